@@ -1,0 +1,59 @@
+import { Command, Errors, Flags, type Interfaces } from '@oclif/core';
+import { CriClient } from '../cri/client.js';
+import { ensureEmbeddedRuntime } from '../cri/embedded.js';
+import { defaultRootDir } from '../util/paths.js';
+import { ExitCode, UserError } from '../util/user-error.js';
+
+export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>;
+
+/**
+ * What every knode command shares: the root dir, the runtime endpoint, and
+ * one mapping from errors to messages and exit codes.
+ */
+export abstract class BaseCommand extends Command {
+  static override baseFlags = {
+    'root-dir': Flags.string({
+      description: 'Directory for knode state, the embedded runtime and logs [default: $KNODE_ROOT_DIR or ~/.knode]',
+      helpGroup: 'GLOBAL',
+    }),
+    'runtime-endpoint': Flags.string({
+      description: 'CRI endpoint of the container runtime, e.g. unix:///run/containerd/containerd.sock [default: the embedded runtime, started when needed]',
+      helpGroup: 'GLOBAL',
+    }),
+    verbose: Flags.boolean({ description: 'Show stack traces of unexpected errors', helpGroup: 'GLOBAL', default: false }),
+  };
+
+  protected rootDir(flags: { 'root-dir'?: string }): string {
+    return flags['root-dir'] ?? defaultRootDir();
+  }
+
+  /**
+   * A client for the runtime the flags name; without --runtime-endpoint, the
+   * embedded runtime under the root dir, started when nothing answers.
+   */
+  protected async connectRuntime(flags: { 'root-dir'?: string; 'runtime-endpoint'?: string }): Promise<CriClient> {
+    const endpoint = flags['runtime-endpoint'] ?? (await ensureEmbeddedRuntime(this.rootDir(flags)));
+    const client = new CriClient(endpoint);
+    try {
+      await client.version();
+    } catch (err) {
+      client.close();
+      throw new UserError('runtimeUnavailable', `cannot reach the container runtime at ${endpoint}: ${(err as Error).message}`,
+        'is the runtime running? Leave out --runtime-endpoint to use the embedded runtime.');
+    }
+    return client;
+  }
+
+  protected override async catch(err: Error & { exitCode?: number }): Promise<unknown> {
+    if (err instanceof UserError) {
+      this.logToStderr(`Error: ${err.message}`);
+      if (err.hint) this.logToStderr(`Hint: ${err.hint}`);
+      this.exit(ExitCode[err.code]);
+    }
+    if (err instanceof Errors.CLIError || err instanceof Errors.ExitError) throw err;
+    const verbose = this.argv.includes('--verbose');
+    this.logToStderr(`Error: ${verbose ? (err.stack ?? err.message) : err.message}`);
+    if (!verbose) this.logToStderr('Hint: run again with --verbose for the stack trace');
+    this.exit(1);
+  }
+}

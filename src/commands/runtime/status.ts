@@ -1,0 +1,51 @@
+import { Flags } from '@oclif/core';
+import { BaseCommand } from '../../cli/base-command.js';
+import { CriClient } from '../../cri/client.js';
+import { rootPaths } from '../../util/paths.js';
+import { UserError } from '../../util/user-error.js';
+
+export default class RuntimeStatus extends BaseCommand {
+  static override summary = 'Show whether the container runtime answers, its version, conditions and what it holds.';
+  static override examples = [
+    '<%= config.bin %> runtime status',
+    '<%= config.bin %> runtime status -o json',
+    '<%= config.bin %> runtime status --runtime-endpoint unix:///run/containerd/containerd.sock',
+  ];
+
+  static override flags = {
+    output: Flags.string({ char: 'o', options: ['text', 'json'], default: 'text', description: 'Output format' }),
+  };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(RuntimeStatus);
+    const endpoint = flags['runtime-endpoint'] ?? `unix://${rootPaths(this.rootDir(flags)).runtimeSocket}`;
+    const client = new CriClient(endpoint, { requestTimeoutMs: 5000 });
+    try {
+      let version;
+      try {
+        version = await client.version();
+      } catch (err) {
+        throw new UserError('runtimeUnavailable', `no runtime answers at ${endpoint}: ${(err as Error).message}`,
+          flags['runtime-endpoint'] ? undefined : 'start it with `knode runtime serve`, or let `knode apply`/`knode run` start it');
+      }
+      const [status, sandboxes, containers, images] = await Promise.all([
+        client.status(true), client.listPodSandbox(), client.listContainers(), client.listImages(),
+      ]);
+      const running = containers.filter((c) => c.state === 'CONTAINER_RUNNING').length;
+      if (flags.output === 'json') {
+        this.log(JSON.stringify({ endpoint, version, status, sandboxes: sandboxes.length, containers: containers.length, running, images: images.length }, null, 2));
+        return;
+      }
+      this.log(`Endpoint:    ${endpoint}`);
+      this.log(`Runtime:     ${version.runtimeName} ${version.runtimeVersion} (CRI ${version.runtimeApiVersion})`);
+      for (const c of status.status?.conditions ?? []) {
+        this.log(`${(c.type + ':').padEnd(13)}${c.status ? 'true' : 'false'}${c.reason ? ` (${c.reason})` : ''}${c.message ? ` ${c.message}` : ''}`);
+      }
+      this.log(`Sandboxes:   ${sandboxes.length}`);
+      this.log(`Containers:  ${containers.length} (${running} running)`);
+      this.log(`Images:      ${images.length}`);
+    } finally {
+      client.close();
+    }
+  }
+}

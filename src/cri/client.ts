@@ -1,0 +1,213 @@
+import * as grpc from '@grpc/grpc-js';
+import { CriError } from './errors.js';
+import { grpcTarget, socketPathOf } from './endpoint.js';
+import { loadCri } from './proto.js';
+import type { MethodDefinition } from '@grpc/proto-loader';
+import type { ImageServiceClient, ImageServiceDefinition } from './gen/runtime/v1/ImageService.js';
+import type { RuntimeServiceClient, RuntimeServiceDefinition } from './gen/runtime/v1/RuntimeService.js';
+import type { ImageService, RuntimeService } from './runtime-service.js';
+import type {
+  AuthConfig, Container, ContainerConfig, ContainerEvent, ContainerFilter, ContainerStats,
+  ContainerStatsFilter, ContainerStatusResponse, ExecSyncResponse, Image, ImageFilter,
+  ImageFsInfoResponse, ImageSpec, PodSandbox, PodSandboxConfig, PodSandboxFilter,
+  PodSandboxStatusResponse, StatusResponse, VersionResponse,
+} from './types.js';
+
+export interface CriClientOptions {
+  /** Deadline of an ordinary call (the kubelet's --runtime-request-timeout, 2m). */
+  requestTimeoutMs?: number;
+  /** Deadline of PullImage, which can legitimately take long. */
+  pullTimeoutMs?: number;
+  /** Told about every finished call, for metrics and traces. */
+  onCall?: (method: string, durationMs: number, error?: CriError) => void;
+}
+
+// The generated definitions carry an index signature; keep only the named methods.
+type Named<T> = { [K in keyof T as string extends K ? never : number extends K ? never : K]: T[K] };
+type Definitions = Named<RuntimeServiceDefinition> & Named<ImageServiceDefinition>;
+type Method = keyof Definitions & string;
+/* eslint-disable @typescript-eslint/no-explicit-any */
+type RequestOf<M extends Method> = Definitions[M] extends MethodDefinition<infer Req, any, any, any> ? Req : never;
+type ResponseOf<M extends Method> = Definitions[M] extends MethodDefinition<any, any, any, infer Res> ? Res : never;
+/* eslint-enable @typescript-eslint/no-explicit-any */
+type UnaryFn = (req: unknown, options: grpc.CallOptions, callback: grpc.requestCallback<unknown>) => grpc.ClientUnaryCall;
+
+const IMAGE_METHODS = new Set<Method>(['ListImages', 'ImageStatus', 'PullImage', 'RemoveImage', 'ImageFsInfo']);
+
+const MAX_MESSAGE = 16 * 1024 * 1024;
+
+/**
+ * A CRI client over one gRPC channel to a unix socket, shared by the runtime
+ * and image services. Every call has a deadline and rejects with a CriError
+ * carrying the gRPC code. `close()` ends the channel.
+ */
+export class CriClient implements RuntimeService, ImageService {
+  readonly endpoint: string;
+  readonly socketPath: string;
+  private readonly runtime: RuntimeServiceClient;
+  private readonly images: ImageServiceClient;
+  private readonly requestTimeoutMs: number;
+  private readonly pullTimeoutMs: number;
+  private readonly onCall?: CriClientOptions['onCall'];
+
+  constructor(endpoint: string, options: CriClientOptions = {}) {
+    this.endpoint = endpoint;
+    this.socketPath = socketPathOf(endpoint);
+    this.requestTimeoutMs = options.requestTimeoutMs ?? 120_000;
+    this.pullTimeoutMs = options.pullTimeoutMs ?? 30 * 60_000;
+    this.onCall = options.onCall;
+    const cri = loadCri();
+    const channelOptions = {
+      'grpc.max_receive_message_length': MAX_MESSAGE,
+      'grpc.max_send_message_length': MAX_MESSAGE,
+    };
+    this.runtime = new cri.RuntimeService(grpcTarget(this.socketPath), grpc.credentials.createInsecure(), channelOptions);
+    this.images = new cri.ImageService(grpcTarget(this.socketPath), grpc.credentials.createInsecure(), {
+      ...channelOptions,
+      channelOverride: this.runtime.getChannel(),
+    });
+  }
+
+  close(): void {
+    this.images.close();
+    this.runtime.close();
+  }
+
+  private call<M extends Method>(method: M, req: RequestOf<M>, timeoutMs = this.requestTimeoutMs): Promise<ResponseOf<M>> {
+    const client = (IMAGE_METHODS.has(method) ? this.images : this.runtime) as unknown as Record<string, UnaryFn>;
+    const started = performance.now();
+    return new Promise<ResponseOf<M>>((resolve, reject) => {
+      client[method].call(client, req, { deadline: Date.now() + timeoutMs }, (err: grpc.ServiceError | null, res?: unknown) => {
+        const elapsed = performance.now() - started;
+        if (err || res === undefined) {
+          const error = CriError.from(method, err ?? new Error('empty response'));
+          this.onCall?.(method, elapsed, error);
+          reject(error);
+        } else {
+          this.onCall?.(method, elapsed);
+          resolve(res as ResponseOf<M>);
+        }
+      });
+    });
+  }
+
+  // ---- RuntimeService ----
+
+  version(): Promise<VersionResponse> {
+    return this.call('Version', { version: 'v1' });
+  }
+
+  status(verbose = false): Promise<StatusResponse> {
+    return this.call('Status', { verbose });
+  }
+
+  async runPodSandbox(config: PodSandboxConfig, runtimeHandler = ''): Promise<string> {
+    const res = await this.call('RunPodSandbox', { config, runtimeHandler });
+    return res.podSandboxId;
+  }
+
+  async stopPodSandbox(podSandboxId: string): Promise<void> {
+    await this.call('StopPodSandbox', { podSandboxId });
+  }
+
+  async removePodSandbox(podSandboxId: string): Promise<void> {
+    await this.call('RemovePodSandbox', { podSandboxId });
+  }
+
+  podSandboxStatus(podSandboxId: string, verbose = false): Promise<PodSandboxStatusResponse> {
+    return this.call('PodSandboxStatus', { podSandboxId, verbose });
+  }
+
+  async listPodSandbox(filter?: PodSandboxFilter): Promise<PodSandbox[]> {
+    const res = await this.call('ListPodSandbox', { filter: filter ?? null });
+    return res.items;
+  }
+
+  async createContainer(podSandboxId: string, config: ContainerConfig, sandboxConfig: PodSandboxConfig): Promise<string> {
+    const res = await this.call('CreateContainer', { podSandboxId, config, sandboxConfig });
+    return res.containerId;
+  }
+
+  async startContainer(containerId: string): Promise<void> {
+    await this.call('StartContainer', { containerId });
+  }
+
+  async stopContainer(containerId: string, timeoutSeconds: number): Promise<void> {
+    const deadline = this.requestTimeoutMs + Math.max(0, timeoutSeconds) * 1000;
+    await this.call('StopContainer', { containerId, timeout: timeoutSeconds }, deadline);
+  }
+
+  async removeContainer(containerId: string): Promise<void> {
+    await this.call('RemoveContainer', { containerId });
+  }
+
+  async listContainers(filter?: ContainerFilter): Promise<Container[]> {
+    const res = await this.call('ListContainers', { filter: filter ?? null });
+    return res.containers;
+  }
+
+  containerStatus(containerId: string, verbose = false): Promise<ContainerStatusResponse> {
+    return this.call('ContainerStatus', { containerId, verbose });
+  }
+
+  async reopenContainerLog(containerId: string): Promise<void> {
+    await this.call('ReopenContainerLog', { containerId });
+  }
+
+  execSync(containerId: string, cmd: string[], timeoutSeconds: number): Promise<ExecSyncResponse> {
+    const deadline = timeoutSeconds > 0 ? this.requestTimeoutMs + timeoutSeconds * 1000 : this.requestTimeoutMs;
+    return this.call('ExecSync', { containerId, cmd, timeout: timeoutSeconds }, deadline);
+  }
+
+  async containerStats(containerId: string): Promise<ContainerStats | null> {
+    const res = await this.call('ContainerStats', { containerId });
+    return res.stats;
+  }
+
+  async listContainerStats(filter?: ContainerStatsFilter): Promise<ContainerStats[]> {
+    const res = await this.call('ListContainerStats', { filter: filter ?? null });
+    return res.stats;
+  }
+
+  async *getContainerEvents(signal: AbortSignal): AsyncIterable<ContainerEvent> {
+    const stream = this.runtime.getContainerEvents({});
+    const cancel = () => stream.cancel();
+    if (signal.aborted) cancel();
+    else signal.addEventListener('abort', cancel, { once: true });
+    try {
+      for await (const event of stream) yield event as ContainerEvent;
+    } catch (err) {
+      const error = CriError.from('GetContainerEvents', err as Error);
+      if (!(signal.aborted && error.code === grpc.status.CANCELLED)) throw error;
+    } finally {
+      signal.removeEventListener('abort', cancel);
+      stream.cancel();
+    }
+  }
+
+  // ---- ImageService ----
+
+  async listImages(filter?: ImageFilter): Promise<Image[]> {
+    const res = await this.call('ListImages', { filter: filter ?? null });
+    return res.images;
+  }
+
+  async imageStatus(image: ImageSpec, verbose = false): Promise<Image | null> {
+    const res = await this.call('ImageStatus', { image, verbose });
+    return res.image && res.image.id ? res.image : null;
+  }
+
+  async pullImage(image: ImageSpec, auth?: AuthConfig, sandboxConfig?: PodSandboxConfig): Promise<string> {
+    const req = { image, auth: auth ?? null, sandboxConfig: sandboxConfig ?? null };
+    const res = await this.call('PullImage', req, this.pullTimeoutMs);
+    return res.imageRef;
+  }
+
+  async removeImage(image: ImageSpec): Promise<void> {
+    await this.call('RemoveImage', { image });
+  }
+
+  imageFsInfo(): Promise<ImageFsInfoResponse> {
+    return this.call('ImageFsInfo', {});
+  }
+}

@@ -1,0 +1,66 @@
+import { spawn } from 'node:child_process';
+import { mkdirSync, openSync, closeSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { rootPaths } from '../util/paths.js';
+import { UserError } from '../util/user-error.js';
+import { CriClient } from './client.js';
+
+/** The CLI entry that serves the runtime (`knode runtime serve`). */
+const cliEntry = fileURLToPath(new URL('../../bin/run.js', import.meta.url));
+
+export interface EnsureRuntimeOptions {
+  /** How long to wait for a freshly started runtime to answer. */
+  startTimeoutMs?: number;
+}
+
+/**
+ * Returns the endpoint of the embedded runtime under `rootDir`, starting it
+ * first (detached, as its own process, so its containers outlive the command)
+ * when nothing answers on its socket.
+ */
+export async function ensureEmbeddedRuntime(rootDir: string, options: EnsureRuntimeOptions = {}): Promise<string> {
+  const paths = rootPaths(rootDir);
+  const endpoint = `unix://${paths.runtimeSocket}`;
+  if (await answers(endpoint, 1000)) return endpoint;
+  mkdirSync(paths.logs, { recursive: true });
+  const logFd = openSync(paths.runtimeLog, 'a');
+  const child = spawn(process.execPath, [cliEntry, 'runtime', 'serve', '--root-dir', paths.root], {
+    detached: true,
+    stdio: ['ignore', logFd, logFd],
+  });
+  closeSync(logFd);
+  let exitCode: number | null = null;
+  child.once('exit', (code) => (exitCode = code ?? 1));
+  child.unref();
+  const deadline = Date.now() + (options.startTimeoutMs ?? 15_000);
+  while (Date.now() < deadline) {
+    if (exitCode !== null) break;
+    if (await answers(endpoint, 500)) return endpoint;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new UserError(
+    'runtimeUnavailable',
+    `the embedded runtime did not start on ${paths.runtimeSocket}${exitCode !== null ? ` (it exited with code ${exitCode})` : ''}`,
+    `see ${paths.runtimeLog}:\n${tail(paths.runtimeLog)}`,
+  );
+}
+
+async function answers(endpoint: string, timeoutMs: number): Promise<boolean> {
+  const client = new CriClient(endpoint, { requestTimeoutMs: timeoutMs });
+  try {
+    await client.version();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    client.close();
+  }
+}
+
+function tail(file: string): string {
+  try {
+    return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-5).join('\n');
+  } catch {
+    return '(no log)';
+  }
+}

@@ -1,0 +1,32 @@
+import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
+import { fileURLToPath } from 'node:url';
+import type { ProtoGrpcType } from './gen/api.js';
+
+/** Where knode's CRI subset lives; the same relative path from src/ and dist/. */
+export const protoRoot = fileURLToPath(new URL('../../proto', import.meta.url));
+
+/**
+ * Loader options shared by the client and the embedded runtime. They must
+ * match the flags in scripts/gen-cri-types.js: 64-bit integers as numbers
+ * (nanosecond timestamps lose sub-microsecond digits, which nothing reads),
+ * enums as their names, and defaults for absent fields.
+ */
+export const loaderOptions: protoLoader.Options = {
+  keepCase: false,
+  longs: Number,
+  enums: String,
+  defaults: true,
+  includeDirs: [protoRoot],
+};
+
+let cached: ProtoGrpcType | undefined;
+
+/** The runtime.v1 package, loaded once per process. */
+export function loadCri(): ProtoGrpcType['runtime']['v1'] {
+  if (!cached) {
+    const definition = protoLoader.loadSync('runtime/v1/api.proto', loaderOptions);
+    cached = grpc.loadPackageDefinition(definition) as unknown as ProtoGrpcType;
+  }
+  return cached.runtime.v1;
+}

@@ -1,0 +1,106 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { statSync } from 'node:fs';
+import { CriLogWriter } from './log-writer.js';
+import { exitCodeOf, readProcStat, signalGroup } from './proc.js';
+
+export interface ProcessSpec {
+  argv: string[];
+  env: Record<string, string>;
+  cwd: string;
+  /** Keep stdin open (a pipe nobody writes) instead of /dev/null. */
+  stdin: boolean;
+  logPath: string;
+}
+
+export interface ProcessExit {
+  exitCode: number;
+  signal: NodeJS.Signals | null;
+  finishedAt: Date;
+}
+
+/** How long to wait for a dead container's output pipes to drain before closing them. */
+const DRAIN_TIMEOUT_MS = 2000;
+
+/**
+ * A container run as a host process in its own session and process group.
+ * When the main process exits, the rest of its group is killed, as the end
+ * of a PID namespace would; the exit is reported once its output is written.
+ */
+export class ContainerProcess {
+  readonly exited: Promise<ProcessExit>;
+  private resolveExit!: (exit: ProcessExit) => void;
+  private constructor(
+    child: ChildProcess,
+    readonly pid: number,
+    readonly startTime: string,
+    private readonly log: CriLogWriter,
+  ) {
+    this.exited = new Promise((resolve) => (this.resolveExit = resolve));
+    child.on('error', () => {}); // a failed kill(2) is reported by signalGroup, not as an event
+    child.stdout?.on('data', (chunk: Buffer) => this.log.write('stdout', chunk));
+    child.stderr?.on('data', (chunk: Buffer) => this.log.write('stderr', chunk));
+    let exit: ProcessExit | undefined;
+    child.on('exit', (code, signal) => {
+      exit = { exitCode: exitCodeOf(code, signal), signal, finishedAt: new Date() };
+      signalGroup(pid, 'SIGKILL');
+      setTimeout(() => {
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+      }, DRAIN_TIMEOUT_MS).unref();
+    });
+    child.on('close', () => {
+      this.log.end();
+      child.stdin?.destroy();
+      this.resolveExit(exit ?? { exitCode: 255, signal: null, finishedAt: new Date() });
+    });
+  }
+
+  /** Starts the process; rejects with a runc-like message when it cannot be executed. */
+  static start(spec: ProcessSpec): Promise<ContainerProcess> {
+    const cwdProblem = checkDirectory(spec.cwd);
+    if (cwdProblem) return Promise.reject(new Error(`chdir to cwd ("${spec.cwd}") set in config failed: ${cwdProblem}`));
+    let log: CriLogWriter;
+    try {
+      log = new CriLogWriter(spec.logPath);
+    } catch (err) {
+      return Promise.reject(new Error(`failed to open container log ${spec.logPath}: ${(err as Error).message}`));
+    }
+    const child = spawn(spec.argv[0], spec.argv.slice(1), {
+      cwd: spec.cwd,
+      env: spec.env,
+      detached: true,
+      stdio: [spec.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+    });
+    if (child.pid === undefined) {
+      log.end();
+      return new Promise((_, reject) => {
+        child.once('error', (err: NodeJS.ErrnoException) => reject(new Error(execErrorMessage(spec.argv[0], err))));
+      });
+    }
+    const startTime = readProcStat(child.pid)?.startTime ?? '';
+    return Promise.resolve(new ContainerProcess(child, child.pid, startTime, log));
+  }
+
+  /** Signals the whole process group. */
+  signal(signal: NodeJS.Signals): void {
+    signalGroup(this.pid, signal);
+  }
+
+  reopenLog(): void {
+    this.log.reopen();
+  }
+}
+
+function checkDirectory(path: string): string | undefined {
+  try {
+    return statSync(path).isDirectory() ? undefined : 'not a directory';
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : (err as Error).message;
+  }
+}
+
+export function execErrorMessage(file: string, err: NodeJS.ErrnoException): string {
+  if (err.code === 'ENOENT') return `exec: "${file}": executable file not found in $PATH`;
+  if (err.code === 'EACCES') return `exec: "${file}": permission denied`;
+  return `exec: "${file}": ${err.message}`;
+}

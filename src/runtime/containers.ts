@@ -1,0 +1,257 @@
+import { homedir } from 'node:os';
+import { isAbsolute, join, relative } from 'node:path';
+import type { ContainerConfig__Output } from '../cri/gen/runtime/v1/ContainerConfig.js';
+import type { ContainerEventType } from '../cri/gen/runtime/v1/ContainerEventType.js';
+import type { ContainerFilter__Output } from '../cri/gen/runtime/v1/ContainerFilter.js';
+import { ContainerProcess, type ProcessExit } from './container-process.js';
+import { matchesLabels, toContainerStatus, toPodSandboxStatus } from './convert.js';
+import { alreadyExists, invalid, precondition, RuntimeError, unknown } from './errors.js';
+import type { ContainerEventHub } from './events.js';
+import { execSync, type ExecResult } from './exec.js';
+import { lookup, lookupOptional, newId, nowNs } from './ids.js';
+import type { ImageStore } from './images.js';
+import { isSameProcess, signalGroup, stopSignalOf } from './proc.js';
+import type { ContainerRecord } from './records.js';
+import type { RuntimeState } from './state.js';
+import { status } from '@grpc/grpc-js';
+
+const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+
+/** containerd's answer for a container whose fate the runtime lost track of. */
+const UNKNOWN_EXIT_CODE = 255;
+
+/**
+ * Containers as host processes: create records, start them in their own
+ * process group with CRI logging, stop them with the stop signal then SIGKILL,
+ * remove them. Every state change is persisted and published as an event.
+ */
+export class ContainerService {
+  private readonly processes = new Map<string, ContainerProcess>();
+
+  constructor(
+    private readonly state: RuntimeState,
+    private readonly images: ImageStore,
+    private readonly events: ContainerEventHub,
+  ) {}
+
+  /**
+   * After a restart of the runtime, containers that were running can no longer
+   * be followed (their output pipes and exit status belonged to the old
+   * process): stop any that still run and report them exited, never lost.
+   */
+  recover(): void {
+    for (const c of this.state.containers.values()) {
+      if (c.state !== 'CONTAINER_RUNNING') continue;
+      if (c.pid && isSameProcess(c.pid, c.pidStartTime)) signalGroup(c.pid, 'SIGKILL');
+      Object.assign(c, {
+        state: 'CONTAINER_EXITED',
+        finishedAt: nowNs(),
+        exitCode: UNKNOWN_EXIT_CODE,
+        reason: 'Unknown',
+        message: 'the embedded runtime restarted while this container ran; it was stopped because its output and exit status could no longer be followed',
+        pid: undefined,
+        pidStartTime: undefined,
+      });
+      this.state.saveContainer(c);
+    }
+  }
+
+  create(podSandboxId: string, config: ContainerConfig__Output | null): string {
+    const sandbox = lookup(this.state.sandboxes, podSandboxId, 'pod sandbox');
+    if (!config?.metadata?.name) throw invalid('container config must include metadata.name');
+    if (sandbox.state !== 'SANDBOX_READY') throw precondition(`pod sandbox ${sandbox.id} is not ready`);
+    const name = config.metadata.name;
+    const attempt = config.metadata.attempt;
+    const argv = [...config.command, ...config.args];
+    if (argv.length === 0) {
+      throw invalid(
+        `container "${name}" has no command: the embedded runtime runs host processes and images carry no entrypoint, so the pod spec must give command`,
+      );
+    }
+    const imageName = config.image?.image ?? '';
+    if (imageName === '') throw invalid(`container "${name}" has no image`);
+    const image = this.images.find(imageName);
+    if (!image) throw new RuntimeError(status.NOT_FOUND, `failed to get image "${imageName}": image not found; pull it first`);
+    for (const other of this.state.containersOf(sandbox.id)) {
+      if (other.metadata.name === name && other.metadata.attempt === attempt) {
+        throw alreadyExists(`container name "${name}" attempt ${attempt} is reserved for ${other.id} in sandbox ${sandbox.id}`);
+      }
+    }
+    const record: ContainerRecord = {
+      id: newId(),
+      podSandboxId: sandbox.id,
+      metadata: { name, attempt },
+      image: imageName,
+      imageRef: image.repoDigests[0] ?? image.id,
+      imageId: image.id,
+      command: config.command,
+      args: config.args,
+      workingDir: config.workingDir,
+      envs: config.envs.map((e) => ({ key: e.key, value: e.value })),
+      mounts: config.mounts.map((m) => ({ containerPath: m.containerPath, hostPath: m.hostPath, readonly: m.readonly })),
+      labels: config.labels,
+      annotations: config.annotations,
+      logPath: resolveLogPath(sandbox.logDirectory, config.logPath),
+      stdin: config.stdin,
+      stopSignal: config.stopSignal,
+      state: 'CONTAINER_CREATED',
+      createdAt: nowNs(),
+      startedAt: 0,
+      finishedAt: 0,
+      exitCode: 0,
+      reason: '',
+      message: '',
+    };
+    this.state.saveContainer(record);
+    this.publish(record, 'CONTAINER_CREATED_EVENT');
+    return record.id;
+  }
+
+  async start(id: string): Promise<void> {
+    const c = lookup(this.state.containers, id, 'container');
+    if (c.state !== 'CONTAINER_CREATED') throw precondition(`container ${c.id} is in ${c.state} state, only a created container can be started`);
+    const sandbox = this.state.sandboxes.get(c.podSandboxId);
+    if (!sandbox || sandbox.state !== 'SANDBOX_READY') throw precondition(`pod sandbox ${c.podSandboxId} of container ${c.id} is not ready`);
+    let proc: ContainerProcess;
+    try {
+      proc = await ContainerProcess.start({
+        argv: [...c.command, ...c.args],
+        env: this.environment(c, sandbox.hostname || sandbox.metadata.name),
+        cwd: c.workingDir || '/',
+        stdin: c.stdin,
+        logPath: c.logPath,
+      });
+    } catch (err) {
+      const message = (err as Error).message;
+      Object.assign(c, { state: 'CONTAINER_EXITED', startedAt: nowNs(), finishedAt: nowNs(), exitCode: 128, reason: 'StartError', message });
+      this.state.saveContainer(c);
+      this.publish(c, 'CONTAINER_STOPPED_EVENT');
+      throw unknown(`failed to start container "${c.id}": ${message}`);
+    }
+    this.processes.set(c.id, proc);
+    Object.assign(c, { state: 'CONTAINER_RUNNING', startedAt: nowNs(), pid: proc.pid, pidStartTime: proc.startTime });
+    this.state.saveContainer(c);
+    this.publish(c, 'CONTAINER_STARTED_EVENT');
+    void proc.exited.then((exit) => this.onExit(c.id, exit));
+  }
+
+  private onExit(id: string, exit: ProcessExit): void {
+    this.processes.delete(id);
+    const c = this.state.containers.get(id);
+    if (!c) return;
+    Object.assign(c, {
+      state: 'CONTAINER_EXITED',
+      finishedAt: exit.finishedAt.getTime() * 1e6,
+      exitCode: exit.exitCode,
+      reason: exit.exitCode === 0 ? 'Completed' : 'Error',
+      pid: undefined,
+      pidStartTime: undefined,
+    });
+    this.state.saveContainer(c);
+    this.publish(c, 'CONTAINER_STOPPED_EVENT');
+  }
+
+  /** Stops with the container's stop signal, then SIGKILL after `timeoutSeconds`; returns once it has exited. */
+  async stop(id: string, timeoutSeconds: number): Promise<void> {
+    const c = lookup(this.state.containers, id, 'container');
+    const proc = this.processes.get(c.id);
+    if (!proc) return;
+    if (timeoutSeconds > 0) {
+      proc.signal(stopSignalOf(c.stopSignal));
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = await Promise.race([
+        proc.exited.then(() => false),
+        new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), timeoutSeconds * 1000))),
+      ]);
+      clearTimeout(timer);
+      if (!timedOut) return;
+    }
+    proc.signal('SIGKILL');
+    await proc.exited; // start() registered onExit first, so the exit is recorded by now
+  }
+
+  /** Removes a container, killing it first if it still runs; an unknown id is not an error. */
+  async remove(id: string): Promise<void> {
+    const c = lookupOptional(this.state.containers, id, 'container');
+    if (!c) return;
+    await this.stop(c.id, 0);
+    this.state.deleteContainer(c.id);
+    this.publish(c, 'CONTAINER_DELETED_EVENT');
+  }
+
+  list(filter: ContainerFilter__Output | null): ContainerRecord[] {
+    const out: ContainerRecord[] = [];
+    for (const c of this.state.containers.values()) {
+      if (filter) {
+        if (filter.id && !c.id.startsWith(filter.id)) continue;
+        if (filter.podSandboxId && !c.podSandboxId.startsWith(filter.podSandboxId)) continue;
+        if (filter.state && c.state !== filter.state.state) continue;
+        if (!matchesLabels(c.labels, filter.labelSelector)) continue;
+      }
+      out.push(c);
+    }
+    return out;
+  }
+
+  get(id: string): ContainerRecord {
+    return lookup(this.state.containers, id, 'container');
+  }
+
+  reopenLog(id: string): void {
+    const c = lookup(this.state.containers, id, 'container');
+    const proc = this.processes.get(c.id);
+    if (!proc) throw precondition(`container ${c.id} is not running`);
+    proc.reopenLog();
+  }
+
+  exec(id: string, cmd: string[], timeoutSeconds: number): Promise<ExecResult> {
+    const c = lookup(this.state.containers, id, 'container');
+    if (cmd.length === 0) throw invalid('exec command is empty');
+    if (c.state !== 'CONTAINER_RUNNING') throw precondition(`container ${c.id} is not running`);
+    const sandbox = this.state.sandboxes.get(c.podSandboxId);
+    return execSync(cmd, this.environment(c, sandbox?.hostname || sandbox?.metadata.name || ''), c.workingDir || '/', timeoutSeconds);
+  }
+
+  /** Stops every running container (runtime shutdown). */
+  async stopAll(timeoutSeconds: number): Promise<void> {
+    await Promise.all([...this.processes.keys()].map((id) => this.stop(id, timeoutSeconds)));
+  }
+
+  pidOf(id: string): number | undefined {
+    return this.processes.get(id)?.pid;
+  }
+
+  private environment(c: ContainerRecord, hostname: string): Record<string, string> {
+    const env: Record<string, string> = { PATH: DEFAULT_PATH, HOSTNAME: hostname, HOME: homedir() };
+    for (const { key, value } of c.envs) env[key] = value;
+    return env;
+  }
+
+  /** Every container event carries the sandbox and all its containers, as containerd's do. */
+  private publish(c: ContainerRecord, type: ContainerEventType): void {
+    if (this.events.subscribers === 0) return;
+    const sandbox = this.state.sandboxes.get(c.podSandboxId);
+    const statuses = this.state.containersOf(c.podSandboxId).map(toContainerStatus);
+    this.events.publish({
+      containerId: c.id,
+      containerEventType: type,
+      createdAt: nowNs(),
+      podSandboxStatus: sandbox ? toPodSandboxStatus(sandbox) : null,
+      containersStatuses: statuses,
+    });
+  }
+}
+
+/** The log file under the sandbox's log directory; a path that escapes it is refused. */
+function resolveLogPath(logDirectory: string, logPath: string): string {
+  if (!logPath) return '';
+  if (!logDirectory) {
+    if (!isAbsolute(logPath)) return '';
+    return logPath;
+  }
+  const full = join(logDirectory, logPath);
+  const rel = relative(logDirectory, full);
+  if (rel.startsWith('..') || isAbsolute(rel)) throw invalid(`log path "${logPath}" escapes the sandbox log directory`);
+  return full;
+}
+

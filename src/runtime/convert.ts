@@ -1,0 +1,83 @@
+// Records to CRI messages. Kept apart from the logic so each call's answer
+// has one shape, whichever call produces it.
+import type { Container } from '../cri/gen/runtime/v1/Container.js';
+import type { ContainerStatus } from '../cri/gen/runtime/v1/ContainerStatus.js';
+import type { Image } from '../cri/gen/runtime/v1/Image.js';
+import type { PodSandbox } from '../cri/gen/runtime/v1/PodSandbox.js';
+import type { PodSandboxStatus } from '../cri/gen/runtime/v1/PodSandboxStatus.js';
+import type { ContainerRecord, ImageRecord, SandboxRecord } from './records.js';
+
+export function toPodSandbox(s: SandboxRecord): PodSandbox {
+  return {
+    id: s.id,
+    metadata: s.metadata,
+    state: s.state,
+    createdAt: s.createdAt,
+    labels: s.labels,
+    annotations: s.annotations,
+    runtimeHandler: s.runtimeHandler,
+  };
+}
+
+export function toPodSandboxStatus(s: SandboxRecord): PodSandboxStatus {
+  return {
+    ...toPodSandbox(s),
+    network: { ip: s.ip, additionalIps: [] },
+    linux: { namespaces: { options: { network: s.namespaces.network, pid: s.namespaces.pid, ipc: s.namespaces.ipc } } },
+  } as PodSandboxStatus;
+}
+
+export function toContainer(c: ContainerRecord): Container {
+  return {
+    id: c.id,
+    podSandboxId: c.podSandboxId,
+    metadata: c.metadata,
+    image: { image: c.image },
+    imageRef: c.imageRef,
+    imageId: c.imageId,
+    state: c.state,
+    createdAt: c.createdAt,
+    labels: c.labels,
+    annotations: c.annotations,
+  };
+}
+
+export function toContainerStatus(c: ContainerRecord): ContainerStatus {
+  return {
+    id: c.id,
+    metadata: c.metadata,
+    state: c.state,
+    createdAt: c.createdAt,
+    startedAt: c.startedAt,
+    finishedAt: c.finishedAt,
+    exitCode: c.exitCode,
+    image: { image: c.image },
+    imageRef: c.imageRef,
+    imageId: c.imageId,
+    reason: c.reason,
+    message: c.message,
+    labels: c.labels,
+    annotations: c.annotations,
+    mounts: c.mounts,
+    logPath: c.logPath,
+    stopSignal: c.stopSignal as ContainerStatus['stopSignal'],
+  };
+}
+
+export function toImage(i: ImageRecord): Image {
+  return {
+    id: i.id,
+    repoTags: i.repoTags,
+    repoDigests: i.repoDigests,
+    size: i.size,
+    username: '',
+    spec: { image: i.id },
+    pinned: false,
+  };
+}
+
+export function matchesLabels(labels: Record<string, string>, selector: Record<string, string> | undefined): boolean {
+  if (!selector) return true;
+  for (const key of Object.keys(selector)) if (labels[key] !== selector[key]) return false;
+  return true;
+}

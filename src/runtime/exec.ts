@@ -1,0 +1,68 @@
+import { status } from '@grpc/grpc-js';
+import { spawn } from 'node:child_process';
+import { execErrorMessage } from './container-process.js';
+import { RuntimeError, unknown } from './errors.js';
+import { exitCodeOf, signalGroup } from './proc.js';
+
+export interface ExecResult {
+  stdout: Buffer;
+  stderr: Buffer;
+  exitCode: number;
+}
+
+/** Output kept per stream; beyond it ExecSync truncates rather than exhausting memory. */
+const MAX_OUTPUT = 16 * 1024 * 1024 - 64 * 1024;
+
+/**
+ * Runs a command beside a container (same environment and working directory)
+ * and collects its output. A timeout kills the command's process group and
+ * answers DEADLINE_EXCEEDED; a command that cannot be executed is an error,
+ * not an exit code, as with runc.
+ */
+export function execSync(argv: string[], env: Record<string, string>, cwd: string, timeoutSeconds: number): Promise<ExecResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(argv[0], argv.slice(1), { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    if (child.pid === undefined) {
+      child.once('error', (err: NodeJS.ErrnoException) => reject(unknown(`OCI runtime exec failed: ${execErrorMessage(argv[0], err)}`)));
+      return;
+    }
+    const pid = child.pid;
+    const out = collector();
+    const err = collector();
+    child.stdout!.on('data', out.add);
+    child.stderr!.on('data', err.add);
+    child.on('error', () => {});
+    child.on('exit', () => signalGroup(pid, 'SIGKILL')); // so background children cannot hold the pipes open
+    let timedOut = false;
+    const timer =
+      timeoutSeconds > 0
+        ? setTimeout(() => {
+            timedOut = true;
+            signalGroup(pid, 'SIGKILL');
+          }, timeoutSeconds * 1000)
+        : undefined;
+    child.on('close', (code, signal) => {
+      if (timer) clearTimeout(timer);
+      signalGroup(pid, 'SIGKILL');
+      if (timedOut) {
+        reject(new RuntimeError(status.DEADLINE_EXCEEDED, `command ${JSON.stringify(argv)} timed out after ${timeoutSeconds}s`));
+      } else {
+        resolve({ stdout: out.result(), stderr: err.result(), exitCode: exitCodeOf(code, signal) });
+      }
+    });
+  });
+}
+
+function collector() {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  return {
+    add: (chunk: Buffer) => {
+      if (size >= MAX_OUTPUT) return;
+      const piece = chunk.subarray(0, MAX_OUTPUT - size);
+      chunks.push(piece);
+      size += piece.length;
+    },
+    result: () => Buffer.concat(chunks),
+  };
+}

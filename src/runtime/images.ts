@@ -1,0 +1,87 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { unknown } from './errors.js';
+import { nowNs } from './ids.js';
+import type { ImageRecord } from './records.js';
+import { formatReference, parseReference, repository } from './reference.js';
+
+const IMAGE_ID = /^(?:sha256:)?([a-f0-9]{64})$/;
+
+/**
+ * The embedded runtime's images, for now records without content: containers
+ * run host programs, so an image is a name the runtime promises to know.
+ * A pull records the reference, except from registries that cannot exist
+ * (hosts under the reserved `.invalid` domain, RFC 2606), which fail the way
+ * an unreachable registry does, so ErrImagePull and ImagePullBackOff are real.
+ */
+export class ImageStore {
+  private readonly images = new Map<string, ImageRecord>();
+
+  constructor(private readonly file: string) {
+    mkdirSync(dirname(file), { recursive: true });
+    try {
+      for (const record of JSON.parse(readFileSync(file, 'utf8')) as ImageRecord[]) this.images.set(record.id, record);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+  }
+
+  list(): ImageRecord[] {
+    return [...this.images.values()];
+  }
+
+  /** The image a user or kubelet names by id, `name[:tag]` or `name@digest`. */
+  find(name: string): ImageRecord | undefined {
+    const id = IMAGE_ID.exec(name);
+    if (id) return this.images.get(`sha256:${id[1]}`);
+    const normalized = formatReference(parseReference(name));
+    for (const image of this.images.values()) {
+      if (image.repoTags.includes(normalized) || image.repoDigests.includes(normalized)) return image;
+    }
+    return undefined;
+  }
+
+  pull(name: string): ImageRecord {
+    const ref = parseReference(name);
+    const normalized = formatReference(ref);
+    if (ref.domain === 'invalid' || ref.domain.split(':')[0].endsWith('.invalid')) {
+      const host = ref.domain.split(':')[0];
+      throw unknown(
+        `failed to pull and unpack image "${normalized}": failed to resolve reference "${normalized}": ` +
+          `dial tcp: lookup ${host}: no such host`,
+      );
+    }
+    const existing = this.find(normalized);
+    if (existing) return existing;
+    const digest = ref.digest ?? `sha256:${sha256(`manifest\0${normalized}`)}`;
+    const record: ImageRecord = {
+      id: `sha256:${sha256(`config\0${normalized}`)}`,
+      repoTags: ref.tag ? [normalized] : [],
+      repoDigests: [`${repository(ref)}@${digest}`],
+      size: 0,
+      pulledAt: nowNs(),
+    };
+    this.images.set(record.id, record);
+    this.save();
+    return record;
+  }
+
+  /** Removes an image; removing one that is not there is not an error (CRI says so). */
+  remove(name: string): void {
+    const image = this.find(name);
+    if (!image) return;
+    this.images.delete(image.id);
+    this.save();
+  }
+
+  private save(): void {
+    const tmp = `${this.file}.tmp`;
+    writeFileSync(tmp, JSON.stringify(this.list()));
+    renameSync(tmp, this.file);
+  }
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}

@@ -1,0 +1,68 @@
+import { readFileSync } from 'node:fs';
+import { constants } from 'node:os';
+
+/** Sends a signal to a whole process group; a group that is already gone is not an error. */
+export function signalGroup(pgid: number, signal: NodeJS.Signals | number): void {
+  try {
+    process.kill(-pgid, signal);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
+  }
+}
+
+/** The fields of /proc/PID/stat that the runtime uses, or undefined when the process is gone. */
+export interface ProcStat {
+  pid: number;
+  state: string;
+  pgid: number;
+  utimeTicks: number;
+  stimeTicks: number;
+  startTime: string;
+  rssPages: number;
+}
+
+export function readProcStat(pid: number): ProcStat | undefined {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, 'latin1');
+  } catch {
+    return undefined;
+  }
+  return parseProcStat(text);
+}
+
+/** Parses /proc/PID/stat; the command name in parentheses may itself hold spaces and parentheses. */
+export function parseProcStat(text: string): ProcStat | undefined {
+  const close = text.lastIndexOf(')');
+  if (close < 0) return undefined;
+  const pid = Number(text.slice(0, text.indexOf(' ')));
+  // Fields after the command, starting at field 3 (state).
+  const f = text.slice(close + 2).split(' ');
+  return {
+    pid,
+    state: f[0],
+    pgid: Number(f[2]),
+    utimeTicks: Number(f[11]),
+    stimeTicks: Number(f[12]),
+    startTime: f[19],
+    rssPages: Number(f[21]),
+  };
+}
+
+/** True when `pid` runs and is the same process that started at `startTime` (not a reused pid). */
+export function isSameProcess(pid: number, startTime: string | undefined): boolean {
+  const stat = readProcStat(pid);
+  return stat !== undefined && stat.state !== 'Z' && stat.startTime === startTime;
+}
+
+/** The shell convention for a process killed by a signal: 128 + its number. */
+export function exitCodeOf(code: number | null, signal: NodeJS.Signals | null): number {
+  if (code !== null) return code;
+  if (signal) return 128 + (constants.signals[signal] ?? 0);
+  return 255;
+}
+
+/** A CRI Signal enum name as a Node signal; RUNTIME_DEFAULT and unknown names mean SIGTERM. */
+export function stopSignalOf(name: string): NodeJS.Signals {
+  return name.startsWith('SIG') && name in constants.signals ? (name as NodeJS.Signals) : 'SIGTERM';
+}

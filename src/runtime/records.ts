@@ -1,0 +1,64 @@
+// What the embedded runtime remembers about sandboxes and containers. Records
+// are plain JSON, persisted one file each, so a restarted runtime knows what
+// it ran. Times are nanoseconds since the epoch, as CRI reports them.
+
+export type SandboxState = 'SANDBOX_READY' | 'SANDBOX_NOTREADY';
+export type ContainerState = 'CONTAINER_CREATED' | 'CONTAINER_RUNNING' | 'CONTAINER_EXITED' | 'CONTAINER_UNKNOWN';
+
+export interface NamespaceModes {
+  network: string;
+  pid: string;
+  ipc: string;
+}
+
+export interface SandboxRecord {
+  id: string;
+  metadata: { name: string; uid: string; namespace: string; attempt: number };
+  state: SandboxState;
+  createdAt: number;
+  hostname: string;
+  logDirectory: string;
+  runtimeHandler: string;
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+  namespaces: NamespaceModes;
+  ip: string;
+}
+
+export interface ContainerRecord {
+  id: string;
+  podSandboxId: string;
+  metadata: { name: string; attempt: number };
+  image: string;
+  imageRef: string;
+  imageId: string;
+  command: string[];
+  args: string[];
+  workingDir: string;
+  envs: { key: string; value: string }[];
+  mounts: { containerPath: string; hostPath: string; readonly: boolean }[];
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+  /** Absolute path of the CRI log file, or '' when output is discarded. */
+  logPath: string;
+  stdin: boolean;
+  stopSignal: string;
+  state: ContainerState;
+  createdAt: number;
+  startedAt: number;
+  finishedAt: number;
+  exitCode: number;
+  reason: string;
+  message: string;
+  /** Process id and its /proc start time, so a restarted runtime can tell it from a reused pid. */
+  pid?: number;
+  pidStartTime?: string;
+}
+
+export interface ImageRecord {
+  id: string;
+  repoTags: string[];
+  repoDigests: string[];
+  size: number;
+  pulledAt: number;
+}

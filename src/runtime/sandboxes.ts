@@ -1,0 +1,106 @@
+import { mkdirSync } from 'node:fs';
+import { networkInterfaces } from 'node:os';
+import type { PodSandboxConfig__Output } from '../cri/gen/runtime/v1/PodSandboxConfig.js';
+import type { PodSandboxFilter__Output } from '../cri/gen/runtime/v1/PodSandboxFilter.js';
+import type { ContainerService } from './containers.js';
+import { matchesLabels } from './convert.js';
+import { alreadyExists, invalid, RuntimeError } from './errors.js';
+import { lookup, lookupOptional, newId, nowNs } from './ids.js';
+import type { SandboxRecord } from './records.js';
+import type { RuntimeState } from './state.js';
+import { status } from '@grpc/grpc-js';
+
+/**
+ * Pod sandboxes. With host processes a sandbox owns no process of its own: it
+ * groups containers, owns their log directory and answers for the pod's
+ * network, which is the host's.
+ */
+export class SandboxService {
+  constructor(
+    private readonly state: RuntimeState,
+    private readonly containers: ContainerService,
+  ) {}
+
+  run(config: PodSandboxConfig__Output | null, runtimeHandler: string): string {
+    const meta = config?.metadata;
+    if (!config || !meta) throw invalid('pod sandbox config must include metadata');
+    if (!meta.name || !meta.uid || !meta.namespace) throw invalid('pod sandbox metadata must include name, uid and namespace');
+    for (const other of this.state.sandboxes.values()) {
+      const m = other.metadata;
+      if (m.name === meta.name && m.namespace === meta.namespace && m.uid === meta.uid && m.attempt === meta.attempt) {
+        throw alreadyExists(`pod sandbox name "${meta.name}_${meta.namespace}_${meta.uid}_${meta.attempt}" is reserved for ${other.id}`);
+      }
+    }
+    if (config.logDirectory) {
+      try {
+        mkdirSync(config.logDirectory, { recursive: true });
+      } catch (err) {
+        throw new RuntimeError(status.UNKNOWN, `failed to create log directory ${config.logDirectory}: ${(err as Error).message}`);
+      }
+    }
+    const ns = config.linux?.securityContext?.namespaceOptions;
+    const record: SandboxRecord = {
+      id: newId(),
+      metadata: { name: meta.name, uid: meta.uid, namespace: meta.namespace, attempt: meta.attempt },
+      state: 'SANDBOX_READY',
+      createdAt: nowNs(),
+      hostname: config.hostname,
+      logDirectory: config.logDirectory,
+      runtimeHandler,
+      labels: config.labels,
+      annotations: config.annotations,
+      namespaces: { network: ns?.network ?? 'POD', pid: ns?.pid ?? 'POD', ipc: ns?.ipc ?? 'POD' },
+      ip: hostIp(),
+    };
+    this.state.saveSandbox(record);
+    return record.id;
+  }
+
+  /** Kills the sandbox's containers and marks it not ready; stopping twice or a missing sandbox is fine. */
+  async stop(id: string): Promise<void> {
+    const sandbox = this.find(id);
+    if (!sandbox) return;
+    await Promise.all(this.state.containersOf(sandbox.id).map((c) => this.containers.stop(c.id, 0)));
+    if (sandbox.state !== 'SANDBOX_NOTREADY') {
+      sandbox.state = 'SANDBOX_NOTREADY';
+      this.state.saveSandbox(sandbox);
+    }
+  }
+
+  /** Removes the sandbox and its containers, killing what still runs; a missing sandbox is fine. */
+  async remove(id: string): Promise<void> {
+    const sandbox = this.find(id);
+    if (!sandbox) return;
+    await Promise.all(this.state.containersOf(sandbox.id).map((c) => this.containers.remove(c.id)));
+    this.state.deleteSandbox(sandbox.id);
+  }
+
+  get(id: string): SandboxRecord {
+    return lookup(this.state.sandboxes, id, 'pod sandbox');
+  }
+
+  list(filter: PodSandboxFilter__Output | null): SandboxRecord[] {
+    const out: SandboxRecord[] = [];
+    for (const s of this.state.sandboxes.values()) {
+      if (filter) {
+        if (filter.id && !s.id.startsWith(filter.id)) continue;
+        if (filter.state && s.state !== filter.state.state) continue;
+        if (!matchesLabels(s.labels, filter.labelSelector)) continue;
+      }
+      out.push(s);
+    }
+    return out;
+  }
+
+  private find(id: string): SandboxRecord | undefined {
+    return lookupOptional(this.state.sandboxes, id, 'pod sandbox');
+  }
+}
+
+/** The node's first non-internal IPv4 address: pods share the host's network. */
+export function hostIp(): string {
+  for (const addresses of Object.values(networkInterfaces())) {
+    for (const a of addresses ?? []) if (a.family === 'IPv4' && !a.internal) return a.address;
+  }
+  return '127.0.0.1';
+}

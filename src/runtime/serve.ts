@@ -1,0 +1,72 @@
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { rootPaths } from '../util/paths.js';
+import { EmbeddedRuntime } from './runtime.js';
+import { serveRuntime } from './server.js';
+
+export interface ServeOptions {
+  rootDir: string;
+  /** Socket path; defaults to `<root-dir>/run/runtime.sock`. */
+  socketPath?: string;
+  /** Seconds a running container gets to stop when the runtime shuts down. */
+  shutdownGraceSeconds?: number;
+  log: (message: string) => void;
+}
+
+export interface ServingRuntime {
+  socketPath: string;
+  runtime: EmbeddedRuntime;
+  /** Stops the server, then every container, and removes the socket and pid file. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the embedded runtime in this process. Refuses to start a second
+ * runtime on a socket that already answers.
+ */
+export async function startEmbeddedRuntime(options: ServeOptions): Promise<ServingRuntime> {
+  const paths = rootPaths(options.rootDir);
+  const socketPath = options.socketPath ?? paths.runtimeSocket;
+  mkdirSync(paths.run, { recursive: true });
+  mkdirSync(paths.runtimeDir, { recursive: true });
+  if (await answers(socketPath)) {
+    throw new Error(`a runtime already serves ${socketPath}${pidNote(paths.runtimePidFile)}; stop it first (knode runtime stop)`);
+  }
+  const runtime = new EmbeddedRuntime({ dir: paths.runtimeDir, warn: options.log });
+  const served = await serveRuntime(runtime, socketPath, options.log);
+  const ownsPidFile = socketPath === paths.runtimeSocket;
+  if (ownsPidFile) writeFileSync(paths.runtimePidFile, `${process.pid}\n`);
+  options.log(`embedded runtime serving unix://${socketPath} (pid ${process.pid}); containers run as host processes, without isolation`);
+  let stopping: Promise<void> | undefined;
+  return {
+    socketPath,
+    runtime,
+    stop: () =>
+      (stopping ??= (async () => {
+        await served.close();
+        await runtime.shutdown(options.shutdownGraceSeconds ?? 10);
+        rmSync(socketPath, { force: true });
+        if (ownsPidFile) rmSync(paths.runtimePidFile, { force: true });
+      })()),
+  };
+}
+
+/** Whether something accepts connections on the socket (a stale file from a dead runtime does not). */
+function answers(socketPath: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(socketPath);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+function pidNote(pidFile: string): string {
+  try {
+    return ` (pid ${readFileSync(pidFile, 'utf8').trim()})`;
+  } catch {
+    return '';
+  }
+}

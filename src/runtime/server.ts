@@ -1,0 +1,166 @@
+import * as grpc from '@grpc/grpc-js';
+import { existsSync, rmSync } from 'node:fs';
+import { loadCri } from '../cri/proto.js';
+import type { ImageServiceHandlers } from '../cri/gen/runtime/v1/ImageService.js';
+import type { RuntimeServiceHandlers } from '../cri/gen/runtime/v1/RuntimeService.js';
+import { toContainer, toContainerStatus, toImage, toPodSandbox, toPodSandboxStatus } from './convert.js';
+import { RuntimeError } from './errors.js';
+import { parseReference } from './reference.js';
+import type { EmbeddedRuntime } from './runtime.js';
+
+type Log = (message: string) => void;
+
+/**
+ * Wraps one CRI call: the answer or a gRPC status. A RuntimeError keeps its
+ * code; anything else is a bug, answered INTERNAL and logged, never a crash.
+ */
+function unary<Req, Res>(method: string, log: Log, fn: (req: Req) => Res | Promise<Res>): grpc.handleUnaryCall<Req, Res> {
+  return (call, callback) => {
+    let result: Res | Promise<Res>;
+    try {
+      result = fn(call.request);
+    } catch (err) {
+      callback(toStatus(method, err, log));
+      return;
+    }
+    if (result instanceof Promise) {
+      result.then((res) => callback(null, res), (err) => callback(toStatus(method, err, log)));
+    } else {
+      callback(null, result);
+    }
+  };
+}
+
+function toStatus(method: string, err: unknown, log: Log): Partial<grpc.StatusObject> {
+  if (err instanceof RuntimeError) return { code: err.code, details: err.message };
+  log(`${method}: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+  return { code: grpc.status.INTERNAL, details: `${method}: ${err instanceof Error ? err.message : String(err)}` };
+}
+
+export function runtimeHandlers(rt: EmbeddedRuntime, log: Log): RuntimeServiceHandlers {
+  return {
+    Version: unary('Version', log, () => rt.version()),
+    Status: unary('Status', log, (req) => rt.status(req.verbose)),
+    RunPodSandbox: unary('RunPodSandbox', log, (req) => ({ podSandboxId: rt.sandboxes.run(req.config, req.runtimeHandler) })),
+    StopPodSandbox: unary('StopPodSandbox', log, async (req) => {
+      await rt.sandboxes.stop(req.podSandboxId);
+      return {};
+    }),
+    RemovePodSandbox: unary('RemovePodSandbox', log, async (req) => {
+      await rt.sandboxes.remove(req.podSandboxId);
+      return {};
+    }),
+    PodSandboxStatus: unary('PodSandboxStatus', log, (req) => {
+      const sandbox = rt.sandboxes.get(req.podSandboxId);
+      return {
+        status: toPodSandboxStatus(sandbox),
+        info: verboseInfo(req.verbose, sandbox),
+        containersStatuses: [],
+        timestamp: Date.now() * 1e6,
+      };
+    }),
+    ListPodSandbox: unary('ListPodSandbox', log, (req) => ({ items: rt.sandboxes.list(req.filter).map(toPodSandbox) })),
+    CreateContainer: unary('CreateContainer', log, (req) => ({ containerId: rt.containers.create(req.podSandboxId, req.config) })),
+    StartContainer: unary('StartContainer', log, async (req) => {
+      await rt.containers.start(req.containerId);
+      return {};
+    }),
+    StopContainer: unary('StopContainer', log, async (req) => {
+      await rt.containers.stop(req.containerId, req.timeout);
+      return {};
+    }),
+    RemoveContainer: unary('RemoveContainer', log, async (req) => {
+      await rt.containers.remove(req.containerId);
+      return {};
+    }),
+    ListContainers: unary('ListContainers', log, (req) => ({ containers: rt.containers.list(req.filter).map(toContainer) })),
+    ContainerStatus: unary('ContainerStatus', log, (req) => {
+      const c = rt.containers.get(req.containerId);
+      return { status: toContainerStatus(c), info: verboseInfo(req.verbose, { ...c, pid: rt.containers.pidOf(c.id) }) };
+    }),
+    ReopenContainerLog: unary('ReopenContainerLog', log, (req) => {
+      rt.containers.reopenLog(req.containerId);
+      return {};
+    }),
+    ExecSync: unary('ExecSync', log, (req) => rt.containers.exec(req.containerId, req.cmd, req.timeout)),
+    ContainerStats: unary('ContainerStats', log, (req) => {
+      const c = rt.containers.get(req.containerId);
+      return { stats: rt.containerStats({ id: c.id, podSandboxId: '', labelSelector: {} })[0] ?? null };
+    }),
+    ListContainerStats: unary('ListContainerStats', log, (req) => ({ stats: rt.containerStats(req.filter) })),
+    GetContainerEvents: (call) => {
+      const unsubscribe = rt.events.subscribe((event) => call.write(event));
+      const end = () => unsubscribe();
+      call.on('cancelled', end);
+      call.on('close', end);
+      call.on('error', end);
+    },
+  };
+}
+
+export function imageHandlers(rt: EmbeddedRuntime, log: Log): ImageServiceHandlers {
+  return {
+    ListImages: unary('ListImages', log, (req) => {
+      const wanted = req.filter?.image?.image;
+      const images = wanted ? [rt.images.find(wanted)].filter((i) => i !== undefined) : rt.images.list();
+      return { images: images.map(toImage) };
+    }),
+    ImageStatus: unary('ImageStatus', log, (req) => {
+      const name = req.image?.image ?? '';
+      if (name === '') return { image: null, info: {} };
+      const image = rt.images.find(name);
+      return { image: image ? toImage(image) : null, info: {} };
+    }),
+    PullImage: unary('PullImage', log, (req) => {
+      const image = rt.images.pull(req.image?.image ?? '');
+      return { imageRef: image.id };
+    }),
+    RemoveImage: unary('RemoveImage', log, (req) => {
+      const name = req.image?.image ?? '';
+      parseOrId(name);
+      rt.images.remove(name);
+      return {};
+    }),
+    ImageFsInfo: unary('ImageFsInfo', log, () => ({ imageFilesystems: [rt.imageFsUsage()], containerFilesystems: [] })),
+  };
+}
+
+/** Verbose status answers carry the runtime's own view as JSON under "info", as containerd's do. */
+function verboseInfo(verbose: boolean, value: unknown): Record<string, string> {
+  return verbose ? { info: JSON.stringify(value) } : {};
+}
+
+function parseOrId(name: string): void {
+  if (!/^(?:sha256:)?[a-f0-9]{64}$/.test(name)) parseReference(name);
+}
+
+export interface RunningServer {
+  server: grpc.Server;
+  socketPath: string;
+  close(): Promise<void>;
+}
+
+/** Serves the runtime on a unix socket; a stale socket file left by a dead runtime is replaced. */
+export async function serveRuntime(rt: EmbeddedRuntime, socketPath: string, log: Log): Promise<RunningServer> {
+  const cri = loadCri();
+  const server = new grpc.Server({
+    'grpc.max_receive_message_length': 16 * 1024 * 1024,
+    'grpc.max_send_message_length': 16 * 1024 * 1024,
+  });
+  server.addService(cri.RuntimeService.service, runtimeHandlers(rt, log));
+  server.addService(cri.ImageService.service, imageHandlers(rt, log));
+  if (existsSync(socketPath)) rmSync(socketPath);
+  await new Promise<void>((resolve, reject) => {
+    server.bindAsync(`unix://${socketPath}`, grpc.ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve()));
+  });
+  return {
+    server,
+    socketPath,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.tryShutdown(() => resolve());
+        // Streams (GetContainerEvents) never finish on their own.
+        setTimeout(() => server.forceShutdown(), 1000).unref();
+      }),
+  };
+}

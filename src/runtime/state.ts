@@ -1,0 +1,46 @@
+import { join } from 'node:path';
+import type { ContainerRecord, SandboxRecord } from './records.js';
+import { RecordDir } from './store.js';
+
+/**
+ * The runtime's sandboxes and containers, in memory and on disk. Every change
+ * goes through `save*`/`delete*`, so what is on disk is what the runtime knew
+ * at its last step.
+ */
+export class RuntimeState {
+  readonly sandboxes = new Map<string, SandboxRecord>();
+  readonly containers = new Map<string, ContainerRecord>();
+  private readonly sandboxDir: RecordDir<SandboxRecord>;
+  private readonly containerDir: RecordDir<ContainerRecord>;
+
+  constructor(stateDir: string, onBadRecord: (file: string, err: unknown) => void) {
+    this.sandboxDir = new RecordDir(join(stateDir, 'sandboxes'));
+    this.containerDir = new RecordDir(join(stateDir, 'containers'));
+    for (const sandbox of this.sandboxDir.loadAll(onBadRecord)) this.sandboxes.set(sandbox.id, sandbox);
+    for (const container of this.containerDir.loadAll(onBadRecord)) this.containers.set(container.id, container);
+  }
+
+  saveSandbox(sandbox: SandboxRecord): void {
+    this.sandboxes.set(sandbox.id, sandbox);
+    this.sandboxDir.save(sandbox);
+  }
+
+  deleteSandbox(id: string): void {
+    this.sandboxes.delete(id);
+    this.sandboxDir.delete(id);
+  }
+
+  saveContainer(container: ContainerRecord): void {
+    this.containers.set(container.id, container);
+    this.containerDir.save(container);
+  }
+
+  deleteContainer(id: string): void {
+    this.containers.delete(id);
+    this.containerDir.delete(id);
+  }
+
+  containersOf(sandboxId: string): ContainerRecord[] {
+    return [...this.containers.values()].filter((c) => c.podSandboxId === sandboxId);
+  }
+}

@@ -1,0 +1,22 @@
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+/** `--root-dir` when not given: `$KNODE_ROOT_DIR`, else `~/.knode`. */
+export function defaultRootDir(): string {
+  return resolve(process.env.KNODE_ROOT_DIR || join(homedir(), '.knode'));
+}
+
+/** Where things live under a root dir; one place, so commands and the runtime agree. */
+export function rootPaths(rootDir: string) {
+  const root = resolve(rootDir);
+  return {
+    root,
+    run: join(root, 'run'),
+    runtimeSocket: join(root, 'run', 'runtime.sock'),
+    runtimePidFile: join(root, 'run', 'runtime.pid'),
+    runtimeDir: join(root, 'runtime'),
+    logs: join(root, 'logs'),
+    runtimeLog: join(root, 'logs', 'runtime.log'),
+    podLogs: join(root, 'pods'),
+  };
+}

@@ -123,7 +123,7 @@ export class ContainerService {
       });
     } catch (err) {
       const message = (err as Error).message;
-      Object.assign(c, { state: 'CONTAINER_EXITED', startedAt: nowNs(), finishedAt: nowNs(), exitCode: 128, reason: 'StartError', message });
+      Object.assign(c, { state: 'CONTAINER_EXITED', finishedAt: nowNs(), exitCode: 128, reason: 'StartError', message });
       this.state.saveContainer(c);
       this.publish(c, 'CONTAINER_STOPPED_EVENT');
       throw unknown(`failed to start container "${c.id}": ${message}`);

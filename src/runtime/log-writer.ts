@@ -50,10 +50,10 @@ export class CriLogWriter {
     if (start < chunk.length) this.push(stream, chunk.subarray(start));
   }
 
-  /** Flushes unterminated lines (as full entries) and closes the file. */
+  /** Flushes unterminated output (tagged P, as containerd does: no newline ended it) and closes the file. */
   end(): void {
     for (const stream of ['stdout', 'stderr'] as const) {
-      if (this.pendingBytes[stream] > 0) this.emit(stream, 'F');
+      if (this.pendingBytes[stream] > 0) this.emit(stream, 'P');
     }
     this.closeFile();
   }

@@ -62,7 +62,8 @@ export function exitCodeOf(code: number | null, signal: NodeJS.Signals | null): 
   return 255;
 }
 
-/** A CRI Signal enum name as a Node signal; RUNTIME_DEFAULT and unknown names mean SIGTERM. */
+/** A CRI Signal enum name (SIGNAL_SIGINT) as a Node signal; SIGNAL_RUNTIME_DEFAULT and unknown names mean SIGTERM. */
 export function stopSignalOf(name: string): NodeJS.Signals {
-  return name.startsWith('SIG') && name in constants.signals ? (name as NodeJS.Signals) : 'SIGTERM';
+  const signal = name.replace(/^SIGNAL_/, '');
+  return signal.startsWith('SIG') && signal in constants.signals ? (signal as NodeJS.Signals) : 'SIGTERM';
 }

@@ -36,14 +36,15 @@ export default class RuntimeStatus extends BaseCommand {
         this.log(JSON.stringify({ endpoint, version, status, sandboxes: sandboxes.length, containers: containers.length, running, images: images.length }, null, 2));
         return;
       }
-      this.log(`Endpoint:    ${endpoint}`);
-      this.log(`Runtime:     ${version.runtimeName} ${version.runtimeVersion} (CRI ${version.runtimeApiVersion})`);
+      const line = (key: string, value: string) => this.log(`${`${key}:`.padEnd(15)}${value}`);
+      line('Endpoint', endpoint);
+      line('Runtime', `${version.runtimeName} ${version.runtimeVersion} (CRI ${version.runtimeApiVersion})`);
       for (const c of status.status?.conditions ?? []) {
-        this.log(`${(c.type + ':').padEnd(13)}${c.status ? 'true' : 'false'}${c.reason ? ` (${c.reason})` : ''}${c.message ? ` ${c.message}` : ''}`);
+        line(c.type, `${c.status}${c.reason ? ` (${c.reason})` : ''}${c.message ? ` ${c.message}` : ''}`);
       }
-      this.log(`Sandboxes:   ${sandboxes.length}`);
-      this.log(`Containers:  ${containers.length} (${running} running)`);
-      this.log(`Images:      ${images.length}`);
+      line('Sandboxes', String(sandboxes.length));
+      line('Containers', `${containers.length} (${running} running)`);
+      line('Images', String(images.length));
     } finally {
       client.close();
     }

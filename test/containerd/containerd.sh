@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# A real containerd for knode's tests, CI and benchmarks, on this kind of machine
+# (Debian bookworm, root, no registry). See ../shared/cri/README.md for the facts
+# behind each setting.
+#
+#   containerd.sh install      apt-get the packages (containerd, runc, CNI plugins, busybox-static, umoci)
+#   containerd.sh up DIR       start containerd with its own config under DIR, import the
+#                              busybox image, print the endpoint (unix://DIR/containerd.sock)
+#   containerd.sh down DIR     stop it, its shims and containers, and remove DIR
+set -euo pipefail
+
+PACKAGES=(containerd runc containernetworking-plugins busybox-static umoci iproute2)
+IMAGE=docker.io/library/busybox:1.36
+
+install() {
+  local missing=()
+  command -v containerd >/dev/null || missing+=(containerd)
+  command -v runc >/dev/null || missing+=(runc)
+  [ -x /usr/lib/cni/bridge ] || missing+=(containernetworking-plugins)
+  [ -x /bin/busybox ] || missing+=(busybox-static)
+  command -v umoci >/dev/null || missing+=(umoci)
+  [ ${#missing[@]} -eq 0 ] && return 0
+  if [ "$(id -u)" != 0 ]; then
+    echo "containerd.sh: missing ${missing[*]} and not root; install: apt-get install ${PACKAGES[*]}" >&2
+    exit 1
+  fi
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${PACKAGES[@]}" >/dev/null
+}
+
+# A busybox OCI image built from Debian's busybox-static: every applet linked,
+# `sleep infinity` as its command so it also serves as the sandbox image.
+build_image() {
+  local out=$1 work
+  work=$(mktemp -d)
+  umoci init --layout "$work/oci" >/dev/null
+  umoci new --image "$work/oci:1.36" >/dev/null
+  umoci unpack --rootless --image "$work/oci:1.36" "$work/bundle" >/dev/null
+  mkdir -p "$work/bundle/rootfs/bin" "$work/bundle/rootfs/tmp" "$work/bundle/rootfs/etc"
+  cp /bin/busybox "$work/bundle/rootfs/bin/busybox"
+  for applet in $(/bin/busybox --list); do
+    [ "$applet" = busybox ] || ln -sf busybox "$work/bundle/rootfs/bin/$applet"
+  done
+  umoci repack --image "$work/oci:1.36" "$work/bundle" >/dev/null
+  umoci config --image "$work/oci:1.36" --config.cmd=sleep --config.cmd=infinity \
+    --config.env=PATH=/bin --config.workingdir=/ >/dev/null
+  tar -C "$work/oci" -cf "$out" .
+  rm -rf "$work"
+}
+
+up() {
+  local dir=$1
+  install
+  mkdir -p "$dir/cni" "$dir/root" "$dir/state"
+  cat > "$dir/config.toml" <<TOML
+version = 2
+root = "$dir/root"
+state = "$dir/state"
+[grpc]
+  address = "$dir/containerd.sock"
+[plugins."io.containerd.grpc.v1.cri"]
+  sandbox_image = "$IMAGE"
+  # This VM refuses a negative oom_score_adj; without this every RunPodSandbox fails.
+  restrict_oom_score_adj = true
+  [plugins."io.containerd.grpc.v1.cri".containerd]
+    snapshotter = "overlayfs"
+  [plugins."io.containerd.grpc.v1.cri".cni]
+    bin_dir = "/usr/lib/cni"
+    conf_dir = "$dir/cni"
+TOML
+  cat > "$dir/cni/10-knode.conflist" <<JSON
+{
+  "cniVersion": "1.0.0",
+  "name": "knode-test",
+  "plugins": [
+    { "type": "bridge", "bridge": "knode-cni0", "isGateway": true, "ipMasq": false,
+      "ipam": { "type": "host-local", "ranges": [[{ "subnet": "10.88.0.0/16" }]], "dataDir": "$dir/ipam" } },
+    { "type": "loopback" }
+  ]
+}
+JSON
+  containerd --config "$dir/config.toml" > "$dir/containerd.log" 2>&1 &
+  echo $! > "$dir/containerd.pid"
+  for _ in $(seq 1 200); do
+    [ -S "$dir/containerd.sock" ] && ctr -a "$dir/containerd.sock" version >/dev/null 2>&1 && break
+    sleep 0.05
+  done
+  if ! ctr -a "$dir/containerd.sock" version >/dev/null 2>&1; then
+    echo "containerd.sh: containerd did not start; its log:" >&2
+    tail -20 "$dir/containerd.log" >&2
+    exit 1
+  fi
+  local cache=${KNODE_CACHE_DIR:-$HOME/.cache/knode}
+  mkdir -p "$cache"
+  [ -s "$cache/busybox-oci.tar" ] || build_image "$cache/busybox-oci.tar"
+  ctr -a "$dir/containerd.sock" -n k8s.io images import --base-name docker.io/library/busybox --digests \
+    "$cache/busybox-oci.tar" >/dev/null
+  echo "unix://$dir/containerd.sock"
+}
+
+down() {
+  local dir=$1
+  [ -d "$dir" ] || return 0
+  if [ -S "$dir/containerd.sock" ]; then
+    # Stop every pod so no shim or container outlives the test run.
+    for task in $(ctr -a "$dir/containerd.sock" -n k8s.io tasks ls -q 2>/dev/null); do
+      ctr -a "$dir/containerd.sock" -n k8s.io tasks kill -s SIGKILL "$task" >/dev/null 2>&1 || true
+    done
+  fi
+  if [ -f "$dir/containerd.pid" ]; then
+    kill "$(cat "$dir/containerd.pid")" 2>/dev/null || true
+    for _ in $(seq 1 100); do kill -0 "$(cat "$dir/containerd.pid")" 2>/dev/null || break; sleep 0.05; done
+  fi
+  pkill -f "containerd-shim-runc-v2 -namespace k8s.io .*-address $dir/containerd.sock" 2>/dev/null || true
+  { grep -o " $dir/[^ ]*" /proc/mounts || true; } | sort -r | while read -r m; do umount -l "$m" 2>/dev/null || true; done
+  rm -rf "$dir" 2>/dev/null || true
+}
+
+case "${1:-}" in
+  install) install ;;
+  up) up "${2:?usage: containerd.sh up DIR}" ;;
+  down) down "${2:?usage: containerd.sh down DIR}" ;;
+  *) echo "usage: containerd.sh install | up DIR | down DIR" >&2; exit 2 ;;
+esac

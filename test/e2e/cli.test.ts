@@ -1,0 +1,58 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CriClient } from '../../src/cri/client.js';
+import { ensureEmbeddedRuntime } from '../../src/cri/embedded.js';
+import { knode } from '../helpers/cli.js';
+
+const rootDir = mkdtempSync(join(tmpdir(), 'knode-e2e-'));
+
+afterAll(async () => {
+  await knode(['runtime', 'stop', '--root-dir', rootDir]);
+});
+
+describe('knode as a command', () => {
+  it('lists its commands and topics in --help', async () => {
+    const { code, stdout } = await knode(['--help']);
+    expect(code).toBe(0);
+    for (const command of ['run', 'apply', 'status', 'pleg', 'trace', 'runtime']) expect(stdout).toMatch(new RegExp(`^\\s+${command}\\s`, 'm'));
+  });
+
+  it('says that a command is not built yet and exits 2, printing nothing to stdout', async () => {
+    const { code, stdout, stderr } = await knode(['trace', 'some-pod']);
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr).toMatch(/not built yet/);
+  });
+
+  it('reports a runtime that does not answer with exit code 3 and what to do', async () => {
+    const { code, stderr } = await knode(['runtime', 'status', '--root-dir', mkdtempSync(join(tmpdir(), 'knode-none-'))]);
+    expect(code).toBe(3);
+    expect(stderr).toMatch(/no runtime answers/);
+    expect(stderr).toMatch(/knode runtime serve/);
+  });
+
+  it('starts the embedded runtime detached when needed, reports it, and stops it', async () => {
+    const endpoint = await ensureEmbeddedRuntime(rootDir);
+    expect(endpoint).toBe(`unix://${join(rootDir, 'run', 'runtime.sock')}`);
+    // A second call finds the running one instead of starting another.
+    expect(await ensureEmbeddedRuntime(rootDir)).toBe(endpoint);
+
+    const status = await knode(['runtime', 'status', '--root-dir', rootDir, '-o', 'json']);
+    expect(status.code).toBe(0);
+    const parsed = JSON.parse(status.stdout);
+    expect(parsed.version.runtimeName).toBe('knode');
+    expect(parsed.status.status.conditions.map((c: { type: string }) => c.type)).toEqual(['RuntimeReady', 'NetworkReady']);
+
+    const text = await knode(['runtime', 'status', '--root-dir', rootDir]);
+    expect(text.stdout).toMatch(/RuntimeReady:\s+true/);
+
+    const stop = await knode(['runtime', 'stop', '--root-dir', rootDir]);
+    expect(stop.code).toBe(0);
+    expect(stop.stdout).toMatch(/stopped the embedded runtime/);
+    const client = new CriClient(endpoint, { requestTimeoutMs: 500 });
+    await expect(client.version()).rejects.toMatchObject({ code: 14 });
+    client.close();
+  });
+});

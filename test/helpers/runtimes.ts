@@ -1,0 +1,96 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { inject } from 'vitest';
+import { CriClient } from '../../src/cri/client.js';
+
+export const repoRoot = join(import.meta.dirname, '../..');
+export const cliEntry = join(repoRoot, 'bin/run.js');
+
+/** Polls `check` until it returns a value (not undefined/false) or the deadline passes. */
+export async function eventually<T>(check: () => Promise<T | undefined | false> | T | undefined | false, what: string, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value !== undefined && value !== false) return value;
+    } catch (err) {
+      lastError = err;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+export interface EmbeddedRuntimeProcess {
+  endpoint: string;
+  rootDir: string;
+  child: ChildProcess;
+  /** SIGTERM and wait: the runtime stops its containers before exiting. */
+  stop(): Promise<void>;
+  /** SIGKILL: the runtime dies without cleaning up. */
+  kill(): Promise<void>;
+}
+
+/** A real embedded runtime: `bin/run.js runtime serve` as a child process with its own root dir. */
+export async function startEmbeddedRuntime(rootDir = mkdtempSync(join(tmpdir(), 'knode-rt-'))): Promise<EmbeddedRuntimeProcess> {
+  const child = spawn(process.execPath, [cliEntry, 'runtime', 'serve', '--root-dir', rootDir, '--shutdown-grace-period', '1'], {
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const endpoint = `unix://${join(rootDir, 'run', 'runtime.sock')}`;
+  await eventually(async () => {
+    const client = new CriClient(endpoint, { requestTimeoutMs: 500 });
+    try {
+      return (await client.version()).runtimeName;
+    } finally {
+      client.close();
+    }
+  }, 'the embedded runtime to answer');
+  return {
+    endpoint,
+    rootDir,
+    child,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await exited;
+    },
+    kill: async () => {
+      child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
+
+export interface RuntimeUnderTest {
+  name: 'embedded' | 'containerd';
+  /** Starts (or finds) the runtime; returns its endpoint and a cleanup. */
+  start(): Promise<{ endpoint: string; cleanup(): Promise<void> }>;
+}
+
+/**
+ * The runtimes every CRI-level suite runs against: the embedded runtime (a
+ * fresh process per suite) and the real containerd from the global setup.
+ */
+export function runtimesUnderTest(): RuntimeUnderTest[] {
+  const list: RuntimeUnderTest[] = [
+    {
+      name: 'embedded',
+      start: async () => {
+        const rt = await startEmbeddedRuntime();
+        return {
+          endpoint: rt.endpoint,
+          cleanup: async () => {
+            await rt.stop();
+            rmSync(rt.rootDir, { recursive: true, force: true });
+          },
+        };
+      },
+    },
+  ];
+  const containerd = inject('containerdEndpoint');
+  if (containerd) list.push({ name: 'containerd', start: async () => ({ endpoint: containerd, cleanup: async () => {} }) });
+  return list;
+}

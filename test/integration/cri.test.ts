@@ -1,0 +1,259 @@
+// One CRI suite, two runtimes: the embedded runtime and a real containerd run
+// the same assertions through the same client. Where containerd 1.6 answers
+// differently, the test says so and checks each answer.
+import { readFileSync, renameSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CriClient } from '../../src/cri/client.js';
+import { CriError, GrpcCode } from '../../src/cri/errors.js';
+import type { ContainerEvent } from '../../src/cri/types.js';
+import { containerConfig, ensureImage, logPathOf, runContainer, sandboxConfig, TEST_IMAGE, waitExited } from '../helpers/cri.js';
+import { eventually, runtimesUnderTest } from '../helpers/runtimes.js';
+
+async function codeOf(promise: Promise<unknown>): Promise<number> {
+  try {
+    await promise;
+  } catch (err) {
+    expect(err).toBeInstanceOf(CriError);
+    return (err as CriError).code;
+  }
+  throw new Error('expected the call to fail');
+}
+
+const LOG_LINE = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d) (stdout|stderr) (F|P) (.*)$/;
+
+describe.each(runtimesUnderTest())('CRI against the $name runtime', (runtime) => {
+  let client: CriClient;
+  let cleanup: () => Promise<void>;
+  const sandboxes: string[] = [];
+
+  beforeAll(async () => {
+    const started = await runtime.start();
+    cleanup = started.cleanup;
+    client = new CriClient(started.endpoint);
+    await ensureImage(client);
+  });
+
+  afterAll(async () => {
+    for (const id of sandboxes) await client.removePodSandbox(id).catch(() => {});
+    client.close();
+    await cleanup();
+  });
+
+  async function newSandbox(name: string, labels: Record<string, string> = {}) {
+    const config = sandboxConfig(name, labels);
+    const id = await client.runPodSandbox(config);
+    sandboxes.push(id);
+    return { id, config };
+  }
+
+  it('answers Version and reports RuntimeReady and NetworkReady', async () => {
+    const version = await client.version();
+    expect(version.runtimeApiVersion).toBe('v1');
+    expect(version.runtimeName).toBe(runtime.name === 'embedded' ? 'knode' : 'containerd');
+    const conditions = (await client.status()).status!.conditions;
+    expect(conditions.find((c) => c.type === 'RuntimeReady')?.status).toBe(true);
+    expect(conditions.find((c) => c.type === 'NetworkReady')?.status).toBe(true);
+  });
+
+  it('runs, lists, stops and removes a pod sandbox', async () => {
+    const { id, config } = await newSandbox('lifecycle', { tier: 'one' });
+    const status = (await client.podSandboxStatus(id)).status!;
+    expect(status.state).toBe('SANDBOX_READY');
+    expect(status.metadata).toMatchObject({ name: 'lifecycle', uid: config.metadata!.uid, namespace: 'knode-test' });
+    expect(status.labels.tier).toBe('one');
+    expect(status.createdAt).toBeGreaterThan(0);
+
+    expect((await client.listPodSandbox({ id })).map((s) => s.id)).toEqual([id]);
+    expect((await client.listPodSandbox({ labelSelector: { tier: 'one' } })).map((s) => s.id)).toContain(id);
+    expect((await client.listPodSandbox({ labelSelector: { tier: 'nope' } })).map((s) => s.id)).not.toContain(id);
+
+    await client.stopPodSandbox(id);
+    expect((await client.podSandboxStatus(id)).status!.state).toBe('SANDBOX_NOTREADY');
+    expect((await client.listPodSandbox({ state: { state: 'SANDBOX_READY' } })).map((s) => s.id)).not.toContain(id);
+    expect((await client.listPodSandbox({ state: { state: 'SANDBOX_NOTREADY' } })).map((s) => s.id)).toContain(id);
+
+    await client.removePodSandbox(id);
+    expect(await codeOf(client.podSandboxStatus(id))).toBe(GrpcCode.NOT_FOUND);
+    await client.removePodSandbox(id); // removing twice is not an error
+  });
+
+  it('reports exit codes and reasons: 0 is Completed, non-zero is Error', async () => {
+    const { id, config } = await newSandbox('exits');
+    const ok = await runContainer(client, id, config, containerConfig('ok', ['sh', '-c', 'exit 0']));
+    const bad = await runContainer(client, id, config, containerConfig('bad', ['sh', '-c', 'exit 3']));
+    const okStatus = await waitExited(client, ok);
+    const badStatus = await waitExited(client, bad);
+    expect([okStatus.exitCode, okStatus.reason]).toEqual([0, 'Completed']);
+    expect([badStatus.exitCode, badStatus.reason]).toEqual([3, 'Error']);
+    expect(badStatus.createdAt).toBeLessThanOrEqual(badStatus.startedAt);
+    // Not startedAt <= finishedAt: containerd stamps startedAt after the start call
+    // returns, which can be later than the exit of a process that ends at once.
+    expect(badStatus.createdAt).toBeLessThanOrEqual(badStatus.finishedAt);
+    expect(badStatus.metadata).toMatchObject({ name: 'bad', attempt: 0 });
+  });
+
+  it('writes stdout and stderr in the CRI log format, with P for an unterminated line', async () => {
+    const { id, config } = await newSandbox('logs');
+    const c = containerConfig('talker', ['sh', '-c', 'echo out-line; echo err-line >&2; printf no-newline']);
+    const cid = await runContainer(client, id, config, c);
+    const status = await waitExited(client, cid);
+    expect(status.logPath).toBe(logPathOf(config, c));
+    const lines = await eventually(() => {
+      const text = readFileSync(logPathOf(config, c), 'utf8');
+      return text.includes('no-newline') ? text.trimEnd().split('\n') : undefined;
+    }, 'the log to hold all output');
+    const parsed = lines.map((l) => LOG_LINE.exec(l));
+    expect(parsed.every((m) => m !== null)).toBe(true);
+    const entries = parsed.map((m) => [m![3], m![4], m![5]]);
+    expect(entries).toContainEqual(['stdout', 'F', 'out-line']);
+    expect(entries).toContainEqual(['stderr', 'F', 'err-line']);
+    expect(entries).toContainEqual(['stdout', 'P', 'no-newline']);
+  });
+
+  it('runs ExecSync in a running container, with exit codes, timeouts and missing programs', async () => {
+    const { id, config } = await newSandbox('exec');
+    const cid = await runContainer(client, id, config, containerConfig('sleeper', ['sleep', '60'], { envs: [{ key: 'GREETING', value: 'hi' }] }));
+    const res = await client.execSync(cid, ['sh', '-c', 'echo $GREETING; echo oops >&2; exit 4'], 10);
+    expect(res.stdout.toString()).toBe('hi\n');
+    expect(res.stderr.toString()).toBe('oops\n');
+    expect(res.exitCode).toBe(4);
+    expect(await codeOf(client.execSync(cid, ['sleep', '10'], 1))).toBe(GrpcCode.DEADLINE_EXCEEDED);
+    expect(await codeOf(client.execSync(cid, ['no-such-program-knode'], 5))).toBe(GrpcCode.UNKNOWN);
+    await client.stopContainer(cid, 0);
+  });
+
+  it('filters ListContainers by sandbox, state, labels and id prefix', async () => {
+    const { id, config } = await newSandbox('listing');
+    const running = await runContainer(client, id, config, containerConfig('running', ['sleep', '60'], { labels: { role: 'server' } }));
+    const exited = await runContainer(client, id, config, containerConfig('exited', ['true'], { labels: { role: 'job' } }));
+    await waitExited(client, exited);
+    const inSandbox = await client.listContainers({ podSandboxId: id });
+    expect(inSandbox.map((c) => c.id).sort()).toEqual([running, exited].sort());
+    const runningOnly = await client.listContainers({ podSandboxId: id, state: { state: 'CONTAINER_RUNNING' } });
+    expect(runningOnly.map((c) => c.id)).toEqual([running]);
+    expect((await client.listContainers({ labelSelector: { role: 'job' } })).map((c) => c.id)).toContain(exited);
+    expect((await client.listContainers({ labelSelector: { role: 'job' } })).map((c) => c.id)).not.toContain(running);
+    expect((await client.listContainers({ id: running.slice(0, 12) })).map((c) => c.id)).toEqual([running]);
+    const listed = inSandbox.find((c) => c.id === running)!;
+    expect(listed.labels.role).toBe('server');
+    expect(listed.metadata?.name).toBe('running');
+    expect(listed.podSandboxId).toBe(id);
+    await client.stopContainer(running, 0);
+  });
+
+  it('stops with SIGTERM, and with SIGKILL once the timeout passes', async () => {
+    const { id, config } = await newSandbox('stopping');
+    const polite = await runContainer(client, id, config, containerConfig('polite', ['sleep', '60']));
+    const stubborn = await runContainer(client, id, config, containerConfig('stubborn', ['sh', '-c', 'trap "" TERM; echo ready; while true; do sleep 0.1; done']));
+    await eventually(() => readFileSync(logPathOf(config, containerConfig('stubborn', [])), 'utf8').includes('ready'), 'the trap to be set');
+
+    await client.stopContainer(polite, 10);
+    expect((await client.containerStatus(polite)).status!.exitCode).toBe(143);
+
+    const started = Date.now();
+    await client.stopContainer(stubborn, 1);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+    const status = (await client.containerStatus(stubborn)).status!;
+    expect(status.state).toBe('CONTAINER_EXITED');
+    expect(status.exitCode).toBe(137);
+    await client.stopContainer(stubborn, 1); // stopping an exited container is fine
+  });
+
+  it('removes a running container by force', async () => {
+    const { id, config } = await newSandbox('removing');
+    const cid = await runContainer(client, id, config, containerConfig('doomed', ['sleep', '60']));
+    await client.removeContainer(cid);
+    expect(await codeOf(client.containerStatus(cid))).toBe(GrpcCode.NOT_FOUND);
+    await client.removeContainer(cid); // and removing twice is fine
+  });
+
+  it('fails StartContainer of a missing program with StartError and exit code 128', async () => {
+    const { id, config } = await newSandbox('starterr');
+    const cid = await client.createContainer(id, containerConfig('missing', ['no-such-program-knode']), config);
+    expect(await codeOf(client.startContainer(cid))).toBe(GrpcCode.UNKNOWN);
+    const status = (await client.containerStatus(cid)).status!;
+    expect([status.state, status.exitCode, status.reason]).toEqual(['CONTAINER_EXITED', 128, 'StartError']);
+    expect(status.message).toContain('no-such-program-knode');
+  });
+
+  it('answers image status, and fails pulls from unreachable registries', async () => {
+    const image = await client.imageStatus({ image: TEST_IMAGE });
+    expect(image?.id).toMatch(/^sha256:[a-f0-9]{64}$/);
+    expect(image?.repoTags).toContain('docker.io/library/busybox:1.36');
+    expect(await client.imageStatus({ image: 'docker.io/library/busybox:1.36' })).toMatchObject({ id: image!.id });
+    expect(await client.imageStatus({ image: 'knode-test/absent:9.9' })).toBeNull();
+    expect((await client.listImages()).map((i) => i.id)).toContain(image!.id);
+    const err = await client.pullImage({ image: 'registry.invalid/knode/absent:1' }).catch((e: CriError) => e);
+    expect(err).toBeInstanceOf(CriError);
+    expect((err as CriError).code).toBe(GrpcCode.UNKNOWN);
+    expect((err as CriError).details).toContain('no such host');
+    const fs = await client.imageFsInfo();
+    expect(fs.imageFilesystems.length).toBeGreaterThan(0);
+  });
+
+  it('answers NOT_FOUND for unknown ids and images', async () => {
+    const { id, config } = await newSandbox('errors');
+    expect(await codeOf(client.containerStatus('0'.repeat(64)))).toBe(GrpcCode.NOT_FOUND);
+    expect(await codeOf(client.podSandboxStatus('0'.repeat(64)))).toBe(GrpcCode.NOT_FOUND);
+    expect(await codeOf(client.startContainer('0'.repeat(64)))).toBe(GrpcCode.NOT_FOUND);
+    expect(await codeOf(client.stopContainer('0'.repeat(64), 0))).toBe(GrpcCode.NOT_FOUND);
+    const absentImage = containerConfig('noimage', ['true'], { image: { image: 'knode-test/absent:9.9' } });
+    expect(await codeOf(client.createContainer(id, absentImage, config))).toBe(GrpcCode.NOT_FOUND);
+  });
+
+  it('reports memory usage of a running container', async () => {
+    const { id, config } = await newSandbox('stats');
+    const cid = await runContainer(client, id, config, containerConfig('busy', ['sleep', '60']));
+    const stats = await eventually(async () => {
+      const s = await client.containerStats(cid);
+      return (s?.memory?.workingSetBytes?.value ?? 0) > 0 ? s : undefined;
+    }, 'memory stats');
+    expect(stats!.attributes?.id).toBe(cid);
+    expect((await client.listContainerStats({ podSandboxId: id })).map((s) => s.attributes?.id)).toContain(cid);
+    await client.stopContainer(cid, 0);
+  });
+
+  it('reopens a container log after rotation', async () => {
+    const { id, config } = await newSandbox('rotate');
+    const c = containerConfig('ticker', ['sh', '-c', 'while true; do echo tick; sleep 0.05; done']);
+    const cid = await runContainer(client, id, config, c);
+    const path = logPathOf(config, c);
+    await eventually(() => readFileSync(path, 'utf8').includes('tick'), 'first ticks');
+    renameSync(path, `${path}.1`);
+    await client.reopenContainerLog(cid);
+    await eventually(() => readFileSync(path, 'utf8').includes('stdout F tick'), 'ticks in the reopened log');
+    await client.stopContainer(cid, 0);
+  });
+
+  it('streams container events where the runtime has them', async () => {
+    const abort = new AbortController();
+    const events: ContainerEvent[] = [];
+    const reading = (async () => {
+      for await (const event of client.getContainerEvents(abort.signal)) events.push(event);
+    })();
+    if (runtime.name === 'containerd') {
+      // Difference: containerd 1.6 has no GetContainerEvents; the kubelet falls back to relisting.
+      await expect(reading).rejects.toMatchObject({ code: GrpcCode.UNIMPLEMENTED });
+      return;
+    }
+    const { id, config } = await newSandbox('events');
+    await eventually(async () => {
+      // the stream is open once a probe container's creation shows up
+      const probe = await client.createContainer(id, containerConfig(`probe-${events.length}-${Date.now()}`, ['true']), config);
+      return events.some((e) => e.containerId === probe);
+    }, 'the event stream to open');
+    const cid = await runContainer(client, id, config, containerConfig('observed', ['true']));
+    await waitExited(client, cid);
+    await client.removeContainer(cid);
+    const types = await eventually(() => {
+      const mine = events.filter((e) => e.containerId === cid).map((e) => e.containerEventType);
+      return mine.length >= 4 ? mine : undefined;
+    }, 'four events for the container');
+    expect(types).toEqual(['CONTAINER_CREATED_EVENT', 'CONTAINER_STARTED_EVENT', 'CONTAINER_STOPPED_EVENT', 'CONTAINER_DELETED_EVENT']);
+    const started = events.find((e) => e.containerId === cid && e.containerEventType === 'CONTAINER_STARTED_EVENT')!;
+    expect(started.podSandboxStatus?.id).toBe(id);
+    expect(started.containersStatuses.map((s) => s.id)).toContain(cid);
+    abort.abort();
+    await reading;
+  });
+});

@@ -1,0 +1,120 @@
+// What only the embedded runtime promises: its answers to bad requests, and
+// what it remembers across a restart of its own process.
+import { readFileSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CriClient } from '../../src/cri/client.js';
+import { CriError, GrpcCode } from '../../src/cri/errors.js';
+import { readProcStat } from '../../src/runtime/proc.js';
+import { containerConfig, ensureImage, logPathOf, runContainer, sandboxConfig, waitExited } from '../helpers/cri.js';
+import { eventually, startEmbeddedRuntime, type EmbeddedRuntimeProcess } from '../helpers/runtimes.js';
+
+let runtime: EmbeddedRuntimeProcess | undefined;
+let client: CriClient | undefined;
+
+async function start(rootDir?: string) {
+  client?.close();
+  runtime = await startEmbeddedRuntime(rootDir);
+  client = new CriClient(runtime.endpoint);
+  await ensureImage(client);
+  return client;
+}
+
+afterEach(async () => {
+  client?.close();
+  client = undefined;
+  await runtime?.stop();
+  runtime = undefined;
+});
+
+async function codeOf(promise: Promise<unknown>): Promise<number> {
+  const err = await promise.then(() => undefined, (e: unknown) => e);
+  expect(err).toBeInstanceOf(CriError);
+  return (err as CriError).code;
+}
+
+describe('the embedded runtime', () => {
+  it('answers malformed requests with INVALID_ARGUMENT and keeps serving', async () => {
+    const cri = await start();
+    expect(await codeOf(cri.runPodSandbox({}))).toBe(GrpcCode.INVALID_ARGUMENT);
+    expect(await codeOf(cri.runPodSandbox({ metadata: { name: 'x' } }))).toBe(GrpcCode.INVALID_ARGUMENT);
+    const config = sandboxConfig('bad-requests');
+    const sandbox = await cri.runPodSandbox(config);
+    expect(await codeOf(cri.createContainer(sandbox, { image: { image: 'busybox:1.36' }, command: ['true'] }, config))).toBe(GrpcCode.INVALID_ARGUMENT);
+    const noCommand = containerConfig('nocmd', []);
+    const err = await cri.createContainer(sandbox, noCommand, config).catch((e: CriError) => e);
+    expect((err as CriError).code).toBe(GrpcCode.INVALID_ARGUMENT);
+    expect((err as CriError).details).toMatch(/no command.*host processes/);
+    expect(await codeOf(cri.createContainer(sandbox, containerConfig('escape', ['true'], { logPath: '../../etc/x.log' }), config))).toBe(GrpcCode.INVALID_ARGUMENT);
+    expect(await codeOf(cri.pullImage({ image: 'Not A Reference' }))).toBe(GrpcCode.INVALID_ARGUMENT);
+    expect(await codeOf(cri.execSync('', ['true'], 1))).toBe(GrpcCode.INVALID_ARGUMENT);
+    expect(await codeOf(cri.createContainer('0'.repeat(64), containerConfig('orphan', ['true']), config))).toBe(GrpcCode.NOT_FOUND);
+    // A second container with the same name and attempt in one sandbox is refused; the next attempt is not.
+    await cri.createContainer(sandbox, containerConfig('twice', ['true']), config);
+    expect(await codeOf(cri.createContainer(sandbox, containerConfig('twice', ['true']), config))).toBe(GrpcCode.ALREADY_EXISTS);
+    await cri.createContainer(sandbox, containerConfig('twice', ['true'], { metadata: { name: 'twice', attempt: 1 } }), config);
+    expect((await cri.version()).runtimeName).toBe('knode');
+  });
+
+  it('runs containers in their own process group, with the pod hostname and only the given environment', async () => {
+    const cri = await start();
+    const config = sandboxConfig('env-pod');
+    const sandbox = await cri.runPodSandbox(config);
+    const c = containerConfig('env', ['sh', '-c', 'echo "$HOSTNAME $GREETING ${SECRET_FROM_HOST:-unset}"; echo "group $(cut -d" " -f5 /proc/$$/stat) pid $$"'], {
+      envs: [{ key: 'GREETING', value: 'hello' }],
+    });
+    process.env.SECRET_FROM_HOST = 'leaked';
+    const id = await runContainer(cri, sandbox, config, c);
+    delete process.env.SECRET_FROM_HOST;
+    await waitExited(cri, id);
+    const log = readFileSync(logPathOf(config, c), 'utf8');
+    expect(log).toContain('stdout F env-pod hello unset');
+    const [, group, pid] = /group (\d+) pid (\d+)/.exec(log)!;
+    expect(group).toBe(pid);
+  });
+
+  it('kills what is left of the process group when the main process exits', async () => {
+    const cri = await start();
+    const config = sandboxConfig('group');
+    const sandbox = await cri.runPodSandbox(config);
+    const c = containerConfig('parent', ['sh', '-c', 'sleep 300 & echo $!; sleep 0.2']);
+    const id = await runContainer(cri, sandbox, config, c);
+    await waitExited(cri, id);
+    const child = Number(/stdout F (\d+)/.exec(readFileSync(logPathOf(config, c), 'utf8'))![1]);
+    await eventually(() => readProcStat(child) === undefined || readProcStat(child)!.state === 'Z', 'the background child to be killed');
+  });
+
+  it('recovers after kill -9: sandboxes and exited containers are remembered, running ones are reported exited, not lost', async () => {
+    let cri = await start();
+    const rootDir = runtime!.rootDir;
+    const config = sandboxConfig('survivor');
+    const sandbox = await cri.runPodSandbox(config);
+    const done = await runContainer(cri, sandbox, config, containerConfig('done', ['sh', '-c', 'exit 7']));
+    await waitExited(cri, done);
+    const running = await runContainer(cri, sandbox, config, containerConfig('running', ['sleep', '300']));
+    const pid = JSON.parse((await cri.containerStatus(running, true)).info.info).pid as number;
+    expect(readProcStat(pid)?.state).toMatch(/[RS]/);
+
+    await runtime!.kill();
+    cri = await start(rootDir);
+
+    expect((await cri.podSandboxStatus(sandbox)).status?.state).toBe('SANDBOX_READY');
+    const doneStatus = (await cri.containerStatus(done)).status!;
+    expect([doneStatus.state, doneStatus.exitCode, doneStatus.reason]).toEqual(['CONTAINER_EXITED', 7, 'Error']);
+    const lost = (await cri.containerStatus(running)).status!;
+    expect([lost.state, lost.exitCode, lost.reason]).toEqual(['CONTAINER_EXITED', 255, 'Unknown']);
+    expect(lost.message).toMatch(/runtime restarted/);
+    await eventually(() => readProcStat(pid) === undefined || readProcStat(pid)!.state === 'Z', 'the orphaned process to be stopped');
+    expect((await cri.imageStatus({ image: 'busybox:1.36' }))?.id).toMatch(/^sha256:/);
+  });
+
+  it('stops its containers when it shuts down', async () => {
+    const cri = await start();
+    const config = sandboxConfig('shutdown');
+    const sandbox = await cri.runPodSandbox(config);
+    const id = await runContainer(cri, sandbox, config, containerConfig('long', ['sleep', '300']));
+    const pid = JSON.parse((await cri.containerStatus(id, true)).info.info).pid as number;
+    await runtime!.stop();
+    runtime = undefined;
+    expect(readProcStat(pid) === undefined || readProcStat(pid)!.state === 'Z').toBe(true);
+  });
+});

@@ -60,6 +60,7 @@ export class CriClient implements RuntimeService, ImageService {
     const channelOptions = {
       'grpc.max_receive_message_length': MAX_MESSAGE,
       'grpc.max_send_message_length': MAX_MESSAGE,
+      'grpc.enable_channelz': 0,
     };
     this.runtime = new cri.RuntimeService(grpcTarget(this.socketPath), grpc.credentials.createInsecure(), channelOptions);
     this.images = new cri.ImageService(grpcTarget(this.socketPath), grpc.credentials.createInsecure(), {

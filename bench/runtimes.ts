@@ -1,0 +1,63 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CriClient } from '../src/cri/client.js';
+
+const repo = join(import.meta.dirname, '..');
+
+export interface BenchRuntime {
+  name: string;
+  endpoint: string;
+  stop(): Promise<void>;
+}
+
+/** The embedded runtime as users get it: `bin/run.js runtime serve`, its own process. */
+export async function startEmbedded(): Promise<BenchRuntime> {
+  const root = mkdtempSync(join(tmpdir(), 'knode-bench-'));
+  const child = spawn(process.execPath, [join(repo, 'bin/run.js'), 'runtime', 'serve', '--root-dir', root, '--shutdown-grace-period', '0'], {
+    stdio: 'ignore',
+  });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const endpoint = `unix://${join(root, 'run/runtime.sock')}`;
+  await waitForVersion(endpoint);
+  return {
+    name: 'embedded',
+    endpoint,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await exited;
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A real containerd from test/containerd/containerd.sh (needs root). */
+export async function startContainerd(): Promise<BenchRuntime> {
+  const script = join(repo, 'test/containerd/containerd.sh');
+  const dir = mkdtempSync(join(tmpdir(), 'kctr-bench-'));
+  const endpoint = execFileSync('bash', [script, 'up', dir], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+  const version = await waitForVersion(endpoint);
+  return {
+    name: `containerd ${version}`,
+    endpoint,
+    stop: async () => {
+      execFileSync('bash', [script, 'down', dir], { stdio: 'inherit' });
+    },
+  };
+}
+
+async function waitForVersion(endpoint: string): Promise<string> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const client = new CriClient(endpoint, { requestTimeoutMs: 500 });
+    try {
+      return (await client.version()).runtimeVersion;
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 50));
+    } finally {
+      client.close();
+    }
+  }
+}

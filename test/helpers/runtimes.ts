@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
@@ -36,9 +36,12 @@ export interface EmbeddedRuntimeProcess {
 
 /** A real embedded runtime: `bin/run.js runtime serve` as a child process with its own root dir. */
 export async function startEmbeddedRuntime(rootDir = mkdtempSync(join(tmpdir(), 'knode-rt-'))): Promise<EmbeddedRuntimeProcess> {
+  // The runtime's own log stays in its root dir (runtime.log), out of the test report.
+  const log = openSync(join(rootDir, 'runtime.log'), 'a');
   const child = spawn(process.execPath, [cliEntry, 'runtime', 'serve', '--root-dir', rootDir, '--shutdown-grace-period', '1'], {
-    stdio: ['ignore', 'inherit', 'inherit'],
+    stdio: ['ignore', log, log],
   });
+  closeSync(log);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const endpoint = `unix://${join(rootDir, 'run', 'runtime.sock')}`;
   await eventually(async () => {

@@ -1,18 +1,11 @@
 // knode's proto is its own subset of CRI runtime.v1; this test holds it to the
 // upstream wire contract. Upstream comes from the Go module proxy
 // (k8s.io/cri-api), the same source the real runtimes are built from.
-import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import protobuf from 'protobufjs';
 import { describe, expect, it } from 'vitest';
 import { protoRoot } from '../../src/cri/proto.js';
-
-const CRI_API = 'k8s.io/cri-api@v0.37.2';
-
-function upstreamProto(): string {
-  const out = execFileSync('go', ['mod', 'download', '-json', CRI_API], { encoding: 'utf8', env: { ...process.env, GOFLAGS: '-mod=mod' } });
-  return join(JSON.parse(out).Dir as string, 'pkg/apis/runtime/v1/api.proto');
-}
+import { CRI_API, upstreamProtoPath } from '../helpers/upstream-cri.js';
 
 /** string and bytes are both length-delimited on the wire (upstream made KeyValue.value bytes in 0.37). */
 function sameWireType(a: string, b: string): boolean {
@@ -27,7 +20,7 @@ function types(root: protobuf.Root) {
 
 describe(`proto/runtime/v1/api.proto against upstream ${CRI_API}`, () => {
   const ours = protobuf.loadSync(join(protoRoot, 'runtime/v1/api.proto'));
-  const upstream = protobuf.loadSync(upstreamProto());
+  const upstream = protobuf.loadSync(upstreamProtoPath());
 
   it('declares only upstream messages, with upstream field names, numbers, types and labels', () => {
     const problems: string[] = [];

@@ -1,5 +1,4 @@
 import { mkdirSync } from 'node:fs';
-import { networkInterfaces } from 'node:os';
 import type { PodSandboxConfig__Output } from '../cri/gen/runtime/v1/PodSandboxConfig.js';
 import type { PodSandboxFilter__Output } from '../cri/gen/runtime/v1/PodSandboxFilter.js';
 import type { ContainerService } from './containers.js';
@@ -8,6 +7,7 @@ import { alreadyExists, invalid, RuntimeError } from './errors.js';
 import { lookup, lookupOptional, newId, nowNs } from './ids.js';
 import type { SandboxRecord } from './records.js';
 import type { RuntimeState } from './state.js';
+import { hostIp } from '../util/host-ip.js';
 import { status } from '@grpc/grpc-js';
 
 /**
@@ -16,6 +16,8 @@ import { status } from '@grpc/grpc-js';
  * network, which is the host's.
  */
 export class SandboxService {
+  private readonly ip = hostIp();
+
   constructor(
     private readonly state: RuntimeState,
     private readonly containers: ContainerService,
@@ -50,7 +52,7 @@ export class SandboxService {
       labels: config.labels,
       annotations: config.annotations,
       namespaces: { network: ns?.network ?? 'POD', pid: ns?.pid ?? 'POD', ipc: ns?.ipc ?? 'POD' },
-      ip: hostIp(),
+      ip: this.ip,
     };
     this.state.saveSandbox(record);
     return record.id;
@@ -95,12 +97,4 @@ export class SandboxService {
   private find(id: string): SandboxRecord | undefined {
     return lookupOptional(this.state.sandboxes, id, 'pod sandbox');
   }
-}
-
-/** The node's first non-internal IPv4 address: pods share the host's network. */
-export function hostIp(): string {
-  for (const addresses of Object.values(networkInterfaces())) {
-    for (const a of addresses ?? []) if (a.family === 'IPv4' && !a.internal) return a.address;
-  }
-  return '127.0.0.1';
 }

@@ -1,0 +1,39 @@
+import type { Container, Pod } from './v1.js';
+
+/** The kubelet's pod full name, `name_namespace`, used in keys and logs. */
+export function podFullName(pod: Pod): string {
+  return `${pod.metadata.name}_${pod.metadata.namespace}`;
+}
+
+/** `namespace/name`, as users and kubectl write it. */
+export function podRef(pod: Pod): string {
+  return `${pod.metadata.namespace}/${pod.metadata.name}`;
+}
+
+export function podUid(pod: Pod): string {
+  return pod.metadata.uid ?? '';
+}
+
+/** A restartable init container (a sidecar): restartPolicy Always on an init container. */
+export function isRestartableInit(container: Container): boolean {
+  return container.restartPolicy === 'Always';
+}
+
+export function restartPolicyOf(pod: Pod): 'Always' | 'OnFailure' | 'Never' {
+  return pod.spec.restartPolicy ?? 'Always';
+}
+
+export function isTerminalPhase(pod: Pod): boolean {
+  return pod.status?.phase === 'Failed' || pod.status?.phase === 'Succeeded';
+}
+
+export const ConfigSourceAnnotation = 'kubernetes.io/config.source';
+export const ConfigHashAnnotation = 'kubernetes.io/config.hash';
+export const ConfigSeenAnnotation = 'kubernetes.io/config.seen';
+export const ConfigMirrorAnnotation = 'kubernetes.io/config.mirror';
+
+/** Static pods come from the file and URL sources; the apiserver's are not static. */
+export function isStaticPod(pod: Pod): boolean {
+  const source = pod.metadata.annotations?.[ConfigSourceAnnotation];
+  return source !== undefined && source !== 'api';
+}

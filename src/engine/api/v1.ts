@@ -1,0 +1,245 @@
+// The Kubernetes core/v1 objects knode reads and writes, as their JSON is:
+// field names as the API spells them, times as RFC 3339 strings, everything
+// optional that the API leaves optional. A subset, grown as features need it.
+
+export type Quantity = string | number;
+
+export interface ObjectMeta {
+  name?: string;
+  generateName?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string;
+  deletionTimestamp?: string;
+  deletionGracePeriodSeconds?: number;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  ownerReferences?: { apiVersion: string; kind: string; name: string; uid: string; controller?: boolean }[];
+}
+
+export interface ObjectFieldSelector {
+  apiVersion?: string;
+  fieldPath: string;
+}
+
+export interface ResourceFieldSelector {
+  containerName?: string;
+  resource: string;
+  divisor?: Quantity;
+}
+
+export interface EnvVarSource {
+  fieldRef?: ObjectFieldSelector;
+  resourceFieldRef?: ResourceFieldSelector;
+  configMapKeyRef?: { name?: string; key: string; optional?: boolean };
+  secretKeyRef?: { name?: string; key: string; optional?: boolean };
+}
+
+export interface EnvVar {
+  name: string;
+  value?: string;
+  valueFrom?: EnvVarSource;
+}
+
+export interface ContainerPort {
+  name?: string;
+  containerPort: number;
+  hostPort?: number;
+  hostIP?: string;
+  protocol?: 'TCP' | 'UDP' | 'SCTP';
+}
+
+export interface ResourceRequirements {
+  limits?: Record<string, Quantity>;
+  requests?: Record<string, Quantity>;
+}
+
+export interface ExecAction {
+  command?: string[];
+}
+
+export interface HTTPGetAction {
+  path?: string;
+  port: number | string;
+  host?: string;
+  scheme?: 'HTTP' | 'HTTPS';
+  httpHeaders?: { name: string; value: string }[];
+}
+
+export interface TCPSocketAction {
+  port: number | string;
+  host?: string;
+}
+
+export interface LifecycleHandler {
+  exec?: ExecAction;
+  httpGet?: HTTPGetAction;
+  tcpSocket?: TCPSocketAction;
+  sleep?: { seconds: number };
+}
+
+export interface Lifecycle {
+  postStart?: LifecycleHandler;
+  preStop?: LifecycleHandler;
+  stopSignal?: string;
+}
+
+export interface Probe extends LifecycleHandler {
+  grpc?: { port: number; service?: string };
+  initialDelaySeconds?: number;
+  timeoutSeconds?: number;
+  periodSeconds?: number;
+  successThreshold?: number;
+  failureThreshold?: number;
+  terminationGracePeriodSeconds?: number;
+}
+
+export interface VolumeMount {
+  name: string;
+  mountPath: string;
+  readOnly?: boolean;
+  subPath?: string;
+}
+
+export interface Container {
+  name: string;
+  image?: string;
+  command?: string[];
+  args?: string[];
+  workingDir?: string;
+  ports?: ContainerPort[];
+  env?: EnvVar[];
+  resources?: ResourceRequirements;
+  volumeMounts?: VolumeMount[];
+  livenessProbe?: Probe;
+  readinessProbe?: Probe;
+  startupProbe?: Probe;
+  lifecycle?: Lifecycle;
+  terminationMessagePath?: string;
+  terminationMessagePolicy?: 'File' | 'FallbackToLogsOnError';
+  imagePullPolicy?: 'Always' | 'IfNotPresent' | 'Never';
+  /** Only on init containers: `Always` makes it a sidecar (a restartable init container). */
+  restartPolicy?: 'Always';
+  stdin?: boolean;
+  stdinOnce?: boolean;
+  tty?: boolean;
+  securityContext?: Record<string, unknown>;
+}
+
+export interface Volume {
+  name: string;
+  hostPath?: { path: string; type?: string };
+  emptyDir?: { medium?: string; sizeLimit?: Quantity };
+  [source: string]: unknown;
+}
+
+export interface PodSpec {
+  containers: Container[];
+  initContainers?: Container[];
+  volumes?: Volume[];
+  restartPolicy?: 'Always' | 'OnFailure' | 'Never';
+  terminationGracePeriodSeconds?: number;
+  activeDeadlineSeconds?: number;
+  dnsPolicy?: string;
+  nodeName?: string;
+  nodeSelector?: Record<string, string>;
+  hostNetwork?: boolean;
+  hostPID?: boolean;
+  hostIPC?: boolean;
+  hostname?: string;
+  subdomain?: string;
+  shareProcessNamespace?: boolean;
+  serviceAccountName?: string;
+  schedulerName?: string;
+  priority?: number;
+  priorityClassName?: string;
+  securityContext?: Record<string, unknown>;
+  tolerations?: { key?: string; operator?: string; value?: string; effect?: string; tolerationSeconds?: number }[];
+  enableServiceLinks?: boolean;
+  os?: { name: string };
+}
+
+export interface ContainerStateWaiting {
+  reason?: string;
+  message?: string;
+}
+
+export interface ContainerStateRunning {
+  startedAt?: string;
+}
+
+export interface ContainerStateTerminated {
+  exitCode: number;
+  signal?: number;
+  reason?: string;
+  message?: string;
+  startedAt?: string;
+  finishedAt?: string;
+  containerID?: string;
+}
+
+export interface ContainerState {
+  waiting?: ContainerStateWaiting;
+  running?: ContainerStateRunning;
+  terminated?: ContainerStateTerminated;
+}
+
+export interface ContainerStatus {
+  name: string;
+  state?: ContainerState;
+  lastState?: ContainerState;
+  ready: boolean;
+  restartCount: number;
+  image: string;
+  imageID: string;
+  containerID?: string;
+  started?: boolean;
+}
+
+export interface PodCondition {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  lastProbeTime?: string | null;
+  lastTransitionTime?: string;
+  reason?: string;
+  message?: string;
+}
+
+export type PodPhase = 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Unknown';
+
+export interface PodStatus {
+  phase?: PodPhase;
+  conditions?: PodCondition[];
+  message?: string;
+  reason?: string;
+  hostIP?: string;
+  hostIPs?: { ip: string }[];
+  podIP?: string;
+  podIPs?: { ip: string }[];
+  startTime?: string;
+  initContainerStatuses?: ContainerStatus[];
+  containerStatuses?: ContainerStatus[];
+  qosClass?: 'Guaranteed' | 'Burstable' | 'BestEffort';
+}
+
+export interface Pod {
+  apiVersion?: 'v1';
+  kind?: 'Pod';
+  metadata: ObjectMeta;
+  spec: PodSpec;
+  status?: PodStatus;
+}
+
+export interface PodList {
+  apiVersion: 'v1';
+  kind: 'PodList';
+  metadata: { resourceVersion?: string };
+  items: Pod[];
+}
+
+/** RFC 3339 with second precision, as the Kubernetes API writes metav1.Time. */
+export function rfc3339(ms: number): string {
+  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+}

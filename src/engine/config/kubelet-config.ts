@@ -1,0 +1,73 @@
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+
+/**
+ * The one configuration object the engine takes: the kubelet's
+ * KubeletConfiguration fields that knode implements (same names, durations in
+ * milliseconds), with knode's own fields beside them. Flags and a config file
+ * both fill it; nothing else reaches the engine.
+ */
+export interface KubeletConfiguration {
+  nodeName: string;
+  /** knode's root dir: pod logs, the embedded runtime. */
+  rootDir: string;
+  staticPodPath?: string;
+  staticPodURL?: string;
+  staticPodURLHeader: Record<string, string[]>;
+  fileCheckFrequency: number;
+  httpCheckFrequency: number;
+  syncFrequency: number;
+  maxPods: number;
+  runtimeRequestTimeout: number;
+  containerRuntimeEndpoint: string;
+
+  // knode's fields
+  /** The generic PLEG's relist period (the kubelet's is fixed at 1s). */
+  plegRelistPeriod: number;
+  /** Use runtime container events as hints for targeted relists (DESIGN.md: "events are hints"). */
+  eventedPleg: boolean;
+  /** The full relist period while container events arrive (a safety net). */
+  plegEventedRelistPeriod: number;
+  /** Where pod log directories live (the kubelet's /var/log/pods). */
+  podLogsDir: string;
+  /** Read each source once and do not watch it (runOnce, `knode apply`). */
+  runOnce: boolean;
+}
+
+/** The kubelet's defaults. */
+export function defaultKubeletConfiguration(rootDir: string, overrides: Partial<KubeletConfiguration> = {}): KubeletConfiguration {
+  return {
+    nodeName: hostname().toLowerCase(),
+    rootDir,
+    staticPodURLHeader: {},
+    fileCheckFrequency: 20_000,
+    httpCheckFrequency: 20_000,
+    syncFrequency: 60_000,
+    maxPods: 110,
+    runtimeRequestTimeout: 120_000,
+    containerRuntimeEndpoint: '',
+    plegRelistPeriod: 1_000,
+    eventedPleg: true,
+    plegEventedRelistPeriod: 10_000,
+    podLogsDir: join(rootDir, 'pods'),
+    runOnce: false,
+    ...overrides,
+  };
+}
+
+/** Constants of the kubelet that are not configuration. */
+export const KubeletConstants = {
+  housekeepingPeriod: 2_000,
+  syncLoopTick: 1_000,
+  /** Error backoff of a pod worker (kubelet backOffPeriod). */
+  workerBackOffPeriod: 10_000,
+  workerResyncJitterFactor: 0.5,
+  crashLoopBackOffInitial: 10_000,
+  crashLoopBackOffMax: 300_000,
+  imageBackOffInitial: 10_000,
+  imageBackOffMax: 300_000,
+  /** A relist that has not finished for this long makes the PLEG unhealthy. */
+  plegRelistThreshold: 180_000,
+  runtimeStatusPeriod: 5_000,
+  defaultTerminationGracePeriodSeconds: 30,
+} as const;

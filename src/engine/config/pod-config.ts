@@ -1,0 +1,73 @@
+import type { Clock } from '../../util/clock.js';
+import { podRef } from '../api/pod-util.js';
+import type { EventStream } from '../events.js';
+import { FileSource } from './file-source.js';
+import type { KubeletConfiguration } from './kubelet-config.js';
+import { formatManifestError } from './manifest.js';
+import { PodStorage, type PodUpdate } from './pod-storage.js';
+import { UrlSource } from './url-source.js';
+
+interface Source {
+  readonly name: string;
+  start(): Promise<void>;
+  stop(): void;
+}
+
+/**
+ * The kubelet's PodConfig: starts the configured sources, merges their
+ * snapshots through PodStorage, and hands each resulting update to the sync
+ * loop. Knows when every source has been seen (housekeeping waits for that).
+ */
+export class PodConfig {
+  private readonly storage = new PodStorage();
+  private readonly sources: Source[] = [];
+
+  constructor(
+    config: KubeletConfiguration,
+    clock: Clock,
+    private readonly events: EventStream,
+    private readonly onUpdate: (update: PodUpdate) => void,
+  ) {
+    const watchForChanges = !config.runOnce;
+    if (config.staticPodPath) {
+      this.sources.push(new FileSource(config.staticPodPath, config.nodeName, clock, config.fileCheckFrequency, this.sinkFor('file'), watchForChanges));
+    }
+    if (config.staticPodURL) {
+      this.sources.push(
+        new UrlSource(config.staticPodURL, config.staticPodURLHeader, config.nodeName, clock, config.httpCheckFrequency, this.sinkFor('http'), watchForChanges),
+      );
+    }
+  }
+
+  get sourceNames(): string[] {
+    return this.sources.map((s) => s.name);
+  }
+
+  /** Starts every source; resolves once each has been read (or failed) once. */
+  async start(): Promise<void> {
+    await Promise.all(this.sources.map((s) => s.start()));
+  }
+
+  stop(): void {
+    for (const s of this.sources) s.stop();
+  }
+
+  seenAllSources(): boolean {
+    return this.storage.seenAllSources(this.sourceNames);
+  }
+
+  private sinkFor(source: string) {
+    return {
+      snapshot: (pods: Parameters<PodStorage['merge']>[1]) => {
+        const firstTime = !this.storage.seenAllSources([source]);
+        const updates = this.storage.merge(source, pods, (dup) =>
+          this.events.emit({ type: 'ManifestError', pod: podRef(dup), uid: dup.metadata.uid ?? '', reason: 'DuplicatePod', message: `duplicate pod name ${podRef(dup)} in source ${source}; ignoring the later one` }),
+        );
+        if (firstTime) this.events.emit({ type: 'SourceReady', pod: '', uid: '', message: `source "${source}" seen`, detail: { source } });
+        for (const update of updates) this.onUpdate(update);
+      },
+      error: (error: Parameters<typeof formatManifestError>[0]) =>
+        this.events.emit({ type: 'ManifestError', pod: error.pod ?? '', uid: '', reason: 'FailedToDecode', message: formatManifestError(error) }),
+    };
+  }
+}

@@ -1,0 +1,223 @@
+// Validation of a decoded pod manifest, reporting every problem with the
+// field path kubectl would print (`spec.containers[0].image`). A pod with any
+// problem is not run; the others in the same file are.
+
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const ENV_NAME = /^[-._a-zA-Z][-._a-zA-Z0-9]*$/;
+const MAX_NAME = 253;
+
+type Obj = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const typeName = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v);
+
+class Checker {
+  readonly errors: FieldError[] = [];
+
+  fail(field: string, message: string): void {
+    this.errors.push({ field, message });
+  }
+
+  object(field: string, v: unknown, required = false): v is Obj {
+    if (v === undefined || v === null) {
+      if (required) this.fail(field, 'Required value');
+      return false;
+    }
+    if (!isObject(v)) {
+      this.fail(field, `expected an object, got ${typeName(v)}`);
+      return false;
+    }
+    return true;
+  }
+
+  array(field: string, v: unknown, required = false): v is unknown[] {
+    if (v === undefined || v === null) {
+      if (required) this.fail(field, 'Required value');
+      return false;
+    }
+    if (!Array.isArray(v)) {
+      this.fail(field, `expected an array, got ${typeName(v)}`);
+      return false;
+    }
+    return true;
+  }
+
+  string(field: string, v: unknown, required = false): v is string {
+    if (v === undefined || v === null) {
+      if (required) this.fail(field, 'Required value');
+      return false;
+    }
+    if (typeof v !== 'string') {
+      this.fail(field, `expected a string, got ${typeName(v)}`);
+      return false;
+    }
+    if (required && v.length === 0) {
+      this.fail(field, 'Required value');
+      return false;
+    }
+    return true;
+  }
+
+  strings(field: string, v: unknown): void {
+    if (!this.array(field, v)) return;
+    v.forEach((item, i) => this.string(`${field}[${i}]`, item));
+  }
+
+  stringMap(field: string, v: unknown): void {
+    if (!this.object(field, v)) return;
+    for (const [key, value] of Object.entries(v)) this.string(`${field}[${key}]`, value);
+  }
+
+  integer(field: string, v: unknown, min: number, max = Number.MAX_SAFE_INTEGER): v is number {
+    if (v === undefined || v === null) return false;
+    if (typeof v !== 'number' || !Number.isInteger(v)) {
+      this.fail(field, `expected an integer, got ${typeName(v)}`);
+      return false;
+    }
+    if (v < min || v > max) {
+      this.fail(field, `must be between ${min} and ${max}, got ${v}`);
+      return false;
+    }
+    return true;
+  }
+
+  boolean(field: string, v: unknown): void {
+    if (v !== undefined && v !== null && typeof v !== 'boolean') this.fail(field, `expected a boolean, got ${typeName(v)}`);
+  }
+
+  oneOf(field: string, v: unknown, allowed: readonly string[]): void {
+    if (v === undefined || v === null) return;
+    if (!this.string(field, v)) return;
+    if (!allowed.includes(v)) this.fail(field, `Unsupported value: "${v}": supported values: ${allowed.map((a) => `"${a}"`).join(', ')}`);
+  }
+
+  dnsLabel(field: string, v: unknown, required = true): void {
+    if (!this.string(field, v, required)) return;
+    if (v.length > 63 || !DNS_LABEL.test(v)) {
+      this.fail(field, `Invalid value: "${truncate(v)}": must be a lowercase RFC 1123 label (a-z, 0-9, '-', at most 63 characters)`);
+    }
+  }
+
+  dnsSubdomain(field: string, v: unknown, maxLength = MAX_NAME): void {
+    if (!this.string(field, v, true)) return;
+    if (v.length > maxLength || !DNS_SUBDOMAIN.test(v)) {
+      this.fail(field, `Invalid value: "${truncate(v)}": must be a lowercase RFC 1123 subdomain (a-z, 0-9, '-', '.', at most ${maxLength} characters)`);
+    }
+  }
+}
+
+function truncate(v: string): string {
+  return v.length > 64 ? `${v.slice(0, 61)}...` : v;
+}
+
+export interface ValidateOptions {
+  /** Room left in the name for the `-<node name>` suffix static pods get. */
+  nameSuffixLength: number;
+}
+
+/** Validates a decoded Pod object; an empty list means the pod can run. */
+export function validatePod(raw: unknown, options: ValidateOptions): FieldError[] {
+  const c = new Checker();
+  if (!c.object('', raw, true)) return c.errors;
+  c.oneOf('apiVersion', raw.apiVersion, ['v1']);
+  if (c.object('metadata', raw.metadata, true)) {
+    const meta = raw.metadata;
+    c.dnsSubdomain('metadata.name', meta.name, MAX_NAME - options.nameSuffixLength);
+    if (meta.namespace !== undefined) c.dnsLabel('metadata.namespace', meta.namespace);
+    if (meta.uid !== undefined) c.string('metadata.uid', meta.uid);
+    c.stringMap('metadata.labels', meta.labels);
+    c.stringMap('metadata.annotations', meta.annotations);
+  }
+  if (c.object('spec', raw.spec, true)) validateSpec(c, raw.spec);
+  return c.errors;
+}
+
+function validateSpec(c: Checker, spec: Obj): void {
+  c.oneOf('spec.restartPolicy', spec.restartPolicy, ['Always', 'OnFailure', 'Never']);
+  c.integer('spec.terminationGracePeriodSeconds', spec.terminationGracePeriodSeconds, 0);
+  c.integer('spec.activeDeadlineSeconds', spec.activeDeadlineSeconds, 1);
+  c.boolean('spec.hostNetwork', spec.hostNetwork);
+  c.stringMap('spec.nodeSelector', spec.nodeSelector);
+  const names = new Set<string>();
+  if (c.array('spec.initContainers', spec.initContainers)) {
+    spec.initContainers.forEach((ctr, i) => validateContainer(c, `spec.initContainers[${i}]`, ctr, names, true));
+  }
+  if (c.array('spec.containers', spec.containers, true)) {
+    if (spec.containers.length === 0) c.fail('spec.containers', 'Required value: a pod needs at least one container');
+    spec.containers.forEach((ctr, i) => validateContainer(c, `spec.containers[${i}]`, ctr, names, false));
+  }
+  if (c.array('spec.volumes', spec.volumes)) {
+    const volumes = new Set<string>();
+    spec.volumes.forEach((v, i) => {
+      if (!c.object(`spec.volumes[${i}]`, v, true)) return;
+      c.dnsLabel(`spec.volumes[${i}].name`, v.name);
+      if (typeof v.name === 'string') {
+        if (volumes.has(v.name)) c.fail(`spec.volumes[${i}].name`, `Duplicate value: "${v.name}"`);
+        volumes.add(v.name);
+      }
+    });
+  }
+}
+
+function validateContainer(c: Checker, path: string, ctr: unknown, names: Set<string>, init: boolean): void {
+  if (!c.object(path, ctr, true)) return;
+  c.dnsLabel(`${path}.name`, ctr.name);
+  if (typeof ctr.name === 'string') {
+    if (names.has(ctr.name)) c.fail(`${path}.name`, `Duplicate value: "${ctr.name}"`);
+    names.add(ctr.name);
+  }
+  if (c.string(`${path}.image`, ctr.image, true) && /\s/.test(ctr.image)) c.fail(`${path}.image`, `Invalid value: "${truncate(ctr.image)}": must not contain spaces`);
+  c.strings(`${path}.command`, ctr.command);
+  c.strings(`${path}.args`, ctr.args);
+  c.string(`${path}.workingDir`, ctr.workingDir);
+  c.oneOf(`${path}.imagePullPolicy`, ctr.imagePullPolicy, ['Always', 'IfNotPresent', 'Never']);
+  c.oneOf(`${path}.terminationMessagePolicy`, ctr.terminationMessagePolicy, ['File', 'FallbackToLogsOnError']);
+  c.string(`${path}.terminationMessagePath`, ctr.terminationMessagePath);
+  if (init) c.oneOf(`${path}.restartPolicy`, ctr.restartPolicy, ['Always']);
+  else if (ctr.restartPolicy !== undefined) c.fail(`${path}.restartPolicy`, 'Forbidden: may not be set for non-init containers');
+  if (c.array(`${path}.env`, ctr.env)) {
+    ctr.env.forEach((e, i) => {
+      const p = `${path}.env[${i}]`;
+      if (!c.object(p, e, true)) return;
+      if (c.string(`${p}.name`, e.name, true) && !ENV_NAME.test(e.name)) {
+        c.fail(`${p}.name`, `Invalid value: "${truncate(e.name)}": a valid environment variable name must consist of letters, digits, '_', '-' or '.' and not start with a digit`);
+      }
+      c.string(`${p}.value`, e.value);
+      if (e.valueFrom !== undefined && c.object(`${p}.valueFrom`, e.valueFrom) && e.valueFrom.fieldRef !== undefined) {
+        if (c.object(`${p}.valueFrom.fieldRef`, e.valueFrom.fieldRef)) c.string(`${p}.valueFrom.fieldRef.fieldPath`, e.valueFrom.fieldRef.fieldPath, true);
+      }
+    });
+  }
+  if (c.array(`${path}.ports`, ctr.ports)) {
+    ctr.ports.forEach((port, i) => {
+      const p = `${path}.ports[${i}]`;
+      if (!c.object(p, port, true)) return;
+      if (port.containerPort === undefined) c.fail(`${p}.containerPort`, 'Required value');
+      c.integer(`${p}.containerPort`, port.containerPort, 1, 65535);
+      c.integer(`${p}.hostPort`, port.hostPort, 0, 65535);
+      c.oneOf(`${p}.protocol`, port.protocol, ['TCP', 'UDP', 'SCTP']);
+      if (port.name !== undefined) c.string(`${p}.name`, port.name);
+    });
+  }
+  for (const probe of ['livenessProbe', 'readinessProbe', 'startupProbe'] as const) {
+    const value = ctr[probe];
+    if (value === undefined || !c.object(`${path}.${probe}`, value)) continue;
+    for (const field of ['initialDelaySeconds', 'timeoutSeconds', 'periodSeconds', 'successThreshold', 'failureThreshold']) {
+      c.integer(`${path}.${probe}.${field}`, value[field], field === 'initialDelaySeconds' ? 0 : 1);
+    }
+  }
+  if (c.array(`${path}.volumeMounts`, ctr.volumeMounts)) {
+    ctr.volumeMounts.forEach((m, i) => {
+      const p = `${path}.volumeMounts[${i}]`;
+      if (!c.object(p, m, true)) return;
+      c.string(`${p}.name`, m.name, true);
+      c.string(`${p}.mountPath`, m.mountPath, true);
+    });
+  }
+}

@@ -1,0 +1,80 @@
+/**
+ * Every stage of a pod's life that the engine reports, as one typed union.
+ * The faces (plain log lines, NDJSON, the TUI, trace, metrics) all read this
+ * stream; a new stage is a new member here, never an ad-hoc string.
+ */
+export type LifecycleEventType =
+  // sources and admission
+  | 'SourceReady'
+  | 'ManifestError'
+  | 'PodSeen'
+  | 'PodUpdated'
+  | 'PodDeleted'
+  | 'PodRemoved'
+  | 'PodAdmitted'
+  | 'PodRejected'
+  // the pod worker
+  | 'WorkerStarted'
+  | 'SyncFailed'
+  | 'VolumesReady'
+  | 'SandboxCreated'
+  | 'SandboxFailed'
+  | 'ImagePulling'
+  | 'ImagePulled'
+  | 'ImagePullFailed'
+  | 'ImagePullBackOff'
+  | 'ContainerCreated'
+  | 'ContainerStarted'
+  | 'ContainerFailed'
+  | 'ContainerBackOff'
+  | 'ContainerKilling'
+  | 'PodTerminating'
+  | 'PodTerminated'
+  | 'WorkerFinished'
+  // PLEG and status
+  | 'PLEGEvent'
+  | 'PLEGRelist'
+  | 'StatusChanged'
+  | 'PodRunning'
+  | 'PodReady'
+  | 'PodSucceeded'
+  | 'PodFailed'
+  // the node
+  | 'RuntimeUnhealthy'
+  | 'RuntimeHealthy'
+  | 'Housekeeping'
+  | 'OrphanKilled';
+
+export interface LifecycleEvent {
+  type: LifecycleEventType;
+  /** `namespace/name`, or '' for node-level events. */
+  pod: string;
+  uid: string;
+  /** Milliseconds since the epoch, from the engine's clock. */
+  at: number;
+  container?: string;
+  /** A kubelet event reason where one exists (Pulled, Created, Started, BackOff, Killing ...). */
+  reason?: string;
+  message?: string;
+  /** Stage-specific numbers: durations in ms, counts. */
+  detail?: Record<string, string | number | boolean>;
+}
+
+export type LifecycleListener = (event: LifecycleEvent) => void;
+
+/** The engine's one event stream; listeners must not throw and must be quick. */
+export class EventStream {
+  private readonly listeners = new Set<LifecycleListener>();
+
+  constructor(private readonly now: () => number) {}
+
+  subscribe(listener: LifecycleListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  emit(event: Omit<LifecycleEvent, 'at'> & { at?: number }): void {
+    const full: LifecycleEvent = { ...event, at: event.at ?? this.now() };
+    for (const listener of this.listeners) listener(full);
+  }
+}

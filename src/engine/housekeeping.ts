@@ -1,0 +1,67 @@
+import type { EventStream } from './events.js';
+import type { RuntimeManager } from './kuberuntime/runtime-manager.js';
+import type { PodCache } from './pleg/pod-cache.js';
+import type { PodManager } from './pod-manager.js';
+import type { PodWorkers } from './pod-workers.js';
+import type { ReasonCache } from './status/reason-cache.js';
+import type { StatusManager } from './status/status-manager.js';
+
+export interface HousekeepingDeps {
+  podManager: PodManager;
+  podWorkers: PodWorkers;
+  statusManager: StatusManager;
+  reasons: ReasonCache;
+  podCache: PodCache;
+  runtime: RuntimeManager;
+  events: EventStream;
+}
+
+/**
+ * The kubelet's HandlePodCleanups, every two seconds once all sources are
+ * seen: workers of pods no longer desired are told to terminate, pods the
+ * runtime runs that no worker knows (orphans, e.g. left by an earlier run)
+ * are killed, finished state is forgotten, and dead containers beyond the
+ * newest of each name are garbage-collected.
+ */
+export class Housekeeping {
+  private running = false;
+
+  constructor(private readonly d: HousekeepingDeps) {}
+
+  async handlePodCleanups(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    try {
+      await this.cleanup();
+    } finally {
+      this.running = false;
+    }
+  }
+
+  private async cleanup(): Promise<void> {
+    const { podManager, podWorkers, statusManager, runtime, events } = this.d;
+    const desired = new Set(podManager.getPods().map((p) => p.metadata.uid!));
+    const workers = podWorkers.syncKnownPods(desired);
+    const known = new Set([...desired, ...workers.keys()]);
+    statusManager.removeOrphanedStatuses(known);
+
+    const runningPods = await runtime.getPods();
+    for (const pod of runningPods) {
+      if (workers.has(pod.uid) || desired.has(pod.uid)) continue;
+      const live = pod.containers.some((c) => c.state === 'running' || c.state === 'created') || pod.sandboxes.some((s) => s.state === 'ready');
+      if (live) {
+        events.emit({ type: 'OrphanKilled', pod: `${pod.namespace}/${pod.name}`, uid: pod.uid, reason: 'Killing', message: 'no source wants this pod: stopping it' });
+        podWorkers.updatePod({ updateType: 'kill', runningPod: pod });
+      } else {
+        await runtime.removePod(pod);
+        this.d.podCache.delete(pod.uid);
+        this.d.reasons.remove(pod.uid);
+      }
+    }
+
+    for (const pod of podManager.getPods()) {
+      const cached = this.d.podCache.get(pod.metadata.uid!);
+      if (cached.modified > 0) await runtime.removeDeadContainers(cached.status);
+    }
+  }
+}

@@ -1,0 +1,228 @@
+import type { ImageService, RuntimeService } from '../cri/runtime-service.js';
+import { AsyncQueue } from '../util/async-queue.js';
+import { Backoff } from '../util/backoff.js';
+import { RealClock, type Clock, type Timer } from '../util/clock.js';
+import type { Pod } from './api/v1.js';
+import { PodConfig } from './config/pod-config.js';
+import { KubeletConstants, type KubeletConfiguration } from './config/kubelet-config.js';
+import type { PodUpdate } from './config/pod-storage.js';
+import { EventStream } from './events.js';
+import { Housekeeping } from './housekeeping.js';
+import { RuntimeManager } from './kuberuntime/runtime-manager.js';
+import { hostIp } from '../util/host-ip.js';
+import { EventedHints, type PlegMode } from './pleg/evented.js';
+import { GenericPLEG } from './pleg/generic.js';
+import { PodCache } from './pleg/pod-cache.js';
+import type { PodLifecycleEvent } from './pleg/types.js';
+import { PodManager } from './pod-manager.js';
+import { KubeletPodSyncer } from './pod-sync.js';
+import { PodWorkers } from './pod-workers.js';
+import { ReasonCache } from './status/reason-cache.js';
+import { StatusManager } from './status/status-manager.js';
+import { SyncHandler } from './sync-handler.js';
+import { WorkQueue } from './work-queue.js';
+
+export interface KubeletDeps {
+  runtime: RuntimeService & ImageService;
+  clock?: Clock;
+  /** Randomness for jitter; injectable so tests are deterministic. */
+  random?: () => number;
+}
+
+type LoopMessage =
+  | { kind: 'config'; update: PodUpdate }
+  | { kind: 'pleg'; event: PodLifecycleEvent }
+  | { kind: 'sync' }
+  | { kind: 'housekeeping' };
+
+/**
+ * The kubelet: pod sources feed the sync loop, which hands each pod to its
+ * worker; workers drive the runtime through the runtime manager; the PLEG
+ * reports what changed; the status manager keeps each pod's API status. The
+ * engine takes one KubeletConfiguration and a CRI runtime, nothing else, and
+ * reports everything on one event stream.
+ */
+export class Kubelet {
+  readonly events: EventStream;
+  readonly clock: Clock;
+  readonly podManager = new PodManager();
+  readonly podCache = new PodCache();
+  readonly statusManager: StatusManager;
+  readonly reasonCache = new ReasonCache();
+  readonly workQueue: WorkQueue;
+  readonly podWorkers: PodWorkers;
+  readonly runtimeManager: RuntimeManager;
+  readonly pleg: GenericPLEG;
+  readonly podConfig: PodConfig;
+  readonly handler: SyncHandler;
+  readonly hostIP = hostIp();
+  runtimeName = 'cri';
+  runtimeVersion = '';
+  plegMode: PlegMode | 'starting' = 'starting';
+  private readonly evented: EventedHints | undefined;
+  private readonly housekeeping: Housekeeping;
+  private readonly inbox = new AsyncQueue<LoopMessage>();
+  private readonly timers: Timer[] = [];
+  private loop: Promise<void> | undefined;
+  private runtimeProblem: string | undefined;
+  private stopped = false;
+
+  constructor(
+    readonly config: KubeletConfiguration,
+    private readonly deps: KubeletDeps,
+  ) {
+    this.clock = deps.clock ?? new RealClock();
+    const clock = this.clock;
+    const random = deps.random ?? Math.random;
+    this.events = new EventStream(() => clock.now());
+    this.statusManager = new StatusManager(this.events);
+    this.workQueue = new WorkQueue(clock);
+    this.runtimeManager = new RuntimeManager({
+      runtime: deps.runtime,
+      images: deps.runtime,
+      clock,
+      events: this.events,
+      nodeName: config.nodeName,
+      podLogsDir: config.podLogsDir,
+      crashLoopBackOff: new Backoff(clock, KubeletConstants.crashLoopBackOffInitial, KubeletConstants.crashLoopBackOffMax),
+      imageBackOff: new Backoff(clock, KubeletConstants.imageBackOffInitial, KubeletConstants.imageBackOffMax),
+      hostIP: this.hostIP,
+    });
+    const syncer = new KubeletPodSyncer({
+      runtime: this.runtimeManager,
+      statusManager: this.statusManager,
+      reasons: this.reasonCache,
+      podManager: this.podManager,
+      clock,
+      events: this.events,
+      hostIP: this.hostIP,
+      runtimeName: () => this.runtimeName,
+      runtimeError: () => this.runtimeProblem,
+    });
+    this.pleg = new GenericPLEG({
+      runtime: this.runtimeManager,
+      cache: this.podCache,
+      clock,
+      events: this.events,
+      onEvent: (event) => this.inbox.push({ kind: 'pleg', event }),
+      period: () => (this.plegMode === 'evented' ? config.plegEventedRelistPeriod : config.plegRelistPeriod),
+      relistThreshold: KubeletConstants.plegRelistThreshold,
+    });
+    if (config.eventedPleg) {
+      this.evented = new EventedHints(deps.runtime, this.pleg, clock, this.events, config.nodeName, (mode) => {
+        this.plegMode = mode;
+        this.pleg.reschedule();
+      });
+    }
+    this.podWorkers = new PodWorkers({
+      syncer,
+      cache: this.podCache,
+      workQueue: this.workQueue,
+      clock,
+      random,
+      events: this.events,
+      resyncInterval: config.syncFrequency,
+      backOffPeriod: KubeletConstants.workerBackOffPeriod,
+      afterSync: this.evented ? (pod) => void this.pleg.relistPod(pod.metadata.uid!, pod.metadata.name!, pod.metadata.namespace!) : undefined,
+    });
+    this.handler = new SyncHandler({
+      podManager: this.podManager,
+      podWorkers: this.podWorkers,
+      statusManager: this.statusManager,
+      events: this.events,
+      maxPods: config.maxPods,
+    });
+    this.housekeeping = new Housekeeping({
+      podManager: this.podManager,
+      podWorkers: this.podWorkers,
+      statusManager: this.statusManager,
+      reasons: this.reasonCache,
+      podCache: this.podCache,
+      runtime: this.runtimeManager,
+      events: this.events,
+    });
+    this.podConfig = new PodConfig(config, clock, this.events, (update) => this.inbox.push({ kind: 'config', update }));
+  }
+
+  /** Starts the PLEG, the sync loop and the sources; resolves once every source was read once. */
+  async start(): Promise<void> {
+    const version = await this.deps.runtime.version();
+    this.runtimeName = version.runtimeName;
+    this.runtimeVersion = version.runtimeVersion;
+    if (!this.evented) this.plegMode = 'generic';
+    await this.checkRuntime();
+    this.pleg.start();
+    this.evented?.start();
+    this.loop = this.syncLoop();
+    this.timers.push(this.clock.setInterval(() => this.inbox.push({ kind: 'sync' }), KubeletConstants.syncLoopTick));
+    this.timers.push(this.clock.setInterval(() => this.inbox.push({ kind: 'housekeeping' }), KubeletConstants.housekeepingPeriod));
+    this.timers.push(this.clock.setInterval(() => void this.checkRuntime(), KubeletConstants.runtimeStatusPeriod));
+    await this.podConfig.start();
+  }
+
+  /** Stops everything the kubelet started; containers keep running, as the kubelet's do. */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    for (const t of this.timers) t.cancel();
+    this.podConfig.stop();
+    this.evented?.stop();
+    this.pleg.stop();
+    this.inbox.close();
+    await this.loop;
+    await this.podWorkers.stop();
+    await this.pleg.idle();
+  }
+
+  private async syncLoop(): Promise<void> {
+    for (;;) {
+      const message = await this.inbox.next();
+      if (!message || this.stopped) return;
+      try {
+        await this.syncLoopIteration(message);
+      } catch (err) {
+        this.events.emit({ type: 'SyncFailed', pod: '', uid: '', reason: 'SyncLoop', message: `sync loop iteration failed: ${(err as Error).message}` });
+      }
+    }
+  }
+
+  private async syncLoopIteration(message: LoopMessage): Promise<void> {
+    switch (message.kind) {
+      case 'config':
+        this.handler.handleConfigUpdate(message.update);
+        return;
+      case 'pleg':
+        this.handler.handlePlegEvent(message.event);
+        return;
+      case 'sync': {
+        const due = this.workQueue.getWork().map((uid) => this.podManager.getPodByUid(uid)).filter((p): p is Pod => p !== undefined);
+        if (due.length > 0) this.handler.handlePodSyncs(due);
+        return;
+      }
+      case 'housekeeping':
+        if (!this.podConfig.seenAllSources()) return;
+        await this.housekeeping.handlePodCleanups();
+        return;
+    }
+  }
+
+  /** Asks the runtime whether it is ready (the kubelet's runtime state check). */
+  private async checkRuntime(): Promise<void> {
+    let problem: string | undefined;
+    try {
+      const conditions = (await this.deps.runtime.status()).status?.conditions ?? [];
+      const notReady = conditions.filter((c) => (c.type === 'RuntimeReady' || c.type === 'NetworkReady') && !c.status);
+      if (notReady.length > 0) problem = notReady.map((c) => `${c.type}=false reason:${c.reason} message:${c.message}`).join('; ');
+    } catch (err) {
+      problem = `the runtime does not answer: ${(err as Error).message}`;
+    }
+    if (problem && !this.runtimeProblem) this.events.emit({ type: 'RuntimeUnhealthy', pod: '', uid: '', message: problem });
+    if (!problem && this.runtimeProblem) this.events.emit({ type: 'RuntimeHealthy', pod: '', uid: '', message: 'the container runtime is ready again' });
+    this.runtimeProblem = problem;
+  }
+
+  /** Pods with their latest status, as /pods and `knode status` show them. */
+  podsWithStatus(): Pod[] {
+    return this.podManager.getPods().map((p) => this.statusManager.podWithStatus(p));
+  }
+}

@@ -1,0 +1,197 @@
+import { isRestartableInit, restartPolicyOf } from '../api/pod-util.js';
+import type { Container, Pod } from '../api/v1.js';
+import { findContainer, type ContainerInstance, type RuntimePodStatus, type SandboxInstance } from '../container/types.js';
+import { hashContainer } from './labels.js';
+
+export interface ContainerToKill {
+  name: string;
+  container?: Container;
+  reason: string;
+  message: string;
+}
+
+/** What SyncPod must do to bring the runtime in line with the spec (the kubelet's podActions). */
+export interface PodActions {
+  killPod: boolean;
+  createSandbox: boolean;
+  sandboxId: string;
+  attempt: number;
+  /** Indexes into spec.initContainers, in start order. */
+  initContainersToStart: number[];
+  /** Indexes into spec.containers. */
+  containersToStart: number[];
+  /** By container id. */
+  containersToKill: Map<string, ContainerToKill>;
+}
+
+export interface ComputeContext {
+  /** Whether the liveness or startup probe says the container must restart. */
+  probeFailed?: (containerId: string) => string | undefined;
+}
+
+/**
+ * Decides, from the pod spec and what the runtime holds, which sandbox to
+ * create, which containers to kill and which to start. Pure: every situation
+ * is a row in its table test.
+ */
+export function computePodActions(pod: Pod, status: RuntimePodStatus, ctx: ComputeContext = {}): PodActions {
+  const sandbox = podSandboxChanged(pod, status);
+  const changes: PodActions = {
+    killPod: sandbox.changed,
+    createSandbox: sandbox.changed,
+    sandboxId: sandbox.sandboxId,
+    attempt: sandbox.attempt,
+    initContainersToStart: [],
+    containersToStart: [],
+    containersToKill: new Map(),
+  };
+
+  if (sandbox.changed) {
+    // A sandbox that died under a pod that must not restart stays dead once its containers have run.
+    if (restartPolicyOf(pod) === 'Never' && sandbox.attempt !== 0 && status.containers.length > 0) {
+      changes.createSandbox = false;
+      return changes;
+    }
+    const toStart = pod.spec.containers.flatMap((c, i) => (restartPolicyOf(pod) === 'OnFailure' && succeeded(c, status) ? [] : [i]));
+    if (toStart.length === 0 && (pod.spec.initContainers ?? []).length === 0) {
+      changes.createSandbox = false;
+      return changes;
+    }
+    if ((pod.spec.initContainers ?? []).length > 0) {
+      changes.initContainersToStart = [0];
+      return changes;
+    }
+    changes.containersToStart = toStart;
+    return changes;
+  }
+
+  const initialized = computeInitContainerActions(pod, status, changes, ctx);
+  if (changes.killPod || !initialized) return changes;
+
+  let keep = 0;
+  pod.spec.containers.forEach((container, index) => {
+    const current = findContainer(status, container.name);
+    if (!current || current.state !== 'running') {
+      if (shouldContainerBeRestarted(container, pod, status)) changes.containersToStart.push(index);
+      return;
+    }
+    let message: string | undefined;
+    let reason = '';
+    if (current.hash !== '' && current.hash !== hashContainer(container)) {
+      message = `Container ${container.name} definition changed, will be restarted`;
+    } else {
+      const probe = ctx.probeFailed?.(current.id);
+      if (probe) {
+        message = probe;
+        reason = 'Unhealthy';
+      }
+    }
+    if (!message) {
+      keep++;
+      return;
+    }
+    changes.containersToStart.push(index);
+    changes.containersToKill.set(current.id, { name: container.name, container, reason, message });
+  });
+
+  if (keep === 0 && changes.containersToStart.length === 0) {
+    changes.killPod = true;
+    // Sidecars do not keep a pod alive once its regular containers are done.
+    changes.initContainersToStart = [];
+  }
+  return changes;
+}
+
+interface SandboxChange {
+  changed: boolean;
+  attempt: number;
+  sandboxId: string;
+}
+
+/** Whether the pod needs a new sandbox: none yet, several ready, the newest not ready, or its network mode changed. */
+export function podSandboxChanged(pod: Pod, status: RuntimePodStatus): SandboxChange {
+  const [newest] = status.sandboxes;
+  if (!newest) return { changed: true, attempt: 0, sandboxId: '' };
+  const again = { changed: true, attempt: newest.attempt + 1, sandboxId: newest.id };
+  if (status.sandboxes.filter((s) => s.state === 'ready').length > 1) return again;
+  if (newest.state !== 'ready') return again;
+  if (networkChanged(pod, newest)) return again;
+  if (!pod.spec.hostNetwork && newest.ip === '') return again;
+  return { changed: false, attempt: newest.attempt, sandboxId: newest.id };
+}
+
+function networkChanged(pod: Pod, sandbox: SandboxInstance): boolean {
+  return !!pod.spec.hostNetwork !== (sandbox.network === 'NODE');
+}
+
+/**
+ * Init containers run one at a time, in order, each to success; a failed one
+ * is restarted unless the pod never restarts. Sidecars (restartable init
+ * containers) start in their turn and are kept running.
+ * Returns whether initialization is complete.
+ */
+function computeInitContainerActions(pod: Pod, status: RuntimePodStatus, changes: PodActions, ctx: ComputeContext): boolean {
+  const inits = pod.spec.initContainers ?? [];
+  if (inits.length === 0) return true;
+  // Once a regular container has run, initialization finished in the past (its records may be gone).
+  const initializedBefore = pod.spec.containers.some((c) => findContainer(status, c.name) !== undefined);
+  for (let i = 0; i < inits.length; i++) {
+    const container = inits[i];
+    const current = findContainer(status, container.name);
+    if (isRestartableInit(container)) {
+      if (current?.state === 'running') {
+        const probe = ctx.probeFailed?.(current.id);
+        if (probe) {
+          changes.containersToKill.set(current.id, { name: container.name, container, reason: 'Unhealthy', message: probe });
+          changes.initContainersToStart.push(i);
+        }
+        continue;
+      }
+      if (pod.metadata.deletionTimestamp) continue;
+      changes.initContainersToStart.push(i);
+      if (!initializedBefore) return false;
+      continue;
+    }
+    if (initializedBefore) continue;
+    if (!current) {
+      changes.initContainersToStart.push(i);
+      return false;
+    }
+    switch (current.state) {
+      case 'running':
+        return false;
+      case 'exited':
+        if (current.exitCode === 0) continue;
+        if (restartPolicyOf(pod) === 'Never') {
+          changes.killPod = true;
+          return false;
+        }
+        changes.initContainersToStart.push(i);
+        return false;
+      default:
+        // Created but never started, or unknown: remove it and start again.
+        changes.containersToKill.set(current.id, { name: container.name, container, reason: '', message: `Init container ${container.name} is in ${current.state} state, will be restarted` });
+        changes.initContainersToStart.push(i);
+        return false;
+    }
+  }
+  return true;
+}
+
+function succeeded(container: Container, status: RuntimePodStatus): boolean {
+  const current = findContainer(status, container.name);
+  return current?.state === 'exited' && current.exitCode === 0;
+}
+
+/** The kubelet's ShouldContainerBeRestarted, for a container that is not running. */
+export function shouldContainerBeRestarted(container: Container, pod: Pod, status: RuntimePodStatus): boolean {
+  if (pod.metadata.deletionTimestamp) return false;
+  const current: ContainerInstance | undefined = findContainer(status, container.name);
+  if (!current) return true;
+  if (current.state === 'running') return false;
+  if (current.state === 'unknown' || current.state === 'created') return true;
+  const policy = restartPolicyOf(pod);
+  if (policy === 'Never') return false;
+  if (policy === 'OnFailure' && current.exitCode === 0) return false;
+  return true;
+}

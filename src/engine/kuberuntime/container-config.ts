@@ -1,0 +1,34 @@
+import type { ContainerConfig } from '../../cri/types.js';
+import type { Container, Pod } from '../api/v1.js';
+import { containerAnnotations, containerLabels } from './labels.js';
+import { expandCommand, makeEnvironmentVariables, type PodAddresses } from './env.js';
+
+const STOP_SIGNALS = new Set(['SIGTERM', 'SIGINT', 'SIGQUIT', 'SIGKILL', 'SIGHUP', 'SIGUSR1', 'SIGUSR2', 'SIGWINCH', 'SIGSTOP']);
+
+/**
+ * The CRI container config for one start of a container (generateContainerConfig):
+ * metadata with the restart count as attempt, the resolved environment, the
+ * expanded command, the log path `<name>/<restartCount>.log`, and the
+ * kubelet's labels and annotations that let a restarted kubelet recognise it.
+ */
+export function generateContainerConfig(pod: Pod, container: Container, restartCount: number, imageRef: string, nodeName: string, addresses: PodAddresses): ContainerConfig {
+  const env = makeEnvironmentVariables(pod, container, addresses);
+  const { command, args } = expandCommand(container, env);
+  const stopSignal = container.lifecycle?.stopSignal;
+  return {
+    metadata: { name: container.name, attempt: restartCount },
+    image: { image: imageRef, userSpecifiedImage: container.image ?? '' },
+    command,
+    args,
+    workingDir: container.workingDir ?? '',
+    envs: env.map((e) => ({ key: e.name, value: e.value })),
+    mounts: [],
+    labels: containerLabels(pod, container, nodeName),
+    annotations: containerAnnotations(pod, container, restartCount),
+    logPath: `${container.name}/${restartCount}.log`,
+    stdin: container.stdin ?? false,
+    stdinOnce: container.stdinOnce ?? false,
+    tty: container.tty ?? false,
+    ...(stopSignal && STOP_SIGNALS.has(stopSignal) ? { stopSignal: `SIGNAL_${stopSignal}` as ContainerConfig['stopSignal'] } : {}),
+  };
+}

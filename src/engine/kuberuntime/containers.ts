@@ -1,0 +1,151 @@
+import type { ImageService, RuntimeService } from '../../cri/runtime-service.js';
+import type { PodSandboxConfig } from '../../cri/types.js';
+import { KubeletAnnotations } from '../../cri/types.js';
+import type { Backoff } from '../../util/backoff.js';
+import type { Clock } from '../../util/clock.js';
+import { podRef } from '../api/pod-util.js';
+import type { Container, LifecycleHandler, Pod } from '../api/v1.js';
+import { findContainer, type RuntimePodStatus } from '../container/types.js';
+import type { EventStream } from '../events.js';
+import { generateContainerConfig } from './container-config.js';
+import type { PodAddresses } from './env.js';
+import type { HookRunner } from './hooks.js';
+import type { ImagePuller } from './image-puller.js';
+import { hashContainer } from './labels.js';
+import { SyncError, SyncErrors } from './sync-result.js';
+
+/** Containers always get at least this long to stop (the kubelet's minimumGracePeriodInSeconds). */
+const MINIMUM_GRACE_PERIOD_SECONDS = 2;
+
+export interface ContainerManagerDeps {
+  runtime: RuntimeService;
+  images: ImageService;
+  puller: ImagePuller;
+  hooks: HookRunner;
+  crashLoopBackOff: Backoff;
+  clock: Clock;
+  events: EventStream;
+  nodeName: string;
+}
+
+/** The kubelet's key for a container's crash-loop backoff: pod, container and spec hash. */
+export function backOffKey(pod: Pod, container: Container): string {
+  return `${pod.metadata.name}_${pod.metadata.namespace}_${pod.metadata.uid}_${container.name}_${hashContainer(container)}`;
+}
+
+/** Starting and killing one container, with image pulls, backoff and lifecycle hooks (kuberuntime_container.go). */
+export class ContainerManager {
+  constructor(private readonly d: ContainerManagerDeps) {}
+
+  /**
+   * Refuses to start a container whose last run ended less than its backoff ago
+   * (CrashLoopBackOff), and otherwise records this start in the backoff.
+   */
+  doBackOff(pod: Pod, container: Container, status: RuntimePodStatus): void {
+    const last = findContainer(status, container.name);
+    if (!last || last.state !== 'exited') return;
+    const key = backOffKey(pod, container);
+    if (this.d.crashLoopBackOff.isInBackOffSince(key, last.finishedAt)) {
+      const delay = Math.round(this.d.crashLoopBackOff.get(key) / 1000);
+      const message = `back-off ${delay}s restarting failed container=${container.name} pod=${pod.metadata.name}_${pod.metadata.namespace}(${pod.metadata.uid})`;
+      this.d.events.emit({ type: 'ContainerBackOff', pod: podRef(pod), uid: pod.metadata.uid!, container: container.name, reason: 'BackOff', message: 'Back-off restarting failed container', detail: { remainingMs: this.d.crashLoopBackOff.remaining(key, last.finishedAt) } });
+      throw new SyncError(SyncErrors.crashLoopBackOff, message);
+    }
+    this.d.crashLoopBackOff.next(key, last.finishedAt);
+  }
+
+  /** Pulls, creates and starts a container, then runs its postStart hook; returns its id. */
+  async startContainer(sandboxId: string, sandboxConfig: PodSandboxConfig, container: Container, pod: Pod, status: RuntimePodStatus, addresses: PodAddresses): Promise<string> {
+    const { runtime, events } = this.d;
+    const base = { pod: podRef(pod), uid: pod.metadata.uid!, container: container.name };
+    const imageRef = await this.d.puller.ensureImageExists(pod, container, sandboxConfig);
+    const previous = findContainer(status, container.name);
+    const restartCount = previous ? previous.restartCount + 1 : 0;
+    let config;
+    try {
+      config = generateContainerConfig(pod, container, restartCount, imageRef, this.d.nodeName, addresses);
+    } catch (err) {
+      if (err instanceof SyncError) events.emit({ ...base, type: 'ContainerFailed', reason: 'Failed', message: `Error: ${err.message}` });
+      throw err;
+    }
+    let id: string;
+    try {
+      id = await runtime.createContainer(sandboxId, config, sandboxConfig);
+    } catch (err) {
+      events.emit({ ...base, type: 'ContainerFailed', reason: 'Failed', message: `Error: ${(err as Error).message}` });
+      throw new SyncError(SyncErrors.createContainer, (err as Error).message);
+    }
+    events.emit({ ...base, type: 'ContainerCreated', reason: 'Created', message: `Created container ${container.name}`, detail: { containerId: id, restartCount } });
+    try {
+      await runtime.startContainer(id);
+    } catch (err) {
+      events.emit({ ...base, type: 'ContainerFailed', reason: 'Failed', message: `Error: failed to start container "${container.name}": ${(err as Error).message}` });
+      throw new SyncError(SyncErrors.runContainer, `failed to start container "${id}": ${(err as Error).message}`);
+    }
+    events.emit({ ...base, type: 'ContainerStarted', reason: 'Started', message: `Started container ${container.name}`, detail: { containerId: id, restartCount } });
+    const postStart = container.lifecycle?.postStart;
+    if (postStart) {
+      const failure = await this.d.hooks.run(id, container, postStart, addresses.podIP);
+      if (failure) {
+        events.emit({ ...base, type: 'ContainerFailed', reason: 'FailedPostStartHook', message: failure });
+        await this.killContainer(pod, id, container.name, container, `FailedPostStartHook`, 'PostStartHook failed');
+        throw new SyncError(SyncErrors.postStartHook, failure);
+      }
+    }
+    return id;
+  }
+
+  /**
+   * Stops a container within its grace period: the preStop hook first (its
+   * time counts against the period), then StopContainer with what is left,
+   * never less than two seconds.
+   */
+  async killContainer(pod: Pod | undefined, containerId: string, name: string, spec: Container | undefined, reason: string, message: string, gracePeriodOverride?: number, annotations: Record<string, string> = {}): Promise<void> {
+    const { runtime, clock, events } = this.d;
+    let grace = gracePeriodOverride ?? gracePeriodOf(pod, annotations);
+    events.emit({ type: 'ContainerKilling', pod: pod ? podRef(pod) : '', uid: pod?.metadata.uid ?? '', container: name, reason: 'Killing', message: `Stopping container ${name}${message ? `: ${message}` : ''}`, detail: { gracePeriodSeconds: grace, reason } });
+    const preStop = spec?.lifecycle?.preStop ?? parsePreStop(annotations[KubeletAnnotations.preStopHandler]);
+    if (preStop && grace > 0) {
+      const started = clock.now();
+      await this.runPreStop(containerId, spec ?? { name }, preStop, grace, pod);
+      grace -= Math.floor((clock.now() - started) / 1000);
+    }
+    if (grace < MINIMUM_GRACE_PERIOD_SECONDS) grace = MINIMUM_GRACE_PERIOD_SECONDS;
+    try {
+      await runtime.stopContainer(containerId, grace);
+    } catch (err) {
+      throw new SyncError(SyncErrors.killContainer, `failed to stop container ${name}: ${(err as Error).message}`);
+    }
+  }
+
+  private async runPreStop(containerId: string, container: Container, handler: LifecycleHandler, graceSeconds: number, pod: Pod | undefined): Promise<void> {
+    const abort = new AbortController();
+    const timer = this.d.clock.setTimeout(() => abort.abort(new Error('grace period exceeded')), graceSeconds * 1000);
+    try {
+      const failure = await Promise.race([
+        this.d.hooks.run(containerId, container, handler, '', abort.signal),
+        new Promise<string>((resolve) => abort.signal.addEventListener('abort', () => resolve(`PreStopHook did not finish within the grace period of ${graceSeconds}s`), { once: true })),
+      ]);
+      if (failure && pod) this.d.events.emit({ type: 'ContainerFailed', pod: podRef(pod), uid: pod.metadata.uid!, container: container.name, reason: 'FailedPreStopHook', message: failure });
+    } finally {
+      timer.cancel();
+    }
+  }
+}
+
+/** The pod's deletion grace period, else its spec's, else what the container's annotation remembers. */
+function gracePeriodOf(pod: Pod | undefined, annotations: Record<string, string>): number {
+  if (pod?.metadata.deletionGracePeriodSeconds !== undefined) return pod.metadata.deletionGracePeriodSeconds;
+  if (pod?.spec.terminationGracePeriodSeconds !== undefined) return pod.spec.terminationGracePeriodSeconds;
+  const annotated = Number(annotations[KubeletAnnotations.terminationGracePeriod]);
+  return Number.isFinite(annotated) && annotated >= 0 ? annotated : 30;
+}
+
+function parsePreStop(json: string | undefined): LifecycleHandler | undefined {
+  if (!json) return undefined;
+  try {
+    return JSON.parse(json) as LifecycleHandler;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,120 @@
+import type { Container, EnvVar, Pod } from '../api/v1.js';
+import { SyncError, SyncErrors } from './sync-result.js';
+
+export interface PodAddresses {
+  podIP: string;
+  podIPs: string[];
+  hostIP: string;
+  nodeName: string;
+}
+
+/**
+ * The container's environment as the kubelet builds it: each variable in
+ * order, `$(NAME)` expanded from the ones before it, downward-API fields
+ * resolved. References knode cannot resolve (ConfigMaps and Secrets need an
+ * apiserver) fail with CreateContainerConfigError unless marked optional.
+ */
+export function makeEnvironmentVariables(pod: Pod, container: Container, addresses: PodAddresses): { name: string; value: string }[] {
+  const values = new Map<string, string>();
+  const out: { name: string; value: string }[] = [];
+  const lookup = (name: string) => values.get(name);
+  for (const env of container.env ?? []) {
+    const value = env.valueFrom ? resolveValueFrom(pod, container, env, addresses) : expand(env.value ?? '', lookup);
+    if (value === undefined) continue;
+    values.set(env.name, value);
+    const existing = out.findIndex((e) => e.name === env.name);
+    if (existing >= 0) out[existing].value = value;
+    else out.push({ name: env.name, value });
+  }
+  return out;
+}
+
+function resolveValueFrom(pod: Pod, container: Container, env: EnvVar, addresses: PodAddresses): string | undefined {
+  const from = env.valueFrom!;
+  if (from.fieldRef) return podFieldValue(pod, from.fieldRef.fieldPath, addresses, env.name);
+  if (from.resourceFieldRef) return resourceFieldValue(container, from.resourceFieldRef.resource);
+  const ref = from.configMapKeyRef ?? from.secretKeyRef;
+  if (ref) {
+    if (ref.optional) return undefined;
+    const kind = from.configMapKeyRef ? 'configmap' : 'secret';
+    throw new SyncError(SyncErrors.createContainerConfig, `${kind} "${ref.name ?? ''}" not found: knode serves static pods without an apiserver, so env ${env.name} cannot be resolved`);
+  }
+  return '';
+}
+
+/** The downward API fields an env var can name. */
+export function podFieldValue(pod: Pod, fieldPath: string, a: PodAddresses, envName = ''): string {
+  const label = /^metadata\.(labels|annotations)\['(.+)'\]$/.exec(fieldPath);
+  if (label) return (label[1] === 'labels' ? pod.metadata.labels : pod.metadata.annotations)?.[label[2]] ?? '';
+  switch (fieldPath) {
+    case 'metadata.name':
+      return pod.metadata.name ?? '';
+    case 'metadata.namespace':
+      return pod.metadata.namespace ?? '';
+    case 'metadata.uid':
+      return pod.metadata.uid ?? '';
+    case 'spec.nodeName':
+      return pod.spec.nodeName ?? a.nodeName;
+    case 'spec.serviceAccountName':
+      return pod.spec.serviceAccountName ?? '';
+    case 'status.podIP':
+      return a.podIP;
+    case 'status.podIPs':
+      return a.podIPs.join(',');
+    case 'status.hostIP':
+      return a.hostIP;
+    case 'status.hostIPs':
+      return a.hostIP;
+    default:
+      throw new SyncError(SyncErrors.createContainerConfig, `unsupported fieldPath "${fieldPath}" in env ${envName}`);
+  }
+}
+
+function resourceFieldValue(container: Container, resource: string): string {
+  const [kind, name] = resource.split('.') as ['limits' | 'requests', string];
+  const value = container.resources?.[kind]?.[name];
+  return value === undefined ? '0' : String(value);
+}
+
+/**
+ * Kubernetes' $(VAR) expansion: a defined variable is replaced, `$$` is a
+ * literal `$`, and an undefined reference stays as written.
+ */
+export function expand(input: string, lookup: (name: string) => string | undefined): string {
+  let out = '';
+  for (let i = 0; i < input.length; i++) {
+    const ch = input[i];
+    if (ch !== '$' || i + 1 >= input.length) {
+      out += ch;
+      continue;
+    }
+    const next = input[i + 1];
+    if (next === '$') {
+      out += '$';
+      i++;
+      continue;
+    }
+    if (next === '(') {
+      const close = input.indexOf(')', i + 2);
+      if (close > 0) {
+        const name = input.slice(i + 2, close);
+        const value = lookup(name);
+        out += value ?? `$(${name})`;
+        i = close;
+        continue;
+      }
+    }
+    out += ch;
+  }
+  return out;
+}
+
+/** Command and args with $(VAR) expanded from the container's environment. */
+export function expandCommand(container: Container, env: { name: string; value: string }[]): { command: string[]; args: string[] } {
+  const values = new Map(env.map((e) => [e.name, e.value]));
+  const lookup = (name: string) => values.get(name);
+  return {
+    command: (container.command ?? []).map((c) => expand(c, lookup)),
+    args: (container.args ?? []).map((a) => expand(a, lookup)),
+  };
+}

@@ -1,0 +1,62 @@
+import type { ImageService } from '../../cri/runtime-service.js';
+import type { PodSandboxConfig } from '../../cri/types.js';
+import type { Backoff } from '../../util/backoff.js';
+import type { Clock } from '../../util/clock.js';
+import { podRef } from '../api/pod-util.js';
+import type { Container, Pod } from '../api/v1.js';
+import type { EventStream } from '../events.js';
+import { SyncError, SyncErrors } from './sync-result.js';
+
+/**
+ * The kubelet's image manager: honours the pull policy, pulls when needed,
+ * and after a failed pull backs off (ErrImagePull, then ImagePullBackOff)
+ * before trying again. Returns the image reference to create the container with.
+ */
+export class ImagePuller {
+  constructor(
+    private readonly images: ImageService,
+    private readonly backoff: Backoff,
+    private readonly clock: Clock,
+    private readonly events: EventStream,
+  ) {}
+
+  async ensureImageExists(pod: Pod, container: Container, sandboxConfig: PodSandboxConfig): Promise<string> {
+    const image = container.image ?? '';
+    const base = { pod: podRef(pod), uid: pod.metadata.uid ?? '', container: container.name };
+    if (image === '' || /\s/.test(image)) throw new SyncError(SyncErrors.invalidImageName, `Failed to apply default image tag "${image}": invalid reference format`);
+    const spec = { image };
+    let present: string | undefined;
+    try {
+      present = (await this.images.imageStatus(spec))?.id;
+    } catch (err) {
+      throw new SyncError(SyncErrors.imageInspect, `Failed to inspect image "${image}": ${(err as Error).message}`);
+    }
+    const policy = container.imagePullPolicy ?? 'IfNotPresent';
+    const shouldPull = policy === 'Always' || (policy === 'IfNotPresent' && !present);
+    if (!shouldPull) {
+      if (present) return present;
+      const message = `Container image "${image}" is not present with pull policy of Never`;
+      this.events.emit({ ...base, type: 'ImagePullFailed', reason: SyncErrors.imageNeverPull, message });
+      throw new SyncError(SyncErrors.imageNeverPull, message);
+    }
+    const key = `${pod.metadata.uid}_${image}`;
+    if (this.backoff.isInBackOffSinceUpdate(key)) {
+      const message = `Back-off pulling image "${image}"`;
+      this.events.emit({ ...base, type: 'ImagePullBackOff', reason: 'BackOff', message });
+      throw new SyncError(SyncErrors.imagePullBackOff, message);
+    }
+    this.events.emit({ ...base, type: 'ImagePulling', reason: 'Pulling', message: `Pulling image "${image}"` });
+    const started = this.clock.now();
+    try {
+      const ref = await this.images.pullImage(spec, undefined, sandboxConfig);
+      const took = this.clock.now() - started;
+      this.events.emit({ ...base, type: 'ImagePulled', reason: 'Pulled', message: `Successfully pulled image "${image}" in ${took.toFixed(0)}ms`, detail: { durationMs: took } });
+      return ref;
+    } catch (err) {
+      this.backoff.next(key, this.clock.now());
+      const message = `Failed to pull image "${image}": ${(err as Error).message}`;
+      this.events.emit({ ...base, type: 'ImagePullFailed', reason: 'Failed', message });
+      throw new SyncError(SyncErrors.imagePull, message);
+    }
+  }
+}

@@ -1,0 +1,253 @@
+import type { ImageService, RuntimeService } from '../../cri/runtime-service.js';
+import { KubeletAnnotations, KubeletLabels, type PodSandboxConfig } from '../../cri/types.js';
+import { isCode, GrpcCode } from '../../cri/errors.js';
+import type { Backoff } from '../../util/backoff.js';
+import type { Clock } from '../../util/clock.js';
+import { podRef } from '../api/pod-util.js';
+import type { Container, Pod } from '../api/v1.js';
+import type { ContainerInstance, RunningPod, RuntimePodStatus, SandboxInstance } from '../container/types.js';
+import type { EventStream } from '../events.js';
+import { computePodActions, type ComputeContext } from './compute-pod-actions.js';
+import { ContainerManager } from './containers.js';
+import { HookRunner } from './hooks.js';
+import { ImagePuller } from './image-puller.js';
+import { containerStateOf, NodeNameLabel, nsToMs, toContainerInstance } from './labels.js';
+import { generatePodSandboxConfig } from './sandbox.js';
+import { PodSyncResult, SyncError, SyncErrors } from './sync-result.js';
+
+export interface RuntimeManagerOptions {
+  runtime: RuntimeService;
+  images: ImageService;
+  clock: Clock;
+  events: EventStream;
+  nodeName: string;
+  podLogsDir: string;
+  crashLoopBackOff: Backoff;
+  imageBackOff: Backoff;
+  /** The node's IP, for status.hostIP and the downward API. */
+  hostIP: string;
+}
+
+/**
+ * The kubelet's kubeGenericRuntimeManager: reads pods from the runtime by
+ * the kubelet's labels and drives one pod to its spec in SyncPod's steps
+ * (kill what must go, create the sandbox, init containers one at a time,
+ * then containers), all through the CRI interface.
+ */
+export class RuntimeManager {
+  readonly containers: ContainerManager;
+  private readonly rt: RuntimeService;
+
+  constructor(private readonly o: RuntimeManagerOptions) {
+    this.rt = o.runtime;
+    const puller = new ImagePuller(o.images, o.imageBackOff, o.clock, o.events);
+    const hooks = new HookRunner(o.runtime, o.clock);
+    this.containers = new ContainerManager({ ...o, puller, hooks });
+  }
+
+  /** Every pod this node's kubelet made, from two list calls (the PLEG's relist). */
+  async getPods(): Promise<RunningPod[]> {
+    const selector = { labelSelector: { [NodeNameLabel]: this.o.nodeName } };
+    const [sandboxes, containers] = await Promise.all([this.rt.listPodSandbox(selector), this.rt.listContainers(selector)]);
+    const pods = new Map<string, RunningPod>();
+    const podOf = (labels: Record<string, string>) => {
+      const uid = labels[KubeletLabels.podUid] ?? '';
+      let pod = pods.get(uid);
+      if (!pod) {
+        pod = { uid, name: labels[KubeletLabels.podName] ?? '', namespace: labels[KubeletLabels.podNamespace] ?? '', sandboxes: [], containers: [] };
+        pods.set(uid, pod);
+      }
+      return pod;
+    };
+    for (const s of sandboxes) podOf(s.labels).sandboxes.push({ id: s.id, state: s.state === 'SANDBOX_READY' ? 'ready' : 'notready', createdAt: nsToMs(s.createdAt) });
+    for (const c of containers) {
+      podOf(c.labels).containers.push({
+        id: c.id,
+        name: c.labels[KubeletLabels.containerName] ?? c.metadata?.name ?? '',
+        state: containerStateOf(c.state),
+        createdAt: nsToMs(c.createdAt),
+        hash: c.annotations[KubeletAnnotations.containerHash] ?? '',
+        sandboxId: c.podSandboxId,
+      });
+    }
+    return [...pods.values()];
+  }
+
+  /** Everything the runtime knows about one pod, newest sandbox and containers first. */
+  async getPodStatus(uid: string, name: string, namespace: string): Promise<RuntimePodStatus> {
+    const selector = { labelSelector: { [KubeletLabels.podUid]: uid } };
+    const [sandboxList, containerList] = await Promise.all([this.rt.listPodSandbox(selector), this.rt.listContainers(selector)]);
+    const sandboxes = (await Promise.all(sandboxList.map((s) => this.sandboxInstance(s.id)))).filter((s): s is SandboxInstance => s !== undefined);
+    sandboxes.sort((a, b) => b.createdAt - a.createdAt);
+    const containers = (await Promise.all(containerList.map((c) => this.containerInstance(c.id)))).filter((c): c is ContainerInstance => c !== undefined);
+    containers.sort((a, b) => b.createdAt - a.createdAt);
+    const newest = sandboxes[0];
+    return { uid, name, namespace, ips: newest?.state === 'ready' && newest.ip ? [newest.ip] : [], sandboxes, containers };
+  }
+
+  private async sandboxInstance(id: string): Promise<SandboxInstance | undefined> {
+    try {
+      const s = (await this.rt.podSandboxStatus(id)).status!;
+      return {
+        id: s.id,
+        state: s.state === 'SANDBOX_READY' ? 'ready' : 'notready',
+        createdAt: nsToMs(s.createdAt),
+        attempt: s.metadata?.attempt ?? 0,
+        ip: s.network?.ip ?? '',
+        network: s.linux?.namespaces?.options?.network ?? 'POD',
+      };
+    } catch (err) {
+      if (isCode(err, GrpcCode.NOT_FOUND)) return undefined; // removed between list and status
+      throw err;
+    }
+  }
+
+  private async containerInstance(id: string): Promise<ContainerInstance | undefined> {
+    try {
+      return toContainerInstance((await this.rt.containerStatus(id)).status!);
+    } catch (err) {
+      if (isCode(err, GrpcCode.NOT_FOUND)) return undefined;
+      throw err;
+    }
+  }
+
+  /** SyncPod: one pass of bringing the runtime in line with the pod spec. */
+  async syncPod(pod: Pod, status: RuntimePodStatus, ctx: ComputeContext = {}): Promise<PodSyncResult> {
+    const result = new PodSyncResult();
+    const actions = computePodActions(pod, status, ctx);
+    const ref = podRef(pod);
+    const uid = pod.metadata.uid!;
+
+    if (actions.killPod) {
+      await this.killPodWithResult(pod, status, undefined, result);
+      if (result.error()) return result;
+      if (actions.createSandbox) await this.purgeInitContainers(pod, status);
+    } else {
+      for (const [id, kill] of actions.containersToKill) {
+        try {
+          await this.containers.killContainer(pod, id, kill.name, kill.container, kill.reason, kill.message);
+          result.add({ action: 'KillContainer', target: kill.name });
+        } catch (err) {
+          result.add({ action: 'KillContainer', target: kill.name, error: asSyncError(err, SyncErrors.killContainer) });
+          return result;
+        }
+      }
+    }
+
+    let sandboxId = actions.sandboxId;
+    const sandboxConfig = generatePodSandboxConfig(pod, actions.attempt, this.o.nodeName, this.o.podLogsDir);
+    let podIPs = status.ips;
+    if (actions.createSandbox) {
+      try {
+        sandboxId = await this.rt.runPodSandbox(sandboxConfig);
+        const created = (await this.rt.podSandboxStatus(sandboxId)).status;
+        podIPs = created?.network?.ip ? [created.network.ip] : [];
+        result.add({ action: 'CreatePodSandbox', target: sandboxId });
+        this.o.events.emit({ type: 'SandboxCreated', pod: ref, uid, reason: 'SandboxCreated', message: `Created pod sandbox ${sandboxId.slice(0, 13)}`, detail: { sandboxId, attempt: actions.attempt } });
+      } catch (err) {
+        const message = `Failed to create pod sandbox: ${(err as Error).message}`;
+        this.o.events.emit({ type: 'SandboxFailed', pod: ref, uid, reason: 'FailedCreatePodSandBox', message });
+        result.add({ action: 'CreatePodSandbox', target: ref, error: new SyncError(SyncErrors.createPodSandbox, message) });
+        return result;
+      }
+    }
+    if (!sandboxId) return result;
+
+    const addresses = { podIP: podIPs[0] ?? '', podIPs, hostIP: this.o.hostIP, nodeName: this.o.nodeName };
+    const start = async (container: Container): Promise<boolean> => {
+      const step = result.add({ action: 'StartContainer', target: container.name });
+      try {
+        this.containers.doBackOff(pod, container, status);
+        await this.containers.startContainer(sandboxId, sandboxConfig, container, pod, status, addresses);
+        return true;
+      } catch (err) {
+        step.error = asSyncError(err, SyncErrors.runContainer);
+        return false;
+      }
+    };
+    const inits = pod.spec.initContainers ?? [];
+    for (const index of actions.initContainersToStart) {
+      const ok = await start(inits[index]);
+      if (!ok && inits[index].restartPolicy !== 'Always') return result;
+    }
+    for (const index of actions.containersToStart) await start(pod.spec.containers[index]);
+    return result;
+  }
+
+  /** Kills every container of a pod in parallel, then stops its sandboxes. */
+  async killPod(pod: Pod | undefined, running: RunningPod | RuntimePodStatus, gracePeriodOverride?: number): Promise<PodSyncResult> {
+    const result = new PodSyncResult();
+    await this.killPodWithResult(pod, running, gracePeriodOverride, result);
+    return result;
+  }
+
+  private async killPodWithResult(pod: Pod | undefined, running: RunningPod | RuntimePodStatus, gracePeriodOverride: number | undefined, result: PodSyncResult): Promise<void> {
+    const live = running.containers.filter((c) => c.state === 'running' || c.state === 'created' || c.state === 'unknown');
+    await Promise.all(
+      live.map(async (c) => {
+        const spec = findSpec(pod, c.name);
+        try {
+          const annotations = 'annotations' in c ? (c as ContainerInstance).annotations : {};
+          await this.containers.killContainer(pod, c.id, c.name, spec, '', '', gracePeriodOverride, annotations);
+          result.add({ action: 'KillContainer', target: c.name });
+        } catch (err) {
+          result.add({ action: 'KillContainer', target: c.name, error: asSyncError(err, SyncErrors.killContainer) });
+        }
+      }),
+    );
+    for (const s of running.sandboxes) {
+      try {
+        await this.rt.stopPodSandbox(s.id);
+        result.add({ action: 'KillPodSandbox', target: s.id });
+      } catch (err) {
+        result.add({ action: 'KillPodSandbox', target: s.id, error: asSyncError(err, SyncErrors.killPodSandbox) });
+      }
+    }
+  }
+
+  /** When a new sandbox replaces the old, init containers run again: remove their old instances. */
+  private async purgeInitContainers(pod: Pod, status: RuntimePodStatus): Promise<void> {
+    const names = new Set((pod.spec.initContainers ?? []).map((c) => c.name));
+    for (const c of status.containers) {
+      if (!names.has(c.name)) continue;
+      await this.rt.removeContainer(c.id).catch(() => {});
+    }
+  }
+
+  /**
+   * Container garbage collection for one pod: keeps every live container and
+   * the newest exited instance of each name (its last state) and removes
+   * older exited ones (the kubelet's MaxPerPodContainer of 1).
+   */
+  async removeDeadContainers(status: RuntimePodStatus): Promise<number> {
+    const keptExited = new Set<string>();
+    let removed = 0;
+    for (const c of status.containers) {
+      if (c.state !== 'exited') continue;
+      if (!keptExited.has(c.name)) {
+        keptExited.add(c.name);
+        continue;
+      }
+      await this.rt.removeContainer(c.id).catch(() => {});
+      removed++;
+    }
+    return removed;
+  }
+
+  /** Removes the pod's sandboxes and containers from the runtime (after it terminated). */
+  async removePod(status: RuntimePodStatus | RunningPod): Promise<void> {
+    for (const s of status.sandboxes) await this.rt.removePodSandbox(s.id).catch(() => {});
+  }
+
+  sandboxConfigFor(pod: Pod, attempt: number): PodSandboxConfig {
+    return generatePodSandboxConfig(pod, attempt, this.o.nodeName, this.o.podLogsDir);
+  }
+}
+
+function findSpec(pod: Pod | undefined, name: string): Container | undefined {
+  return [...(pod?.spec.initContainers ?? []), ...(pod?.spec.containers ?? [])].find((c) => c.name === name);
+}
+
+function asSyncError(err: unknown, fallback: SyncError['reason']): SyncError {
+  return err instanceof SyncError ? err : new SyncError(fallback, (err as Error).message);
+}

@@ -1,0 +1,41 @@
+import { join } from 'node:path';
+import type { PodSandboxConfig } from '../../cri/types.js';
+import type { Pod } from '../api/v1.js';
+import { sandboxLabels } from './labels.js';
+
+/** Where a pod's container logs live: `<podLogsDir>/<namespace>_<name>_<uid>`, as the kubelet's /var/log/pods. */
+export function podLogsDirectory(podLogsDir: string, pod: Pod): string {
+  return join(podLogsDir, `${pod.metadata.namespace}_${pod.metadata.name}_${pod.metadata.uid}`);
+}
+
+/**
+ * The sandbox config the kubelet sends for a pod (generatePodSandboxConfig):
+ * metadata with the attempt, the pod's labels plus the kubelet's, the log
+ * directory, host ports, and the namespace modes from hostNetwork/PID/IPC.
+ */
+export function generatePodSandboxConfig(pod: Pod, attempt: number, nodeName: string, podLogsDir: string): PodSandboxConfig {
+  const spec = pod.spec;
+  const portMappings = [...(spec.initContainers ?? []), ...spec.containers].flatMap((c) =>
+    (c.ports ?? []).filter((p) => p.hostPort).map((p) => ({ protocol: p.protocol ?? 'TCP', containerPort: p.containerPort, hostPort: p.hostPort, hostIp: p.hostIP ?? '' })),
+  );
+  const config: PodSandboxConfig = {
+    metadata: { name: pod.metadata.name, namespace: pod.metadata.namespace, uid: pod.metadata.uid, attempt },
+    logDirectory: podLogsDirectory(podLogsDir, pod),
+    portMappings,
+    labels: sandboxLabels(pod, nodeName),
+    annotations: { ...pod.metadata.annotations },
+    linux: {
+      cgroupParent: '',
+      securityContext: {
+        namespaceOptions: {
+          network: spec.hostNetwork ? 'NODE' : 'POD',
+          pid: spec.hostPID ? 'NODE' : spec.shareProcessNamespace ? 'POD' : 'CONTAINER',
+          ipc: spec.hostIPC ? 'NODE' : 'POD',
+        },
+      },
+    },
+  };
+  // A host-network pod shares the node's UTS namespace: runtimes refuse to set its hostname.
+  if (!spec.hostNetwork) config.hostname = (spec.hostname ?? pod.metadata.name ?? '').slice(0, 63).replace(/[-.]+$/, '');
+  return config;
+}

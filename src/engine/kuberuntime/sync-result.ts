@@ -1,0 +1,58 @@
+/** The kubelet's container error reasons, as they appear in waiting states and events. */
+export const SyncErrors = {
+  crashLoopBackOff: 'CrashLoopBackOff',
+  runContainer: 'RunContainerError',
+  killContainer: 'KillContainerError',
+  createPodSandbox: 'CreatePodSandboxError',
+  killPodSandbox: 'KillPodSandboxError',
+  createContainerConfig: 'CreateContainerConfigError',
+  createContainer: 'CreateContainerError',
+  postStartHook: 'PostStartHookError',
+  imagePullBackOff: 'ImagePullBackOff',
+  imagePull: 'ErrImagePull',
+  imageNeverPull: 'ErrImageNeverPull',
+  invalidImageName: 'InvalidImageName',
+  imageInspect: 'ImageInspectError',
+} as const;
+
+export type SyncErrorReason = (typeof SyncErrors)[keyof typeof SyncErrors];
+
+export type SyncAction = 'StartContainer' | 'KillContainer' | 'CreatePodSandbox' | 'KillPodSandbox';
+
+/** A failure with a kubelet reason (ErrImagePull, CrashLoopBackOff ...) and a message for users. */
+export class SyncError extends Error {
+  override readonly name = 'SyncError';
+  constructor(
+    readonly reason: SyncErrorReason,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface SyncResult {
+  action: SyncAction;
+  /** Container name or sandbox id. */
+  target: string;
+  error?: SyncError;
+}
+
+/** What one runtime SyncPod did, step by step (the kubelet's PodSyncResult). */
+export class PodSyncResult {
+  readonly results: SyncResult[] = [];
+  syncError: Error | undefined;
+
+  add(result: SyncResult): SyncResult {
+    this.results.push(result);
+    return result;
+  }
+
+  fail(error: Error): void {
+    this.syncError = error;
+  }
+
+  /** The first failure, if any step failed. */
+  error(): Error | undefined {
+    return this.syncError ?? this.results.find((r) => r.error)?.error;
+  }
+}

@@ -1,0 +1,88 @@
+import type { RuntimeService } from '../../cri/runtime-service.js';
+import { CriError, GrpcCode } from '../../cri/errors.js';
+import { KubeletLabels } from '../../cri/types.js';
+import type { Clock } from '../../util/clock.js';
+import type { EventStream } from '../events.js';
+import { NodeNameLabel } from '../kuberuntime/labels.js';
+import type { GenericPLEG } from './generic.js';
+
+export type PlegMode = 'evented' | 'generic';
+type ModeState = PlegMode | 'starting';
+
+/** How long to wait before opening the event stream again after it broke. */
+const RECONNECT_DELAY_MS = 5_000;
+
+/**
+ * Runtime container events as hints (DESIGN.md): each event makes the PLEG
+ * relist that pod at once, while the periodic relist stays the truth. A
+ * runtime without the stream (UNIMPLEMENTED, containerd 1.6) or a broken
+ * stream falls back to relisting every second, and says so.
+ */
+export class EventedHints {
+  private readonly abort = new AbortController();
+  private readonly pending = new Map<string, { name: string; namespace: string }>();
+  private flushScheduled = false;
+  mode: ModeState = 'starting';
+
+  constructor(
+    private readonly runtime: RuntimeService,
+    private readonly pleg: GenericPLEG,
+    private readonly clock: Clock,
+    private readonly events: EventStream,
+    private readonly nodeName: string,
+    private readonly onModeChange: (mode: PlegMode) => void,
+  ) {}
+
+  start(): void {
+    void this.run();
+  }
+
+  stop(): void {
+    this.abort.abort();
+  }
+
+  private setMode(mode: PlegMode, message: string): void {
+    if (mode === this.mode) return;
+    this.mode = mode;
+    this.events.emit({ type: 'PLEGRelist', pod: '', uid: '', reason: mode === 'evented' ? 'EventedPLEG' : 'GenericPLEG', message, detail: { mode } });
+    this.onModeChange(mode);
+  }
+
+  private async run(): Promise<void> {
+    const signal = this.abort.signal;
+    while (!signal.aborted) {
+      try {
+        for await (const event of this.runtime.getContainerEvents(signal)) {
+          this.setMode('evented', 'runtime container events arrive: relisting pods as they change');
+          const labels = event.podSandboxStatus?.labels ?? event.containersStatuses[0]?.labels ?? {};
+          if (labels[NodeNameLabel] !== this.nodeName) continue;
+          const uid = labels[KubeletLabels.podUid];
+          if (uid) this.hint(uid, labels[KubeletLabels.podName] ?? '', labels[KubeletLabels.podNamespace] ?? '');
+        }
+        if (signal.aborted) return;
+        this.setMode('generic', 'the runtime closed its container event stream; relisting every period until it is back');
+      } catch (err) {
+        if (signal.aborted) return;
+        if (err instanceof CriError && err.code === GrpcCode.UNIMPLEMENTED) {
+          this.setMode('generic', 'the runtime has no GetContainerEvents (UNIMPLEMENTED); relisting every period');
+          return;
+        }
+        this.setMode('generic', `the container event stream broke (${(err as Error).message}); relisting every period`);
+      }
+      await this.clock.sleep(RECONNECT_DELAY_MS, signal).catch(() => {});
+    }
+  }
+
+  /** Coalesces hints for the same pod that arrive together into one targeted relist. */
+  private hint(uid: string, name: string, namespace: string): void {
+    this.pending.set(uid, { name, namespace });
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => {
+      this.flushScheduled = false;
+      const batch = [...this.pending];
+      this.pending.clear();
+      for (const [podUid, p] of batch) void this.pleg.relistPod(podUid, p.name, p.namespace);
+    });
+  }
+}

@@ -1,0 +1,206 @@
+import type { Clock, Timer } from '../../util/clock.js';
+import type { ContainerRuntimeState, RunningPod, RuntimePodStatus } from '../container/types.js';
+import type { EventStream } from '../events.js';
+import type { RuntimeManager } from '../kuberuntime/runtime-manager.js';
+import type { PodCache } from './pod-cache.js';
+import type { PodLifecycleEvent, PodLifecycleEventType } from './types.js';
+
+type PlegState = ContainerRuntimeState | 'nonexistent';
+
+interface PodRecord {
+  old?: RunningPod;
+  current?: RunningPod;
+}
+
+export interface PlegOptions {
+  runtime: RuntimeManager;
+  cache: PodCache;
+  clock: Clock;
+  events: EventStream;
+  /** Told about every container change, after the cache holds the pod's new status. */
+  onEvent: (event: PodLifecycleEvent) => void;
+  /** The current relist period (short without runtime events, long with them). */
+  period: () => number;
+  /** A relist that has not happened for this long makes the PLEG unhealthy. */
+  relistThreshold: number;
+}
+
+/**
+ * The generic PLEG: relists the runtime's pods every period, diffs every
+ * container's state against the last relist, refreshes the pod cache for the
+ * pods that changed and emits ContainerStarted/Died/Removed/Changed. A
+ * targeted relist of one pod (a runtime event's hint, or a pod worker after
+ * its sync) does the same for that pod at once. Relists never overlap, so the
+ * records only move forward.
+ */
+export class GenericPLEG {
+  private readonly records = new Map<string, PodRecord>();
+  private readonly needsReinspection = new Set<string>();
+  private lock: Promise<void> = Promise.resolve();
+  private timer: Timer | undefined;
+  private stopped = false;
+  private lastRelist = 0;
+  private started = 0;
+
+  constructor(private readonly o: PlegOptions) {}
+
+  start(): void {
+    this.started = this.o.clock.now();
+    this.schedule(0);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.timer?.cancel();
+  }
+
+  /** Waits for the relist in flight (if any) to finish. */
+  async idle(): Promise<void> {
+    await this.lock;
+  }
+
+  /** Healthy unless no relist finished within the threshold. */
+  healthy(): { ok: boolean; message: string } {
+    const since = this.o.clock.now() - (this.lastRelist || this.started);
+    if (since > this.o.relistThreshold) {
+      return { ok: false, message: `pleg was last seen active ${Math.round(since / 1000)}s ago; threshold is ${this.o.relistThreshold / 1000}s` };
+    }
+    return { ok: true, message: '' };
+  }
+
+  /** Reschedules the next full relist (when the period changes). */
+  reschedule(): void {
+    this.schedule(this.o.period());
+  }
+
+  private schedule(delay: number): void {
+    if (this.stopped) return;
+    this.timer?.cancel();
+    this.timer = this.o.clock.setTimeout(() => {
+      void this.relist().finally(() => this.schedule(this.o.period()));
+    }, delay);
+  }
+
+  private serialize(fn: () => Promise<void>): Promise<void> {
+    const run = this.lock.then(() => (this.stopped ? undefined : fn()));
+    this.lock = run.catch(() => {});
+    return this.lock;
+  }
+
+  /** One full relist of every pod this node made. */
+  relist(): Promise<void> {
+    return this.serialize(async () => {
+      const { runtime, cache, clock } = this.o;
+      const timestamp = clock.now();
+      let pods: RunningPod[];
+      try {
+        pods = await runtime.getPods();
+      } catch (err) {
+        this.o.events.emit({ type: 'PLEGRelist', pod: '', uid: '', reason: 'RelistFailed', message: `GetPods failed: ${(err as Error).message}` });
+        return;
+      }
+      this.lastRelist = timestamp;
+      const current = new Map(pods.map((p) => [p.uid, p]));
+      for (const [uid, pod] of current) this.record(uid).current = pod;
+      for (const [uid, rec] of this.records) if (!current.has(uid)) rec.current = undefined;
+
+      const toSend: PodLifecycleEvent[] = [];
+      for (const [uid, rec] of [...this.records]) {
+        const events = computeEvents(uid, rec.old, rec.current);
+        if (events.length > 0 || this.needsReinspection.has(uid)) {
+          if (rec.current) await this.updateCache(uid, rec.current.name, rec.current.namespace, timestamp);
+          else cache.delete(uid);
+        }
+        rec.old = rec.current;
+        if (!rec.current) this.records.delete(uid);
+        toSend.push(...events);
+      }
+      cache.updateTime(timestamp);
+      this.o.events.emit({ type: 'PLEGRelist', pod: '', uid: '', detail: { durationMs: clock.now() - timestamp, pods: pods.length, containers: pods.reduce((n, p) => n + p.containers.length, 0), events: toSend.length } });
+      for (const e of toSend) this.o.onEvent(e);
+    });
+  }
+
+  /** A targeted relist of one pod: refreshes its cache entry now and emits what changed. */
+  relistPod(uid: string, name: string, namespace: string): Promise<void> {
+    return this.serialize(async () => {
+      const timestamp = this.o.clock.now();
+      const status = await this.updateCache(uid, name, namespace, timestamp);
+      if (!status) return;
+      const rec = this.record(uid);
+      rec.current = status.containers.length + status.sandboxes.length > 0 ? toRunningPod(status) : undefined;
+      const events = computeEvents(uid, rec.old, rec.current);
+      rec.old = rec.current;
+      if (!rec.current) this.records.delete(uid);
+      for (const e of events) this.o.onEvent(e);
+    });
+  }
+
+  private record(uid: string): PodRecord {
+    let rec = this.records.get(uid);
+    if (!rec) {
+      rec = {};
+      this.records.set(uid, rec);
+    }
+    return rec;
+  }
+
+  private async updateCache(uid: string, name: string, namespace: string, timestamp: number): Promise<RuntimePodStatus | undefined> {
+    try {
+      const status = await this.o.runtime.getPodStatus(uid, name, namespace);
+      this.o.cache.set(uid, status, undefined, timestamp);
+      this.needsReinspection.delete(uid);
+      return status;
+    } catch (err) {
+      this.needsReinspection.add(uid);
+      this.o.cache.set(uid, this.o.cache.get(uid).status, err as Error, timestamp);
+      return undefined;
+    }
+  }
+}
+
+function toRunningPod(status: RuntimePodStatus): RunningPod {
+  return {
+    uid: status.uid,
+    name: status.name,
+    namespace: status.namespace,
+    sandboxes: status.sandboxes.map((s) => ({ id: s.id, state: s.state, createdAt: s.createdAt })),
+    containers: status.containers.map((c) => ({ id: c.id, name: c.name, state: c.state, createdAt: c.createdAt, hash: c.hash, sandboxId: '' })),
+  };
+}
+
+/** Each container's (and sandbox's) state, as the PLEG compares them. */
+function statesOf(pod: RunningPod | undefined): Map<string, PlegState> {
+  const states = new Map<string, PlegState>();
+  if (!pod) return states;
+  for (const s of pod.sandboxes) states.set(s.id, s.state === 'ready' ? 'running' : 'exited');
+  // The kubelet does not use "created" yet: it is reported as unknown.
+  for (const c of pod.containers) states.set(c.id, c.state === 'created' ? 'unknown' : c.state);
+  return states;
+}
+
+export function computeEvents(uid: string, old: RunningPod | undefined, current: RunningPod | undefined): PodLifecycleEvent[] {
+  const before = statesOf(old);
+  const after = statesOf(current);
+  const events: PodLifecycleEvent[] = [];
+  for (const id of new Set([...before.keys(), ...after.keys()])) {
+    for (const type of generateEvents(before.get(id) ?? 'nonexistent', after.get(id) ?? 'nonexistent')) events.push({ id: uid, type, data: id });
+  }
+  return events;
+}
+
+/** The kubelet's generateEvents: what a container's state change means. */
+export function generateEvents(oldState: PlegState, newState: PlegState): PodLifecycleEventType[] {
+  if (oldState === newState) return [];
+  switch (newState) {
+    case 'running':
+      return ['ContainerStarted'];
+    case 'exited':
+      return ['ContainerDied'];
+    case 'unknown':
+    case 'created':
+      return ['ContainerChanged'];
+    case 'nonexistent':
+      return oldState === 'exited' ? ['ContainerRemoved'] : ['ContainerDied', 'ContainerRemoved'];
+  }
+}

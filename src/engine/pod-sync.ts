@@ -1,0 +1,99 @@
+import type { Clock } from '../util/clock.js';
+import { podRef } from './api/pod-util.js';
+import type { Pod, PodStatus } from './api/v1.js';
+import type { RunningPod, RuntimePodStatus } from './container/types.js';
+import type { EventStream } from './events.js';
+import type { RuntimeManager } from './kuberuntime/runtime-manager.js';
+import { SyncErrors } from './kuberuntime/sync-result.js';
+import type { PodManager } from './pod-manager.js';
+import type { PodSyncer, UpdateType } from './pod-workers.js';
+import { generateAPIPodStatus } from './status/generate.js';
+import type { ReasonCache } from './status/reason-cache.js';
+import type { StatusManager } from './status/status-manager.js';
+
+export interface PodSyncDeps {
+  runtime: RuntimeManager;
+  statusManager: StatusManager;
+  reasons: ReasonCache;
+  podManager: PodManager;
+  clock: Clock;
+  events: EventStream;
+  hostIP: string;
+  runtimeName: () => string;
+  /** Why the runtime cannot take work now, if it cannot. */
+  runtimeError: () => string | undefined;
+}
+
+/** Orphans (pods no source wants) get this grace period, as in the kubelet. */
+const ORPHAN_GRACE_PERIOD_SECONDS = 1;
+
+/**
+ * The kubelet's side of the pod workers: SyncPod (status, then the runtime's
+ * SyncPod), SyncTerminatingPod (kill, confirm, final status) and
+ * SyncTerminatedPod (final status, runtime cleanup for removed pods).
+ */
+export class KubeletPodSyncer implements PodSyncer {
+  private readonly volumesReady = new Set<string>();
+
+  constructor(private readonly d: PodSyncDeps) {}
+
+  private status(pod: Pod, runtime: RuntimePodStatus, podIsTerminal: boolean): PodStatus {
+    return generateAPIPodStatus(pod, runtime, {
+      now: this.d.clock.now(),
+      hostIP: this.d.hostIP,
+      runtimeName: this.d.runtimeName(),
+      reasons: this.d.reasons,
+      oldStatus: this.d.statusManager.getPodStatus(pod.metadata.uid!),
+      podIsTerminal,
+    });
+  }
+
+  async syncPod(_updateType: UpdateType, pod: Pod, runtime: RuntimePodStatus): Promise<boolean> {
+    const uid = pod.metadata.uid!;
+    const apiStatus = this.status(pod, runtime, false);
+    this.d.statusManager.setPodStatus(pod, apiStatus);
+    if (apiStatus.phase === 'Succeeded' || apiStatus.phase === 'Failed') return true;
+    const runtimeError = this.d.runtimeError();
+    if (runtimeError) throw new Error(`container runtime is not ready: ${runtimeError}`);
+    if (!this.volumesReady.has(uid)) {
+      // No volume plugins yet (the pod-spec issue): a pod's volumes are ready at once.
+      this.volumesReady.add(uid);
+      this.d.events.emit({ type: 'VolumesReady', pod: podRef(pod), uid });
+    }
+    const result = await this.d.runtime.syncPod(pod, runtime);
+    this.d.reasons.update(uid, result);
+    if (result.syncError) throw result.syncError;
+    // Waiting out a backoff is not an error of the worker; anything else is retried after its backoff.
+    const failure = result.results.find((r) => r.error && r.error.reason !== SyncErrors.crashLoopBackOff && r.error.reason !== SyncErrors.imagePullBackOff);
+    if (failure?.error) throw failure.error;
+    return false;
+  }
+
+  async syncTerminatingPod(pod: Pod, runtime: RuntimePodStatus, gracePeriodSeconds: number): Promise<void> {
+    this.d.statusManager.setPodStatus(pod, this.status(pod, runtime, false));
+    const result = await this.d.runtime.killPod(pod, runtime, gracePeriodSeconds);
+    const error = result.error();
+    if (error) throw error;
+    const stopped = await this.d.runtime.getPodStatus(pod.metadata.uid!, pod.metadata.name!, pod.metadata.namespace!);
+    const running = stopped.containers.filter((c) => c.state === 'running').map((c) => c.name);
+    if (running.length > 0) throw new Error(`detected running containers after a successful KillPod: ${running.join(', ')}`);
+    this.d.statusManager.setPodStatus(pod, this.status(pod, stopped, true));
+  }
+
+  async syncTerminatingRuntimePod(running: RunningPod): Promise<void> {
+    const result = await this.d.runtime.killPod(undefined, running, ORPHAN_GRACE_PERIOD_SECONDS);
+    const error = result.error();
+    if (error) throw error;
+  }
+
+  async syncTerminatedPod(pod: Pod, runtime: RuntimePodStatus): Promise<void> {
+    const uid = pod.metadata.uid!;
+    this.d.statusManager.setPodStatus(pod, this.status(pod, runtime, true));
+    this.volumesReady.delete(uid);
+    // A pod no source wants any more leaves nothing behind in the runtime.
+    if (!this.d.podManager.getPodByUid(uid)) {
+      await this.d.runtime.removePod(runtime);
+      this.d.reasons.remove(uid);
+    }
+  }
+}

@@ -1,0 +1,234 @@
+import type { Clock, Timer } from '../util/clock.js';
+import { isTerminalPhase, podRef } from './api/pod-util.js';
+import type { Pod } from './api/v1.js';
+import type { RunningPod, RuntimePodStatus } from './container/types.js';
+import type { EventStream } from './events.js';
+import type { PodCache } from './pleg/pod-cache.js';
+import { jitter, type WorkQueue } from './work-queue.js';
+
+export type UpdateType = 'create' | 'update' | 'sync' | 'kill';
+
+export interface UpdatePodOptions {
+  updateType: UpdateType;
+  /** The desired pod; absent only when killing a pod the runtime runs but no source wants. */
+  pod?: Pod;
+  runningPod?: RunningPod;
+  /** For kills: a shorter grace period, and a callback once the pod is terminated. */
+  gracePeriodOverride?: number;
+  onTerminated?: () => void;
+}
+
+/** What the pod workers call; the kubelet implements it (syncPod and friends). */
+export interface PodSyncer {
+  /** Returns true when the pod has reached a terminal phase and should terminate. */
+  syncPod(updateType: UpdateType, pod: Pod, status: RuntimePodStatus): Promise<boolean>;
+  syncTerminatingPod(pod: Pod, status: RuntimePodStatus, gracePeriodSeconds: number): Promise<void>;
+  syncTerminatingRuntimePod(running: RunningPod): Promise<void>;
+  syncTerminatedPod(pod: Pod, status: RuntimePodStatus): Promise<void>;
+}
+
+export type WorkerState = 'syncing' | 'terminating' | 'terminated';
+
+/** One pod's worker, as the TUI and housekeeping see it. */
+export interface PodWorkerInfo {
+  uid: string;
+  pod: string;
+  state: WorkerState;
+  working: boolean;
+  finished: boolean;
+  lastSyncTime: number;
+  lastError?: string;
+}
+
+interface PodSyncStatus extends PodWorkerInfo {
+  desired?: Pod;
+  runningPod?: RunningPod;
+  pending?: UpdatePodOptions;
+  gracePeriod?: number;
+  onTerminated: (() => void)[];
+  retry?: Timer;
+}
+
+export interface PodWorkersOptions {
+  syncer: PodSyncer;
+  cache: PodCache;
+  workQueue: WorkQueue;
+  clock: Clock;
+  random: () => number;
+  events: EventStream;
+  resyncInterval: number;
+  backOffPeriod: number;
+  /** Called after each completed sync (the evented PLEG relists the pod then). */
+  afterSync?: (pod: Pod) => void;
+}
+
+/**
+ * One serial worker per pod UID (the kubelet's podWorkers). Updates that
+ * arrive while a worker is busy coalesce to the latest, except that a kill is
+ * never overwritten. Each worker moves one way through syncing → terminating
+ * → terminated, one function per state, and waits for a runtime status newer
+ * than its last sync before acting again.
+ */
+export class PodWorkers {
+  private readonly statuses = new Map<string, PodSyncStatus>();
+  private readonly abort = new AbortController();
+  private readonly loops = new Set<Promise<void>>();
+
+  constructor(private readonly o: PodWorkersOptions) {}
+
+  updatePod(options: UpdatePodOptions): void {
+    if (this.abort.signal.aborted) return;
+    const uid = options.pod?.metadata.uid ?? options.runningPod?.uid;
+    if (!uid) return;
+    const { clock, events } = this.o;
+    let status = this.statuses.get(uid);
+    if (!status) {
+      const orphan = !options.pod;
+      const ref = options.pod ? podRef(options.pod) : `${options.runningPod!.namespace}/${options.runningPod!.name}`;
+      status = { uid, pod: ref, state: orphan ? 'terminating' : 'syncing', working: false, finished: false, lastSyncTime: 0, onTerminated: [] };
+      this.statuses.set(uid, status);
+      events.emit({ type: 'WorkerStarted', pod: ref, uid, message: orphan ? 'terminating a pod no source wants' : 'pod worker started' });
+    }
+    if (options.onTerminated) status.onTerminated.push(options.onTerminated);
+    if (status.finished) {
+      this.runTerminatedCallbacks(status);
+      return;
+    }
+    if (options.pod) status.desired = options.pod;
+    if (options.runningPod) status.runningPod = options.runningPod;
+    const pod = options.pod;
+    const terminate = options.updateType === 'kill' || !!pod?.metadata.deletionTimestamp || (pod !== undefined && isTerminalPhase(pod));
+    if (status.state === 'syncing' && terminate) this.startTerminating(status);
+    if (status.state === 'terminating') {
+      const grace = options.gracePeriodOverride ?? pod?.metadata.deletionGracePeriodSeconds ?? status.desired?.metadata.deletionGracePeriodSeconds ?? status.desired?.spec.terminationGracePeriodSeconds ?? 30;
+      status.gracePeriod = status.gracePeriod === undefined ? grace : Math.min(status.gracePeriod, grace);
+    }
+    const keepKill = status.pending?.updateType === 'kill' && options.updateType !== 'kill';
+    status.pending = { ...options, updateType: keepKill ? 'kill' : options.updateType };
+    if (!status.working) this.startLoop(status);
+  }
+
+  /** Terminates workers of pods no longer desired and forgets finished ones; returns what is known. */
+  syncKnownPods(desired: Set<string>): Map<string, PodWorkerInfo> {
+    for (const status of [...this.statuses.values()]) {
+      if (desired.has(status.uid)) continue;
+      if (status.finished && !status.working) {
+        status.retry?.cancel();
+        this.statuses.delete(status.uid);
+        this.o.workQueue.forget(status.uid);
+      } else if (status.state === 'syncing') {
+        this.updatePod({ updateType: 'kill', pod: status.desired });
+      }
+    }
+    return new Map([...this.statuses].map(([uid, s]) => [uid, info(s)]));
+  }
+
+  isKnown(uid: string): boolean {
+    return this.statuses.has(uid);
+  }
+
+  couldHaveRunningContainers(uid: string): boolean {
+    const s = this.statuses.get(uid);
+    return s !== undefined && s.state !== 'terminated';
+  }
+
+  workers(): PodWorkerInfo[] {
+    return [...this.statuses.values()].map(info);
+  }
+
+  /** Stops taking work and waits (bounded) for syncs in flight to end. */
+  async stop(timeoutMs = 10_000): Promise<void> {
+    this.abort.abort(new Error('pod workers stopped'));
+    for (const s of this.statuses.values()) s.retry?.cancel();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.allSettled([...this.loops]), new Promise((r) => (timer = setTimeout(r, timeoutMs)))]);
+    clearTimeout(timer);
+  }
+
+  private startTerminating(status: PodSyncStatus): void {
+    status.state = 'terminating';
+    this.o.events.emit({ type: 'PodTerminating', pod: status.pod, uid: status.uid, reason: 'Killing', message: 'stopping the pod' });
+  }
+
+  private startLoop(status: PodSyncStatus): void {
+    status.working = true;
+    const loop = this.workerLoop(status).finally(() => {
+      status.working = false;
+      this.loops.delete(loop);
+      // An update that arrived as the loop ended must not be stranded.
+      if (status.pending && !this.abort.signal.aborted) this.startLoop(status);
+    });
+    this.loops.add(loop);
+  }
+
+  private async workerLoop(status: PodSyncStatus): Promise<void> {
+    const { syncer, cache, clock, events } = this.o;
+    const signal = this.abort.signal;
+    while (status.pending && !signal.aborted) {
+      const update = status.pending;
+      status.pending = undefined;
+      let next: 'resync' | 'now' | 'done' = 'done';
+      try {
+        const cached = await cache.getNewerThan(status.uid, status.lastSyncTime, signal);
+        if (cached.error) throw new Error(`the pod's runtime status is unknown: ${cached.error.message}`);
+        if (status.state === 'syncing') {
+          const terminal = await syncer.syncPod(update.updateType, status.desired!, cached.status);
+          status.lastSyncTime = clock.now();
+          if (terminal && status.state === 'syncing') {
+            this.startTerminating(status);
+            status.gracePeriod ??= status.desired!.spec.terminationGracePeriodSeconds ?? 30;
+            next = 'now';
+          } else next = 'resync';
+        } else if (status.state === 'terminating') {
+          if (status.desired) await syncer.syncTerminatingPod(status.desired, cached.status, status.gracePeriod ?? 30);
+          else await syncer.syncTerminatingRuntimePod(status.runningPod!);
+          status.lastSyncTime = clock.now();
+          status.state = 'terminated';
+          events.emit({ type: 'PodTerminated', pod: status.pod, uid: status.uid, message: 'all containers stopped' });
+          this.runTerminatedCallbacks(status);
+          if (status.desired) next = 'now';
+          else status.finished = true;
+        } else if (!status.finished) {
+          await syncer.syncTerminatedPod(status.desired!, cached.status);
+          status.lastSyncTime = clock.now();
+          status.finished = true;
+          events.emit({ type: 'WorkerFinished', pod: status.pod, uid: status.uid, message: 'pod terminated and cleaned up' });
+        }
+        status.lastError = undefined;
+        if (status.desired && !status.finished) this.o.afterSync?.(status.desired);
+      } catch (err) {
+        if (signal.aborted) return;
+        status.lastError = (err as Error).message;
+        events.emit({ type: 'SyncFailed', pod: status.pod, uid: status.uid, reason: 'FailedSync', message: `error syncing pod, skipping: ${status.lastError}` });
+        this.retryLater(status);
+        continue;
+      }
+      if (next === 'now') status.pending ??= { updateType: 'sync', pod: status.desired };
+      else if (next === 'resync') this.o.workQueue.enqueue(status.uid, jitter(this.o.resyncInterval, 0.5, this.o.random));
+    }
+  }
+
+  /** After an error: a syncing pod comes back through the work queue; a terminating one retries itself. */
+  private retryLater(status: PodSyncStatus): void {
+    const delay = jitter(this.o.backOffPeriod, 0.5, this.o.random);
+    if (status.state === 'syncing') {
+      this.o.workQueue.enqueue(status.uid, delay);
+      return;
+    }
+    status.retry?.cancel();
+    status.retry = this.o.clock.setTimeout(() => {
+      status.retry = undefined;
+      if (!status.finished) this.updatePod({ updateType: 'sync', pod: status.desired, runningPod: status.runningPod });
+    }, delay);
+  }
+
+  private runTerminatedCallbacks(status: PodSyncStatus): void {
+    if (status.state !== 'terminated' && !status.finished) return;
+    const callbacks = status.onTerminated.splice(0);
+    for (const cb of callbacks) cb();
+  }
+}
+
+function info(s: PodSyncStatus): PodWorkerInfo {
+  return { uid: s.uid, pod: s.pod, state: s.state, working: s.working, finished: s.finished, lastSyncTime: s.lastSyncTime, lastError: s.lastError };
+}

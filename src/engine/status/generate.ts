@@ -1,0 +1,139 @@
+import { isRestartableInit } from '../api/pod-util.js';
+import { rfc3339, type Container, type ContainerState, type ContainerStatus, type Pod, type PodCondition, type PodStatus } from '../api/v1.js';
+import { instancesOf, type ContainerInstance, type RuntimePodStatus } from '../container/types.js';
+import { getPhase } from './phase.js';
+import { qosClassOf } from './qos.js';
+import type { ReasonCache } from './reason-cache.js';
+
+export interface StatusContext {
+  now: number;
+  hostIP: string;
+  /** Prefix of container ids in the API (`containerd://`, `knode://`). */
+  runtimeName: string;
+  reasons: ReasonCache;
+  /** The previous API status, for start time, transition times and terminal phases. */
+  oldStatus?: PodStatus;
+  podIsTerminal: boolean;
+  /** Readiness and startup probe verdicts for running containers; undefined means no probe. */
+  ready?: (containerId: string) => boolean | undefined;
+  started?: (containerId: string) => boolean | undefined;
+}
+
+/**
+ * The pod's API status from what the runtime reports (the kubelet's
+ * generateAPIPodStatus): container statuses with waiting/running/terminated
+ * states and the last termination, the phase, and the conditions.
+ */
+export function generateAPIPodStatus(pod: Pod, runtime: RuntimePodStatus, ctx: StatusContext): PodStatus {
+  const inits = pod.spec.initContainers ?? [];
+  const initStatuses = inits.map((c) => containerStatus(pod, c, runtime, ctx, true, inits.length > 0));
+  const statuses = pod.spec.containers.map((c) => containerStatus(pod, c, runtime, ctx, false, inits.length > 0));
+  let phase = getPhase(pod, [...initStatuses, ...statuses], ctx.podIsTerminal);
+  const old = ctx.oldStatus;
+  // A pod never leaves a terminal phase.
+  if ((old?.phase === 'Succeeded' || old?.phase === 'Failed') && phase !== old.phase) phase = old.phase;
+
+  const podIP = pod.spec.hostNetwork ? ctx.hostIP : (runtime.ips[0] ?? old?.podIP ?? '');
+  const status: PodStatus = {
+    phase,
+    conditions: conditions(pod, runtime, initStatuses, statuses, phase, ctx),
+    hostIP: ctx.hostIP,
+    hostIPs: [{ ip: ctx.hostIP }],
+    ...(podIP ? { podIP, podIPs: [{ ip: podIP }] } : {}),
+    startTime: old?.startTime ?? rfc3339(ctx.now),
+    ...(inits.length > 0 ? { initContainerStatuses: initStatuses } : {}),
+    containerStatuses: statuses,
+    qosClass: qosClassOf(pod),
+  };
+  return status;
+}
+
+function containerStatus(pod: Pod, c: Container, runtime: RuntimePodStatus, ctx: StatusContext, isInit: boolean, hasInits: boolean): ContainerStatus {
+  const [newest, previous] = instancesOf(runtime, c.name);
+  const old = [...(ctx.oldStatus?.initContainerStatuses ?? []), ...(ctx.oldStatus?.containerStatuses ?? [])].find((s) => s.name === c.name);
+  const status: ContainerStatus = { name: c.name, state: {}, lastState: {}, ready: false, restartCount: 0, image: c.image ?? '', imageID: '', started: false };
+  if (!newest) {
+    status.state = { waiting: { reason: isInit || !hasInits ? 'ContainerCreating' : 'PodInitializing' } };
+    if (old) {
+      status.restartCount = old.restartCount;
+      status.lastState = old.lastState ?? {};
+    }
+  } else {
+    status.containerID = `${ctx.runtimeName}://${newest.id}`;
+    status.image = displayImage(newest, c);
+    status.imageID = newest.imageRef;
+    status.restartCount = newest.restartCount;
+    status.state = stateOf(newest, ctx.runtimeName);
+    if (previous?.state === 'exited') status.lastState = stateOf(previous, ctx.runtimeName);
+    if (newest.state === 'running') {
+      status.started = ctx.started?.(newest.id) ?? true;
+      status.ready = status.started && (ctx.ready?.(newest.id) ?? true);
+    }
+  }
+  const failure = ctx.reasons.get(pod.metadata.uid ?? '', c.name);
+  if (failure && newest?.state !== 'running') {
+    if (status.state?.terminated) status.lastState = { terminated: status.state.terminated };
+    status.state = { waiting: { reason: failure.reason, message: failure.message } };
+  }
+  return status;
+}
+
+function stateOf(c: ContainerInstance, runtimeName: string): ContainerState {
+  switch (c.state) {
+    case 'running':
+      return { running: { startedAt: rfc3339(c.startedAt) } };
+    case 'exited':
+      return {
+        terminated: {
+          exitCode: c.exitCode,
+          reason: c.reason || (c.exitCode === 0 ? 'Completed' : 'Error'),
+          ...(c.message ? { message: c.message } : {}),
+          startedAt: rfc3339(c.startedAt || c.createdAt),
+          finishedAt: rfc3339(c.finishedAt),
+          containerID: `${runtimeName}://${c.id}`,
+        },
+      };
+    default:
+      return { waiting: {} };
+  }
+}
+
+/** The image as users named it: the runtime's reference unless it is a bare image id. */
+function displayImage(c: ContainerInstance, spec: Container): string {
+  return c.image && !c.image.startsWith('sha256:') ? c.image : (spec.image ?? c.image);
+}
+
+function conditions(pod: Pod, runtime: RuntimePodStatus, inits: ContainerStatus[], regular: ContainerStatus[], phase: string, ctx: StatusContext): PodCondition[] {
+  const initSpecs = pod.spec.initContainers ?? [];
+  const completed = phase === 'Succeeded' || phase === 'Failed';
+  const anyRegularStarted = regular.some((s) => s.state?.running || s.state?.terminated || s.lastState?.terminated);
+
+  const sandboxReady = runtime.sandboxes[0]?.state === 'ready';
+  const incomplete = initSpecs
+    .filter((c, i) => (isRestartableInit(c) ? !inits[i].started : inits[i].state?.terminated?.exitCode !== 0))
+    .map((c) => c.name);
+  const initialized = initSpecs.length === 0 || incomplete.length === 0 || anyRegularStarted;
+  const unready = [
+    ...initSpecs.filter((c, i) => isRestartableInit(c) && !inits[i].ready).map((c) => c.name),
+    ...regular.filter((s) => !s.ready).map((s) => s.name),
+  ];
+  const ready = unready.length === 0 && !completed;
+  const notReady = completed
+    ? { reason: 'PodCompleted' }
+    : { reason: 'ContainersNotReady', message: `containers with unready status: [${unready.join(' ')}]` };
+
+  const list: Omit<PodCondition, 'lastTransitionTime'>[] = [
+    { type: 'PodReadyToStartContainers', status: sandboxReady ? 'True' : 'False' },
+    initialized
+      ? { type: 'Initialized', status: 'True', ...(completed && initSpecs.length > 0 ? { reason: 'PodCompleted' } : {}) }
+      : { type: 'Initialized', status: 'False', reason: 'ContainersNotInitialized', message: `containers with incomplete status: [${incomplete.join(' ')}]` },
+    ready ? { type: 'Ready', status: 'True' } : { type: 'Ready', status: 'False', ...notReady },
+    ready ? { type: 'ContainersReady', status: 'True' } : { type: 'ContainersReady', status: 'False', ...notReady },
+    { type: 'PodScheduled', status: 'True' },
+  ];
+  return list.map((c) => {
+    const previous = ctx.oldStatus?.conditions?.find((o) => o.type === c.type);
+    const lastTransitionTime = previous && previous.status === c.status && previous.lastTransitionTime ? previous.lastTransitionTime : rfc3339(ctx.now);
+    return { ...c, lastProbeTime: null, lastTransitionTime };
+  });
+}

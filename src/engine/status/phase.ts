@@ -1,0 +1,94 @@
+import { isRestartableInit, isStaticPod } from '../api/pod-util.js';
+import type { ContainerStatus, Pod, PodPhase } from '../api/v1.js';
+
+/**
+ * The kubelet's getPhase: the pod phase from its containers' statuses.
+ * Pending until initialization is done and every container has started;
+ * Running while any runs (or all will restart); Succeeded or Failed when all
+ * have stopped and will not restart.
+ */
+export function getPhase(pod: Pod, statuses: ContainerStatus[], podIsTerminal: boolean): PodPhase {
+  const spec = pod.spec;
+  const byName = new Map(statuses.map((s) => [s.name, s]));
+  let pendingRegularInit = 0;
+  let pendingRestartableInit = 0;
+  let failedInitialization = 0;
+  let unknown = 0;
+  let running = 0;
+  let waiting = 0;
+  let stopped = 0;
+  let succeeded = 0;
+
+  for (const c of spec.initContainers ?? []) {
+    const s = byName.get(c.name);
+    if (isRestartableInit(c)) {
+      if (!s) {
+        unknown++;
+        continue;
+      }
+      if (s.state?.running) {
+        if (!s.started) pendingRestartableInit++;
+        running++;
+      } else if (s.state?.terminated) {
+        // neither pending nor running
+      } else if (s.state?.waiting) {
+        if (!s.lastState?.terminated) {
+          pendingRestartableInit++;
+          waiting++;
+        }
+      } else {
+        pendingRestartableInit++;
+        unknown++;
+      }
+      continue;
+    }
+    if (!s) {
+      pendingRegularInit++;
+    } else if (s.state?.running) {
+      pendingRegularInit++;
+    } else if (s.state?.terminated) {
+      if (s.state.terminated.exitCode !== 0) failedInitialization++;
+    } else if (s.state?.waiting) {
+      if (s.lastState?.terminated) {
+        if (s.lastState.terminated.exitCode !== 0) failedInitialization++;
+      } else {
+        pendingRegularInit++;
+      }
+    } else {
+      pendingRegularInit++;
+    }
+  }
+
+  for (const c of spec.containers) {
+    const s = byName.get(c.name);
+    if (!s) unknown++;
+    else if (s.state?.running) running++;
+    else if (s.state?.terminated) {
+      stopped++;
+      if (s.state.terminated.exitCode === 0) succeeded++;
+    } else if (s.state?.waiting) {
+      if (s.lastState?.terminated) stopped++;
+      else waiting++;
+    } else unknown++;
+  }
+
+  const restartPolicy = spec.restartPolicy ?? 'Always';
+  if (failedInitialization > 0 && restartPolicy === 'Never') return 'Failed';
+
+  const anyRegularStarted = spec.containers.some((c) => {
+    const s = byName.get(c.name);
+    return !!(s?.state?.running || s?.state?.terminated || s?.lastState?.terminated);
+  });
+  if ((pendingRegularInit > 0 || pendingRestartableInit > 0 || failedInitialization > 0) && !anyRegularStarted) return 'Pending';
+  if (waiting > 0) return 'Pending';
+  if (running > 0 && unknown === 0) return 'Running';
+  if (running === 0 && stopped > 0 && unknown === 0) {
+    // Static pods keep their phase by restart policy even when terminal (as upstream, for now).
+    if (podIsTerminal && !isStaticPod(pod)) return stopped === succeeded ? 'Succeeded' : 'Failed';
+    if (restartPolicy === 'Always') return 'Running';
+    if (stopped === succeeded) return 'Succeeded';
+    if (restartPolicy === 'Never') return 'Failed';
+    return 'Running';
+  }
+  return 'Pending';
+}

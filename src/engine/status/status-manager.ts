@@ -1,0 +1,75 @@
+import { isDeepStrictEqual } from 'node:util';
+import { podRef } from '../api/pod-util.js';
+import type { Pod, PodStatus } from '../api/v1.js';
+import type { EventStream } from '../events.js';
+
+interface Entry {
+  status: PodStatus;
+  version: number;
+  pod: Pod;
+}
+
+/**
+ * The kubelet's status manager: the latest API status of every pod, with a
+ * version that grows on each real change. It reports the moments people ask
+ * about (first Running with every container started, Ready, Succeeded,
+ * Failed) on the event stream. Syncing statuses to an apiserver comes with
+ * the apiserver source.
+ */
+export class StatusManager {
+  private readonly statuses = new Map<string, Entry>();
+
+  constructor(private readonly events: EventStream) {}
+
+  getPodStatus(uid: string): PodStatus | undefined {
+    return this.statuses.get(uid)?.status;
+  }
+
+  /** The pod as the API would show it now: its spec with the latest status. */
+  podWithStatus(pod: Pod): Pod {
+    const status = this.getPodStatus(pod.metadata.uid ?? '');
+    return status ? { ...pod, status } : pod;
+  }
+
+  setPodStatus(pod: Pod, status: PodStatus): void {
+    const uid = pod.metadata.uid!;
+    const previous = this.statuses.get(uid);
+    if (previous && isDeepStrictEqual(withoutTimes(previous.status), withoutTimes(status))) return;
+    const version = (previous?.version ?? 0) + 1;
+    this.statuses.set(uid, { status, version, pod });
+    const base = { pod: podRef(pod), uid };
+    this.events.emit({ ...base, type: 'StatusChanged', message: `phase ${status.phase}`, detail: { phase: status.phase ?? '', version } });
+    const before = previous?.status;
+    if (allRunning(status) && !allRunning(before)) this.events.emit({ ...base, type: 'PodRunning', message: 'every container started' });
+    if (isReady(status) && !isReady(before)) this.events.emit({ ...base, type: 'PodReady', message: 'all containers ready' });
+    if (status.phase === 'Succeeded' && before?.phase !== 'Succeeded') this.events.emit({ ...base, type: 'PodSucceeded', message: 'all containers completed' });
+    if (status.phase === 'Failed' && before?.phase !== 'Failed') this.events.emit({ ...base, type: 'PodFailed', reason: status.reason, message: status.message ?? failureOf(status) });
+  }
+
+  removeOrphanedStatuses(known: Set<string>): void {
+    for (const uid of this.statuses.keys()) if (!known.has(uid)) this.statuses.delete(uid);
+  }
+
+  deletePodStatus(uid: string): void {
+    this.statuses.delete(uid);
+  }
+}
+
+function withoutTimes(status: PodStatus): PodStatus {
+  return { ...status, conditions: status.conditions?.map((c) => ({ ...c, lastTransitionTime: undefined })) };
+}
+
+/** Running, with every regular container running (the moment pod start-up latency ends). */
+function allRunning(status: PodStatus | undefined): boolean {
+  return status?.phase === 'Running' && (status.containerStatuses ?? []).every((c) => c.state?.running);
+}
+
+function isReady(status: PodStatus | undefined): boolean {
+  return status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+}
+
+function failureOf(status: PodStatus): string {
+  const failed = [...(status.initContainerStatuses ?? []), ...(status.containerStatuses ?? [])].find((c) => (c.state?.terminated?.exitCode ?? 0) !== 0 || (c.lastState?.terminated?.exitCode ?? 0) !== 0);
+  const t = failed?.state?.terminated ?? failed?.lastState?.terminated;
+  return failed && t ? `container ${failed.name} exited with ${t.exitCode} (${t.reason ?? 'Error'})` : 'pod failed';
+}

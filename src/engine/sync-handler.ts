@@ -1,0 +1,117 @@
+import { isTerminalPhase, podRef } from './api/pod-util.js';
+import type { Pod } from './api/v1.js';
+import { canAdmitPod, nodeAllocatable } from './admission.js';
+import type { PodUpdate } from './config/pod-storage.js';
+import type { EventStream } from './events.js';
+import type { PodLifecycleEvent } from './pleg/types.js';
+import { isSyncPodWorthy } from './pleg/types.js';
+import type { PodManager } from './pod-manager.js';
+import type { PodWorkers, UpdateType } from './pod-workers.js';
+import type { StatusManager } from './status/status-manager.js';
+
+export interface SyncHandlerDeps {
+  podManager: PodManager;
+  podWorkers: PodWorkers;
+  statusManager: StatusManager;
+  events: EventStream;
+  maxPods: number;
+}
+
+/**
+ * The kubelet's SyncHandler: what the sync loop does with each kind of
+ * message. Additions are admitted (or rejected as Failed) in creation order;
+ * everything accepted becomes an update to the pod's worker.
+ */
+export class SyncHandler {
+  private readonly rejected = new Set<string>();
+  private readonly node;
+
+  constructor(private readonly d: SyncHandlerDeps) {
+    this.node = nodeAllocatable(d.maxPods);
+  }
+
+  handleConfigUpdate(update: PodUpdate): void {
+    switch (update.op) {
+      case 'ADD':
+        for (const pod of update.pods) this.d.events.emit({ type: 'PodSeen', pod: podRef(pod), uid: pod.metadata.uid!, message: `seen by source "${update.source}"`, detail: { source: update.source } });
+        this.handlePodAdditions(update.pods);
+        return;
+      case 'UPDATE':
+      case 'DELETE': // graceful deletion: the pod carries its deletionTimestamp
+        for (const pod of update.pods) this.d.events.emit({ type: update.op === 'UPDATE' ? 'PodUpdated' : 'PodDeleted', pod: podRef(pod), uid: pod.metadata.uid!, message: `${update.op} from source "${update.source}"` });
+        this.handlePodUpdates(update.pods);
+        return;
+      case 'REMOVE':
+        this.handlePodRemoves(update.pods);
+        return;
+      case 'RECONCILE':
+        this.handlePodReconcile(update.pods);
+        return;
+    }
+  }
+
+  handlePodAdditions(pods: Pod[]): void {
+    const sorted = [...pods].sort((a, b) => (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? ''));
+    for (const pod of sorted) {
+      const uid = pod.metadata.uid!;
+      this.d.podManager.addPod(pod);
+      if (isTerminalPhase(pod)) continue;
+      const active = this.activePods().filter((p) => p.metadata.uid !== uid);
+      const verdict = canAdmitPod(pod, active, this.node);
+      if (!verdict.admit) {
+        this.rejectPod(pod, verdict.reason!, verdict.message!);
+        continue;
+      }
+      this.rejected.delete(uid);
+      this.d.events.emit({ type: 'PodAdmitted', pod: podRef(pod), uid });
+      this.dispatchWork(pod, 'create');
+    }
+  }
+
+  handlePodUpdates(pods: Pod[]): void {
+    for (const pod of pods) {
+      this.d.podManager.updatePod(pod);
+      this.dispatchWork(pod, 'update');
+    }
+  }
+
+  handlePodRemoves(pods: Pod[]): void {
+    for (const pod of pods) {
+      this.d.podManager.removePod(pod);
+      this.d.events.emit({ type: 'PodRemoved', pod: podRef(pod), uid: pod.metadata.uid!, message: 'no source wants the pod any more' });
+      if (this.rejected.delete(pod.metadata.uid!)) continue;
+      this.d.podWorkers.updatePod({ updateType: 'kill', pod });
+    }
+  }
+
+  handlePodReconcile(pods: Pod[]): void {
+    for (const pod of pods) this.d.podManager.updatePod(pod);
+  }
+
+  handlePodSyncs(pods: Pod[]): void {
+    for (const pod of pods) this.dispatchWork(pod, 'sync');
+  }
+
+  handlePlegEvent(event: PodLifecycleEvent): void {
+    if (!isSyncPodWorthy(event)) return;
+    const pod = this.d.podManager.getPodByUid(event.id);
+    if (pod) this.handlePodSyncs([pod]);
+  }
+
+  /** Pods admitted and not finished: what admission weighs a new pod against. */
+  activePods(): Pod[] {
+    return this.d.podManager.getPods().filter((p) => !this.rejected.has(p.metadata.uid!) && this.d.statusManager.getPodStatus(p.metadata.uid!)?.phase !== 'Failed' && this.d.statusManager.getPodStatus(p.metadata.uid!)?.phase !== 'Succeeded');
+  }
+
+  private dispatchWork(pod: Pod, updateType: UpdateType): void {
+    if (this.rejected.has(pod.metadata.uid!)) return;
+    this.d.podWorkers.updatePod({ updateType, pod });
+  }
+
+  private rejectPod(pod: Pod, reason: string, message: string): void {
+    const uid = pod.metadata.uid!;
+    this.rejected.add(uid);
+    this.d.events.emit({ type: 'PodRejected', pod: podRef(pod), uid, reason, message });
+    this.d.statusManager.setPodStatus(pod, { phase: 'Failed', reason, message: `Pod was rejected: ${message}` });
+  }
+}

@@ -1,12 +1,91 @@
+import { Flags } from '@oclif/core';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { stringify } from 'yaml';
 import { BaseCommand } from '../cli/base-command.js';
-import { notBuilt } from '../cli/not-built.js';
+import { kubeletConfigFromFlags, kubeletFlags, parseDuration } from '../cli/kubelet-flags.js';
+import { podRef } from '../engine/api/pod-util.js';
+import { Kubelet } from '../engine/kubelet.js';
+import { runOnce, type PodOutcome } from '../engine/run-once.js';
+import { renderApplyTasks } from '../ui/apply-tasks.js';
+import { ExitCode, UserError } from '../util/user-error.js';
 
 export default class Apply extends BaseCommand {
-  static override summary = "Apply manifests once (runOnce): run every pod until Running or Succeeded, then report.";
-  static override description = 'Not built yet: says so and exits with code 2.';
-  static override strict = false;
+  static override summary = 'Apply manifests once (runOnce): run every pod until Running or Succeeded, then report.';
+  static override description = `Reads the pod manifests once (a file, a directory of .yaml/.yml/.json files, or - for stdin) and runs every pod as the kubelet's runOnce mode does: until all its containers have started (Running) or, for run-to-completion pods (restartPolicy OnFailure or Never), until it has completed (Succeeded); or until it cannot get there (image pull failure, crash loop, rejection) or --timeout passes. Exits 0 only if every pod made it. The pods keep running in the runtime afterwards; \`knode run --static-dir\` on the same manifests adopts them.`;
+
+  static override examples = [
+    '<%= config.bin %> apply -f examples/hello.yaml',
+    '<%= config.bin %> apply -f examples/ --timeout 1m',
+    'cat pod.yaml | <%= config.bin %> apply -f - -o json | jq .items[].status.phase',
+    '<%= config.bin %> apply -f pods/ --runtime-endpoint unix:///run/containerd/containerd.sock',
+  ];
+
+  static override flags = {
+    filename: Flags.string({ char: 'f', description: 'Manifest file, directory, or - for stdin', required: true }),
+    timeout: Flags.string({ description: 'How long to wait for the pods (Go duration)', default: '4m' }),
+    output: Flags.string({ char: 'o', description: 'Print the pods with their status as a v1 PodList', options: ['json', 'yaml'] }),
+    ...kubeletFlags,
+  };
 
   async run(): Promise<void> {
-    notBuilt('apply', "issue #3 (the engine)");
+    const { flags } = await this.parse(Apply);
+    const rootDir = this.rootDir(flags);
+    const path = this.manifestPath(flags.filename, rootDir);
+    const timeout = parseDuration(flags.timeout, 'timeout');
+    const client = await this.connectRuntime(flags);
+    const config = kubeletConfigFromFlags(rootDir, flags, { staticPodPath: path, runOnce: true, containerRuntimeEndpoint: client.endpoint });
+    const kubelet = new Kubelet(config, { runtime: client });
+    const abort = new AbortController();
+    const onSignal = () => abort.abort();
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    let resolveOutcomes!: (o: PodOutcome[]) => void;
+    const outcomes = new Promise<PodOutcome[]>((r) => (resolveOutcomes = r));
+    let rendering: Promise<void> | undefined;
+    try {
+      const result = await runOnce(kubelet, timeout, abort.signal, (pods) => {
+        rendering = renderApplyTasks(pods.map(podRef), { subscribe: (l) => kubelet.events.subscribe(l), outcomes }, !!process.stderr.isTTY);
+      });
+      resolveOutcomes(result.outcomes);
+      await rendering;
+      for (const error of result.manifestErrors) this.logToStderr(`Error: ${error}`);
+      if (flags.output) {
+        const list = { apiVersion: 'v1', kind: 'PodList', metadata: { resourceVersion: '' }, items: result.pods };
+        this.log(flags.output === 'json' ? JSON.stringify(list, null, 2) : stringify(list).trimEnd());
+      }
+      this.summarize(result.outcomes, path, result.manifestErrors.length);
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      client.close();
+    }
+  }
+
+  private summarize(outcomes: PodOutcome[], path: string, manifestErrors: number): void {
+    const failed = outcomes.filter((o) => !o.ok);
+    for (const o of failed) this.logToStderr(`${o.pod}: ${o.result}${o.message ? `: ${o.message}` : ''}`);
+    const counts = new Map<string, number>();
+    for (const o of outcomes) counts.set(o.ok ? o.result : 'failed', (counts.get(o.ok ? o.result : 'failed') ?? 0) + 1);
+    this.logToStderr(`${outcomes.length} pod${outcomes.length === 1 ? '' : 's'}: ${[...counts].map(([k, n]) => `${n} ${k}`).join(', ') || 'none'}`);
+    if (failed.length > 0) this.exit(ExitCode.workloadFailed);
+    if (outcomes.length === 0 && manifestErrors === 0) throw new UserError('usage', `no pods in ${path}`);
+    if (manifestErrors > 0) this.exit(ExitCode.usage);
+  }
+
+  /** The path to read; stdin is saved under the root dir first, so its pods get a stable UID. */
+  private manifestPath(filename: string, rootDir: string): string {
+    if (filename !== '-') {
+      const path = resolve(filename);
+      if (!existsSync(path)) throw new UserError('usage', `${filename}: no such file or directory`);
+      return path;
+    }
+    const text = readFileSync(0, 'utf8');
+    const dir = join(rootDir, 'apply');
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, `stdin-${createHash('sha256').update(text).digest('hex').slice(0, 16)}.yaml`);
+    writeFileSync(file, text);
+    return file;
   }
 }

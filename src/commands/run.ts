@@ -1,12 +1,72 @@
+import { Flags } from '@oclif/core';
+import { resolve } from 'node:path';
 import { BaseCommand } from '../cli/base-command.js';
-import { notBuilt } from '../cli/not-built.js';
+import { kubeletConfigFromFlags, kubeletFlags, parseDuration } from '../cli/kubelet-flags.js';
+import { Kubelet } from '../engine/kubelet.js';
+import { formatEventJson, formatEventLine, isNoisy } from '../ui/event-line.js';
+import { UserError } from '../util/user-error.js';
 
 export default class Run extends BaseCommand {
-  static override summary = "Run the node: drive pods from static manifests, a URL or an apiserver to their desired state.";
-  static override description = 'Not built yet: says so and exits with code 2.';
-  static override strict = false;
+  static override summary = 'Run the node: drive pods from static manifests or a URL to their desired state.';
+  static override description = `The long-running kubelet. Pods come from --static-dir (a directory of manifests, watched) and --manifest-url (polled); knode keeps each one at its spec on the container runtime: restarts by policy, crash-loop backoff, image pulls, termination. Pods the runtime runs for this node that no source names are stopped, as the kubelet does, so a restart of knode adopts what is running.
+
+Prints one line per lifecycle event (or NDJSON with --output json). SIGINT/SIGTERM stop knode and leave the containers running.`;
+
+  static override examples = [
+    '<%= config.bin %> run --static-dir examples',
+    '<%= config.bin %> run --static-dir /etc/knode/pods --node-name edge-1 --output json',
+    "<%= config.bin %> run --manifest-url http://config.local/pods.yaml --manifest-url-header 'Authorization: Bearer x'",
+    '<%= config.bin %> run --static-dir pods --runtime-endpoint unix:///run/containerd/containerd.sock',
+  ];
+
+  static override flags = {
+    'static-dir': Flags.string({ description: 'Directory (or file) of static pod manifests, watched for changes' }),
+    'manifest-url': Flags.string({ description: 'URL of pod manifests, polled' }),
+    'manifest-url-header': Flags.string({ description: "Header for --manifest-url requests, 'Name: value' (repeatable)", multiple: true }),
+    'file-check-frequency': Flags.string({ description: 'How often the static dir is read again besides change events (Go duration)', default: '20s' }),
+    'http-check-frequency': Flags.string({ description: 'How often the manifest URL is fetched (Go duration)', default: '20s' }),
+    output: Flags.string({ description: 'Event output', options: ['plain', 'json'], default: 'plain' }),
+    v: Flags.integer({ char: 'v', description: 'Verbosity: 0 shows lifecycle events, 4 adds relists and status changes', default: 0 }),
+    ...kubeletFlags,
+  };
 
   async run(): Promise<void> {
-    notBuilt('run', "issue #3 (the engine)");
+    const { flags } = await this.parse(Run);
+    if (!flags['static-dir'] && !flags['manifest-url']) {
+      throw new UserError('usage', 'knode run needs at least one pod source', 'give --static-dir DIR and/or --manifest-url URL');
+    }
+    const rootDir = this.rootDir(flags);
+    const headers: Record<string, string[]> = {};
+    for (const h of flags['manifest-url-header'] ?? []) {
+      const colon = h.indexOf(':');
+      if (colon <= 0) throw new UserError('usage', `--manifest-url-header "${h}": expected 'Name: value'`);
+      const name = h.slice(0, colon).trim();
+      (headers[name] ??= []).push(h.slice(colon + 1).trim());
+    }
+    const client = await this.connectRuntime(flags);
+    const config = kubeletConfigFromFlags(rootDir, flags, {
+      staticPodPath: flags['static-dir'] ? resolve(flags['static-dir']) : undefined,
+      staticPodURL: flags['manifest-url'],
+      staticPodURLHeader: headers,
+      fileCheckFrequency: parseDuration(flags['file-check-frequency'], 'file-check-frequency'),
+      httpCheckFrequency: parseDuration(flags['http-check-frequency'], 'http-check-frequency'),
+      containerRuntimeEndpoint: client.endpoint,
+    });
+    const kubelet = new Kubelet(config, { runtime: client });
+    const json = flags.output === 'json';
+    kubelet.events.subscribe((e) => {
+      if (json) process.stdout.write(`${formatEventJson(e)}\n`);
+      else if (flags.v >= 4 || !isNoisy(e)) process.stdout.write(`${formatEventLine(e)}\n`);
+    });
+    const stopped = new Promise<string>((done) => {
+      process.once('SIGINT', () => done('SIGINT'));
+      process.once('SIGTERM', () => done('SIGTERM'));
+    });
+    await kubelet.start();
+    if (!json) process.stderr.write(`knode: node ${config.nodeName} on ${kubelet.runtimeName} ${kubelet.runtimeVersion} (${client.endpoint}); PLEG ${config.eventedPleg ? 'evented where the runtime streams events' : 'relist'}; Ctrl-C stops knode and leaves containers running\n`);
+    const signal = await stopped;
+    if (!json) process.stderr.write(`knode: ${signal}: stopping; containers keep running\n`);
+    await kubelet.stop();
+    client.close();
   }
 }

@@ -27,6 +27,8 @@ export type LifecycleEventType =
   | 'ContainerStarted'
   | 'ContainerFailed'
   | 'ContainerBackOff'
+  /** A container could not start this time; `reason` is its waiting reason (ErrImagePull, CrashLoopBackOff ...). */
+  | 'ContainerWaiting'
   | 'ContainerKilling'
   | 'PodTerminating'
   | 'PodTerminated'

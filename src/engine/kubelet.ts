@@ -155,7 +155,8 @@ export class Kubelet {
     this.evented?.start();
     this.loop = this.syncLoop();
     this.timers.push(this.clock.setInterval(() => this.inbox.push({ kind: 'sync' }), KubeletConstants.syncLoopTick));
-    this.timers.push(this.clock.setInterval(() => this.inbox.push({ kind: 'housekeeping' }), KubeletConstants.housekeepingPeriod));
+    // runOnce (knode apply) leaves other pods alone: no housekeeping kills what its sources do not name.
+    if (!this.config.runOnce) this.timers.push(this.clock.setInterval(() => this.inbox.push({ kind: 'housekeeping' }), KubeletConstants.housekeepingPeriod));
     this.timers.push(this.clock.setInterval(() => void this.checkRuntime(), KubeletConstants.runtimeStatusPeriod));
     await this.podConfig.start();
   }

@@ -62,6 +62,9 @@ export class KubeletPodSyncer implements PodSyncer {
     }
     const result = await this.d.runtime.syncPod(pod, runtime);
     this.d.reasons.update(uid, result);
+    for (const r of result.results) {
+      if (r.action === 'StartContainer' && r.error) this.d.events.emit({ type: 'ContainerWaiting', pod: podRef(pod), uid, container: r.target, reason: r.error.reason, message: r.error.message });
+    }
     if (result.syncError) throw result.syncError;
     // Waiting out a backoff is not an error of the worker; anything else is retried after its backoff.
     const failure = result.results.find((r) => r.error && r.error.reason !== SyncErrors.crashLoopBackOff && r.error.reason !== SyncErrors.imagePullBackOff);

@@ -1,5 +1,6 @@
 import type { Clock } from '../../util/clock.js';
 import { podRef } from '../api/pod-util.js';
+import type { Pod } from '../api/v1.js';
 import type { EventStream } from '../events.js';
 import { FileSource } from './file-source.js';
 import type { KubeletConfiguration } from './kubelet-config.js';
@@ -50,6 +51,11 @@ export class PodConfig {
 
   stop(): void {
     for (const s of this.sources) s.stop();
+  }
+
+  /** Every pod the sources want now. */
+  desiredPods(): Pod[] {
+    return this.storage.allPods();
   }
 
   seenAllSources(): boolean {

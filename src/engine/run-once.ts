@@ -1,0 +1,109 @@
+import { podRef } from './api/pod-util.js';
+import type { Pod } from './api/v1.js';
+import type { LifecycleEvent } from './events.js';
+import type { Kubelet } from './kubelet.js';
+
+/** Waiting reasons after which a pod will not get to Running without a human (or minutes of backoff). */
+const FATAL_WAITING_REASONS = new Set([
+  'ErrImagePull', 'ImagePullBackOff', 'ErrImageNeverPull', 'InvalidImageName', 'ImageInspectError',
+  'CreateContainerConfigError', 'CreateContainerError', 'RunContainerError', 'PostStartHookError', 'CrashLoopBackOff',
+]);
+
+export interface PodOutcome {
+  pod: string;
+  uid: string;
+  ok: boolean;
+  /** Running, Succeeded, Failed, or the waiting reason it stopped at. */
+  result: string;
+  reason?: string;
+  message?: string;
+  /** From the pod being seen to its outcome. */
+  durationMs: number;
+}
+
+export interface RunOnceResult {
+  outcomes: PodOutcome[];
+  /** The pods with their last status. */
+  pods: Pod[];
+  manifestErrors: string[];
+}
+
+/**
+ * runOnce (`knode apply`): starts the kubelet on sources read once, waits
+ * until every pod they hold is Running (all containers started) or, for
+ * run-to-completion pods (restartPolicy OnFailure or Never), Succeeded; or
+ * cannot get there; or the timeout passes. Then stops the kubelet.
+ * Containers keep running in the runtime.
+ */
+export async function runOnce(kubelet: Kubelet, timeoutMs: number, signal?: AbortSignal, onStarted?: (pods: Pod[]) => void): Promise<RunOnceResult> {
+  const outcomes = new Map<string, PodOutcome>();
+  const seenAt = new Map<string, number>();
+  const lastState = new Map<string, string>();
+  const manifestErrors: string[] = [];
+  let wanted = new Set<string>();
+  let resolveDone!: () => void;
+  const done = new Promise<void>((r) => (resolveDone = r));
+  const decide = (e: LifecycleEvent, ok: boolean, result: string, reason?: string, message?: string) => {
+    if (outcomes.has(e.uid) || !e.uid) return;
+    outcomes.set(e.uid, { pod: e.pod, uid: e.uid, ok, result, reason, message, durationMs: e.at - (seenAt.get(e.uid) ?? e.at) });
+    if (wanted.size > 0 && [...wanted].every((uid) => outcomes.has(uid))) resolveDone();
+  };
+  const unsubscribe = kubelet.events.subscribe((e) => {
+    switch (e.type) {
+      case 'ManifestError':
+        manifestErrors.push(e.message ?? '');
+        break;
+      case 'PodSeen':
+        seenAt.set(e.uid, e.at);
+        break;
+      case 'PodRunning': {
+        // Run-to-completion pods (restartPolicy OnFailure or Never) are done when they succeed.
+        const pod = kubelet.podManager.getPodByUid(e.uid);
+        if ((pod?.spec.restartPolicy ?? 'Always') === 'Always') decide(e, true, 'Running');
+        break;
+      }
+      case 'PodSucceeded':
+        decide(e, true, 'Succeeded');
+        break;
+      case 'PodFailed':
+      case 'PodRejected':
+        decide(e, false, 'Failed', e.reason, e.message);
+        break;
+      case 'ContainerWaiting':
+        if (e.reason && FATAL_WAITING_REASONS.has(e.reason)) decide(e, false, e.reason, e.reason, `container ${e.container}: ${e.message ?? ''}`);
+        else if (e.reason) lastState.set(e.uid, e.reason);
+        break;
+      case 'SandboxFailed':
+        decide(e, false, 'CreatePodSandboxError', e.reason, e.message);
+        break;
+      case 'StatusChanged':
+        lastState.set(e.uid, String(e.detail?.phase ?? ''));
+        break;
+    }
+  });
+  const timer = kubelet.clock.setTimeout(() => resolveDone(), timeoutMs);
+  const onAbort = () => resolveDone();
+  signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    await kubelet.start();
+    const pods = kubelet.podConfig.desiredPods();
+    wanted = new Set(pods.map((p) => p.metadata.uid!));
+    onStarted?.(pods);
+    if ([...wanted].every((uid) => outcomes.has(uid))) resolveDone();
+    await done;
+    for (const pod of pods) {
+      const uid = pod.metadata.uid!;
+      if (outcomes.has(uid)) continue;
+      const why = signal?.aborted ? 'interrupted' : `timed out after ${Math.round(timeoutMs / 1000)}s`;
+      const state = lastState.get(uid) ?? 'Pending';
+      outcomes.set(uid, { pod: podRef(pod), uid, ok: false, result: state, reason: signal?.aborted ? 'Interrupted' : 'Timeout', message: `${why}; the pod was ${state}`, durationMs: kubelet.clock.now() - (seenAt.get(uid) ?? kubelet.clock.now()) });
+    }
+    const withStatus = pods.map((p) => kubelet.statusManager.podWithStatus(p));
+    return { outcomes: pods.map((p) => outcomes.get(p.metadata.uid!)!), pods: withStatus, manifestErrors };
+  } finally {
+    timer.cancel();
+    signal?.removeEventListener('abort', onAbort);
+    unsubscribe();
+    await kubelet.stop();
+  }
+}

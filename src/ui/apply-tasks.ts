@@ -1,0 +1,84 @@
+import { Listr, ProcessOutput } from 'listr2';
+import type { LifecycleEvent } from '../engine/events.js';
+import type { PodOutcome } from '../engine/run-once.js';
+
+/** A line for each stage of a pod's start, as the task list shows it. */
+function stageOf(e: LifecycleEvent): string | undefined {
+  const c = e.container ? ` ${e.container}` : '';
+  switch (e.type) {
+    case 'PodAdmitted':
+      return 'admitted';
+    case 'SandboxCreated':
+      return 'sandbox created';
+    case 'ImagePulling':
+      return `pulling image for${c}`;
+    case 'ImagePulled':
+      return `image pulled for${c}`;
+    case 'ContainerCreated':
+      return `created${c}`;
+    case 'ContainerStarted':
+      return `started${c}`;
+    case 'ContainerWaiting':
+      return `${e.container}: ${e.reason}`;
+    case 'PodTerminating':
+      return 'terminating';
+    default:
+      return undefined;
+  }
+}
+
+export interface ApplyProgress {
+  /** Subscribes to the engine's events; returns the unsubscribe. */
+  subscribe(listener: (event: LifecycleEvent) => void): () => void;
+  /** Resolves with every pod's outcome once all are decided. */
+  outcomes: Promise<PodOutcome[]>;
+}
+
+/**
+ * Renders `knode apply` as a listr2 task list, one task per pod showing each
+ * stage as it happens, on stderr (stdout stays free for -o json|yaml). Not a
+ * TTY: one plain line per task state.
+ */
+export async function renderApplyTasks(pods: string[], progress: ApplyProgress, tty: boolean): Promise<void> {
+  const waiters = new Map<string, { stage: (line: string) => void; done: (o: PodOutcome) => void }>();
+  const unsubscribe = progress.subscribe((e) => {
+    const line = stageOf(e);
+    if (line) waiters.get(e.pod)?.stage(line);
+  });
+  void progress.outcomes.then((all) => {
+    for (const o of all) waiters.get(o.pod)?.done(o);
+  });
+  const list = new Listr(
+    pods.map((pod) => ({
+      title: pod,
+      task: (_ctx: unknown, task: { output: string; title: string }) =>
+        new Promise<void>((resolve, reject) => {
+          waiters.set(pod, {
+            stage: (line) => (task.output = line),
+            done: (o) => {
+              const took = `${(o.durationMs / 1000).toFixed(1)}s`;
+              if (o.ok) {
+                task.title = `${pod}: ${o.result} in ${took}`;
+                resolve();
+              } else {
+                reject(new Error(`${pod}: ${o.result}${o.message ? `: ${o.message}` : ''}`));
+              }
+            },
+          });
+        }),
+    })),
+    {
+      concurrent: true,
+      exitOnError: false,
+      renderer: tty ? 'default' : 'simple',
+      rendererOptions: { collapseErrors: false, processOutput: new ProcessOutput(process.stderr, process.stderr) } as never,
+    },
+  );
+  try {
+    await list.run();
+  } catch {
+    // failures are reported per task and again in the summary
+  } finally {
+    unsubscribe();
+  }
+}

@@ -6,7 +6,7 @@ import type { EventStream } from './events.js';
 import type { RuntimeManager } from './kuberuntime/runtime-manager.js';
 import { SyncErrors } from './kuberuntime/sync-result.js';
 import type { PodManager } from './pod-manager.js';
-import type { PodSyncer, UpdateType } from './pod-workers.js';
+import type { PodSyncer, SyncPodResult, UpdateType } from './pod-workers.js';
 import { generateAPIPodStatus } from './status/generate.js';
 import type { ReasonCache } from './status/reason-cache.js';
 import type { StatusManager } from './status/status-manager.js';
@@ -48,11 +48,11 @@ export class KubeletPodSyncer implements PodSyncer {
     });
   }
 
-  async syncPod(_updateType: UpdateType, pod: Pod, runtime: RuntimePodStatus): Promise<boolean> {
+  async syncPod(_updateType: UpdateType, pod: Pod, runtime: RuntimePodStatus): Promise<SyncPodResult> {
     const uid = pod.metadata.uid!;
     const apiStatus = this.status(pod, runtime, false);
     this.d.statusManager.setPodStatus(pod, apiStatus);
-    if (apiStatus.phase === 'Succeeded' || apiStatus.phase === 'Failed') return true;
+    if (apiStatus.phase === 'Succeeded' || apiStatus.phase === 'Failed') return { terminal: true };
     const runtimeError = this.d.runtimeError();
     if (runtimeError) throw new Error(`container runtime is not ready: ${runtimeError}`);
     if (!this.volumesReady.has(uid)) {
@@ -69,7 +69,9 @@ export class KubeletPodSyncer implements PodSyncer {
     // Waiting out a backoff is not an error of the worker; anything else is retried after its backoff.
     const failure = result.results.find((r) => r.error && r.error.reason !== SyncErrors.crashLoopBackOff && r.error.reason !== SyncErrors.imagePullBackOff);
     if (failure?.error) throw failure.error;
-    return false;
+    // Come back when the first backoff ends, so a crash-looping container restarts on time.
+    const waits = result.results.map((r) => r.error?.retryAfterMs).filter((ms): ms is number => ms !== undefined);
+    return { terminal: false, requeueAfterMs: waits.length > 0 ? Math.min(...waits) : undefined };
   }
 
   async syncTerminatingPod(pod: Pod, runtime: RuntimePodStatus, gracePeriodSeconds: number): Promise<void> {

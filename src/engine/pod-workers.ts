@@ -18,10 +18,16 @@ export interface UpdatePodOptions {
   onTerminated?: () => void;
 }
 
+export interface SyncPodResult {
+  /** The pod reached a terminal phase and should terminate. */
+  terminal: boolean;
+  /** Sync again after this long (a backoff ends) instead of at the resync interval. */
+  requeueAfterMs?: number;
+}
+
 /** What the pod workers call; the kubelet implements it (syncPod and friends). */
 export interface PodSyncer {
-  /** Returns true when the pod has reached a terminal phase and should terminate. */
-  syncPod(updateType: UpdateType, pod: Pod, status: RuntimePodStatus): Promise<boolean>;
+  syncPod(updateType: UpdateType, pod: Pod, status: RuntimePodStatus): Promise<SyncPodResult>;
   syncTerminatingPod(pod: Pod, status: RuntimePodStatus, gracePeriodSeconds: number): Promise<void>;
   syncTerminatingRuntimePod(running: RunningPod): Promise<void>;
   syncTerminatedPod(pod: Pod, status: RuntimePodStatus): Promise<void>;
@@ -168,13 +174,15 @@ export class PodWorkers {
       const update = status.pending;
       status.pending = undefined;
       let next: 'resync' | 'now' | 'done' = 'done';
+      let requeueAfter: number | undefined;
       try {
         const cached = await cache.getNewerThan(status.uid, status.lastSyncTime, signal);
         if (cached.error) throw new Error(`the pod's runtime status is unknown: ${cached.error.message}`);
         if (status.state === 'syncing') {
-          const terminal = await syncer.syncPod(update.updateType, status.desired!, cached.status);
+          const result = await syncer.syncPod(update.updateType, status.desired!, cached.status);
           status.lastSyncTime = clock.now();
-          if (terminal && status.state === 'syncing') {
+          requeueAfter = result.requeueAfterMs;
+          if (result.terminal && status.state === 'syncing') {
             this.startTerminating(status);
             status.gracePeriod ??= status.desired!.spec.terminationGracePeriodSeconds ?? 30;
             next = 'now';
@@ -204,7 +212,7 @@ export class PodWorkers {
         continue;
       }
       if (next === 'now') status.pending ??= { updateType: 'sync', pod: status.desired };
-      else if (next === 'resync') this.o.workQueue.enqueue(status.uid, jitter(this.o.resyncInterval, 0.5, this.o.random));
+      else if (next === 'resync') this.o.workQueue.enqueue(status.uid, requeueAfter ?? jitter(this.o.resyncInterval, 0.5, this.o.random));
     }
   }
 

@@ -1,4 +1,4 @@
-import { Listr, ProcessOutput } from 'listr2';
+import { Listr, ListrLogger, ProcessOutput } from 'listr2';
 import type { LifecycleEvent } from '../engine/events.js';
 import type { PodOutcome } from '../engine/run-once.js';
 
@@ -48,6 +48,7 @@ export async function renderApplyTasks(pods: string[], progress: ApplyProgress, 
   void progress.outcomes.then((all) => {
     for (const o of all) waiters.get(o.pod)?.done(o);
   });
+  const logger = new ListrLogger({ processOutput: new ProcessOutput(process.stderr, process.stderr) });
   const list = new Listr(
     pods.map((pod) => ({
       title: pod,
@@ -71,7 +72,7 @@ export async function renderApplyTasks(pods: string[], progress: ApplyProgress, 
       concurrent: true,
       exitOnError: false,
       renderer: tty ? 'default' : 'simple',
-      rendererOptions: { collapseErrors: false, processOutput: new ProcessOutput(process.stderr, process.stderr) } as never,
+      rendererOptions: { logger, collapseErrors: false },
     },
   );
   try {

@@ -56,6 +56,12 @@ export class Backoff {
     return entry ? Math.max(0, eventTime + entry.backoff - this.clock.now()) : 0;
   }
 
+  /** How long until the delay since the last recorded failure is over. */
+  remainingSinceUpdate(key: string): number {
+    const entry = this.entries.get(key);
+    return entry ? Math.max(0, entry.lastUpdate + entry.backoff - this.clock.now()) : 0;
+  }
+
   reset(key: string): void {
     this.entries.delete(key);
   }

@@ -47,9 +47,10 @@ export class ContainerManager {
     const key = backOffKey(pod, container);
     if (this.d.crashLoopBackOff.isInBackOffSince(key, last.finishedAt)) {
       const delay = Math.round(this.d.crashLoopBackOff.get(key) / 1000);
+      const remainingMs = this.d.crashLoopBackOff.remaining(key, last.finishedAt);
       const message = `back-off ${delay}s restarting failed container=${container.name} pod=${pod.metadata.name}_${pod.metadata.namespace}(${pod.metadata.uid})`;
-      this.d.events.emit({ type: 'ContainerBackOff', pod: podRef(pod), uid: pod.metadata.uid!, container: container.name, reason: 'BackOff', message: 'Back-off restarting failed container', detail: { remainingMs: this.d.crashLoopBackOff.remaining(key, last.finishedAt) } });
-      throw new SyncError(SyncErrors.crashLoopBackOff, message);
+      this.d.events.emit({ type: 'ContainerBackOff', pod: podRef(pod), uid: pod.metadata.uid!, container: container.name, reason: 'BackOff', message: 'Back-off restarting failed container', detail: { remainingMs } });
+      throw new SyncError(SyncErrors.crashLoopBackOff, message, remainingMs);
     }
     this.d.crashLoopBackOff.next(key, last.finishedAt);
   }

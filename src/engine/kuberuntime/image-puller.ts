@@ -43,7 +43,7 @@ export class ImagePuller {
     if (this.backoff.isInBackOffSinceUpdate(key)) {
       const message = `Back-off pulling image "${image}"`;
       this.events.emit({ ...base, type: 'ImagePullBackOff', reason: 'BackOff', message });
-      throw new SyncError(SyncErrors.imagePullBackOff, message);
+      throw new SyncError(SyncErrors.imagePullBackOff, message, this.backoff.remainingSinceUpdate(key));
     }
     this.events.emit({ ...base, type: 'ImagePulling', reason: 'Pulling', message: `Pulling image "${image}"` });
     const started = this.clock.now();

@@ -25,6 +25,8 @@ export class SyncError extends Error {
   constructor(
     readonly reason: SyncErrorReason,
     message: string,
+    /** For backoffs: when trying again makes sense. */
+    readonly retryAfterMs?: number,
   ) {
     super(message);
   }

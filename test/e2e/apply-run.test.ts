@@ -1,0 +1,116 @@
+// `knode apply` and `knode run` as a user runs them: bin/run.js as a child
+// process, the embedded runtime it starts by itself, exit codes and output.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CriClient } from '../../src/cri/client.js';
+import { KubeletLabels } from '../../src/cri/types.js';
+import { knode } from '../helpers/cli.js';
+import { cliEntry, eventually, repoRoot } from '../helpers/runtimes.js';
+
+const roots: string[] = [];
+function newRoot(): string {
+  const root = mkdtempSync(join(tmpdir(), 'knode-e2e-'));
+  roots.push(root);
+  return root;
+}
+
+afterAll(async () => {
+  for (const root of roots) await knode(['runtime', 'stop', '--root-dir', root]);
+});
+
+const examples = join(repoRoot, 'examples');
+
+describe('knode apply', () => {
+  it('runs the examples until Running or Succeeded, exits 0, and prints a v1 PodList with -o json', async () => {
+    const root = newRoot();
+    const res = await knode(['apply', '-f', examples, '--root-dir', root, '--node-name', 'e2e', '-o', 'json']);
+    expect(res.code, res.stderr).toBe(0);
+    const list = JSON.parse(res.stdout);
+    expect(list).toMatchObject({ apiVersion: 'v1', kind: 'PodList' });
+    const phases = Object.fromEntries(list.items.map((p: { metadata: { name: string }; status: { phase: string } }) => [p.metadata.name, p.status.phase]));
+    expect(phases).toEqual({ 'hello-e2e': 'Running', 'web-e2e': 'Running', 'once-e2e': 'Succeeded' });
+    expect(res.stderr).toMatch(/3 pods: 2 Running, 1 Succeeded/);
+    // The pods keep running after apply exits.
+    const client = new CriClient(`unix://${join(root, 'run', 'runtime.sock')}`);
+    const running = await client.listContainers({ state: { state: 'CONTAINER_RUNNING' } });
+    client.close();
+    expect(running.map((c) => c.labels[KubeletLabels.containerName]).sort()).toEqual(['app', 'hello', 'log-shipper']);
+  });
+
+  it('exits 1 and says why when a pod cannot start', async () => {
+    const root = newRoot();
+    const file = join(root, 'bad-image.yaml');
+    writeFileSync(file, 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: nopull\nspec:\n  containers:\n    - name: app\n      image: registry.invalid/team/app:1\n      command: ["sleep", "60"]\n');
+    const res = await knode(['apply', '-f', file, '--root-dir', root, '--node-name', 'e2e']);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/default\/nopull-e2e: ErrImagePull: container app: Failed to pull image "registry\.invalid\/team\/app:1"/);
+  });
+
+  it('exits 2 for a manifest it cannot use, naming the file, document, pod and field', async () => {
+    const root = newRoot();
+    const file = join(root, 'broken.yaml');
+    writeFileSync(file, 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: broken\nspec:\n  containers:\n    - name: app\n      command: ["true"]\n');
+    const res = await knode(['apply', '-f', file, '--root-dir', root]);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain(`${file}, document 0, pod "broken": spec.containers[0].image: Required value`);
+  });
+
+  it('reads a manifest from stdin', async () => {
+    const root = newRoot();
+    const res = await knode(['apply', '-f', '-', '--root-dir', root, '--node-name', 'e2e', '-o', 'yaml'], {
+      input: 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: piped\nspec:\n  restartPolicy: Never\n  containers:\n    - name: app\n      image: busybox:1.36\n      command: ["true"]\n',
+    });
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout).toMatch(/name: piped-e2e/);
+    expect(res.stdout).toMatch(/phase: Succeeded/);
+  });
+});
+
+function startRun(root: string): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, [cliEntry, 'run', '--static-dir', examples, '--root-dir', root, '--node-name', 'e2e'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, output: () => out, exited };
+}
+
+describe('knode run', () => {
+  it('refuses to start without a pod source', async () => {
+    const res = await knode(['run', '--root-dir', newRoot()]);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toMatch(/needs at least one pod source/);
+  });
+
+  it('adopts its running containers after kill -9 and a restart: nothing duplicated, nothing lost', async () => {
+    const root = newRoot();
+    const endpoint = `unix://${join(root, 'run', 'runtime.sock')}`;
+    const first = startRun(root);
+    const settled = (out: string) => /PodRunning +default\/hello-e2e/.test(out) && /PodRunning +default\/web-e2e/.test(out) && /PodSucceeded +default\/once-e2e/.test(out);
+    await eventually(() => settled(first.output()), 'hello and web Running, once Succeeded', 30_000);
+    const client = new CriClient(endpoint);
+    const runningIds = async () => (await client.listContainers({ state: { state: 'CONTAINER_RUNNING' } })).map((c) => c.id).sort();
+    const before = await eventually(async () => {
+      const ids = await runningIds();
+      return ids.length === 3 ? ids : undefined;
+    }, 'hello, log-shipper and app running');
+    const allBefore = (await client.listContainers()).length;
+
+    first.child.kill('SIGKILL');
+    await first.exited;
+    const second = startRun(root);
+    await eventually(() => settled(second.output()), 'the restarted node to see the same', 30_000);
+    await new Promise((r) => setTimeout(r, 1500)); // a relist and a housekeeping round after adoption
+    expect(await runningIds()).toEqual(before);
+    expect((await client.listContainers()).length).toBe(allBefore);
+    expect(second.output()).not.toMatch(/ContainerCreated|OrphanKilled/);
+
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+    expect(await runningIds()).toEqual(before); // containers outlive knode
+    client.close();
+  });
+});

@@ -1,0 +1,77 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { CriClient } from '../../src/cri/client.js';
+import type { Pod, PodSpec } from '../../src/engine/api/v1.js';
+import { defaultKubeletConfiguration, type KubeletConfiguration } from '../../src/engine/config/kubelet-config.js';
+import type { LifecycleEvent } from '../../src/engine/events.js';
+import { Kubelet } from '../../src/engine/kubelet.js';
+import type { Clock } from '../../src/util/clock.js';
+import { eventually } from './runtimes.js';
+
+let nodes = 0;
+
+export interface TestNode {
+  kubelet: Kubelet;
+  client: CriClient;
+  podsDir: string;
+  nodeName: string;
+  events: LifecycleEvent[];
+  /** The pod as the API shows it now, by its manifest name (without the node suffix). */
+  pod(name: string): Pod | undefined;
+  /** Polls until the pod's status passes `check`. */
+  waitForPod(name: string, what: string, check: (pod: Pod) => boolean, timeoutMs?: number): Promise<Pod>;
+  writePod(name: string, spec: PodSpec, extra?: Partial<Pod['metadata']>): string;
+  removePod(name: string): void;
+  stop(): Promise<void>;
+}
+
+/**
+ * A kubelet in this process, on a runtime over real gRPC, with its own
+ * static pod dir and a node name of its own (so nodes sharing a runtime
+ * leave each other's pods alone).
+ */
+export async function startNode(endpoint: string, options: { clock?: Clock; config?: Partial<KubeletConfiguration> } = {}): Promise<TestNode> {
+  const root = mkdtempSync(join(tmpdir(), 'knode-node-'));
+  const podsDir = join(root, 'pods');
+  const nodeName = `node-${process.pid}-${++nodes}`;
+  const config = defaultKubeletConfiguration(root, { nodeName, staticPodPath: podsDir, fileCheckFrequency: 1_000, ...options.config });
+  const client = new CriClient(endpoint);
+  const kubelet = new Kubelet(config, { runtime: client, clock: options.clock, random: () => 0 });
+  const events: LifecycleEvent[] = [];
+  kubelet.events.subscribe((e) => events.push(e));
+  const fullName = (name: string) => `${name}-${nodeName}`;
+  const pod = (name: string) => kubelet.podsWithStatus().find((p) => p.metadata.name === fullName(name));
+  const node: TestNode = {
+    kubelet,
+    client,
+    podsDir,
+    nodeName,
+    events,
+    pod,
+    waitForPod: (name, what, check, timeoutMs = 20_000) =>
+      eventually(() => {
+        const p = pod(name);
+        return p && check(p) ? p : undefined;
+      }, `pod ${name} to be ${what} (last status: ${JSON.stringify(pod(name)?.status ?? null)})`, timeoutMs),
+    writePod: (name, spec, extra = {}) => {
+      const file = join(podsDir, `${name}.yaml`);
+      writeFileSync(file, stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name, ...extra }, spec }));
+      return file;
+    },
+    removePod: (name) => rmSync(join(podsDir, `${name}.yaml`)),
+    stop: async () => {
+      await kubelet.stop();
+      client.close();
+    },
+  };
+  mkdirSync(podsDir, { recursive: true });
+  await kubelet.start();
+  return node;
+}
+
+/** The container of a pod's status, by name. */
+export function containerOf(pod: Pod, name: string) {
+  return [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])].find((c) => c.name === name);
+}

@@ -1,0 +1,51 @@
+// CrashLoopBackOff through the real path, with time skipped instead of slept:
+// the kubelet runs on a SkewClock, the containers on the real embedded runtime.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { CriClient } from '../../src/cri/client.js';
+import { ensureImage } from '../helpers/cri.js';
+import { containerOf, startNode, type TestNode } from '../helpers/node.js';
+import { eventually, startEmbeddedRuntime, type EmbeddedRuntimeProcess } from '../helpers/runtimes.js';
+import { SkewClock } from '../helpers/skew-clock.js';
+
+let runtime: EmbeddedRuntimeProcess;
+let node: TestNode;
+const clock = new SkewClock();
+
+beforeAll(async () => {
+  runtime = await startEmbeddedRuntime();
+  const client = new CriClient(runtime.endpoint);
+  await ensureImage(client);
+  client.close();
+  node = await startNode(runtime.endpoint, { clock });
+});
+
+afterAll(async () => {
+  await node.stop();
+  clock.dispose();
+  await runtime.stop();
+});
+
+it('restarts a crashing container after 10s, 20s, 40s ... of backoff, and not before', async () => {
+  node.writePod('crasher', { restartPolicy: 'Always', containers: [{ name: 'main', image: 'busybox:1.36', command: ['sh', '-c', 'exit 1'] }] });
+  const backoffs = () => node.events.filter((e) => e.type === 'ContainerWaiting' && e.reason === 'CrashLoopBackOff').map((e) => /back-off (\d+)s/.exec(e.message ?? '')?.[1]);
+  const restarts = () => containerOf(node.pod('crasher')!, 'main')?.restartCount ?? 0;
+
+  // The first restart is immediate; then the container waits 10s.
+  await eventually(() => backoffs().includes('10'), 'a 10s backoff', 20_000);
+  const before = restarts();
+  expect(before).toBe(1);
+  const pod = await node.waitForPod('crasher', 'in CrashLoopBackOff', (p) => containerOf(p, 'main')?.state?.waiting?.reason === 'CrashLoopBackOff');
+  expect(containerOf(pod, 'main')!.lastState?.terminated).toMatchObject({ exitCode: 1, reason: 'Error' });
+  expect(pod.status?.phase).toBe('Running');
+
+  clock.skip(5_000);
+  await new Promise((r) => setTimeout(r, 300)); // a short real wait: half the backoff must not restart it
+  expect(restarts()).toBe(before);
+
+  for (const [skip, next] of [[5_000, '20'], [20_000, '40'], [40_000, '80']] as const) {
+    clock.skip(skip);
+    await eventually(() => backoffs().includes(next), `a ${next}s backoff`, 20_000);
+  }
+  expect(restarts()).toBe(4);
+  expect(backoffs().filter((b, i, all) => all.indexOf(b) === i)).toEqual(['10', '20', '40', '80']);
+});

@@ -1,0 +1,218 @@
+// The engine through the real path: manifests in a directory, a kubelet in
+// this process, a real runtime over gRPC (the embedded runtime, and a real
+// containerd for the cases that need no host access).
+import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { KubeletLabels } from '../../src/cri/types.js';
+import type { PodSpec } from '../../src/engine/api/v1.js';
+import { ensureImage } from '../helpers/cri.js';
+import { containerOf, startNode, type TestNode } from '../helpers/node.js';
+import { eventually, runtimesUnderTest } from '../helpers/runtimes.js';
+import { CriClient } from '../../src/cri/client.js';
+
+const image = 'busybox:1.36';
+const sleeper = (name = 'main', extra = {}) => ({ name, image, command: ['sh', '-c', 'sleep 300'], ...extra });
+
+describe.each(runtimesUnderTest())('the engine on the $name runtime', (runtime) => {
+  let endpoint: string;
+  let cleanup: () => Promise<void>;
+  let node: TestNode | undefined;
+
+  beforeAll(async () => {
+    ({ endpoint, cleanup } = await runtime.start());
+    const client = new CriClient(endpoint);
+    await ensureImage(client);
+    client.close();
+  });
+  afterEach(async () => {
+    await node?.stop();
+    node = undefined;
+  });
+  afterAll(async () => cleanup());
+
+  async function containersOf(uid: string) {
+    return node!.client.listContainers({ labelSelector: { [KubeletLabels.podUid]: uid } });
+  }
+
+  it('runs a pod from a new file, replaces it when the file changes, and removes it with the file', async () => {
+    node = await startNode(endpoint);
+    node.writePod('web', { containers: [sleeper()] });
+    const running = await node.waitForPod('web', 'Running', (p) => p.status?.phase === 'Running' && !!containerOf(p, 'main')?.state?.running);
+    const uid = running.metadata.uid!;
+
+    // A static pod's UID is a hash of its manifest: an edit is a new pod, and the old one goes.
+    node.writePod('web', { containers: [sleeper('main', { env: [{ name: 'VERSION', value: '2' }] })] });
+    const replaced = await node.waitForPod('web', 'replaced', (p) => p.metadata.uid !== uid && !!containerOf(p, 'main')?.state?.running);
+    await eventually(async () => (await containersOf(uid)).length === 0, 'the old pod to leave the runtime');
+    expect(containerOf(replaced, 'main')!.restartCount).toBe(0);
+
+    node.removePod('web');
+    await eventually(async () => (await containersOf(replaced.metadata.uid!)).length === 0, 'the pod to be removed from the runtime');
+    expect(node.events.some((e) => e.type === 'PodRemoved' && e.uid === replaced.metadata.uid)).toBe(true);
+  });
+
+  it('restarts only the container whose spec changed when the pod keeps its UID', async () => {
+    node = await startNode(endpoint);
+    const uid = '11111111-2222-3333-4444-555555555555';
+    node.writePod('stable', { containers: [sleeper('kept'), sleeper('changed')] }, { uid });
+    const before = await node.waitForPod('stable', 'Running', (p) => p.status?.phase === 'Running' && !!containerOf(p, 'changed')?.state?.running);
+    const keptId = containerOf(before, 'kept')!.containerID;
+    const changedId = containerOf(before, 'changed')!.containerID;
+
+    node.writePod('stable', { containers: [sleeper('kept'), sleeper('changed', { env: [{ name: 'VERSION', value: '2' }] })] }, { uid });
+    const after = await node.waitForPod('stable', 'running the new spec', (p) => {
+      const c = containerOf(p, 'changed');
+      return !!c?.state?.running && c.containerID !== changedId;
+    });
+    expect(after.metadata.uid).toBe(uid);
+    expect(containerOf(after, 'changed')!.restartCount).toBe(1);
+    expect(containerOf(after, 'kept')!.containerID).toBe(keptId);
+    expect(node.events.some((e) => e.type === 'ContainerKilling' && e.container === 'changed' && /definition changed/.test(e.message ?? ''))).toBe(true);
+  });
+
+  it('honours restartPolicy Always, OnFailure and Never', async () => {
+    node = await startNode(endpoint);
+    const exiting = (code: number) => ({ name: 'main', image, command: ['sh', '-c', `sleep 0.2; exit ${code}`] });
+    node.writePod('always', { restartPolicy: 'Always', containers: [exiting(0)] });
+    node.writePod('onfailure-ok', { restartPolicy: 'OnFailure', containers: [exiting(0)] });
+    node.writePod('onfailure-bad', { restartPolicy: 'OnFailure', containers: [exiting(3)] });
+    node.writePod('never-bad', { restartPolicy: 'Never', containers: [exiting(3)] });
+
+    await node.waitForPod('always', 'restarted', (p) => (containerOf(p, 'main')?.restartCount ?? 0) >= 1 && p.status?.phase === 'Running');
+    const succeeded = await node.waitForPod('onfailure-ok', 'Succeeded', (p) => p.status?.phase === 'Succeeded');
+    expect(containerOf(succeeded, 'main')!.state?.terminated).toMatchObject({ exitCode: 0, reason: 'Completed' });
+    await node.waitForPod('onfailure-bad', 'restarted', (p) => (containerOf(p, 'main')?.restartCount ?? 0) >= 1 && p.status?.phase === 'Running');
+    const failed = await node.waitForPod('never-bad', 'Failed', (p) => p.status?.phase === 'Failed');
+    expect(containerOf(failed, 'main')!.state?.terminated).toMatchObject({ exitCode: 3, reason: 'Error' });
+    expect(containerOf(failed, 'main')!.restartCount).toBe(0);
+  });
+
+  it('runs init containers one at a time, in order, before the app; a sidecar keeps running beside it', async () => {
+    node = await startNode(endpoint);
+    node.writePod('init', {
+      initContainers: [
+        { name: 'first', image, command: ['sh', '-c', 'sleep 0.3'] },
+        { name: 'second', image, command: ['sh', '-c', 'sleep 0.3'] },
+        { name: 'sidecar', image, restartPolicy: 'Always', command: ['sh', '-c', 'sleep 300'] },
+      ],
+      containers: [sleeper('app')],
+    });
+    const pod = await node.waitForPod('init', 'Running', (p) => p.status?.phase === 'Running' && !!containerOf(p, 'app')?.state?.running);
+    const first = containerOf(pod, 'first')!.state!.terminated!;
+    const second = containerOf(pod, 'second')!.state!.terminated!;
+    expect(first.exitCode).toBe(0);
+    expect(second.exitCode).toBe(0);
+    expect(Date.parse(first.finishedAt!)).toBeLessThanOrEqual(Date.parse(second.startedAt!) + 1000);
+    expect(Date.parse(second.finishedAt!)).toBeLessThanOrEqual(Date.parse(containerOf(pod, 'app')!.state!.running!.startedAt!) + 1000);
+    expect(containerOf(pod, 'sidecar')).toMatchObject({ started: true, ready: true, state: { running: {} } });
+    expect(pod.status?.conditions?.find((c) => c.type === 'Initialized')?.status).toBe('True');
+    expect(pod.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
+    const started = node.events.filter((e) => e.type === 'ContainerStarted' && e.uid === pod.metadata.uid).map((e) => e.container);
+    expect(started).toEqual(['first', 'second', 'sidecar', 'app']);
+  });
+
+  it('reports ErrImagePull for an image it cannot pull, then ImagePullBackOff', async () => {
+    node = await startNode(endpoint);
+    node.writePod('nopull', { containers: [{ name: 'main', image: 'registry.invalid/knode/absent:1', command: ['true'] }] });
+    await eventually(() => node!.events.some((e) => e.type === 'ContainerWaiting' && e.reason === 'ErrImagePull'), 'ErrImagePull');
+    const pod = await node.waitForPod('nopull', 'waiting on the image', (p) => containerOf(p, 'main')?.state?.waiting?.reason === 'ErrImagePull');
+    expect(pod.status?.phase).toBe('Pending');
+    expect(containerOf(pod, 'main')!.state!.waiting!.message).toMatch(/registry\.invalid/);
+  });
+
+  it('runs the good pods of a directory that also holds broken manifests, naming file, document, pod and field', async () => {
+    node = await startNode(endpoint);
+    const file = node.writePod('good', { containers: [sleeper()] });
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(`${node.podsDir}/broken.yaml`, 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: broken\nspec:\n  containers:\n    - name: c\n      image: busybox:1.36\n      command: "not-a-list"\n');
+    writeFileSync(`${node.podsDir}/garbage.yaml`, 'kind: Pod\n  metadata: [unclosed\n');
+    await node.waitForPod('good', 'Running', (p) => p.status?.phase === 'Running');
+    const errors = node.events.filter((e) => e.type === 'ManifestError').map((e) => e.message);
+    expect(errors).toContainEqual(expect.stringMatching(/broken\.yaml, document 0, pod "broken": spec\.containers\[0\]\.command: expected an array/));
+    expect(errors).toContainEqual(expect.stringMatching(/garbage\.yaml, document 0: YAML/));
+    expect(file).toContain('good.yaml');
+  });
+});
+
+describe('the engine on the embedded runtime (host-process specifics)', () => {
+  let endpoint: string;
+  let cleanup: () => Promise<void>;
+  let node: TestNode | undefined;
+
+  beforeAll(async () => {
+    ({ endpoint, cleanup } = await runtimesUnderTest()[0].start());
+    const client = new CriClient(endpoint);
+    await ensureImage(client);
+    client.close();
+  });
+  afterEach(async () => {
+    await node?.stop();
+    node = undefined;
+  });
+  afterAll(async () => cleanup());
+
+  it('expands $(VAR) and the downward API into the environment and command', async () => {
+    node = await startNode(endpoint);
+    const spec: PodSpec = {
+      containers: [{
+        name: 'main', image,
+        command: ['sh', '-c', 'echo "name=$POD_NAME ns=$POD_NS ip=$POD_IP $*"; sleep 300', 'sh'],
+        args: ['greeting=$(GREETING)', 'literal=$$(GREETING)', 'undefined=$(NOPE)'],
+        env: [
+          { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+          { name: 'POD_NS', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
+          { name: 'POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
+          { name: 'GREETING', value: 'hello-$(POD_NAME)' },
+        ],
+      }],
+    };
+    node.writePod('env', spec);
+    const pod = await node.waitForPod('env', 'Running', (p) => p.status?.phase === 'Running');
+    const name = pod.metadata.name!;
+    const log = await eventually(async () => {
+      const status = (await node!.client.containerStatus(containerOf(pod, 'main')!.containerID!.split('://')[1])).status!;
+      const text = readFileSync(status.logPath, 'utf8');
+      return text.includes('name=') ? text : undefined;
+    }, 'the container to print its environment');
+    expect(log).toContain(`name=${name} ns=default ip=${pod.status!.podIP} greeting=hello-${name} literal=$(GREETING) undefined=$(NOPE)`);
+  });
+
+  it('runs the preStop hook, then stops the container with SIGTERM within the grace period', async () => {
+    node = await startNode(endpoint);
+    const dir = mkdtempSync(join(tmpdir(), 'knode-prestop-'));
+    node.writePod('graceful', {
+      terminationGracePeriodSeconds: 5,
+      containers: [{
+        name: 'main', image,
+        env: [{ name: 'DIR', value: dir }],
+        command: ['sh', '-c', 'trap "echo term > $DIR/term; exit 0" TERM; while true; do sleep 0.1; done'],
+        lifecycle: { preStop: { exec: { command: ['sh', '-c', 'echo prestop > $DIR/prestop'] } } },
+      }],
+    });
+    const pod = await node.waitForPod('graceful', 'Running', (p) => p.status?.phase === 'Running');
+    const id = containerOf(pod, 'main')!.containerID!.split('://')[1];
+    node.removePod('graceful');
+    await eventually(() => existsSync(join(dir, 'term')), 'the container to get SIGTERM');
+    expect(readFileSync(join(dir, 'prestop'), 'utf8')).toBe('prestop\n');
+    expect(statSync(join(dir, 'prestop')).mtimeMs).toBeLessThanOrEqual(statSync(join(dir, 'term')).mtimeMs);
+    await eventually(async () => (await node!.client.listContainers({ id })).length === 0, 'the container to be removed');
+  });
+
+  it('kills a container that ignores SIGTERM once the grace period is over', async () => {
+    node = await startNode(endpoint);
+    node.writePod('stubborn', {
+      terminationGracePeriodSeconds: 2,
+      containers: [{ name: 'main', image, command: ['sh', '-c', 'trap "" TERM; while true; do sleep 0.1; done'] }],
+    });
+    const pod = await node.waitForPod('stubborn', 'Running', (p) => p.status?.phase === 'Running');
+    const id = containerOf(pod, 'main')!.containerID!.split('://')[1];
+    const started = Date.now();
+    node.removePod('stubborn');
+    const killing = await eventually(() => node!.events.find((e) => e.type === 'ContainerKilling' && e.uid === pod.metadata.uid), 'the kill to start');
+    expect(killing.detail?.gracePeriodSeconds).toBe(2);
+    await eventually(async () => (await node!.client.listContainers({ id })).length === 0, 'the container to be killed and removed', 15_000);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_900);
+  });
+});

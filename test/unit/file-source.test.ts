@@ -1,0 +1,283 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { Pod } from '../../src/engine/api/v1.js';
+import { FileSource } from '../../src/engine/config/file-source.js';
+import type { ManifestError } from '../../src/engine/config/manifest.js';
+import { FakeClock } from '../../src/util/clock.js';
+
+// The file system is real; only fs.watch is replaced, so a test decides when
+// the "file changed" notification arrives instead of the OS.
+const watchers = vi.hoisted(() => [] as { path: string; notify: () => void; closed: boolean }[]);
+vi.mock('node:fs', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('node:fs')>();
+  const { EventEmitter } = await import('node:events');
+  const watch = (path: string, listener: () => void) => {
+    if (!actual.existsSync(path)) throw Object.assign(new Error(`ENOENT: no such file or directory, watch '${path}'`), { code: 'ENOENT' });
+    const entry = { path, notify: listener, closed: false };
+    watchers.push(entry);
+    return Object.assign(new EventEmitter(), { close: () => (entry.closed = true) });
+  };
+  return { ...actual, watch };
+});
+
+const NODE = 'node1';
+const PERIOD = 20_000;
+
+function podYaml(name: string, image = 'busybox:1.36'): string {
+  return `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\nspec:\n  containers:\n  - name: main\n    image: ${image}\n`;
+}
+
+class RecordingSink {
+  readonly snapshots: Pod[][] = [];
+  readonly errors: ManifestError[] = [];
+  snapshot(pods: Pod[]): void {
+    this.snapshots.push(pods);
+  }
+  error(error: ManifestError): void {
+    this.errors.push(error);
+  }
+  /** Pod names of the latest snapshot. */
+  get last(): string[] {
+    return (this.snapshots.at(-1) ?? []).map((p) => p.metadata.name!);
+  }
+}
+
+let dir: string;
+let clock: FakeClock;
+let sink: RecordingSink;
+const sources: FileSource[] = [];
+
+function fileSource(path: string, watchForChanges = false): FileSource {
+  const source = new FileSource(path, NODE, clock, PERIOD, sink, watchForChanges);
+  sources.push(source);
+  return source;
+}
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'knode-file-source-'));
+  clock = new FakeClock();
+  sink = new RecordingSink();
+  watchers.length = 0;
+});
+
+afterEach(() => {
+  for (const s of sources.splice(0)) s.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('FileSource', () => {
+  it('sends a snapshot of every manifest at start, defaulted as static pods', async () => {
+    writeFileSync(join(dir, 'b.json'), JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'from-json' }, spec: { containers: [{ name: 'c', image: 'x:1' }] } }));
+    writeFileSync(join(dir, 'a.yaml'), `${podYaml('first')}---\n${podYaml('second')}`);
+
+    await fileSource(dir).start();
+
+    expect(sink.snapshots).toHaveLength(1);
+    expect(sink.errors).toEqual([]);
+    expect(sink.last).toEqual(['first-node1', 'second-node1', 'from-json-node1']);
+    const [first] = sink.snapshots[0];
+    expect(first.spec.nodeName).toBe(NODE);
+    expect(first.metadata.annotations).toMatchObject({
+      'kubernetes.io/config.source': 'file',
+      'kubernetes.io/config.seen': new Date(clock.now()).toISOString(),
+    });
+    expect(first.metadata.uid).toMatch(/^[0-9a-f]{32}$/);
+  });
+
+  it('ignores hidden files, other extensions and directories', async () => {
+    writeFileSync(join(dir, '.hidden.yaml'), podYaml('hidden'));
+    writeFileSync(join(dir, 'notes.txt'), podYaml('txt'));
+    writeFileSync(join(dir, 'pod.yaml.swp'), podYaml('swp'));
+    writeFileSync(join(dir, 'noext'), podYaml('noext'));
+    mkdirSync(join(dir, 'sub.yaml'));
+    writeFileSync(join(dir, 'sub.yaml', 'inner.yaml'), podYaml('inner'));
+    writeFileSync(join(dir, 'upper.YML'), podYaml('upper'));
+    writeFileSync(join(dir, 'ok.yml'), podYaml('ok'));
+
+    await fileSource(dir).start();
+
+    expect(sink.last).toEqual(['ok-node1', 'upper-node1']);
+    expect(sink.errors).toEqual([]);
+  });
+
+  it('reads a single file when the path is one', async () => {
+    const file = join(dir, 'notes.txt');
+    writeFileSync(file, podYaml('single'));
+    await fileSource(file).start();
+    expect(sink.last).toEqual(['single-node1']);
+  });
+
+  it('sends an empty snapshot and one error for a missing directory, and finds it once it exists', async () => {
+    const missing = join(dir, 'manifests');
+    const source = fileSource(missing);
+    await source.start();
+    await source.read();
+
+    expect(sink.snapshots).toEqual([[], []]);
+    expect(sink.errors).toEqual([{ source: missing, document: 0, message: 'path does not exist; watching for it' }]);
+
+    mkdirSync(missing);
+    writeFileSync(join(missing, 'p.yaml'), podYaml('late'));
+    await source.read();
+    expect(sink.last).toEqual(['late-node1']);
+
+    rmSync(missing, { recursive: true });
+    await source.read();
+    expect(sink.last).toEqual([]);
+    expect(sink.errors).toHaveLength(2);
+  });
+
+  it('keeps the last good pods of a file that stops parsing, and reports the error', async () => {
+    const file = join(dir, 'p.yaml');
+    writeFileSync(file, podYaml('web'));
+    const source = fileSource(dir);
+    await source.start();
+    const good = sink.snapshots[0][0];
+
+    writeFileSync(file, 'apiVersion: v1\nkind: Pod\nmetadata: {name: web\n'); // caught mid-write
+    await source.read();
+
+    expect(sink.snapshots).toHaveLength(2);
+    expect(sink.snapshots[1]).toEqual([good]);
+    expect(sink.errors).toHaveLength(1);
+    expect(sink.errors[0]).toMatchObject({ source: file, document: 0 });
+    expect(sink.errors[0].message).toMatch(/^YAML: /);
+
+    writeFileSync(file, podYaml('web', 'busybox:1.37'));
+    await source.read();
+    expect(sink.snapshots[2].map((p) => p.spec.containers[0].image)).toEqual(['busybox:1.37']);
+  });
+
+  it('drops the pod of a file that parses but no longer validates', async () => {
+    const file = join(dir, 'p.yaml');
+    writeFileSync(file, podYaml('web'));
+    const source = fileSource(dir);
+    await source.start();
+
+    writeFileSync(file, 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nspec:\n  containers:\n  - name: main\n');
+    await source.read();
+
+    expect(sink.last).toEqual([]);
+    expect(sink.errors).toEqual([{ source: file, document: 0, pod: 'web', field: 'spec.containers[0].image', message: 'Required value' }]);
+  });
+
+  it('does not decode an unchanged file again: same pods, same seen time, no repeated errors', async () => {
+    writeFileSync(join(dir, 'mixed.yaml'), `${podYaml('good')}---\n${podYaml('Bad')}`);
+    const source = fileSource(dir);
+    await source.start();
+    expect(sink.errors).toHaveLength(1);
+    expect(sink.errors[0]).toMatchObject({ document: 1, pod: 'Bad', field: 'metadata.name' });
+
+    await clock.advance(5_000);
+    await source.read();
+
+    expect(sink.errors).toHaveLength(1);
+    expect(sink.snapshots).toHaveLength(2);
+    expect(sink.snapshots[1][0]).toBe(sink.snapshots[0][0]);
+    expect(sink.snapshots[1][0].metadata.annotations?.['kubernetes.io/config.seen']).toBe(new Date(clock.now() - 5_000).toISOString());
+  });
+
+  it('reads a changed file again, with a new seen time', async () => {
+    const file = join(dir, 'p.yaml');
+    writeFileSync(file, podYaml('web'));
+    const source = fileSource(dir);
+    await source.start();
+    await clock.advance(5_000);
+    writeFileSync(file, podYaml('web', 'busybox:1.37'));
+    await source.read();
+    expect(sink.snapshots[1][0].metadata.annotations?.['kubernetes.io/config.seen']).toBe(new Date(clock.now()).toISOString());
+    expect(sink.snapshots[1][0].metadata.uid).not.toBe(sink.snapshots[0][0].metadata.uid);
+  });
+
+  it('drops the pods of a deleted file', async () => {
+    writeFileSync(join(dir, 'a.yaml'), podYaml('a'));
+    writeFileSync(join(dir, 'b.yaml'), podYaml('b'));
+    const source = fileSource(dir);
+    await source.start();
+    rmSync(join(dir, 'a.yaml'));
+    await source.read();
+    expect(sink.last).toEqual(['b-node1']);
+  });
+
+  it('folds a read asked for during a read into one more read', async () => {
+    writeFileSync(join(dir, 'a.yaml'), podYaml('a'));
+    const source = fileSource(dir);
+    const first = source.read();
+    const second = source.read();
+    const third = source.read();
+    expect(second).toBe(first);
+    expect(third).toBe(first);
+    await first;
+    expect(sink.snapshots).toHaveLength(2);
+  });
+
+  it('picks up a new file on the periodic poll', async () => {
+    writeFileSync(join(dir, 'a.yaml'), podYaml('a'));
+    const source = fileSource(dir, true);
+    await source.start();
+    const read = vi.spyOn(source, 'read');
+    writeFileSync(join(dir, 'b.yaml'), podYaml('b'));
+
+    await clock.advance(PERIOD - 1);
+    expect(read).not.toHaveBeenCalled();
+
+    await clock.advance(1);
+    expect(read).toHaveBeenCalledTimes(1);
+    await read.mock.results[0].value;
+    expect(sink.last).toEqual(['a-node1', 'b-node1']);
+  });
+
+  it('reads once, after a quiet time, for a burst of change notifications', async () => {
+    const source = fileSource(dir, true);
+    await source.start();
+    expect(watchers.map((w) => w.path)).toEqual([dir]);
+    const read = vi.spyOn(source, 'read');
+    writeFileSync(join(dir, 'a.yaml'), podYaml('a'));
+
+    watchers[0].notify();
+    await clock.advance(30);
+    watchers[0].notify();
+    await clock.advance(49);
+    expect(read).not.toHaveBeenCalled();
+
+    await clock.advance(1);
+    expect(read).toHaveBeenCalledTimes(1);
+    await read.mock.results[0].value;
+    expect(sink.last).toEqual(['a-node1']);
+  });
+
+  it('starts watching a directory that appears later', async () => {
+    const late = join(dir, 'manifests');
+    const source = fileSource(late, true);
+    await source.start();
+    expect(watchers).toEqual([]);
+    mkdirSync(late);
+    await source.read();
+    expect(watchers.map((w) => w.path)).toEqual([late]);
+  });
+
+  it('stops polling and watching on stop', async () => {
+    const source = fileSource(dir, true);
+    await source.start();
+    const read = vi.spyOn(source, 'read');
+    watchers[0].notify();
+    source.stop();
+
+    await clock.advance(PERIOD * 3);
+
+    expect(read).not.toHaveBeenCalled();
+    expect(watchers[0].closed).toBe(true);
+    expect(clock.pending).toBe(0);
+  });
+
+  it('does not watch or poll when watching is off', async () => {
+    const source = fileSource(dir, false);
+    await source.start();
+    const read = vi.spyOn(source, 'read');
+    await clock.advance(PERIOD * 2);
+    expect(read).not.toHaveBeenCalled();
+    expect(watchers).toEqual([]);
+  });
+});

@@ -2,10 +2,13 @@
 // them. Needs root for containerd (as CI has); KNODE_BENCH_CONTAINERD=off
 // measures the embedded runtime alone.
 import { benchCri, reportCri, type CriFigures } from './cri.js';
+import { benchRelist, type RelistFigures } from './relist.js';
 import { startContainerd, startEmbedded, type BenchRuntime } from './runtimes.js';
-import { median, ms } from './stats.js';
+import { benchStartup, type StartupFigures } from './startup.js';
+import { median, ms, percentile, table } from './stats.js';
 
 const PODS = Number(process.env.KNODE_BENCH_PODS ?? 100);
+const withContainerd = process.env.KNODE_BENCH_CONTAINERD !== 'off';
 
 async function withRuntime<T>(start: () => Promise<BenchRuntime>, fn: (rt: BenchRuntime) => Promise<T>): Promise<T> {
   const rt = await start();
@@ -16,18 +19,48 @@ async function withRuntime<T>(start: () => Promise<BenchRuntime>, fn: (rt: Bench
   }
 }
 
-const figures: CriFigures[] = [];
-figures.push(await withRuntime(startEmbedded, (rt) => benchCri(rt, PODS, 1000)));
-if (process.env.KNODE_BENCH_CONTAINERD !== 'off') figures.push(await withRuntime(startContainerd, (rt) => benchCri(rt, PODS)));
+const starts = [startEmbedded, ...(withContainerd ? [startContainerd] : [])];
+const cri: CriFigures[] = [];
+const startup: StartupFigures[] = [];
+const relist: RelistFigures[] = [];
+for (const [i, start] of starts.entries()) {
+  await withRuntime(start, async (rt) => {
+    cri.push(await benchCri(rt, PODS, i === 0 ? 1000 : undefined));
+    for (const pleg of ['evented', 'relist'] as const) {
+      startup.push(await benchStartup(rt, PODS, pleg, 'burst'));
+      startup.push(await benchStartup(rt, Math.min(PODS, 30), pleg, 'one at a time'));
+    }
+    for (const n of i === 0 ? [10, 100, 1000] : [10, 100]) relist.push(await benchRelist(rt, n));
+  });
+}
 
 console.log(`\nCRI calls (${PODS} one-container pods, host network, then status and list with them present)\n`);
-console.log(reportCri(figures));
-const embedded = figures[0];
+console.log(reportCri(cri));
+
+console.log(`\nPod start-up latency (source saw the pod -> status manager saw every container running)\n`);
+console.log(table(['runtime', 'PLEG', 'pods', 'arrival', 'p50', 'p99', 'max', 'all done in'], startup.map((s) => [
+  s.runtime, s.pleg, String(s.latencies.length), s.mode, ms(median(s.latencies)), ms(percentile(s.latencies, 99)), ms(Math.max(...s.latencies)), ms(s.totalMs),
+])));
+
+console.log('\nPLEG relist duration (first relist reads every pod; steady relist: nothing changed)\n');
+console.log(table(['runtime', 'containers', 'first', 'steady median', 'steady p99'], relist.map((r) => [
+  r.runtime, String(r.containers), ms(r.firstMs), ms(median(r.steady)), ms(percentile(r.steady, 99)),
+])));
+
+const embedded = cri[0];
 const perPod = median(embedded.samples['sandbox+create+start']);
 const list1000 = median(embedded.listLarge!.samples);
-console.log(`\nGoals (embedded runtime): sandbox+create+start median ${ms(perPod)} (goal <= 10 ms) ${perPod <= 10 ? 'met' : 'NOT met'}; ` +
-  `ListContainers with ${embedded.listLarge!.containers} containers median ${ms(list1000)} (goal <= 5 ms) ${list1000 <= 5 ? 'met' : 'NOT met'}`);
-for (const f of figures.slice(1)) {
-  const ratio = median(f.samples['sandbox+create+start']) / perPod;
-  console.log(`sandbox+create+start: ${f.runtime} takes ${ratio.toFixed(1)}x the embedded runtime's median`);
+const evented = startup.find((s) => s.runtime === 'embedded' && s.pleg === 'evented' && s.mode === 'burst')!;
+const lone = startup.find((s) => s.runtime === 'embedded' && s.pleg === 'evented' && s.mode === 'one at a time')!;
+const relist1000 = relist.find((r) => r.runtime === 'embedded' && r.containers === 1000)!;
+const goal = (label: string, value: number, limit: number) => `${label} ${ms(value)} (goal <= ${limit} ms) ${value <= limit ? 'met' : 'NOT met'}`;
+console.log('\nGoals (embedded runtime):');
+console.log(`  ${goal('sandbox+create+start median', perPod, 10)}`);
+console.log(`  ${goal(`ListContainers with ${embedded.listLarge!.containers} containers median`, list1000, 5)}`);
+console.log(`  ${goal(`start-up p50, evented PLEG, ${PODS}-pod burst`, median(evented.latencies), 25)}`);
+console.log(`  ${goal(`start-up p99, evented PLEG, ${PODS}-pod burst`, percentile(evented.latencies, 99), 100)}`);
+console.log(`  (one pod at a time, evented PLEG: p50 ${ms(median(lone.latencies))}, p99 ${ms(percentile(lone.latencies, 99))})`);
+console.log(`  ${goal('steady relist of 1,000 containers median', median(relist1000.steady), 20)}`);
+for (const f of cri.slice(1)) {
+  console.log(`sandbox+create+start: ${f.runtime} takes ${(median(f.samples['sandbox+create+start']) / perPod).toFixed(1)}x the embedded runtime's median`);
 }

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { Clock, Timer } from '../util/clock.js';
 import { isTerminalPhase, podRef } from './api/pod-util.js';
 import type { Pod } from './api/v1.js';
@@ -80,7 +81,10 @@ export class PodWorkers {
   private readonly abort = new AbortController();
   private readonly loops = new Set<Promise<void>>();
 
-  constructor(private readonly o: PodWorkersOptions) {}
+  constructor(private readonly o: PodWorkersOptions) {
+    // Every waiting worker listens on this one signal; a node with many pods has many.
+    setMaxListeners(0, this.abort.signal);
+  }
 
   updatePod(options: UpdatePodOptions): void {
     if (this.abort.signal.aborted) return;

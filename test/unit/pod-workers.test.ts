@@ -3,7 +3,7 @@ import type { Pod } from '../../src/engine/api/v1.js';
 import { emptyPodStatus, type RunningPod, type RuntimePodStatus } from '../../src/engine/container/types.js';
 import { EventStream, type LifecycleEvent } from '../../src/engine/events.js';
 import { PodCache } from '../../src/engine/pleg/pod-cache.js';
-import { PodWorkers, type PodSyncer, type UpdatePodOptions, type UpdateType } from '../../src/engine/pod-workers.js';
+import { PodWorkers, type PodSyncer, type SyncPodResult, type UpdatePodOptions, type UpdateType } from '../../src/engine/pod-workers.js';
 import { WorkQueue } from '../../src/engine/work-queue.js';
 import { FakeClock, flushMicrotasks } from '../../src/util/clock.js';
 
@@ -19,7 +19,8 @@ type Call =
 /** Records every call; `hold()` makes calls wait until released; `failures` makes the next calls of a function throw. */
 class FakeSyncer implements PodSyncer {
   readonly calls: Call[] = [];
-  terminal = false;
+  /** What syncPod returns. */
+  result: SyncPodResult = { terminal: false };
   readonly failures: Record<Call['fn'], number> = { syncPod: 0, syncTerminatingPod: 0, syncTerminatingRuntimePod: 0, syncTerminatedPod: 0 };
   private gate: Promise<void> | undefined;
 
@@ -41,9 +42,9 @@ class FakeSyncer implements PodSyncer {
     }
   }
 
-  async syncPod(updateType: UpdateType, pod: Pod, status: RuntimePodStatus): Promise<boolean> {
+  async syncPod(updateType: UpdateType, pod: Pod, status: RuntimePodStatus): Promise<SyncPodResult> {
     await this.step({ fn: 'syncPod', updateType, pod, status });
-    return this.terminal;
+    return this.result;
   }
   async syncTerminatingPod(pod: Pod, status: RuntimePodStatus, grace: number): Promise<void> {
     await this.step({ fn: 'syncTerminatingPod', pod, status, grace });
@@ -177,7 +178,7 @@ describe('PodWorkers', () => {
 
   it('moves a pod whose sync says it is done through terminating to terminated, then runs the callbacks', async () => {
     const { syncer, update, relist, stateOf, seen, workers } = setup();
-    syncer.terminal = true;
+    syncer.result = { terminal: true };
     let terminated = 0;
     update({ updateType: 'create', pod: pod('a'), onTerminated: () => terminated++ });
 
@@ -258,7 +259,15 @@ describe('PodWorkers', () => {
     await relist();
     expect(syncer.calls).toHaveLength(2);
     expect(stateOf('a')?.lastError).toBeUndefined();
-    expect(workQueue.dueAt('a')).toBe(clock.now() + RESYNC);
+    expect(workQueue.dueAt('a')! - clock.now()).toBeGreaterThan(BACKOFF);
+  });
+
+  it('puts the pod back in the work queue when the sync asks for it (a backoff ends) instead of at the resync interval', async () => {
+    const { syncer, update, relist, workQueue, clock } = setup();
+    syncer.result = { terminal: false, requeueAfterMs: 40_000 };
+    update({ updateType: 'create', pod: pod('a') });
+    await relist();
+    expect(workQueue.dueAt('a')).toBe(clock.now() + 40_000);
   });
 
   it('retries a failed termination by itself after the backoff period', async () => {
@@ -271,7 +280,7 @@ describe('PodWorkers', () => {
     expect(syncer.calls.map((c) => c.fn)).toEqual(['syncPod', 'syncTerminatingPod']);
     expect(stateOf('a')?.state).toBe('terminating');
 
-    await clock.advance(BACKOFF - 2);
+    await clock.advance(BACKOFF - 1);
     expect(syncer.calls).toHaveLength(2);
     await clock.advance(1);
     await flushMicrotasks(50);

@@ -10,6 +10,8 @@ export interface CachedPodStatus {
 interface Waiter {
   minTime: number;
   resolve: (entry: CachedPodStatus) => void;
+  /** Detaches the waiter's abort listener once it is resolved. */
+  release?: () => void;
 }
 
 /**
@@ -54,16 +56,15 @@ export class PodCache {
       const waiter: Waiter = { minTime, resolve };
       list.push(waiter);
       this.waiters.set(uid, list);
-      signal?.addEventListener(
-        'abort',
-        () => {
-          const remaining = (this.waiters.get(uid) ?? []).filter((w) => w !== waiter);
-          if (remaining.length) this.waiters.set(uid, remaining);
-          else this.waiters.delete(uid);
-          reject(signal.reason);
-        },
-        { once: true },
-      );
+      if (!signal) return;
+      const onAbort = () => {
+        const remaining = (this.waiters.get(uid) ?? []).filter((w) => w !== waiter);
+        if (remaining.length) this.waiters.set(uid, remaining);
+        else this.waiters.delete(uid);
+        reject(signal.reason);
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      waiter.release = () => signal.removeEventListener('abort', onAbort);
     });
   }
 
@@ -80,8 +81,10 @@ export class PodCache {
     const keep: Waiter[] = [];
     for (const w of list) {
       const entry = this.newerThan(uid, w.minTime);
-      if (entry) w.resolve(entry);
-      else keep.push(w);
+      if (entry) {
+        w.release?.();
+        w.resolve(entry);
+      } else keep.push(w);
     }
     if (keep.length) this.waiters.set(uid, keep);
     else this.waiters.delete(uid);

@@ -1,0 +1,75 @@
+// Pod start-up latency through the whole engine: a burst of pods written to a
+// static dir, from the source seeing each pod to the status manager seeing all
+// its containers running (the PodRunning event), with evented and relist PLEG.
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { CriClient } from '../src/cri/client.js';
+import { defaultKubeletConfiguration } from '../src/engine/config/kubelet-config.js';
+import { Kubelet } from '../src/engine/kubelet.js';
+import { NodeNameLabel } from '../src/engine/kuberuntime/labels.js';
+import type { BenchRuntime } from './runtimes.js';
+
+export interface StartupFigures {
+  runtime: string;
+  pleg: 'evented' | 'relist';
+  mode: 'burst' | 'one at a time';
+  pods: number;
+  latencies: number[];
+  totalMs: number;
+}
+
+/**
+ * `burst`: every manifest lands at once (the issue's figure: the runtime's
+ * serial work for all pods bounds each pod's latency). `one at a time`: the
+ * next manifest is written when the last pod runs (a lone pod's latency).
+ */
+export async function benchStartup(rt: BenchRuntime, pods: number, pleg: 'evented' | 'relist', mode: StartupFigures['mode']): Promise<StartupFigures> {
+  const root = mkdtempSync(join(tmpdir(), 'knode-bench-startup-'));
+  const podsDir = join(root, 'pods');
+  mkdirSync(podsDir);
+  const nodeName = `bench-${pleg}-${Date.now()}`;
+  const client = new CriClient(rt.endpoint);
+  if (!(await client.imageStatus({ image: 'busybox:1.36' }))) await client.pullImage({ image: 'busybox:1.36' });
+  const config = defaultKubeletConfiguration(root, { nodeName, staticPodPath: podsDir, eventedPleg: pleg === 'evented' });
+  const kubelet = new Kubelet(config, { runtime: client });
+  const seen = new Map<string, number>();
+  const latencies: number[] = [];
+  let first = 0;
+  let last = 0;
+  let resolveAll!: () => void;
+  const all = new Promise<void>((r) => (resolveAll = r));
+  let onRunning = () => {};
+  kubelet.events.subscribe((e) => {
+    if (e.type === 'PodSeen') {
+      seen.set(e.uid, e.at);
+      first ||= e.at;
+    }
+    if (e.type === 'PodRunning' && seen.has(e.uid)) {
+      latencies.push(e.at - seen.get(e.uid)!);
+      last = e.at;
+      if (latencies.length === pods) resolveAll();
+      else onRunning();
+    }
+  });
+  await kubelet.start();
+  const write = (i: number) => {
+    const manifest = { apiVersion: 'v1', kind: 'Pod', metadata: { name: `pod-${i}` }, spec: { containers: [{ name: 'app', image: 'busybox:1.36', command: ['sleep', '3600'] }] } };
+    writeFileSync(join(podsDir, `pod-${i}.yaml`), stringify(manifest));
+  };
+  if (mode === 'burst') {
+    for (let i = 0; i < pods; i++) write(i);
+  } else {
+    onRunning = () => write(latencies.length);
+    write(0);
+  }
+  const timeout = setTimeout(resolveAll, 300_000);
+  await all;
+  clearTimeout(timeout);
+  await kubelet.stop();
+  // Leave nothing behind for the next round.
+  for (const s of await client.listPodSandbox({ labelSelector: { [NodeNameLabel]: nodeName } })) await client.removePodSandbox(s.id);
+  client.close();
+  return { runtime: rt.name, pleg, mode, pods, latencies, totalMs: last - first };
+}

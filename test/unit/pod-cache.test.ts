@@ -1,0 +1,139 @@
+import { getEventListeners } from 'node:events';
+import { describe, expect, it } from 'vitest';
+import { emptyPodStatus, type RuntimePodStatus } from '../../src/engine/container/types.js';
+import { PodCache, type CachedPodStatus } from '../../src/engine/pleg/pod-cache.js';
+import { flushMicrotasks } from '../../src/util/clock.js';
+
+const status = (uid: string, ip: string): RuntimePodStatus => ({ ...emptyPodStatus(uid, 'web', 'default'), ips: [ip] });
+
+/** Starts a getNewerThan and reports whether, and with what, it has settled. */
+function watch(promise: Promise<CachedPodStatus>) {
+  const state: { value?: CachedPodStatus; error?: unknown; settled: boolean } = { settled: false };
+  promise.then(
+    (value) => Object.assign(state, { value, settled: true }),
+    (error: unknown) => Object.assign(state, { error, settled: true }),
+  );
+  return state;
+}
+
+describe('PodCache.get', () => {
+  it('returns an empty status for a pod it has never seen, and the stored one after set', () => {
+    const cache = new PodCache();
+    expect(cache.get('a')).toEqual({ status: emptyPodStatus('a'), modified: 0 });
+    const err = new Error('runtime down');
+    cache.set('a', status('a', '10.0.0.1'), err, 100);
+    expect(cache.get('a')).toEqual({ status: status('a', '10.0.0.1'), error: err, modified: 100 });
+    cache.delete('a');
+    expect(cache.get('a').modified).toBe(0);
+  });
+});
+
+describe('PodCache.getNewerThan', () => {
+  it.each<[string, (cache: PodCache) => void, number, boolean]>([
+    ['an entry newer than minTime', (c) => c.set('a', status('a', '1'), undefined, 101), 100, true],
+    ['an entry exactly at minTime', (c) => c.set('a', status('a', '1'), undefined, 100), 100, false],
+    ['an old entry but a newer full relist', (c) => (c.set('a', status('a', '1'), undefined, 50), c.updateTime(101)), 100, true],
+    ['no entry but a newer full relist', (c) => c.updateTime(101), 100, true],
+    ['no entry and a relist exactly at minTime', (c) => c.updateTime(100), 100, false],
+    ['nothing at all, minTime 0', () => {}, 0, false],
+    ['an old entry and an old relist', (c) => (c.set('a', status('a', '1'), undefined, 90), c.updateTime(95)), 100, false],
+  ])('with %s: resolved at once = %s', async (_case, prepare, minTime, ready) => {
+    const cache = new PodCache();
+    prepare(cache);
+    const result = watch(cache.getNewerThan('a', minTime));
+    await flushMicrotasks();
+    expect(result.settled).toBe(ready);
+  });
+
+  it('resolves with the stored entry when it is newer', async () => {
+    const cache = new PodCache();
+    cache.set('a', status('a', '10.0.0.1'), undefined, 200);
+    await expect(cache.getNewerThan('a', 100)).resolves.toEqual({ status: status('a', '10.0.0.1'), modified: 200, error: undefined });
+  });
+
+  it('resolves with an empty status, stamped with the relist time, for a pod the relist did not find', async () => {
+    const cache = new PodCache();
+    cache.updateTime(300);
+    await expect(cache.getNewerThan('gone', 100)).resolves.toEqual({ status: emptyPodStatus('gone'), modified: 300 });
+  });
+
+  it('waits, then resolves on a set newer than minTime', async () => {
+    const cache = new PodCache();
+    const result = watch(cache.getNewerThan('a', 100));
+    cache.set('a', status('a', 'old'), undefined, 100);
+    cache.set('b', status('b', 'other pod'), undefined, 500);
+    await flushMicrotasks();
+    expect(result.settled).toBe(false);
+
+    cache.set('a', status('a', 'new'), undefined, 101);
+    await flushMicrotasks();
+    expect(result.value).toEqual({ status: status('a', 'new'), modified: 101, error: undefined });
+  });
+
+  it('waits, then resolves on a full relist newer than minTime', async () => {
+    const cache = new PodCache();
+    cache.set('a', status('a', 'kept'), undefined, 50);
+    const result = watch(cache.getNewerThan('a', 100));
+    cache.updateTime(100);
+    await flushMicrotasks();
+    expect(result.settled).toBe(false);
+
+    cache.updateTime(101);
+    await flushMicrotasks();
+    expect(result.value).toEqual({ status: status('a', 'kept'), modified: 50, error: undefined });
+  });
+
+  it('wakes each waiter by its own minTime', async () => {
+    const cache = new PodCache();
+    const early = watch(cache.getNewerThan('a', 100));
+    const late = watch(cache.getNewerThan('a', 200));
+    cache.set('a', status('a', '1'), undefined, 150);
+    await flushMicrotasks();
+    expect([early.settled, late.settled]).toEqual([true, false]);
+    cache.set('a', status('a', '2'), undefined, 250);
+    await flushMicrotasks();
+    expect(late.value?.status.ips).toEqual(['2']);
+    expect(early.value?.status.ips).toEqual(['1']);
+  });
+
+  it('rejects with the signal\'s reason on abort, and forgets the waiter', async () => {
+    const cache = new PodCache();
+    const abort = new AbortController();
+    const result = watch(cache.getNewerThan('a', 100, abort.signal));
+    const other = watch(cache.getNewerThan('a', 100));
+    const reason = new Error('stopping');
+    abort.abort(reason);
+    await flushMicrotasks();
+    expect(result).toMatchObject({ settled: true, error: reason });
+    expect(other.settled).toBe(false);
+
+    cache.updateTime(101);
+    await flushMicrotasks();
+    expect(result.value).toBeUndefined();
+    expect(other.settled).toBe(true);
+  });
+
+  it('does not reject once resolved, even if the signal aborts later', async () => {
+    const cache = new PodCache();
+    const abort = new AbortController();
+    const result = watch(cache.getNewerThan('a', 100, abort.signal));
+    cache.updateTime(101);
+    await flushMicrotasks();
+    abort.abort(new Error('late'));
+    await flushMicrotasks();
+    expect(result.error).toBeUndefined();
+    expect(result.value?.modified).toBe(101);
+  });
+
+  it('stops listening on the signal once a waiter is resolved, so a long-lived signal does not collect listeners', async () => {
+    const cache = new PodCache();
+    const abort = new AbortController();
+    for (let i = 1; i <= 5; i++) {
+      const waiting = cache.getNewerThan('a', i * 100, abort.signal);
+      expect(getEventListeners(abort.signal, 'abort')).toHaveLength(1);
+      cache.updateTime(i * 100 + 1);
+      await waiting;
+    }
+    expect(getEventListeners(abort.signal, 'abort')).toHaveLength(0);
+  });
+});

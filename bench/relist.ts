@@ -40,7 +40,7 @@ export async function benchRelist(rt: BenchRuntime, containers: number): Promise
   const clock = new RealClock();
   const events = new EventStream(() => clock.now());
   const runtime = new RuntimeManager({
-    runtime: client, images: client, clock, events, nodeName, podLogsDir: '/tmp', hostIP: '127.0.0.1',
+    runtime: client, images: client, clock, events, nodeName, rootDir: '/tmp', podLogsDir: '/tmp', hostIP: '127.0.0.1',
     crashLoopBackOff: new Backoff(clock, 10_000, 300_000), imageBackOff: new Backoff(clock, 10_000, 300_000),
   });
   const durations: number[] = [];

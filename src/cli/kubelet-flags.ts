@@ -11,18 +11,21 @@ export const kubeletFlags = {
   'pleg-relist-period': Flags.string({ description: 'Period of the full PLEG relist (Go duration)', default: '1s' }),
 };
 
-/** Parses a Go duration (`20s`, `1m30s`, `500ms`, `1h`) into milliseconds. */
+/** Parses a Go duration (`20s`, `1m30s`, `500ms`, `.5s`, `1h`) into milliseconds; negative durations are refused. */
 export function parseDuration(text: string, flag: string): number {
   const units: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-  const re = /(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/g;
+  if (text.startsWith('-')) throw new UserError('usage', `--${flag}: duration "${text}" must not be negative`);
+  const body = text.startsWith('+') ? text.slice(1) : text;
+  if (body === '0') return 0;
+  const re = /(\d+\.?\d*|\.\d+)(ns|us|µs|ms|s|m|h)/g;
   let total = 0;
   let consumed = 0;
-  for (const match of text.matchAll(re)) {
+  for (const match of body.matchAll(re)) {
+    if (match.index !== consumed) break;
     total += Number(match[1]) * units[match[2]];
     consumed += match[0].length;
   }
-  if (text === '0') return 0;
-  if (consumed !== text.length || consumed === 0) {
+  if (consumed !== body.length || consumed === 0) {
     throw new UserError('usage', `--${flag}: invalid duration "${text}"`, 'use Go duration syntax, e.g. 20s, 1m30s, 500ms');
   }
   return total;

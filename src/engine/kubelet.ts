@@ -83,6 +83,7 @@ export class Kubelet {
       clock,
       events: this.events,
       nodeName: config.nodeName,
+      rootDir: config.rootDir,
       podLogsDir: config.podLogsDir,
       crashLoopBackOff: new Backoff(clock, KubeletConstants.crashLoopBackOffInitial, KubeletConstants.crashLoopBackOffMax),
       imageBackOff: new Backoff(clock, KubeletConstants.imageBackOffInitial, KubeletConstants.imageBackOffMax),
@@ -96,6 +97,7 @@ export class Kubelet {
       clock,
       events: this.events,
       hostIP: this.hostIP,
+      rootDir: config.rootDir,
       runtimeName: () => this.runtimeName,
       runtimeError: () => this.runtimeProblem,
     });
@@ -131,6 +133,7 @@ export class Kubelet {
       statusManager: this.statusManager,
       events: this.events,
       maxPods: config.maxPods,
+      nodeName: config.nodeName,
     });
     this.housekeeping = new Housekeeping({
       podManager: this.podManager,

@@ -1,3 +1,5 @@
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Clock } from '../util/clock.js';
 import { podRef } from './api/pod-util.js';
 import type { Pod, PodStatus } from './api/v1.js';
@@ -19,6 +21,8 @@ export interface PodSyncDeps {
   clock: Clock;
   events: EventStream;
   hostIP: string;
+  /** The kubelet's root dir (per-pod files live under kubelet/pods/<uid>). */
+  rootDir: string;
   runtimeName: () => string;
   /** Why the runtime cannot take work now, if it cannot. */
   runtimeError: () => string | undefined;
@@ -99,6 +103,7 @@ export class KubeletPodSyncer implements PodSyncer {
     if (!this.d.podManager.getPodByUid(uid)) {
       await this.d.runtime.removePod(runtime);
       this.d.reasons.remove(uid);
+      rmSync(join(this.d.rootDir, 'kubelet', 'pods', uid), { recursive: true, force: true });
     }
   }
 }

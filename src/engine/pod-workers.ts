@@ -210,6 +210,8 @@ export class PodWorkers {
         if (status.desired && !status.finished) this.o.afterSync?.(status.desired);
       } catch (err) {
         if (signal.aborted) return;
+        // As the kubelet: a retry waits for a runtime status newer than this failed attempt.
+        status.lastSyncTime = clock.now();
         status.lastError = (err as Error).message;
         events.emit({ type: 'SyncFailed', pod: status.pod, uid: status.uid, reason: 'FailedSync', message: `error syncing pod, skipping: ${status.lastError}` });
         this.retryLater(status);

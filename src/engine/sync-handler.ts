@@ -15,6 +15,13 @@ export interface SyncHandlerDeps {
   statusManager: StatusManager;
   events: EventStream;
   maxPods: number;
+  nodeName: string;
+}
+
+/** The labels a node carries that a pod's nodeSelector can ask for. */
+export function nodeLabels(nodeName: string): Record<string, string> {
+  const arch = { x64: 'amd64', arm64: 'arm64', arm: 'arm', ppc64: 'ppc64le', s390x: 's390x' }[process.arch as string] ?? process.arch;
+  return { 'kubernetes.io/os': 'linux', 'kubernetes.io/arch': arch, 'kubernetes.io/hostname': nodeName };
 }
 
 /**
@@ -25,9 +32,11 @@ export interface SyncHandlerDeps {
 export class SyncHandler {
   private readonly rejected = new Set<string>();
   private readonly node;
+  private readonly labels;
 
   constructor(private readonly d: SyncHandlerDeps) {
     this.node = nodeAllocatable(d.maxPods);
+    this.labels = nodeLabels(d.nodeName);
   }
 
   handleConfigUpdate(update: PodUpdate): void {
@@ -57,7 +66,7 @@ export class SyncHandler {
       this.d.podManager.addPod(pod);
       if (isTerminalPhase(pod)) continue;
       const active = this.activePods().filter((p) => p.metadata.uid !== uid);
-      const verdict = canAdmitPod(pod, active, this.node);
+      const verdict = canAdmitPod(pod, active, this.node, this.labels);
       if (!verdict.admit) {
         this.rejectPod(pod, verdict.reason!, verdict.message!);
         continue;

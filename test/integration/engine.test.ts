@@ -122,6 +122,26 @@ describe.each(runtimesUnderTest())('the engine on the $name runtime', (runtime) 
     expect(containerOf(pod, 'main')!.state!.waiting!.message).toMatch(/registry\.invalid/);
   });
 
+  it('takes the termination message from the log tail with FallbackToLogsOnError', async () => {
+    node = await startNode(endpoint);
+    node.writePod('lastwords', {
+      restartPolicy: 'Never',
+      containers: [{ name: 'main', image, terminationMessagePolicy: 'FallbackToLogsOnError', command: ['sh', '-c', 'echo starting; echo "cannot open config: no such file"; exit 2'] }],
+    });
+    const pod = await node.waitForPod('lastwords', 'Failed', (p) => p.status?.phase === 'Failed');
+    expect(containerOf(pod, 'main')!.state!.terminated).toMatchObject({ exitCode: 2, reason: 'Error', message: 'starting\ncannot open config: no such file' });
+  });
+
+  it('rejects a pod beyond --max-pods as Failed with OutOfpods, and runs the ones that fit', async () => {
+    node = await startNode(endpoint, { config: { maxPods: 1 } });
+    node.writePod('first', { containers: [sleeper()] });
+    await node.waitForPod('first', 'Running', (p) => p.status?.phase === 'Running');
+    node.writePod('second', { containers: [sleeper()] });
+    const rejected = await node.waitForPod('second', 'rejected', (p) => p.status?.phase === 'Failed');
+    expect(rejected.status).toMatchObject({ reason: 'OutOfpods', message: expect.stringContaining("Node didn't have enough resource: pods") });
+    expect(await containersOf(rejected.metadata.uid!)).toEqual([]);
+  });
+
   it('runs the good pods of a directory that also holds broken manifests, naming file, document, pod and field', async () => {
     node = await startNode(endpoint);
     const file = node.writePod('good', { containers: [sleeper()] });
@@ -133,6 +153,31 @@ describe.each(runtimesUnderTest())('the engine on the $name runtime', (runtime) 
     expect(errors).toContainEqual(expect.stringMatching(/broken\.yaml, document 0, pod "broken": spec\.containers\[0\]\.command: expected an array/));
     expect(errors).toContainEqual(expect.stringMatching(/garbage\.yaml, document 0: YAML/));
     expect(file).toContain('good.yaml');
+  });
+});
+
+describe.each(runtimesUnderTest().filter((r) => r.name === 'containerd'))('the engine on $name (isolated containers)', (runtime) => {
+  let endpoint: string;
+  let cleanup: () => Promise<void>;
+  let node: TestNode | undefined;
+
+  beforeAll(async () => {
+    ({ endpoint, cleanup } = await runtime.start());
+  });
+  afterEach(async () => {
+    await node?.stop();
+    node = undefined;
+  });
+  afterAll(async () => cleanup());
+
+  it('reads the termination message the container wrote to its terminationMessagePath', async () => {
+    node = await startNode(endpoint);
+    node.writePod('reporter', {
+      restartPolicy: 'Never',
+      containers: [{ name: 'main', image, command: ['sh', '-c', 'echo "migration 42 failed" > /dev/termination-log; exit 3'] }],
+    });
+    const pod = await node.waitForPod('reporter', 'Failed', (p) => p.status?.phase === 'Failed');
+    expect(containerOf(pod, 'main')!.state!.terminated).toMatchObject({ exitCode: 3, message: 'migration 42 failed\n' });
   });
 });
 

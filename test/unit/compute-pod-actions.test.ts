@@ -180,6 +180,18 @@ const sandboxRows: Row[] = [
     status: runtime([sandbox({ state: 'notready' })], [exited(app, 0), exited(keeper, 2)]),
     want: recreate(1, 'sb-1', { containersToStart: [1] }),
   },
+  {
+    name: 'finished OnFailure pod with init containers whose sandbox died: no new sandbox',
+    pod: pod({ restartPolicy: 'OnFailure', initContainers: [setup], containers: [app] }),
+    status: runtime([sandbox({ state: 'notready' })], [exited(app, 0), exited(setup, 0)]),
+    want: expected({ killPod: true, createSandbox: false, attempt: 1 }),
+  },
+  {
+    name: 'hostNetwork changed: a new sandbox, not a replacement of the old id',
+    pod: pod({ hostNetwork: true, containers: [app] }),
+    status: runtime([sandbox({ network: 'POD' })], [running(app)]),
+    want: recreate(1, '', { containersToStart: [0] }),
+  },
 ];
 
 const containerRows: Row[] = [
@@ -277,6 +289,21 @@ const containerRows: Row[] = [
     status: runtime([sandbox()], [running(keeper)]),
     want: expected(),
   },
+  {
+    name: 'liveness failed under restartPolicy Never: kill the container, do not start it again',
+    pod: pod({ restartPolicy: 'Never', containers: [app, keeper] }),
+    status: runtime([sandbox()], [running(app), running(keeper)]),
+    ctx: failLiveness('app-1'),
+    want: expected({ containersToKill: { 'app-1': 'app' } }),
+    kills: { 'app-1': { reason: 'Unhealthy' } },
+  },
+  {
+    name: 'container in unknown state: kill it before starting it again',
+    pod: pod({ containers: [app, keeper] }),
+    status: runtime([sandbox()], [instance(app, 'unknown'), running(keeper)]),
+    want: expected({ containersToStart: [0], containersToKill: { 'app-1': 'app' } }),
+    kills: { 'app-1': { reason: 'Unknown', message: /unknown/ } },
+  },
 ];
 
 const initRows: Row[] = [
@@ -366,6 +393,31 @@ const initRows: Row[] = [
     status: runtime([sandbox()], [exited(proxy, 137), exited(app, 0)]),
     want: expected({ killPod: true }),
   },
+  {
+    name: 'after a sandbox was recreated, an exited app from the old one does not skip a running init container',
+    pod: pod({ initContainers: [setup], containers: [app] }),
+    status: runtime([sandbox({ id: 'sb-2', attempt: 1 })], [running(setup), exited(app, 1)]),
+    want: expected({ sandboxId: 'sb-2', attempt: 1 }),
+  },
+  {
+    name: 'after a sandbox was recreated, an exited app from the old one does not skip a missing init container',
+    pod: pod({ initContainers: [setup], containers: [app] }),
+    status: runtime([sandbox({ id: 'sb-2', attempt: 1 })], [exited(app, 1)]),
+    want: expected({ sandboxId: 'sb-2', attempt: 1, initContainersToStart: [0] }),
+  },
+  {
+    name: 'init container in unknown state under restartPolicy Never: kill the pod',
+    pod: pod({ restartPolicy: 'Never', initContainers: [setup], containers: [app] }),
+    status: runtime([sandbox()], [instance(setup, 'unknown')]),
+    want: expected({ killPod: true, containersToKill: { 'setup-1': 'setup' } }),
+  },
+  {
+    name: 'running sidecar whose definition changed: kill it and start it again',
+    pod: pod({ initContainers: [sidecar('proxy')], containers: [app] }),
+    status: runtime([sandbox()], [running(proxy, { hash: 'old-hash' }), running(app)]),
+    want: expected({ initContainersToStart: [0], containersToKill: { 'proxy-1': 'proxy' } }),
+    kills: { 'proxy-1': { message: /definition changed/ } },
+  },
 ];
 
 describe('computePodActions', () => {
@@ -374,7 +426,7 @@ describe('computePodActions', () => {
     ['regular containers', containerRows],
     ['init containers and sidecars', initRows],
   ])('%s', (_group, rows) => {
-    it.each(rows)('$name', ({ pod: p, status, ctx, want, kills }) => {
+    it.each(rows.map((row) => [row.name, row] as const))('%s', (_name, { pod: p, status, ctx, want, kills }) => {
       const actions = computePodActions(p, status, ctx);
       expect(summary(actions)).toEqual(want);
       for (const [id, check] of Object.entries(kills ?? {})) {
@@ -389,21 +441,21 @@ describe('computePodActions', () => {
 
 describe('shouldContainerBeRestarted', () => {
   const deleted = '2024-01-02T03:05:00Z';
-  const rows: [string, Pod['spec']['restartPolicy'], ContainerInstance | undefined, boolean, string?][] = [
-    ['never created', 'Never', undefined, true],
-    ['running', 'Always', running(app), false],
-    ['created, not started', 'Never', instance(app, 'created'), true],
-    ['unknown state', 'Never', instance(app, 'unknown'), true],
-    ['exited 0 under Always', 'Always', exited(app, 0), true],
-    ['exited 1 under Always', 'Always', exited(app, 1), true],
-    ['exited 0 under OnFailure', 'OnFailure', exited(app, 0), false],
-    ['exited 1 under OnFailure', 'OnFailure', exited(app, 1), true],
-    ['exited 0 under Never', 'Never', exited(app, 0), false],
-    ['exited 1 under Never', 'Never', exited(app, 1), false],
-    ['never created, pod being deleted', 'Always', undefined, false, deleted],
-    ['exited 1 under Always, pod being deleted', 'Always', exited(app, 1), false, deleted],
+  const rows: [string, Pod['spec']['restartPolicy'], boolean, ContainerInstance | undefined, string?][] = [
+    ['never created', 'Never', true, undefined],
+    ['running', 'Always', false, running(app)],
+    ['created, not started', 'Never', true, instance(app, 'created')],
+    ['unknown state', 'Never', true, instance(app, 'unknown')],
+    ['exited 0', 'Always', true, exited(app, 0)],
+    ['exited 1', 'Always', true, exited(app, 1)],
+    ['exited 0', 'OnFailure', false, exited(app, 0)],
+    ['exited 1', 'OnFailure', true, exited(app, 1)],
+    ['exited 0', 'Never', false, exited(app, 0)],
+    ['exited 1', 'Never', false, exited(app, 1)],
+    ['never created, pod being deleted', 'Always', false, undefined, deleted],
+    ['exited 1, pod being deleted', 'Always', false, exited(app, 1), deleted],
   ];
-  it.each(rows)('%s (restartPolicy %s) → %s', (_name, restartPolicy, current, want, deletionTimestamp) => {
+  it.each(rows)('%s (restartPolicy %s) → %s', (_name, restartPolicy, want, current, deletionTimestamp) => {
     const p = pod({ restartPolicy, containers: [app] }, deletionTimestamp);
     expect(shouldContainerBeRestarted(app, p, runtime([sandbox()], current ? [current] : []))).toBe(want);
   });

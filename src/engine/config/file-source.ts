@@ -137,7 +137,11 @@ export class FileSource {
     if (previous && previous.text === text) return previous.pods;
     const decoded = decodeManifest(file, text, this.nodeName.length + 1);
     for (const error of decoded.errors) this.sink.error(error);
-    if (decoded.unreadable && previous) return previous.pods; // keep the last good state
+    if (decoded.unreadable && previous) {
+      // Keep the last good pods; remember the text so the same error is not reported on every poll.
+      this.files.set(file, { text, pods: previous.pods });
+      return previous.pods;
+    }
     const seenAt = this.clock.now();
     const pods = decoded.pods.map(({ pod }) => applyStaticPodDefaults(pod, { source: 'file', location: file, nodeName: this.nodeName, seenAt }));
     this.files.set(file, { text, pods });

@@ -6,7 +6,7 @@ import { validatePod } from './validation.js';
 export interface ManifestError {
   /** File path or URL. */
   source: string;
-  /** 0-based index of the YAML document (or of the item in a List). */
+  /** 0-based index of the YAML document; problems inside a List's items name `items[i]` in the field. */
   document: number;
   pod?: string;
   field?: string;
@@ -67,21 +67,24 @@ export function decodeManifest(source: string, text: string, nameSuffixLength = 
       return;
     }
     if (value === null || value === undefined) return; // an empty document
-    for (const [item, pod] of objectsOf(value, source, index, out.errors)) {
+    for (const [prefix, pod] of objectsOf(value, source, index, out.errors)) {
       const name = nameOf(pod);
       const problems = validatePod(pod, { nameSuffixLength });
       if (problems.length > 0) {
-        for (const p of problems) out.errors.push({ source, document: item, pod: name, field: p.field || undefined, message: p.message });
+        for (const p of problems) out.errors.push({ source, document: index, pod: name, field: `${prefix}${p.field}` || undefined, message: p.message });
       } else {
-        out.pods.push({ pod: pod as unknown as Pod, document: item });
+        out.pods.push({ pod: pod as unknown as Pod, document: index });
       }
     }
   });
   return out;
 }
 
-/** The pods a document holds: itself when it is a Pod, its items when it is a List or PodList. */
-function* objectsOf(value: unknown, source: string, document: number, errors: ManifestError[]): Generator<[number, Record<string, unknown>]> {
+/**
+ * The pods a document holds, each with the field prefix that locates it:
+ * itself ('') when it is a Pod, its items (`items[i].`) when it is a List or PodList.
+ */
+function* objectsOf(value: unknown, source: string, document: number, errors: ManifestError[]): Generator<[string, Record<string, unknown>]> {
   if (typeof value !== 'object' || Array.isArray(value) || value === null) {
     errors.push({ source, document, message: `expected a Pod, List or PodList object, got ${Array.isArray(value) ? 'an array' : typeof value}` });
     return;
@@ -89,7 +92,7 @@ function* objectsOf(value: unknown, source: string, document: number, errors: Ma
   const obj = value as Record<string, unknown>;
   const kind = obj.kind;
   if (kind === 'Pod') {
-    yield [document, obj];
+    yield ['', obj];
     return;
   }
   if (kind === 'List' || kind === 'PodList') {
@@ -103,7 +106,7 @@ function* objectsOf(value: unknown, source: string, document: number, errors: Ma
         errors.push({ source, document, field: `items[${i}].kind`, message: `Unsupported value: ${JSON.stringify(kindOfItem ?? null)}: knode runs Pods` });
         continue;
       }
-      yield [document, { kind: 'Pod', apiVersion: 'v1', ...(item as Record<string, unknown>) }];
+      yield [`items[${i}].`, { kind: 'Pod', apiVersion: 'v1', ...(item as Record<string, unknown>) }];
     }
     return;
   }

@@ -45,9 +45,9 @@ export class PodStorage {
       names.add(name);
       const stored = existing.get(uid);
       if (!stored) {
+        // New to the source: an ADD even when already being deleted (the worker then terminates it).
         next.set(uid, ref);
-        if (ref.metadata.deletionTimestamp) deletes.push(ref);
-        else adds.push(ref);
+        adds.push(ref);
         continue;
       }
       next.set(uid, stored);

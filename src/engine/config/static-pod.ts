@@ -90,11 +90,12 @@ function applyProbeDefaults(p: Probe): void {
   p.failureThreshold ??= 3;
 }
 
-/** `Always` for `:latest` or an untagged image without digest, else `IfNotPresent`. */
+/** `Always` when the tag is `latest` (given, or implied by no tag and no digest), else `IfNotPresent`. */
 export function defaultPullPolicy(image: string): 'Always' | 'IfNotPresent' {
-  if (image.includes('@')) return 'IfNotPresent';
-  const lastSlash = image.lastIndexOf('/');
-  const colon = image.lastIndexOf(':');
-  if (colon <= lastSlash) return 'Always';
-  return image.slice(colon + 1) === 'latest' ? 'Always' : 'IfNotPresent';
+  const at = image.indexOf('@');
+  const name = at >= 0 ? image.slice(0, at) : image;
+  const lastSlash = name.lastIndexOf('/');
+  const colon = name.lastIndexOf(':');
+  const tag = colon > lastSlash ? name.slice(colon + 1) : at >= 0 ? '' : 'latest';
+  return tag === 'latest' ? 'Always' : 'IfNotPresent';
 }

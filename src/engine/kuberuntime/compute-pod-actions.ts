@@ -1,5 +1,6 @@
 import { isRestartableInit, restartPolicyOf } from '../api/pod-util.js';
 import type { Container, Pod } from '../api/v1.js';
+import { shouldContainerBeRestarted } from '../container/helpers.js';
 import { findContainer, type ContainerInstance, type RuntimePodStatus, type SandboxInstance } from '../container/types.js';
 import { hashContainer } from './labels.js';
 
@@ -53,7 +54,8 @@ export function computePodActions(pod: Pod, status: RuntimePodStatus, ctx: Compu
       return changes;
     }
     const toStart = pod.spec.containers.flatMap((c, i) => (restartPolicyOf(pod) === 'OnFailure' && succeeded(c, status) ? [] : [i]));
-    if (toStart.length === 0 && (pod.spec.initContainers ?? []).length === 0) {
+    // Initialization done and nothing left to start: no new sandbox, just finish the pod.
+    if (hasAnyRegularContainerCreated(pod, status) && toStart.length === 0) {
       changes.createSandbox = false;
       return changes;
     }
@@ -72,25 +74,35 @@ export function computePodActions(pod: Pod, status: RuntimePodStatus, ctx: Compu
   pod.spec.containers.forEach((container, index) => {
     const current = findContainer(status, container.name);
     if (!current || current.state !== 'running') {
-      if (shouldContainerBeRestarted(container, pod, status)) changes.containersToStart.push(index);
+      if (shouldContainerBeRestarted(container, pod, status)) {
+        changes.containersToStart.push(index);
+        // It may still run: kill it first, so two instances never run at once.
+        if (current?.state === 'unknown') {
+          changes.containersToKill.set(current.id, { name: container.name, container, reason: 'Unknown', message: `Container is in "unknown" state, try killing it before restart` });
+        }
+      }
       return;
     }
-    let message: string | undefined;
+    // A running container is killed on a spec change (and then always restarted),
+    // or on a failed liveness/startup probe (restarted unless the pod never restarts).
+    let restart = restartPolicyOf(pod) !== 'Never';
+    let message: string;
     let reason = '';
-    if (current.hash !== '' && current.hash !== hashContainer(container)) {
-      message = `Container ${container.name} definition changed, will be restarted`;
+    const probe = ctx.probeFailed?.(current.id);
+    if (specChanged(current, container)) {
+      message = `Container ${container.name} definition changed`;
+      restart = true;
+    } else if (probe) {
+      message = probe;
+      reason = 'Unhealthy';
     } else {
-      const probe = ctx.probeFailed?.(current.id);
-      if (probe) {
-        message = probe;
-        reason = 'Unhealthy';
-      }
-    }
-    if (!message) {
       keep++;
       return;
     }
-    changes.containersToStart.push(index);
+    if (restart) {
+      message = `${message}, will be restarted`;
+      changes.containersToStart.push(index);
+    }
     changes.containersToKill.set(current.id, { name: container.name, container, reason, message });
   });
 
@@ -115,7 +127,7 @@ export function podSandboxChanged(pod: Pod, status: RuntimePodStatus): SandboxCh
   const again = { changed: true, attempt: newest.attempt + 1, sandboxId: newest.id };
   if (status.sandboxes.filter((s) => s.state === 'ready').length > 1) return again;
   if (newest.state !== 'ready') return again;
-  if (networkChanged(pod, newest)) return again;
+  if (networkChanged(pod, newest)) return { ...again, sandboxId: '' };
   if (!pod.spec.hostNetwork && newest.ip === '') return again;
   return { changed: false, attempt: newest.attempt, sandboxId: newest.id };
 }
@@ -133,16 +145,24 @@ function networkChanged(pod: Pod, sandbox: SandboxInstance): boolean {
 function computeInitContainerActions(pod: Pod, status: RuntimePodStatus, changes: PodActions, ctx: ComputeContext): boolean {
   const inits = pod.spec.initContainers ?? [];
   if (inits.length === 0) return true;
-  // Once a regular container has run, initialization finished in the past (its records may be gone).
-  const initializedBefore = pod.spec.containers.some((c) => findContainer(status, c.name) !== undefined);
+  // A regular container that is created or running means initialization finished in the
+  // past (its init containers' records may be gone). An exited one proves it only when
+  // every init container's newest run succeeded: it may be left from an earlier sandbox.
+  const regularStates = pod.spec.containers.map((c) => findContainer(status, c.name)?.state);
+  const initsSucceeded = inits.filter((c) => !isRestartableInit(c)).every((c) => {
+    const current = findContainer(status, c.name);
+    return current?.state === 'exited' && current.exitCode === 0;
+  });
+  const initializedBefore =
+    regularStates.some((s) => s === 'created' || s === 'running') || (initsSucceeded && regularStates.some((s) => s === 'exited'));
   for (let i = 0; i < inits.length; i++) {
     const container = inits[i];
     const current = findContainer(status, container.name);
     if (isRestartableInit(container)) {
       if (current?.state === 'running') {
-        const probe = ctx.probeFailed?.(current.id);
-        if (probe) {
-          changes.containersToKill.set(current.id, { name: container.name, container, reason: 'Unhealthy', message: probe });
+        const message = specChanged(current, container) ? `Init container ${container.name} definition changed` : ctx.probeFailed?.(current.id);
+        if (message) {
+          changes.containersToKill.set(current.id, { name: container.name, container, reason: specChanged(current, container) ? '' : 'Unhealthy', message: `${message}, will be restarted` });
           changes.initContainersToStart.push(i);
         }
         continue;
@@ -169,8 +189,13 @@ function computeInitContainerActions(pod: Pod, status: RuntimePodStatus, changes
         changes.initContainersToStart.push(i);
         return false;
       default:
-        // Created but never started, or unknown: remove it and start again.
-        changes.containersToKill.set(current.id, { name: container.name, container, reason: '', message: `Init container ${container.name} is in ${current.state} state, will be restarted` });
+        // Created but never started, or unknown: kill it, and start it again unless the pod never restarts.
+        changes.containersToKill.set(current.id, { name: container.name, container, reason: 'Unknown', message: `Init container ${container.name} is in "${current.state}" state, try killing it before restart` });
+        if (restartPolicyOf(pod) === 'Never') {
+          changes.killPod = true;
+          changes.initContainersToStart = [];
+          return false;
+        }
         changes.initContainersToStart.push(i);
         return false;
     }
@@ -178,20 +203,21 @@ function computeInitContainerActions(pod: Pod, status: RuntimePodStatus, changes
   return true;
 }
 
+function specChanged(current: ContainerInstance, spec: Container): boolean {
+  return current.hash !== '' && current.hash !== hashContainer(spec);
+}
+
+/** Any regular container was ever created in the runtime (created, running or exited). */
+function hasAnyRegularContainerCreated(pod: Pod, status: RuntimePodStatus): boolean {
+  return pod.spec.containers.some((c) => {
+    const state = findContainer(status, c.name)?.state;
+    return state === 'created' || state === 'running' || state === 'exited';
+  });
+}
+
 function succeeded(container: Container, status: RuntimePodStatus): boolean {
   const current = findContainer(status, container.name);
   return current?.state === 'exited' && current.exitCode === 0;
 }
 
-/** The kubelet's ShouldContainerBeRestarted, for a container that is not running. */
-export function shouldContainerBeRestarted(container: Container, pod: Pod, status: RuntimePodStatus): boolean {
-  if (pod.metadata.deletionTimestamp) return false;
-  const current: ContainerInstance | undefined = findContainer(status, container.name);
-  if (!current) return true;
-  if (current.state === 'running') return false;
-  if (current.state === 'unknown' || current.state === 'created') return true;
-  const policy = restartPolicyOf(pod);
-  if (policy === 'Never') return false;
-  if (policy === 'OnFailure' && current.exitCode === 0) return false;
-  return true;
-}
+export { shouldContainerBeRestarted };

@@ -13,6 +13,7 @@ import type { HookRunner } from './hooks.js';
 import type { ImagePuller } from './image-puller.js';
 import { hashContainer } from './labels.js';
 import { SyncError, SyncErrors } from './sync-result.js';
+import { createTerminationMessageFile } from './termination-message.js';
 
 /** Containers always get at least this long to stop (the kubelet's minimumGracePeriodInSeconds). */
 const MINIMUM_GRACE_PERIOD_SECONDS = 2;
@@ -26,6 +27,7 @@ export interface ContainerManagerDeps {
   clock: Clock;
   events: EventStream;
   nodeName: string;
+  rootDir: string;
 }
 
 /** The kubelet's key for a container's crash-loop backoff: pod, container and spec hash. */
@@ -65,6 +67,10 @@ export class ContainerManager {
     let config;
     try {
       config = generateContainerConfig(pod, container, restartCount, imageRef, this.d.nodeName, addresses);
+      if (container.terminationMessagePath) {
+        const hostPath = createTerminationMessageFile(this.d.rootDir, pod.metadata.uid!, container.name);
+        config.mounts = [...(config.mounts ?? []), { containerPath: container.terminationMessagePath, hostPath, readonly: false }];
+      }
     } catch (err) {
       if (err instanceof SyncError) events.emit({ ...base, type: 'ContainerFailed', reason: 'Failed', message: `Error: ${err.message}` });
       throw err;

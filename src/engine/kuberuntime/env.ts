@@ -1,4 +1,5 @@
-import type { Container, EnvVar, Pod } from '../api/v1.js';
+import { parseCpu, parseMemory } from '../admission.js';
+import type { Container, EnvVar, Pod, ResourceFieldSelector } from '../api/v1.js';
 import { SyncError, SyncErrors } from './sync-result.js';
 
 export interface PodAddresses {
@@ -6,6 +7,8 @@ export interface PodAddresses {
   podIPs: string[];
   hostIP: string;
   nodeName: string;
+  /** What a container without a limit may use: the node's allocatable CPU (millicores) and memory (bytes). */
+  allocatable?: { cpu: number; memory: number };
 }
 
 /**
@@ -32,7 +35,7 @@ export function makeEnvironmentVariables(pod: Pod, container: Container, address
 function resolveValueFrom(pod: Pod, container: Container, env: EnvVar, addresses: PodAddresses): string | undefined {
   const from = env.valueFrom!;
   if (from.fieldRef) return podFieldValue(pod, from.fieldRef.fieldPath, addresses, env.name);
-  if (from.resourceFieldRef) return resourceFieldValue(container, from.resourceFieldRef.resource);
+  if (from.resourceFieldRef) return resourceFieldValue(container, from.resourceFieldRef, addresses, env.name);
   const ref = from.configMapKeyRef ?? from.secretKeyRef;
   if (ref) {
     if (ref.optional) return undefined;
@@ -70,10 +73,23 @@ export function podFieldValue(pod: Pod, fieldPath: string, a: PodAddresses, envN
   }
 }
 
-function resourceFieldValue(container: Container, resource: string): string {
-  const [kind, name] = resource.split('.') as ['limits' | 'requests', string];
-  const value = container.resources?.[kind]?.[name];
-  return value === undefined ? '0' : String(value);
+/**
+ * A resource of the container as the downward API gives it: the quantity
+ * divided by the divisor (default 1 core, 1 byte), rounded up. A missing
+ * limit is the node's allocatable amount; a missing request is the limit.
+ */
+function resourceFieldValue(container: Container, ref: ResourceFieldSelector, a: PodAddresses, envName: string): string {
+  const [kind, name] = ref.resource.split('.') as ['limits' | 'requests', string];
+  const parse = name === 'cpu' ? parseCpu : parseMemory;
+  if ((kind !== 'limits' && kind !== 'requests') || !name) {
+    throw new SyncError(SyncErrors.createContainerConfig, `unsupported resource "${ref.resource}" in env ${envName}`);
+  }
+  const limit = container.resources?.limits?.[name];
+  const fallback = name === 'cpu' ? a.allocatable?.cpu : name === 'memory' ? a.allocatable?.memory : undefined;
+  const limitValue = limit !== undefined ? parse(limit) : (fallback ?? 0);
+  const value = kind === 'limits' ? limitValue : container.resources?.requests?.[name] !== undefined ? parse(container.resources.requests[name]) : limit !== undefined ? limitValue : 0;
+  const divisor = ref.divisor !== undefined ? parse(ref.divisor) : name === 'cpu' ? 1000 : 1;
+  return String(Math.ceil(value / (divisor || 1)));
 }
 
 /**

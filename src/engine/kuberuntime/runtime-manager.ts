@@ -4,6 +4,7 @@ import { isCode, GrpcCode } from '../../cri/errors.js';
 import type { Backoff } from '../../util/backoff.js';
 import type { Clock } from '../../util/clock.js';
 import { podRef } from '../api/pod-util.js';
+import { nodeAllocatable } from '../admission.js';
 import type { Container, Pod } from '../api/v1.js';
 import type { ContainerInstance, RunningPod, RuntimePodStatus, SandboxInstance } from '../container/types.js';
 import type { EventStream } from '../events.js';
@@ -13,6 +14,7 @@ import { HookRunner } from './hooks.js';
 import { ImagePuller } from './image-puller.js';
 import { containerStateOf, NodeNameLabel, nsToMs, toContainerInstance } from './labels.js';
 import { generatePodSandboxConfig } from './sandbox.js';
+import { terminationMessage } from './termination-message.js';
 import { PodSyncResult, SyncError, SyncErrors } from './sync-result.js';
 
 export interface RuntimeManagerOptions {
@@ -21,6 +23,8 @@ export interface RuntimeManagerOptions {
   clock: Clock;
   events: EventStream;
   nodeName: string;
+  /** The kubelet's root dir: termination message files live under it. */
+  rootDir: string;
   podLogsDir: string;
   crashLoopBackOff: Backoff;
   imageBackOff: Backoff;
@@ -37,6 +41,7 @@ export interface RuntimeManagerOptions {
 export class RuntimeManager {
   readonly containers: ContainerManager;
   private readonly rt: RuntimeService;
+  private readonly allocatable = nodeAllocatable(0);
 
   constructor(private readonly o: RuntimeManagerOptions) {
     this.rt = o.runtime;
@@ -104,7 +109,10 @@ export class RuntimeManager {
 
   private async containerInstance(id: string): Promise<ContainerInstance | undefined> {
     try {
-      return toContainerInstance((await this.rt.containerStatus(id)).status!);
+      const status = (await this.rt.containerStatus(id)).status!;
+      const instance = toContainerInstance(status);
+      if (instance.state === 'exited') instance.message = await terminationMessage(status);
+      return instance;
     } catch (err) {
       if (isCode(err, GrpcCode.NOT_FOUND)) return undefined;
       throw err;
@@ -153,7 +161,7 @@ export class RuntimeManager {
     }
     if (!sandboxId) return result;
 
-    const addresses = { podIP: podIPs[0] ?? '', podIPs, hostIP: this.o.hostIP, nodeName: this.o.nodeName };
+    const addresses = { podIP: podIPs[0] ?? '', podIPs, hostIP: this.o.hostIP, nodeName: this.o.nodeName, allocatable: this.allocatable };
     const start = async (container: Container): Promise<boolean> => {
       const step = result.add({ action: 'StartContainer', target: container.name });
       try {

@@ -51,6 +51,7 @@ export class PodCache {
   getNewerThan(uid: string, minTime: number, signal?: AbortSignal): Promise<CachedPodStatus> {
     const ready = this.newerThan(uid, minTime);
     if (ready) return Promise.resolve(ready);
+    if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise((resolve, reject) => {
       const list = this.waiters.get(uid) ?? [];
       const waiter: Waiter = { minTime, resolve };

@@ -1,6 +1,8 @@
 import { isRestartableInit } from '../api/pod-util.js';
 import { rfc3339, type Container, type ContainerState, type ContainerStatus, type Pod, type PodCondition, type PodStatus } from '../api/v1.js';
 import { instancesOf, type ContainerInstance, type RuntimePodStatus } from '../container/types.js';
+import { shouldContainerBeRestarted } from '../container/helpers.js';
+import { podSandboxChanged } from '../kuberuntime/compute-pod-actions.js';
 import { getPhase } from './phase.js';
 import { qosClassOf } from './qos.js';
 import type { ReasonCache } from './reason-cache.js';
@@ -53,7 +55,7 @@ function containerStatus(pod: Pod, c: Container, runtime: RuntimePodStatus, ctx:
   const old = [...(ctx.oldStatus?.initContainerStatuses ?? []), ...(ctx.oldStatus?.containerStatuses ?? [])].find((s) => s.name === c.name);
   const status: ContainerStatus = { name: c.name, state: {}, lastState: {}, ready: false, restartCount: 0, image: c.image ?? '', imageID: '', started: false };
   if (!newest) {
-    status.state = { waiting: { reason: isInit || !hasInits ? 'ContainerCreating' : 'PodInitializing' } };
+    status.state = { waiting: { reason: hasInits ? 'PodInitializing' : 'ContainerCreating' } };
     if (old) {
       status.restartCount = old.restartCount;
       status.lastState = old.lastState ?? {};
@@ -69,9 +71,13 @@ function containerStatus(pod: Pod, c: Container, runtime: RuntimePodStatus, ctx:
       status.started = ctx.started?.(newest.id) ?? true;
       status.ready = status.started && (ctx.ready?.(newest.id) ?? true);
     }
+    // An init container that ran to completion counts as ready.
+    if (isInit && !isRestartableInit(c) && newest.state === 'exited' && newest.exitCode === 0) status.ready = true;
   }
+  // Why it waits, unless it will not start again (done, or its restart policy says no).
   const failure = ctx.reasons.get(pod.metadata.uid ?? '', c.name);
-  if (failure && newest?.state !== 'running') {
+  const willStart = isInit && !isRestartableInit(c) ? !(newest?.state === 'exited' && newest.exitCode === 0) : shouldContainerBeRestarted(c, pod, runtime);
+  if (failure && newest?.state !== 'running' && willStart) {
     if (status.state?.terminated) status.lastState = { terminated: status.state.terminated };
     status.state = { waiting: { reason: failure.reason, message: failure.message } };
   }
@@ -108,7 +114,7 @@ function conditions(pod: Pod, runtime: RuntimePodStatus, inits: ContainerStatus[
   const completed = phase === 'Succeeded' || phase === 'Failed';
   const anyRegularStarted = regular.some((s) => s.state?.running || s.state?.terminated || s.lastState?.terminated);
 
-  const sandboxReady = runtime.sandboxes[0]?.state === 'ready';
+  const sandboxReady = !podSandboxChanged(pod, runtime).changed;
   const incomplete = initSpecs
     .filter((c, i) => (isRestartableInit(c) ? !inits[i].started : inits[i].state?.terminated?.exitCode !== 0))
     .map((c) => c.name);
@@ -118,14 +124,15 @@ function conditions(pod: Pod, runtime: RuntimePodStatus, inits: ContainerStatus[
     ...regular.filter((s) => !s.ready).map((s) => s.name),
   ];
   const ready = unready.length === 0 && !completed;
-  const notReady = completed
-    ? { reason: 'PodCompleted' }
+  const notReady =
+    phase === 'Failed' ? { reason: 'PodFailed' }
+    : phase === 'Succeeded' ? { reason: 'PodCompleted' }
     : { reason: 'ContainersNotReady', message: `containers with unready status: [${unready.join(' ')}]` };
 
   const list: Omit<PodCondition, 'lastTransitionTime'>[] = [
     { type: 'PodReadyToStartContainers', status: sandboxReady ? 'True' : 'False' },
     initialized
-      ? { type: 'Initialized', status: 'True', ...(completed && initSpecs.length > 0 ? { reason: 'PodCompleted' } : {}) }
+      ? { type: 'Initialized', status: 'True', ...(phase === 'Succeeded' ? { reason: 'PodCompleted' } : {}) }
       : { type: 'Initialized', status: 'False', reason: 'ContainersNotInitialized', message: `containers with incomplete status: [${incomplete.join(' ')}]` },
     ready ? { type: 'Ready', status: 'True' } : { type: 'Ready', status: 'False', ...notReady },
     ready ? { type: 'ContainersReady', status: 'True' } : { type: 'ContainersReady', status: 'False', ...notReady },

@@ -1,9 +1,13 @@
-import type { Pod } from '../api/v1.js';
+import type { Pod, Quantity } from '../api/v1.js';
+import { parseCpu, parseMemory } from '../admission.js';
+
+const COMPUTE: Record<string, (q: Quantity) => number> = { cpu: parseCpu, memory: parseMemory };
 
 /**
- * The pod's QoS class: BestEffort without any requests or limits, Guaranteed
- * when every container limits CPU and memory and requests exactly that,
- * Burstable otherwise.
+ * The pod's QoS class: BestEffort without any (non-zero) CPU or memory
+ * requests or limits, Guaranteed when every container limits CPU and memory
+ * and requests exactly that (compared as quantities: 1 = 1000m), Burstable
+ * otherwise.
  */
 export function qosClassOf(pod: Pod): 'Guaranteed' | 'Burstable' | 'BestEffort' {
   const containers = [...(pod.spec.initContainers ?? []), ...pod.spec.containers];
@@ -12,11 +16,11 @@ export function qosClassOf(pod: Pod): 'Guaranteed' | 'Burstable' | 'BestEffort' 
   for (const c of containers) {
     const requests = c.resources?.requests ?? {};
     const limits = c.resources?.limits ?? {};
-    if (Object.keys(requests).length || Object.keys(limits).length) any = true;
-    for (const resource of ['cpu', 'memory']) {
-      const limit = limits[resource];
-      const request = requests[resource] ?? limit;
-      if (limit === undefined || String(request) !== String(limit)) guaranteed = false;
+    for (const [resource, parse] of Object.entries(COMPUTE)) {
+      const limit = limits[resource] === undefined ? 0 : parse(limits[resource]);
+      const request = requests[resource] === undefined ? limit : parse(requests[resource]);
+      if (limit > 0 || request > 0) any = true;
+      if (limit === 0 || request !== limit) guaranteed = false;
     }
   }
   if (!any) return 'BestEffort';

@@ -4,6 +4,7 @@ import { loadCri } from '../cri/proto.js';
 import type { ImageServiceHandlers } from '../cri/gen/runtime/v1/ImageService.js';
 import type { RuntimeServiceHandlers } from '../cri/gen/runtime/v1/RuntimeService.js';
 import { toContainer, toContainerStatus, toImage, toPodSandbox, toPodSandboxStatus } from './convert.js';
+import { EncodedListCache } from './encoded-lists.js';
 import { RuntimeError } from './errors.js';
 import { parseReference } from './reference.js';
 import type { EmbeddedRuntime } from './runtime.js';
@@ -38,6 +39,7 @@ function toStatus(method: string, err: unknown, log: Log): Partial<grpc.StatusOb
 }
 
 export function runtimeHandlers(rt: EmbeddedRuntime, log: Log): RuntimeServiceHandlers {
+  const encoded = { containers: new EncodedListCache('Container'), sandboxes: new EncodedListCache('PodSandbox') };
   return {
     Version: unary('Version', log, () => rt.version()),
     Status: unary('Status', log, (req) => rt.status(req.verbose)),
@@ -59,7 +61,8 @@ export function runtimeHandlers(rt: EmbeddedRuntime, log: Log): RuntimeServiceHa
         timestamp: Date.now() * 1e6,
       };
     }),
-    ListPodSandbox: unary('ListPodSandbox', log, (req) => ({ items: rt.sandboxes.list(req.filter).map(toPodSandbox) })),
+    // Pre-encoded answers (see EncodedListCache); the service definition passes the bytes through.
+    ListPodSandbox: unary('ListPodSandbox', log, (req) => encoded.sandboxes.encode(rt.sandboxes.list(req.filter), (id) => rt.state.revision(id), toPodSandbox) as never),
     CreateContainer: unary('CreateContainer', log, (req) => ({ containerId: rt.containers.create(req.podSandboxId, req.config) })),
     StartContainer: unary('StartContainer', log, async (req) => {
       await rt.containers.start(req.containerId);
@@ -73,7 +76,7 @@ export function runtimeHandlers(rt: EmbeddedRuntime, log: Log): RuntimeServiceHa
       await rt.containers.remove(req.containerId);
       return {};
     }),
-    ListContainers: unary('ListContainers', log, (req) => ({ containers: rt.containers.list(req.filter).map(toContainer) })),
+    ListContainers: unary('ListContainers', log, (req) => encoded.containers.encode(rt.containers.list(req.filter), (id) => rt.state.revision(id), toContainer) as never),
     ContainerStatus: unary('ContainerStatus', log, (req) => {
       const c = rt.containers.get(req.containerId);
       return { status: toContainerStatus(c), info: verboseInfo(req.verbose, { ...c, pid: rt.containers.pidOf(c.id) }) };
@@ -134,6 +137,16 @@ function parseOrId(name: string): void {
   if (!/^(?:sha256:)?[a-f0-9]{64}$/.test(name)) parseReference(name);
 }
 
+/** The runtime service, with list answers that may already be encoded bytes. */
+function passEncodedLists(service: grpc.ServiceDefinition): grpc.ServiceDefinition {
+  const out: Record<string, grpc.MethodDefinition<unknown, unknown>> = { ...service };
+  for (const method of ['ListContainers', 'ListPodSandbox']) {
+    const def = service[method];
+    out[method] = { ...def, responseSerialize: (value: unknown) => (Buffer.isBuffer(value) ? value : def.responseSerialize(value)) };
+  }
+  return out;
+}
+
 export interface RunningServer {
   server: grpc.Server;
   socketPath: string;
@@ -149,7 +162,7 @@ export async function serveRuntime(rt: EmbeddedRuntime, socketPath: string, log:
     // channelz bookkeeping costs a noticeable share of each call and nothing reads it.
     'grpc.enable_channelz': 0,
   });
-  server.addService(cri.RuntimeService.service, runtimeHandlers(rt, log));
+  server.addService(passEncodedLists(cri.RuntimeService.service), runtimeHandlers(rt, log));
   server.addService(cri.ImageService.service, imageHandlers(rt, log));
   if (existsSync(socketPath)) rmSync(socketPath);
   await new Promise<void>((resolve, reject) => {

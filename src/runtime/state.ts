@@ -10,6 +10,8 @@ import { RecordDir } from './store.js';
 export class RuntimeState {
   readonly sandboxes = new Map<string, SandboxRecord>();
   readonly containers = new Map<string, ContainerRecord>();
+  private readonly revisions = new Map<string, number>();
+  private nextRevision = 1;
   private readonly sandboxDir: RecordDir<SandboxRecord>;
   private readonly containerDir: RecordDir<ContainerRecord>;
 
@@ -20,22 +22,31 @@ export class RuntimeState {
     for (const container of this.containerDir.loadAll(onBadRecord)) this.containers.set(container.id, container);
   }
 
+  /** Grows whenever the record is saved, so encodings of it can be cached until it changes. */
+  revision(id: string): number {
+    return this.revisions.get(id) ?? 0;
+  }
+
   saveSandbox(sandbox: SandboxRecord): void {
+    this.revisions.set(sandbox.id, this.nextRevision++);
     this.sandboxes.set(sandbox.id, sandbox);
     this.sandboxDir.save(sandbox);
   }
 
   deleteSandbox(id: string): void {
+    this.revisions.delete(id);
     this.sandboxes.delete(id);
     this.sandboxDir.delete(id);
   }
 
   saveContainer(container: ContainerRecord): void {
+    this.revisions.set(container.id, this.nextRevision++);
     this.containers.set(container.id, container);
     this.containerDir.save(container);
   }
 
   deleteContainer(id: string): void {
+    this.revisions.delete(id);
     this.containers.delete(id);
     this.containerDir.delete(id);
   }

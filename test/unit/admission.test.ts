@@ -64,7 +64,19 @@ describe('canAdmitPod', () => {
       'a host port another pod holds',
       pod('new', [hostPort(8080)]),
       [pod('a', [hostPort(8080)])],
-      { admit: false, reason: 'NodePorts', message: "Predicate NodePorts failed: node(s) didn't have free ports for the requested pod ports (TCP/0.0.0.0:8080)" },
+      { admit: false, reason: 'NodePorts', message: "Predicate NodePorts failed: node(s) didn't have free ports for the requested pod ports (TCP 0.0.0.0:8080)" },
+    ],
+    [
+      'a host port on all addresses against one on a single address',
+      pod('new', [hostPort(8080)]),
+      [pod('a', [hostPort(8080, { hostIP: '127.0.0.1' })])],
+      { admit: false, reason: 'NodePorts', message: "Predicate NodePorts failed: node(s) didn't have free ports for the requested pod ports (TCP 0.0.0.0:8080)" },
+    ],
+    [
+      'a host port on one address against one on all addresses',
+      pod('new', [hostPort(8080, { hostIP: '127.0.0.1' })]),
+      [pod('a', [hostPort(8080)])],
+      { admit: false, reason: 'NodePorts', message: "Predicate NodePorts failed: node(s) didn't have free ports for the requested pod ports (TCP 127.0.0.1:8080)" },
     ],
     ['the same host port over UDP', pod('new', [hostPort(8080, { protocol: 'UDP' })]), [pod('a', [hostPort(8080)])], { admit: true }],
     ['the same host port on another host IP', pod('new', [hostPort(8080, { hostIP: '127.0.0.2' })]), [pod('a', [hostPort(8080, { hostIP: '127.0.0.1' })])], { admit: true }],
@@ -86,6 +98,15 @@ describe('canAdmitPod', () => {
     expect(verdict.admit).toBe(false);
   });
 
+  it.each<[string, Partial<Pod['spec']>, Partial<AdmitResult>]>([
+    ['a node selector for another OS', { nodeSelector: { 'kubernetes.io/os': 'windows' } }, { admit: false, reason: 'NodeAffinity' }],
+    ['a node selector for the node\'s OS', { nodeSelector: { 'kubernetes.io/os': 'linux' } }, { admit: true }],
+    ['the OS field set to another OS', { os: { name: 'windows' } }, { admit: false, reason: 'PodOSNotSupported' }],
+  ])('on a node labelled linux: %s', (_case, spec, expected) => {
+    const verdict = canAdmitPod(pod('new', [{}], spec), [], node, { 'kubernetes.io/os': 'linux', 'kubernetes.io/arch': 'amd64' });
+    expect(verdict).toMatchObject(expected);
+  });
+
   it('checks the OS before the pod count', () => {
     const verdict = canAdmitPod(pod('new', [{}], { os: { name: 'windows' } }), [pod('a'), pod('b'), pod('c')], node);
     expect(verdict.reason).toBe('PodOSNotSupported');
@@ -98,6 +119,8 @@ describe('parseCpu', () => {
     ['1', 1_000],
     ['1.5', 1_500],
     ['0.1', 100],
+    ['1500m', 1_500],
+    ['100u', 1],
     ['250m', 250],
     [2, 2_000],
     [0.25, 250],
@@ -118,6 +141,8 @@ describe('parseMemory', () => {
     ['500M', 5e8],
     ['1k', 1_000],
     ['1e3', 1_000],
+    ['1E3', 1_000],
+    ['1E', 1e18],
     ['129e6', 129_000_000],
     ['128974848', 128_974_848],
     [1024, 1024],

@@ -110,27 +110,48 @@ describe('makeEnvironmentVariables', () => {
   });
 });
 
+// ---- resourceFieldRef -------------------------------------------------------
+
+describe('makeEnvironmentVariables: resourceFieldRef', () => {
+  const resource = (name: string, ref: string, divisor?: string): EnvVar => ({ name, valueFrom: { resourceFieldRef: { resource: ref, ...(divisor ? { divisor } : {}) } } });
+  const sized: Container['resources'] = { requests: { cpu: '250m', memory: '64Mi' }, limits: { cpu: '500m', memory: '128Mi' } };
+  const allocatable = { cpu: 2000, memory: 8589934592 };
+
+  it.each<[string, EnvVar, Container['resources'], PodAddresses['allocatable'], string]>([
+    ['limits.memory in bytes', resource('MEM', 'limits.memory'), sized, undefined, '134217728'],
+    ['limits.cpu rounded up to whole cores', resource('CPU', 'limits.cpu'), sized, undefined, '1'],
+    ['requests.cpu with divisor 1m', resource('CPU', 'requests.cpu', '1m'), sized, undefined, '250'],
+    ['requests.memory with divisor 1Mi', resource('MEM', 'requests.memory', '1Mi'), sized, undefined, '64'],
+    ['limits.cpu without a limit: the node\'s allocatable', resource('CPU', 'limits.cpu'), {}, allocatable, '2'],
+    ['limits.memory without a limit: the node\'s allocatable', resource('MEM', 'limits.memory'), {}, allocatable, '8589934592'],
+    ['requests.cpu without a request: the limit', resource('CPU', 'requests.cpu', '1m'), { limits: { cpu: '500m' } }, undefined, '500'],
+  ])('%s', (_name, env, resources, nodeAllocatable, want) => {
+    const vars = makeEnvironmentVariables(pod(), container([env], { resources }), { ...addresses, ...(nodeAllocatable ? { allocatable: nodeAllocatable } : {}) });
+    expect(vars).toEqual([{ name: env.name, value: want }]);
+  });
+});
+
 // ---- downward API -----------------------------------------------------------
 
 describe('podFieldValue', () => {
   it.each([
-    ['metadata.name', pod(), 'web'],
-    ['metadata.namespace', pod(), 'shop'],
-    ['metadata.uid', pod(), 'uid-1'],
-    ["metadata.labels['app']", pod(), 'web'],
-    ["metadata.labels['app.kubernetes.io/tier']", pod(), 'front'],
-    ["metadata.labels['missing']", pod(), ''],
-    ["metadata.annotations['example.com/owner']", pod(), 'team-a'],
-    ["metadata.annotations['missing']", pod({ metadata: { annotations: undefined } }), ''],
-    ['spec.nodeName', pod({ spec: { nodeName: 'node-b' } }), 'node-b'],
-    ['spec.nodeName', pod(), 'node-a'],
-    ['spec.serviceAccountName', pod(), 'builder'],
-    ['spec.serviceAccountName', pod({ spec: { serviceAccountName: undefined } }), ''],
-    ['status.podIP', pod(), '10.88.0.5'],
-    ['status.podIPs', pod(), '10.88.0.5,fd00::5'],
-    ['status.hostIP', pod(), '192.168.1.10'],
-    ['status.hostIPs', pod(), '192.168.1.10'],
-  ])('%s → %j', (fieldPath, p, want) => {
+    ['metadata.name', 'web', pod()],
+    ['metadata.namespace', 'shop', pod()],
+    ['metadata.uid', 'uid-1', pod()],
+    ["metadata.labels['app']", 'web', pod()],
+    ["metadata.labels['app.kubernetes.io/tier']", 'front', pod()],
+    ["metadata.labels['missing']", '', pod()],
+    ["metadata.annotations['example.com/owner']", 'team-a', pod()],
+    ["metadata.annotations['missing']", '', pod({ metadata: { annotations: undefined } })],
+    ['spec.nodeName', 'node-b', pod({ spec: { nodeName: 'node-b' } })],
+    ['spec.nodeName', 'node-a', pod()],
+    ['spec.serviceAccountName', 'builder', pod()],
+    ['spec.serviceAccountName', '', pod({ spec: { serviceAccountName: undefined } })],
+    ['status.podIP', '10.88.0.5', pod()],
+    ['status.podIPs', '10.88.0.5,fd00::5', pod()],
+    ['status.hostIP', '192.168.1.10', pod()],
+    ['status.hostIPs', '192.168.1.10', pod()],
+  ])('%s → %j', (fieldPath, want, p) => {
     expect(podFieldValue(p, fieldPath, addresses)).toBe(want);
   });
 

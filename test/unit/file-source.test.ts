@@ -150,6 +150,22 @@ describe('FileSource', () => {
     expect(sink.snapshots[2].map((p) => p.spec.containers[0].image)).toEqual(['busybox:1.37']);
   });
 
+  it('reports a file that becomes unparseable once, however often it is read, and keeps its last good pod', async () => {
+    const file = join(dir, 'p.yaml');
+    writeFileSync(file, podYaml('web'));
+    const source = fileSource(dir);
+    await source.start();
+    const good = sink.snapshots[0][0];
+
+    writeFileSync(file, 'apiVersion: v1\nkind: Pod\nmetadata: {name: web\n');
+    await source.read();
+    await source.read();
+    await source.read();
+
+    expect(sink.errors).toHaveLength(1);
+    expect(sink.snapshots.at(-1)).toEqual([good]);
+  });
+
   it('drops the pod of a file that parses but no longer validates', async () => {
     const file = join(dir, 'p.yaml');
     writeFileSync(file, podYaml('web'));

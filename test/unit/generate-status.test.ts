@@ -224,6 +224,36 @@ const containerRows: ContainerRow[] = [
     want: { state: terminatedApp(1, 'Error') },
   },
   {
+    name: 'init container not created yet, pod with init containers: waiting PodInitializing',
+    pod: pod({ initContainers: [c('setup'), c('migrate')], containers: [c('app')] }),
+    runtime: runtime([sandbox()], [running('setup')]),
+    container: 'migrate',
+    want: { state: { waiting: { reason: 'PodInitializing' } }, lastState: {}, ready: false },
+  },
+  {
+    name: 'init container exited 0: terminated Completed, and ready',
+    pod: pod({ initContainers: [c('setup')], containers: [c('app')] }),
+    runtime: runtime([sandbox()], [running('app'), exited('setup', 0)]),
+    container: 'setup',
+    want: { state: terminatedApp(0, 'Completed', 'setup-1'), lastState: {}, ready: true },
+  },
+  {
+    name: 'exited under restartPolicy Never, RunContainerError in the reason cache: stays terminated, as it will not start again',
+    pod: pod({ restartPolicy: 'Never', containers: [c('app')] }),
+    runtime: runtime([sandbox()], [exited('app', 128, { reason: 'StartError' })]),
+    ctx: { reasons: reasons(['app', SyncErrors.runContainer, 'failed to start']) },
+    container: 'app',
+    want: { state: terminatedApp(128, 'StartError'), lastState: {} },
+  },
+  {
+    name: 'init container exited 0, an entry in the reason cache: stays terminated, as it will not start again',
+    pod: pod({ initContainers: [c('setup')], containers: [c('app')] }),
+    runtime: runtime([sandbox()], [running('app'), exited('setup', 0)]),
+    ctx: { reasons: reasons(['setup', SyncErrors.runContainer, 'failed to start']) },
+    container: 'setup',
+    want: { state: terminatedApp(0, 'Completed', 'setup-1'), lastState: {} },
+  },
+  {
     name: 'no instance left: restart count and last state come from the old status',
     pod: pod({ containers: [c('app')] }),
     runtime: runtime([sandbox()]),
@@ -238,7 +268,7 @@ const containerRows: ContainerRow[] = [
 ];
 
 describe('generateAPIPodStatus: container statuses', () => {
-  it.each(containerRows)('$name', ({ pod: p, runtime: rt, ctx: over, container, want }) => {
+  it.each(containerRows.map((row) => [row.name, row] as const))('%s', (_name, { pod: p, runtime: rt, ctx: over, container, want }) => {
     const got = statusOf(generateAPIPodStatus(p, rt, ctx(over)), container);
     const { state, lastState, ...rest } = want;
     expect(got.state).toEqual(state);
@@ -353,10 +383,46 @@ const conditionRows: ConditionRow[] = [
       scheduled,
     ],
   },
+  {
+    name: 'Succeeded pod without init containers: Initialized with reason PodCompleted',
+    pod: pod({ restartPolicy: 'Never', containers: [c('app')] }),
+    runtime: runtime([sandbox('notready')], [exited('app', 0)]),
+    want: [
+      cond('PodReadyToStartContainers', 'False'),
+      cond('Initialized', 'True', 'PodCompleted'),
+      cond('Ready', 'False', 'PodCompleted'),
+      cond('ContainersReady', 'False', 'PodCompleted'),
+      scheduled,
+    ],
+  },
+  {
+    name: 'Failed pod: Ready and ContainersReady PodFailed, Initialized without a reason',
+    pod: pod({ restartPolicy: 'Never', initContainers: [c('setup')], containers: [c('app')] }),
+    runtime: runtime([sandbox('notready')], [exited('app', 1), exited('setup', 0)]),
+    want: [
+      cond('PodReadyToStartContainers', 'False'),
+      cond('Initialized', 'True'),
+      cond('Ready', 'False', 'PodFailed'),
+      cond('ContainersReady', 'False', 'PodFailed'),
+      scheduled,
+    ],
+  },
+  {
+    name: 'ready pod-network sandbox without an IP: not ready to start containers',
+    pod: pod({ containers: [c('app')] }),
+    runtime: runtime([{ ...sandbox(), ip: '' }], [running('app')]),
+    want: [cond('PodReadyToStartContainers', 'False'), cond('Initialized', 'True'), ...allReady, scheduled],
+  },
+  {
+    name: 'ready host-network sandbox without an IP: ready to start containers',
+    pod: pod({ hostNetwork: true, containers: [c('app')] }),
+    runtime: runtime([{ ...sandbox(), ip: '', network: 'NODE' }], [running('app')]),
+    want: [cond('PodReadyToStartContainers', 'True'), cond('Initialized', 'True'), ...allReady, scheduled],
+  },
 ];
 
 describe('generateAPIPodStatus: conditions', () => {
-  it.each(conditionRows)('$name', ({ pod: p, runtime: rt, ctx: over, want }) => {
+  it.each(conditionRows.map((row) => [row.name, row] as const))('%s', (_name, { pod: p, runtime: rt, ctx: over, want }) => {
     expect(conditionsOf(generateAPIPodStatus(p, rt, ctx(over)))).toEqual(want);
   });
 
@@ -448,6 +514,9 @@ describe('qosClass', () => {
     ['one guaranteed container, one without resources', { containers: [c('a', res(full, full)), c('b')] }, 'Burstable'],
     ['init containers count too', { initContainers: [c('setup')], containers: [c('a', res(full, full))] }, 'Burstable'],
     ['guaranteed init and regular containers', { initContainers: [c('setup', res(full, full))], containers: [c('a', res(undefined, full))] }, 'Guaranteed'],
+    ['requests equal to limits as quantities, written differently', { containers: [c('a', res({ cpu: '1', memory: '1Gi' }, { cpu: '1000m', memory: '1024Mi' }))] }, 'Guaranteed'],
+    ['only an ephemeral-storage request', { containers: [c('a', res({ 'ephemeral-storage': '1Gi' }))] }, 'BestEffort'],
+    ['only a zero cpu request', { containers: [c('a', res({ cpu: '0' }))] }, 'BestEffort'],
   ];
   it.each(rows)('%s → %s', (_name, spec, want) => {
     const p = pod(spec);

@@ -94,8 +94,15 @@ describe('decodeManifest', () => {
     expect(names(decoded)).toEqual(['ok']);
     expect(decoded.errors).toEqual([
       { source: SOURCE, document: 0, field: 'items[1].kind', message: expect.stringContaining('Unsupported value: "Service"') },
-      { source: SOURCE, document: 0, pod: 'no-containers', field: 'spec.containers', message: expect.stringContaining('Required value') },
+      { source: SOURCE, document: 0, pod: 'no-containers', field: 'items[2].spec.containers', message: expect.stringContaining('Required value') },
     ]);
+  });
+
+  it('names a bad List item by its index in the field path and keeps the good ones', () => {
+    const noImage = podObject('b', { containers: [{ name: 'main' }] });
+    const decoded = decodeManifest(SOURCE, JSON.stringify({ kind: 'List', items: [podObject('a'), noImage] }));
+    expect(names(decoded)).toEqual(['a']);
+    expect(decoded.errors).toEqual([{ source: SOURCE, document: 0, pod: 'b', field: 'items[1].spec.containers[0].image', message: 'Required value' }]);
   });
 
   it('reports a List without an items array', () => {

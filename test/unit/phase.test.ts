@@ -50,10 +50,10 @@ const rows: Row[] = [
   { name: 'all exited under Always: they will restart', pod: pod(two), statuses: [terminated('a', 0), terminated('b', 1)], want: 'Running' },
   { name: 'all succeeded under Always: they will restart', pod: pod(two), statuses: [terminated('a', 0), terminated('b', 0)], want: 'Running' },
   { name: 'all exited, one failed, under OnFailure: the failed one restarts', pod: pod({ ...two, restartPolicy: 'OnFailure' }), statuses: [terminated('a', 0), terminated('b', 1)], want: 'Running' },
-  { name: 'waiting with a last termination counts as stopped (Never → Failed)', pod: pod({ ...two, restartPolicy: 'Never' }), statuses: [restarting('a', 1), terminated('b', 0)], want: 'Failed' },
+  { name: 'waiting with a last termination counts as stopped, under Never', pod: pod({ ...two, restartPolicy: 'Never' }), statuses: [restarting('a', 1), terminated('b', 0)], want: 'Failed' },
   // As the kubelet: only a terminated state counts as a success, a last termination does not.
-  { name: 'waiting after a success counts as stopped, not succeeded (Never → Failed)', pod: pod({ ...two, restartPolicy: 'Never' }), statuses: [restarting('a', 0), terminated('b', 0)], want: 'Failed' },
-  { name: 'waiting without a last termination is not stopped (Never → Pending)', pod: pod({ ...two, restartPolicy: 'Never' }), statuses: [waiting('a', 'ErrImagePull'), terminated('b', 0)], want: 'Pending' },
+  { name: 'waiting after a success counts as stopped, not succeeded, under Never', pod: pod({ ...two, restartPolicy: 'Never' }), statuses: [restarting('a', 0), terminated('b', 0)], want: 'Failed' },
+  { name: 'waiting without a last termination is not stopped, under Never', pod: pod({ ...two, restartPolicy: 'Never' }), statuses: [waiting('a', 'ErrImagePull'), terminated('b', 0)], want: 'Pending' },
 
   // Init containers.
   { name: 'init container not started yet', pod: pod(withInit), statuses: [waiting('setup', 'PodInitializing'), waiting('a', 'PodInitializing')], want: 'Pending' },
@@ -69,7 +69,7 @@ const rows: Row[] = [
   { name: 'sidecar not started yet', pod: pod(withSidecar), statuses: [waiting('proxy', 'PodInitializing'), waiting('a', 'PodInitializing')], want: 'Pending' },
   { name: 'sidecar running but its startup probe has not passed', pod: pod(withSidecar), statuses: [running('proxy', false), waiting('a', 'PodInitializing')], want: 'Pending' },
   { name: 'sidecar started, regular container running', pod: pod(withSidecar), statuses: [running('proxy'), running('a')], want: 'Running' },
-  { name: 'sidecar restarting (not started) after the regular container ran: stays Running', pod: pod(withSidecar), statuses: [running('proxy', false), running('a')], want: 'Running' },
+  { name: 'sidecar restarting (not started) after the regular container ran', pod: pod(withSidecar), statuses: [running('proxy', false), running('a')], want: 'Running' },
   { name: 'sidecar stopped, regular container succeeded under OnFailure: the sidecar does not count', pod: pod({ ...withSidecar, restartPolicy: 'OnFailure' }), statuses: [terminated('proxy', 137), terminated('a', 0)], want: 'Succeeded' },
   { name: 'sidecar still running, regular container succeeded under Never', pod: pod({ ...withSidecar, restartPolicy: 'Never' }), statuses: [running('proxy'), terminated('a', 0)], want: 'Running' },
 
@@ -77,14 +77,14 @@ const rows: Row[] = [
   { name: 'terminal pod, all succeeded under Always', pod: pod(two), statuses: [terminated('a', 0), terminated('b', 0)], podIsTerminal: true, want: 'Succeeded' },
   { name: 'terminal pod, one failed under Always', pod: pod(two), statuses: [terminated('a', 0), terminated('b', 1)], podIsTerminal: true, want: 'Failed' },
   { name: 'terminal pod, one failed under OnFailure', pod: pod({ ...two, restartPolicy: 'OnFailure' }), statuses: [terminated('a', 0), terminated('b', 1)], podIsTerminal: true, want: 'Failed' },
-  { name: 'terminal static pod keeps the restart-policy answer (Always → Running)', pod: pod(two, staticSource), statuses: [terminated('a', 0), terminated('b', 1)], podIsTerminal: true, want: 'Running' },
-  { name: 'terminal static pod keeps the restart-policy answer (OnFailure → Running)', pod: pod({ ...two, restartPolicy: 'OnFailure' }, staticSource), statuses: [terminated('a', 0), terminated('b', 1)], podIsTerminal: true, want: 'Running' },
+  { name: 'terminal static pod keeps the restart-policy answer under Always', pod: pod(two, staticSource), statuses: [terminated('a', 0), terminated('b', 1)], podIsTerminal: true, want: 'Running' },
+  { name: 'terminal static pod keeps the restart-policy answer under OnFailure', pod: pod({ ...two, restartPolicy: 'OnFailure' }, staticSource), statuses: [terminated('a', 0), terminated('b', 1)], podIsTerminal: true, want: 'Running' },
   { name: 'terminal pod from the apiserver source is not static', pod: pod(two, { 'kubernetes.io/config.source': 'api' }), statuses: [terminated('a', 0), terminated('b', 0)], podIsTerminal: true, want: 'Succeeded' },
   { name: 'terminal pod with a container still running stays Running', pod: pod(two), statuses: [running('a'), terminated('b', 0)], podIsTerminal: true, want: 'Running' },
 ];
 
 describe('getPhase', () => {
-  it.each(rows)('$name → $want', ({ pod: p, statuses, podIsTerminal, want }) => {
+  it.each(rows.map((row) => [row.name, row.want, row] as const))('%s → %s', (_name, _want, { pod: p, statuses, podIsTerminal, want }) => {
     expect(getPhase(p, statuses, podIsTerminal ?? false)).toBe(want);
   });
 });

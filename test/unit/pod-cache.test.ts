@@ -113,6 +113,14 @@ describe('PodCache.getNewerThan', () => {
     expect(other.settled).toBe(true);
   });
 
+  it('rejects at once with the reason of a signal that is already aborted', async () => {
+    const cache = new PodCache();
+    const reason = new Error('gone');
+    const result = watch(cache.getNewerThan('a', 100, AbortSignal.abort(reason)));
+    await flushMicrotasks();
+    expect(result).toMatchObject({ settled: true, error: reason });
+  });
+
   it('does not reject once resolved, even if the signal aborts later', async () => {
     const cache = new PodCache();
     const abort = new AbortController();

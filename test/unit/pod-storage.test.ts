@@ -32,6 +32,7 @@ describe('PodStorage.merge', () => {
     ['a spec and status change is an update only', [pod('a')], [pod('a', { image: 'busybox:2', status: { phase: 'Running' } })], [['UPDATE', ['a']]]],
     ['deletionTimestamp newly set', [pod('a')], [pod('a', { deletionTimestamp: '2026-01-01T00:01:00Z' })], [['DELETE', ['a']]]],
     ['the pod is gone', [pod('a'), pod('b')], [pod('b')], [['REMOVE', ['a']]]],
+    ['a new pod already being deleted is an ADD', [pod('a')], [pod('a'), pod('b', { deletionTimestamp: '2026-01-01T00:01:00Z' })], [['ADD', ['b']]]],
     ['everything at once, in the kubelet\'s order', [pod('gone'), pod('upd'), pod('del'), pod('rec')], [
       pod('rec', { status: { phase: 'Running' } }),
       pod('del', { deletionTimestamp: '2026-01-01T00:01:00Z' }),

@@ -262,6 +262,24 @@ describe('PodWorkers', () => {
     expect(workQueue.dueAt('a')! - clock.now()).toBeGreaterThan(BACKOFF);
   });
 
+  it('after a failed sync, syncs again only once the cache has a status newer than the failed attempt', async () => {
+    const { syncer, update, relist, cache, clock } = setup();
+    syncer.failures.syncPod = 1;
+    update({ updateType: 'create', pod: pod('a') });
+    await relist();
+    expect(syncer.calls).toHaveLength(1);
+
+    update({ updateType: 'sync', pod: pod('a') });
+    await flushMicrotasks(50);
+    expect(syncer.calls).toHaveLength(1);
+    cache.updateTime(clock.now()); // as of the failed attempt: not newer
+    await flushMicrotasks(50);
+    expect(syncer.calls).toHaveLength(1);
+
+    await relist();
+    expect(syncer.history).toEqual(['syncPod(create, v1)', 'syncPod(sync, v1)']);
+  });
+
   it('puts the pod back in the work queue when the sync asks for it (a backoff ends) instead of at the resync interval', async () => {
     const { syncer, update, relist, workQueue, clock } = setup();
     syncer.result = { terminal: false, requeueAfterMs: 40_000 };
@@ -284,6 +302,9 @@ describe('PodWorkers', () => {
     expect(syncer.calls).toHaveLength(2);
     await clock.advance(1);
     await flushMicrotasks(50);
+    // The retry waits for a runtime status newer than the failed attempt.
+    expect(syncer.calls).toHaveLength(2);
+    await relist();
     expect(syncer.calls.map((c) => c.fn)).toEqual(['syncPod', 'syncTerminatingPod', 'syncTerminatingPod']);
     expect(stateOf('a')?.state).toBe('terminated');
   });
@@ -300,7 +321,7 @@ describe('PodWorkers', () => {
     expect(known.get('b')?.state).toBe('terminating');
     await relist();
     await relist();
-    expect(syncer.calls.filter((c) => c.pod?.metadata.uid === 'b').map((c) => c.fn)).toEqual(['syncPod', 'syncTerminatingPod', 'syncTerminatedPod']);
+    expect(syncer.calls.filter((c) => 'pod' in c && c.pod.metadata.uid === 'b').map((c) => c.fn)).toEqual(['syncPod', 'syncTerminatingPod', 'syncTerminatedPod']);
 
     known = workers.syncKnownPods(new Set(['a']));
     expect([...known.keys()]).toEqual(['a']);

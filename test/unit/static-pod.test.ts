@@ -181,6 +181,9 @@ describe('defaultPullPolicy', () => {
     ['registry.k8s.io/pause:3.10', 'IfNotPresent'],
     ['nginx@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef', 'IfNotPresent'],
     ['nginx:latestish', 'IfNotPresent'],
+    ['nginx:latest@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef', 'Always'],
+    ['nginx:1.27@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef', 'IfNotPresent'],
+    ['localhost:5000/app', 'Always'],
   ])('%s → %s', (image, policy) => {
     expect(defaultPullPolicy(image)).toBe(policy);
   });

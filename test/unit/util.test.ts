@@ -134,6 +134,9 @@ describe('parseDuration', () => {
     ['100µs', 0.1],
     ['2000000ns', 2],
     ['0s', 0],
+    ['.5s', 500],
+    ['1.s', 1_000],
+    ['1.5h', 5_400_000],
   ])('%s → %s ms', (text, ms) => {
     expect(parseDuration(text, 'sync-frequency')).toBeCloseTo(ms, 9);
   });
@@ -148,6 +151,18 @@ describe('parseDuration', () => {
     expect(caught).toBeInstanceOf(UserError);
     expect(caught).toMatchObject({ code: 'usage', message: `--sync-frequency: invalid duration "${text}"` });
     expect((caught as UserError).hint).toContain('1m30s');
+  });
+
+  it('rejects a negative duration as a usage error that says so', () => {
+    let caught: unknown;
+    try {
+      parseDuration('-1s', 'sync-frequency');
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(UserError);
+    expect(caught).toMatchObject({ code: 'usage' });
+    expect((caught as UserError).message).toMatch(/must not be negative/);
   });
 });
 

@@ -9,17 +9,16 @@ import { KubeletLabels } from '../../src/cri/types.js';
 import type { PodSpec } from '../../src/engine/api/v1.js';
 import { ensureImage } from '../helpers/cri.js';
 import { containerOf, startNode, type TestNode } from '../helpers/node.js';
-import { eventually, runtimesUnderTest } from '../helpers/runtimes.js';
+import { eventually, runtimesUnderTest, type RuntimeUnderTest } from '../helpers/runtimes.js';
 import { CriClient } from '../../src/cri/client.js';
 
 const image = 'busybox:1.36';
-const sleeper = (name = 'main', extra = {}) => ({ name, image, command: ['sh', '-c', 'sleep 300'], ...extra });
 
-describe.each(runtimesUnderTest())('the engine on the $name runtime', (runtime) => {
-  let endpoint: string;
-  let cleanup: () => Promise<void>;
-  let node: TestNode | undefined;
-
+/** A runtime for a describe block, and nodes on it that each test starts and that stop after it. */
+function nodesOn(runtime: RuntimeUnderTest) {
+  let endpoint = '';
+  let cleanup: () => Promise<void> = async () => {};
+  let current: TestNode | undefined;
   beforeAll(async () => {
     ({ endpoint, cleanup } = await runtime.start());
     const client = new CriClient(endpoint);
@@ -27,17 +26,26 @@ describe.each(runtimesUnderTest())('the engine on the $name runtime', (runtime) 
     client.close();
   });
   afterEach(async () => {
-    await node?.stop();
-    node = undefined;
+    await current?.stop();
+    current = undefined;
   });
   afterAll(async () => cleanup());
+  return {
+    start: async (options: Parameters<typeof startNode>[1] = {}) => (current = await startNode(endpoint, options)),
+  };
+}
 
-  async function containersOf(uid: string) {
-    return node!.client.listContainers({ labelSelector: { [KubeletLabels.podUid]: uid } });
-  }
+function containersOf(node: TestNode, uid: string) {
+  return node.client.listContainers({ labelSelector: { [KubeletLabels.podUid]: uid } });
+}
+const sleeper = (name = 'main', extra = {}) => ({ name, image, command: ['sh', '-c', 'sleep 300'], ...extra });
+
+describe.each(runtimesUnderTest())('the engine on the $name runtime', (runtime) => {
+  const nodes = nodesOn(runtime);
+
 
   it('runs a pod from a new file, replaces it when the file changes, and removes it with the file', async () => {
-    node = await startNode(endpoint);
+    const node = await nodes.start();
     node.writePod('web', { containers: [sleeper()] });
     const running = await node.waitForPod('web', 'Running', (p) => p.status?.phase === 'Running' && !!containerOf(p, 'main')?.state?.running);
     const uid = running.metadata.uid!;
@@ -45,16 +53,16 @@ describe.each(runtimesUnderTest())('the engine on the $name runtime', (runtime) 
     // A static pod's UID is a hash of its manifest: an edit is a new pod, and the old one goes.
     node.writePod('web', { containers: [sleeper('main', { env: [{ name: 'VERSION', value: '2' }] })] });
     const replaced = await node.waitForPod('web', 'replaced', (p) => p.metadata.uid !== uid && !!containerOf(p, 'main')?.state?.running);
-    await eventually(async () => (await containersOf(uid)).length === 0, 'the old pod to leave the runtime');
+    await eventually(async () => (await containersOf(node, uid)).length === 0, 'the old pod to leave the runtime');
     expect(containerOf(replaced, 'main')!.restartCount).toBe(0);
 
     node.removePod('web');
-    await eventually(async () => (await containersOf(replaced.metadata.uid!)).length === 0, 'the pod to be removed from the runtime');
+    await eventually(async () => (await containersOf(node, replaced.metadata.uid!)).length === 0, 'the pod to be removed from the runtime');
     expect(node.events.some((e) => e.type === 'PodRemoved' && e.uid === replaced.metadata.uid)).toBe(true);
   });
 
   it('restarts only the container whose spec changed when the pod keeps its UID', async () => {
-    node = await startNode(endpoint);
+    const node = await nodes.start();
     const uid = '11111111-2222-3333-4444-555555555555';
     node.writePod('stable', { containers: [sleeper('kept'), sleeper('changed')] }, { uid });
     const before = await node.waitForPod('stable', 'Running', (p) => p.status?.phase === 'Running' && !!containerOf(p, 'changed')?.state?.running);
@@ -73,7 +81,7 @@ describe.each(runtimesUnderTest())('the engine on the $name runtime', (runtime) 
   });
 
   it('honours restartPolicy Always, OnFailure and Never', async () => {
-    node = await startNode(endpoint);
+    const node = await nodes.start();
     const exiting = (code: number) => ({ name: 'main', image, command: ['sh', '-c', `sleep 0.2; exit ${code}`] });
     node.writePod('always', { restartPolicy: 'Always', containers: [exiting(0)] });
     node.writePod('onfailure-ok', { restartPolicy: 'OnFailure', containers: [exiting(0)] });
@@ -90,7 +98,7 @@ describe.each(runtimesUnderTest())('the engine on the $name runtime', (runtime) 
   });
 
   it('runs init containers one at a time, in order, before the app; a sidecar keeps running beside it', async () => {
-    node = await startNode(endpoint);
+    const node = await nodes.start();
     node.writePod('init', {
       initContainers: [
         { name: 'first', image, command: ['sh', '-c', 'sleep 0.3'] },
@@ -114,16 +122,16 @@ describe.each(runtimesUnderTest())('the engine on the $name runtime', (runtime) 
   });
 
   it('reports ErrImagePull for an image it cannot pull, then ImagePullBackOff', async () => {
-    node = await startNode(endpoint);
+    const node = await nodes.start();
     node.writePod('nopull', { containers: [{ name: 'main', image: 'registry.invalid/knode/absent:1', command: ['true'] }] });
-    await eventually(() => node!.events.some((e) => e.type === 'ContainerWaiting' && e.reason === 'ErrImagePull'), 'ErrImagePull');
+    await eventually(() => node.events.some((e) => e.type === 'ContainerWaiting' && e.reason === 'ErrImagePull'), 'ErrImagePull');
     const pod = await node.waitForPod('nopull', 'waiting on the image', (p) => containerOf(p, 'main')?.state?.waiting?.reason === 'ErrImagePull');
     expect(pod.status?.phase).toBe('Pending');
     expect(containerOf(pod, 'main')!.state!.waiting!.message).toMatch(/registry\.invalid/);
   });
 
   it('takes the termination message from the log tail with FallbackToLogsOnError', async () => {
-    node = await startNode(endpoint);
+    const node = await nodes.start();
     node.writePod('lastwords', {
       restartPolicy: 'Never',
       containers: [{ name: 'main', image, terminationMessagePolicy: 'FallbackToLogsOnError', command: ['sh', '-c', 'echo starting; echo "cannot open config: no such file"; exit 2'] }],
@@ -133,17 +141,17 @@ describe.each(runtimesUnderTest())('the engine on the $name runtime', (runtime) 
   });
 
   it('rejects a pod beyond --max-pods as Failed with OutOfpods, and runs the ones that fit', async () => {
-    node = await startNode(endpoint, { config: { maxPods: 1 } });
+    const node = await nodes.start({ config: { maxPods: 1 } });
     node.writePod('first', { containers: [sleeper()] });
     await node.waitForPod('first', 'Running', (p) => p.status?.phase === 'Running');
     node.writePod('second', { containers: [sleeper()] });
     const rejected = await node.waitForPod('second', 'rejected', (p) => p.status?.phase === 'Failed');
     expect(rejected.status).toMatchObject({ reason: 'OutOfpods', message: expect.stringContaining("Node didn't have enough resource: pods") });
-    expect(await containersOf(rejected.metadata.uid!)).toEqual([]);
+    expect(await containersOf(node, rejected.metadata.uid!)).toEqual([]);
   });
 
   it('runs the good pods of a directory that also holds broken manifests, naming file, document, pod and field', async () => {
-    node = await startNode(endpoint);
+    const node = await nodes.start();
     const file = node.writePod('good', { containers: [sleeper()] });
     const { writeFileSync } = await import('node:fs');
     writeFileSync(`${node.podsDir}/broken.yaml`, 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: broken\nspec:\n  containers:\n    - name: c\n      image: busybox:1.36\n      command: "not-a-list"\n');
@@ -157,21 +165,10 @@ describe.each(runtimesUnderTest())('the engine on the $name runtime', (runtime) 
 });
 
 describe.each(runtimesUnderTest().filter((r) => r.name === 'containerd'))('the engine on $name (isolated containers)', (runtime) => {
-  let endpoint: string;
-  let cleanup: () => Promise<void>;
-  let node: TestNode | undefined;
-
-  beforeAll(async () => {
-    ({ endpoint, cleanup } = await runtime.start());
-  });
-  afterEach(async () => {
-    await node?.stop();
-    node = undefined;
-  });
-  afterAll(async () => cleanup());
+  const nodes = nodesOn(runtime);
 
   it('reads the termination message the container wrote to its terminationMessagePath', async () => {
-    node = await startNode(endpoint);
+    const node = await nodes.start();
     node.writePod('reporter', {
       restartPolicy: 'Never',
       containers: [{ name: 'main', image, command: ['sh', '-c', 'echo "migration 42 failed" > /dev/termination-log; exit 3'] }],
@@ -182,24 +179,10 @@ describe.each(runtimesUnderTest().filter((r) => r.name === 'containerd'))('the e
 });
 
 describe('the engine on the embedded runtime (host-process specifics)', () => {
-  let endpoint: string;
-  let cleanup: () => Promise<void>;
-  let node: TestNode | undefined;
-
-  beforeAll(async () => {
-    ({ endpoint, cleanup } = await runtimesUnderTest()[0].start());
-    const client = new CriClient(endpoint);
-    await ensureImage(client);
-    client.close();
-  });
-  afterEach(async () => {
-    await node?.stop();
-    node = undefined;
-  });
-  afterAll(async () => cleanup());
+  const nodes = nodesOn(runtimesUnderTest()[0]);
 
   it('expands $(VAR) and the downward API into the environment and command', async () => {
-    node = await startNode(endpoint);
+    const node = await nodes.start();
     const spec: PodSpec = {
       containers: [{
         name: 'main', image,
@@ -217,7 +200,7 @@ describe('the engine on the embedded runtime (host-process specifics)', () => {
     const pod = await node.waitForPod('env', 'Running', (p) => p.status?.phase === 'Running');
     const name = pod.metadata.name!;
     const log = await eventually(async () => {
-      const status = (await node!.client.containerStatus(containerOf(pod, 'main')!.containerID!.split('://')[1])).status!;
+      const status = (await node.client.containerStatus(containerOf(pod, 'main')!.containerID!.split('://')[1])).status!;
       const text = readFileSync(status.logPath, 'utf8');
       return text.includes('name=') ? text : undefined;
     }, 'the container to print its environment');
@@ -225,7 +208,7 @@ describe('the engine on the embedded runtime (host-process specifics)', () => {
   });
 
   it('runs the preStop hook, then stops the container with SIGTERM within the grace period', async () => {
-    node = await startNode(endpoint);
+    const node = await nodes.start();
     const dir = mkdtempSync(join(tmpdir(), 'knode-prestop-'));
     node.writePod('graceful', {
       terminationGracePeriodSeconds: 5,
@@ -242,11 +225,11 @@ describe('the engine on the embedded runtime (host-process specifics)', () => {
     await eventually(() => existsSync(join(dir, 'term')), 'the container to get SIGTERM');
     expect(readFileSync(join(dir, 'prestop'), 'utf8')).toBe('prestop\n');
     expect(statSync(join(dir, 'prestop')).mtimeMs).toBeLessThanOrEqual(statSync(join(dir, 'term')).mtimeMs);
-    await eventually(async () => (await node!.client.listContainers({ id })).length === 0, 'the container to be removed');
+    await eventually(async () => (await node.client.listContainers({ id })).length === 0, 'the container to be removed');
   });
 
   it('kills a container that ignores SIGTERM once the grace period is over', async () => {
-    node = await startNode(endpoint);
+    const node = await nodes.start();
     node.writePod('stubborn', {
       terminationGracePeriodSeconds: 2,
       containers: [{ name: 'main', image, command: ['sh', '-c', 'trap "" TERM; while true; do sleep 0.1; done'] }],
@@ -255,9 +238,9 @@ describe('the engine on the embedded runtime (host-process specifics)', () => {
     const id = containerOf(pod, 'main')!.containerID!.split('://')[1];
     const started = Date.now();
     node.removePod('stubborn');
-    const killing = await eventually(() => node!.events.find((e) => e.type === 'ContainerKilling' && e.uid === pod.metadata.uid), 'the kill to start');
+    const killing = await eventually(() => node.events.find((e) => e.type === 'ContainerKilling' && e.uid === pod.metadata.uid), 'the kill to start');
     expect(killing.detail?.gracePeriodSeconds).toBe(2);
-    await eventually(async () => (await node!.client.listContainers({ id })).length === 0, 'the container to be killed and removed', 15_000);
+    await eventually(async () => (await node.client.listContainers({ id })).length === 0, 'the container to be killed and removed', 15_000);
     expect(Date.now() - started).toBeGreaterThanOrEqual(1_900);
   });
 });

@@ -1,12 +1,59 @@
+import { Flags } from '@oclif/core';
 import { BaseCommand } from '../cli/base-command.js';
-import { notBuilt } from '../cli/not-built.js';
+import { NodeClient } from '../cli/node-client.js';
+import { defaultKubeletConfiguration } from '../engine/config/kubelet-config.js';
+import { EventStream, type LifecycleEvent } from '../engine/events.js';
+import { RuntimeManager } from '../engine/kuberuntime/runtime-manager.js';
+import { GenericPLEG } from '../engine/pleg/generic.js';
+import { PodCache } from '../engine/pleg/pod-cache.js';
+import { Backoff } from '../util/backoff.js';
+import { RealClock } from '../util/clock.js';
+import { hostIp } from '../util/host-ip.js';
+import { formatEventJson, formatEventLine } from '../ui/event-line.js';
 
 export default class Pleg extends BaseCommand {
-  static override summary = "Stream pod lifecycle events (PLEG) live.";
-  static override description = 'Not built yet: says so and exits with code 2.';
-  static override strict = false;
+  static override summary = 'Stream pod lifecycle events (PLEG) live, with relist timings.';
+  static override description = 'From the running node; when no node runs, relists the runtime itself every --period and prints what changed for the pods knode made for --node-name.';
+  static override examples = ['<%= config.bin %> pleg', '<%= config.bin %> pleg --json | jq .reason', '<%= config.bin %> pleg --runtime-endpoint unix:///run/containerd/containerd.sock'];
+
+  static override flags = {
+    json: Flags.boolean({ description: 'NDJSON, one event per line', default: false }),
+    'node-name': Flags.string({ description: 'Without a node: whose pods to relist [default: the hostname]' }),
+    period: Flags.integer({ description: 'Without a node: relist period in milliseconds', default: 1000 }),
+  };
 
   async run(): Promise<void> {
-    notBuilt('pleg', "issue #5 (the node's faces)");
+    const { flags } = await this.parse(Pleg);
+    const print = (e: LifecycleEvent) => this.log(flags.json ? formatEventJson(e) : formatEventLine(e));
+    const abort = new AbortController();
+    process.once('SIGINT', () => abort.abort());
+    const node = await NodeClient.find(this.rootDir(flags));
+    if (node) {
+      for await (const e of node.ndjson<LifecycleEvent>('/pleg', abort.signal)) print(e);
+      return;
+    }
+    const client = await this.connectRuntime(flags);
+    this.logToStderr('No node runs here: relisting the runtime directly.');
+    const clock = new RealClock();
+    const events = new EventStream(() => clock.now());
+    events.subscribe(print);
+    const config = defaultKubeletConfiguration(this.rootDir(flags), flags['node-name'] ? { nodeName: flags['node-name'] } : {});
+    const runtime = new RuntimeManager({
+      runtime: client, images: client, clock, events, nodeName: config.nodeName, rootDir: config.rootDir, podLogsDir: config.podLogsDir, hostIP: hostIp(),
+      crashLoopBackOff: new Backoff(clock, 10_000, 300_000), imageBackOff: new Backoff(clock, 10_000, 300_000),
+    });
+    const cache = new PodCache();
+    const pleg = new GenericPLEG({
+      runtime, cache, clock, events, period: () => flags.period, relistThreshold: 180_000,
+      onEvent: (e) => {
+        const { namespace, name } = cache.get(e.id).status;
+        events.emit({ type: 'PLEGEvent', pod: name ? `${namespace}/${name}` : '', uid: e.id, reason: e.type, detail: { containerId: e.data } });
+      },
+    });
+    pleg.start();
+    await new Promise<void>((resolve) => abort.signal.addEventListener('abort', () => resolve(), { once: true }));
+    pleg.stop();
+    await pleg.idle();
+    client.close();
   }
 }

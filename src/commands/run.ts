@@ -3,7 +3,9 @@ import { resolve } from 'node:path';
 import { BaseCommand } from '../cli/base-command.js';
 import { kubeletConfigFromFlags, kubeletFlags, parseDuration } from '../cli/kubelet-flags.js';
 import { Kubelet } from '../engine/kubelet.js';
-import { formatEventJson, formatEventLine, isNoisy } from '../ui/event-line.js';
+import { showNode, type NodeOutput } from '../cli/node-faces.js';
+import { isLoopback, NodeServer } from '../engine/server/node-server.js';
+import { rootPaths } from '../util/paths.js';
 import { UserError } from '../util/user-error.js';
 
 export default class Run extends BaseCommand {
@@ -25,7 +27,10 @@ Prints one line per lifecycle event (or NDJSON with --output json). SIGINT/SIGTE
     'manifest-url-header': Flags.string({ description: "Header for --manifest-url requests, 'Name: value' (repeatable)", multiple: true }),
     'file-check-frequency': Flags.string({ description: 'How often the static dir is read again besides change events (Go duration)', default: '20s' }),
     'http-check-frequency': Flags.string({ description: 'How often the manifest URL is fetched (Go duration)', default: '20s' }),
-    output: Flags.string({ description: 'Event output', options: ['plain', 'json'], default: 'plain' }),
+    output: Flags.string({ description: 'tui: the live view (default on a terminal); plain: a line per event (default otherwise); json: NDJSON events', options: ['tui', 'plain', 'json'] }),
+    address: Flags.string({ description: 'Address of the read-only API (loopback unless --allow-remote)', default: '127.0.0.1' }),
+    'read-only-port': Flags.integer({ description: 'Port of the read-only API (/pods, /healthz, /metrics ...); 0 turns TCP off (the unix socket <root-dir>/run/knode.sock stays)', default: 10255 }),
+    'allow-remote': Flags.boolean({ description: 'Let the read-only API listen on a non-loopback address', default: false }),
     v: Flags.integer({ char: 'v', description: 'Verbosity: 0 shows lifecycle events, 4 adds relists and status changes', default: 0 }),
     ...kubeletFlags,
   };
@@ -36,6 +41,9 @@ Prints one line per lifecycle event (or NDJSON with --output json). SIGINT/SIGTE
       throw new UserError('usage', 'knode run needs at least one pod source', 'give --static-dir DIR and/or --manifest-url URL');
     }
     const rootDir = this.rootDir(flags);
+    if (!isLoopback(flags.address) && !flags['allow-remote']) {
+      throw new UserError('usage', `--address ${flags.address} is not a loopback address`, 'the read-only API shows every pod and its logs without authentication; add --allow-remote if you mean it');
+    }
     const headers: Record<string, string[]> = {};
     for (const h of flags['manifest-url-header'] ?? []) {
       const colon = h.indexOf(':');
@@ -51,21 +59,37 @@ Prints one line per lifecycle event (or NDJSON with --output json). SIGINT/SIGTE
       fileCheckFrequency: parseDuration(flags['file-check-frequency'], 'file-check-frequency'),
       httpCheckFrequency: parseDuration(flags['http-check-frequency'], 'http-check-frequency'),
       containerRuntimeEndpoint: client.endpoint,
+      address: flags.address,
+      readOnlyPort: flags['read-only-port'],
     });
     const kubelet = new Kubelet(config, { runtime: client });
-    const json = flags.output === 'json';
-    kubelet.events.subscribe((e) => {
-      if (json) process.stdout.write(`${formatEventJson(e)}\n`);
-      else if (flags.v >= 4 || !isNoisy(e)) process.stdout.write(`${formatEventLine(e)}\n`);
-    });
-    const stopped = new Promise<string>((done) => {
-      process.once('SIGINT', () => done('SIGINT'));
-      process.once('SIGTERM', () => done('SIGTERM'));
-    });
+    const output = (flags.output ?? (process.stdout.isTTY ? 'tui' : 'plain')) as NodeOutput;
+    const plain = output === 'plain';
+    const face = showNode(kubelet, output, flags.v);
+    const stopped = Promise.race([
+      new Promise<string>((done) => {
+        process.once('SIGINT', () => done('SIGINT'));
+        process.once('SIGTERM', () => done('SIGTERM'));
+      }),
+      face.quit.then(() => 'quit'),
+    ]);
+    const warn = (message: string) => process.stderr.write(`knode: warning: ${message}\n`);
+    if (!isLoopback(config.address)) warn(`the read-only API listens on ${config.address}:${config.readOnlyPort}, beyond this machine`);
+    const server = new NodeServer(kubelet, { socketPath: rootPaths(rootDir).nodeSocket, address: config.address, port: config.readOnlyPort, warn });
+    try {
+      await server.start();
+    } catch (err) {
+      throw new UserError('usage', (err as Error).message);
+    }
     await kubelet.start();
-    if (!json) process.stderr.write(`knode: node ${config.nodeName} on ${kubelet.runtimeName} ${kubelet.runtimeVersion} (${client.endpoint}); PLEG ${config.eventedPleg ? 'evented where the runtime streams events' : 'relist'}; Ctrl-C stops knode and leaves containers running\n`);
+    if (plain) {
+      const api = server.tcpAddress ? `http://${server.tcpAddress.address}:${server.tcpAddress.port}` : rootPaths(rootDir).nodeSocket;
+      process.stderr.write(`knode: node ${config.nodeName} on ${kubelet.runtimeName} ${kubelet.runtimeVersion} (${client.endpoint}); API ${api}; Ctrl-C stops knode and leaves containers running\n`);
+    }
     const signal = await stopped;
-    if (!json) process.stderr.write(`knode: ${signal}: stopping; containers keep running\n`);
+    face.close();
+    if (output !== 'json') process.stderr.write(`knode: ${signal}: stopping; containers keep running\n`);
+    await server.stop();
     await kubelet.stop();
     client.close();
   }

@@ -1,12 +1,93 @@
+import { Args, Flags } from '@oclif/core';
+import { stringify } from 'yaml';
 import { BaseCommand } from '../cli/base-command.js';
-import { notBuilt } from '../cli/not-built.js';
+import { NodeClient } from '../cli/node-client.js';
+import { podRow } from '../engine/api/printers.js';
+import type { LifecycleEvent } from '../engine/events.js';
+import type { Pod, PodList } from '../engine/api/v1.js';
+import { podsFromRuntime } from '../engine/kuberuntime/runtime-view.js';
+import { formatTable, podCells, POD_COLUMNS, WIDE_COLUMNS } from '../ui/pod-table.js';
+import { UserError } from '../util/user-error.js';
 
 export default class Status extends BaseCommand {
-  static override summary = "Show the pods on this node as kubectl get pods does.";
-  static override description = 'Not built yet: says so and exits with code 2.';
-  static override strict = false;
+  static override summary = 'Show the pods on this node as kubectl get pods does.';
+  static override description = `Asks the running node (knode run) under --root-dir for its pods. When no node runs, reads the runtime alone and says so: without the manifests, restart policies and init containers are unknown there.
+
+-o json and -o yaml print a v1 PodList (or a Pod, given a name), as the Kubernetes API would, so scripts written for kubectl work.`;
+
+  static override examples = [
+    '<%= config.bin %> status',
+    '<%= config.bin %> status -o wide',
+    '<%= config.bin %> status hello-myhost -o json | jq .status.phase',
+    '<%= config.bin %> status --watch',
+  ];
+
+  static override args = {
+    pod: Args.string({ description: 'A pod name (namespace/name or name); all pods when left out' }),
+  };
+
+  static override flags = {
+    output: Flags.string({ char: 'o', description: 'Output format', options: ['wide', 'json', 'yaml'] }),
+    watch: Flags.boolean({ char: 'w', description: 'After the table, print a row each time a pod changes (needs a running node)', default: false }),
+    'all-namespaces': Flags.boolean({ char: 'A', description: 'Show the NAMESPACE column', default: false }),
+  };
 
   async run(): Promise<void> {
-    notBuilt('status', "issue #5 (the node's faces)");
+    const { args, flags } = await this.parse(Status);
+    const rootDir = this.rootDir(flags);
+    const node = await NodeClient.find(rootDir);
+    let pods: Pod[];
+    if (node) {
+      pods = (await node.json<PodList>('/pods')).body.items;
+    } else {
+      if (flags.watch) throw new UserError('usage', `no node runs under ${rootDir}: --watch needs one`, 'start it with `knode run --static-dir DIR`');
+      this.logToStderr(`No node runs under ${rootDir}; showing what the runtime holds (restart policies and init containers are not known there).`);
+      const client = await this.connectRuntime(flags);
+      const version = await client.version();
+      pods = await podsFromRuntime(client, version.runtimeName);
+      client.close();
+    }
+    const wanted = args.pod ? this.select(pods, args.pod) : pods;
+    this.print(wanted, flags.output, flags['all-namespaces'], !!args.pod);
+    if (flags.watch && node) await this.watch(node, args.pod, flags.output === 'wide', flags['all-namespaces']);
+  }
+
+  private select(pods: Pod[], name: string): Pod[] {
+    const [namespace, podName] = name.includes('/') ? name.split('/', 2) : [undefined, name];
+    const found = pods.filter((p) => p.metadata.name === podName && (!namespace || p.metadata.namespace === namespace));
+    if (found.length === 0) {
+      const near = pods.map((p) => p.metadata.name!).filter((n) => n.includes(podName) || podName.includes(n.replace(/-[^-]+$/, '')));
+      throw new UserError('workloadFailed', `pod "${name}" not found`, near.length ? `did you mean ${near.join(', ')}?` : 'list the pods with `knode status`');
+    }
+    return found;
+  }
+
+  private print(pods: Pod[], output: string | undefined, allNamespaces: boolean, single: boolean): void {
+    if (output === 'json' || output === 'yaml') {
+      const value = single && pods.length === 1 ? pods[0] : { apiVersion: 'v1', kind: 'PodList', metadata: { resourceVersion: '' }, items: pods };
+      this.log(output === 'json' ? JSON.stringify(value, null, 2) : stringify(value).trimEnd());
+      return;
+    }
+    if (pods.length === 0) {
+      this.logToStderr('No pods found.');
+      return;
+    }
+    const wide = output === 'wide';
+    const header = [...(allNamespaces ? ['NAMESPACE'] : []), ...(wide ? WIDE_COLUMNS : POD_COLUMNS)];
+    const now = Date.now();
+    this.log(formatTable(header, pods.map((p) => podCells(podRow(p), now, wide, allNamespaces))));
+  }
+
+  /** kubectl get -w: a row for each change of a pod's status. */
+  private async watch(node: NodeClient, name: string | undefined, wide: boolean, allNamespaces: boolean): Promise<void> {
+    const abort = new AbortController();
+    process.once('SIGINT', () => abort.abort());
+    for await (const event of node.ndjson<LifecycleEvent>('/events', abort.signal)) {
+      if (event.type !== 'StatusChanged' && event.type !== 'PodRemoved') continue;
+      const pods = (await node.json<PodList>('/pods')).body.items;
+      const pod = pods.find((p) => `${p.metadata.namespace}/${p.metadata.name}` === event.pod);
+      if (!pod || (name && pod.metadata.name !== name && event.pod !== name)) continue;
+      this.log(podCells(podRow(pod), Date.now(), wide, allNamespaces).join('   '));
+    }
   }
 }

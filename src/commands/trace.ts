@@ -1,12 +1,46 @@
+import { Args, Flags } from '@oclif/core';
+import { writeFileSync } from 'node:fs';
 import { BaseCommand } from '../cli/base-command.js';
-import { notBuilt } from '../cli/not-built.js';
+import { NodeClient } from '../cli/node-client.js';
+import type { PodTrace } from '../engine/trace.js';
+import { formatWaterfall, toChromeTrace } from '../ui/trace-view.js';
+import { UserError } from '../util/user-error.js';
 
 export default class Trace extends BaseCommand {
   static override summary = "Show a pod's start-up as a waterfall of stages.";
-  static override description = 'Not built yet: says so and exits with code 2.';
-  static override strict = false;
+  static override description = `From the running node: seen by source → admitted → worker started → volumes ready → sandbox created → image pulled → each container created and started → PLEG observed → status Running → Ready, each with when it happened and how long it took; the slowest stage is marked. The node keeps the traces of its last 500 starts, restarts included (--all shows every one of the pod's).`;
+
+  static override examples = [
+    '<%= config.bin %> trace hello-myhost',
+    '<%= config.bin %> trace default/web-myhost --json',
+    '<%= config.bin %> trace web-myhost --out web.trace.json   # open in https://ui.perfetto.dev',
+  ];
+
+  static override args = { pod: Args.string({ description: 'The pod, namespace/name or name (namespace default)', required: true }) };
+
+  static override flags = {
+    json: Flags.boolean({ description: 'Print the trace as JSON', default: false }),
+    out: Flags.string({ description: 'Also write a Chrome trace-event file (opens in Perfetto)' }),
+    all: Flags.boolean({ description: 'Every trace of the pod, not just the newest', default: false }),
+  };
 
   async run(): Promise<void> {
-    notBuilt('trace', "issue #5 (the node's faces)");
+    const { args, flags } = await this.parse(Trace);
+    const rootDir = this.rootDir(flags);
+    const node = await NodeClient.find(rootDir);
+    if (!node) throw new UserError('usage', `no node runs under ${rootDir}`, 'traces are recorded by a running node: start it with `knode run`');
+    const [namespace, name] = args.pod.includes('/') ? args.pod.split('/', 2) : ['default', args.pod];
+    const res = await node.json<{ traces?: PodTrace[]; message?: string; suggestions?: string[] }>(`/traces/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}`);
+    if (res.status !== 200 || !res.body.traces) {
+      const hint = res.body.suggestions?.length ? `did you mean ${res.body.suggestions.join(', ')}?` : 'list the pods with `knode status`';
+      throw new UserError('workloadFailed', res.body.message ?? `no trace for ${args.pod}`, hint);
+    }
+    const traces = flags.all ? res.body.traces : res.body.traces.slice(0, 1);
+    if (flags.out) {
+      writeFileSync(flags.out, JSON.stringify(toChromeTrace(traces)));
+      this.logToStderr(`wrote ${flags.out} (Chrome trace-event JSON; open it in https://ui.perfetto.dev)`);
+    }
+    if (flags.json) this.log(JSON.stringify(flags.all ? traces : traces[0], null, 2));
+    else this.log(traces.map(formatWaterfall).join('\n\n'));
   }
 }

@@ -4,6 +4,8 @@
  * stream; a new stage is a new member here, never an ad-hoc string.
  */
 export type LifecycleEventType =
+  // the node
+  | 'NodeStarted'
   // sources and admission
   | 'SourceReady'
   | 'ManifestError'
@@ -15,6 +17,8 @@ export type LifecycleEventType =
   | 'PodRejected'
   // the pod worker
   | 'WorkerStarted'
+  /** One pass of a pod worker finished: detail.updateType, detail.state, detail.durationMs. */
+  | 'PodSynced'
   | 'SyncFailed'
   | 'VolumesReady'
   | 'SandboxCreated'

@@ -8,6 +8,8 @@ import { KubeletConstants, type KubeletConfiguration } from './config/kubelet-co
 import type { PodUpdate } from './config/pod-storage.js';
 import { EventStream } from './events.js';
 import { Housekeeping } from './housekeeping.js';
+import { instrumentRuntime, KubeletMetrics, type RuntimeCounts } from './metrics.js';
+import { TraceRecorder } from './trace.js';
 import { RuntimeManager } from './kuberuntime/runtime-manager.js';
 import { hostIp } from '../util/host-ip.js';
 import { EventedHints, type PlegMode } from './pleg/evented.js';
@@ -56,6 +58,10 @@ export class Kubelet {
   readonly podConfig: PodConfig;
   readonly handler: SyncHandler;
   readonly hostIP = hostIp();
+  readonly metrics: KubeletMetrics;
+  readonly traces: TraceRecorder;
+  /** The runtime, every call timed for the metrics. */
+  readonly runtime: RuntimeService & ImageService;
   runtimeName = 'cri';
   runtimeVersion = '';
   plegMode: PlegMode | 'starting' = 'starting';
@@ -69,17 +75,21 @@ export class Kubelet {
 
   constructor(
     readonly config: KubeletConfiguration,
-    private readonly deps: KubeletDeps,
+    deps: KubeletDeps,
   ) {
     this.clock = deps.clock ?? new RealClock();
     const clock = this.clock;
     const random = deps.random ?? Math.random;
     this.events = new EventStream(() => clock.now());
+    this.metrics = new KubeletMetrics(this.events, () => this.runtimeCounts());
+    this.traces = new TraceRecorder(this.events);
+    const runtime = instrumentRuntime(deps.runtime, (method, ms, failed) => this.metrics.observeRuntimeCall(method, ms, failed));
+    this.runtime = runtime;
     this.statusManager = new StatusManager(this.events);
     this.workQueue = new WorkQueue(clock);
     this.runtimeManager = new RuntimeManager({
-      runtime: deps.runtime,
-      images: deps.runtime,
+      runtime,
+      images: runtime,
       clock,
       events: this.events,
       nodeName: config.nodeName,
@@ -106,12 +116,16 @@ export class Kubelet {
       cache: this.podCache,
       clock,
       events: this.events,
-      onEvent: (event) => this.inbox.push({ kind: 'pleg', event }),
+      onEvent: (event) => {
+        const pod = this.podManager.getPodByUid(event.id);
+        this.events.emit({ type: 'PLEGEvent', pod: pod ? `${pod.metadata.namespace}/${pod.metadata.name}` : '', uid: event.id, reason: event.type, detail: { containerId: event.data } });
+        this.inbox.push({ kind: 'pleg', event });
+      },
       period: () => (this.plegMode === 'evented' ? config.plegEventedRelistPeriod : config.plegRelistPeriod),
       relistThreshold: KubeletConstants.plegRelistThreshold,
     });
     if (config.eventedPleg) {
-      this.evented = new EventedHints(deps.runtime, this.pleg, clock, this.events, config.nodeName, (mode) => {
+      this.evented = new EventedHints(runtime, this.pleg, clock, this.events, config.nodeName, (mode) => {
         this.plegMode = mode;
         this.pleg.reschedule();
       });
@@ -149,11 +163,15 @@ export class Kubelet {
 
   /** Starts the PLEG, the sync loop and the sources; resolves once every source was read once. */
   async start(): Promise<void> {
-    const version = await this.deps.runtime.version();
+    const version = await this.runtime.version();
     this.runtimeName = version.runtimeName;
     this.runtimeVersion = version.runtimeVersion;
     if (!this.evented) this.plegMode = 'generic';
     await this.checkRuntime();
+    this.events.emit({
+      type: 'NodeStarted', pod: '', uid: '', message: `node ${this.config.nodeName} on ${this.runtimeName} ${this.runtimeVersion}`,
+      detail: { nodeName: this.config.nodeName, runtimeName: this.runtimeName, runtimeVersion: this.runtimeVersion, sources: this.podConfig.sourceNames.join(','), evented: this.config.eventedPleg },
+    });
     this.pleg.start();
     this.evented?.start();
     this.loop = this.syncLoop();
@@ -214,7 +232,7 @@ export class Kubelet {
   private async checkRuntime(): Promise<void> {
     let problem: string | undefined;
     try {
-      const conditions = (await this.deps.runtime.status()).status?.conditions ?? [];
+      const conditions = (await this.runtime.status()).status?.conditions ?? [];
       const notReady = conditions.filter((c) => (c.type === 'RuntimeReady' || c.type === 'NetworkReady') && !c.status);
       if (notReady.length > 0) problem = notReady.map((c) => `${c.type}=false reason:${c.reason} message:${c.message}`).join('; ');
     } catch (err) {
@@ -223,6 +241,26 @@ export class Kubelet {
     if (problem && !this.runtimeProblem) this.events.emit({ type: 'RuntimeUnhealthy', pod: '', uid: '', message: problem });
     if (!problem && this.runtimeProblem) this.events.emit({ type: 'RuntimeHealthy', pod: '', uid: '', message: 'the container runtime is ready again' });
     this.runtimeProblem = problem;
+  }
+
+  /** Running pods (a ready sandbox) and containers by state, from the pod cache. */
+  runtimeCounts(): RuntimeCounts {
+    let pods = 0;
+    const containers: Record<string, number> = {};
+    for (const [, entry] of this.podCache.entries()) {
+      if (entry.status.sandboxes[0]?.state === 'ready') pods++;
+      for (const c of entry.status.containers) containers[c.state] = (containers[c.state] ?? 0) + 1;
+    }
+    return { pods, containers };
+  }
+
+  /** Whether the node is healthy: the PLEG relists and the runtime answers. */
+  healthz(): { ok: boolean; reasons: string[] } {
+    const reasons: string[] = [];
+    const pleg = this.pleg.healthy();
+    if (!pleg.ok) reasons.push(`PLEG is not healthy: ${pleg.message}`);
+    if (this.runtimeProblem) reasons.push(`container runtime is down: ${this.runtimeProblem}`);
+    return { ok: reasons.length === 0, reasons };
   }
 
   /** Pods with their latest status, as /pods and `knode status` show them. */

@@ -179,6 +179,8 @@ export class PodWorkers {
       status.pending = undefined;
       let next: 'resync' | 'now' | 'done' = 'done';
       let requeueAfter: number | undefined;
+      const stateBefore = status.state;
+      const started = clock.now();
       try {
         const cached = await cache.getNewerThan(status.uid, status.lastSyncTime, signal);
         if (cached.error) throw new Error(`the pod's runtime status is unknown: ${cached.error.message}`);
@@ -207,6 +209,7 @@ export class PodWorkers {
           events.emit({ type: 'WorkerFinished', pod: status.pod, uid: status.uid, message: 'pod terminated and cleaned up' });
         }
         status.lastError = undefined;
+        events.emit({ type: 'PodSynced', pod: status.pod, uid: status.uid, detail: { updateType: update.updateType, state: stateBefore, durationMs: clock.now() - started } });
         if (status.desired && !status.finished) this.o.afterSync?.(status.desired);
       } catch (err) {
         if (signal.aborted) return;

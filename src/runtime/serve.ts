@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { rootPaths } from '../util/paths.js';
+import { socketAnswers } from '../util/socket.js';
 import { EmbeddedRuntime } from './runtime.js';
 import { serveRuntime } from './server.js';
 
@@ -29,7 +29,7 @@ export async function startEmbeddedRuntime(options: ServeOptions): Promise<Servi
   const socketPath = options.socketPath ?? paths.runtimeSocket;
   mkdirSync(paths.run, { recursive: true });
   mkdirSync(paths.runtimeDir, { recursive: true });
-  if (await answers(socketPath)) {
+  if (await socketAnswers(socketPath)) {
     throw new Error(`a runtime already serves ${socketPath}${pidNote(paths.runtimePidFile)}; stop it first (knode runtime stop)`);
   }
   const runtime = new EmbeddedRuntime({ dir: paths.runtimeDir, warn: options.log });
@@ -49,18 +49,6 @@ export async function startEmbeddedRuntime(options: ServeOptions): Promise<Servi
         if (ownsPidFile) rmSync(paths.runtimePidFile, { force: true });
       })()),
   };
-}
-
-/** Whether something accepts connections on the socket (a stale file from a dead runtime does not). */
-function answers(socketPath: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(socketPath);
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
 }
 
 function pidNote(pidFile: string): string {

@@ -14,6 +14,8 @@ export function rootPaths(rootDir: string) {
     run: join(root, 'run'),
     runtimeSocket: join(root, 'run', 'runtime.sock'),
     runtimePidFile: join(root, 'run', 'runtime.pid'),
+    /** The running node's read-only API (`knode run`). */
+    nodeSocket: join(root, 'run', 'knode.sock'),
     runtimeDir: join(root, 'runtime'),
     logs: join(root, 'logs'),
     runtimeLog: join(root, 'logs', 'runtime.log'),

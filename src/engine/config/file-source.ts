@@ -1,10 +1,9 @@
 import { watch, type FSWatcher } from 'node:fs';
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { extname, join } from 'node:path';
+import { readFile, stat } from 'node:fs/promises';
 import type { Clock, Timer } from '../../util/clock.js';
 import type { Pod } from '../api/v1.js';
-import { decodeManifest, type ManifestError } from './manifest.js';
-import { applyStaticPodDefaults } from './static-pod.js';
+import type { ManifestError } from './manifest.js';
+import { decodeStaticPods, listManifestFiles } from './read-manifests.js';
 
 export interface SourceSink {
   /** The full set of pods the source wants now. */
@@ -12,7 +11,6 @@ export interface SourceSink {
   error(error: ManifestError): void;
 }
 
-const MANIFEST_EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
 /** Events from a burst of writes are folded into one read after this quiet time. */
 const WATCH_DEBOUNCE_MS = 50;
 
@@ -98,7 +96,7 @@ export class FileSource {
     let files: string[];
     try {
       const info = await stat(this.path);
-      files = info.isDirectory() ? await this.manifestsIn(this.path) : [this.path];
+      files = info.isDirectory() ? await listManifestFiles(this.path) : [this.path];
       this.missingReported = false;
     } catch {
       if (!this.missingReported) {
@@ -117,14 +115,6 @@ export class FileSource {
     if (!this.stopped) this.sink.snapshot(pods);
   }
 
-  private async manifestsIn(dir: string): Promise<string[]> {
-    const entries = await readdir(dir, { withFileTypes: true });
-    return entries
-      .filter((e) => !e.name.startsWith('.') && MANIFEST_EXTENSIONS.has(extname(e.name).toLowerCase()) && (e.isFile() || e.isSymbolicLink()))
-      .map((e) => join(dir, e.name))
-      .sort();
-  }
-
   private async readFile(file: string): Promise<Pod[]> {
     let text: string;
     try {
@@ -135,15 +125,13 @@ export class FileSource {
     }
     const previous = this.files.get(file);
     if (previous && previous.text === text) return previous.pods;
-    const decoded = decodeManifest(file, text, this.nodeName.length + 1);
+    const { decoded, pods } = decodeStaticPods(file, text, this.nodeName, this.clock.now());
     for (const error of decoded.errors) this.sink.error(error);
     if (decoded.unreadable && previous) {
       // Keep the last good pods; remember the text so the same error is not reported on every poll.
       this.files.set(file, { text, pods: previous.pods });
       return previous.pods;
     }
-    const seenAt = this.clock.now();
-    const pods = decoded.pods.map(({ pod }) => applyStaticPodDefaults(pod, { source: 'file', location: file, nodeName: this.nodeName, seenAt }));
     this.files.set(file, { text, pods });
     return pods;
   }

@@ -20,6 +20,9 @@ export interface KubeletConfiguration {
   maxPods: number;
   runtimeRequestTimeout: number;
   containerRuntimeEndpoint: string;
+  /** The read-only API's address and port (0 turns TCP off; the unix socket stays). */
+  address: string;
+  readOnlyPort: number;
 
   // knode's fields
   /** The generic PLEG's relist period (the kubelet's is fixed at 1s). */
@@ -46,6 +49,8 @@ export function defaultKubeletConfiguration(rootDir: string, overrides: Partial<
     maxPods: 110,
     runtimeRequestTimeout: 120_000,
     containerRuntimeEndpoint: '',
+    address: '127.0.0.1',
+    readOnlyPort: 10255,
     plegRelistPeriod: 1_000,
     eventedPleg: true,
     plegEventedRelistPeriod: 10_000,

@@ -89,7 +89,8 @@ export class ContainerManager {
       events.emit({ ...base, type: 'ContainerFailed', reason: 'Failed', message: `Error: failed to start container "${container.name}": ${(err as Error).message}` });
       throw new SyncError(SyncErrors.runContainer, `failed to start container "${id}": ${(err as Error).message}`);
     }
-    events.emit({ ...base, type: 'ContainerStarted', reason: 'Started', message: `Started container ${container.name}`, detail: { containerId: id, restartCount } });
+    const containerType = pod.spec.initContainers?.some((c) => c.name === container.name) ? 'init_container' : 'container';
+    events.emit({ ...base, type: 'ContainerStarted', reason: 'Started', message: `Started container ${container.name}`, detail: { containerId: id, restartCount, containerType } });
     const postStart = container.lifecycle?.postStart;
     if (postStart) {
       const failure = await this.d.hooks.run(id, container, postStart, addresses.podIP);

@@ -116,7 +116,13 @@ export class GenericPLEG {
         toSend.push(...events);
       }
       cache.updateTime(timestamp);
-      this.o.events.emit({ type: 'PLEGRelist', pod: '', uid: '', detail: { durationMs: clock.now() - timestamp, pods: pods.length, containers: pods.reduce((n, p) => n + p.containers.length, 0), events: toSend.length } });
+      const durationMs = clock.now() - timestamp;
+      const containers = pods.reduce((n, p) => n + p.containers.length, 0);
+      this.o.events.emit({
+        type: 'PLEGRelist', pod: '', uid: '',
+        message: `relisted ${pods.length} pods, ${containers} containers in ${durationMs.toFixed(1)}ms: ${toSend.length} events`,
+        detail: { durationMs, pods: pods.length, containers, events: toSend.length },
+      });
       for (const e of toSend) this.o.onEvent(e);
     });
   }

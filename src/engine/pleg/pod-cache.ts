@@ -38,6 +38,11 @@ export class PodCache {
     this.pods.delete(uid);
   }
 
+  /** Every pod's latest status (for counts, the node API and housekeeping). */
+  entries(): IterableIterator<[string, CachedPodStatus]> {
+    return this.pods.entries();
+  }
+
   /** Marks a full relist done at `timestamp`: every pod's entry is current as of then. */
   updateTime(timestamp: number): void {
     this.timestamp = timestamp;

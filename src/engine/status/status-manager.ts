@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { podRef } from '../api/pod-util.js';
+import { podRow } from '../api/printers.js';
 import type { Pod, PodStatus } from '../api/v1.js';
 import type { EventStream } from '../events.js';
 
@@ -38,7 +39,13 @@ export class StatusManager {
     const version = (previous?.version ?? 0) + 1;
     this.statuses.set(uid, { status, version, pod });
     const base = { pod: podRef(pod), uid };
-    this.events.emit({ ...base, type: 'StatusChanged', message: `phase ${status.phase}`, detail: { phase: status.phase ?? '', version } });
+    const row = podRow({ ...pod, status });
+    this.events.emit({
+      ...base,
+      type: 'StatusChanged',
+      message: `${row.status} ${row.ready}`,
+      detail: { phase: status.phase ?? '', version, status: row.status, ready: row.ready, restarts: row.restarts, ip: status.podIP ?? '', containers: containerSummary(status) },
+    });
     const before = previous?.status;
     if (allRunning(status) && !allRunning(before)) this.events.emit({ ...base, type: 'PodRunning', message: 'every container started' });
     if (isReady(status) && !isReady(before)) this.events.emit({ ...base, type: 'PodReady', message: 'all containers ready' });
@@ -53,6 +60,17 @@ export class StatusManager {
   deletePodStatus(uid: string): void {
     this.statuses.delete(uid);
   }
+}
+
+/** Each container as `name=state[:reason]:restarts`, comma-separated (the TUI's detail pane reads it). */
+function containerSummary(status: PodStatus): string {
+  return [...(status.initContainerStatuses ?? []), ...(status.containerStatuses ?? [])]
+    .map((c) => {
+      const state = c.state?.running ? 'running' : c.state?.terminated ? 'exited' : 'waiting';
+      const reason = c.state?.waiting?.reason ?? c.state?.terminated?.reason ?? '';
+      return `${c.name}=${state}:${reason}:${c.restartCount}`;
+    })
+    .join(',');
 }
 
 function withoutTimes(status: PodStatus): PodStatus {

@@ -1,0 +1,55 @@
+import { request, type IncomingMessage } from 'node:http';
+import { rootPaths } from '../util/paths.js';
+import { socketAnswers } from '../util/socket.js';
+
+/**
+ * A client of a running node's read-only API over its unix socket
+ * (`<root-dir>/run/knode.sock`), for the commands that show a node's state.
+ */
+export class NodeClient {
+  constructor(readonly socketPath: string) {}
+
+  /** The node under this root dir, or undefined when none runs. */
+  static async find(rootDir: string): Promise<NodeClient | undefined> {
+    const socketPath = rootPaths(rootDir).nodeSocket;
+    return (await socketAnswers(socketPath)) ? new NodeClient(socketPath) : undefined;
+  }
+
+  /** GET a path; resolves with the response (status and body stream). */
+  open(path: string, signal?: AbortSignal): Promise<IncomingMessage> {
+    return new Promise((resolve, reject) => {
+      const req = request({ socketPath: this.socketPath, path, method: 'GET', signal }, resolve);
+      req.on('error', reject);
+      req.end();
+    });
+  }
+
+  async json<T>(path: string): Promise<{ status: number; body: T }> {
+    const res = await this.open(path);
+    let text = '';
+    for await (const chunk of res) text += chunk;
+    return { status: res.statusCode ?? 0, body: JSON.parse(text) as T };
+  }
+
+  /** Reads an NDJSON stream, one parsed object per line, until it ends or `signal` aborts. */
+  async *ndjson<T>(path: string, signal?: AbortSignal): AsyncGenerator<T> {
+    let res: IncomingMessage;
+    try {
+      res = await this.open(path, signal);
+    } catch (err) {
+      if (signal?.aborted) return;
+      throw err;
+    }
+    let rest = '';
+    try {
+      for await (const chunk of res) {
+        rest += chunk;
+        const lines = rest.split('\n');
+        rest = lines.pop() ?? '';
+        for (const line of lines) if (line.trim()) yield JSON.parse(line) as T;
+      }
+    } catch (err) {
+      if (!signal?.aborted) throw err;
+    }
+  }
+}

@@ -1,0 +1,97 @@
+import { Args, Flags } from '@oclif/core';
+import { BaseCommand } from '../cli/base-command.js';
+import { NodeClient } from '../cli/node-client.js';
+import type { Pod, PodList } from '../engine/api/v1.js';
+import { KubeletLabels } from '../cri/types.js';
+import { readContainerLog } from '../engine/logs.js';
+import { UserError } from '../util/user-error.js';
+
+export default class Logs extends BaseCommand {
+  static override summary = "Print a container's logs, as kubectl logs does.";
+  static override description = 'Reads through the running node, or straight from the runtime when no node runs.';
+  static override examples = [
+    '<%= config.bin %> logs hello-myhost',
+    '<%= config.bin %> logs web-myhost -c app -f',
+    '<%= config.bin %> logs crasher-myhost --previous --tail 20',
+  ];
+
+  static override args = { pod: Args.string({ description: 'The pod, namespace/name or name (namespace default)', required: true }) };
+
+  static override flags = {
+    container: Flags.string({ char: 'c', description: 'Container name (needed when the pod has several)' }),
+    follow: Flags.boolean({ char: 'f', description: 'Keep printing as the container writes', default: false }),
+    previous: Flags.boolean({ char: 'p', description: "The previous (terminated) instance's logs", default: false }),
+    tail: Flags.integer({ description: 'Only the last N lines' }),
+    timestamps: Flags.boolean({ description: 'Prefix each line with its time', default: false }),
+  };
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(Logs);
+    const [namespace, name] = args.pod.includes('/') ? args.pod.split('/', 2) : ['default', args.pod];
+    const node = await NodeClient.find(this.rootDir(flags));
+    const abort = new AbortController();
+    process.once('SIGINT', () => abort.abort());
+    if (node) {
+      const pods = (await node.json<PodList>('/pods')).body.items;
+      const pod = pods.find((p) => p.metadata.namespace === namespace && p.metadata.name === name);
+      if (!pod) throw notFound(args.pod, pods.map((p) => p.metadata.name!));
+      const container = chooseContainer(pod, flags.container);
+      const query = new URLSearchParams({ follow: String(flags.follow), previous: String(flags.previous), timestamps: String(flags.timestamps) });
+      if (flags.tail !== undefined) query.set('tailLines', String(flags.tail));
+      const res = await node.open(`/containerLogs/${namespace}/${name}/${container}?${query}`, abort.signal);
+      if (res.statusCode !== 200) {
+        let text = '';
+        for await (const chunk of res) text += chunk;
+        throw new UserError('workloadFailed', (JSON.parse(text) as { message: string }).message);
+      }
+      try {
+        for await (const chunk of res) process.stdout.write(chunk);
+      } catch (err) {
+        if (!abort.signal.aborted) throw err;
+      }
+      return;
+    }
+    await this.fromRuntime(flags, namespace, name, abort.signal);
+  }
+
+  /** Without a node: the runtime's record of the container says where its log is. */
+  private async fromRuntime(flags: { container?: string; follow: boolean; previous: boolean; tail?: number; timestamps: boolean; 'root-dir'?: string; 'runtime-endpoint'?: string }, namespace: string, name: string, signal: AbortSignal): Promise<void> {
+    const client = await this.connectRuntime(flags);
+    try {
+      const containers = (await client.listContainers({ labelSelector: { [KubeletLabels.podName]: name, [KubeletLabels.podNamespace]: namespace } })).sort((a, b) => b.createdAt - a.createdAt);
+      if (containers.length === 0) throw notFound(`${namespace}/${name}`, []);
+      const names = [...new Set(containers.map((c) => c.labels[KubeletLabels.containerName]))];
+      const wanted = flags.container ?? (names.length === 1 ? names[0] : undefined);
+      if (!wanted) throw new UserError('usage', `a container name must be specified for pod ${name}, choose one of: [${names.join(' ')}]`);
+      const instance = containers.filter((c) => c.labels[KubeletLabels.containerName] === wanted)[flags.previous ? 1 : 0];
+      if (!instance) throw new UserError('workloadFailed', `${flags.previous ? 'previous terminated ' : ''}container "${wanted}" in pod "${name}" not found`);
+      const status = (await client.containerStatus(instance.id)).status!;
+      const lines = readContainerLog(status.logPath, {
+        tailLines: flags.tail,
+        timestamps: flags.timestamps,
+        follow: flags.follow && !flags.previous,
+        signal,
+        stillRunning: async () => (await client.containerStatus(instance.id).catch(() => undefined))?.status?.state === 'CONTAINER_RUNNING',
+      });
+      for await (const line of lines) process.stdout.write(`${line}\n`);
+    } finally {
+      client.close();
+    }
+  }
+}
+
+function chooseContainer(pod: Pod, wanted: string | undefined): string {
+  const names = [...(pod.spec.initContainers ?? []), ...pod.spec.containers].map((c) => c.name);
+  if (wanted) {
+    if (!names.includes(wanted)) throw new UserError('workloadFailed', `container ${wanted} is not valid for pod ${pod.metadata.name}`, `choose one of: [${names.join(' ')}]`);
+    return wanted;
+  }
+  if (pod.spec.containers.length === 1 && !(pod.spec.initContainers ?? []).length) return pod.spec.containers[0].name;
+  throw new UserError('usage', `a container name must be specified for pod ${pod.metadata.name}, choose one of: [${names.join(' ')}]`);
+}
+
+function notFound(pod: string, names: string[]): UserError {
+  const base = pod.split('/').pop()!;
+  const near = names.filter((n) => n.includes(base) || base.includes(n.replace(/-[^-]+$/, '')));
+  return new UserError('workloadFailed', `pod "${pod}" not found`, near.length ? `did you mean ${near.join(', ')}?` : 'list the pods with `knode status`');
+}

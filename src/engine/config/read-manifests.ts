@@ -1,0 +1,36 @@
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { extname, join } from 'node:path';
+import type { Pod } from '../api/v1.js';
+import { decodeManifest, formatManifestError, type DecodedManifest } from './manifest.js';
+import { applyStaticPodDefaults } from './static-pod.js';
+
+const MANIFEST_EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
+
+/** The manifest files a path names: itself, or a directory's visible .yaml/.yml/.json files, sorted. */
+export async function listManifestFiles(path: string): Promise<string[]> {
+  if (!(await stat(path)).isDirectory()) return [path];
+  const entries = await readdir(path, { withFileTypes: true });
+  return entries
+    .filter((e) => !e.name.startsWith('.') && MANIFEST_EXTENSIONS.has(extname(e.name).toLowerCase()) && (e.isFile() || e.isSymbolicLink()))
+    .map((e) => join(path, e.name))
+    .sort();
+}
+
+/** A file's text decoded into static pods for this node (defaults, name suffix, UID), with its problems. */
+export function decodeStaticPods(file: string, text: string, nodeName: string, seenAt: number): { decoded: DecodedManifest; pods: Pod[] } {
+  const decoded = decodeManifest(file, text, nodeName.length + 1);
+  const pods = decoded.pods.map(({ pod }) => applyStaticPodDefaults(pod, { source: 'file', location: file, nodeName, seenAt }));
+  return { decoded, pods };
+}
+
+/** Reads a file or directory of manifests once: the static pods they give, and every problem as a line. */
+export async function readManifests(path: string, nodeName: string): Promise<{ pods: Pod[]; errors: string[] }> {
+  const pods: Pod[] = [];
+  const errors: string[] = [];
+  for (const file of await listManifestFiles(path)) {
+    const { decoded, pods: filePods } = decodeStaticPods(file, await readFile(file, 'utf8'), nodeName, Date.now());
+    pods.push(...filePods);
+    errors.push(...decoded.errors.map(formatManifestError));
+  }
+  return { pods, errors };
+}

@@ -1,0 +1,73 @@
+import type { RuntimeService } from '../../cri/runtime-service.js';
+import { KubeletLabels } from '../../cri/types.js';
+import { rfc3339, type ContainerStatus, type Pod } from '../api/v1.js';
+import type { ContainerInstance } from '../container/types.js';
+import { NodeNameLabel, nsToMs, toContainerInstance } from './labels.js';
+
+/**
+ * The pods a runtime holds for knode nodes, rebuilt from the kubelet's labels
+ * alone (no node running): identity, containers and their states. Without the
+ * manifests, restart policies and init containers are unknown, so the phase
+ * is read from the containers: Running if any runs, Succeeded or Failed when
+ * all have exited.
+ */
+export async function podsFromRuntime(runtime: RuntimeService, runtimeName: string): Promise<Pod[]> {
+  const [sandboxes, containers] = await Promise.all([runtime.listPodSandbox(), runtime.listContainers()]);
+  const pods = new Map<string, { pod: Pod; instances: ContainerInstance[] }>();
+  for (const s of sandboxes.sort((a, b) => b.createdAt - a.createdAt)) {
+    const uid = s.labels[KubeletLabels.podUid];
+    if (!uid || !s.labels[NodeNameLabel] || pods.has(uid)) continue;
+    pods.set(uid, {
+      pod: {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: s.metadata?.name, namespace: s.metadata?.namespace, uid, creationTimestamp: rfc3339(nsToMs(s.createdAt)) },
+        spec: { containers: [], nodeName: s.labels[NodeNameLabel] },
+        status: { phase: 'Pending' },
+      },
+      instances: [],
+    });
+  }
+  for (const c of containers) {
+    const entry = pods.get(c.labels[KubeletLabels.podUid] ?? '');
+    if (!entry) continue;
+    try {
+      entry.instances.push(toContainerInstance((await runtime.containerStatus(c.id)).status!));
+    } catch {
+      // removed between the list and the status: leave it out
+    }
+  }
+  return [...pods.values()].map(({ pod, instances }) => withStatus(pod, instances, runtimeName));
+}
+
+function withStatus(pod: Pod, instances: ContainerInstance[], runtimeName: string): Pod {
+  instances.sort((a, b) => b.createdAt - a.createdAt);
+  const statuses: ContainerStatus[] = [];
+  for (const c of instances) {
+    if (statuses.some((s) => s.name === c.name)) continue;
+    pod.spec.containers.push({ name: c.name, image: c.image });
+    const running = c.state === 'running';
+    statuses.push({
+      name: c.name,
+      ready: running,
+      started: running,
+      restartCount: c.restartCount,
+      image: c.image,
+      imageID: c.imageRef,
+      containerID: `${runtimeName}://${c.id}`,
+      state: running
+        ? { running: { startedAt: rfc3339(c.startedAt) } }
+        : c.state === 'exited'
+          ? { terminated: { exitCode: c.exitCode, reason: c.reason || (c.exitCode === 0 ? 'Completed' : 'Error'), startedAt: rfc3339(c.startedAt), finishedAt: rfc3339(c.finishedAt) } }
+          : { waiting: {} },
+    });
+  }
+  const running = statuses.filter((s) => s.state?.running).length;
+  const exited = statuses.filter((s) => s.state?.terminated);
+  pod.status = {
+    phase: running > 0 ? 'Running' : exited.length > 0 && exited.length === statuses.length ? (exited.every((s) => s.state!.terminated!.exitCode === 0) ? 'Succeeded' : 'Failed') : 'Pending',
+    containerStatuses: statuses,
+    conditions: [{ type: 'Ready', status: statuses.length > 0 && running === statuses.length ? 'True' : 'False' }],
+  };
+  return pod;
+}

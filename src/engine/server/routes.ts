@@ -1,0 +1,143 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { podRef } from '../api/pod-util.js';
+import type { Pod, PodList } from '../api/v1.js';
+import type { LifecycleEvent } from '../events.js';
+import type { Kubelet } from '../kubelet.js';
+import { readContainerLog } from '../logs.js';
+
+type Handler = (k: Kubelet, url: URL, req: IncomingMessage, res: ServerResponse, streams: Set<ServerResponse>) => Promise<void> | void;
+
+/** Routes of the read-only API, by path (prefix match where the path carries names). */
+const ROUTES: [RegExp, Handler][] = [
+  [/^\/healthz$/, healthz],
+  [/^\/pods\/?$/, pods],
+  [/^\/runningpods\/?$/, runningPods],
+  [/^\/metrics$/, metrics],
+  [/^\/node$/, node],
+  [/^\/events$/, (k, url, req, res, streams) => stream(k, url, req, res, streams, () => true)],
+  [/^\/pleg$/, (k, url, req, res, streams) => stream(k, url, req, res, streams, (e) => e.type === 'PLEGEvent' || e.type === 'PLEGRelist')],
+  [/^\/traces\/?$/, (k, _url, _req, res) => json(res, 200, { pods: k.traces.pods() })],
+  [/^\/traces\/[^/]+\/[^/]+$/, traces],
+  [/^\/containerLogs\/[^/]+\/[^/]+\/[^/]+$/, containerLogs],
+];
+
+export async function route(kubelet: Kubelet, req: IncomingMessage, res: ServerResponse, streams: Set<ServerResponse>): Promise<void> {
+  const url = new URL(req.url ?? '/', 'http://knode');
+  if (req.method !== 'GET') return json(res, 405, { message: `${req.method} is not allowed: the API is read-only` });
+  for (const [pattern, handler] of ROUTES) if (pattern.test(url.pathname)) return handler(kubelet, url, req, res, streams);
+  json(res, 404, { message: `no such endpoint: ${url.pathname}` });
+}
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(`${JSON.stringify(body, null, 2)}\n`);
+}
+
+function healthz(k: Kubelet, _url: URL, _req: IncomingMessage, res: ServerResponse): void {
+  const health = k.healthz();
+  res.writeHead(health.ok ? 200 : 500, { 'content-type': 'text/plain' });
+  res.end(health.ok ? 'ok' : `${health.reasons.join('\n')}\n`);
+}
+
+function podList(items: Pod[]): PodList {
+  return { apiVersion: 'v1', kind: 'PodList', metadata: { resourceVersion: '' }, items };
+}
+
+function pods(k: Kubelet, _url: URL, _req: IncomingMessage, res: ServerResponse): void {
+  json(res, 200, podList(k.podsWithStatus()));
+}
+
+/** The pods the runtime runs for this node, as the kubelet's /runningpods shows them: identity and containers only. */
+async function runningPods(k: Kubelet, _url: URL, _req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const running = (await k.runtimeManager.getPods()).filter((p) => p.containers.some((c) => c.state === 'running'));
+  json(res, 200, podList(running.map((p) => ({
+    metadata: { name: p.name, namespace: p.namespace, uid: p.uid },
+    spec: { containers: p.containers.filter((c) => c.state === 'running').map((c) => ({ name: c.name })) },
+  }))));
+}
+
+async function metrics(k: Kubelet, _url: URL, _req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const text = await k.metrics.registry.metrics();
+  res.writeHead(200, { 'content-type': k.metrics.registry.contentType });
+  res.end(text);
+}
+
+function node(k: Kubelet, _url: URL, _req: IncomingMessage, res: ServerResponse): void {
+  json(res, 200, {
+    nodeName: k.config.nodeName,
+    runtime: { name: k.runtimeName, version: k.runtimeVersion, endpoint: k.config.containerRuntimeEndpoint },
+    pleg: { mode: k.plegMode, ...k.pleg.healthy() },
+    sources: k.podConfig.sourceNames,
+    sourcesReady: k.podConfig.seenAllSources(),
+    health: k.healthz(),
+    workers: k.podWorkers.workers(),
+  });
+}
+
+/** Lifecycle events as they happen, NDJSON (or SSE when asked for), optionally for one pod. */
+function stream(k: Kubelet, url: URL, req: IncomingMessage, res: ServerResponse, streams: Set<ServerResponse>, keep: (e: LifecycleEvent) => boolean): void {
+  const sse = url.searchParams.get('format') === 'sse' || (req.headers.accept ?? '').includes('text/event-stream');
+  const pod = url.searchParams.get('pod');
+  res.writeHead(200, { 'content-type': sse ? 'text/event-stream' : 'application/x-ndjson', 'cache-control': 'no-cache' });
+  res.flushHeaders();
+  const unsubscribe = k.events.subscribe((e) => {
+    if (!keep(e) || (pod && e.pod !== pod)) return;
+    const line = JSON.stringify({ ...e, time: new Date(e.at).toISOString() });
+    res.write(sse ? `event: ${e.type}\ndata: ${line}\n\n` : `${line}\n`);
+  });
+  streams.add(res);
+  res.on('close', () => {
+    unsubscribe();
+    streams.delete(res);
+  });
+}
+
+/** The pod a path names (`namespace/name`), or a 404 naming the pods it might have meant. */
+function findPod(k: Kubelet, namespace: string, name: string, res: ServerResponse): Pod | undefined {
+  const pods = k.podManager.getPods();
+  const found = pods.find((p) => p.metadata.namespace === namespace && p.metadata.name === name);
+  if (found) return found;
+  const near = pods.map(podRef).filter((r) => r.includes(name) || name.includes(r.split('/')[1]));
+  json(res, 404, { message: `pod ${namespace}/${name} not found on node ${k.config.nodeName}`, suggestions: near });
+  return undefined;
+}
+
+function traces(k: Kubelet, url: URL, _req: IncomingMessage, res: ServerResponse): void {
+  const [, , namespace, name] = url.pathname.split('/').map(decodeURIComponent);
+  const found = k.traces.forPod(`${namespace}/${name}`);
+  if (found.length > 0) return json(res, 200, { traces: found });
+  if (findPod(k, namespace, name, res)) json(res, 404, { message: `no start-up of ${namespace}/${name} was traced by this node (it may have started before knode did)`, suggestions: [] });
+}
+
+async function containerLogs(k: Kubelet, url: URL, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const [, , namespace, name, container] = url.pathname.split('/').map(decodeURIComponent);
+  const pod = findPod(k, namespace, name, res);
+  if (!pod) return;
+  const uid = pod.metadata.uid!;
+  const instances = k.podCache.get(uid).status.containers.filter((c) => c.name === container);
+  const previous = url.searchParams.get('previous') === 'true';
+  const instance = previous ? instances[1] : instances[0];
+  if (!instance) {
+    const names = [...(pod.spec.initContainers ?? []), ...pod.spec.containers].map((c) => c.name);
+    if (!names.includes(container)) return json(res, 404, { message: `container ${container} is not in pod ${namespace}/${name}`, suggestions: names });
+    return json(res, 400, { message: `${previous ? 'previous terminated ' : ''}container "${container}" in pod "${name}" ${previous ? 'not found' : 'is waiting to start'}` });
+  }
+  if (!instance.logPath) return json(res, 404, { message: `container ${container} has no log file` });
+  const abort = new AbortController();
+  req.on('close', () => abort.abort());
+  res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
+  const tail = url.searchParams.get('tailLines');
+  const lines = readContainerLog(instance.logPath, {
+    tailLines: tail === null ? undefined : Number(tail),
+    timestamps: url.searchParams.get('timestamps') === 'true',
+    follow: url.searchParams.get('follow') === 'true' && !previous,
+    signal: abort.signal,
+    stillRunning: () => k.podCache.get(uid).status.containers.find((c) => c.id === instance.id)?.state === 'running',
+  });
+  try {
+    for await (const line of lines) res.write(`${line}\n`);
+  } catch (err) {
+    res.write(`\nknode: reading the log failed: ${(err as Error).message}\n`);
+  }
+  res.end();
+}

@@ -1,0 +1,158 @@
+import type { LifecycleEvent } from '../../engine/events.js';
+
+export type WorkerState = 'syncing' | 'terminating' | 'terminated' | 'finished' | 'rejected';
+
+export interface ContainerView {
+  name: string;
+  state: 'waiting' | 'running' | 'exited';
+  reason: string;
+  restartCount: number;
+}
+
+export interface PodView {
+  pod: string;
+  uid: string;
+  phase: string;
+  /** kubectl's STATUS column. */
+  status: string;
+  ready: string;
+  restarts: number;
+  worker: WorkerState;
+  lastSync?: number;
+  /** When the current CrashLoopBackOff ends. */
+  backoffUntil?: number;
+  lastError?: string;
+  containers: Map<string, ContainerView>;
+  seenAt: number;
+}
+
+export interface NodeView {
+  nodeName: string;
+  runtime: string;
+  sources: Map<string, boolean>;
+  plegMode: string;
+  runtimeHealthy: boolean;
+  pods: Map<string, PodView>;
+  /** The newest events, oldest first. */
+  events: LifecycleEvent[];
+  lastRelistMs?: number;
+}
+
+const EVENT_HISTORY = 200;
+/** Events that do not go into the events pane (they arrive every second). */
+const QUIET = new Set(['PLEGRelist', 'PodSynced', 'StatusChanged', 'PLEGEvent']);
+
+export function emptyNodeView(): NodeView {
+  return { nodeName: '', runtime: '', sources: new Map(), plegMode: 'starting', runtimeHealthy: true, pods: new Map(), events: [] };
+}
+
+/**
+ * The TUI's picture of the node, folded from the engine's event stream alone
+ * (the UI never reaches into the engine): the node header, one row per pod
+ * worker, the recent events. Mutates and returns `view`.
+ */
+export function applyEvent(view: NodeView, e: LifecycleEvent): NodeView {
+  const d = e.detail ?? {};
+  switch (e.type) {
+    case 'NodeStarted':
+      view.nodeName = String(d.nodeName ?? '');
+      view.runtime = `${d.runtimeName ?? ''} ${d.runtimeVersion ?? ''}`.trim();
+      for (const s of String(d.sources ?? '').split(',').filter(Boolean)) if (!view.sources.has(s)) view.sources.set(s, false);
+      break;
+    case 'SourceReady':
+      view.sources.set(String(d.source ?? ''), true);
+      break;
+    case 'PLEGRelist':
+      if (typeof d.durationMs === 'number') view.lastRelistMs = d.durationMs;
+      if (d.mode) view.plegMode = String(d.mode);
+      break;
+    case 'RuntimeUnhealthy':
+    case 'RuntimeHealthy':
+      view.runtimeHealthy = e.type === 'RuntimeHealthy';
+      break;
+  }
+  if (e.uid) applyPodEvent(view, e);
+  if (!QUIET.has(e.type)) {
+    view.events.push(e);
+    if (view.events.length > EVENT_HISTORY) view.events.splice(0, view.events.length - EVENT_HISTORY);
+  }
+  return view;
+}
+
+function podOf(view: NodeView, e: LifecycleEvent): PodView {
+  let pod = view.pods.get(e.uid);
+  if (!pod) {
+    pod = { pod: e.pod, uid: e.uid, phase: 'Pending', status: 'Pending', ready: '0/0', restarts: 0, worker: 'syncing', containers: new Map(), seenAt: e.at };
+    view.pods.set(e.uid, pod);
+  }
+  if (e.pod) pod.pod = e.pod;
+  return pod;
+}
+
+function applyPodEvent(view: NodeView, e: LifecycleEvent): void {
+  const d = e.detail ?? {};
+  if (e.type === 'PodRemoved' || e.type === 'WorkerFinished') {
+    const pod = view.pods.get(e.uid);
+    if (pod && e.type === 'WorkerFinished') pod.worker = 'finished';
+    if (e.type === 'PodRemoved' && pod) pod.worker = pod.worker === 'finished' ? 'finished' : 'terminating';
+    return;
+  }
+  if (e.type === 'PLEGRelist' || e.type === 'OrphanKilled' || e.type === 'ManifestError') return;
+  const pod = podOf(view, e);
+  const container = (name: string) => {
+    let c = pod.containers.get(name);
+    if (!c) {
+      c = { name, state: 'waiting', reason: 'ContainerCreating', restartCount: 0 };
+      pod.containers.set(name, c);
+    }
+    return c;
+  };
+  switch (e.type) {
+    case 'StatusChanged':
+      pod.phase = String(d.phase ?? pod.phase);
+      pod.status = String(d.status ?? pod.status);
+      pod.ready = String(d.ready ?? pod.ready);
+      pod.restarts = Number(d.restarts ?? pod.restarts);
+      if (pod.status !== 'CrashLoopBackOff') pod.backoffUntil = undefined;
+      for (const entry of String(d.containers ?? '').split(',').filter(Boolean)) {
+        const [name, rest] = entry.split('=');
+        const [state, reason, restarts] = rest.split(':');
+        Object.assign(container(name), { state, reason, restartCount: Number(restarts) || 0 });
+      }
+      break;
+    case 'PodRejected':
+      pod.worker = 'rejected';
+      pod.status = e.reason ?? 'Rejected';
+      break;
+    case 'PodTerminating':
+      pod.worker = 'terminating';
+      break;
+    case 'PodTerminated':
+      pod.worker = 'terminated';
+      break;
+    case 'PodSynced':
+      pod.lastSync = e.at;
+      pod.lastError = undefined;
+      break;
+    case 'SyncFailed':
+      pod.lastError = e.message;
+      break;
+    case 'ContainerStarted': {
+      const c = container(e.container ?? '');
+      c.state = 'running';
+      c.reason = '';
+      c.restartCount = Number(d.restartCount ?? c.restartCount);
+      break;
+    }
+    case 'ContainerWaiting': {
+      const c = container(e.container ?? '');
+      c.state = 'waiting';
+      c.reason = e.reason ?? '';
+      pod.lastError = e.message;
+      break;
+    }
+    case 'ContainerBackOff':
+      if (typeof d.remainingMs === 'number') pod.backoffUntil = e.at + d.remainingMs;
+      break;
+  }
+}

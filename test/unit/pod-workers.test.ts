@@ -196,7 +196,9 @@ describe('PodWorkers', () => {
     await relist();
     expect(syncer.history).toEqual(['syncPod(create, v1)', 'syncTerminatingPod(v1, 30)', 'syncTerminatedPod(v1)']);
     expect(stateOf('a')).toMatchObject({ state: 'terminated', finished: true, working: false });
-    expect(seen.map((e) => e.type)).toEqual(['WorkerStarted', 'PodTerminating', 'PodTerminated', 'WorkerFinished']);
+    expect(seen.filter((e) => e.type !== 'PodSynced').map((e) => e.type)).toEqual(['WorkerStarted', 'PodTerminating', 'PodTerminated', 'WorkerFinished']);
+    // Each pass of the worker reports the state it ran in.
+    expect(seen.filter((e) => e.type === 'PodSynced').map((e) => e.detail?.state)).toEqual(['syncing', 'terminating', 'terminated']);
 
     // A finished worker runs a new callback at once and does no more work.
     update({ updateType: 'kill', pod: pod('a'), onTerminated: () => terminated++ });

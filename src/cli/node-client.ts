@@ -31,8 +31,11 @@ export class NodeClient {
     return { status: res.statusCode ?? 0, body: JSON.parse(text) as T };
   }
 
-  /** Reads an NDJSON stream, one parsed object per line, until it ends or `signal` aborts. */
-  async *ndjson<T>(path: string, signal?: AbortSignal): AsyncGenerator<T> {
+  /**
+   * Reads an NDJSON stream, one parsed object per line, until it ends or
+   * `signal` aborts; `onOpen` is told once the node has answered.
+   */
+  async *ndjson<T>(path: string, signal?: AbortSignal, onOpen?: () => void): AsyncGenerator<T> {
     let res: IncomingMessage;
     try {
       res = await this.open(path, signal);
@@ -40,6 +43,7 @@ export class NodeClient {
       if (signal?.aborted) return;
       throw err;
     }
+    onOpen?.();
     let rest = '';
     try {
       for await (const chunk of res) {

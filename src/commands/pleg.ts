@@ -29,7 +29,8 @@ export default class Pleg extends BaseCommand {
     process.once('SIGINT', () => abort.abort());
     const node = await NodeClient.find(this.rootDir(flags));
     if (node) {
-      for await (const e of node.ndjson<LifecycleEvent>('/pleg', abort.signal)) print(e);
+      const opened = () => this.logToStderr(`Streaming PLEG events from the node under ${this.rootDir(flags)} (Ctrl-C stops).`);
+      for await (const e of node.ndjson<LifecycleEvent>('/pleg', abort.signal, opened)) print(e);
       return;
     }
     const client = await this.connectRuntime(flags);

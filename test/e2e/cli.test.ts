@@ -16,14 +16,14 @@ describe('knode as a command', () => {
   it('lists its commands and topics in --help', async () => {
     const { code, stdout } = await knode(['--help']);
     expect(code).toBe(0);
-    for (const command of ['run', 'apply', 'status', 'pleg', 'trace', 'runtime']) expect(stdout).toMatch(new RegExp(`^\\s+${command}\\s`, 'm'));
+    for (const command of ['run', 'apply', 'status', 'pleg', 'trace', 'logs', 'delete', 'runtime']) expect(stdout).toMatch(new RegExp(`^\\s+${command}\\s`, 'm'));
   });
 
-  it('says that a command is not built yet and exits 2, printing nothing to stdout', async () => {
-    const { code, stdout, stderr } = await knode(['trace', 'some-pod']);
+  it('says that trace needs a running node, and how to start one', async () => {
+    const { code, stderr } = await knode(['trace', 'some-pod', '--root-dir', mkdtempSync(join(tmpdir(), 'knode-none-'))]);
     expect(code).toBe(2);
-    expect(stdout).toBe('');
-    expect(stderr).toMatch(/not built yet/);
+    expect(stderr).toMatch(/no node runs under/);
+    expect(stderr).toMatch(/knode run/);
   });
 
   it('reports a runtime that does not answer with exit code 3 and what to do', async () => {

@@ -1,0 +1,125 @@
+// The node's faces as a user meets them: a `knode run` child process, then
+// status, logs, trace, pleg, delete and the read-only HTTP API against it.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { knode } from '../helpers/cli.js';
+import { schemaProblems } from '../helpers/k8s-schema.js';
+import { cliEntry, eventually, repoRoot } from '../helpers/runtimes.js';
+
+const root = mkdtempSync(join(tmpdir(), 'knode-faces-'));
+const pods = join(root, 'manifests');
+let port = 0;
+let node: ChildProcess;
+let output = '';
+const at = ['--root-dir', root];
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port: p } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return p;
+}
+
+beforeAll(async () => {
+  cpSync(join(repoRoot, 'examples'), pods, { recursive: true });
+  port = await freePort();
+  node = spawn(process.execPath, [cliEntry, 'run', '--static-dir', pods, ...at, '--node-name', 'faces', '--read-only-port', String(port), '--output', 'plain'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  node.stdout!.on('data', (d) => (output += d));
+  node.stderr!.on('data', (d) => (output += d));
+  await eventually(() => /PodRunning +default\/hello-faces/.test(output) && /PodRunning +default\/web-faces/.test(output), 'the example pods to run', 30_000);
+});
+
+afterAll(async () => {
+  node.kill('SIGTERM');
+  await new Promise((resolve) => node.once('exit', resolve));
+  await knode(['runtime', 'stop', ...at]);
+});
+
+describe('a running node', () => {
+  it('lists its pods as kubectl get pods does, and as a v1 PodList that client-node accepts', async () => {
+    const table = await knode(['status', ...at]);
+    expect(table.code).toBe(0);
+    expect(table.stdout.split('\n')[0]).toMatch(/^NAME +READY +STATUS +RESTARTS +AGE$/);
+    expect(table.stdout).toMatch(/^hello-faces +1\/1 +Running +0 +\d+s$/m);
+    expect(table.stdout).toMatch(/^web-faces +2\/2 +Running /m);
+
+    const wide = await knode(['status', '-o', 'wide', ...at]);
+    expect(wide.stdout.split('\n')[0]).toMatch(/IP +NODE$/);
+    expect(wide.stdout).toMatch(/hello-faces .* faces$/m);
+
+    const json = await knode(['status', '-o', 'json', ...at]);
+    const list = JSON.parse(json.stdout);
+    expect(schemaProblems(list, 'V1PodList')).toEqual([]);
+    expect(list.items.map((p: { metadata: { name: string } }) => p.metadata.name).sort()).toEqual(['hello-faces', 'once-faces', 'web-faces']);
+
+    const one = await knode(['status', 'default/hello-faces', '-o', 'json', ...at]);
+    expect(schemaProblems(JSON.parse(one.stdout), 'V1Pod')).toEqual([]);
+    expect(JSON.parse(one.stdout).status.phase).toBe('Running');
+
+    const missing = await knode(['status', 'hello', ...at]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/pod "hello" not found[\s\S]*did you mean hello-faces/);
+  });
+
+  it('prints container logs, asks which container when there are several, and explains a wrong name', async () => {
+    const logs = await knode(['logs', 'hello-faces', ...at]);
+    expect(logs.code).toBe(0);
+    expect(logs.stdout).toContain('hello from hello-faces');
+    const ambiguous = await knode(['logs', 'web-faces', ...at]);
+    expect(ambiguous.code).toBe(2);
+    expect(ambiguous.stderr).toMatch(/choose one of: \[prepare log-shipper app\]/);
+    const init = await knode(['logs', 'web-faces', '-c', 'prepare', '--timestamps', ...at]);
+    expect(init.stdout).toMatch(/^\S+Z preparing$/m);
+  });
+
+  it("traces a pod's start-up as a waterfall and writes a Chrome trace file", async () => {
+    const file = join(root, 'hello.trace.json');
+    const res = await knode(['trace', 'hello-faces', '--out', file, ...at]);
+    expect(res.code).toBe(0);
+    for (const stage of ['seen by source', 'admitted', 'sandbox created', 'container started hello', 'PLEG observed', 'status Running']) expect(res.stdout).toContain(stage);
+    expect(res.stdout.match(/◀ slowest/g)).toHaveLength(1);
+    const trace = JSON.parse(readFileSync(file, 'utf8'));
+    expect(trace.traceEvents.filter((e: { ph: string }) => e.ph === 'X').length).toBeGreaterThanOrEqual(6);
+    for (const e of trace.traceEvents.filter((x: { ph: string }) => x.ph === 'X')) {
+      expect(Number.isInteger(e.ts) && Number.isInteger(e.dur) && e.dur >= 1).toBe(true);
+    }
+    const json = JSON.parse((await knode(['trace', 'web-faces', '--json', ...at])).stdout);
+    expect(json.stages.map((s: { name: string }) => s.name)).toContain('container exited');
+  });
+
+  it('serves /healthz, /pods and /metrics on its read-only port', async () => {
+    const base = `http://127.0.0.1:${port}`;
+    expect(await (await fetch(`${base}/healthz`)).text()).toBe('ok');
+    const list = (await (await fetch(`${base}/pods`)).json()) as { kind: string };
+    expect(list.kind).toBe('PodList');
+    const metrics = await (await fetch(`${base}/metrics`)).text();
+    expect(metrics).toMatch(/^kubelet_running_pods 2$/m);
+    expect(metrics).toMatch(/^kubelet_started_pods_total 3$/m);
+    expect(metrics).toMatch(/^kubelet_pod_start_duration_seconds_count 3$/m);
+    expect(metrics).toMatch(/^kubelet_runtime_operations_duration_seconds_count\{operation_type="run_podsandbox"\} 3$/m);
+    expect((await fetch(`${base}/pods`, { method: 'POST' })).status).toBe(405);
+  });
+
+  it('streams PLEG events as a new pod starts, and delete stops and removes a pod (the node warns it will be back)', async () => {
+    const pleg = spawn(process.execPath, [cliEntry, 'pleg', '--json', ...at], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let lines = '';
+    let note = '';
+    pleg.stdout!.on('data', (d) => (lines += d));
+    pleg.stderr!.on('data', (d) => (note += d));
+    await eventually(() => note.includes('Streaming PLEG events'), 'the PLEG stream to open');
+    const manifest = join(pods, 'extra.yaml');
+    writeFileSync(manifest, 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: extra\nspec:\n  containers:\n    - name: main\n      image: busybox:1.36\n      command: ["sleep", "300"]\n');
+    await eventually(() => lines.split('\n').some((l) => l.includes('"pod":"default/extra-faces"') && l.includes('"reason":"ContainerStarted"')), 'a ContainerStarted PLEG event for the new pod', 20_000);
+    pleg.kill('SIGINT');
+
+    const del = await knode(['delete', '-f', manifest, '--node-name', 'faces', ...at]);
+    expect(del.code).toBe(0);
+    expect(del.stdout).toContain('pod "extra-faces" deleted');
+    expect(del.stderr).toMatch(/will start it again/);
+  });
+});

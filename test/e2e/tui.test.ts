@@ -1,0 +1,59 @@
+// The live TUI of `knode run`, driven in a real terminal (tmux): what the
+// screen shows, the keys, and that quitting leaves the containers running.
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, expect, it } from 'vitest';
+import { CriClient } from '../../src/cri/client.js';
+import { knode } from '../helpers/cli.js';
+import { cliEntry, eventually, repoRoot } from '../helpers/runtimes.js';
+
+const root = mkdtempSync(join(tmpdir(), 'knode-tui-'));
+const session = `knode-tui-${process.pid}`;
+const tmux = (...args: string[]) => execFileSync('tmux', args, { encoding: 'utf8' });
+const screen = () => tmux('capture-pane', '-p', '-t', session);
+const alive = () => {
+  try {
+    tmux('has-session', '-t', session);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+afterAll(async () => {
+  if (alive()) tmux('kill-session', '-t', session);
+  await knode(['runtime', 'stop', '--root-dir', root]);
+});
+
+it('shows the node, its pod workers and events; Enter shows a pod; q quits and leaves the containers running', async () => {
+  const pods = join(root, 'pods');
+  cpSync(join(repoRoot, 'examples'), pods, { recursive: true });
+  const command = [process.execPath, cliEntry, 'run', '--static-dir', pods, '--root-dir', root, '--node-name', 'tui', '--read-only-port', '0'].join(' ');
+  tmux('new-session', '-d', '-s', session, '-x', '160', '-y', '45', command);
+
+  const ready = await eventually(() => {
+    const s = screen();
+    return /default\/hello-tui +Running +1\/1/.test(s) && /default\/web-tui +Running +2\/2/.test(s) ? s : undefined;
+  }, 'the TUI to show both pods Running', 30_000);
+  expect(ready).toMatch(/knode node tui · runtime knode/);
+  expect(ready).toMatch(/sources file ✓/);
+  expect(ready).toMatch(/NAME +PHASE +READY +STATUS +RESTARTS +WORKER/);
+  expect(ready).toMatch(/PodRunning +default\/hello-tui/);
+
+  // The rows are sorted by pod: hello, once, web. Two down, then Enter: web's detail.
+  tmux('send-keys', '-t', session, 'Down', 'Down', 'Enter');
+  const detail = await eventually(() => {
+    const s = screen();
+    return /log-shipper +running/.test(s) && /prepare +exited +Completed/.test(s) ? s : undefined;
+  }, "web's detail pane");
+  expect(detail).toMatch(/> default\/web-tui/);
+
+  tmux('send-keys', '-t', session, 'q');
+  await eventually(() => !alive(), 'knode to exit after q', 15_000);
+  const client = new CriClient(`unix://${join(root, 'run', 'runtime.sock')}`);
+  const running = await client.listContainers({ state: { state: 'CONTAINER_RUNNING' } });
+  client.close();
+  expect(running.map((c) => c.labels['io.kubernetes.container.name'])).toEqual(expect.arrayContaining(['hello', 'log-shipper', 'app']));
+});

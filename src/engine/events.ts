@@ -34,6 +34,8 @@ export type LifecycleEventType =
   /** A container could not start this time; `reason` is its waiting reason (ErrImagePull, CrashLoopBackOff ...). */
   | 'ContainerWaiting'
   | 'ContainerKilling'
+  /** A probe failed once (reason Unhealthy); detail.probe is liveness, readiness or startup. */
+  | 'ProbeFailed'
   | 'PodTerminating'
   | 'PodTerminated'
   | 'WorkerFinished'

@@ -17,6 +17,7 @@ import { GenericPLEG } from './pleg/generic.js';
 import { PodCache } from './pleg/pod-cache.js';
 import type { PodLifecycleEvent } from './pleg/types.js';
 import { PodManager } from './pod-manager.js';
+import { ProberManager } from './prober/prober-manager.js';
 import { KubeletPodSyncer } from './pod-sync.js';
 import { PodWorkers } from './pod-workers.js';
 import { ReasonCache } from './status/reason-cache.js';
@@ -34,6 +35,7 @@ export interface KubeletDeps {
 type LoopMessage =
   | { kind: 'config'; update: PodUpdate }
   | { kind: 'pleg'; event: PodLifecycleEvent }
+  | { kind: 'probe'; uid: string }
   | { kind: 'sync' }
   | { kind: 'housekeeping' };
 
@@ -57,6 +59,7 @@ export class Kubelet {
   readonly pleg: GenericPLEG;
   readonly podConfig: PodConfig;
   readonly handler: SyncHandler;
+  readonly prober: ProberManager;
   readonly hostIP = hostIp();
   readonly metrics: KubeletMetrics;
   readonly traces: TraceRecorder;
@@ -99,6 +102,16 @@ export class Kubelet {
       imageBackOff: new Backoff(clock, KubeletConstants.imageBackOffInitial, KubeletConstants.imageBackOffMax),
       hostIP: this.hostIP,
     });
+    this.prober = new ProberManager({
+      runtime,
+      clock,
+      random,
+      events: this.events,
+      current: (uid, name) => this.podCache.get(uid).status.containers.find((c) => c.name === name),
+      podIP: (uid) => (this.podManager.getPodByUid(uid)?.spec.hostNetwork ? this.hostIP : (this.podCache.get(uid).status.ips[0] ?? this.hostIP)),
+      // Probe results reach the sync loop as messages, as the kubelet's results channels do.
+      onChange: (uid) => this.inbox.push({ kind: 'probe', uid }),
+    });
     const syncer = new KubeletPodSyncer({
       runtime: this.runtimeManager,
       statusManager: this.statusManager,
@@ -110,6 +123,7 @@ export class Kubelet {
       rootDir: config.rootDir,
       runtimeName: () => this.runtimeName,
       runtimeError: () => this.runtimeProblem,
+      prober: this.prober,
     });
     this.pleg = new GenericPLEG({
       runtime: this.runtimeManager,
@@ -191,6 +205,7 @@ export class Kubelet {
     this.evented?.stop();
     this.pleg.stop();
     this.inbox.close();
+    this.prober.stopAll();
     await this.loop;
     await this.podWorkers.stop();
     await this.pleg.idle();
@@ -216,6 +231,11 @@ export class Kubelet {
       case 'pleg':
         this.handler.handlePlegEvent(message.event);
         return;
+      case 'probe': {
+        const pod = this.podManager.getPodByUid(message.uid);
+        if (pod) this.handler.handlePodSyncs([pod]);
+        return;
+      }
       case 'sync': {
         const due = this.workQueue.getWork().map((uid) => this.podManager.getPodByUid(uid)).filter((p): p is Pod => p !== undefined);
         if (due.length > 0) this.handler.handlePodSyncs(due);

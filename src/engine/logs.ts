@@ -1,4 +1,5 @@
 import { open, stat } from 'node:fs/promises';
+import { StringDecoder } from 'node:string_decoder';
 import type { Clock } from '../util/clock.js';
 
 export interface LogOptions {
@@ -27,12 +28,14 @@ const FOLLOW_POLL_MS = 200;
 export async function* readContainerLog(path: string, options: LogOptions = {}): AsyncGenerator<string> {
   const parser = new CriLineParser(options.timestamps ?? false);
   let offset = 0;
-  const size = (await stat(path)).size;
+  const first = await stat(path);
+  let inode = first.ino;
+  const size = first.size;
   if (options.tailLines !== undefined) {
     const start = Math.max(0, size - TAIL_WINDOW);
     const lines = parser.feed(await readRange(path, start, size));
     offset = size;
-    for (const line of lines.slice(-Math.max(0, options.tailLines))) yield line;
+    for (const line of lines.slice(Math.max(0, lines.length - Math.max(0, options.tailLines)))) yield line;
   } else {
     for (const line of parser.feed(await readRange(path, 0, size))) yield line;
     offset = size;
@@ -46,7 +49,13 @@ export async function* readContainerLog(path: string, options: LogOptions = {}):
     const running = options.stillRunning ? await options.stillRunning() : true;
     let now: number;
     try {
-      now = (await stat(path)).size;
+      const info = await stat(path);
+      // Rotated: a new file at the path (another inode), or the same one started over.
+      if (info.ino !== inode) {
+        inode = info.ino;
+        offset = 0;
+      }
+      now = info.size;
     } catch {
       yield* parser.flush();
       return; // the log is gone with its container
@@ -89,12 +98,14 @@ async function readRange(path: string, start: number, end: number): Promise<Buff
 export class CriLineParser {
   private rest = '';
   private partial = '';
+  /** The time of a line's first piece: a joined line carries it, as the kubelet prints it. */
   private partialTime = '';
+  private readonly decoder = new StringDecoder('utf8');
 
   constructor(private readonly timestamps: boolean) {}
 
   feed(chunk: Buffer): string[] {
-    const text = this.rest + chunk.toString('utf8');
+    const text = this.rest + this.decoder.write(chunk);
     const lines = text.split('\n');
     this.rest = lines.pop() ?? '';
     const out: string[] = [];
@@ -103,14 +114,13 @@ export class CriLineParser {
       const second = line.indexOf(' ', first + 1);
       const third = line.indexOf(' ', second + 1);
       if (first < 0 || second < 0 || third < 0) continue; // not a CRI line
-      const time = line.slice(0, first);
       const tag = line.slice(second + 1, third);
+      if (this.partial === '') this.partialTime = line.slice(0, first);
       this.partial += line.slice(third + 1);
       if (tag === 'P') continue;
-      out.push(this.timestamps ? `${time} ${this.partial}` : this.partial);
+      out.push(this.timestamps ? `${this.partialTime} ${this.partial}` : this.partial);
       this.partial = '';
     }
-    if (this.partial !== '') this.partialTime = lines.at(-1)?.slice(0, lines.at(-1)!.indexOf(' ')) ?? '';
     return out;
   }
 

@@ -12,6 +12,7 @@ import type { PodSyncer, SyncPodResult, UpdateType } from './pod-workers.js';
 import { generateAPIPodStatus } from './status/generate.js';
 import type { ReasonCache } from './status/reason-cache.js';
 import type { StatusManager } from './status/status-manager.js';
+import type { ProberManager } from './prober/prober-manager.js';
 
 export interface PodSyncDeps {
   runtime: RuntimeManager;
@@ -24,6 +25,7 @@ export interface PodSyncDeps {
   /** The kubelet's root dir (per-pod files live under kubelet/pods/<uid>). */
   rootDir: string;
   runtimeName: () => string;
+  prober: ProberManager;
   /** Why the runtime cannot take work now, if it cannot. */
   runtimeError: () => string | undefined;
 }
@@ -49,6 +51,8 @@ export class KubeletPodSyncer implements PodSyncer {
       reasons: this.d.reasons,
       oldStatus: this.d.statusManager.getPodStatus(pod.metadata.uid!),
       podIsTerminal,
+      ready: (name, id) => this.d.prober.isReady(pod, name, id),
+      started: (name, id) => this.d.prober.isStarted(pod, name, id),
     });
   }
 
@@ -64,7 +68,8 @@ export class KubeletPodSyncer implements PodSyncer {
       this.volumesReady.add(uid);
       this.d.events.emit({ type: 'VolumesReady', pod: podRef(pod), uid });
     }
-    const result = await this.d.runtime.syncPod(pod, runtime);
+    this.d.prober.addPod(pod);
+    const result = await this.d.runtime.syncPod(pod, runtime, { probeFailed: (id, name) => this.d.prober.probeFailed(name, id) });
     this.d.reasons.update(uid, result);
     for (const r of result.results) {
       if (r.action === 'StartContainer' && r.error) this.d.events.emit({ type: 'ContainerWaiting', pod: podRef(pod), uid, container: r.target, reason: r.error.reason, message: r.error.message });
@@ -79,6 +84,7 @@ export class KubeletPodSyncer implements PodSyncer {
   }
 
   async syncTerminatingPod(pod: Pod, runtime: RuntimePodStatus, gracePeriodSeconds: number): Promise<void> {
+    this.d.prober.stopLivenessAndStartup(pod.metadata.uid!);
     this.d.statusManager.setPodStatus(pod, this.status(pod, runtime, false));
     const result = await this.d.runtime.killPod(pod, runtime, gracePeriodSeconds);
     const error = result.error();
@@ -99,6 +105,7 @@ export class KubeletPodSyncer implements PodSyncer {
     const uid = pod.metadata.uid!;
     this.d.statusManager.setPodStatus(pod, this.status(pod, runtime, true));
     this.volumesReady.delete(uid);
+    this.d.prober.removePod(uid);
     // A pod no source wants any more leaves nothing behind in the runtime.
     if (!this.d.podManager.getPodByUid(uid)) {
       await this.d.runtime.removePod(runtime);

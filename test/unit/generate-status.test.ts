@@ -324,7 +324,7 @@ const conditionRows: ConditionRow[] = [
     name: 'two containers unready, named in spec order',
     pod: pod({ containers: [c('a'), c('b'), c('c')] }),
     runtime: runtime([sandbox()], [running('b'), running('a')]),
-    ctx: { ready: (id) => id === 'b-1' },
+    ctx: { ready: (_name, id) => id === 'b-1' },
     want: [cond('PodReadyToStartContainers', 'True'), cond('Initialized', 'True'), ...notReady('a c'), scheduled],
   },
   {
@@ -368,7 +368,7 @@ const conditionRows: ConditionRow[] = [
     name: 'sidecar started but not ready: initialized, and the pod is not ready',
     pod: pod({ initContainers: [sidecar('proxy')], containers: [c('app')] }),
     runtime: runtime([sandbox()], [running('proxy'), running('app')]),
-    ctx: { ready: (id) => id !== 'proxy-1' },
+    ctx: { ready: (_name, id) => id !== 'proxy-1' },
     want: [cond('PodReadyToStartContainers', 'True'), cond('Initialized', 'True'), ...notReady('proxy'), scheduled],
   },
   {

@@ -20,40 +20,51 @@ export interface PodRow {
 export function podRow(pod: Pod): PodRow {
   const status = pod.status ?? {};
   const inits = pod.spec.initContainers ?? [];
+  const restartable = new Set(inits.filter(isRestartableInit).map((c) => c.name));
   let reason: string = status.reason || status.phase || 'Pending';
   let restarts = 0;
+  let sidecarRestarts = 0;
   let lastRestart: number | undefined;
+  let lastSidecarRestart: number | undefined;
   let readyCount = 0;
-  const total = pod.spec.containers.length + inits.filter(isRestartableInit).length;
-  const noteRestart = (terminatedAt?: string) => {
-    const t = terminatedAt ? Date.parse(terminatedAt) : NaN;
-    if (!Number.isNaN(t) && (lastRestart === undefined || t > lastRestart)) lastRestart = t;
+  const total = pod.spec.containers.length + restartable.size;
+  const later = (a: number | undefined, at?: string) => {
+    const t = at ? Date.parse(at) : NaN;
+    return !Number.isNaN(t) && (a === undefined || t > a) ? t : a;
   };
 
   let initializing = false;
-  (status.initContainerStatuses ?? []).forEach((c, i) => {
-    if (initializing) return;
+  const initStatuses = status.initContainerStatuses ?? [];
+  for (let i = 0; i < initStatuses.length; i++) {
+    const c = initStatuses[i];
     restarts += c.restartCount;
-    if (c.restartCount > 0) noteRestart(c.lastState?.terminated?.finishedAt);
-    const spec = inits.find((s) => s.name === c.name);
-    if (spec && isRestartableInit(spec) && c.started) {
-      if (c.ready) readyCount++;
-      return;
+    lastRestart = later(lastRestart, c.lastState?.terminated?.finishedAt);
+    if (restartable.has(c.name)) {
+      sidecarRestarts += c.restartCount;
+      lastSidecarRestart = later(lastSidecarRestart, c.lastState?.terminated?.finishedAt);
     }
     const t = c.state?.terminated;
-    if (t && t.exitCode === 0) return;
+    if (t && t.exitCode === 0) continue;
+    if (restartable.has(c.name) && c.started) {
+      if (c.ready) readyCount++;
+      continue;
+    }
     if (t) reason = t.reason ? `Init:${t.reason}` : t.signal ? `Init:Signal:${t.signal}` : `Init:ExitCode:${t.exitCode}`;
     else if (c.state?.waiting?.reason && c.state.waiting.reason !== 'PodInitializing') reason = `Init:${c.state.waiting.reason}`;
     else reason = `Init:${i}/${inits.length}`;
     initializing = true;
-  });
+    break;
+  }
 
-  if (!initializing) {
-    restarts = (status.initContainerStatuses ?? []).reduce((n, c) => n + c.restartCount, 0);
+  const initialized = status.conditions?.some((c) => c.type === 'Initialized' && c.status === 'True') ?? false;
+  if (!initializing || initialized) {
+    // Once initialized, finished init containers' restarts no longer count.
+    restarts = sidecarRestarts;
+    lastRestart = lastSidecarRestart;
     let hasRunning = false;
     for (const c of [...(status.containerStatuses ?? [])].reverse()) {
       restarts += c.restartCount;
-      if (c.restartCount > 0) noteRestart(c.lastState?.terminated?.finishedAt);
+      lastRestart = later(lastRestart, c.lastState?.terminated?.finishedAt);
       const t = c.state?.terminated;
       if (c.state?.waiting?.reason) reason = c.state.waiting.reason;
       else if (t?.reason) reason = t.reason;
@@ -67,7 +78,10 @@ export function podRow(pod: Pod): PodRow {
       reason = status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ? 'Running' : 'NotReady';
     }
   }
-  if (pod.metadata.deletionTimestamp) reason = 'Terminating';
+  if (pod.metadata.deletionTimestamp) {
+    if (status.reason === 'NodeLost') reason = 'Unknown';
+    else if (status.phase !== 'Succeeded' && status.phase !== 'Failed') reason = 'Terminating';
+  }
 
   return {
     name: pod.metadata.name ?? '',
@@ -82,16 +96,22 @@ export function podRow(pod: Pod): PodRow {
   };
 }
 
-/** A duration as kubectl prints ages: 45s, 3m12s, 5h, 2d3h. */
+/** A duration as kubectl prints ages: 45s, 3m12s, 5h, 2d3h, 2y70d; `<invalid>` for the clearly negative. */
 export function humanDuration(ms: number): string {
-  const s = Math.max(0, Math.floor(ms / 1000));
-  if (s < 120) return `${s}s`;
-  const m = Math.floor(s / 60);
-  if (m < 10) return `${m}m${s % 60 ? `${s % 60}s` : ''}`;
-  if (m < 180) return `${m}m`;
-  const h = Math.floor(m / 60);
-  if (h < 8) return `${h}h${m % 60 ? `${m % 60}m` : ''}`;
-  if (h < 48) return `${h}h`;
-  const d = Math.floor(h / 24);
-  return d < 8 ? `${d}d${h % 24 ? `${h % 24}h` : ''}` : `${d}d`;
+  const seconds = Math.trunc(ms / 1000);
+  if (seconds < -1) return '<invalid>';
+  if (seconds < 0) return '0s';
+  if (seconds < 120) return `${seconds}s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 10) return seconds % 60 ? `${minutes}m${seconds % 60}s` : `${minutes}m`;
+  if (minutes < 180) return `${minutes}m`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 8) return minutes % 60 ? `${hours}h${minutes % 60}m` : `${hours}h`;
+  if (hours < 48) return `${hours}h`;
+  const days = Math.floor(hours / 24);
+  if (hours < 24 * 8) return hours % 24 ? `${days}d${hours % 24}h` : `${days}d`;
+  if (hours < 24 * 365 * 2) return `${days}d`;
+  const years = Math.floor(days / 365);
+  if (hours < 24 * 365 * 8) return days % 365 ? `${years}y${days % 365}d` : `${years}y`;
+  return `${years}y`;
 }

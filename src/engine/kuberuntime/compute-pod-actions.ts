@@ -26,8 +26,8 @@ export interface PodActions {
 }
 
 export interface ComputeContext {
-  /** Whether the liveness or startup probe says the container must restart. */
-  probeFailed?: (containerId: string) => string | undefined;
+  /** Why the liveness or startup probe says the container must restart, if it does. */
+  probeFailed?: (containerId: string, name: string) => string | undefined;
 }
 
 /**
@@ -88,7 +88,7 @@ export function computePodActions(pod: Pod, status: RuntimePodStatus, ctx: Compu
     let restart = restartPolicyOf(pod) !== 'Never';
     let message: string;
     let reason = '';
-    const probe = ctx.probeFailed?.(current.id);
+    const probe = ctx.probeFailed?.(current.id, container.name);
     if (specChanged(current, container)) {
       message = `Container ${container.name} definition changed`;
       restart = true;
@@ -160,7 +160,7 @@ function computeInitContainerActions(pod: Pod, status: RuntimePodStatus, changes
     const current = findContainer(status, container.name);
     if (isRestartableInit(container)) {
       if (current?.state === 'running') {
-        const message = specChanged(current, container) ? `Init container ${container.name} definition changed` : ctx.probeFailed?.(current.id);
+        const message = specChanged(current, container) ? `Init container ${container.name} definition changed` : ctx.probeFailed?.(current.id, container.name);
         if (message) {
           changes.containersToKill.set(current.id, { name: container.name, container, reason: specChanged(current, container) ? '' : 'Unhealthy', message: `${message}, will be restarted` });
           changes.initContainersToStart.push(i);

@@ -133,7 +133,9 @@ export class RuntimeManager {
     } else {
       for (const [id, kill] of actions.containersToKill) {
         try {
-          await this.containers.killContainer(pod, id, kill.name, kill.container, kill.reason, kill.message);
+          // A probe that fails may shorten the grace period (its terminationGracePeriodSeconds).
+          const probeGrace = kill.reason === 'Unhealthy' ? (kill.container?.livenessProbe?.terminationGracePeriodSeconds ?? kill.container?.startupProbe?.terminationGracePeriodSeconds) : undefined;
+          await this.containers.killContainer(pod, id, kill.name, kill.container, kill.reason, kill.message, probeGrace);
           result.add({ action: 'KillContainer', target: kill.name });
         } catch (err) {
           result.add({ action: 'KillContainer', target: kill.name, error: asSyncError(err, SyncErrors.killContainer) });

@@ -17,8 +17,8 @@ export interface StatusContext {
   oldStatus?: PodStatus;
   podIsTerminal: boolean;
   /** Readiness and startup probe verdicts for running containers; undefined means no probe. */
-  ready?: (containerId: string) => boolean | undefined;
-  started?: (containerId: string) => boolean | undefined;
+  ready?: (name: string, containerId: string) => boolean | undefined;
+  started?: (name: string, containerId: string) => boolean | undefined;
 }
 
 /**
@@ -68,8 +68,8 @@ function containerStatus(pod: Pod, c: Container, runtime: RuntimePodStatus, ctx:
     status.state = stateOf(newest, ctx.runtimeName);
     if (previous?.state === 'exited') status.lastState = stateOf(previous, ctx.runtimeName);
     if (newest.state === 'running') {
-      status.started = ctx.started?.(newest.id) ?? true;
-      status.ready = status.started && (ctx.ready?.(newest.id) ?? true);
+      status.started = ctx.started?.(c.name, newest.id) ?? true;
+      status.ready = status.started && (ctx.ready?.(c.name, newest.id) ?? true);
     }
     // An init container that ran to completion counts as ready.
     if (isInit && !isRestartableInit(c) && newest.state === 'exited' && newest.exitCode === 0) status.ready = true;

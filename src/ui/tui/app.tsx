@@ -54,7 +54,7 @@ export function NodeTui({ subscribe, onQuit, traceOf, logsOf, refreshMs = 250, n
       onQuit();
       exit();
     } else if (key.upArrow) setSelected((s) => Math.max(0, s - 1));
-    else if (key.downArrow) setSelected((s) => Math.min(pods.length - 1, s + 1));
+    else if (key.downArrow) setSelected((s) => Math.max(0, Math.min(pods.length - 1, s + 1)));
     else if (key.return) setPane((p) => (p === 'detail' ? 'events' : 'detail'));
     else if (input === 't') setPane((p) => (p === 'trace' ? 'events' : 'trace'));
     else if (input === 'l' && current && logsOf) {
@@ -99,7 +99,8 @@ function Header({ view, pods }: { view: NodeView; pods: PodView[] }) {
   );
 }
 
-const COLUMNS: [string, number][] = [['NAME', 28], ['PHASE', 10], ['READY', 6], ['STATUS', 18], ['RESTARTS', 9], ['WORKER', 12], ['LAST SYNC', 10], ['BACKOFF', 8]];
+/** Column widths that fit the table (with its two-column selection mark) in 100 columns. */
+const COLUMNS: [string, number][] = [['NAME', 25], ['PHASE', 10], ['READY', 6], ['STATUS', 18], ['RESTARTS', 9], ['WORKER', 12], ['LAST SYNC', 10], ['BACKOFF', 8]];
 
 function cells(values: string[]): string {
   return values.map((v, i) => v.slice(0, COLUMNS[i][1] - 1).padEnd(COLUMNS[i][1])).join('');

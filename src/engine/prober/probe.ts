@@ -1,0 +1,116 @@
+import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
+import { connect } from 'node:net';
+import { CriError, GrpcCode } from '../../cri/errors.js';
+import type { RuntimeService } from '../../cri/runtime-service.js';
+import { protoRoot } from '../../cri/proto.js';
+import type { Container, HTTPGetAction, Probe } from '../api/v1.js';
+import { resolvePort } from '../kuberuntime/hooks.js';
+
+export type ProbeResult = 'success' | 'failure' | 'unknown';
+
+export interface ProbeOutcome {
+  result: ProbeResult;
+  /** What the probe said, for the Unhealthy event (capped as the kubelet caps it). */
+  output: string;
+}
+
+export interface ProbeTarget {
+  container: Container;
+  containerId: string;
+  podIP: string;
+}
+
+/** The kubelet keeps at most this much of a probe's output. */
+const MAX_OUTPUT = 10 * 1024;
+
+/**
+ * Runs one probe once, with its handler and timeout (the kubelet's prober):
+ * exec through CRI ExecSync (argv as given, never through a shell), an HTTP
+ * GET that succeeds on 2xx/3xx, a TCP connect, or the gRPC health check.
+ */
+export async function runProbe(probe: Probe, target: ProbeTarget, runtime: RuntimeService): Promise<ProbeOutcome> {
+  const timeoutSeconds = probe.timeoutSeconds ?? 1;
+  if (probe.exec) return execProbe(probe.exec.command ?? [], target, timeoutSeconds, runtime);
+  if (probe.httpGet) return httpProbe(probe.httpGet, target, timeoutSeconds);
+  if (probe.tcpSocket) {
+    const port = resolvePort(probe.tcpSocket.port, target.container);
+    if (port === undefined) return { result: 'unknown', output: `unknown port ${probe.tcpSocket.port}` };
+    return tcpProbe(probe.tcpSocket.host || target.podIP, port, timeoutSeconds);
+  }
+  if (probe.grpc) return grpcProbe(target.podIP, probe.grpc.port, probe.grpc.service ?? '', timeoutSeconds);
+  return { result: 'unknown', output: 'the probe has no handler' };
+}
+
+async function execProbe(command: string[], target: ProbeTarget, timeoutSeconds: number, runtime: RuntimeService): Promise<ProbeOutcome> {
+  try {
+    const res = await runtime.execSync(target.containerId, command, timeoutSeconds);
+    const output = cap(Buffer.concat([res.stdout, res.stderr]).toString('utf8'));
+    return res.exitCode === 0 ? { result: 'success', output } : { result: 'failure', output: output || `command ${JSON.stringify(command)} exited with ${res.exitCode}` };
+  } catch (err) {
+    if (err instanceof CriError && err.code === GrpcCode.DEADLINE_EXCEEDED) return { result: 'failure', output: `command ${JSON.stringify(command)} timed out` };
+    return { result: 'unknown', output: (err as Error).message };
+  }
+}
+
+async function httpProbe(action: HTTPGetAction, target: ProbeTarget, timeoutSeconds: number): Promise<ProbeOutcome> {
+  const port = resolvePort(action.port, target.container);
+  if (port === undefined) return { result: 'unknown', output: `unknown port ${action.port}` };
+  const host = action.host || target.podIP;
+  const path = action.path?.startsWith('/') ? action.path : `/${action.path ?? ''}`;
+  const url = `${(action.scheme ?? 'HTTP').toLowerCase()}://${host.includes(':') ? `[${host}]` : host}:${port}${path}`;
+  const headers = new Headers({ 'User-Agent': 'kube-probe/knode', Accept: '*/*' });
+  for (const h of action.httpHeaders ?? []) headers.set(h.name, h.value);
+  try {
+    const res = await fetch(url, { headers, signal: AbortSignal.timeout(timeoutSeconds * 1000) });
+    const body = cap(await res.text());
+    if (res.status >= 200 && res.status < 400) return { result: 'success', output: body };
+    return { result: 'failure', output: `HTTP probe failed with statuscode: ${res.status}` };
+  } catch (err) {
+    const e = err as Error & { cause?: Error };
+    const why = e.name === 'TimeoutError' ? `context deadline exceeded (Client.Timeout exceeded while awaiting headers)` : (e.cause?.message ?? e.message);
+    return { result: 'failure', output: `Get "${url}": ${why}` };
+  }
+}
+
+function tcpProbe(host: string, port: number, timeoutSeconds: number): Promise<ProbeOutcome> {
+  return new Promise((resolve) => {
+    const socket = connect({ host, port, timeout: timeoutSeconds * 1000 });
+    const done = (outcome: ProbeOutcome) => {
+      socket.destroy();
+      resolve(outcome);
+    };
+    socket.once('connect', () => done({ result: 'success', output: '' }));
+    socket.once('timeout', () => done({ result: 'failure', output: `dial tcp ${host}:${port}: i/o timeout` }));
+    socket.once('error', (err) => done({ result: 'failure', output: `dial tcp ${host}:${port}: ${err.message}` }));
+  });
+}
+
+type HealthClient = grpc.Client & { Check(req: object, options: grpc.CallOptions, cb: (err: grpc.ServiceError | null, res?: { status: string }) => void): void };
+let healthService: grpc.ServiceClientConstructor | undefined;
+
+function healthClient(address: string): HealthClient {
+  if (!healthService) {
+    const def = protoLoader.loadSync('grpc/health/v1/health.proto', { enums: String, defaults: true, includeDirs: [protoRoot] });
+    const pkg = grpc.loadPackageDefinition(def) as unknown as { grpc: { health: { v1: { Health: grpc.ServiceClientConstructor } } } };
+    healthService = pkg.grpc.health.v1.Health;
+  }
+  return new healthService(address, grpc.credentials.createInsecure()) as unknown as HealthClient;
+}
+
+function grpcProbe(host: string, port: number, service: string, timeoutSeconds: number): Promise<ProbeOutcome> {
+  const address = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const client = healthClient(address);
+  return new Promise((resolve) => {
+    client.Check({ service }, { deadline: Date.now() + timeoutSeconds * 1000 }, (err, res) => {
+      client.close();
+      if (err) resolve({ result: 'failure', output: `failed to connect service "${address}" within ${timeoutSeconds}s: ${err.details || err.message}` });
+      else if (res?.status === 'SERVING') resolve({ result: 'success', output: '' });
+      else resolve({ result: 'failure', output: `service unhealthy (responded with "${res?.status ?? 'UNKNOWN'}")` });
+    });
+  });
+}
+
+function cap(text: string): string {
+  return text.length > MAX_OUTPUT ? text.slice(0, MAX_OUTPUT) : text.trim();
+}

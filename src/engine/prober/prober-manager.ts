@@ -1,0 +1,84 @@
+import { isRestartableInit } from '../api/pod-util.js';
+import type { Container, Pod, Probe } from '../api/v1.js';
+import { ProbeWorker, ResultsCache, type ProbeKind, type WorkerDeps } from './worker.js';
+
+export type ProberDeps = Omit<WorkerDeps, 'results'>;
+
+const KINDS: [ProbeKind, (c: Container) => Probe | undefined][] = [
+  ['liveness', (c) => c.livenessProbe],
+  ['readiness', (c) => c.readinessProbe],
+  ['startup', (c) => c.startupProbe],
+];
+
+/**
+ * The kubelet's prober manager: one worker per container and probe kind,
+ * added when the pod is synced and stopped with it, and the results the sync
+ * (a failed liveness or startup probe restarts the container) and the
+ * status (readiness makes containers Ready; startup makes them Started) read.
+ */
+export class ProberManager {
+  readonly results: Record<ProbeKind, ResultsCache> = { liveness: new ResultsCache(), readiness: new ResultsCache(), startup: new ResultsCache() };
+  private readonly workers = new Map<string, ProbeWorker>();
+
+  constructor(private readonly d: ProberDeps) {}
+
+  /** Starts the workers a pod's probes need (again after a spec change); idempotent. */
+  addPod(pod: Pod): void {
+    const uid = pod.metadata.uid!;
+    const containers = [...(pod.spec.initContainers ?? []).filter(isRestartableInit), ...pod.spec.containers];
+    for (const container of containers) {
+      for (const [kind, probeOf] of KINDS) {
+        const probe = probeOf(container);
+        const key = `${uid}/${container.name}/${kind}`;
+        if (!probe || this.workers.has(key)) continue;
+        const worker = new ProbeWorker(kind, pod, container, probe, { ...this.d, results: this.results });
+        this.workers.set(key, worker);
+        worker.start();
+      }
+    }
+  }
+
+  /** Stops liveness and startup probing of a terminating pod (readiness goes on, as in the kubelet). */
+  stopLivenessAndStartup(uid: string): void {
+    this.stop((key) => key.startsWith(`${uid}/`) && !key.endsWith('/readiness'));
+  }
+
+  removePod(uid: string): void {
+    this.stop((key) => key.startsWith(`${uid}/`));
+  }
+
+  /** Why the sync must restart a running container, if a liveness or startup probe says so. */
+  probeFailed(container: string, containerId: string): string | undefined {
+    if (this.results.liveness.get(containerId) === 'failure') return `Container ${container} failed liveness probe`;
+    if (this.results.startup.get(containerId) === 'failure') return `Container ${container} failed startup probe`;
+    return undefined;
+  }
+
+  /** Ready by its readiness probe; undefined when the container has none. */
+  isReady(pod: Pod, container: string, containerId: string): boolean | undefined {
+    if (!specOf(pod, container)?.readinessProbe) return undefined;
+    return this.results.readiness.get(containerId) === 'success';
+  }
+
+  /** Started by its startup probe; undefined when the container has none. */
+  isStarted(pod: Pod, container: string, containerId: string): boolean | undefined {
+    if (!specOf(pod, container)?.startupProbe) return undefined;
+    return this.results.startup.get(containerId) === 'success';
+  }
+
+  stopAll(): void {
+    this.stop(() => true);
+  }
+
+  private stop(match: (key: string) => boolean): void {
+    for (const [key, worker] of this.workers) {
+      if (!match(key)) continue;
+      worker.stop();
+      this.workers.delete(key);
+    }
+  }
+}
+
+function specOf(pod: Pod, name: string): Container | undefined {
+  return [...(pod.spec.initContainers ?? []), ...pod.spec.containers].find((c) => c.name === name);
+}

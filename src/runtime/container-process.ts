@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { statSync } from 'node:fs';
+import { accessSync, constants, statSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
 import { CriLogWriter } from './log-writer.js';
 import { exitCodeOf, readProcStat, signalGroup } from './proc.js';
 
@@ -10,7 +11,15 @@ export interface ProcessSpec {
   /** Keep stdin open (a pipe nobody writes) instead of /dev/null. */
   stdin: boolean;
   logPath: string;
+  /**
+   * Called with the pid before the container's program runs (it waits in a
+   * shell for the go-ahead), so limits apply to every process it will start.
+   */
+  beforeExec?: (pid: number) => void;
 }
+
+/** Holds the container in a shell until the runtime writes a line to fd 3, then becomes the program. */
+const HOLD_SCRIPT = 'read -r _ <&3 && exec 3<&- && exec "$@"';
 
 export interface ProcessExit {
   exitCode: number;
@@ -65,17 +74,28 @@ export class ContainerProcess {
     } catch (err) {
       return Promise.reject(new Error(`failed to open container log ${spec.logPath}: ${(err as Error).message}`));
     }
-    const child = spawn(spec.argv[0], spec.argv.slice(1), {
+    const held = spec.beforeExec !== undefined;
+    if (held && !findExecutable(spec.argv[0], spec.env.PATH ?? '', spec.cwd)) {
+      log.end();
+      return Promise.reject(new Error(execErrorMessage(spec.argv[0], Object.assign(new Error('not found'), { code: 'ENOENT' }))));
+    }
+    const [file, args] = held ? ['/bin/sh', ['-c', HOLD_SCRIPT, 'knode-hold', ...spec.argv]] : [spec.argv[0], spec.argv.slice(1)];
+    const child = spawn(file, args, {
       cwd: spec.cwd,
       env: spec.env,
       detached: true,
-      stdio: [spec.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+      stdio: [spec.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe', ...(held ? (['pipe'] as const) : [])],
     });
     if (child.pid === undefined) {
       log.end();
       return new Promise((_, reject) => {
         child.once('error', (err: NodeJS.ErrnoException) => reject(new Error(execErrorMessage(spec.argv[0], err))));
       });
+    }
+    if (held) {
+      spec.beforeExec!(child.pid);
+      const gate = child.stdio[3] as NodeJS.WritableStream;
+      gate.end('go\n');
     }
     const startTime = readProcStat(child.pid)?.startTime ?? '';
     return Promise.resolve(new ContainerProcess(child, child.pid, startTime, log));
@@ -89,6 +109,20 @@ export class ContainerProcess {
   reopenLog(): void {
     this.log.reopen();
   }
+}
+
+/** Where a command would be found: a path as given, or a name looked up in PATH, executable. */
+function findExecutable(command: string, path: string, cwd: string): string | undefined {
+  const candidates = command.includes('/') ? [isAbsolute(command) ? command : join(cwd, command)] : path.split(':').filter(Boolean).map((dir) => join(dir, command));
+  for (const candidate of candidates) {
+    try {
+      accessSync(candidate, constants.X_OK);
+      if (statSync(candidate).isFile()) return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
 }
 
 function checkDirectory(path: string): string | undefined {

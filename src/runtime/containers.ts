@@ -6,6 +6,7 @@ import type { ContainerFilter__Output } from '../cri/gen/runtime/v1/ContainerFil
 import { ContainerProcess, type ProcessExit } from './container-process.js';
 import { matchesLabels, toContainerStatus, toPodSandboxStatus } from './convert.js';
 import { alreadyExists, invalid, precondition, RuntimeError, unknown } from './errors.js';
+import type { Cgroups } from './cgroups.js';
 import type { ContainerEventHub } from './events.js';
 import { execSync, type ExecResult } from './exec.js';
 import { lookup, lookupOptional, newId, nowNs } from './ids.js';
@@ -32,6 +33,7 @@ export class ContainerService {
     private readonly state: RuntimeState,
     private readonly images: ImageStore,
     private readonly events: ContainerEventHub,
+    private readonly cgroups: Cgroups,
   ) {}
 
   /**
@@ -94,6 +96,12 @@ export class ContainerService {
       logPath: resolveLogPath(sandbox.logDirectory, config.logPath),
       stdin: config.stdin,
       stopSignal: config.stopSignal,
+      resources: {
+        memoryLimitInBytes: config.linux?.resources?.memoryLimitInBytes ?? 0,
+        cpuQuota: config.linux?.resources?.cpuQuota ?? 0,
+        cpuPeriod: config.linux?.resources?.cpuPeriod ?? 0,
+        cpuShares: config.linux?.resources?.cpuShares ?? 0,
+      },
       state: 'CONTAINER_CREATED',
       createdAt: nowNs(),
       startedAt: 0,
@@ -120,6 +128,8 @@ export class ContainerService {
         cwd: c.workingDir || '/',
         stdin: c.stdin,
         logPath: c.logPath,
+        // With limits to enforce, the program runs only once it is inside its cgroup.
+        beforeExec: needsLimits(c) && this.cgroups.mode !== 'none' ? (pid) => this.cgroups.attach(c.id, pid, c.resources!) : undefined,
       });
     } catch (err) {
       const message = (err as Error).message;
@@ -137,13 +147,15 @@ export class ContainerService {
 
   private onExit(id: string, exit: ProcessExit): void {
     this.processes.delete(id);
+    const oomKilled = this.cgroups.oomKilled(id);
+    this.cgroups.release(id);
     const c = this.state.containers.get(id);
     if (!c) return;
     Object.assign(c, {
       state: 'CONTAINER_EXITED',
       finishedAt: exit.finishedAt.getTime() * 1e6,
       exitCode: exit.exitCode,
-      reason: exit.exitCode === 0 ? 'Completed' : 'Error',
+      reason: oomKilled ? 'OOMKilled' : exit.exitCode === 0 ? 'Completed' : 'Error',
       pid: undefined,
       pidStartTime: undefined,
     });
@@ -240,6 +252,10 @@ export class ContainerService {
       containersStatuses: statuses,
     });
   }
+}
+
+function needsLimits(c: ContainerRecord): boolean {
+  return !!c.resources && (c.resources.memoryLimitInBytes > 0 || c.resources.cpuQuota > 0);
 }
 
 /** The log file under the sandbox's log directory; a path that escapes it is refused. */

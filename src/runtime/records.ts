@@ -43,6 +43,8 @@ export interface ContainerRecord {
   logPath: string;
   stdin: boolean;
   stopSignal: string;
+  /** The Linux resources asked for; enforced through cgroups where the host allows. */
+  resources?: { memoryLimitInBytes: number; cpuQuota: number; cpuPeriod: number; cpuShares: number };
   state: ContainerState;
   createdAt: number;
   startedAt: number;

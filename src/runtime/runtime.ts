@@ -4,6 +4,7 @@ import type { ContainerStatsFilter__Output } from '../cri/gen/runtime/v1/Contain
 import type { FilesystemUsage } from '../cri/gen/runtime/v1/FilesystemUsage.js';
 import type { StatusResponse } from '../cri/gen/runtime/v1/StatusResponse.js';
 import type { VersionResponse } from '../cri/gen/runtime/v1/VersionResponse.js';
+import { Cgroups } from './cgroups.js';
 import { ContainerService } from './containers.js';
 import { matchesLabels } from './convert.js';
 import { ContainerEventHub } from './events.js';
@@ -21,6 +22,8 @@ export interface EmbeddedRuntimeOptions {
   /** The runtime's own directory (state, images); usually `<root-dir>/runtime`. */
   dir: string;
   warn?: (message: string) => void;
+  /** Where the cgroup file system is (for resource limits); /sys/fs/cgroup by default. */
+  cgroupRoot?: string;
 }
 
 /**
@@ -34,13 +37,15 @@ export class EmbeddedRuntime {
   readonly events = new ContainerEventHub();
   readonly containers: ContainerService;
   readonly sandboxes: SandboxService;
+  readonly cgroups: Cgroups;
   private readonly cpu = new CpuRate();
 
   constructor(readonly options: EmbeddedRuntimeOptions) {
     const warn = options.warn ?? (() => {});
     this.state = new RuntimeState(join(options.dir, 'state'), (file, err) => warn(`skipping unreadable record ${file}: ${String(err)}`));
     this.images = new ImageStore(join(options.dir, 'images.json'));
-    this.containers = new ContainerService(this.state, this.images, this.events);
+    this.cgroups = new Cgroups(options.cgroupRoot);
+    this.containers = new ContainerService(this.state, this.images, this.events, this.cgroups);
     this.sandboxes = new SandboxService(this.state, this.containers);
     this.containers.recover();
   }
@@ -57,7 +62,7 @@ export class EmbeddedRuntime {
           { type: 'NetworkReady', status: true, reason: '', message: 'pods share the host network' },
         ],
       },
-      info: verbose ? { config: JSON.stringify({ dir: this.options.dir, isolation: 'none (host processes)' }) } : {},
+      info: verbose ? { config: JSON.stringify({ dir: this.options.dir, isolation: 'none (host processes)', resourceLimits: this.cgroups.describe() }) } : {},
     };
   }
 

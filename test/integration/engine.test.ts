@@ -243,4 +243,57 @@ describe('the engine on the embedded runtime (host-process specifics)', () => {
     await eventually(async () => (await node.client.listContainers({ id })).length === 0, 'the container to be killed and removed', 15_000);
     expect(Date.now() - started).toBeGreaterThanOrEqual(1_900);
   });
+
+  it('stops a sidecar only after the containers it serves', async () => {
+    const node = await nodes.start();
+    const dir = mkdtempSync(join(tmpdir(), 'knode-order-'));
+    const stopsInto = (name: string) => ['sh', '-c', `trap "date +%s%N > ${dir}/${name}; exit 0" TERM; while true; do sleep 0.05; done`];
+    node.writePod('ordered', {
+      terminationGracePeriodSeconds: 5,
+      initContainers: [{ name: 'proxy', image, restartPolicy: 'Always', command: stopsInto('proxy') }],
+      containers: [{ name: 'app', image, command: stopsInto('app') }],
+    });
+    await node.waitForPod('ordered', 'Running', (p) => p.status?.phase === 'Running' && !!containerOf(p, 'app')?.state?.running);
+    node.removePod('ordered');
+    await eventually(() => existsSync(join(dir, 'proxy')), 'the sidecar to be stopped');
+    expect(Number(readFileSync(join(dir, 'app'), 'utf8'))).toBeLessThan(Number(readFileSync(join(dir, 'proxy'), 'utf8')));
+    const kills = node.events.filter((e) => e.type === 'ContainerKilling').map((e) => e.container);
+    expect(kills).toEqual(['app', 'proxy']);
+  });
+
+  it('kills a container whose postStart hook fails, reports FailedPostStartHook and PostStartHookError, and restarts it', async () => {
+    const node = await nodes.start();
+    node.writePod('hooked', {
+      containers: [{ name: 'main', image, command: ['sleep', '300'], lifecycle: { postStart: { exec: { command: ['sh', '-c', 'echo not today >&2; exit 7'] } } } }],
+    });
+    await eventually(() => node.events.find((e) => e.type === 'ContainerFailed' && e.reason === 'FailedPostStartHook'), 'the hook to fail');
+    const failed = node.events.find((e) => e.type === 'ContainerFailed' && e.reason === 'FailedPostStartHook')!;
+    expect(failed.message).toMatch(/exited with 7: not today/);
+    await eventually(() => node.events.some((e) => e.type === 'ContainerWaiting' && e.reason === 'PostStartHookError'), 'PostStartHookError');
+    await node.waitForPod('hooked', 'restarted', (p) => (containerOf(p, 'main')?.restartCount ?? 0) >= 1);
+  });
+
+  it('hands resource limits to the runtime, which enforces memory where the host allows (OOMKilled) and says whether it does', async () => {
+    const node = await nodes.start();
+    node.writePod('limited', {
+      restartPolicy: 'Never',
+      containers: [{
+        name: 'main', image,
+        command: ['sh', '-c', 'head -c 200000000 /dev/zero | tail > /dev/null && echo survived'],
+        resources: { requests: { cpu: '250m', memory: '16Mi' }, limits: { cpu: '500m', memory: '32Mi' } },
+      }],
+    });
+    const pod = await node.waitForPod('limited', 'finished', (p) => p.status?.phase === 'Failed' || p.status?.phase === 'Succeeded', 30_000);
+    const id = containerOf(pod, 'main')!.containerID!.split('://')[1];
+    const record = JSON.parse((await node.client.containerStatus(id, true)).info.info);
+    expect(record.resources).toEqual({ memoryLimitInBytes: 32 * 1024 * 1024, cpuQuota: 50_000, cpuPeriod: 100_000, cpuShares: 256 });
+    const limits = JSON.parse((await node.client.status(true)).info.config).resourceLimits as string;
+    if (limits.startsWith('enforced')) {
+      expect(pod.status?.phase).toBe('Failed');
+      expect(containerOf(pod, 'main')!.state!.terminated).toMatchObject({ reason: 'OOMKilled', exitCode: 137 });
+    } else {
+      expect(limits).toMatch(/^not enforced: /);
+      expect(pod.status?.phase).toBe('Succeeded');
+    }
+  });
 });

@@ -42,11 +42,22 @@ export default class RuntimeStatus extends BaseCommand {
       for (const c of status.status?.conditions ?? []) {
         line(c.type, `${c.status}${c.reason ? ` (${c.reason})` : ''}${c.message ? ` ${c.message}` : ''}`);
       }
+      const config = parseJson(status.info.config);
+      if (config.isolation) line('Isolation', String(config.isolation));
+      if (config.resourceLimits) line('Limits', String(config.resourceLimits));
       line('Sandboxes', String(sandboxes.length));
       line('Containers', `${containers.length} (${running} running)`);
       line('Images', String(images.length));
     } finally {
       client.close();
     }
+  }
+}
+
+function parseJson(text: string | undefined): Record<string, unknown> {
+  try {
+    return text ? (JSON.parse(text) as Record<string, unknown>) : {};
+  } catch {
+    return {};
   }
 }

@@ -2,6 +2,7 @@ import type { ContainerConfig } from '../../cri/types.js';
 import type { Container, Pod } from '../api/v1.js';
 import { containerAnnotations, containerLabels } from './labels.js';
 import { expandCommand, makeEnvironmentVariables, type PodAddresses } from './env.js';
+import { linuxContainerResources } from './resources.js';
 
 const STOP_SIGNALS = new Set(['SIGTERM', 'SIGINT', 'SIGQUIT', 'SIGKILL', 'SIGHUP', 'SIGUSR1', 'SIGUSR2', 'SIGWINCH', 'SIGSTOP']);
 
@@ -12,6 +13,7 @@ const STOP_SIGNALS = new Set(['SIGTERM', 'SIGINT', 'SIGQUIT', 'SIGKILL', 'SIGHUP
  * kubelet's labels and annotations that let a restarted kubelet recognise it.
  */
 export function generateContainerConfig(pod: Pod, container: Container, restartCount: number, imageRef: string, nodeName: string, addresses: PodAddresses): ContainerConfig {
+  const memoryCapacity = addresses.allocatable?.memory ?? 0;
   const env = makeEnvironmentVariables(pod, container, addresses);
   const { command, args } = expandCommand(container, env);
   const stopSignal = container.lifecycle?.stopSignal;
@@ -29,6 +31,7 @@ export function generateContainerConfig(pod: Pod, container: Container, restartC
     stdin: container.stdin ?? false,
     stdinOnce: container.stdinOnce ?? false,
     tty: container.tty ?? false,
+    linux: { resources: linuxContainerResources(pod, container, memoryCapacity) },
     ...(stopSignal && STOP_SIGNALS.has(stopSignal) ? { stopSignal: `SIGNAL_${stopSignal}` as ContainerConfig['stopSignal'] } : {}),
   };
 }

@@ -3,7 +3,7 @@ import { KubeletAnnotations, KubeletLabels, type PodSandboxConfig } from '../../
 import { isCode, GrpcCode } from '../../cri/errors.js';
 import type { Backoff } from '../../util/backoff.js';
 import type { Clock } from '../../util/clock.js';
-import { podRef } from '../api/pod-util.js';
+import { isRestartableInit, podRef } from '../api/pod-util.js';
 import { nodeAllocatable } from '../admission.js';
 import type { Container, Pod } from '../api/v1.js';
 import type { ContainerInstance, RunningPod, RuntimePodStatus, SandboxInstance } from '../container/types.js';
@@ -191,20 +191,27 @@ export class RuntimeManager {
     return result;
   }
 
+  /**
+   * Kills a pod: its regular containers in parallel first, then its sidecars
+   * (restartable init containers) one by one in reverse order, as the kubelet
+   * does, so the sidecars serve the containers until those are gone; then its
+   * sandboxes.
+   */
   private async killPodWithResult(pod: Pod | undefined, running: RunningPod | RuntimePodStatus, gracePeriodOverride: number | undefined, result: PodSyncResult): Promise<void> {
     const live = running.containers.filter((c) => c.state === 'running' || c.state === 'created' || c.state === 'unknown');
-    await Promise.all(
-      live.map(async (c) => {
-        const spec = findSpec(pod, c.name);
-        try {
-          const annotations = 'annotations' in c ? (c as ContainerInstance).annotations : {};
-          await this.containers.killContainer(pod, c.id, c.name, spec, '', '', gracePeriodOverride, annotations);
-          result.add({ action: 'KillContainer', target: c.name });
-        } catch (err) {
-          result.add({ action: 'KillContainer', target: c.name, error: asSyncError(err, SyncErrors.killContainer) });
-        }
-      }),
-    );
+    const sidecars = (pod?.spec.initContainers ?? []).filter(isRestartableInit).map((c) => c.name);
+    const kill = async (c: (typeof live)[number]) => {
+      const spec = findSpec(pod, c.name);
+      try {
+        const annotations = 'annotations' in c ? (c as ContainerInstance).annotations : {};
+        await this.containers.killContainer(pod, c.id, c.name, spec, '', '', gracePeriodOverride, annotations);
+        result.add({ action: 'KillContainer', target: c.name });
+      } catch (err) {
+        result.add({ action: 'KillContainer', target: c.name, error: asSyncError(err, SyncErrors.killContainer) });
+      }
+    };
+    await Promise.all(live.filter((c) => !sidecars.includes(c.name)).map(kill));
+    for (const name of [...sidecars].reverse()) for (const c of live.filter((x) => x.name === name)) await kill(c);
     for (const s of running.sandboxes) {
       try {
         await this.rt.stopPodSandbox(s.id);

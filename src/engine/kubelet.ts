@@ -17,6 +17,7 @@ import { GenericPLEG } from './pleg/generic.js';
 import { PodCache } from './pleg/pod-cache.js';
 import type { PodLifecycleEvent } from './pleg/types.js';
 import { PodManager } from './pod-manager.js';
+import { VolumeManager } from './volume/volume-manager.js';
 import { ProberManager } from './prober/prober-manager.js';
 import { KubeletPodSyncer } from './pod-sync.js';
 import { PodWorkers } from './pod-workers.js';
@@ -124,6 +125,11 @@ export class Kubelet {
       runtimeName: () => this.runtimeName,
       runtimeError: () => this.runtimeProblem,
       prober: this.prober,
+      volumes: new VolumeManager(
+        config.rootDir,
+        (pod) => this.runtimeManager.addresses(pod.spec.hostNetwork ? [this.hostIP] : this.podCache.get(pod.metadata.uid!).status.ips),
+        (pod, message) => this.events.emit({ type: 'SyncFailed', pod: `${pod.metadata.namespace}/${pod.metadata.name}`, uid: pod.metadata.uid!, reason: 'VolumeWarning', message }),
+      ),
     });
     this.pleg = new GenericPLEG({
       runtime: this.runtimeManager,

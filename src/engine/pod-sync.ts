@@ -13,6 +13,7 @@ import { generateAPIPodStatus } from './status/generate.js';
 import type { ReasonCache } from './status/reason-cache.js';
 import type { StatusManager } from './status/status-manager.js';
 import type { ProberManager } from './prober/prober-manager.js';
+import type { VolumeManager } from './volume/volume-manager.js';
 
 export interface PodSyncDeps {
   runtime: RuntimeManager;
@@ -26,6 +27,7 @@ export interface PodSyncDeps {
   rootDir: string;
   runtimeName: () => string;
   prober: ProberManager;
+  volumes: VolumeManager;
   /** Why the runtime cannot take work now, if it cannot. */
   runtimeError: () => string | undefined;
 }
@@ -63,13 +65,20 @@ export class KubeletPodSyncer implements PodSyncer {
     if (apiStatus.phase === 'Succeeded' || apiStatus.phase === 'Failed') return { terminal: true };
     const runtimeError = this.d.runtimeError();
     if (runtimeError) throw new Error(`container runtime is not ready: ${runtimeError}`);
+    let volumes;
+    try {
+      volumes = await this.d.volumes.waitForAttachAndMount(pod);
+    } catch (err) {
+      // The pod stays Pending; the worker tries again after its backoff.
+      this.d.events.emit({ type: 'SyncFailed', pod: podRef(pod), uid, reason: 'FailedMount', message: (err as Error).message });
+      throw err;
+    }
     if (!this.volumesReady.has(uid)) {
-      // No volume plugins yet (the pod-spec issue): a pod's volumes are ready at once.
       this.volumesReady.add(uid);
-      this.d.events.emit({ type: 'VolumesReady', pod: podRef(pod), uid });
+      this.d.events.emit({ type: 'VolumesReady', pod: podRef(pod), uid, detail: { volumes: volumes.size } });
     }
     this.d.prober.addPod(pod);
-    const result = await this.d.runtime.syncPod(pod, runtime, { probeFailed: (id, name) => this.d.prober.probeFailed(name, id) });
+    const result = await this.d.runtime.syncPod(pod, runtime, { probeFailed: (id, name) => this.d.prober.probeFailed(name, id) }, volumes);
     this.d.reasons.update(uid, result);
     for (const r of result.results) {
       if (r.action === 'StartContainer' && r.error) this.d.events.emit({ type: 'ContainerWaiting', pod: podRef(pod), uid, container: r.target, reason: r.error.reason, message: r.error.message });
@@ -106,6 +115,7 @@ export class KubeletPodSyncer implements PodSyncer {
     this.d.statusManager.setPodStatus(pod, this.status(pod, runtime, true));
     this.volumesReady.delete(uid);
     this.d.prober.removePod(uid);
+    await this.d.volumes.tearDown(uid);
     // A pod no source wants any more leaves nothing behind in the runtime.
     if (!this.d.podManager.getPodByUid(uid)) {
       await this.d.runtime.removePod(runtime);

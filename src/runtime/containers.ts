@@ -233,8 +233,14 @@ export class ContainerService {
     return this.processes.get(id)?.pid;
   }
 
+  /**
+   * A host process sees the host's file system, not its mounts: each mount is
+   * handed over as KNODE_MOUNT_<CONTAINER PATH> (upper case, other characters
+   * as _), e.g. /var/cache → KNODE_MOUNT_VAR_CACHE, naming the host path.
+   */
   private environment(c: ContainerRecord, hostname: string): Record<string, string> {
     const env: Record<string, string> = { PATH: DEFAULT_PATH, HOSTNAME: hostname, HOME: homedir() };
+    for (const m of c.mounts) env[mountVariable(m.containerPath)] = m.hostPath;
     for (const { key, value } of c.envs) env[key] = value;
     return env;
   }
@@ -252,6 +258,10 @@ export class ContainerService {
       containersStatuses: statuses,
     });
   }
+}
+
+export function mountVariable(containerPath: string): string {
+  return `KNODE_MOUNT_${containerPath.toUpperCase().replace(/[^A-Z0-9]+/g, '_').replace(/^_+|_+$/g, '')}`;
 }
 
 function needsLimits(c: ContainerRecord): boolean {

@@ -2,7 +2,9 @@ import type { ContainerConfig } from '../../cri/types.js';
 import type { Container, Pod } from '../api/v1.js';
 import { containerAnnotations, containerLabels } from './labels.js';
 import { expandCommand, makeEnvironmentVariables, type PodAddresses } from './env.js';
+import { makeMounts } from './mounts.js';
 import { linuxContainerResources } from './resources.js';
+import type { PodVolumes } from '../volume/volume-manager.js';
 
 const STOP_SIGNALS = new Set(['SIGTERM', 'SIGINT', 'SIGQUIT', 'SIGKILL', 'SIGHUP', 'SIGUSR1', 'SIGUSR2', 'SIGWINCH', 'SIGSTOP']);
 
@@ -12,7 +14,7 @@ const STOP_SIGNALS = new Set(['SIGTERM', 'SIGINT', 'SIGQUIT', 'SIGKILL', 'SIGHUP
  * expanded command, the log path `<name>/<restartCount>.log`, and the
  * kubelet's labels and annotations that let a restarted kubelet recognise it.
  */
-export function generateContainerConfig(pod: Pod, container: Container, restartCount: number, imageRef: string, nodeName: string, addresses: PodAddresses): ContainerConfig {
+export function generateContainerConfig(pod: Pod, container: Container, restartCount: number, imageRef: string, nodeName: string, addresses: PodAddresses, volumes: PodVolumes = new Map()): ContainerConfig {
   const memoryCapacity = addresses.allocatable?.memory ?? 0;
   const env = makeEnvironmentVariables(pod, container, addresses);
   const { command, args } = expandCommand(container, env);
@@ -24,7 +26,7 @@ export function generateContainerConfig(pod: Pod, container: Container, restartC
     args,
     workingDir: container.workingDir ?? '',
     envs: env.map((e) => ({ key: e.name, value: e.value })),
-    mounts: [],
+    mounts: makeMounts(container, volumes),
     labels: containerLabels(pod, container, nodeName),
     annotations: containerAnnotations(pod, container, restartCount),
     logPath: `${container.name}/${restartCount}.log`,

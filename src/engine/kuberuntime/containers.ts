@@ -13,6 +13,7 @@ import type { HookRunner } from './hooks.js';
 import type { ImagePuller } from './image-puller.js';
 import { hashContainer } from './labels.js';
 import { SyncError, SyncErrors } from './sync-result.js';
+import type { PodVolumes } from '../volume/volume-manager.js';
 import { createTerminationMessageFile } from './termination-message.js';
 
 /** Containers always get at least this long to stop (the kubelet's minimumGracePeriodInSeconds). */
@@ -58,7 +59,7 @@ export class ContainerManager {
   }
 
   /** Pulls, creates and starts a container, then runs its postStart hook; returns its id. */
-  async startContainer(sandboxId: string, sandboxConfig: PodSandboxConfig, container: Container, pod: Pod, status: RuntimePodStatus, addresses: PodAddresses): Promise<string> {
+  async startContainer(sandboxId: string, sandboxConfig: PodSandboxConfig, container: Container, pod: Pod, status: RuntimePodStatus, addresses: PodAddresses, volumes: PodVolumes): Promise<string> {
     const { runtime, events } = this.d;
     const base = { pod: podRef(pod), uid: pod.metadata.uid!, container: container.name };
     const imageRef = await this.d.puller.ensureImageExists(pod, container, sandboxConfig);
@@ -66,7 +67,7 @@ export class ContainerManager {
     const restartCount = previous ? previous.restartCount + 1 : 0;
     let config;
     try {
-      config = generateContainerConfig(pod, container, restartCount, imageRef, this.d.nodeName, addresses);
+      config = generateContainerConfig(pod, container, restartCount, imageRef, this.d.nodeName, addresses, volumes);
       if (container.terminationMessagePath) {
         const hostPath = createTerminationMessageFile(this.d.rootDir, pod.metadata.uid!, container.name);
         config.mounts = [...(config.mounts ?? []), { containerPath: container.terminationMessagePath, hostPath, readonly: false }];

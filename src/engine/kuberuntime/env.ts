@@ -78,7 +78,7 @@ export function podFieldValue(pod: Pod, fieldPath: string, a: PodAddresses, envN
  * divided by the divisor (default 1 core, 1 byte), rounded up. A missing
  * limit is the node's allocatable amount; a missing request is the limit.
  */
-function resourceFieldValue(container: Container, ref: ResourceFieldSelector, a: PodAddresses, envName: string): string {
+export function resourceFieldValue(container: Container, ref: ResourceFieldSelector, a: PodAddresses, envName: string): string {
   const [kind, name] = ref.resource.split('.') as ['limits' | 'requests', string];
   const parse = name === 'cpu' ? parseCpu : parseMemory;
   if ((kind !== 'limits' && kind !== 'requests') || !name) {

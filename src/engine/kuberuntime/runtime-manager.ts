@@ -14,6 +14,8 @@ import { HookRunner } from './hooks.js';
 import { ImagePuller } from './image-puller.js';
 import { containerStateOf, NodeNameLabel, nsToMs, toContainerInstance } from './labels.js';
 import { generatePodSandboxConfig } from './sandbox.js';
+import type { PodAddresses } from './env.js';
+import type { PodVolumes } from '../volume/volume-manager.js';
 import { terminationMessage } from './termination-message.js';
 import { PodSyncResult, SyncError, SyncErrors } from './sync-result.js';
 
@@ -120,7 +122,7 @@ export class RuntimeManager {
   }
 
   /** SyncPod: one pass of bringing the runtime in line with the pod spec. */
-  async syncPod(pod: Pod, status: RuntimePodStatus, ctx: ComputeContext = {}): Promise<PodSyncResult> {
+  async syncPod(pod: Pod, status: RuntimePodStatus, ctx: ComputeContext = {}, volumes: PodVolumes = new Map()): Promise<PodSyncResult> {
     const result = new PodSyncResult();
     const actions = computePodActions(pod, status, ctx);
     const ref = podRef(pod);
@@ -163,12 +165,12 @@ export class RuntimeManager {
     }
     if (!sandboxId) return result;
 
-    const addresses = { podIP: podIPs[0] ?? '', podIPs, hostIP: this.o.hostIP, nodeName: this.o.nodeName, allocatable: this.allocatable };
+    const addresses = this.addresses(podIPs);
     const start = async (container: Container): Promise<boolean> => {
       const step = result.add({ action: 'StartContainer', target: container.name });
       try {
         this.containers.doBackOff(pod, container, status);
-        await this.containers.startContainer(sandboxId, sandboxConfig, container, pod, status, addresses);
+        await this.containers.startContainer(sandboxId, sandboxConfig, container, pod, status, addresses, volumes);
         return true;
       } catch (err) {
         step.error = asSyncError(err, SyncErrors.runContainer);
@@ -182,6 +184,11 @@ export class RuntimeManager {
     }
     for (const index of actions.containersToStart) await start(pod.spec.containers[index]);
     return result;
+  }
+
+  /** What the downward API tells a pod with these IPs. */
+  addresses(podIPs: string[]): PodAddresses {
+    return { podIP: podIPs[0] ?? '', podIPs, hostIP: this.o.hostIP, nodeName: this.o.nodeName, allocatable: this.allocatable };
   }
 
   /** Kills every container of a pod in parallel, then stops its sandboxes. */

@@ -1,0 +1,133 @@
+// Volumes through the real path, on the embedded runtime (host processes find
+// their mounts in KNODE_MOUNT_* variables) and on containerd (real mounts):
+// the same pods, written to find their volume either way.
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { CriClient } from '../../src/cri/client.js';
+import { ensureImage } from '../helpers/cri.js';
+import { containerOf, startNode, type TestNode } from '../helpers/node.js';
+import { eventually, runtimesUnderTest } from '../helpers/runtimes.js';
+
+const image = 'busybox:1.36';
+/** The directory of a mount, whichever runtime runs the container. */
+const at = (variable: string, path: string) => `\${${variable}:-${path}}`;
+
+describe.each(runtimesUnderTest())('volumes on the $name runtime', (runtime) => {
+  let endpoint = '';
+  let cleanup: () => Promise<void> = async () => {};
+  let node: TestNode | undefined;
+
+  beforeAll(async () => {
+    ({ endpoint, cleanup } = await runtime.start());
+    const client = new CriClient(endpoint);
+    await ensureImage(client);
+    client.close();
+  });
+  afterEach(async () => {
+    await node?.stop();
+    node = undefined;
+  });
+  afterAll(async () => cleanup());
+
+  async function logOf(n: TestNode, pod: string, container: string): Promise<string> {
+    const p = n.pod(pod)!;
+    const id = containerOf(p, container)!.containerID!.split('://')[1];
+    return readFileSync((await n.client.containerStatus(id)).status!.logPath, 'utf8');
+  }
+
+  it('shares an emptyDir between containers, and fills a downwardAPI volume', async () => {
+    node = await startNode(endpoint);
+    const shared = at('KNODE_MOUNT_SHARED', '/shared');
+    const info = at('KNODE_MOUNT_ETC_PODINFO', '/etc/podinfo');
+    node.writePod('vols', {
+      volumes: [
+        { name: 'shared', emptyDir: {} },
+        { name: 'podinfo', downwardAPI: { items: [{ path: 'labels', fieldRef: { fieldPath: 'metadata.labels' } }, { path: 'name', fieldRef: { fieldPath: 'metadata.name' } }] } },
+      ],
+      containers: [
+        { name: 'writer', image, command: ['sh', '-c', `echo "hello from writer" > ${shared}/msg; sleep 300`], volumeMounts: [{ name: 'shared', mountPath: '/shared' }] },
+        {
+          name: 'reader', image,
+          command: ['sh', '-c', `while [ ! -f ${shared}/msg ]; do sleep 0.1; done; cat ${shared}/msg; cat ${info}/labels; echo; cat ${info}/name; echo; sleep 300`],
+          volumeMounts: [{ name: 'shared', mountPath: '/shared' }, { name: 'podinfo', mountPath: '/etc/podinfo', readOnly: true }],
+        },
+      ],
+    }, { labels: { app: 'vols', tier: 'test' } });
+    const pod = await node.waitForPod('vols', 'Running', (p) => p.status?.phase === 'Running');
+    const log = await eventually(async () => {
+      const text = await logOf(node!, 'vols', 'reader');
+      return text.includes(pod.metadata.name!) ? text : undefined;
+    }, 'the reader to print what it found');
+    expect(log).toContain('stdout F hello from writer');
+    expect(log).toContain('stdout F app="vols"');
+    expect(log).toContain('stdout F tier="test"');
+    expect(node.events.find((e) => e.type === 'VolumesReady')?.detail?.volumes).toBe(2);
+  });
+
+  it('keeps a pod Pending with FailedMount for a volume it cannot fill, and refuses a subPath out of its volume', async () => {
+    node = await startNode(endpoint);
+    node.writePod('needs-cm', {
+      volumes: [{ name: 'config', configMap: { name: 'app-config' } }],
+      containers: [{ name: 'main', image, command: ['sleep', '300'], volumeMounts: [{ name: 'config', mountPath: '/config' }] }],
+    });
+    node.writePod('escape', {
+      volumes: [{ name: 'data', emptyDir: {} }],
+      containers: [{ name: 'main', image, command: ['sleep', '300'], volumeMounts: [{ name: 'data', mountPath: '/data', subPath: '../../etc' }] }],
+    });
+    const failed = await eventually(() => node!.events.find((e) => e.reason === 'FailedMount'), 'FailedMount');
+    expect(failed.message).toMatch(/volume "config": configMap "app-config" not found: knode serves static pods without an apiserver/);
+    expect(node.pod('needs-cm')?.status?.phase).toBe('Pending');
+    const refused = await eventually(() => node!.events.find((e) => e.type === 'ContainerWaiting' && e.reason === 'CreateContainerConfigError'), 'CreateContainerConfigError');
+    expect(refused.message).toMatch(/subPath "\.\.\/\.\.\/etc" of volume "data" must be a relative path inside the volume/);
+  });
+});
+
+describe('hostPath volumes (embedded runtime)', () => {
+  it('creates a DirectoryOrCreate path, and fails a Directory that is missing', async () => {
+    const { endpoint, cleanup } = await runtimesUnderTest()[0].start();
+    const client = new CriClient(endpoint);
+    await ensureImage(client);
+    client.close();
+    const node = await startNode(endpoint);
+    const base = mkdtempSync(join(tmpdir(), 'knode-hostpath-'));
+    try {
+      node.writePod('host', {
+        volumes: [{ name: 'made', hostPath: { path: join(base, 'made/here'), type: 'DirectoryOrCreate' } }],
+        containers: [{ name: 'main', image, command: ['sh', '-c', 'echo written > $KNODE_MOUNT_DATA/file; sleep 300'], volumeMounts: [{ name: 'made', mountPath: '/data' }] }],
+      });
+      await eventually(() => existsSync(join(base, 'made/here/file')), 'the container to write into the host path');
+      expect(readFileSync(join(base, 'made/here/file'), 'utf8')).toBe('written\n');
+      node.writePod('missing', {
+        volumes: [{ name: 'nope', hostPath: { path: join(base, 'absent'), type: 'Directory' } }],
+        containers: [{ name: 'main', image, command: ['sleep', '300'], volumeMounts: [{ name: 'nope', mountPath: '/data' }] }],
+      });
+      const failed = await eventually(() => node.events.find((e) => e.reason === 'FailedMount'), 'FailedMount');
+      expect(failed.message).toMatch(/hostPath type check failed: .*absent is not a Directory \(it does not exist\)/);
+    } finally {
+      await node.stop();
+      await cleanup();
+    }
+  });
+});
+
+describe.each(runtimesUnderTest().filter((r) => r.name === 'containerd'))('read-only mounts on $name', (runtime) => {
+  it('refuses writes to a readOnly volumeMount', async () => {
+    const { endpoint, cleanup } = await runtime.start();
+    const node = await startNode(endpoint);
+    try {
+      node.writePod('ro', {
+        restartPolicy: 'Never',
+        volumes: [{ name: 'data', emptyDir: {} }],
+        containers: [{ name: 'main', image, command: ['sh', '-c', 'touch /data/x && echo wrote || echo refused'], volumeMounts: [{ name: 'data', mountPath: '/data', readOnly: true }] }],
+      });
+      const pod = await node.waitForPod('ro', 'Succeeded', (p) => p.status?.phase === 'Succeeded');
+      const id = containerOf(pod, 'main')!.containerID!.split('://')[1];
+      expect(readFileSync((await node.client.containerStatus(id)).status!.logPath, 'utf8')).toContain('stdout F refused');
+    } finally {
+      await node.stop();
+      await cleanup();
+    }
+  });
+});

@@ -5,7 +5,6 @@ import { randomUUID } from 'node:crypto';
 import { CriClient } from '../src/cri/client.js';
 import { KubeletLabels } from '../src/cri/types.js';
 import { EventStream } from '../src/engine/events.js';
-import { Backoff } from '../src/util/backoff.js';
 import { RealClock } from '../src/util/clock.js';
 import { RuntimeManager } from '../src/engine/kuberuntime/runtime-manager.js';
 import { NodeNameLabel } from '../src/engine/kuberuntime/labels.js';
@@ -39,10 +38,7 @@ export async function benchRelist(rt: BenchRuntime, containers: number): Promise
   }
   const clock = new RealClock();
   const events = new EventStream(() => clock.now());
-  const runtime = new RuntimeManager({
-    runtime: client, images: client, clock, events, nodeName, rootDir: '/tmp', podLogsDir: '/tmp', hostIP: '127.0.0.1',
-    crashLoopBackOff: new Backoff(clock, 10_000, 300_000), imageBackOff: new Backoff(clock, 10_000, 300_000),
-  });
+  const runtime = RuntimeManager.standalone(client, { nodeName, rootDir: '/tmp', podLogsDir: '/tmp' }, events);
   const durations: number[] = [];
   events.subscribe((e) => {
     if (e.type === 'PLEGRelist' && typeof e.detail?.durationMs === 'number') durations.push(e.detail.durationMs);

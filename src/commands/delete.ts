@@ -7,11 +7,7 @@ import { NodeClient } from '../cli/node-client.js';
 import { podRef } from '../engine/api/pod-util.js';
 import type { PodList } from '../engine/api/v1.js';
 import { readManifests } from '../engine/config/read-manifests.js';
-import { EventStream } from '../engine/events.js';
 import { RuntimeManager } from '../engine/kuberuntime/runtime-manager.js';
-import { Backoff } from '../util/backoff.js';
-import { RealClock } from '../util/clock.js';
-import { hostIp } from '../util/host-ip.js';
 import { ExitCode, UserError } from '../util/user-error.js';
 
 export default class Delete extends BaseCommand {
@@ -37,12 +33,7 @@ export default class Delete extends BaseCommand {
     const node = await NodeClient.find(rootDir);
     const managed = node ? new Set((await node.json<PodList>('/pods')).body.items.map((p) => p.metadata.uid)) : new Set<string | undefined>();
     const client = await this.connectRuntime(flags);
-    const clock = new RealClock();
-    const events = new EventStream(() => clock.now());
-    const runtime = new RuntimeManager({
-      runtime: client, images: client, clock, events, nodeName: config.nodeName, rootDir, podLogsDir: config.podLogsDir, hostIP: hostIp(),
-      crashLoopBackOff: new Backoff(clock, 10_000, 300_000), imageBackOff: new Backoff(clock, 10_000, 300_000),
-    });
+    const runtime = RuntimeManager.standalone(client, config);
     let failed = 0;
     try {
       for (const pod of pods) {

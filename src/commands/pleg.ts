@@ -6,9 +6,7 @@ import { EventStream, type LifecycleEvent } from '../engine/events.js';
 import { RuntimeManager } from '../engine/kuberuntime/runtime-manager.js';
 import { GenericPLEG } from '../engine/pleg/generic.js';
 import { PodCache } from '../engine/pleg/pod-cache.js';
-import { Backoff } from '../util/backoff.js';
 import { RealClock } from '../util/clock.js';
-import { hostIp } from '../util/host-ip.js';
 import { formatEventJson, formatEventLine } from '../ui/event-line.js';
 
 export default class Pleg extends BaseCommand {
@@ -39,10 +37,7 @@ export default class Pleg extends BaseCommand {
     const events = new EventStream(() => clock.now());
     events.subscribe(print);
     const config = defaultKubeletConfiguration(this.rootDir(flags), flags['node-name'] ? { nodeName: flags['node-name'] } : {});
-    const runtime = new RuntimeManager({
-      runtime: client, images: client, clock, events, nodeName: config.nodeName, rootDir: config.rootDir, podLogsDir: config.podLogsDir, hostIP: hostIp(),
-      crashLoopBackOff: new Backoff(clock, 10_000, 300_000), imageBackOff: new Backoff(clock, 10_000, 300_000),
-    });
+    const runtime = RuntimeManager.standalone(client, config, events);
     const cache = new PodCache();
     const pleg = new GenericPLEG({
       runtime, cache, clock, events, period: () => flags.period, relistThreshold: 180_000,

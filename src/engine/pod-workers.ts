@@ -90,7 +90,7 @@ export class PodWorkers {
     if (this.abort.signal.aborted) return;
     const uid = options.pod?.metadata.uid ?? options.runningPod?.uid;
     if (!uid) return;
-    const { clock, events } = this.o;
+    const { events } = this.o;
     let status = this.statuses.get(uid);
     if (!status) {
       const orphan = !options.pod;

@@ -8,7 +8,9 @@ import { defaultKubeletConfiguration, type KubeletConfiguration } from '../../sr
 import type { LifecycleEvent } from '../../src/engine/events.js';
 import { Kubelet } from '../../src/engine/kubelet.js';
 import type { Clock } from '../../src/util/clock.js';
-import { eventually } from './runtimes.js';
+import { beforeAll, afterEach, afterAll } from 'vitest';
+import { ensureImage } from './cri.js';
+import { eventually, type RuntimeUnderTest } from './runtimes.js';
 
 let nodes = 0;
 
@@ -74,4 +76,25 @@ export async function startNode(endpoint: string, options: { clock?: Clock; conf
 /** The container of a pod's status, by name. */
 export function containerOf(pod: Pod, name: string) {
   return [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])].find((c) => c.name === name);
+}
+
+/** A runtime for a describe block, and nodes on it that each test starts and that stop after it. */
+export function nodesOn(runtime: RuntimeUnderTest) {
+  let endpoint = '';
+  let cleanup: () => Promise<void> = async () => {};
+  let current: TestNode | undefined;
+  beforeAll(async () => {
+    ({ endpoint, cleanup } = await runtime.start());
+    const client = new CriClient(endpoint);
+    await ensureImage(client);
+    client.close();
+  });
+  afterEach(async () => {
+    await current?.stop();
+    current = undefined;
+  });
+  afterAll(async () => cleanup());
+  return {
+    start: async (options: Parameters<typeof startNode>[1] = {}) => (current = await startNode(endpoint, options)),
+  };
 }

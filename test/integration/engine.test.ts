@@ -4,36 +4,13 @@
 import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { KubeletLabels } from '../../src/cri/types.js';
 import type { PodSpec } from '../../src/engine/api/v1.js';
-import { ensureImage } from '../helpers/cri.js';
-import { containerOf, startNode, type TestNode } from '../helpers/node.js';
-import { eventually, runtimesUnderTest, type RuntimeUnderTest } from '../helpers/runtimes.js';
-import { CriClient } from '../../src/cri/client.js';
+import { containerOf, nodesOn, type TestNode } from '../helpers/node.js';
+import { eventually, runtimesUnderTest } from '../helpers/runtimes.js';
 
 const image = 'busybox:1.36';
-
-/** A runtime for a describe block, and nodes on it that each test starts and that stop after it. */
-function nodesOn(runtime: RuntimeUnderTest) {
-  let endpoint = '';
-  let cleanup: () => Promise<void> = async () => {};
-  let current: TestNode | undefined;
-  beforeAll(async () => {
-    ({ endpoint, cleanup } = await runtime.start());
-    const client = new CriClient(endpoint);
-    await ensureImage(client);
-    client.close();
-  });
-  afterEach(async () => {
-    await current?.stop();
-    current = undefined;
-  });
-  afterAll(async () => cleanup());
-  return {
-    start: async (options: Parameters<typeof startNode>[1] = {}) => (current = await startNode(endpoint, options)),
-  };
-}
 
 function containersOf(node: TestNode, uid: string) {
   return node.client.listContainers({ labelSelector: { [KubeletLabels.podUid]: uid } });

@@ -4,10 +4,10 @@
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CriClient } from '../../src/cri/client.js';
 import { ensureImage } from '../helpers/cri.js';
-import { containerOf, startNode, type TestNode } from '../helpers/node.js';
+import { containerOf, nodesOn, startNode, type TestNode } from '../helpers/node.js';
 import { eventually, runtimesUnderTest } from '../helpers/runtimes.js';
 
 const image = 'busybox:1.36';
@@ -15,21 +15,7 @@ const image = 'busybox:1.36';
 const at = (variable: string, path: string) => `\${${variable}:-${path}}`;
 
 describe.each(runtimesUnderTest())('volumes on the $name runtime', (runtime) => {
-  let endpoint = '';
-  let cleanup: () => Promise<void> = async () => {};
-  let node: TestNode | undefined;
-
-  beforeAll(async () => {
-    ({ endpoint, cleanup } = await runtime.start());
-    const client = new CriClient(endpoint);
-    await ensureImage(client);
-    client.close();
-  });
-  afterEach(async () => {
-    await node?.stop();
-    node = undefined;
-  });
-  afterAll(async () => cleanup());
+  const nodes = nodesOn(runtime);
 
   async function logOf(n: TestNode, pod: string, container: string): Promise<string> {
     const p = n.pod(pod)!;
@@ -38,7 +24,7 @@ describe.each(runtimesUnderTest())('volumes on the $name runtime', (runtime) => 
   }
 
   it('shares an emptyDir between containers, and fills a downwardAPI volume', async () => {
-    node = await startNode(endpoint);
+    const node = await nodes.start();
     const shared = at('KNODE_MOUNT_SHARED', '/shared');
     const info = at('KNODE_MOUNT_ETC_PODINFO', '/etc/podinfo');
     node.writePod('vols', {
@@ -57,7 +43,7 @@ describe.each(runtimesUnderTest())('volumes on the $name runtime', (runtime) => 
     }, { labels: { app: 'vols', tier: 'test' } });
     const pod = await node.waitForPod('vols', 'Running', (p) => p.status?.phase === 'Running');
     const log = await eventually(async () => {
-      const text = await logOf(node!, 'vols', 'reader');
+      const text = await logOf(node, 'vols', 'reader');
       return text.includes(pod.metadata.name!) ? text : undefined;
     }, 'the reader to print what it found');
     expect(log).toContain('stdout F hello from writer');
@@ -67,7 +53,7 @@ describe.each(runtimesUnderTest())('volumes on the $name runtime', (runtime) => 
   });
 
   it('keeps a pod Pending with FailedMount for a volume it cannot fill, and refuses a subPath out of its volume', async () => {
-    node = await startNode(endpoint);
+    const node = await nodes.start();
     node.writePod('needs-cm', {
       volumes: [{ name: 'config', configMap: { name: 'app-config' } }],
       containers: [{ name: 'main', image, command: ['sleep', '300'], volumeMounts: [{ name: 'config', mountPath: '/config' }] }],
@@ -76,10 +62,10 @@ describe.each(runtimesUnderTest())('volumes on the $name runtime', (runtime) => 
       volumes: [{ name: 'data', emptyDir: {} }],
       containers: [{ name: 'main', image, command: ['sleep', '300'], volumeMounts: [{ name: 'data', mountPath: '/data', subPath: '../../etc' }] }],
     });
-    const failed = await eventually(() => node!.events.find((e) => e.reason === 'FailedMount'), 'FailedMount');
+    const failed = await eventually(() => node.events.find((e) => e.reason === 'FailedMount'), 'FailedMount');
     expect(failed.message).toMatch(/volume "config": configMap "app-config" not found: knode serves static pods without an apiserver/);
     expect(node.pod('needs-cm')?.status?.phase).toBe('Pending');
-    const refused = await eventually(() => node!.events.find((e) => e.type === 'ContainerWaiting' && e.reason === 'CreateContainerConfigError'), 'CreateContainerConfigError');
+    const refused = await eventually(() => node.events.find((e) => e.type === 'ContainerWaiting' && e.reason === 'CreateContainerConfigError'), 'CreateContainerConfigError');
     expect(refused.message).toMatch(/subPath "\.\.\/\.\.\/etc" of volume "data" must be a relative path inside the volume/);
   });
 });

@@ -1,13 +1,15 @@
 import type { ImageService, RuntimeService } from '../../cri/runtime-service.js';
 import { KubeletAnnotations, KubeletLabels, type PodSandboxConfig } from '../../cri/types.js';
 import { isCode, GrpcCode } from '../../cri/errors.js';
-import type { Backoff } from '../../util/backoff.js';
-import type { Clock } from '../../util/clock.js';
+import { Backoff } from '../../util/backoff.js';
+import { RealClock, type Clock } from '../../util/clock.js';
+import { hostIp } from '../../util/host-ip.js';
+import { KubeletConstants, type KubeletConfiguration } from '../config/kubelet-config.js';
 import { isRestartableInit, podRef } from '../api/pod-util.js';
 import { nodeAllocatable } from '../admission.js';
 import type { Container, Pod } from '../api/v1.js';
 import type { ContainerInstance, RunningPod, RuntimePodStatus, SandboxInstance } from '../container/types.js';
-import type { EventStream } from '../events.js';
+import { EventStream } from '../events.js';
 import { computePodActions, type ComputeContext } from './compute-pod-actions.js';
 import { ContainerManager } from './containers.js';
 import { HookRunner } from './hooks.js';
@@ -44,6 +46,27 @@ export class RuntimeManager {
   readonly containers: ContainerManager;
   private readonly rt: RuntimeService;
   private readonly allocatable = nodeAllocatable(0);
+
+  /**
+   * A runtime manager for the tools that act on pods without running a node
+   * (`knode delete`, `knode pleg` on its own, the relist benchmark): the real
+   * clock, the kubelet's backoffs, this host's IP.
+   */
+  static standalone(runtime: RuntimeService & ImageService, config: Pick<KubeletConfiguration, 'nodeName' | 'rootDir' | 'podLogsDir'>, events?: EventStream): RuntimeManager {
+    const clock = new RealClock();
+    return new RuntimeManager({
+      runtime,
+      images: runtime,
+      clock,
+      events: events ?? new EventStream(() => clock.now()),
+      nodeName: config.nodeName,
+      rootDir: config.rootDir,
+      podLogsDir: config.podLogsDir,
+      hostIP: hostIp(),
+      crashLoopBackOff: new Backoff(clock, KubeletConstants.crashLoopBackOffInitial, KubeletConstants.crashLoopBackOffMax),
+      imageBackOff: new Backoff(clock, KubeletConstants.imageBackOffInitial, KubeletConstants.imageBackOffMax),
+    });
+  }
 
   constructor(private readonly o: RuntimeManagerOptions) {
     this.rt = o.runtime;

@@ -1,43 +1,64 @@
 import { Flags } from '@oclif/core';
+import { readKubeletConfigFile } from '../engine/config/config-file.js';
+import { parseGoDuration } from '../engine/config/duration.js';
 import { defaultKubeletConfiguration, type KubeletConfiguration } from '../engine/config/kubelet-config.js';
 import { UserError } from '../util/user-error.js';
 
-/** Flags that fill the KubeletConfiguration, shared by `run` and `apply`. */
+/**
+ * Flags that fill the KubeletConfiguration, shared by `run`, `apply` and
+ * `delete`. None has an oclif default: what is not given comes from --config,
+ * then from the kubelet's defaults, so a flag always wins over the file.
+ */
 export const kubeletFlags = {
+  config: Flags.string({ description: 'A kubelet.config.k8s.io/v1beta1 KubeletConfiguration file (YAML or JSON); flags override it' }),
   'node-name': Flags.string({ description: 'Name of this node; static pods are named <pod>-<node-name> [default: the hostname]' }),
-  'max-pods': Flags.integer({ description: 'Pods this node admits at most', default: 110 }),
-  'sync-frequency': Flags.string({ description: 'How often a running pod is synced again (Go duration)', default: '1m' }),
-  'pleg': Flags.string({ description: 'evented: runtime container events trigger relists of the pod (falls back to relist when the runtime has none); relist: relist every --pleg-relist-period only', options: ['evented', 'relist'], default: 'evented' }),
-  'pleg-relist-period': Flags.string({ description: 'Period of the full PLEG relist (Go duration)', default: '1s' }),
+  'max-pods': Flags.integer({ description: 'Pods this node admits at most [default: 110]' }),
+  'sync-frequency': Flags.string({ description: 'How often a running pod is synced again (Go duration) [default: 1m]' }),
+  pleg: Flags.string({ description: 'evented: runtime container events trigger relists of the pod (falls back to relist when the runtime has none); relist: relist every --pleg-relist-period only [default: evented]', options: ['evented', 'relist'] }),
+  'pleg-relist-period': Flags.string({ description: 'Period of the full PLEG relist (Go duration) [default: 1s]' }),
 };
 
-/** Parses a Go duration (`20s`, `1m30s`, `500ms`, `.5s`, `1h`) into milliseconds; negative durations are refused. */
+/** A Go duration flag in milliseconds; a bad one is a usage error naming the flag. */
 export function parseDuration(text: string, flag: string): number {
-  const units: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-  if (text.startsWith('-')) throw new UserError('usage', `--${flag}: duration "${text}" must not be negative`);
-  const body = text.startsWith('+') ? text.slice(1) : text;
-  if (body === '0') return 0;
-  const re = /(\d+\.?\d*|\.\d+)(ns|us|µs|ms|s|m|h)/g;
-  let total = 0;
-  let consumed = 0;
-  for (const match of body.matchAll(re)) {
-    if (match.index !== consumed) break;
-    total += Number(match[1]) * units[match[2]];
-    consumed += match[0].length;
+  try {
+    return parseGoDuration(text);
+  } catch (err) {
+    throw new UserError('usage', `--${flag}: ${(err as Error).message}`);
   }
-  if (consumed !== body.length || consumed === 0) {
-    throw new UserError('usage', `--${flag}: invalid duration "${text}"`, 'use Go duration syntax, e.g. 20s, 1m30s, 500ms');
-  }
-  return total;
 }
 
-export function kubeletConfigFromFlags(rootDir: string, flags: Record<string, unknown>, extra: Partial<KubeletConfiguration>): KubeletConfiguration {
-  return defaultKubeletConfiguration(rootDir, {
-    ...(flags['node-name'] ? { nodeName: String(flags['node-name']).toLowerCase() } : {}),
-    maxPods: Number(flags['max-pods']),
-    syncFrequency: parseDuration(String(flags['sync-frequency']), 'sync-frequency'),
-    eventedPleg: flags.pleg !== 'relist',
-    plegRelistPeriod: parseDuration(String(flags['pleg-relist-period']), 'pleg-relist-period'),
-    ...extra,
-  });
+const DURATION_FLAGS: [string, keyof KubeletConfiguration][] = [
+  ['sync-frequency', 'syncFrequency'],
+  ['pleg-relist-period', 'plegRelistPeriod'],
+  ['file-check-frequency', 'fileCheckFrequency'],
+  ['http-check-frequency', 'httpCheckFrequency'],
+];
+
+/**
+ * The one KubeletConfiguration the engine gets: the kubelet's defaults, then
+ * the --config file, then the flags given, then what the command itself
+ * decides (`extra`; undefined entries there change nothing).
+ */
+export function kubeletConfigFromFlags(rootDir: string, flags: Record<string, unknown>, extra: Partial<KubeletConfiguration>, warn: (message: string) => void = () => {}): KubeletConfiguration {
+  let fromFile: Partial<KubeletConfiguration> = {};
+  if (typeof flags.config === 'string') {
+    try {
+      const file = readKubeletConfigFile(flags.config);
+      fromFile = file.values;
+      for (const w of file.warnings) warn(w);
+    } catch (err) {
+      throw new UserError('usage', (err as Error).message, 'see the fields knode reads in the README (KubeletConfiguration)');
+    }
+  }
+  const fromFlags: Partial<KubeletConfiguration> = {};
+  if (flags['node-name'] !== undefined) fromFlags.nodeName = String(flags['node-name']).toLowerCase();
+  if (flags['max-pods'] !== undefined) fromFlags.maxPods = Number(flags['max-pods']);
+  if (flags.pleg !== undefined) fromFlags.eventedPleg = flags.pleg !== 'relist';
+  if (flags.address !== undefined) fromFlags.address = String(flags.address);
+  if (flags['read-only-port'] !== undefined) fromFlags.readOnlyPort = Number(flags['read-only-port']);
+  for (const [flag, field] of DURATION_FLAGS) {
+    if (flags[flag] !== undefined) (fromFlags as Record<string, unknown>)[field] = parseDuration(String(flags[flag]), flag);
+  }
+  const decided = Object.fromEntries(Object.entries(extra).filter(([, v]) => v !== undefined));
+  return defaultKubeletConfiguration(rootDir, { ...fromFile, ...fromFlags, ...decided });
 }

@@ -34,8 +34,10 @@ export default class Apply extends BaseCommand {
     const rootDir = this.rootDir(flags);
     const path = this.manifestPath(flags.filename, rootDir);
     const timeout = parseDuration(flags.timeout, 'timeout');
-    const client = await this.connectRuntime(flags);
-    const config = kubeletConfigFromFlags(rootDir, flags, { staticPodPath: path, runOnce: true, containerRuntimeEndpoint: client.endpoint });
+    const warn = (message: string) => this.logToStderr(`Warning: ${message}`);
+    const config = kubeletConfigFromFlags(rootDir, flags, { staticPodPath: path, runOnce: true, containerRuntimeEndpoint: flags['runtime-endpoint'] }, warn);
+    const client = await this.connectRuntime({ ...flags, 'runtime-endpoint': config.containerRuntimeEndpoint || undefined });
+    config.containerRuntimeEndpoint = client.endpoint;
     const kubelet = new Kubelet(config, { runtime: client });
     const abort = new AbortController();
     const onSignal = () => abort.abort();

@@ -1,7 +1,8 @@
 import { Flags } from '@oclif/core';
 import { resolve } from 'node:path';
 import { BaseCommand } from '../cli/base-command.js';
-import { kubeletConfigFromFlags, kubeletFlags, parseDuration } from '../cli/kubelet-flags.js';
+import { kubeletConfigFromFlags, kubeletFlags } from '../cli/kubelet-flags.js';
+import { printConfig } from '../cli/print-config.js';
 import { Kubelet } from '../engine/kubelet.js';
 import { showNode, type NodeOutput } from '../cli/node-faces.js';
 import { isLoopback, NodeServer } from '../engine/server/node-server.js';
@@ -25,11 +26,12 @@ Prints one line per lifecycle event (or NDJSON with --output json). SIGINT/SIGTE
     'static-dir': Flags.string({ description: 'Directory (or file) of static pod manifests, watched for changes' }),
     'manifest-url': Flags.string({ description: 'URL of pod manifests, polled' }),
     'manifest-url-header': Flags.string({ description: "Header for --manifest-url requests, 'Name: value' (repeatable)", multiple: true }),
-    'file-check-frequency': Flags.string({ description: 'How often the static dir is read again besides change events (Go duration)', default: '20s' }),
-    'http-check-frequency': Flags.string({ description: 'How often the manifest URL is fetched (Go duration)', default: '20s' }),
+    'file-check-frequency': Flags.string({ description: 'How often the static dir is read again besides change events (Go duration) [default: 20s]' }),
+    'http-check-frequency': Flags.string({ description: 'How often the manifest URL is fetched (Go duration) [default: 20s]' }),
     output: Flags.string({ description: 'tui: the live view (default on a terminal); plain: a line per event (default otherwise); json: NDJSON events', options: ['tui', 'plain', 'json'] }),
-    address: Flags.string({ description: 'Address of the read-only API (loopback unless --allow-remote)', default: '127.0.0.1' }),
-    'read-only-port': Flags.integer({ description: 'Port of the read-only API (/pods, /healthz, /metrics ...); 0 turns TCP off (the unix socket <root-dir>/run/knode.sock stays)', default: 10255 }),
+    address: Flags.string({ description: 'Address of the read-only API (loopback unless --allow-remote) [default: 127.0.0.1]' }),
+    'read-only-port': Flags.integer({ description: 'Port of the read-only API (/pods, /healthz, /metrics ...); 0 turns TCP off (the unix socket <root-dir>/run/knode.sock stays) [default: 10255]' }),
+    'print-config': Flags.boolean({ description: 'Print the effective configuration (defaults, --config, flags) as a KubeletConfiguration and exit', default: false }),
     'allow-remote': Flags.boolean({ description: 'Let the read-only API listen on a non-loopback address', default: false }),
     v: Flags.integer({ char: 'v', description: 'Verbosity: 0 shows lifecycle events, 4 adds relists and status changes', default: 0 }),
     ...kubeletFlags,
@@ -37,13 +39,7 @@ Prints one line per lifecycle event (or NDJSON with --output json). SIGINT/SIGTE
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Run);
-    if (!flags['static-dir'] && !flags['manifest-url']) {
-      throw new UserError('usage', 'knode run needs at least one pod source', 'give --static-dir DIR and/or --manifest-url URL');
-    }
     const rootDir = this.rootDir(flags);
-    if (!isLoopback(flags.address) && !flags['allow-remote']) {
-      throw new UserError('usage', `--address ${flags.address} is not a loopback address`, 'the read-only API shows every pod and its logs without authentication; add --allow-remote if you mean it');
-    }
     const headers: Record<string, string[]> = {};
     for (const h of flags['manifest-url-header'] ?? []) {
       const colon = h.indexOf(':');
@@ -51,17 +47,25 @@ Prints one line per lifecycle event (or NDJSON with --output json). SIGINT/SIGTE
       const name = h.slice(0, colon).trim();
       (headers[name] ??= []).push(h.slice(colon + 1).trim());
     }
-    const client = await this.connectRuntime(flags);
+    const warn = (message: string) => process.stderr.write(`knode: warning: ${message}\n`);
     const config = kubeletConfigFromFlags(rootDir, flags, {
       staticPodPath: flags['static-dir'] ? resolve(flags['static-dir']) : undefined,
       staticPodURL: flags['manifest-url'],
-      staticPodURLHeader: headers,
-      fileCheckFrequency: parseDuration(flags['file-check-frequency'], 'file-check-frequency'),
-      httpCheckFrequency: parseDuration(flags['http-check-frequency'], 'http-check-frequency'),
-      containerRuntimeEndpoint: client.endpoint,
-      address: flags.address,
-      readOnlyPort: flags['read-only-port'],
-    });
+      staticPodURLHeader: flags['manifest-url-header'] ? headers : undefined,
+      containerRuntimeEndpoint: flags['runtime-endpoint'],
+    }, warn);
+    if (flags['print-config']) {
+      this.log(printConfig(config));
+      return;
+    }
+    if (!config.staticPodPath && !config.staticPodURL) {
+      throw new UserError('usage', 'knode run needs at least one pod source', 'give --static-dir DIR and/or --manifest-url URL (or staticPodPath/staticPodURL in --config)');
+    }
+    if (!isLoopback(config.address) && !flags['allow-remote']) {
+      throw new UserError('usage', `--address ${config.address} is not a loopback address`, 'the read-only API shows every pod and its logs without authentication; add --allow-remote if you mean it');
+    }
+    const client = await this.connectRuntime({ ...flags, 'runtime-endpoint': config.containerRuntimeEndpoint || undefined });
+    config.containerRuntimeEndpoint = client.endpoint;
     const kubelet = new Kubelet(config, { runtime: client });
     const output = (flags.output ?? (process.stdout.isTTY ? 'tui' : 'plain')) as NodeOutput;
     const plain = output === 'plain';
@@ -73,7 +77,6 @@ Prints one line per lifecycle event (or NDJSON with --output json). SIGINT/SIGTE
       }),
       face.quit.then(() => 'quit'),
     ]);
-    const warn = (message: string) => process.stderr.write(`knode: warning: ${message}\n`);
     if (!isLoopback(config.address)) warn(`the read-only API listens on ${config.address}:${config.readOnlyPort}, beyond this machine`);
     const server = new NodeServer(kubelet, { socketPath: rootPaths(rootDir).nodeSocket, address: config.address, port: config.readOnlyPort, warn });
     try {

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { BaseCommand } from '../cli/base-command.js';
 import { kubeletConfigFromFlags, kubeletFlags } from '../cli/kubelet-flags.js';
 import { printConfig } from '../cli/print-config.js';
+import { superviseEmbeddedRuntime } from '../cli/runtime-supervisor.js';
 import { Kubelet } from '../engine/kubelet.js';
 import { showNode, type NodeOutput } from '../cli/node-faces.js';
 import { isLoopback, NodeServer } from '../engine/server/node-server.js';
@@ -67,6 +68,8 @@ Prints one line per lifecycle event (or NDJSON with --output json). SIGINT/SIGTE
     const client = await this.connectRuntime({ ...flags, 'runtime-endpoint': config.containerRuntimeEndpoint || undefined });
     config.containerRuntimeEndpoint = client.endpoint;
     const kubelet = new Kubelet(config, { runtime: client });
+    const embedded = client.endpoint === `unix://${rootPaths(rootDir).runtimeSocket}`;
+    const unsupervise = embedded ? superviseEmbeddedRuntime(kubelet, rootDir, warn) : () => {};
     const output = (flags.output ?? (process.stdout.isTTY ? 'tui' : 'plain')) as NodeOutput;
     const plain = output === 'plain';
     const face = showNode(kubelet, output, flags.v);
@@ -91,6 +94,7 @@ Prints one line per lifecycle event (or NDJSON with --output json). SIGINT/SIGTE
     }
     const signal = await stopped;
     face.close();
+    unsupervise();
     if (output !== 'json') process.stderr.write(`knode: ${signal}: stopping; containers keep running\n`);
     await server.stop();
     await kubelet.stop();

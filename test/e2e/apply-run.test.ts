@@ -1,7 +1,7 @@
 // `knode apply` and `knode run` as a user runs them: bin/run.js as a child
 // process, the embedded runtime it starts by itself, exit codes and output.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -112,5 +112,25 @@ describe('knode run', () => {
     expect(await second.exited).toBe(0);
     expect(await runningIds()).toEqual(before); // containers outlive knode
     client.close();
+  });
+
+  it('starts the embedded runtime again when it dies, and the pods come back', async () => {
+    const root = newRoot();
+    const run = startRun(root);
+    const settled = (out: string) => /PodRunning +default\/hello-e2e/.test(out) && /PodRunning +default\/web-e2e/.test(out);
+    await eventually(() => settled(run.output()), 'the pods to run', 30_000);
+    const pid = Number(readFileSync(join(root, 'run', 'runtime.pid'), 'utf8'));
+    process.kill(pid, 'SIGKILL');
+    await eventually(() => run.output().includes('the embedded runtime does not answer: starting it again'), 'knode to restart the runtime', 30_000);
+    const client = new CriClient(`unix://${join(root, 'run', 'runtime.sock')}`);
+    const hello = await eventually(async () => {
+      const c = (await client.listContainers({ state: { state: 'CONTAINER_RUNNING' }, labelSelector: { [KubeletLabels.containerName]: 'hello' } }))[0];
+      return c && c.annotations['io.kubernetes.container.restartCount'] === '1' ? c : undefined;
+    }, 'hello to run again as its first restart', 40_000);
+    expect(Number(readFileSync(join(root, 'run', 'runtime.pid'), 'utf8'))).not.toBe(pid);
+    expect(hello.labels[KubeletLabels.podName]).toBe('hello-e2e');
+    client.close();
+    run.child.kill('SIGTERM');
+    expect(await run.exited).toBe(0);
   });
 });

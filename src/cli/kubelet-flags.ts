@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { readKubeletConfigFile } from '../engine/config/config-file.js';
-import { parseGoDuration } from '../engine/config/duration.js';
+import { DurationError, parseGoDuration } from '../engine/config/duration.js';
 import { defaultKubeletConfiguration, type KubeletConfiguration } from '../engine/config/kubelet-config.js';
 import { UserError } from '../util/user-error.js';
 
@@ -23,7 +23,8 @@ export function parseDuration(text: string, flag: string): number {
   try {
     return parseGoDuration(text);
   } catch (err) {
-    throw new UserError('usage', `--${flag}: ${(err as Error).message}`);
+    if (!(err instanceof DurationError)) throw err;
+    throw new UserError('usage', `--${flag}: ${err.message}`, err.hint);
   }
 }
 

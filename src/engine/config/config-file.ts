@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { isMap, isScalar, LineCounter, parseDocument, type Pair } from 'yaml';
-import { formatGoDuration, parseGoDuration } from './duration.js';
+import { type DurationError, formatGoDuration, parseGoDuration } from './duration.js';
 import type { KubeletConfiguration } from './kubelet-config.js';
 
 /** A configuration file knode cannot use: the message names the file, the line and the field. */
@@ -87,7 +87,7 @@ function convert(value: unknown, kind: Kind, where: string): unknown {
       try {
         return parseGoDuration(value);
       } catch (err) {
-        throw new ConfigFileError(`${where}: ${(err as Error).message}`);
+        throw new ConfigFileError(`${where}: ${(err as Error).message}: ${(err as DurationError).hint}`);
       }
     case 'headers': {
       const ok = value && typeof value === 'object' && !Array.isArray(value) && Object.values(value).every((v) => Array.isArray(v) && v.every((x) => typeof x === 'string'));

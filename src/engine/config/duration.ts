@@ -1,3 +1,8 @@
+/** Why a duration did not parse, and (in `hint`) how to write one. */
+export class DurationError extends Error {
+  readonly hint = 'use Go duration syntax, e.g. 20s, 1m30s, 500ms';
+}
+
 const UNITS: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
 /**
@@ -6,7 +11,7 @@ const UNITS: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, ms: 1, s:
  * and anything else are errors (the message names what is wrong).
  */
 export function parseGoDuration(text: string): number {
-  if (text.startsWith('-')) throw new Error(`duration "${text}" must not be negative`);
+  if (text.startsWith('-')) throw new DurationError(`duration "${text}" must not be negative`);
   const body = text.startsWith('+') ? text.slice(1) : text;
   if (body === '0') return 0;
   let total = 0;
@@ -16,7 +21,7 @@ export function parseGoDuration(text: string): number {
     total += Number(match[1]) * UNITS[match[2]];
     consumed += match[0].length;
   }
-  if (consumed !== body.length || consumed === 0) throw new Error(`invalid duration "${text}": use Go duration syntax, e.g. 20s, 1m30s, 500ms`);
+  if (consumed !== body.length || consumed === 0) throw new DurationError(`invalid duration "${text}"`);
   return total;
 }
 

@@ -9,8 +9,8 @@ import type { ImageService, RuntimeService } from './runtime-service.js';
 import type {
   AuthConfig, Container, ContainerConfig, ContainerEvent, ContainerFilter, ContainerStats,
   ContainerStatsFilter, ContainerStatusResponse, ExecSyncResponse, Image, ImageFilter,
-  ImageFsInfoResponse, ImageSpec, PodSandbox, PodSandboxConfig, PodSandboxFilter,
-  PodSandboxStatusResponse, StatusResponse, VersionResponse,
+  ImageFsInfoResponse, ImageSpec, LinuxContainerResources, PodSandbox, PodSandboxConfig, PodSandboxFilter,
+  PodSandboxStats, PodSandboxStatsFilter, PodSandboxStatusResponse, RuntimeConfigResponse, StatusResponse, VersionResponse,
 } from './types.js';
 
 export interface CriClientOptions {
@@ -168,6 +168,24 @@ export class CriClient implements RuntimeService, ImageService {
   async listContainerStats(filter?: ContainerStatsFilter): Promise<ContainerStats[]> {
     const res = await this.call('ListContainerStats', { filter: filter ?? null });
     return res.stats;
+  }
+
+  async podSandboxStats(podSandboxId: string): Promise<PodSandboxStats | null> {
+    const res = await this.call('PodSandboxStats', { podSandboxId });
+    return res.stats;
+  }
+
+  async listPodSandboxStats(filter?: PodSandboxStatsFilter): Promise<PodSandboxStats[]> {
+    const res = await this.call('ListPodSandboxStats', { filter: filter ?? null });
+    return res.stats;
+  }
+
+  async updateContainerResources(containerId: string, linux: LinuxContainerResources): Promise<void> {
+    await this.call('UpdateContainerResources', { containerId, linux });
+  }
+
+  runtimeConfig(): Promise<RuntimeConfigResponse> {
+    return this.call('RuntimeConfig', {});
   }
 
   async *getContainerEvents(signal: AbortSignal): AsyncIterable<ContainerEvent> {

@@ -23,6 +23,10 @@ export type { PodSandbox__Output as PodSandbox } from './gen/runtime/v1/PodSandb
 export type { PodSandboxConfig } from './gen/runtime/v1/PodSandboxConfig.js';
 export type { PodSandboxFilter } from './gen/runtime/v1/PodSandboxFilter.js';
 export type { PodSandboxState__Output as PodSandboxState } from './gen/runtime/v1/PodSandboxState.js';
+export type { PodSandboxStats__Output as PodSandboxStats } from './gen/runtime/v1/PodSandboxStats.js';
+export type { PodSandboxStatsFilter } from './gen/runtime/v1/PodSandboxStatsFilter.js';
+export type { LinuxContainerResources } from './gen/runtime/v1/LinuxContainerResources.js';
+export type { RuntimeConfigResponse__Output as RuntimeConfigResponse } from './gen/runtime/v1/RuntimeConfigResponse.js';
 export type { PodSandboxStatus__Output as PodSandboxStatus } from './gen/runtime/v1/PodSandboxStatus.js';
 export type { PodSandboxStatusResponse__Output as PodSandboxStatusResponse } from './gen/runtime/v1/PodSandboxStatusResponse.js';
 export type { RuntimeCondition__Output as RuntimeCondition } from './gen/runtime/v1/RuntimeCondition.js';

@@ -91,6 +91,28 @@ export class Cgroups {
   }
 
 
+  /** Changes a running container's limits (UpdateContainerResources); false when it could not. */
+  update(id: string, limits: ContainerLimits): boolean {
+    if (this.mode === 'none') return false;
+    try {
+      if (this.mode === 'v2') {
+        const dir = join(this.root, 'knode', id);
+        if (limits.memoryLimitInBytes > 0) writeFileSync(join(dir, 'memory.max'), String(limits.memoryLimitInBytes));
+        if (limits.cpuQuota > 0) writeFileSync(join(dir, 'cpu.max'), `${limits.cpuQuota} ${limits.cpuPeriod || 100_000}`);
+        return true;
+      }
+      if (limits.memoryLimitInBytes > 0) writeFileSync(join(this.root, 'memory', 'knode', id, 'memory.limit_in_bytes'), String(limits.memoryLimitInBytes));
+      const cpu = join(this.root, 'cpu', 'knode', id);
+      if (existsSync(cpu)) {
+        if (limits.cpuShares > 0) writeFileSync(join(cpu, 'cpu.shares'), String(limits.cpuShares));
+        if (limits.cpuQuota > 0) writeFileSync(join(cpu, 'cpu.cfs_quota_us'), String(limits.cpuQuota));
+      }
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   /** Whether the kernel's OOM killer killed a process of the container. */
   oomKilled(id: string): boolean {
     try {

@@ -224,6 +224,15 @@ export class ContainerService {
     return execSync(cmd, this.environment(c, sandbox?.hostname || sandbox?.metadata.name || ''), c.workingDir || '/', timeoutSeconds);
   }
 
+  /** New limits for a container (UpdateContainerResources): recorded, and applied to its cgroup while it runs. */
+  updateResources(id: string, linux: { memoryLimitInBytes: number; cpuQuota: number; cpuPeriod: number; cpuShares: number } | null): void {
+    const c = lookup(this.state.containers, id, 'container');
+    if (!linux) return;
+    c.resources = { memoryLimitInBytes: linux.memoryLimitInBytes, cpuQuota: linux.cpuQuota, cpuPeriod: linux.cpuPeriod, cpuShares: linux.cpuShares };
+    this.state.saveContainer(c);
+    if (this.processes.has(c.id) && needsLimits(c)) this.cgroups.update(c.id, c.resources);
+  }
+
   /** Stops every running container (runtime shutdown). */
   async stopAll(timeoutSeconds: number): Promise<void> {
     await Promise.all([...this.processes.keys()].map((id) => this.stop(id, timeoutSeconds)));

@@ -62,6 +62,8 @@ export class ImageStore {
       size: 0,
       pulledAt: nowNs(),
     };
+    // A record is all the store holds of the image: its size is the record's.
+    record.size = Buffer.byteLength(JSON.stringify(record));
     this.images.set(record.id, record);
     this.save();
     return record;

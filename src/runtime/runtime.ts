@@ -1,6 +1,8 @@
 import { join } from 'node:path';
 import type { ContainerStats } from '../cri/gen/runtime/v1/ContainerStats.js';
 import type { ContainerStatsFilter__Output } from '../cri/gen/runtime/v1/ContainerStatsFilter.js';
+import type { PodSandboxStats } from '../cri/gen/runtime/v1/PodSandboxStats.js';
+import type { PodSandboxStatsFilter__Output } from '../cri/gen/runtime/v1/PodSandboxStatsFilter.js';
 import type { FilesystemUsage } from '../cri/gen/runtime/v1/FilesystemUsage.js';
 import type { StatusResponse } from '../cri/gen/runtime/v1/StatusResponse.js';
 import type { VersionResponse } from '../cri/gen/runtime/v1/VersionResponse.js';
@@ -39,6 +41,8 @@ export class EmbeddedRuntime {
   readonly sandboxes: SandboxService;
   readonly cgroups: Cgroups;
   private readonly cpu = new CpuRate();
+  /** Processes per container at the last stats reading. */
+  private readonly processCount = new Map<string, number>();
 
   constructor(readonly options: EmbeddedRuntimeOptions) {
     const warn = options.warn ?? (() => {});
@@ -46,7 +50,7 @@ export class EmbeddedRuntime {
     this.images = new ImageStore(join(options.dir, 'images.json'));
     this.cgroups = new Cgroups(options.cgroupRoot);
     this.containers = new ContainerService(this.state, this.images, this.events, this.cgroups);
-    this.sandboxes = new SandboxService(this.state, this.containers);
+    this.sandboxes = new SandboxService(this.state, this.containers, this.events);
     this.containers.recover();
   }
 
@@ -77,9 +81,31 @@ export class EmbeddedRuntime {
         if (!matchesLabels(c.labels, filter.labelSelector)) continue;
       }
       const pid = this.containers.pidOf(c.id);
-      out.push(this.statsOf(c, now, pid === undefined ? undefined : usage.get(pid)));
+      const group = pid === undefined ? undefined : usage.get(pid);
+      this.processCount.set(c.id, group?.processes ?? 0);
+      out.push(this.statsOf(c, now, group));
     }
     return out;
+  }
+
+  /** Each sandbox's usage: the sum of its containers', and its containers' own. */
+  podSandboxStats(filter: PodSandboxStatsFilter__Output | null): PodSandboxStats[] {
+    const containers = this.containerStats(null);
+    const now = nowNs();
+    return this.sandboxes.list(filter ? { id: filter.id, labelSelector: filter.labelSelector, state: null } : null).map((s) => {
+      const mine = containers.filter((c) => this.state.containers.get(c.attributes?.id ?? '')?.podSandboxId === s.id);
+      const sum = (pick: (c: ContainerStats) => number | undefined) => mine.reduce((n, c) => n + (pick(c) ?? 0), 0);
+      const processes = mine.reduce((n, c) => n + (this.processCount.get(c.attributes?.id ?? '') ?? 0), 0);
+      return {
+        attributes: { id: s.id, metadata: s.metadata, labels: s.labels, annotations: s.annotations },
+        linux: {
+          cpu: { timestamp: now, usageCoreNanoSeconds: { value: sum((c) => Number(c.cpu?.usageCoreNanoSeconds?.value ?? 0)) }, usageNanoCores: { value: sum((c) => Number(c.cpu?.usageNanoCores?.value ?? 0)) } },
+          memory: { timestamp: now, workingSetBytes: { value: sum((c) => Number(c.memory?.workingSetBytes?.value ?? 0)) }, usageBytes: { value: sum((c) => Number(c.memory?.usageBytes?.value ?? 0)) }, rssBytes: { value: sum((c) => Number(c.memory?.rssBytes?.value ?? 0)) } },
+          process: { timestamp: now, processCount: { value: processes } },
+          containers: mine,
+        },
+      };
+    });
   }
 
   private statsOf(c: ContainerRecord, now: number, usage: GroupUsage | undefined): ContainerStats {

@@ -2,7 +2,9 @@ import { mkdirSync } from 'node:fs';
 import type { PodSandboxConfig__Output } from '../cri/gen/runtime/v1/PodSandboxConfig.js';
 import type { PodSandboxFilter__Output } from '../cri/gen/runtime/v1/PodSandboxFilter.js';
 import type { ContainerService } from './containers.js';
-import { matchesLabels } from './convert.js';
+import type { ContainerEventType } from '../cri/gen/runtime/v1/ContainerEventType.js';
+import { matchesLabels, toPodSandboxStatus } from './convert.js';
+import type { ContainerEventHub } from './events.js';
 import { alreadyExists, invalid, RuntimeError } from './errors.js';
 import { lookup, lookupOptional, newId, nowNs } from './ids.js';
 import type { SandboxRecord } from './records.js';
@@ -21,7 +23,14 @@ export class SandboxService {
   constructor(
     private readonly state: RuntimeState,
     private readonly containers: ContainerService,
+    private readonly events: ContainerEventHub,
   ) {}
+
+  /** Sandboxes have lifecycle events too (containerd 2 sends them): their id stands as the container id. */
+  private publish(sandbox: SandboxRecord, type: ContainerEventType): void {
+    if (this.events.subscribers === 0) return;
+    this.events.publish({ containerId: sandbox.id, containerEventType: type, createdAt: nowNs(), podSandboxStatus: toPodSandboxStatus(sandbox), containersStatuses: [] });
+  }
 
   run(config: PodSandboxConfig__Output | null, runtimeHandler: string): string {
     const meta = config?.metadata;
@@ -52,9 +61,12 @@ export class SandboxService {
       labels: config.labels,
       annotations: config.annotations,
       namespaces: { network: ns?.network ?? 'POD', pid: ns?.pid ?? 'POD', ipc: ns?.ipc ?? 'POD' },
-      ip: this.ip,
+      // A host-network sandbox has no IP of its own (the kubelet uses the node's), as with containerd.
+      ip: ns?.network === 'NODE' ? '' : this.ip,
     };
     this.state.saveSandbox(record);
+    this.publish(record, 'CONTAINER_CREATED_EVENT');
+    this.publish(record, 'CONTAINER_STARTED_EVENT');
     return record.id;
   }
 
@@ -66,6 +78,7 @@ export class SandboxService {
     if (sandbox.state !== 'SANDBOX_NOTREADY') {
       sandbox.state = 'SANDBOX_NOTREADY';
       this.state.saveSandbox(sandbox);
+      this.publish(sandbox, 'CONTAINER_STOPPED_EVENT');
     }
   }
 
@@ -75,6 +88,7 @@ export class SandboxService {
     if (!sandbox) return;
     await Promise.all(this.state.containersOf(sandbox.id).map((c) => this.containers.remove(c.id)));
     this.state.deleteSandbox(sandbox.id);
+    this.publish(sandbox, 'CONTAINER_DELETED_EVENT');
   }
 
   get(id: string): SandboxRecord {

@@ -91,6 +91,16 @@ export function runtimeHandlers(rt: EmbeddedRuntime, log: Log): RuntimeServiceHa
       return { stats: rt.containerStats({ id: c.id, podSandboxId: '', labelSelector: {} })[0] ?? null };
     }),
     ListContainerStats: unary('ListContainerStats', log, (req) => ({ stats: rt.containerStats(req.filter) })),
+    PodSandboxStats: unary('PodSandboxStats', log, (req) => {
+      const sandbox = rt.sandboxes.get(req.podSandboxId);
+      return { stats: rt.podSandboxStats({ id: sandbox.id, labelSelector: {} })[0] ?? null };
+    }),
+    ListPodSandboxStats: unary('ListPodSandboxStats', log, (req) => ({ stats: rt.podSandboxStats(req.filter) })),
+    UpdateContainerResources: unary('UpdateContainerResources', log, (req) => {
+      rt.containers.updateResources(req.containerId, req.linux);
+      return {};
+    }),
+    RuntimeConfig: unary('RuntimeConfig', log, () => ({ linux: { cgroupDriver: 'CGROUPFS' } })),
     GetContainerEvents: (call) => {
       const unsubscribe = rt.events.subscribe((event) => call.write(event));
       const end = () => unsubscribe();

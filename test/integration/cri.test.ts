@@ -39,8 +39,9 @@ describe.each(runtimesUnderTest())('CRI against the $name runtime', (runtime) =>
     await cleanup();
   });
 
-  async function newSandbox(name: string, labels: Record<string, string> = {}) {
+  async function newSandbox(name: string, labels: Record<string, string> = {}, cgroupParent?: string) {
     const config = sandboxConfig(name, labels);
+    if (cgroupParent) config.linux = { ...config.linux, cgroupParent };
     const id = await client.runPodSandbox(config);
     sandboxes.push(id);
     return { id, config };
@@ -213,6 +214,41 @@ describe.each(runtimesUnderTest())('CRI against the $name runtime', (runtime) =>
     await client.stopContainer(cid, 0);
   });
 
+  it('reports a pod sandbox\'s usage as the sum of its containers\'', async () => {
+    // containerd reads a sandbox's usage from its cgroup, so this one has a parent cgroup.
+    const { id, config } = await newSandbox('podstats', { stats: 'yes' }, '/knode-test');
+    const cid = await runContainer(client, id, config, containerConfig('busy', ['sleep', '60']));
+    const stats = await eventually(async () => {
+      const s = await client.podSandboxStats(id);
+      return s && (s.linux?.memory?.workingSetBytes?.value ?? 0) > 0 ? s : undefined;
+    }, 'pod sandbox memory stats');
+    expect(stats.attributes?.id).toBe(id);
+    expect(stats.attributes?.metadata?.name).toBe('podstats');
+    expect(stats.linux?.containers.map((c) => c.attributes?.id)).toContain(cid);
+    const listed = await client.listPodSandboxStats({ labelSelector: { stats: 'yes' } });
+    expect(listed.map((s) => s.attributes?.id)).toEqual([id]);
+    await client.stopContainer(cid, 0);
+  });
+
+  it('answers RuntimeConfig with its cgroup driver', async () => {
+    if (runtime.name === 'containerd') {
+      // Difference: containerd 1.6 predates RuntimeConfig (the kubelet then keeps its own cgroupDriver).
+      expect(await codeOf(client.runtimeConfig())).toBe(GrpcCode.UNIMPLEMENTED);
+      return;
+    }
+    expect((await client.runtimeConfig()).linux?.cgroupDriver).toBe('CGROUPFS');
+  });
+
+  it('updates a running container\'s resources', async () => {
+    const { id, config } = await newSandbox('update');
+    const memory = 32 * 1024 * 1024;
+    const cid = await runContainer(client, id, config, containerConfig('resized', ['sleep', '60'], { linux: { resources: { memoryLimitInBytes: memory } } }));
+    await client.updateContainerResources(cid, { memoryLimitInBytes: 2 * memory, cpuPeriod: 100_000, cpuQuota: 50_000 });
+    expect((await client.containerStatus(cid)).status?.state).toBe('CONTAINER_RUNNING');
+    expect(await codeOf(client.updateContainerResources('no-such-container', { memoryLimitInBytes: memory }))).toBe(GrpcCode.NOT_FOUND);
+    await client.stopContainer(cid, 0);
+  });
+
   it('reopens a container log after rotation', async () => {
     const { id, config } = await newSandbox('rotate');
     const c = containerConfig('ticker', ['sh', '-c', 'while true; do echo tick; sleep 0.05; done']);
@@ -253,6 +289,15 @@ describe.each(runtimesUnderTest())('CRI against the $name runtime', (runtime) =>
     const started = events.find((e) => e.containerId === cid && e.containerEventType === 'CONTAINER_STARTED_EVENT')!;
     expect(started.podSandboxStatus?.id).toBe(id);
     expect(started.containersStatuses.map((s) => s.id)).toContain(cid);
+    await client.stopPodSandbox(id);
+    await client.removePodSandbox(id);
+    const sandboxEvents = await eventually(() => {
+      const mine = events.filter((e) => e.containerId === id).map((e) => e.containerEventType);
+      return mine.includes('CONTAINER_DELETED_EVENT') ? mine : undefined;
+    }, 'the sandbox\'s own events');
+    // The sandbox was created before the stream was known to be open: its creation may be missed, not its end.
+    expect(sandboxEvents.slice(-2)).toEqual(['CONTAINER_STOPPED_EVENT', 'CONTAINER_DELETED_EVENT']);
+    expect(events.find((e) => e.containerId === id)?.podSandboxStatus?.metadata?.name).toBe('events');
     abort.abort();
     await reading;
   });

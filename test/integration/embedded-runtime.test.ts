@@ -1,6 +1,8 @@
 // What only the embedded runtime promises: its answers to bad requests, and
 // what it remembers across a restart of its own process.
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CriClient } from '../../src/cri/client.js';
 import { CriError, GrpcCode } from '../../src/cri/errors.js';
@@ -105,6 +107,23 @@ describe('the embedded runtime', () => {
     expect(lost.message).toMatch(/runtime restarted/);
     await eventually(() => readProcStat(pid) === undefined || readProcStat(pid)!.state === 'Z', 'the orphaned process to be stopped');
     expect((await cri.imageStatus({ image: 'busybox:1.36' }))?.id).toMatch(/^sha256:/);
+  });
+
+  it('raises a running container\'s memory limit in its cgroup, where the host lets it enforce limits', async () => {
+    const cri = await start();
+    const trigger = join(mkdtempSync(join(tmpdir(), 'knode-trigger-')), 'go');
+    const config = sandboxConfig('resize');
+    const sandbox = await cri.runPodSandbox(config);
+    // Waits for the trigger, then holds ~100 MB: more than the first limit, less than the second.
+    const script = `while [ ! -e ${trigger} ]; do sleep 0.02; done; head -c 100000000 /dev/zero | tail > /dev/null && echo survived`;
+    const id = await runContainer(cri, sandbox, config, containerConfig('grows', ['sh', '-c', script], { linux: { resources: { memoryLimitInBytes: 32 * 1024 * 1024 } } }));
+    await cri.updateContainerResources(id, { memoryLimitInBytes: 512 * 1024 * 1024 });
+    expect(JSON.parse((await cri.containerStatus(id, true)).info.info).resources.memoryLimitInBytes).toBe(512 * 1024 * 1024);
+    writeFileSync(trigger, '');
+    const status = await waitExited(cri, id, 30_000);
+    const limits = JSON.parse((await cri.status(true)).info.config).resourceLimits as string;
+    // Enforced or not, the container is not killed: the new limit is the one in force.
+    expect({ exitCode: status.exitCode, reason: status.reason, limits: limits.startsWith('enforced') || limits.startsWith('not enforced') }).toEqual({ exitCode: 0, reason: 'Completed', limits: true });
   });
 
   it('stops its containers when it shuts down', async () => {

@@ -17,7 +17,7 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
-          globalSetup: ['test/setup/containerd.ts'],
+          globalSetup: ['test/setup/peers.ts'],
           testTimeout: 60_000,
           hookTimeout: 60_000,
         },

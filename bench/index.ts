@@ -1,6 +1,7 @@
 // `npm run bench`: every benchmark, printed as tables with the goals beside
 // them. Needs root for containerd (as CI has); KNODE_BENCH_CONTAINERD=off
-// measures the embedded runtime alone.
+// measures the embedded runtime alone, KNODE_BENCH_CONTAINERD2=off leaves out
+// containerd 2 (built from the Go module proxy on first use).
 import { benchCri, reportCri, type CriFigures } from './cri.js';
 import { benchRelist, type RelistFigures } from './relist.js';
 import { startContainerd, startEmbedded, type BenchRuntime } from './runtimes.js';
@@ -9,6 +10,7 @@ import { median, ms, percentile, table } from './stats.js';
 
 const PODS = Number(process.env.KNODE_BENCH_PODS ?? 100);
 const withContainerd = process.env.KNODE_BENCH_CONTAINERD !== 'off';
+const withContainerd2 = withContainerd && process.env.KNODE_BENCH_CONTAINERD2 !== 'off';
 
 async function withRuntime<T>(start: () => Promise<BenchRuntime>, fn: (rt: BenchRuntime) => Promise<T>): Promise<T> {
   const rt = await start();
@@ -19,7 +21,11 @@ async function withRuntime<T>(start: () => Promise<BenchRuntime>, fn: (rt: Bench
   }
 }
 
-const starts = [startEmbedded, ...(withContainerd ? [startContainerd] : [])];
+const starts = [
+  startEmbedded,
+  ...(withContainerd ? [() => startContainerd('1.6')] : []),
+  ...(withContainerd2 ? [() => startContainerd('2')] : []),
+];
 const cri: CriFigures[] = [];
 const startup: StartupFigures[] = [];
 const relist: RelistFigures[] = [];

@@ -32,9 +32,12 @@ export async function startEmbedded(): Promise<BenchRuntime> {
   };
 }
 
-/** A real containerd from test/containerd/containerd.sh (needs root). */
-export async function startContainerd(): Promise<BenchRuntime> {
-  const script = join(repo, 'test/containerd/containerd.sh');
+/**
+ * A real containerd (needs root): Debian's 1.6 from test/containerd/containerd.sh,
+ * or 2.x built from the Go module proxy by test/peers/containerd2.sh.
+ */
+export async function startContainerd(which: '1.6' | '2' = '1.6'): Promise<BenchRuntime> {
+  const script = join(repo, which === '2' ? 'test/peers/containerd2.sh' : 'test/containerd/containerd.sh');
   const dir = mkdtempSync(join(tmpdir(), 'kctr-bench-'));
   const endpoint = execFileSync('bash', [script, 'up', dir], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
   const version = await waitForVersion(endpoint);

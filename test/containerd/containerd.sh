@@ -3,13 +3,15 @@
 # (Debian bookworm, root, no registry). See ../shared/cri/README.md for the facts
 # behind each setting.
 #
-#   containerd.sh install      apt-get the packages (containerd, runc, CNI plugins, busybox-static, umoci)
+#   containerd.sh install      apt-get the packages (containerd, runc, CNI plugins, busybox-static, umoci, jq)
 #   containerd.sh up DIR       start containerd with its own config under DIR, import the
 #                              busybox image, print the endpoint (unix://DIR/containerd.sock)
 #   containerd.sh down DIR     stop it, its shims and containers, and remove DIR
+#   containerd.sh image        build the busybox OCI archive (cached) and print its path
 set -euo pipefail
 
-PACKAGES=(containerd runc containernetworking-plugins busybox-static umoci iproute2)
+# jq: test/peers/build.sh reads the Go modules' metadata with it.
+PACKAGES=(containerd runc containernetworking-plugins busybox-static umoci iproute2 jq)
 IMAGE=docker.io/library/busybox:1.36
 
 install() {
@@ -19,6 +21,7 @@ install() {
   [ -x /usr/lib/cni/bridge ] || missing+=(containernetworking-plugins)
   [ -x /bin/busybox ] || missing+=(busybox-static)
   command -v umoci >/dev/null || missing+=(umoci)
+  command -v jq >/dev/null || missing+=(jq)
   [ ${#missing[@]} -eq 0 ] && return 0
   if [ "$(id -u)" != 0 ]; then
     echo "containerd.sh: missing ${missing[*]} and not root; install: apt-get install ${PACKAGES[*]}" >&2
@@ -46,6 +49,14 @@ build_image() {
     --config.env=PATH=/bin --config.workingdir=/ >/dev/null
   tar -C "$work/oci" -cf "$out" .
   rm -rf "$work"
+}
+
+# The image's OCI archive, built once into the cache; prints its path.
+image() {
+  local cache=${KNODE_CACHE_DIR:-$HOME/.cache/knode}
+  mkdir -p "$cache"
+  [ -s "$cache/busybox-oci.tar" ] || build_image "$cache/busybox-oci.tar"
+  echo "$cache/busybox-oci.tar"
 }
 
 up() {
@@ -90,11 +101,8 @@ JSON
     tail -20 "$dir/containerd.log" >&2
     exit 1
   fi
-  local cache=${KNODE_CACHE_DIR:-$HOME/.cache/knode}
-  mkdir -p "$cache"
-  [ -s "$cache/busybox-oci.tar" ] || build_image "$cache/busybox-oci.tar"
   ctr -a "$dir/containerd.sock" -n k8s.io images import --base-name docker.io/library/busybox --digests \
-    "$cache/busybox-oci.tar" >/dev/null
+    "$(image)" >/dev/null
   echo "unix://$dir/containerd.sock"
 }
 
@@ -118,6 +126,7 @@ down() {
 
 case "${1:-}" in
   install) install ;;
+  image) image ;;
   up) up "${2:?usage: containerd.sh up DIR}" ;;
   down) down "${2:?usage: containerd.sh down DIR}" ;;
   *) echo "usage: containerd.sh install | up DIR | down DIR" >&2; exit 2 ;;

@@ -68,19 +68,26 @@ export async function startEmbeddedRuntime(rootDir = mkdtempSync(join(tmpdir(), 
 }
 
 export interface RuntimeUnderTest {
-  name: 'embedded' | 'containerd';
+  /** As test titles name it: `embedded`, `containerd 1.6`, `containerd 2`. */
+  name: string;
+  /** The embedded runtime (host processes) or a containerd (isolated containers). */
+  kind: 'embedded' | 'containerd';
+  /** Whether it streams GetContainerEvents (containerd 1.6 does not). */
+  events: boolean;
   /** Starts (or finds) the runtime; returns its endpoint and a cleanup. */
   start(): Promise<{ endpoint: string; cleanup(): Promise<void> }>;
 }
 
 /**
  * The runtimes every CRI-level suite runs against: the embedded runtime (a
- * fresh process per suite) and the real containerd from the global setup.
+ * fresh process per suite) and the real containerds from the global setup.
  */
 export function runtimesUnderTest(): RuntimeUnderTest[] {
   const list: RuntimeUnderTest[] = [
     {
       name: 'embedded',
+      kind: 'embedded',
+      events: true,
       start: async () => {
         const rt = await startEmbeddedRuntime();
         return {
@@ -93,7 +100,10 @@ export function runtimesUnderTest(): RuntimeUnderTest[] {
       },
     },
   ];
+  const running = (endpoint: string) => async () => ({ endpoint, cleanup: async () => {} });
   const containerd = inject('containerdEndpoint');
-  if (containerd) list.push({ name: 'containerd', start: async () => ({ endpoint: containerd, cleanup: async () => {} }) });
+  if (containerd) list.push({ name: 'containerd 1.6', kind: 'containerd', events: false, start: running(containerd) });
+  const containerd2 = inject('containerd2Endpoint');
+  if (containerd2) list.push({ name: 'containerd 2', kind: 'containerd', events: true, start: running(containerd2) });
   return list;
 }

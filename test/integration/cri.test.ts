@@ -50,7 +50,7 @@ describe.each(runtimesUnderTest())('CRI against the $name runtime', (runtime) =>
   it('answers Version and reports RuntimeReady and NetworkReady', async () => {
     const version = await client.version();
     expect(version.runtimeApiVersion).toBe('v1');
-    expect(version.runtimeName).toBe(runtime.name === 'embedded' ? 'knode' : 'containerd');
+    expect(version.runtimeName).toBe(runtime.kind === 'embedded' ? 'knode' : 'containerd');
     const conditions = (await client.status()).status!.conditions;
     expect(conditions.find((c) => c.type === 'RuntimeReady')?.status).toBe(true);
     expect(conditions.find((c) => c.type === 'NetworkReady')?.status).toBe(true);
@@ -197,7 +197,12 @@ describe.each(runtimesUnderTest())('CRI against the $name runtime', (runtime) =>
     expect(await codeOf(client.containerStatus('0'.repeat(64)))).toBe(GrpcCode.NOT_FOUND);
     expect(await codeOf(client.podSandboxStatus('0'.repeat(64)))).toBe(GrpcCode.NOT_FOUND);
     expect(await codeOf(client.startContainer('0'.repeat(64)))).toBe(GrpcCode.NOT_FOUND);
-    expect(await codeOf(client.stopContainer('0'.repeat(64), 0))).toBe(GrpcCode.NOT_FOUND);
+    if (runtime.name === 'containerd 2') {
+      // Difference: containerd 2 treats stopping an unknown container as done (the spec leaves it open).
+      await expect(client.stopContainer('0'.repeat(64), 0)).resolves.toBeUndefined();
+    } else {
+      expect(await codeOf(client.stopContainer('0'.repeat(64), 0))).toBe(GrpcCode.NOT_FOUND);
+    }
     const absentImage = containerConfig('noimage', ['true'], { image: { image: 'knode-test/absent:9.9' } });
     expect(await codeOf(client.createContainer(id, absentImage, config))).toBe(GrpcCode.NOT_FOUND);
   });
@@ -231,7 +236,7 @@ describe.each(runtimesUnderTest())('CRI against the $name runtime', (runtime) =>
   });
 
   it('answers RuntimeConfig with its cgroup driver', async () => {
-    if (runtime.name === 'containerd') {
+    if (runtime.name === 'containerd 1.6') {
       // Difference: containerd 1.6 predates RuntimeConfig (the kubelet then keeps its own cgroupDriver).
       expect(await codeOf(client.runtimeConfig())).toBe(GrpcCode.UNIMPLEMENTED);
       return;
@@ -267,7 +272,7 @@ describe.each(runtimesUnderTest())('CRI against the $name runtime', (runtime) =>
     const reading = (async () => {
       for await (const event of client.getContainerEvents(abort.signal)) events.push(event);
     })();
-    if (runtime.name === 'containerd') {
+    if (!runtime.events) {
       // Difference: containerd 1.6 has no GetContainerEvents; the kubelet falls back to relisting.
       await expect(reading).rejects.toMatchObject({ code: GrpcCode.UNIMPLEMENTED });
       return;

@@ -141,7 +141,7 @@ describe.each(runtimesUnderTest())('the engine on the $name runtime', (runtime) 
   });
 });
 
-describe.each(runtimesUnderTest().filter((r) => r.name === 'containerd'))('the engine on $name (isolated containers)', (runtime) => {
+describe.each(runtimesUnderTest().filter((r) => r.kind === 'containerd'))('the engine on $name (isolated containers)', (runtime) => {
   const nodes = nodesOn(runtime);
 
   it('reads the termination message the container wrote to its terminationMessagePath', async () => {
@@ -232,8 +232,13 @@ describe('the engine on the embedded runtime (host-process specifics)', () => {
     });
     await node.waitForPod('ordered', 'Running', (p) => p.status?.phase === 'Running' && !!containerOf(p, 'app')?.state?.running);
     node.removePod('ordered');
-    await eventually(() => existsSync(join(dir, 'proxy')), 'the sidecar to be stopped');
-    expect(Number(readFileSync(join(dir, 'app'), 'utf8'))).toBeLessThan(Number(readFileSync(join(dir, 'proxy'), 'utf8')));
+    // The shell creates the file before date writes into it: a stop time is there once the line is.
+    const stoppedAt = (name: string) => eventually(() => {
+      const text = existsSync(join(dir, name)) ? readFileSync(join(dir, name), 'utf8') : '';
+      return text.endsWith('\n') ? Number(text) : undefined;
+    }, `${name}'s stop time`);
+    const proxyStopped = await stoppedAt('proxy');
+    expect(await stoppedAt('app')).toBeLessThan(proxyStopped);
     const kills = node.events.filter((e) => e.type === 'ContainerKilling').map((e) => e.container);
     expect(kills).toEqual(['app', 'proxy']);
   });

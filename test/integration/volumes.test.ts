@@ -98,7 +98,7 @@ describe('hostPath volumes (embedded runtime)', () => {
   });
 });
 
-describe.each(runtimesUnderTest().filter((r) => r.name === 'containerd'))('read-only mounts on $name', (runtime) => {
+describe.each(runtimesUnderTest().filter((r) => r.kind === 'containerd'))('read-only mounts on $name', (runtime) => {
   it('refuses writes to a readOnly volumeMount', async () => {
     const { endpoint, cleanup } = await runtime.start();
     const node = await startNode(endpoint);

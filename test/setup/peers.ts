@@ -1,0 +1,72 @@
+// Starts the real containerds for the integration suites and hands their
+// endpoints to them: Debian's containerd 1.6 (test/containerd/containerd.sh) as
+// `containerdEndpoint`, and containerd 2 built from the Go module proxy
+// (test/peers/containerd2.sh, built on first use) as `containerd2Endpoint`. On a
+// machine where they cannot run (not root, no packages, no Go), the run fails
+// with the reason, unless KNODE_TEST_CONTAINERD=off says to test the embedded
+// runtime alone (KNODE_TEST_CONTAINERD2=off: without containerd 2), or
+// KNODE_TEST_CONTAINERD_ENDPOINT / KNODE_TEST_CONTAINERD2_ENDPOINT name one
+// already running. It also builds cricheck, the CRI client on k8s.io/cri-client
+// that drives the embedded runtime as crictl would (`cricheckPath`).
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestProject } from 'vitest/node';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    containerdEndpoint: string;
+    containerd2Endpoint: string;
+    /** The cricheck binary (test/peers/cricheck), or '' with KNODE_TEST_CRICHECK=off. */
+    cricheckPath: string;
+  }
+}
+
+interface Containerd {
+  script: string;
+  off: boolean;
+  endpoint?: string;
+}
+
+/** Starts one containerd (or takes the given endpoint); returns its endpoint and how to stop it. */
+function start({ script, off, endpoint }: Containerd): { endpoint: string; stop(): void } {
+  if (off) return { endpoint: '', stop: () => {} };
+  if (endpoint) return { endpoint, stop: () => {} };
+  const dir = mkdtempSync(join(tmpdir(), 'kctr-'));
+  const started = execFileSync('bash', [script, 'up', dir], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+  return { endpoint: started, stop: () => execFileSync('bash', [script, 'down', dir], { stdio: 'inherit' }) };
+}
+
+/** Builds cricheck if it is not built yet (a few seconds with the Go caches warm) and returns its path. */
+function cricheck(): string {
+  if (process.env.KNODE_TEST_CRICHECK === 'off') return '';
+  const build = join(import.meta.dirname, '../peers/build.sh');
+  execFileSync('bash', [build, 'cricheck'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  return join(execFileSync('bash', [build, 'path', 'cricheck'], { encoding: 'utf8' }).trim(), 'cricheck');
+}
+
+export default function setup(project: TestProject) {
+  const allOff = process.env.KNODE_TEST_CONTAINERD === 'off';
+  const one = start({ script: join(import.meta.dirname, '../containerd/containerd.sh'), off: allOff, endpoint: process.env.KNODE_TEST_CONTAINERD_ENDPOINT });
+  let two: { endpoint: string; stop(): void };
+  try {
+    two = start({ script: join(import.meta.dirname, '../peers/containerd2.sh'), off: allOff || process.env.KNODE_TEST_CONTAINERD2 === 'off', endpoint: process.env.KNODE_TEST_CONTAINERD2_ENDPOINT });
+  } catch (err) {
+    one.stop();
+    throw err;
+  }
+  try {
+    project.provide('cricheckPath', cricheck());
+  } catch (err) {
+    two.stop();
+    one.stop();
+    throw err;
+  }
+  project.provide('containerdEndpoint', one.endpoint);
+  project.provide('containerd2Endpoint', two.endpoint);
+  return () => {
+    two.stop();
+    one.stop();
+  };
+}

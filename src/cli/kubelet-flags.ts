@@ -33,7 +33,26 @@ const DURATION_FLAGS: [string, keyof KubeletConfiguration][] = [
   ['pleg-relist-period', 'plegRelistPeriod'],
   ['file-check-frequency', 'fileCheckFrequency'],
   ['http-check-frequency', 'httpCheckFrequency'],
+  ['node-status-update-frequency', 'nodeStatusUpdateFrequency'],
 ];
+
+const LABEL_KEY = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
+const LABEL_VALUE = /^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$/;
+
+/** --node-labels 'k=v,k2=v2' as the kubelet reads it; a bad label is a usage error naming it. */
+export function parseNodeLabels(text: string): Record<string, string> {
+  const labels: Record<string, string> = {};
+  for (const item of text.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const eq = item.indexOf('=');
+    const key = eq < 0 ? item : item.slice(0, eq);
+    const value = eq < 0 ? '' : item.slice(eq + 1);
+    if (eq < 0 || !LABEL_KEY.test(key) || !LABEL_VALUE.test(value)) {
+      throw new UserError('usage', `--node-labels: "${item}" is not a valid label`, "write key=value pairs separated by commas, e.g. --node-labels 'tier=edge,zone=lab'");
+    }
+    labels[key] = value;
+  }
+  return labels;
+}
 
 /**
  * The one KubeletConfiguration the engine gets: the kubelet's defaults, then
@@ -57,6 +76,9 @@ export function kubeletConfigFromFlags(rootDir: string, flags: Record<string, un
   if (flags.pleg !== undefined) fromFlags.eventedPleg = flags.pleg !== 'relist';
   if (flags.address !== undefined) fromFlags.address = String(flags.address);
   if (flags['read-only-port'] !== undefined) fromFlags.readOnlyPort = Number(flags['read-only-port']);
+  if (flags.port !== undefined) fromFlags.port = Number(flags.port);
+  if (flags.kubeconfig !== undefined) fromFlags.kubeconfig = String(flags.kubeconfig);
+  if (flags['node-labels'] !== undefined) fromFlags.nodeLabels = parseNodeLabels(String(flags['node-labels']));
   for (const [flag, field] of DURATION_FLAGS) {
     if (flags[flag] !== undefined) (fromFlags as Record<string, unknown>)[field] = parseDuration(String(flags[flag]), flag);
   }

@@ -4,6 +4,7 @@ import { BaseCommand } from '../cli/base-command.js';
 import { kubeletConfigFromFlags, kubeletFlags } from '../cli/kubelet-flags.js';
 import { printConfig } from '../cli/print-config.js';
 import { superviseEmbeddedRuntime } from '../cli/runtime-supervisor.js';
+import { connectCluster, loadKubeConfig, type ClusterClient } from '../engine/cluster/client.js';
 import { Kubelet } from '../engine/kubelet.js';
 import { showNode, type NodeOutput } from '../cli/node-faces.js';
 import { isLoopback, NodeServer } from '../engine/server/node-server.js';
@@ -21,6 +22,7 @@ Prints one line per lifecycle event (or NDJSON with --output json). SIGINT/SIGTE
     '<%= config.bin %> run --static-dir /etc/knode/pods --node-name edge-1 --output json',
     "<%= config.bin %> run --manifest-url http://config.local/pods.yaml --manifest-url-header 'Authorization: Bearer x'",
     '<%= config.bin %> run --static-dir pods --runtime-endpoint unix:///run/containerd/containerd.sock',
+    '<%= config.bin %> run --kubeconfig /etc/knode/node.kubeconfig --node-name edge-1 --node-labels tier=edge',
   ];
 
   static override flags = {
@@ -31,6 +33,10 @@ Prints one line per lifecycle event (or NDJSON with --output json). SIGINT/SIGTE
     'http-check-frequency': Flags.string({ description: 'How often the manifest URL is fetched (Go duration) [default: 20s]' }),
     output: Flags.string({ description: 'tui: the live view (default on a terminal); plain: a line per event (default otherwise); json: NDJSON events', options: ['tui', 'plain', 'json'] }),
     address: Flags.string({ description: 'Address of the read-only API (loopback unless --allow-remote) [default: 127.0.0.1]' }),
+    kubeconfig: Flags.string({ description: 'Join the cluster of this kubeconfig: run the pods bound to this node, register the Node, renew its Lease, report pod status, keep mirror pods of static pods. `default` finds one as kubectl does ($KUBECONFIG, ~/.kube/config, in-cluster)' }),
+    'node-labels': Flags.string({ description: "Labels to register the Node with, 'key=value,...' (a nodeSelector may also ask for them)" }),
+    'node-status-update-frequency': Flags.string({ description: 'How often the Node status is computed and, when it changed, written (Go duration) [default: 10s]' }),
+    port: Flags.integer({ description: 'Port of the kubelet API announced in the Node status [default: 10250]' }),
     'read-only-port': Flags.integer({ description: 'Port of the read-only API (/pods, /healthz, /metrics ...); 0 turns TCP off (the unix socket <root-dir>/run/knode.sock stays) [default: 10255]' }),
     'print-config': Flags.boolean({ description: 'Print the effective configuration (defaults, --config, flags) as a KubeletConfiguration and exit', default: false }),
     'allow-remote': Flags.boolean({ description: 'Let the read-only API listen on a non-loopback address', default: false }),
@@ -59,15 +65,16 @@ Prints one line per lifecycle event (or NDJSON with --output json). SIGINT/SIGTE
       this.log(printConfig(config));
       return;
     }
-    if (!config.staticPodPath && !config.staticPodURL) {
-      throw new UserError('usage', 'knode run needs at least one pod source', 'give --static-dir DIR and/or --manifest-url URL (or staticPodPath/staticPodURL in --config)');
+    if (!config.staticPodPath && !config.staticPodURL && !config.kubeconfig) {
+      throw new UserError('usage', 'knode run needs at least one pod source', 'give --static-dir DIR, --manifest-url URL and/or --kubeconfig FILE (or staticPodPath/staticPodURL in --config)');
     }
     if (!isLoopback(config.address) && !flags['allow-remote']) {
       throw new UserError('usage', `--address ${config.address} is not a loopback address`, 'the read-only API shows every pod and its logs without authentication; add --allow-remote if you mean it');
     }
     const client = await this.connectRuntime({ ...flags, 'runtime-endpoint': config.containerRuntimeEndpoint || undefined });
     config.containerRuntimeEndpoint = client.endpoint;
-    const kubelet = new Kubelet(config, { runtime: client });
+    const cluster = config.kubeconfig ? await this.joinCluster(config.kubeconfig) : undefined;
+    const kubelet = new Kubelet(config, { runtime: client, cluster, version: this.config.version });
     const embedded = client.endpoint === `unix://${rootPaths(rootDir).runtimeSocket}`;
     const unsupervise = embedded ? superviseEmbeddedRuntime(kubelet, rootDir, warn) : () => {};
     const output = (flags.output ?? (process.stdout.isTTY ? 'tui' : 'plain')) as NodeOutput;
@@ -99,5 +106,13 @@ Prints one line per lifecycle event (or NDJSON with --output json). SIGINT/SIGTE
     await server.stop();
     await kubelet.stop();
     client.close();
+  }
+
+  private async joinCluster(path: string): Promise<ClusterClient> {
+    try {
+      return await connectCluster(await loadKubeConfig(path));
+    } catch (err) {
+      throw new UserError('usage', `--kubeconfig ${path}: ${(err as Error).message}`, 'give a kubeconfig whose user is this node (CN=system:node:<node-name>, O=system:nodes), see the README');
+    }
   }
 }

@@ -48,6 +48,12 @@ export type LifecycleEventType =
   | 'PodSucceeded'
   | 'PodFailed'
   // the node
+  /** The Node object was registered with (or adopted from) the apiserver. */
+  | 'NodeRegistered'
+  /** The Node's Ready condition changed; reason and message are the condition's. */
+  | 'NodeReadyChanged'
+  /** Writing to the apiserver failed (node status, lease, pod status, mirror pod); message says what. */
+  | 'ClusterWarning'
   | 'RuntimeUnhealthy'
   | 'RuntimeHealthy'
   | 'Housekeeping'

@@ -1,3 +1,4 @@
+import type { MirrorPods } from './cluster/mirror-pods.js';
 import type { EventStream } from './events.js';
 import type { RuntimeManager } from './kuberuntime/runtime-manager.js';
 import type { PodCache } from './pleg/pod-cache.js';
@@ -14,6 +15,7 @@ export interface HousekeepingDeps {
   podCache: PodCache;
   runtime: RuntimeManager;
   events: EventStream;
+  mirrorPods?: MirrorPods;
 }
 
 /**
@@ -58,6 +60,8 @@ export class Housekeeping {
         this.d.reasons.remove(pod.uid);
       }
     }
+
+    await this.d.mirrorPods?.deleteOrphans();
 
     for (const pod of podManager.getPods()) {
       const cached = this.d.podCache.get(pod.metadata.uid!);

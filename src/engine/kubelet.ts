@@ -23,11 +23,20 @@ import { KubeletPodSyncer } from './pod-sync.js';
 import { PodWorkers } from './pod-workers.js';
 import { ReasonCache } from './status/reason-cache.js';
 import { StatusManager } from './status/status-manager.js';
-import { SyncHandler } from './sync-handler.js';
+import { nodeLabels, SyncHandler } from './sync-handler.js';
 import { WorkQueue } from './work-queue.js';
+import type { ClusterClient } from './cluster/client.js';
+import { MirrorPods } from './cluster/mirror-pods.js';
+import { NodeLease } from './cluster/node-lease.js';
+import { NodeStatusManager } from './cluster/node-status.js';
+import { StatusSync } from './cluster/status-sync.js';
 
 export interface KubeletDeps {
   runtime: RuntimeService & ImageService;
+  /** The apiserver to join (pods bound to the node, Node, Lease, pod status, mirror pods); none: a standalone node. */
+  cluster?: ClusterClient;
+  /** knode's version, as the Node reports it. */
+  version?: string;
   clock?: Clock;
   /** Randomness for jitter; injectable so tests are deterministic. */
   random?: () => number;
@@ -69,6 +78,8 @@ export class Kubelet {
   runtimeName = 'cri';
   runtimeVersion = '';
   plegMode: PlegMode | 'starting' = 'starting';
+  /** The node's parts that talk to the apiserver, when it has joined one. */
+  readonly cluster: { client: ClusterClient; nodeStatus: NodeStatusManager; lease: NodeLease; mirrorPods: MirrorPods; statusSync: StatusSync } | undefined;
   private readonly evented: EventedHints | undefined;
   private readonly housekeeping: Housekeeping;
   private readonly inbox = new AsyncQueue<LoopMessage>();
@@ -113,7 +124,12 @@ export class Kubelet {
       // Probe results reach the sync loop as messages, as the kubelet's results channels do.
       onChange: (uid) => this.inbox.push({ kind: 'probe', uid }),
     });
+    const clusterWarn = (message: string) => this.events.emit({ type: 'ClusterWarning', pod: '', uid: '', message });
+    const mirrorPods = deps.cluster
+      ? new MirrorPods({ client: deps.cluster, podManager: this.podManager, nodeName: config.nodeName, nodeUid: () => this.cluster?.nodeStatus.uid, warn: clusterWarn })
+      : undefined;
     const syncer = new KubeletPodSyncer({
+      mirrorPods,
       runtime: this.runtimeManager,
       statusManager: this.statusManager,
       reasons: this.reasonCache,
@@ -168,6 +184,7 @@ export class Kubelet {
       events: this.events,
       maxPods: config.maxPods,
       nodeName: config.nodeName,
+      extraLabels: config.nodeLabels,
     });
     this.housekeeping = new Housekeeping({
       podManager: this.podManager,
@@ -177,8 +194,43 @@ export class Kubelet {
       podCache: this.podCache,
       runtime: this.runtimeManager,
       events: this.events,
+      mirrorPods,
     });
-    this.podConfig = new PodConfig(config, clock, this.events, (update) => this.inbox.push({ kind: 'config', update }));
+    this.podConfig = new PodConfig(config, clock, this.events, (update) => this.inbox.push({ kind: 'config', update }), deps.cluster ? { client: deps.cluster, warn: clusterWarn } : undefined);
+    if (deps.cluster && mirrorPods) {
+      const client = deps.cluster;
+      this.cluster = {
+        client,
+        mirrorPods,
+        nodeStatus: new NodeStatusManager({
+          client,
+          clock,
+          events: this.events,
+          nodeName: config.nodeName,
+          labels: { ...nodeLabels(config.nodeName), ...config.nodeLabels },
+          maxPods: config.maxPods,
+          rootDir: config.rootDir,
+          hostIP: this.hostIP,
+          kubeletPort: config.port,
+          knodeVersion: deps.version ?? '0.0.0',
+          runtime: () => ({ name: this.runtimeName, version: this.runtimeVersion }),
+          problems: () => this.healthz().reasons,
+          updateFrequency: config.nodeStatusUpdateFrequency,
+          reportFrequency: config.nodeStatusReportFrequency,
+          warn: clusterWarn,
+        }),
+        lease: new NodeLease({ client, clock, nodeName: config.nodeName, durationSeconds: config.nodeLeaseDurationSeconds, nodeUid: () => this.cluster?.nodeStatus.uid, warn: clusterWarn }),
+        statusSync: new StatusSync({
+          client,
+          podManager: this.podManager,
+          statusManager: this.statusManager,
+          events: this.events,
+          clock,
+          isTerminated: (uid) => this.podWorkers.isKnown(uid) && !this.podWorkers.couldHaveRunningContainers(uid),
+          warn: clusterWarn,
+        }),
+      };
+    }
   }
 
   /** Starts the PLEG, the sync loop and the sources; resolves once every source was read once. */
@@ -192,6 +244,9 @@ export class Kubelet {
       type: 'NodeStarted', pod: '', uid: '', message: `node ${this.config.nodeName} on ${this.runtimeName} ${this.runtimeVersion}`,
       detail: { nodeName: this.config.nodeName, runtimeName: this.runtimeName, runtimeVersion: this.runtimeVersion, sources: this.podConfig.sourceNames.join(','), evented: this.config.eventedPleg },
     });
+    this.cluster?.nodeStatus.start();
+    this.cluster?.lease.start();
+    this.cluster?.statusSync.start();
     this.pleg.start();
     this.evented?.start();
     this.loop = this.syncLoop();
@@ -208,6 +263,9 @@ export class Kubelet {
     this.stopped = true;
     for (const t of this.timers) t.cancel();
     this.podConfig.stop();
+    await this.cluster?.nodeStatus.stop();
+    await this.cluster?.lease.stop();
+    await this.cluster?.statusSync.stop();
     this.evented?.stop();
     this.pleg.stop();
     this.inbox.close();

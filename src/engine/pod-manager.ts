@@ -1,15 +1,26 @@
-import { podFullName } from './api/pod-util.js';
+import { ConfigMirrorAnnotation, podFullName } from './api/pod-util.js';
 import type { Pod } from './api/v1.js';
+
+/** A mirror pod: the apiserver's copy of a static pod, made by the node that runs it. */
+export function isMirrorPod(pod: Pod): boolean {
+  return pod.metadata.annotations?.[ConfigMirrorAnnotation] !== undefined;
+}
 
 /**
  * The desired pods, by UID and by full name: the kubelet's source of truth
- * for what should run (its podManager, without mirror pods yet).
+ * for what should run (its podManager). Mirror pods are kept apart: they are
+ * never run, only matched to the static pods they mirror (by full name).
  */
 export class PodManager {
   private readonly byUid = new Map<string, Pod>();
   private readonly byName = new Map<string, Pod>();
+  private readonly mirrorsByName = new Map<string, Pod>();
 
   addPod(pod: Pod): void {
+    if (isMirrorPod(pod)) {
+      this.mirrorsByName.set(podFullName(pod), pod);
+      return;
+    }
     this.byUid.set(pod.metadata.uid!, pod);
     this.byName.set(podFullName(pod), pod);
   }
@@ -19,8 +30,13 @@ export class PodManager {
   }
 
   removePod(pod: Pod): void {
+    const name = podFullName(pod);
+    if (isMirrorPod(pod)) {
+      if (this.mirrorsByName.get(name)?.metadata.uid === pod.metadata.uid) this.mirrorsByName.delete(name);
+      return;
+    }
     this.byUid.delete(pod.metadata.uid!);
-    if (this.byName.get(podFullName(pod))?.metadata.uid === pod.metadata.uid) this.byName.delete(podFullName(pod));
+    if (this.byName.get(name)?.metadata.uid === pod.metadata.uid) this.byName.delete(name);
   }
 
   getPodByUid(uid: string): Pod | undefined {
@@ -31,7 +47,22 @@ export class PodManager {
     return this.byName.get(fullName);
   }
 
+  /** The pods to run (mirror pods are not among them). */
   getPods(): Pod[] {
     return [...this.byUid.values()];
+  }
+
+  /** The mirror pod of a static pod, if the apiserver has one. */
+  getMirrorPodByPod(pod: Pod): Pod | undefined {
+    return this.mirrorsByName.get(podFullName(pod));
+  }
+
+  /** The static pod a mirror pod stands for, if it still runs here. */
+  getPodByMirrorPod(mirror: Pod): Pod | undefined {
+    return this.byName.get(podFullName(mirror));
+  }
+
+  getMirrorPods(): Pod[] {
+    return [...this.mirrorsByName.values()];
   }
 }

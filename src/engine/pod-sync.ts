@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Clock } from '../util/clock.js';
-import { podRef } from './api/pod-util.js';
+import { isStaticPod, podRef } from './api/pod-util.js';
 import type { Pod, PodStatus } from './api/v1.js';
 import type { RunningPod, RuntimePodStatus } from './container/types.js';
 import type { EventStream } from './events.js';
@@ -14,6 +14,7 @@ import type { ReasonCache } from './status/reason-cache.js';
 import type { StatusManager } from './status/status-manager.js';
 import type { ProberManager } from './prober/prober-manager.js';
 import type { VolumeManager } from './volume/volume-manager.js';
+import type { MirrorPods } from './cluster/mirror-pods.js';
 
 export interface PodSyncDeps {
   runtime: RuntimeManager;
@@ -30,6 +31,8 @@ export interface PodSyncDeps {
   volumes: VolumeManager;
   /** Why the runtime cannot take work now, if it cannot. */
   runtimeError: () => string | undefined;
+  /** Mirror pods in the apiserver for static pods, when the node has joined one. */
+  mirrorPods?: MirrorPods;
 }
 
 /** Orphans (pods no source wants) get this grace period, as in the kubelet. */
@@ -51,7 +54,8 @@ export class KubeletPodSyncer implements PodSyncer {
       hostIP: this.d.hostIP,
       runtimeName: this.d.runtimeName(),
       reasons: this.d.reasons,
-      oldStatus: this.d.statusManager.getPodStatus(pod.metadata.uid!),
+      // After a restart the apiserver's status is the last one written (start time, transition times).
+      oldStatus: this.d.statusManager.getPodStatus(pod.metadata.uid!) ?? pod.status,
       podIsTerminal,
       ready: (name, id) => this.d.prober.isReady(pod, name, id),
       started: (name, id) => this.d.prober.isStarted(pod, name, id),
@@ -62,6 +66,8 @@ export class KubeletPodSyncer implements PodSyncer {
     const uid = pod.metadata.uid!;
     const apiStatus = this.status(pod, runtime, false);
     this.d.statusManager.setPodStatus(pod, apiStatus);
+    // The apiserver's copy of a static pod; never waited for: pods start without the apiserver.
+    if (this.d.mirrorPods && isStaticPod(pod)) this.d.mirrorPods.reconcileInBackground(pod);
     if (apiStatus.phase === 'Succeeded' || apiStatus.phase === 'Failed') return { terminal: true };
     const runtimeError = this.d.runtimeError();
     if (runtimeError) throw new Error(`container runtime is not ready: ${runtimeError}`);

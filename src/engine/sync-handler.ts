@@ -1,11 +1,12 @@
 import { isTerminalPhase, podRef } from './api/pod-util.js';
 import type { Pod } from './api/v1.js';
 import { canAdmitPod, nodeAllocatable } from './admission.js';
+import { goArch } from './cluster/node-info.js';
 import type { PodUpdate } from './config/pod-storage.js';
 import type { EventStream } from './events.js';
 import type { PodLifecycleEvent } from './pleg/types.js';
 import { isSyncPodWorthy } from './pleg/types.js';
-import type { PodManager } from './pod-manager.js';
+import { isMirrorPod, type PodManager } from './pod-manager.js';
 import type { PodWorkers, UpdateType } from './pod-workers.js';
 import type { StatusManager } from './status/status-manager.js';
 
@@ -16,12 +17,13 @@ export interface SyncHandlerDeps {
   events: EventStream;
   maxPods: number;
   nodeName: string;
+  /** --node-labels: what a nodeSelector may ask for besides the default labels. */
+  extraLabels?: Record<string, string>;
 }
 
 /** The labels a node carries that a pod's nodeSelector can ask for. */
 export function nodeLabels(nodeName: string): Record<string, string> {
-  const arch = { x64: 'amd64', arm64: 'arm64', arm: 'arm', ppc64: 'ppc64le', s390x: 's390x' }[process.arch as string] ?? process.arch;
-  return { 'kubernetes.io/os': 'linux', 'kubernetes.io/arch': arch, 'kubernetes.io/hostname': nodeName };
+  return { 'kubernetes.io/os': 'linux', 'kubernetes.io/arch': goArch(), 'kubernetes.io/hostname': nodeName };
 }
 
 /**
@@ -36,10 +38,22 @@ export class SyncHandler {
 
   constructor(private readonly d: SyncHandlerDeps) {
     this.node = nodeAllocatable(d.maxPods);
-    this.labels = nodeLabels(d.nodeName);
+    this.labels = { ...nodeLabels(d.nodeName), ...d.extraLabels };
   }
 
   handleConfigUpdate(update: PodUpdate): void {
+    // Mirror pods are bookkeeping, never run: their static pod is synced instead (the kubelet's handleMirrorPod).
+    const mirrors = update.pods.filter(isMirrorPod);
+    if (mirrors.length > 0) {
+      for (const mirror of mirrors) {
+        if (update.op === 'REMOVE') this.d.podManager.removePod(mirror);
+        else this.d.podManager.updatePod(mirror);
+        const staticPod = this.d.podManager.getPodByMirrorPod(mirror);
+        if (staticPod) this.dispatchWork(staticPod, 'sync');
+      }
+      update = { ...update, pods: update.pods.filter((p) => !isMirrorPod(p)) };
+      if (update.pods.length === 0 && update.op !== 'ADD') return;
+    }
     switch (update.op) {
       case 'ADD':
         for (const pod of update.pods) this.d.events.emit({ type: 'PodSeen', pod: podRef(pod), uid: pod.metadata.uid!, message: `seen by source "${update.source}"`, detail: { source: update.source } });

@@ -21,6 +21,10 @@ const FIELDS: Record<string, [keyof KubeletConfiguration, Kind]> = {
   maxPods: ['maxPods', 'integer'],
   address: ['address', 'string'],
   readOnlyPort: ['readOnlyPort', 'integer'],
+  port: ['port', 'integer'],
+  nodeStatusUpdateFrequency: ['nodeStatusUpdateFrequency', 'duration'],
+  nodeStatusReportFrequency: ['nodeStatusReportFrequency', 'duration'],
+  nodeLeaseDurationSeconds: ['nodeLeaseDurationSeconds', 'integer'],
   containerRuntimeEndpoint: ['containerRuntimeEndpoint', 'string'],
   runtimeRequestTimeout: ['runtimeRequestTimeout', 'duration'],
 };

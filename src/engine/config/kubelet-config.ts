@@ -23,8 +23,20 @@ export interface KubeletConfiguration {
   /** The read-only API's address and port (0 turns TCP off; the unix socket stays). */
   address: string;
   readOnlyPort: number;
+  /** The kubelet API's port (HTTPS, what the apiserver proxies to); announced in the Node status. */
+  port: number;
+  /** Labels the node registers with, besides kubernetes.io/hostname, os and arch (--node-labels). */
+  nodeLabels: Record<string, string>;
+  /** How often the Node status is computed, and written when it changed. */
+  nodeStatusUpdateFrequency: number;
+  /** How often the Node status is written even when nothing changed. */
+  nodeStatusReportFrequency: number;
+  /** The node Lease's duration; it is renewed every quarter of it. */
+  nodeLeaseDurationSeconds: number;
 
   // knode's fields
+  /** The kubeconfig of the apiserver to join (--kubeconfig; `default` finds one as kubectl does); none: no apiserver. */
+  kubeconfig?: string;
   /** The generic PLEG's relist period (the kubelet's is fixed at 1s). */
   plegRelistPeriod: number;
   /** Use runtime container events as hints for targeted relists (DESIGN.md: "events are hints"). */
@@ -51,6 +63,11 @@ export function defaultKubeletConfiguration(rootDir: string, overrides: Partial<
     containerRuntimeEndpoint: '',
     address: '127.0.0.1',
     readOnlyPort: 10255,
+    port: 10250,
+    nodeLabels: {},
+    nodeStatusUpdateFrequency: 10_000,
+    nodeStatusReportFrequency: 300_000,
+    nodeLeaseDurationSeconds: 40,
     plegRelistPeriod: 1_000,
     eventedPleg: true,
     plegEventedRelistPeriod: 10_000,

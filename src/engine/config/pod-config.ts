@@ -1,7 +1,9 @@
 import type { Clock } from '../../util/clock.js';
-import { podRef } from '../api/pod-util.js';
+import { ConfigSourceAnnotation, podRef } from '../api/pod-util.js';
 import type { Pod } from '../api/v1.js';
+import type { ClusterClient } from '../cluster/client.js';
 import type { EventStream } from '../events.js';
+import { ApiserverSource } from './apiserver-source.js';
 import { FileSource } from './file-source.js';
 import type { KubeletConfiguration } from './kubelet-config.js';
 import { formatManifestError } from './manifest.js';
@@ -28,6 +30,7 @@ export class PodConfig {
     clock: Clock,
     private readonly events: EventStream,
     private readonly onUpdate: (update: PodUpdate) => void,
+    cluster?: { client: ClusterClient; warn: (message: string) => void },
   ) {
     const watchForChanges = !config.runOnce;
     if (config.staticPodPath) {
@@ -37,6 +40,12 @@ export class PodConfig {
       this.sources.push(
         new UrlSource(config.staticPodURL, config.staticPodURLHeader, config.nodeName, clock, config.httpCheckFrequency, this.sinkFor('http'), watchForChanges),
       );
+    }
+    if (cluster) {
+      const sink = this.sinkFor('api');
+      // The kubelet marks every pod with the source it came from.
+      const annotated = { ...sink, snapshot: (pods: Pod[]) => sink.snapshot(pods.map((p) => ({ ...p, metadata: { ...p.metadata, annotations: { ...p.metadata.annotations, [ConfigSourceAnnotation]: 'api' } } }))) };
+      this.sources.push(new ApiserverSource({ client: cluster.client, nodeName: config.nodeName, clock, warn: cluster.warn }, annotated));
     }
   }
 

@@ -1,0 +1,174 @@
+// The node's connection to a Kubernetes apiserver, through
+// @kubernetes/client-node (its KubeConfig, typed API clients and Watch). What
+// the engine gets back is plain API JSON (times as RFC 3339 strings), as from
+// every other source; client-node's model classes stay inside this file.
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { Event, Lease, Node } from '../api/cluster.js';
+import type { Pod } from '../api/v1.js';
+
+/** A failed apiserver call: the HTTP status (0: no answer) and the API's reason. */
+export class ClusterError extends Error {
+  override readonly name = 'ClusterError';
+  constructor(
+    readonly status: number,
+    readonly reason: string,
+    message: string,
+  ) {
+    super(message);
+  }
+
+  static notFound(err: unknown): boolean {
+    return err instanceof ClusterError && err.status === 404;
+  }
+
+  static conflict(err: unknown): boolean {
+    return err instanceof ClusterError && err.status === 409;
+  }
+}
+
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+
+export interface PodWatch {
+  /** Resolves when the watch ends: `error` is set when it ended on a failure (status 410: the resourceVersion is too old). */
+  done: Promise<{ error?: ClusterError }>;
+  stop(): void;
+}
+
+/** What the node needs from the apiserver (the kubelet's kubeClient, narrowed). */
+export interface ClusterClient {
+  /** The apiserver's URL, for messages. */
+  readonly server: string;
+  listPods(fieldSelector: string): Promise<{ items: Pod[]; resourceVersion: string }>;
+  watchPods(fieldSelector: string, resourceVersion: string, timeoutSeconds: number, onEvent: (type: WatchEventType, object: Record<string, unknown>) => void): Promise<PodWatch>;
+  getPod(namespace: string, name: string): Promise<Pod>;
+  createPod(pod: Pod): Promise<Pod>;
+  /** Deletes with a UID precondition, so a pod recreated under the same name is never hit. */
+  deletePod(namespace: string, name: string, uid: string, gracePeriodSeconds: number): Promise<void>;
+  /** A strategic merge patch of the status subresource. */
+  patchPodStatus(namespace: string, name: string, patch: object): Promise<Pod>;
+  getNode(name: string): Promise<Node>;
+  createNode(node: Node): Promise<Node>;
+  patchNode(name: string, patch: object): Promise<Node>;
+  patchNodeStatus(name: string, patch: object): Promise<Node>;
+  getLease(namespace: string, name: string): Promise<Lease>;
+  createLease(lease: Lease): Promise<Lease>;
+  updateLease(lease: Lease): Promise<Lease>;
+  createEvent(event: Event): Promise<Event>;
+  patchEvent(namespace: string, name: string, patch: object): Promise<Event>;
+}
+
+/** The kubelet's request timeout towards the apiserver (client-go's default for the kubelet is 10 s for lease calls). */
+const REQUEST_TIMEOUT_MS = 10_000;
+
+/**
+ * Loads the kubeconfig as the kubelet's --kubeconfig does: a file; or, with
+ * `default`, as kubectl finds one ($KUBECONFIG, ~/.kube/config, then the
+ * in-cluster service account).
+ */
+export async function loadKubeConfig(path: string): Promise<KubeConfig> {
+  const k8s = await import('@kubernetes/client-node');
+  const kc = new k8s.KubeConfig();
+  if (path === 'default') kc.loadFromDefault();
+  else kc.loadFromFile(path);
+  if (!kc.getCurrentCluster()) throw new Error(`kubeconfig ${path === 'default' ? '($KUBECONFIG, ~/.kube/config or in-cluster)' : path}: no current cluster`);
+  return kc;
+}
+
+/** A ClusterClient over client-node for the given kubeconfig. */
+export async function connectCluster(kc: KubeConfig): Promise<ClusterClient> {
+  const k8s = await import('@kubernetes/client-node');
+  const core = kc.makeApiClient(k8s.CoreV1Api);
+  const coordination = kc.makeApiClient(k8s.CoordinationV1Api);
+  const watch = new k8s.Watch(kc);
+  const strategic = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.StrategicMergePatch);
+  const server = kc.getCurrentCluster()!.server;
+
+  async function call<T>(what: string, request: () => Promise<unknown>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new ClusterError(0, 'Timeout', `${what}: no answer from ${server} within ${REQUEST_TIMEOUT_MS / 1000}s`)), REQUEST_TIMEOUT_MS);
+    });
+    try {
+      return plain(await Promise.race([request(), timeout])) as T;
+    } catch (err) {
+      throw toClusterError(what, server, err);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  return {
+    server,
+    async listPods(fieldSelector) {
+      const list = await call<{ items: Pod[]; metadata?: { resourceVersion?: string } }>('list pods', () => core.listPodForAllNamespaces({ fieldSelector }));
+      return { items: list.items.map(withPodKind), resourceVersion: list.metadata?.resourceVersion ?? '' };
+    },
+    async watchPods(fieldSelector, resourceVersion, timeoutSeconds, onEvent) {
+      let settle: (end: { error?: ClusterError }) => void = () => {};
+      const done = new Promise<{ error?: ClusterError }>((resolve) => (settle = resolve));
+      let stopped = false;
+      const controller = await watch.watch(
+        '/api/v1/pods',
+        { fieldSelector, resourceVersion, allowWatchBookmarks: true, timeoutSeconds },
+        (type: string, object: Record<string, unknown>) => {
+          if (!stopped) onEvent(type as WatchEventType, object);
+        },
+        (err: unknown) => settle(err && !stopped ? { error: toClusterError('watch pods', server, err) } : {}),
+      );
+      return {
+        done,
+        stop: () => {
+          stopped = true;
+          controller.abort();
+          settle({});
+        },
+      };
+    },
+    getPod: (namespace, name) => call<Pod>(`get pod ${namespace}/${name}`, () => core.readNamespacedPod({ namespace, name })).then(withPodKind),
+    createPod: (pod) => call<Pod>(`create pod ${pod.metadata.namespace}/${pod.metadata.name}`, () => core.createNamespacedPod({ namespace: pod.metadata.namespace!, body: pod as never })).then(withPodKind),
+    async deletePod(namespace, name, uid, gracePeriodSeconds) {
+      await call(`delete pod ${namespace}/${name}`, () => core.deleteNamespacedPod({ namespace, name, gracePeriodSeconds, body: { gracePeriodSeconds, preconditions: { uid } } }));
+    },
+    patchPodStatus: (namespace, name, patch) => call<Pod>(`patch status of pod ${namespace}/${name}`, () => core.patchNamespacedPodStatus({ namespace, name, body: patch }, strategic)),
+    getNode: (name) => call<Node>(`get node ${name}`, () => core.readNode({ name })),
+    createNode: (node) => call<Node>(`create node ${node.metadata.name}`, () => core.createNode({ body: node as never })),
+    patchNode: (name, patch) => call<Node>(`patch node ${name}`, () => core.patchNode({ name, body: patch }, strategic)),
+    patchNodeStatus: (name, patch) => call<Node>(`patch status of node ${name}`, () => core.patchNodeStatus({ name, body: patch }, strategic)),
+    getLease: (namespace, name) => call<Lease>(`get lease ${namespace}/${name}`, () => coordination.readNamespacedLease({ namespace, name })),
+    createLease: (lease) => call<Lease>(`create lease ${lease.metadata.name}`, () => coordination.createNamespacedLease({ namespace: lease.metadata.namespace!, body: lease as never })),
+    updateLease: (lease) => call<Lease>(`update lease ${lease.metadata.name}`, () => coordination.replaceNamespacedLease({ namespace: lease.metadata.namespace!, name: lease.metadata.name!, body: lease as never })),
+    createEvent: (event) => call<Event>(`create event ${event.metadata.name}`, () => core.createNamespacedEvent({ namespace: event.metadata.namespace!, body: event as never })),
+    patchEvent: (namespace, name, patch) => call<Event>(`patch event ${name}`, () => core.patchNamespacedEvent({ namespace, name, body: patch }, strategic)),
+  };
+}
+
+function withPodKind(pod: Pod): Pod {
+  return { apiVersion: 'v1', kind: 'Pod', ...pod };
+}
+
+/**
+ * client-node's model objects as API JSON: Dates become RFC 3339 strings
+ * (second precision, as metav1.Time), undefined fields disappear.
+ */
+export function plain(value: unknown): unknown {
+  return JSON.parse(JSON.stringify(value ?? null, (_key, v: unknown) => (typeof v === 'string' && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.000Z$/.test(v) ? v.replace('.000Z', 'Z') : v)));
+}
+
+function toClusterError(what: string, server: string, err: unknown): ClusterError {
+  if (err instanceof ClusterError) return err;
+  const e = err as { code?: unknown; statusCode?: unknown; body?: unknown; message?: string };
+  const status = typeof e.code === 'number' ? e.code : typeof e.statusCode === 'number' ? e.statusCode : 0;
+  let reason = '';
+  let detail = e.message ?? String(err);
+  if (typeof e.body === 'string' || (e.body && typeof e.body === 'object')) {
+    try {
+      const body = (typeof e.body === 'string' ? JSON.parse(e.body) : e.body) as { reason?: string; message?: string };
+      reason = body.reason ?? '';
+      if (body.message) detail = body.message;
+    } catch {
+      // a body that is not a Status: keep the error's own message
+    }
+  }
+  if (status === 0) return new ClusterError(0, 'Unreachable', `${what}: ${server}: ${detail}`);
+  return new ClusterError(status, reason, `${what}: ${status}${reason ? ` ${reason}` : ''}: ${detail}`);
+}

@@ -1,0 +1,180 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { Clock, Timer } from '../../util/clock.js';
+import { rfc3339 } from '../api/v1.js';
+import type { Node, NodeCondition, NodeStatus } from '../api/cluster.js';
+import type { EventStream } from '../events.js';
+import { ClusterError, type ClusterClient } from './client.js';
+import { addresses, capacity, pressureConditions, readyCondition, systemInfo } from './node-info.js';
+
+/** The kubelet's registration retry: 100 ms doubling to 7 s. */
+const REGISTER_BACKOFF_INITIAL_MS = 100;
+const REGISTER_BACKOFF_MAX_MS = 7_000;
+
+export interface NodeStatusDeps {
+  client: ClusterClient;
+  clock: Clock;
+  events: EventStream;
+  nodeName: string;
+  labels: Record<string, string>;
+  maxPods: number;
+  rootDir: string;
+  hostIP: string;
+  /** The kubelet API's port, announced in daemonEndpoints. */
+  kubeletPort: number;
+  knodeVersion: string;
+  runtime: () => { name: string; version: string };
+  /** Why the node is not ready ([] when it is): runtime down, PLEG not relisting. */
+  problems: () => string[];
+  /** How often the status is computed (nodeStatusUpdateFrequency, 10 s). */
+  updateFrequency: number;
+  /** How often it is written even when nothing changed (nodeStatusReportFrequency, 5 min). */
+  reportFrequency: number;
+  warn: (message: string) => void;
+}
+
+/**
+ * The node's Node object, as the kubelet keeps it: registered at start (an
+ * existing Node of the same name is adopted, its labels brought up to date),
+ * then its status computed every 10 s and patched when it changed or every
+ * 5 minutes, and at once when the runtime goes down or comes back. Ready is
+ * False, with the reason, while the runtime does not answer or the PLEG is
+ * stuck.
+ */
+export class NodeStatusManager {
+  private node: Node | undefined;
+  private lastReport = 0;
+  private lastStatus: NodeStatus | undefined;
+  private timer: Timer | undefined;
+  private unsubscribe: (() => void) | undefined;
+  private updating: Promise<void> | undefined;
+  private readonly abort = new AbortController();
+  private registered: Promise<void> | undefined;
+  private lastReadyStatus: string | undefined;
+
+  constructor(private readonly d: NodeStatusDeps) {}
+
+  /** The registered Node's UID (mirror pods and the Lease are owned by it). */
+  get uid(): string | undefined {
+    return this.node?.metadata.uid;
+  }
+
+  /** Starts registering (retried until it works) and then updating; does not wait for the apiserver. */
+  start(): void {
+    this.registered = this.register().then(() => {
+      this.timer = this.d.clock.setInterval(() => void this.update(), this.d.updateFrequency);
+      this.unsubscribe = this.d.events.subscribe((e) => {
+        if (e.type === 'RuntimeUnhealthy' || e.type === 'RuntimeHealthy') void this.update();
+      });
+    });
+    this.registered.catch(() => {});
+  }
+
+  /** Resolves once the Node is registered. */
+  async waitRegistered(): Promise<void> {
+    await this.registered;
+  }
+
+  async stop(): Promise<void> {
+    this.abort.abort();
+    this.timer?.cancel();
+    this.unsubscribe?.();
+    await this.updating;
+  }
+
+  /** Computes the status now and patches it if it changed (or is due). */
+  async update(): Promise<void> {
+    if (!this.node || this.abort.signal.aborted) return;
+    if (this.updating) return this.updating;
+    this.updating = this.patchStatus().finally(() => (this.updating = undefined));
+    return this.updating;
+  }
+
+  private async register(): Promise<void> {
+    let backoff = REGISTER_BACKOFF_INITIAL_MS;
+    let lastWarning = '';
+    for (;;) {
+      try {
+        this.node = await this.tryRegister();
+        this.lastStatus = this.node.status;
+        this.lastReadyStatus = this.node.status?.conditions?.find((c) => c.type === 'Ready')?.status;
+        this.lastReport = this.d.clock.now();
+        this.d.events.emit({ type: 'NodeRegistered', pod: '', uid: '', message: `node ${this.d.nodeName} registered with ${this.d.client.server}`, detail: { uid: this.node.metadata.uid ?? '' } });
+        return;
+      } catch (err) {
+        const message = `registering node ${this.d.nodeName}: ${(err as Error).message}`;
+        if (message !== lastWarning) this.d.warn(message);
+        lastWarning = message;
+      }
+      await this.d.clock.sleep(backoff, this.abort.signal);
+      backoff = Math.min(backoff * 2, REGISTER_BACKOFF_MAX_MS);
+    }
+  }
+
+  private async tryRegister(): Promise<Node> {
+    const status = this.computeStatus(undefined);
+    const node: Node = {
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name: this.d.nodeName, labels: this.d.labels, annotations: { 'volumes.kubernetes.io/controller-managed-attach-detach': 'true' } },
+      spec: {},
+      status,
+    };
+    try {
+      return await this.d.client.createNode(node);
+    } catch (err) {
+      if (!ClusterError.conflict(err)) throw err;
+    }
+    // The Node is there from an earlier run (or another kubelet): adopt it, with our labels.
+    const existing = await this.d.client.getNode(this.d.nodeName);
+    const missing = Object.entries(this.d.labels).filter(([k, v]) => existing.metadata.labels?.[k] !== v);
+    if (missing.length === 0) return existing;
+    return this.d.client.patchNode(this.d.nodeName, { metadata: { labels: Object.fromEntries(missing) } });
+  }
+
+  private async patchStatus(): Promise<void> {
+    const now = this.d.clock.now();
+    const status = this.computeStatus(this.lastStatus);
+    const changed = !isDeepStrictEqual(withoutHeartbeats(status), withoutHeartbeats(this.lastStatus));
+    if (!changed && now - this.lastReport < this.d.reportFrequency) return;
+    try {
+      this.node = await this.d.client.patchNodeStatus(this.d.nodeName, { status });
+      this.lastStatus = status;
+      this.lastReport = now;
+      const ready = status.conditions?.find((c) => c.type === 'Ready');
+      const before = this.lastReadyStatus;
+      this.lastReadyStatus = ready?.status;
+      if (before !== undefined && before !== ready?.status) {
+        this.d.events.emit({ type: 'NodeReadyChanged', pod: '', uid: '', reason: ready?.reason, message: `node ${this.d.nodeName} Ready=${ready?.status}: ${ready?.message ?? ''}` });
+      }
+    } catch (err) {
+      this.d.warn(`updating the status of node ${this.d.nodeName}: ${(err as Error).message}`);
+      if (ClusterError.notFound(err)) {
+        // Someone deleted the Node: register it again, as the kubelet does on restart.
+        this.node = await this.tryRegister().catch(() => undefined);
+      }
+    }
+  }
+
+  private computeStatus(previous: NodeStatus | undefined): NodeStatus {
+    const now = rfc3339(this.d.clock.now());
+    const runtime = this.d.runtime();
+    const conditions = [...pressureConditions(this.d.rootDir), readyCondition(this.d.problems())].map((c): NodeCondition => {
+      const before = previous?.conditions?.find((p) => p.type === c.type);
+      const transition = before && before.status === c.status ? (before.lastTransitionTime ?? now) : now;
+      return { ...c, lastHeartbeatTime: now, lastTransitionTime: transition };
+    });
+    const cap = capacity(this.d.maxPods, this.d.rootDir);
+    return {
+      capacity: cap,
+      allocatable: cap,
+      conditions,
+      addresses: addresses(this.d.hostIP),
+      daemonEndpoints: { kubeletEndpoint: { Port: this.d.kubeletPort } },
+      nodeInfo: systemInfo(runtime.name, runtime.version, this.d.knodeVersion),
+    };
+  }
+}
+
+function withoutHeartbeats(status: NodeStatus | undefined): unknown {
+  return status && { ...status, conditions: status.conditions?.map((c) => ({ ...c, lastHeartbeatTime: undefined })) };
+}

@@ -1,0 +1,152 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { Clock, Timer } from '../../util/clock.js';
+import { isStaticPod, podRef } from '../api/pod-util.js';
+import type { Pod, PodCondition, PodStatus } from '../api/v1.js';
+import type { EventStream } from '../events.js';
+import type { PodManager } from '../pod-manager.js';
+import type { StatusManager } from '../status/status-manager.js';
+import { ClusterError, type ClusterClient } from './client.js';
+
+/** The kubelet's status manager resyncs every pod this often (syncPeriod). */
+const BATCH_SYNC_PERIOD_MS = 10_000;
+
+/** The pod conditions the kubelet owns; any other type in the apiserver's status is kept as it is. */
+const KUBELET_CONDITIONS = new Set(['PodScheduled', 'Ready', 'Initialized', 'ContainersReady', 'PodReadyToStartContainers']);
+
+export interface StatusSyncDeps {
+  client: ClusterClient;
+  podManager: PodManager;
+  statusManager: StatusManager;
+  events: EventStream;
+  clock: Clock;
+  /** True once the pod's worker has stopped every container (the API object may then go). */
+  isTerminated: (uid: string) => boolean;
+  warn: (message: string) => void;
+}
+
+/**
+ * The apiserver half of the kubelet's status manager: each change of a pod's
+ * status becomes a strategic merge patch of its status subresource (with a
+ * UID precondition), a static pod's status goes to its mirror pod, and a pod
+ * being deleted whose containers are all stopped is deleted for good (grace
+ * 0), as the kubelet does. Conditions the kubelet does not own stay as the
+ * apiserver has them; a terminal phase is never taken back. Every pod is
+ * looked at again every 10 s, so a failed patch is retried.
+ */
+export class StatusSync {
+  private readonly dirty = new Set<string>();
+  /** What was last written for each pod, so an echo from the watch does not patch again. */
+  private readonly written = new Map<string, PodStatus>();
+  private readonly deleted = new Set<string>();
+  private draining: Promise<void> | undefined;
+  private timer: Timer | undefined;
+  private unsubscribe: (() => void) | undefined;
+  private stopped = false;
+
+  constructor(private readonly d: StatusSyncDeps) {}
+
+  start(): void {
+    this.unsubscribe = this.d.events.subscribe((e) => {
+      if (e.type === 'StatusChanged' || e.type === 'PodTerminated' || e.type === 'WorkerFinished') this.mark(e.uid);
+    });
+    this.timer = this.d.clock.setInterval(() => {
+      for (const pod of this.d.podManager.getPods()) this.mark(pod.metadata.uid!);
+    }, BATCH_SYNC_PERIOD_MS);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.unsubscribe?.();
+    this.timer?.cancel();
+    await this.draining;
+  }
+
+  /** Resolves once every pod marked so far has been synced (or failed to). */
+  async idle(): Promise<void> {
+    while (this.draining) await this.draining;
+  }
+
+  private mark(uid: string): void {
+    if (!uid || this.stopped) return;
+    this.dirty.add(uid);
+    this.draining ??= this.drain().finally(() => (this.draining = undefined));
+  }
+
+  private async drain(): Promise<void> {
+    while (this.dirty.size > 0 && !this.stopped) {
+      const [uid] = this.dirty;
+      this.dirty.delete(uid);
+      try {
+        await this.syncPod(uid);
+      } catch (err) {
+        this.d.warn(`status of pod ${uid}: ${(err as Error).message}`);
+      }
+    }
+  }
+
+  private async syncPod(uid: string): Promise<void> {
+    const pod = this.d.podManager.getPodByUid(uid);
+    if (!pod) {
+      this.written.delete(uid);
+      this.deleted.delete(uid);
+      return;
+    }
+    const status = this.d.statusManager.getPodStatus(uid);
+    const target = isStaticPod(pod) ? this.d.podManager.getMirrorPodByPod(pod) : pod;
+    if (status && target) await this.patch(target, status);
+    if (!isStaticPod(pod) && pod.metadata.deletionTimestamp && this.d.isTerminated(uid) && !this.deleted.has(uid)) {
+      // Every container is stopped: the pod object can go now (the kubelet's canBeDeleted).
+      try {
+        await this.d.client.deletePod(pod.metadata.namespace!, pod.metadata.name!, uid, 0);
+        this.deleted.add(uid);
+      } catch (err) {
+        if (ClusterError.notFound(err) || ClusterError.conflict(err)) this.deleted.add(uid);
+        else throw err;
+      }
+    }
+  }
+
+  private async patch(target: Pod, status: PodStatus): Promise<void> {
+    const key = target.metadata.uid!;
+    const old = target.status ?? {};
+    const merged = mergePodStatus(old, status);
+    if (!merged) {
+      this.d.warn(`pod ${podRef(target)}: the apiserver has it ${old.phase}; not changing a finished pod to ${status.phase}`);
+      return;
+    }
+    if (isDeepStrictEqual(comparable(merged), comparable(old)) || isDeepStrictEqual(this.written.get(key), merged)) return;
+    try {
+      await this.d.client.patchPodStatus(target.metadata.namespace!, target.metadata.name!, { metadata: { uid: key }, status: merged });
+      this.written.set(key, merged);
+    } catch (err) {
+      // Gone or replaced under the same name: the source will tell the node.
+      if (ClusterError.notFound(err) || ClusterError.conflict(err)) return;
+      throw err;
+    }
+  }
+}
+
+/**
+ * The status to write: the kubelet's, with the apiserver's conditions of
+ * other owners kept; undefined when it would take a finished pod back to a
+ * running phase (the kubelet's mergePodStatus and its terminal-phase check).
+ */
+export function mergePodStatus(old: PodStatus, status: PodStatus): PodStatus | undefined {
+  const terminal = (phase: string | undefined) => phase === 'Succeeded' || phase === 'Failed';
+  if (terminal(old.phase) && !terminal(status.phase)) return undefined;
+  const others: PodCondition[] = (old.conditions ?? []).filter((c) => !KUBELET_CONDITIONS.has(c.type));
+  const conditions = [...(status.conditions ?? []).map((c) => keepTransitionTime(c, old.conditions)), ...others];
+  return { ...status, conditions };
+}
+
+/** A condition whose status did not change keeps the transition time the apiserver has. */
+function keepTransitionTime(c: PodCondition, old: PodCondition[] | undefined): PodCondition {
+  const before = old?.find((o) => o.type === c.type);
+  return before && before.status === c.status && before.lastTransitionTime ? { ...c, lastTransitionTime: before.lastTransitionTime } : c;
+}
+
+/** A status as the comparison sees it: conditions in any order, null probe times as absent. */
+function comparable(status: PodStatus): unknown {
+  const conditions = [...(status.conditions ?? [])].sort((a, b) => a.type.localeCompare(b.type));
+  return JSON.parse(JSON.stringify({ ...status, conditions }, (_k, v: unknown) => (v === null ? undefined : v)));
+}

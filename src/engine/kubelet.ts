@@ -27,6 +27,7 @@ import { nodeLabels, SyncHandler } from './sync-handler.js';
 import { WorkQueue } from './work-queue.js';
 import type { ClusterClient } from './cluster/client.js';
 import { MirrorPods } from './cluster/mirror-pods.js';
+import { ObjectManager } from './cluster/object-manager.js';
 import { NodeLease } from './cluster/node-lease.js';
 import { NodeStatusManager } from './cluster/node-status.js';
 import { StatusSync } from './cluster/status-sync.js';
@@ -63,6 +64,8 @@ export class Kubelet {
   readonly podCache = new PodCache();
   readonly statusManager: StatusManager;
   readonly reasonCache = new ReasonCache();
+  /** ConfigMaps, Secrets and service account tokens for the pods (from the apiserver, when joined). */
+  readonly objects: ObjectManager;
   readonly workQueue: WorkQueue;
   readonly podWorkers: PodWorkers;
   readonly runtimeManager: RuntimeManager;
@@ -101,6 +104,7 @@ export class Kubelet {
     const runtime = instrumentRuntime(deps.runtime, (method, ms, failed) => this.metrics.observeRuntimeCall(method, ms, failed));
     this.runtime = runtime;
     this.statusManager = new StatusManager(this.events);
+    this.objects = new ObjectManager(deps.cluster, clock);
     this.workQueue = new WorkQueue(clock);
     this.runtimeManager = new RuntimeManager({
       runtime,
@@ -113,6 +117,7 @@ export class Kubelet {
       crashLoopBackOff: new Backoff(clock, KubeletConstants.crashLoopBackOffInitial, KubeletConstants.crashLoopBackOffMax),
       imageBackOff: new Backoff(clock, KubeletConstants.imageBackOffInitial, KubeletConstants.imageBackOffMax),
       hostIP: this.hostIP,
+      objects: this.objects,
     });
     this.prober = new ProberManager({
       runtime,
@@ -145,6 +150,8 @@ export class Kubelet {
         config.rootDir,
         (pod) => this.runtimeManager.addresses(pod.spec.hostNetwork ? [this.hostIP] : this.podCache.get(pod.metadata.uid!).status.ips),
         (pod, message) => this.events.emit({ type: 'SyncFailed', pod: `${pod.metadata.namespace}/${pod.metadata.name}`, uid: pod.metadata.uid!, reason: 'VolumeWarning', message }),
+        this.objects,
+        () => clock.now(),
       ),
     });
     this.pleg = new GenericPLEG({

@@ -18,6 +18,12 @@ export class FakeCluster implements ClusterClient {
   readonly nodes = new Map<string, Node>();
   readonly leases = new Map<string, Lease>();
   readonly events: Event[] = [];
+  readonly configMaps = new Map<string, Record<string, string>>();
+  readonly secrets = new Map<string, Record<string, string>>();
+  /** Tokens handed out, in order: `token-N`, valid for the seconds asked. */
+  tokensIssued = 0;
+  /** The fake's own time for token expiry (tests with a FakeClock set it). */
+  now: () => number = () => Date.now();
   /** Every call, as `method args`. */
   readonly calls: string[] = [];
   readonly watches: OpenWatch[] = [];
@@ -174,6 +180,25 @@ export class FakeCluster implements ClusterClient {
     const stored = structuredClone({ ...lease, metadata: { ...lease.metadata, resourceVersion: this.nextVersion() } });
     this.leases.set(key, stored);
     return structuredClone(stored);
+  }
+
+  async getConfigMap(namespace: string, name: string) {
+    this.enter('getConfigMap', `${namespace}/${name}`);
+    const data = this.configMaps.get(`${namespace}/${name}`);
+    if (!data) throw new ClusterError(404, 'NotFound', `configmaps "${name}" not found`);
+    return { data: { ...data } };
+  }
+
+  async getSecret(namespace: string, name: string) {
+    this.enter('getSecret', `${namespace}/${name}`);
+    const data = this.secrets.get(`${namespace}/${name}`);
+    if (!data) throw new ClusterError(404, 'NotFound', `secrets "${name}" not found`);
+    return { data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString('base64')])) };
+  }
+
+  async createToken(namespace: string, serviceAccount: string, request: { audiences: string[]; expirationSeconds: number; pod: { name: string; uid: string } }) {
+    this.enter('createToken', `${namespace}/${serviceAccount}`, request.pod.name);
+    return { token: `token-${++this.tokensIssued}`, expiresAt: this.now() + request.expirationSeconds * 1000 };
   }
 
   async createEvent(event: Event): Promise<Event> {

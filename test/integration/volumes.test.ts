@@ -63,7 +63,7 @@ describe.each(runtimesUnderTest())('volumes on the $name runtime', (runtime) => 
       containers: [{ name: 'main', image, command: ['sleep', '300'], volumeMounts: [{ name: 'data', mountPath: '/data', subPath: '../../etc' }] }],
     });
     const failed = await eventually(() => node.events.find((e) => e.reason === 'FailedMount'), 'FailedMount');
-    expect(failed.message).toMatch(/volume "config": configMap "app-config" not found: knode serves static pods without an apiserver/);
+    expect(failed.message).toMatch(/volume "config": configmap "app-config" not found: knode serves static pods without an apiserver \(give --kubeconfig\)/);
     expect(node.pod('needs-cm')?.status?.phase).toBe('Pending');
     const refused = await eventually(() => node.events.find((e) => e.type === 'ContainerWaiting' && e.reason === 'CreateContainerConfigError'), 'CreateContainerConfigError');
     expect(refused.message).toMatch(/subPath "\.\.\/\.\.\/etc" of volume "data" must be a relative path inside the volume/);

@@ -43,6 +43,12 @@ export interface EnvVar {
   valueFrom?: EnvVarSource;
 }
 
+export interface EnvFromSource {
+  prefix?: string;
+  configMapRef?: { name?: string; optional?: boolean };
+  secretRef?: { name?: string; optional?: boolean };
+}
+
 export interface ContainerPort {
   name?: string;
   containerPort: number;
@@ -111,6 +117,7 @@ export interface Container {
   workingDir?: string;
   ports?: ContainerPort[];
   env?: EnvVar[];
+  envFrom?: EnvFromSource[];
   resources?: ResourceRequirements;
   volumeMounts?: VolumeMount[];
   livenessProbe?: Probe;

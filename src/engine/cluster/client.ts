@@ -53,6 +53,12 @@ export interface ClusterClient {
   getLease(namespace: string, name: string): Promise<Lease>;
   createLease(lease: Lease): Promise<Lease>;
   updateLease(lease: Lease): Promise<Lease>;
+  /** A ConfigMap's data and binaryData (base64), as the API has them. */
+  getConfigMap(namespace: string, name: string): Promise<{ data?: Record<string, string>; binaryData?: Record<string, string> }>;
+  /** A Secret's data (base64), as the API has it. */
+  getSecret(namespace: string, name: string): Promise<{ data?: Record<string, string> }>;
+  /** A service account token bound to the pod (TokenRequest); the token and when it expires (ms since the epoch). */
+  createToken(namespace: string, serviceAccount: string, request: { audiences: string[]; expirationSeconds: number; pod: { name: string; uid: string } }): Promise<{ token: string; expiresAt: number }>;
   createEvent(event: Event): Promise<Event>;
   patchEvent(namespace: string, name: string, patch: object): Promise<Event>;
 }
@@ -137,6 +143,19 @@ export async function connectCluster(kc: KubeConfig): Promise<ClusterClient> {
     getLease: (namespace, name) => call<Lease>(`get lease ${namespace}/${name}`, () => coordination.readNamespacedLease({ namespace, name })),
     createLease: (lease) => call<Lease>(`create lease ${lease.metadata.name}`, () => coordination.createNamespacedLease({ namespace: lease.metadata.namespace!, body: lease as never })),
     updateLease: (lease) => call<Lease>(`update lease ${lease.metadata.name}`, () => coordination.replaceNamespacedLease({ namespace: lease.metadata.namespace!, name: lease.metadata.name!, body: lease as never })),
+    getConfigMap: (namespace, name) => call(`get configmap ${namespace}/${name}`, () => core.readNamespacedConfigMap({ namespace, name })),
+    getSecret: (namespace, name) => call(`get secret ${namespace}/${name}`, () => core.readNamespacedSecret({ namespace, name })),
+    async createToken(namespace, serviceAccount, request) {
+      const body = {
+        apiVersion: 'authentication.k8s.io/v1',
+        kind: 'TokenRequest',
+        spec: { audiences: request.audiences, expirationSeconds: request.expirationSeconds, boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: request.pod.name, uid: request.pod.uid } },
+      };
+      const answer = await call<{ status: { token: string; expirationTimestamp: string } }>(`create token for serviceaccount ${namespace}/${serviceAccount}`, () =>
+        core.createNamespacedServiceAccountToken({ namespace, name: serviceAccount, body: body as never }),
+      );
+      return { token: answer.status.token, expiresAt: Date.parse(answer.status.expirationTimestamp) };
+    },
     createEvent: (event) => call<Event>(`create event ${event.metadata.name}`, () => core.createNamespacedEvent({ namespace: event.metadata.namespace!, body: event as never })),
     patchEvent: (namespace, name, patch) => call<Event>(`patch event ${name}`, () => core.patchNamespacedEvent({ namespace, name, body: patch }, strategic)),
   };

@@ -1,7 +1,7 @@
 import type { ContainerConfig } from '../../cri/types.js';
 import type { Container, Pod } from '../api/v1.js';
 import { containerAnnotations, containerLabels } from './labels.js';
-import { expandCommand, makeEnvironmentVariables, type PodAddresses } from './env.js';
+import { expandCommand, makeEnvironmentVariables, type EnvSources, type PodAddresses } from './env.js';
 import { makeMounts } from './mounts.js';
 import { linuxContainerResources } from './resources.js';
 import type { PodVolumes } from '../volume/volume-manager.js';
@@ -14,9 +14,9 @@ const STOP_SIGNALS = new Set(['SIGTERM', 'SIGINT', 'SIGQUIT', 'SIGKILL', 'SIGHUP
  * expanded command, the log path `<name>/<restartCount>.log`, and the
  * kubelet's labels and annotations that let a restarted kubelet recognise it.
  */
-export function generateContainerConfig(pod: Pod, container: Container, restartCount: number, imageRef: string, nodeName: string, addresses: PodAddresses, volumes: PodVolumes = new Map()): ContainerConfig {
+export function generateContainerConfig(pod: Pod, container: Container, restartCount: number, imageRef: string, nodeName: string, addresses: PodAddresses, volumes: PodVolumes = new Map(), envSources?: EnvSources): ContainerConfig {
   const memoryCapacity = addresses.allocatable?.memory ?? 0;
-  const env = makeEnvironmentVariables(pod, container, addresses);
+  const env = makeEnvironmentVariables(pod, container, addresses, envSources);
   const { command, args } = expandCommand(container, env);
   const stopSignal = container.lifecycle?.stopSignal;
   return {

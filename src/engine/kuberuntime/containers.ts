@@ -8,7 +8,8 @@ import type { Container, LifecycleHandler, Pod } from '../api/v1.js';
 import { findContainer, type RuntimePodStatus } from '../container/types.js';
 import type { EventStream } from '../events.js';
 import { generateContainerConfig } from './container-config.js';
-import type { PodAddresses } from './env.js';
+import { fetchEnvSources, type PodAddresses } from './env.js';
+import type { ObjectManager } from '../cluster/object-manager.js';
 import type { HookRunner } from './hooks.js';
 import type { ImagePuller } from './image-puller.js';
 import { hashContainer } from './labels.js';
@@ -29,6 +30,8 @@ export interface ContainerManagerDeps {
   events: EventStream;
   nodeName: string;
   rootDir: string;
+  /** ConfigMaps and Secrets that env and envFrom name. */
+  objects: ObjectManager;
 }
 
 /** The kubelet's key for a container's crash-loop backoff: pod, container and spec hash. */
@@ -67,7 +70,8 @@ export class ContainerManager {
     const restartCount = previous ? previous.restartCount + 1 : 0;
     let config;
     try {
-      config = generateContainerConfig(pod, container, restartCount, imageRef, this.d.nodeName, addresses, volumes);
+      const envSources = await fetchEnvSources(pod, container, this.d.objects);
+      config = generateContainerConfig(pod, container, restartCount, imageRef, this.d.nodeName, addresses, volumes, envSources);
       if (container.terminationMessagePath) {
         const hostPath = createTerminationMessageFile(this.d.rootDir, pod.metadata.uid!, container.name);
         config.mounts = [...(config.mounts ?? []), { containerPath: container.terminationMessagePath, hostPath, readonly: false }];

@@ -1,6 +1,45 @@
 import { parseCpu, parseMemory } from '../admission.js';
 import type { Container, EnvVar, Pod, ResourceFieldSelector } from '../api/v1.js';
+import { ObjectError, type ConfigData, type ObjectManager } from '../cluster/object-manager.js';
 import { SyncError, SyncErrors } from './sync-result.js';
+
+/** The ConfigMaps and Secrets a container's environment names, read before its config is made (null: not found). */
+export interface EnvSources {
+  configMaps: Map<string, ConfigData | null>;
+  secrets: Map<string, ConfigData | null>;
+}
+
+/** A C identifier, what an environment variable name from envFrom must be (others are skipped, as the kubelet does). */
+const ENV_NAME = /^[-._a-zA-Z][-._a-zA-Z0-9]*$/;
+
+/**
+ * Reads every ConfigMap and Secret the container's env and envFrom name. A
+ * missing one is recorded as such (optional references then resolve to
+ * nothing); any other failure is a CreateContainerConfigError.
+ */
+export async function fetchEnvSources(pod: Pod, container: Container, objects: ObjectManager): Promise<EnvSources> {
+  const sources: EnvSources = { configMaps: new Map(), secrets: new Map() };
+  const wanted: ['configMaps' | 'secrets', string][] = [];
+  for (const env of container.env ?? []) {
+    if (env.valueFrom?.configMapKeyRef) wanted.push(['configMaps', env.valueFrom.configMapKeyRef.name ?? '']);
+    if (env.valueFrom?.secretKeyRef) wanted.push(['secrets', env.valueFrom.secretKeyRef.name ?? '']);
+  }
+  for (const from of container.envFrom ?? []) {
+    if (from.configMapRef) wanted.push(['configMaps', from.configMapRef.name ?? '']);
+    if (from.secretRef) wanted.push(['secrets', from.secretRef.name ?? '']);
+  }
+  for (const [kind, name] of wanted) {
+    if (sources[kind].has(name)) continue;
+    try {
+      const data = kind === 'configMaps' ? await objects.configMap(pod.metadata.namespace!, name) : await objects.secret(pod.metadata.namespace!, name);
+      sources[kind].set(name, data);
+    } catch (err) {
+      if (err instanceof ObjectError && err.notFound) sources[kind].set(name, null);
+      else throw new SyncError(SyncErrors.createContainerConfig, (err as Error).message);
+    }
+  }
+  return sources;
+}
 
 export interface PodAddresses {
   podIP: string;
@@ -12,35 +51,56 @@ export interface PodAddresses {
 }
 
 /**
- * The container's environment as the kubelet builds it: each variable in
- * order, `$(NAME)` expanded from the ones before it, downward-API fields
- * resolved. References knode cannot resolve (ConfigMaps and Secrets need an
- * apiserver) fail with CreateContainerConfigError unless marked optional.
+ * The container's environment as the kubelet builds it: envFrom's keys
+ * first (with their prefix), then each env variable in order, `$(NAME)`
+ * expanded from the ones before it, downward-API fields, ConfigMap and Secret
+ * keys resolved. A missing ConfigMap, Secret or key is a
+ * CreateContainerConfigError unless the reference is optional.
  */
-export function makeEnvironmentVariables(pod: Pod, container: Container, addresses: PodAddresses): { name: string; value: string }[] {
+export function makeEnvironmentVariables(pod: Pod, container: Container, addresses: PodAddresses, sources: EnvSources = { configMaps: new Map(), secrets: new Map() }): { name: string; value: string }[] {
   const values = new Map<string, string>();
   const out: { name: string; value: string }[] = [];
+  const set = (name: string, value: string) => {
+    values.set(name, value);
+    const existing = out.findIndex((e) => e.name === name);
+    if (existing >= 0) out[existing].value = value;
+    else out.push({ name, value });
+  };
+  for (const from of container.envFrom ?? []) {
+    const ref = from.configMapRef ?? from.secretRef;
+    if (!ref) continue;
+    const kind = from.configMapRef ? 'configmap' : 'secret';
+    const data = (from.configMapRef ? sources.configMaps : sources.secrets).get(ref.name ?? '');
+    if (!data) {
+      if (ref.optional) continue;
+      throw new SyncError(SyncErrors.createContainerConfig, `${kind} "${ref.name ?? ''}" not found`);
+    }
+    for (const [key, value] of data) {
+      const name = `${from.prefix ?? ''}${key}`;
+      if (ENV_NAME.test(name)) set(name, value.toString('utf8'));
+    }
+  }
   const lookup = (name: string) => values.get(name);
   for (const env of container.env ?? []) {
-    const value = env.valueFrom ? resolveValueFrom(pod, container, env, addresses) : expand(env.value ?? '', lookup);
-    if (value === undefined) continue;
-    values.set(env.name, value);
-    const existing = out.findIndex((e) => e.name === env.name);
-    if (existing >= 0) out[existing].value = value;
-    else out.push({ name: env.name, value });
+    const value = env.valueFrom ? resolveValueFrom(pod, container, env, addresses, sources) : expand(env.value ?? '', lookup);
+    if (value !== undefined) set(env.name, value);
   }
   return out;
 }
 
-function resolveValueFrom(pod: Pod, container: Container, env: EnvVar, addresses: PodAddresses): string | undefined {
+function resolveValueFrom(pod: Pod, container: Container, env: EnvVar, addresses: PodAddresses, sources: EnvSources): string | undefined {
   const from = env.valueFrom!;
   if (from.fieldRef) return podFieldValue(pod, from.fieldRef.fieldPath, addresses, env.name);
   if (from.resourceFieldRef) return resourceFieldValue(container, from.resourceFieldRef, addresses, env.name);
   const ref = from.configMapKeyRef ?? from.secretKeyRef;
   if (ref) {
-    if (ref.optional) return undefined;
     const kind = from.configMapKeyRef ? 'configmap' : 'secret';
-    throw new SyncError(SyncErrors.createContainerConfig, `${kind} "${ref.name ?? ''}" not found: knode serves static pods without an apiserver, so env ${env.name} cannot be resolved`);
+    const data = (from.configMapKeyRef ? sources.configMaps : sources.secrets).get(ref.name ?? '');
+    const value = data?.get(ref.key);
+    if (value !== undefined) return value.toString('utf8');
+    if (ref.optional) return undefined;
+    if (!data) throw new SyncError(SyncErrors.createContainerConfig, `${kind} "${ref.name ?? ''}" not found`);
+    throw new SyncError(SyncErrors.createContainerConfig, `couldn't find key ${ref.key} in ${kind === 'configmap' ? 'ConfigMap' : 'Secret'} ${pod.metadata.namespace}/${ref.name ?? ''}`);
   }
   return '';
 }

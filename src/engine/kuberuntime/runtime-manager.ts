@@ -20,6 +20,7 @@ import type { PodAddresses } from './env.js';
 import type { PodVolumes } from '../volume/volume-manager.js';
 import { terminationMessage } from './termination-message.js';
 import { PodSyncResult, SyncError, SyncErrors } from './sync-result.js';
+import { ObjectManager } from '../cluster/object-manager.js';
 
 export interface RuntimeManagerOptions {
   runtime: RuntimeService;
@@ -34,6 +35,8 @@ export interface RuntimeManagerOptions {
   imageBackOff: Backoff;
   /** The node's IP, for status.hostIP and the downward API. */
   hostIP: string;
+  /** ConfigMaps, Secrets and tokens from the apiserver (none on a standalone node). */
+  objects?: ObjectManager;
 }
 
 /**
@@ -72,7 +75,7 @@ export class RuntimeManager {
     this.rt = o.runtime;
     const puller = new ImagePuller(o.images, o.imageBackOff, o.clock, o.events);
     const hooks = new HookRunner(o.runtime, o.clock);
-    this.containers = new ContainerManager({ ...o, puller, hooks });
+    this.containers = new ContainerManager({ ...o, puller, hooks, objects: o.objects ?? new ObjectManager(undefined, o.clock) });
   }
 
   /** Every pod this node's kubelet made, from two list calls (the PLEG's relist). */

@@ -1,9 +1,11 @@
 import { execFile } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, openSync, closeSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, openSync, closeSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Pod, Volume } from '../api/v1.js';
+import { ObjectError, type ConfigData, type ObjectManager } from '../cluster/object-manager.js';
 import type { PodAddresses } from '../kuberuntime/env.js';
+import { writeAtomically, type VolumeFile } from './atomic-writer.js';
 import { downwardApiFiles, type DownwardItem } from './downward-api.js';
 
 const run = promisify(execFile);
@@ -16,12 +18,30 @@ export class VolumeError extends Error {
 /** Each volume of a pod, by name, as the host path containers mount. */
 export type PodVolumes = Map<string, string>;
 
+/** The kubelet's default mode of projected files (configMap, secret, downwardAPI, projected). */
+const DEFAULT_FILE_MODE = 0o644;
+/** A projected service account token lives an hour unless the pod asks otherwise. */
+const DEFAULT_TOKEN_SECONDS = 3600;
+
+interface KeyToPath {
+  key: string;
+  path: string;
+  mode?: number;
+}
+
+interface ObjectSource {
+  name?: string;
+  items?: KeyToPath[];
+  optional?: boolean;
+}
+
 /**
- * The kubelet's volume manager, for the volumes a node without an apiserver
- * can serve: emptyDir (a directory, or tmpfs for medium Memory where the
- * host lets it mount), hostPath (with its type checks), downwardAPI and
- * projected downwardAPI files. ConfigMaps, Secrets and claims need an
- * apiserver and fail with a clear FailedMount until one is connected.
+ * The kubelet's volume manager: emptyDir (a directory, or tmpfs for medium
+ * Memory where the host lets it mount), hostPath (with its type checks),
+ * downwardAPI, configMap, secret and projected volumes (those three with a
+ * serviceAccountToken too), their files written atomically. ConfigMaps,
+ * Secrets and tokens come from the apiserver; without one (a standalone
+ * node) they fail with a clear FailedMount. Claims are not supported.
  */
 export class VolumeManager {
   private readonly memoryMounts = new Set<string>();
@@ -31,6 +51,8 @@ export class VolumeManager {
     /** The pod's addresses for downward API files (its IP, the host's, the node's allocatable). */
     private readonly addressesOf: (pod: Pod) => PodAddresses,
     private readonly warn: (pod: Pod, message: string) => void,
+    private readonly objects: ObjectManager,
+    private readonly now: () => number,
   ) {}
 
   podDir(uid: string): string {
@@ -49,20 +71,75 @@ export class VolumeManager {
     const dir = (plugin: string) => join(this.podDir(uid), 'volumes', plugin, v.name);
     if (v.emptyDir) return this.emptyDir(pod, dir('kubernetes.io~empty-dir'), v.emptyDir);
     if (v.hostPath) return hostPath(v.name, v.hostPath.path, v.hostPath.type ?? '');
-    if (v.downwardAPI) return this.files(dir('kubernetes.io~downward-api'), downwardApiFiles(pod, (v.downwardAPI as { items?: DownwardItem[] }).items ?? [], this.addressesOf(pod)));
-    if (v.projected) {
-      const items: DownwardItem[] = [];
-      for (const source of (v.projected as { sources?: Record<string, { items?: DownwardItem[]; name?: string }>[] }).sources ?? []) {
-        const [kind, body] = Object.entries(source)[0] ?? [];
-        if (kind === 'downwardAPI') items.push(...(body?.items ?? []));
-        else throw needsApiserver(v.name, kind ?? 'unknown', body?.name);
+    try {
+      if (v.downwardAPI) return this.files(dir('kubernetes.io~downward-api'), this.downwardFiles(pod, (v.downwardAPI as { items?: DownwardItem[]; defaultMode?: number })));
+      if (v.configMap) {
+        const source = v.configMap as ObjectSource & { defaultMode?: number };
+        return this.files(dir('kubernetes.io~configmap'), await this.objectFiles(pod, 'configMap', source, source.defaultMode));
       }
-      return this.files(dir('kubernetes.io~projected'), downwardApiFiles(pod, items, this.addressesOf(pod)));
+      if (v.secret) {
+        const source = v.secret as ObjectSource & { secretName?: string; defaultMode?: number };
+        return this.files(dir('kubernetes.io~secret'), await this.objectFiles(pod, 'secret', { ...source, name: source.secretName }, source.defaultMode));
+      }
+      if (v.projected) return this.files(dir('kubernetes.io~projected'), await this.projectedFiles(pod, v.projected as { sources?: Record<string, unknown>[]; defaultMode?: number }));
+    } catch (err) {
+      throw new VolumeError(`volume "${v.name}": ${(err as Error).message}`);
     }
     const kind = Object.keys(v).find((k) => k !== 'name') ?? 'unknown';
-    const named = (v[kind] as { name?: string; secretName?: string; claimName?: string } | undefined) ?? {};
-    if (kind === 'configMap' || kind === 'secret' || kind === 'persistentVolumeClaim') throw needsApiserver(v.name, kind, named.name ?? named.secretName ?? named.claimName);
+    if (kind === 'persistentVolumeClaim') throw new VolumeError(`volume "${v.name}": persistentVolumeClaim "${(v[kind] as { claimName?: string }).claimName ?? ''}" cannot be attached: knode does not support claims`);
     throw new VolumeError(`volume "${v.name}": ${kind} volumes are not supported by knode`);
+  }
+
+  private downwardFiles(pod: Pod, source: { items?: (DownwardItem & { mode?: number })[]; defaultMode?: number }): Map<string, VolumeFile> {
+    const items = source.items ?? [];
+    const contents = downwardApiFiles(pod, items, this.addressesOf(pod));
+    const modes = new Map(items.map((i) => [i.path, i.mode]));
+    return new Map([...contents].map(([path, text]) => [path, { data: Buffer.from(text), mode: modes.get(path) ?? source.defaultMode ?? DEFAULT_FILE_MODE }]));
+  }
+
+  /** A configMap's or secret's keys as files (all of them, or the listed items). */
+  private async objectFiles(pod: Pod, kind: 'configMap' | 'secret', source: ObjectSource, defaultMode: number | undefined): Promise<Map<string, VolumeFile>> {
+    const name = source.name ?? '';
+    let data: ConfigData;
+    try {
+      data = kind === 'configMap' ? await this.objects.configMap(pod.metadata.namespace!, name) : await this.objects.secret(pod.metadata.namespace!, name);
+    } catch (err) {
+      if (err instanceof ObjectError && err.notFound && source.optional) return new Map();
+      throw err;
+    }
+    const mode = (m?: number) => m ?? defaultMode ?? DEFAULT_FILE_MODE;
+    if (!source.items) return new Map([...data].map(([key, value]) => [key, { data: value, mode: mode() }]));
+    const files = new Map<string, VolumeFile>();
+    for (const item of source.items) {
+      const value = data.get(item.key);
+      if (value === undefined) {
+        if (source.optional) continue;
+        throw new Error(`${kind.toLowerCase()} "${name}" has no key "${item.key}"`);
+      }
+      files.set(item.path, { data: value, mode: mode(item.mode) });
+    }
+    return files;
+  }
+
+  private async projectedFiles(pod: Pod, projected: { sources?: Record<string, unknown>[]; defaultMode?: number }): Promise<Map<string, VolumeFile>> {
+    const files = new Map<string, VolumeFile>();
+    const add = (more: Map<string, VolumeFile>) => {
+      for (const [path, file] of more) {
+        if (files.has(path)) throw new Error(`projected sources write "${path}" twice`);
+        files.set(path, file);
+      }
+    };
+    for (const source of projected.sources ?? []) {
+      const [kind, body] = Object.entries(source)[0] ?? [];
+      if (kind === 'downwardAPI') add(this.downwardFiles(pod, { ...(body as object), defaultMode: projected.defaultMode }));
+      else if (kind === 'configMap' || kind === 'secret') add(await this.objectFiles(pod, kind, body as ObjectSource, projected.defaultMode));
+      else if (kind === 'serviceAccountToken') {
+        const t = body as { audience?: string; expirationSeconds?: number; path: string };
+        const token = await this.objects.serviceAccountToken(pod, t.audience ?? '', t.expirationSeconds ?? DEFAULT_TOKEN_SECONDS);
+        add(new Map([[t.path, { data: Buffer.from(token), mode: projected.defaultMode ?? DEFAULT_FILE_MODE }]]));
+      } else throw new Error(`projected ${kind ?? 'unknown'} sources are not supported by knode`);
+    }
+    return files;
   }
 
   private async emptyDir(pod: Pod, path: string, spec: { medium?: string; sizeLimit?: string | number }): Promise<string> {
@@ -83,12 +160,8 @@ export class VolumeManager {
     return path;
   }
 
-  private files(dir: string, files: Map<string, string>): string {
-    mkdirSync(dir, { recursive: true });
-    for (const [file, content] of files) {
-      mkdirSync(dirname(join(dir, file)), { recursive: true });
-      writeFileSync(join(dir, file), content, { mode: 0o644 });
-    }
+  private files(dir: string, files: Map<string, VolumeFile>): string {
+    writeAtomically(dir, files, this.now());
     return dir;
   }
 
@@ -101,10 +174,6 @@ export class VolumeManager {
     }
     rmSync(volumes, { recursive: true, force: true });
   }
-}
-
-function needsApiserver(volume: string, kind: string, name?: string): VolumeError {
-  return new VolumeError(`volume "${volume}": ${kind}${name ? ` "${name}"` : ''} not found: knode serves static pods without an apiserver, so ${kind} volumes cannot be filled`);
 }
 
 /** A hostPath volume after its type check (and creation, for the OrCreate types). */

@@ -26,6 +26,7 @@ import { StatusManager } from './status/status-manager.js';
 import { nodeLabels, SyncHandler } from './sync-handler.js';
 import { WorkQueue } from './work-queue.js';
 import type { ClusterClient } from './cluster/client.js';
+import { EventRecorder } from './cluster/event-recorder.js';
 import { MirrorPods } from './cluster/mirror-pods.js';
 import { ObjectManager } from './cluster/object-manager.js';
 import { NodeLease } from './cluster/node-lease.js';
@@ -82,7 +83,7 @@ export class Kubelet {
   runtimeVersion = '';
   plegMode: PlegMode | 'starting' = 'starting';
   /** The node's parts that talk to the apiserver, when it has joined one. */
-  readonly cluster: { client: ClusterClient; nodeStatus: NodeStatusManager; lease: NodeLease; mirrorPods: MirrorPods; statusSync: StatusSync } | undefined;
+  readonly cluster: { client: ClusterClient; nodeStatus: NodeStatusManager; lease: NodeLease; mirrorPods: MirrorPods; statusSync: StatusSync; recorder: EventRecorder } | undefined;
   private readonly evented: EventedHints | undefined;
   private readonly housekeeping: Housekeeping;
   private readonly inbox = new AsyncQueue<LoopMessage>();
@@ -209,6 +210,7 @@ export class Kubelet {
       this.cluster = {
         client,
         mirrorPods,
+        recorder: new EventRecorder(client, clock, config.nodeName, clusterWarn),
         nodeStatus: new NodeStatusManager({
           client,
           clock,
@@ -242,6 +244,7 @@ export class Kubelet {
 
   /** Starts the PLEG, the sync loop and the sources; resolves once every source was read once. */
   async start(): Promise<void> {
+    this.cluster?.recorder.start(this.events);
     const version = await this.runtime.version();
     this.runtimeName = version.runtimeName;
     this.runtimeVersion = version.runtimeVersion;
@@ -273,6 +276,7 @@ export class Kubelet {
     await this.cluster?.nodeStatus.stop();
     await this.cluster?.lease.stop();
     await this.cluster?.statusSync.stop();
+    await this.cluster?.recorder.stop();
     this.evented?.stop();
     this.pleg.stop();
     this.inbox.close();

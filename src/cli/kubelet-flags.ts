@@ -78,6 +78,10 @@ export function kubeletConfigFromFlags(rootDir: string, flags: Record<string, un
   if (flags['read-only-port'] !== undefined) fromFlags.readOnlyPort = Number(flags['read-only-port']);
   if (flags.port !== undefined) fromFlags.port = Number(flags.port);
   if (flags.kubeconfig !== undefined) fromFlags.kubeconfig = String(flags.kubeconfig);
+  if (flags['node-ip'] !== undefined) fromFlags.nodeIP = String(flags['node-ip']);
+  if (flags['tls-cert-file'] !== undefined) fromFlags.tlsCertFile = String(flags['tls-cert-file']);
+  if (flags['tls-private-key-file'] !== undefined) fromFlags.tlsPrivateKeyFile = String(flags['tls-private-key-file']);
+  if (flags['client-ca-file'] !== undefined) fromFlags.clientCAFile = String(flags['client-ca-file']);
   if (flags['node-labels'] !== undefined) fromFlags.nodeLabels = parseNodeLabels(String(flags['node-labels']));
   for (const [flag, field] of DURATION_FLAGS) {
     if (flags[flag] !== undefined) (fromFlags as Record<string, unknown>)[field] = parseDuration(String(flags[flag]), flag);

@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { BaseCommand } from '../cli/base-command.js';
 import { kubeletConfigFromFlags, kubeletFlags } from '../cli/kubelet-flags.js';
 import { printConfig } from '../cli/print-config.js';
@@ -7,7 +7,9 @@ import { superviseEmbeddedRuntime } from '../cli/runtime-supervisor.js';
 import { connectCluster, loadKubeConfig, type ClusterClient } from '../engine/cluster/client.js';
 import { Kubelet } from '../engine/kubelet.js';
 import { showNode, type NodeOutput } from '../cli/node-faces.js';
+import { KubeletServer } from '../engine/server/kubelet-server.js';
 import { isLoopback, NodeServer } from '../engine/server/node-server.js';
+import type { KubeletConfiguration } from '../engine/config/kubelet-config.js';
 import { rootPaths } from '../util/paths.js';
 import { UserError } from '../util/user-error.js';
 
@@ -36,7 +38,11 @@ Prints one line per lifecycle event (or NDJSON with --output json). SIGINT/SIGTE
     kubeconfig: Flags.string({ description: 'Join the cluster of this kubeconfig: run the pods bound to this node, register the Node, renew its Lease, report pod status, keep mirror pods of static pods. `default` finds one as kubectl does ($KUBECONFIG, ~/.kube/config, in-cluster)' }),
     'node-labels': Flags.string({ description: "Labels to register the Node with, 'key=value,...' (a nodeSelector may also ask for them)" }),
     'node-status-update-frequency': Flags.string({ description: 'How often the Node status is computed and, when it changed, written (Go duration) [default: 10s]' }),
-    port: Flags.integer({ description: 'Port of the kubelet API announced in the Node status [default: 10250]' }),
+    port: Flags.integer({ description: 'Port of the kubelet API (HTTPS, on --node-ip; served with --kubeconfig, for kubectl logs); 0 turns it off [default: 10250]' }),
+    'node-ip': Flags.string({ description: "The node's IP: its InternalIP, the pods' hostIP, where the kubelet API listens [default: the host's primary IP]" }),
+    'tls-cert-file': Flags.string({ description: 'Serving certificate of the kubelet API [default: self-signed, made under --root-dir]' }),
+    'tls-private-key-file': Flags.string({ description: 'Key of --tls-cert-file' }),
+    'client-ca-file': Flags.string({ description: 'CA whose client certificates may call the kubelet API (the apiserver\'s --kubelet-client-certificate); bearer tokens are checked with the apiserver' }),
     'read-only-port': Flags.integer({ description: 'Port of the read-only API (/pods, /healthz, /metrics ...); 0 turns TCP off (the unix socket <root-dir>/run/knode.sock stays) [default: 10255]' }),
     'print-config': Flags.boolean({ description: 'Print the effective configuration (defaults, --config, flags) as a KubeletConfiguration and exit', default: false }),
     'allow-remote': Flags.boolean({ description: 'Let the read-only API listen on a non-loopback address', default: false }),
@@ -94,6 +100,7 @@ Prints one line per lifecycle event (or NDJSON with --output json). SIGINT/SIGTE
     } catch (err) {
       throw new UserError('usage', (err as Error).message);
     }
+    const kubeletServer = cluster && config.port > 0 ? await this.serveKubeletApi(kubelet, cluster, config, rootDir) : undefined;
     await kubelet.start();
     if (plain) {
       const api = server.tcpAddress ? `http://${server.tcpAddress.address}:${server.tcpAddress.port}` : rootPaths(rootDir).nodeSocket;
@@ -104,8 +111,29 @@ Prints one line per lifecycle event (or NDJSON with --output json). SIGINT/SIGTE
     unsupervise();
     if (output !== 'json') process.stderr.write(`knode: ${signal}: stopping; containers keep running\n`);
     await server.stop();
+    await kubeletServer?.stop();
     await kubelet.stop();
     client.close();
+  }
+
+  private async serveKubeletApi(kubelet: Kubelet, client: ClusterClient, config: KubeletConfiguration, rootDir: string): Promise<KubeletServer> {
+    const server = new KubeletServer(kubelet, {
+      address: kubelet.hostIP,
+      port: config.port,
+      certFile: config.tlsCertFile,
+      keyFile: config.tlsPrivateKeyFile,
+      certDir: join(rootDir, 'pki'),
+      clientCAFile: config.clientCAFile,
+      nodeName: config.nodeName,
+      client,
+      clock: kubelet.clock,
+    });
+    try {
+      await server.start();
+    } catch (err) {
+      throw new UserError('usage', `the kubelet API cannot listen on ${kubelet.hostIP}:${config.port}: ${(err as Error).message}`, 'give another --port (0 turns it off), or --node-ip');
+    }
+    return server;
   }
 
   private async joinCluster(path: string): Promise<ClusterClient> {

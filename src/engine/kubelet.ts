@@ -74,7 +74,7 @@ export class Kubelet {
   readonly podConfig: PodConfig;
   readonly handler: SyncHandler;
   readonly prober: ProberManager;
-  readonly hostIP = hostIp();
+  readonly hostIP: string;
   readonly metrics: KubeletMetrics;
   readonly traces: TraceRecorder;
   /** The runtime, every call timed for the metrics. */
@@ -97,6 +97,7 @@ export class Kubelet {
     deps: KubeletDeps,
   ) {
     this.clock = deps.clock ?? new RealClock();
+    this.hostIP = config.nodeIP ?? hostIp();
     const clock = this.clock;
     const random = deps.random ?? Math.random;
     this.events = new EventStream(() => clock.now());

@@ -10,8 +10,9 @@
 #   containerd.sh image        build the busybox OCI archive (cached) and print its path
 set -euo pipefail
 
-# jq: test/peers/build.sh reads the Go modules' metadata with it.
-PACKAGES=(containerd runc containernetworking-plugins busybox-static umoci iproute2 jq)
+# jq: test/peers/build.sh reads the Go modules' metadata with it; openssl: the
+# tests' certificates (kubelet API, control plane).
+PACKAGES=(containerd runc containernetworking-plugins busybox-static umoci iproute2 jq openssl)
 IMAGE=docker.io/library/busybox:1.36
 
 install() {
@@ -22,6 +23,7 @@ install() {
   [ -x /bin/busybox ] || missing+=(busybox-static)
   command -v umoci >/dev/null || missing+=(umoci)
   command -v jq >/dev/null || missing+=(jq)
+  command -v openssl >/dev/null || missing+=(openssl)
   [ ${#missing[@]} -eq 0 ] && return 0
   if [ "$(id -u)" != 0 ]; then
     echo "containerd.sh: missing ${missing[*]} and not root; install: apt-get install ${PACKAGES[*]}" >&2

@@ -201,6 +201,22 @@ export class FakeCluster implements ClusterClient {
     return { token: `token-${++this.tokensIssued}`, expiresAt: this.now() + request.expirationSeconds * 1000 };
   }
 
+  /** Bearer tokens the fake accepts, and who they are. */
+  readonly bearerTokens = new Map<string, { user: string; groups: string[] }>();
+  /** Who may do what to nodes: the fake's authorizer. */
+  allow: (request: { user: string; groups: string[]; verb: string; subresource: string }) => boolean = () => false;
+
+  async reviewToken(token: string) {
+    this.enter('reviewToken');
+    return this.bearerTokens.get(token);
+  }
+
+  async reviewAccess(request: { user: string; groups: string[]; verb: string; resource: string; subresource: string; name: string }) {
+    this.enter('reviewAccess', request.user, request.verb, `${request.resource}/${request.subresource}`);
+    const allowed = this.allow(request);
+    return { allowed, reason: allowed ? '' : 'no RBAC policy matched' };
+  }
+
   async createEvent(event: Event): Promise<Event> {
     this.enter('createEvent', event.reason);
     this.events.push(structuredClone(event));

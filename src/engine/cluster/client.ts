@@ -60,6 +60,10 @@ export interface ClusterClient {
   /** A service account token bound to the pod (TokenRequest); the token and when it expires (ms since the epoch). */
   createToken(namespace: string, serviceAccount: string, request: { audiences: string[]; expirationSeconds: number; pod: { name: string; uid: string } }): Promise<{ token: string; expiresAt: number }>;
   createEvent(event: Event): Promise<Event>;
+  /** Who a bearer token belongs to (TokenReview); undefined when the apiserver does not accept it. */
+  reviewToken(token: string): Promise<{ user: string; groups: string[] } | undefined>;
+  /** Whether a user may do this to this node (SubjectAccessReview), and why not. */
+  reviewAccess(request: { user: string; groups: string[]; verb: string; resource: string; subresource: string; name: string }): Promise<{ allowed: boolean; reason: string }>;
   patchEvent(namespace: string, name: string, patch: object): Promise<Event>;
 }
 
@@ -85,6 +89,8 @@ export async function connectCluster(kc: KubeConfig): Promise<ClusterClient> {
   const k8s = await import('@kubernetes/client-node');
   const core = kc.makeApiClient(k8s.CoreV1Api);
   const coordination = kc.makeApiClient(k8s.CoordinationV1Api);
+  const authentication = kc.makeApiClient(k8s.AuthenticationV1Api);
+  const authorization = kc.makeApiClient(k8s.AuthorizationV1Api);
   const watch = new k8s.Watch(kc);
   const strategic = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.StrategicMergePatch);
   const server = kc.getCurrentCluster()!.server;
@@ -155,6 +161,20 @@ export async function connectCluster(kc: KubeConfig): Promise<ClusterClient> {
         core.createNamespacedServiceAccountToken({ namespace, name: serviceAccount, body: body as never }),
       );
       return { token: answer.status.token, expiresAt: Date.parse(answer.status.expirationTimestamp) };
+    },
+    async reviewToken(token) {
+      const body = { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } };
+      const review = await call<{ status?: { authenticated?: boolean; user?: { username?: string; groups?: string[] } } }>('review a token', () => authentication.createTokenReview({ body: body as never }));
+      return review.status?.authenticated ? { user: review.status.user?.username ?? '', groups: review.status.user?.groups ?? [] } : undefined;
+    },
+    async reviewAccess(request) {
+      const body = {
+        apiVersion: 'authorization.k8s.io/v1',
+        kind: 'SubjectAccessReview',
+        spec: { user: request.user, groups: request.groups, resourceAttributes: { verb: request.verb, resource: request.resource, subresource: request.subresource, name: request.name } },
+      };
+      const review = await call<{ status?: { allowed?: boolean; reason?: string } }>('review access', () => authorization.createSubjectAccessReview({ body: body as never }));
+      return { allowed: review.status?.allowed === true, reason: review.status?.reason ?? '' };
     },
     createEvent: (event) => call<Event>(`create event ${event.metadata.name}`, () => core.createNamespacedEvent({ namespace: event.metadata.namespace!, body: event as never })),
     patchEvent: (namespace, name, patch) => call<Event>(`patch event ${name}`, () => core.patchNamespacedEvent({ namespace, name, body: patch }, strategic)),

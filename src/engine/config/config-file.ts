@@ -22,6 +22,8 @@ const FIELDS: Record<string, [keyof KubeletConfiguration, Kind]> = {
   address: ['address', 'string'],
   readOnlyPort: ['readOnlyPort', 'integer'],
   port: ['port', 'integer'],
+  tlsCertFile: ['tlsCertFile', 'string'],
+  tlsPrivateKeyFile: ['tlsPrivateKeyFile', 'string'],
   nodeStatusUpdateFrequency: ['nodeStatusUpdateFrequency', 'duration'],
   nodeStatusReportFrequency: ['nodeStatusReportFrequency', 'duration'],
   nodeLeaseDurationSeconds: ['nodeLeaseDurationSeconds', 'integer'],

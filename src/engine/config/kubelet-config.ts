@@ -23,8 +23,15 @@ export interface KubeletConfiguration {
   /** The read-only API's address and port (0 turns TCP off; the unix socket stays). */
   address: string;
   readOnlyPort: number;
-  /** The kubelet API's port (HTTPS, what the apiserver proxies to); announced in the Node status. */
+  /** The kubelet API's port (HTTPS, what the apiserver proxies to; served when the node joined a cluster); 0 turns it off. */
   port: number;
+  /** The kubelet API's serving certificate and key; without them a self-signed pair is made under the root dir. */
+  tlsCertFile?: string;
+  tlsPrivateKeyFile?: string;
+  /** Client certificates signed by this CA may call the kubelet API (authentication.x509.clientCAFile). */
+  clientCAFile?: string;
+  /** The node's IP (--node-ip): its InternalIP, status.hostIP, and where the kubelet API listens. Default: the host's primary IP. */
+  nodeIP?: string;
   /** Labels the node registers with, besides kubernetes.io/hostname, os and arch (--node-labels). */
   nodeLabels: Record<string, string>;
   /** How often the Node status is computed, and written when it changed. */

@@ -1,0 +1,170 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:https';
+import { join } from 'node:path';
+import type { TLSSocket } from 'node:tls';
+import { promisify } from 'node:util';
+import type { Clock } from '../../util/clock.js';
+import type { ClusterClient } from '../cluster/client.js';
+import type { Kubelet } from '../kubelet.js';
+import { route } from './routes.js';
+
+const run = promisify(execFile);
+
+/** The kubelet's authorization cache: an allowed answer is kept 5 minutes, a denied one 30 seconds. */
+const ALLOWED_TTL_MS = 5 * 60_000;
+const DENIED_TTL_MS = 30_000;
+
+export interface KubeletServerOptions {
+  /** The node's IP: the API listens there, where the apiserver finds it (Node status addresses). */
+  address: string;
+  port: number;
+  /** A serving certificate and key; without them one is made, self-signed, under certDir (as the kubelet does). */
+  certFile?: string;
+  keyFile?: string;
+  certDir: string;
+  /** Client certificates signed by this CA authenticate as CN (user) and O (groups). */
+  clientCAFile?: string;
+  nodeName: string;
+  client: ClusterClient;
+  clock: Clock;
+}
+
+interface Caller {
+  user: string;
+  groups: string[];
+}
+
+/**
+ * The kubelet API that the apiserver proxies to (`kubectl logs`), over HTTPS:
+ * callers authenticate with a client certificate from --client-ca-file or a
+ * bearer token (TokenReview), and each request is authorized by a
+ * SubjectAccessReview on this Node (`nodes/log`, `nodes/metrics`,
+ * `nodes/stats`, everything else `nodes/proxy`), as the kubelet's webhook
+ * authentication and authorization do. It serves the same endpoints as the
+ * read-only API; exec, attach and port-forward answer 501.
+ */
+export class KubeletServer {
+  private server: Server | undefined;
+  private readonly decisions = new Map<string, { allowed: boolean; reason: string; until: number }>();
+  readonly streams = new Set<ServerResponse>();
+  /** Where it listens once started. */
+  listening: { address: string; port: number } | undefined;
+
+  constructor(
+    private readonly kubelet: Kubelet,
+    private readonly o: KubeletServerOptions,
+  ) {}
+
+  async start(): Promise<void> {
+    const { cert, key } = await servingCertificate(this.o);
+    this.server = createServer(
+      { cert, key, requestCert: true, rejectUnauthorized: false, ...(this.o.clientCAFile ? { ca: readFileSync(this.o.clientCAFile) } : {}) },
+      (req, res) => {
+        this.handle(req, res).catch((err: Error) => {
+          if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
+          res.end(`internal error: ${err.message}\n`);
+        });
+      },
+    );
+    await new Promise<void>((resolve, reject) => {
+      this.server!.once('error', reject);
+      this.server!.listen(this.o.port, this.o.address, () => resolve());
+    });
+    const info = this.server.address() as { address: string; port: number };
+    this.listening = { address: info.address, port: info.port };
+  }
+
+  async stop(): Promise<void> {
+    for (const res of this.streams) res.end();
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const caller = await this.authenticate(req);
+    if (!caller) {
+      res.writeHead(401, { 'content-type': 'text/plain' });
+      res.end('Unauthorized\n');
+      return;
+    }
+    const path = new URL(req.url ?? '/', 'https://knode').pathname;
+    const verb = { GET: 'get', HEAD: 'get', POST: 'create', PUT: 'update', PATCH: 'patch', DELETE: 'delete' }[req.method ?? 'GET'] ?? 'get';
+    const subresource = subresourceOf(path);
+    const decision = await this.authorize(caller, verb, subresource);
+    if (!decision.allowed) {
+      res.writeHead(403, { 'content-type': 'text/plain' });
+      res.end(`Forbidden (user=${caller.user}, verb=${verb}, resource=nodes, subresource=${subresource})${decision.reason ? `: ${decision.reason}` : ''}\n`);
+      return;
+    }
+    if (/^\/(exec|attach|portForward|run)\//.test(path)) {
+      res.writeHead(501, { 'content-type': 'text/plain' });
+      res.end(`${path.split('/')[1]} is not implemented by knode yet; logs, pods, metrics and stats are served\n`);
+      return;
+    }
+    await route(this.kubelet, req, res, this.streams);
+  }
+
+  private async authenticate(req: IncomingMessage): Promise<Caller | undefined> {
+    const socket = req.socket as TLSSocket;
+    if (this.o.clientCAFile && socket.authorized) {
+      const subject = socket.getPeerCertificate().subject as unknown as Record<string, string | string[]> | undefined;
+      const cn = subject?.CN;
+      const o = subject?.O;
+      if (typeof cn === 'string' && cn) return { user: cn, groups: Array.isArray(o) ? o : o ? [o] : [] };
+    }
+    const auth = req.headers.authorization;
+    if (auth?.startsWith('Bearer ')) {
+      try {
+        return await this.o.client.reviewToken(auth.slice('Bearer '.length).trim());
+      } catch {
+        return undefined;
+      }
+    }
+    return undefined;
+  }
+
+  private async authorize(caller: Caller, verb: string, subresource: string): Promise<{ allowed: boolean; reason: string }> {
+    const key = `${caller.user}\n${caller.groups.join(',')}\n${verb}\n${subresource}`;
+    const now = this.o.clock.now();
+    const cached = this.decisions.get(key);
+    if (cached && now < cached.until) return cached;
+    try {
+      const decision = await this.o.client.reviewAccess({ ...caller, verb, resource: 'nodes', subresource, name: this.o.nodeName });
+      this.decisions.set(key, { ...decision, until: now + (decision.allowed ? ALLOWED_TTL_MS : DENIED_TTL_MS) });
+      return decision;
+    } catch (err) {
+      return { allowed: false, reason: `the apiserver could not be asked: ${(err as Error).message}` };
+    }
+  }
+}
+
+/** The node subresource a kubelet path is authorized as (the kubelet's authorizer attributes). */
+export function subresourceOf(path: string): string {
+  const first = path.split('/')[1] ?? '';
+  if (first === 'stats') return 'stats';
+  if (first === 'metrics') return 'metrics';
+  if (first === 'logs') return 'log';
+  if (first === 'spec') return 'spec';
+  if (first === 'configz') return 'configz';
+  if (first === 'healthz') return 'healthz';
+  return 'proxy';
+}
+
+/** The serving certificate: the files given, or a self-signed one for this node made once with openssl. */
+async function servingCertificate(o: KubeletServerOptions): Promise<{ cert: Buffer; key: Buffer }> {
+  if (o.certFile && o.keyFile) return { cert: readFileSync(o.certFile), key: readFileSync(o.keyFile) };
+  const cert = join(o.certDir, 'kubelet.crt');
+  const key = join(o.certDir, 'kubelet.key');
+  if (!existsSync(cert) || !existsSync(key)) {
+    mkdirSync(o.certDir, { recursive: true, mode: 0o700 });
+    const san = [`DNS:${o.nodeName}`, /^[\d.]+$/.test(o.address) || o.address.includes(':') ? `IP:${o.address}` : `DNS:${o.address}`].join(',');
+    try {
+      await run('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '365',
+        '-subj', `/CN=${o.nodeName}@${Math.floor(Date.now() / 1000)}`, '-addext', `subjectAltName=${san}`, '-keyout', key, '-out', cert]);
+    } catch (err) {
+      throw new Error(`no serving certificate for the kubelet API: give --tls-cert-file and --tls-private-key-file, or install openssl to have one made (${(err as Error).message.split('\n')[0]})`);
+    }
+  }
+  return { cert: readFileSync(cert), key: readFileSync(key) };
+}

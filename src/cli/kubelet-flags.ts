@@ -39,6 +39,23 @@ const DURATION_FLAGS: [string, keyof KubeletConfiguration][] = [
 const LABEL_KEY = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
 const LABEL_VALUE = /^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$/;
 
+/** Labels in the kubernetes.io and k8s.io namespaces a kubelet may set on its own Node (the kubelet's allowed set). */
+const ALLOWED_KUBERNETES_LABELS = new Set([
+  'kubernetes.io/hostname', 'kubernetes.io/instance-type', 'kubernetes.io/os', 'kubernetes.io/arch',
+  'beta.kubernetes.io/instance-type', 'beta.kubernetes.io/os', 'beta.kubernetes.io/arch',
+  'failure-domain.beta.kubernetes.io/zone', 'failure-domain.beta.kubernetes.io/region',
+  'topology.kubernetes.io/zone', 'topology.kubernetes.io/region', 'node.kubernetes.io/instance-type',
+]);
+
+function isAllowedNodeLabel(key: string): boolean {
+  const slash = key.indexOf('/');
+  if (slash < 0) return true;
+  const prefix = key.slice(0, slash);
+  const kubernetes = (ns: string) => prefix === ns || prefix.endsWith(`.${ns}`);
+  if (!kubernetes('kubernetes.io') && !kubernetes('k8s.io')) return true;
+  return ALLOWED_KUBERNETES_LABELS.has(key) || kubernetes('kubelet.kubernetes.io') || kubernetes('node.kubernetes.io');
+}
+
 /** --node-labels 'k=v,k2=v2' as the kubelet reads it; a bad label is a usage error naming it. */
 export function parseNodeLabels(text: string): Record<string, string> {
   const labels: Record<string, string> = {};
@@ -48,6 +65,9 @@ export function parseNodeLabels(text: string): Record<string, string> {
     const value = eq < 0 ? '' : item.slice(eq + 1);
     if (eq < 0 || !LABEL_KEY.test(key) || !LABEL_VALUE.test(value)) {
       throw new UserError('usage', `--node-labels: "${item}" is not a valid label`, "write key=value pairs separated by commas, e.g. --node-labels 'tier=edge,zone=lab'");
+    }
+    if (!isAllowedNodeLabel(key)) {
+      throw new UserError('usage', `--node-labels: "${key}" is in the kubernetes.io/k8s.io namespace, where a node may only set its own labels`, 'use your own prefix (example.com/tier=edge), or *.kubelet.kubernetes.io/ and *.node.kubernetes.io/');
     }
     labels[key] = value;
   }

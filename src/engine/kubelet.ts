@@ -236,7 +236,8 @@ export class Kubelet {
           statusManager: this.statusManager,
           events: this.events,
           clock,
-          isTerminated: (uid) => this.podWorkers.isKnown(uid) && !this.podWorkers.couldHaveRunningContainers(uid),
+          // A pod admission rejected never ran: it may go at once.
+          isTerminated: (uid) => (this.podWorkers.isKnown(uid) ? !this.podWorkers.couldHaveRunningContainers(uid) : this.handler.isRejected(uid)),
           warn: clusterWarn,
         }),
       };

@@ -121,6 +121,11 @@ export class SyncHandler {
     if (pod) this.handlePodSyncs([pod]);
   }
 
+  /** Whether admission turned the pod away (it has no worker and never ran). */
+  isRejected(uid: string): boolean {
+    return this.rejected.has(uid);
+  }
+
   /** Pods admitted and not finished: what admission weighs a new pod against. */
   activePods(): Pod[] {
     return this.d.podManager.getPods().filter((p) => !this.rejected.has(p.metadata.uid!) && this.d.statusManager.getPodStatus(p.metadata.uid!)?.phase !== 'Failed' && this.d.statusManager.getPodStatus(p.metadata.uid!)?.phase !== 'Succeeded');

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { CriClient } from '../../src/cri/client.js';
 import type { Pod, PodSpec } from '../../src/engine/api/v1.js';
+import type { ClusterClient } from '../../src/engine/cluster/client.js';
 import { defaultKubeletConfiguration, type KubeletConfiguration } from '../../src/engine/config/kubelet-config.js';
 import type { LifecycleEvent } from '../../src/engine/events.js';
 import { Kubelet } from '../../src/engine/kubelet.js';
@@ -34,13 +35,13 @@ export interface TestNode {
  * static pod dir and a node name of its own (so nodes sharing a runtime
  * leave each other's pods alone).
  */
-export async function startNode(endpoint: string, options: { clock?: Clock; config?: Partial<KubeletConfiguration> } = {}): Promise<TestNode> {
+export async function startNode(endpoint: string, options: { clock?: Clock; config?: Partial<KubeletConfiguration>; cluster?: ClusterClient } = {}): Promise<TestNode> {
   const root = mkdtempSync(join(tmpdir(), 'knode-node-'));
   const podsDir = join(root, 'pods');
   const nodeName = `node-${process.pid}-${++nodes}`;
   const config = defaultKubeletConfiguration(root, { nodeName, staticPodPath: podsDir, fileCheckFrequency: 1_000, ...options.config });
   const client = new CriClient(endpoint);
-  const kubelet = new Kubelet(config, { runtime: client, clock: options.clock, random: () => 0 });
+  const kubelet = new Kubelet(config, { runtime: client, clock: options.clock, random: () => 0, cluster: options.cluster, version: '0.0.0-test' });
   const events: LifecycleEvent[] = [];
   kubelet.events.subscribe((e) => events.push(e));
   const fullName = (name: string) => `${name}-${nodeName}`;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseDuration } from '../../src/cli/kubelet-flags.js';
+import { parseDuration, parseNodeLabels } from '../../src/cli/kubelet-flags.js';
 import { jitter, WorkQueue } from '../../src/engine/work-queue.js';
 import { AsyncQueue } from '../../src/util/async-queue.js';
 import { Backoff } from '../../src/util/backoff.js';
@@ -163,6 +163,22 @@ describe('parseDuration', () => {
     expect(caught).toBeInstanceOf(UserError);
     expect(caught).toMatchObject({ code: 'usage' });
     expect((caught as UserError).message).toMatch(/must not be negative/);
+  });
+});
+
+describe('parseNodeLabels', () => {
+  it('reads key=value pairs, with or without a prefix, as the kubelet does', () => {
+    expect(parseNodeLabels('tier=edge, example.com/zone=lab,empty=,node.kubernetes.io/role=worker')).toEqual({ tier: 'edge', 'example.com/zone': 'lab', empty: '', 'node.kubernetes.io/role': 'worker' });
+  });
+
+  it.each([
+    ['tier', /"tier" is not a valid label/],
+    ['bad key!=x', /"bad key!=x" is not a valid label/],
+    ['tier=a b', /"tier=a b" is not a valid label/],
+    ['node-role.kubernetes.io/master=', /"node-role.kubernetes.io\/master" is in the kubernetes.io\/k8s.io namespace/],
+    ['example.k8s.io/x=y', /"example.k8s.io\/x" is in the kubernetes.io\/k8s.io namespace/],
+  ])('refuses %j as a usage error', (text, message) => {
+    expect(() => parseNodeLabels(text)).toThrow(message);
   });
 });
 

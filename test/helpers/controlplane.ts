@@ -1,0 +1,73 @@
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { repoRoot } from './runtimes.js';
+
+const script = join(repoRoot, 'test/peers/controlplane.sh');
+
+/** What `controlplane.sh up` prints. */
+export interface ControlPlaneInfo {
+  apiserver: string;
+  kubeconfig: string;
+  ca: string;
+  /** The kubectl binary. */
+  kubectl: string;
+  version: string;
+  dir: string;
+  etcd: { url: string; port: number; pid: number };
+  kubeApiserver: { port: number; pid: number };
+}
+
+export interface ControlPlane extends Omit<ControlPlaneInfo, 'kubectl'> {
+  kubectlPath: string;
+  /** A kubeconfig for a node (client certificate CN=system:node:NAME, O=system:nodes). */
+  nodeKubeconfig(name: string): string;
+  /** The real kubectl, as the admin; never throws: the exit code is in the answer. */
+  kubectl(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }>;
+  /** kubectl ... -o json, parsed; throws with kubectl's stderr when it fails. */
+  kubectlJson<T = Record<string, unknown>>(...args: string[]): Promise<T>;
+  stop(): void;
+}
+
+/**
+ * A real etcd and kube-apiserver on 127.0.0.1 (and the scheduler and
+ * controller manager with `controllers`), from test/peers/controlplane.sh.
+ */
+export function startControlPlane(options: { controllers?: boolean } = {}): ControlPlane {
+  const dir = mkdtempSync(join(tmpdir(), 'knode-cp-'));
+  const args = ['up', dir, ...(options.controllers ? ['--with-controllers'] : [])];
+  const out = execFileSync('bash', [script, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  const info = JSON.parse(out.trim().split('\n').at(-1)!) as ControlPlaneInfo;
+  const kubectl = (...kargs: string[]) =>
+    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+      execFile(info.kubectl, ['--kubeconfig', info.kubeconfig, ...kargs], { encoding: 'utf8' }, (err, stdout, stderr) => {
+        resolve({ code: err ? Number((err as { code?: unknown }).code ?? 1) : 0, stdout, stderr });
+      });
+    });
+  return {
+    ...info,
+    kubectlPath: info.kubectl,
+    nodeKubeconfig: (name) => execFileSync('bash', [script, 'node-kubeconfig', dir, name], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim(),
+    kubectl,
+    async kubectlJson<T>(...kargs: string[]): Promise<T> {
+      const answer = await kubectl(...kargs, '-o', 'json');
+      if (answer.code !== 0) throw new Error(`kubectl ${kargs.join(' ')}: ${answer.stderr.trim()}`);
+      return JSON.parse(answer.stdout) as T;
+    },
+    stop: () => execFileSync('bash', [script, 'down', dir], { stdio: 'inherit' }),
+  };
+}
+
+/** A TCP port free on 127.0.0.1 right now. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}

@@ -76,3 +76,26 @@ export class Backoff {
     return eventTime - lastUpdate > this.max * 2;
   }
 }
+
+/**
+ * One retry loop's delays: `next()` gives the initial delay, then doubles it
+ * up to `max`; `reset()` after a success starts over (client-go's
+ * wait.Backoff without jitter).
+ */
+export class RetryDelay {
+  private current = 0;
+
+  constructor(
+    readonly initial: number,
+    readonly max: number,
+  ) {}
+
+  next(): number {
+    this.current = this.current === 0 ? this.initial : Math.min(this.current * 2, this.max);
+    return this.current;
+  }
+
+  reset(): void {
+    this.current = 0;
+  }
+}

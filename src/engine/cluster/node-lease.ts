@@ -1,3 +1,4 @@
+import { RetryDelay } from '../../util/backoff.js';
 import type { Clock, Timer } from '../../util/clock.js';
 import { microTime, type Lease } from '../api/cluster.js';
 import { ClusterError, type ClusterClient } from './client.js';
@@ -5,9 +6,6 @@ import { ClusterError, type ClusterClient } from './client.js';
 /** Where node leases live. */
 export const NODE_LEASE_NAMESPACE = 'kube-node-lease';
 
-/** The lease controller's retry after a failed renewal: 200 ms doubling to 7 s (then the renew interval). */
-const RETRY_INITIAL_MS = 200;
-const RETRY_MAX_MS = 7_000;
 
 export interface NodeLeaseDeps {
   client: ClusterClient;
@@ -31,7 +29,8 @@ export class NodeLease {
   private timer: Timer | undefined;
   private stopped = false;
   private renewing: Promise<void> | undefined;
-  private failures = 0;
+  /** The lease controller's retry after a failed renewal: 200 ms doubling to 7 s (at most the renew interval). */
+  private readonly retry = new RetryDelay(200, 7_000);
   private lastWarning = '';
   /** Renewals that reached the apiserver (for tests and metrics). */
   renewals = 0;
@@ -63,16 +62,15 @@ export class NodeLease {
     try {
       this.lease = await this.write();
       this.renewals++;
-      this.failures = 0;
+      this.retry.reset();
       this.lastWarning = '';
       this.schedule(this.renewInterval);
     } catch (err) {
       this.lease = undefined; // read it again next time (a conflict means someone else wrote it)
-      this.failures++;
       const message = `renewing lease ${NODE_LEASE_NAMESPACE}/${this.d.nodeName}: ${(err as Error).message}`;
       if (message !== this.lastWarning) this.d.warn(message);
       this.lastWarning = message;
-      this.schedule(Math.min(RETRY_INITIAL_MS * 2 ** (this.failures - 1), RETRY_MAX_MS, this.renewInterval));
+      this.schedule(Math.min(this.retry.next(), this.renewInterval));
     }
   }
 

@@ -1,14 +1,11 @@
 import { isDeepStrictEqual } from 'node:util';
+import { RetryDelay } from '../../util/backoff.js';
 import type { Clock, Timer } from '../../util/clock.js';
 import { rfc3339 } from '../api/v1.js';
 import type { Node, NodeCondition, NodeStatus } from '../api/cluster.js';
 import type { EventStream } from '../events.js';
 import { ClusterError, type ClusterClient } from './client.js';
 import { addresses, capacity, pressureConditions, readyCondition, systemInfo } from './node-info.js';
-
-/** The kubelet's registration retry: 100 ms doubling to 7 s. */
-const REGISTER_BACKOFF_INITIAL_MS = 100;
-const REGISTER_BACKOFF_MAX_MS = 7_000;
 
 export interface NodeStatusDeps {
   client: ClusterClient;
@@ -90,7 +87,8 @@ export class NodeStatusManager {
   }
 
   private async register(): Promise<void> {
-    let backoff = REGISTER_BACKOFF_INITIAL_MS;
+    // The kubelet's registration retry: 100 ms doubling to 7 s.
+    const retry = new RetryDelay(100, 7_000);
     let lastWarning = '';
     for (;;) {
       try {
@@ -105,8 +103,7 @@ export class NodeStatusManager {
         if (message !== lastWarning) this.d.warn(message);
         lastWarning = message;
       }
-      await this.d.clock.sleep(backoff, this.abort.signal);
-      backoff = Math.min(backoff * 2, REGISTER_BACKOFF_MAX_MS);
+      await this.d.clock.sleep(retry.next(), this.abort.signal);
     }
   }
 

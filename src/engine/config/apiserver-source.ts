@@ -1,11 +1,9 @@
+import { RetryDelay } from '../../util/backoff.js';
 import type { Clock } from '../../util/clock.js';
 import type { Pod } from '../api/v1.js';
 import { ClusterError, type ClusterClient, type PodWatch, type WatchEventType } from '../cluster/client.js';
 import type { SourceSink } from './file-source.js';
 
-/** client-go's reflector backoff: 800 ms doubling to 30 s. */
-const BACKOFF_INITIAL_MS = 800;
-const BACKOFF_MAX_MS = 30_000;
 /** client-go's minWatchTimeout: each watch asks the server to end it after 5 to 10 minutes. */
 const MIN_WATCH_TIMEOUT_S = 300;
 
@@ -33,7 +31,8 @@ export class ApiserverSource {
   private resourceVersion = '';
   private watch: PodWatch | undefined;
   private stopped = false;
-  private backoff = 0;
+  /** client-go's reflector backoff: 800 ms doubling to 30 s. */
+  private readonly retry = new RetryDelay(800, 30_000);
   private lastWarning = '';
   private readonly abort = new AbortController();
   /** Lists done and watches opened, for the tests and the faces. */
@@ -69,7 +68,7 @@ export class ApiserverSource {
         firstDone();
         const end = await this.watchOnce();
         if (end) throw end;
-        this.backoff = 0;
+        this.retry.reset();
       } catch (err) {
         firstDone();
         if (this.stopped) return;
@@ -78,10 +77,10 @@ export class ApiserverSource {
           this.resourceVersion = '';
           continue;
         }
-        this.backoff = this.backoff === 0 ? BACKOFF_INITIAL_MS : Math.min(this.backoff * 2, BACKOFF_MAX_MS);
-        this.warnOnce(`apiserver source: ${error.message}; retrying in ${(this.backoff / 1000).toFixed(1)}s`);
+        const delay = this.retry.next();
+        this.warnOnce(`apiserver source: ${error.message}; retrying in ${(delay / 1000).toFixed(1)}s`);
         try {
-          await this.options.clock.sleep(this.backoff, this.abort.signal);
+          await this.options.clock.sleep(delay, this.abort.signal);
         } catch {
           return;
         }

@@ -38,7 +38,10 @@ function toStatus(method: string, err: unknown, log: Log): Partial<grpc.StatusOb
   return { code: grpc.status.INTERNAL, details: `${method}: ${err instanceof Error ? err.message : String(err)}` };
 }
 
-export function runtimeHandlers(rt: EmbeddedRuntime, log: Log): RuntimeServiceHandlers {
+/** Open GetContainerEvents calls, so a shutdown can end them (they never end on their own). */
+export type EventStreams = Set<{ end(): void }>;
+
+export function runtimeHandlers(rt: EmbeddedRuntime, log: Log, streams: EventStreams = new Set()): RuntimeServiceHandlers {
   const encoded = { containers: new EncodedListCache('Container'), sandboxes: new EncodedListCache('PodSandbox') };
   return {
     Version: unary('Version', log, () => rt.version()),
@@ -103,7 +106,11 @@ export function runtimeHandlers(rt: EmbeddedRuntime, log: Log): RuntimeServiceHa
     RuntimeConfig: unary('RuntimeConfig', log, () => ({ linux: { cgroupDriver: 'CGROUPFS' } })),
     GetContainerEvents: (call) => {
       const unsubscribe = rt.events.subscribe((event) => call.write(event));
-      const end = () => unsubscribe();
+      streams.add(call);
+      const end = () => {
+        unsubscribe();
+        streams.delete(call);
+      };
       call.on('cancelled', end);
       call.on('close', end);
       call.on('error', end);
@@ -172,7 +179,8 @@ export async function serveRuntime(rt: EmbeddedRuntime, socketPath: string, log:
     // channelz bookkeeping costs a noticeable share of each call and nothing reads it.
     'grpc.enable_channelz': 0,
   });
-  server.addService(passEncodedLists(cri.RuntimeService.service), runtimeHandlers(rt, log));
+  const streams: EventStreams = new Set();
+  server.addService(passEncodedLists(cri.RuntimeService.service), runtimeHandlers(rt, log, streams));
   server.addService(cri.ImageService.service, imageHandlers(rt, log));
   if (existsSync(socketPath)) rmSync(socketPath);
   await new Promise<void>((resolve, reject) => {
@@ -183,9 +191,14 @@ export async function serveRuntime(rt: EmbeddedRuntime, socketPath: string, log:
     socketPath,
     close: () =>
       new Promise<void>((resolve) => {
+        // Event streams never finish on their own: end them, so the clients see the end and the server can close.
+        for (const call of streams) call.end();
+        streams.clear();
         server.tryShutdown(() => resolve());
-        // Streams (GetContainerEvents) never finish on their own.
-        setTimeout(() => server.forceShutdown(), 1000).unref();
+        setTimeout(() => {
+          server.forceShutdown();
+          resolve();
+        }, 1000).unref();
       }),
   };
 }

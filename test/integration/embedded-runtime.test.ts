@@ -126,6 +126,23 @@ describe('the embedded runtime', () => {
     expect({ exitCode: status.exitCode, reason: status.reason, limits: limits.startsWith('enforced') || limits.startsWith('not enforced') }).toEqual({ exitCode: 0, reason: 'Completed', limits: true });
   });
 
+  it('shuts down promptly while a client watches its events, ending the stream', async () => {
+    const cri = await start();
+    const abort = new AbortController();
+    let ended = false;
+    const reading = (async () => {
+      for await (const _ of cri.getContainerEvents(abort.signal)) void _;
+      ended = true;
+    })();
+    await cri.version(); // the stream's call is on the same connection, opened by now
+    const started = Date.now();
+    await runtime!.stop();
+    runtime = undefined;
+    await reading;
+    expect(ended).toBe(true);
+    expect(Date.now() - started).toBeLessThan(900);
+  });
+
   it('stops its containers when it shuts down', async () => {
     const cri = await start();
     const config = sandboxConfig('shutdown');

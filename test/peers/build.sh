@@ -10,7 +10,10 @@
 #
 # Peers: critest crictl (cri-tools), containerd2 (containerd, containerd-shim-runc-v2,
 # ctr), cricheck (a small CRI client of our own, cricheck/main.go, built on the
-# published k8s.io/cri-client: a stand-in for crictl while the proxy refuses cri-tools).
+# published k8s.io/cri-client: a stand-in for crictl while the proxy refuses cri-tools),
+# kube (kube-apiserver, kube-controller-manager, kube-scheduler, kubectl from
+# k8s.io/kubernetes), etcd (the etcd server kube-apiserver stores into).
+# controlplane.sh runs kube and etcd.
 #
 # Cache: ${KNODE_PEERS_DIR:-$HOME/.cache/knode/peers}/<name>-<version>/ holds the
 # binaries and the build log; wrap/ the generated wrapper modules; go/ the Go
@@ -26,11 +29,19 @@ CONTAINERD_VERSION=v2.4.2      # latest 2.x release on the proxy
 CONTAINERD_TAGS="no_btrfs urfave_cli_no_docs"         # no_btrfs: no libbtrfs headers here
 CONTAINERD_SHIM_TAGS="no_btrfs urfave_cli_no_docs no_grpc"  # upstream's shim tags, CGO_ENABLED=0
 CRI_CLIENT_VERSION=v0.37.2     # k8s.io/cri-client and k8s.io/cri-api for cricheck (Kubernetes 1.37.2)
+KUBE_MODULE=k8s.io/kubernetes
+KUBE_VERSION=v1.37.2           # newest release on the proxy (go 1.26.0 in its go.mod)
+# Upstream's release flags (hack/lib/golang.sh): these four are static (CGO_ENABLED=0),
+# built with -trimpath, -s -w and these tags.
+KUBE_TAGS="selinux notest grpcnotrace"
+KUBE_BINS="kube-apiserver kube-controller-manager kube-scheduler kubectl"
+ETCD_MODULE=go.etcd.io/etcd/server/v3   # its root package is etcd's main (server/main.go)
+ETCD_VERSION=v3.7.3            # Kubernetes 1.37 is on etcd 3.7 (build/dependencies.yaml: 3.7.0); latest 3.7 patch
 # ------------------------------------------------------------------------------
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 PEERS=${KNODE_PEERS_DIR:-$HOME/.cache/knode/peers}
-ALL=(critest crictl containerd2 cricheck)
+ALL=(critest crictl containerd2 cricheck etcd kube)
 
 die() { echo "build.sh: $*" >&2; exit 1; }
 
@@ -39,6 +50,8 @@ peer_version() {
     critest|crictl) echo "$CRI_TOOLS_VERSION" ;;
     containerd2) echo "$CONTAINERD_VERSION" ;;
     cricheck) echo "$CRI_CLIENT_VERSION" ;;
+    kube) echo "$KUBE_VERSION" ;;
+    etcd) echo "$ETCD_VERSION" ;;
     *) die "unknown peer '$1' (known: ${ALL[*]} all)" ;;
   esac
 }
@@ -46,6 +59,7 @@ peer_dir() { echo "$PEERS/$1-$(peer_version "$1")"; }
 peer_bins() {
   case $1 in
     containerd2) echo containerd containerd-shim-runc-v2 ctr ;;
+    kube) echo "$KUBE_BINS" ;;
     *) echo "$1" ;;
   esac
 }
@@ -113,6 +127,9 @@ wrapper() {
   done < <(go mod edit -json "$src/go.mod" | jq -r '.Replace[]? | [.Old.Path, (.Old.Version // "-"), .New.Path, (.New.Version // "-")] | @tsv')
   while read -r ex; do [ -n "$ex" ] && args+=(-exclude="$ex"); done \
     < <(go mod edit -json "$src/go.mod" | jq -r '.Exclude[]? | "\(.Path)@\(.Version)"')
+  # godebug lines (kubernetes: default=go1.26) only take effect in the main module.
+  while read -r gd; do [ -n "$gd" ] && args+=(-godebug="$gd"); done \
+    < <(go mod edit -json "$src/go.mod" | jq -r '.GoDebug[]? | "\(.Key)=\(.Value)"')
   (cd "$wrap" && go mod edit "${args[@]}") || return 1
   touch "$wrap/.complete"
   echo "$wrap"
@@ -181,13 +198,39 @@ build_peer() {
         (cd "$wrap" && go mod edit -require="k8s.io/cri-client@$CRI_CLIENT_VERSION" -require="k8s.io/cri-api@$CRI_CLIENT_VERSION")
       fi
       build_bin cricheck cricheck sh -c 'cd "$0" && go build -o "$OUT" .' "$wrap" ;;
+    kube)
+      wrap=$(wrapper kube "$KUBE_MODULE" "$KUBE_VERSION") || { RESULT[kube-apiserver]="FAILED: $KUBE_MODULE@$KUBE_VERSION is not available from the module proxy"; return 1; }
+      # What hack/lib/version.sh stamps, so --version and /version say v1.N.P: kubectl
+      # and the apiserver compare these (version skew), and the emulation/compatibility
+      # version is derived from them. The module zip carries no git commit: gitCommit
+      # is left empty rather than claimed; buildDate is the release's time on the proxy.
+      local major minor date k v
+      major=$(echo "${KUBE_VERSION#v}" | cut -d. -f1); minor=$(echo "$KUBE_VERSION" | cut -d. -f2)
+      date=$(cd "$PEERS" && go list -m -json "$KUBE_MODULE@$KUBE_VERSION" | jq -r '.Time // "1970-01-01T00:00:00Z"')
+      date=${date%%.*}; date=${date%Z}Z
+      ld="-s -w"
+      for k in gitVersion=$KUBE_VERSION gitMajor=$major gitMinor=$minor gitCommit= buildDate=$date; do
+        for v in k8s.io/client-go/pkg/version k8s.io/component-base/version; do ld="$ld -X $v.$k"; done
+      done
+      local rc=0 b
+      for b in $KUBE_BINS; do
+        build_bin kube "$b" sh -c 'cd "$0" && CGO_ENABLED=0 go build -trimpath -tags "$1" -ldflags "$2" -o "$OUT" "$3"' \
+          "$wrap" "$KUBE_TAGS" "$ld" "$KUBE_MODULE/cmd/$b" || rc=1
+      done
+      return $rc ;;
+    etcd)
+      wrap=$(wrapper etcd "$ETCD_MODULE" "$ETCD_VERSION") || { RESULT[etcd]="FAILED: $ETCD_MODULE@$ETCD_VERSION is not available from the module proxy"; return 1; }
+      # As etcd's scripts/build_lib.sh: static, -trimpath. The version is a constant in
+      # go.etcd.io/etcd/api/v3/version; GitSHA (which it stamps from git) stays unset.
+      build_bin etcd etcd sh -c 'cd "$0" && CGO_ENABLED=0 go build -trimpath -o "$OUT" "$1"' "$wrap" "$ETCD_MODULE" ;;
   esac
 }
 
 main() {
-  [ $# -gt 0 ] || { sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+  [ $# -gt 0 ] || { sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
   if [ "$1" = path ]; then
     local peer=${2:?usage: build.sh path NAME}
+    peer_version "$peer" >/dev/null   # an unknown name fails here, not inside $(...)
     local d; d=$(peer_dir "$peer")
     local b
     for b in $(peer_bins "$peer"); do
@@ -204,7 +247,7 @@ main() {
   local failed=() p
   for p in "${peers[@]}"; do build_peer "$p" || failed+=("$p"); done
   local k
-  for k in critest crictl containerd containerd-shim-runc-v2 ctr cricheck; do
+  for k in critest crictl containerd containerd-shim-runc-v2 ctr cricheck etcd $KUBE_BINS; do
     [ -n "${RESULT[$k]:-}" ] && printf '%-24s %s\n' "$k" "${RESULT[$k]}"
   done
   if [ ${#failed[@]} -gt 0 ]; then

@@ -1,0 +1,161 @@
+// knode as a node of a real cluster: a real etcd and kube-apiserver (built
+// from the Go module proxy, test/peers), the node's identity a client
+// certificate under the Node authorizer and NodeRestriction, @kubernetes/client-node
+// inside knode, the real kubectl outside it, and the embedded runtime below.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Lease, Node } from '../../src/engine/api/cluster.js';
+import type { Pod } from '../../src/engine/api/v1.js';
+import { connectCluster, loadKubeConfig } from '../../src/engine/cluster/client.js';
+import { KubeletServer } from '../../src/engine/server/kubelet-server.js';
+import { freePort, startControlPlane, type ControlPlane } from '../helpers/controlplane.js';
+import { TEST_IMAGE } from '../helpers/cri.js';
+import { startNode, type TestNode } from '../helpers/node.js';
+import { eventually, runtimesUnderTest } from '../helpers/runtimes.js';
+
+const NODE = 'knode-it';
+
+describe('a node of a real cluster (kube-apiserver, etcd)', () => {
+  let cp: ControlPlane;
+  let node: TestNode;
+  let api: KubeletServer;
+  let cleanupRuntime: () => Promise<void>;
+
+  const getPod = (name: string) => cp.kubectlJson<Pod>('get', 'pod', name);
+  const podGone = async (name: string) => (await cp.kubectl('get', 'pod', name)).code !== 0;
+  const apply = async (manifest: object) => {
+    const file = join(mkdtempSync(join(tmpdir(), 'knode-manifest-')), 'm.json');
+    writeFileSync(file, JSON.stringify(manifest));
+    const answer = await cp.kubectl('apply', '-f', file);
+    if (answer.code !== 0) throw new Error(answer.stderr);
+  };
+  const boundPod = (name: string, spec: Partial<Pod['spec']> = {}): Pod => ({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace: 'default' },
+    spec: { nodeName: NODE, terminationGracePeriodSeconds: 5, containers: [{ name: 'main', image: TEST_IMAGE, command: ['sh', '-c', 'echo started; exec sleep 300'] }], ...spec },
+  });
+
+  beforeAll(async () => {
+    cp = startControlPlane();
+    const started = await runtimesUnderTest()[0].start();
+    cleanupRuntime = started.cleanup;
+    const client = await connectCluster(await loadKubeConfig(cp.nodeKubeconfig(NODE)));
+    const port = await freePort();
+    node = await startNode(started.endpoint, {
+      cluster: client,
+      config: { nodeName: NODE, nodeIP: '127.0.0.1', port, nodeLabels: { 'knode.test/tier': 'edge' }, nodeLeaseDurationSeconds: 2, nodeStatusUpdateFrequency: 500 },
+    });
+    api = new KubeletServer(node.kubelet, { address: '127.0.0.1', port, certDir: join(node.podsDir, '..', 'pki'), clientCAFile: cp.ca, nodeName: NODE, client, clock: node.kubelet.clock });
+    await api.start();
+  }, 120_000);
+
+  afterAll(async () => {
+    await api?.stop();
+    await node?.stop();
+    await cleanupRuntime?.();
+    cp?.stop();
+  });
+
+  it('registers its Node, Ready, with labels, capacity, addresses and system info, and renews its Lease', async () => {
+    const ready = await eventually(async () => {
+      const n = await cp.kubectlJson<Node>('get', 'node', NODE).catch(() => undefined);
+      return n?.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True' ? n : undefined;
+    }, 'the Node to be Ready');
+    expect(ready.metadata.labels).toMatchObject({ 'kubernetes.io/hostname': NODE, 'kubernetes.io/os': 'linux', 'knode.test/tier': 'edge' });
+    expect(ready.status?.addresses).toContainEqual({ type: 'InternalIP', address: '127.0.0.1' });
+    expect(ready.status?.nodeInfo?.containerRuntimeVersion).toMatch(/^knode:\/\//);
+    expect(ready.status?.capacity?.pods).toBe('110');
+    const lease = async () => (await cp.kubectlJson<Lease>('get', 'lease', '-n', 'kube-node-lease', NODE)).spec;
+    const first = await eventually(() => lease().catch(() => undefined), 'the Lease');
+    expect(first).toMatchObject({ holderIdentity: NODE, leaseDurationSeconds: 2 });
+    await eventually(async () => (await lease()).renewTime !== first.renewTime, 'the Lease to be renewed');
+  });
+
+  it('runs a pod the apiserver binds to it, with its service account token, and reports its status there', async () => {
+    await apply(boundPod('web'));
+    const pod = await eventually(async () => {
+      const p = await getPod('web');
+      return p.status?.phase === 'Running' && p.status.containerStatuses?.[0]?.ready ? p : undefined;
+    }, 'web to be Running in the apiserver', 30_000);
+    expect(pod.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
+    expect(pod.status?.containerStatuses?.[0]).toMatchObject({ name: 'main', restartCount: 0, state: { running: {} } });
+    expect(pod.status?.hostIP).toBe('127.0.0.1');
+    expect(pod.spec.volumes?.some((v) => v.name.startsWith('kube-api-access-'))).toBe(true);
+    const events = await eventually(async () => {
+      const list = await cp.kubectlJson<{ items: { reason: string; source: { component: string; host: string } }[] }>('get', 'events', '--field-selector', 'involvedObject.name=web');
+      return list.items.some((e) => e.reason === 'Started') ? list.items : undefined;
+    }, 'events for web');
+    expect(events.map((e) => e.reason)).toEqual(expect.arrayContaining(['Pulling', 'Pulled', 'Created', 'Started']));
+    expect(events[0].source).toEqual({ component: 'kubelet', host: NODE });
+  });
+
+  it('serves kubectl logs through the apiserver', async () => {
+    await eventually(async () => (await getPod('web')).status?.phase === 'Running', 'web to run', 30_000);
+    const logs = await cp.kubectl('logs', 'web');
+    expect(logs).toMatchObject({ code: 0, stdout: 'started\n' });
+  });
+
+  it('fills configMap and secret volumes and env from the apiserver', async () => {
+    await apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings' }, data: { greeting: 'hello from a configmap' } });
+    await apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'creds' }, stringData: { password: 's3cret' } });
+    await apply(boundPod('configured', {
+      restartPolicy: 'Never',
+      volumes: [{ name: 'cfg', configMap: { name: 'settings' } }, { name: 'sec', secret: { secretName: 'creds' } }],
+      containers: [{
+        name: 'main',
+        image: TEST_IMAGE,
+        // The embedded runtime hands a mount to its host process as KNODE_MOUNT_<PATH>.
+        command: ['sh', '-c', 'echo "$(cat "$KNODE_MOUNT_ETC_CFG/greeting")"; echo "password=$PASSWORD"'],
+        env: [{ name: 'PASSWORD', valueFrom: { secretKeyRef: { name: 'creds', key: 'password' } } }],
+        volumeMounts: [{ name: 'cfg', mountPath: '/etc/cfg' }, { name: 'sec', mountPath: '/etc/sec' }],
+      }],
+    }));
+    await eventually(async () => (await getPod('configured')).status?.phase === 'Succeeded', 'configured to succeed', 30_000);
+    expect((await cp.kubectl('logs', 'configured')).stdout).toBe('hello from a configmap\npassword=s3cret\n');
+  });
+
+  it('terminates a pod deleted in the apiserver gracefully, then deletes the object', async () => {
+    await eventually(async () => (await getPod('web')).status?.phase === 'Running', 'web to run', 30_000);
+    const deleting = cp.kubectl('delete', 'pod', 'web', '--wait=false');
+    expect((await deleting).code).toBe(0);
+    await eventually(() => podGone('web'), 'web to be gone from the apiserver', 30_000);
+    expect(node.events.some((e) => e.type === 'ContainerKilling' && e.pod === 'default/web')).toBe(true);
+    const running = await node.client.listContainers({ state: { state: 'CONTAINER_RUNNING' }, labelSelector: { 'io.kubernetes.pod.name': 'web' } });
+    expect(running).toEqual([]);
+  });
+
+  it('keeps a mirror pod for a static pod, and recreates it when deleted without touching the static pod', async () => {
+    node.writePod('static', { containers: [{ name: 'main', image: TEST_IMAGE, command: ['sleep', '300'] }] });
+    const name = `static-${NODE}`;
+    const mirror = await eventually(async () => {
+      const p = await getPod(name).catch(() => undefined);
+      return p?.status?.phase === 'Running' ? p : undefined;
+    }, 'the mirror pod to show Running', 30_000);
+    expect(mirror.metadata.annotations?.['kubernetes.io/config.mirror']).toBe(mirror.metadata.annotations?.['kubernetes.io/config.hash']);
+    expect(mirror.metadata.ownerReferences).toMatchObject([{ kind: 'Node', name: NODE, controller: true }]);
+    const started = node.events.filter((e) => e.type === 'ContainerStarted' && e.pod === `default/${name}`).length;
+    expect((await cp.kubectl('delete', 'pod', name, '--wait=false')).code).toBe(0);
+    const again = await eventually(async () => {
+      const p = await getPod(name).catch(() => undefined);
+      return p && p.metadata.uid !== mirror.metadata.uid && p.status?.phase === 'Running' ? p : undefined;
+    }, 'a new mirror pod', 30_000);
+    expect(again.metadata.annotations?.['kubernetes.io/config.mirror']).toBe(mirror.metadata.annotations?.['kubernetes.io/config.mirror']);
+    expect(node.events.filter((e) => e.type === 'ContainerStarted' && e.pod === `default/${name}`)).toHaveLength(started);
+    node.removePod('static');
+    await eventually(() => podGone(name), 'the mirror pod to go with the static pod', 30_000);
+  });
+
+  it('reports Ready=False with the reason while the runtime is down', async () => {
+    const readyOf = async () => (await cp.kubectlJson<Node>('get', 'node', NODE)).status?.conditions?.find((c) => c.type === 'Ready');
+    await cleanupRuntime();
+    const down = await eventually(async () => {
+      const c = await readyOf();
+      return c?.status === 'False' ? c : undefined;
+    }, 'the Node to be NotReady', 30_000);
+    expect(down.reason).toBe('KubeletNotReady');
+    expect(down.message).toMatch(/container runtime is down/);
+  });
+});

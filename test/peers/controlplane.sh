@@ -1,0 +1,339 @@
+#!/usr/bin/env bash
+# A real Kubernetes control plane on 127.0.0.1 for knode's tests: etcd and
+# kube-apiserver (and, on request, kube-scheduler and kube-controller-manager),
+# built by build.sh from the Go module proxy (peers `etcd` and `kube`). Same
+# shape as containerd2.sh. See README.md beside this file for the flags and why.
+#
+#   controlplane.sh up DIR [--with-controllers]
+#                       build the peers if needed, make a CA and certificates under
+#                       DIR/pki (openssl), start etcd and kube-apiserver (plus the
+#                       scheduler and controller manager with --with-controllers),
+#                       wait until each answers, print one line of JSON: apiserver
+#                       URL, admin kubeconfig, CA, kubectl, pids and ports
+#   controlplane.sh node-kubeconfig DIR NODENAME
+#                       write DIR/NODENAME.kubeconfig (client cert CN=system:node:NODENAME,
+#                       O=system:nodes, signed by DIR's CA) and print its path
+#   controlplane.sh down DIR
+#                       stop everything `up` started and remove DIR
+#
+# Environment: CONTROLPLANE_DEADLINE (seconds each component gets to answer, 60),
+# CONTROLPLANE_TOLERATION_SECONDS (the not-ready/unreachable tolerationSeconds the
+# apiserver gives every pod, i.e. how long after a node is NotReady/Unknown its
+# pods are evicted; 30 here, upstream's default is 300).
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+DEADLINE=${CONTROLPLANE_DEADLINE:-60}
+TOLERATION_SECONDS=${CONTROLPLANE_TOLERATION_SECONDS:-30}
+# Away from the 10.88/10.89 CNI ranges of the containerd scripts; the first address
+# is the `kubernetes` Service's, so it goes into the serving certificate.
+SERVICE_CIDR=10.96.0.0/16
+SERVICE_IP=10.96.0.1
+SA_ISSUER=https://kubernetes.default.svc.cluster.local   # kubeadm's default issuer
+
+die() { echo "controlplane.sh: $*" >&2; exit 1; }
+
+# ---- ports ---------------------------------------------------------------------
+# A free TCP port on 127.0.0.1, below the ephemeral range (32768-60999 here) so an
+# outgoing connection cannot take it between this check and the bind.
+TAKEN=" "
+free_port() {
+  local p
+  for _ in $(seq 1 200); do
+    p=$(( 20000 + RANDOM % 12000 ))
+    [[ $TAKEN == *" $p "* ]] && continue
+    if [ -z "$(ss -Htln "sport = :$p" 2>/dev/null)" ]; then TAKEN="$TAKEN$p "; echo "$p"; return 0; fi
+  done
+  die "no free port found"
+}
+
+# ---- certificates (openssl) ------------------------------------------------------
+# ECDSA P-256 keys: each is made in milliseconds (RSA-2048 takes ~0.1 s apiece), and
+# everything here accepts them: Go's TLS, the service-account token signer (ES256),
+# the controller manager's CSR signer, Node's TLS.
+new_key() { openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$1" 2>/dev/null; chmod 600 "$1"; }
+
+# make_ca PKI [NAME]: NAME.key and a self-signed NAME.crt (NAME: ca).
+make_ca() {
+  local pki=$1 ca=${2:-ca}
+  new_key "$pki/$ca.key"
+  openssl req -x509 -new -key "$pki/$ca.key" -subj "/CN=knode-test-$ca" -days 3650 -out "$pki/$ca.crt" \
+    -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,digitalSignature,keyCertSign,cRLSign" 2>/dev/null
+}
+
+# sign PKI NAME SUBJECT EXTENSIONS [CA]: NAME.key and NAME.crt signed by CA (ca). A
+# random serial rather than a serial file, so node-kubeconfig can run concurrently.
+sign() {
+  local pki=$1 name=$2 subj=$3 ext=$4 ca=${5:-ca}
+  new_key "$pki/$name.key"
+  openssl req -new -key "$pki/$name.key" -subj "$subj" 2>/dev/null |
+    openssl x509 -req -CA "$pki/$ca.crt" -CAkey "$pki/$ca.key" -set_serial "0x$(openssl rand -hex 16)" \
+      -days 365 -out "$pki/$name.crt" -extfile <(printf '%s\n' "basicConstraints=critical,CA:FALSE" \
+      "keyUsage=critical,digitalSignature" "$ext") 2>/dev/null
+}
+client_cert() { sign "$1" "$2" "$3" "extendedKeyUsage=clientAuth" "${4:-ca}"; }
+
+# kubeconfig FILE SERVER PKI NAME: a kubeconfig with the CA and NAME's client cert
+# embedded (so it stays valid on its own, and knode reads one file).
+kubeconfig() {
+  local file=$1 server=$2 pki=$3 name=$4
+  cat > "$file" <<YAML
+apiVersion: v1
+kind: Config
+clusters:
+- name: knode-test
+  cluster:
+    server: $server
+    certificate-authority-data: $(base64 -w0 < "$pki/ca.crt")
+users:
+- name: $name
+  user:
+    client-certificate-data: $(base64 -w0 < "$pki/$name.crt")
+    client-key-data: $(base64 -w0 < "$pki/$name.key")
+contexts:
+- name: $name@knode-test
+  context: { cluster: knode-test, user: $name }
+current-context: $name@knode-test
+YAML
+  chmod 600 "$file"
+}
+
+# ---- processes ---------------------------------------------------------------------
+# start DIR NAME CMD...: run CMD in the background, log to DIR/NAME.log, pid to DIR/NAME.pid.
+# No fd of ours is left open in it, so whoever reads up's stdout is not held open.
+start() {
+  local dir=$1 name=$2; shift 2
+  "$@" > "$dir/$name.log" 2>&1 < /dev/null &
+  echo $! > "$dir/$name.pid"
+}
+
+# A pid from DIR/NAME.pid, only if that process is still ours (its command line names
+# DIR): a stale pid file never kills a stranger.
+our_pid() {
+  local dir=$1 name=$2 pid
+  [ -f "$dir/$name.pid" ] || return 1
+  pid=$(cat "$dir/$name.pid")
+  [ -r "/proc/$pid/cmdline" ] && tr '\0' ' ' < "/proc/$pid/cmdline" | grep -qF "$dir/" || return 1
+  echo "$pid"
+}
+
+COMPONENTS=(kube-controller-manager kube-scheduler kube-apiserver etcd)   # stop order
+stop_all() {
+  local dir=$1 name pid pids=()
+  for name in "${COMPONENTS[@]}"; do
+    pid=$(our_pid "$dir" "$name") || continue
+    kill "$pid" 2>/dev/null || true; pids+=("$pid")
+  done
+  [ ${#pids[@]} -gt 0 ] || return 0
+  for _ in $(seq 1 100); do
+    local alive=0
+    for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1; done
+    [ $alive = 0 ] && return 0
+    sleep 0.05
+  done
+  for pid in "${pids[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
+}
+
+# wait_for DIR NAME CHECK...: poll CHECK (a command) until it succeeds, NAME's process
+# dies, or the deadline passes; on failure stop everything (DIR stays, for its logs),
+# print NAME's log tail and exit 1.
+wait_for() {
+  local dir=$1 name=$2; shift 2
+  local end=$(( $(date +%s) + DEADLINE ))
+  while ! "$@" >/dev/null 2>&1; do
+    local why=""
+    our_pid "$dir" "$name" >/dev/null || why="exited"
+    [ -z "$why" ] && [ "$(date +%s)" -ge "$end" ] && why="did not answer within ${DEADLINE}s"
+    if [ -n "$why" ]; then
+      echo "controlplane.sh: $name $why; last lines of $dir/$name.log:" >&2
+      tail -25 "$dir/$name.log" | sed 's/^/  /' >&2
+      stop_all "$dir"
+      echo "controlplane.sh: stopped what had started; logs are in $dir (controlplane.sh down $dir removes it)" >&2
+      exit 1
+    fi
+    sleep 0.1
+  done
+}
+
+# HTTPS to the apiserver as the admin (curl: no kubectl start-up cost in the loops).
+api() { local dir=$1; shift; curl -sS --fail-with-body --cacert "$dir/pki/ca.crt" --cert "$dir/pki/admin.crt" --key "$dir/pki/admin.key" "$@"; }
+api_ready() { [ "$(api "$1" "$2/readyz" 2>/dev/null)" = ok ]; }
+healthz() { [ "$(curl -sSk "https://127.0.0.1:$1/healthz" 2>/dev/null)" = ok ]; }
+etcd_ok() { curl -sS "http://127.0.0.1:$1/health" 2>/dev/null | grep -q '"health":"true"'; }
+# api_create DIR URL JSON: POST an object; AlreadyExists (409) counts as done.
+api_create() {
+  local dir=$1 url=$2 body=$3 code
+  code=$(api "$dir" -o /dev/null -w '%{http_code}' -H 'Content-Type: application/json' --data-binary "$body" "$url" 2>/dev/null) || true
+  [ "$code" = 201 ] || [ "$code" = 409 ]
+}
+sa_exists() { api "$1" "$2/api/v1/namespaces/default/serviceaccounts/default" >/dev/null 2>&1; }
+
+# The directory of a peer's binaries, built first if missing (`build.sh path` alone
+# costs no Go call; `build.sh NAME` on a built peer still asks go for ~0.5 s).
+peer_bin() {
+  bash "$HERE/build.sh" path "$1" 2>/dev/null && return 0
+  bash "$HERE/build.sh" "$1" >&2 && bash "$HERE/build.sh" path "$1"
+}
+
+up() {
+  local dir=$1 controllers=$2 kube etcd_bin
+  command -v openssl >/dev/null || die "openssl missing (apt-get install openssl)"
+  command -v jq >/dev/null || die "jq missing (apt-get install jq)"
+  command -v curl >/dev/null || die "curl missing (apt-get install curl)"
+  kube=$(peer_bin kube)
+  etcd_bin=$(peer_bin etcd)/etcd
+  [ ! -e "$dir/controlplane.json" ] || die "$dir already holds a control plane (controlplane.sh down $dir first)"
+  dir=$(mkdir -p "$dir" && cd "$dir" && pwd)
+  local pki=$dir/pki; mkdir -p "$pki"
+
+  local etcd_port etcd_peer api_port sched_port kcm_port url
+  etcd_port=$(free_port); etcd_peer=$(free_port); api_port=$(free_port)
+  sched_port=$(free_port); kcm_port=$(free_port)
+  url=https://127.0.0.1:$api_port
+
+  # etcd first: it needs no certificate, and starts while openssl works.
+  # --unsafe-no-fsync: test data, and fsync is most of etcd's write latency on this VM's disk.
+  start "$dir" etcd "$etcd_bin" --name knode-test --data-dir "$dir/etcd" \
+    --listen-client-urls "http://127.0.0.1:$etcd_port" --advertise-client-urls "http://127.0.0.1:$etcd_port" \
+    --listen-peer-urls "http://127.0.0.1:$etcd_peer" --initial-advertise-peer-urls "http://127.0.0.1:$etcd_peer" \
+    --initial-cluster "knode-test=http://127.0.0.1:$etcd_peer" --initial-cluster-state new \
+    --unsafe-no-fsync --log-level warn
+
+  make_ca "$pki"
+  sign "$pki" apiserver "/CN=kube-apiserver" \
+    "extendedKeyUsage=serverAuth
+subjectAltName=IP:127.0.0.1,IP:$SERVICE_IP,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local"
+  client_cert "$pki" admin "/O=system:masters/CN=kubernetes-admin"
+  # The apiserver's identity towards kubelets (logs, exec, port-forward): knode's
+  # kubelet API sees this certificate, as a kubelet sees kubeadm's.
+  client_cert "$pki" apiserver-kubelet-client "/O=system:masters/CN=kube-apiserver-kubelet-client"
+  # The front-proxy (request-header) CA and the apiserver's client cert under it, as
+  # kubeadm makes them: the aggregation layer works, and the scheduler and controller
+  # manager, which load this CA through --authentication-kubeconfig, find one (without
+  # it they log "missing content for CA bundle ... requestheader-client-ca-file").
+  make_ca "$pki" front-proxy-ca
+  client_cert "$pki" front-proxy-client "/CN=front-proxy-client" front-proxy-ca
+  new_key "$pki/sa.key"; openssl pkey -in "$pki/sa.key" -pubout -out "$pki/sa.pub" 2>/dev/null
+  kubeconfig "$dir/admin.kubeconfig" "$url" "$pki" admin
+  if [ "$controllers" = 1 ]; then
+    # The identities the bootstrap RBAC policy binds their roles to.
+    client_cert "$pki" kube-scheduler "/CN=system:kube-scheduler"
+    client_cert "$pki" kube-controller-manager "/CN=system:kube-controller-manager"
+    kubeconfig "$dir/kube-scheduler.kubeconfig" "$url" "$pki" kube-scheduler
+    kubeconfig "$dir/kube-controller-manager.kubeconfig" "$url" "$pki" kube-controller-manager
+  fi
+
+  wait_for "$dir" etcd etcd_ok "$etcd_port"
+
+  # --endpoint-reconciler-type none: the default (lease) reconciler refuses a loopback
+  # advertise address ("cannot use public IP 127.0.0.1 with endpoint reconciler: ...
+  # may not be in the loopback range"), as Endpoints validation does; with none the
+  # `kubernetes` Service simply has no endpoints, which nothing here uses.
+  start "$dir" kube-apiserver "$kube/kube-apiserver" \
+    --etcd-servers "http://127.0.0.1:$etcd_port" \
+    --bind-address 127.0.0.1 --advertise-address 127.0.0.1 --secure-port "$api_port" \
+    --endpoint-reconciler-type none \
+    --tls-cert-file "$pki/apiserver.crt" --tls-private-key-file "$pki/apiserver.key" \
+    --client-ca-file "$pki/ca.crt" \
+    --requestheader-client-ca-file "$pki/front-proxy-ca.crt" --requestheader-allowed-names front-proxy-client \
+    --requestheader-username-headers X-Remote-User --requestheader-group-headers X-Remote-Group \
+    --requestheader-extra-headers-prefix X-Remote-Extra- \
+    --proxy-client-cert-file "$pki/front-proxy-client.crt" --proxy-client-key-file "$pki/front-proxy-client.key" \
+    --service-account-issuer "$SA_ISSUER" \
+    --service-account-key-file "$pki/sa.pub" --service-account-signing-key-file "$pki/sa.key" \
+    --service-cluster-ip-range "$SERVICE_CIDR" \
+    --authorization-mode Node,RBAC \
+    --enable-admission-plugins NodeRestriction \
+    --allow-privileged=true \
+    --kubelet-client-certificate "$pki/apiserver-kubelet-client.crt" --kubelet-client-key "$pki/apiserver-kubelet-client.key" \
+    --kubelet-preferred-address-types InternalIP,Hostname \
+    --default-not-ready-toleration-seconds "$TOLERATION_SECONDS" \
+    --default-unreachable-toleration-seconds "$TOLERATION_SECONDS"
+
+  wait_for "$dir" kube-apiserver api_ready "$dir" "$url"
+  if [ "$controllers" = 1 ]; then
+    # Only once /readyz is ok: before the RBAC bootstrap is done, reading
+    # kube-system/extension-apiserver-authentication (for --authentication-kubeconfig)
+    # is forbidden and they exit instead of retrying.
+    local k
+    k=$dir/kube-scheduler.kubeconfig
+    start "$dir" kube-scheduler "$kube/kube-scheduler" \
+      --kubeconfig "$k" --authentication-kubeconfig "$k" --authorization-kubeconfig "$k" \
+      --bind-address 127.0.0.1 --secure-port "$sched_port" --leader-elect=false
+    # --use-service-account-credentials: each controller acts as its own ServiceAccount,
+    # as in kubeadm's clusters. Node lifecycle shortened for tests: a node that stops
+    # posting status is NotReady/Unknown after 20 s (default 50 s), checked every 2 s
+    # (5 s); its pods are evicted after the apiserver's toleration seconds (above).
+    # --flex-volume-plugin-dir: its default is /usr/libexec/kubernetes/kubelet-plugins/
+    # volume/exec/, which it creates when missing.
+    k=$dir/kube-controller-manager.kubeconfig
+    start "$dir" kube-controller-manager "$kube/kube-controller-manager" \
+      --kubeconfig "$k" --authentication-kubeconfig "$k" --authorization-kubeconfig "$k" \
+      --bind-address 127.0.0.1 --secure-port "$kcm_port" --leader-elect=false \
+      --use-service-account-credentials=true \
+      --service-account-private-key-file "$pki/sa.key" --root-ca-file "$pki/ca.crt" \
+      --cluster-signing-cert-file "$pki/ca.crt" --cluster-signing-key-file "$pki/ca.key" \
+      --node-monitor-period 2s --node-monitor-grace-period 20s --node-startup-grace-period 20s \
+      --flex-volume-plugin-dir "$dir/flexvolume"
+    wait_for "$dir" kube-scheduler healthz "$sched_port"
+    wait_for "$dir" kube-controller-manager healthz "$kcm_port"
+    # healthz answers before the controllers run; the default ServiceAccount appearing
+    # shows the serviceaccount controller (and the token it uses) at work.
+    wait_for "$dir" kube-controller-manager sa_exists "$dir" "$url"
+  else
+    # What the controller manager would do, and pods need: the ServiceAccount admission
+    # plugin refuses a pod whose ServiceAccount (here `default`) is missing, and the
+    # token volume it adds projects the kube-root-ca.crt ConfigMap.
+    # Retried: the `default` namespace itself appears shortly after /readyz.
+    wait_for "$dir" kube-apiserver api_create "$dir" "$url/api/v1/namespaces/default/serviceaccounts" \
+      '{"apiVersion":"v1","kind":"ServiceAccount","metadata":{"name":"default"}}'
+    wait_for "$dir" kube-apiserver api_create "$dir" "$url/api/v1/namespaces/default/configmaps" \
+      "$(jq -nc --rawfile ca "$pki/ca.crt" '{apiVersion:"v1",kind:"ConfigMap",metadata:{name:"kube-root-ca.crt"},data:{"ca.crt":$ca}}')"
+  fi
+
+  pid_of() { our_pid "$dir" "$1" || echo null; }
+  jq -nc --arg dir "$dir" --arg url "$url" --arg kc "$dir/admin.kubeconfig" --arg ca "$pki/ca.crt" \
+    --arg kubectl "$kube/kubectl" --arg bin "$kube" --arg version "$("$kube/kube-apiserver" --version | awk '{print $2}')" \
+    --argjson ep "$etcd_port" --argjson epid "$(pid_of etcd)" --argjson ap "$api_port" --argjson apid "$(pid_of kube-apiserver)" \
+    --argjson ctl "$controllers" --argjson sp "$sched_port" --argjson spid "$(pid_of kube-scheduler)" \
+    --argjson kp "$kcm_port" --argjson kpid "$(pid_of kube-controller-manager)" \
+    '{apiserver: $url, kubeconfig: $kc, ca: $ca, kubectl: $kubectl, bin: $bin, version: $version, dir: $dir,
+      etcd: {url: "http://127.0.0.1:\($ep)", port: $ep, pid: $epid},
+      kubeApiserver: {port: $ap, pid: $apid}}
+     + (if $ctl == 1 then {kubeScheduler: {port: $sp, pid: $spid}, kubeControllerManager: {port: $kp, pid: $kpid}} else {} end)' \
+    | tee "$dir/controlplane.json"
+}
+
+node_kubeconfig() {
+  local dir=$1 node=$2 url
+  [ -f "$dir/controlplane.json" ] || die "no control plane in $dir (controlplane.sh up $dir)"
+  dir=$(cd "$dir" && pwd)
+  [[ $node =~ ^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$ ]] || die "'$node' is not a valid node name"
+  case $node in admin|kube-scheduler|kube-controller-manager) die "'$node' would overwrite DIR/$node.kubeconfig" ;; esac
+  url=$(jq -r .apiserver "$dir/controlplane.json")
+  # The Node authorizer and NodeRestriction know a kubelet by exactly this identity.
+  client_cert "$dir/pki" "node-$node" "/O=system:nodes/CN=system:node:$node"
+  kubeconfig "$dir/$node.kubeconfig" "$url" "$dir/pki" "node-$node"
+  echo "$dir/$node.kubeconfig"
+}
+
+down() {
+  local dir=$1
+  [ -d "$dir" ] || return 0
+  dir=$(cd "$dir" && pwd)
+  stop_all "$dir"
+  rm -rf "$dir"
+}
+
+case "${1:-}" in
+  up)
+    [ -n "${2:-}" ] || die "usage: controlplane.sh up DIR [--with-controllers]"
+    case "${3:-}" in
+      "") up "$2" 0 ;;
+      --with-controllers) up "$2" 1 ;;
+      *) die "unknown option '$3' (known: --with-controllers)" ;;
+    esac ;;
+  node-kubeconfig) node_kubeconfig "${2:?usage: controlplane.sh node-kubeconfig DIR NODENAME}" "${3:?usage: controlplane.sh node-kubeconfig DIR NODENAME}" ;;
+  down) down "${2:?usage: controlplane.sh down DIR}" ;;
+  *) echo "usage: controlplane.sh up DIR [--with-controllers] | node-kubeconfig DIR NODENAME | down DIR" >&2; exit 2 ;;
+esac

@@ -1,0 +1,103 @@
+// Three `knode run` nodes in a real cluster: kube-apiserver, etcd,
+// kube-scheduler and kube-controller-manager on loopback (test/peers), driven
+// with the real kubectl. The scheduler spreads a Deployment over the nodes;
+// a node killed with -9 goes NotReady and the controller manager moves its
+// pods; the node restarted rejoins without duplicating anything.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Node } from '../../src/engine/api/cluster.js';
+import type { Pod } from '../../src/engine/api/v1.js';
+import { freePort, startControlPlane, type ControlPlane } from '../helpers/controlplane.js';
+import { cliEntry, eventually } from '../helpers/runtimes.js';
+
+interface RunningNode {
+  name: string;
+  root: string;
+  port: number;
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+describe('knode nodes in a real cluster (scheduler, controller manager, kubectl)', () => {
+  let cp: ControlPlane;
+  const nodes: RunningNode[] = [];
+
+  function startKnode(name: string, root: string, port: number): RunningNode {
+    const kubeconfig = cp.nodeKubeconfig(name);
+    const child = spawn(
+      process.execPath,
+      [cliEntry, 'run', '--kubeconfig', kubeconfig, '--node-name', name, '--root-dir', root, '--node-ip', '127.0.0.1', '--port', String(port), '--client-ca-file', cp.ca, '--read-only-port', '0', '--output', 'json'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    child.stdout!.on('data', (d) => (out += d));
+    child.stderr!.on('data', (d) => (out += d));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    return { name, root, port, child, output: () => out, exited };
+  }
+
+  const podsOf = async () => (await cp.kubectlJson<{ items: Pod[] }>('get', 'pods', '-l', 'app=web')).items;
+  const running = (pods: Pod[]) => pods.filter((p) => p.status?.phase === 'Running' && !p.metadata.deletionTimestamp);
+  const readyOf = async (name: string) => (await cp.kubectlJson<Node>('get', 'node', name)).status?.conditions?.find((c) => c.type === 'Ready')?.status;
+
+  beforeAll(async () => {
+    cp = startControlPlane({ controllers: true });
+    for (const name of ['kn-1', 'kn-2', 'kn-3']) nodes.push(startKnode(name, mkdtempSync(join(tmpdir(), `knode-${name}-`)), await freePort()));
+    await eventually(async () => {
+      for (const n of nodes) if ((await readyOf(n.name).catch(() => undefined)) !== 'True') return undefined;
+      return true;
+    }, 'three Ready nodes', 60_000);
+  }, 180_000);
+
+  afterAll(async () => {
+    for (const n of nodes) {
+      n.child.kill('SIGTERM');
+      await n.exited;
+    }
+    for (const n of nodes) spawn(process.execPath, [cliEntry, 'runtime', 'stop', '--root-dir', n.root], { stdio: 'ignore' });
+    cp?.stop();
+  });
+
+  it('runs a Deployment of six replicas spread by the real scheduler over the three nodes', async () => {
+    const created = await cp.kubectl('create', 'deployment', 'web', '--image=busybox:1.36', '--replicas=6', '--', 'sleep', '3600');
+    expect(created.code, created.stderr).toBe(0);
+    const pods = await eventually(async () => {
+      const r = running(await podsOf());
+      return r.length === 6 ? r : undefined;
+    }, 'six Running pods', 90_000);
+    const perNode = new Map<string, number>();
+    for (const p of pods) perNode.set(p.spec.nodeName!, (perNode.get(p.spec.nodeName!) ?? 0) + 1);
+    expect([...perNode.keys()].sort()).toEqual(['kn-1', 'kn-2', 'kn-3']);
+    const wide = await cp.kubectl('get', 'pods', '-o', 'wide');
+    expect(wide.stdout).toMatch(/web-\S+\s+1\/1\s+Running/);
+  });
+
+  it('moves the pods of a node killed with -9 to the others, and the node rejoins without duplicates', async () => {
+    const victim = nodes[2];
+    const before = running(await podsOf()).filter((p) => p.spec.nodeName === victim.name).map((p) => p.metadata.name);
+    expect(before.length).toBeGreaterThan(0);
+    victim.child.kill('SIGKILL');
+    await victim.exited;
+    await eventually(async () => ((await readyOf(victim.name)) === 'Unknown' ? true : undefined), 'the killed node to be NotReady (Unknown)', 60_000);
+    const moved = await eventually(async () => {
+      const r = running(await podsOf());
+      return r.length === 6 && r.every((p) => p.spec.nodeName !== victim.name) ? r : undefined;
+    }, 'six Running pods on the two live nodes', 120_000);
+    expect(moved.map((p) => p.metadata.name)).not.toEqual(expect.arrayContaining(before));
+
+    // The same node again: same name, same root dir (its runtime still runs the old containers).
+    nodes[2] = startKnode(victim.name, victim.root, victim.port);
+    await eventually(async () => ((await readyOf(victim.name)) === 'True' ? true : undefined), 'the node to be Ready again', 60_000);
+    // Its evicted pods were deleted while it was away: it stops their containers and they leave the apiserver.
+    await eventually(async () => {
+      const all = await podsOf();
+      return all.length === 6 && running(all).length === 6 ? true : undefined;
+    }, 'exactly six pods, all Running', 60_000);
+    const names = (await podsOf()).map((p) => p.metadata.name);
+    expect(new Set(names).size).toBe(6);
+  });
+});

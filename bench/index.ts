@@ -1,8 +1,10 @@
 // `npm run bench`: every benchmark, printed as tables with the goals beside
 // them. Needs root for containerd (as CI has); KNODE_BENCH_CONTAINERD=off
 // measures the embedded runtime alone, KNODE_BENCH_CONTAINERD2=off leaves out
-// containerd 2 (built from the Go module proxy on first use).
+// containerd 2 (built from the Go module proxy on first use), and
+// KNODE_BENCH_CLUSTER=off the pods through a real control plane.
 import { benchCri, reportCri, type CriFigures } from './cri.js';
+import { benchCluster, withCluster, type ClusterFigures } from './cluster.js';
 import { benchRelist, type RelistFigures } from './relist.js';
 import { startContainerd, startEmbedded, type BenchRuntime } from './runtimes.js';
 import { benchStartup, type StartupFigures } from './startup.js';
@@ -11,6 +13,7 @@ import { median, ms, percentile, table } from './stats.js';
 const PODS = Number(process.env.KNODE_BENCH_PODS ?? 100);
 const withContainerd = process.env.KNODE_BENCH_CONTAINERD !== 'off';
 const withContainerd2 = withContainerd && process.env.KNODE_BENCH_CONTAINERD2 !== 'off';
+const withClusterBench = process.env.KNODE_BENCH_CLUSTER !== 'off';
 
 async function withRuntime<T>(start: () => Promise<BenchRuntime>, fn: (rt: BenchRuntime) => Promise<T>): Promise<T> {
   const rt = await start();
@@ -52,6 +55,16 @@ console.log('\nPLEG relist duration (first relist reads every pod; steady relist
 console.log(table(['runtime', 'containers', 'first', 'steady median', 'steady p99'], relist.map((r) => [
   r.runtime, String(r.containers), ms(r.firstMs), ms(median(r.steady)), ms(percentile(r.steady, 99)),
 ])));
+
+const cluster: ClusterFigures[] = withClusterBench
+  ? await withCluster(async (_cp, api) => [await benchCluster(api, 30, 'burst'), await benchCluster(api, 10, 'one at a time')])
+  : [];
+if (cluster.length > 0) {
+  console.log('\nPods through a real cluster (created in kube-apiserver, placed by kube-scheduler on 3 knode nodes, Running and ready seen through the apiserver)\n');
+  console.log(table(['pods', 'arrival', 'nodes', 'p50', 'p99', 'max', 'all done in'], cluster.map((c) => [
+    String(c.latencies.length), c.mode, String(c.nodes), ms(median(c.latencies)), ms(percentile(c.latencies, 99)), ms(Math.max(...c.latencies)), ms(c.totalMs),
+  ])));
+}
 
 const embedded = cri[0];
 const perPod = median(embedded.samples['sandbox+create+start']);

@@ -3,9 +3,8 @@ import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repoRoot } from './runtimes.js';
-
-const script = join(repoRoot, 'test/peers/controlplane.sh');
+// No import of the vitest helpers: the benchmarks start control planes too.
+const script = join(import.meta.dirname, '../peers/controlplane.sh');
 
 /** What `controlplane.sh up` prints. */
 export interface ControlPlaneInfo {

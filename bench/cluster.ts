@@ -1,0 +1,120 @@
+// Pod start-up through a real cluster (issue: join a real cluster): pods
+// created in a real kube-apiserver, placed by the real kube-scheduler on three
+// `knode run` nodes (each on its own embedded runtime), and seen Running, every
+// container ready, through the apiserver's watch. The latency of each pod runs
+// from just before its create call to that watch event.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Pod } from '../src/engine/api/v1.js';
+import { freePort, startControlPlane, type ControlPlane } from '../test/helpers/controlplane.js';
+
+const cli = join(import.meta.dirname, '../bin/run.js');
+
+export interface ClusterFigures {
+  mode: 'burst' | 'one at a time';
+  nodes: number;
+  latencies: number[];
+  totalMs: number;
+}
+
+interface KnodeProcess {
+  child: ChildProcess;
+  root: string;
+  exited: Promise<unknown>;
+}
+
+async function startNodes(cp: ControlPlane, count: number): Promise<KnodeProcess[]> {
+  const nodes: KnodeProcess[] = [];
+  for (let i = 1; i <= count; i++) {
+    const name = `bench-${i}`;
+    const root = mkdtempSync(join(tmpdir(), `knode-${name}-`));
+    const args = ['run', '--kubeconfig', cp.nodeKubeconfig(name), '--node-name', name, '--root-dir', root, '--node-ip', '127.0.0.1', '--port', String(await freePort()), '--client-ca-file', cp.ca, '--read-only-port', '0', '--output', 'json'];
+    const child = spawn(process.execPath, [cli, ...args], { stdio: 'ignore' });
+    nodes.push({ child, root, exited: new Promise((r) => child.once('exit', r)) });
+  }
+  return nodes;
+}
+
+async function until<T>(check: () => Promise<T | undefined>, what: string, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check().catch(() => undefined);
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** A control plane with three knode nodes; runs `fn` with it and takes it down. */
+export async function withCluster<T>(fn: (cp: ControlPlane, api: Awaited<ReturnType<typeof adminApi>>) => Promise<T>): Promise<T> {
+  const cp = startControlPlane({ controllers: true });
+  const nodes = await startNodes(cp, 3);
+  try {
+    const api = await adminApi(cp);
+    await until(async () => {
+      const list = await api.core.listNode();
+      const ready = list.items.filter((n) => n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'));
+      return ready.length === 3 ? true : undefined;
+    }, 'three Ready nodes', 60_000);
+    return await fn(cp, api);
+  } finally {
+    for (const n of nodes) {
+      n.child.kill('SIGTERM');
+      await n.exited;
+      await new Promise((r) => spawn(process.execPath, [cli, 'runtime', 'stop', '--root-dir', n.root], { stdio: 'ignore' }).once('exit', r));
+    }
+    cp.stop();
+  }
+}
+
+async function adminApi(cp: ControlPlane) {
+  const k8s = await import('@kubernetes/client-node');
+  const kc = new k8s.KubeConfig();
+  kc.loadFromFile(cp.kubeconfig);
+  return { core: kc.makeApiClient(k8s.CoreV1Api), watch: new k8s.Watch(kc) };
+}
+
+/** Creates `pods` pods (all at once, or each after the last runs) and times each to Running and ready. */
+export async function benchCluster(api: Awaited<ReturnType<typeof adminApi>>, pods: number, mode: ClusterFigures['mode']): Promise<ClusterFigures> {
+  const namespace = `bench-${mode === 'burst' ? 'burst' : 'serial'}`;
+  await api.core.createNamespace({ body: { metadata: { name: namespace } } });
+  await until(async () => {
+    const sa = await api.core.readNamespacedServiceAccount({ namespace, name: 'default' });
+    return sa ? true : undefined;
+  }, 'the namespace\'s default ServiceAccount', 30_000);
+  const sent = new Map<string, number>();
+  const latencies: number[] = [];
+  let done: () => void = () => {};
+  const all = new Promise<void>((r) => (done = r));
+  let next: () => void = () => {};
+  const watching = await api.watch.watch(`/api/v1/namespaces/${namespace}/pods`, {}, (type: string, pod: Pod) => {
+    const name = pod.metadata.name!;
+    const ready = pod.status?.phase === 'Running' && (pod.status.containerStatuses ?? []).every((c) => c.ready);
+    if (type === 'DELETED' || !ready || !sent.has(name)) return;
+    latencies.push(performance.now() - sent.get(name)!);
+    sent.delete(name);
+    if (latencies.length === pods) done();
+    else next();
+  }, () => {});
+  const create = (i: number) => {
+    const name = `pod-${i}`;
+    sent.set(name, performance.now());
+    const body = { metadata: { name }, spec: { terminationGracePeriodSeconds: 1, containers: [{ name: 'app', image: 'busybox:1.36', command: ['sleep', '3600'] }] } };
+    void api.core.createNamespacedPod({ namespace, body });
+  };
+  const started = performance.now();
+  if (mode === 'burst') for (let i = 0; i < pods; i++) create(i);
+  else {
+    next = () => create(latencies.length);
+    create(0);
+  }
+  const timer = setTimeout(done, 300_000);
+  await all;
+  clearTimeout(timer);
+  const totalMs = performance.now() - started;
+  watching.abort();
+  await api.core.deleteNamespace({ name: namespace });
+  return { mode, nodes: 3, latencies, totalMs };
+}

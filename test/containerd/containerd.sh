@@ -10,9 +10,9 @@
 #   containerd.sh image        build the busybox OCI archive (cached) and print its path
 set -euo pipefail
 
-# jq: test/peers/build.sh reads the Go modules' metadata with it; openssl: the
-# tests' certificates (kubelet API, control plane).
-PACKAGES=(containerd runc containernetworking-plugins busybox-static umoci iproute2 jq openssl)
+# jq: test/peers/build.sh reads the Go modules' metadata with it; openssl and
+# curl: the tests' certificates and the control plane's health checks.
+PACKAGES=(containerd runc containernetworking-plugins busybox-static umoci iproute2 jq openssl curl)
 IMAGE=docker.io/library/busybox:1.36
 
 install() {
@@ -24,6 +24,7 @@ install() {
   command -v umoci >/dev/null || missing+=(umoci)
   command -v jq >/dev/null || missing+=(jq)
   command -v openssl >/dev/null || missing+=(openssl)
+  command -v curl >/dev/null || missing+=(curl)
   [ ${#missing[@]} -eq 0 ] && return 0
   if [ "$(id -u)" != 0 ]; then
     echo "containerd.sh: missing ${missing[*]} and not root; install: apt-get install ${PACKAGES[*]}" >&2

@@ -27,6 +27,8 @@ export interface ControlPlane extends Omit<ControlPlaneInfo, 'kubectl'> {
   kubectl(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }>;
   /** kubectl ... -o json, parsed; throws with kubectl's stderr when it fails. */
   kubectlJson<T = Record<string, unknown>>(...args: string[]): Promise<T>;
+  /** Stops the apiserver and starts it again: every watch is cut, old resourceVersions are gone (410). */
+  restartApiserver(): void;
   stop(): void;
 }
 
@@ -55,6 +57,7 @@ export function startControlPlane(options: { controllers?: boolean } = {}): Cont
       if (answer.code !== 0) throw new Error(`kubectl ${kargs.join(' ')}: ${answer.stderr.trim()}`);
       return JSON.parse(answer.stdout) as T;
     },
+    restartApiserver: () => execFileSync('bash', [script, 'restart-apiserver', dir], { stdio: ['ignore', 'ignore', 'inherit'] }),
     stop: () => execFileSync('bash', [script, 'down', dir], { stdio: 'inherit' }),
   };
 }

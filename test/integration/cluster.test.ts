@@ -148,6 +148,25 @@ describe('a node of a real cluster (kube-apiserver, etcd)', () => {
     await eventually(() => podGone(name), 'the mirror pod to go with the static pod', 30_000);
   });
 
+  it('comes through an apiserver restart (watch cut, 410 Gone, relist) without losing or doubling work', async () => {
+    await apply(boundPod('before'));
+    await eventually(async () => (await getPod('before')).status?.phase === 'Running', 'before to run', 30_000);
+    const lists = node.kubelet.podConfig.apiserverStats()!.lists;
+    cp.restartApiserver();
+    // While the node reconnects: one pod goes, one comes.
+    expect((await cp.kubectl('delete', 'pod', 'before', '--wait=false')).code).toBe(0);
+    await apply(boundPod('after'));
+    await eventually(async () => (await getPod('after').catch(() => undefined))?.status?.phase === 'Running', 'after to run', 60_000);
+    await eventually(() => podGone('before'), 'before to be gone', 60_000);
+    const sandboxes = await node.client.listPodSandbox({ labelSelector: { 'io.kubernetes.pod.name': 'after' } });
+    expect(sandboxes).toHaveLength(1);
+    const containers = await node.client.listContainers({ labelSelector: { 'io.kubernetes.pod.name': 'after' } });
+    expect(containers).toHaveLength(1);
+    expect(node.events.filter((e) => e.type === 'PodSeen' && e.pod === 'default/after')).toHaveLength(1);
+    // The new apiserver did not have the old resourceVersion: the source listed again.
+    expect(node.kubelet.podConfig.apiserverStats()!.lists).toBeGreaterThan(lists);
+  });
+
   it('reports Ready=False with the reason while the runtime is down', async () => {
     const readyOf = async () => (await cp.kubectlJson<Node>('get', 'node', NODE)).status?.conditions?.find((c) => c.type === 'Ready');
     await cleanupRuntime();

@@ -13,6 +13,9 @@
 #   controlplane.sh node-kubeconfig DIR NODENAME
 #                       write DIR/NODENAME.kubeconfig (client cert CN=system:node:NODENAME,
 #                       O=system:nodes, signed by DIR's CA) and print its path
+#   controlplane.sh restart-apiserver DIR
+#                       stop the apiserver and start it again with the same flags (cuts
+#                       every watch; resuming from an old resourceVersion gets 410)
 #   controlplane.sh down DIR
 #                       stop everything `up` started and remove DIR
 #
@@ -229,7 +232,7 @@ subjectAltName=IP:127.0.0.1,IP:$SERVICE_IP,DNS:localhost,DNS:kubernetes,DNS:kube
   # advertise address ("cannot use public IP 127.0.0.1 with endpoint reconciler: ...
   # may not be in the loopback range"), as Endpoints validation does; with none the
   # `kubernetes` Service simply has no endpoints, which nothing here uses.
-  start "$dir" kube-apiserver "$kube/kube-apiserver" \
+  local api_cmd=("$kube/kube-apiserver" \
     --etcd-servers "http://127.0.0.1:$etcd_port" \
     --bind-address 127.0.0.1 --advertise-address 127.0.0.1 --secure-port "$api_port" \
     --endpoint-reconciler-type none \
@@ -248,7 +251,10 @@ subjectAltName=IP:127.0.0.1,IP:$SERVICE_IP,DNS:localhost,DNS:kubernetes,DNS:kube
     --kubelet-client-certificate "$pki/apiserver-kubelet-client.crt" --kubelet-client-key "$pki/apiserver-kubelet-client.key" \
     --kubelet-preferred-address-types InternalIP,Hostname \
     --default-not-ready-toleration-seconds "$TOLERATION_SECONDS" \
-    --default-unreachable-toleration-seconds "$TOLERATION_SECONDS"
+    --default-unreachable-toleration-seconds "$TOLERATION_SECONDS")
+  # Kept, so restart-apiserver starts the same apiserver again.
+  printf '%s\0' "${api_cmd[@]}" > "$dir/kube-apiserver.cmd"
+  start "$dir" kube-apiserver "${api_cmd[@]}"
 
   wait_for "$dir" kube-apiserver api_ready "$dir" "$url"
   if [ "$controllers" = 1 ]; then
@@ -317,6 +323,23 @@ node_kubeconfig() {
   echo "$dir/$node.kubeconfig"
 }
 
+# Stops the apiserver and starts it again with the same flags: every watch is cut,
+# and the new apiserver's watch cache begins at etcd's current revision, so a
+# client resuming from an older resourceVersion gets 410 Gone and must relist.
+restart_apiserver() {
+  local dir=$1 pid cmd=()
+  dir=$(cd "$dir" && pwd)
+  [ -f "$dir/kube-apiserver.cmd" ] || die "no control plane in $dir (controlplane.sh up $dir)"
+  if pid=$(our_pid "$dir" kube-apiserver); then
+    kill "$pid"
+    for _ in $(seq 1 200); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+    kill -9 "$pid" 2>/dev/null || true
+  fi
+  mapfile -d '' cmd < "$dir/kube-apiserver.cmd"
+  start "$dir" kube-apiserver "${cmd[@]}"
+  wait_for "$dir" kube-apiserver api_ready "$dir" "$(jq -r .apiserver "$dir/controlplane.json")"
+}
+
 down() {
   local dir=$1
   [ -d "$dir" ] || return 0
@@ -333,7 +356,8 @@ case "${1:-}" in
       --with-controllers) up "$2" 1 ;;
       *) die "unknown option '$3' (known: --with-controllers)" ;;
     esac ;;
+  restart-apiserver) restart_apiserver "${2:?usage: controlplane.sh restart-apiserver DIR}" ;;
   node-kubeconfig) node_kubeconfig "${2:?usage: controlplane.sh node-kubeconfig DIR NODENAME}" "${3:?usage: controlplane.sh node-kubeconfig DIR NODENAME}" ;;
   down) down "${2:?usage: controlplane.sh down DIR}" ;;
-  *) echo "usage: controlplane.sh up DIR [--with-controllers] | node-kubeconfig DIR NODENAME | down DIR" >&2; exit 2 ;;
+  *) echo "usage: controlplane.sh up DIR [--with-controllers] | node-kubeconfig DIR NODENAME | restart-apiserver DIR | down DIR" >&2; exit 2 ;;
 esac

@@ -49,6 +49,12 @@ export class PodConfig {
     }
   }
 
+  /** Lists and watches the apiserver source has made (when there is one): a relist after 410 Gone shows here. */
+  apiserverStats(): { lists: number; watches: number } | undefined {
+    const api = this.sources.find((s): s is ApiserverSource => s instanceof ApiserverSource);
+    return api ? { ...api.stats } : undefined;
+  }
+
   get sourceNames(): string[] {
     return this.sources.map((s) => s.name);
   }

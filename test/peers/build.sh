@@ -12,8 +12,9 @@
 # ctr), cricheck (a small CRI client of our own, cricheck/main.go, built on the
 # published k8s.io/cri-client: a stand-in for crictl while the proxy refuses cri-tools),
 # kube (kube-apiserver, kube-controller-manager, kube-scheduler, kubectl from
-# k8s.io/kubernetes), etcd (the etcd server kube-apiserver stores into).
-# controlplane.sh runs kube and etcd.
+# k8s.io/kubernetes), kubelet (the kubelet, same module, wrapper and version stamp
+# as kube, in a cache dir of its own), etcd (the etcd server kube-apiserver stores into).
+# controlplane.sh runs kube and etcd; kubelet.sh runs the kubelet.
 #
 # Cache: ${KNODE_PEERS_DIR:-$HOME/.cache/knode/peers}/<name>-<version>/ holds the
 # binaries and the build log; wrap/ the generated wrapper modules; go/ the Go
@@ -41,7 +42,7 @@ ETCD_VERSION=v3.7.3            # Kubernetes 1.37 is on etcd 3.7 (build/dependenc
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 PEERS=${KNODE_PEERS_DIR:-$HOME/.cache/knode/peers}
-ALL=(critest crictl containerd2 cricheck etcd kube)
+ALL=(critest crictl containerd2 cricheck etcd kube kubelet)
 
 die() { echo "build.sh: $*" >&2; exit 1; }
 
@@ -50,7 +51,7 @@ peer_version() {
     critest|crictl) echo "$CRI_TOOLS_VERSION" ;;
     containerd2) echo "$CONTAINERD_VERSION" ;;
     cricheck) echo "$CRI_CLIENT_VERSION" ;;
-    kube) echo "$KUBE_VERSION" ;;
+    kube|kubelet) echo "$KUBE_VERSION" ;;
     etcd) echo "$ETCD_VERSION" ;;
     *) die "unknown peer '$1' (known: ${ALL[*]} all)" ;;
   esac
@@ -162,6 +163,22 @@ build_bin() {
 
 go_in() { local wrap=$1; shift; (cd "$wrap" && "$@"); }
 
+# What hack/lib/version.sh stamps, so --version and /version say v1.N.P: kubectl
+# and the apiserver compare these (version skew), and the emulation/compatibility
+# version is derived from them. The module zip carries no git commit: gitCommit
+# is left empty rather than claimed; buildDate is the release's time on the proxy.
+kube_ldflags() {
+  local major minor date k v ld
+  major=$(echo "${KUBE_VERSION#v}" | cut -d. -f1); minor=$(echo "$KUBE_VERSION" | cut -d. -f2)
+  date=$(cd "$PEERS" && go list -m -json "$KUBE_MODULE@$KUBE_VERSION" | jq -r '.Time // "1970-01-01T00:00:00Z"') || return 1
+  date=${date%%.*}; date=${date%Z}Z
+  ld="-s -w"
+  for k in gitVersion=$KUBE_VERSION gitMajor=$major gitMinor=$minor gitCommit= buildDate=$date; do
+    for v in k8s.io/client-go/pkg/version k8s.io/component-base/version; do ld="$ld -X $v.$k"; done
+  done
+  echo "$ld"
+}
+
 build_peer() {
   local peer=$1 wrap ver ld
   case $peer in
@@ -200,24 +217,25 @@ build_peer() {
       build_bin cricheck cricheck sh -c 'cd "$0" && go build -o "$OUT" .' "$wrap" ;;
     kube)
       wrap=$(wrapper kube "$KUBE_MODULE" "$KUBE_VERSION") || { RESULT[kube-apiserver]="FAILED: $KUBE_MODULE@$KUBE_VERSION is not available from the module proxy"; return 1; }
-      # What hack/lib/version.sh stamps, so --version and /version say v1.N.P: kubectl
-      # and the apiserver compare these (version skew), and the emulation/compatibility
-      # version is derived from them. The module zip carries no git commit: gitCommit
-      # is left empty rather than claimed; buildDate is the release's time on the proxy.
-      local major minor date k v
-      major=$(echo "${KUBE_VERSION#v}" | cut -d. -f1); minor=$(echo "$KUBE_VERSION" | cut -d. -f2)
-      date=$(cd "$PEERS" && go list -m -json "$KUBE_MODULE@$KUBE_VERSION" | jq -r '.Time // "1970-01-01T00:00:00Z"')
-      date=${date%%.*}; date=${date%Z}Z
-      ld="-s -w"
-      for k in gitVersion=$KUBE_VERSION gitMajor=$major gitMinor=$minor gitCommit= buildDate=$date; do
-        for v in k8s.io/client-go/pkg/version k8s.io/component-base/version; do ld="$ld -X $v.$k"; done
-      done
+      ld=$(kube_ldflags) || return 1
       local rc=0 b
       for b in $KUBE_BINS; do
         build_bin kube "$b" sh -c 'cd "$0" && CGO_ENABLED=0 go build -trimpath -tags "$1" -ldflags "$2" -o "$OUT" "$3"' \
           "$wrap" "$KUBE_TAGS" "$ld" "$KUBE_MODULE/cmd/$b" || rc=1
       done
       return $rc ;;
+    kubelet)
+      # The kube peer's wrapper module (same go.mod, same build cache entries); the
+      # binary goes to kubelet-VERSION/, so kube-VERSION/ is left as it is.
+      # Upstream links the kubelet with cgo (it is not in KUBE_STATIC_BINARIES); here it
+      # is static like kube's binaries: in its whole dependency graph only the standard
+      # library's net (DNS through getaddrinfo) and os/user use cgo, so the kubelet does
+      # nothing differently, and the build reuses the kube build's cache (a cgo net
+      # would recompile nearly all of Kubernetes on top of it).
+      wrap=$(wrapper kube "$KUBE_MODULE" "$KUBE_VERSION") || { RESULT[kubelet]="FAILED: $KUBE_MODULE@$KUBE_VERSION is not available from the module proxy"; return 1; }
+      ld=$(kube_ldflags) || return 1
+      build_bin kubelet kubelet sh -c 'cd "$0" && CGO_ENABLED=0 go build -trimpath -tags "$1" -ldflags "$2" -o "$OUT" "$3"' \
+        "$wrap" "$KUBE_TAGS" "$ld" "$KUBE_MODULE/cmd/kubelet" ;;
     etcd)
       wrap=$(wrapper etcd "$ETCD_MODULE" "$ETCD_VERSION") || { RESULT[etcd]="FAILED: $ETCD_MODULE@$ETCD_VERSION is not available from the module proxy"; return 1; }
       # As etcd's scripts/build_lib.sh: static, -trimpath. The version is a constant in
@@ -227,7 +245,7 @@ build_peer() {
 }
 
 main() {
-  [ $# -gt 0 ] || { sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+  [ $# -gt 0 ] || { sed -n '2,21p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
   if [ "$1" = path ]; then
     local peer=${2:?usage: build.sh path NAME}
     peer_version "$peer" >/dev/null   # an unknown name fails here, not inside $(...)
@@ -247,7 +265,7 @@ main() {
   local failed=() p
   for p in "${peers[@]}"; do build_peer "$p" || failed+=("$p"); done
   local k
-  for k in critest crictl containerd containerd-shim-runc-v2 ctr cricheck etcd $KUBE_BINS; do
+  for k in critest crictl containerd containerd-shim-runc-v2 ctr cricheck etcd $KUBE_BINS kubelet; do
     [ -n "${RESULT[$k]:-}" ] && printf '%-24s %s\n' "$k" "${RESULT[$k]}"
   done
   if [ ${#failed[@]} -gt 0 ]; then

@@ -1,4 +1,5 @@
 import { Flags } from '@oclif/core';
+import { resolve } from 'node:path';
 import { readKubeletConfigFile } from '../engine/config/config-file.js';
 import { DurationError, parseGoDuration } from '../engine/config/duration.js';
 import { defaultKubeletConfiguration, type KubeletConfiguration } from '../engine/config/kubelet-config.js';
@@ -102,6 +103,8 @@ export function kubeletConfigFromFlags(rootDir: string, flags: Record<string, un
   if (flags['tls-cert-file'] !== undefined) fromFlags.tlsCertFile = String(flags['tls-cert-file']);
   if (flags['tls-private-key-file'] !== undefined) fromFlags.tlsPrivateKeyFile = String(flags['tls-private-key-file']);
   if (flags['client-ca-file'] !== undefined) fromFlags.clientCAFile = String(flags['client-ca-file']);
+  if (flags['enable-profiling-handler'] !== undefined) fromFlags.enableProfilingHandler = Boolean(flags['enable-profiling-handler']);
+  if (flags['node-log-dir'] !== undefined) fromFlags.nodeLogDir = resolve(String(flags['node-log-dir']));
   if (flags['node-labels'] !== undefined) fromFlags.nodeLabels = parseNodeLabels(String(flags['node-labels']));
   for (const [flag, field] of DURATION_FLAGS) {
     if (flags[flag] !== undefined) (fromFlags as Record<string, unknown>)[field] = parseDuration(String(flags[flag]), flag);

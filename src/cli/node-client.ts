@@ -28,7 +28,11 @@ export class NodeClient {
     const res = await this.open(path);
     let text = '';
     for await (const chunk of res) text += chunk;
-    return { status: res.statusCode ?? 0, body: JSON.parse(text) as T };
+    try {
+      return { status: res.statusCode ?? 0, body: JSON.parse(text) as T };
+    } catch {
+      throw new Error(`the node answered ${path} with ${res.statusCode}: ${text.trim().slice(0, 500)}`);
+    }
   }
 
   /**

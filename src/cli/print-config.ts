@@ -13,6 +13,7 @@ export function printConfig(config: KubeletConfiguration): string {
     nodeName: config.nodeName,
     rootDir: config.rootDir,
     podLogsDir: config.podLogsDir,
+    nodeLogDir: config.nodeLogDir,
     pleg: config.eventedPleg ? 'evented' : 'relist',
     plegRelistPeriod: formatGoDuration(config.plegRelistPeriod),
     plegEventedRelistPeriod: formatGoDuration(config.plegEventedRelistPeriod),

@@ -44,6 +44,8 @@ Prints one line per lifecycle event (or NDJSON with --output json). SIGINT/SIGTE
     'tls-private-key-file': Flags.string({ description: 'Key of --tls-cert-file' }),
     'client-ca-file': Flags.string({ description: 'CA whose client certificates may call the kubelet API (the apiserver\'s --kubelet-client-certificate); bearer tokens are checked with the apiserver' }),
     'read-only-port': Flags.integer({ description: 'Port of the read-only API (/pods, /healthz, /metrics ...); 0 turns TCP off (the unix socket <root-dir>/run/knode.sock stays) [default: 10255]' }),
+    'enable-profiling-handler': Flags.boolean({ description: 'Serve /debug/profile?seconds=N (a V8 CPU profile) and /debug/heap (a heap snapshot) on the unix socket, a loopback read-only port and the kubelet API [default: off]' }),
+    'node-log-dir': Flags.string({ description: 'The directory /logs/ serves, as the kubelet serves /var/log [default: /var/log]' }),
     'print-config': Flags.boolean({ description: 'Print the effective configuration (defaults, --config, flags) as a KubeletConfiguration and exit', default: false }),
     'allow-remote': Flags.boolean({ description: 'Let the read-only API listen on a non-loopback address', default: false }),
     v: Flags.integer({ char: 'v', description: 'Verbosity: 0 shows lifecycle events, 4 adds relists and status changes', default: 0 }),

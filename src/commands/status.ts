@@ -8,6 +8,8 @@ import type { Pod, PodList } from '../engine/api/v1.js';
 import { podsFromRuntime } from '../engine/kuberuntime/runtime-view.js';
 import { formatTable, podCells, POD_COLUMNS, WIDE_COLUMNS } from '../ui/pod-table.js';
 import { UserError } from '../util/user-error.js';
+import { nodeSummary } from '../cli/usage.js';
+import { formatCpu, formatMemory, podUsage, type PodUsage } from '../ui/top-table.js';
 
 export default class Status extends BaseCommand {
   static override summary = 'Show the pods on this node as kubectl get pods does.';
@@ -48,7 +50,9 @@ export default class Status extends BaseCommand {
       client.close();
     }
     const wanted = args.pod ? this.select(pods, args.pod) : pods;
-    this.print(wanted, flags.output, flags['all-namespaces'], !!args.pod);
+    // -o wide adds what kubectl top would say of each pod, from the node's Summary API.
+    const usage = flags.output === 'wide' && node ? await this.usage(node) : undefined;
+    this.print(wanted, flags.output, flags['all-namespaces'], !!args.pod, usage);
     if (flags.watch && node) await this.watch(node, args.pod, flags.output === 'wide', flags['all-namespaces']);
   }
 
@@ -62,7 +66,12 @@ export default class Status extends BaseCommand {
     return found;
   }
 
-  private print(pods: Pod[], output: string | undefined, allNamespaces: boolean, single: boolean): void {
+  private async usage(node: NodeClient): Promise<Map<string, PodUsage>> {
+    const summary = await nodeSummary(node);
+    return new Map(summary.pods.map((p) => [`${p.podRef.namespace}/${p.podRef.name}`, podUsage(p)]));
+  }
+
+  private print(pods: Pod[], output: string | undefined, allNamespaces: boolean, single: boolean, usage?: Map<string, PodUsage>): void {
     if (output === 'json' || output === 'yaml') {
       const value = single && pods.length === 1 ? pods[0] : { apiVersion: 'v1', kind: 'PodList', metadata: { resourceVersion: '' }, items: pods };
       this.log(output === 'json' ? JSON.stringify(value, null, 2) : stringify(value).trimEnd());
@@ -73,9 +82,15 @@ export default class Status extends BaseCommand {
       return;
     }
     const wide = output === 'wide';
-    const header = [...(allNamespaces ? ['NAMESPACE'] : []), ...(wide ? WIDE_COLUMNS : POD_COLUMNS)];
+    const header = [...(allNamespaces ? ['NAMESPACE'] : []), ...(wide ? WIDE_COLUMNS : POD_COLUMNS), ...(usage ? ['CPU', 'MEMORY'] : [])];
     const now = Date.now();
-    this.log(formatTable(header, pods.map((p) => podCells(podRow(p), now, wide, allNamespaces))));
+    const cells = (p: Pod) => {
+      const row = podCells(podRow(p), now, wide, allNamespaces);
+      if (!usage) return row;
+      const u = usage.get(`${p.metadata.namespace}/${p.metadata.name}`);
+      return [...row, u ? formatCpu(u.nanoCores) : '<none>', u ? formatMemory(u.workingSetBytes) : '<none>'];
+    };
+    this.log(formatTable(header, pods.map(cells)));
   }
 
   /** kubectl get -w: a row for each change of a pod's status. */

@@ -1,7 +1,7 @@
 import type {
   AuthConfig, Container, ContainerConfig, ContainerEvent, ContainerFilter, ContainerStats,
   ContainerStatsFilter, ContainerStatusResponse, ExecSyncResponse, Image, ImageFilter,
-  ImageFsInfoResponse, ImageSpec, PodSandbox, PodSandboxConfig, PodSandboxFilter,
+  ImageFsInfoResponse, ImageSpec, PodSandbox, PodSandboxConfig, PodSandboxFilter, PodSandboxStats, PodSandboxStatsFilter,
   PodSandboxStatusResponse, StatusResponse, VersionResponse,
 } from './types.js';
 
@@ -32,6 +32,8 @@ export interface RuntimeService {
   execSync(containerId: string, cmd: string[], timeoutSeconds: number): Promise<ExecSyncResponse>;
   containerStats(containerId: string): Promise<ContainerStats | null>;
   listContainerStats(filter?: ContainerStatsFilter): Promise<ContainerStats[]>;
+  /** Each sandbox's usage with its containers'; containerd 1.6 rejects it with UNIMPLEMENTED. */
+  listPodSandboxStats(filter?: PodSandboxStatsFilter): Promise<PodSandboxStats[]>;
 
   /**
    * Container lifecycle events until `signal` aborts. A runtime without the

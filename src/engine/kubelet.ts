@@ -17,7 +17,9 @@ import { GenericPLEG } from './pleg/generic.js';
 import { PodCache } from './pleg/pod-cache.js';
 import type { PodLifecycleEvent } from './pleg/types.js';
 import { PodManager } from './pod-manager.js';
-import { VolumeManager } from './volume/volume-manager.js';
+import { podDir, VolumeManager } from './volume/volume-manager.js';
+import { SummaryProvider } from './stats/summary.js';
+import { join } from 'node:path';
 import { ProberManager } from './prober/prober-manager.js';
 import { KubeletPodSyncer } from './pod-sync.js';
 import { PodWorkers } from './pod-workers.js';
@@ -77,6 +79,8 @@ export class Kubelet {
   readonly hostIP: string;
   readonly metrics: KubeletMetrics;
   readonly traces: TraceRecorder;
+  /** The Summary API's numbers (/stats/summary, /metrics/resource, knode top). */
+  readonly stats: SummaryProvider;
   /** The runtime, every call timed for the metrics. */
   readonly runtime: RuntimeService & ImageService;
   runtimeName = 'cri';
@@ -120,6 +124,15 @@ export class Kubelet {
       imageBackOff: new Backoff(clock, KubeletConstants.imageBackOffInitial, KubeletConstants.imageBackOffMax),
       hostIP: this.hostIP,
       objects: this.objects,
+    });
+    this.stats = new SummaryProvider({
+      runtime,
+      clock,
+      nodeName: config.nodeName,
+      rootDir: config.rootDir,
+      podLogsDir: config.podLogsDir,
+      volumesDir: (uid) => join(podDir(config.rootDir, uid), 'volumes'),
+      startedAt: clock.now(),
     });
     this.prober = new ProberManager({
       runtime,
@@ -266,6 +279,8 @@ export class Kubelet {
     // runOnce (knode apply) leaves other pods alone: no housekeeping kills what its sources do not name.
     if (!this.config.runOnce) this.timers.push(this.clock.setInterval(() => this.inbox.push({ kind: 'housekeeping' }), KubeletConstants.housekeepingPeriod));
     this.timers.push(this.clock.setInterval(() => void this.checkRuntime(), KubeletConstants.runtimeStatusPeriod));
+    // Usage is read on a period (cAdvisor's housekeeping), so CPU rates are ready when asked for.
+    if (!this.config.runOnce) this.timers.push(this.clock.setInterval(() => void this.stats.refresh().catch(() => {}), KubeletConstants.statsRefreshPeriod));
     await this.podConfig.start();
   }
 

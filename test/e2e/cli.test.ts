@@ -16,7 +16,7 @@ describe('knode as a command', () => {
   it('lists its commands and topics in --help', async () => {
     const { code, stdout } = await knode(['--help']);
     expect(code).toBe(0);
-    for (const command of ['run', 'apply', 'status', 'pleg', 'trace', 'logs', 'delete', 'runtime']) expect(stdout).toMatch(new RegExp(`^\\s+${command}\\s`, 'm'));
+    for (const command of ['run', 'apply', 'status', 'top', 'pleg', 'trace', 'logs', 'delete', 'runtime']) expect(stdout).toMatch(new RegExp(`^\\s+${command}\\s`, 'm'));
   });
 
   it('says that trace needs a running node, and how to start one', async () => {

@@ -49,8 +49,8 @@ describe('a running node', () => {
     expect(table.stdout).toMatch(/^web-faces +2\/2 +Running /m);
 
     const wide = await knode(['status', '-o', 'wide', ...at]);
-    expect(wide.stdout.split('\n')[0]).toMatch(/IP +NODE$/);
-    expect(wide.stdout).toMatch(/hello-faces .* faces$/m);
+    expect(wide.stdout.split('\n')[0]).toMatch(/IP +NODE +CPU +MEMORY$/);
+    expect(wide.stdout).toMatch(/hello-faces .* faces +(\d+m|<unknown>) +\d+Mi$/m);
 
     const json = await knode(['status', '-o', 'json', ...at]);
     const list = JSON.parse(json.stdout);
@@ -92,6 +92,27 @@ describe('a running node', () => {
     expect(json.stages.map((s: { name: string }) => s.name)).toContain('container exited');
   });
 
+  it('shows CPU and memory as kubectl top does, for pods, containers and the node', async () => {
+    const pods = await knode(['top', ...at]);
+    expect(pods.code).toBe(0);
+    const lines = pods.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^NAME +CPU\(cores\) +MEMORY\(bytes\)$/);
+    // The running pods; the finished job has no container left to measure.
+    expect(lines.slice(1).map((l) => l.split(/ +/)[0])).toEqual(['hello-faces', 'web-faces']);
+    for (const line of lines.slice(1)) expect(line).toMatch(/^\S+ +\d+m +\d+Mi$/);
+
+    const containers = await knode(['top', 'pods', '--containers', '-A', '--sort-by', 'memory', ...at]);
+    const rows = containers.stdout.trimEnd().split('\n');
+    expect(rows[0]).toMatch(/^NAMESPACE +POD +NAME +CPU\(cores\) +MEMORY\(bytes\)$/);
+    expect(rows.slice(1).map((r) => r.split(/ +/).slice(0, 3).join(' ')).sort()).toEqual(['default hello-faces hello', 'default web-faces app', 'default web-faces log-shipper']);
+    const memory = rows.slice(1).map((r) => Number(/(\d+)Mi$/.exec(r)![1]));
+    expect(memory).toEqual([...memory].sort((a, b) => b - a));
+
+    const node = await knode(['top', 'node', ...at]);
+    expect(node.stdout.split('\n')[0]).toMatch(/^NAME +CPU\(cores\) +CPU\(%\) +MEMORY\(bytes\) +MEMORY\(%\)$/);
+    expect(node.stdout.split('\n')[1]).toMatch(/^faces +\d+m +\d+% +\d+Mi +\d+%$/);
+  });
+
   it('serves /healthz, /pods and /metrics on its read-only port', async () => {
     const base = `http://127.0.0.1:${port}`;
     expect(await (await fetch(`${base}/healthz`)).text()).toBe('ok');
@@ -103,6 +124,10 @@ describe('a running node', () => {
     expect(metrics).toMatch(/^kubelet_pod_start_duration_seconds_count 3$/m);
     expect(metrics).toMatch(/^kubelet_runtime_operations_duration_seconds_count\{operation_type="run_podsandbox"\} 3$/m);
     expect((await fetch(`${base}/pods`, { method: 'POST' })).status).toBe(405);
+    // Profiling is off unless asked for, and says how to turn it on.
+    const profile = await fetch(`${base}/debug/profile?seconds=1`);
+    expect(profile.status).toBe(404);
+    expect(await profile.text()).toContain('--enable-profiling-handler');
   });
 
   it('streams PLEG events as a new pod starts, and delete stops and removes a pod (the node warns it will be back)', async () => {

@@ -29,6 +29,12 @@ describe('readKubeletConfigFile', () => {
     });
   });
 
+  it('reads the handler switches as booleans, and refuses anything else there', () => {
+    expect(readKubeletConfigFile(file(`${HEAD}enableProfilingHandler: true\nenableSystemLogHandler: false\n`)).values).toEqual({ enableProfilingHandler: true, enableSystemLogHandler: false });
+    const path = file(`${HEAD}enableProfilingHandler: "yes"\n`);
+    expect(() => readKubeletConfigFile(path)).toThrow(`${path}:3: enableProfilingHandler: expected true or false, got "yes"`);
+  });
+
   it('reads JSON too', () => {
     const path = file(JSON.stringify({ apiVersion: 'kubelet.config.k8s.io/v1beta1', kind: 'KubeletConfiguration', maxPods: 7 }), 'json');
     expect(readKubeletConfigFile(path).values).toEqual({ maxPods: 7 });

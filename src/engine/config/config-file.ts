@@ -8,7 +8,7 @@ export class ConfigFileError extends Error {
   override readonly name = 'ConfigFileError';
 }
 
-type Kind = 'string' | 'integer' | 'duration' | 'headers';
+type Kind = 'string' | 'integer' | 'boolean' | 'duration' | 'headers';
 
 /** The KubeletConfiguration fields knode honours, and where each goes. */
 const FIELDS: Record<string, [keyof KubeletConfiguration, Kind]> = {
@@ -29,6 +29,8 @@ const FIELDS: Record<string, [keyof KubeletConfiguration, Kind]> = {
   nodeLeaseDurationSeconds: ['nodeLeaseDurationSeconds', 'integer'],
   containerRuntimeEndpoint: ['containerRuntimeEndpoint', 'string'],
   runtimeRequestTimeout: ['runtimeRequestTimeout', 'duration'],
+  enableProfilingHandler: ['enableProfilingHandler', 'boolean'],
+  enableSystemLogHandler: ['enableSystemLogHandler', 'boolean'],
 };
 
 export interface ConfigFileResult {
@@ -84,6 +86,9 @@ function convert(value: unknown, kind: Kind, where: string): unknown {
   switch (kind) {
     case 'string':
       if (typeof value !== 'string') throw new ConfigFileError(`${where}: expected a string, got ${JSON.stringify(value)}`);
+      return value;
+    case 'boolean':
+      if (typeof value !== 'boolean') throw new ConfigFileError(`${where}: expected true or false, got ${JSON.stringify(value)}`);
       return value;
     case 'integer':
       if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw new ConfigFileError(`${where}: expected a non-negative integer, got ${JSON.stringify(value)}`);

@@ -40,8 +40,14 @@ export interface KubeletConfiguration {
   nodeStatusReportFrequency: number;
   /** The node Lease's duration; it is renewed every quarter of it. */
   nodeLeaseDurationSeconds: number;
+  /** Serve /debug/profile and /debug/heap (on the unix socket, a loopback read-only port and the kubelet API). Off unless asked for. */
+  enableProfilingHandler: boolean;
+  /** Serve the node's log directory at /logs/. */
+  enableSystemLogHandler: boolean;
 
   // knode's fields
+  /** The directory /logs/ serves (the kubelet's /var/log). */
+  nodeLogDir: string;
   /** The kubeconfig of the apiserver to join (--kubeconfig; `default` finds one as kubectl does); none: no apiserver. */
   kubeconfig?: string;
   /** The generic PLEG's relist period (the kubelet's is fixed at 1s). */
@@ -75,6 +81,10 @@ export function defaultKubeletConfiguration(rootDir: string, overrides: Partial<
     nodeStatusUpdateFrequency: 10_000,
     nodeStatusReportFrequency: 300_000,
     nodeLeaseDurationSeconds: 40,
+    // The kubelet's default is true; knode profiles only when asked to.
+    enableProfilingHandler: false,
+    enableSystemLogHandler: true,
+    nodeLogDir: '/var/log',
     plegRelistPeriod: 1_000,
     eventedPleg: true,
     plegEventedRelistPeriod: 10_000,
@@ -98,5 +108,7 @@ export const KubeletConstants = {
   /** A relist that has not finished for this long makes the PLEG unhealthy. */
   plegRelistThreshold: 180_000,
   runtimeStatusPeriod: 5_000,
+  /** How often container and node usage is read, so CPU rates are ready (cAdvisor's housekeeping interval). */
+  statsRefreshPeriod: 10_000,
   defaultTerminationGracePeriodSeconds: 30,
 } as const;

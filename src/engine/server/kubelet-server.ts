@@ -102,7 +102,7 @@ export class KubeletServer {
       res.end(`${path.split('/')[1]} is not implemented by knode yet; logs, pods, metrics and stats are served\n`);
       return;
     }
-    await route(this.kubelet, req, res, this.streams);
+    await route(this.kubelet, req, res, this.streams, { profiling: true });
   }
 
   private async authenticate(req: IncomingMessage): Promise<Caller | undefined> {

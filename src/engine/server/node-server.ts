@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { socketAnswers } from '../../util/socket.js';
 import type { Kubelet } from '../kubelet.js';
-import { route } from './routes.js';
+import { route, type RouteAccess } from './routes.js';
 
 export interface NodeServerOptions {
   /** Unix socket for local commands (`knode status`, `logs`, `trace`, `pleg`). */
@@ -38,8 +38,9 @@ export class NodeServer {
   tcpAddress: { address: string; port: number } | undefined;
 
   async start(): Promise<void> {
-    const handler = (req: IncomingMessage, res: ServerResponse) => {
-      route(this.kubelet, req, res, this.streams).catch((err: Error) => {
+    // Profiling, where it is on, stays on this machine: the socket, and TCP only on loopback.
+    const handler = (access: RouteAccess) => (req: IncomingMessage, res: ServerResponse) => {
+      route(this.kubelet, req, res, this.streams, access).catch((err: Error) => {
         if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
         res.end(`internal error: ${err.message}\n`);
       });
@@ -50,10 +51,10 @@ export class NodeServer {
       if (await socketAnswers(socketPath)) throw new Error(`another knode node serves ${socketPath}; stop it first, or give this one another --root-dir`);
       rmSync(socketPath);
     }
-    this.servers.push(await listen(createServer(handler), (s, cb) => s.listen(socketPath, cb)));
+    this.servers.push(await listen(createServer(handler({ profiling: true })), (s, cb) => s.listen(socketPath, cb)));
     if (this.options.port > 0) {
       try {
-        const tcp = await listen(createServer(handler), (s, cb) => s.listen(this.options.port, this.options.address, cb));
+        const tcp = await listen(createServer(handler({ profiling: isLoopback(this.options.address) })), (s, cb) => s.listen(this.options.port, this.options.address, cb));
         this.servers.push(tcp);
         const info = tcp.address() as { address: string; port: number };
         this.tcpAddress = { address: info.address, port: info.port };

@@ -4,8 +4,18 @@ import type { Pod, PodList } from '../api/v1.js';
 import type { LifecycleEvent } from '../events.js';
 import type { Kubelet } from '../kubelet.js';
 import { readContainerLog } from '../logs.js';
+import { toKubeletConfigurationDocument } from '../config/config-file.js';
+import { resourceMetrics } from '../stats/resource-metrics.js';
+import { serveDebug } from './debug.js';
+import { serveNodeLog } from './node-logs.js';
 
-type Handler = (k: Kubelet, url: URL, req: IncomingMessage, res: ServerResponse, streams: Set<ServerResponse>) => Promise<void> | void;
+/** What a listener lets its callers reach beyond the read-only endpoints. */
+export interface RouteAccess {
+  /** /debug/profile and /debug/heap: only where enableProfilingHandler is on and the listener is local or authenticated. */
+  profiling: boolean;
+}
+
+type Handler = (k: Kubelet, url: URL, req: IncomingMessage, res: ServerResponse, streams: Set<ServerResponse>, access: RouteAccess) => Promise<void> | void;
 
 /** Routes of the read-only API, by path (prefix match where the path carries names). */
 const ROUTES: [RegExp, Handler][] = [
@@ -19,18 +29,49 @@ const ROUTES: [RegExp, Handler][] = [
   [/^\/traces\/?$/, (k, _url, _req, res) => json(res, 200, { pods: k.traces.pods() })],
   [/^\/traces\/[^/]+\/[^/]+$/, traces],
   [/^\/containerLogs\/[^/]+\/[^/]+\/[^/]+$/, containerLogs],
+  [/^\/stats\/summary\/?$/, summary],
+  [/^\/metrics\/resource$/, async (k, _url, _req, res) => text(res, 200, resourceMetrics(await k.stats.get(true)), 'text/plain; version=0.0.4; charset=utf-8')],
+  [/^\/configz$/, (k, _url, _req, res) => json(res, 200, { kubeletconfig: toKubeletConfigurationDocument(k.config) })],
+  [/^\/logs(\/.*)?$/, nodeLogs],
+  [/^\/debug(\/.*)?$/, debug],
 ];
 
-export async function route(kubelet: Kubelet, req: IncomingMessage, res: ServerResponse, streams: Set<ServerResponse>): Promise<void> {
+export async function route(kubelet: Kubelet, req: IncomingMessage, res: ServerResponse, streams: Set<ServerResponse>, access: RouteAccess): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://knode');
   if (req.method !== 'GET') return json(res, 405, { message: `${req.method} is not allowed: the API is read-only` });
-  for (const [pattern, handler] of ROUTES) if (pattern.test(url.pathname)) return handler(kubelet, url, req, res, streams);
+  for (const [pattern, handler] of ROUTES) if (pattern.test(url.pathname)) return handler(kubelet, url, req, res, streams, access);
   json(res, 404, { message: `no such endpoint: ${url.pathname}` });
 }
 
 function json(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { 'content-type': 'application/json' });
   res.end(`${JSON.stringify(body, null, 2)}\n`);
+}
+
+function text(res: ServerResponse, status: number, body: string, type = 'text/plain; charset=utf-8'): void {
+  res.writeHead(status, { 'content-type': type });
+  res.end(body);
+}
+
+/** The Summary API (stats.k8s.io/v1alpha1); `only_cpu_and_memory=true` leaves out filesystems, as the kubelet does. */
+async function summary(k: Kubelet, url: URL, _req: IncomingMessage, res: ServerResponse): Promise<void> {
+  json(res, 200, await k.stats.get(url.searchParams.get('only_cpu_and_memory') === 'true'));
+}
+
+function nodeLogs(k: Kubelet, url: URL, _req: IncomingMessage, res: ServerResponse): void {
+  if (!k.config.enableSystemLogHandler) return text(res, 404, 'the node log handler is off (enableSystemLogHandler: false)\n');
+  if (url.pathname === '/logs') {
+    res.writeHead(301, { location: '/logs/' });
+    res.end();
+    return;
+  }
+  serveNodeLog(k.config.nodeLogDir, url.pathname, res);
+}
+
+async function debug(k: Kubelet, url: URL, _req: IncomingMessage, res: ServerResponse, _streams: Set<ServerResponse>, access: RouteAccess): Promise<void> {
+  if (!k.config.enableProfilingHandler) return text(res, 404, 'profiling is off: start knode run with --enable-profiling-handler (enableProfilingHandler: true)\n');
+  if (!access.profiling) return text(res, 403, 'profiling is served on the unix socket, a loopback read-only port and the authenticated kubelet API only\n');
+  await serveDebug(url.pathname, url, k.config.nodeName, res);
 }
 
 function healthz(k: Kubelet, _url: URL, _req: IncomingMessage, res: ServerResponse): void {

@@ -43,6 +43,11 @@ interface ObjectSource {
  * Secrets and tokens come from the apiserver; without one (a standalone
  * node) they fail with a clear FailedMount. Claims are not supported.
  */
+/** A pod's own directory under the root dir (the kubelet's /var/lib/kubelet/pods/<uid>): its volumes live in `volumes/`. */
+export function podDir(rootDir: string, uid: string): string {
+  return join(rootDir, 'kubelet', 'pods', uid);
+}
+
 export class VolumeManager {
   private readonly memoryMounts = new Set<string>();
 
@@ -56,7 +61,7 @@ export class VolumeManager {
   ) {}
 
   podDir(uid: string): string {
-    return join(this.rootDir, 'kubelet', 'pods', uid);
+    return podDir(this.rootDir, uid);
   }
 
   /** Sets up every volume of the pod (idempotent; downward API files are rewritten). */

@@ -10,6 +10,7 @@ import type { Lease, Node } from '../../src/engine/api/cluster.js';
 import type { Pod } from '../../src/engine/api/v1.js';
 import { connectCluster, loadKubeConfig } from '../../src/engine/cluster/client.js';
 import { KubeletServer } from '../../src/engine/server/kubelet-server.js';
+import type { Summary } from '../../src/engine/stats/types.js';
 import { freePort, startControlPlane, type ControlPlane } from '../helpers/controlplane.js';
 import { TEST_IMAGE } from '../helpers/cri.js';
 import { startNode, type TestNode } from '../helpers/node.js';
@@ -96,6 +97,23 @@ describe('a node of a real cluster (kube-apiserver, etcd)', () => {
     await eventually(async () => (await getPod('web')).status?.phase === 'Running', 'web to run', 30_000);
     const logs = await cp.kubectl('logs', 'web');
     expect(logs).toMatchObject({ code: 0, stdout: 'started\n' });
+  });
+
+  // The apiserver's nodes/proxy refuses loopback node addresses ("address not allowed"), and
+  // tests listen on loopback only: kubectl goes to the kubelet API directly, as metrics-server
+  // does, with the admin's client certificate (signed by the CA the node trusts).
+  it('serves the Summary API and /configz on the kubelet API to a client certificate the cluster CA signed, as metrics-server reaches them', async () => {
+    const direct = ['--server', `https://127.0.0.1:${api.listening!.port}`, '--certificate-authority', join(node.podsDir, '..', 'pki', 'kubelet.crt')];
+    const raw = async (path: string) => {
+      const res = await cp.kubectl(...direct, 'get', '--raw', path);
+      expect(res.stderr).toBe('');
+      return res.stdout;
+    };
+    const summary = JSON.parse(await raw('/stats/summary')) as Summary;
+    expect(summary.node.nodeName).toBe(NODE);
+    expect(summary.pods.map((p) => p.podRef.name)).toContain('web');
+    expect(await raw('/metrics/resource')).toMatch(/^container_memory_working_set_bytes\{container="main",namespace="default",pod="web"\} \d+ \d+$/m);
+    expect(JSON.parse(await raw('/configz')).kubeletconfig).toMatchObject({ kind: 'KubeletConfiguration', nodeStatusUpdateFrequency: '500ms' });
   });
 
   it('fills configMap and secret volumes and env from the apiserver', async () => {

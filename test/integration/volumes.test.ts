@@ -52,6 +52,22 @@ describe.each(runtimesUnderTest())('volumes on the $name runtime', (runtime) => 
     expect(node.events.find((e) => e.type === 'VolumesReady')?.detail?.volumes).toBe(2);
   });
 
+  it('gives a pod on the pod network the kubelet-managed /etc/hosts, with its IP, its hostname and the hostAliases', async () => {
+    const node = await nodes.start();
+    const hosts = at('KNODE_MOUNT_ETC_HOSTS', '/etc/hosts');
+    node.writePod('named', {
+      restartPolicy: 'Never',
+      hostname: 'web-1',
+      hostAliases: [{ ip: '10.1.2.3', hostnames: ['db.internal', 'db'] }],
+      containers: [{ name: 'main', image, command: ['sh', '-c', `cat ${hosts}`] }],
+    });
+    const pod = await node.waitForPod('named', 'Succeeded', (p) => p.status?.phase === 'Succeeded');
+    const ip = pod.status!.podIP!;
+    expect(ip).toBeTruthy();
+    const log = (await logOf(node, 'named', 'main')).split('\n').map((l) => l.replace(/^\S+ stdout F /, ''));
+    expect(log).toEqual(expect.arrayContaining(['# Kubernetes-managed hosts file.', '127.0.0.1\tlocalhost', `${ip}\tweb-1`, '# Entries added by HostAliases.', '10.1.2.3\tdb.internal\tdb']));
+  });
+
   it('keeps a pod Pending with FailedMount for a volume it cannot fill, and refuses a subPath out of its volume', async () => {
     const node = await nodes.start();
     node.writePod('needs-cm', {

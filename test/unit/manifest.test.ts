@@ -245,6 +245,12 @@ describe('validatePod', () => {
     ['duplicate names across init and regular containers', { initContainers: [c()], containers: [c()] }, [{ field: 'spec.containers[0].name', message: 'Duplicate value: "main"' }]],
     ['command as a string', { containers: [c({ command: 'sleep 10' })] }, [{ field: 'spec.containers[0].command', message: 'expected an array, got string' }]],
     ['an arg that is a number', { containers: [c({ args: ['x', 5] })] }, [{ field: 'spec.containers[0].args[1]', message: 'expected a string, got number' }]],
+    ['a hostAlias without a valid IP', { containers: [c()], hostAliases: [{ ip: '10.0.0.300', hostnames: ['db'] }] }, [{ field: 'spec.hostAliases[0].ip', message: 'Invalid value: "10.0.0.300": must be a valid IP address' }]],
+    [
+      'a hostAlias hostname that is not a DNS name',
+      { containers: [c()], hostAliases: [{ ip: '::1', hostnames: ['ok.example', 'Bad_Name'] }] },
+      [{ field: 'spec.hostAliases[0].hostnames[1]', message: expect.stringMatching(/^Invalid value: "Bad_Name": must be a lowercase RFC 1123 subdomain/) }],
+    ],
     ['containerPort 0', { containers: [c({ ports: [{ containerPort: 0 }] })] }, [{ field: 'spec.containers[0].ports[0].containerPort', message: 'must be between 1 and 65535, got 0' }]],
     ['containerPort 70000', { containers: [c({ ports: [{ containerPort: 70000 }] })] }, [{ field: 'spec.containers[0].ports[0].containerPort', message: 'must be between 1 and 65535, got 70000' }]],
     ['containerPort as a string', { containers: [c({ ports: [{ containerPort: '80' }] })] }, [{ field: 'spec.containers[0].ports[0].containerPort', message: 'expected an integer, got string' }]],

@@ -157,6 +157,7 @@ export interface PodSpec {
   hostIPC?: boolean;
   hostname?: string;
   subdomain?: string;
+  hostAliases?: { ip: string; hostnames?: string[] }[];
   shareProcessNamespace?: boolean;
   serviceAccountName?: string;
   schedulerName?: string;

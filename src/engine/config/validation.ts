@@ -1,6 +1,7 @@
 // Validation of a decoded pod manifest, reporting every problem with the
 // field path kubectl would print (`spec.containers[0].image`). A pod with any
 // problem is not run; the others in the same file are.
+import { isIP } from 'node:net';
 
 export interface FieldError {
   field: string;
@@ -151,6 +152,13 @@ function validateSpec(c: Checker, spec: Obj): void {
   if (c.array('spec.containers', spec.containers, true)) {
     if (spec.containers.length === 0) c.fail('spec.containers', 'Required value: a pod needs at least one container');
     spec.containers.forEach((ctr, i) => validateContainer(c, `spec.containers[${i}]`, ctr, names, false));
+  }
+  if (c.array('spec.hostAliases', spec.hostAliases)) {
+    spec.hostAliases.forEach((a, i) => {
+      if (!c.object(`spec.hostAliases[${i}]`, a, true)) return;
+      if (c.string(`spec.hostAliases[${i}].ip`, a.ip, true) && isIP(a.ip) === 0) c.fail(`spec.hostAliases[${i}].ip`, `Invalid value: "${truncate(a.ip)}": must be a valid IP address`);
+      if (c.array(`spec.hostAliases[${i}].hostnames`, a.hostnames)) a.hostnames.forEach((h, j) => c.dnsSubdomain(`spec.hostAliases[${i}].hostnames[${j}]`, h, 253));
+    });
   }
   if (c.array('spec.volumes', spec.volumes)) {
     const volumes = new Set<string>();

@@ -8,6 +8,7 @@ import type { Container, LifecycleHandler, Pod } from '../api/v1.js';
 import { findContainer, type RuntimePodStatus } from '../container/types.js';
 import type { EventStream } from '../events.js';
 import { generateContainerConfig } from './container-config.js';
+import { makeHostsMount } from './etc-hosts.js';
 import { fetchEnvSources, type PodAddresses } from './env.js';
 import type { ObjectManager } from '../cluster/object-manager.js';
 import type { HookRunner } from './hooks.js';
@@ -72,6 +73,8 @@ export class ContainerManager {
     try {
       const envSources = await fetchEnvSources(pod, container, this.d.objects);
       config = generateContainerConfig(pod, container, restartCount, imageRef, this.d.nodeName, addresses, volumes, envSources);
+      const hosts = makeHostsMount(this.d.rootDir, pod, container, addresses.podIPs);
+      if (hosts) config.mounts = [...(config.mounts ?? []), hosts];
       if (container.terminationMessagePath) {
         const hostPath = createTerminationMessageFile(this.d.rootDir, pod.metadata.uid!, container.name);
         config.mounts = [...(config.mounts ?? []), { containerPath: container.terminationMessagePath, hostPath, readonly: false }];

@@ -31,7 +31,7 @@ describe('the kubelet-managed /etc/hosts', () => {
     const mount = makeHostsMount(root, p, p.spec.containers[0], ['10.88.0.5'])!;
     expect(mount).toEqual({ containerPath: '/etc/hosts', hostPath: join(root, 'kubelet', 'pods', 'u1', 'etc-hosts'), readonly: false });
     makeHostsMount(root, p, p.spec.containers[0], ['10.88.0.9']);
-    expect(readFileSync(mount.hostPath, 'utf8')).toContain('10.88.0.5\tweb-node1');
+    expect(readFileSync(mount.hostPath!, 'utf8')).toContain('10.88.0.5\tweb-node1');
     expect(makeHostsMount(root, p, { name: 'own', image: 'x', volumeMounts: [{ name: 'h', mountPath: '/etc/hosts' }] }, ['10.88.0.5'])).toBeUndefined();
   });
 });

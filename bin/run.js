@@ -1,4 +1,10 @@
 #!/usr/bin/env node
-import { execute } from '@oclif/core';
+// NO_COLOR (no-color.org) and --no-color turn colour off everywhere: listr2
+// reads NO_COLOR, Ink's chalk reads FORCE_COLOR, so both are set before either loads.
+if (process.env.NO_COLOR || process.argv.includes('--no-color')) {
+  process.env.NO_COLOR = '1';
+  process.env.FORCE_COLOR = '0';
+}
+const { execute } = await import('@oclif/core');
 
 await execute({ dir: import.meta.url });

@@ -21,6 +21,8 @@ export abstract class BaseCommand extends Command {
       helpGroup: 'GLOBAL',
     }),
     verbose: Flags.boolean({ description: 'Show stack traces of unexpected errors', helpGroup: 'GLOBAL', default: false }),
+    // Read by bin/run.js before anything draws (as NO_COLOR is); declared here so every command accepts it.
+    'no-color': Flags.boolean({ description: 'No colours in tables, task lists and the live view (also: NO_COLOR=1)', helpGroup: 'GLOBAL', default: false }),
   };
 
   protected rootDir(flags: { 'root-dir'?: string }): string {

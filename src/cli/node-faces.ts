@@ -1,19 +1,22 @@
 import type { Kubelet } from '../engine/kubelet.js';
 import { readContainerLog } from '../engine/logs.js';
-import { formatEventJson, formatEventLine, isNoisy } from '../ui/event-line.js';
+import { eventVerbosity, formatEventJson, formatEventLine, formatEventLogJson } from '../ui/event-line.js';
 import { renderNodeTui } from '../ui/tui/render.js';
 
 export type NodeOutput = 'tui' | 'plain' | 'json';
+export type LogFormat = 'text' | 'json';
 
 /**
- * Shows a running node the way the user asked: the live TUI, plain lines or
- * NDJSON. Resolves when the user quits the TUI (`q`); never for the others.
+ * Shows a running node the way the user asked: the live TUI; plain, the
+ * node's log on stderr (a line per event up to the verbosity, text or klog's
+ * JSON), as the kubelet logs; or json, the NDJSON event stream on stdout for
+ * programs. Resolves when the user quits the TUI (`q`); never for the others.
  */
-export function showNode(kubelet: Kubelet, output: NodeOutput, verbosity: number): { quit: Promise<void>; close(): void } {
+export function showNode(kubelet: Kubelet, output: NodeOutput, verbosity: number, logFormat: LogFormat = 'text'): { quit: Promise<void>; close(): void } {
   if (output !== 'tui') {
     const unsubscribe = kubelet.events.subscribe((e) => {
       if (output === 'json') process.stdout.write(`${formatEventJson(e)}\n`);
-      else if (verbosity >= 4 || !isNoisy(e)) process.stdout.write(`${formatEventLine(e)}\n`);
+      else if (eventVerbosity(e) <= verbosity) process.stderr.write(`${logFormat === 'json' ? formatEventLogJson(e, verbosity) : formatEventLine(e, verbosity)}\n`);
     });
     return { quit: new Promise(() => {}), close: unsubscribe };
   }

@@ -6,7 +6,7 @@ import { printConfig } from '../cli/print-config.js';
 import { superviseEmbeddedRuntime } from '../cli/runtime-supervisor.js';
 import { connectCluster, loadKubeConfig, type ClusterClient } from '../engine/cluster/client.js';
 import { Kubelet } from '../engine/kubelet.js';
-import { showNode, type NodeOutput } from '../cli/node-faces.js';
+import { showNode, type LogFormat, type NodeOutput } from '../cli/node-faces.js';
 import { KubeletServer } from '../engine/server/kubelet-server.js';
 import { isLoopback, NodeServer } from '../engine/server/node-server.js';
 import type { KubeletConfiguration } from '../engine/config/kubelet-config.js';
@@ -17,11 +17,12 @@ export default class Run extends BaseCommand {
   static override summary = 'Run the node: drive pods from static manifests or a URL to their desired state.';
   static override description = `The long-running kubelet. Pods come from --static-dir (a directory of manifests, watched) and --manifest-url (polled); knode keeps each one at its spec on the container runtime: restarts by policy, crash-loop backoff, image pulls, termination. Pods the runtime runs for this node that no source names are stopped, as the kubelet does, so a restart of knode adopts what is running.
 
-Prints one line per lifecycle event (or NDJSON with --output json). SIGINT/SIGTERM stop knode and leave the containers running.`;
+On a terminal it shows the live view; otherwise it logs one line per lifecycle event to stderr (up to -v, as text or --log-format json), or, with --output json, writes the NDJSON event stream to stdout. SIGINT/SIGTERM stop knode and leave the containers running.`;
 
   static override examples = [
     '<%= config.bin %> run --static-dir examples',
     '<%= config.bin %> run --static-dir /etc/knode/pods --node-name edge-1 --output json',
+    '<%= config.bin %> run --static-dir pods --output plain -v 2 --log-format json 2>>/var/log/knode.log',
     "<%= config.bin %> run --manifest-url http://config.local/pods.yaml --manifest-url-header 'Authorization: Bearer x'",
     '<%= config.bin %> run --static-dir pods --runtime-endpoint unix:///run/containerd/containerd.sock',
     '<%= config.bin %> run --kubeconfig /etc/knode/node.kubeconfig --node-name edge-1 --node-labels tier=edge',
@@ -33,7 +34,7 @@ Prints one line per lifecycle event (or NDJSON with --output json). SIGINT/SIGTE
     'manifest-url-header': Flags.string({ description: "Header for --manifest-url requests, 'Name: value' (repeatable)", multiple: true }),
     'file-check-frequency': Flags.string({ description: 'How often the static dir is read again besides change events (Go duration) [default: 20s]' }),
     'http-check-frequency': Flags.string({ description: 'How often the manifest URL is fetched (Go duration) [default: 20s]' }),
-    output: Flags.string({ description: 'tui: the live view (default on a terminal); plain: a line per event (default otherwise); json: NDJSON events', options: ['tui', 'plain', 'json'] }),
+    output: Flags.string({ description: 'tui: the live view (default on a terminal); plain: log lines on stderr (default otherwise); json: NDJSON events on stdout', options: ['tui', 'plain', 'json'] }),
     address: Flags.string({ description: 'Address of the read-only API (loopback unless --allow-remote) [default: 127.0.0.1]' }),
     kubeconfig: Flags.string({ description: 'Join the cluster of this kubeconfig: run the pods bound to this node, register the Node, renew its Lease, report pod status, keep mirror pods of static pods. `default` finds one as kubectl does ($KUBECONFIG, ~/.kube/config, in-cluster)' }),
     'node-labels': Flags.string({ description: "Labels to register the Node with, 'key=value,...' (a nodeSelector may also ask for them)" }),
@@ -48,7 +49,8 @@ Prints one line per lifecycle event (or NDJSON with --output json). SIGINT/SIGTE
     'node-log-dir': Flags.string({ description: 'The directory /logs/ serves, as the kubelet serves /var/log [default: /var/log]' }),
     'print-config': Flags.boolean({ description: 'Print the effective configuration (defaults, --config, flags) as a KubeletConfiguration and exit', default: false }),
     'allow-remote': Flags.boolean({ description: 'Let the read-only API listen on a non-loopback address', default: false }),
-    v: Flags.integer({ char: 'v', description: 'Verbosity: 0 shows lifecycle events, 4 adds relists and status changes', default: 0 }),
+    v: Flags.integer({ char: 'v', aliases: ['verbosity'], min: 0, max: 5, description: "Log verbosity, as klog's: 0 problems and the pod lifecycle, 2 adds pod UIDs, 3 the pod workers' steps, 4 relists and status changes", default: 0 }),
+    'log-format': Flags.string({ description: 'Format of the log lines on stderr (with --output plain): text, or json as Kubernetes components write it', options: ['text', 'json'], default: 'text' }),
     ...kubeletFlags,
   };
 
@@ -87,7 +89,7 @@ Prints one line per lifecycle event (or NDJSON with --output json). SIGINT/SIGTE
     const unsupervise = embedded ? superviseEmbeddedRuntime(kubelet, rootDir, warn) : () => {};
     const output = (flags.output ?? (process.stdout.isTTY ? 'tui' : 'plain')) as NodeOutput;
     const plain = output === 'plain';
-    const face = showNode(kubelet, output, flags.v);
+    const face = showNode(kubelet, output, flags.v, flags['log-format'] as LogFormat);
     const stopped = Promise.race([
       new Promise<string>((done) => {
         process.once('SIGINT', () => done('SIGINT'));

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +18,23 @@ describe('knode as a command', () => {
     const { code, stdout } = await knode(['--help']);
     expect(code).toBe(0);
     for (const command of ['run', 'apply', 'status', 'top', 'pleg', 'trace', 'logs', 'delete', 'runtime']) expect(stdout).toMatch(new RegExp(`^\\s+${command}\\s`, 'm'));
+  });
+
+  it('completes commands, topics and flags in bash, from the script it installs', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'knode-home-'));
+    const setup = await knode(['autocomplete', 'bash'], { env: { HOME: home, XDG_CACHE_HOME: '' } });
+    expect(setup.code).toBe(0);
+    expect(setup.stdout).toContain('knode autocomplete script bash');
+    const script = (await knode(['autocomplete', 'script', 'bash'], { env: { HOME: home, XDG_CACHE_HOME: '' } })).stdout;
+    const complete = (line: string) => {
+      const words = line.split(' ');
+      const program = `${script}\nCOMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; COMP_LINE='${line}'; _knode_autocomplete; echo "\${COMPREPLY[*]}"`;
+      return execFileSync('bash', ['-c', program], { encoding: 'utf8', env: { ...process.env, HOME: home } }).trim();
+    };
+    expect(complete('knode st')).toBe('status');
+    expect(complete('knode runtime s')).toBe('serve status stop');
+    expect(complete('knode top --so')).toBe('--sort-by');
+    expect(complete('knode run --node-l')).toBe('--node-labels --node-log-dir');
   });
 
   it('says that trace needs a running node, and how to start one', async () => {

@@ -43,6 +43,8 @@ it('shows the node, its pod workers and events; Enter shows a pod; q quits and l
   expect(ready).toMatch(/sources file ✓/);
   expect(ready).toMatch(/NAME +PHASE +READY +STATUS +RESTARTS +WORKER/);
   expect(ready).toMatch(/PodRunning +default\/hello-tui/);
+  // In colour (the node name is cyan): the NO_COLOR test below is not vacuous.
+  expect(tmux('capture-pane', '-e', '-p', '-t', session)).toMatch(/\x1b\[[0-9;]*3[1-6]m/);
 
   // The rows are sorted by pod: hello, once, web. Two down, then Enter: web's detail.
   tmux('send-keys', '-t', session, 'Down', 'Down', 'Enter');
@@ -58,4 +60,22 @@ it('shows the node, its pod workers and events; Enter shows a pod; q quits and l
   const running = await client.listContainers({ state: { state: 'CONTAINER_RUNNING' } });
   client.close();
   expect(running.map((c) => c.labels['io.kubernetes.container.name'])).toEqual(expect.arrayContaining(['hello', 'log-shipper', 'app']));
+});
+
+it('draws without colour under NO_COLOR', async () => {
+  const plain = `${session}-nc`;
+  const pods = join(root, 'pods-nc');
+  cpSync(join(repoRoot, 'examples', 'hello.yaml'), join(pods, 'hello.yaml'), { recursive: true });
+  const command = ['env', 'NO_COLOR=1', process.execPath, cliEntry, 'run', '--static-dir', pods, '--root-dir', join(root, 'nc'), '--node-name', 'nc', '--read-only-port', '0'].join(' ');
+  tmux('new-session', '-d', '-s', plain, '-x', '160', '-y', '45', command);
+  try {
+    const drawn = await eventually(() => {
+      const s = tmux('capture-pane', '-e', '-p', '-t', plain);
+      return /default\/hello-nc +Running/.test(s) ? s : undefined;
+    }, 'the TUI to show hello Running', 60_000);
+    expect(drawn).not.toMatch(/\x1b\[[0-9;]*3[0-7]m/);
+  } finally {
+    tmux('kill-session', '-t', plain);
+    await knode(['runtime', 'stop', '--root-dir', join(root, 'nc')]);
+  }
 });

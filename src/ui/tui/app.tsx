@@ -126,7 +126,7 @@ function PodTable({ pods, selected, now, total, first }: { pods: PodView[]; sele
 }
 
 function Events({ events }: { events: LifecycleEvent[] }) {
-  return <Text>{events.map(formatEventLine).join('\n') || 'waiting for events…'}</Text>;
+  return <Text>{events.map((e) => formatEventLine(e)).join('\n') || 'waiting for events…'}</Text>;
 }
 
 function Detail({ pod, now }: { pod: PodView; now: number }) {

@@ -37,18 +37,8 @@ SA_ISSUER=https://kubernetes.default.svc.cluster.local   # kubeadm's default iss
 die() { echo "controlplane.sh: $*" >&2; exit 1; }
 
 # ---- ports ---------------------------------------------------------------------
-# A free TCP port on 127.0.0.1, below the ephemeral range (32768-60999 here) so an
-# outgoing connection cannot take it between this check and the bind.
-TAKEN=" "
-free_port() {
-  local p
-  for _ in $(seq 1 200); do
-    p=$(( 20000 + RANDOM % 12000 ))
-    [[ $TAKEN == *" $p "* ]] && continue
-    if [ -z "$(ss -Htln "sport = :$p" 2>/dev/null)" ]; then TAKEN="$TAKEN$p "; echo "$p"; return 0; fi
-  done
-  die "no free port found"
-}
+# free_port: a free TCP port on 127.0.0.1 (lib.sh).
+source "$HERE/lib.sh"
 
 # ---- certificates (openssl) ------------------------------------------------------
 # ECDSA P-256 keys: each is made in milliseconds (RSA-2048 takes ~0.1 s apiece), and

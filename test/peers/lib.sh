@@ -1,0 +1,15 @@
+# Shared by the peer scripts (sourced, not run). The sourcing script defines die().
+
+# A free TCP port on 127.0.0.1, below the ephemeral range (32768-60999 here) so an
+# outgoing connection cannot take it between this check and the bind. Ports handed
+# out once are not handed out again by the same script.
+TAKEN=" "
+free_port() {
+  local p
+  for _ in $(seq 1 200); do
+    p=$(( 20000 + RANDOM % 12000 ))
+    [[ $TAKEN == *" $p "* ]] && continue
+    if [ -z "$(ss -Htln "sport = :$p" 2>/dev/null)" ]; then TAKEN="$TAKEN$p "; echo "$p"; return 0; fi
+  done
+  die "no free port found"
+}

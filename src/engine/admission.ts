@@ -1,5 +1,6 @@
 import { cpus, totalmem } from 'node:os';
 import type { Pod } from './api/v1.js';
+import { parseCpu, parseMemory } from './api/quantity.js';
 
 export interface NodeAllocatable {
   /** Millicores. */
@@ -79,30 +80,4 @@ function podRequest(pod: Pod, resource: string, parse: (q: string | number) => n
   return Math.max(sum, init);
 }
 
-/** CPU quantity in millicores, rounded up as Kubernetes does ("500m", "1.5", 2, "100u" is 1m). */
-export function parseCpu(q: string | number): number {
-  // The epsilon keeps float noise (0.1 * 1000 = 100.00000000000001) from rounding up; || 0 turns -0 into 0.
-  return Math.ceil(parseQuantity(q) * 1000 - 1e-9) || 0;
-}
-
-const SUFFIXES: Record<string, number> = {
-  Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60,
-  n: 1e-9, u: 1e-6, m: 1e-3, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18,
-};
-
-/** A Kubernetes quantity as a number: binary and decimal suffixes, or a decimal exponent ("1e3", "1E3"). 0 when malformed. */
-export function parseQuantity(q: string | number): number {
-  if (typeof q === 'number') return q;
-  const match = /^([+-]?[0-9]*\.?[0-9]+|[+-]?[0-9]+\.)(?:[eE]([+-]?[0-9]+)|([a-zA-Z]{1,2}))?$/.exec(q.trim());
-  if (!match) return 0;
-  const value = Number(match[1]);
-  if (match[2] !== undefined) return value * 10 ** Number(match[2]);
-  if (match[3] === undefined) return value;
-  const factor = SUFFIXES[match[3]];
-  return factor === undefined ? 0 : value * factor;
-}
-
-/** Memory quantity in bytes, rounded up ("64Mi", "1G", 1024, "1e3"). */
-export function parseMemory(q: string | number): number {
-  return Math.ceil(parseQuantity(q) - 1e-9) || 0;
-}
+export { parseCpu, parseMemory };

@@ -31,9 +31,14 @@ export interface DecodedManifest {
   unreadable: boolean;
 }
 
-/** Limits that keep hostile input (alias bombs, huge documents) from costing more than a bad file should. */
+/**
+ * Limits that keep hostile input (alias bombs, huge or deeply nested
+ * documents) from costing more than a bad file should: decoding runs on the
+ * sync loop's thread. 3 MiB is the apiserver's own limit on a request body.
+ */
 const MAX_ALIASES = 100;
-const MAX_BYTES = 10 * 1024 * 1024;
+const MAX_BYTES = 3 * 1024 * 1024;
+const MAX_FLOW_DEPTH = 100;
 
 /**
  * Decodes a manifest file: YAML or JSON, several documents, each a Pod or a
@@ -44,6 +49,12 @@ export function decodeManifest(source: string, text: string, nameSuffixLength = 
   const out: DecodedManifest = { pods: [], errors: [], unreadable: false };
   if (text.length > MAX_BYTES) {
     out.errors.push({ source, document: 0, message: `manifest is larger than ${MAX_BYTES} bytes` });
+    out.unreadable = true;
+    return out;
+  }
+  const depth = flowDepth(text);
+  if (depth > MAX_FLOW_DEPTH) {
+    out.errors.push({ source, document: 0, message: `brackets nested deeper than ${MAX_FLOW_DEPTH} levels; a pod manifest needs a handful` });
     out.unreadable = true;
     return out;
   }
@@ -67,6 +78,10 @@ export function decodeManifest(source: string, text: string, nameSuffixLength = 
       return;
     }
     if (value === null || value === undefined) return; // an empty document
+    if (refersToItself(value)) {
+      out.errors.push({ source, document: index, message: 'YAML: an alias refers to the node that contains it (a cycle); a manifest must be a tree' });
+      return;
+    }
     for (const [prefix, pod] of objectsOf(value, source, index, out.errors)) {
       const name = nameOf(pod);
       const problems = validatePod(pod, { nameSuffixLength });
@@ -116,4 +131,61 @@ function* objectsOf(value: unknown, source: string, document: number, errors: Ma
 function nameOf(obj: Record<string, unknown>): string | undefined {
   const name = (obj.metadata as Record<string, unknown> | undefined)?.name;
   return typeof name === 'string' ? name : undefined;
+}
+
+/**
+ * Whether a value holds itself (`a: &a [*a]`): aliases may share a node, but
+ * a cycle would never end when walked. Iterative, so deep nesting cannot
+ * overflow the stack here.
+ */
+function refersToItself(root: unknown): boolean {
+  const onPath = new Set<object>();
+  const done = new Set<object>();
+  const stack: [object, boolean][] = [];
+  if (typeof root === 'object' && root !== null) stack.push([root, false]);
+  while (stack.length > 0) {
+    const [node, leaving] = stack.pop()!;
+    if (leaving) {
+      onPath.delete(node);
+      done.add(node);
+      continue;
+    }
+    if (done.has(node)) continue;
+    onPath.add(node);
+    stack.push([node, true]);
+    for (const child of Object.values(node)) {
+      if (typeof child !== 'object' || child === null) continue;
+      if (onPath.has(child)) return true;
+      if (!done.has(child)) stack.push([child, false]);
+    }
+  }
+  return false;
+}
+
+/**
+ * How deep `[` and `{` nest outside quoted strings and comments: a linear scan
+ * that stops counting past the limit, so a file of a million brackets is
+ * refused before the YAML parser spends seconds on it.
+ */
+function flowDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let quote = '';
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (quote) {
+      if (ch === '\\' && quote === '"') i++;
+      else if (ch === quote) quote = '';
+      continue;
+    }
+    if (ch === '"' || (ch === "'" && (i === 0 || /[\s\[{,:]/.test(text[i - 1])))) quote = ch;
+    else if (ch === '#' && (i === 0 || /\s/.test(text[i - 1]))) {
+      const end = text.indexOf('\n', i);
+      i = end < 0 ? text.length : end;
+    } else if (ch === '[' || ch === '{') {
+      if (++depth > max) max = depth;
+      if (max > MAX_FLOW_DEPTH) return max;
+    } else if ((ch === ']' || ch === '}') && depth > 0) depth--;
+  }
+  return max;
 }

@@ -2,6 +2,8 @@
 // field path kubectl would print (`spec.containers[0].image`). A pod with any
 // problem is not run; the others in the same file are.
 import { isIP } from 'node:net';
+import { isAbsolute } from 'node:path';
+import { quantityProblem } from '../api/quantity.js';
 
 export interface FieldError {
   field: string;
@@ -11,6 +13,8 @@ export interface FieldError {
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const ENV_NAME = /^[-._a-zA-Z][-._a-zA-Z0-9]*$/;
+const QUALIFIED_NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+const LABEL_VALUE = /^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$/;
 const MAX_NAME = 253;
 
 type Obj = Record<string, unknown>;
@@ -98,6 +102,34 @@ class Checker {
     if (!allowed.includes(v)) this.fail(field, `Unsupported value: "${v}": supported values: ${allowed.map((a) => `"${a}"`).join(', ')}`);
   }
 
+  /** A label or annotation key: an optional DNS-subdomain prefix and `/`, then a name of at most 63 characters. */
+  qualifiedName(field: string, key: string): void {
+    const slash = key.lastIndexOf('/');
+    const [prefix, name] = slash < 0 ? ['', key] : [key.slice(0, slash), key.slice(slash + 1)];
+    const nameOk = name.length > 0 && name.length <= 63 && QUALIFIED_NAME.test(name);
+    const prefixOk = slash < 0 || (prefix.length > 0 && prefix.length <= 253 && DNS_SUBDOMAIN.test(prefix));
+    if (!nameOk || !prefixOk) {
+      this.fail(field, `Invalid value: "${truncate(key)}": a qualified name must be at most 63 alphanumeric characters, '-', '_' or '.' (starting and ending alphanumeric), with an optional DNS subdomain prefix and '/'`);
+    }
+  }
+
+  labels(field: string, v: unknown): void {
+    if (!this.object(field, v)) return;
+    for (const [key, value] of Object.entries(v)) {
+      this.qualifiedName(field, key);
+      if (this.string(`${field}[${key}]`, value) && (value.length > 63 || !LABEL_VALUE.test(value))) {
+        this.fail(`${field}[${key}]`, `Invalid value: "${truncate(value)}": a label value must be empty or at most 63 alphanumeric characters, '-', '_' or '.', starting and ending alphanumeric`);
+      }
+    }
+  }
+
+  /** A path inside a volume (subPath, items[].path): relative, and no `..` element. */
+  relativePath(field: string, v: unknown, required: boolean): void {
+    if (!this.string(field, v, required)) return;
+    if (isAbsolute(v)) this.fail(field, `Invalid value: "${truncate(v)}": must be a relative path`);
+    else if (v.split('/').includes('..')) this.fail(field, `Invalid value: "${truncate(v)}": must not contain '..'`);
+  }
+
   dnsLabel(field: string, v: unknown, required = true): void {
     if (!this.string(field, v, required)) return;
     if (v.length > 63 || !DNS_LABEL.test(v)) {
@@ -132,8 +164,9 @@ export function validatePod(raw: unknown, options: ValidateOptions): FieldError[
     c.dnsSubdomain('metadata.name', meta.name, MAX_NAME - options.nameSuffixLength);
     if (meta.namespace !== undefined) c.dnsLabel('metadata.namespace', meta.namespace);
     if (meta.uid !== undefined) c.string('metadata.uid', meta.uid);
-    c.stringMap('metadata.labels', meta.labels);
+    c.labels('metadata.labels', meta.labels);
     c.stringMap('metadata.annotations', meta.annotations);
+    if (isObject(meta.annotations)) for (const key of Object.keys(meta.annotations)) c.qualifiedName('metadata.annotations', key);
   }
   if (c.object('spec', raw.spec, true)) validateSpec(c, raw.spec);
   return c.errors;
@@ -169,7 +202,42 @@ function validateSpec(c: Checker, spec: Obj): void {
         if (volumes.has(v.name)) c.fail(`spec.volumes[${i}].name`, `Duplicate value: "${v.name}"`);
         volumes.add(v.name);
       }
+      validateVolumeSource(c, `spec.volumes[${i}]`, v);
     });
+  }
+}
+
+/** The parts of a volume source that name paths: a hostPath without `..`, item paths inside the volume. */
+function validateVolumeSource(c: Checker, path: string, v: Obj): void {
+  if (v.hostPath !== undefined && c.object(`${path}.hostPath`, v.hostPath)) {
+    const p = `${path}.hostPath.path`;
+    if (c.string(p, v.hostPath.path, true) && v.hostPath.path.split('/').includes('..')) c.fail(p, `Invalid value: "${truncate(v.hostPath.path)}": must not contain '..'`);
+  }
+  const items = (source: unknown, at: string) => {
+    if (!isObject(source) || !c.array(`${at}.items`, source.items)) return;
+    source.items.forEach((item, j) => {
+      if (c.object(`${at}.items[${j}]`, item, true)) c.relativePath(`${at}.items[${j}].path`, item.path, true);
+    });
+  };
+  for (const kind of ['downwardAPI', 'configMap', 'secret']) items(v[kind], `${path}.${kind}`);
+  if (isObject(v.projected) && c.array(`${path}.projected.sources`, v.projected.sources)) {
+    v.projected.sources.forEach((src, j) => {
+      if (!isObject(src)) return;
+      for (const kind of ['downwardAPI', 'configMap', 'secret']) items(src[kind], `${path}.projected.sources[${j}].${kind}`);
+      if (isObject(src.serviceAccountToken)) c.relativePath(`${path}.projected.sources[${j}].serviceAccountToken.path`, src.serviceAccountToken.path, true);
+    });
+  }
+}
+
+function validateResources(c: Checker, path: string, resources: unknown): void {
+  if (resources === undefined || !c.object(path, resources)) return;
+  for (const group of ['limits', 'requests']) {
+    const values = resources[group];
+    if (values === undefined || !c.object(`${path}.${group}`, values)) continue;
+    for (const [name, q] of Object.entries(values)) {
+      const problem = quantityProblem(q);
+      if (problem) c.fail(`${path}.${group}[${name}]`, `Invalid value: ${JSON.stringify(q)?.slice(0, 64)}: ${problem}`);
+    }
   }
 }
 
@@ -213,6 +281,7 @@ function validateContainer(c: Checker, path: string, ctr: unknown, names: Set<st
       if (port.name !== undefined) c.string(`${p}.name`, port.name);
     });
   }
+  validateResources(c, `${path}.resources`, ctr.resources);
   for (const probe of ['livenessProbe', 'readinessProbe', 'startupProbe'] as const) {
     const value = ctr[probe];
     if (value === undefined || !c.object(`${path}.${probe}`, value)) continue;
@@ -226,6 +295,7 @@ function validateContainer(c: Checker, path: string, ctr: unknown, names: Set<st
       if (!c.object(p, m, true)) return;
       c.string(`${p}.name`, m.name, true);
       c.string(`${p}.mountPath`, m.mountPath, true);
+      if (m.subPath !== undefined && m.subPath !== '') c.relativePath(`${p}.subPath`, m.subPath, false);
     });
   }
 }

@@ -1,4 +1,4 @@
-import { parseCpu, parseMemory } from '../admission.js';
+import { parseCpu, parseMemory } from '../api/quantity.js';
 import type { Container, EnvVar, Pod, ResourceFieldSelector } from '../api/v1.js';
 import { ObjectError, type ConfigData, type ObjectManager } from '../cluster/object-manager.js';
 import { SyncError, SyncErrors } from './sync-result.js';

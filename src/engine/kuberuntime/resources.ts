@@ -1,5 +1,5 @@
 import type { LinuxContainerResources } from '../../cri/gen/runtime/v1/LinuxContainerResources.js';
-import { parseCpu, parseMemory } from '../admission.js';
+import { parseCpu, parseMemory } from '../api/quantity.js';
 import type { Container, Pod } from '../api/v1.js';
 import { qosClassOf } from '../status/qos.js';
 

@@ -1,5 +1,5 @@
 import type { Pod, Quantity } from '../api/v1.js';
-import { parseCpu, parseMemory } from '../admission.js';
+import { parseCpu, parseMemory } from '../api/quantity.js';
 
 const COMPUTE: Record<string, (q: Quantity) => number> = { cpu: parseCpu, memory: parseMemory };
 

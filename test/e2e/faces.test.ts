@@ -1,7 +1,7 @@
 // The node's faces as a user meets them: a `knode run` child process, then
 // status, logs, trace, pleg, delete and the read-only HTTP API against it.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -124,6 +124,8 @@ describe('a running node', () => {
     expect(metrics).toMatch(/^kubelet_pod_start_duration_seconds_count 3$/m);
     expect(metrics).toMatch(/^kubelet_runtime_operations_duration_seconds_count\{operation_type="run_podsandbox"\} 3$/m);
     expect((await fetch(`${base}/pods`, { method: 'POST' })).status).toBe(405);
+    // The unix socket serves the same without authentication: its owner only.
+    expect(statSync(join(root, 'run', 'knode.sock')).mode & 0o777).toBe(0o600);
     // Profiling is off unless asked for, and says how to turn it on.
     const profile = await fetch(`${base}/debug/profile?seconds=1`);
     expect(profile.status).toBe(404);

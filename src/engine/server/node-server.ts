@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { socketAnswers } from '../../util/socket.js';
 import type { Kubelet } from '../kubelet.js';
@@ -46,12 +46,14 @@ export class NodeServer {
       });
     };
     const { socketPath } = this.options;
-    mkdirSync(dirname(socketPath), { recursive: true });
+    mkdirSync(dirname(socketPath), { recursive: true, mode: 0o700 });
     if (existsSync(socketPath)) {
       if (await socketAnswers(socketPath)) throw new Error(`another knode node serves ${socketPath}; stop it first, or give this one another --root-dir`);
       rmSync(socketPath);
     }
     this.servers.push(await listen(createServer(handler({ profiling: true })), (s, cb) => s.listen(socketPath, cb)));
+    // The socket answers without authentication: only its owner may connect.
+    chmodSync(socketPath, 0o600);
     if (this.options.port > 0) {
       try {
         const tcp = await listen(createServer(handler({ profiling: isLoopback(this.options.address) })), (s, cb) => s.listen(this.options.port, this.options.address, cb));

@@ -62,6 +62,16 @@ export class Backoff {
     return entry ? Math.max(0, entry.lastUpdate + entry.backoff - this.clock.now()) : 0;
   }
 
+  /**
+   * Takes up a delay from before a restart of this process (the runtime's
+   * records show how often a container restarted): only when there is no
+   * entry, so it never shortens one kept here.
+   */
+  restore(key: string, backoff: number, lastUpdate: number): void {
+    if (this.entries.has(key)) return;
+    this.entries.set(key, { backoff: Math.min(Math.max(backoff, this.initial), this.max), lastUpdate });
+  }
+
   reset(key: string): void {
     this.entries.delete(key);
   }

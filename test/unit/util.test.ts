@@ -99,6 +99,25 @@ describe('Backoff', () => {
     expect(backoff.remainingSinceUpdate('c')).toBe(0);
   });
 
+  it('takes up a delay from before a restart only where it has none, within its bounds', async () => {
+    const clock = new FakeClock();
+    const backoff = new Backoff(clock, INITIAL, MAX);
+    backoff.restore('c', 40_000, clock.now());
+    expect(backoff.get('c')).toBe(40_000);
+    expect(backoff.isInBackOffSince('c', clock.now())).toBe(true);
+    backoff.next('c', clock.now());
+    expect(backoff.get('c')).toBe(80_000);
+    // An entry kept here wins over what a restart would restore.
+    backoff.restore('c', 10_000, clock.now());
+    expect(backoff.get('c')).toBe(80_000);
+    backoff.restore('huge', 10 ** 9, clock.now());
+    backoff.restore('tiny', 1, clock.now());
+    expect([backoff.get('huge'), backoff.get('tiny')]).toEqual([MAX, INITIAL]);
+    // Restored long ago (the container then ran for longer than twice the maximum): over.
+    backoff.restore('old', 160_000, clock.now() - 2 * MAX - 1);
+    expect(backoff.isInBackOffSince('old', clock.now())).toBe(false);
+  });
+
   it('forgets a key on reset, and idle keys on gc', async () => {
     const clock = new FakeClock();
     const backoff = new Backoff(clock, INITIAL, MAX);

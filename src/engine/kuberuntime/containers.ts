@@ -52,6 +52,11 @@ export class ContainerManager {
     const last = findContainer(status, container.name);
     if (!last || last.state !== 'exited') return;
     const key = backOffKey(pod, container);
+    // After a restart of knode the backoff is gone from memory, not from the runtime: a
+    // container that already restarted n times was last given initial * 2^(n-1), recorded
+    // about when it started (so one that then ran for a long time starts over, as it would have).
+    const { initial } = this.d.crashLoopBackOff;
+    if (last.restartCount > 0) this.d.crashLoopBackOff.restore(key, initial * 2 ** (last.restartCount - 1), last.startedAt || last.finishedAt);
     if (this.d.crashLoopBackOff.isInBackOffSince(key, last.finishedAt)) {
       const delay = Math.round(this.d.crashLoopBackOff.get(key) / 1000);
       const remainingMs = this.d.crashLoopBackOff.remaining(key, last.finishedAt);

@@ -16,6 +16,7 @@ let url: string;
 let node: TestNode;
 let body = '';
 let status = 200;
+let truncate = false;
 const requests: IncomingMessage[] = [];
 
 const pod = (name: string, command: string) => ({
@@ -30,6 +31,13 @@ beforeAll(async () => {
   client.close();
   server = createServer((req, res) => {
     requests.push(req);
+    if (truncate) {
+      // Promises more than it sends, then hangs up: a response cut mid-stream.
+      res.writeHead(200, { 'content-length': String(body.length * 2) });
+      res.write(body.slice(0, body.length / 2));
+      res.socket?.destroy();
+      return;
+    }
     res.statusCode = status;
     res.end(status === 200 ? body : 'boom');
   });
@@ -60,6 +68,21 @@ it('runs the pods a manifest URL serves, with the configured headers, and follow
   await eventually(() => requests.length >= seen + 3, 'three failed polls');
   expect(node.pod('from-url')?.status?.phase).toBe('Running');
   expect(node.events.filter((e) => e.type === 'ManifestError' && /500/.test(e.message ?? ''))).toHaveLength(1);
+
+  // It answers 200 with garbage, then with a body cut off mid-stream: neither is applied.
+  status = 200;
+  const good = body;
+  body = '{{{{ not: [a manifest';
+  await eventually(() => node.events.some((e) => e.type === 'ManifestError' && /YAML/.test(e.message ?? '')), 'the garbage to be reported');
+  body = stringify({ apiVersion: 'v1', kind: 'PodList', items: [pod('from-url', 'sleep 300'), pod('half', 'sleep 300')] });
+  truncate = true;
+  const cut = requests.length;
+  await eventually(() => requests.length >= cut + 3, 'three polls of the cut response');
+  truncate = false;
+  body = good;
+  expect(node.kubelet.podManager.getPods().map((p) => p.metadata.name)).toEqual([`from-url-${node.nodeName}`]);
+  expect(node.pod('from-url')?.status?.phase).toBe('Running');
+  expect(containerOf(node.pod('from-url')!, 'main')?.restartCount).toBe(0);
 
   // The server answers again with another pod: the old one goes, the new one runs.
   status = 200;

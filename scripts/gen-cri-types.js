@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Generates TypeScript types for proto/runtime/v1/api.proto into src/cri/gen
+// Generates TypeScript types for proto/runtime/v1/api.proto (CRI) and
+// proto/knode/v1/images.proto (the embedded runtime's own verbs) into src/cri/gen
 // (git-ignored, rebuilt by `npm run build`). The options here must match the
 // loader options in src/cri/proto.ts, or the types lie about the runtime shapes.
 import { execFileSync } from 'node:child_process';
@@ -18,5 +19,5 @@ execFileSync(process.execPath, [
   bin,
   '--longs=Number', '--enums=String', '--defaults', '--grpcLib=@grpc/grpc-js',
   '--importFileExtension=.js', '--includeDirs', join(root, 'proto'),
-  '--outDir', out, 'runtime/v1/api.proto',
+  '--outDir', out, 'runtime/v1/api.proto', 'knode/v1/images.proto',
 ], { stdio: 'inherit' });

@@ -9,7 +9,7 @@ import type { ImageService, RuntimeService } from './runtime-service.js';
 import type {
   AuthConfig, Container, ContainerConfig, ContainerEvent, ContainerFilter, ContainerStats,
   ContainerStatsFilter, ContainerStatusResponse, ExecSyncResponse, Image, ImageFilter,
-  ImageFsInfoResponse, ImageSpec, LinuxContainerResources, PodSandbox, PodSandboxConfig, PodSandboxFilter,
+  ImageFsInfoResponse, ImageSpec, ImageStatusResponse, LinuxContainerResources, PodSandbox, PodSandboxConfig, PodSandboxFilter,
   PodSandboxStats, PodSandboxStatsFilter, PodSandboxStatusResponse, RuntimeConfigResponse, StatusResponse, VersionResponse,
 } from './types.js';
 
@@ -214,6 +214,11 @@ export class CriClient implements RuntimeService, ImageService {
   async imageStatus(image: ImageSpec, verbose = false): Promise<Image | null> {
     const res = await this.call('ImageStatus', { image, verbose });
     return res.image && res.image.id ? res.image : null;
+  }
+
+  /** The whole answer, with the runtime's `info` (verbose: the image config, for containerd and the embedded runtime). */
+  imageStatusInfo(image: ImageSpec): Promise<ImageStatusResponse> {
+    return this.call('ImageStatus', { image, verbose: true });
   }
 
   async pullImage(image: ImageSpec, auth?: AuthConfig, sandboxConfig?: PodSandboxConfig): Promise<string> {

@@ -2,6 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { fileURLToPath } from 'node:url';
 import type { ProtoGrpcType } from './gen/api.js';
+import type { ProtoGrpcType as KnodeProtoGrpcType } from './gen/images.js';
 
 /** Where knode's CRI subset lives; the same relative path from src/ and dist/. */
 export const protoRoot = fileURLToPath(new URL('../../proto', import.meta.url));
@@ -29,4 +30,15 @@ export function loadCri(): ProtoGrpcType['runtime']['v1'] {
     cached = grpc.loadPackageDefinition(definition) as unknown as ProtoGrpcType;
   }
   return cached.runtime.v1;
+}
+
+let cachedKnode: KnodeProtoGrpcType | undefined;
+
+/** knode.v1: the embedded runtime's own verbs beside CRI (proto/knode/v1/images.proto). */
+export function loadKnode(): KnodeProtoGrpcType['knode']['v1'] {
+  if (!cachedKnode) {
+    const definition = protoLoader.loadSync('knode/v1/images.proto', loaderOptions);
+    cachedKnode = grpc.loadPackageDefinition(definition) as unknown as KnodeProtoGrpcType;
+  }
+  return cachedKnode.knode.v1;
 }

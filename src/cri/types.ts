@@ -15,6 +15,7 @@ export type { ExecSyncResponse__Output as ExecSyncResponse } from './gen/runtime
 export type { Image__Output as Image } from './gen/runtime/v1/Image.js';
 export type { ImageFilter } from './gen/runtime/v1/ImageFilter.js';
 export type { ImageFsInfoResponse__Output as ImageFsInfoResponse } from './gen/runtime/v1/ImageFsInfoResponse.js';
+export type { ImageStatusResponse__Output as ImageStatusResponse } from './gen/runtime/v1/ImageStatusResponse.js';
 export type { ImageSpec } from './gen/runtime/v1/ImageSpec.js';
 export type { AuthConfig } from './gen/runtime/v1/AuthConfig.js';
 export type { KeyValue } from './gen/runtime/v1/KeyValue.js';

@@ -10,7 +10,7 @@ import type { Cgroups } from './cgroups.js';
 import type { ContainerEventHub } from './events.js';
 import { execSync, type ExecResult } from './exec.js';
 import { lookup, lookupOptional, newId, nowNs } from './ids.js';
-import type { ImageStore } from './images.js';
+import type { RuntimeImages } from './images.js';
 import { isSameProcess, signalGroup, stopSignalOf } from './proc.js';
 import type { ContainerRecord } from './records.js';
 import type { RuntimeState } from './state.js';
@@ -31,7 +31,7 @@ export class ContainerService {
 
   constructor(
     private readonly state: RuntimeState,
-    private readonly images: ImageStore,
+    private readonly images: RuntimeImages,
     private readonly events: ContainerEventHub,
     private readonly cgroups: Cgroups,
   ) {}

@@ -70,7 +70,8 @@ export function toImage(i: ImageRecord): Image {
     repoTags: i.repoTags,
     repoDigests: i.repoDigests,
     size: i.size,
-    username: '',
+    uid: i.uid !== undefined ? { value: i.uid } : null,
+    username: i.username ?? '',
     spec: { image: i.id },
     pinned: false,
   };

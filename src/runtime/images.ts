@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import type { AuthConfig__Output } from '../cri/gen/runtime/v1/AuthConfig.js';
 import { unknown } from './errors.js';
 import { nowNs } from './ids.js';
 import type { ImageRecord } from './records.js';
@@ -9,13 +10,42 @@ import { formatReference, parseReference, repository } from './reference.js';
 const IMAGE_ID = /^(?:sha256:)?([a-f0-9]{64})$/;
 
 /**
+ * What the CRI ImageService and CreateContainer need of an image store. Two
+ * stores have it: image records (below, the default) and, when
+ * `<root-dir>/registries.yaml` exists, real images pulled from registries
+ * (oci/image-store.ts).
+ */
+export interface RuntimeImages {
+  /** `records` or `registry`, for `runtime status`. */
+  readonly kind: 'records' | 'registry';
+  list(): ImageRecord[];
+  find(name: string): ImageRecord | undefined;
+  pull(name: string, auth?: AuthConfig__Output | null): ImageRecord | Promise<ImageRecord>;
+  remove(name: string): void;
+  /** Bytes and inodes the images take on disk, for ImageFsInfo. */
+  usage(): { bytes: number; inodes: number };
+}
+
+/** The image a user or kubelet names by id, `name[:tag]` or `name@digest`. */
+export function findImage(images: Iterable<ImageRecord>, byId: Map<string, ImageRecord>, name: string): ImageRecord | undefined {
+  const id = IMAGE_ID.exec(name);
+  if (id) return byId.get(`sha256:${id[1]}`);
+  const normalized = formatReference(parseReference(name));
+  for (const image of images) {
+    if (image.repoTags.includes(normalized) || image.repoDigests.includes(normalized)) return image;
+  }
+  return undefined;
+}
+
+/**
  * The embedded runtime's images, for now records without content: containers
  * run host programs, so an image is a name the runtime promises to know.
  * A pull records the reference, except from registries that cannot exist
  * (hosts under the reserved `.invalid` domain, RFC 2606), which fail the way
  * an unreachable registry does, so ErrImagePull and ImagePullBackOff are real.
  */
-export class ImageStore {
+export class ImageStore implements RuntimeImages {
+  readonly kind = 'records';
   private readonly images = new Map<string, ImageRecord>();
 
   constructor(private readonly file: string) {
@@ -31,15 +61,13 @@ export class ImageStore {
     return [...this.images.values()];
   }
 
-  /** The image a user or kubelet names by id, `name[:tag]` or `name@digest`. */
   find(name: string): ImageRecord | undefined {
-    const id = IMAGE_ID.exec(name);
-    if (id) return this.images.get(`sha256:${id[1]}`);
-    const normalized = formatReference(parseReference(name));
-    for (const image of this.images.values()) {
-      if (image.repoTags.includes(normalized) || image.repoDigests.includes(normalized)) return image;
-    }
-    return undefined;
+    return findImage(this.images.values(), this.images, name);
+  }
+
+  /** A record is all the store holds of an image. */
+  usage(): { bytes: number; inodes: number } {
+    return { bytes: this.list().reduce((sum, i) => sum + i.size, 0), inodes: this.images.size };
   }
 
   pull(name: string): ImageRecord {

@@ -58,9 +58,17 @@ export interface ContainerRecord {
 }
 
 export interface ImageRecord {
+  /** The config's digest for a real image (as containerd reports it). */
   id: string;
   repoTags: string[];
   repoDigests: string[];
   size: number;
   pulledAt: number;
+  /** Real images only (pulled or imported): the platform manifest, its layers' diff_ids lowest first, every blob kept. */
+  manifestDigest?: string;
+  layers?: string[];
+  blobs?: string[];
+  /** The config's User: a numeric user as uid, a name as username (CRI's Image fields). */
+  uid?: number;
+  username?: string;
 }

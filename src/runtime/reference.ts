@@ -18,7 +18,9 @@ const DOMAIN = /^(?:localhost|[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?(?:\.[a-zA
 /**
  * Parses an image reference the way Docker normalizes it: a first component
  * without a dot, a colon or `localhost` is a Docker Hub path, one-component
- * Hub paths live under `library/`, and a missing tag means `latest`.
+ * Hub paths live under `library/`, `index.docker.io` is `docker.io`, and a
+ * missing tag means `latest`. A reference with both a tag and a digest keeps
+ * both; the digest is what gets pulled.
  */
 export function parseReference(input: string): ImageReference {
   if (input === '' || input.length > 4096 || /\s/.test(input)) throw invalid(`invalid image reference "${input}"`);
@@ -42,6 +44,8 @@ export function parseReference(input: string): ImageReference {
   if (parts.length > 1 && (parts[0].includes('.') || parts[0].includes(':') || parts[0] === 'localhost')) {
     domain = parts.shift()!;
     if (!DOMAIN.test(domain)) throw invalid(`invalid image reference "${input}": bad registry "${domain}"`);
+    // Docker's old name for Docker Hub is the same registry.
+    if (domain === 'index.docker.io') domain = 'docker.io';
   }
   if (domain === 'docker.io' && parts.length === 1) parts.unshift('library');
   for (const part of parts) {

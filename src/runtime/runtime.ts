@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ContainerStats } from '../cri/gen/runtime/v1/ContainerStats.js';
 import type { ContainerStatsFilter__Output } from '../cri/gen/runtime/v1/ContainerStatsFilter.js';
@@ -11,7 +12,9 @@ import { ContainerService } from './containers.js';
 import { matchesLabels } from './convert.js';
 import { ContainerEventHub } from './events.js';
 import { nowNs } from './ids.js';
-import { ImageStore } from './images.js';
+import { ImageStore, type RuntimeImages } from './images.js';
+import { OciImageStore } from './oci/image-store.js';
+import { loadRegistryConfig } from './oci/registry-config.js';
 import type { ContainerRecord } from './records.js';
 import { SandboxService } from './sandboxes.js';
 import { RuntimeState } from './state.js';
@@ -26,16 +29,21 @@ export interface EmbeddedRuntimeOptions {
   warn?: (message: string) => void;
   /** Where the cgroup file system is (for resource limits); /sys/fs/cgroup by default. */
   cgroupRoot?: string;
+  /**
+   * `<root-dir>/registries.yaml`. When the file exists, images are real
+   * (pulled from registries into `<dir>/images`); otherwise they are records.
+   */
+  registryConfig?: string;
 }
 
 /**
- * The embedded CRI runtime: sandboxes, containers as host processes, image
- * records, stats and events, with its state under one directory so that a
+ * The embedded CRI runtime: sandboxes, containers as host processes, images
+ * (records, or real ones from registries), stats and events, with its state under one directory so that a
  * restarted runtime picks up where the last one stopped.
  */
 export class EmbeddedRuntime {
   readonly state: RuntimeState;
-  readonly images: ImageStore;
+  readonly images: RuntimeImages;
   readonly events = new ContainerEventHub();
   readonly containers: ContainerService;
   readonly sandboxes: SandboxService;
@@ -47,7 +55,11 @@ export class EmbeddedRuntime {
   constructor(readonly options: EmbeddedRuntimeOptions) {
     const warn = options.warn ?? (() => {});
     this.state = new RuntimeState(join(options.dir, 'state'), (file, err) => warn(`skipping unreadable record ${file}: ${String(err)}`));
-    this.images = new ImageStore(join(options.dir, 'images.json'));
+    // Read once at start: a changed registries.yaml takes effect when the runtime restarts.
+    this.images =
+      options.registryConfig && existsSync(options.registryConfig)
+        ? new OciImageStore(join(options.dir, 'images'), loadRegistryConfig(options.registryConfig))
+        : new ImageStore(join(options.dir, 'images.json'));
     this.cgroups = new Cgroups(options.cgroupRoot);
     this.containers = new ContainerService(this.state, this.images, this.events, this.cgroups);
     this.sandboxes = new SandboxService(this.state, this.containers, this.events);
@@ -66,7 +78,7 @@ export class EmbeddedRuntime {
           { type: 'NetworkReady', status: true, reason: '', message: 'pods share the host network' },
         ],
       },
-      info: verbose ? { config: JSON.stringify({ dir: this.options.dir, isolation: 'none (host processes)', resourceLimits: this.cgroups.describe() }) } : {},
+      info: verbose ? { config: JSON.stringify({ dir: this.options.dir, isolation: 'none (host processes)', images: this.describeImages(), resourceLimits: this.cgroups.describe() }) } : {},
     };
   }
 
@@ -119,15 +131,20 @@ export class EmbeddedRuntime {
     };
   }
 
-  /** What the image store holds (records only for now, so sizes are what the records say). */
+  /** What the image store takes on disk (for records, what the records say). */
   imageFsUsage(): FilesystemUsage {
-    const images = this.images.list();
+    const usage = this.images.usage();
     return {
       timestamp: nowNs(),
-      fsId: { mountpoint: this.options.dir },
-      usedBytes: { value: images.reduce((sum, i) => sum + i.size, 0) },
-      inodesUsed: { value: images.length },
+      fsId: { mountpoint: this.images instanceof OciImageStore ? this.images.content.dir : this.options.dir },
+      usedBytes: { value: usage.bytes },
+      inodesUsed: { value: usage.inodes },
     };
+  }
+
+  private describeImages(): string {
+    if (this.images instanceof OciImageStore) return `pulled from registries (${this.images.registries.file ?? 'registries.yaml'})`;
+    return `records (no ${this.options.registryConfig ?? 'registries.yaml'}: pulls record the name, nothing is fetched)`;
   }
 
   /** Stops every container (a runtime that shuts down cannot follow them any more). */

@@ -32,11 +32,16 @@ export async function startEmbeddedRuntime(options: ServeOptions): Promise<Servi
   if (await socketAnswers(socketPath)) {
     throw new Error(`a runtime already serves ${socketPath}${pidNote(paths.runtimePidFile)}; stop it first (knode runtime stop)`);
   }
-  const runtime = new EmbeddedRuntime({ dir: paths.runtimeDir, warn: options.log });
+  const runtime = new EmbeddedRuntime({ dir: paths.runtimeDir, warn: options.log, registryConfig: paths.registryConfig });
   const served = await serveRuntime(runtime, socketPath, options.log);
   const ownsPidFile = socketPath === paths.runtimeSocket;
   if (ownsPidFile) writeFileSync(paths.runtimePidFile, `${process.pid}\n`);
   options.log(`embedded runtime serving unix://${socketPath} (pid ${process.pid}); containers run as host processes, without isolation`);
+  options.log(
+    runtime.images.kind === 'registry'
+      ? `images: pulled from registries as ${paths.registryConfig} says`
+      : `images: records (no ${paths.registryConfig}: a pull records the name and fetches nothing)`,
+  );
   let stopping: Promise<void> | undefined;
   return {
     socketPath,

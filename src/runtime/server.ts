@@ -1,11 +1,14 @@
 import * as grpc from '@grpc/grpc-js';
 import { existsSync, rmSync } from 'node:fs';
-import { loadCri } from '../cri/proto.js';
+import { isAbsolute } from 'node:path';
+import { loadCri, loadKnode } from '../cri/proto.js';
+import type { ImagesHandlers } from '../cri/gen/knode/v1/Images.js';
 import type { ImageServiceHandlers } from '../cri/gen/runtime/v1/ImageService.js';
 import type { RuntimeServiceHandlers } from '../cri/gen/runtime/v1/RuntimeService.js';
 import { toContainer, toContainerStatus, toImage, toPodSandbox, toPodSandboxStatus } from './convert.js';
 import { EncodedListCache } from './encoded-lists.js';
-import { RuntimeError } from './errors.js';
+import { invalid, precondition, RuntimeError } from './errors.js';
+import { OciImageStore } from './oci/image-store.js';
 import { parseReference } from './reference.js';
 import type { EmbeddedRuntime } from './runtime.js';
 
@@ -129,10 +132,12 @@ export function imageHandlers(rt: EmbeddedRuntime, log: Log): ImageServiceHandle
       const name = req.image?.image ?? '';
       if (name === '') return { image: null, info: {} };
       const image = rt.images.find(name);
-      return { image: image ? toImage(image) : null, info: {} };
+      // Verbose answers carry the image config as containerd's do (info.imageSpec), for real images.
+      const info: Record<string, string> = image && req.verbose && rt.images instanceof OciImageStore ? { info: JSON.stringify({ id: image.id, imageSpec: rt.images.config(image) }) } : {};
+      return { image: image ? toImage(image) : null, info };
     }),
-    PullImage: unary('PullImage', log, (req) => {
-      const image = rt.images.pull(req.image?.image ?? '');
+    PullImage: unary('PullImage', log, async (req) => {
+      const image = await rt.images.pull(req.image?.image ?? '', req.auth);
       return { imageRef: image.id };
     }),
     RemoveImage: unary('RemoveImage', log, (req) => {
@@ -142,6 +147,19 @@ export function imageHandlers(rt: EmbeddedRuntime, log: Log): ImageServiceHandle
       return {};
     }),
     ImageFsInfo: unary('ImageFsInfo', log, () => ({ imageFilesystems: [rt.imageFsUsage()], containerFilesystems: [] })),
+  };
+}
+
+/** knode.v1.Images: what CRI has no verb for (proto/knode/v1/images.proto). */
+export function knodeImageHandlers(rt: EmbeddedRuntime, log: Log): ImagesHandlers {
+  return {
+    ImportImages: unary('ImportImages', log, async (req) => {
+      if (!(rt.images instanceof OciImageStore)) {
+        throw precondition(`images are records on this runtime: create ${rt.options.registryConfig ?? '<root-dir>/registries.yaml'} (it may be empty) and restart the runtime to import real images`);
+      }
+      if (!isAbsolute(req.path)) throw invalid(`archive path "${req.path}" must be absolute`);
+      return { images: (await rt.images.import(req.path, req.baseName || undefined)).map(toImage) };
+    }),
   };
 }
 
@@ -182,6 +200,7 @@ export async function serveRuntime(rt: EmbeddedRuntime, socketPath: string, log:
   const streams: EventStreams = new Set();
   server.addService(passEncodedLists(cri.RuntimeService.service), runtimeHandlers(rt, log, streams));
   server.addService(cri.ImageService.service, imageHandlers(rt, log));
+  server.addService(loadKnode().Images.service, knodeImageHandlers(rt, log));
   if (existsSync(socketPath)) rmSync(socketPath);
   await new Promise<void>((resolve, reject) => {
     server.bindAsync(`unix://${socketPath}`, grpc.ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve()));

@@ -17,6 +17,8 @@ export function rootPaths(rootDir: string) {
     /** The running node's read-only API (`knode run`). */
     nodeSocket: join(root, 'run', 'knode.sock'),
     runtimeDir: join(root, 'runtime'),
+    /** Mirrors and insecure registries; its presence turns real image pulls on (src/runtime/oci/registry-config.ts). */
+    registryConfig: join(root, 'registries.yaml'),
     logs: join(root, 'logs'),
     runtimeLog: join(root, 'logs', 'runtime.log'),
     podLogs: join(root, 'pods'),

@@ -3,7 +3,8 @@
 # (Debian bookworm, root, no registry). See ../shared/cri/README.md for the facts
 # behind each setting.
 #
-#   containerd.sh install      apt-get the packages (containerd, runc, CNI plugins, busybox-static, umoci, jq)
+#   containerd.sh install      apt-get the packages (containerd, runc, CNI plugins, busybox-static, umoci, jq,
+#                              and docker-registry and skopeo for test/registry/registry.sh)
 #   containerd.sh up DIR       start containerd with its own config under DIR, import the
 #                              busybox image, print the endpoint (unix://DIR/containerd.sock)
 #   containerd.sh down DIR     stop it, its shims and containers, and remove DIR
@@ -11,8 +12,9 @@
 set -euo pipefail
 
 # jq: test/peers/build.sh reads the Go modules' metadata with it; openssl and
-# curl: the tests' certificates and the control plane's health checks.
-PACKAGES=(containerd runc containernetworking-plugins busybox-static umoci iproute2 jq openssl curl)
+# curl: the tests' certificates and the control plane's health checks;
+# docker-registry and skopeo: the local registry of the image-pull tests.
+PACKAGES=(containerd runc containernetworking-plugins busybox-static umoci iproute2 jq openssl curl docker-registry skopeo)
 IMAGE=docker.io/library/busybox:1.36
 
 install() {
@@ -25,6 +27,8 @@ install() {
   command -v jq >/dev/null || missing+=(jq)
   command -v openssl >/dev/null || missing+=(openssl)
   command -v curl >/dev/null || missing+=(curl)
+  command -v docker-registry >/dev/null || missing+=(docker-registry)
+  command -v skopeo >/dev/null || missing+=(skopeo)
   [ ${#missing[@]} -eq 0 ] && return 0
   if [ "$(id -u)" != 0 ]; then
     echo "containerd.sh: missing ${missing[*]} and not root; install: apt-get install ${PACKAGES[*]}" >&2

@@ -7,6 +7,7 @@ describe('parseReference', () => {
     ['busybox:1.36', 'docker.io/library/busybox:1.36'],
     ['library/busybox:1.36', 'docker.io/library/busybox:1.36'],
     ['docker.io/busybox:1.36', 'docker.io/library/busybox:1.36'],
+    ['index.docker.io/library/busybox:1.36', 'docker.io/library/busybox:1.36'],
     ['me/app:v2', 'docker.io/me/app:v2'],
     ['registry.k8s.io/pause:3.9', 'registry.k8s.io/pause:3.9'],
     ['localhost:5000/app', 'localhost:5000/app:latest'],

@@ -27,7 +27,7 @@ export interface ServingRuntime {
 export async function startEmbeddedRuntime(options: ServeOptions): Promise<ServingRuntime> {
   const paths = rootPaths(options.rootDir);
   const socketPath = options.socketPath ?? paths.runtimeSocket;
-  mkdirSync(paths.run, { recursive: true });
+  mkdirSync(paths.run, { recursive: true, mode: 0o700 });
   mkdirSync(paths.runtimeDir, { recursive: true });
   if (await socketAnswers(socketPath)) {
     throw new Error(`a runtime already serves ${socketPath}${pidNote(paths.runtimePidFile)}; stop it first (knode runtime stop)`);

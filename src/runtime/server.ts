@@ -1,5 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
-import { existsSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, rmSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { loadCri, loadKnode } from '../cri/proto.js';
 import type { ImagesHandlers } from '../cri/gen/knode/v1/Images.js';
@@ -205,6 +205,8 @@ export async function serveRuntime(rt: EmbeddedRuntime, socketPath: string, log:
   await new Promise<void>((resolve, reject) => {
     server.bindAsync(`unix://${socketPath}`, grpc.ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve()));
   });
+  // Whoever can connect can run any command as this user: the owner only.
+  chmodSync(socketPath, 0o600);
   return {
     server,
     socketPath,

@@ -124,8 +124,9 @@ describe('a running node', () => {
     expect(metrics).toMatch(/^kubelet_pod_start_duration_seconds_count 3$/m);
     expect(metrics).toMatch(/^kubelet_runtime_operations_duration_seconds_count\{operation_type="run_podsandbox"\} 3$/m);
     expect((await fetch(`${base}/pods`, { method: 'POST' })).status).toBe(405);
-    // The unix socket serves the same without authentication: its owner only.
+    // The unix sockets answer without authentication (and the runtime's runs commands): their owner only.
     expect(statSync(join(root, 'run', 'knode.sock')).mode & 0o777).toBe(0o600);
+    expect(statSync(join(root, 'run', 'runtime.sock')).mode & 0o777).toBe(0o600);
     // Profiling is off unless asked for, and says how to turn it on.
     const profile = await fetch(`${base}/debug/profile?seconds=1`);
     expect(profile.status).toBe(404);

@@ -1,7 +1,7 @@
 // Volumes through the real path, on the embedded runtime (host processes find
 // their mounts in KNODE_MOUNT_* variables) and on containerd (real mounts):
 // the same pods, written to find their volume either way.
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -74,15 +74,26 @@ describe.each(runtimesUnderTest())('volumes on the $name runtime', (runtime) => 
       volumes: [{ name: 'config', configMap: { name: 'app-config' } }],
       containers: [{ name: 'main', image, command: ['sleep', '300'], volumeMounts: [{ name: 'config', mountPath: '/config' }] }],
     });
+    // A subPath with `..` never gets as far as a pod: the manifest is refused, naming the field.
     node.writePod('escape', {
       volumes: [{ name: 'data', emptyDir: {} }],
       containers: [{ name: 'main', image, command: ['sleep', '300'], volumeMounts: [{ name: 'data', mountPath: '/data', subPath: '../../etc' }] }],
     });
+    // One that leads out through a symlink in the volume is found when the container is made.
+    const host = mkdtempSync(join(tmpdir(), 'knode-subpath-'));
+    symlinkSync('/etc', join(host, 'out'));
+    node.writePod('symlinked', {
+      volumes: [{ name: 'data', hostPath: { path: host } }],
+      containers: [{ name: 'main', image, command: ['sleep', '300'], volumeMounts: [{ name: 'data', mountPath: '/data', subPath: 'out' }] }],
+    });
     const failed = await eventually(() => node.events.find((e) => e.reason === 'FailedMount'), 'FailedMount');
     expect(failed.message).toMatch(/volume "config": configmap "app-config" not found: knode serves static pods without an apiserver \(give --kubeconfig\)/);
     expect(node.pod('needs-cm')?.status?.phase).toBe('Pending');
+    const invalid = await eventually(() => node.events.find((e) => e.type === 'ManifestError' && /escape\.yaml/.test(e.message ?? '')), 'the escaping subPath to be refused');
+    expect(invalid.message).toMatch(/spec\.containers\[0\]\.volumeMounts\[0\]\.subPath: Invalid value: "\.\.\/\.\.\/etc": must not contain '\.\.'/);
+    expect(node.pod('escape')).toBeUndefined();
     const refused = await eventually(() => node.events.find((e) => e.type === 'ContainerWaiting' && e.reason === 'CreateContainerConfigError'), 'CreateContainerConfigError');
-    expect(refused.message).toMatch(/subPath "\.\.\/\.\.\/etc" of volume "data" must be a relative path inside the volume/);
+    expect(refused.message).toMatch(/subPath "out" of volume "data" leads out of the volume \(through a symlink\)/);
   });
 });
 

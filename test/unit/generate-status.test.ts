@@ -283,6 +283,25 @@ describe('generateAPIPodStatus: container statuses', () => {
     const without = generateAPIPodStatus(pod({ containers: [c('app')] }), runtime([sandbox()]), ctx());
     expect(without).not.toHaveProperty('initContainerStatuses');
   });
+
+  it('sorts regular containers by name, as the kubelet does, and keeps init containers in spec order', () => {
+    const got = generateAPIPodStatus(
+      pod({ initContainers: [c('zeta'), c('alpha')], containers: [c('web'), c('Api'), c('db')] }),
+      runtime([sandbox()], [exited('zeta', 0), exited('alpha', 0), running('web'), running('Api'), running('db')]),
+      ctx(),
+    );
+    expect(got.initContainerStatuses?.map((s) => s.name)).toEqual(['zeta', 'alpha']);
+    expect(got.containerStatuses?.map((s) => s.name)).toEqual(['Api', 'db', 'web']);
+  });
+
+  it('counts a running init container as not ready until it succeeds; a running sidecar as ready', () => {
+    const got = generateAPIPodStatus(
+      pod({ initContainers: [c('migrate'), { ...c('proxy'), restartPolicy: 'Always' }], containers: [c('app')] }),
+      runtime([sandbox()], [running('migrate'), running('proxy')]),
+      ctx(),
+    );
+    expect(got.initContainerStatuses?.map((s) => [s.name, s.started, s.ready])).toEqual([['migrate', true, false], ['proxy', true, true]]);
+  });
 });
 
 // ---- conditions -------------------------------------------------------------
@@ -300,13 +319,15 @@ const incomplete = (names: string) => `containers with incomplete status: [${nam
 const notReady = (names: string) => [cond('Ready', 'False', 'ContainersNotReady', unready(names)), cond('ContainersReady', 'False', 'ContainersNotReady', unready(names))];
 const allReady = [cond('Ready', 'True'), cond('ContainersReady', 'True')];
 const scheduled = cond('PodScheduled', 'True');
+/** The kubelet's PodReadyToStartContainers=False, with PodSandboxChanged's reason as the message. */
+const noSandbox = (why: string) => cond('PodReadyToStartContainers', 'False', 'PodSandboxNotReady', why);
 
 const conditionRows: ConditionRow[] = [
   {
     name: 'no sandbox, nothing created',
     pod: pod({ containers: [c('app')] }),
     runtime: runtime([]),
-    want: [cond('PodReadyToStartContainers', 'False'), cond('Initialized', 'True'), ...notReady('app'), scheduled],
+    want: [noSandbox('no pod sandbox exists'), cond('Initialized', 'True'), ...notReady('app'), scheduled],
   },
   {
     name: 'sandbox ready, every container running and ready',
@@ -318,7 +339,7 @@ const conditionRows: ConditionRow[] = [
     name: 'sandbox not ready any more',
     pod: pod({ containers: [c('a')] }),
     runtime: runtime([sandbox('notready')], [exited('a', 0)]),
-    want: [cond('PodReadyToStartContainers', 'False'), cond('Initialized', 'True'), ...notReady('a'), scheduled],
+    want: [noSandbox('pod sandbox is not ready'), cond('Initialized', 'True'), ...notReady('a'), scheduled],
   },
   {
     name: 'two containers unready, named in spec order',
@@ -376,7 +397,7 @@ const conditionRows: ConditionRow[] = [
     pod: pod({ restartPolicy: 'Never', initContainers: [c('setup')], containers: [c('app')] }),
     runtime: runtime([sandbox('notready')], [exited('app', 0), exited('setup', 0)]),
     want: [
-      cond('PodReadyToStartContainers', 'False'),
+      noSandbox('pod sandbox is not ready'),
       cond('Initialized', 'True', 'PodCompleted'),
       cond('Ready', 'False', 'PodCompleted'),
       cond('ContainersReady', 'False', 'PodCompleted'),
@@ -388,7 +409,7 @@ const conditionRows: ConditionRow[] = [
     pod: pod({ restartPolicy: 'Never', containers: [c('app')] }),
     runtime: runtime([sandbox('notready')], [exited('app', 0)]),
     want: [
-      cond('PodReadyToStartContainers', 'False'),
+      noSandbox('pod sandbox is not ready'),
       cond('Initialized', 'True', 'PodCompleted'),
       cond('Ready', 'False', 'PodCompleted'),
       cond('ContainersReady', 'False', 'PodCompleted'),
@@ -400,7 +421,7 @@ const conditionRows: ConditionRow[] = [
     pod: pod({ restartPolicy: 'Never', initContainers: [c('setup')], containers: [c('app')] }),
     runtime: runtime([sandbox('notready')], [exited('app', 1), exited('setup', 0)]),
     want: [
-      cond('PodReadyToStartContainers', 'False'),
+      noSandbox('pod sandbox is not ready'),
       cond('Initialized', 'True'),
       cond('Ready', 'False', 'PodFailed'),
       cond('ContainersReady', 'False', 'PodFailed'),
@@ -411,7 +432,7 @@ const conditionRows: ConditionRow[] = [
     name: 'ready pod-network sandbox without an IP: not ready to start containers',
     pod: pod({ containers: [c('app')] }),
     runtime: runtime([{ ...sandbox(), ip: '' }], [running('app')]),
-    want: [cond('PodReadyToStartContainers', 'False'), cond('Initialized', 'True'), ...allReady, scheduled],
+    want: [noSandbox('pod sandbox has no IP address'), cond('Initialized', 'True'), ...allReady, scheduled],
   },
   {
     name: 'ready host-network sandbox without an IP: ready to start containers',

@@ -118,18 +118,20 @@ interface SandboxChange {
   changed: boolean;
   attempt: number;
   sandboxId: string;
+  /** Why a new sandbox is needed (the kubelet's PodSandboxNotReady messages); '' when none is. */
+  reason: string;
 }
 
 /** Whether the pod needs a new sandbox: none yet, several ready, the newest not ready, or its network mode changed. */
 export function podSandboxChanged(pod: Pod, status: RuntimePodStatus): SandboxChange {
   const [newest] = status.sandboxes;
-  if (!newest) return { changed: true, attempt: 0, sandboxId: '' };
-  const again = { changed: true, attempt: newest.attempt + 1, sandboxId: newest.id };
-  if (status.sandboxes.filter((s) => s.state === 'ready').length > 1) return again;
-  if (newest.state !== 'ready') return again;
-  if (networkChanged(pod, newest)) return { ...again, sandboxId: '' };
-  if (!pod.spec.hostNetwork && newest.ip === '') return again;
-  return { changed: false, attempt: newest.attempt, sandboxId: newest.id };
+  if (!newest) return { changed: true, attempt: 0, sandboxId: '', reason: 'no pod sandbox exists' };
+  const again = (reason: string) => ({ changed: true, attempt: newest.attempt + 1, sandboxId: newest.id, reason });
+  if (status.sandboxes.filter((s) => s.state === 'ready').length > 1) return again('multiple pod sandboxes are ready and need to be reconciled');
+  if (newest.state !== 'ready') return again('pod sandbox is not ready');
+  if (networkChanged(pod, newest)) return { ...again('network namespace mode changed and sandbox needs to be recreated'), sandboxId: '' };
+  if (!pod.spec.hostNetwork && newest.ip === '') return again('pod sandbox has no IP address');
+  return { changed: false, attempt: newest.attempt, sandboxId: newest.id, reason: '' };
 }
 
 function networkChanged(pod: Pod, sandbox: SandboxInstance): boolean {

@@ -44,7 +44,8 @@ export function generateAPIPodStatus(pod: Pod, runtime: RuntimePodStatus, ctx: S
     ...(podIP ? { podIP, podIPs: [{ ip: podIP }] } : {}),
     startTime: old?.startTime ?? rfc3339(ctx.now),
     ...(inits.length > 0 ? { initContainerStatuses: initStatuses } : {}),
-    containerStatuses: statuses,
+    // Regular containers by name (Go's byte order), as the kubelet sorts them; init containers stay in spec order.
+    containerStatuses: [...statuses].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
     qosClass: qosClassOf(pod),
   };
   return status;
@@ -69,7 +70,8 @@ function containerStatus(pod: Pod, c: Container, runtime: RuntimePodStatus, ctx:
     if (previous?.state === 'exited') status.lastState = stateOf(previous, ctx.runtimeName);
     if (newest.state === 'running') {
       status.started = ctx.started?.(c.name, newest.id) ?? true;
-      status.ready = status.started && (ctx.ready?.(c.name, newest.id) ?? true);
+      // A regular init container is ready only once it has succeeded (the prober manager's rule); a sidecar as any container.
+      status.ready = status.started && (!isInit || isRestartableInit(c)) && (ctx.ready?.(c.name, newest.id) ?? true);
     }
     // An init container that ran to completion counts as ready.
     if (isInit && !isRestartableInit(c) && newest.state === 'exited' && newest.exitCode === 0) status.ready = true;
@@ -114,7 +116,7 @@ function conditions(pod: Pod, runtime: RuntimePodStatus, inits: ContainerStatus[
   const completed = phase === 'Succeeded' || phase === 'Failed';
   const anyRegularStarted = regular.some((s) => s.state?.running || s.state?.terminated || s.lastState?.terminated);
 
-  const sandboxReady = !podSandboxChanged(pod, runtime).changed;
+  const sandbox = podSandboxChanged(pod, runtime);
   const incomplete = initSpecs
     .filter((c, i) => (isRestartableInit(c) ? !inits[i].started : inits[i].state?.terminated?.exitCode !== 0))
     .map((c) => c.name);
@@ -130,7 +132,9 @@ function conditions(pod: Pod, runtime: RuntimePodStatus, inits: ContainerStatus[
     : { reason: 'ContainersNotReady', message: `containers with unready status: [${unready.join(' ')}]` };
 
   const list: Omit<PodCondition, 'lastTransitionTime'>[] = [
-    { type: 'PodReadyToStartContainers', status: sandboxReady ? 'True' : 'False' },
+    sandbox.changed
+      ? { type: 'PodReadyToStartContainers', status: 'False', reason: 'PodSandboxNotReady', message: sandbox.reason }
+      : { type: 'PodReadyToStartContainers', status: 'True' },
     initialized
       ? { type: 'Initialized', status: 'True', ...(phase === 'Succeeded' ? { reason: 'PodCompleted' } : {}) }
       : { type: 'Initialized', status: 'False', reason: 'ContainersNotInitialized', message: `containers with incomplete status: [${incomplete.join(' ')}]` },

@@ -2,9 +2,13 @@
 // them. Needs root for containerd (as CI has); KNODE_BENCH_CONTAINERD=off
 // measures the embedded runtime alone, KNODE_BENCH_CONTAINERD2=off leaves out
 // containerd 2 (built from the Go module proxy on first use), and
-// KNODE_BENCH_CLUSTER=off the pods through a real control plane.
+// KNODE_BENCH_CLUSTER=off the pods through a real control plane, and
+// KNODE_BENCH_KUBELET=off the side-by-side with the real kubelet,
+// KNODE_BENCH_IMAGES=off the image pulls from a local registry.
 import { benchCri, reportCri, type CriFigures } from './cri.js';
 import { benchCluster, withCluster, type ClusterFigures } from './cluster.js';
+import { benchPulls } from './images.js';
+import { benchAgent, type Agent, type BurstFigures, type IdleFigures } from './kubelet.js';
 import { benchRelist, type RelistFigures } from './relist.js';
 import { startContainerd, startEmbedded, type BenchRuntime } from './runtimes.js';
 import { benchStartup, type StartupFigures } from './startup.js';
@@ -14,6 +18,8 @@ const PODS = Number(process.env.KNODE_BENCH_PODS ?? 100);
 const withContainerd = process.env.KNODE_BENCH_CONTAINERD !== 'off';
 const withContainerd2 = withContainerd && process.env.KNODE_BENCH_CONTAINERD2 !== 'off';
 const withClusterBench = process.env.KNODE_BENCH_CLUSTER !== 'off';
+const withKubelet = withContainerd2 && process.env.KNODE_BENCH_KUBELET !== 'off';
+const withImages = process.env.KNODE_BENCH_IMAGES !== 'off';
 
 async function withRuntime<T>(start: () => Promise<BenchRuntime>, fn: (rt: BenchRuntime) => Promise<T>): Promise<T> {
   const rt = await start();
@@ -64,6 +70,44 @@ if (cluster.length > 0) {
   console.log(table(['pods', 'arrival', 'nodes', 'p50', 'p99', 'max', 'all done in'], cluster.map((c) => [
     String(c.latencies.length), c.mode, String(c.nodes), ms(median(c.latencies)), ms(percentile(c.latencies, 99)), ms(Math.max(...c.latencies)), ms(c.totalMs),
   ])));
+}
+
+if (withImages) {
+  const pulls = await benchPulls();
+  console.log(`\nImage pulls into the embedded runtime's OCI store (${pulls.image}: 3 layers, from a local docker-registry)\n`);
+  console.log(table(['pull', 'runs', 'median', 'p99'], [
+    ['cold (empty store)', String(pulls.cold.length), ms(median(pulls.cold)), ms(percentile(pulls.cold, 99))],
+    ['warm (all stored)', String(pulls.warm.length), ms(median(pulls.warm)), ms(percentile(pulls.warm, 99))],
+  ]));
+}
+
+if (withKubelet) {
+  const agents: Agent[] = ['kubelet', 'knode evented', 'knode relist'];
+  const bursts: BurstFigures[] = [];
+  const idle: IdleFigures[] = [];
+  for (const agent of agents) {
+    const figures = await benchAgent(agent, [1, 10, 100]);
+    bursts.push(...figures.bursts);
+    idle.push(figures.idle);
+  }
+  console.log('\nknode beside the real kubelet (v1.37.2), static pods on containerd 2, one agent at a time (manifests written -> container started, seen on containerd\'s event stream)\n');
+  console.log(table(['agent', 'pods', 'p50', 'p99', 'all started in', 'agent CPU', 'agent peak RSS'], bursts.map((b) => [
+    b.agent, String(b.pods), ms(median(b.latencies)), ms(percentile(b.latencies, 99)), ms(b.totalMs), `${b.cpuSeconds.toFixed(2)} s`, `${b.peakRssMiB.toFixed(1)} MiB`,
+  ])));
+  console.log(`\nIdle with ${idle[0].pods} pods running\n`);
+  console.log(table(['agent', 'CPU', 'RSS'], idle.map((i) => [i.agent, `${(i.cpuCores * 1000).toFixed(1)}m`, `${i.rssMiB.toFixed(1)} MiB`])));
+  const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
+  console.log('\nknode / kubelet (goals: start-up p50 <= 0.5x, CPU <= 1x, RSS <= 1x)');
+  for (const agent of agents.slice(1)) {
+    for (const pods of [1, 10, 100]) {
+      const k = bursts.find((b) => b.agent === 'kubelet' && b.pods === pods)!;
+      const n = bursts.find((b) => b.agent === agent && b.pods === pods)!;
+      console.log(`  ${agent}, ${pods} pods: start-up p50 ${ratio(median(n.latencies), median(k.latencies))}, p99 ${ratio(percentile(n.latencies, 99), percentile(k.latencies, 99))}, CPU ${ratio(n.cpuSeconds, k.cpuSeconds)}, peak RSS ${ratio(n.peakRssMiB, k.peakRssMiB)}`);
+    }
+    const ki = idle.find((i) => i.agent === 'kubelet')!;
+    const ni = idle.find((i) => i.agent === agent)!;
+    console.log(`  ${agent}, idle with 100 pods: CPU ${ratio(ni.cpuCores, ki.cpuCores)}, RSS ${ratio(ni.rssMiB, ki.rssMiB)}`);
+  }
 }
 
 const embedded = cri[0];

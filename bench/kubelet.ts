@@ -1,0 +1,171 @@
+// knode beside the real kubelet (issue: the real kubelet as oracle and anchor):
+// the same static-pod bursts (1, 10, 100 one-container pods) through the
+// kubelet v1.37 and through knode (evented and generic PLEG), each on a fresh
+// containerd 2 of the same build, one agent at a time (the kubelet kills
+// sandboxes it does not own). Start-up is measured by the bench itself over
+// CRI: from the manifests landing in the static pod directory to containerd's
+// CONTAINER_STARTED event for each pod. The agent's CPU time and peak RSS come
+// from /proc, and its idle CPU and RSS are read with the 100 pods running.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CriClient } from '../src/cri/client.js';
+
+const repo = join(import.meta.dirname, '..');
+const NODE = 'bench';
+const TICKS_PER_SECOND = 100;
+
+export type Agent = 'kubelet' | 'knode evented' | 'knode relist';
+
+export interface BurstFigures {
+  agent: Agent;
+  pods: number;
+  /** Per pod: manifests written → its container started (ms). */
+  latencies: number[];
+  totalMs: number;
+  /** The agent's CPU seconds during the burst (until every container ran). */
+  cpuSeconds: number;
+  /** The agent's peak resident set so far (VmHWM), MiB. */
+  peakRssMiB: number;
+}
+
+export interface IdleFigures {
+  agent: Agent;
+  pods: number;
+  /** CPU the agent used per second over the idle window, in cores. */
+  cpuCores: number;
+  rssMiB: number;
+}
+
+interface Running {
+  pid: number;
+  podsDir: string;
+  stop(): Promise<void>;
+}
+
+function startKubelet(dir: string, endpoint: string): Running {
+  const out = execFileSync('bash', [join(repo, 'test/peers/kubelet.sh'), 'up', dir, '--runtime-endpoint', endpoint, '--node-name', NODE], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  const info = JSON.parse(out.trim().split('\n').at(-1)!) as { pid: number; podsDir: string };
+  return {
+    pid: info.pid,
+    podsDir: info.podsDir,
+    stop: async () => {
+      execFileSync('bash', [join(repo, 'test/peers/kubelet.sh'), 'down', dir], { stdio: ['ignore', 'ignore', 'inherit'] });
+    },
+  };
+}
+
+async function startKnode(dir: string, endpoint: string, pleg: 'evented' | 'relist'): Promise<Running> {
+  const podsDir = join(dir, 'pods');
+  mkdirSync(podsDir, { recursive: true });
+  const child: ChildProcess = spawn(process.execPath, [join(repo, 'bin/run.js'), 'run', '--static-dir', podsDir, '--root-dir', join(dir, 'root'),
+    '--runtime-endpoint', endpoint, '--node-name', NODE, '--pleg', pleg, '--read-only-port', '0', '--file-check-frequency', '20s', '--output', 'json'], { stdio: 'ignore' });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  await until(() => readdirSync(join(dir, 'root', 'run')).includes('knode.sock'), 'knode to serve its API', 30_000).catch(() => undefined);
+  return {
+    pid: child.pid!,
+    podsDir,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+function manifest(name: string): string {
+  return `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\nspec:\n  hostNetwork: true\n  terminationGracePeriodSeconds: 1\n  containers:\n    - name: main\n      image: docker.io/library/busybox:1.36\n      imagePullPolicy: IfNotPresent\n      command: ["sleep", "3600"]\n`;
+}
+
+/** CPU seconds (user + system) of a process so far. */
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+}
+
+function statusKiB(pid: number, field: 'VmHWM' | 'VmRSS'): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith(`${field}:`));
+  return Number(line?.split(/\s+/)[1] ?? 0);
+}
+
+async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      if (await check()) return;
+    } catch {
+      // not yet
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** One burst: N manifests land at once; the start of each pod's container is seen on containerd's event stream. */
+async function burst(agent: Agent, run: Running, client: CriClient, pods: number, round: number): Promise<BurstFigures> {
+  const names = Array.from({ length: pods }, (_, i) => `b${round}-${i}`);
+  const wanted = new Set(names.map((n) => `${n}-${NODE}`));
+  const startedAt = new Map<string, number>();
+  const abort = new AbortController();
+  const watching = (async () => {
+    for await (const e of client.getContainerEvents(abort.signal)) {
+      const pod = e.podSandboxStatus?.metadata?.name;
+      if (e.containerEventType === 'CONTAINER_STARTED_EVENT' && pod && wanted.has(pod) && !startedAt.has(pod)) startedAt.set(pod, performance.now());
+    }
+  })().catch(() => {});
+  await new Promise((r) => setTimeout(r, 200)); // the stream is open
+  const cpu0 = cpuSeconds(run.pid);
+  const t0 = performance.now();
+  // Written beside, then renamed in: neither agent reads a half-written manifest.
+  for (const name of names) {
+    writeFileSync(join(run.podsDir, `.${name}.yaml`), manifest(name));
+    renameSync(join(run.podsDir, `.${name}.yaml`), join(run.podsDir, `${name}.yaml`));
+  }
+  await until(() => startedAt.size === pods, `${agent}: ${pods} containers to start (${startedAt.size} did)`, 180_000);
+  const totalMs = performance.now() - t0;
+  const figures: BurstFigures = {
+    agent, pods, totalMs,
+    latencies: [...startedAt.values()].map((t) => t - t0),
+    cpuSeconds: cpuSeconds(run.pid) - cpu0,
+    peakRssMiB: statusKiB(run.pid, 'VmHWM') / 1024,
+  };
+  abort.abort();
+  await watching;
+  return figures;
+}
+
+async function removeAll(run: Running, client: CriClient): Promise<void> {
+  for (const f of readdirSync(run.podsDir)) rmSync(join(run.podsDir, f));
+  await until(async () => (await client.listContainers({ state: { state: 'CONTAINER_RUNNING' } })).length === 0, 'the pods to be stopped', 180_000);
+}
+
+/** Every burst and the idle reading for one agent, on its own containerd 2. */
+export async function benchAgent(agent: Agent, sizes: number[], idleMs = 10_000): Promise<{ bursts: BurstFigures[]; idle: IdleFigures }> {
+  const ctrDir = mkdtempSync(join(tmpdir(), 'kctr-side-'));
+  const agentDir = mkdtempSync(join(tmpdir(), 'agent-side-'));
+  const endpoint = execFileSync('bash', [join(repo, 'test/peers/containerd2.sh'), 'up', ctrDir], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+  const client = new CriClient(endpoint);
+  let run: Running | undefined;
+  try {
+    run = agent === 'kubelet' ? startKubelet(agentDir, endpoint) : await startKnode(agentDir, endpoint, agent === 'knode evented' ? 'evented' : 'relist');
+    const bursts: BurstFigures[] = [];
+    let idle: IdleFigures | undefined;
+    for (const [round, pods] of sizes.entries()) {
+      bursts.push(await burst(agent, run, client, pods, round));
+      if (round === sizes.length - 1) {
+        await new Promise((r) => setTimeout(r, 2_000)); // statuses settle
+        const cpu0 = cpuSeconds(run.pid);
+        await new Promise((r) => setTimeout(r, idleMs));
+        idle = { agent, pods, cpuCores: (cpuSeconds(run.pid) - cpu0) / (idleMs / 1000), rssMiB: statusKiB(run.pid, 'VmRSS') / 1024 };
+      }
+      await removeAll(run, client);
+    }
+    return { bursts, idle: idle! };
+  } finally {
+    await run?.stop();
+    client.close();
+    execFileSync('bash', [join(repo, 'test/peers/containerd2.sh'), 'down', ctrDir], { stdio: ['ignore', 'ignore', 'inherit'] });
+    rmSync(agentDir, { recursive: true, force: true });
+  }
+}

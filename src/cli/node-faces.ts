@@ -1,7 +1,6 @@
 import type { Kubelet } from '../engine/kubelet.js';
 import { readContainerLog } from '../engine/logs.js';
 import { eventVerbosity, formatEventJson, formatEventLine, formatEventLogJson } from '../ui/event-line.js';
-import { renderNodeTui } from '../ui/tui/render.js';
 
 export type NodeOutput = 'tui' | 'plain' | 'json';
 export type LogFormat = 'text' | 'json';
@@ -12,7 +11,7 @@ export type LogFormat = 'text' | 'json';
  * JSON), as the kubelet logs; or json, the NDJSON event stream on stdout for
  * programs. Resolves when the user quits the TUI (`q`); never for the others.
  */
-export function showNode(kubelet: Kubelet, output: NodeOutput, verbosity: number, logFormat: LogFormat = 'text'): { quit: Promise<void>; close(): void } {
+export async function showNode(kubelet: Kubelet, output: NodeOutput, verbosity: number, logFormat: LogFormat = 'text'): Promise<{ quit: Promise<void>; close(): void }> {
   if (output !== 'tui') {
     const unsubscribe = kubelet.events.subscribe((e) => {
       if (output === 'json') process.stdout.write(`${formatEventJson(e)}\n`);
@@ -22,6 +21,8 @@ export function showNode(kubelet: Kubelet, output: NodeOutput, verbosity: number
   }
   let quit!: () => void;
   const quitting = new Promise<void>((resolve) => (quit = resolve));
+  // Ink and React cost ~45 MiB and half a second to load: only the live view pays for them.
+  const { renderNodeTui } = await import('../ui/tui/render.js');
   const tui = renderNodeTui({
     subscribe: (listener) => kubelet.events.subscribe(listener),
     onQuit: quit,

@@ -89,7 +89,7 @@ On a terminal it shows the live view; otherwise it logs one line per lifecycle e
     const unsupervise = embedded ? superviseEmbeddedRuntime(kubelet, rootDir, warn) : () => {};
     const output = (flags.output ?? (process.stdout.isTTY ? 'tui' : 'plain')) as NodeOutput;
     const plain = output === 'plain';
-    const face = showNode(kubelet, output, flags.v, flags['log-format'] as LogFormat);
+    const face = await showNode(kubelet, output, flags.v, flags['log-format'] as LogFormat);
     const stopped = Promise.race([
       new Promise<string>((done) => {
         process.once('SIGINT', () => done('SIGINT'));

@@ -50,11 +50,7 @@ export class ImageStore implements RuntimeImages {
 
   constructor(private readonly file: string) {
     mkdirSync(dirname(file), { recursive: true });
-    try {
-      for (const record of JSON.parse(readFileSync(file, 'utf8')) as ImageRecord[]) this.images.set(record.id, record);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    }
+    for (const record of loadImageRecords(file)) this.images.set(record.id, record);
   }
 
   list(): ImageRecord[] {
@@ -114,4 +110,14 @@ export class ImageStore implements RuntimeImages {
 
 function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
+}
+
+/** The image records a store saved in `file` (none when it does not exist yet). */
+export function loadImageRecords(file: string): ImageRecord[] {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as ImageRecord[];
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
+  }
 }

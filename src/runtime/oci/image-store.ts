@@ -3,17 +3,17 @@
 // content store. An image is named by its config digest, as in containerd;
 // tags and digests are names that point at it, and a tag pulled again moves
 // to the image it now resolves to.
-import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AuthConfig__Output } from '../../cri/gen/runtime/v1/AuthConfig.js';
 import { RuntimeError, unknown } from '../errors.js';
 import { nowNs } from '../ids.js';
-import { findImage, type RuntimeImages } from '../images.js';
+import { findImage, loadImageRecords, type RuntimeImages } from '../images.js';
 import type { ImageRecord } from '../records.js';
 import { formatReference, parseReference, repository } from '../reference.js';
-import { readImageArchive } from './archive-import.js';
+import { readImageArchive, type ArchiveImage } from './archive-import.js';
 import { ContentStore, type LayerRecord } from './content-store.js';
-import type { ImageConfig, ImageManifest } from './manifest.js';
+import type { ImageConfig } from './manifest.js';
 import { pullImage, storeImage } from './pull.js';
 import type { RegistryConfig } from './registry-config.js';
 import type { StackedLayer } from './rootfs.js';
@@ -31,11 +31,7 @@ export class OciImageStore implements RuntimeImages {
     mkdirSync(dir, { recursive: true });
     this.content = new ContentStore(dir);
     this.file = join(dir, 'images.json');
-    try {
-      for (const record of JSON.parse(readFileSync(this.file, 'utf8')) as ImageRecord[]) this.images.set(record.id, record);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    }
+    for (const record of loadImageRecords(this.file)) this.images.set(record.id, record);
   }
 
   list(): ImageRecord[] {
@@ -141,16 +137,7 @@ export class OciImageStore implements RuntimeImages {
     });
   }
 
-  private add(image: {
-    repoTags: string[];
-    repoDigests: string[];
-    topDigest: string;
-    manifestDigest: string;
-    manifestSize: number;
-    manifest: ImageManifest;
-    config: ImageConfig;
-    layers: LayerRecord[];
-  }): ImageRecord {
+  private add(image: ArchiveImage & { config: ImageConfig; layers: LayerRecord[] }): ImageRecord {
     const id = image.manifest.config.digest;
     // A name points at one image: a tag pulled again leaves the image it pointed at before.
     for (const other of this.images.values()) {

@@ -21,8 +21,7 @@ export async function showNode(kubelet: Kubelet, output: NodeOutput, verbosity: 
   }
   let quit!: () => void;
   const quitting = new Promise<void>((resolve) => (quit = resolve));
-  // Ink and React cost ~45 MiB and half a second to load: only the live view pays for them.
-  const { renderNodeTui } = await import('../ui/tui/render.js');
+  const { renderNodeTui } = await loadTui();
   const tui = renderNodeTui({
     subscribe: (listener) => kubelet.events.subscribe(listener),
     onQuit: quit,
@@ -30,6 +29,25 @@ export async function showNode(kubelet: Kubelet, output: NodeOutput, verbosity: 
     logsOf: (pod) => lastLogLines(kubelet, pod),
   });
   return { quit: quitting, close: () => tui.unmount() };
+}
+
+/**
+ * Ink and React cost ~45 MiB and half a second to load: only the live view
+ * pays for them. Ink decides once, when it loads, whether it runs under CI
+ * (the CI or CONTINUOUS_INTEGRATION variables) and then draws nothing until
+ * it exits, and its chalk turns colour off under CI. The live view is only
+ * drawn on a terminal, so the variables are hidden while Ink loads and put
+ * back for the rest of the process.
+ */
+async function loadTui(): Promise<typeof import('../ui/tui/render.js')> {
+  const keys = ['CI', 'CONTINUOUS_INTEGRATION'] as const;
+  const saved = keys.map((k) => [k, process.env[k]] as const);
+  for (const k of keys) delete process.env[k];
+  try {
+    return await import('../ui/tui/render.js');
+  } finally {
+    for (const [k, v] of saved) if (v !== undefined) process.env[k] = v;
+  }
 }
 
 /** The last lines of the newest container of a pod (`namespace/name`). */

@@ -30,7 +30,8 @@ afterAll(async () => {
 it('shows the node, its pod workers and events; Enter shows a pod; q quits and leaves the containers running', async () => {
   const pods = join(root, 'pods');
   cpSync(join(repoRoot, 'examples'), pods, { recursive: true });
-  const command = [process.execPath, cliEntry, 'run', '--static-dir', pods, '--root-dir', root, '--node-name', 'tui', '--read-only-port', '0'].join(' ');
+  // CI=true as CI machines set it: Ink would then draw nothing until exit.
+  const command = ['env', 'CI=true', process.execPath, cliEntry, 'run', '--static-dir', pods, '--root-dir', root, '--node-name', 'tui', '--read-only-port', '0'].join(' ');
   tmux('new-session', '-d', '-s', session, '-x', '160', '-y', '45', command);
 
   // Under a loaded CI machine the start can be slow; a timeout shows the last screen.

@@ -95,7 +95,11 @@ export class ProbeWorker {
     const uid = this.pod.metadata.uid!;
     const results = this.d.results[this.kind];
     const current = this.d.current(uid, this.container.name);
-    if (!current) return;
+    // Not created yet, or created and not yet started (the runtime seen between
+    // CreateContainer and StartContainer): wait for more information. Counting a
+    // container about to start as failed would have the sync kill it for a failed
+    // liveness or startup probe the moment it runs.
+    if (!current || current.state === 'created') return;
     if (current.id !== this.containerId) {
       if (this.containerId) results.remove(this.containerId);
       this.containerId = current.id;

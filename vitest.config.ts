@@ -30,6 +30,18 @@ export default defineConfig({
           hookTimeout: 60_000,
         },
       },
+      {
+        test: {
+          // The real kubelet against knode on containerd 2 (test/differential/README.md):
+          // about four minutes, alone after the other projects, since its checkpoints
+          // are seconds and a machine busy with other suites would move them.
+          name: 'differential',
+          include: ['test/differential/**/*.test.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 600_000,
+          sequence: { groupOrder: 1 },
+        },
+      },
     ],
   },
 });

@@ -180,8 +180,8 @@ export const scenarios: Scenario[] = [
   // Sidecars (restartable init containers)
   {
     name: 'sidecar-main-completes',
-    what: 'restartPolicy Never: the container exits 0 after 3 s, then the sidecar is stopped',
-    spec: pod([sh('main', 'sleep 3; exit 0')], { restartPolicy: 'Never', initContainers: [sh('side', SLEEP, { restartPolicy: 'Always' })] }),
+    what: 'restartPolicy Never: the container exits 0 after 12 s, then the sidecar is stopped',
+    spec: pod([sh('main', 'sleep 12; exit 0')], { restartPolicy: 'Never', initContainers: [sh('side', SLEEP, { restartPolicy: 'Always' })] }),
   },
   {
     name: 'sidecar-crashing',
@@ -274,15 +274,17 @@ export const scenarios: Scenario[] = [
   },
   {
     name: 'prestop-grace',
-    what: 'removed 10 s after it began: a preStop hook of 1 s within a 5 s grace period',
-    spec: pod([sh('main', SLEEP, { lifecycle: { preStop: exec('sleep', '1') } })], { terminationGracePeriodSeconds: 5 }),
+    what: 'removed 10 s after it began: a preStop hook of 12 s within a 30 s grace period',
+    spec: pod([sh('main', SLEEP, { lifecycle: { preStop: exec('sleep', '12') } })], { terminationGracePeriodSeconds: 30 }),
     removeAt: 10,
+    lasts: 35,
   },
   {
     name: 'prestop-over-grace',
-    what: 'removed 10 s after it began: a preStop hook of 30 s with a 3 s grace period',
-    spec: pod([sh('main', 'sleep 3600', { lifecycle: { preStop: exec('sleep', '30') } })], { terminationGracePeriodSeconds: 3 }),
+    what: 'removed 10 s after it began: a preStop hook of 60 s with a 12 s grace period',
+    spec: pod([sh('main', 'sleep 3600', { lifecycle: { preStop: exec('sleep', '60') } })], { terminationGracePeriodSeconds: 12 }),
     removeAt: 10,
+    lasts: 35,
   },
 
   // Images

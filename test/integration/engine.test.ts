@@ -98,6 +98,19 @@ describe.each(runtimesUnderTest())('the engine on the $name runtime', (runtime) 
     expect(started).toEqual(['first', 'second', 'sidecar', 'app']);
   });
 
+  it("reports a container whose command does not exist as RunContainerError with the runtime's message alone", async () => {
+    const node = await nodes.start();
+    node.writePod('nocommand', { containers: [{ name: 'main', image, command: ['no-such-command-knode'] }] });
+    const pod = await node.waitForPod('nocommand', 'RunContainerError', (p) => containerOf(p, 'main')?.state?.waiting?.reason === 'RunContainerError');
+    const waiting = containerOf(pod, 'main')!.state!.waiting!;
+    expect(waiting.message).toContain('no-such-command-knode');
+    // The kubelet's status message is gRPC's status.Message(): no call, no code.
+    expect(waiting.message).not.toMatch(/StartContainer|UNKNOWN/);
+    const failed = node.events.find((e) => e.type === 'ContainerFailed' && e.uid === pod.metadata.uid)!;
+    expect(failed.message).toBe(`Error: ${waiting.message}`);
+    expect(containerOf(pod, 'main')!.lastState?.terminated).toMatchObject({ exitCode: 128, reason: 'StartError' });
+  });
+
   it('reports ErrImagePull for an image it cannot pull, then ImagePullBackOff', async () => {
     const node = await nodes.start();
     node.writePod('nopull', { containers: [{ name: 'main', image: 'registry.invalid/knode/absent:1', command: ['true'] }] });

@@ -1,3 +1,4 @@
+import { criCallDetail, runtimeMessage } from '../../cri/errors.js';
 import type { ImageService, RuntimeService } from '../../cri/runtime-service.js';
 import type { PodSandboxConfig } from '../../cri/types.js';
 import { KubeletAnnotations } from '../../cri/types.js';
@@ -88,19 +89,20 @@ export class ContainerManager {
       if (err instanceof SyncError) events.emit({ ...base, type: 'ContainerFailed', reason: 'Failed', message: `Error: ${err.message}` });
       throw err;
     }
+    // As the kubelet: the status and the event carry the runtime's message alone; the call and code ride in the event's detail.
     let id: string;
     try {
       id = await runtime.createContainer(sandboxId, config, sandboxConfig);
     } catch (err) {
-      events.emit({ ...base, type: 'ContainerFailed', reason: 'Failed', message: `Error: ${(err as Error).message}` });
-      throw new SyncError(SyncErrors.createContainer, (err as Error).message);
+      events.emit({ ...base, type: 'ContainerFailed', reason: 'Failed', message: `Error: ${runtimeMessage(err)}`, detail: criCallDetail(err) });
+      throw new SyncError(SyncErrors.createContainer, runtimeMessage(err));
     }
     events.emit({ ...base, type: 'ContainerCreated', reason: 'Created', message: `Created container ${container.name}`, detail: { containerId: id, restartCount } });
     try {
       await runtime.startContainer(id);
     } catch (err) {
-      events.emit({ ...base, type: 'ContainerFailed', reason: 'Failed', message: `Error: failed to start container "${container.name}": ${(err as Error).message}` });
-      throw new SyncError(SyncErrors.runContainer, `failed to start container "${id}": ${(err as Error).message}`);
+      events.emit({ ...base, type: 'ContainerFailed', reason: 'Failed', message: `Error: ${runtimeMessage(err)}`, detail: { containerId: id, ...criCallDetail(err) } });
+      throw new SyncError(SyncErrors.runContainer, runtimeMessage(err));
     }
     const containerType = pod.spec.initContainers?.some((c) => c.name === container.name) ? 'init_container' : 'container';
     events.emit({ ...base, type: 'ContainerStarted', reason: 'Started', message: `Started container ${container.name}`, detail: { containerId: id, restartCount, containerType } });

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { KubeletLabels } from '../../src/cri/types.js';
+import { podRow } from '../../src/engine/api/printers.js';
 import type { PodSpec } from '../../src/engine/api/v1.js';
 import { containerOf, nodesOn, type TestNode } from '../helpers/node.js';
 import { eventually, runtimesUnderTest } from '../helpers/runtimes.js';
@@ -109,6 +110,17 @@ describe.each(runtimesUnderTest())('the engine on the $name runtime', (runtime) 
     const failed = node.events.find((e) => e.type === 'ContainerFailed' && e.uid === pod.metadata.uid)!;
     expect(failed.message).toBe(`Error: ${waiting.message}`);
     expect(containerOf(pod, 'main')!.lastState?.terminated).toMatchObject({ exitCode: 128, reason: 'StartError' });
+  });
+
+  it('fails a restartPolicy Never pod whose init container failed to start: the init container stays terminated StartError (Init:StartError)', async () => {
+    const node = await nodes.start();
+    node.writePod('noinit', { restartPolicy: 'Never', initContainers: [{ name: 'setup', image, command: ['no-such-command-knode'] }], containers: [sleeper('app')] });
+    const pod = await node.waitForPod('noinit', 'Failed', (p) => p.status?.phase === 'Failed');
+    const setup = containerOf(pod, 'setup')!;
+    expect(setup.state?.terminated).toMatchObject({ exitCode: 128, reason: 'StartError' });
+    expect(setup.restartCount).toBe(0);
+    expect(podRow(pod).status).toBe('Init:StartError');
+    expect(containerOf(pod, 'app')!.state?.running).toBeUndefined();
   });
 
   it('reports ErrImagePull for an image it cannot pull, then ImagePullBackOff', async () => {

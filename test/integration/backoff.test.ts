@@ -49,3 +49,23 @@ it('restarts a crashing container after 10s, 20s, 40s ... of backoff, and not be
   expect(restarts()).toBe(4);
   expect(backoffs().filter((b, i, all) => all.indexOf(b) === i)).toEqual(['10', '20', '40', '80']);
 });
+
+it('backs off pulling an image it cannot pull: ImagePullBackOff names the last pull error', async () => {
+  node.writePod('nopull', { containers: [{ name: 'main', image: 'registry.invalid/knode/absent:1', command: ['true'] }] });
+  const waiting = () => containerOf(node.pod('nopull')!, 'main')?.state?.waiting;
+  const failed = await node.waitForPod('nopull', 'ErrImagePull', (p) => containerOf(p, 'main')?.state?.waiting?.reason === 'ErrImagePull');
+  const pullError = containerOf(failed, 'main')!.state!.waiting!.message!;
+  expect(pullError).toMatch(/^failed to pull and unpack image /);
+
+  // A failed sync comes back after the worker's 10s back-off period: the pull fails again (20s of
+  // back-off now), and the sync after that meets the back-off.
+  for (let i = 0; i < 2 && waiting()?.reason !== 'ImagePullBackOff'; i++) {
+    const pulls = node.events.filter((e) => e.type === 'ImagePullFailed').length;
+    clock.skip(10_000);
+    await eventually(() => node.events.filter((e) => e.type === 'ImagePullFailed').length > pulls || waiting()?.reason === 'ImagePullBackOff', 'another pull or the back-off', 20_000);
+  }
+  const pod = await node.waitForPod('nopull', 'ImagePullBackOff', (p) => containerOf(p, 'main')?.state?.waiting?.reason === 'ImagePullBackOff');
+  expect(containerOf(pod, 'main')!.state!.waiting!.message).toMatch(/^Back-off pulling image "registry\.invalid\/knode\/absent:1": ErrImagePull: failed to pull and unpack image /);
+  const backOff = node.events.find((e) => e.type === 'ImagePullBackOff' && e.uid === pod.metadata.uid)!;
+  expect(backOff).toMatchObject({ reason: 'BackOff', message: 'Back-off pulling image "registry.invalid/knode/absent:1"' });
+});

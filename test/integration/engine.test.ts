@@ -129,7 +129,12 @@ describe.each(runtimesUnderTest())('the engine on the $name runtime', (runtime) 
     await eventually(() => node.events.some((e) => e.type === 'ContainerWaiting' && e.reason === 'ErrImagePull'), 'ErrImagePull');
     const pod = await node.waitForPod('nopull', 'waiting on the image', (p) => containerOf(p, 'main')?.state?.waiting?.reason === 'ErrImagePull');
     expect(pod.status?.phase).toBe('Pending');
-    expect(containerOf(pod, 'main')!.state!.waiting!.message).toMatch(/registry\.invalid/);
+    // The runtime's message alone, as the kubelet's ErrImagePull (e.g. containerd's `failed to pull and unpack image "...": ...`).
+    const message = containerOf(pod, 'main')!.state!.waiting!.message!;
+    expect(message).toMatch(/^failed to pull and unpack image "[^"]*registry\.invalid\/knode\/absent:1": /);
+    const failed = node.events.find((e) => e.type === 'ImagePullFailed' && e.uid === pod.metadata.uid)!;
+    expect(failed.message).toBe(`Failed to pull image "registry.invalid/knode/absent:1": ${message}`);
+    expect(node.events.find((e) => e.type === 'ContainerFailed' && e.uid === pod.metadata.uid)?.message).toBe('Error: ErrImagePull');
   });
 
   it('takes the termination message from the log tail with FallbackToLogsOnError', async () => {

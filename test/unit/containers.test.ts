@@ -27,7 +27,7 @@ afterEach(() => {
 });
 
 /** A container manager over a runtime whose create or start call fails as `failing` says. */
-function setup(failing: { createContainer?: Error; startContainer?: Error }) {
+function setup(failing: { createContainer?: Error; startContainer?: Error; pullImage?: Error }) {
   root = mkdtempSync(join(tmpdir(), 'knode-containers-'));
   const clock = new FakeClock();
   const events = new EventStream(() => clock.now());
@@ -43,7 +43,12 @@ function setup(failing: { createContainer?: Error; startContainer?: Error }) {
     },
     stopContainer: async () => {},
   } as unknown as RuntimeService;
-  const images = { imageStatus: async () => ({ id: 'sha256:abc' }) } as unknown as ImageService;
+  const images = {
+    imageStatus: async () => (failing.pullImage ? null : { id: 'sha256:abc' }),
+    pullImage: async () => {
+      throw failing.pullImage;
+    },
+  } as unknown as ImageService;
   const manager = new ContainerManager({
     runtime,
     images,
@@ -81,6 +86,14 @@ describe('ContainerManager.startContainer: what a failed runtime call leaves in 
     const failed = seen.find((e) => e.type === 'ContainerFailed');
     // The kubelet's event: "Error: " and the same message; knode keeps the call and code in the detail.
     expect(failed).toMatchObject({ reason: 'Failed', message: `Error: ${RUNC_MESSAGE}`, detail: { call: method, code: 'UNKNOWN' } });
+  });
+
+  it('an image that cannot be pulled: a Failed event that names the reason alone ("Error: ErrImagePull"), as the kubelet records it', async () => {
+    const { start, seen } = setup({ pullImage: new CriError('PullImage', GrpcCode.UNKNOWN, 'failed to pull and unpack image') });
+    expect((await failure(start)).reason).toBe(SyncErrors.imagePull);
+    expect(seen.filter((e) => e.type === 'ContainerFailed').map((e) => e.message)).toEqual(['Error: ErrImagePull']);
+    expect((await failure(start)).reason).toBe(SyncErrors.imagePullBackOff);
+    expect(seen.filter((e) => e.type === 'ContainerFailed').map((e) => e.message)).toEqual(['Error: ErrImagePull', 'Error: ImagePullBackOff']);
   });
 
   it('a failure that is not a CRI error keeps its message', async () => {

@@ -72,7 +72,14 @@ export class ContainerManager {
   async startContainer(sandboxId: string, sandboxConfig: PodSandboxConfig, container: Container, pod: Pod, status: RuntimePodStatus, addresses: PodAddresses, volumes: PodVolumes): Promise<string> {
     const { runtime, events } = this.d;
     const base = { pod: podRef(pod), uid: pod.metadata.uid!, container: container.name };
-    const imageRef = await this.d.puller.ensureImageExists(pod, container, sandboxConfig);
+    let imageRef: string;
+    try {
+      imageRef = await this.d.puller.ensureImageExists(pod, container, sandboxConfig);
+    } catch (err) {
+      // The kubelet's event names the reason alone (ErrImagePull, ImagePullBackOff ...); the pull's own events say why.
+      if (err instanceof SyncError) events.emit({ ...base, type: 'ContainerFailed', reason: 'Failed', message: `Error: ${err.reason}` });
+      throw err;
+    }
     const previous = findContainer(status, container.name);
     const restartCount = previous ? previous.restartCount + 1 : 0;
     let config;

@@ -115,9 +115,10 @@ export class ContainerManager {
     events.emit({ ...base, type: 'ContainerStarted', reason: 'Started', message: `Started container ${container.name}`, detail: { containerId: id, restartCount, containerType } });
     const postStart = container.lifecycle?.postStart;
     if (postStart) {
-      const failure = await this.d.hooks.run(id, container, postStart, addresses.podIP);
+      const failure = await this.d.hooks.run(id, container, pod, postStart, addresses.podIP);
       if (failure) {
-        events.emit({ ...base, type: 'ContainerFailed', reason: 'FailedPostStartHook', message: failure });
+        // As the kubelet, the event leaves the hook's output out (it may hold secrets); the status and the log have it.
+        events.emit({ ...base, type: 'ContainerFailed', reason: 'FailedPostStartHook', message: 'PostStartHook failed', detail: { containerId: id, error: failure } });
         await this.killContainer(pod, id, container.name, container, `FailedPostStartHook`, 'PostStartHook failed');
         throw new SyncError(SyncErrors.postStartHook, failure);
       }
@@ -152,11 +153,12 @@ export class ContainerManager {
     const abort = new AbortController();
     const timer = this.d.clock.setTimeout(() => abort.abort(new Error('grace period exceeded')), graceSeconds * 1000);
     try {
-      const failure = await Promise.race([
-        this.d.hooks.run(containerId, container, handler, '', abort.signal),
-        new Promise<string>((resolve) => abort.signal.addEventListener('abort', () => resolve(`PreStopHook did not finish within the grace period of ${graceSeconds}s`), { once: true })),
+      const outcome = await Promise.race([
+        this.d.hooks.run(containerId, container, pod, handler, '', abort.signal).then((error) => (error ? { message: 'PreStopHook failed', error } : undefined)),
+        new Promise<{ message: string }>((resolve) => abort.signal.addEventListener('abort', () => resolve({ message: `PreStopHook did not finish within the grace period of ${graceSeconds}s` }), { once: true })),
       ]);
-      if (failure && pod) this.d.events.emit({ type: 'ContainerFailed', pod: podRef(pod), uid: pod.metadata.uid!, container: container.name, reason: 'FailedPreStopHook', message: failure });
+      // As the kubelet, a failed hook's event leaves its output out (it may hold secrets); the detail keeps it for the log.
+      if (outcome && pod) this.d.events.emit({ type: 'ContainerFailed', pod: podRef(pod), uid: pod.metadata.uid!, container: container.name, reason: 'FailedPreStopHook', message: outcome.message, ...('error' in outcome ? { detail: { error: outcome.error } } : {}) });
     } finally {
       timer.cancel();
     }

@@ -1,3 +1,4 @@
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { CriError, GrpcCode } from '../../src/cri/errors.js';
@@ -44,6 +45,17 @@ describe('HookRunner: failures worded as the kubelet words them (lifecycle/handl
 
   it('an exec hook that succeeds: no message', async () => {
     expect(await runner({ exitCode: 0, stdout: 'fine' }).run('c-1', main, pod, exec('true'), '')).toBeUndefined();
+  });
+
+  it('an httpGet hook answered with 500 succeeds, as the kubelet checks no status', async () => {
+    const server = createHttpServer((_req, res) => res.writeHead(500).end('broken'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as { port: number };
+      expect(await runner({ exitCode: 0 }).run('c-1', main, pod, { httpGet: { path: '/started', port } }, '127.0.0.1')).toBeUndefined();
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it('an httpGet hook nobody answers: the HTTP format, with the request error as Go words it', async () => {

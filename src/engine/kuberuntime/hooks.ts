@@ -54,7 +54,10 @@ export class HookRunner {
     }
   }
 
-  /** Undefined on a 2xx or 3xx answer; else the failure, a failed request as Go's url.Error words it. */
+  /**
+   * Undefined once the server answered, whatever the status: the kubelet's lifecycle HTTP client
+   * fails a hook only when the request fails (words as Go's url.Error), never on a 4xx or 5xx.
+   */
   private async httpGet(container: Container, action: HTTPGetAction, podIP: string, signal?: AbortSignal): Promise<string | undefined> {
     const port = resolvePort(action.port, container);
     if (port === undefined) return `port ${goQuote(String(action.port))} not found`;
@@ -69,7 +72,6 @@ export class HookRunner {
       const signals = [AbortSignal.timeout(HTTP_HOOK_TIMEOUT_MS), ...(signal ? [signal] : [])];
       const res = await fetch(url, { headers, signal: AbortSignal.any(signals), redirect: 'manual' });
       await res.arrayBuffer();
-      if (res.status < 200 || res.status >= 400) return `${res.status} ${res.statusText}`;
       return undefined;
     } catch (err) {
       return `Get ${goQuote(url)}: ${dialError(err, host, hostPort)}`;

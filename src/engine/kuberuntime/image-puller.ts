@@ -49,7 +49,7 @@ export class ImagePuller {
       this.events.emit({ ...base, type: 'ImagePullBackOff', reason: 'BackOff', message });
       // The status says why the last pull failed; the event does not.
       const last = this.lastPullError.get(key);
-      throw new SyncError(SyncErrors.imagePullBackOff, last ? `${message}: ${last}` : message, this.backoff.remainingSinceUpdate(key));
+      throw new SyncError(SyncErrors.imagePullBackOff, last ? `${message}: ${last}` : message);
     }
     this.lastPullError.delete(key);
     this.events.emit({ ...base, type: 'ImagePulling', reason: 'Pulling', message: `Pulling image "${image}"` });

@@ -28,3 +28,41 @@ export class CriError extends Error {
 export function isCode(err: unknown, code: status): boolean {
   return err instanceof CriError && err.code === code;
 }
+
+/**
+ * What the runtime said, without knode's call frame: a CRI error's details, any
+ * other error's message. The kubelet puts this (gRPC's `status.Message()`) in
+ * container statuses and events.
+ */
+export function runtimeMessage(err: unknown): string {
+  if (err instanceof CriError) return err.details;
+  return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * A CRI error as the kubelet's Go client prints it (`rpc error: code =
+ * NotFound desc = ...`), where the kubelet quotes the error itself rather
+ * than its message.
+ */
+export function goErrorString(err: unknown): string {
+  if (!(err instanceof CriError)) return runtimeMessage(err);
+  return `rpc error: code = ${goCodeName(err.code)} desc = ${err.details}`;
+}
+
+/** grpc-go's name for a code (codes.Code.String()): NOT_FOUND is NotFound, CANCELLED is Canceled. */
+export function goCodeName(code: status): string {
+  if (code === status.CANCELLED) return 'Canceled';
+  const name = status[code] as string | undefined;
+  if (name === undefined) return `Code(${code})`;
+  if (name === 'OK') return name;
+  return name
+    .toLowerCase()
+    .split('_')
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+    .join('');
+}
+
+/** The call and code of a CRI error, for an event's detail (knode's messages leave them out). */
+export function criCallDetail(err: unknown): { call?: string; code?: string } {
+  return err instanceof CriError ? { call: err.method, code: status[err.code] ?? String(err.code) } : {};
+}

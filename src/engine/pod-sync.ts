@@ -90,12 +90,15 @@ export class KubeletPodSyncer implements PodSyncer {
       if (r.action === 'StartContainer' && r.error) this.d.events.emit({ type: 'ContainerWaiting', pod: podRef(pod), uid, container: r.target, reason: r.error.reason, message: r.error.message });
     }
     if (result.syncError) throw result.syncError;
-    // Waiting out a backoff is not an error of the worker; anything else is retried after its backoff.
+    // Waiting out a back-off is not an error of the worker (nothing to report), though it is timed as one;
+    // anything else is retried after the worker's back-off period.
     const failure = result.results.find((r) => r.error && r.error.reason !== SyncErrors.crashLoopBackOff && r.error.reason !== SyncErrors.imagePullBackOff);
     if (failure?.error) throw failure.error;
-    // Come back when the first backoff ends, so a crash-looping container restarts on time.
-    const waits = result.results.map((r) => r.error?.retryAfterMs).filter((ms): ms is number => ms !== undefined);
-    return { terminal: false, requeueAfterMs: waits.length > 0 ? Math.min(...waits) : undefined };
+    const backOffs = result.results.filter((r) => r.error);
+    if (backOffs.length === 0) return { terminal: false };
+    // Only a crash-loop back-off says when it ends (the kubelet's BackoffError; an image pull back-off does not).
+    const ends = backOffs.filter((r) => r.error!.reason === SyncErrors.crashLoopBackOff && r.error!.retryAfterMs !== undefined).map((r) => r.error!.retryAfterMs!);
+    return { terminal: false, backOff: { endsInMs: ends.length > 0 ? Math.min(...ends) : undefined } };
   }
 
   async syncTerminatingPod(pod: Pod, runtime: RuntimePodStatus, gracePeriodSeconds: number): Promise<void> {

@@ -9,6 +9,10 @@ import { jitter, type WorkQueue } from './work-queue.js';
 
 export type UpdateType = 'create' | 'update' | 'sync' | 'kill';
 
+/** The kubelet's jitter factors for the resync interval and for retries after a failed sync. */
+const RESYNC_JITTER = 0.5;
+const BACKOFF_JITTER = 0.5;
+
 export interface UpdatePodOptions {
   updateType: UpdateType;
   /** The desired pod; absent only when killing a pod the runtime runs but no source wants. */
@@ -22,8 +26,12 @@ export interface UpdatePodOptions {
 export interface SyncPodResult {
   /** The pod reached a terminal phase and should terminate. */
   terminal: boolean;
-  /** Sync again after this long (a backoff ends) instead of at the resync interval. */
-  requeueAfterMs?: number;
+  /**
+   * A container waits out a back-off (CrashLoopBackOff, ImagePullBackOff). The kubelet counts
+   * such a sync as failed: the pod comes back after the worker's back-off period, or when the
+   * earliest crash-loop back-off ends (`endsInMs`, the kubelet's BackoffError) if one does.
+   */
+  backOff?: { endsInMs?: number };
 }
 
 /** What the pod workers call; the kubelet implements it (syncPod and friends). */
@@ -63,7 +71,9 @@ export interface PodWorkersOptions {
   clock: Clock;
   random: () => number;
   events: EventStream;
+  /** How often a pod syncs when nothing happens to it (syncFrequency); no retry waits longer. */
   resyncInterval: number;
+  /** How long a failed sync waits before the next, unless a back-off it met ends sooner. */
   backOffPeriod: number;
   /** Called after each completed sync (the evented PLEG relists the pod then). */
   afterSync?: (pod: Pod) => void;
@@ -178,7 +188,7 @@ export class PodWorkers {
       const update = status.pending;
       status.pending = undefined;
       let next: 'resync' | 'now' | 'done' = 'done';
-      let requeueAfter: number | undefined;
+      let backOff: SyncPodResult['backOff'];
       const stateBefore = status.state;
       const started = clock.now();
       try {
@@ -187,7 +197,7 @@ export class PodWorkers {
         if (status.state === 'syncing') {
           const result = await syncer.syncPod(update.updateType, status.desired!, cached.status);
           status.lastSyncTime = clock.now();
-          requeueAfter = result.requeueAfterMs;
+          backOff = result.backOff;
           if (result.terminal && status.state === 'syncing') {
             this.startTerminating(status);
             status.gracePeriod ??= status.desired!.spec.terminationGracePeriodSeconds ?? 30;
@@ -221,13 +231,23 @@ export class PodWorkers {
         continue;
       }
       if (next === 'now') status.pending ??= { updateType: 'sync', pod: status.desired };
-      else if (next === 'resync') this.o.workQueue.enqueue(status.uid, requeueAfter ?? jitter(this.o.resyncInterval, 0.5, this.o.random));
+      else if (next === 'resync') this.o.workQueue.enqueue(status.uid, backOff ? this.retryDelay(backOff.endsInMs) : jitter(this.o.resyncInterval, RESYNC_JITTER, this.o.random));
     }
+  }
+
+  /**
+   * How long a failed sync waits (the kubelet's completeWork): until the back-off it met ends if
+   * it names one, else the back-off period; never longer than the resync interval; jittered.
+   * So a pod in a long crash-loop back-off still syncs (and shows CrashLoopBackOff) meanwhile.
+   */
+  private retryDelay(backOffEndsInMs?: number): number {
+    const wait = Math.min(Math.max(backOffEndsInMs ?? this.o.backOffPeriod, 0), this.o.resyncInterval);
+    return jitter(wait, BACKOFF_JITTER, this.o.random);
   }
 
   /** After an error: a syncing pod comes back through the work queue; a terminating one retries itself. */
   private retryLater(status: PodSyncStatus): void {
-    const delay = jitter(this.o.backOffPeriod, 0.5, this.o.random);
+    const delay = this.retryDelay();
     if (status.state === 'syncing') {
       this.o.workQueue.enqueue(status.uid, delay);
       return;

@@ -46,7 +46,7 @@ describe('knode apply', () => {
     writeFileSync(file, 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: nopull\nspec:\n  containers:\n    - name: app\n      image: registry.invalid/team/app:1\n      command: ["sleep", "60"]\n');
     const res = await knode(['apply', '-f', file, '--root-dir', root, '--node-name', 'e2e']);
     expect(res.code).toBe(1);
-    expect(res.stderr).toMatch(/default\/nopull-e2e: ErrImagePull: container app: Failed to pull image "registry\.invalid\/team\/app:1"/);
+    expect(res.stderr).toMatch(/default\/nopull-e2e: ErrImagePull: container app: failed to pull and unpack image "registry\.invalid\/team\/app:1"/);
   });
 
   it('exits 2 for a manifest it cannot use, naming the file, document, pod and field', async () => {

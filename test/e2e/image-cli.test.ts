@@ -57,7 +57,7 @@ describe('knode image', () => {
     writeFileSync(join(root, 'bad.yaml'), pod('nopull', 'busybox:no-such-tag'));
     const bad = await knode(['apply', '-f', join(root, 'bad.yaml'), '--root-dir', root, '--node-name', 'e2e']);
     expect(bad.code).toBe(1);
-    expect(bad.stderr).toMatch(/default\/nopull-e2e: ErrImagePull: container app: Failed to pull image "busybox:no-such-tag"/);
+    expect(bad.stderr).toMatch(/default\/nopull-e2e: ErrImagePull: container app: failed to pull and unpack image "docker\.io\/library\/busybox:no-such-tag"/);
     expect(bad.stderr).toContain('manifest unknown (MANIFEST_UNKNOWN)');
     await knode(['delete', '-f', join(root, 'good.yaml'), '--root-dir', root, '--node-name', 'e2e']);
   });

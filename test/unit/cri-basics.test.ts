@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { socketPathOf } from '../../src/cri/endpoint.js';
+import { CriError, goCodeName, goErrorString, GrpcCode, runtimeMessage } from '../../src/cri/errors.js';
 import { lookup, nowNs } from '../../src/runtime/ids.js';
 
 describe('socketPathOf', () => {
@@ -39,5 +40,29 @@ describe('nowNs', () => {
   it('never repeats, so creation order has no ties', () => {
     const stamps = Array.from({ length: 1000 }, () => nowNs());
     for (let i = 1; i < stamps.length; i++) expect(stamps[i]).toBeGreaterThan(stamps[i - 1]);
+  });
+});
+
+describe('CRI errors as the kubelet words them', () => {
+  it.each([
+    [GrpcCode.OK, 'OK'],
+    [GrpcCode.CANCELLED, 'Canceled'],
+    [GrpcCode.UNKNOWN, 'Unknown'],
+    [GrpcCode.NOT_FOUND, 'NotFound'],
+    [GrpcCode.DEADLINE_EXCEEDED, 'DeadlineExceeded'],
+    [GrpcCode.FAILED_PRECONDITION, 'FailedPrecondition'],
+    [GrpcCode.UNAUTHENTICATED, 'Unauthenticated'],
+    [99 as GrpcCode, 'Code(99)'],
+  ])('code %i is %s in grpc-go', (code, name) => {
+    expect(goCodeName(code)).toBe(name);
+  });
+
+  it("runtimeMessage is the runtime's message alone (status.Message()); goErrorString the Go client's error text", () => {
+    const err = new CriError('ExecSync', GrpcCode.NOT_FOUND, 'container "abc" not found');
+    expect(err.message).toBe('ExecSync: NOT_FOUND: container "abc" not found');
+    expect(runtimeMessage(err)).toBe('container "abc" not found');
+    expect(goErrorString(err)).toBe('rpc error: code = NotFound desc = container "abc" not found');
+    expect(runtimeMessage(new Error('plain'))).toBe('plain');
+    expect(goErrorString(new Error('plain'))).toBe('plain');
   });
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Container, ContainerStatus, Pod, PodCondition, PodSpec, PodStatus } from '../../src/engine/api/v1.js';
 import type { ContainerInstance, ContainerRuntimeState, RuntimePodStatus, SandboxInstance } from '../../src/engine/container/types.js';
 import { PodSyncResult, SyncError, SyncErrors, type SyncErrorReason } from '../../src/engine/kuberuntime/sync-result.js';
+import { podRow } from '../../src/engine/api/printers.js';
 import { generateAPIPodStatus, type StatusContext } from '../../src/engine/status/generate.js';
 import { qosClassOf } from '../../src/engine/status/qos.js';
 import { ReasonCache } from '../../src/engine/status/reason-cache.js';
@@ -246,6 +247,38 @@ const containerRows: ContainerRow[] = [
     want: { state: terminatedApp(128, 'StartError'), lastState: {} },
   },
   {
+    name: 'init container that failed to start under restartPolicy Never, RunContainerError in the reason cache: stays terminated StartError, as it will not start again',
+    pod: pod({ restartPolicy: 'Never', initContainers: [c('setup')], containers: [c('app')] }),
+    runtime: runtime([sandbox()], [exited('setup', 128, { reason: 'StartError' })]),
+    ctx: { reasons: reasons(['setup', SyncErrors.runContainer, 'failed to start']) },
+    container: 'setup',
+    want: { state: terminatedApp(128, 'StartError', 'setup-1'), lastState: {} },
+  },
+  {
+    name: 'init container that failed to start under restartPolicy OnFailure: waiting RunContainerError, as it starts again',
+    pod: pod({ restartPolicy: 'OnFailure', initContainers: [c('setup')], containers: [c('app')] }),
+    runtime: runtime([sandbox()], [exited('setup', 128, { reason: 'StartError' })]),
+    ctx: { reasons: reasons(['setup', SyncErrors.runContainer, 'failed to start']) },
+    container: 'setup',
+    want: { state: { waiting: { reason: 'RunContainerError', message: 'failed to start' } }, lastState: terminatedApp(128, 'StartError', 'setup-1') },
+  },
+  {
+    name: 'init container that failed to start under restartPolicy Always: waiting RunContainerError, as it starts again',
+    pod: pod({ initContainers: [c('setup')], containers: [c('app')] }),
+    runtime: runtime([sandbox()], [exited('setup', 128, { reason: 'StartError' })]),
+    ctx: { reasons: reasons(['setup', SyncErrors.runContainer, 'failed to start']) },
+    container: 'setup',
+    want: { state: { waiting: { reason: 'RunContainerError', message: 'failed to start' } }, lastState: terminatedApp(128, 'StartError', 'setup-1') },
+  },
+  {
+    name: 'sidecar that failed to start under restartPolicy Never: waiting RunContainerError, as a sidecar always restarts',
+    pod: pod({ restartPolicy: 'Never', initContainers: [sidecar('proxy')], containers: [c('app')] }),
+    runtime: runtime([sandbox()], [exited('proxy', 128, { reason: 'StartError' })]),
+    ctx: { reasons: reasons(['proxy', SyncErrors.runContainer, 'failed to start']) },
+    container: 'proxy',
+    want: { state: { waiting: { reason: 'RunContainerError', message: 'failed to start' } }, lastState: terminatedApp(128, 'StartError', 'proxy-1') },
+  },
+  {
     name: 'init container exited 0, an entry in the reason cache: stays terminated, as it will not start again',
     pod: pod({ initContainers: [c('setup')], containers: [c('app')] }),
     runtime: runtime([sandbox()], [running('app'), exited('setup', 0)]),
@@ -482,6 +515,15 @@ describe('generateAPIPodStatus: phase', () => {
     ['a Failed pod does not become Succeeded', pod({ restartPolicy: 'Never', containers: [c('app')] }), runtime([sandbox()], [exited('app', 0)]), 'Failed', 'Failed'],
   ] as const)('%s', (_name, p, rt, oldPhase, want) => {
     expect(generateAPIPodStatus(p, rt, ctx({ oldStatus: oldPhase ? { phase: oldPhase } : undefined })).phase).toBe(want);
+  });
+
+  it('fails a Never pod whose init container failed to start, and kubectl shows Init:StartError', () => {
+    const p = pod({ restartPolicy: 'Never', initContainers: [c('setup')], containers: [c('app')] });
+    const rt = runtime([sandbox()], [exited('setup', 128, { reason: 'StartError' })]);
+    const got = generateAPIPodStatus(p, rt, ctx({ reasons: reasons(['setup', SyncErrors.runContainer, 'exec: "no-such-command": executable file not found in $PATH']) }));
+    expect(got.phase).toBe('Failed');
+    expect(got.initContainerStatuses?.[0].state).toEqual(terminatedApp(128, 'StartError', 'setup-1'));
+    expect(podRow({ ...p, status: got }).status).toBe('Init:StartError');
   });
 
   it('uses podIsTerminal: an Always pod whose containers all exited is Failed once terminal', () => {

@@ -282,12 +282,38 @@ describe('PodWorkers', () => {
     expect(syncer.history).toEqual(['syncPod(create, v1)', 'syncPod(sync, v1)']);
   });
 
-  it('puts the pod back in the work queue when the sync asks for it (a backoff ends) instead of at the resync interval', async () => {
-    const { syncer, update, relist, workQueue, clock } = setup();
-    syncer.result = { terminal: false, requeueAfterMs: 40_000 };
+  // The kubelet's completeWork: a sync that met a back-off is a failed sync; it comes back when the
+  // back-off ends if it names an end, else after the back-off period; never later than the resync
+  // interval; jittered by up to half.
+  it.each([
+    { name: 'a crash-loop back-off ending in 5s: at its end', backOff: { endsInMs: 5_000 }, random: 0, delay: 5_000 },
+    { name: 'a crash-loop back-off ending in 5s, full jitter: up to half again', backOff: { endsInMs: 5_000 }, random: 1, delay: 7_500 },
+    { name: 'a crash-loop back-off ending in 80s: at the resync interval, so the pod syncs during it', backOff: { endsInMs: 80_000 }, random: 0, delay: RESYNC },
+    { name: 'a crash-loop back-off ending in 80s, half jitter: the resync interval and a quarter', backOff: { endsInMs: 80_000 }, random: 0.5, delay: RESYNC * 1.25 },
+    { name: 'a crash-loop back-off already over: at once', backOff: { endsInMs: -100 }, random: 1, delay: 0 },
+    { name: 'an image pull back-off (no end named): after the back-off period', backOff: {}, random: 0, delay: BACKOFF },
+  ])('after a sync that met $name', async ({ backOff, random, delay }) => {
+    const { syncer, update, relist, workQueue, clock, stateOf } = setup(() => random);
+    syncer.result = { terminal: false, backOff };
     update({ updateType: 'create', pod: pod('a') });
     await relist();
-    expect(workQueue.dueAt('a')).toBe(clock.now() + 40_000);
+    expect(workQueue.dueAt('a')).toBe(clock.now() + delay);
+    // Waiting out a back-off is nothing to report.
+    expect(stateOf('a')?.lastError).toBeUndefined();
+  });
+
+  it('caps the retry after a failed sync at the resync interval', async () => {
+    const clock = new FakeClock();
+    const workQueue = new WorkQueue(clock);
+    const cache = new PodCache();
+    const syncer = new FakeSyncer();
+    syncer.failures.syncPod = 1;
+    workers = new PodWorkers({ syncer, cache, workQueue, clock, random: () => 0, events: new EventStream(() => clock.now()), resyncInterval: 5_000, backOffPeriod: BACKOFF });
+    workers.updatePod({ updateType: 'create', pod: pod('a') });
+    await clock.advance(1);
+    cache.updateTime(clock.now());
+    await flushMicrotasks(50);
+    expect(workQueue.dueAt('a')).toBe(clock.now() + 5_000);
   });
 
   it('retries a failed termination by itself after the backoff period', async () => {

@@ -5,6 +5,11 @@ export function podFullName(pod: Pod): string {
   return `${pod.metadata.name}_${pod.metadata.namespace}`;
 }
 
+/** The pod as the kubelet names it in messages (format.Pod): `name_namespace(uid)`. */
+export function podDesc(pod: Pod | undefined): string {
+  return pod ? `${podFullName(pod)}(${pod.metadata.uid ?? ''})` : '<nil>';
+}
+
 /** `namespace/name`, as users and kubectl write it. */
 export function podRef(pod: Pod): string {
   return `${pod.metadata.namespace}/${pod.metadata.name}`;

@@ -1,3 +1,4 @@
+import { criCallDetail, runtimeMessage } from '../../cri/errors.js';
 import type { ImageService, RuntimeService } from '../../cri/runtime-service.js';
 import type { PodSandboxConfig } from '../../cri/types.js';
 import { KubeletAnnotations } from '../../cri/types.js';
@@ -71,7 +72,14 @@ export class ContainerManager {
   async startContainer(sandboxId: string, sandboxConfig: PodSandboxConfig, container: Container, pod: Pod, status: RuntimePodStatus, addresses: PodAddresses, volumes: PodVolumes): Promise<string> {
     const { runtime, events } = this.d;
     const base = { pod: podRef(pod), uid: pod.metadata.uid!, container: container.name };
-    const imageRef = await this.d.puller.ensureImageExists(pod, container, sandboxConfig);
+    let imageRef: string;
+    try {
+      imageRef = await this.d.puller.ensureImageExists(pod, container, sandboxConfig);
+    } catch (err) {
+      // The kubelet's event names the reason alone (ErrImagePull, ImagePullBackOff ...); the pull's own events say why.
+      if (err instanceof SyncError) events.emit({ ...base, type: 'ContainerFailed', reason: 'Failed', message: `Error: ${err.reason}` });
+      throw err;
+    }
     const previous = findContainer(status, container.name);
     const restartCount = previous ? previous.restartCount + 1 : 0;
     let config;
@@ -88,27 +96,29 @@ export class ContainerManager {
       if (err instanceof SyncError) events.emit({ ...base, type: 'ContainerFailed', reason: 'Failed', message: `Error: ${err.message}` });
       throw err;
     }
+    // As the kubelet: the status and the event carry the runtime's message alone; the call and code ride in the event's detail.
     let id: string;
     try {
       id = await runtime.createContainer(sandboxId, config, sandboxConfig);
     } catch (err) {
-      events.emit({ ...base, type: 'ContainerFailed', reason: 'Failed', message: `Error: ${(err as Error).message}` });
-      throw new SyncError(SyncErrors.createContainer, (err as Error).message);
+      events.emit({ ...base, type: 'ContainerFailed', reason: 'Failed', message: `Error: ${runtimeMessage(err)}`, detail: criCallDetail(err) });
+      throw new SyncError(SyncErrors.createContainer, runtimeMessage(err));
     }
     events.emit({ ...base, type: 'ContainerCreated', reason: 'Created', message: `Created container ${container.name}`, detail: { containerId: id, restartCount } });
     try {
       await runtime.startContainer(id);
     } catch (err) {
-      events.emit({ ...base, type: 'ContainerFailed', reason: 'Failed', message: `Error: failed to start container "${container.name}": ${(err as Error).message}` });
-      throw new SyncError(SyncErrors.runContainer, `failed to start container "${id}": ${(err as Error).message}`);
+      events.emit({ ...base, type: 'ContainerFailed', reason: 'Failed', message: `Error: ${runtimeMessage(err)}`, detail: { containerId: id, ...criCallDetail(err) } });
+      throw new SyncError(SyncErrors.runContainer, runtimeMessage(err));
     }
     const containerType = pod.spec.initContainers?.some((c) => c.name === container.name) ? 'init_container' : 'container';
     events.emit({ ...base, type: 'ContainerStarted', reason: 'Started', message: `Started container ${container.name}`, detail: { containerId: id, restartCount, containerType } });
     const postStart = container.lifecycle?.postStart;
     if (postStart) {
-      const failure = await this.d.hooks.run(id, container, postStart, addresses.podIP);
+      const failure = await this.d.hooks.run(id, container, pod, postStart, addresses.podIP);
       if (failure) {
-        events.emit({ ...base, type: 'ContainerFailed', reason: 'FailedPostStartHook', message: failure });
+        // As the kubelet, the event leaves the hook's output out (it may hold secrets); the status and the log have it.
+        events.emit({ ...base, type: 'ContainerFailed', reason: 'FailedPostStartHook', message: 'PostStartHook failed', detail: { containerId: id, error: failure } });
         await this.killContainer(pod, id, container.name, container, `FailedPostStartHook`, 'PostStartHook failed');
         throw new SyncError(SyncErrors.postStartHook, failure);
       }
@@ -143,11 +153,12 @@ export class ContainerManager {
     const abort = new AbortController();
     const timer = this.d.clock.setTimeout(() => abort.abort(new Error('grace period exceeded')), graceSeconds * 1000);
     try {
-      const failure = await Promise.race([
-        this.d.hooks.run(containerId, container, handler, '', abort.signal),
-        new Promise<string>((resolve) => abort.signal.addEventListener('abort', () => resolve(`PreStopHook did not finish within the grace period of ${graceSeconds}s`), { once: true })),
+      const outcome = await Promise.race([
+        this.d.hooks.run(containerId, container, pod, handler, '', abort.signal).then((error) => (error ? { message: 'PreStopHook failed', error } : undefined)),
+        new Promise<{ message: string }>((resolve) => abort.signal.addEventListener('abort', () => resolve({ message: `PreStopHook did not finish within the grace period of ${graceSeconds}s` }), { once: true })),
       ]);
-      if (failure && pod) this.d.events.emit({ type: 'ContainerFailed', pod: podRef(pod), uid: pod.metadata.uid!, container: container.name, reason: 'FailedPreStopHook', message: failure });
+      // As the kubelet, a failed hook's event leaves its output out (it may hold secrets); the detail keeps it for the log.
+      if (outcome && pod) this.d.events.emit({ type: 'ContainerFailed', pod: podRef(pod), uid: pod.metadata.uid!, container: container.name, reason: 'FailedPreStopHook', message: outcome.message, ...('error' in outcome ? { detail: { error: outcome.error } } : {}) });
     } finally {
       timer.cancel();
     }

@@ -1,3 +1,4 @@
+import { CriError, criCallDetail, goErrorString, GrpcCode } from '../../cri/errors.js';
 import type { ImageService } from '../../cri/runtime-service.js';
 import type { PodSandboxConfig } from '../../cri/types.js';
 import type { Backoff } from '../../util/backoff.js';
@@ -13,6 +14,9 @@ import { SyncError, SyncErrors } from './sync-result.js';
  * before trying again. Returns the image reference to create the container with.
  */
 export class ImagePuller {
+  /** The last failed pull of each back-off key, for the ImagePullBackOff message (image_manager.go's prevPullErrMsg). */
+  private readonly lastPullError = new Map<string, string>();
+
   constructor(
     private readonly images: ImageService,
     private readonly backoff: Backoff,
@@ -43,8 +47,11 @@ export class ImagePuller {
     if (this.backoff.isInBackOffSinceUpdate(key)) {
       const message = `Back-off pulling image "${image}"`;
       this.events.emit({ ...base, type: 'ImagePullBackOff', reason: 'BackOff', message });
-      throw new SyncError(SyncErrors.imagePullBackOff, message, this.backoff.remainingSinceUpdate(key));
+      // The status says why the last pull failed; the event does not.
+      const last = this.lastPullError.get(key);
+      throw new SyncError(SyncErrors.imagePullBackOff, last ? `${message}: ${last}` : message);
     }
+    this.lastPullError.delete(key);
     this.events.emit({ ...base, type: 'ImagePulling', reason: 'Pulling', message: `Pulling image "${image}"` });
     const started = this.clock.now();
     try {
@@ -54,9 +61,21 @@ export class ImagePuller {
       return ref;
     } catch (err) {
       this.backoff.next(key, this.clock.now());
-      const message = `Failed to pull image "${image}": ${(err as Error).message}`;
-      this.events.emit({ ...base, type: 'ImagePullFailed', reason: 'Failed', message });
+      const message = pullErrorString(err);
+      this.events.emit({ ...base, type: 'ImagePullFailed', reason: 'Failed', message: `Failed to pull image "${image}": ${message}`, detail: criCallDetail(err) });
+      // Only pulls still backing off need their error kept (pods removed meanwhile leave theirs here).
+      for (const k of this.lastPullError.keys()) if (!this.backoff.isInBackOffSinceUpdate(k)) this.lastPullError.delete(k);
+      this.lastPullError.set(key, `${SyncErrors.imagePull}: ${message}`);
       throw new SyncError(SyncErrors.imagePull, message);
     }
   }
+}
+
+/**
+ * A failed pull as the kubelet words it: the runtime's message alone for an
+ * UNKNOWN status (the Go CRI client strips that code), the whole gRPC error
+ * for any other code.
+ */
+function pullErrorString(err: unknown): string {
+  return err instanceof CriError && err.code === GrpcCode.UNKNOWN ? err.details : goErrorString(err);
 }

@@ -1,6 +1,6 @@
 import { isRestartableInit } from '../api/pod-util.js';
 import { rfc3339, type Container, type ContainerState, type ContainerStatus, type Pod, type PodCondition, type PodStatus } from '../api/v1.js';
-import { instancesOf, type ContainerInstance, type RuntimePodStatus } from '../container/types.js';
+import { findContainer, instancesOf, type ContainerInstance, type RuntimePodStatus } from '../container/types.js';
 import { shouldContainerBeRestarted } from '../container/helpers.js';
 import { podSandboxChanged } from '../kuberuntime/compute-pod-actions.js';
 import { getPhase } from './phase.js';
@@ -76,14 +76,26 @@ function containerStatus(pod: Pod, c: Container, runtime: RuntimePodStatus, ctx:
     // An init container that ran to completion counts as ready.
     if (isInit && !isRestartableInit(c) && newest.state === 'exited' && newest.exitCode === 0) status.ready = true;
   }
-  // Why it waits, unless it will not start again (done, or its restart policy says no).
+  // Why it waits, unless it will not start again.
   const failure = ctx.reasons.get(pod.metadata.uid ?? '', c.name);
-  const willStart = isInit && !isRestartableInit(c) ? !(newest?.state === 'exited' && newest.exitCode === 0) : shouldContainerBeRestarted(c, pod, runtime);
-  if (failure && newest?.state !== 'running' && willStart) {
+  if (failure && newest?.state !== 'running' && willStartAgain(pod, c, runtime, isInit)) {
     if (status.state?.terminated) status.lastState = { terminated: status.state.terminated };
     status.state = { waiting: { reason: failure.reason, message: failure.message } };
   }
   return status;
+}
+
+/**
+ * The kubelet's ShouldContainerBeRestarted as its status sees it: never a regular init container
+ * that succeeded; always a sidecar (its own restartPolicy Always wins over the pod's); otherwise
+ * as the pod's restart policy says, so an init container that failed to start in a pod that never
+ * restarts stays terminated (StartError), and the pod fails.
+ */
+function willStartAgain(pod: Pod, c: Container, runtime: RuntimePodStatus, isInit: boolean): boolean {
+  const newest = findContainer(runtime, c.name);
+  if (isInit && !isRestartableInit(c) && newest?.state === 'exited' && newest.exitCode === 0) return false;
+  if (isRestartableInit(c) && !pod.metadata.deletionTimestamp) return newest?.state !== 'running';
+  return shouldContainerBeRestarted(c, pod, runtime);
 }
 
 function stateOf(c: ContainerInstance, runtimeName: string): ContainerState {

@@ -18,7 +18,7 @@ const container: Container = {
 const pod: Pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'default', uid: 'u1' }, spec: { containers: [container] } };
 
 function instance(state: ContainerInstance['state'], startedAt: number): ContainerInstance {
-  return { id: 'c1', name: 'main', state, createdAt: 0, startedAt, finishedAt: 0, exitCode: 0, image: 'busybox', imageRef: '', imageId: '', reason: '', message: '', hash: '', restartCount: 0 };
+  return { id: 'c1', name: 'main', state, createdAt: 0, startedAt, finishedAt: 0, exitCode: 0, image: 'busybox', imageRef: '', imageId: '', reason: '', message: '', hash: '', restartCount: 0, logPath: '', labels: {}, annotations: {} };
 }
 
 function setup(execExitCode: () => number) {

@@ -1,4 +1,4 @@
-import { parseAllDocuments } from 'yaml';
+import { parseAllDocuments, type Tags } from 'yaml';
 import type { Pod } from '../api/v1.js';
 import { validatePod } from './validation.js';
 
@@ -32,6 +32,17 @@ export interface DecodedManifest {
 }
 
 /**
+ * YAML as the kubelet reads it (sigs.k8s.io/yaml, YAML 1.1 as go-yaml v2 reads
+ * it): unquoted y/n/yes/no/on/off are booleans, 0644 is octal (a volume's
+ * defaultMode), 1_000 a number. Like go-yaml, no sexagesimal numbers (1:20 stays
+ * a string) and no timestamps (a date stays a string).
+ */
+const KUBE_YAML = {
+  version: '1.1',
+  customTags: (tags: Tags) => tags.filter((t) => typeof t === 'string' || (t.format !== 'TIME' && t.tag !== 'tag:yaml.org,2002:timestamp')),
+} as const;
+
+/**
  * Limits that keep hostile input (alias bombs, huge or deeply nested
  * documents) from costing more than a bad file should: decoding runs on the
  * sync loop's thread. 3 MiB is the apiserver's own limit on a request body.
@@ -58,7 +69,7 @@ export function decodeManifest(source: string, text: string, nameSuffixLength = 
     out.unreadable = true;
     return out;
   }
-  const docs = parseAllDocuments(text, { prettyErrors: true, uniqueKeys: true });
+  const docs = parseAllDocuments(text, { prettyErrors: true, uniqueKeys: true, ...KUBE_YAML });
   if (!Array.isArray(docs)) {
     out.errors.push({ source, document: 0, message: 'not a YAML document stream' });
     out.unreadable = true;

@@ -167,11 +167,11 @@ describe('decodeManifest', () => {
     expect(decoded.pods[0].pod.metadata.annotations).toEqual({ app: 'web' });
   });
 
-  it('reads YAML 1.1 as the kubelet does: y/n/on/off are booleans, 0644 is octal; no sexagesimals or timestamps', () => {
-    const volume = ['kind: Pod', 'metadata:', '  name: yaml11', '  annotations: {when: 2026-01-01, ratio: 1:20}', 'spec:', '  containers:', '  - name: main', '    image: busybox', '  volumes:', '  - name: cfg', '    configMap: {name: c, defaultMode: 0644}'].join('\n');
-    const decoded = decodeManifest(SOURCE, volume);
+  it('reads YAML 1.1 as the kubelet does: y/n/on/off are booleans, 0644 is octal (420); no sexagesimals or timestamps', () => {
+    const text = ['kind: Pod', 'metadata:', '  name: yaml11', '  annotations: {when: 2026-01-01, ratio: 1:20}', 'spec:', '  terminationGracePeriodSeconds: 0644', '  containers:', '  - name: main', '    image: busybox'].join('\n');
+    const decoded = decodeManifest(SOURCE, text);
     expect(decoded.errors).toEqual([]);
-    expect(decoded.pods[0].pod.spec.volumes?.[0].configMap?.defaultMode).toBe(0o644);
+    expect(decoded.pods[0].pod.spec.terminationGracePeriodSeconds).toBe(0o644);
     expect(decoded.pods[0].pod.metadata.annotations).toEqual({ when: '2026-01-01', ratio: '1:20' });
     // An env var named N is the boolean false: refused with its field, as the kubelet refuses the file.
     const env = ['kind: Pod', 'metadata:', '  name: yaml11-env', 'spec:', '  containers:', '  - name: main', '    image: busybox', '    env:', '    - name: N', '      value: x'].join('\n');

@@ -12,6 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CriClient } from '../../src/cri/client.js';
 import { protoRoot } from '../../src/cri/proto.js';
 import type { Pod } from '../../src/engine/api/v1.js';
+import type { KubeletConfiguration } from '../../src/engine/config/kubelet-config.js';
 import { ensureImage } from '../helpers/cri.js';
 import { containerOf, startNode, type TestNode } from '../helpers/node.js';
 import { eventually, startEmbeddedRuntime, type EmbeddedRuntimeProcess } from '../helpers/runtimes.js';
@@ -37,9 +38,9 @@ afterEach(async () => {
 });
 afterAll(async () => runtime.stop());
 
-async function start(): Promise<TestNode> {
+async function start(config: Partial<KubeletConfiguration> = {}): Promise<TestNode> {
   clock = new SkewClock();
-  node = await startNode(runtime.endpoint, { clock });
+  node = await startNode(runtime.endpoint, { clock, config });
   return node;
 }
 
@@ -102,6 +103,39 @@ describe('probes', () => {
     expect(n.events.some((e) => e.type === 'ContainerKilling' && /failed liveness probe, will be restarted/.test(e.message ?? ''))).toBe(true);
     // The new instance touched the file again, so it stays alive.
     await n.waitForPod('live', 'running again', (p) => !!containerOf(p, 'main')?.state?.running);
+  });
+
+  it('restarts after liveness kills are backed off: at once twice, then CrashLoopBackOff 10s, then 20s', async () => {
+    // Relisting every second, a probe's verdict reaches the sync within a second, as in the kubelet.
+    const n = await start({ eventedPleg: false });
+    n.writePod('live-fail', {
+      containers: [{
+        // Ends at once on SIGTERM, so each kill takes no grace period.
+        name: 'main', image, command: ['sh', '-c', 'trap "exit 143" TERM; sleep 3600 & wait'],
+        livenessProbe: { exec: { command: ['false'] }, periodSeconds: 1, failureThreshold: 1 },
+      }],
+    });
+    await n.waitForPod('live-fail', 'Running', (p) => p.status?.phase === 'Running');
+    const isBackOff = (seconds: number) => (e: (typeof n.events)[number]) => e.type === 'ContainerWaiting' && e.reason === 'CrashLoopBackOff' && !!e.message?.startsWith(`back-off ${seconds}s `);
+    /** Restarts before the first back-off of `seconds`. */
+    const restartsBeforeBackOff = async (seconds: number) => {
+      // The runtime's finish times are real: time skipped while the node works (a container
+      // stops, a sync waits for a relist) would count as back-off served. So the kubelet's
+      // clock moves in small steps, and only while the node is idle.
+      let seen = -1;
+      await eventually(() => {
+        if (n.events.some(isBackOff(seconds))) return true;
+        const busy = n.events.filter((e) => e.type !== 'PLEGRelist' && e.type !== 'PLEGEvent' && e.type !== 'PodSynced').length;
+        if (busy === seen) clock.skip(250);
+        seen = busy;
+        return false;
+      }, `a ${seconds}s back-off`, 30_000);
+      const before = n.events.slice(0, n.events.findIndex(isBackOff(seconds)));
+      return before.filter((e) => e.type === 'ContainerStarted' && e.container === 'main').length - 1;
+    };
+    expect(await restartsBeforeBackOff(10)).toBe(2);
+    expect(await restartsBeforeBackOff(20)).toBe(3);
+    expect(n.events.filter((e) => e.type === 'ContainerKilling' && /failed liveness probe/.test(e.message ?? '')).length).toBe(4);
   });
 
   it('a TCP readiness probe follows whether the port accepts connections', async () => {

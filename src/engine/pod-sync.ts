@@ -84,7 +84,7 @@ export class KubeletPodSyncer implements PodSyncer {
       this.d.events.emit({ type: 'VolumesReady', pod: podRef(pod), uid, detail: { volumes: volumes.size } });
     }
     this.d.prober.addPod(pod);
-    const result = await this.d.runtime.syncPod(pod, runtime, { probeFailed: (id, name) => this.d.prober.probeFailed(name, id) }, volumes);
+    const result = await this.d.runtime.syncPod(pod, runtime, { probeFailed: (id, name) => this.d.prober.probeFailed(name, id), started: (id, name) => this.d.prober.isStarted(pod, name, id) }, volumes);
     this.d.reasons.update(uid, result);
     for (const r of result.results) {
       if (r.action === 'StartContainer' && r.error) this.d.events.emit({ type: 'ContainerWaiting', pod: podRef(pod), uid, container: r.target, reason: r.error.reason, message: r.error.message });

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CriClient } from '../../src/cri/client.js';
 import { protoRoot } from '../../src/cri/proto.js';
+import { podRow } from '../../src/engine/api/printers.js';
 import type { Pod } from '../../src/engine/api/v1.js';
 import type { KubeletConfiguration } from '../../src/engine/config/kubelet-config.js';
 import { ensureImage } from '../helpers/cri.js';
@@ -136,6 +137,49 @@ describe('probes', () => {
     expect(await restartsBeforeBackOff(10)).toBe(2);
     expect(await restartsBeforeBackOff(20)).toBe(3);
     expect(n.events.filter((e) => e.type === 'ContainerKilling' && /failed liveness probe/.test(e.message ?? '')).length).toBe(4);
+  });
+
+  it('a sidecar with a startup probe holds back the main container until the probe succeeds', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'knode-sidecar-'));
+    const n = await start();
+    n.writePod('sidecar-startup', {
+      initContainers: [{
+        name: 'proxy', image, restartPolicy: 'Always', command: ['sh', '-c', 'trap "exit 143" TERM; sleep 3600 & wait'],
+        startupProbe: { exec: { command: ['test', '-f', `${dir}/started`] }, periodSeconds: 1, failureThreshold: 100 },
+      }],
+      containers: [{ name: 'main', image, command: ['sleep', '300'] }],
+    });
+    await n.waitForPod('sidecar-startup', 'with its sidecar running', (p) => !!containerOf(p, 'proxy')?.state?.running);
+    await probeUntil('startup probe failures', () => n.events.filter((e) => e.type === 'ProbeFailed' && e.container === 'proxy').length >= 3);
+    const waiting = n.pod('sidecar-startup')!;
+    expect(podRow(waiting).status).toBe('Init:0/1');
+    expect(waiting.status?.phase).toBe('Pending');
+    expect(waiting.status?.conditions?.find((c) => c.type === 'Initialized')).toMatchObject({ status: 'False', message: 'containers with incomplete status: [proxy]' });
+    expect(containerOf(waiting, 'proxy')).toMatchObject({ started: false, restartCount: 0 });
+    expect(n.events.some((e) => e.type === 'ContainerCreated' && e.container === 'main')).toBe(false);
+
+    writeFileSync(join(dir, 'started'), '');
+    const running = await probeUntil('the main container running', () => {
+      const p = n.pod('sidecar-startup')!;
+      return containerOf(p, 'main')?.state?.running ? p : undefined;
+    });
+    expect(running.status?.conditions?.find((c) => c.type === 'Initialized')?.status).toBe('True');
+    expect(containerOf(running, 'proxy')).toMatchObject({ started: true, restartCount: 0 });
+  });
+
+  it('a sidecar whose startup probe fails is restarted, and the main container does not start', async () => {
+    const n = await start({ eventedPleg: false });
+    n.writePod('sidecar-startup-fail', {
+      initContainers: [{
+        name: 'proxy', image, restartPolicy: 'Always', command: ['sh', '-c', 'trap "exit 143" TERM; sleep 3600 & wait'],
+        startupProbe: { exec: { command: ['false'] }, periodSeconds: 1, failureThreshold: 2 },
+      }],
+      containers: [{ name: 'main', image, command: ['sleep', '300'] }],
+    });
+    await probeUntil('a restart of the sidecar', () => (containerOf(n.pod('sidecar-startup-fail')!, 'proxy')?.restartCount ?? 0) >= 1);
+    expect(n.events.some((e) => e.type === 'ContainerKilling' && e.container === 'proxy' && /Init container proxy failed startup probe/.test(e.message ?? ''))).toBe(true);
+    expect(n.events.some((e) => e.type === 'ContainerCreated' && e.container === 'main')).toBe(false);
+    expect(podRow(n.pod('sidecar-startup-fail')!).status).toMatch(/^Init:/);
   });
 
   it('a TCP readiness probe follows whether the port accepts connections', async () => {

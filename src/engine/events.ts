@@ -36,6 +36,8 @@ export type LifecycleEventType =
   | 'ContainerKilling'
   /** A probe failed once (reason Unhealthy); detail.probe is liveness, readiness or startup. */
   | 'ProbeFailed'
+  /** The pod ran longer than its activeDeadlineSeconds and is failed (reason DeadlineExceeded). */
+  | 'PodDeadlineExceeded'
   | 'PodTerminating'
   | 'PodTerminated'
   | 'WorkerFinished'

@@ -21,6 +21,8 @@ import { podDir, VolumeManager } from './volume/volume-manager.js';
 import { SummaryProvider } from './stats/summary.js';
 import { join } from 'node:path';
 import { ProberManager } from './prober/prober-manager.js';
+import { ActiveDeadlineHandler } from './active-deadline.js';
+import type { PodSyncHandler, PodSyncLoopHandler } from './lifecycle.js';
 import { KubeletPodSyncer } from './pod-sync.js';
 import { PodWorkers } from './pod-workers.js';
 import { ReasonCache } from './status/reason-cache.js';
@@ -75,6 +77,10 @@ export class Kubelet {
   readonly pleg: GenericPLEG;
   readonly podConfig: PodConfig;
   readonly handler: SyncHandler;
+  /** Asked on each sync loop tick for pods to sync without queued work (the active deadline). */
+  readonly podSyncLoopHandlers: PodSyncLoopHandler[] = [];
+  /** Asked on each pod status whether the pod must fail (the active deadline). */
+  readonly podSyncHandlers: PodSyncHandler[] = [];
   readonly prober: ProberManager;
   readonly hostIP: string;
   readonly metrics: KubeletMetrics;
@@ -148,8 +154,12 @@ export class Kubelet {
     const mirrorPods = deps.cluster
       ? new MirrorPods({ client: deps.cluster, podManager: this.podManager, nodeName: config.nodeName, nodeUid: () => this.cluster?.nodeStatus.uid, warn: clusterWarn })
       : undefined;
+    const activeDeadline = new ActiveDeadlineHandler(this.statusManager, this.events, clock);
+    this.podSyncLoopHandlers.push(activeDeadline);
+    this.podSyncHandlers.push(activeDeadline);
     const syncer = new KubeletPodSyncer({
       mirrorPods,
+      podSyncHandlers: this.podSyncHandlers,
       runtime: this.runtimeManager,
       statusManager: this.statusManager,
       reasons: this.reasonCache,
@@ -329,7 +339,7 @@ export class Kubelet {
         return;
       }
       case 'sync': {
-        const due = this.workQueue.getWork().map((uid) => this.podManager.getPodByUid(uid)).filter((p): p is Pod => p !== undefined);
+        const due = this.getPodsToSync();
         if (due.length > 0) this.handler.handlePodSyncs(due);
         return;
       }
@@ -338,6 +348,12 @@ export class Kubelet {
         await this.housekeeping.handlePodCleanups();
         return;
     }
+  }
+
+  /** Pods whose work is due in the work queue, and those a sync loop handler wants synced (the kubelet's getPodsToSync). */
+  private getPodsToSync(): Pod[] {
+    const due = new Set(this.workQueue.getWork());
+    return this.podManager.getPods().filter((pod) => due.has(pod.metadata.uid!) || this.podSyncLoopHandlers.some((h) => h.shouldSync(pod)));
   }
 
   /** Asks the runtime whether it is ready (the kubelet's runtime state check). */

@@ -15,6 +15,7 @@ import type { StatusManager } from './status/status-manager.js';
 import type { ProberManager } from './prober/prober-manager.js';
 import type { VolumeManager } from './volume/volume-manager.js';
 import type { MirrorPods } from './cluster/mirror-pods.js';
+import type { PodSyncHandler } from './lifecycle.js';
 
 export interface PodSyncDeps {
   runtime: RuntimeManager;
@@ -33,6 +34,8 @@ export interface PodSyncDeps {
   runtimeError: () => string | undefined;
   /** Mirror pods in the apiserver for static pods, when the node has joined one. */
   mirrorPods?: MirrorPods;
+  /** Asked on every status whether the pod must fail (the active deadline). */
+  podSyncHandlers?: PodSyncHandler[];
 }
 
 /** Orphans (pods no source wants) get this grace period, as in the kubelet. */
@@ -57,6 +60,7 @@ export class KubeletPodSyncer implements PodSyncer {
       // After a restart the apiserver's status is the last one written (start time, transition times).
       oldStatus: this.d.statusManager.getPodStatus(pod.metadata.uid!) ?? pod.status,
       podIsTerminal,
+      podSyncHandlers: this.d.podSyncHandlers,
       ready: (name, id) => this.d.prober.isReady(pod, name, id),
       started: (name, id) => this.d.prober.isStarted(pod, name, id),
     });
@@ -84,7 +88,7 @@ export class KubeletPodSyncer implements PodSyncer {
       this.d.events.emit({ type: 'VolumesReady', pod: podRef(pod), uid, detail: { volumes: volumes.size } });
     }
     this.d.prober.addPod(pod);
-    const result = await this.d.runtime.syncPod(pod, runtime, { probeFailed: (id, name) => this.d.prober.probeFailed(name, id) }, volumes);
+    const result = await this.d.runtime.syncPod(pod, runtime, { probeFailed: (id, name) => this.d.prober.probeFailed(name, id), started: (id, name) => this.d.prober.isStarted(pod, name, id) }, volumes);
     this.d.reasons.update(uid, result);
     for (const r of result.results) {
       if (r.action === 'StartContainer' && r.error) this.d.events.emit({ type: 'ContainerWaiting', pod: podRef(pod), uid, container: r.target, reason: r.error.reason, message: r.error.message });

@@ -10,6 +10,7 @@ import { podRow } from '../../src/engine/api/printers.js';
 import type { PodSpec } from '../../src/engine/api/v1.js';
 import { containerOf, nodesOn, type TestNode } from '../helpers/node.js';
 import { eventually, runtimesUnderTest } from '../helpers/runtimes.js';
+import { SkewClock } from '../helpers/skew-clock.js';
 
 const image = 'busybox:1.36';
 
@@ -154,6 +155,36 @@ describe.each(runtimesUnderTest())('the engine on the $name runtime', (runtime) 
     });
     const pod = await node.waitForPod('lastwords', 'Failed', (p) => p.status?.phase === 'Failed');
     expect(containerOf(pod, 'main')!.state!.terminated).toMatchObject({ exitCode: 2, reason: 'Error', message: 'starting\ncannot open config: no such file' });
+  });
+
+  it('fails a pod that runs longer than its activeDeadlineSeconds, and kills its containers', async () => {
+    const clock = new SkewClock();
+    try {
+      const node = await nodes.start({ clock });
+      // Ends at once on SIGTERM, so the kill takes no grace period.
+      node.writePod('deadline', { activeDeadlineSeconds: 8, containers: [{ name: 'main', image, command: ['sh', '-c', 'trap "exit 143" TERM; sleep 300 & wait'] }] });
+      const running = await node.waitForPod('deadline', 'Running', (p) => p.status?.phase === 'Running' && !!containerOf(p, 'main')?.state?.running);
+      // The deadline counts from the start time, set before the containers started.
+      clock.skip(5_000);
+      await new Promise((r) => setTimeout(r, 300)); // a short real wait: before the deadline, nothing happens
+      expect(node.pod('deadline')!.status?.phase).toBe('Running');
+
+      clock.skip(3_000);
+      // Time goes on (a second per poll) while the pod is failed and its containers are killed.
+      const failed = await eventually(() => {
+        const p = node.pod('deadline')!;
+        if (p.status?.phase === 'Failed' && containerOf(p, 'main')?.state?.terminated) return p;
+        clock.skip(1_000);
+      }, 'the pod Failed with its container stopped');
+      expect(failed.status).toMatchObject({ reason: 'DeadlineExceeded', message: 'Pod was active on the node longer than the specified deadline' });
+      expect(failed.status?.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ status: 'False', reason: 'PodFailed' });
+      expect(containerOf(failed, 'main')!.restartCount).toBe(0);
+      expect(node.events.some((e) => e.type === 'PodDeadlineExceeded' && e.uid === running.metadata.uid)).toBe(true);
+      const left = await containersOf(node, running.metadata.uid!);
+      expect(left.map((c) => c.state)).toEqual(['CONTAINER_EXITED']);
+    } finally {
+      clock.dispose();
+    }
   });
 
   it('rejects a pod beyond --max-pods as Failed with OutOfpods, and runs the ones that fit', async () => {

@@ -11,7 +11,9 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CriClient } from '../../src/cri/client.js';
 import { protoRoot } from '../../src/cri/proto.js';
+import { podRow } from '../../src/engine/api/printers.js';
 import type { Pod } from '../../src/engine/api/v1.js';
+import type { KubeletConfiguration } from '../../src/engine/config/kubelet-config.js';
 import { ensureImage } from '../helpers/cri.js';
 import { containerOf, startNode, type TestNode } from '../helpers/node.js';
 import { eventually, startEmbeddedRuntime, type EmbeddedRuntimeProcess } from '../helpers/runtimes.js';
@@ -37,9 +39,9 @@ afterEach(async () => {
 });
 afterAll(async () => runtime.stop());
 
-async function start(): Promise<TestNode> {
+async function start(config: Partial<KubeletConfiguration> = {}): Promise<TestNode> {
   clock = new SkewClock();
-  node = await startNode(runtime.endpoint, { clock });
+  node = await startNode(runtime.endpoint, { clock, config });
   return node;
 }
 
@@ -102,6 +104,82 @@ describe('probes', () => {
     expect(n.events.some((e) => e.type === 'ContainerKilling' && /failed liveness probe, will be restarted/.test(e.message ?? ''))).toBe(true);
     // The new instance touched the file again, so it stays alive.
     await n.waitForPod('live', 'running again', (p) => !!containerOf(p, 'main')?.state?.running);
+  });
+
+  it('restarts after liveness kills are backed off: at once twice, then CrashLoopBackOff 10s, then 20s', async () => {
+    // Relisting every second, a probe's verdict reaches the sync within a second, as in the kubelet.
+    const n = await start({ eventedPleg: false });
+    n.writePod('live-fail', {
+      containers: [{
+        // Ends at once on SIGTERM, so each kill takes no grace period.
+        name: 'main', image, command: ['sh', '-c', 'trap "exit 143" TERM; sleep 3600 & wait'],
+        livenessProbe: { exec: { command: ['false'] }, periodSeconds: 1, failureThreshold: 1 },
+      }],
+    });
+    await n.waitForPod('live-fail', 'Running', (p) => p.status?.phase === 'Running');
+    const isBackOff = (seconds: number) => (e: (typeof n.events)[number]) => e.type === 'ContainerWaiting' && e.reason === 'CrashLoopBackOff' && !!e.message?.startsWith(`back-off ${seconds}s `);
+    /** Restarts before the first back-off of `seconds`. */
+    const restartsBeforeBackOff = async (seconds: number) => {
+      // The runtime's finish times are real: time skipped while the node works (a container
+      // stops, a sync waits for a relist) would count as back-off served. So the kubelet's
+      // clock moves in small steps, and only while the node is idle.
+      let seen = -1;
+      await eventually(() => {
+        if (n.events.some(isBackOff(seconds))) return true;
+        const busy = n.events.filter((e) => e.type !== 'PLEGRelist' && e.type !== 'PLEGEvent' && e.type !== 'PodSynced').length;
+        if (busy === seen) clock.skip(250);
+        seen = busy;
+        return false;
+      }, `a ${seconds}s back-off`, 30_000);
+      const before = n.events.slice(0, n.events.findIndex(isBackOff(seconds)));
+      return before.filter((e) => e.type === 'ContainerStarted' && e.container === 'main').length - 1;
+    };
+    expect(await restartsBeforeBackOff(10)).toBe(2);
+    expect(await restartsBeforeBackOff(20)).toBe(3);
+    expect(n.events.filter((e) => e.type === 'ContainerKilling' && /failed liveness probe/.test(e.message ?? '')).length).toBe(4);
+  });
+
+  it('a sidecar with a startup probe holds back the main container until the probe succeeds', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'knode-sidecar-'));
+    const n = await start();
+    n.writePod('sidecar-startup', {
+      initContainers: [{
+        name: 'proxy', image, restartPolicy: 'Always', command: ['sh', '-c', 'trap "exit 143" TERM; sleep 3600 & wait'],
+        startupProbe: { exec: { command: ['test', '-f', `${dir}/started`] }, periodSeconds: 1, failureThreshold: 100 },
+      }],
+      containers: [{ name: 'main', image, command: ['sleep', '300'] }],
+    });
+    await n.waitForPod('sidecar-startup', 'with its sidecar running', (p) => !!containerOf(p, 'proxy')?.state?.running);
+    await probeUntil('startup probe failures', () => n.events.filter((e) => e.type === 'ProbeFailed' && e.container === 'proxy').length >= 3);
+    const waiting = n.pod('sidecar-startup')!;
+    expect(podRow(waiting).status).toBe('Init:0/1');
+    expect(waiting.status?.phase).toBe('Pending');
+    expect(waiting.status?.conditions?.find((c) => c.type === 'Initialized')).toMatchObject({ status: 'False', message: 'containers with incomplete status: [proxy]' });
+    expect(containerOf(waiting, 'proxy')).toMatchObject({ started: false, restartCount: 0 });
+    expect(n.events.some((e) => e.type === 'ContainerCreated' && e.container === 'main')).toBe(false);
+
+    writeFileSync(join(dir, 'started'), '');
+    const running = await probeUntil('the main container running', () => {
+      const p = n.pod('sidecar-startup')!;
+      return containerOf(p, 'main')?.state?.running ? p : undefined;
+    });
+    expect(running.status?.conditions?.find((c) => c.type === 'Initialized')?.status).toBe('True');
+    expect(containerOf(running, 'proxy')).toMatchObject({ started: true, restartCount: 0 });
+  });
+
+  it('a sidecar whose startup probe fails is restarted, and the main container does not start', async () => {
+    const n = await start({ eventedPleg: false });
+    n.writePod('sidecar-startup-fail', {
+      initContainers: [{
+        name: 'proxy', image, restartPolicy: 'Always', command: ['sh', '-c', 'trap "exit 143" TERM; sleep 3600 & wait'],
+        startupProbe: { exec: { command: ['false'] }, periodSeconds: 1, failureThreshold: 2 },
+      }],
+      containers: [{ name: 'main', image, command: ['sleep', '300'] }],
+    });
+    await probeUntil('a restart of the sidecar', () => (containerOf(n.pod('sidecar-startup-fail')!, 'proxy')?.restartCount ?? 0) >= 1);
+    expect(n.events.some((e) => e.type === 'ContainerKilling' && e.container === 'proxy' && /Init container proxy failed startup probe/.test(e.message ?? ''))).toBe(true);
+    expect(n.events.some((e) => e.type === 'ContainerCreated' && e.container === 'main')).toBe(false);
+    expect(podRow(n.pod('sidecar-startup-fail')!).status).toMatch(/^Init:/);
   });
 
   it('a TCP readiness probe follows whether the port accepts connections', async () => {

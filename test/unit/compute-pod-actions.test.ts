@@ -16,6 +16,8 @@ const keeper = container('keeper');
 const setup = container('setup');
 const migrate = container('migrate');
 const proxy = sidecar('proxy');
+/** A sidecar with a startup probe. */
+const slowProxy = container('proxy', { restartPolicy: 'Always', startupProbe: { exec: { command: ['true'] } } });
 
 function pod(spec: Partial<PodSpec> & Pick<PodSpec, 'containers'>, deletionTimestamp?: string): Pod {
   return {
@@ -103,7 +105,12 @@ interface Row {
   kills?: Record<string, { reason?: string; message?: string | RegExp }>;
 }
 
-const failLiveness = (id: string): ComputeContext => ({ probeFailed: (cid) => (cid === id ? `Container failed liveness probe, will be restarted` : undefined) });
+const failLiveness = (id: string): ComputeContext => ({ probeFailed: (cid) => (cid === id ? `Container failed liveness probe, will be restarted` : undefined), started: () => undefined });
+/** The startup probe of container `id`: no verdict yet, failed, or succeeded. */
+const startup = (id: string, verdict: 'failed' | 'succeeded' | undefined): ComputeContext => ({
+  probeFailed: (cid) => (cid === id && verdict === 'failed' ? 'Container proxy failed startup probe' : undefined),
+  started: (cid) => (cid === id ? verdict === 'succeeded' : undefined),
+});
 
 // ---- the table --------------------------------------------------------------
 
@@ -385,7 +392,36 @@ const initRows: Row[] = [
     status: runtime([sandbox()], [running(proxy), running(app)]),
     ctx: failLiveness('proxy-1'),
     want: expected({ initContainersToStart: [0], containersToKill: { 'proxy-1': 'proxy' } }),
-    kills: { 'proxy-1': { reason: 'Unhealthy' } },
+    kills: { 'proxy-1': { reason: 'Unhealthy', message: 'Init container proxy failed liveness probe' } },
+  },
+  {
+    name: 'sidecar with a startup probe that has not succeeded yet: wait for it, start nothing after it',
+    pod: pod({ initContainers: [slowProxy, setup], containers: [app] }),
+    status: runtime([sandbox()], [running(slowProxy)]),
+    ctx: startup('proxy-1', undefined),
+    want: expected(),
+  },
+  {
+    name: 'sidecar whose startup probe failed: kill and restart it, start nothing after it',
+    pod: pod({ initContainers: [slowProxy], containers: [app] }),
+    status: runtime([sandbox()], [running(slowProxy)]),
+    ctx: startup('proxy-1', 'failed'),
+    want: expected({ initContainersToStart: [0], containersToKill: { 'proxy-1': 'proxy' } }),
+    kills: { 'proxy-1': { reason: 'Unhealthy', message: 'Init container proxy failed startup probe' } },
+  },
+  {
+    name: 'sidecar whose startup probe succeeded: regular containers start',
+    pod: pod({ initContainers: [slowProxy], containers: [app] }),
+    status: runtime([sandbox()], [running(slowProxy)]),
+    ctx: startup('proxy-1', 'succeeded'),
+    want: expected({ containersToStart: [0] }),
+  },
+  {
+    name: 'sidecar restarted after the regular containers started, its startup probe pending: they keep running',
+    pod: pod({ initContainers: [slowProxy], containers: [app] }),
+    status: runtime([sandbox()], [running(slowProxy, { id: 'proxy-2' }), exited(slowProxy, 137), running(app)]),
+    ctx: startup('proxy-2', undefined),
+    want: expected(),
   },
   {
     name: 'regular containers done under restartPolicy Never: kill the pod, do not restart the exited sidecar',

@@ -534,6 +534,36 @@ describe('generateAPIPodStatus: phase', () => {
   });
 });
 
+describe('generateAPIPodStatus: pod sync handlers', () => {
+  const p = pod({ containers: [c('app')] });
+  const deadline = { shouldEvict: () => ({ evict: true, reason: 'DeadlineExceeded', message: 'Pod was active on the node longer than the specified deadline' }) };
+  const keep = { shouldEvict: () => ({ evict: false }) };
+
+  it('fails a running pod that a handler evicts, with its reason and message, and no longer Ready', () => {
+    const s = generateAPIPodStatus(p, runtime([sandbox()], [running('app')]), ctx({ podSyncHandlers: [keep, deadline], oldStatus: { phase: 'Running' } }));
+    expect(s).toMatchObject({ phase: 'Failed', reason: 'DeadlineExceeded', message: 'Pod was active on the node longer than the specified deadline' });
+    expect(conditionsOf(s).find((x) => x.type === 'Ready')).toEqual(cond('Ready', 'False', 'PodFailed'));
+  });
+
+  it('leaves the pod alone when no handler evicts it', () => {
+    const s = generateAPIPodStatus(p, runtime([sandbox()], [running('app')]), ctx({ podSyncHandlers: [keep] }));
+    expect(s.phase).toBe('Running');
+    expect(s).not.toHaveProperty('reason');
+  });
+
+  it('keeps the reason and message of a phase that stays, and drops them when it changes', () => {
+    const rt = runtime([sandbox()], [running('app')]);
+    expect(generateAPIPodStatus(p, rt, ctx({ oldStatus: { phase: 'Running', reason: 'R', message: 'M' } }))).toMatchObject({ phase: 'Running', reason: 'R', message: 'M' });
+    expect(generateAPIPodStatus(p, rt, ctx({ oldStatus: { phase: 'Pending', reason: 'R', message: 'M' } }))).not.toHaveProperty('reason');
+  });
+
+  it('does not move a Succeeded pod to Failed', () => {
+    const s = generateAPIPodStatus(p, runtime([]), ctx({ podSyncHandlers: [deadline], oldStatus: { phase: 'Succeeded' } }));
+    expect(s.phase).toBe('Succeeded');
+    expect(s).not.toHaveProperty('reason');
+  });
+});
+
 describe('generateAPIPodStatus: addresses and start time', () => {
   const p = pod({ containers: [c('app')] });
 

@@ -18,6 +18,7 @@ const RECORDED: Partial<Record<LifecycleEventType, 'Normal' | 'Warning'>> = {
   ProbeFailed: 'Warning',
   SandboxFailed: 'Warning',
   PodRejected: 'Warning',
+  PodDeadlineExceeded: 'Normal',
   SyncFailed: 'Warning',
 };
 

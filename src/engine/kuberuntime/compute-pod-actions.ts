@@ -28,6 +28,8 @@ export interface PodActions {
 export interface ComputeContext {
   /** Why the liveness or startup probe says the container must restart, if it does. */
   probeFailed?: (containerId: string, name: string) => string | undefined;
+  /** Whether the container's startup probe has succeeded; undefined when it has none (the kubelet's startup manager). */
+  started?: (containerId: string, name: string) => boolean | undefined;
 }
 
 /**
@@ -141,7 +143,9 @@ function networkChanged(pod: Pod, sandbox: SandboxInstance): boolean {
 /**
  * Init containers run one at a time, in order, each to success; a failed one
  * is restarted unless the pod never restarts. Sidecars (restartable init
- * containers) start in their turn and are kept running.
+ * containers) start in their turn and are kept running; one with a startup
+ * probe holds back the containers after it until the probe succeeds, and is
+ * restarted when the probe fails.
  * Returns whether initialization is complete.
  */
 function computeInitContainerActions(pod: Pod, status: RuntimePodStatus, changes: PodActions, ctx: ComputeContext): boolean {
@@ -162,9 +166,21 @@ function computeInitContainerActions(pod: Pod, status: RuntimePodStatus, changes
     const current = findContainer(status, container.name);
     if (isRestartableInit(container)) {
       if (current?.state === 'running') {
-        const message = specChanged(current, container) ? `Init container ${container.name} definition changed` : ctx.probeFailed?.(current.id, container.name);
-        if (message) {
-          changes.containersToKill.set(current.id, { name: container.name, container, reason: specChanged(current, container) ? '' : 'Unhealthy', message: `${message}, will be restarted` });
+        const probeFailed = ctx.probeFailed?.(current.id, container.name) !== undefined;
+        if (container.startupProbe && ctx.started?.(current.id, container.name) === false) {
+          // Not started yet: wait for the startup probe, or restart the sidecar when it failed.
+          if (probeFailed) {
+            changes.containersToKill.set(current.id, { name: container.name, container, reason: 'Unhealthy', message: `Init container ${container.name} failed startup probe` });
+            changes.initContainersToStart.push(i);
+          }
+          if (!initializedBefore) return false;
+          continue;
+        }
+        if (specChanged(current, container)) {
+          changes.containersToKill.set(current.id, { name: container.name, container, reason: '', message: `Init container ${container.name} definition changed` });
+          changes.initContainersToStart.push(i);
+        } else if (probeFailed) {
+          changes.containersToKill.set(current.id, { name: container.name, container, reason: 'Unhealthy', message: `Init container ${container.name} failed liveness probe` });
           changes.initContainersToStart.push(i);
         }
         continue;

@@ -48,10 +48,13 @@ export class ContainerManager {
   /**
    * Refuses to start a container whose last run ended less than its backoff ago
    * (CrashLoopBackOff), and otherwise records this start in the backoff.
+   * The last run is the newest *exited* instance, as in the kubelet: a
+   * container killed by a failed probe is still running in the status the
+   * sync started from, and its restart is backed off from the kill before.
    */
   doBackOff(pod: Pod, container: Container, status: RuntimePodStatus): void {
-    const last = findContainer(status, container.name);
-    if (!last || last.state !== 'exited') return;
+    const last = status.containers.find((c) => c.name === container.name && c.state === 'exited');
+    if (!last) return;
     const key = backOffKey(pod, container);
     // After a restart of knode the backoff is gone from memory, not from the runtime: a
     // container that already restarted n times was last given initial * 2^(n-1), recorded

@@ -6,6 +6,7 @@ import { podSandboxChanged } from '../kuberuntime/compute-pod-actions.js';
 import { getPhase } from './phase.js';
 import { qosClassOf } from './qos.js';
 import type { ReasonCache } from './reason-cache.js';
+import type { PodSyncHandler } from '../lifecycle.js';
 
 export interface StatusContext {
   now: number;
@@ -16,6 +17,8 @@ export interface StatusContext {
   /** The previous API status, for start time, transition times and terminal phases. */
   oldStatus?: PodStatus;
   podIsTerminal: boolean;
+  /** Asked whether the pod must fail (the active deadline); the first yes sets phase, reason and message. */
+  podSyncHandlers?: PodSyncHandler[];
   /** Readiness and startup probe verdicts for running containers; undefined means no probe. */
   ready?: (name: string, containerId: string) => boolean | undefined;
   started?: (name: string, containerId: string) => boolean | undefined;
@@ -32,12 +35,29 @@ export function generateAPIPodStatus(pod: Pod, runtime: RuntimePodStatus, ctx: S
   const statuses = pod.spec.containers.map((c) => containerStatus(pod, c, runtime, ctx, false, inits.length > 0));
   let phase = getPhase(pod, [...initStatuses, ...statuses], ctx.podIsTerminal);
   const old = ctx.oldStatus;
+  // The reason and message belong to the phase: kept while it stays.
+  let reason = phase === old?.phase ? old.reason : undefined;
+  let message = phase === old?.phase ? old.message : undefined;
+  for (const handler of ctx.podSyncHandlers ?? []) {
+    const result = handler.shouldEvict(pod);
+    if (!result.evict) continue;
+    phase = 'Failed';
+    reason = result.reason;
+    message = result.message;
+    break;
+  }
   // A pod never leaves a terminal phase.
-  if ((old?.phase === 'Succeeded' || old?.phase === 'Failed') && phase !== old.phase) phase = old.phase;
+  if ((old?.phase === 'Succeeded' || old?.phase === 'Failed') && phase !== old.phase) {
+    phase = old.phase;
+    reason = old.reason;
+    message = old.message;
+  }
 
   const podIP = pod.spec.hostNetwork ? ctx.hostIP : (runtime.ips[0] ?? old?.podIP ?? '');
   const status: PodStatus = {
     phase,
+    ...(reason ? { reason } : {}),
+    ...(message ? { message } : {}),
     conditions: conditions(pod, runtime, initStatuses, statuses, phase, ctx),
     hostIP: ctx.hostIP,
     hostIPs: [{ ip: ctx.hostIP }],

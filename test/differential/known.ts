@@ -4,7 +4,7 @@
 // pods and requires the statuses to be equal after all: a difference beyond the
 // named ones fails, as a new difference in a `same` row does.
 //
-// D1-D7, D9, D13 and D16 were found by these tests and fixed in knode since
+// D1-D11, D13 and D16 were found by these tests and fixed in knode since
 // (README.md); D14 is a timing the state comparison does not see.
 //
 // A fix rewrites a pod the way the difference would vanish (usually knode's pod
@@ -23,9 +23,6 @@ export interface KnownDifference {
 }
 
 export const KNOWN: KnownDifference[] = [
-  { id: 'D8', title: 'activeDeadlineSeconds not enforced', scenarios: ['active-deadline'] },
-  { id: 'D10', title: 'no back-off after restarts for failed probes', scenarios: ['liveness-fail', 'startup-fail'] },
-  { id: 'D11', title: 'sidecar startup probe not waited for', scenarios: ['sidecar-startup-probe'] },
   { id: 'D12', title: 'manifest files need an extension (deliberate)', scenarios: ['manifest-no-extension'] },
   {
     id: 'D15',

@@ -96,10 +96,22 @@ describe('FileSource', () => {
     writeFileSync(join(dir, 'upper.YML'), podYaml('upper'));
     writeFileSync(join(dir, 'ok.yml'), podYaml('ok'));
 
-    await fileSource(dir).start();
+    const source = fileSource(dir);
+    await source.start();
 
     expect(sink.last).toEqual(['ok-node1', 'upper-node1']);
-    expect(sink.errors).toEqual([]);
+    // The visible files it does not read are named once each (the kubelet would read them); hidden ones and directories are not.
+    const ignored = (files: string[]) => files.map((f) => ({ source: join(dir, f), document: 0, message: expect.stringMatching(/^ignored: only \.yaml, \.yml and \.json files/) }));
+    expect(sink.errors).toEqual(ignored(['noext', 'notes.txt', 'pod.yaml.swp']));
+    await clock.advance(PERIOD);
+    await source.read();
+    expect(sink.errors).toHaveLength(3);
+    // Removed and written again: named again.
+    rmSync(join(dir, 'noext'));
+    await source.read();
+    writeFileSync(join(dir, 'noext'), podYaml('noext'));
+    await source.read();
+    expect(sink.errors.slice(3)).toEqual(ignored(['noext']));
   });
 
   it('reads a single file when the path is one', async () => {

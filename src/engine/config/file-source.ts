@@ -36,6 +36,8 @@ export class FileSource {
   private again = false;
   private stopped = false;
   private missingReported = false;
+  /** Files without a manifest extension already reported as ignored (once each). */
+  private readonly ignoredReported = new Set<string>();
 
   constructor(
     private readonly path: string,
@@ -96,8 +98,10 @@ export class FileSource {
     let files: string[];
     try {
       const info = await stat(this.path);
-      files = info.isDirectory() ? await listManifestFiles(this.path) : [this.path];
+      const ignored: string[] = [];
+      files = info.isDirectory() ? await listManifestFiles(this.path, ignored) : [this.path];
       this.missingReported = false;
+      this.reportIgnored(ignored);
     } catch {
       if (!this.missingReported) {
         this.sink.error({ source: this.path, document: 0, message: 'path does not exist; watching for it' });
@@ -113,6 +117,16 @@ export class FileSource {
     for (const file of [...this.files.keys()]) if (!present.has(file)) this.files.delete(file);
     for (const file of files) pods.push(...(await this.readFile(file)));
     if (!this.stopped) this.sink.snapshot(pods);
+  }
+
+  private reportIgnored(ignored: string[]): void {
+    for (const file of ignored) {
+      if (this.ignoredReported.has(file)) continue;
+      this.ignoredReported.add(file);
+      this.sink.error({ source: file, document: 0, message: 'ignored: only .yaml, .yml and .json files are read as manifests (the kubelet reads every file not starting with a dot)' });
+    }
+    const present = new Set(ignored);
+    for (const file of this.ignoredReported) if (!present.has(file)) this.ignoredReported.delete(file);
   }
 
   private async readFile(file: string): Promise<Pod[]> {

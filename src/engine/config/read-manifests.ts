@@ -6,12 +6,20 @@ import { applyStaticPodDefaults } from './static-pod.js';
 
 const MANIFEST_EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
 
-/** The manifest files a path names: itself, or a directory's visible .yaml/.yml/.json files, sorted. */
-export async function listManifestFiles(path: string): Promise<string[]> {
+/**
+ * The manifest files a path names: itself, or a directory's visible .yaml/.yml/.json
+ * files, sorted. The directory's other visible files go to IGNORED, if given: the
+ * kubelet reads every file not starting with a dot, so a manifest without an
+ * extension runs there and not here, and deserves a word.
+ */
+export async function listManifestFiles(path: string, ignored?: string[]): Promise<string[]> {
   if (!(await stat(path)).isDirectory()) return [path];
   const entries = await readdir(path, { withFileTypes: true });
-  return entries
-    .filter((e) => !e.name.startsWith('.') && MANIFEST_EXTENSIONS.has(extname(e.name).toLowerCase()) && (e.isFile() || e.isSymbolicLink()))
+  const visible = entries.filter((e) => !e.name.startsWith('.') && (e.isFile() || e.isSymbolicLink()));
+  const isManifest = (name: string) => MANIFEST_EXTENSIONS.has(extname(name).toLowerCase());
+  ignored?.push(...visible.filter((e) => !isManifest(e.name)).map((e) => join(path, e.name)).sort());
+  return visible
+    .filter((e) => isManifest(e.name))
     .map((e) => join(path, e.name))
     .sort();
 }

@@ -2,10 +2,15 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { CriLogWriter } from './log-writer.js';
-import { exitCodeOf, readProcStat, signalGroup } from './proc.js';
+import { childrenOf, exitCodeOf, readProcStat, signalGroup } from './proc.js';
 
 export interface ProcessSpec {
   argv: string[];
+  /**
+   * A command that runs argv in a PID namespace (unshare, nsenter). The
+   * program is then its child, and the stop signal goes to the program alone.
+   */
+  wrapper?: string[];
   env: Record<string, string>;
   cwd: string;
   /** Keep stdin open (a pipe nobody writes) instead of /dev/null. */
@@ -43,6 +48,8 @@ export class ContainerProcess {
     readonly pid: number,
     readonly startTime: string,
     private readonly log: CriLogWriter,
+    /** Whether a wrapper runs the program in a PID namespace (pid is the wrapper's). */
+    readonly wrapped: boolean,
   ) {
     this.exited = new Promise((resolve) => (this.resolveExit = resolve));
     child.on('error', () => {}); // a failed kill(2) is reported by signalGroup, not as an event
@@ -75,11 +82,13 @@ export class ContainerProcess {
       return Promise.reject(new Error(`failed to open container log ${spec.logPath}: ${(err as Error).message}`));
     }
     const held = spec.beforeExec !== undefined;
-    if (held && !findExecutable(spec.argv[0], spec.env.PATH ?? '', spec.cwd)) {
+    // Behind a shell or a wrapper, a missing program would be an exit code: it is a start error.
+    if ((held || spec.wrapper) && !findExecutable(spec.argv[0], spec.env.PATH ?? '', spec.cwd)) {
       log.end();
       return Promise.reject(new Error(execErrorMessage(spec.argv[0], Object.assign(new Error('not found'), { code: 'ENOENT' }))));
     }
-    const [file, args] = held ? ['/bin/sh', ['-c', HOLD_SCRIPT, 'knode-hold', ...spec.argv]] : [spec.argv[0], spec.argv.slice(1)];
+    const argv = [...(spec.wrapper ?? []), ...spec.argv];
+    const [file, args] = held ? ['/bin/sh', ['-c', HOLD_SCRIPT, 'knode-hold', ...argv]] : [argv[0], argv.slice(1)];
     const child = spawn(file, args, {
       cwd: spec.cwd,
       env: spec.env,
@@ -98,12 +107,30 @@ export class ContainerProcess {
       gate.end('go\n');
     }
     const startTime = readProcStat(child.pid)?.startTime ?? '';
-    return Promise.resolve(new ContainerProcess(child, child.pid, startTime, log));
+    return Promise.resolve(new ContainerProcess(child, child.pid, startTime, log, spec.wrapper !== undefined));
   }
 
   /** Signals the whole process group. */
   signal(signal: NodeJS.Signals): void {
     signalGroup(this.pid, signal);
+  }
+
+  /**
+   * Signals the program, as a runtime sends the stop signal to a container's
+   * init: in a PID namespace, its PID 1 alone (which ignores what it has no
+   * handler for); otherwise the whole process group.
+   */
+  signalProgram(signal: NodeJS.Signals): void {
+    const init = this.wrapped ? childrenOf(this.pid)[0] : undefined;
+    if (init === undefined) {
+      this.signal(signal);
+      return;
+    }
+    try {
+      process.kill(init, signal);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
+    }
   }
 
   reopenLog(): void {
@@ -112,7 +139,7 @@ export class ContainerProcess {
 }
 
 /** Where a command would be found: a path as given, or a name looked up in PATH, executable. */
-function findExecutable(command: string, path: string, cwd: string): string | undefined {
+export function findExecutable(command: string, path: string, cwd: string): string | undefined {
   const candidates = command.includes('/') ? [isAbsolute(command) ? command : join(cwd, command)] : path.split(':').filter(Boolean).map((dir) => join(dir, command));
   for (const candidate of candidates) {
     try {

@@ -12,7 +12,8 @@ import { execSync, type ExecResult } from './exec.js';
 import { lookup, lookupOptional, newId, nowNs } from './ids.js';
 import type { RuntimeImages } from './images.js';
 import { isSameProcess, signalGroup, stopSignalOf } from './proc.js';
-import type { ContainerRecord } from './records.js';
+import type { PidNamespaces } from './pid-namespaces.js';
+import type { ContainerRecord, SandboxRecord } from './records.js';
 import type { RuntimeState } from './state.js';
 import { status } from '@grpc/grpc-js';
 
@@ -23,8 +24,9 @@ const UNKNOWN_EXIT_CODE = 255;
 
 /**
  * Containers as host processes: create records, start them in their own
- * process group with CRI logging, stop them with the stop signal then SIGKILL,
- * remove them. Every state change is persisted and published as an event.
+ * process group (and PID namespace, where the host allows) with CRI logging,
+ * stop them with the stop signal then SIGKILL, remove them. Every state
+ * change is persisted and published as an event.
  */
 export class ContainerService {
   private readonly processes = new Map<string, ContainerProcess>();
@@ -34,6 +36,7 @@ export class ContainerService {
     private readonly images: RuntimeImages,
     private readonly events: ContainerEventHub,
     private readonly cgroups: Cgroups,
+    private readonly pidNamespaces: PidNamespaces,
   ) {}
 
   /**
@@ -79,6 +82,7 @@ export class ContainerService {
         throw alreadyExists(`container name "${name}" attempt ${attempt} is reserved for ${other.id} in sandbox ${sandbox.id}`);
       }
     }
+    const ns = config.linux?.securityContext?.namespaceOptions;
     const record: ContainerRecord = {
       id: newId(),
       podSandboxId: sandbox.id,
@@ -96,6 +100,7 @@ export class ContainerService {
       logPath: resolveLogPath(sandbox.logDirectory, config.logPath),
       stdin: config.stdin,
       stopSignal: config.stopSignal,
+      pidNamespace: { mode: ns?.pid ?? 'POD', targetId: ns?.targetId ?? '' },
       resources: {
         memoryLimitInBytes: config.linux?.resources?.memoryLimitInBytes ?? 0,
         cpuQuota: config.linux?.resources?.cpuQuota ?? 0,
@@ -124,6 +129,7 @@ export class ContainerService {
     try {
       proc = await ContainerProcess.start({
         argv: [...c.command, ...c.args],
+        wrapper: await this.pidNamespaceWrapper(c, sandbox),
         env: this.environment(c, sandbox.hostname || sandbox.metadata.name),
         cwd: c.workingDir || '/',
         stdin: c.stdin,
@@ -131,6 +137,8 @@ export class ContainerService {
         // With limits to enforce, the program runs only once it is inside its cgroup.
         beforeExec: needsLimits(c) && this.cgroups.mode !== 'none' ? (pid) => this.cgroups.attach(c.id, pid, c.resources!) : undefined,
       });
+      // Started means running in its namespace: a stop signal sent now reaches the program, not its wrapper.
+      if (proc.wrapped) await this.pidNamespaces.waitForInit(proc.pid);
     } catch (err) {
       const message = (err as Error).message;
       Object.assign(c, { state: 'CONTAINER_EXITED', finishedAt: nowNs(), exitCode: 128, reason: 'StartError', message });
@@ -143,6 +151,39 @@ export class ContainerService {
     this.state.saveContainer(c);
     this.publish(c, 'CONTAINER_STARTED_EVENT');
     void proc.exited.then((exit) => this.onExit(c.id, exit));
+  }
+
+  /** What runs the container in the PID namespace it asked for (CRI's NamespaceOption.pid); undefined: the host's. */
+  private async pidNamespaceWrapper(c: ContainerRecord, sandbox: SandboxRecord): Promise<string[] | undefined> {
+    const namespaces = this.pidNamespaces;
+    if (!namespaces.available) return undefined;
+    const cwd = c.workingDir || '/';
+    const { mode, targetId } = c.pidNamespace ?? { mode: 'POD', targetId: '' };
+    switch (mode) {
+      case 'NODE':
+        return undefined;
+      case 'CONTAINER':
+        return namespaces.ownNamespace();
+      case 'TARGET': {
+        const target = this.processes.get(targetId);
+        const init = target?.wrapped ? namespaces.initOf(target.pid) : undefined;
+        if (init === undefined) throw new Error(`the target container ${targetId} of the PID namespace does not run in a namespace of its own`);
+        return namespaces.joinNamespace(init, cwd);
+      }
+      default:
+        return namespaces.joinNamespace(await this.sharedPidNamespace(sandbox), cwd);
+    }
+  }
+
+  /** PID 1 of the sandbox's shared PID namespace; its holder starts with the first container that joins. */
+  private async sharedPidNamespace(sandbox: SandboxRecord): Promise<number> {
+    if (!sandbox.pidHolder || !this.pidNamespaces.isAlive(sandbox.pidHolder)) {
+      sandbox.pidHolder = this.pidNamespaces.startHolder();
+      this.state.saveSandbox(sandbox);
+    }
+    const init = await this.pidNamespaces.waitForInit(sandbox.pidHolder.pid);
+    if (init === undefined) throw new Error(`the process holding the pod's PID namespace (${sandbox.pidHolder.pid}) did not start`);
+    return init;
   }
 
   private onExit(id: string, exit: ProcessExit): void {
@@ -169,7 +210,7 @@ export class ContainerService {
     const proc = this.processes.get(c.id);
     if (!proc) return;
     if (timeoutSeconds > 0) {
-      proc.signal(stopSignalOf(c.stopSignal));
+      proc.signalProgram(stopSignalOf(c.stopSignal));
       let timer: NodeJS.Timeout | undefined;
       const timedOut = await Promise.race([
         proc.exited.then(() => false),
@@ -221,7 +262,12 @@ export class ContainerService {
     if (cmd.length === 0) throw invalid('exec command is empty');
     if (c.state !== 'CONTAINER_RUNNING') throw precondition(`container ${c.id} is not running`);
     const sandbox = this.state.sandboxes.get(c.podSandboxId);
-    return execSync(cmd, this.environment(c, sandbox?.hostname || sandbox?.metadata.name || ''), c.workingDir || '/', timeoutSeconds);
+    const cwd = c.workingDir || '/';
+    // In the container's PID namespace, when it has one.
+    const proc = this.processes.get(c.id);
+    const init = proc?.wrapped ? this.pidNamespaces.initOf(proc.pid) : undefined;
+    const wrapper = init === undefined ? undefined : this.pidNamespaces.joinNamespace(init, cwd);
+    return execSync(cmd, this.environment(c, sandbox?.hostname || sandbox?.metadata.name || ''), cwd, timeoutSeconds, wrapper);
   }
 
   /** New limits for a container (UpdateContainerResources): recorded, and applied to its cgroup while it runs. */
@@ -240,6 +286,11 @@ export class ContainerService {
 
   pidOf(id: string): number | undefined {
     return this.processes.get(id)?.pid;
+  }
+
+  /** Whether the process `pidOf` gives is a wrapper that runs the program in a PID namespace. */
+  isWrapped(id: string): boolean {
+    return this.processes.get(id)?.wrapped ?? false;
   }
 
   /**

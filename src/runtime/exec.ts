@@ -1,6 +1,6 @@
 import { status } from '@grpc/grpc-js';
 import { spawn } from 'node:child_process';
-import { execErrorMessage } from './container-process.js';
+import { execErrorMessage, findExecutable } from './container-process.js';
 import { RuntimeError, unknown } from './errors.js';
 import { exitCodeOf, signalGroup } from './proc.js';
 
@@ -14,14 +14,20 @@ export interface ExecResult {
 const MAX_OUTPUT = 16 * 1024 * 1024 - 64 * 1024;
 
 /**
- * Runs a command beside a container (same environment and working directory)
- * and collects its output. A timeout kills the command's process group and
- * answers DEADLINE_EXCEEDED; a command that cannot be executed is an error,
- * not an exit code, as with runc.
+ * Runs a command beside a container (same environment and working directory,
+ * and its PID namespace when `wrapper` enters it) and collects its output. A
+ * timeout kills the command's process group and answers DEADLINE_EXCEEDED; a
+ * command that cannot be executed is an error, not an exit code, as with runc.
  */
-export function execSync(argv: string[], env: Record<string, string>, cwd: string, timeoutSeconds: number): Promise<ExecResult> {
+export function execSync(argv: string[], env: Record<string, string>, cwd: string, timeoutSeconds: number, wrapper?: string[]): Promise<ExecResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(argv[0], argv.slice(1), { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    // Behind a wrapper (nsenter into the container's PID namespace), a missing program would be an exit code.
+    if (wrapper && !findExecutable(argv[0], env.PATH ?? '', cwd)) {
+      reject(unknown(`OCI runtime exec failed: ${execErrorMessage(argv[0], Object.assign(new Error('not found'), { code: 'ENOENT' }))}`));
+      return;
+    }
+    const command = [...(wrapper ?? []), ...argv];
+    const child = spawn(command[0], command.slice(1), { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     if (child.pid === undefined) {
       child.once('error', (err: NodeJS.ErrnoException) => reject(unknown(`OCI runtime exec failed: ${execErrorMessage(argv[0], err)}`)));
       return;

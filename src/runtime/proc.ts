@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { constants } from 'node:os';
 
 /** Sends a signal to a whole process group; a group that is already gone is not an error. */
@@ -14,11 +14,27 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals | number): void
 export interface ProcStat {
   pid: number;
   state: string;
+  ppid: number;
   pgid: number;
   utimeTicks: number;
   stimeTicks: number;
   startTime: string;
   rssPages: number;
+}
+
+/** The children of a process (from /proc/PID/task/PID/children, else by a scan of /proc). */
+export function childrenOf(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'latin1').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    if (!existsSync(`/proc/${pid}`)) return [];
+    const children: number[] = [];
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      if (readProcStat(Number(entry))?.ppid === pid) children.push(Number(entry));
+    }
+    return children;
+  }
 }
 
 export function readProcStat(pid: number): ProcStat | undefined {
@@ -41,6 +57,7 @@ export function parseProcStat(text: string): ProcStat | undefined {
   return {
     pid,
     state: f[0],
+    ppid: Number(f[1]),
     pgid: Number(f[2]),
     utimeTicks: Number(f[11]),
     stimeTicks: Number(f[12]),

@@ -23,6 +23,8 @@ export interface SandboxRecord {
   annotations: Record<string, string>;
   namespaces: NamespaceModes;
   ip: string;
+  /** The process holding the sandbox's shared PID namespace, while its containers use one. */
+  pidHolder?: { pid: number; startTime: string };
 }
 
 export interface ContainerRecord {
@@ -43,6 +45,8 @@ export interface ContainerRecord {
   logPath: string;
   stdin: boolean;
   stopSignal: string;
+  /** CRI's NamespaceOption.pid (and target_id for TARGET); records from before it have none, which is POD. */
+  pidNamespace?: { mode: string; targetId: string };
   /** The Linux resources asked for; enforced through cgroups where the host allows. */
   resources?: { memoryLimitInBytes: number; cpuQuota: number; cpuPeriod: number; cpuShares: number };
   state: ContainerState;

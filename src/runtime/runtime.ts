@@ -13,12 +13,14 @@ import { matchesLabels } from './convert.js';
 import { ContainerEventHub } from './events.js';
 import { nowNs } from './ids.js';
 import { ImageStore, type RuntimeImages } from './images.js';
+import { PidNamespaces } from './pid-namespaces.js';
 import { OciImageStore } from './oci/image-store.js';
 import { loadRegistryConfig } from './oci/registry-config.js';
 import type { ContainerRecord } from './records.js';
 import { SandboxService } from './sandboxes.js';
 import { RuntimeState } from './state.js';
-import { CpuRate, usageByProcessGroup, type GroupUsage } from './stats.js';
+import { readProcStat } from './proc.js';
+import { CpuRate, usageByProcessGroup, withoutProcess, type GroupUsage } from './stats.js';
 
 export const RUNTIME_NAME = 'knode';
 export const RUNTIME_VERSION = '0.1.0';
@@ -37,9 +39,10 @@ export interface EmbeddedRuntimeOptions {
 }
 
 /**
- * The embedded CRI runtime: sandboxes, containers as host processes, images
- * (records, or real ones from registries), stats and events, with its state under one directory so that a
- * restarted runtime picks up where the last one stopped.
+ * The embedded CRI runtime: sandboxes, containers as host processes (each in
+ * the PID namespace CRI asks for, where the host allows), images (records,
+ * or real ones from registries), stats and events, with its state under one
+ * directory so that a restarted runtime picks up where the last one stopped.
  */
 export class EmbeddedRuntime {
   readonly state: RuntimeState;
@@ -48,6 +51,7 @@ export class EmbeddedRuntime {
   readonly containers: ContainerService;
   readonly sandboxes: SandboxService;
   readonly cgroups: Cgroups;
+  readonly pidNamespaces: PidNamespaces;
   private readonly cpu = new CpuRate();
   /** Processes per container at the last stats reading. */
   private readonly processCount = new Map<string, number>();
@@ -61,9 +65,12 @@ export class EmbeddedRuntime {
         ? new OciImageStore(join(options.dir, 'images'), loadRegistryConfig(options.registryConfig))
         : new ImageStore(join(options.dir, 'images.json'));
     this.cgroups = new Cgroups(options.cgroupRoot);
-    this.containers = new ContainerService(this.state, this.images, this.events, this.cgroups);
-    this.sandboxes = new SandboxService(this.state, this.containers, this.events);
+    this.pidNamespaces = new PidNamespaces();
+    if (!this.pidNamespaces.available) warn(`containers share the host's PID namespace: ${this.pidNamespaces.reason}`);
+    this.containers = new ContainerService(this.state, this.images, this.events, this.cgroups, this.pidNamespaces);
+    this.sandboxes = new SandboxService(this.state, this.containers, this.events, this.pidNamespaces);
     this.containers.recover();
+    this.sandboxes.releasePidNamespaces();
   }
 
   version(): VersionResponse {
@@ -78,7 +85,7 @@ export class EmbeddedRuntime {
           { type: 'NetworkReady', status: true, reason: '', message: 'pods share the host network' },
         ],
       },
-      info: verbose ? { config: JSON.stringify({ dir: this.options.dir, isolation: 'none (host processes)', images: this.describeImages(), resourceLimits: this.cgroups.describe() }) } : {},
+      info: verbose ? { config: JSON.stringify({ dir: this.options.dir, isolation: `host processes; ${this.pidNamespaces.describe()}`, images: this.describeImages(), resourceLimits: this.cgroups.describe() }) } : {},
     };
   }
 
@@ -93,7 +100,9 @@ export class EmbeddedRuntime {
         if (!matchesLabels(c.labels, filter.labelSelector)) continue;
       }
       const pid = this.containers.pidOf(c.id);
-      const group = pid === undefined ? undefined : usage.get(pid);
+      let group = pid === undefined ? undefined : usage.get(pid);
+      // The process that made its PID namespace (unshare, nsenter) leads the group but is not the container's.
+      if (group && pid !== undefined && this.containers.isWrapped(c.id)) group = withoutProcess(group, readProcStat(pid));
       this.processCount.set(c.id, group?.processes ?? 0);
       out.push(this.statsOf(c, now, group));
     }
@@ -150,5 +159,6 @@ export class EmbeddedRuntime {
   /** Stops every container (a runtime that shuts down cannot follow them any more). */
   async shutdown(timeoutSeconds: number): Promise<void> {
     await this.containers.stopAll(timeoutSeconds);
+    this.sandboxes.releasePidNamespaces();
   }
 }

@@ -7,15 +7,17 @@ import { matchesLabels, toPodSandboxStatus } from './convert.js';
 import type { ContainerEventHub } from './events.js';
 import { alreadyExists, invalid, RuntimeError } from './errors.js';
 import { lookup, lookupOptional, newId, nowNs } from './ids.js';
+import type { PidNamespaces } from './pid-namespaces.js';
 import type { SandboxRecord } from './records.js';
 import type { RuntimeState } from './state.js';
 import { hostIp } from '../util/host-ip.js';
 import { status } from '@grpc/grpc-js';
 
 /**
- * Pod sandboxes. With host processes a sandbox owns no process of its own: it
- * groups containers, owns their log directory and answers for the pod's
- * network, which is the host's.
+ * Pod sandboxes. With host processes a sandbox groups containers, owns their
+ * log directory and answers for the pod's network, which is the host's. Its
+ * only process is the holder of the PID namespace its containers share, if
+ * they share one.
  */
 export class SandboxService {
   private readonly ip = hostIp();
@@ -24,6 +26,7 @@ export class SandboxService {
     private readonly state: RuntimeState,
     private readonly containers: ContainerService,
     private readonly events: ContainerEventHub,
+    private readonly pidNamespaces: PidNamespaces,
   ) {}
 
   /** Sandboxes have lifecycle events too (containerd 2 sends them): their id stands as the container id. */
@@ -75,6 +78,7 @@ export class SandboxService {
     const sandbox = this.find(id);
     if (!sandbox) return;
     await Promise.all(this.state.containersOf(sandbox.id).map((c) => this.containers.stop(c.id, 0)));
+    this.releasePidNamespace(sandbox);
     if (sandbox.state !== 'SANDBOX_NOTREADY') {
       sandbox.state = 'SANDBOX_NOTREADY';
       this.state.saveSandbox(sandbox);
@@ -87,8 +91,21 @@ export class SandboxService {
     const sandbox = this.find(id);
     if (!sandbox) return;
     await Promise.all(this.state.containersOf(sandbox.id).map((c) => this.containers.remove(c.id)));
+    this.releasePidNamespace(sandbox);
     this.state.deleteSandbox(sandbox.id);
     this.publish(sandbox, 'CONTAINER_DELETED_EVENT');
+  }
+
+  /** Ends the holders of shared PID namespaces: no container runs after a restart or a shutdown of the runtime. */
+  releasePidNamespaces(): void {
+    for (const sandbox of this.state.sandboxes.values()) this.releasePidNamespace(sandbox);
+  }
+
+  private releasePidNamespace(sandbox: SandboxRecord): void {
+    if (!sandbox.pidHolder) return;
+    this.pidNamespaces.release(sandbox.pidHolder);
+    sandbox.pidHolder = undefined;
+    this.state.saveSandbox(sandbox);
   }
 
   get(id: string): SandboxRecord {

@@ -36,7 +36,7 @@ export async function startEmbeddedRuntime(options: ServeOptions): Promise<Servi
   const served = await serveRuntime(runtime, socketPath, options.log);
   const ownsPidFile = socketPath === paths.runtimeSocket;
   if (ownsPidFile) writeFileSync(paths.runtimePidFile, `${process.pid}\n`);
-  options.log(`embedded runtime serving unix://${socketPath} (pid ${process.pid}); containers run as host processes, without isolation`);
+  options.log(`embedded runtime serving unix://${socketPath} (pid ${process.pid}); containers run as host processes, ${runtime.pidNamespaces.available ? 'each in its PID namespace' : 'without isolation'}`);
   options.log(
     runtime.images.kind === 'registry'
       ? `images: pulled from registries as ${paths.registryConfig} says`

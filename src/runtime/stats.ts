@@ -1,5 +1,5 @@
 import { readdirSync } from 'node:fs';
-import { readProcStat } from './proc.js';
+import { readProcStat, type ProcStat } from './proc.js';
 
 /** USER_HZ and the page size of Linux on the architectures Node runs on. */
 const CLOCK_TICKS_PER_SECOND = 100;
@@ -29,6 +29,16 @@ export function usageByProcessGroup(): Map<number, GroupUsage> {
     usage.set(stat.pgid, group);
   }
   return usage;
+}
+
+/** A group's usage without one of its processes (a wrapper that is not the container's, as a runtime's shim is not). */
+export function withoutProcess(group: GroupUsage, stat: ProcStat | undefined): GroupUsage {
+  if (!stat) return group;
+  return {
+    cpuNanoseconds: Math.max(0, group.cpuNanoseconds - ((stat.utimeTicks + stat.stimeTicks) * 1e9) / CLOCK_TICKS_PER_SECOND),
+    rssBytes: Math.max(0, group.rssBytes - stat.rssPages * PAGE_SIZE),
+    processes: Math.max(0, group.processes - 1),
+  };
 }
 
 /** Turns cumulative CPU time into a rate (nano-cores) between two readings of the same container. */

@@ -63,7 +63,8 @@ describe('knode nodes in a real cluster (scheduler, controller manager, kubectl)
   });
 
   it('runs a Deployment of six replicas spread by the real scheduler over the three nodes', async () => {
-    const created = await cp.kubectl('create', 'deployment', 'web', '--image=busybox:1.36', '--replicas=6', '--', 'sleep', '3600');
+    // Ends at once on SIGTERM (as PID 1 of its container, a bare sleep would wait out its grace period).
+    const created = await cp.kubectl('create', 'deployment', 'web', '--image=busybox:1.36', '--replicas=6', '--', 'sh', '-c', 'trap "exit 143" TERM; sleep 3600 & wait');
     expect(created.code, created.stderr).toBe(0);
     const pods = await eventually(async () => {
       const r = running(await podsOf());

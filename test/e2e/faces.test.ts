@@ -141,7 +141,7 @@ describe('a running node', () => {
     pleg.stderr!.on('data', (d) => (note += d));
     await eventually(() => note.includes('Streaming PLEG events'), 'the PLEG stream to open');
     const manifest = join(pods, 'extra.yaml');
-    writeFileSync(manifest, 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: extra\nspec:\n  containers:\n    - name: main\n      image: busybox:1.36\n      command: ["sleep", "300"]\n');
+    writeFileSync(manifest, 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: extra\nspec:\n  containers:\n    - name: main\n      image: busybox:1.36\n      command: ["sh", "-c", "trap \\"exit 143\\" TERM; sleep 300 & wait"]\n');
     await eventually(() => lines.split('\n').some((l) => l.includes('"pod":"default/extra-faces"') && l.includes('"reason":"ContainerStarted"')), 'a ContainerStarted PLEG event for the new pod', 20_000);
     pleg.kill('SIGINT');
 

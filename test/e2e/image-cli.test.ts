@@ -49,7 +49,7 @@ describe('knode image', () => {
   });
 
   it("knode apply pulls a pod's image from the registry, and reports ErrImagePull with the registry's reason for a missing tag", async () => {
-    const pod = (name: string, image: string) => `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\nspec:\n  containers:\n    - name: app\n      image: ${image}\n      command: ["sleep", "60"]\n`;
+    const pod = (name: string, image: string) => `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\nspec:\n  containers:\n    - name: app\n      image: ${image}\n      command: ["sh", "-c", "trap \\"exit 143\\" TERM; sleep 60 & wait"]\n`;
     writeFileSync(join(root, 'good.yaml'), pod('pulled', 'busybox:1.36'));
     const good = await knode(['apply', '-f', join(root, 'good.yaml'), '--root-dir', root, '--node-name', 'e2e']);
     expect(good.code, good.stderr).toBe(0);

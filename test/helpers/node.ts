@@ -74,6 +74,16 @@ export async function startNode(endpoint: string, options: { clock?: Clock; conf
   return node;
 }
 
+/**
+ * A container command that sleeps, and ends at once on SIGTERM. A container's
+ * program is PID 1 of its PID namespace, where a SIGTERM it has no handler
+ * for is ignored (sleep has none): stopping a bare sleep takes the whole
+ * grace period and ends in SIGKILL, as with the kubelet.
+ */
+export function sleepUntilTerm(seconds = 300): string[] {
+  return ['sh', '-c', `trap "exit 143" TERM; sleep ${seconds} & wait`];
+}
+
 /** The container of a pod's status, by name. */
 export function containerOf(pod: Pod, name: string) {
   return [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])].find((c) => c.name === name);

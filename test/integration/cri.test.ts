@@ -160,6 +160,45 @@ describe.each(runtimesUnderTest())('CRI against the $name runtime', (runtime) =>
     await client.stopContainer(stubborn, 1); // stopping an exited container is fine
   });
 
+  it('gives each container the PID namespace it asks for: its own, the sandbox\'s, or the host\'s', async () => {
+    const { id, config } = await newSandbox('pidns');
+    const pid = (mode: 'POD' | 'CONTAINER' | 'NODE') => ({ linux: { securityContext: { namespaceOptions: { network: 'NODE' as const, pid: mode } } } });
+    // What a container sees: its own PID, and the command lines of every process it can see.
+    const look = ['sh', '-c', 'echo "pid=$$"; cat /proc/[0-9]*/cmdline 2>/dev/null | tr "\\0" " "'];
+    const output = async (name: string, mode: 'POD' | 'CONTAINER' | 'NODE') => {
+      const c = containerConfig(name, look, pid(mode));
+      await waitExited(client, await runContainer(client, id, config, c));
+      return eventually(() => {
+        const text = readFileSync(logPathOf(config, c), 'utf8');
+        return text.includes('pid=') ? text : undefined;
+      }, `the output of ${name}`);
+    };
+    const marked = await runContainer(client, id, config, containerConfig('marked', ['sh', '-c', 'sleep 60; echo knode-pid-marker'], pid('POD')));
+    await eventually(async () => (await client.containerStatus(marked)).status?.state === 'CONTAINER_RUNNING', 'the marked container to run');
+
+    const own = await output('own', 'CONTAINER');
+    expect(own).toMatch(/ pid=1\n/);
+    expect(own).not.toContain('knode-pid-marker');
+    const shared = await output('shared', 'POD');
+    expect(shared).not.toMatch(/ pid=1\n/);
+    expect(shared).toContain('knode-pid-marker');
+    const host = await output('host', 'NODE');
+    expect(host).not.toMatch(/ pid=1\n/);
+    expect(host).toContain('knode-pid-marker');
+
+    // PID 1 of its own namespace ignores a SIGTERM it has no handler for: SIGKILL ends it.
+    const first = await runContainer(client, id, config, containerConfig('pid-one', ['sleep', '60'], pid('CONTAINER')));
+    const started = Date.now();
+    await client.stopContainer(first, 1);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+    expect((await client.containerStatus(first)).status).toMatchObject({ state: 'CONTAINER_EXITED', exitCode: 137 });
+    // ExecSync runs in the container's namespace.
+    const exec = await runContainer(client, id, config, containerConfig('exec-own', ['sleep', '60'], pid('CONTAINER')));
+    expect((await client.execSync(exec, ['sh', '-c', 'echo $$; cat /proc/1/cmdline | tr "\\0" " "'], 10)).stdout.toString()).toMatch(/^\d+\nsleep 60 $/);
+    await client.stopContainer(exec, 0);
+    await client.stopContainer(marked, 0);
+  });
+
   it('removes a running container by force', async () => {
     const { id, config } = await newSandbox('removing');
     const cid = await runContainer(client, id, config, containerConfig('doomed', ['sleep', '60']));

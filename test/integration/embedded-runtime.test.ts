@@ -34,6 +34,9 @@ async function codeOf(promise: Promise<unknown>): Promise<number> {
   return (err as CriError).code;
 }
 
+/** The host's PID namespace, where the pids a container prints are the host's. */
+const HOST_PID = { linux: { securityContext: { namespaceOptions: { network: 'NODE' as const, pid: 'NODE' as const } } } };
+
 describe('the embedded runtime', () => {
   it('answers malformed requests with INVALID_ARGUMENT and keeps serving', async () => {
     const cri = await start();
@@ -63,6 +66,7 @@ describe('the embedded runtime', () => {
     const sandbox = await cri.runPodSandbox(config);
     const c = containerConfig('env', ['sh', '-c', 'echo "$HOSTNAME $GREETING ${SECRET_FROM_HOST:-unset}"; echo "group $(cut -d" " -f5 /proc/$$/stat) pid $$"'], {
       envs: [{ key: 'GREETING', value: 'hello' }],
+      ...HOST_PID,
     });
     process.env.SECRET_FROM_HOST = 'leaked';
     const id = await runContainer(cri, sandbox, config, c);
@@ -78,7 +82,7 @@ describe('the embedded runtime', () => {
     const cri = await start();
     const config = sandboxConfig('group');
     const sandbox = await cri.runPodSandbox(config);
-    const c = containerConfig('parent', ['sh', '-c', 'sleep 300 & echo $!; sleep 0.2']);
+    const c = containerConfig('parent', ['sh', '-c', 'sleep 300 & echo $!; sleep 0.2'], HOST_PID);
     const id = await runContainer(cri, sandbox, config, c);
     await waitExited(cri, id);
     const child = Number(/stdout F (\d+)/.exec(readFileSync(logPathOf(config, c), 'utf8'))![1]);
@@ -107,6 +111,35 @@ describe('the embedded runtime', () => {
     expect(lost.message).toMatch(/runtime restarted/);
     await eventually(() => readProcStat(pid) === undefined || readProcStat(pid)!.state === 'Z', 'the orphaned process to be stopped');
     expect((await cri.imageStatus({ image: 'busybox:1.36' }))?.id).toMatch(/^sha256:/);
+  });
+
+  it('holds a pod\'s shared PID namespace in a process of the sandbox, ended with the sandbox or by a restart', async () => {
+    let cri = await start();
+    const rootDir = runtime!.rootDir;
+    const holderOf = async (sandbox: string) => JSON.parse((await cri.podSandboxStatus(sandbox, true)).info.info).pidHolder?.pid as number | undefined;
+    const gone = (pid: number) => readProcStat(pid) === undefined || readProcStat(pid)!.state === 'Z';
+
+    const config = sandboxConfig('shared-pid');
+    const sandbox = await cri.runPodSandbox(config);
+    expect(await holderOf(sandbox)).toBeUndefined();
+    await runContainer(cri, sandbox, config, containerConfig('app', ['sleep', '300']));
+    const look = containerConfig('look', ['sh', '-c', 'cat /proc/1/cmdline | tr "\\0" " "']);
+    await waitExited(cri, await runContainer(cri, sandbox, config, look));
+    expect(readFileSync(logPathOf(config, look), 'utf8')).toMatch(/stdout P \/bin\/sh -c while :; do sleep/);
+    const holder = (await holderOf(sandbox))!;
+    expect(gone(holder)).toBe(false);
+
+    await runtime!.kill();
+    cri = await start(rootDir);
+    await eventually(() => gone(holder), 'the holder to be ended by the restarted runtime');
+    expect(await holderOf(sandbox)).toBeUndefined();
+
+    await runContainer(cri, sandbox, config, containerConfig('app', ['sleep', '300'], { metadata: { name: 'app', attempt: 1 } }));
+    const next = (await holderOf(sandbox))!;
+    expect(next).not.toBe(holder);
+    await cri.stopPodSandbox(sandbox);
+    await eventually(() => gone(next), 'the holder to end with its sandbox');
+    expect(await holderOf(sandbox)).toBeUndefined();
   });
 
   it('raises a running container\'s memory limit in its cgroup, where the host lets it enforce limits', async () => {

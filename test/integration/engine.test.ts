@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { KubeletLabels } from '../../src/cri/types.js';
 import { podRow } from '../../src/engine/api/printers.js';
 import type { PodSpec } from '../../src/engine/api/v1.js';
-import { containerOf, nodesOn, type TestNode } from '../helpers/node.js';
+import { containerOf, nodesOn, sleepUntilTerm, type TestNode } from '../helpers/node.js';
 import { eventually, runtimesUnderTest } from '../helpers/runtimes.js';
 import { SkewClock } from '../helpers/skew-clock.js';
 
@@ -17,7 +17,7 @@ const image = 'busybox:1.36';
 function containersOf(node: TestNode, uid: string) {
   return node.client.listContainers({ labelSelector: { [KubeletLabels.podUid]: uid } });
 }
-const sleeper = (name = 'main', extra = {}) => ({ name, image, command: ['sh', '-c', 'sleep 300'], ...extra });
+const sleeper = (name = 'main', extra = {}) => ({ name, image, command: sleepUntilTerm(), ...extra });
 
 describe.each(runtimesUnderTest())('the engine on the $name runtime', (runtime) => {
   const nodes = nodesOn(runtime);
@@ -82,7 +82,7 @@ describe.each(runtimesUnderTest())('the engine on the $name runtime', (runtime) 
       initContainers: [
         { name: 'first', image, command: ['sh', '-c', 'sleep 0.3'] },
         { name: 'second', image, command: ['sh', '-c', 'sleep 0.3'] },
-        { name: 'sidecar', image, restartPolicy: 'Always', command: ['sh', '-c', 'sleep 300'] },
+        { name: 'sidecar', image, restartPolicy: 'Always', command: sleepUntilTerm() },
       ],
       containers: [sleeper('app')],
     });
@@ -161,8 +161,7 @@ describe.each(runtimesUnderTest())('the engine on the $name runtime', (runtime) 
     const clock = new SkewClock();
     try {
       const node = await nodes.start({ clock });
-      // Ends at once on SIGTERM, so the kill takes no grace period.
-      node.writePod('deadline', { activeDeadlineSeconds: 8, containers: [{ name: 'main', image, command: ['sh', '-c', 'trap "exit 143" TERM; sleep 300 & wait'] }] });
+      node.writePod('deadline', { activeDeadlineSeconds: 8, containers: [sleeper()] });
       const running = await node.waitForPod('deadline', 'Running', (p) => p.status?.phase === 'Running' && !!containerOf(p, 'main')?.state?.running);
       // The deadline counts from the start time, set before the containers started.
       clock.skip(5_000);
@@ -182,6 +181,38 @@ describe.each(runtimesUnderTest())('the engine on the $name runtime', (runtime) 
       expect(node.events.some((e) => e.type === 'PodDeadlineExceeded' && e.uid === running.metadata.uid)).toBe(true);
       const left = await containersOf(node, running.metadata.uid!);
       expect(left.map((c) => c.state)).toEqual(['CONTAINER_EXITED']);
+    } finally {
+      clock.dispose();
+    }
+  });
+
+  it('gives each container a PID namespace of its own, where its program is PID 1, unless the pod shares one', async () => {
+    const node = await nodes.start();
+    // $$$$: the kubelet expands $$ in a command to $.
+    const report = { name: 'main', image, terminationMessagePolicy: 'FallbackToLogsOnError' as const, command: ['sh', '-c', 'echo "pid $$$$"; exit 3'] };
+    node.writePod('own-pid', { restartPolicy: 'Never', containers: [report] });
+    node.writePod('shared-pid', { restartPolicy: 'Never', shareProcessNamespace: true, containers: [report] });
+    const own = await node.waitForPod('own-pid', 'Failed', (p) => p.status?.phase === 'Failed');
+    expect(containerOf(own, 'main')!.state!.terminated!.message).toBe('pid 1');
+    const shared = await node.waitForPod('shared-pid', 'Failed', (p) => p.status?.phase === 'Failed');
+    expect(containerOf(shared, 'main')!.state!.terminated!.message).toMatch(/^pid (?!1$)\d+$/);
+  });
+
+  it('kills a PID 1 that ignores SIGTERM with SIGKILL when its grace period ends: exit code 137', async () => {
+    const clock = new SkewClock();
+    try {
+      const node = await nodes.start({ clock });
+      // sleep has no SIGTERM handler: as PID 1 of its namespace it does not die of one.
+      node.writePod('stubborn', { activeDeadlineSeconds: 5, terminationGracePeriodSeconds: 2, containers: [{ name: 'main', image, command: ['sleep', '300'] }] });
+      await node.waitForPod('stubborn', 'Running', (p) => !!containerOf(p, 'main')?.state?.running);
+      const failed = await eventually(() => {
+        const p = node.pod('stubborn')!;
+        if (containerOf(p, 'main')?.state?.terminated) return p;
+        clock.skip(1_000);
+      }, 'the container killed');
+      const terminated = containerOf(failed, 'main')!.state!.terminated!;
+      expect(terminated).toMatchObject({ exitCode: 137, reason: 'Error' });
+      expect(Date.parse(terminated.finishedAt!) - Date.parse(terminated.startedAt!)).toBeGreaterThanOrEqual(1_000);
     } finally {
       clock.dispose();
     }
@@ -316,7 +347,7 @@ describe('the engine on the embedded runtime (host-process specifics)', () => {
   it('kills a container whose postStart hook fails, reports FailedPostStartHook and PostStartHookError, and restarts it', async () => {
     const node = await nodes.start();
     node.writePod('hooked', {
-      containers: [{ name: 'main', image, command: ['sleep', '300'], lifecycle: { postStart: { exec: { command: ['sh', '-c', 'echo not today >&2; exit 7'] } } } }],
+      containers: [{ name: 'main', image, command: sleepUntilTerm(), lifecycle: { postStart: { exec: { command: ['sh', '-c', 'echo not today >&2; exit 7'] } } } }],
     });
     const failed = await eventually(() => node.events.find((e) => e.type === 'ContainerFailed' && e.reason === 'FailedPostStartHook'), 'the hook to fail');
     // As the kubelet's: the event leaves the hook's output out, the status has it in the handler runner's words.

@@ -15,7 +15,7 @@ import { podRow } from '../../src/engine/api/printers.js';
 import type { Pod } from '../../src/engine/api/v1.js';
 import type { KubeletConfiguration } from '../../src/engine/config/kubelet-config.js';
 import { ensureImage } from '../helpers/cri.js';
-import { containerOf, startNode, type TestNode } from '../helpers/node.js';
+import { containerOf, sleepUntilTerm, startNode, type TestNode } from '../helpers/node.js';
 import { eventually, startEmbeddedRuntime, type EmbeddedRuntimeProcess } from '../helpers/runtimes.js';
 import { SkewClock } from '../helpers/skew-clock.js';
 
@@ -91,7 +91,7 @@ describe('probes', () => {
     const n = await start();
     n.writePod('live', {
       containers: [{
-        name: 'main', image, command: ['sh', '-c', `touch ${dir}/alive; sleep 300`],
+        name: 'main', image, command: ['sh', '-c', `trap "exit 143" TERM; touch ${dir}/alive; sleep 300 & wait`],
         livenessProbe: { exec: { command: ['test', '-f', `${dir}/alive`] }, periodSeconds: 1, failureThreshold: 3 },
       }],
     });
@@ -112,7 +112,7 @@ describe('probes', () => {
     n.writePod('live-fail', {
       containers: [{
         // Ends at once on SIGTERM, so each kill takes no grace period.
-        name: 'main', image, command: ['sh', '-c', 'trap "exit 143" TERM; sleep 3600 & wait'],
+        name: 'main', image, command: sleepUntilTerm(3600),
         livenessProbe: { exec: { command: ['false'] }, periodSeconds: 1, failureThreshold: 1 },
       }],
     });
@@ -144,7 +144,7 @@ describe('probes', () => {
     const n = await start();
     n.writePod('sidecar-startup', {
       initContainers: [{
-        name: 'proxy', image, restartPolicy: 'Always', command: ['sh', '-c', 'trap "exit 143" TERM; sleep 3600 & wait'],
+        name: 'proxy', image, restartPolicy: 'Always', command: sleepUntilTerm(3600),
         startupProbe: { exec: { command: ['test', '-f', `${dir}/started`] }, periodSeconds: 1, failureThreshold: 100 },
       }],
       containers: [{ name: 'main', image, command: ['sleep', '300'] }],
@@ -171,7 +171,7 @@ describe('probes', () => {
     const n = await start({ eventedPleg: false });
     n.writePod('sidecar-startup-fail', {
       initContainers: [{
-        name: 'proxy', image, restartPolicy: 'Always', command: ['sh', '-c', 'trap "exit 143" TERM; sleep 3600 & wait'],
+        name: 'proxy', image, restartPolicy: 'Always', command: sleepUntilTerm(3600),
         startupProbe: { exec: { command: ['false'] }, periodSeconds: 1, failureThreshold: 2 },
       }],
       containers: [{ name: 'main', image, command: ['sleep', '300'] }],

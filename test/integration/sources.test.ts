@@ -19,6 +19,8 @@ let status = 200;
 let truncate = false;
 const requests: IncomingMessage[] = [];
 
+/** Ends at once on SIGTERM (as PID 1 of its container, a bare sleep would not). */
+const SLEEP = 'trap "exit 143" TERM; sleep 300 & wait';
 const pod = (name: string, command: string) => ({
   apiVersion: 'v1', kind: 'Pod', metadata: { name },
   spec: { containers: [{ name: 'main', image: 'busybox:1.36', command: ['sh', '-c', command] }] },
@@ -52,7 +54,7 @@ afterAll(async () => {
 });
 
 it('runs the pods a manifest URL serves, with the configured headers, and follows changes but not failures', async () => {
-  body = stringify({ apiVersion: 'v1', kind: 'PodList', items: [pod('from-url', 'sleep 300')] });
+  body = stringify({ apiVersion: 'v1', kind: 'PodList', items: [pod('from-url', SLEEP)] });
   node = await startNode(runtime.endpoint, {
     config: { staticPodPath: undefined, staticPodURL: url, staticPodURLHeader: { Authorization: ['Bearer knode-test'], 'X-Team': ['a', 'b'] }, httpCheckFrequency: 200 },
   });
@@ -74,7 +76,7 @@ it('runs the pods a manifest URL serves, with the configured headers, and follow
   const good = body;
   body = '{{{{ not: [a manifest';
   await eventually(() => node.events.some((e) => e.type === 'ManifestError' && /YAML/.test(e.message ?? '')), 'the garbage to be reported');
-  body = stringify({ apiVersion: 'v1', kind: 'PodList', items: [pod('from-url', 'sleep 300'), pod('half', 'sleep 300')] });
+  body = stringify({ apiVersion: 'v1', kind: 'PodList', items: [pod('from-url', SLEEP), pod('half', SLEEP)] });
   truncate = true;
   const cut = requests.length;
   await eventually(() => requests.length >= cut + 3, 'three polls of the cut response');
@@ -86,7 +88,7 @@ it('runs the pods a manifest URL serves, with the configured headers, and follow
 
   // The server answers again with another pod: the old one goes, the new one runs.
   status = 200;
-  body = stringify(pod('replacement', 'sleep 300'));
+  body = stringify(pod('replacement', SLEEP));
   await node.waitForPod('replacement', 'Running', (p) => p.status?.phase === 'Running' && !!containerOf(p, 'main')?.state?.running);
   const client = new CriClient(runtime.endpoint);
   await eventually(async () => (await client.listContainers({ labelSelector: { [KubeletLabels.podUid]: first.metadata.uid! } })).length === 0, 'the old pod to be removed');

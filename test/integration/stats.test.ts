@@ -42,7 +42,8 @@ describe.each(runtimesUnderTest())('the Summary API on the $name runtime', (runt
 
   it('reports CPU, memory and disk of the node, pods and containers in the upstream shape, and the numbers move', async () => {
     const vol = '${KNODE_MOUNT_SCRATCH:-/scratch}';
-    node.writePod('burner', { containers: [{ name: 'burn', image, command: ['sh', '-c', 'while :; do :; done'] }] });
+    // The trap: as PID 1 of its container, the shell would ignore the SIGTERM that stops it.
+    node.writePod('burner', { containers: [{ name: 'burn', image, command: ['sh', '-c', 'trap "exit 143" TERM; while :; do :; done'] }] });
     node.writePod('holder', {
       volumes: [{ name: 'scratch', emptyDir: {} }],
       containers: [{

@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { exitCodeOf, parseProcStat, readProcStat, stopSignalOf } from '../../src/runtime/proc.js';
+import { spawn } from 'node:child_process';
+import { childrenOf, exitCodeOf, parseProcStat, readProcStat, stopSignalOf } from '../../src/runtime/proc.js';
+import { withoutProcess } from '../../src/runtime/stats.js';
 
 describe('/proc parsing', () => {
   it('reads fields after a command name holding spaces and parentheses', () => {
     const line = '4242 (my (odd) cmd) S 1 4242 4242 0 -1 4194560 100 0 0 0 7 3 0 0 20 0 1 0 123456 1000000 250 18446744073709551615';
-    expect(parseProcStat(line)).toEqual({ pid: 4242, state: 'S', pgid: 4242, utimeTicks: 7, stimeTicks: 3, startTime: '123456', rssPages: 250 });
+    expect(parseProcStat(line)).toEqual({ pid: 4242, state: 'S', ppid: 1, pgid: 4242, utimeTicks: 7, stimeTicks: 3, startTime: '123456', rssPages: 250 });
   });
 
   it('reads this very process', () => {
@@ -16,6 +18,25 @@ describe('/proc parsing', () => {
 
   it('gives undefined for a process that does not exist', () => {
     expect(readProcStat(2 ** 30)).toBeUndefined();
+  });
+
+  it('lists the children of a process', async () => {
+    const child = spawn('sleep', ['5'], { stdio: 'ignore' });
+    try {
+      expect(childrenOf(process.pid)).toContain(child.pid);
+      expect(readProcStat(child.pid!)?.ppid).toBe(process.pid);
+      expect(childrenOf(2 ** 30)).toEqual([]);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+});
+
+describe('container usage', () => {
+  it('leaves a wrapper process out of its group\'s usage', () => {
+    const wrapper = parseProcStat('10 (unshare) S 1 10 10 0 -1 0 0 0 0 0 2 1 0 0 20 0 1 0 5 0 300 0')!;
+    expect(withoutProcess({ cpuNanoseconds: 100e6, rssBytes: 2_000_000, processes: 3 }, wrapper)).toEqual({ cpuNanoseconds: 70e6, rssBytes: 2_000_000 - 300 * 4096, processes: 2 });
+    expect(withoutProcess({ cpuNanoseconds: 1, rssBytes: 2, processes: 1 }, undefined)).toEqual({ cpuNanoseconds: 1, rssBytes: 2, processes: 1 });
   });
 });
 

@@ -7,7 +7,7 @@ export default class RuntimeServe extends BaseCommand {
   static override summary = 'Run the embedded CRI runtime in the foreground.';
   static override description = `Serves CRI runtime.v1 (RuntimeService and ImageService) over gRPC on a unix socket, <root-dir>/run/runtime.sock by default. Commands that need a runtime start it on their own (detached) when nothing answers there, so you rarely run this yourself.
 
-Containers run as host processes, each in its own process group, with CRI-format logs: there is no isolation (no namespaces, no image filesystem). Images are real when <root-dir>/registries.yaml exists (mirrors and insecure registries; it may be empty): pulls speak the OCI distribution API, verify every digest and unpack layers under <root-dir>/runtime/images. Without it, images are records: a pull succeeds for any well-formed reference except from hosts under the reserved .invalid domain, which fail as an unreachable registry does.
+Containers run as host processes, each in its own process group, with CRI-format logs: there is no image filesystem, and the only isolation is the PID namespace CRI asks for (the container's own, the pod's or the host's), where the host allows it (root, unshare and nsenter). Images are real when <root-dir>/registries.yaml exists (mirrors and insecure registries; it may be empty): pulls speak the OCI distribution API, verify every digest and unpack layers under <root-dir>/runtime/images. Without it, images are records: a pull succeeds for any well-formed reference except from hosts under the reserved .invalid domain, which fail as an unreachable registry does.
 
 SIGINT or SIGTERM stops the server and every container it runs.`;
 

@@ -3,6 +3,7 @@ import type { Container, Pod } from '../api/v1.js';
 import { containerAnnotations, containerLabels } from './labels.js';
 import { expandCommand, makeEnvironmentVariables, type EnvSources, type PodAddresses } from './env.js';
 import { makeMounts } from './mounts.js';
+import { namespacesForPod } from './namespaces.js';
 import { linuxContainerResources } from './resources.js';
 import type { PodVolumes } from '../volume/volume-manager.js';
 
@@ -11,8 +12,9 @@ const STOP_SIGNALS = new Set(['SIGTERM', 'SIGINT', 'SIGQUIT', 'SIGKILL', 'SIGHUP
 /**
  * The CRI container config for one start of a container (generateContainerConfig):
  * metadata with the restart count as attempt, the resolved environment, the
- * expanded command, the log path `<name>/<restartCount>.log`, and the
- * kubelet's labels and annotations that let a restarted kubelet recognise it.
+ * expanded command, the log path `<name>/<restartCount>.log`, the pod's
+ * namespace modes, and the kubelet's labels and annotations that let a
+ * restarted kubelet recognise it.
  */
 export function generateContainerConfig(pod: Pod, container: Container, restartCount: number, imageRef: string, nodeName: string, addresses: PodAddresses, volumes: PodVolumes = new Map(), envSources?: EnvSources): ContainerConfig {
   const memoryCapacity = addresses.allocatable?.memory ?? 0;
@@ -33,7 +35,8 @@ export function generateContainerConfig(pod: Pod, container: Container, restartC
     stdin: container.stdin ?? false,
     stdinOnce: container.stdinOnce ?? false,
     tty: container.tty ?? false,
-    linux: { resources: linuxContainerResources(pod, container, memoryCapacity) },
+    // The pod's namespaces on every container: without them a runtime puts it in the sandbox's PID namespace.
+    linux: { resources: linuxContainerResources(pod, container, memoryCapacity), securityContext: { namespaceOptions: namespacesForPod(pod) } },
     ...(stopSignal && STOP_SIGNALS.has(stopSignal) ? { stopSignal: `SIGNAL_${stopSignal}` as ContainerConfig['stopSignal'] } : {}),
   };
 }

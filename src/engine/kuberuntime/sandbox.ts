@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { PodSandboxConfig } from '../../cri/types.js';
 import type { Pod } from '../api/v1.js';
 import { sandboxLabels } from './labels.js';
+import { namespacesForPod } from './namespaces.js';
 
 /** Where a pod's container logs live: `<podLogsDir>/<namespace>_<name>_<uid>`, as the kubelet's /var/log/pods. */
 export function podLogsDirectory(podLogsDir: string, pod: Pod): string {
@@ -26,13 +27,7 @@ export function generatePodSandboxConfig(pod: Pod, attempt: number, nodeName: st
     annotations: { ...pod.metadata.annotations },
     linux: {
       cgroupParent: '',
-      securityContext: {
-        namespaceOptions: {
-          network: spec.hostNetwork ? 'NODE' : 'POD',
-          pid: spec.hostPID ? 'NODE' : spec.shareProcessNamespace ? 'POD' : 'CONTAINER',
-          ipc: spec.hostIPC ? 'NODE' : 'POD',
-        },
-      },
+      securityContext: { namespaceOptions: namespacesForPod(pod) },
     },
   };
   // A host-network pod shares the node's UTS namespace: runtimes refuse to set its hostname.

@@ -1,0 +1,105 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { childrenOf, isSameProcess, readProcStat, signalGroup } from './proc.js';
+
+/** CRI's NamespaceMode for a container's PID namespace. */
+export type PidNamespaceMode = 'POD' | 'CONTAINER' | 'NODE' | 'TARGET';
+
+/** A process holding a sandbox's shared PID namespace open, as the pause container does. */
+export interface NamespaceHolder {
+  /** The `unshare` process (its process group is the holder's). */
+  pid: number;
+  startTime: string;
+}
+
+/** A new PID namespace whose first process is PID 1, with /proc showing that namespace. */
+const UNSHARE = ['--pid', '--fork', '--kill-child', '--mount-proc'];
+
+/** PID 1 of a shared namespace: waiting on its own sleep, it reaps the orphans the containers leave. */
+const HOLDER_SCRIPT = 'while :; do sleep 2147483647 & wait; done';
+
+/** How long a new namespace's PID 1 may take to appear. */
+const INIT_TIMEOUT_MS = 2_000;
+
+/**
+ * PID namespaces for host-process containers, made with util-linux's
+ * unshare and nsenter, as CRI's NamespaceOption.pid asks: CONTAINER, a
+ * namespace of the container's own in which its program is PID 1 (so, as
+ * in any container, it ignores signals it has no handler for); POD, the
+ * sandbox's namespace, held by a process the sandbox owns; TARGET, another
+ * container's; NODE, the host's. Where namespaces cannot be made (no
+ * privileges, no unshare), containers run in the host's, and `describe()`
+ * says why.
+ */
+export class PidNamespaces {
+  readonly available: boolean;
+  readonly reason: string;
+
+  constructor() {
+    const found = detect();
+    this.available = found.available;
+    this.reason = found.reason;
+  }
+
+  /** What `knode runtime status` says about PID namespaces. */
+  describe(): string {
+    return this.available ? 'a PID namespace per container, or per pod when it shares one' : `host PID namespace only: ${this.reason}`;
+  }
+
+  /** The command before a program's argv that runs it as PID 1 of a new namespace. */
+  ownNamespace(): string[] {
+    return ['unshare', ...UNSHARE, '--'];
+  }
+
+  /** The command before a program's argv that runs it in `cwd`, in the PID (and /proc) namespace whose PID 1 is `init`. */
+  joinNamespace(init: number, cwd: string): string[] {
+    return ['nsenter', `--target=${init}`, '--pid', '--mount', `--wd=${cwd}`, '--'];
+  }
+
+  /** PID 1 of the namespace a wrapped container or holder made: the child of its unshare or nsenter. */
+  initOf(wrapperPid: number): number | undefined {
+    return childrenOf(wrapperPid)[0];
+  }
+
+  /**
+   * Waits (briefly) for the PID 1 of a wrapper that has just started;
+   * undefined when the wrapper ended first (a program that exited at once).
+   */
+  async waitForInit(wrapperPid: number): Promise<number | undefined> {
+    const deadline = Date.now() + INIT_TIMEOUT_MS;
+    for (;;) {
+      const init = this.initOf(wrapperPid);
+      if (init !== undefined) return init;
+      const state = readProcStat(wrapperPid)?.state;
+      if (state === undefined || state === 'Z' || Date.now() > deadline) return undefined;
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  }
+
+  /** Starts a holder for a sandbox's shared namespace; it lives until `release`. */
+  startHolder(): NamespaceHolder {
+    const [file, ...args] = [...this.ownNamespace(), '/bin/sh', '-c', HOLDER_SCRIPT];
+    const child = spawn(file, args, { detached: true, stdio: 'ignore' });
+    child.on('error', () => {});
+    child.unref();
+    if (child.pid === undefined) throw new Error('could not start the process that holds the pod\'s PID namespace');
+    return { pid: child.pid, startTime: readProcStat(child.pid)?.startTime ?? '' };
+  }
+
+  isAlive(holder: NamespaceHolder): boolean {
+    return isSameProcess(holder.pid, holder.startTime);
+  }
+
+  /** Ends a holder, and with it every process left in its namespace. */
+  release(holder: NamespaceHolder): void {
+    if (this.isAlive(holder)) signalGroup(holder.pid, 'SIGKILL');
+  }
+}
+
+function detect(): { available: boolean; reason: string } {
+  const unshare = spawnSync('unshare', [...UNSHARE, '--', 'true'], { stdio: ['ignore', 'ignore', 'pipe'], timeout: 5_000, encoding: 'utf8' });
+  if (unshare.error) return { available: false, reason: `unshare cannot run (${(unshare.error as NodeJS.ErrnoException).code ?? unshare.error.message})` };
+  if (unshare.status !== 0) return { available: false, reason: `unshare --pid fails: ${unshare.stderr.trim() || `exit ${unshare.status}`}` };
+  const nsenter = spawnSync('nsenter', ['--version'], { stdio: 'ignore', timeout: 5_000 });
+  if (nsenter.error || nsenter.status !== 0) return { available: false, reason: 'nsenter cannot run' };
+  return { available: true, reason: 'unshare and nsenter' };
+}

@@ -4,7 +4,7 @@
 // pods and requires the statuses to be equal after all: a difference beyond the
 // named ones fails, as a new difference in a `same` row does.
 //
-// D1-D11, D13 and D16 were found by these tests and fixed in knode since
+// D1-D11, D13, D15 and D16 were found by these tests and fixed in knode since
 // (README.md); D14 is a timing the state comparison does not see.
 //
 // A fix rewrites a pod the way the difference would vanish (usually knode's pod
@@ -24,11 +24,6 @@ export interface KnownDifference {
 
 export const KNOWN: KnownDifference[] = [
   { id: 'D12', title: 'manifest files need an extension (deliberate)', scenarios: ['manifest-no-extension'] },
-  {
-    id: 'D15',
-    title: "containers share the sandbox's PID namespace",
-    scenarios: ['pid-namespace', 'liveness-fail-never', 'liveness-timeout', 'liveness-fail', 'startup-fail'],
-  },
 ];
 
 export const KNOWN_BY_ID = new Map(KNOWN.map((d) => [d.id, d]));

@@ -110,8 +110,9 @@ describe('hostPath volumes (embedded runtime)', () => {
         volumes: [{ name: 'made', hostPath: { path: join(base, 'made/here'), type: 'DirectoryOrCreate' } }],
         containers: [{ name: 'main', image, command: ['sh', '-c', 'echo written > $KNODE_MOUNT_DATA/file; sleep 300'], volumeMounts: [{ name: 'made', mountPath: '/data' }] }],
       });
-      await eventually(() => existsSync(join(base, 'made/here/file')), 'the container to write into the host path');
-      expect(readFileSync(join(base, 'made/here/file'), 'utf8')).toBe('written\n');
+      // The shell creates the file, then writes the line: wait for the line, not the file.
+      const written = await eventually(() => (existsSync(join(base, 'made/here/file')) ? readFileSync(join(base, 'made/here/file'), 'utf8') || undefined : undefined), 'the container to write into the host path');
+      expect(written).toBe('written\n');
       node.writePod('missing', {
         volumes: [{ name: 'nope', hostPath: { path: join(base, 'absent'), type: 'Directory' } }],
         containers: [{ name: 'main', image, command: ['sleep', '300'], volumeMounts: [{ name: 'nope', mountPath: '/data' }] }],

@@ -6,15 +6,15 @@
 // CRI: from the manifests landing in the static pod directory to containerd's
 // CONTAINER_STARTED event for each pod. The agent's CPU time and peak RSS come
 // from /proc, and its idle CPU and RSS are read with the 100 pods running.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CriClient } from '../src/cri/client.js';
+import { cpuSeconds, startKnode, statusKiB, until, writeManifest, type Running } from './agent.js';
 
 const repo = join(import.meta.dirname, '..');
 const NODE = 'bench';
-const TICKS_PER_SECOND = 100;
 
 export type Agent = 'kubelet' | 'knode evented' | 'knode relist';
 
@@ -38,12 +38,6 @@ export interface IdleFigures {
   rssMiB: number;
 }
 
-interface Running {
-  pid: number;
-  podsDir: string;
-  stop(): Promise<void>;
-}
-
 function startKubelet(dir: string, endpoint: string): Running {
   const out = execFileSync('bash', [join(repo, 'test/peers/kubelet.sh'), 'up', dir, '--runtime-endpoint', endpoint, '--node-name', NODE], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
   const info = JSON.parse(out.trim().split('\n').at(-1)!) as { pid: number; podsDir: string };
@@ -54,52 +48,6 @@ function startKubelet(dir: string, endpoint: string): Running {
       execFileSync('bash', [join(repo, 'test/peers/kubelet.sh'), 'down', dir], { stdio: ['ignore', 'ignore', 'inherit'] });
     },
   };
-}
-
-async function startKnode(dir: string, endpoint: string, pleg: 'evented' | 'relist'): Promise<Running> {
-  const podsDir = join(dir, 'pods');
-  mkdirSync(podsDir, { recursive: true });
-  const child: ChildProcess = spawn(process.execPath, [join(repo, 'bin/run.js'), 'run', '--static-dir', podsDir, '--root-dir', join(dir, 'root'),
-    '--runtime-endpoint', endpoint, '--node-name', NODE, '--pleg', pleg, '--read-only-port', '0', '--file-check-frequency', '20s', '--output', 'json'], { stdio: 'ignore' });
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  await until(() => readdirSync(join(dir, 'root', 'run')).includes('knode.sock'), 'knode to serve its API', 30_000).catch(() => undefined);
-  return {
-    pid: child.pid!,
-    podsDir,
-    stop: async () => {
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
-}
-
-function manifest(name: string): string {
-  return `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\nspec:\n  hostNetwork: true\n  terminationGracePeriodSeconds: 1\n  containers:\n    - name: main\n      image: docker.io/library/busybox:1.36\n      imagePullPolicy: IfNotPresent\n      command: ["sleep", "3600"]\n`;
-}
-
-/** CPU seconds (user + system) of a process so far. */
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
-}
-
-function statusKiB(pid: number, field: 'VmHWM' | 'VmRSS'): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith(`${field}:`));
-  return Number(line?.split(/\s+/)[1] ?? 0);
-}
-
-async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      if (await check()) return;
-    } catch {
-      // not yet
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 /** One burst: N manifests land at once; the start of each pod's container is seen on containerd's event stream. */
@@ -117,11 +65,7 @@ async function burst(agent: Agent, run: Running, client: CriClient, pods: number
   await new Promise((r) => setTimeout(r, 200)); // the stream is open
   const cpu0 = cpuSeconds(run.pid);
   const t0 = performance.now();
-  // Written beside, then renamed in: neither agent reads a half-written manifest.
-  for (const name of names) {
-    writeFileSync(join(run.podsDir, `.${name}.yaml`), manifest(name));
-    renameSync(join(run.podsDir, `.${name}.yaml`), join(run.podsDir, `${name}.yaml`));
-  }
+  for (const name of names) writeManifest(run.podsDir, name);
   await until(() => startedAt.size === pods, `${agent}: ${pods} containers to start (${startedAt.size} did)`, 180_000);
   const totalMs = performance.now() - t0;
   const figures: BurstFigures = {
@@ -148,7 +92,7 @@ export async function benchAgent(agent: Agent, sizes: number[], idleMs = 10_000)
   const client = new CriClient(endpoint);
   let run: Running | undefined;
   try {
-    run = agent === 'kubelet' ? startKubelet(agentDir, endpoint) : await startKnode(agentDir, endpoint, agent === 'knode evented' ? 'evented' : 'relist');
+    run = agent === 'kubelet' ? startKubelet(agentDir, endpoint) : await startKnode(agentDir, endpoint, { pleg: agent === 'knode evented' ? 'evented' : 'relist', nodeName: NODE });
     const bursts: BurstFigures[] = [];
     let idle: IdleFigures | undefined;
     for (const [round, pods] of sizes.entries()) {

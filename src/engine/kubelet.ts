@@ -207,7 +207,7 @@ export class Kubelet {
       events: this.events,
       resyncInterval: config.syncFrequency,
       backOffPeriod: KubeletConstants.workerBackOffPeriod,
-      afterSync: this.evented ? (pod) => void this.pleg.relistPod(pod.metadata.uid!, pod.metadata.name!, pod.metadata.namespace!) : undefined,
+      afterSync: this.evented ? (pod, syncedAt) => this.evented?.hint(pod.metadata.uid!, pod.metadata.name!, pod.metadata.namespace!, syncedAt) : undefined,
     });
     this.handler = new SyncHandler({
       podManager: this.podManager,

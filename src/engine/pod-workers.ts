@@ -75,8 +75,8 @@ export interface PodWorkersOptions {
   resyncInterval: number;
   /** How long a failed sync waits before the next, unless a back-off it met ends sooner. */
   backOffPeriod: number;
-  /** Called after each completed sync (the evented PLEG relists the pod then). */
-  afterSync?: (pod: Pod) => void;
+  /** Called after each completed sync, with when it ended (the evented PLEG relists the pod then). */
+  afterSync?: (pod: Pod, syncedAt: number) => void;
 }
 
 /**
@@ -220,7 +220,7 @@ export class PodWorkers {
         }
         status.lastError = undefined;
         events.emit({ type: 'PodSynced', pod: status.pod, uid: status.uid, detail: { updateType: update.updateType, state: stateBefore, durationMs: clock.now() - started } });
-        if (status.desired && !status.finished) this.o.afterSync?.(status.desired);
+        if (status.desired && !status.finished) this.o.afterSync?.(status.desired, status.lastSyncTime);
       } catch (err) {
         if (signal.aborted) return;
         // As the kubelet: a retry waits for a runtime status newer than this failed attempt.

@@ -11,6 +11,8 @@ import { protoRoot } from '../cri/proto.js';
 export class EncodedListCache {
   private readonly type: protobuf.Type;
   private readonly cache = new Map<string, { revision: number; bytes: Uint8Array }>();
+  /** Encodings added since the last prune: only those can have made others stale, so pruning waits for enough of them. */
+  private added = 0;
 
   constructor(messageName: 'Container' | 'PodSandbox') {
     const root = protobuf.loadSync(join(protoRoot, 'runtime/v1/api.proto'));
@@ -27,16 +29,25 @@ export class EncodedListCache {
         const bytes = this.type.encode(this.type.fromObject(toMessage(item))).finish();
         entry = { revision, bytes };
         this.cache.set(item.id, entry);
+        this.added++;
       }
       frames.push(FIELD_1_LEN, varint(entry.bytes.length), entry.bytes);
     }
-    if (this.cache.size > 2 * items.length + 256) this.prune(revisionOf);
+    // Amortized: a pass over the cache per as many new encodings as it holds (a
+    // filtered list of one pod must not walk the encodings of every other pod).
+    if (this.added > this.cache.size / 2 + 256) this.prune(revisionOf);
     return Buffer.concat(frames);
   }
 
   /** Drops encodings of records that changed or are gone (revision 0). */
   private prune(revisionOf: (id: string) => number): void {
     for (const [id, entry] of this.cache) if (revisionOf(id) !== entry.revision) this.cache.delete(id);
+    this.added = 0;
+  }
+
+  /** Encodings held, for tests. */
+  get size(): number {
+    return this.cache.size;
   }
 }
 

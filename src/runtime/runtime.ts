@@ -111,10 +111,10 @@ export class EmbeddedRuntime {
 
   /** Each sandbox's usage: the sum of its containers', and its containers' own. */
   podSandboxStats(filter: PodSandboxStatsFilter__Output | null): PodSandboxStats[] {
-    const containers = this.containerStats(null);
+    const containers = new Map(this.containerStats(null).map((c) => [c.attributes?.id ?? '', c]));
     const now = nowNs();
     return this.sandboxes.list(filter ? { id: filter.id, labelSelector: filter.labelSelector, state: null } : null).map((s) => {
-      const mine = containers.filter((c) => this.state.containers.get(c.attributes?.id ?? '')?.podSandboxId === s.id);
+      const mine = this.state.containersOf(s.id).map((c) => containers.get(c.id)!);
       const sum = (pick: (c: ContainerStats) => number | undefined) => mine.reduce((n, c) => n + (pick(c) ?? 0), 0);
       const processes = mine.reduce((n, c) => n + (this.processCount.get(c.attributes?.id ?? '') ?? 0), 0);
       return {

@@ -10,6 +10,8 @@ import { RecordDir } from './store.js';
 export class RuntimeState {
   readonly sandboxes = new Map<string, SandboxRecord>();
   readonly containers = new Map<string, ContainerRecord>();
+  /** Container ids by sandbox id, so a sandbox's containers are found without going through every container. */
+  private readonly bySandbox = new Map<string, Set<string>>();
   private readonly revisions = new Map<string, number>();
   private nextRevision = 1;
   private readonly sandboxDir: RecordDir<SandboxRecord>;
@@ -19,7 +21,7 @@ export class RuntimeState {
     this.sandboxDir = new RecordDir(join(stateDir, 'sandboxes'));
     this.containerDir = new RecordDir(join(stateDir, 'containers'));
     for (const sandbox of this.sandboxDir.loadAll(onBadRecord)) this.sandboxes.set(sandbox.id, sandbox);
-    for (const container of this.containerDir.loadAll(onBadRecord)) this.containers.set(container.id, container);
+    for (const container of this.containerDir.loadAll(onBadRecord)) this.index(container);
   }
 
   /** Grows whenever the record is saved, so encodings of it can be cached until it changes. */
@@ -41,17 +43,28 @@ export class RuntimeState {
 
   saveContainer(container: ContainerRecord): void {
     this.revisions.set(container.id, this.nextRevision++);
-    this.containers.set(container.id, container);
+    this.index(container);
     this.containerDir.save(container);
   }
 
   deleteContainer(id: string): void {
+    const sandboxId = this.containers.get(id)?.podSandboxId;
+    const siblings = sandboxId === undefined ? undefined : this.bySandbox.get(sandboxId);
+    siblings?.delete(id);
+    if (siblings?.size === 0) this.bySandbox.delete(sandboxId!);
     this.revisions.delete(id);
     this.containers.delete(id);
     this.containerDir.delete(id);
   }
 
   containersOf(sandboxId: string): ContainerRecord[] {
-    return [...this.containers.values()].filter((c) => c.podSandboxId === sandboxId);
+    return [...(this.bySandbox.get(sandboxId) ?? [])].map((id) => this.containers.get(id)!);
+  }
+
+  private index(container: ContainerRecord): void {
+    this.containers.set(container.id, container);
+    let ids = this.bySandbox.get(container.podSandboxId);
+    if (!ids) this.bySandbox.set(container.podSandboxId, (ids = new Set()));
+    ids.add(container.id);
   }
 }

@@ -2,7 +2,10 @@ import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { emptyPodStatus, type RuntimePodStatus } from '../../src/engine/container/types.js';
 import { PodCache, type CachedPodStatus } from '../../src/engine/pleg/pod-cache.js';
-import { flushMicrotasks } from '../../src/util/clock.js';
+import type { RuntimeManager } from '../../src/engine/kuberuntime/runtime-manager.js';
+import { EventStream } from '../../src/engine/events.js';
+import { GenericPLEG } from '../../src/engine/pleg/generic.js';
+import { FakeClock, flushMicrotasks } from '../../src/util/clock.js';
 
 const status = (uid: string, ip: string): RuntimePodStatus => ({ ...emptyPodStatus(uid, 'web', 'default'), ips: [ip] });
 
@@ -143,5 +146,21 @@ describe('PodCache.getNewerThan', () => {
       await waiting;
     }
     expect(getEventListeners(abort.signal, 'abort')).toHaveLength(0);
+  });
+});
+
+describe('GenericPLEG.relistPod after a sync', () => {
+  it('stamps what it sees as newer than the sync that asked for it, even within the same millisecond', async () => {
+    const clock = new FakeClock();
+    const cache = new PodCache();
+    const runtime = { getPodStatus: async (uid: string) => emptyPodStatus(uid) } as unknown as RuntimeManager;
+    const pleg = new GenericPLEG({ runtime, cache, clock, events: new EventStream(() => clock.now()), onEvent: () => {}, period: () => 10_000, relistThreshold: 180_000 });
+    // The worker's last sync ended now; the clock has not moved since.
+    const syncedAt = clock.now();
+    await pleg.relistPod('u1', 'p', 'default', syncedAt);
+    let got: CachedPodStatus | undefined;
+    void cache.getNewerThan('u1', syncedAt).then((c) => (got = c));
+    await flushMicrotasks();
+    expect(got?.modified).toBeGreaterThan(syncedAt);
   });
 });

@@ -20,8 +20,8 @@ const RECONNECT_DELAY_MS = 5_000;
  */
 export class EventedHints {
   private readonly abort = new AbortController();
-  private readonly pending = new Map<string, { name: string; namespace: string }>();
-  private flushScheduled = false;
+  private readonly pending = new Map<string, { name: string; namespace: string; after: number }>();
+  private draining = false;
   mode: ModeState = 'starting';
 
   constructor(
@@ -73,16 +73,32 @@ export class EventedHints {
     }
   }
 
-  /** Coalesces hints for the same pod that arrive together into one targeted relist. */
-  private hint(uid: string, name: string, namespace: string): void {
-    this.pending.set(uid, { name, namespace });
-    if (this.flushScheduled) return;
-    this.flushScheduled = true;
-    setImmediate(() => {
-      this.flushScheduled = false;
-      const batch = [...this.pending];
-      this.pending.clear();
-      for (const [podUid, p] of batch) void this.pleg.relistPod(podUid, p.name, p.namespace);
-    });
+  /**
+   * Queues a targeted relist of the pod (for a runtime event, or after a pod
+   * worker's sync), one at a time: a pod already waiting gets no second relist
+   * (the waiting one reads the runtime when it runs, so it sees this change
+   * too), and the periodic relist, which queues behind at most the relist
+   * under way, is never starved by a burst of them.
+   */
+  hint(uid: string, name: string, namespace: string, after = -Infinity): void {
+    // AFTER: when the sync that asks ended; the relist's stamp must be newer (GenericPLEG.relistPod).
+    this.pending.set(uid, { name, namespace, after: Math.max(after, this.pending.get(uid)?.after ?? -Infinity) });
+    if (this.draining) return;
+    this.draining = true;
+    // Events that arrive together (a sandbox and its containers) land before the first relist.
+    setImmediate(() => void this.drain());
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      // A Map iterates what is added meanwhile: a hint that comes during a relist is taken in this pass.
+      for (const [uid, p] of this.pending) {
+        if (this.abort.signal.aborted) return;
+        this.pending.delete(uid);
+        await this.pleg.relistPod(uid, p.name, p.namespace, p.after);
+      }
+    } finally {
+      this.draining = false;
+    }
   }
 }

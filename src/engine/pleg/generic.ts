@@ -127,10 +127,16 @@ export class GenericPLEG {
     });
   }
 
-  /** A targeted relist of one pod: refreshes its cache entry now and emits what changed. */
-  relistPod(uid: string, name: string, namespace: string): Promise<void> {
+  /**
+   * A targeted relist of one pod: refreshes its cache entry now and emits what
+   * changed. AFTER is when the sync that asked for it ended: what this relist sees
+   * is newer than that, and its stamp says so even within the same millisecond
+   * (the clock's resolution), or the pod's worker, which waits for a status newer
+   * than its last sync, would wait for the next full relist.
+   */
+  relistPod(uid: string, name: string, namespace: string, after = -Infinity): Promise<void> {
     return this.serialize(async () => {
-      const timestamp = this.o.clock.now();
+      const timestamp = Math.max(this.o.clock.now(), after + 1);
       const status = await this.updateCache(uid, name, namespace, timestamp);
       if (!status) return;
       const rec = this.record(uid);

@@ -1,0 +1,87 @@
+// What the benches that run a node agent as its own process share: starting
+// `knode run` on a runtime, writing static pod manifests the way an operator
+// would, and reading the agent's CPU, memory and open files from /proc.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const repo = join(import.meta.dirname, '..');
+const TICKS_PER_SECOND = 100;
+
+export interface Running {
+  pid: number;
+  podsDir: string;
+  /** The node's unix socket (`<root-dir>/run/knode.sock`), for knode only. */
+  socketPath?: string;
+  stop(): Promise<void>;
+}
+
+export interface KnodeOptions {
+  pleg: 'evented' | 'relist';
+  nodeName: string;
+  /** More `knode run` flags (e.g. `--max-pods`). */
+  args?: string[];
+}
+
+/** `knode run` on a static pod directory under `dir`, its read-only API on the unix socket only. */
+export async function startKnode(dir: string, endpoint: string, options: KnodeOptions): Promise<Running> {
+  const podsDir = join(dir, 'pods');
+  mkdirSync(podsDir, { recursive: true });
+  const child: ChildProcess = spawn(process.execPath, [join(repo, 'bin/run.js'), 'run', '--static-dir', podsDir, '--root-dir', join(dir, 'root'),
+    '--runtime-endpoint', endpoint, '--node-name', options.nodeName, '--pleg', options.pleg, '--read-only-port', '0', '--file-check-frequency', '20s',
+    '--output', 'json', ...(options.args ?? [])], { stdio: 'ignore' });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  await until(() => readdirSync(join(dir, 'root', 'run')).includes('knode.sock'), 'knode to serve its API', 30_000).catch(() => undefined);
+  return {
+    pid: child.pid!,
+    podsDir,
+    socketPath: join(dir, 'root', 'run', 'knode.sock'),
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** A one-container pod sleeping for an hour, on the host network. */
+export function manifest(name: string): string {
+  return `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\nspec:\n  hostNetwork: true\n  terminationGracePeriodSeconds: 1\n  containers:\n    - name: main\n      image: docker.io/library/busybox:1.36\n      imagePullPolicy: IfNotPresent\n      command: ["sleep", "3600"]\n`;
+}
+
+/** Written beside, then renamed in: no agent reads a half-written manifest. */
+export function writeManifest(podsDir: string, name: string): void {
+  writeFileSync(join(podsDir, `.${name}.yaml`), manifest(name));
+  renameSync(join(podsDir, `.${name}.yaml`), join(podsDir, `${name}.yaml`));
+}
+
+/** CPU seconds (user + system) of a process so far. */
+export function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+}
+
+export function statusKiB(pid: number, field: 'VmHWM' | 'VmRSS'): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith(`${field}:`));
+  return Number(line?.split(/\s+/)[1] ?? 0);
+}
+
+/** Open file descriptors of a process (entries of /proc/PID/fd). */
+export function openFiles(pid: number): number {
+  return readdirSync(`/proc/${pid}/fd`).length;
+}
+
+export const sleep = (msToWait: number) => new Promise((r) => setTimeout(r, msToWait));
+
+export async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      if (await check()) return;
+    } catch {
+      // not yet
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}

@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest';
+import type { RuntimeService } from '../../src/cri/runtime-service.js';
+import { KubeletLabels, type ContainerEvent } from '../../src/cri/types.js';
+import { emptyPodStatus, type RuntimePodStatus } from '../../src/engine/container/types.js';
+import { EventStream } from '../../src/engine/events.js';
+import type { RuntimeManager } from '../../src/engine/kuberuntime/runtime-manager.js';
+import { NodeNameLabel } from '../../src/engine/kuberuntime/labels.js';
+import { EventedHints } from '../../src/engine/pleg/evented.js';
+import { GenericPLEG } from '../../src/engine/pleg/generic.js';
+import { PodCache } from '../../src/engine/pleg/pod-cache.js';
+import { FakeClock } from '../../src/util/clock.js';
+
+const NODE = 'node-a';
+
+/** A runtime whose event stream yields what the test pushes. */
+function eventSource(): { runtime: RuntimeService; push(uid: string): void } {
+  const queue: ContainerEvent[] = [];
+  let wake = () => {};
+  const runtime = {
+    async *getContainerEvents(signal: AbortSignal) {
+      while (!signal.aborted) {
+        while (queue.length > 0) yield queue.shift()!;
+        await new Promise<void>((r) => (wake = r));
+      }
+    },
+  } as unknown as RuntimeService;
+  const push = (uid: string) => {
+    const labels = { [NodeNameLabel]: NODE, [KubeletLabels.podUid]: uid, [KubeletLabels.podName]: uid, [KubeletLabels.podNamespace]: 'default' };
+    queue.push({ containerId: `c-${uid}`, containerEventType: 'CONTAINER_STARTED_EVENT', createdAt: '0', podSandboxStatus: { labels } as never, containersStatuses: [] } as unknown as ContainerEvent);
+    wake();
+  };
+  return { runtime, push };
+}
+
+/** A PLEG on a runtime manager whose pod status reads wait until released, recording the order of reads and relists. */
+function slowPleg(clock: FakeClock, events: EventStream) {
+  const log: string[] = [];
+  const waiting: (() => void)[] = [];
+  const runtime = {
+    getPods: async () => {
+      log.push('relist');
+      return [];
+    },
+    getPodStatus: (uid: string): Promise<RuntimePodStatus> => {
+      log.push(uid);
+      return new Promise((r) => waiting.push(() => r(emptyPodStatus(uid, uid, 'default'))));
+    },
+  } as unknown as RuntimeManager;
+  const pleg = new GenericPLEG({ runtime, cache: new PodCache(), clock, events, onEvent: () => {}, period: () => 10_000, relistThreshold: 180_000 });
+  const release = async () => {
+    while (waiting.length > 0) waiting.shift()!();
+    await new Promise((r) => setImmediate(r));
+  };
+  return { pleg, log, release };
+}
+
+const settle = () => new Promise((r) => setTimeout(r, 20));
+
+describe('evented PLEG hints', () => {
+  it('gives a pod that already waits for its relist no second one', async () => {
+    const clock = new FakeClock();
+    const events = new EventStream(() => clock.now());
+    const { pleg, log, release } = slowPleg(clock, events);
+    const source = eventSource();
+    const hints = new EventedHints(source.runtime, pleg, clock, events, NODE, () => {});
+    hints.start();
+    source.push('a');
+    await settle();
+    expect(log).toEqual(['a']);
+    // Apart in time, while a's relist still runs: each would have been a relist of its own.
+    for (let i = 0; i < 5; i++) {
+      source.push('b');
+      await settle();
+    }
+    hints.hint('b', 'b', 'default');
+    source.push('a');
+    await settle();
+    for (let i = 0; i < 5; i++) await release();
+    await settle();
+    // a once, b once for six hints, a again for the hint that came while its relist ran.
+    expect(log).toEqual(['a', 'b', 'a']);
+    hints.stop();
+  });
+
+  it('lets the periodic relist run after at most the targeted relist under way, however many are waiting', async () => {
+    const clock = new FakeClock();
+    const events = new EventStream(() => clock.now());
+    const { pleg, log, release } = slowPleg(clock, events);
+    const source = eventSource();
+    const hints = new EventedHints(source.runtime, pleg, clock, events, NODE, () => {});
+    hints.start();
+    for (let i = 0; i < 100; i++) source.push(`p${i}`);
+    await settle();
+    const relisted = pleg.relist();
+    await release();
+    await relisted;
+    // Was: every one of the 100 targeted relists first.
+    expect(log.indexOf('relist')).toBeLessThanOrEqual(2);
+    for (let i = 0; i < 100; i++) await release();
+    expect(log.filter((x) => x !== 'relist')).toHaveLength(100);
+    hints.stop();
+  });
+});

@@ -67,6 +67,11 @@ export class TraceRecorder {
 
   private observe(e: LifecycleEvent): void {
     if (!e.uid) return;
+    this.record(e);
+    if (e.type === 'PodRemoved') this.forget(e.uid);
+  }
+
+  private record(e: LifecycleEvent): void {
     let trace = this.open.get(e.uid);
     if (e.type === 'PodSeen' && !trace) trace = this.begin(e, 'start-up');
     // A container dying after the pod ran starts the trace of its restart.
@@ -90,6 +95,7 @@ export class TraceRecorder {
     const name = STAGES[e.type];
     if (name) {
       const pullStart = e.type === 'ImagePulled' ? this.pulling.get(`${e.uid}/${e.container}`) : undefined;
+      if (e.type === 'ImagePulled') this.pulling.delete(`${e.uid}/${e.container}`);
       this.push(trace, name, e, pullStart);
     }
     if (e.type === 'PodRunning' || e.type === 'PodSucceeded' || e.type === 'PodFailed' || e.type === 'PodRejected' || e.type === 'PodRemoved') {
@@ -103,7 +109,17 @@ export class TraceRecorder {
       trace.outcome = 'Ready';
       this.open.delete(e.uid);
     }
-    if (e.type === 'PodRemoved') this.names.delete(e.uid);
+  }
+
+  /** What is kept per pod besides its traces goes with the pod (its traces stay, up to the limit). */
+  private forget(uid: string): void {
+    this.names.delete(uid);
+    for (const key of this.pulling.keys()) if (key.startsWith(`${uid}/`)) this.pulling.delete(key);
+  }
+
+  /** Pods with per-pod state beside their traces, for tests. */
+  get podsTracked(): number {
+    return new Set([...this.names.keys(), ...[...this.pulling.keys()].map((k) => k.split('/')[0])]).size;
   }
 
   private begin(e: LifecycleEvent, kind: PodTrace['kind']): PodTrace {

@@ -199,6 +199,23 @@ describe('TraceRecorder', () => {
     expect(recorder.forPod('default/a')).toEqual([]);
     expect(recorder.forPod('default/b')[0].finishedAt).toBeUndefined();
   });
+
+  it('keeps nothing but the traces of pods that are gone, however they ended', () => {
+    const { recorder, emit } = setup();
+    for (let i = 0; i < 20; i++) {
+      const pod = { pod: `default/p${i}`, uid: `uid-p${i}` };
+      if (i % 2 === 0) startUp(emit, 1000 * (i + 1), pod);
+      else {
+        // Removed while its image was pulled.
+        emit({ ...pod, type: 'PodSeen', at: 1000 * (i + 1) });
+        emit({ ...pod, type: 'ImagePulling', container: 'app', at: 1000 * (i + 1) + 100 });
+      }
+      emit({ ...pod, type: 'PodRemoved', at: 1000 * (i + 1) + 900 });
+    }
+    // Was: the container names of every pod that got Ready, and the pull of every pod.
+    expect(recorder.podsTracked).toBe(0);
+    expect(recorder.forPod('default/p0')[0].outcome).toBe('Ready');
+  });
 });
 
 // ---- formatWaterfall ----------------------------------------------------------

@@ -47,6 +47,8 @@ export class TraceRecorder {
   private readonly pulling = new Map<string, number>();
   /** Per pod, container ids to names, to name the containers PLEG events speak of. */
   private readonly names = new Map<string, Map<string, string>>();
+  /** Pods removed that still have traces (so no more than the traces). */
+  private readonly removed = new Set<string>();
 
   constructor(
     events: EventStream,
@@ -67,6 +69,10 @@ export class TraceRecorder {
 
   private observe(e: LifecycleEvent): void {
     if (!e.uid) return;
+    // A static pod written again comes back with the same uid.
+    if (e.type === 'PodSeen') this.removed.delete(e.uid);
+    // What follows a removal (its containers killed) is no restart.
+    if (this.removed.has(e.uid)) return;
     this.record(e);
     if (e.type === 'PodRemoved') this.forget(e.uid);
   }
@@ -115,11 +121,12 @@ export class TraceRecorder {
   private forget(uid: string): void {
     this.names.delete(uid);
     for (const key of this.pulling.keys()) if (key.startsWith(`${uid}/`)) this.pulling.delete(key);
+    if (this.traces.some((t) => t.uid === uid)) this.removed.add(uid);
   }
 
   /** Pods with per-pod state beside their traces, for tests. */
   get podsTracked(): number {
-    return new Set([...this.names.keys(), ...[...this.pulling.keys()].map((k) => k.split('/')[0])]).size;
+    return new Set([...this.names.keys(), ...[...this.pulling.keys()].map((k) => k.split('/')[0]), ...this.open.keys()]).size;
   }
 
   private begin(e: LifecycleEvent, kind: PodTrace['kind']): PodTrace {
@@ -129,6 +136,7 @@ export class TraceRecorder {
     if (this.traces.length > this.limit) {
       const dropped = this.traces.shift()!;
       if (this.open.get(dropped.uid) === dropped) this.open.delete(dropped.uid);
+      if (!this.traces.some((t) => t.uid === dropped.uid)) this.removed.delete(dropped.uid);
     }
     return trace;
   }

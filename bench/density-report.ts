@@ -35,8 +35,8 @@ export async function densitySection(alone: boolean): Promise<void> {
   console.log(table(['pods', 'all started (CRI)', 'start p50', 'start p99', 'all Running (/pods)', 'knode CPU to Running', 'knode peak RSS'], density.map((d) => [
     String(d.pods), ms(d.startedMs), ms(median(d.latencies)), ms(percentile(d.latencies, 99)), `${ms(d.runningMs)} (±${pollMs(d.pods)} ms)`, `${d.rampCpuSeconds.toFixed(2)} s`, mib(d.peakRssMiB),
   ])));
-  console.log(`\nSteady state with every pod Running (${idleSeconds} s, from 5 s after; relists from knode's /pleg stream; pod worker passes from /metrics, p50/p99 by histogram_quantile over its buckets)\n`);
-  console.log(table(['pods', 'knode CPU', 'knode RSS', 'open files', 'relists', 'relist p50', 'relist max', 'worker passes to Running: n, p50, p99', 'worker passes steady: n, p50, p99'], density.map((d) => [
+  console.log(`\nSteady state with every pod Running (${idleSeconds} s, from 5 s after; relists from knode's /pleg stream; pod worker passes from /metrics, p50/p99 by histogram_quantile over its buckets; starting: from the manifests to 5 s after all Running)\n`);
+  console.log(table(['pods', 'knode CPU', 'knode RSS', 'open files', 'relists', 'relist p50', 'relist max', 'worker passes starting: n, p50, p99', 'worker passes steady: n, p50, p99'], density.map((d) => [
     String(d.pods), percent(d.idle.cpuCores), mib(d.idle.rssMiB), String(d.idle.openFiles), String(d.relists.length), ms(median(d.relists)), ms(Math.max(...d.relists)), passes(d.workerRamp), passes(d.workerIdle),
   ])));
   if (churn) printChurn(churn);

@@ -4,9 +4,13 @@
 // containerd 2 (built from the Go module proxy on first use), and
 // KNODE_BENCH_CLUSTER=off the pods through a real control plane, and
 // KNODE_BENCH_KUBELET=off the side-by-side with the real kubelet,
-// KNODE_BENCH_IMAGES=off the image pulls from a local registry.
+// KNODE_BENCH_IMAGES=off the image pulls from a local registry, and
+// KNODE_BENCH_DENSITY=off load and density (1,000 pods and churn on the
+// embedded runtime; KNODE_BENCH_DENSITY_PODS=100 for a quick try, see
+// bench/density-report.ts). `npm run bench -- density` runs that section alone.
 import { benchCri, reportCri, type CriFigures } from './cri.js';
 import { benchCluster, withCluster, type ClusterFigures } from './cluster.js';
+import { densitySection } from './density-report.js';
 import { benchPulls } from './images.js';
 import { benchAgent, type Agent, type BurstFigures, type IdleFigures } from './kubelet.js';
 import { benchRelist, type RelistFigures } from './relist.js';
@@ -20,6 +24,12 @@ const withContainerd2 = withContainerd && process.env.KNODE_BENCH_CONTAINERD2 !=
 const withClusterBench = process.env.KNODE_BENCH_CLUSTER !== 'off';
 const withKubelet = withContainerd2 && process.env.KNODE_BENCH_KUBELET !== 'off';
 const withImages = process.env.KNODE_BENCH_IMAGES !== 'off';
+const withDensity = process.env.KNODE_BENCH_DENSITY !== 'off';
+
+if (process.argv[2] === 'density') {
+  await densitySection(true);
+  process.exit(0);
+}
 
 async function withRuntime<T>(start: () => Promise<BenchRuntime>, fn: (rt: BenchRuntime) => Promise<T>): Promise<T> {
   const rt = await start();
@@ -127,3 +137,5 @@ console.log(`  ${goal('steady relist of 1,000 containers median', median(relist1
 for (const f of cri.slice(1)) {
   console.log(`sandbox+create+start: ${f.runtime} takes ${(median(f.samples['sandbox+create+start']) / perPod).toFixed(1)}x the embedded runtime's median`);
 }
+
+if (withDensity) await densitySection(false);

@@ -47,6 +47,8 @@ export class TraceRecorder {
   private readonly pulling = new Map<string, number>();
   /** Per pod, container ids to names, to name the containers PLEG events speak of. */
   private readonly names = new Map<string, Map<string, string>>();
+  /** Pods removed that still have traces (so no more than the traces). */
+  private readonly removed = new Set<string>();
 
   constructor(
     events: EventStream,
@@ -67,6 +69,15 @@ export class TraceRecorder {
 
   private observe(e: LifecycleEvent): void {
     if (!e.uid) return;
+    // A static pod written again comes back with the same uid.
+    if (e.type === 'PodSeen') this.removed.delete(e.uid);
+    // What follows a removal (its containers killed) is no restart.
+    if (this.removed.has(e.uid)) return;
+    this.record(e);
+    if (e.type === 'PodRemoved') this.forget(e.uid);
+  }
+
+  private record(e: LifecycleEvent): void {
     let trace = this.open.get(e.uid);
     if (e.type === 'PodSeen' && !trace) trace = this.begin(e, 'start-up');
     // A container dying after the pod ran starts the trace of its restart.
@@ -90,6 +101,7 @@ export class TraceRecorder {
     const name = STAGES[e.type];
     if (name) {
       const pullStart = e.type === 'ImagePulled' ? this.pulling.get(`${e.uid}/${e.container}`) : undefined;
+      if (e.type === 'ImagePulled') this.pulling.delete(`${e.uid}/${e.container}`);
       this.push(trace, name, e, pullStart);
     }
     if (e.type === 'PodRunning' || e.type === 'PodSucceeded' || e.type === 'PodFailed' || e.type === 'PodRejected' || e.type === 'PodRemoved') {
@@ -103,7 +115,18 @@ export class TraceRecorder {
       trace.outcome = 'Ready';
       this.open.delete(e.uid);
     }
-    if (e.type === 'PodRemoved') this.names.delete(e.uid);
+  }
+
+  /** What is kept per pod besides its traces goes with the pod (its traces stay, up to the limit). */
+  private forget(uid: string): void {
+    this.names.delete(uid);
+    for (const key of this.pulling.keys()) if (key.startsWith(`${uid}/`)) this.pulling.delete(key);
+    if (this.traces.some((t) => t.uid === uid)) this.removed.add(uid);
+  }
+
+  /** Pods with per-pod state beside their traces, for tests. */
+  get podsTracked(): number {
+    return new Set([...this.names.keys(), ...[...this.pulling.keys()].map((k) => k.split('/')[0]), ...this.open.keys()]).size;
   }
 
   private begin(e: LifecycleEvent, kind: PodTrace['kind']): PodTrace {
@@ -113,6 +136,7 @@ export class TraceRecorder {
     if (this.traces.length > this.limit) {
       const dropped = this.traces.shift()!;
       if (this.open.get(dropped.uid) === dropped) this.open.delete(dropped.uid);
+      if (!this.traces.some((t) => t.uid === dropped.uid)) this.removed.delete(dropped.uid);
     }
     return trace;
   }

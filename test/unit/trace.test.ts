@@ -199,6 +199,35 @@ describe('TraceRecorder', () => {
     expect(recorder.forPod('default/a')).toEqual([]);
     expect(recorder.forPod('default/b')[0].finishedAt).toBeUndefined();
   });
+
+  it('keeps nothing but the traces of pods that are gone, however they ended', () => {
+    const { recorder, emit } = setup();
+    for (let i = 0; i < 20; i++) {
+      const pod = { pod: `default/p${i}`, uid: `uid-p${i}` };
+      if (i % 2 === 0) startUp(emit, 1000 * (i + 1), pod);
+      else {
+        // Removed while its image was pulled.
+        emit({ ...pod, type: 'PodSeen', at: 1000 * (i + 1) });
+        emit({ ...pod, type: 'ImagePulling', container: 'app', at: 1000 * (i + 1) + 100 });
+      }
+      emit({ ...pod, type: 'PodRemoved', at: 1000 * (i + 1) + 900 });
+      // Its containers killed: no restart.
+      emit({ ...pod, type: 'PLEGEvent', reason: 'ContainerDied', at: 1000 * (i + 1) + 950, detail: { containerId: 'c-app-1' } });
+      emit({ ...pod, type: 'PodTerminated', at: 1000 * (i + 1) + 960 });
+    }
+    // Was: the container names of every pod that got Ready, the pull of every pod, and a restart trace of each Ready one.
+    expect(recorder.podsTracked).toBe(0);
+    expect(recorder.forPod('default/p0').map((t) => [t.kind, t.outcome])).toEqual([['start-up', 'Ready']]);
+    expect(recorder.forPod('default/p1').map((t) => [t.kind, t.outcome])).toEqual([['start-up', 'Removed']]);
+  });
+
+  it('traces a pod written again after its removal (a static pod keeps its uid)', () => {
+    const { recorder, emit } = setup();
+    startUp(emit);
+    emit({ type: 'PodRemoved', at: 5000 });
+    startUp(emit, 6000);
+    expect(recorder.forPod('default/web').map((t) => [t.kind, t.outcome, t.startedAt])).toEqual([['start-up', 'Ready', 6000], ['start-up', 'Ready', 1000]]);
+  });
 });
 
 // ---- formatWaterfall ----------------------------------------------------------

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { accessSync, constants, statSync } from 'node:fs';
+import { accessSync, closeSync, constants, openSync, statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { CriLogWriter } from './log-writer.js';
 import { childrenOf, exitCodeOf, readProcStat, signalGroup } from './proc.js';
@@ -11,6 +11,19 @@ export interface ProcessSpec {
    * program is then its child, and the stop signal goes to the program alone.
    */
   wrapper?: string[];
+  /**
+   * Files opened for the wrapper, at fds 4, 5 ... (a namespace to join).
+   * They are closed in knode once the process has them.
+   */
+  files?: string[];
+  /** Finds the program under its wrapper (default: the wrapper's first child). */
+  programOf?: (wrapperPid: number) => number | undefined;
+  /**
+   * Where argv[0] is checked before the start (a program that is missing is
+   * a start error, not an exit code): the host (default), or a function that
+   * says whether it exists, e.g. inside an image's root file system.
+   */
+  hasProgram?: (command: string) => boolean;
   env: Record<string, string>;
   cwd: string;
   /** Keep stdin open (a pipe nobody writes) instead of /dev/null. */
@@ -50,6 +63,7 @@ export class ContainerProcess {
     private readonly log: CriLogWriter,
     /** Whether a wrapper runs the program in a PID namespace (pid is the wrapper's). */
     readonly wrapped: boolean,
+    private readonly findProgram: (wrapperPid: number) => number | undefined,
   ) {
     this.exited = new Promise((resolve) => (this.resolveExit = resolve));
     child.on('error', () => {}); // a failed kill(2) is reported by signalGroup, not as an event
@@ -73,7 +87,7 @@ export class ContainerProcess {
 
   /** Starts the process; rejects with a runc-like message when it cannot be executed. */
   static start(spec: ProcessSpec): Promise<ContainerProcess> {
-    const cwdProblem = checkDirectory(spec.cwd);
+    const cwdProblem = spec.hasProgram ? undefined : checkDirectory(spec.cwd);
     if (cwdProblem) return Promise.reject(new Error(`chdir to cwd ("${spec.cwd}") set in config failed: ${cwdProblem}`));
     let log: CriLogWriter;
     try {
@@ -83,18 +97,32 @@ export class ContainerProcess {
     }
     const held = spec.beforeExec !== undefined;
     // Behind a shell or a wrapper, a missing program would be an exit code: it is a start error.
-    if ((held || spec.wrapper) && !findExecutable(spec.argv[0], spec.env.PATH ?? '', spec.cwd)) {
+    const found = spec.hasProgram ? spec.hasProgram(spec.argv[0]) : findExecutable(spec.argv[0], spec.env.PATH ?? '', spec.cwd) !== undefined;
+    if ((held || spec.wrapper) && !found) {
       log.end();
       return Promise.reject(new Error(execErrorMessage(spec.argv[0], Object.assign(new Error('not found'), { code: 'ENOENT' }))));
     }
     const argv = [...(spec.wrapper ?? []), ...spec.argv];
     const [file, args] = held ? ['/bin/sh', ['-c', HOLD_SCRIPT, 'knode-hold', ...argv]] : [argv[0], argv.slice(1)];
-    const child = spawn(file, args, {
-      cwd: spec.cwd,
-      env: spec.env,
-      detached: true,
-      stdio: [spec.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe', ...(held ? (['pipe'] as const) : [])],
-    });
+    let fds: number[];
+    try {
+      fds = (spec.files ?? []).map((f) => openSync(f, 'r'));
+    } catch (err) {
+      log.end();
+      return Promise.reject(new Error(`cannot open ${(err as NodeJS.ErrnoException).path ?? 'a namespace'} for the container: ${(err as Error).message}`));
+    }
+    let child: ChildProcess;
+    try {
+      child = spawn(file, args, {
+        // A sandbox's working directory is inside its root file system: the wrapper starts in /.
+        cwd: spec.hasProgram ? '/' : spec.cwd,
+        env: spec.env,
+        detached: true,
+        stdio: [spec.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe', held ? 'pipe' : 'ignore', ...fds],
+      });
+    } finally {
+      for (const fd of fds) closeSync(fd);
+    }
     if (child.pid === undefined) {
       log.end();
       return new Promise((_, reject) => {
@@ -107,7 +135,13 @@ export class ContainerProcess {
       gate.end('go\n');
     }
     const startTime = readProcStat(child.pid)?.startTime ?? '';
-    return Promise.resolve(new ContainerProcess(child, child.pid, startTime, log, spec.wrapper !== undefined));
+    const programOf = spec.programOf ?? ((pid: number) => childrenOf(pid)[0]);
+    return Promise.resolve(new ContainerProcess(child, child.pid, startTime, log, spec.wrapper !== undefined, programOf));
+  }
+
+  /** The program under the wrapper, while it runs; undefined without a wrapper. */
+  program(): number | undefined {
+    return this.wrapped ? this.findProgram(this.pid) : undefined;
   }
 
   /** Signals the whole process group. */
@@ -121,7 +155,7 @@ export class ContainerProcess {
    * handler for); otherwise the whole process group.
    */
   signalProgram(signal: NodeJS.Signals): void {
-    const init = this.wrapped ? childrenOf(this.pid)[0] : undefined;
+    const init = this.program();
     if (init === undefined) {
       this.signal(signal);
       return;

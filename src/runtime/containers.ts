@@ -3,7 +3,7 @@ import { isAbsolute, join, relative } from 'node:path';
 import type { ContainerConfig__Output } from '../cri/gen/runtime/v1/ContainerConfig.js';
 import type { ContainerEventType } from '../cri/gen/runtime/v1/ContainerEventType.js';
 import type { ContainerFilter__Output } from '../cri/gen/runtime/v1/ContainerFilter.js';
-import { ContainerProcess, type ProcessExit } from './container-process.js';
+import { ContainerProcess, type ProcessExit, type ProcessSpec } from './container-process.js';
 import { matchesLabels, toContainerStatus, toPodSandboxStatus } from './convert.js';
 import { alreadyExists, invalid, precondition, RuntimeError, unknown } from './errors.js';
 import type { Cgroups } from './cgroups.js';
@@ -13,8 +13,10 @@ import { lookup, lookupOptional, newId, nowNs } from './ids.js';
 import type { RuntimeImages } from './images.js';
 import { isSameProcess, signalGroup, stopSignalOf } from './proc.js';
 import type { PidNamespaces } from './pid-namespaces.js';
-import type { ContainerRecord, SandboxRecord } from './records.js';
+import type { ContainerRecord, SandboxedSpec, SandboxRecord } from './records.js';
+import { findInRootfs } from './sandbox/image-process.js';
 import type { RuntimeState } from './state.js';
+import type { ImageSandboxes } from './sandbox/image-sandboxes.js';
 import { status } from '@grpc/grpc-js';
 
 const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
@@ -37,6 +39,7 @@ export class ContainerService {
     private readonly events: ContainerEventHub,
     private readonly cgroups: Cgroups,
     private readonly pidNamespaces: PidNamespaces,
+    private readonly sandboxes: ImageSandboxes,
   ) {}
 
   /**
@@ -48,6 +51,7 @@ export class ContainerService {
     for (const c of this.state.containers.values()) {
       if (c.state !== 'CONTAINER_RUNNING') continue;
       if (c.pid && isSameProcess(c.pid, c.pidStartTime)) signalGroup(c.pid, 'SIGKILL');
+      if (c.sandboxed) this.sandboxes.containerExited(c.id);
       Object.assign(c, {
         state: 'CONTAINER_EXITED',
         finishedAt: nowNs(),
@@ -67,24 +71,23 @@ export class ContainerService {
     if (sandbox.state !== 'SANDBOX_READY') throw precondition(`pod sandbox ${sandbox.id} is not ready`);
     const name = config.metadata.name;
     const attempt = config.metadata.attempt;
-    const argv = [...config.command, ...config.args];
-    if (argv.length === 0) {
-      throw invalid(
-        `container "${name}" has no command: the embedded runtime runs host processes and images carry no entrypoint, so the pod spec must give command`,
-      );
-    }
     const imageName = config.image?.image ?? '';
     if (imageName === '') throw invalid(`container "${name}" has no image`);
     const image = this.images.find(imageName);
     if (!image) throw new RuntimeError(status.NOT_FOUND, `failed to get image "${imageName}": image not found; pull it first`);
+    const sandboxed = this.sandboxes.applies(image);
+    if (!sandboxed && config.command.length + config.args.length === 0) {
+      throw invalid(`container "${name}" has no command: it runs as a host process (${this.sandboxes.describe()}), with no image entrypoint, so the pod spec must give command`);
+    }
     for (const other of this.state.containersOf(sandbox.id)) {
       if (other.metadata.name === name && other.metadata.attempt === attempt) {
         throw alreadyExists(`container name "${name}" attempt ${attempt} is reserved for ${other.id} in sandbox ${sandbox.id}`);
       }
     }
+    const id = newId();
     const ns = config.linux?.securityContext?.namespaceOptions;
     const record: ContainerRecord = {
-      id: newId(),
+      id,
       podSandboxId: sandbox.id,
       metadata: { name, attempt },
       image: imageName,
@@ -114,6 +117,7 @@ export class ContainerService {
       exitCode: 0,
       reason: '',
       message: '',
+      sandboxed: sandboxed ? this.sandboxes.create(id, image, config) : undefined,
     };
     this.state.saveContainer(record);
     this.publish(record, 'CONTAINER_CREATED_EVENT');
@@ -128,19 +132,18 @@ export class ContainerService {
     let proc: ContainerProcess;
     try {
       proc = await ContainerProcess.start({
-        argv: [...c.command, ...c.args],
-        wrapper: await this.pidNamespaceWrapper(c, sandbox),
-        env: this.environment(c, sandbox.hostname || sandbox.metadata.name),
-        cwd: c.workingDir || '/',
+        ...(c.sandboxed ? await this.sandboxedProcess(c, c.sandboxed, sandbox) : await this.hostProcess(c, sandbox)),
         stdin: c.stdin,
         logPath: c.logPath,
         // With limits to enforce, the program runs only once it is inside its cgroup.
         beforeExec: needsLimits(c) && this.cgroups.mode !== 'none' ? (pid) => this.cgroups.attach(c.id, pid, c.resources!) : undefined,
       });
       // Started means running in its namespace: a stop signal sent now reaches the program, not its wrapper.
-      if (proc.wrapped) await this.pidNamespaces.waitForInit(proc.pid);
+      if (c.sandboxed) await this.sandboxes.bubblewrap!.waitForProgram(proc.pid);
+      else if (proc.wrapped) await this.pidNamespaces.waitForInit(proc.pid);
     } catch (err) {
       const message = (err as Error).message;
+      if (c.sandboxed) this.sandboxes.containerExited(c.id);
       Object.assign(c, { state: 'CONTAINER_EXITED', finishedAt: nowNs(), exitCode: 128, reason: 'StartError', message });
       this.state.saveContainer(c);
       this.publish(c, 'CONTAINER_STOPPED_EVENT');
@@ -151,6 +154,30 @@ export class ContainerService {
     this.state.saveContainer(c);
     this.publish(c, 'CONTAINER_STARTED_EVENT');
     void proc.exited.then((exit) => this.onExit(c.id, exit));
+  }
+
+  private async hostProcess(c: ContainerRecord, sandbox: SandboxRecord): Promise<Omit<ProcessSpec, 'logPath' | 'stdin'>> {
+    return {
+      argv: [...c.command, ...c.args],
+      wrapper: await this.pidNamespaceWrapper(c, sandbox),
+      env: this.environment(c, sandbox.hostname || sandbox.metadata.name),
+      cwd: c.workingDir || '/',
+    };
+  }
+
+  /** A container of a real image: in its sandbox, within the pod's namespaces and the PID namespace CRI asks for. */
+  private async sandboxedProcess(c: ContainerRecord, spec: SandboxedSpec, sandbox: SandboxRecord): Promise<Omit<ProcessSpec, 'logPath' | 'stdin'>> {
+    const holder = await this.sandboxes.podHolder(sandbox, (s) => this.state.saveSandbox(s));
+    const { mode, targetId } = c.pidNamespace ?? { mode: 'POD', targetId: '' };
+    let pid: number | 'own' | 'node';
+    if (mode === 'CONTAINER') pid = 'own';
+    else if (mode === 'NODE') pid = 'node';
+    else if (mode === 'TARGET') {
+      const target = this.processes.get(targetId)?.program();
+      if (target === undefined) throw new Error(`the target container ${targetId} of the PID namespace is not running`);
+      pid = target;
+    } else pid = holder;
+    return this.sandboxes.processSpec(c, spec, sandbox, holder, pid);
   }
 
   /** What runs the container in the PID namespace it asked for (CRI's NamespaceOption.pid); undefined: the host's. */
@@ -192,6 +219,7 @@ export class ContainerService {
     this.cgroups.release(id);
     const c = this.state.containers.get(id);
     if (!c) return;
+    if (c.sandboxed) this.sandboxes.containerExited(id);
     Object.assign(c, {
       state: 'CONTAINER_EXITED',
       finishedAt: exit.finishedAt.getTime() * 1e6,
@@ -228,6 +256,7 @@ export class ContainerService {
     const c = lookupOptional(this.state.containers, id, 'container');
     if (!c) return;
     await this.stop(c.id, 0);
+    if (c.sandboxed) this.sandboxes.releaseContainer(c.id);
     this.state.deleteContainer(c.id);
     this.publish(c, 'CONTAINER_DELETED_EVENT');
   }
@@ -262,12 +291,22 @@ export class ContainerService {
     if (cmd.length === 0) throw invalid('exec command is empty');
     if (c.state !== 'CONTAINER_RUNNING') throw precondition(`container ${c.id} is not running`);
     const sandbox = this.state.sandboxes.get(c.podSandboxId);
+    const proc = this.processes.get(c.id);
+    if (c.sandboxed) return this.execSandboxed(c, c.sandboxed, proc, sandbox, cmd, timeoutSeconds);
     const cwd = c.workingDir || '/';
     // In the container's PID namespace, when it has one.
-    const proc = this.processes.get(c.id);
-    const init = proc?.wrapped ? this.pidNamespaces.initOf(proc.pid) : undefined;
+    const init = proc?.program();
     const wrapper = init === undefined ? undefined : this.pidNamespaces.joinNamespace(init, cwd);
     return execSync(cmd, this.environment(c, sandbox?.hostname || sandbox?.metadata.name || ''), cwd, timeoutSeconds, wrapper);
+  }
+
+  /** ExecSync in a sandbox: in the container's namespaces and root, as its user, with its environment. */
+  private execSandboxed(c: ContainerRecord, spec: SandboxedSpec, proc: ContainerProcess | undefined, sandbox: SandboxRecord | undefined, cmd: string[], timeoutSeconds: number): Promise<ExecResult> {
+    const program = proc?.program();
+    if (program === undefined) throw precondition(`container ${c.id} is not running`);
+    const env: Record<string, string> = { ...spec.env, HOSTNAME: sandbox?.hostname || sandbox?.metadata.name || '' };
+    const hasProgram = (command: string) => findInRootfs(spec.rootfs, command, env.PATH ?? '', spec.cwd) !== undefined;
+    return execSync(cmd, env, '/', timeoutSeconds, this.sandboxes.execWrapper(spec, program), hasProgram);
   }
 
   /** New limits for a container (UpdateContainerResources): recorded, and applied to its cgroup while it runs. */

@@ -19,10 +19,19 @@ const MAX_OUTPUT = 16 * 1024 * 1024 - 64 * 1024;
  * timeout kills the command's process group and answers DEADLINE_EXCEEDED; a
  * command that cannot be executed is an error, not an exit code, as with runc.
  */
-export function execSync(argv: string[], env: Record<string, string>, cwd: string, timeoutSeconds: number, wrapper?: string[]): Promise<ExecResult> {
+export function execSync(
+  argv: string[],
+  env: Record<string, string>,
+  cwd: string,
+  timeoutSeconds: number,
+  wrapper?: string[],
+  /** Whether argv[0] exists where the command runs (a sandbox's root); the host by default. */
+  hasProgram?: (command: string) => boolean,
+): Promise<ExecResult> {
   return new Promise((resolve, reject) => {
-    // Behind a wrapper (nsenter into the container's PID namespace), a missing program would be an exit code.
-    if (wrapper && !findExecutable(argv[0], env.PATH ?? '', cwd)) {
+    // Behind a wrapper (nsenter into the container's namespaces), a missing program would be an exit code.
+    const found = hasProgram ? hasProgram(argv[0]) : findExecutable(argv[0], env.PATH ?? '', cwd) !== undefined;
+    if (wrapper && !found) {
       reject(unknown(`OCI runtime exec failed: ${execErrorMessage(argv[0], Object.assign(new Error('not found'), { code: 'ENOENT' }))}`));
       return;
     }

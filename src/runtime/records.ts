@@ -25,6 +25,22 @@ export interface SandboxRecord {
   ip: string;
   /** The process holding the sandbox's shared PID namespace, while its containers use one. */
   pidHolder?: { pid: number; startTime: string };
+  /** The process holding the pod's IPC, UTS and PID namespaces, while sandboxed containers use them. */
+  podHolder?: { pid: number; startTime: string };
+  /** The pod's DNS settings (its resolv.conf in sandboxes). */
+  dns?: { servers: string[]; searches: string[]; options: string[] };
+}
+
+/** What a sandboxed container runs, fixed at CreateContainer from its image and its config. */
+export interface SandboxedSpec {
+  /** Where its root file system is mounted on the host. */
+  rootfs: string;
+  argv: string[];
+  env: Record<string, string>;
+  /** The working directory inside the root file system. */
+  cwd: string;
+  uid: number;
+  gid: number;
 }
 
 export interface ContainerRecord {
@@ -59,6 +75,8 @@ export interface ContainerRecord {
   /** Process id and its /proc start time, so a restarted runtime can tell it from a reused pid. */
   pid?: number;
   pidStartTime?: string;
+  /** A container of a real image runs in a bubblewrap sandbox: what it runs there (sandbox/image-sandboxes.ts). */
+  sandboxed?: SandboxedSpec;
 }
 
 export interface ImageRecord {

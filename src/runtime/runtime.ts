@@ -18,6 +18,7 @@ import { OciImageStore } from './oci/image-store.js';
 import { loadRegistryConfig } from './oci/registry-config.js';
 import type { ContainerRecord } from './records.js';
 import { SandboxService } from './sandboxes.js';
+import { ImageSandboxes, type SandboxSetting } from './sandbox/image-sandboxes.js';
 import { RuntimeState } from './state.js';
 import { readProcStat } from './proc.js';
 import { CpuRate, usageByProcessGroup, withoutProcess, type GroupUsage } from './stats.js';
@@ -36,6 +37,8 @@ export interface EmbeddedRuntimeOptions {
    * (pulled from registries into `<dir>/images`); otherwise they are records.
    */
   registryConfig?: string;
+  /** Bubblewrap sandboxes for containers of real images (`auto`, the default), or host processes always (`off`). */
+  sandbox?: SandboxSetting;
 }
 
 /**
@@ -52,6 +55,7 @@ export class EmbeddedRuntime {
   readonly sandboxes: SandboxService;
   readonly cgroups: Cgroups;
   readonly pidNamespaces: PidNamespaces;
+  readonly imageSandboxes: ImageSandboxes;
   private readonly cpu = new CpuRate();
   /** Processes per container at the last stats reading. */
   private readonly processCount = new Map<string, number>();
@@ -67,8 +71,10 @@ export class EmbeddedRuntime {
     this.cgroups = new Cgroups(options.cgroupRoot);
     this.pidNamespaces = new PidNamespaces();
     if (!this.pidNamespaces.available) warn(`containers share the host's PID namespace: ${this.pidNamespaces.reason}`);
-    this.containers = new ContainerService(this.state, this.images, this.events, this.cgroups, this.pidNamespaces);
-    this.sandboxes = new SandboxService(this.state, this.containers, this.events, this.pidNamespaces);
+    this.imageSandboxes = new ImageSandboxes(options.dir, this.images, options.sandbox ?? 'auto');
+    if (this.images instanceof OciImageStore && !this.imageSandboxes.enabled) warn(`containers of real images run as host processes: ${this.imageSandboxes.describe()}`);
+    this.containers = new ContainerService(this.state, this.images, this.events, this.cgroups, this.pidNamespaces, this.imageSandboxes);
+    this.sandboxes = new SandboxService(this.state, this.containers, this.events, this.pidNamespaces, this.imageSandboxes);
     this.containers.recover();
     this.sandboxes.releasePidNamespaces();
   }
@@ -85,7 +91,7 @@ export class EmbeddedRuntime {
           { type: 'NetworkReady', status: true, reason: '', message: 'pods share the host network' },
         ],
       },
-      info: verbose ? { config: JSON.stringify({ dir: this.options.dir, isolation: `host processes; ${this.pidNamespaces.describe()}`, images: this.describeImages(), resourceLimits: this.cgroups.describe() }) } : {},
+      info: verbose ? { config: JSON.stringify({ dir: this.options.dir, isolation: this.isolation(), images: this.describeImages(), resourceLimits: this.cgroups.describe() }) } : {},
     };
   }
 
@@ -149,6 +155,12 @@ export class EmbeddedRuntime {
       usedBytes: { value: usage.bytes },
       inodesUsed: { value: usage.inodes },
     };
+  }
+
+  /** How containers are isolated: sandboxes for real images where bubblewrap works, else host processes. */
+  private isolation(): string {
+    const host = `host processes; ${this.pidNamespaces.describe()}`;
+    return this.imageSandboxes.enabled ? `containers of real images: ${this.imageSandboxes.describe()}; others: ${host}` : `${host} (${this.imageSandboxes.describe()})`;
   }
 
   private describeImages(): string {

@@ -10,6 +10,7 @@ import { lookup, lookupOptional, newId, nowNs } from './ids.js';
 import type { PidNamespaces } from './pid-namespaces.js';
 import type { SandboxRecord } from './records.js';
 import type { RuntimeState } from './state.js';
+import type { ImageSandboxes } from './sandbox/image-sandboxes.js';
 import { hostIp } from '../util/host-ip.js';
 import { status } from '@grpc/grpc-js';
 
@@ -27,6 +28,7 @@ export class SandboxService {
     private readonly containers: ContainerService,
     private readonly events: ContainerEventHub,
     private readonly pidNamespaces: PidNamespaces,
+    private readonly imageSandboxes: ImageSandboxes,
   ) {}
 
   /** Sandboxes have lifecycle events too (containerd 2 sends them): their id stands as the container id. */
@@ -64,6 +66,7 @@ export class SandboxService {
       labels: config.labels,
       annotations: config.annotations,
       namespaces: { network: ns?.network ?? 'POD', pid: ns?.pid ?? 'POD', ipc: ns?.ipc ?? 'POD' },
+      dns: config.dnsConfig ? { servers: config.dnsConfig.servers, searches: config.dnsConfig.searches, options: config.dnsConfig.options } : undefined,
       // A host-network sandbox has no IP of its own (the kubelet uses the node's), as with containerd.
       ip: ns?.network === 'NODE' ? '' : this.ip,
     };
@@ -96,14 +99,15 @@ export class SandboxService {
     this.publish(sandbox, 'CONTAINER_DELETED_EVENT');
   }
 
-  /** Ends the holders of shared PID namespaces: no container runs after a restart or a shutdown of the runtime. */
+  /** Ends the holders of pods' namespaces: no container runs after a restart or a shutdown of the runtime. */
   releasePidNamespaces(): void {
     for (const sandbox of this.state.sandboxes.values()) this.releasePidNamespace(sandbox);
   }
 
   private releasePidNamespace(sandbox: SandboxRecord): void {
-    if (!sandbox.pidHolder) return;
-    this.pidNamespaces.release(sandbox.pidHolder);
+    const pod = this.imageSandboxes.releasePod(sandbox);
+    if (!sandbox.pidHolder && !pod) return;
+    if (sandbox.pidHolder) this.pidNamespaces.release(sandbox.pidHolder);
     sandbox.pidHolder = undefined;
     this.state.saveSandbox(sandbox);
   }

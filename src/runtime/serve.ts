@@ -2,6 +2,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { rootPaths } from '../util/paths.js';
 import { socketAnswers } from '../util/socket.js';
 import { EmbeddedRuntime } from './runtime.js';
+import type { SandboxSetting } from './sandbox/image-sandboxes.js';
 import { serveRuntime } from './server.js';
 
 export interface ServeOptions {
@@ -10,6 +11,8 @@ export interface ServeOptions {
   socketPath?: string;
   /** Seconds a running container gets to stop when the runtime shuts down. */
   shutdownGraceSeconds?: number;
+  /** Bubblewrap sandboxes for containers of real images: `auto` (default) or `off`. */
+  sandbox?: SandboxSetting;
   log: (message: string) => void;
 }
 
@@ -32,11 +35,15 @@ export async function startEmbeddedRuntime(options: ServeOptions): Promise<Servi
   if (await socketAnswers(socketPath)) {
     throw new Error(`a runtime already serves ${socketPath}${pidNote(paths.runtimePidFile)}; stop it first (knode runtime stop)`);
   }
-  const runtime = new EmbeddedRuntime({ dir: paths.runtimeDir, warn: options.log, registryConfig: paths.registryConfig });
+  const runtime = new EmbeddedRuntime({ dir: paths.runtimeDir, warn: options.log, registryConfig: paths.registryConfig, sandbox: options.sandbox });
   const served = await serveRuntime(runtime, socketPath, options.log);
   const ownsPidFile = socketPath === paths.runtimeSocket;
   if (ownsPidFile) writeFileSync(paths.runtimePidFile, `${process.pid}\n`);
-  options.log(`embedded runtime serving unix://${socketPath} (pid ${process.pid}); containers run as host processes, ${runtime.pidNamespaces.available ? 'each in its PID namespace' : 'without isolation'}`);
+  const hosted = `host processes, ${runtime.pidNamespaces.available ? 'each in its PID namespace' : 'without isolation'}`;
+  options.log(
+    `embedded runtime serving unix://${socketPath} (pid ${process.pid}); containers ` +
+      (runtime.imageSandboxes.enabled ? `of real images run in ${runtime.imageSandboxes.describe()}; others as ${hosted}` : `run as ${hosted} (${runtime.imageSandboxes.describe()})`),
+  );
   options.log(
     runtime.images.kind === 'registry'
       ? `images: pulled from registries as ${paths.registryConfig} says`

@@ -13,8 +13,9 @@ set -euo pipefail
 
 # jq: test/peers/build.sh reads the Go modules' metadata with it; openssl and
 # curl: the tests' certificates and the control plane's health checks;
-# docker-registry and skopeo: the local registry of the image-pull tests.
-PACKAGES=(containerd runc containernetworking-plugins busybox-static umoci iproute2 jq openssl curl docker-registry skopeo)
+# docker-registry and skopeo: the local registry of the image-pull tests;
+# bubblewrap: the embedded runtime's sandboxes for containers of real images.
+PACKAGES=(containerd runc containernetworking-plugins busybox-static umoci iproute2 jq openssl curl docker-registry skopeo bubblewrap)
 IMAGE=docker.io/library/busybox:1.36
 
 install() {
@@ -29,6 +30,7 @@ install() {
   command -v curl >/dev/null || missing+=(curl)
   command -v docker-registry >/dev/null || missing+=(docker-registry)
   command -v skopeo >/dev/null || missing+=(skopeo)
+  command -v bwrap >/dev/null || missing+=(bubblewrap)
   [ ${#missing[@]} -eq 0 ] && return 0
   if [ "$(id -u)" != 0 ]; then
     echo "containerd.sh: missing ${missing[*]} and not root; install: apt-get install ${PACKAGES[*]}" >&2

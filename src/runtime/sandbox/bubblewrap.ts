@@ -1,0 +1,155 @@
+// Containers of real images run in bubblewrap sandboxes: the container's
+// root file system as /, its own /proc and /dev, its mounts bound in, and
+// the namespaces CRI asks for. A pod's IPC and UTS namespaces (and its PID
+// namespace, when its containers share one) are held by a small process
+// per pod, as the pause container holds them; each container enters them
+// with nsenter and bwrap.
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { childrenOf, readProcStat } from '../proc.js';
+import type { NamespaceHolder } from '../pid-namespaces.js';
+
+/** The fd a sandboxed container's start passes the PID namespace to join on (ProcessSpec.files). */
+export const PIDNS_FD = 4;
+
+/** PID 1 of a pod's namespaces: it reaps what the containers leave behind. */
+const HOLDER_SCRIPT = 'while :; do sleep 2147483647 & wait; done';
+
+const WRAPPERS = new Set(['nsenter', 'bwrap']);
+
+/** How long the program of a sandbox that has just started may take to appear. */
+const PROGRAM_TIMEOUT_MS = 5_000;
+
+export interface SandboxMount {
+  containerPath: string;
+  hostPath: string;
+  readonly: boolean;
+}
+
+export interface SandboxedProcess {
+  rootfs: string;
+  cwd: string;
+  /** PID 1 of the pod's holder: its IPC and UTS namespaces are joined. */
+  holder: number;
+  /** CONTAINER: a PID namespace of its own; SHARED: the one passed at PIDNS_FD; NODE: the host's. */
+  pid: 'CONTAINER' | 'SHARED' | 'NODE';
+  /** A non-root user runs in a user namespace that maps it. */
+  uid: number;
+  gid: number;
+  mounts: SandboxMount[];
+}
+
+export class Bubblewrap {
+  readonly available: boolean;
+  readonly reason: string;
+  private readonly bwrap: string;
+  private readonly nsenter: string;
+
+  constructor() {
+    const found = detect();
+    this.available = found.available;
+    this.reason = found.reason;
+    this.bwrap = found.bwrap;
+    this.nsenter = found.nsenter;
+  }
+
+  describe(): string {
+    return this.available ? `bubblewrap sandboxes (${this.reason})` : `host processes: ${this.reason}`;
+  }
+
+  /** Starts the process that holds a pod's IPC, UTS and PID namespaces, with the pod's hostname. */
+  startHolder(hostname: string): NamespaceHolder {
+    const args = ['--unshare-ipc', '--unshare-uts', '--unshare-pid', '--hostname', hostname, '--ro-bind', '/', '/', '--proc', '/proc', '--dev', '/dev', '--as-pid-1', '--', '/bin/sh', '-c', HOLDER_SCRIPT];
+    const child = spawn(this.bwrap, args, { detached: true, stdio: 'ignore' });
+    child.on('error', () => {});
+    child.unref();
+    if (child.pid === undefined) throw new Error("could not start the process that holds the pod's namespaces");
+    return { pid: child.pid, startTime: readProcStat(child.pid)?.startTime ?? '' };
+  }
+
+  /** The command before a program's argv that runs it in its sandbox. */
+  wrapper(p: SandboxedProcess): string[] {
+    const args = [this.nsenter, `--target=${p.holder}`, '--ipc', '--uts', '--', this.bwrap, '--bind', p.rootfs, '/', '--proc', '/proc', '--dev', '/dev', '--die-with-parent'];
+    if (p.pid === 'CONTAINER') args.push('--unshare-pid', '--as-pid-1');
+    else if (p.pid === 'SHARED') args.push('--pidns', String(PIDNS_FD));
+    if (p.uid !== 0 || p.gid !== 0) args.push('--unshare-user', '--uid', String(p.uid), '--gid', String(p.gid));
+    // Parents before children, so a mount inside another volume lands on it.
+    const mounts = [...p.mounts].sort((a, b) => depth(a.containerPath) - depth(b.containerPath));
+    for (const m of mounts) args.push(m.readonly ? '--ro-bind' : '--bind', m.hostPath, m.containerPath);
+    args.push('--chdir', p.cwd, '--');
+    return args;
+  }
+
+  /** The command before an argv that runs it in a running sandbox whose program is `program`, as `uid`:`gid`. */
+  execWrapper(program: number, uid: number, gid: number): string[] {
+    const args = [this.nsenter, `--target=${program}`, '--mount', '--uts', '--ipc', '--pid'];
+    if (uid !== 0 || gid !== 0) args.push('--user', `--setuid=${uid}`, `--setgid=${gid}`);
+    args.push('--root', '--wd', '--');
+    return args;
+  }
+
+  /** The container's program under its wrappers (nsenter, bwrap): the first process down the chain that is neither. */
+  programOf(pid: number): number | undefined {
+    let current = pid;
+    for (let depth = 0; depth < 4; depth++) {
+      if (!WRAPPERS.has(commOf(current))) return current;
+      const next = childrenOf(current)[0];
+      if (next === undefined) return undefined;
+      current = next;
+    }
+    return undefined;
+  }
+
+  /** Waits (briefly) for the program of a sandbox that has just started; undefined when the sandbox ended first. */
+  async waitForProgram(pid: number): Promise<number | undefined> {
+    const deadline = Date.now() + PROGRAM_TIMEOUT_MS;
+    for (;;) {
+      const program = this.programOf(pid);
+      if (program !== undefined) return program;
+      const state = readProcStat(pid)?.state;
+      if (state === undefined || state === 'Z' || Date.now() > deadline) return undefined;
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  }
+
+  /** PID 1 of a holder: the shell under its bwrap. */
+  holderInit(holderPid: number): number | undefined {
+    return this.programOf(holderPid);
+  }
+}
+
+function depth(path: string): number {
+  return path.split('/').filter(Boolean).length;
+}
+
+function commOf(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return '';
+  }
+}
+
+function which(name: string): string | undefined {
+  for (const dir of ['/usr/local/bin', '/usr/bin', '/bin', '/usr/sbin', '/sbin']) {
+    const res = spawnSync(`${dir}/${name}`, ['--version'], { stdio: 'ignore', timeout: 5_000 });
+    if (!res.error && res.status === 0) return `${dir}/${name}`;
+  }
+  return undefined;
+}
+
+/** bwrap and nsenter, and a sandbox tried once: new PID, IPC and UTS namespaces, the host's / read-only. */
+function detect(): { available: boolean; reason: string; bwrap: string; nsenter: string } {
+  const bwrap = which('bwrap');
+  const nsenter = which('nsenter');
+  if (!bwrap) return { available: false, reason: 'bubblewrap (bwrap) is not installed', bwrap: '', nsenter: '' };
+  if (!nsenter) return { available: false, reason: 'nsenter (util-linux) is not installed', bwrap, nsenter: '' };
+  const version = spawnSync(bwrap, ['--version'], { encoding: 'utf8' }).stdout.trim();
+  const res = spawnSync(bwrap, ['--unshare-pid', '--unshare-ipc', '--unshare-uts', '--hostname', 'knode-probe', '--ro-bind', '/', '/', '--proc', '/proc', '--dev', '/dev', '--as-pid-1', '--', 'true'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    encoding: 'utf8',
+    timeout: 10_000,
+  });
+  if (res.error || res.status !== 0) return { available: false, reason: `bwrap cannot make namespaces here: ${res.stderr?.trim() || res.error?.message || `exit ${res.status}`}`, bwrap, nsenter };
+  return { available: true, reason: version, bwrap, nsenter };
+}

@@ -1,0 +1,111 @@
+// Each sandboxed container's own root file system, made from its image's
+// layers: the layers are stacked once per image (oci/rootfs.ts), and a
+// container gets a kernel overlay over that stack where the host allows
+// (root), its writes going to a directory of its own, or a copy of it
+// otherwise. Removing the container unmounts and deletes what it wrote.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { composeRootfs, type StackedLayer } from '../oci/rootfs.js';
+
+export type RootfsMode = 'overlay' | 'copy';
+
+export class ContainerRootfs {
+  readonly mode: RootfsMode;
+  readonly reason: string;
+
+  constructor(private readonly dir: string) {
+    mkdirSync(join(dir, 'images'), { recursive: true });
+    mkdirSync(join(dir, 'containers'), { recursive: true });
+    const probe = probeOverlay(join(dir, 'probe'));
+    this.mode = probe.ok ? 'overlay' : 'copy';
+    this.reason = probe.reason;
+  }
+
+  /** What `runtime status` says. */
+  describe(): string {
+    return this.mode === 'overlay' ? 'a kernel overlay per container over its image' : `a copy of its image per container (${this.reason})`;
+  }
+
+  /** The stacked layers of image `imageId`, composed the first time a container asks for them. */
+  private imageRoot(imageId: string, layers: () => StackedLayer[]): string {
+    const root = join(this.dir, 'images', imageId.replace(/^sha256:/, ''));
+    if (existsSync(root)) return root;
+    const partial = `${root}.partial-${process.pid}`;
+    rmSync(partial, { recursive: true, force: true });
+    composeRootfs(layers(), partial);
+    renameSync(partial, root);
+    return root;
+  }
+
+  /**
+   * Makes container `id`'s root file system from its image (CreateContainer):
+   * its own directories over the image's stacked layers, or its own copy.
+   * Returns where the image's files can be read before the container runs.
+   */
+  prepare(id: string, imageId: string, layers: () => StackedLayer[]): string {
+    const base = this.base(id);
+    mkdirSync(base, { recursive: true });
+    if (this.mode === 'copy') {
+      composeRootfs(layers(), join(base, 'rootfs'));
+      return join(base, 'rootfs');
+    }
+    for (const sub of ['upper', 'work', 'rootfs']) mkdirSync(join(base, sub), { recursive: true });
+    return this.imageRoot(imageId, layers);
+  }
+
+  /**
+   * Where container `id`'s root file system is while it runs: mounted from
+   * its image's layers and what it wrote before (StartContainer), as
+   * containerd mounts a task's snapshot.
+   */
+  mount(id: string, imageId: string, layers: () => StackedLayer[]): string {
+    const base = this.base(id);
+    const rootfs = join(base, 'rootfs');
+    if (this.mode === 'copy') return rootfs;
+    this.unmount(id);
+    const mounted = mount(this.imageRoot(imageId, layers), join(base, 'upper'), join(base, 'work'), rootfs);
+    if (!mounted.ok) throw new Error(`cannot mount the container's root file system: ${mounted.reason}`);
+    return rootfs;
+  }
+
+  /** Unmounts container `id`'s root file system once it has exited; what it wrote stays until it is removed. */
+  unmount(id: string): void {
+    if (this.mode === 'overlay') spawnSync('umount', ['--lazy', join(this.base(id), 'rootfs')], { stdio: 'ignore' });
+  }
+
+  /** Unmounts and deletes container `id`'s root file system; nothing there is fine. */
+  release(id: string): void {
+    const base = this.base(id);
+    if (!existsSync(base)) return;
+    this.unmount(id);
+    rmSync(base, { recursive: true, force: true });
+  }
+
+  /** Where container `id`'s root file system is seen while it runs. */
+  path(id: string): string {
+    return join(this.base(id), 'rootfs');
+  }
+
+  private base(id: string): string {
+    return join(this.dir, 'containers', id);
+  }
+}
+
+function mount(lower: string, upper: string, work: string, target: string): { ok: boolean; reason: string } {
+  const res = spawnSync('mount', ['-t', 'overlay', 'overlay', '-o', `lowerdir=${lower},upperdir=${upper},workdir=${work}`, target], { encoding: 'utf8', timeout: 10_000 });
+  if (res.error) return { ok: false, reason: `mount cannot run (${(res.error as NodeJS.ErrnoException).code ?? res.error.message})` };
+  if (res.status !== 0) return { ok: false, reason: res.stderr.trim() || `mount exited ${res.status}` };
+  return { ok: true, reason: '' };
+}
+
+/** Whether an overlay can be mounted here: tried once, at start. */
+function probeOverlay(dir: string): { ok: boolean; reason: string } {
+  if (process.getuid?.() !== 0) return { ok: false, reason: 'overlay mounts need root' };
+  rmSync(dir, { recursive: true, force: true });
+  for (const sub of ['lower', 'upper', 'work', 'merged']) mkdirSync(join(dir, sub), { recursive: true });
+  const res = mount(join(dir, 'lower'), join(dir, 'upper'), join(dir, 'work'), join(dir, 'merged'));
+  if (res.ok) spawnSync('umount', [join(dir, 'merged')], { stdio: 'ignore' });
+  rmSync(dir, { recursive: true, force: true });
+  return res;
+}

@@ -1,0 +1,175 @@
+// What a container runs when it runs its image: the image config's
+// Entrypoint, Cmd, Env, WorkingDir and User merged with the container's
+// command, args, envs, workingDir and runAsUser, by the rules containerd's
+// CRI plugin applies (which are Docker's), and the program looked up inside
+// the image's file system rather than the host's.
+import { lstatSync, mkdirSync, readFileSync, readlinkSync, type Stats } from 'node:fs';
+import { join, posix } from 'node:path';
+import type { ImageConfig } from '../oci/manifest.js';
+
+export interface ContainerAsked {
+  command: string[];
+  args: string[];
+  envs: { key: string; value: string }[];
+  workingDir: string;
+  /** CRI's run_as_user / run_as_username, when the pod asked for one. */
+  runAsUser?: number;
+  runAsUsername?: string;
+  runAsGroup?: number;
+}
+
+export interface ImageProcess {
+  argv: string[];
+  env: Record<string, string>;
+  cwd: string;
+  /** The user as the image or the pod names it (`uid`, `name`, `uid:gid`, `name:group`); '' is root. */
+  user: string;
+}
+
+export class ImageProcessError extends Error {
+  override readonly name = 'ImageProcessError';
+}
+
+const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+
+/**
+ * The process of a container of `image`: without a command, the image's
+ * Entrypoint, and its Cmd too when no args are given either; args replace
+ * Cmd. Image Env first, the container's over it; PATH defaults as in runc.
+ */
+export function imageProcess(image: ImageConfig['config'] | undefined, asked: ContainerAsked): ImageProcess {
+  let command = asked.command;
+  let args = asked.args;
+  if (command.length === 0) {
+    if (args.length === 0) args = [...(image?.Cmd ?? [])];
+    const entrypoint = image?.Entrypoint ?? [];
+    // An Entrypoint of [""] is how an image says it has none.
+    if (!(entrypoint.length === 1 && entrypoint[0] === '')) command = [...entrypoint];
+  }
+  const argv = [...command, ...args];
+  if (argv.length === 0) throw new ImageProcessError('no command specified: the container has no command or args, and the image no Entrypoint or Cmd');
+  const env: Record<string, string> = {};
+  for (const entry of image?.Env ?? []) {
+    const eq = entry.indexOf('=');
+    if (eq > 0) env[entry.slice(0, eq)] = entry.slice(eq + 1);
+  }
+  env.PATH ??= DEFAULT_PATH;
+  for (const { key, value } of asked.envs) env[key] = value;
+  const cwd = asked.workingDir || image?.WorkingDir || '/';
+  let user = image?.User ?? '';
+  if (asked.runAsUser !== undefined) user = String(asked.runAsUser);
+  else if (asked.runAsUsername) user = asked.runAsUsername;
+  if (asked.runAsGroup !== undefined) user = `${user.split(':')[0] || '0'}:${asked.runAsGroup}`;
+  return { argv, env, cwd: posix.resolve('/', cwd), user };
+}
+
+/** uid and gid of `user` (`uid`, `name`, `uid:gid`, `name:group`), names read from the rootfs's /etc/passwd and /etc/group. */
+export function resolveUser(rootfs: string, user: string): { uid: number; gid: number } {
+  if (user === '') return { uid: 0, gid: 0 };
+  const [userPart, groupPart] = user.split(':');
+  let uid: number;
+  let gid: number;
+  if (/^\d+$/.test(userPart)) {
+    uid = Number(userPart);
+    const entry = readEntries(rootfs, '/etc/passwd').find((f) => f[2] === userPart);
+    gid = entry ? Number(entry[3]) : 0;
+  } else {
+    const entry = readEntries(rootfs, '/etc/passwd').find((f) => f[0] === userPart);
+    if (!entry) throw new ImageProcessError(`unable to find user ${userPart}: no matching entries in passwd file`);
+    uid = Number(entry[2]);
+    gid = Number(entry[3]);
+  }
+  if (groupPart !== undefined && groupPart !== '') {
+    if (/^\d+$/.test(groupPart)) gid = Number(groupPart);
+    else {
+      const entry = readEntries(rootfs, '/etc/group').find((f) => f[0] === groupPart);
+      if (!entry) throw new ImageProcessError(`unable to find group ${groupPart}: no matching entries in group file`);
+      gid = Number(entry[2]);
+    }
+  }
+  return { uid, gid };
+}
+
+function readEntries(rootfs: string, file: string): string[][] {
+  const path = resolveInRoot(rootfs, file);
+  if (!path) return [];
+  try {
+    return readFileSync(path, 'utf8')
+      .split('\n')
+      .filter((line) => line && !line.startsWith('#'))
+      .map((line) => line.split(':'));
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Where `command` is inside `rootfs`, as execvp in the container would find
+ * it (through PATH when it has no slash); undefined when it is not there or
+ * not an executable file. Symlinks resolve inside the rootfs, never out of it.
+ */
+export function findInRootfs(rootfs: string, command: string, path: string, cwd: string): string | undefined {
+  const candidates = command.includes('/') ? [posix.resolve(cwd, command)] : path.split(':').filter(Boolean).map((dir) => posix.join(posix.resolve('/', dir), command));
+  for (const candidate of candidates) {
+    const host = resolveInRoot(rootfs, candidate);
+    const stat = host ? statOrUndefined(host) : undefined;
+    if (stat?.isFile() && (stat.mode & 0o111) !== 0) return candidate;
+  }
+  return undefined;
+}
+
+/** The host path of `path` inside `root`, every symlink on the way resolved against `root`; undefined when something is missing or loops. */
+export function resolveInRoot(root: string, path: string): string | undefined {
+  const pending = path.split('/').filter(Boolean);
+  const done: string[] = [];
+  let hops = 0;
+  while (pending.length > 0) {
+    const part = pending.shift()!;
+    if (part === '.') continue;
+    if (part === '..') {
+      done.pop();
+      continue;
+    }
+    const host = join(root, ...done, part);
+    const stat = statOrUndefined(host);
+    if (!stat) return undefined;
+    if (stat.isSymbolicLink()) {
+      if (++hops > 40) return undefined;
+      const target = readlinkSync(host);
+      if (target.startsWith('/')) done.length = 0;
+      pending.unshift(...target.split('/').filter(Boolean));
+      continue;
+    }
+    done.push(part);
+  }
+  return join(root, ...done);
+}
+
+/**
+ * Makes directory `path` inside `root`, as runc makes a missing working
+ * directory: what exists is followed inside the root, never out of it.
+ */
+export function mkdirInRoot(root: string, path: string): void {
+  let current = '/';
+  for (const part of path.split('/').filter(Boolean)) {
+    const next = posix.join(current, part);
+    const host = resolveInRoot(root, next);
+    if (host === undefined) {
+      const parent = resolveInRoot(root, current);
+      if (parent === undefined) throw new ImageProcessError(`cannot make the working directory ${path}: ${current} is missing`);
+      mkdirSync(join(parent, part), { mode: 0o755 });
+    } else if (!statOrUndefined(host)?.isDirectory()) {
+      throw new ImageProcessError(`the working directory ${path} is not a directory: ${next}`);
+    }
+    current = next;
+  }
+}
+
+/** lstat, or undefined when nothing is there. */
+function statOrUndefined(path: string): Stats | undefined {
+  try {
+    return lstatSync(path);
+  } catch {
+    return undefined;
+  }
+}

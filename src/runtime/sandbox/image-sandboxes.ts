@@ -1,0 +1,190 @@
+// The embedded runtime's containers of real images: each gets its own root
+// file system from its image's layers and runs in a bubblewrap sandbox
+// within its pod's namespaces, its process made from the image config and
+// the container config. Containers of record images (no layers) and hosts
+// without bubblewrap keep host processes; `describe()` says which applies.
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ContainerConfig__Output } from '../../cri/gen/runtime/v1/ContainerConfig.js';
+import type { ProcessSpec } from '../container-process.js';
+import { invalid, unknown } from '../errors.js';
+import { OciImageStore } from '../oci/image-store.js';
+import type { RuntimeImages } from '../images.js';
+import { isSameProcess, signalGroup } from '../proc.js';
+import type { ContainerRecord, ImageRecord, SandboxedSpec, SandboxRecord } from '../records.js';
+import { Bubblewrap, type SandboxMount } from './bubblewrap.js';
+import { ContainerRootfs } from './container-rootfs.js';
+import { findInRootfs, imageProcess, ImageProcessError, mkdirInRoot, resolveUser } from './image-process.js';
+
+/** `auto`: sandboxes for real images where bubblewrap works; `off`: host processes always. */
+export type SandboxSetting = 'auto' | 'off';
+
+export class ImageSandboxes {
+  readonly bubblewrap: Bubblewrap | undefined;
+  readonly rootfs: ContainerRootfs | undefined;
+  /** Why containers are host processes, when they are. */
+  private readonly off: string;
+
+  constructor(
+    private readonly dir: string,
+    private readonly images: RuntimeImages,
+    setting: SandboxSetting,
+  ) {
+    if (setting === 'off') this.off = 'sandboxes are turned off (--sandbox off)';
+    else if (!(images instanceof OciImageStore)) this.off = 'images are records without file systems (no registries.yaml)';
+    else {
+      this.bubblewrap = new Bubblewrap();
+      this.off = this.bubblewrap.available ? '' : this.bubblewrap.reason;
+      if (!this.off) this.rootfs = new ContainerRootfs(join(dir, 'rootfs'));
+    }
+  }
+
+  get enabled(): boolean {
+    return this.off === '';
+  }
+
+  /** For `runtime status` and the node's warning. */
+  describe(): string {
+    if (!this.enabled) return `host processes: ${this.off}`;
+    return `${this.bubblewrap!.describe()}; root file systems: ${this.rootfs!.describe()}`;
+  }
+
+  /** A container of `image` runs in a sandbox: the image has layers and sandboxes are on. */
+  applies(image: ImageRecord): boolean {
+    return this.enabled && (image.layers?.length ?? 0) > 0;
+  }
+
+  /** CreateContainer of a sandboxed container: its process and its root file system. */
+  create(id: string, image: ImageRecord, config: ContainerConfig__Output): SandboxedSpec {
+    const store = this.images as OciImageStore;
+    const security = config.linux?.securityContext;
+    let process;
+    try {
+      process = imageProcess(store.config(image).config, {
+        command: config.command,
+        args: config.args,
+        envs: config.envs,
+        workingDir: config.workingDir,
+        runAsUser: security?.runAsUser ? security.runAsUser.value : undefined,
+        runAsUsername: security?.runAsUsername || undefined,
+        runAsGroup: security?.runAsGroup ? security.runAsGroup.value : undefined,
+      });
+    } catch (err) {
+      if (err instanceof ImageProcessError) throw invalid(`container "${config.metadata?.name}": ${err.message}`);
+      throw err;
+    }
+    let files: string;
+    try {
+      files = this.rootfs!.prepare(id, image.id, () => store.rootfsLayers(image));
+    } catch (err) {
+      this.rootfs!.release(id);
+      throw unknown(`failed to create containerd container: failed to prepare the root file system of image ${image.id}: ${(err as Error).message}`);
+    }
+    try {
+      // The image's /etc/passwd and /etc/group name the user, as containerd reads them at create.
+      const { uid, gid } = resolveUser(files, process.user);
+      return { rootfs: this.rootfs!.path(id), argv: process.argv, env: process.env, cwd: process.cwd, uid, gid };
+    } catch (err) {
+      this.rootfs!.release(id);
+      throw invalid(`container "${config.metadata?.name}": ${(err as Error).message}`);
+    }
+  }
+
+  /**
+   * How StartContainer runs a sandboxed container, in `holder`'s namespaces,
+   * and in its own PID namespace, the host's, or the one whose PID 1 is
+   * `sharedPid` (passed at PIDNS_FD). Mounts its root file system.
+   */
+  processSpec(c: ContainerRecord, spec: SandboxedSpec, sandbox: SandboxRecord, holder: number, sharedPid: number | 'own' | 'node'): Omit<ProcessSpec, 'logPath' | 'stdin' | 'beforeExec'> {
+    const bwrap = this.bubblewrap!;
+    // A user namespace made after the pod's PID namespace cannot join it (setns needs privileges over the namespace's owner).
+    if (typeof sharedPid === 'number' && (spec.uid !== 0 || spec.gid !== 0)) {
+      throw new Error(`user ${spec.uid}:${spec.gid} cannot run in a shared PID namespace on the embedded runtime's sandboxes: non-root users get a user namespace, which cannot join the pod's PID namespace; run it as root or without shareProcessNamespace`);
+    }
+    const store = this.images as OciImageStore;
+    this.rootfs!.mount(c.id, c.imageId, () => {
+      const image = store.find(c.imageId);
+      if (!image) throw new Error(`image ${c.imageId} is no longer stored; pull it again`);
+      return store.rootfsLayers(image);
+    });
+    mkdirInRoot(spec.rootfs, spec.cwd);
+    const mounts: SandboxMount[] = [...this.podFiles(sandbox), ...c.mounts];
+    const pid = sharedPid === 'own' ? 'CONTAINER' : sharedPid === 'node' ? 'NODE' : 'SHARED';
+    return {
+      argv: spec.argv,
+      wrapper: bwrap.wrapper({ rootfs: spec.rootfs, cwd: spec.cwd, holder, pid, uid: spec.uid, gid: spec.gid, mounts }),
+      files: typeof sharedPid === 'number' ? [`/proc/${sharedPid}/ns/pid`] : [],
+      programOf: (wrapperPid) => bwrap.programOf(wrapperPid),
+      hasProgram: (command) => findInRootfs(spec.rootfs, command, spec.env.PATH ?? '', spec.cwd) !== undefined,
+      env: { ...spec.env, HOSTNAME: sandbox.hostname || sandbox.metadata.name },
+      cwd: spec.cwd,
+    };
+  }
+
+  /**
+   * PID 1 of the process holding the pod's IPC, UTS and PID namespaces (the
+   * pause container's part), started with the pod's first sandboxed container.
+   */
+  async podHolder(sandbox: SandboxRecord, save: (s: SandboxRecord) => void): Promise<number> {
+    const bwrap = this.bubblewrap!;
+    if (!sandbox.podHolder || !isSameProcess(sandbox.podHolder.pid, sandbox.podHolder.startTime)) {
+      sandbox.podHolder = bwrap.startHolder(sandbox.hostname || sandbox.metadata.name);
+      save(sandbox);
+    }
+    const init = await bwrap.waitForProgram(sandbox.podHolder.pid);
+    if (init === undefined) throw new Error(`the process holding the pod's namespaces (${sandbox.podHolder.pid}) did not start`);
+    return init;
+  }
+
+  /** Ends a pod's holder, and with it whatever is left in its namespaces. */
+  releasePod(sandbox: SandboxRecord): boolean {
+    const holder = sandbox.podHolder;
+    if (!holder) return false;
+    if (isSameProcess(holder.pid, holder.startTime)) signalGroup(holder.pid, 'SIGKILL');
+    sandbox.podHolder = undefined;
+    rmSync(join(this.dir, 'pods', sandbox.id), { recursive: true, force: true });
+    return true;
+  }
+
+  /** A sandboxed container exited: its root file system is unmounted, what it wrote kept. */
+  containerExited(id: string): void {
+    this.rootfs?.unmount(id);
+  }
+
+  /** Removes a container's root file system. */
+  releaseContainer(id: string): void {
+    this.rootfs?.release(id);
+  }
+
+  /** A running sandboxed container's exec wrapper: nsenter into its namespaces and root, as its user. */
+  execWrapper(spec: SandboxedSpec, program: number): string[] {
+    return this.bubblewrap!.execWrapper(program, spec.uid, spec.gid);
+  }
+
+  /** /etc/hostname and /etc/resolv.conf of the pod, as containerd writes them for a sandbox. */
+  private podFiles(sandbox: SandboxRecord): SandboxMount[] {
+    const dir = join(this.dir, 'pods', sandbox.id);
+    mkdirSync(dir, { recursive: true });
+    const hostname = join(dir, 'hostname');
+    const resolv = join(dir, 'resolv.conf');
+    writeFileSync(hostname, `${sandbox.hostname || sandbox.metadata.name}\n`);
+    writeFileSync(resolv, resolvConf(sandbox.dns));
+    return [
+      { containerPath: '/etc/hostname', hostPath: hostname, readonly: false },
+      { containerPath: '/etc/resolv.conf', hostPath: resolv, readonly: false },
+    ];
+  }
+}
+
+/** The pod's DNSConfig as resolv.conf; the host's file when the pod gave none. */
+function resolvConf(dns: SandboxRecord['dns']): string {
+  if (!dns || (dns.servers.length === 0 && dns.searches.length === 0 && dns.options.length === 0)) {
+    try {
+      return readFileSync('/etc/resolv.conf', 'utf8');
+    } catch {
+      return '';
+    }
+  }
+  const lines = [...(dns.searches.length ? [`search ${dns.searches.join(' ')}`] : []), ...dns.servers.map((s) => `nameserver ${s}`), ...(dns.options.length ? [`options ${dns.options.join(' ')}`] : [])];
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,187 @@
+// Containers of real images in bubblewrap sandboxes on the embedded runtime,
+// through the real CRI path (the runtime as its own process, over gRPC),
+// with images pulled from the local registry (test/registry/registry.sh).
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CriClient } from '../../src/cri/client.js';
+import type { CriError } from '../../src/cri/errors.js';
+import type { ContainerConfig, PodSandboxConfig } from '../../src/cri/types.js';
+import { containerConfig as podContainer, logPathOf, sandboxConfig, waitExited } from '../helpers/cri.js';
+import { mirrorConfig, startRegistry, type LocalRegistry } from '../helpers/registry.js';
+import { startEmbeddedRuntime, type EmbeddedRuntimeProcess } from '../helpers/runtimes.js';
+
+let registry: LocalRegistry;
+let runtime: EmbeddedRuntimeProcess;
+let client: CriClient;
+let root: string;
+
+beforeAll(async () => {
+  registry = startRegistry();
+  root = mkdtempSync(join(tmpdir(), 'knode-sandbox-'));
+  writeFileSync(join(root, 'registries.yaml'), mirrorConfig(registry.host));
+  runtime = await startEmbeddedRuntime(root);
+  client = new CriClient(runtime.endpoint);
+  for (const image of ['busybox:1.36', 'busybox-entrypoint:1.0', 'busybox-user:1.0', 'busybox-layers:1.0']) await client.pullImage({ image });
+}, 180_000);
+
+afterAll(async () => {
+  client?.close();
+  await runtime?.stop();
+  registry?.stop();
+  if (root) rmSync(root, { recursive: true, force: true });
+});
+
+/** A container as the kubelet asks for one: in a PID namespace of its own unless the test says otherwise. */
+function containerConfig(name: string, command: string[], extra: Partial<ContainerConfig> = {}): ContainerConfig {
+  return podContainer(name, command, { linux: { securityContext: { namespaceOptions: { pid: 'CONTAINER' } } }, ...extra });
+}
+
+/** Lines the container wrote to stdout, from its CRI log. */
+function output(sandbox: PodSandboxConfig, config: ContainerConfig): string[] {
+  return readFileSync(logPathOf(sandbox, config), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => line.split(' ').slice(3).join(' '));
+}
+
+/** Runs one container to its end in a new pod, and gives its output. */
+async function runToEnd(pod: string, config: ContainerConfig, sandboxExtra: Partial<PodSandboxConfig> = {}): Promise<{ lines: string[]; exitCode: number }> {
+  const sandbox = { ...sandboxConfig(pod), hostname: pod, ...sandboxExtra };
+  const sandboxId = await client.runPodSandbox(sandbox);
+  const id = await client.createContainer(sandboxId, config, sandbox);
+  await client.startContainer(id);
+  const status = await waitExited(client, id);
+  return { lines: output(sandbox, config), exitCode: status.exitCode };
+}
+
+describe('bubblewrap sandboxes for real images (embedded runtime)', () => {
+  it('says in its status that containers of real images run in sandboxes', async () => {
+    const info = JSON.parse((await client.status(true)).info.config) as { isolation: string };
+    expect(info.isolation).toMatch(/^containers of real images: bubblewrap sandboxes \(bubblewrap [\d.]+\); root file systems: (a kernel overlay per container over its image|a copy of its image per container)/);
+  });
+
+  it("runs the image's own Entrypoint and Cmd when the container gives no command", async () => {
+    const config = containerConfig('entry', [], { image: { image: 'busybox-entrypoint:1.0' } });
+    const res = await runToEnd('entry', config);
+    expect(res).toEqual({ lines: ['entrypoint hello'], exitCode: 0 });
+    // args replace Cmd and keep the Entrypoint.
+    const withArgs = containerConfig('entry-args', [], { image: { image: 'busybox-entrypoint:1.0' }, args: ['from', 'args'] });
+    expect((await runToEnd('entry-args', withArgs)).lines).toEqual(['entrypoint from args']);
+  });
+
+  it("sees its image's files and not the host's; its hostname is the pod's; ps shows only its own processes", async () => {
+    const script = 'ls /; test -e /work && echo host-work; test -e /usr/bin/node && echo host-node; hostname; cat /etc/hostname; ps -o pid,comm > /tmp/ps.txt; tail -n +2 /tmp/ps.txt';
+    const config = containerConfig('iso', ['sh', '-c', script]);
+    const res = await runToEnd('isolated-pod', config);
+    expect(res.exitCode).toBe(0);
+    expect(res.lines).not.toContain('host-work');
+    expect(res.lines).not.toContain('host-node');
+    expect(res.lines).toContain('bin');
+    expect(res.lines.filter((l) => l === 'isolated-pod')).toHaveLength(2);
+    expect(hostname()).not.toBe('isolated-pod');
+    const processes = res.lines.filter((l) => /^\s*\d+ /.test(l)).map((l) => l.trim().split(/\s+/));
+    // The shell is PID 1 of its own namespace; ps is its child; nothing of the host is visible.
+    expect(processes[0]).toEqual(['1', 'sh']);
+    expect(processes.map((p) => p[1]).sort()).toEqual(['ps', 'sh']);
+  });
+
+  it("runs as the image's USER in its WORKDIR, and a runAsUser overrides it (a missing workingDir is made, as runc does)", async () => {
+    const config = containerConfig('user', ['sh', '-c', 'id -u; id -g; pwd'], { image: { image: 'busybox-user:1.0' } });
+    expect((await runToEnd('user-pod', config)).lines).toEqual(['1000', '1000', '/home/app']);
+    const asked = containerConfig('user2', ['sh', '-c', 'id -u; pwd'], { image: { image: 'busybox-user:1.0' }, workingDir: '/made/here', linux: { securityContext: { runAsUser: { value: 2000 }, namespaceOptions: { pid: 'CONTAINER' } } } });
+    expect((await runToEnd('user-pod2', asked)).lines).toEqual(['2000', '/made/here']);
+  });
+
+  it("stacks the image's layers: whiteouts remove files, opaque directories hide what was below", async () => {
+    const config = containerConfig('layers', ['sh', '-c', 'ls /data | sort; ls /data/opaque'], { image: { image: 'busybox-layers:1.0' } });
+    expect((await runToEnd('layers-pod', config)).lines).toEqual(['added', 'kept', 'opaque', 'new']);
+  });
+
+  it('keeps what a container writes to itself: the image and the next container are untouched', async () => {
+    const first = containerConfig('writer', ['sh', '-c', 'echo mine > /bin/extra && rm /bin/cat && ls /bin/extra']);
+    expect((await runToEnd('writer-pod', first)).lines).toEqual(['/bin/extra']);
+    const second = containerConfig('reader', ['sh', '-c', 'test -e /bin/extra || echo no-extra; test -e /bin/cat && echo has-cat']);
+    expect((await runToEnd('reader-pod', second)).lines).toEqual(['no-extra', 'has-cat']);
+  });
+
+  it('shares a volume between two containers of a pod, and a readOnly mount refuses writes', async () => {
+    const volume = mkdtempSync(join(tmpdir(), 'knode-volume-'));
+    const sandbox = { ...sandboxConfig('volumes'), hostname: 'volumes' };
+    const sandboxId = await client.runPodSandbox(sandbox);
+    const writer = containerConfig('writer', ['sh', '-c', 'echo shared-line > /data/file'], { mounts: [{ containerPath: '/data', hostPath: volume }] });
+    const writerId = await client.createContainer(sandboxId, writer, sandbox);
+    await client.startContainer(writerId);
+    expect((await waitExited(client, writerId)).exitCode).toBe(0);
+    const reader = containerConfig('reader', ['sh', '-c', 'cat /data/file; (echo again > /data/other) 2>&1 || echo refused'], { mounts: [{ containerPath: '/data', hostPath: volume, readonly: true }] });
+    const readerId = await client.createContainer(sandboxId, reader, sandbox);
+    await client.startContainer(readerId);
+    await waitExited(client, readerId);
+    expect(output(sandbox, reader)).toEqual(['shared-line', expect.stringMatching(/Read-only file system/), 'refused']);
+    expect(readFileSync(join(volume, 'file'), 'utf8')).toBe('shared-line\n');
+    rmSync(volume, { recursive: true, force: true });
+  });
+
+  it('execs inside the running sandbox: its root, its user, its PID namespace', async () => {
+    const sandbox = { ...sandboxConfig('exec'), hostname: 'exec-pod' };
+    const sandboxId = await client.runPodSandbox(sandbox);
+    const config = containerConfig('app', ['sleep', '3600'], { image: { image: 'busybox-user:1.0' } });
+    const id = await client.createContainer(sandboxId, config, sandbox);
+    await client.startContainer(id);
+    const res = await client.execSync(id, ['sh', '-c', 'id -u; hostname; test -e /work || echo no-host; ps -o pid,comm | tail -n +2'], 10);
+    expect(res.exitCode).toBe(0);
+    const lines = res.stdout.toString().trim().split('\n');
+    expect(lines.slice(0, 3)).toEqual(['1000', 'exec-pod', 'no-host']);
+    expect(lines[3].trim().split(/\s+/)).toEqual(['1', 'sleep']);
+    // A program the image does not have is an exec error, as with runc.
+    const missing = await client.execSync(id, ['no-such-program'], 10).catch((e: CriError) => e);
+    expect((missing as CriError).details).toMatch(/exec: "no-such-program": executable file not found in \$PATH/);
+    // sleep is PID 1 of its namespace with no handler for SIGTERM: it ignores it, and the grace period's end kills it.
+    await client.stopContainer(id, 1);
+    expect((await client.containerStatus(id)).status).toMatchObject({ state: 'CONTAINER_EXITED', exitCode: 137 });
+  });
+
+  it("shares the pod's PID namespace when asked (shareProcessNamespace)", async () => {
+    const sandbox = { ...sandboxConfig('shared-pid'), hostname: 'shared-pid' };
+    const sandboxId = await client.runPodSandbox(sandbox);
+    const pod = { linux: { securityContext: { namespaceOptions: { pid: 'POD' as const } } } };
+    const sleeper = containerConfig('sleeper', ['sleep', '3600'], pod);
+    const sleeperId = await client.createContainer(sandboxId, sleeper, sandbox);
+    await client.startContainer(sleeperId);
+    const looker = containerConfig('looker', ['sh', '-c', "ps -o args | grep -x 'sleep 3600'"], pod);
+    const lookerId = await client.createContainer(sandboxId, looker, sandbox);
+    await client.startContainer(lookerId);
+    expect((await waitExited(client, lookerId)).exitCode).toBe(0);
+    expect(output(sandbox, looker)).toEqual(['sleep 3600']);
+    // A non-root user cannot join it here (its user namespace cannot enter the pod's PID namespace): a clear start error.
+    const user = containerConfig('user', ['sleep', '1'], { image: { image: 'busybox-user:1.0' }, ...pod });
+    const userId = await client.createContainer(sandboxId, user, sandbox);
+    const err = await client.startContainer(userId).catch((e: CriError) => e);
+    expect((err as CriError).details).toMatch(/user 1000:1000 cannot run in a shared PID namespace/);
+    await client.stopPodSandbox(sandboxId);
+    await client.removePodSandbox(sandboxId);
+  });
+
+  it('fails the start of a program the image does not have, as runc does, and removes the root file system with the container', async () => {
+    const sandbox = { ...sandboxConfig('missing'), hostname: 'missing' };
+    const sandboxId = await client.runPodSandbox(sandbox);
+    const id = await client.createContainer(sandboxId, containerConfig('missing', ['node', '--version']), sandbox);
+    const err = await client.startContainer(id).catch((e: CriError) => e);
+    expect((err as CriError).details).toMatch(/exec: "node": executable file not found in \$PATH/);
+    const status = (await client.containerStatus(id)).status!;
+    expect(status.reason).toBe('StartError');
+    // Unmounted once it is not running; its own directories stay until it is removed.
+    const containerDir = join(root, 'runtime', 'rootfs', 'containers', id);
+    expect(existsSync(join(containerDir, 'upper'))).toBe(true);
+    expect(readFileSync('/proc/self/mountinfo', 'utf8')).not.toContain(containerDir);
+    await client.removeContainer(id);
+    expect(existsSync(containerDir)).toBe(false);
+  });
+
+  it("writes the pod's DNS settings to its resolv.conf", async () => {
+    const dnsConfig = { servers: ['10.96.0.10'], searches: ['team.svc.cluster.local', 'svc.cluster.local'], options: ['ndots:5'] };
+    const config = containerConfig('dns', ['cat', '/etc/resolv.conf']);
+    expect((await runToEnd('dns-pod', config, { dnsConfig })).lines).toEqual(['search team.svc.cluster.local svc.cluster.local', 'nameserver 10.96.0.10', 'options ndots:5']);
+  });
+});

@@ -1,0 +1,56 @@
+// `knode apply` of pods whose images come from the local registry
+// (test/registry/registry.sh) as a user runs it: bin/run.js as a child
+// process, the embedded runtime it starts by itself, the images pulled for
+// real and run in bubblewrap sandboxes with their own entrypoints.
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { knode } from '../helpers/cli.js';
+import { mirrorConfig, startRegistry, type LocalRegistry } from '../helpers/registry.js';
+
+let registry: LocalRegistry;
+let root: string;
+
+beforeAll(() => {
+  registry = startRegistry();
+  root = mkdtempSync(join(tmpdir(), 'knode-e2e-sandbox-'));
+  writeFileSync(join(root, 'registries.yaml'), mirrorConfig(registry.host));
+}, 180_000);
+
+afterAll(async () => {
+  if (root) await knode(['runtime', 'stop', '--root-dir', root]);
+  registry?.stop();
+});
+
+const pod = `apiVersion: v1
+kind: Pod
+metadata:
+  name: entry
+spec:
+  restartPolicy: Never
+  containers:
+    - name: own-entrypoint
+      image: busybox-entrypoint:1.0
+    - name: looks-around
+      image: docker.io/library/busybox-user:1.0
+      command: ["sh", "-c", "echo uid=$(id -u) cwd=$(pwd) host=$(hostname); test -e /work || echo no-host-files"]
+`;
+
+describe('knode apply on the embedded runtime with real images', () => {
+  it("pulls from the registry and runs each image's own entrypoint in its sandbox", async () => {
+    const manifest = join(root, 'entry.yaml');
+    writeFileSync(manifest, pod);
+    const res = await knode(['apply', '-f', manifest, '--root-dir', root, '--node-name', 'sbx', '-o', 'json'], { timeoutMs: 120_000 });
+    expect(res.code, res.stderr).toBe(0);
+    const list = JSON.parse(res.stdout) as { items: { status: { phase: string; containerStatuses: { name: string; state: { terminated?: { exitCode: number } } }[] } }[] };
+    expect(list.items[0].status.phase).toBe('Succeeded');
+    const logs = await knode(['logs', 'entry-sbx', '-c', 'own-entrypoint', '--root-dir', root]);
+    expect(logs.stdout).toBe('entrypoint hello\n');
+    const looks = await knode(['logs', 'entry-sbx', '-c', 'looks-around', '--root-dir', root]);
+    expect(looks.stdout).toBe('uid=1000 cwd=/home/app host=entry-sbx\nno-host-files\n');
+    const status = await knode(['runtime', 'status', '--root-dir', root]);
+    expect(status.stdout).toMatch(/containers of real images: bubblewrap sandboxes/);
+    expect(readFileSync(join(root, 'registries.yaml'), 'utf8')).toContain(registry.host);
+  });
+});

@@ -40,32 +40,9 @@ install() {
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${PACKAGES[@]}" >/dev/null
 }
 
-# A busybox OCI image built from Debian's busybox-static: every applet linked,
-# `sleep infinity` as its command so it also serves as the sandbox image.
-build_image() {
-  local out=$1 work
-  work=$(mktemp -d)
-  umoci init --layout "$work/oci" >/dev/null
-  umoci new --image "$work/oci:1.36" >/dev/null
-  umoci unpack --rootless --image "$work/oci:1.36" "$work/bundle" >/dev/null
-  mkdir -p "$work/bundle/rootfs/bin" "$work/bundle/rootfs/tmp" "$work/bundle/rootfs/etc"
-  cp /bin/busybox "$work/bundle/rootfs/bin/busybox"
-  for applet in $(/bin/busybox --list); do
-    [ "$applet" = busybox ] || ln -sf busybox "$work/bundle/rootfs/bin/$applet"
-  done
-  umoci repack --image "$work/oci:1.36" "$work/bundle" >/dev/null
-  umoci config --image "$work/oci:1.36" --config.cmd=sleep --config.cmd=infinity \
-    --config.env=PATH=/bin --config.workingdir=/ >/dev/null
-  tar -C "$work/oci" -cf "$out" .
-  rm -rf "$work"
-}
-
-# The image's OCI archive, built once into the cache; prints its path.
+# The busybox OCI archive (scripts/busybox-image.sh, cached); prints its path.
 image() {
-  local cache=${KNODE_CACHE_DIR:-$HOME/.cache/knode}
-  mkdir -p "$cache"
-  [ -s "$cache/busybox-oci.tar" ] || build_image "$cache/busybox-oci.tar"
-  echo "$cache/busybox-oci.tar"
+  bash "$(dirname "$0")/../../scripts/busybox-image.sh"
 }
 
 up() {

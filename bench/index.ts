@@ -4,7 +4,8 @@
 // containerd 2 (built from the Go module proxy on first use), and
 // KNODE_BENCH_CLUSTER=off the pods through a real control plane, and
 // KNODE_BENCH_KUBELET=off the side-by-side with the real kubelet,
-// KNODE_BENCH_IMAGES=off the image pulls from a local registry, and
+// KNODE_BENCH_IMAGES=off the image pulls from a local registry and the
+// sandboxes' cost per container (`npm run bench -- sandboxes` alone), and
 // KNODE_BENCH_DENSITY=off load and density (1,000 pods and churn on the
 // embedded runtime; KNODE_BENCH_DENSITY_PODS=100 for a quick try, see
 // bench/density-report.ts). `npm run bench -- density` runs that section alone.
@@ -12,6 +13,7 @@ import { benchCri, reportCri, type CriFigures } from './cri.js';
 import { benchCluster, withCluster, type ClusterFigures } from './cluster.js';
 import { densitySection } from './density-report.js';
 import { benchPulls } from './images.js';
+import { benchSandboxes, reportSandboxes } from './sandboxes.js';
 import { benchAgent, type Agent, type BurstFigures, type IdleFigures } from './kubelet.js';
 import { benchRelist, type RelistFigures } from './relist.js';
 import { startContainerd, startEmbedded, type BenchRuntime } from './runtimes.js';
@@ -28,6 +30,10 @@ const withDensity = process.env.KNODE_BENCH_DENSITY !== 'off';
 
 if (process.argv[2] === 'density') {
   await densitySection(true);
+  process.exit(0);
+}
+if (process.argv[2] === 'sandboxes') {
+  console.log(reportSandboxes(await benchSandboxes()));
   process.exit(0);
 }
 
@@ -83,6 +89,9 @@ if (cluster.length > 0) {
 }
 
 if (withImages) {
+  const sandboxes = await benchSandboxes();
+  console.log(`\nContainers of a real image on the embedded runtime (busybox:1.36 from a local docker-registry, pods one at a time): bubblewrap sandboxes vs host processes\n`);
+  console.log(reportSandboxes(sandboxes));
   const pulls = await benchPulls();
   console.log(`\nImage pulls into the embedded runtime's OCI store (${pulls.image}: 3 layers, from a local docker-registry)\n`);
   console.log(table(['pull', 'runs', 'median', 'p99'], [

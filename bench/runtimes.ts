@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CriClient } from '../src/cri/client.js';
@@ -12,17 +12,26 @@ export interface BenchRuntime {
   stop(): Promise<void>;
 }
 
+export interface EmbeddedOptions {
+  /** Written to `<root>/registries.yaml` (real images) when given. */
+  registries?: string;
+  sandbox?: 'auto' | 'off';
+  name?: string;
+}
+
 /** The embedded runtime as users get it: `bin/run.js runtime serve`, its own process. */
-export async function startEmbedded(): Promise<BenchRuntime> {
+export async function startEmbedded(options: EmbeddedOptions = {}): Promise<BenchRuntime> {
   const root = mkdtempSync(join(tmpdir(), 'knode-bench-'));
-  const child = spawn(process.execPath, [join(repo, 'bin/run.js'), 'runtime', 'serve', '--root-dir', root, '--shutdown-grace-period', '0'], {
+  if (options.registries !== undefined) writeFileSync(join(root, 'registries.yaml'), options.registries);
+  const args = ['runtime', 'serve', '--root-dir', root, '--shutdown-grace-period', '0', ...(options.sandbox ? ['--sandbox', options.sandbox] : [])];
+  const child = spawn(process.execPath, [join(repo, 'bin/run.js'), ...args], {
     stdio: 'ignore',
   });
   const exited = new Promise((resolve) => child.once('exit', resolve));
   const endpoint = `unix://${join(root, 'run/runtime.sock')}`;
   await waitForVersion(endpoint);
   return {
-    name: 'embedded',
+    name: options.name ?? 'embedded',
     endpoint,
     stop: async () => {
       child.kill('SIGTERM');

@@ -70,6 +70,7 @@ export class SandboxService {
       // A host-network sandbox has no IP of its own (the kubelet uses the node's), as with containerd.
       ip: ns?.network === 'NODE' ? '' : this.ip,
     };
+    this.imageSandboxes.startPodHolder(record);
     this.state.saveSandbox(record);
     this.publish(record, 'CONTAINER_CREATED_EVENT');
     this.publish(record, 'CONTAINER_STARTED_EVENT');

@@ -10,7 +10,7 @@ import type { CriError } from '../../src/cri/errors.js';
 import type { ContainerConfig, PodSandboxConfig } from '../../src/cri/types.js';
 import { containerConfig as podContainer, logPathOf, sandboxConfig, waitExited } from '../helpers/cri.js';
 import { mirrorConfig, startRegistry, type LocalRegistry } from '../helpers/registry.js';
-import { startEmbeddedRuntime, type EmbeddedRuntimeProcess } from '../helpers/runtimes.js';
+import { eventually, startEmbeddedRuntime, type EmbeddedRuntimeProcess } from '../helpers/runtimes.js';
 
 let registry: LocalRegistry;
 let runtime: EmbeddedRuntimeProcess;
@@ -174,7 +174,7 @@ describe('bubblewrap sandboxes for real images (embedded runtime)', () => {
     // Unmounted once it is not running; its own directories stay until it is removed.
     const containerDir = join(root, 'runtime', 'rootfs', 'containers', id);
     expect(existsSync(join(containerDir, 'upper'))).toBe(true);
-    expect(readFileSync('/proc/self/mountinfo', 'utf8')).not.toContain(containerDir);
+    await eventually(() => !readFileSync('/proc/self/mountinfo', 'utf8').includes(containerDir), 'the root file system to be unmounted');
     await client.removeContainer(id);
     expect(existsSync(containerDir)).toBe(false);
   });

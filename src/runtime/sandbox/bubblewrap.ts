@@ -15,7 +15,7 @@ export const PIDNS_FD = 4;
 /** PID 1 of a pod's namespaces: it reaps what the containers leave behind. */
 const HOLDER_SCRIPT = 'while :; do sleep 2147483647 & wait; done';
 
-const WRAPPERS = new Set(['nsenter', 'bwrap']);
+const WRAPPERS = new Set(['nsenter', 'bwrap', 'unshare']);
 
 /** How long the program of a sandbox that has just started may take to appear. */
 const PROGRAM_TIMEOUT_MS = 5_000;
@@ -44,6 +44,7 @@ export class Bubblewrap {
   readonly reason: string;
   private readonly bwrap: string;
   private readonly nsenter: string;
+  private readonly unshare: string | undefined;
 
   constructor() {
     const found = detect();
@@ -51,16 +52,24 @@ export class Bubblewrap {
     this.reason = found.reason;
     this.bwrap = found.bwrap;
     this.nsenter = found.nsenter;
+    this.unshare = which('unshare');
   }
 
   describe(): string {
     return this.available ? `bubblewrap sandboxes (${this.reason})` : `host processes: ${this.reason}`;
   }
 
-  /** Starts the process that holds a pod's IPC, UTS and PID namespaces, with the pod's hostname. */
+  /**
+   * Starts the process that holds a pod's IPC, UTS and PID namespaces, with
+   * the pod's hostname: as root, util-linux's unshare (half of bwrap's
+   * start-up time: it mounts nothing); otherwise bwrap, in a user namespace.
+   */
   startHolder(hostname: string): NamespaceHolder {
-    const args = ['--unshare-ipc', '--unshare-uts', '--unshare-pid', '--hostname', hostname, '--ro-bind', '/', '/', '--proc', '/proc', '--dev', '/dev', '--as-pid-1', '--', '/bin/sh', '-c', HOLDER_SCRIPT];
-    const child = spawn(this.bwrap, args, { detached: true, stdio: 'ignore' });
+    const [file, args] =
+      process.getuid?.() === 0 && this.unshare
+        ? [this.unshare, ['--ipc', '--uts', '--pid', '--fork', '--kill-child', '--', '/bin/sh', '-c', `echo "$0" > /proc/sys/kernel/hostname && ${HOLDER_SCRIPT}`, hostname]]
+        : [this.bwrap, ['--unshare-ipc', '--unshare-uts', '--unshare-pid', '--hostname', hostname, '--ro-bind', '/', '/', '--proc', '/proc', '--dev', '/dev', '--as-pid-1', '--', '/bin/sh', '-c', HOLDER_SCRIPT]];
+    const child = spawn(file, args, { detached: true, stdio: 'ignore' });
     child.on('error', () => {});
     child.unref();
     if (child.pid === undefined) throw new Error("could not start the process that holds the pod's namespaces");
@@ -112,10 +121,6 @@ export class Bubblewrap {
     }
   }
 
-  /** PID 1 of a holder: the shell under its bwrap. */
-  holderInit(holderPid: number): number | undefined {
-    return this.programOf(holderPid);
-  }
 }
 
 function depth(path: string): number {

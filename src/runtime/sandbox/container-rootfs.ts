@@ -3,7 +3,7 @@
 // container gets a kernel overlay over that stack where the host allows
 // (root), its writes going to a directory of its own, or a copy of it
 // otherwise. Removing the container unmounts and deletes what it wrote.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { composeRootfs, type StackedLayer } from '../oci/rootfs.js';
@@ -59,26 +59,28 @@ export class ContainerRootfs {
    * its image's layers and what it wrote before (StartContainer), as
    * containerd mounts a task's snapshot.
    */
-  mount(id: string, imageId: string, layers: () => StackedLayer[]): string {
+  async mount(id: string, imageId: string, layers: () => StackedLayer[]): Promise<string> {
     const base = this.base(id);
     const rootfs = join(base, 'rootfs');
     if (this.mode === 'copy') return rootfs;
-    this.unmount(id);
-    const mounted = mount(this.imageRoot(imageId, layers), join(base, 'upper'), join(base, 'work'), rootfs);
+    // Unmounted when it exited, or when the runtime restarted (recover).
+    const mounted = await mountAsync(this.imageRoot(imageId, layers), join(base, 'upper'), join(base, 'work'), rootfs);
     if (!mounted.ok) throw new Error(`cannot mount the container's root file system: ${mounted.reason}`);
     return rootfs;
   }
 
-  /** Unmounts container `id`'s root file system once it has exited; what it wrote stays until it is removed. */
+  /** Unmounts container `id`'s root file system once it has exited (in the background); what it wrote stays until it is removed. */
   unmount(id: string): void {
-    if (this.mode === 'overlay') spawnSync('umount', ['--lazy', join(this.base(id), 'rootfs')], { stdio: 'ignore' });
+    if (this.mode !== 'overlay') return;
+    const child = spawn('umount', ['--lazy', join(this.base(id), 'rootfs')], { stdio: 'ignore' });
+    child.on('error', () => {});
   }
 
   /** Unmounts and deletes container `id`'s root file system; nothing there is fine. */
   release(id: string): void {
     const base = this.base(id);
     if (!existsSync(base)) return;
-    this.unmount(id);
+    if (this.mode === 'overlay') spawnSync('umount', ['--lazy', join(base, 'rootfs')], { stdio: 'ignore' });
     rmSync(base, { recursive: true, force: true });
   }
 
@@ -92,11 +94,26 @@ export class ContainerRootfs {
   }
 }
 
+function overlayArgs(lower: string, upper: string, work: string, target: string): string[] {
+  return ['-t', 'overlay', 'overlay', '-o', `lowerdir=${lower},upperdir=${upper},workdir=${work}`, target];
+}
+
 function mount(lower: string, upper: string, work: string, target: string): { ok: boolean; reason: string } {
-  const res = spawnSync('mount', ['-t', 'overlay', 'overlay', '-o', `lowerdir=${lower},upperdir=${upper},workdir=${work}`, target], { encoding: 'utf8', timeout: 10_000 });
+  const res = spawnSync('mount', overlayArgs(lower, upper, work, target), { encoding: 'utf8', timeout: 10_000 });
   if (res.error) return { ok: false, reason: `mount cannot run (${(res.error as NodeJS.ErrnoException).code ?? res.error.message})` };
   if (res.status !== 0) return { ok: false, reason: res.stderr.trim() || `mount exited ${res.status}` };
   return { ok: true, reason: '' };
+}
+
+/** mount(8) without holding up the runtime's other calls. */
+function mountAsync(lower: string, upper: string, work: string, target: string): Promise<{ ok: boolean; reason: string }> {
+  return new Promise((resolve) => {
+    const child = spawn('mount', overlayArgs(lower, upper, work, target), { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', (err: NodeJS.ErrnoException) => resolve({ ok: false, reason: `mount cannot run (${err.code ?? err.message})` }));
+    child.on('close', (code) => resolve(code === 0 ? { ok: true, reason: '' } : { ok: false, reason: stderr.trim() || `mount exited ${code}` }));
+  });
 }
 
 /** Whether an overlay can be mounted here: tried once, at start. */

@@ -95,14 +95,14 @@ export class ImageSandboxes {
    * and in its own PID namespace, the host's, or the one whose PID 1 is
    * `sharedPid` (passed at PIDNS_FD). Mounts its root file system.
    */
-  processSpec(c: ContainerRecord, spec: SandboxedSpec, sandbox: SandboxRecord, holder: number, sharedPid: number | 'own' | 'node'): Omit<ProcessSpec, 'logPath' | 'stdin' | 'beforeExec'> {
+  async processSpec(c: ContainerRecord, spec: SandboxedSpec, sandbox: SandboxRecord, holder: number, sharedPid: number | 'own' | 'node'): Promise<Omit<ProcessSpec, 'logPath' | 'stdin' | 'beforeExec'>> {
     const bwrap = this.bubblewrap!;
     // A user namespace made after the pod's PID namespace cannot join it (setns needs privileges over the namespace's owner).
     if (typeof sharedPid === 'number' && (spec.uid !== 0 || spec.gid !== 0)) {
       throw new Error(`user ${spec.uid}:${spec.gid} cannot run in a shared PID namespace on the embedded runtime's sandboxes: non-root users get a user namespace, which cannot join the pod's PID namespace; run it as root or without shareProcessNamespace`);
     }
     const store = this.images as OciImageStore;
-    this.rootfs!.mount(c.id, c.imageId, () => {
+    await this.rootfs!.mount(c.id, c.imageId, () => {
       const image = store.find(c.imageId);
       if (!image) throw new Error(`image ${c.imageId} is no longer stored; pull it again`);
       return store.rootfsLayers(image);
@@ -122,9 +122,14 @@ export class ImageSandboxes {
   }
 
   /**
-   * PID 1 of the process holding the pod's IPC, UTS and PID namespaces (the
-   * pause container's part), started with the pod's first sandboxed container.
+   * Starts the process holding the pod's IPC, UTS and PID namespaces (the
+   * pause container's part) with RunPodSandbox, without waiting for it.
    */
+  startPodHolder(sandbox: SandboxRecord): void {
+    if (this.enabled) sandbox.podHolder = this.bubblewrap!.startHolder(sandbox.hostname || sandbox.metadata.name);
+  }
+
+  /** PID 1 of the pod's holder, started again if it is gone (a runtime restart ends it). */
   async podHolder(sandbox: SandboxRecord, save: (s: SandboxRecord) => void): Promise<number> {
     const bwrap = this.bubblewrap!;
     if (!sandbox.podHolder || !isSameProcess(sandbox.podHolder.pid, sandbox.podHolder.startTime)) {

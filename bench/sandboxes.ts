@@ -1,0 +1,94 @@
+// What bubblewrap sandboxes cost per container on the embedded runtime
+// (issue: real images in sandboxes): the same real image, pulled from a
+// local docker-registry, run by two runtimes, one with sandboxes (root file
+// system per container, bwrap, the pod's namespaces) and one with
+// `--sandbox off` (host processes); pods one at a time, each
+// RunPodSandbox + CreateContainer + StartContainer timed over CRI.
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CriClient } from '../src/cri/client.js';
+import type { ContainerConfig, PodSandboxConfig } from '../src/cri/types.js';
+import { mirrorConfig, startRegistry } from '../test/helpers/registry.js';
+import { startEmbedded } from './runtimes.js';
+import { median, ms, percentile, table, timed } from './stats.js';
+
+const IMAGE = 'busybox:1.36';
+
+export interface SandboxFigures {
+  mode: 'sandboxes' | 'host processes';
+  /** The first container of the image (its layers stacked once), then the rest. */
+  first: number;
+  create: number[];
+  start: number[];
+  total: number[];
+}
+
+async function measure(mode: SandboxFigures['mode'], registries: string, pods: number): Promise<SandboxFigures> {
+  const rt = await startEmbedded({ registries, sandbox: mode === 'sandboxes' ? 'auto' : 'off', name: mode });
+  const client = new CriClient(rt.endpoint);
+  const logs = mkdtempSync(join(tmpdir(), 'knode-bench-sandbox-logs-'));
+  const figures: SandboxFigures = { mode, first: 0, create: [], start: [], total: [] };
+  const sandboxes: string[] = [];
+  try {
+    await client.pullImage({ image: IMAGE });
+    for (let i = 0; i <= pods; i++) {
+      const config: PodSandboxConfig = {
+        metadata: { name: `sbx-${i}`, uid: randomUUID(), namespace: 'bench', attempt: 0 },
+        hostname: `sbx-${i}`,
+        logDirectory: join(logs, String(i)),
+        linux: { securityContext: { namespaceOptions: { network: 'NODE' } } },
+      };
+      const container: ContainerConfig = {
+        metadata: { name: 'app', attempt: 0 },
+        image: { image: IMAGE },
+        command: ['sleep', '3600'],
+        logPath: 'app/0.log',
+        linux: { securityContext: { namespaceOptions: { pid: 'CONTAINER' } } },
+      };
+      const t0 = performance.now();
+      const sb = await client.runPodSandbox(config);
+      sandboxes.push(sb);
+      const create: number[] = [];
+      const id = await timed(create, () => client.createContainer(sb, container, config));
+      const start: number[] = [];
+      await timed(start, () => client.startContainer(id));
+      const total = performance.now() - t0;
+      if (i === 0) {
+        figures.first = total;
+        continue;
+      }
+      figures.create.push(create[0]);
+      figures.start.push(start[0]);
+      figures.total.push(total);
+    }
+  } finally {
+    for (const sb of sandboxes) await client.removePodSandbox(sb).catch(() => {});
+    client.close();
+    await rt.stop();
+    rmSync(logs, { recursive: true, force: true });
+  }
+  return figures;
+}
+
+export async function benchSandboxes(pods = 50): Promise<SandboxFigures[]> {
+  const registry = startRegistry();
+  try {
+    const registries = mirrorConfig(registry.host);
+    return [await measure('sandboxes', registries, pods), await measure('host processes', registries, pods)];
+  } finally {
+    registry.stop();
+  }
+}
+
+export function reportSandboxes(figures: SandboxFigures[]): string {
+  const rows = figures.map((f) => [f.mode, String(f.total.length), ms(f.first), ms(median(f.create)), ms(median(f.start)), ms(median(f.total)), ms(percentile(f.total, 99))]);
+  const [sandboxed, host] = figures;
+  const added = median(sandboxed.total) - median(host.total);
+  return [
+    table(['containers', 'pods', 'first pod', 'create p50', 'start p50', 'sandbox+create+start p50', 'p99'], rows),
+    '',
+    `sandboxes add ${ms(added)} per container at the median (goal: <= 10 ms)`,
+  ].join('\n');
+}

@@ -32,6 +32,15 @@ export default defineConfig({
       },
       {
         test: {
+          // Faults (issue: reliability): runtimes that die, on real runtimes of their own.
+          name: 'fault',
+          include: ['test/fault/**/*.test.ts'],
+          testTimeout: 180_000,
+          hookTimeout: 120_000,
+        },
+      },
+      {
+        test: {
           // The real kubelet against knode on containerd 2 (test/differential/README.md):
           // about four minutes, alone after the other projects, since its checkpoints
           // are seconds and a machine busy with other suites would move them.

@@ -8,6 +8,8 @@
 #   containerd.sh up DIR       start containerd with its own config under DIR, import the
 #                              busybox image, print the endpoint (unix://DIR/containerd.sock)
 #   containerd.sh down DIR     stop it, its shims and containers, and remove DIR
+#   containerd.sh restart DIR  start the daemon of DIR again (after a crash: its shims and
+#                              containers kept running), with the same config and state
 #   containerd.sh image        build the busybox OCI archive (cached) and print its path
 set -euo pipefail
 
@@ -49,6 +51,7 @@ up() {
   local dir=$1
   install
   mkdir -p "$dir/cni" "$dir/root" "$dir/state"
+  bash "$(dirname "$0")/mirror-hosts.sh" "$dir"
   cat > "$dir/config.toml" <<TOML
 version = 2
 root = "$dir/root"
@@ -64,6 +67,8 @@ state = "$dir/state"
   [plugins."io.containerd.grpc.v1.cri".cni]
     bin_dir = "/usr/lib/cni"
     conf_dir = "$dir/cni"
+  [plugins."io.containerd.grpc.v1.cri".registry]
+    config_path = "$dir/certs.d"
 TOML
   cat > "$dir/cni/10-knode.conflist" <<JSON
 {
@@ -76,7 +81,15 @@ TOML
   ]
 }
 JSON
-  containerd --config "$dir/config.toml" > "$dir/containerd.log" 2>&1 &
+  start_daemon "$dir"
+  ctr -a "$dir/containerd.sock" -n k8s.io images import --base-name docker.io/library/busybox --digests \
+    "$(image)" >/dev/null
+  echo "unix://$dir/containerd.sock"
+}
+
+start_daemon() {
+  local dir=$1
+  containerd --config "$dir/config.toml" >> "$dir/containerd.log" 2>&1 &
   echo $! > "$dir/containerd.pid"
   for _ in $(seq 1 200); do
     [ -S "$dir/containerd.sock" ] && ctr -a "$dir/containerd.sock" version >/dev/null 2>&1 && break
@@ -87,9 +100,6 @@ JSON
     tail -20 "$dir/containerd.log" >&2
     exit 1
   fi
-  ctr -a "$dir/containerd.sock" -n k8s.io images import --base-name docker.io/library/busybox --digests \
-    "$(image)" >/dev/null
-  echo "unix://$dir/containerd.sock"
 }
 
 down() {
@@ -115,5 +125,6 @@ case "${1:-}" in
   image) image ;;
   up) up "${2:?usage: containerd.sh up DIR}" ;;
   down) down "${2:?usage: containerd.sh down DIR}" ;;
-  *) echo "usage: containerd.sh install | up DIR | down DIR" >&2; exit 2 ;;
+  restart) start_daemon "${2:?usage: containerd.sh restart DIR}" ;;
+  *) echo "usage: containerd.sh install | image | up DIR | down DIR | restart DIR" >&2; exit 2 ;;
 esac

@@ -25,6 +25,7 @@ up() {
   bin=$(bash "$HERE/build.sh" path containerd2)
   dir=$(mkdir -p "$dir" && cd "$dir" && pwd)
   mkdir -p "$dir/cni" "$dir/root" "$dir/state"
+  bash "$HERE/../containerd/mirror-hosts.sh" "$dir"
   cat > "$dir/config.toml" <<TOML
 version = 3
 root = "$dir/root"
@@ -35,6 +36,8 @@ state = "$dir/state"
   snapshotter = "overlayfs"
   [plugins.'io.containerd.cri.v1.images'.pinned_images]
     sandbox = "$IMAGE"
+  [plugins.'io.containerd.cri.v1.images'.registry]
+    config_path = "$dir/certs.d"
 [plugins.'io.containerd.cri.v1.runtime']
   # This VM refuses a negative oom_score_adj; without this every RunPodSandbox fails.
   restrict_oom_score_adj = true

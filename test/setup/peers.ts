@@ -7,12 +7,15 @@
 // runtime alone (KNODE_TEST_CONTAINERD2=off: without containerd 2), or
 // KNODE_TEST_CONTAINERD_ENDPOINT / KNODE_TEST_CONTAINERD2_ENDPOINT name one
 // already running. It also builds cricheck, the CRI client on k8s.io/cri-client
-// that drives the embedded runtime as crictl would (`cricheckPath`).
+// that drives the embedded runtime as crictl would (`cricheckPath`). Before the
+// containerds, it starts the local registry (test/registry/registry.sh) that
+// both use as docker.io's mirror, so their pulls are real (`registry`).
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { startRegistry, type LocalRegistry } from '../helpers/registry.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -20,6 +23,8 @@ declare module 'vitest' {
     containerd2Endpoint: string;
     /** The cricheck binary (test/peers/cricheck), or '' with KNODE_TEST_CRICHECK=off. */
     cricheckPath: string;
+    /** The local registry the containerds pull docker.io images from. */
+    registry: { host: string; images: LocalRegistry['images'] };
   }
 }
 
@@ -48,12 +53,22 @@ function cricheck(): string {
 
 export default function setup(project: TestProject) {
   const allOff = process.env.KNODE_TEST_CONTAINERD === 'off';
-  const one = start({ script: join(import.meta.dirname, '../containerd/containerd.sh'), off: allOff, endpoint: process.env.KNODE_TEST_CONTAINERD_ENDPOINT });
+  const registry = startRegistry();
+  process.env.KNODE_REGISTRY_MIRROR = registry.host;
+  project.provide('registry', { host: registry.host, images: registry.images });
+  let one: { endpoint: string; stop(): void };
+  try {
+    one = start({ script: join(import.meta.dirname, '../containerd/containerd.sh'), off: allOff, endpoint: process.env.KNODE_TEST_CONTAINERD_ENDPOINT });
+  } catch (err) {
+    registry.stop();
+    throw err;
+  }
   let two: { endpoint: string; stop(): void };
   try {
     two = start({ script: join(import.meta.dirname, '../peers/containerd2.sh'), off: allOff || process.env.KNODE_TEST_CONTAINERD2 === 'off', endpoint: process.env.KNODE_TEST_CONTAINERD2_ENDPOINT });
   } catch (err) {
     one.stop();
+    registry.stop();
     throw err;
   }
   try {
@@ -61,6 +76,7 @@ export default function setup(project: TestProject) {
   } catch (err) {
     two.stop();
     one.stop();
+    registry.stop();
     throw err;
   }
   project.provide('containerdEndpoint', one.endpoint);
@@ -68,5 +84,6 @@ export default function setup(project: TestProject) {
   return () => {
     two.stop();
     one.stop();
+    registry.stop();
   };
 }

@@ -10,4 +10,6 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const plugin = new Plugin({ root, type: 'core', ignoreManifest: true, errorOnManifestCreate: true, respectNoCacheDefault: true });
 await plugin.load();
-writeFileSync(join(root, 'oclif.manifest.json'), `${JSON.stringify(plugin.manifest, null, 2)}\n`);
+// Commands in name order: oclif lists them in the order their files finished loading, which varies.
+const commands = Object.fromEntries(Object.entries(plugin.manifest.commands).sort(([a], [b]) => a.localeCompare(b)));
+writeFileSync(join(root, 'oclif.manifest.json'), `${JSON.stringify({ ...plugin.manifest, commands }, null, 2)}\n`);

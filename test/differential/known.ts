@@ -5,7 +5,8 @@
 // named ones fails, as a new difference in a `same` row does.
 //
 // D1-D11, D13, D15 and D16 were found by these tests and fixed in knode since
-// (README.md); D14 is a timing the state comparison does not see; D17 is open.
+// (README.md); D14 is a timing the state comparison does not see; D17 a timing
+// both agents vary in.
 //
 // A fix rewrites a pod the way the difference would vanish (usually knode's pod
 // as the kubelet would have written it). A difference whose effect cannot be
@@ -24,7 +25,7 @@ export interface KnownDifference {
 
 export const KNOWN: KnownDifference[] = [
   { id: 'D12', title: 'manifest files need an extension (deliberate)', scenarios: ['manifest-no-extension'] },
-  { id: 'D17', title: 'a container that crashed again shows terminated until its back-off ends (open)', scenarios: ['edit-crashing-fixed @ states'] },
+  { id: 'D17', title: 'during a crash-loop back-off: terminated or CrashLoopBackOff, by timing', scenarios: ['edit-crashing-fixed @ states'] },
 ];
 
 export const KNOWN_BY_ID = new Map(KNOWN.map((d) => [d.id, d]));

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { childrenOf, isSameProcess, readProcStat, signalGroup } from './proc.js';
+import { childrenOf, isSameProcess, readProcStat, signalGroup, waitForProcess } from './proc.js';
 
 /** CRI's NamespaceMode for a container's PID namespace. */
 export type PidNamespaceMode = 'POD' | 'CONTAINER' | 'NODE' | 'TARGET';
@@ -64,15 +64,8 @@ export class PidNamespaces {
    * Waits (briefly) for the PID 1 of a wrapper that has just started;
    * undefined when the wrapper ended first (a program that exited at once).
    */
-  async waitForInit(wrapperPid: number): Promise<number | undefined> {
-    const deadline = Date.now() + INIT_TIMEOUT_MS;
-    for (;;) {
-      const init = this.initOf(wrapperPid);
-      if (init !== undefined) return init;
-      const state = readProcStat(wrapperPid)?.state;
-      if (state === undefined || state === 'Z' || Date.now() > deadline) return undefined;
-      await new Promise((r) => setTimeout(r, 5));
-    }
+  waitForInit(wrapperPid: number): Promise<number | undefined> {
+    return waitForProcess(wrapperPid, () => this.initOf(wrapperPid), INIT_TIMEOUT_MS);
   }
 
   /** Starts a holder for a sandbox's shared namespace; it lives until `release`. */

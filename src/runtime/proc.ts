@@ -84,3 +84,19 @@ export function stopSignalOf(name: string): NodeJS.Signals {
   const signal = name.replace(/^SIGNAL_/, '');
   return signal.startsWith('SIG') && signal in constants.signals ? (signal as NodeJS.Signals) : 'SIGTERM';
 }
+
+/**
+ * Waits (briefly) until `find` names a process, while `pid` lives: undefined
+ * when it ended first (or became a zombie) or the time ran out. For the
+ * program a wrapper (unshare, nsenter, bwrap) starts.
+ */
+export async function waitForProcess(pid: number, find: () => number | undefined, timeoutMs: number): Promise<number | undefined> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = find();
+    if (found !== undefined) return found;
+    const state = readProcStat(pid)?.state;
+    if (state === undefined || state === 'Z' || Date.now() > deadline) return undefined;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}

@@ -56,14 +56,20 @@ function slowPleg(clock: FakeClock, events: EventStream) {
 
 const settle = () => new Promise((r) => setTimeout(r, 20));
 
+/** Hints from a runtime's event stream, started, over a PLEG whose relists wait to be released. */
+function startHints() {
+  const clock = new FakeClock();
+  const events = new EventStream(() => clock.now());
+  const { pleg, log, release } = slowPleg(clock, events);
+  const source = eventSource();
+  const hints = new EventedHints(source.runtime, pleg, clock, events, NODE, () => {});
+  hints.start();
+  return { clock, pleg, log, release, source, hints };
+}
+
 describe('evented PLEG hints', () => {
   it('gives a pod that already waits for its relist no second one', async () => {
-    const clock = new FakeClock();
-    const events = new EventStream(() => clock.now());
-    const { pleg, log, release } = slowPleg(clock, events);
-    const source = eventSource();
-    const hints = new EventedHints(source.runtime, pleg, clock, events, NODE, () => {});
-    hints.start();
+    const { log, release, source, hints } = startHints();
     source.push('a');
     await settle();
     expect(log).toEqual(['a']);
@@ -83,12 +89,7 @@ describe('evented PLEG hints', () => {
   });
 
   it('lets the periodic relist run after at most the targeted relist under way, however many are waiting', async () => {
-    const clock = new FakeClock();
-    const events = new EventStream(() => clock.now());
-    const { pleg, log, release } = slowPleg(clock, events);
-    const source = eventSource();
-    const hints = new EventedHints(source.runtime, pleg, clock, events, NODE, () => {});
-    hints.start();
+    const { pleg, log, release, source, hints } = startHints();
     for (let i = 0; i < 100; i++) source.push(`p${i}`);
     await settle();
     const relisted = pleg.relist();

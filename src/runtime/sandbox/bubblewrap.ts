@@ -6,7 +6,7 @@
 // with nsenter and bwrap.
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { childrenOf, readProcStat } from '../proc.js';
+import { childrenOf, readProcStat, waitForProcess } from '../proc.js';
 import type { NamespaceHolder } from '../pid-namespaces.js';
 
 /** The fd a sandboxed container's start passes the PID namespace to join on (ProcessSpec.files). */
@@ -110,17 +110,9 @@ export class Bubblewrap {
   }
 
   /** Waits (briefly) for the program of a sandbox that has just started; undefined when the sandbox ended first. */
-  async waitForProgram(pid: number): Promise<number | undefined> {
-    const deadline = Date.now() + PROGRAM_TIMEOUT_MS;
-    for (;;) {
-      const program = this.programOf(pid);
-      if (program !== undefined) return program;
-      const state = readProcStat(pid)?.state;
-      if (state === undefined || state === 'Z' || Date.now() > deadline) return undefined;
-      await new Promise((r) => setTimeout(r, 5));
-    }
+  waitForProgram(pid: number): Promise<number | undefined> {
+    return waitForProcess(pid, () => this.programOf(pid), PROGRAM_TIMEOUT_MS);
   }
-
 }
 
 function depth(path: string): number {

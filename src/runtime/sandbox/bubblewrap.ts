@@ -6,6 +6,7 @@
 // with nsenter and bwrap.
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { findExecutable } from '../container-process.js';
 import { childrenOf, readProcStat, waitForProcess } from '../proc.js';
 import type { NamespaceHolder } from '../pid-namespaces.js';
 
@@ -55,8 +56,9 @@ export class Bubblewrap {
     this.unshare = which('unshare');
   }
 
+  /** What `runtime status` says of sandboxes that work (ImageSandboxes says why when they do not). */
   describe(): string {
-    return this.available ? `bubblewrap sandboxes (${this.reason})` : `host processes: ${this.reason}`;
+    return `bubblewrap sandboxes (${this.reason})`;
   }
 
   /**
@@ -127,12 +129,11 @@ function commOf(pid: number): string {
   }
 }
 
+/** Where the wrappers are looked for: the system's directories, whatever PATH the runtime got. */
+const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+
 function which(name: string): string | undefined {
-  for (const dir of ['/usr/local/bin', '/usr/bin', '/bin', '/usr/sbin', '/sbin']) {
-    const res = spawnSync(`${dir}/${name}`, ['--version'], { stdio: 'ignore', timeout: 5_000 });
-    if (!res.error && res.status === 0) return `${dir}/${name}`;
-  }
-  return undefined;
+  return findExecutable(name, SYSTEM_PATH, '/');
 }
 
 /** bwrap and nsenter, and a sandbox tried once: new PID, IPC and UTS namespaces, the host's / read-only. */

@@ -33,7 +33,11 @@ export function podUsage(pod: PodStats): PodUsage {
 
 export type TopSort = 'cpu' | 'memory' | undefined;
 
-/** `kubectl top pods` (and `--containers`, `-A`) from a Summary. */
+/**
+ * `kubectl top pods` (and `--containers`, `-A`) from a Summary. As kubectl does,
+ * `--sort-by` orders the pods by their sums and, with `--containers`, each
+ * pod's containers among themselves (by name when unsorted): a pod's rows stay together.
+ */
 export function topPodsTable(summary: Summary, o: { containers: boolean; allNamespaces: boolean; sortBy: TopSort }): string {
   const pods = summary.pods.filter((p) => p.containers.length > 0).map(podUsage);
   const key = (u: { nanoCores?: number; workingSetBytes?: number }) => (o.sortBy === 'cpu' ? u.nanoCores ?? -1 : u.workingSetBytes ?? -1);
@@ -42,7 +46,8 @@ export function topPodsTable(summary: Summary, o: { containers: boolean; allName
   const ns = (p: PodUsage) => (o.allNamespaces ? [p.namespace] : []);
   if (o.containers) {
     const header = [...(o.allNamespaces ? ['NAMESPACE'] : []), 'POD', 'NAME', 'CPU(cores)', 'MEMORY(bytes)'];
-    const rows = pods.flatMap((p) => p.containers.map((c) => [...ns(p), p.name, c.name, formatCpu(c.nanoCores), formatMemory(c.workingSetBytes)]));
+    const ordered = (cs: PodUsage['containers']) => [...cs].sort(o.sortBy ? (a, b) => key(b) - key(a) : (a, b) => a.name.localeCompare(b.name));
+    const rows = pods.flatMap((p) => ordered(p.containers).map((c) => [...ns(p), p.name, c.name, formatCpu(c.nanoCores), formatMemory(c.workingSetBytes)]));
     return formatTable(header, rows);
   }
   const header = [...(o.allNamespaces ? ['NAMESPACE'] : []), 'NAME', 'CPU(cores)', 'MEMORY(bytes)'];

@@ -80,6 +80,13 @@ describe('kubectl top from a Summary', () => {
     ]);
   });
 
+  it("sorts by usage as kubectl does: pods by their sums, then each pod's containers among themselves", () => {
+    const mi = 1024 * 1024;
+    const many: Summary = { node: summary.node, pods: [pod('big', [['small', 1, 2 * mi], ['large', 1, 3 * mi]]), pod('one', [['only', 1, 4 * mi]])] };
+    expect(topPodsTable(many, { containers: true, allNamespaces: false, sortBy: 'memory' }).split('\n').slice(1).map((l) => l.split(/ +/).slice(0, 2).join('/'))).toEqual(['big/large', 'big/small', 'one/only']);
+    expect(topPodsTable(many, { containers: true, allNamespaces: false, sortBy: undefined }).split('\n').slice(1).map((l) => l.split(/ +/).slice(0, 2).join('/'))).toEqual(['big/large', 'big/small', 'one/only']);
+  });
+
   it('shows the node against its capacity with kubectl top node percentages', () => {
     expect(topNodeTable(summary, { cpuCores: 2, memoryBytes: 8 * 1024 ** 3 }).split('\n')).toEqual([
       'NAME   CPU(cores)   CPU(%)   MEMORY(bytes)   MEMORY(%)',

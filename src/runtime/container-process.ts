@@ -29,6 +29,8 @@ export interface ProcessSpec {
   /** Keep stdin open (a pipe nobody writes) instead of /dev/null. */
   stdin: boolean;
   logPath: string;
+  /** Told when the log file starts refusing output (a full disk); the output is dropped until it takes it again. */
+  onLogError?: (err: Error) => void;
   /**
    * Called with the pid before the container's program runs (it waits in a
    * shell for the go-ahead), so limits apply to every process it will start.
@@ -91,7 +93,7 @@ export class ContainerProcess {
     if (cwdProblem) return Promise.reject(new Error(`chdir to cwd ("${spec.cwd}") set in config failed: ${cwdProblem}`));
     let log: CriLogWriter;
     try {
-      log = new CriLogWriter(spec.logPath);
+      log = new CriLogWriter(spec.logPath, undefined, spec.onLogError);
     } catch (err) {
       return Promise.reject(new Error(`failed to open container log ${spec.logPath}: ${(err as Error).message}`));
     }

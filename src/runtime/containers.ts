@@ -5,7 +5,7 @@ import type { ContainerEventType } from '../cri/gen/runtime/v1/ContainerEventTyp
 import type { ContainerFilter__Output } from '../cri/gen/runtime/v1/ContainerFilter.js';
 import { ContainerProcess, type ProcessExit, type ProcessSpec } from './container-process.js';
 import { matchesLabels, toContainerStatus, toPodSandboxStatus } from './convert.js';
-import { alreadyExists, invalid, precondition, RuntimeError, unknown } from './errors.js';
+import { alreadyExists, invalid, precondition, RuntimeError, storageFailed, unknown } from './errors.js';
 import type { Cgroups } from './cgroups.js';
 import type { ContainerEventHub } from './events.js';
 import { execSync, type ExecResult } from './exec.js';
@@ -40,6 +40,7 @@ export class ContainerService {
     private readonly cgroups: Cgroups,
     private readonly pidNamespaces: PidNamespaces,
     private readonly sandboxes: ImageSandboxes,
+    private readonly warn: (message: string) => void = () => {},
   ) {}
 
   /**
@@ -119,7 +120,12 @@ export class ContainerService {
       message: '',
       sandboxed: sandboxed ? this.sandboxes.create(id, image, config) : undefined,
     };
-    this.state.saveContainer(record);
+    try {
+      this.state.saveContainer(record);
+    } catch (err) {
+      if (record.sandboxed) this.sandboxes.releaseContainer(id);
+      throw storageFailed(`failed to create container "${name}"`, err);
+    }
     this.publish(record, 'CONTAINER_CREATED_EVENT');
     return record.id;
   }
@@ -135,6 +141,7 @@ export class ContainerService {
         ...(c.sandboxed ? await this.sandboxedProcess(c, c.sandboxed, sandbox) : await this.hostProcess(c, sandbox)),
         stdin: c.stdin,
         logPath: c.logPath,
+        onLogError: (err) => this.warn(`container ${c.id} (${c.metadata.name}): ${err.message}; its output is dropped until the file takes it`),
         // With limits to enforce, the program runs only once it is inside its cgroup.
         beforeExec: needsLimits(c) && this.cgroups.mode !== 'none' ? (pid) => this.cgroups.attach(c.id, pid, c.resources!) : undefined,
       });

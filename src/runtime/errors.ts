@@ -20,3 +20,7 @@ export const invalid = (message: string) => new RuntimeError(status.INVALID_ARGU
 export const precondition = (message: string) => new RuntimeError(status.FAILED_PRECONDITION, message);
 export const alreadyExists = (message: string) => new RuntimeError(status.ALREADY_EXISTS, message);
 export const unknown = (message: string) => new RuntimeError(status.UNKNOWN, message);
+
+/** A file the runtime could not write (its state, a log): a full disk is RESOURCE_EXHAUSTED, anything else UNKNOWN. */
+export const storageFailed = (doing: string, err: unknown) =>
+  new RuntimeError((err as NodeJS.ErrnoException).code === 'ENOSPC' ? status.RESOURCE_EXHAUSTED : status.UNKNOWN, `${doing}: ${(err as Error).message}`);

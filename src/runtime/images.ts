@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { writeFileAtomic } from '../util/atomic-file.js';
 import type { AuthConfig__Output } from '../cri/gen/runtime/v1/AuthConfig.js';
 import { unknown } from './errors.js';
 import { nowNs } from './ids.js';
@@ -102,9 +103,7 @@ export class ImageStore implements RuntimeImages {
   }
 
   private save(): void {
-    const tmp = `${this.file}.tmp`;
-    writeFileSync(tmp, JSON.stringify(this.list()));
-    renameSync(tmp, this.file);
+    writeFileAtomic(this.file, JSON.stringify(this.list()));
   }
 }
 

@@ -1,5 +1,6 @@
 import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { fileError } from '../util/atomic-file.js';
 
 export type StreamName = 'stdout' | 'stderr';
 
@@ -14,14 +15,21 @@ export const MAX_LOG_LINE = 16 * 1024;
  */
 export class CriLogWriter {
   private fd: number | undefined;
-  /** The first write error; output after it is dropped rather than crashing the runtime. */
+  /**
+   * The first write error (a full disk); output the file refuses is dropped
+   * rather than crashing the runtime, as containerd does, and the writer
+   * tries again with the next line.
+   */
   writeError: Error | undefined;
+  /** Whether the last write failed: `onWriteError` hears of each run of failures once. */
+  private failing = false;
   private readonly pending: Record<StreamName, Buffer[]> = { stdout: [], stderr: [] };
   private readonly pendingBytes: Record<StreamName, number> = { stdout: 0, stderr: 0 };
 
   constructor(
     readonly path: string,
     private readonly now: () => Date = () => new Date(),
+    private readonly onWriteError: (err: Error) => void = () => {},
   ) {
     this.open();
   }
@@ -81,8 +89,12 @@ export class CriLogWriter {
     const head = Buffer.from(`${this.now().toISOString()} ${stream} ${tag} `);
     try {
       writeSync(this.fd, Buffer.concat([head, text, NEWLINE]));
+      this.failing = false;
     } catch (err) {
-      this.writeError ??= err as Error;
+      const error = fileError(`writing ${this.path}`, err);
+      this.writeError ??= error;
+      if (!this.failing) this.onWriteError(error);
+      this.failing = true;
     }
   }
 

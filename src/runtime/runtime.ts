@@ -41,6 +41,9 @@ export interface EmbeddedRuntimeOptions {
   sandbox?: SandboxSetting;
 }
 
+/** How often state that a full or read-only disk refused is written again. */
+const STATE_RETRY_MS = 5_000;
+
 /**
  * The embedded CRI runtime: sandboxes, containers as host processes (each in
  * the PID namespace CRI asks for, where the host allows), images (records,
@@ -59,10 +62,18 @@ export class EmbeddedRuntime {
   private readonly cpu = new CpuRate();
   /** Processes per container at the last stats reading. */
   private readonly processCount = new Map<string, number>();
+  private readonly flushTimer: NodeJS.Timeout;
 
   constructor(readonly options: EmbeddedRuntimeOptions) {
     const warn = options.warn ?? (() => {});
-    this.state = new RuntimeState(join(options.dir, 'state'), (file, err) => warn(`skipping unreadable record ${file}: ${String(err)}`));
+    this.state = new RuntimeState(
+      join(options.dir, 'state'),
+      (file, err) => warn(`skipping unreadable record ${file}: ${String(err)}`),
+      (err) => warn(`${err.message}: the change is kept in memory and written when the disk takes it`),
+    );
+    this.flushTimer = setInterval(() => {
+      if (this.state.unsavedCount > 0 && this.state.flush()) warn('the state a refused write kept in memory is on disk now');
+    }, STATE_RETRY_MS).unref();
     // Read once at start: a changed registries.yaml takes effect when the runtime restarts.
     this.images =
       options.registryConfig && existsSync(options.registryConfig)
@@ -73,7 +84,7 @@ export class EmbeddedRuntime {
     if (!this.pidNamespaces.available) warn(`containers share the host's PID namespace: ${this.pidNamespaces.reason}`);
     this.imageSandboxes = new ImageSandboxes(options.dir, this.images, options.sandbox ?? 'auto');
     if (this.images instanceof OciImageStore && !this.imageSandboxes.enabled) warn(`containers of real images run as host processes: ${this.imageSandboxes.describe()}`);
-    this.containers = new ContainerService(this.state, this.images, this.events, this.cgroups, this.pidNamespaces, this.imageSandboxes);
+    this.containers = new ContainerService(this.state, this.images, this.events, this.cgroups, this.pidNamespaces, this.imageSandboxes, warn);
     this.sandboxes = new SandboxService(this.state, this.containers, this.events, this.pidNamespaces, this.imageSandboxes);
     this.containers.recover();
     this.sandboxes.releasePidNamespaces();
@@ -172,5 +183,7 @@ export class EmbeddedRuntime {
   async shutdown(timeoutSeconds: number): Promise<void> {
     await this.containers.stopAll(timeoutSeconds);
     this.sandboxes.releasePidNamespaces();
+    clearInterval(this.flushTimer);
+    this.state.flush();
   }
 }

@@ -5,7 +5,7 @@ import type { ContainerService } from './containers.js';
 import type { ContainerEventType } from '../cri/gen/runtime/v1/ContainerEventType.js';
 import { matchesLabels, toPodSandboxStatus } from './convert.js';
 import type { ContainerEventHub } from './events.js';
-import { alreadyExists, invalid, RuntimeError } from './errors.js';
+import { alreadyExists, invalid, RuntimeError, storageFailed } from './errors.js';
 import { lookup, lookupOptional, newId, nowNs } from './ids.js';
 import type { PidNamespaces } from './pid-namespaces.js';
 import type { SandboxRecord } from './records.js';
@@ -71,7 +71,12 @@ export class SandboxService {
       ip: ns?.network === 'NODE' ? '' : this.ip,
     };
     this.imageSandboxes.startPodHolder(record);
-    this.state.saveSandbox(record);
+    try {
+      this.state.saveSandbox(record);
+    } catch (err) {
+      this.imageSandboxes.releasePod(record);
+      throw storageFailed(`failed to create pod sandbox ${meta.namespace}/${meta.name}`, err);
+    }
     this.publish(record, 'CONTAINER_CREATED_EVENT');
     this.publish(record, 'CONTAINER_STARTED_EVENT');
     return record.id;

@@ -6,6 +6,12 @@ import { RecordDir } from './store.js';
  * The runtime's sandboxes and containers, in memory and on disk. Every change
  * goes through `save*`/`delete*`, so what is on disk is what the runtime knew
  * at its last step.
+ *
+ * When the disk refuses a write (full, read-only): a new record is not taken
+ * at all, and the save throws, so the CRI call that would have created it
+ * fails and nothing half-made is left; a change to a known record (a
+ * container exited) stays true in memory, is reported through `onUnsaved`,
+ * and is written again with the next save that succeeds, or by `flush()`.
  */
 export class RuntimeState {
   readonly sandboxes = new Map<string, SandboxRecord>();
@@ -14,10 +20,16 @@ export class RuntimeState {
   private readonly bySandbox = new Map<string, Set<string>>();
   private readonly revisions = new Map<string, number>();
   private nextRevision = 1;
+  /** Known records whose last change is not on disk yet, by id. */
+  private readonly unsaved = new Map<string, () => void>();
   private readonly sandboxDir: RecordDir<SandboxRecord>;
   private readonly containerDir: RecordDir<ContainerRecord>;
 
-  constructor(stateDir: string, onBadRecord: (file: string, err: unknown) => void) {
+  constructor(
+    stateDir: string,
+    onBadRecord: (file: string, err: unknown) => void,
+    private readonly onUnsaved: (err: Error) => void = () => {},
+  ) {
     this.sandboxDir = new RecordDir(join(stateDir, 'sandboxes'));
     this.containerDir = new RecordDir(join(stateDir, 'containers'));
     for (const sandbox of this.sandboxDir.loadAll(onBadRecord)) this.sandboxes.set(sandbox.id, sandbox);
@@ -30,21 +42,53 @@ export class RuntimeState {
   }
 
   saveSandbox(sandbox: SandboxRecord): void {
+    this.write(sandbox.id, this.sandboxes.has(sandbox.id), () => this.sandboxDir.save(sandbox));
     this.revisions.set(sandbox.id, this.nextRevision++);
     this.sandboxes.set(sandbox.id, sandbox);
-    this.sandboxDir.save(sandbox);
   }
 
   deleteSandbox(id: string): void {
+    this.unsaved.delete(id);
     this.revisions.delete(id);
     this.sandboxes.delete(id);
     this.sandboxDir.delete(id);
   }
 
   saveContainer(container: ContainerRecord): void {
+    this.write(container.id, this.containers.has(container.id), () => this.containerDir.save(container));
     this.revisions.set(container.id, this.nextRevision++);
     this.index(container);
-    this.containerDir.save(container);
+  }
+
+  /** How many known records wait to be written again. */
+  get unsavedCount(): number {
+    return this.unsaved.size;
+  }
+
+  /** Writes again what a refused write left in memory only; true when all of it is on disk now. */
+  flush(): boolean {
+    for (const [id, save] of this.unsaved) {
+      try {
+        save();
+        this.unsaved.delete(id);
+      } catch {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private write(id: string, known: boolean, save: () => void): void {
+    try {
+      save();
+      this.unsaved.delete(id);
+    } catch (err) {
+      if (!known) throw err;
+      if (!this.unsaved.has(id)) this.onUnsaved(err as Error);
+      this.unsaved.set(id, save);
+      return;
+    }
+    this.flush();
   }
 
   deleteContainer(id: string): void {
@@ -52,6 +96,7 @@ export class RuntimeState {
     const siblings = sandboxId === undefined ? undefined : this.bySandbox.get(sandboxId);
     siblings?.delete(id);
     if (siblings?.size === 0) this.bySandbox.delete(sandboxId!);
+    this.unsaved.delete(id);
     this.revisions.delete(id);
     this.containers.delete(id);
     this.containerDir.delete(id);

@@ -1,5 +1,6 @@
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeFileAtomic } from '../util/atomic-file.js';
 
 /**
  * One JSON file per record in a directory, written atomically (temp file +
@@ -10,11 +11,9 @@ export class RecordDir<T extends { id: string }> {
     mkdirSync(dir, { recursive: true });
   }
 
+  /** Throws, naming the file, when the record cannot be written (a full disk); the old record is then intact. */
   save(record: T): void {
-    const file = join(this.dir, `${record.id}.json`);
-    const tmp = `${file}.tmp`;
-    writeFileSync(tmp, JSON.stringify(record));
-    renameSync(tmp, file);
+    writeFileAtomic(join(this.dir, `${record.id}.json`), JSON.stringify(record));
   }
 
   delete(id: string): void {

@@ -1,3 +1,4 @@
+import { writeSync } from 'node:fs';
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
 import { startEmbeddedRuntime } from '../../runtime/serve.js';
@@ -27,7 +28,16 @@ SIGINT or SIGTERM stops the server and every container it runs.`;
 
   async run(): Promise<void> {
     const { flags } = await this.parse(RuntimeServe);
-    const log = (message: string) => process.stderr.write(`${new Date().toISOString()} ${message}\n`);
+    // Detached, stderr is <root-dir>/logs/runtime.log, on the disk that may be full:
+    // a line it refuses is dropped, never fatal to the runtime and its containers.
+    process.stderr.on('error', () => {});
+    const log = (message: string) => {
+      try {
+        writeSync(2, `${new Date().toISOString()} ${message}\n`);
+      } catch {
+        // dropped: the disk (or the pipe) does not take it now
+      }
+    };
     let serving;
     try {
       serving = await startEmbeddedRuntime({

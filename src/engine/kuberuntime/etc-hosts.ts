@@ -1,5 +1,6 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeFileAtomic } from '../../util/atomic-file.js';
 import type { Mount } from '../../cri/types.js';
 import type { Container, Pod } from '../api/v1.js';
 import { podDir } from '../volume/volume-manager.js';
@@ -22,7 +23,8 @@ export function makeHostsMount(rootDir: string, pod: Pod, container: Container, 
   const file = join(dir, 'etc-hosts');
   if (!existsSync(file)) {
     mkdirSync(dir, { recursive: true });
-    writeFileSync(file, hostsFileContent(pod, podIPs, nodeHosts), { mode: 0o644 });
+    // Whole or not at all: a half-written file would stay the pod's /etc/hosts for good.
+    writeFileAtomic(file, hostsFileContent(pod, podIPs, nodeHosts), 0o644);
   }
   return { containerPath: ETC_HOSTS, hostPath: file, readonly: false };
 }

@@ -3,8 +3,9 @@
 // content store. An image is named by its config digest, as in containerd;
 // tags and digests are names that point at it, and a tag pulled again moves
 // to the image it now resolves to.
-import { mkdirSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeFileAtomic } from '../../util/atomic-file.js';
 import type { AuthConfig__Output } from '../../cri/gen/runtime/v1/AuthConfig.js';
 import { RuntimeError, unknown } from '../errors.js';
 import { nowNs } from '../ids.js';
@@ -170,9 +171,7 @@ export class OciImageStore implements RuntimeImages {
   }
 
   private save(): void {
-    const tmp = `${this.file}.tmp`;
-    writeFileSync(tmp, JSON.stringify(this.list()));
-    renameSync(tmp, this.file);
+    writeFileAtomic(this.file, JSON.stringify(this.list()));
   }
 }
 

@@ -3,8 +3,9 @@
 // within its pod's namespaces, its process made from the image config and
 // the container config. Containers of record images (no layers) and hosts
 // without bubblewrap keep host processes; `describe()` says which applies.
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeFileAtomic } from '../../util/atomic-file.js';
 import type { ContainerConfig__Output } from '../../cri/gen/runtime/v1/ContainerConfig.js';
 import type { ProcessSpec } from '../container-process.js';
 import { invalid, unknown } from '../errors.js';
@@ -172,8 +173,8 @@ export class ImageSandboxes {
     mkdirSync(dir, { recursive: true });
     const hostname = join(dir, 'hostname');
     const resolv = join(dir, 'resolv.conf');
-    writeFileSync(hostname, `${sandbox.hostname || sandbox.metadata.name}\n`);
-    writeFileSync(resolv, resolvConf(sandbox.dns));
+    writeFileAtomic(hostname, `${sandbox.hostname || sandbox.metadata.name}\n`);
+    writeFileAtomic(resolv, resolvConf(sandbox.dns));
     return [
       { containerPath: '/etc/hostname', hostPath: hostname, readonly: false },
       { containerPath: '/etc/resolv.conf', hostPath: resolv, readonly: false },

@@ -1,6 +1,9 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { ImageService, RuntimeService } from '../../cri/runtime-service.js';
 import { KubeletAnnotations, KubeletLabels, type PodSandboxConfig } from '../../cri/types.js';
 import { isCode, GrpcCode } from '../../cri/errors.js';
+import { fileError } from '../../util/atomic-file.js';
 import { Backoff } from '../../util/backoff.js';
 import { RealClock, type Clock } from '../../util/clock.js';
 import { hostIp } from '../../util/host-ip.js';
@@ -177,6 +180,8 @@ export class RuntimeManager {
     let podIPs = status.ips;
     if (actions.createSandbox) {
       try {
+        // As the kubelet does: the pod's log directory is the node's, made before the runtime is asked.
+        if (sandboxConfig.logDirectory) makePodLogDirectory(sandboxConfig.logDirectory);
         sandboxId = await this.rt.runPodSandbox(sandboxConfig);
         const created = (await this.rt.podSandboxStatus(sandboxId)).status;
         podIPs = created?.network?.ip ? [created.network.ip] : [];
@@ -300,4 +305,14 @@ function findSpec(pod: Pod | undefined, name: string): Container | undefined {
 
 function asSyncError(err: unknown, fallback: SyncError['reason']): SyncError {
   return err instanceof SyncError ? err : new SyncError(fallback, (err as Error).message);
+}
+
+/** The pod's directory made on its own: a recursive mkdir reports a read-only parent as ENOENT. */
+function makePodLogDirectory(dir: string): void {
+  try {
+    mkdirSync(dirname(dir), { recursive: true });
+    mkdirSync(dir, { mode: 0o755 });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw fileError(`mkdir ${dir}`, err);
+  }
 }

@@ -58,3 +58,5 @@ export const KubeletAnnotations = {
 /** The runtime conditions a node needs before it runs pods. */
 export const RuntimeReady = 'RuntimeReady';
 export const NetworkReady = 'NetworkReady';
+/** The embedded runtime's own condition: whether containers of real images run in sandboxes. */
+export const ContainerSandboxReady = 'ContainerSandboxReady';

@@ -57,6 +57,8 @@ export type LifecycleEventType =
   /** Writing to the apiserver failed (node status, lease, pod status, mirror pod); message says what. */
   | 'ClusterWarning'
   | 'RuntimeUnhealthy'
+  /** A condition of the runtime's own (ContainerSandboxReady) is false, or changed; the message says which and why. */
+  | 'RuntimeConditionChanged'
   | 'RuntimeHealthy'
   | 'Housekeeping'
   | 'OrphanKilled';

@@ -1,4 +1,5 @@
 import type { ImageService, RuntimeService } from '../cri/runtime-service.js';
+import type { RuntimeCondition } from '../cri/types.js';
 import { AsyncQueue } from '../util/async-queue.js';
 import { Backoff } from '../util/backoff.js';
 import { RealClock, type Clock, type Timer } from '../util/clock.js';
@@ -100,6 +101,8 @@ export class Kubelet {
   private readonly timers: Timer[] = [];
   private loop: Promise<void> | undefined;
   private runtimeProblem: string | undefined;
+  /** The runtime's conditions besides RuntimeReady and NetworkReady (the embedded runtime's ContainerSandboxReady), by type. */
+  private readonly otherRuntimeConditions = new Map<string, RuntimeCondition>();
   private stopped = false;
 
   constructor(
@@ -248,6 +251,7 @@ export class Kubelet {
           knodeVersion: deps.version ?? '0.0.0',
           runtime: () => ({ name: this.runtimeName, version: this.runtimeVersion }),
           problems: () => this.healthz().reasons,
+          runtimeConditions: () => this.runtimeConditions(),
           updateFrequency: config.nodeStatusUpdateFrequency,
           reportFrequency: config.nodeStatusReportFrequency,
           warn: clusterWarn,
@@ -362,6 +366,7 @@ export class Kubelet {
     try {
       const conditions = (await this.runtime.status()).status?.conditions ?? [];
       const notReady = conditions.filter((c) => (c.type === 'RuntimeReady' || c.type === 'NetworkReady') && !c.status);
+      this.noteOtherConditions(conditions.filter((c) => c.type !== 'RuntimeReady' && c.type !== 'NetworkReady'));
       if (notReady.length > 0) problem = notReady.map((c) => `${c.type}=false reason:${c.reason} message:${c.message}`).join('; ');
     } catch (err) {
       problem = `the runtime does not answer: ${(err as Error).message}`;
@@ -369,6 +374,21 @@ export class Kubelet {
     if (problem && !this.runtimeProblem) this.events.emit({ type: 'RuntimeUnhealthy', pod: '', uid: '', message: problem });
     if (!problem && this.runtimeProblem) this.events.emit({ type: 'RuntimeHealthy', pod: '', uid: '', message: 'the container runtime is ready again' });
     this.runtimeProblem = problem;
+  }
+
+  /** Says once when a condition of the runtime's own appears or changes, the first time only when it is false. */
+  private noteOtherConditions(conditions: RuntimeCondition[]): void {
+    for (const c of conditions) {
+      const before = this.otherRuntimeConditions.get(c.type);
+      this.otherRuntimeConditions.set(c.type, { type: c.type, status: c.status, reason: c.reason, message: c.message });
+      if (before ? before.status === c.status : c.status) continue;
+      this.events.emit({ type: 'RuntimeConditionChanged', pod: '', uid: '', reason: c.reason || c.type, message: `${c.type}=${c.status}: ${c.message}` });
+    }
+  }
+
+  /** The runtime's own conditions, as the Node shows them. */
+  runtimeConditions(): RuntimeCondition[] {
+    return [...this.otherRuntimeConditions.values()];
   }
 
   /** Running pods (a ready sandbox) and containers by state, from the pod cache. */

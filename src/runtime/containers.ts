@@ -266,6 +266,13 @@ export class ContainerService {
     if (c.sandboxed) this.sandboxes.releaseContainer(c.id);
     this.state.deleteContainer(c.id);
     this.publish(c, 'CONTAINER_DELETED_EVENT');
+    if (c.sandboxed && !this.images.list().some((i) => i.id === c.imageId)) this.pruneImageRoots();
+  }
+
+  /** After RemoveImage, or the last container of a removed image: its stacked layers go. */
+  pruneImageRoots(): string[] {
+    const sandboxed = [...this.state.containers.values()].filter((c) => c.sandboxed).map((c) => c.imageId);
+    return this.sandboxes.pruneImageRoots([...this.images.list().map((i) => i.id), ...sandboxed]);
   }
 
   list(filter: ContainerFilter__Output | null): ContainerRecord[] {

@@ -7,6 +7,7 @@ import type { PodSandboxStatsFilter__Output } from '../cri/gen/runtime/v1/PodSan
 import type { FilesystemUsage } from '../cri/gen/runtime/v1/FilesystemUsage.js';
 import type { StatusResponse } from '../cri/gen/runtime/v1/StatusResponse.js';
 import type { VersionResponse } from '../cri/gen/runtime/v1/VersionResponse.js';
+import { ContainerSandboxReady } from '../cri/types.js';
 import { Cgroups } from './cgroups.js';
 import { ContainerService } from './containers.js';
 import { matchesLabels } from './convert.js';
@@ -83,7 +84,7 @@ export class EmbeddedRuntime {
     this.pidNamespaces = new PidNamespaces();
     if (!this.pidNamespaces.available) warn(`containers share the host's PID namespace: ${this.pidNamespaces.reason}`);
     this.imageSandboxes = new ImageSandboxes(options.dir, this.images, options.sandbox ?? 'auto');
-    if (this.images instanceof OciImageStore && !this.imageSandboxes.enabled) warn(`containers of real images run as host processes: ${this.imageSandboxes.describe()}`);
+    if (this.images instanceof OciImageStore && !this.imageSandboxes.enabled) warn(`containers of real images run as ${this.imageSandboxes.describe()}`);
     this.containers = new ContainerService(this.state, this.images, this.events, this.cgroups, this.pidNamespaces, this.imageSandboxes, warn);
     this.sandboxes = new SandboxService(this.state, this.containers, this.events, this.pidNamespaces, this.imageSandboxes);
     this.containers.recover();
@@ -100,6 +101,7 @@ export class EmbeddedRuntime {
         conditions: [
           { type: 'RuntimeReady', status: true, reason: '', message: '' },
           { type: 'NetworkReady', status: true, reason: '', message: 'pods share the host network' },
+          ...this.sandboxCondition(),
         ],
       },
       info: verbose ? { config: JSON.stringify({ dir: this.options.dir, isolation: this.isolation(), images: this.describeImages(), resourceLimits: this.cgroups.describe() }) } : {},
@@ -169,6 +171,18 @@ export class EmbeddedRuntime {
   }
 
   /** How containers are isolated: sandboxes for real images where bubblewrap works, else host processes. */
+  /**
+   * With real images, whether their containers get sandboxes: a runtime
+   * condition of knode's own (the kubelet passes over types it does not
+   * know; knode makes it a node condition and says when it changes).
+   */
+  private sandboxCondition(): { type: string; status: boolean; reason: string; message: string }[] {
+    if (!(this.images instanceof OciImageStore)) return [];
+    if (this.imageSandboxes.enabled) return [{ type: ContainerSandboxReady, status: true, reason: '', message: this.imageSandboxes.describe() }];
+    const reason = this.options.sandbox === 'off' ? 'SandboxesTurnedOff' : 'BubblewrapUnavailable';
+    return [{ type: ContainerSandboxReady, status: false, reason, message: `containers of real images run as ${this.imageSandboxes.describe()}` }];
+  }
+
   private isolation(): string {
     const host = `host processes; ${this.pidNamespaces.describe()}`;
     return this.imageSandboxes.enabled ? `containers of real images: ${this.imageSandboxes.describe()}; others: ${host}` : `${host} (${this.imageSandboxes.describe()})`;

@@ -144,6 +144,7 @@ export function imageHandlers(rt: EmbeddedRuntime, log: Log): ImageServiceHandle
       const name = req.image?.image ?? '';
       parseOrId(name);
       rt.images.remove(name);
+      rt.containers.pruneImageRoots();
       return {};
     }),
     ImageFsInfo: unary('ImageFsInfo', log, () => ({ imageFilesystems: [rt.imageFsUsage()], containerFilesystems: [] })),

@@ -7,7 +7,7 @@ const DETAIL = new Set(['PodSynced', 'PLEGEvent', 'WorkerStarted', 'WorkerFinish
 /** What went wrong: shown at every verbosity, as klog's errors and warnings are. */
 const PROBLEMS = new Set([
   'ManifestError', 'PodRejected', 'SyncFailed', 'SandboxFailed', 'ImagePullFailed', 'ImagePullBackOff', 'ContainerFailed', 'ContainerBackOff',
-  'ProbeFailed', 'PodFailed', 'ClusterWarning', 'RuntimeUnhealthy', 'NodeReadyChanged', 'OrphanKilled',
+  'ProbeFailed', 'PodFailed', 'ClusterWarning', 'RuntimeUnhealthy', 'RuntimeConditionChanged', 'NodeReadyChanged', 'OrphanKilled',
 ]);
 
 export function isNoisy(event: LifecycleEvent): boolean {

@@ -35,10 +35,10 @@ export interface EmbeddedRuntimeProcess {
 }
 
 /** A real embedded runtime: `bin/run.js runtime serve` as a child process with its own root dir. */
-export async function startEmbeddedRuntime(rootDir = mkdtempSync(join(tmpdir(), 'knode-rt-'))): Promise<EmbeddedRuntimeProcess> {
+export async function startEmbeddedRuntime(rootDir = mkdtempSync(join(tmpdir(), 'knode-rt-')), args: string[] = []): Promise<EmbeddedRuntimeProcess> {
   // The runtime's own log stays in its root dir (runtime.log), out of the test report.
   const log = openSync(join(rootDir, 'runtime.log'), 'a');
-  const child = spawn(process.execPath, [cliEntry, 'runtime', 'serve', '--root-dir', rootDir, '--shutdown-grace-period', '1'], {
+  const child = spawn(process.execPath, [cliEntry, 'runtime', 'serve', '--root-dir', rootDir, '--shutdown-grace-period', '1', ...args], {
     stdio: ['ignore', log, log],
   });
   closeSync(log);

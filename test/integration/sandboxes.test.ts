@@ -1,7 +1,8 @@
 // Containers of real images in bubblewrap sandboxes on the embedded runtime,
 // through the real CRI path (the runtime as its own process, over gRPC),
 // with images pulled from the local registry (test/registry/registry.sh).
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,7 +11,7 @@ import type { CriError } from '../../src/cri/errors.js';
 import type { ContainerConfig, PodSandboxConfig } from '../../src/cri/types.js';
 import { containerConfig as podContainer, logPathOf, sandboxConfig, waitExited } from '../helpers/cri.js';
 import { mirrorConfig, startRegistry, type LocalRegistry } from '../helpers/registry.js';
-import { eventually, startEmbeddedRuntime, type EmbeddedRuntimeProcess } from '../helpers/runtimes.js';
+import { cliEntry, eventually, startEmbeddedRuntime, type EmbeddedRuntimeProcess } from '../helpers/runtimes.js';
 
 let registry: LocalRegistry;
 let runtime: EmbeddedRuntimeProcess;
@@ -60,6 +61,8 @@ describe('bubblewrap sandboxes for real images (embedded runtime)', () => {
   it('says in its status that containers of real images run in sandboxes', async () => {
     const info = JSON.parse((await client.status(true)).info.config) as { isolation: string };
     expect(info.isolation).toMatch(/^containers of real images: bubblewrap sandboxes \(bubblewrap [\d.]+\); root file systems: (a kernel overlay per container over its image|a copy of its image per container)/);
+    const condition = (await client.status()).status!.conditions.find((c) => c.type === 'ContainerSandboxReady');
+    expect(condition).toMatchObject({ status: true, message: expect.stringMatching(/^bubblewrap sandboxes/) });
   });
 
   it("runs the image's own Entrypoint and Cmd when the container gives no command", async () => {
@@ -183,5 +186,53 @@ describe('bubblewrap sandboxes for real images (embedded runtime)', () => {
     const dnsConfig = { servers: ['10.96.0.10'], searches: ['team.svc.cluster.local', 'svc.cluster.local'], options: ['ndots:5'] };
     const config = containerConfig('dns', ['cat', '/etc/resolv.conf']);
     expect((await runToEnd('dns-pod', config, { dnsConfig })).lines).toEqual(['search team.svc.cluster.local svc.cluster.local', 'nameserver 10.96.0.10', 'options ndots:5']);
+  });
+
+  it("deletes an image's stacked layers when the image is removed and no container stands on them (last: it removes images)", async () => {
+    const stackOf = async (image: string) => join(root, 'runtime', 'rootfs', 'images', (await client.imageStatus({ image }))!.id.replace(/^sha256:/, ''));
+    const layers = await stackOf('busybox-layers:1.0');
+    const user = await stackOf('busybox-user:1.0');
+    // Earlier tests made containers of both images, so both were stacked; their pods go now.
+    expect([existsSync(layers), existsSync(user)]).toEqual([true, true]);
+    for (const pod of await client.listPodSandbox()) await client.removePodSandbox(pod.id);
+    expect([existsSync(layers), existsSync(user)]).toEqual([true, true]);
+
+    const sandbox = { ...sandboxConfig('prune'), hostname: 'prune' };
+    const sandboxId = await client.runPodSandbox(sandbox);
+    const id = await client.createContainer(sandboxId, containerConfig('on-layers', ['true'], { image: { image: 'busybox-layers:1.0' } }), sandbox);
+    await client.removeImage({ image: 'busybox-layers:1.0' });
+    await client.removeImage({ image: 'busybox-user:1.0' });
+    // A container of the removed image still stands on its layers; the other image had none left.
+    expect([existsSync(layers), existsSync(user)]).toEqual([true, false]);
+    await client.startContainer(id);
+    expect((await waitExited(client, id)).exitCode).toBe(0);
+    await client.removePodSandbox(sandboxId);
+    expect(existsSync(layers)).toBe(false);
+    expect(existsSync(await stackOf('busybox:1.36'))).toBe(true);
+  });
+});
+
+describe('real images without sandboxes (--sandbox off)', () => {
+  it('says so in a runtime condition, which knode run reports and keeps as a node condition', async () => {
+    const offRoot = mkdtempSync(join(tmpdir(), 'knode-sandbox-off-'));
+    mkdirSync(join(offRoot, 'none'));
+    writeFileSync(join(offRoot, 'registries.yaml'), mirrorConfig(registry.host));
+    const off = await startEmbeddedRuntime(offRoot, ['--sandbox', 'off']);
+    const offClient = new CriClient(off.endpoint);
+    const node = spawn(process.execPath, [cliEntry, 'run', '--root-dir', offRoot, '--runtime-endpoint', off.endpoint, '--static-dir', join(offRoot, 'none'), '--output', 'plain', '--read-only-port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    node.stdout!.on('data', (d) => (out += d));
+    node.stderr!.on('data', (d) => (out += d));
+    try {
+      const condition = (await offClient.status()).status!.conditions.find((c) => c.type === 'ContainerSandboxReady');
+      expect(condition).toEqual({ type: 'ContainerSandboxReady', status: false, reason: 'SandboxesTurnedOff', message: 'containers of real images run as host processes: sandboxes are turned off (--sandbox off)' });
+      await eventually(() => /RuntimeConditionChanged .*\[SandboxesTurnedOff\] ContainerSandboxReady=false: containers of real images run as host processes/.test(out), 'knode run to report the condition', 30_000);
+      expect(out.match(/RuntimeConditionChanged/g)).toHaveLength(1);
+    } finally {
+      node.kill('SIGTERM');
+      offClient.close();
+      await off.stop();
+      rmSync(offRoot, { recursive: true, force: true });
+    }
   });
 });

@@ -14,6 +14,7 @@ function setup() {
   const clock = new FakeClock();
   const events = new EventStream(() => clock.now());
   const problems: string[] = [];
+  const runtimeConditions: { type: string; status: boolean; reason: string; message: string }[] = [];
   const warnings: string[] = [];
   const seen: string[] = [];
   events.subscribe((e) => seen.push(`${e.type}${e.reason ? ` ${e.reason}` : ''}`));
@@ -30,11 +31,12 @@ function setup() {
     knodeVersion: '0.1.0',
     runtime: () => ({ name: 'knode', version: '0.1.0' }),
     problems: () => problems,
+    runtimeConditions: () => runtimeConditions,
     updateFrequency: 10_000,
     reportFrequency: 300_000,
     warn: (m) => warnings.push(m),
   });
-  return { cluster, clock, events, problems, warnings, seen, nodeStatus };
+  return { cluster, clock, events, problems, runtimeConditions, warnings, seen, nodeStatus };
 }
 
 const ready = (cluster: FakeCluster) => cluster.nodes.get('n1')?.status?.conditions?.find((c) => c.type === 'Ready');
@@ -97,6 +99,21 @@ describe('the node status', () => {
     expect(ready(cluster)?.status).toBe('True');
     await clock.advance(300_000);
     expect(patches()).toBe(3);
+    await nodeStatus.stop();
+  });
+
+  it("shows the runtime's own conditions as node conditions, and writes one when it changes", async () => {
+    const { cluster, events, runtimeConditions, nodeStatus } = setup();
+    runtimeConditions.push({ type: 'ContainerSandboxReady', status: true, reason: '', message: 'bubblewrap sandboxes' });
+    nodeStatus.start();
+    await nodeStatus.waitRegistered();
+    const sandboxes = () => cluster.nodes.get('n1')?.status?.conditions?.find((c) => c.type === 'ContainerSandboxReady');
+    expect(sandboxes()).toMatchObject({ status: 'True', reason: 'ContainerSandboxReady', message: 'bubblewrap sandboxes' });
+    runtimeConditions[0] = { type: 'ContainerSandboxReady', status: false, reason: 'BubblewrapUnavailable', message: 'no bwrap on PATH' };
+    events.emit({ type: 'RuntimeConditionChanged', pod: '', uid: '', message: 'ContainerSandboxReady=false' });
+    await flushMicrotasks();
+    expect(sandboxes()).toMatchObject({ status: 'False', reason: 'BubblewrapUnavailable', message: 'no bwrap on PATH' });
+    expect(ready(cluster)?.status).toBe('True');
     await nodeStatus.stop();
   });
 });

@@ -22,6 +22,8 @@ export interface NodeStatusDeps {
   runtime: () => { name: string; version: string };
   /** Why the node is not ready ([] when it is): runtime down, PLEG not relisting. */
   problems: () => string[];
+  /** The runtime's conditions of its own (ContainerSandboxReady), shown as node conditions of the same type. */
+  runtimeConditions?: () => { type: string; status: boolean; reason: string; message: string }[];
   /** How often the status is computed (nodeStatusUpdateFrequency, 10 s). */
   updateFrequency: number;
   /** How often it is written even when nothing changed (nodeStatusReportFrequency, 5 min). */
@@ -60,7 +62,7 @@ export class NodeStatusManager {
     this.registered = this.register().then(() => {
       this.timer = this.d.clock.setInterval(() => void this.update(), this.d.updateFrequency);
       this.unsubscribe = this.d.events.subscribe((e) => {
-        if (e.type === 'RuntimeUnhealthy' || e.type === 'RuntimeHealthy') void this.update();
+        if (e.type === 'RuntimeUnhealthy' || e.type === 'RuntimeHealthy' || e.type === 'RuntimeConditionChanged') void this.update();
       });
     });
     this.registered.catch(() => {});
@@ -155,7 +157,8 @@ export class NodeStatusManager {
   private computeStatus(previous: NodeStatus | undefined): NodeStatus {
     const now = rfc3339(this.d.clock.now());
     const runtime = this.d.runtime();
-    const conditions = [...pressureConditions(this.d.rootDir), readyCondition(this.d.problems())].map((c): NodeCondition => {
+    const fromRuntime = (this.d.runtimeConditions?.() ?? []).map((c) => ({ type: c.type, status: c.status ? ('True' as const) : ('False' as const), reason: c.reason || c.type, message: c.message }));
+    const conditions = [...pressureConditions(this.d.rootDir), readyCondition(this.d.problems()), ...fromRuntime].map((c): NodeCondition => {
       const before = previous?.conditions?.find((p) => p.type === c.type);
       const transition = before && before.status === c.status ? (before.lastTransitionTime ?? now) : now;
       return { ...c, lastHeartbeatTime: now, lastTransitionTime: transition };

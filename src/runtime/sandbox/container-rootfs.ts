@@ -4,7 +4,7 @@
 // (root), its writes going to a directory of its own, or a copy of it
 // otherwise. Removing the container unmounts and deletes what it wrote.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { composeRootfs, type StackedLayer } from '../oci/rootfs.js';
 
@@ -82,6 +82,22 @@ export class ContainerRootfs {
     if (!existsSync(base)) return;
     if (this.mode === 'overlay') spawnSync('umount', ['--lazy', join(base, 'rootfs')], { stdio: 'ignore' });
     rmSync(base, { recursive: true, force: true });
+  }
+
+  /**
+   * Deletes the stacked layers of every image not in `keep` (ids), and what
+   * a runtime that died while stacking left: an image's stack lives as long
+   * as the image or a container made from it, whichever is longer.
+   */
+  pruneImages(keep: Iterable<string>): string[] {
+    const wanted = new Set([...keep].map((id) => id.replace(/^sha256:/, '')));
+    const pruned: string[] = [];
+    for (const name of readdirSync(join(this.dir, 'images'))) {
+      if (wanted.has(name)) continue;
+      rmSync(join(this.dir, 'images', name), { recursive: true, force: true });
+      pruned.push(name);
+    }
+    return pruned;
   }
 
   /** Where container `id`'s root file system is seen while it runs. */

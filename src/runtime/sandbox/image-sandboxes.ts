@@ -162,6 +162,11 @@ export class ImageSandboxes {
     this.rootfs?.release(id);
   }
 
+  /** Deletes the stacked layers of images that are gone and that no container uses any more. */
+  pruneImageRoots(inUse: Iterable<string>): string[] {
+    return this.rootfs?.pruneImages(inUse) ?? [];
+  }
+
   /** A running sandboxed container's exec wrapper: nsenter into its namespaces and root, as its user. */
   execWrapper(spec: SandboxedSpec, program: number): string[] {
     return this.bubblewrap!.execWrapper(program, spec.uid, spec.gid);

@@ -1,5 +1,4 @@
 import type { ImageService, RuntimeService } from '../cri/runtime-service.js';
-import type { RuntimeCondition } from '../cri/types.js';
 import { AsyncQueue } from '../util/async-queue.js';
 import { Backoff } from '../util/backoff.js';
 import { RealClock, type Clock, type Timer } from '../util/clock.js';
@@ -26,6 +25,7 @@ import { ActiveDeadlineHandler } from './active-deadline.js';
 import type { PodSyncHandler, PodSyncLoopHandler } from './lifecycle.js';
 import { KubeletPodSyncer } from './pod-sync.js';
 import { PodWorkers } from './pod-workers.js';
+import { RuntimeHealth } from './runtime-health.js';
 import { ReasonCache } from './status/reason-cache.js';
 import { StatusManager } from './status/status-manager.js';
 import { nodeLabels, SyncHandler } from './sync-handler.js';
@@ -100,9 +100,7 @@ export class Kubelet {
   private readonly inbox = new AsyncQueue<LoopMessage>();
   private readonly timers: Timer[] = [];
   private loop: Promise<void> | undefined;
-  private runtimeProblem: string | undefined;
-  /** The runtime's conditions besides RuntimeReady and NetworkReady (the embedded runtime's ContainerSandboxReady), by type. */
-  private readonly otherRuntimeConditions = new Map<string, RuntimeCondition>();
+  private readonly runtimeHealth: RuntimeHealth;
   private stopped = false;
 
   constructor(
@@ -118,6 +116,7 @@ export class Kubelet {
     this.traces = new TraceRecorder(this.events);
     const runtime = instrumentRuntime(deps.runtime, (method, ms, failed) => this.metrics.observeRuntimeCall(method, ms, failed));
     this.runtime = runtime;
+    this.runtimeHealth = new RuntimeHealth(runtime, this.events);
     this.statusManager = new StatusManager(this.events);
     this.objects = new ObjectManager(deps.cluster, clock);
     this.workQueue = new WorkQueue(clock);
@@ -172,7 +171,7 @@ export class Kubelet {
       hostIP: this.hostIP,
       rootDir: config.rootDir,
       runtimeName: () => this.runtimeName,
-      runtimeError: () => this.runtimeProblem,
+      runtimeError: () => this.runtimeHealth.error,
       prober: this.prober,
       volumes: new VolumeManager(
         config.rootDir,
@@ -251,7 +250,7 @@ export class Kubelet {
           knodeVersion: deps.version ?? '0.0.0',
           runtime: () => ({ name: this.runtimeName, version: this.runtimeVersion }),
           problems: () => this.healthz().reasons,
-          runtimeConditions: () => this.runtimeConditions(),
+          runtimeConditions: () => this.runtimeHealth.conditions(),
           updateFrequency: config.nodeStatusUpdateFrequency,
           reportFrequency: config.nodeStatusReportFrequency,
           warn: clusterWarn,
@@ -278,7 +277,7 @@ export class Kubelet {
     this.runtimeName = version.runtimeName;
     this.runtimeVersion = version.runtimeVersion;
     if (!this.evented) this.plegMode = 'generic';
-    await this.checkRuntime();
+    await this.runtimeHealth.check();
     this.events.emit({
       type: 'NodeStarted', pod: '', uid: '', message: `node ${this.config.nodeName} on ${this.runtimeName} ${this.runtimeVersion}`,
       detail: { nodeName: this.config.nodeName, runtimeName: this.runtimeName, runtimeVersion: this.runtimeVersion, sources: this.podConfig.sourceNames.join(','), evented: this.config.eventedPleg },
@@ -292,7 +291,7 @@ export class Kubelet {
     this.timers.push(this.clock.setInterval(() => this.inbox.push({ kind: 'sync' }), KubeletConstants.syncLoopTick));
     // runOnce (knode apply) leaves other pods alone: no housekeeping kills what its sources do not name.
     if (!this.config.runOnce) this.timers.push(this.clock.setInterval(() => this.inbox.push({ kind: 'housekeeping' }), KubeletConstants.housekeepingPeriod));
-    this.timers.push(this.clock.setInterval(() => void this.checkRuntime(), KubeletConstants.runtimeStatusPeriod));
+    this.timers.push(this.clock.setInterval(() => void this.runtimeHealth.check(), KubeletConstants.runtimeStatusPeriod));
     // Usage is read on a period (cAdvisor's housekeeping), so CPU rates are ready when asked for.
     if (!this.config.runOnce) this.timers.push(this.clock.setInterval(() => void this.stats.refresh().catch(() => {}), KubeletConstants.statsRefreshPeriod));
     await this.podConfig.start();
@@ -360,37 +359,6 @@ export class Kubelet {
     return this.podManager.getPods().filter((pod) => due.has(pod.metadata.uid!) || this.podSyncLoopHandlers.some((h) => h.shouldSync(pod)));
   }
 
-  /** Asks the runtime whether it is ready (the kubelet's runtime state check). */
-  private async checkRuntime(): Promise<void> {
-    let problem: string | undefined;
-    try {
-      const conditions = (await this.runtime.status()).status?.conditions ?? [];
-      const notReady = conditions.filter((c) => (c.type === 'RuntimeReady' || c.type === 'NetworkReady') && !c.status);
-      this.noteOtherConditions(conditions.filter((c) => c.type !== 'RuntimeReady' && c.type !== 'NetworkReady'));
-      if (notReady.length > 0) problem = notReady.map((c) => `${c.type}=false reason:${c.reason} message:${c.message}`).join('; ');
-    } catch (err) {
-      problem = `the runtime does not answer: ${(err as Error).message}`;
-    }
-    if (problem && !this.runtimeProblem) this.events.emit({ type: 'RuntimeUnhealthy', pod: '', uid: '', message: problem });
-    if (!problem && this.runtimeProblem) this.events.emit({ type: 'RuntimeHealthy', pod: '', uid: '', message: 'the container runtime is ready again' });
-    this.runtimeProblem = problem;
-  }
-
-  /** Says once when a condition of the runtime's own appears or changes, the first time only when it is false. */
-  private noteOtherConditions(conditions: RuntimeCondition[]): void {
-    for (const c of conditions) {
-      const before = this.otherRuntimeConditions.get(c.type);
-      this.otherRuntimeConditions.set(c.type, { type: c.type, status: c.status, reason: c.reason, message: c.message });
-      if (before ? before.status === c.status : c.status) continue;
-      this.events.emit({ type: 'RuntimeConditionChanged', pod: '', uid: '', reason: c.reason || c.type, message: `${c.type}=${c.status}: ${c.message}` });
-    }
-  }
-
-  /** The runtime's own conditions, as the Node shows them. */
-  runtimeConditions(): RuntimeCondition[] {
-    return [...this.otherRuntimeConditions.values()];
-  }
-
   /** Running pods (a ready sandbox) and containers by state, from the pod cache. */
   runtimeCounts(): RuntimeCounts {
     let pods = 0;
@@ -407,7 +375,7 @@ export class Kubelet {
     const reasons: string[] = [];
     const pleg = this.pleg.healthy();
     if (!pleg.ok) reasons.push(`PLEG is not healthy: ${pleg.message}`);
-    if (this.runtimeProblem) reasons.push(`container runtime is down: ${this.runtimeProblem}`);
+    if (this.runtimeHealth.error) reasons.push(`container runtime is down: ${this.runtimeHealth.error}`);
     return { ok: reasons.length === 0, reasons };
   }
 

@@ -1,0 +1,57 @@
+import type { RuntimeService } from '../cri/runtime-service.js';
+import { NetworkReady, RuntimeReady, type RuntimeCondition } from '../cri/types.js';
+import type { EventStream } from './events.js';
+
+/**
+ * The kubelet's runtime state check: whether the container runtime answers
+ * and says it is ready (RuntimeReady, NetworkReady), and the conditions a
+ * runtime adds of its own (the embedded runtime's ContainerSandboxReady).
+ * Each change is said once, as an event.
+ */
+export class RuntimeHealth {
+  private problem: string | undefined;
+  /** The runtime's conditions besides RuntimeReady and NetworkReady, by type. */
+  private readonly others = new Map<string, RuntimeCondition>();
+
+  constructor(
+    private readonly runtime: Pick<RuntimeService, 'status'>,
+    private readonly events: EventStream,
+  ) {}
+
+  /** Why the runtime cannot be used, or undefined while it can. */
+  get error(): string | undefined {
+    return this.problem;
+  }
+
+  /** The runtime's conditions of its own, as the Node shows them. */
+  conditions(): RuntimeCondition[] {
+    return [...this.others.values()];
+  }
+
+  /** Asks the runtime for its status (every runtimeStatusPeriod). */
+  async check(): Promise<void> {
+    let problem: string | undefined;
+    try {
+      const conditions = (await this.runtime.status()).status?.conditions ?? [];
+      const required = (c: RuntimeCondition) => c.type === RuntimeReady || c.type === NetworkReady;
+      const notReady = conditions.filter((c) => required(c) && !c.status);
+      this.noteOthers(conditions.filter((c) => !required(c)));
+      if (notReady.length > 0) problem = notReady.map((c) => `${c.type}=false reason:${c.reason} message:${c.message}`).join('; ');
+    } catch (err) {
+      problem = `the runtime does not answer: ${(err as Error).message}`;
+    }
+    if (problem && !this.problem) this.events.emit({ type: 'RuntimeUnhealthy', pod: '', uid: '', message: problem });
+    if (!problem && this.problem) this.events.emit({ type: 'RuntimeHealthy', pod: '', uid: '', message: 'the container runtime is ready again' });
+    this.problem = problem;
+  }
+
+  /** Says when a condition of the runtime's own changes, and when it is first seen false. */
+  private noteOthers(conditions: RuntimeCondition[]): void {
+    for (const c of conditions) {
+      const before = this.others.get(c.type);
+      this.others.set(c.type, { type: c.type, status: c.status, reason: c.reason, message: c.message });
+      if (before ? before.status === c.status : c.status) continue;
+      this.events.emit({ type: 'RuntimeConditionChanged', pod: '', uid: '', reason: c.reason || c.type, message: `${c.type}=${c.status}: ${c.message}` });
+    }
+  }
+}

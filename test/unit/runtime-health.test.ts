@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import type { StatusResponse } from '../../src/cri/types.js';
+import { EventStream } from '../../src/engine/events.js';
+import { RuntimeHealth } from '../../src/engine/runtime-health.js';
+
+const cond = (type: string, status: boolean, reason = '', message = '') => ({ type, status, reason, message });
+
+function setup() {
+  let answer: StatusResponse | Error = { status: { conditions: [] }, info: {} };
+  const events = new EventStream(() => 0);
+  const seen: string[] = [];
+  events.subscribe((e) => seen.push(`${e.type}${e.reason ? ` ${e.reason}` : ''}: ${e.message}`));
+  const health = new RuntimeHealth({ status: async () => (answer instanceof Error ? Promise.reject(answer) : answer) }, events);
+  const set = (next: StatusResponse | Error) => (answer = next);
+  const conditions = (...c: ReturnType<typeof cond>[]) => ({ status: { conditions: c }, info: {} }) as StatusResponse;
+  return { health, seen, set, conditions };
+}
+
+describe('the runtime health check', () => {
+  it('says when the runtime stops answering or is not ready, and when it is back', async () => {
+    const { health, seen, set, conditions } = setup();
+    set(conditions(cond('RuntimeReady', true), cond('NetworkReady', true)));
+    await health.check();
+    expect([health.error, seen]).toEqual([undefined, []]);
+    set(new Error('connect ECONNREFUSED'));
+    await health.check();
+    await health.check();
+    expect(health.error).toBe('the runtime does not answer: connect ECONNREFUSED');
+    set(conditions(cond('RuntimeReady', true), cond('NetworkReady', false, 'NoCNI', 'no network plugin')));
+    await health.check();
+    expect(health.error).toBe('NetworkReady=false reason:NoCNI message:no network plugin');
+    set(conditions(cond('RuntimeReady', true), cond('NetworkReady', true)));
+    await health.check();
+    expect(seen).toEqual(['RuntimeUnhealthy: the runtime does not answer: connect ECONNREFUSED', 'RuntimeHealthy: the container runtime is ready again']);
+  });
+
+  it("keeps the runtime's own conditions, saying a false one when first seen and each change after", async () => {
+    const { health, seen, set, conditions } = setup();
+    set(conditions(cond('RuntimeReady', true), cond('ContainerSandboxReady', true, '', 'bubblewrap sandboxes')));
+    await health.check();
+    expect(seen).toEqual([]);
+    set(conditions(cond('RuntimeReady', true), cond('ContainerSandboxReady', false, 'BubblewrapUnavailable', 'no bwrap')));
+    await health.check();
+    await health.check();
+    expect(health.conditions()).toEqual([cond('ContainerSandboxReady', false, 'BubblewrapUnavailable', 'no bwrap')]);
+    expect(health.error).toBeUndefined();
+    expect(seen).toEqual(['RuntimeConditionChanged BubblewrapUnavailable: ContainerSandboxReady=false: no bwrap']);
+  });
+});

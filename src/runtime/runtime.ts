@@ -170,7 +170,6 @@ export class EmbeddedRuntime {
     };
   }
 
-  /** How containers are isolated: sandboxes for real images where bubblewrap works, else host processes. */
   /**
    * With real images, whether their containers get sandboxes: a runtime
    * condition of knode's own (the kubelet passes over types it does not
@@ -183,6 +182,7 @@ export class EmbeddedRuntime {
     return [{ type: ContainerSandboxReady, status: false, reason, message: `containers of real images run as ${this.imageSandboxes.describe()}` }];
   }
 
+  /** How containers are isolated: sandboxes for real images where bubblewrap works, else host processes. */
   private isolation(): string {
     const host = `host processes; ${this.pidNamespaces.describe()}`;
     return this.imageSandboxes.enabled ? `containers of real images: ${this.imageSandboxes.describe()}; others: ${host}` : `${host} (${this.imageSandboxes.describe()})`;

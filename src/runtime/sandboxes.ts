@@ -1,18 +1,17 @@
-import { mkdirSync } from 'node:fs';
 import type { PodSandboxConfig__Output } from '../cri/gen/runtime/v1/PodSandboxConfig.js';
 import type { PodSandboxFilter__Output } from '../cri/gen/runtime/v1/PodSandboxFilter.js';
 import type { ContainerService } from './containers.js';
 import type { ContainerEventType } from '../cri/gen/runtime/v1/ContainerEventType.js';
 import { matchesLabels, toPodSandboxStatus } from './convert.js';
 import type { ContainerEventHub } from './events.js';
-import { alreadyExists, invalid, RuntimeError, storageFailed } from './errors.js';
+import { alreadyExists, invalid, storageFailed } from './errors.js';
 import { lookup, lookupOptional, newId, nowNs } from './ids.js';
 import type { PidNamespaces } from './pid-namespaces.js';
 import type { SandboxRecord } from './records.js';
 import type { RuntimeState } from './state.js';
 import type { ImageSandboxes } from './sandbox/image-sandboxes.js';
+import { makeDirectory } from '../util/atomic-file.js';
 import { hostIp } from '../util/host-ip.js';
-import { status } from '@grpc/grpc-js';
 
 /**
  * Pod sandboxes. With host processes a sandbox groups containers, owns their
@@ -49,9 +48,9 @@ export class SandboxService {
     }
     if (config.logDirectory) {
       try {
-        mkdirSync(config.logDirectory, { recursive: true });
+        makeDirectory(config.logDirectory);
       } catch (err) {
-        throw new RuntimeError(status.UNKNOWN, `failed to create log directory ${config.logDirectory}: ${(err as Error).message}`);
+        throw storageFailed(`failed to create pod sandbox ${meta.namespace}/${meta.name}`, err);
       }
     }
     const ns = config.linux?.securityContext?.namespaceOptions;

@@ -1,4 +1,5 @@
-import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 
 /**
  * Writes a file whole or not at all: the data goes to a temp file beside it,
@@ -19,6 +20,20 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, mode?: 
       // not a file we made
     }
     throw fileError(`writing ${path}`, err);
+  }
+}
+
+/**
+ * Makes a directory and its parents. The last part is made on its own: a
+ * recursive mkdir reports a read-only parent as ENOENT, which sends the reader
+ * looking for a missing directory instead of the read-only one.
+ */
+export function makeDirectory(dir: string, mode = 0o755): void {
+  try {
+    mkdirSync(dirname(dir), { recursive: true });
+    mkdirSync(dir, { mode });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw fileError(`mkdir ${dir}`, err);
   }
 }
 

@@ -126,6 +126,9 @@ describe('a read-only pod log directory', () => {
       expect(failure).toMatch(/Failed to create pod sandbox: mkdir \S+\/pods\/default_late2-disk_\w+: EROFS: read-only file system/);
       expect(await sandboxesOf('late2-disk')).toHaveLength(0);
       expect(await runningOf('steady-disk')).toHaveLength(1);
+      // The runtime's own mkdir names the read-only directory too (a recursive mkdir alone says ENOENT).
+      const direct = await client.runPodSandbox({ metadata: { name: 'direct', uid: 'direct-uid', namespace: 'default', attempt: 0 }, logDirectory: join(logs, 'default_direct_direct-uid') }).catch((err: Error) => err);
+      expect(String(direct)).toMatch(/failed to create pod sandbox default\/direct: mkdir \S+\/pods\/default_direct_direct-uid: EROFS: read-only file system/);
     } finally {
       execFileSync('umount', [logs]);
     }

@@ -1,9 +1,7 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import type { ImageService, RuntimeService } from '../../cri/runtime-service.js';
 import { KubeletAnnotations, KubeletLabels, type PodSandboxConfig } from '../../cri/types.js';
 import { isCode, GrpcCode } from '../../cri/errors.js';
-import { fileError } from '../../util/atomic-file.js';
+import { makeDirectory } from '../../util/atomic-file.js';
 import { Backoff } from '../../util/backoff.js';
 import { RealClock, type Clock } from '../../util/clock.js';
 import { hostIp } from '../../util/host-ip.js';
@@ -181,7 +179,7 @@ export class RuntimeManager {
     if (actions.createSandbox) {
       try {
         // As the kubelet does: the pod's log directory is the node's, made before the runtime is asked.
-        if (sandboxConfig.logDirectory) makePodLogDirectory(sandboxConfig.logDirectory);
+        if (sandboxConfig.logDirectory) makeDirectory(sandboxConfig.logDirectory);
         sandboxId = await this.rt.runPodSandbox(sandboxConfig);
         const created = (await this.rt.podSandboxStatus(sandboxId)).status;
         podIPs = created?.network?.ip ? [created.network.ip] : [];
@@ -305,14 +303,4 @@ function findSpec(pod: Pod | undefined, name: string): Container | undefined {
 
 function asSyncError(err: unknown, fallback: SyncError['reason']): SyncError {
   return err instanceof SyncError ? err : new SyncError(fallback, (err as Error).message);
-}
-
-/** The pod's directory made on its own: a recursive mkdir reports a read-only parent as ENOENT. */
-function makePodLogDirectory(dir: string): void {
-  try {
-    mkdirSync(dirname(dir), { recursive: true });
-    mkdirSync(dir, { mode: 0o755 });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw fileError(`mkdir ${dir}`, err);
-  }
 }

@@ -9,11 +9,11 @@ import { FakeClock } from '../../src/util/clock.js';
 
 // The file system is real; only fs.watch is replaced, so a test decides when
 // the "file changed" notification arrives instead of the OS.
-const watchers = vi.hoisted(() => [] as { path: string; notify: () => void; closed: boolean }[]);
+const watchers = vi.hoisted(() => [] as { path: string; notify: (event?: string, filename?: string) => void; closed: boolean }[]);
 vi.mock('node:fs', async (importOriginal) => {
   const actual = await importOriginal<typeof import('node:fs')>();
   const { EventEmitter } = await import('node:events');
-  const watch = (path: string, listener: () => void) => {
+  const watch = (path: string, listener: (event?: string, filename?: string) => void) => {
     if (!actual.existsSync(path)) throw Object.assign(new Error(`ENOENT: no such file or directory, watch '${path}'`), { code: 'ENOENT' });
     const entry = { path, notify: listener, closed: false };
     watchers.push(entry);
@@ -274,6 +274,73 @@ describe('FileSource', () => {
     expect(read).toHaveBeenCalledTimes(1);
     await read.mock.results[0].value;
     expect(sink.last).toEqual(['a-node1']);
+  });
+
+  describe('a change the file system names', () => {
+    /** Starts a watching source on a.yaml and b.yaml, and returns a function that sends notifications and waits for the read they cause. */
+    async function watching(): Promise<(...names: (string | undefined)[]) => Promise<void>> {
+      writeFileSync(join(dir, 'a.yaml'), podYaml('a'));
+      writeFileSync(join(dir, 'b.yaml'), podYaml('b'));
+      const source = fileSource(dir, true);
+      await source.start();
+      const read = vi.spyOn(source, 'read');
+      return async (...names) => {
+        read.mockClear();
+        for (const name of names) watchers[0].notify('rename', name);
+        await clock.advance(50);
+        expect(read).toHaveBeenCalledTimes(1);
+        await read.mock.results[0].value;
+      };
+    }
+
+    it('reads only the named files; the others wait for the poll', async () => {
+      const notify = await watching();
+      writeFileSync(join(dir, 'c.yaml'), podYaml('c'));
+      writeFileSync(join(dir, 'd.yaml'), podYaml('d'));
+      writeFileSync(join(dir, 'a.yaml'), podYaml('a', 'busybox:1.37'));
+      await notify('c.yaml', 'a.yaml', 'c.yaml');
+      expect(sink.last).toEqual(['a-node1', 'b-node1', 'c-node1']);
+      expect(sink.snapshots.at(-1)![0].spec.containers[0].image).toBe('busybox:1.37');
+
+      await clock.advance(PERIOD);
+      await vi.waitFor(() => expect(sink.last).toEqual(['a-node1', 'b-node1', 'c-node1', 'd-node1']));
+    });
+
+    it('drops the pods of a named file that is gone or is no longer a file', async () => {
+      const notify = await watching();
+      rmSync(join(dir, 'a.yaml'));
+      rmSync(join(dir, 'b.yaml'));
+      mkdirSync(join(dir, 'b.yaml'));
+      await notify('a.yaml', 'b.yaml');
+      expect(sink.last).toEqual([]);
+      expect(sink.errors).toEqual([]);
+    });
+
+    it('reads everything when a notification names no file', async () => {
+      const notify = await watching();
+      rmSync(join(dir, 'a.yaml'));
+      writeFileSync(join(dir, 'c.yaml'), podYaml('c'));
+      await notify('b.yaml', undefined);
+      expect(sink.last).toEqual(['b-node1', 'c-node1']);
+    });
+
+    it('reports a named file of another extension once, and reads no hidden file', async () => {
+      const notify = await watching();
+      writeFileSync(join(dir, 'notes.txt'), 'not a manifest');
+      writeFileSync(join(dir, '.draft.yaml'), podYaml('draft'));
+      await notify('notes.txt', '.draft.yaml');
+      await notify('notes.txt');
+      expect(sink.last).toEqual(['a-node1', 'b-node1']);
+      expect(sink.errors.map((e) => [e.source, e.message.split(':')[0]])).toEqual([[join(dir, 'notes.txt'), 'ignored']]);
+    });
+
+    it('reads the whole path when the directory itself is gone', async () => {
+      const notify = await watching();
+      rmSync(dir, { recursive: true });
+      await notify('a.yaml');
+      expect(sink.last).toEqual([]);
+      expect(sink.errors.map((e) => e.message)).toEqual(['path does not exist; watching for it']);
+    });
   });
 
   it('starts watching a directory that appears later', async () => {

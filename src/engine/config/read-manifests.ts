@@ -16,12 +16,16 @@ export async function listManifestFiles(path: string, ignored?: string[]): Promi
   if (!(await stat(path)).isDirectory()) return [path];
   const entries = await readdir(path, { withFileTypes: true });
   const visible = entries.filter((e) => !e.name.startsWith('.') && (e.isFile() || e.isSymbolicLink()));
-  const isManifest = (name: string) => MANIFEST_EXTENSIONS.has(extname(name).toLowerCase());
-  ignored?.push(...visible.filter((e) => !isManifest(e.name)).map((e) => join(path, e.name)).sort());
+  ignored?.push(...visible.filter((e) => !isManifestName(e.name)).map((e) => join(path, e.name)).sort());
   return visible
-    .filter((e) => isManifest(e.name))
+    .filter((e) => isManifestName(e.name))
     .map((e) => join(path, e.name))
     .sort();
+}
+
+/** Whether a file of this name is read as manifests (by its extension). */
+export function isManifestName(name: string): boolean {
+  return MANIFEST_EXTENSIONS.has(extname(name).toLowerCase());
 }
 
 /** A file's text decoded into static pods for this node (defaults, name suffix, UID), with its problems. */

@@ -9,6 +9,9 @@ import type { GenericPLEG } from './generic.js';
 export type PlegMode = 'evented' | 'generic';
 type ModeState = PlegMode | 'starting';
 
+/** Targeted relists (of different pods) at once: enough to keep the runtime busy, few enough that a full relist soon gets its turn. */
+const MAX_TARGETED = 8;
+
 /** How long to wait before opening the event stream again after it broke. */
 const RECONNECT_DELAY_MS = 5_000;
 
@@ -21,7 +24,9 @@ const RECONNECT_DELAY_MS = 5_000;
 export class EventedHints {
   private readonly abort = new AbortController();
   private readonly pending = new Map<string, { name: string; namespace: string; after: number }>();
-  private draining = false;
+  /** Pods whose targeted relist runs now. */
+  private readonly running = new Set<string>();
+  private scheduled = false;
   mode: ModeState = 'starting';
 
   constructor(
@@ -74,31 +79,35 @@ export class EventedHints {
   }
 
   /**
-   * Queues a targeted relist of the pod (for a runtime event, or after a pod
-   * worker's sync), one at a time: a pod already waiting gets no second relist
-   * (the waiting one reads the runtime when it runs, so it sees this change
-   * too), and the periodic relist, which queues behind at most the relist
-   * under way, is never starved by a burst of them.
+   * Queues a targeted relist of the pod. Up to MAX_TARGETED run at once, for
+   * different pods: a pod already waiting gets no second relist (the waiting
+   * one reads the runtime when it runs, so it sees this change too), a pod
+   * whose relist runs gets one more after it, and the periodic relist, which
+   * queues behind at most the relists under way, is never starved by a burst
+   * of them.
    */
   hint(uid: string, name: string, namespace: string, after = -Infinity): void {
     // AFTER: when the sync that asks ended; the relist's stamp must be newer (GenericPLEG.relistPod).
     this.pending.set(uid, { name, namespace, after: Math.max(after, this.pending.get(uid)?.after ?? -Infinity) });
-    if (this.draining) return;
-    this.draining = true;
+    if (this.scheduled) return;
+    this.scheduled = true;
     // Events that arrive together (a sandbox and its containers) land before the first relist.
-    setImmediate(() => void this.drain());
+    setImmediate(() => {
+      this.scheduled = false;
+      this.pump();
+    });
   }
 
-  private async drain(): Promise<void> {
-    try {
-      // A Map iterates what is added meanwhile: a hint that comes during a relist is taken in this pass.
-      for (const [uid, p] of this.pending) {
-        if (this.abort.signal.aborted) return;
-        this.pending.delete(uid);
-        await this.pleg.relistPod(uid, p.name, p.namespace, p.after);
-      }
-    } finally {
-      this.draining = false;
+  private pump(): void {
+    for (const [uid, p] of this.pending) {
+      if (this.running.size >= MAX_TARGETED || this.abort.signal.aborted) return;
+      if (this.running.has(uid)) continue;
+      this.pending.delete(uid);
+      this.running.add(uid);
+      void this.pleg.relistPod(uid, p.name, p.namespace, p.after).finally(() => {
+        this.running.delete(uid);
+        this.pump();
+      });
     }
   }
 }

@@ -30,13 +30,18 @@ export interface PlegOptions {
  * container's state against the last relist, refreshes the pod cache for the
  * pods that changed and emits ContainerStarted/Died/Removed/Changed. A
  * targeted relist of one pod (a runtime event's hint, or a pod worker after
- * its sync) does the same for that pod at once. Relists never overlap, so the
- * records only move forward.
+ * its sync) does the same for that pod at once. A full relist runs alone;
+ * targeted relists of different pods run side by side (each touches only its
+ * own pod's record), and those of one pod one after another, so the records
+ * only move forward.
  */
 export class GenericPLEG {
   private readonly records = new Map<string, PodRecord>();
   private readonly needsReinspection = new Set<string>();
-  private lock: Promise<void> = Promise.resolve();
+  /** The last full relist asked for (it runs after the targeted relists under way when it was asked). */
+  private full: Promise<void> = Promise.resolve();
+  /** The latest targeted relist asked for, per pod. */
+  private readonly targeted = new Map<string, Promise<void>>();
   private timer: Timer | undefined;
   private stopped = false;
   private lastRelist = 0;
@@ -54,9 +59,9 @@ export class GenericPLEG {
     this.timer?.cancel();
   }
 
-  /** Waits for the relist in flight (if any) to finish. */
+  /** Waits for the relists in flight (if any) to finish. */
   async idle(): Promise<void> {
-    await this.lock;
+    await Promise.all([this.full, ...this.targeted.values()]);
   }
 
   /** Healthy unless no relist finished within the threshold. */
@@ -81,15 +86,16 @@ export class GenericPLEG {
     }, delay);
   }
 
-  private serialize(fn: () => Promise<void>): Promise<void> {
-    const run = this.lock.then(() => (this.stopped ? undefined : fn()));
-    this.lock = run.catch(() => {});
-    return this.lock;
+  /** Runs FN once every relist in AFTER is done (and not at all once stopped); never rejects. */
+  private after(after: (Promise<void> | undefined)[], fn: () => Promise<void>): Promise<void> {
+    return Promise.all(after)
+      .then(() => (this.stopped ? undefined : fn()))
+      .catch(() => {});
   }
 
   /** One full relist of every pod this node made. */
   relist(): Promise<void> {
-    return this.serialize(async () => {
+    this.full = this.after([this.full, ...this.targeted.values()], async () => {
       const { runtime, cache, clock } = this.o;
       const timestamp = clock.now();
       let pods: RunningPod[];
@@ -125,6 +131,7 @@ export class GenericPLEG {
       });
       for (const e of toSend) this.o.onEvent(e);
     });
+    return this.full;
   }
 
   /**
@@ -135,7 +142,7 @@ export class GenericPLEG {
    * than its last sync, would wait for the next full relist.
    */
   relistPod(uid: string, name: string, namespace: string, after = -Infinity): Promise<void> {
-    return this.serialize(async () => {
+    const run = this.after([this.full, this.targeted.get(uid)], async () => {
       const timestamp = Math.max(this.o.clock.now(), after + 1);
       const status = await this.updateCache(uid, name, namespace, timestamp);
       if (!status) return;
@@ -146,6 +153,11 @@ export class GenericPLEG {
       if (!rec.current) this.records.delete(uid);
       for (const e of events) this.o.onEvent(e);
     });
+    this.targeted.set(uid, run);
+    void run.then(() => {
+      if (this.targeted.get(uid) === run) this.targeted.delete(uid);
+    });
+    return run;
   }
 
   private record(uid: string): PodRecord {

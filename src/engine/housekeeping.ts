@@ -22,7 +22,8 @@ export interface HousekeepingDeps {
  * The kubelet's HandlePodCleanups, every two seconds once all sources are
  * seen: workers of pods no longer desired are told to terminate, pods the
  * runtime runs that no worker knows (orphans, e.g. left by an earlier run)
- * are killed, finished state is forgotten, and dead containers beyond the
+ * are killed, finished state (statuses, cached runtime state of pods gone
+ * from the runtime) is forgotten, and dead containers beyond the
  * newest of each name are garbage-collected.
  */
 export class Housekeeping {
@@ -60,6 +61,11 @@ export class Housekeeping {
         this.d.reasons.remove(pod.uid);
       }
     }
+
+    // Pods gone from the runtime that no worker or source knows: their cache entries go too (the
+    // runtime's last events for a removed pod write one after the pod was deleted).
+    const inRuntime = new Set(runningPods.map((p) => p.uid));
+    for (const [uid] of [...this.d.podCache.entries()]) if (!known.has(uid) && !inRuntime.has(uid)) this.d.podCache.forget(uid);
 
     await this.d.mirrorPods?.deleteOrphans();
 

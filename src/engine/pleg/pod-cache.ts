@@ -38,6 +38,16 @@ export class PodCache {
     this.pods.delete(uid);
   }
 
+  /**
+   * Forgets a pod that is gone from the runtime and from the node (without
+   * this, every pod a node ever ran would keep an entry); one that somebody
+   * still waits on keeps its entry, so the waiter is not left waiting for
+   * the next full relist.
+   */
+  forget(uid: string): void {
+    if (!this.waiters.has(uid)) this.pods.delete(uid);
+  }
+
   /** Every pod's latest status (for counts, the node API and housekeeping). */
   entries(): IterableIterator<[string, CachedPodStatus]> {
     return this.pods.entries();

@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { emptyPodStatus, type RunningPod } from '../../src/engine/container/types.js';
+import { EventStream } from '../../src/engine/events.js';
+import { Housekeeping, type HousekeepingDeps } from '../../src/engine/housekeeping.js';
+import { PodCache } from '../../src/engine/pleg/pod-cache.js';
+import { ReasonCache } from '../../src/engine/status/reason-cache.js';
+import type { PodWorkerInfo } from '../../src/engine/pod-workers.js';
+
+const pod = (uid: string) => ({ metadata: { uid, name: uid, namespace: 'default' }, spec: { containers: [] } });
+const deadSandbox = (uid: string): RunningPod => ({ uid, name: uid, namespace: 'default', sandboxes: [{ id: `s-${uid}`, state: 'notready', createdAt: 1 }], containers: [] });
+
+/** Housekeeping over a pod cache that holds an entry for each of `cached`, with the given desired pods, workers and runtime pods. */
+function setup(o: { cached: string[]; desired: string[]; workers: string[]; inRuntime: RunningPod[] }) {
+  const podCache = new PodCache();
+  for (const uid of o.cached) podCache.set(uid, emptyPodStatus(uid, uid, 'default'), undefined, 1);
+  const removed: string[] = [];
+  const deps = {
+    podManager: { getPods: () => o.desired.map(pod) },
+    podWorkers: { syncKnownPods: () => new Map(o.workers.map((uid) => [uid, { uid } as PodWorkerInfo])), updatePod: () => {} },
+    statusManager: { removeOrphanedStatuses: () => {} },
+    reasons: new ReasonCache(),
+    podCache,
+    runtime: {
+      getPods: async () => o.inRuntime,
+      removePod: async (p: RunningPod) => void removed.push(p.uid),
+      removeDeadContainers: async () => {},
+    },
+    events: new EventStream(() => 0),
+  } as unknown as HousekeepingDeps;
+  return { housekeeping: new Housekeeping(deps), podCache, removed };
+}
+
+const cachedUids = (cache: PodCache) => [...cache.entries()].map(([uid]) => uid).sort();
+
+describe('housekeeping and the pod cache', () => {
+  it('forgets the cached state of pods gone from the runtime that no source or worker knows, and keeps the rest', async () => {
+    const world = { cached: ['desired', 'worker', 'gone', 'dead'], desired: ['desired'], workers: ['worker'], inRuntime: [deadSandbox('dead')] };
+    const { housekeeping, podCache, removed } = setup(world);
+    await housekeeping.handlePodCleanups();
+    expect(removed).toEqual(['dead']);
+    expect(cachedUids(podCache)).toEqual(['desired', 'worker']);
+
+    // The runtime's events for the removed sandbox write dead's entry again; the next pass forgets it.
+    world.inRuntime = [];
+    podCache.set('dead', emptyPodStatus('dead'), undefined, 2);
+    await housekeeping.handlePodCleanups();
+    expect(cachedUids(podCache)).toEqual(['desired', 'worker']);
+  });
+
+  it('keeps the entry of a pod somebody waits on', async () => {
+    const { housekeeping, podCache } = setup({ cached: ['gone'], desired: [], workers: [], inRuntime: [] });
+    void podCache.getNewerThan('gone', 5);
+    await housekeeping.handlePodCleanups();
+    expect(cachedUids(podCache)).toEqual(['gone']);
+  });
+});

@@ -20,11 +20,12 @@ export interface HousekeepingDeps {
 
 /**
  * The kubelet's HandlePodCleanups, every two seconds once all sources are
- * seen: workers of pods no longer desired are told to terminate, pods the
- * runtime runs that no worker knows (orphans, e.g. left by an earlier run)
- * are killed, finished state (statuses, cached runtime state of pods gone
- * from the runtime) is forgotten, and dead containers beyond the
- * newest of each name are garbage-collected.
+ * seen, beside the sync loop rather than in it (one pass at a time): workers
+ * of pods no longer desired are told to terminate, pods the runtime runs
+ * that no worker knows (orphans, e.g. left by an earlier run) are killed,
+ * finished state (statuses, cached runtime state of pods gone from the
+ * runtime) is forgotten, and dead containers beyond the newest of each name
+ * are garbage-collected.
  */
 export class Housekeeping {
   private running = false;
@@ -49,8 +50,11 @@ export class Housekeeping {
     statusManager.removeOrphanedStatuses(known);
 
     const runningPods = await runtime.getPods();
+    // The sync loop goes on while a pass waits on the runtime: a pod is an orphan only if, now,
+    // no source wants it and no worker knows it (a pod added meanwhile has both).
+    const knownNow = (uid: string) => known.has(uid) || podWorkers.isKnown(uid) || podManager.getPodByUid(uid) !== undefined;
     for (const pod of runningPods) {
-      if (workers.has(pod.uid) || desired.has(pod.uid)) continue;
+      if (knownNow(pod.uid)) continue;
       const live = pod.containers.some((c) => c.state === 'running' || c.state === 'created') || pod.sandboxes.some((s) => s.state === 'ready');
       if (live) {
         events.emit({ type: 'OrphanKilled', pod: `${pod.namespace}/${pod.name}`, uid: pod.uid, reason: 'Killing', message: 'no source wants this pod: stopping it' });
@@ -65,7 +69,7 @@ export class Housekeeping {
     // Pods gone from the runtime that no worker or source knows: their cache entries go too (the
     // runtime's last events for a removed pod write one after the pod was deleted).
     const inRuntime = new Set(runningPods.map((p) => p.uid));
-    for (const [uid] of [...this.d.podCache.entries()]) if (!known.has(uid) && !inRuntime.has(uid)) this.d.podCache.forget(uid);
+    for (const [uid] of [...this.d.podCache.entries()]) if (!knownNow(uid) && !inRuntime.has(uid)) this.d.podCache.forget(uid);
 
     await this.d.mirrorPods?.deleteOrphans();
 

@@ -97,6 +97,7 @@ export class Kubelet {
   readonly cluster: { client: ClusterClient; nodeStatus: NodeStatusManager; lease: NodeLease; mirrorPods: MirrorPods; statusSync: StatusSync; recorder: EventRecorder } | undefined;
   private readonly evented: EventedHints | undefined;
   private readonly housekeeping: Housekeeping;
+  private housekeepingPass: Promise<void> = Promise.resolve();
   private readonly inbox = new AsyncQueue<LoopMessage>();
   private readonly timers: Timer[] = [];
   private loop: Promise<void> | undefined;
@@ -312,6 +313,7 @@ export class Kubelet {
     this.inbox.close();
     this.prober.stopAll();
     await this.loop;
+    await this.housekeepingPass;
     await this.podWorkers.stop();
     await this.pleg.idle();
   }
@@ -348,7 +350,11 @@ export class Kubelet {
       }
       case 'housekeeping':
         if (!this.podConfig.seenAllSources()) return;
-        await this.housekeeping.handlePodCleanups();
+        // Not awaited: on a busy runtime its list and remove calls take seconds, and the loop must
+        // go on taking config updates and PLEG events meanwhile (one pass at a time; see Housekeeping).
+        this.housekeepingPass = this.housekeeping.handlePodCleanups().catch((err: Error) => {
+          this.events.emit({ type: 'SyncFailed', pod: '', uid: '', reason: 'Housekeeping', message: `housekeeping failed: ${err.message}` });
+        });
         return;
     }
   }

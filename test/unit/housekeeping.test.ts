@@ -10,24 +10,28 @@ const pod = (uid: string) => ({ metadata: { uid, name: uid, namespace: 'default'
 const deadSandbox = (uid: string): RunningPod => ({ uid, name: uid, namespace: 'default', sandboxes: [{ id: `s-${uid}`, state: 'notready', createdAt: 1 }], containers: [] });
 
 /** Housekeeping over a pod cache that holds an entry for each of `cached`, with the given desired pods, workers and runtime pods. */
-function setup(o: { cached: string[]; desired: string[]; workers: string[]; inRuntime: RunningPod[] }) {
+function setup(o: { cached: string[]; desired: string[]; workers: string[]; inRuntime: RunningPod[]; whileListing?: () => void }) {
   const podCache = new PodCache();
   for (const uid of o.cached) podCache.set(uid, emptyPodStatus(uid, uid, 'default'), undefined, 1);
   const removed: string[] = [];
+  const killed: string[] = [];
   const deps = {
-    podManager: { getPods: () => o.desired.map(pod) },
-    podWorkers: { syncKnownPods: () => new Map(o.workers.map((uid) => [uid, { uid } as PodWorkerInfo])), updatePod: () => {} },
+    podManager: { getPods: () => o.desired.map(pod), getPodByUid: (uid: string) => (o.desired.includes(uid) ? pod(uid) : undefined) },
+    podWorkers: { syncKnownPods: () => new Map(o.workers.map((uid) => [uid, { uid } as PodWorkerInfo])), isKnown: (uid: string) => o.workers.includes(uid), updatePod: (u: { runningPod: RunningPod }) => void killed.push(u.runningPod.uid) },
     statusManager: { removeOrphanedStatuses: () => {} },
     reasons: new ReasonCache(),
     podCache,
     runtime: {
-      getPods: async () => o.inRuntime,
+      getPods: async () => {
+        o.whileListing?.();
+        return o.inRuntime;
+      },
       removePod: async (p: RunningPod) => void removed.push(p.uid),
       removeDeadContainers: async () => {},
     },
     events: new EventStream(() => 0),
   } as unknown as HousekeepingDeps;
-  return { housekeeping: new Housekeeping(deps), podCache, removed };
+  return { housekeeping: new Housekeeping(deps), podCache, removed, killed };
 }
 
 const cachedUids = (cache: PodCache) => [...cache.entries()].map(([uid]) => uid).sort();
@@ -52,5 +56,13 @@ describe('housekeeping and the pod cache', () => {
     void podCache.getNewerThan('gone', 5);
     await housekeeping.handlePodCleanups();
     expect(cachedUids(podCache)).toEqual(['gone']);
+  });
+
+  it('kills no pod that a source added while the pass waited on the runtime', async () => {
+    const live: RunningPod = { uid: 'new', name: 'new', namespace: 'default', sandboxes: [{ id: 's-new', state: 'ready', createdAt: 1 }], containers: [] };
+    const world = { cached: [], desired: [] as string[], workers: [] as string[], inRuntime: [live, { ...live, uid: 'orphan', name: 'orphan' }] };
+    const { housekeeping, killed } = setup({ ...world, whileListing: () => (world.desired.push('new'), world.workers.push('new')) });
+    await housekeeping.handlePodCleanups();
+    expect(killed).toEqual(['orphan']);
   });
 });

@@ -66,7 +66,7 @@ export class KubeletPodSyncer implements PodSyncer {
     });
   }
 
-  async syncPod(_updateType: UpdateType, pod: Pod, runtime: RuntimePodStatus): Promise<SyncPodResult> {
+  async syncPod(_updateType: UpdateType, pod: Pod, runtime: RuntimePodStatus, signal?: AbortSignal): Promise<SyncPodResult> {
     const uid = pod.metadata.uid!;
     const apiStatus = this.status(pod, runtime, false);
     this.d.statusManager.setPodStatus(pod, apiStatus);
@@ -88,7 +88,8 @@ export class KubeletPodSyncer implements PodSyncer {
       this.d.events.emit({ type: 'VolumesReady', pod: podRef(pod), uid, detail: { volumes: volumes.size } });
     }
     this.d.prober.addPod(pod);
-    const result = await this.d.runtime.syncPod(pod, runtime, { probeFailed: (id, name) => this.d.prober.probeFailed(name, id), started: (id, name) => this.d.prober.isStarted(pod, name, id) }, volumes);
+    if (signal?.aborted) return { terminal: false };
+    const result = await this.d.runtime.syncPod(pod, runtime, { probeFailed: (id, name) => this.d.prober.probeFailed(name, id), started: (id, name) => this.d.prober.isStarted(pod, name, id) }, volumes, signal);
     this.d.reasons.update(uid, result);
     for (const r of result.results) {
       if (r.action === 'StartContainer' && r.error) this.d.events.emit({ type: 'ContainerWaiting', pod: podRef(pod), uid, container: r.target, reason: r.error.reason, message: r.error.message });

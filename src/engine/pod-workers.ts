@@ -36,7 +36,8 @@ export interface SyncPodResult {
 
 /** What the pod workers call; the kubelet implements it (syncPod and friends). */
 export interface PodSyncer {
-  syncPod(updateType: UpdateType, pod: Pod, status: RuntimePodStatus): Promise<SyncPodResult>;
+  /** SIGNAL aborts when the pod is killed during the sync: what is not started yet is left alone. */
+  syncPod(updateType: UpdateType, pod: Pod, status: RuntimePodStatus, signal?: AbortSignal): Promise<SyncPodResult>;
   syncTerminatingPod(pod: Pod, status: RuntimePodStatus, gracePeriodSeconds: number): Promise<void>;
   syncTerminatingRuntimePod(running: RunningPod): Promise<void>;
   syncTerminatedPod(pod: Pod, status: RuntimePodStatus): Promise<void>;
@@ -62,6 +63,8 @@ interface PodSyncStatus extends PodWorkerInfo {
   gracePeriod?: number;
   onTerminated: (() => void)[];
   retry?: Timer;
+  /** Aborts the syncPod under way when the pod is killed (the kubelet cancels the sync's context). */
+  syncAbort?: AbortController;
 }
 
 export interface PodWorkersOptions {
@@ -167,6 +170,7 @@ export class PodWorkers {
 
   private startTerminating(status: PodSyncStatus): void {
     status.state = 'terminating';
+    status.syncAbort?.abort();
     this.o.events.emit({ type: 'PodTerminating', pod: status.pod, uid: status.uid, reason: 'Killing', message: 'stopping the pod' });
   }
 
@@ -195,7 +199,8 @@ export class PodWorkers {
         const cached = await cache.getNewerThan(status.uid, status.lastSyncTime, signal);
         if (cached.error) throw new Error(`the pod's runtime status is unknown: ${cached.error.message}`);
         if (status.state === 'syncing') {
-          const result = await syncer.syncPod(update.updateType, status.desired!, cached.status);
+          status.syncAbort = new AbortController();
+          const result = await syncer.syncPod(update.updateType, status.desired!, cached.status, status.syncAbort.signal).finally(() => (status.syncAbort = undefined));
           status.lastSyncTime = clock.now();
           backOff = result.backOff;
           if (result.terminal && status.state === 'syncing') {

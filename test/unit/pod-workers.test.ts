@@ -42,7 +42,11 @@ class FakeSyncer implements PodSyncer {
     }
   }
 
-  async syncPod(updateType: UpdateType, pod: Pod, status: RuntimePodStatus): Promise<SyncPodResult> {
+  /** The signal each syncPod was given. */
+  readonly signals: (AbortSignal | undefined)[] = [];
+
+  async syncPod(updateType: UpdateType, pod: Pod, status: RuntimePodStatus, signal?: AbortSignal): Promise<SyncPodResult> {
+    this.signals.push(signal);
     await this.step({ fn: 'syncPod', updateType, pod, status });
     return this.result;
   }
@@ -160,6 +164,20 @@ describe('PodWorkers', () => {
 
     expect(syncer.history).toEqual(['syncPod(create, v1)', 'syncTerminatingPod(v2, 30)']);
     expect(seen.filter((e) => e.type === 'PodTerminating')).toHaveLength(1);
+  });
+
+  it('aborts the sync under way when the pod is killed, and no other', async () => {
+    const { syncer, update, relist } = setup();
+    const release = syncer.hold();
+    update({ updateType: 'create', pod: pod('a', 'v1') });
+    await relist();
+    update({ updateType: 'update', pod: pod('a', 'v2') });
+    expect(syncer.signals[0]?.aborted).toBe(false);
+    update({ updateType: 'kill', pod: pod('a', 'v2') });
+    expect(syncer.signals[0]?.aborted).toBe(true);
+    release();
+    await relist();
+    expect(syncer.history).toEqual(['syncPod(create, v1)', 'syncTerminatingPod(v2, 30)']);
   });
 
   it.each<[string, UpdatePodOptions]>([

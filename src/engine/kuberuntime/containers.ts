@@ -15,7 +15,7 @@ import type { ObjectManager } from '../cluster/object-manager.js';
 import type { HookRunner } from './hooks.js';
 import type { ImagePuller } from './image-puller.js';
 import { hashContainer } from './labels.js';
-import { SyncError, SyncErrors } from './sync-result.js';
+import { SyncAborted, SyncError, SyncErrors } from './sync-result.js';
 import type { PodVolumes } from '../volume/volume-manager.js';
 import { createTerminationMessageFile } from './termination-message.js';
 
@@ -71,8 +71,13 @@ export class ContainerManager {
     this.d.crashLoopBackOff.next(key, last.finishedAt);
   }
 
-  /** Pulls, creates and starts a container, then runs its postStart hook; returns its id. */
-  async startContainer(sandboxId: string, sandboxConfig: PodSandboxConfig, container: Container, pod: Pod, status: RuntimePodStatus, addresses: PodAddresses, volumes: PodVolumes): Promise<string> {
+  /**
+   * Pulls, creates and starts a container, then runs its postStart hook;
+   * returns its id. Once SIGNAL aborts (the pod is being killed), it stops
+   * before the next step with SyncAborted; a container created by then is
+   * left to the kill.
+   */
+  async startContainer(sandboxId: string, sandboxConfig: PodSandboxConfig, container: Container, pod: Pod, status: RuntimePodStatus, addresses: PodAddresses, volumes: PodVolumes, signal?: AbortSignal): Promise<string> {
     const { runtime, events } = this.d;
     const base = { pod: podRef(pod), uid: pod.metadata.uid!, container: container.name };
     let imageRef: string;
@@ -100,6 +105,7 @@ export class ContainerManager {
       throw err;
     }
     // As the kubelet: the status and the event carry the runtime's message alone; the call and code ride in the event's detail.
+    if (signal?.aborted) throw new SyncAborted('CreateContainer');
     let id: string;
     try {
       id = await runtime.createContainer(sandboxId, config, sandboxConfig);
@@ -108,6 +114,7 @@ export class ContainerManager {
       throw new SyncError(SyncErrors.createContainer, runtimeMessage(err));
     }
     events.emit({ ...base, type: 'ContainerCreated', reason: 'Created', message: `Created container ${container.name}`, detail: { containerId: id, restartCount } });
+    if (signal?.aborted) throw new SyncAborted('StartContainer');
     try {
       await runtime.startContainer(id);
     } catch (err) {

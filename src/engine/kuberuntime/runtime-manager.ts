@@ -20,7 +20,7 @@ import { generatePodSandboxConfig } from './sandbox.js';
 import type { PodAddresses } from './env.js';
 import type { PodVolumes } from '../volume/volume-manager.js';
 import { terminationMessage } from './termination-message.js';
-import { PodSyncResult, SyncError, SyncErrors } from './sync-result.js';
+import { PodSyncResult, SyncAborted, SyncError, SyncErrors } from './sync-result.js';
 import { ObjectManager } from '../cluster/object-manager.js';
 
 export interface RuntimeManagerOptions {
@@ -148,8 +148,13 @@ export class RuntimeManager {
     }
   }
 
-  /** SyncPod: one pass of bringing the runtime in line with the pod spec. */
-  async syncPod(pod: Pod, status: RuntimePodStatus, ctx: ComputeContext = {}, volumes: PodVolumes = new Map()): Promise<PodSyncResult> {
+  /**
+   * SyncPod: one pass of bringing the runtime in line with the pod spec.
+   * Once SIGNAL aborts (the pod is being killed), nothing more is created or
+   * started: a pod removed while it waited for a busy runtime is not started
+   * only to be stopped.
+   */
+  async syncPod(pod: Pod, status: RuntimePodStatus, ctx: ComputeContext = {}, volumes: PodVolumes = new Map(), signal?: AbortSignal): Promise<PodSyncResult> {
     const result = new PodSyncResult();
     const actions = computePodActions(pod, status, ctx);
     const ref = podRef(pod);
@@ -176,6 +181,7 @@ export class RuntimeManager {
     let sandboxId = actions.sandboxId;
     const sandboxConfig = generatePodSandboxConfig(pod, actions.attempt, this.o.nodeName, this.o.podLogsDir);
     let podIPs = status.ips;
+    if (signal?.aborted) return result;
     if (actions.createSandbox) {
       try {
         // As the kubelet does: the pod's log directory is the node's, made before the runtime is asked.
@@ -192,17 +198,19 @@ export class RuntimeManager {
         return result;
       }
     }
-    if (!sandboxId) return result;
+    if (!sandboxId || signal?.aborted) return result;
 
     const addresses = this.addresses(podIPs);
     const start = async (container: Container): Promise<boolean> => {
+      if (signal?.aborted) return false;
       const step = result.add({ action: 'StartContainer', target: container.name });
       try {
         this.containers.doBackOff(pod, container, status);
-        await this.containers.startContainer(sandboxId, sandboxConfig, container, pod, status, addresses, volumes);
+        await this.containers.startContainer(sandboxId, sandboxConfig, container, pod, status, addresses, volumes, signal);
         return true;
       } catch (err) {
-        step.error = asSyncError(err, SyncErrors.runContainer);
+        if (err instanceof SyncAborted) result.results.splice(result.results.indexOf(step), 1);
+        else step.error = asSyncError(err, SyncErrors.runContainer);
         return false;
       }
     };

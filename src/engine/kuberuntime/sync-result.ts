@@ -40,6 +40,13 @@ export interface SyncResult {
 }
 
 /** What one runtime SyncPod did, step by step (the kubelet's PodSyncResult). */
+/** A sync step left undone because the pod was killed meanwhile (the kubelet's cancelled context): not a failure. */
+export class SyncAborted extends Error {
+  constructor(step: string) {
+    super(`${step}: the pod is being killed`);
+  }
+}
+
 export class PodSyncResult {
   readonly results: SyncResult[] = [];
   syncError: Error | undefined;

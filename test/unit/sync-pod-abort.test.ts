@@ -1,0 +1,78 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ImageService, RuntimeService } from '../../src/cri/runtime-service.js';
+import type { Pod } from '../../src/engine/api/v1.js';
+import { emptyPodStatus } from '../../src/engine/container/types.js';
+import { RuntimeManager } from '../../src/engine/kuberuntime/runtime-manager.js';
+
+const pod: Pod = {
+  metadata: { uid: 'u1', name: 'web', namespace: 'default' },
+  spec: { containers: [{ name: 'main', image: 'busybox:1.36', imagePullPolicy: 'IfNotPresent' }] },
+};
+
+/** A CRI runtime that records each call's method name; `during[method]` runs before that call answers. */
+function recordingRuntime(during: Record<string, () => void> = {}) {
+  const calls: string[] = [];
+  const answers: Record<string, unknown> = {
+    runPodSandbox: 'sb-1',
+    podSandboxStatus: { status: { id: 'sb-1', network: { ip: '' } } },
+    imageStatus: { image: { id: 'img', spec: { image: 'busybox:1.36' } } },
+    createContainer: 'c-1',
+  };
+  const runtime = new Proxy({} as RuntimeService & ImageService, {
+    get: (_target, method: string) => async () => {
+      calls.push(method);
+      during[method]?.();
+      return answers[method];
+    },
+  });
+  return { runtime, calls };
+}
+
+let dir: string | undefined;
+afterEach(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  dir = undefined;
+});
+
+function manager(runtime: RuntimeService & ImageService): RuntimeManager {
+  dir = mkdtempSync(join(tmpdir(), 'knode-abort-'));
+  return RuntimeManager.standalone(runtime, { nodeName: 'n1', rootDir: dir, podLogsDir: join(dir, 'pods') });
+}
+
+describe('SyncPod when the pod is killed during it', () => {
+  it('creates nothing when the kill came before it began', async () => {
+    const { runtime, calls } = recordingRuntime();
+    const killed = new AbortController();
+    killed.abort();
+    await manager(runtime).syncPod(pod, emptyPodStatus('u1', 'web', 'default'), {}, new Map(), killed.signal);
+    expect(calls).toEqual([]);
+  });
+
+  it('starts no container once the kill came while the sandbox was made', async () => {
+    const killed = new AbortController();
+    const { runtime, calls } = recordingRuntime({ runPodSandbox: () => killed.abort() });
+    const result = await manager(runtime).syncPod(pod, emptyPodStatus('u1', 'web', 'default'), {}, new Map(), killed.signal);
+    expect(calls).toEqual(['runPodSandbox', 'podSandboxStatus']);
+    expect(result.results.map((r) => r.action)).toEqual(['CreatePodSandbox']);
+  });
+
+  it('does not start a container it created when the kill came meanwhile, and calls that no failure', async () => {
+    const killed = new AbortController();
+    const { runtime, calls } = recordingRuntime({ createContainer: () => killed.abort() });
+    const result = await manager(runtime).syncPod(pod, emptyPodStatus('u1', 'web', 'default'), {}, new Map(), killed.signal);
+    expect(calls).toContain('createContainer');
+    expect(calls).not.toContain('startContainer');
+    expect(result.results.map((r) => r.action)).toEqual(['CreatePodSandbox']);
+    expect(result.error()).toBeUndefined();
+  });
+
+  it('makes the sandbox and starts the container when nothing is killed', async () => {
+    const { runtime, calls } = recordingRuntime();
+    await manager(runtime).syncPod(pod, emptyPodStatus('u1', 'web', 'default'), {}, new Map(), new AbortController().signal);
+    expect(calls).toContain('createContainer');
+    expect(calls).toContain('startContainer');
+  });
+});

@@ -55,7 +55,7 @@ export async function densitySection(alone: boolean): Promise<void> {
 }
 
 function printChurn(c: ChurnFigures): void {
-  console.log(`\nChurn: ${c.rate} pods/s written into the static pod directory for ${c.seconds} s, each removed ${c.lifetimeSeconds} s after it was written (after a ${c.warmSeconds} s warm-up churn and an empty, settled node)\n`);
+  console.log(`\nChurn: ${c.rate} pods/s written into the static pod directory for ${c.seconds} s, each removed ${c.lifetimeSeconds} s after it was written (after a ${c.warmSeconds} s warm-up churn; RSS: the lowest in a quiet minute on the emptied node)\n`);
   console.log(table(['created', 'removed', 'knode CPU during', 'knode peak RSS', 'settled after the churn', 'RSS before -> after', 'open files before -> after'], [[
     String(c.created), String(c.removed), `${c.cpuSeconds.toFixed(2)} s`, mib(c.peakRssMiB), c.settledMs === undefined ? 'did not' : ms(c.settledMs),
     `${mib(c.before.rssMiB)} -> ${mib(c.after.rssMiB)}`, `${c.before.openFiles} -> ${c.after.openFiles}`,

@@ -12,6 +12,8 @@
 #                              containers kept running), with the same config and state
 #   containerd.sh image        build the busybox OCI archive (cached) and print its path
 set -euo pipefail
+# shellcheck source=pod-netns.sh
+. "$(dirname "${BASH_SOURCE[0]}")/pod-netns.sh"
 
 # jq: test/peers/build.sh reads the Go modules' metadata with it; openssl and
 # curl: the tests' certificates and the control plane's health checks;
@@ -105,7 +107,9 @@ start_daemon() {
 down() {
   local dir=$1
   [ -d "$dir" ] || return 0
+  local netns=()
   if [ -S "$dir/containerd.sock" ]; then
+    mapfile -t netns < <(pod_netns ctr "$dir/containerd.sock")
     # Stop every pod so no shim or container outlives the test run.
     for task in $(ctr -a "$dir/containerd.sock" -n k8s.io tasks ls -q 2>/dev/null); do
       ctr -a "$dir/containerd.sock" -n k8s.io tasks kill -s SIGKILL "$task" >/dev/null 2>&1 || true
@@ -116,6 +120,7 @@ down() {
     for _ in $(seq 1 100); do kill -0 "$(cat "$dir/containerd.pid")" 2>/dev/null || break; sleep 0.05; done
   fi
   pkill -f "containerd-shim-runc-v2 -namespace k8s.io .*-address $dir/containerd.sock" 2>/dev/null || true
+  drop_netns "${netns[@]}"
   { grep -o " $dir/[^ ]*" /proc/mounts || true; } | sort -r | while read -r m; do umount -l "$m" 2>/dev/null || true; done
   rm -rf "$dir" 2>/dev/null || true
 }

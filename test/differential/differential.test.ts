@@ -10,7 +10,7 @@
 // only); KNODE_DIFF_OUT=DIR keeps the raw samples
 // and a report; KNODE_DIFF_FROM=DIR compares the samples kept there instead of
 // running the agents; KNODE_DIFF_ONLY=a,b runs only those scenarios.
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -59,13 +59,19 @@ function series(run: AgentRun): string {
   return out.join('\n');
 }
 
+/**
+ * The host's network interfaces: the kubelet reads them all on each pod sync, so a host
+ * with a thousand leaked veths made it four times as costly and the machine saturated.
+ */
+const interfaces = (): number => readdirSync('/sys/class/net').length;
+
 function report(dir: string): void {
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'kubelet.json'), JSON.stringify(kubelet));
   writeFileSync(join(dir, 'knode.json'), JSON.stringify(knode));
   const diffs = rows.filter((r) => !r.same).map(describeRow);
   const busy = (run: AgentRun) => `${run.agent}: machine ${Math.round((run.samples.reduce((a, x) => a + (x.busy ?? 0), 0) / run.samples.length) * 100)}% busy on average, /pods answered ${Math.max(...run.samples.map((x) => x.tookMs - x.second * 1000))} ms late at worst`;
-  writeFileSync(join(dir, 'report.md'), [`# differences (${diffs.length} of ${rows.length})`, busy(kubelet!), busy(knode!), ...diffs, '', '# series', series(kubelet!), series(knode!)].join('\n\n'));
+  writeFileSync(join(dir, 'report.md'), [`# differences (${diffs.length} of ${rows.length})`, `the host: ${interfaces()} network interfaces`, busy(kubelet!), busy(knode!), ...diffs, '', '# series', series(kubelet!), series(knode!)].join('\n\n'));
 }
 
 beforeAll(async () => {
@@ -97,7 +103,7 @@ afterAll(async () => {
 
 describe.skipIf(off)('differential: the real kubelet and knode, same containerd 2, same pods', () => {
   it('both agents ran every scenario and answered /pods at every second', () => {
-    console.log(`differential: ${corpus.length} scenarios, ${rows.length} checkpoints; ${timings.join('; ')}; kubelet ${kubelet!.wallMs} ms (CPU: kubelet ${kubelet!.cpuSeconds.agent} s, its containerd ${kubelet!.cpuSeconds.containerd} s), knode ${knode!.wallMs} ms (CPU: knode ${knode!.cpuSeconds.agent} s, its containerd ${knode!.cpuSeconds.containerd} s)`);
+    console.log(`differential: ${corpus.length} scenarios, ${rows.length} checkpoints; ${timings.join('; ')}; kubelet ${kubelet!.wallMs} ms (CPU: kubelet ${kubelet!.cpuSeconds.agent} s, its containerd ${kubelet!.cpuSeconds.containerd} s), knode ${knode!.wallMs} ms (CPU: knode ${knode!.cpuSeconds.agent} s, its containerd ${knode!.cpuSeconds.containerd} s); the host: ${interfaces()} network interfaces`);
     const errors = [kubelet!, knode!].flatMap((run) => run.samples.filter((s) => s.error).map((s) => `${run.agent} @ ${s.second} s: ${s.error}`));
     failing ||= errors.length > 0;
     expect(errors).toEqual([]);

@@ -13,6 +13,8 @@
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=../containerd/pod-netns.sh
+. "$HERE/../containerd/pod-netns.sh"
 IMAGE=docker.io/library/busybox:1.36
 
 up() {
@@ -91,7 +93,9 @@ down() {
   [ -d "$dir" ] || return 0
   dir=$(cd "$dir" && pwd)
   bin=$(bash "$HERE/build.sh" path containerd2 2>/dev/null) && ctr=$bin/ctr
+  local netns=()
   if [ -n "$ctr" ] && [ -S "$dir/containerd.sock" ]; then
+    mapfile -t netns < <(pod_netns "$ctr" "$dir/containerd.sock")
     # Stop every pod so no shim or container outlives the test run.
     for task in $("$ctr" -a "$dir/containerd.sock" -n k8s.io tasks ls -q 2>/dev/null); do
       "$ctr" -a "$dir/containerd.sock" -n k8s.io tasks kill -s SIGKILL "$task" >/dev/null 2>&1 || true
@@ -103,6 +107,7 @@ down() {
   fi
   local pid
   for pid in $(shim_pids "$dir/containerd.sock"); do kill "$pid" 2>/dev/null || true; done
+  drop_netns "${netns[@]}"
   { grep -o " $dir/[^ ]*" /proc/mounts || true; } | sort -r | while read -r m; do umount -l "$m" 2>/dev/null || true; done
   rm -rf "$dir" 2>/dev/null || true
 }

@@ -17,6 +17,7 @@ import type { ContainerRecord, SandboxedSpec, SandboxRecord } from './records.js
 import { findInRootfs } from './sandbox/image-process.js';
 import type { RuntimeState } from './state.js';
 import type { ImageSandboxes } from './sandbox/image-sandboxes.js';
+import { Turns } from './turns.js';
 import { status } from '@grpc/grpc-js';
 
 const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
@@ -32,6 +33,8 @@ const UNKNOWN_EXIT_CODE = 255;
  */
 export class ContainerService {
   private readonly processes = new Map<string, ContainerProcess>();
+  /** Container starts fork one per turn of the event loop, so a burst of them does not stall every answer. */
+  private readonly startTurns = new Turns();
 
   constructor(
     private readonly state: RuntimeState,
@@ -131,6 +134,7 @@ export class ContainerService {
   }
 
   async start(id: string): Promise<void> {
+    await this.startTurns.next();
     const c = lookup(this.state.containers, id, 'container');
     if (c.state !== 'CONTAINER_CREATED') throw precondition(`container ${c.id} is in ${c.state} state, only a created container can be started`);
     const sandbox = this.state.sandboxes.get(c.podSandboxId);

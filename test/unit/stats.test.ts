@@ -2,9 +2,14 @@ import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { CriError, GrpcCode } from '../../src/cri/errors.js';
+import type { ImageService, RuntimeService } from '../../src/cri/runtime-service.js';
+import type { Container, ContainerStats, PodSandbox } from '../../src/cri/types.js';
 import { diskUsage, readBootTime, readHostCpu, readHostMemory } from '../../src/engine/stats/host.js';
+import { SummaryProvider } from '../../src/engine/stats/summary.js';
 import { resourceMetrics } from '../../src/engine/stats/resource-metrics.js';
 import type { PodStats, Summary } from '../../src/engine/stats/types.js';
+import { FakeClock } from '../../src/util/clock.js';
 import { formatCpu, formatMemory, podUsage, topNodeTable, topPodsTable } from '../../src/ui/top-table.js';
 
 const T = '2026-11-23T10:00:00.000Z';
@@ -107,5 +112,71 @@ describe('/metrics/resource', () => {
     expect(text).toContain(`container_start_time_seconds{container="app",namespace="default",pod="web"} ${ms / 1000}`);
     expect(text).toMatch(/^resource_scrape_error 0$/m);
     expect(text.endsWith('\n')).toBe(true);
+  });
+});
+
+describe('the stats provider', () => {
+  // A runtime like containerd 1.6: no ListPodSandboxStats, and container stats with
+  // cumulative CPU time only, so the rate is the provider's to compute.
+  const sandbox = (uid: string): PodSandbox => ({ id: `sb-${uid}`, metadata: { name: uid, namespace: 'default', uid, attempt: 0 }, state: 'SANDBOX_READY', createdAt: 1, labels: { 'io.kubernetes.pod.uid': uid }, annotations: {}, runtimeHandler: '' });
+  const container = (uid: string, name: string): Container => ({ id: `${uid}-${name}`, podSandboxId: `sb-${uid}`, metadata: { name, attempt: 0 }, image: { image: 'busybox' } as Container['image'], imageRef: 'busybox', imageId: '', state: 'CONTAINER_RUNNING', createdAt: 1, labels: { 'io.kubernetes.pod.uid': uid, 'io.kubernetes.container.name': name }, annotations: {} });
+
+  function setup() {
+    const clock = new FakeClock();
+    const containers = [container('a', 'one'), container('b', 'two'), container('a', 'three')];
+    /** Each container's CPU time so far (ns): the test moves it. */
+    const used = new Map(containers.map((c) => [c.id, 0]));
+    let statCalls = 0;
+    const runtime = {
+      listPodSandbox: async () => [sandbox('a'), sandbox('b')],
+      listContainers: async () => containers,
+      listPodSandboxStats: async () => { throw new CriError('ListPodSandboxStats', GrpcCode.UNIMPLEMENTED, 'unknown method'); },
+      listContainerStats: async (): Promise<ContainerStats[]> => {
+        statCalls++;
+        return containers.map((c) => ({
+          attributes: { id: c.id, metadata: c.metadata, labels: c.labels, annotations: {} },
+          cpu: { timestamp: clock.now() * 1e6, usageCoreNanoSeconds: { value: used.get(c.id)! } },
+        } as ContainerStats));
+      },
+    } as unknown as RuntimeService & ImageService;
+    const provider = new SummaryProvider({ runtime, clock, nodeName: 'n1', rootDir: tmpdir(), podLogsDir: tmpdir(), volumesDir: (uid) => join(tmpdir(), 'no-such-dir', uid), startedAt: 0, allNodes: true });
+    /** Ten seconds pass, each container using CORES of CPU. */
+    const run = async (cores: Record<string, number>) => {
+      for (const [id, n] of Object.entries(cores)) used.set(id, used.get(id)! + n * 10e9);
+      await clock.advance(10_000);
+    };
+    const rates = async (): Promise<Record<string, Record<string, number | undefined>>> => Object.fromEntries((await provider.get(true)).pods.map((p) => [p.podRef.uid, { pod: p.cpu?.usageNanoCores, ...Object.fromEntries(p.containers.map((c) => [c.name, c.cpu?.usageNanoCores])) }]));
+    return { clock, provider, run, rates, calls: () => statCalls };
+  }
+
+  it("gives each container's and pod's CPU rate over the last refresh period, each container under its own pod", async () => {
+    const { provider, run, rates } = setup();
+    expect((await rates()).a.one).toBeUndefined(); // a first reading has no rate
+    await run({ 'a-one': 2, 'b-two': 2, 'a-three': 2 });
+    await provider.refresh();
+    await run({ 'a-one': 0.5, 'b-two': 1, 'a-three': 0.25 });
+    expect(await rates()).toEqual({ a: { pod: 750_000_000, one: 500_000_000, three: 250_000_000 }, b: { pod: 1_000_000_000, two: 1_000_000_000 } });
+  });
+
+  it('reads nothing while nobody asks for usage, and stops five minutes after the last request', async () => {
+    const { clock, provider, rates, calls } = setup();
+    await provider.refresh();
+    expect(calls()).toBe(0);
+    await rates();
+    expect(calls()).toBe(1);
+    await provider.refresh();
+    expect(calls()).toBe(2);
+    await clock.advance(5 * 60_000 + 1);
+    await provider.refresh();
+    expect(calls()).toBe(2);
+  });
+
+  it('gives no rate over a reading older than thirty seconds: it would say little about now', async () => {
+    const { run, rates } = setup();
+    await rates();
+    for (let i = 0; i < 4; i++) await run({ 'a-one': 1 });
+    expect((await rates()).a.one).toBeUndefined();
+    await run({ 'a-one': 1 });
+    expect((await rates()).a.one).toBe(1_000_000_000);
   });
 });

@@ -108,7 +108,7 @@ export const KubeletConstants = {
   /** A relist that has not finished for this long makes the PLEG unhealthy. */
   plegRelistThreshold: 180_000,
   runtimeStatusPeriod: 5_000,
-  /** How often container and node usage is read, so CPU rates are ready (cAdvisor's housekeeping interval). */
+  /** How often container and node usage is read while someone reads it, so CPU rates are ready (the eviction manager's period; SummaryProvider.refresh). */
   statsRefreshPeriod: 10_000,
   defaultTerminationGracePeriodSeconds: 30,
 } as const;

@@ -4,6 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { ContainerEvent } from '../src/cri/types.js';
 
 const repo = join(import.meta.dirname, '..');
 const TICKS_PER_SECOND = 100;
@@ -90,4 +91,13 @@ export async function until(check: () => boolean | Promise<boolean>, what: strin
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await sleep(50);
   }
+}
+
+/**
+ * A container's start, not its sandbox's: runtimes (containerd, and the
+ * embedded one alike) send CONTAINER_STARTED_EVENT for a sandbox too, with
+ * the sandbox's id as the container id.
+ */
+export function isContainerStart(e: ContainerEvent): boolean {
+  return e.containerEventType === 'CONTAINER_STARTED_EVENT' && e.containerId !== e.podSandboxStatus?.id;
 }

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { NodeClient } from '../src/cli/node-client.js';
 import { CriClient } from '../src/cri/client.js';
 import type { PodList } from '../src/engine/api/v1.js';
-import { cpuSeconds, openFiles, sleep, startKnode, statusKiB, until, writeManifest, type Running } from './agent.js';
+import { cpuSeconds, isContainerStart, openFiles, sleep, startKnode, statusKiB, until, writeManifest, type Running } from './agent.js';
 import { startEmbedded, type BenchRuntime } from './runtimes.js';
 import { histogramDelta, parseHistogram, type Histogram } from './stats.js';
 
@@ -89,7 +89,7 @@ export function watchStarts(client: CriClient, signal: AbortSignal, onStart: (sa
   return (async () => {
     for await (const e of client.getContainerEvents(signal)) {
       const pod = e.podSandboxStatus?.metadata?.name;
-      if (e.containerEventType === 'CONTAINER_STARTED_EVENT' && pod) onStart(pod, performance.now());
+      if (isContainerStart(e) && pod) onStart(pod, performance.now());
     }
   })().catch(() => {});
 }

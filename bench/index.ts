@@ -3,7 +3,8 @@
 // measures the embedded runtime alone, KNODE_BENCH_CONTAINERD2=off leaves out
 // containerd 2 (built from the Go module proxy on first use), and
 // KNODE_BENCH_CLUSTER=off the pods through a real control plane, and
-// KNODE_BENCH_KUBELET=off the side-by-side with the real kubelet,
+// KNODE_BENCH_KUBELET=off the side-by-side with the real kubelet
+// (`npm run bench -- kubelet` alone),
 // KNODE_BENCH_IMAGES=off the image pulls from a local registry and the
 // sandboxes' cost per container (`npm run bench -- sandboxes` alone), and
 // KNODE_BENCH_DENSITY=off load and density (1,000 pods and churn on the
@@ -30,6 +31,10 @@ const withDensity = process.env.KNODE_BENCH_DENSITY !== 'off';
 
 if (process.argv[2] === 'density') {
   await densitySection(true);
+  process.exit(0);
+}
+if (process.argv[2] === 'kubelet') {
+  await kubeletSection();
   process.exit(0);
 }
 if (process.argv[2] === 'sandboxes') {
@@ -100,7 +105,30 @@ if (withImages) {
   ]));
 }
 
-if (withKubelet) {
+if (withKubelet) await kubeletSection();
+
+const embedded = cri[0];
+const perPod = median(embedded.samples['sandbox+create+start']);
+const list1000 = median(embedded.listLarge!.samples);
+const evented = startup.find((s) => s.runtime === 'embedded' && s.pleg === 'evented' && s.mode === 'burst')!;
+const lone = startup.find((s) => s.runtime === 'embedded' && s.pleg === 'evented' && s.mode === 'one at a time')!;
+const relist1000 = relist.find((r) => r.runtime === 'embedded' && r.containers === 1000)!;
+const goal = (label: string, value: number, limit: number) => `${label} ${ms(value)} (goal <= ${limit} ms) ${value <= limit ? 'met' : 'NOT met'}`;
+console.log('\nGoals (embedded runtime):');
+console.log(`  ${goal('sandbox+create+start median', perPod, 10)}`);
+console.log(`  ${goal(`ListContainers with ${embedded.listLarge!.containers} containers median`, list1000, 5)}`);
+console.log(`  ${goal(`start-up p50, evented PLEG, ${PODS}-pod burst`, median(evented.latencies), 25)}`);
+console.log(`  ${goal(`start-up p99, evented PLEG, ${PODS}-pod burst`, percentile(evented.latencies, 99), 100)}`);
+console.log(`  (one pod at a time, evented PLEG: p50 ${ms(median(lone.latencies))}, p99 ${ms(percentile(lone.latencies, 99))})`);
+console.log(`  ${goal('steady relist of 1,000 containers median', median(relist1000.steady), 20)}`);
+for (const f of cri.slice(1)) {
+  console.log(`sandbox+create+start: ${f.runtime} takes ${(median(f.samples['sandbox+create+start']) / perPod).toFixed(1)}x the embedded runtime's median`);
+}
+
+if (withDensity) await densitySection(false);
+
+/** knode beside the real kubelet on containerd 2 (`npm run bench -- kubelet` alone). */
+async function kubeletSection(): Promise<void> {
   const agents: Agent[] = ['kubelet', 'knode evented', 'knode relist'];
   const bursts: BurstFigures[] = [];
   const idle: IdleFigures[] = [];
@@ -128,23 +156,3 @@ if (withKubelet) {
     console.log(`  ${agent}, idle with 100 pods: CPU ${ratio(ni.cpuCores, ki.cpuCores)}, RSS ${ratio(ni.rssMiB, ki.rssMiB)}`);
   }
 }
-
-const embedded = cri[0];
-const perPod = median(embedded.samples['sandbox+create+start']);
-const list1000 = median(embedded.listLarge!.samples);
-const evented = startup.find((s) => s.runtime === 'embedded' && s.pleg === 'evented' && s.mode === 'burst')!;
-const lone = startup.find((s) => s.runtime === 'embedded' && s.pleg === 'evented' && s.mode === 'one at a time')!;
-const relist1000 = relist.find((r) => r.runtime === 'embedded' && r.containers === 1000)!;
-const goal = (label: string, value: number, limit: number) => `${label} ${ms(value)} (goal <= ${limit} ms) ${value <= limit ? 'met' : 'NOT met'}`;
-console.log('\nGoals (embedded runtime):');
-console.log(`  ${goal('sandbox+create+start median', perPod, 10)}`);
-console.log(`  ${goal(`ListContainers with ${embedded.listLarge!.containers} containers median`, list1000, 5)}`);
-console.log(`  ${goal(`start-up p50, evented PLEG, ${PODS}-pod burst`, median(evented.latencies), 25)}`);
-console.log(`  ${goal(`start-up p99, evented PLEG, ${PODS}-pod burst`, percentile(evented.latencies, 99), 100)}`);
-console.log(`  (one pod at a time, evented PLEG: p50 ${ms(median(lone.latencies))}, p99 ${ms(percentile(lone.latencies, 99))})`);
-console.log(`  ${goal('steady relist of 1,000 containers median', median(relist1000.steady), 20)}`);
-for (const f of cri.slice(1)) {
-  console.log(`sandbox+create+start: ${f.runtime} takes ${(median(f.samples['sandbox+create+start']) / perPod).toFixed(1)}x the embedded runtime's median`);
-}
-
-if (withDensity) await densitySection(false);

@@ -11,7 +11,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CriClient } from '../src/cri/client.js';
-import { cpuSeconds, startKnode, statusKiB, until, writeManifest, type Running } from './agent.js';
+import { cpuSeconds, isContainerStart, startKnode, statusKiB, until, writeManifest, type Running } from './agent.js';
 
 const repo = join(import.meta.dirname, '..');
 const NODE = 'bench';
@@ -59,7 +59,7 @@ async function burst(agent: Agent, run: Running, client: CriClient, pods: number
   const watching = (async () => {
     for await (const e of client.getContainerEvents(abort.signal)) {
       const pod = e.podSandboxStatus?.metadata?.name;
-      if (e.containerEventType === 'CONTAINER_STARTED_EVENT' && pod && wanted.has(pod) && !startedAt.has(pod)) startedAt.set(pod, performance.now());
+      if (isContainerStart(e) && pod && wanted.has(pod) && !startedAt.has(pod)) startedAt.set(pod, performance.now());
     }
   })().catch(() => {});
   await new Promise((r) => setTimeout(r, 200)); // the stream is open

@@ -1,6 +1,6 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Pod } from '../../src/engine/api/v1.js';
 import { FileSource } from '../../src/engine/config/file-source.js';
@@ -20,6 +20,17 @@ vi.mock('node:fs', async (importOriginal) => {
     return Object.assign(new EventEmitter(), { close: () => (entry.closed = true) });
   };
   return { ...actual, watch };
+});
+
+// readFile counts its calls, so a test can tell a poll that read a file from one that only looked at it.
+const reads = vi.hoisted(() => ({ count: 0 }));
+vi.mock('node:fs/promises', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('node:fs/promises')>();
+  const readFile = ((...args: Parameters<typeof actual.readFile>) => {
+    reads.count++;
+    return actual.readFile(...args);
+  }) as typeof actual.readFile;
+  return { ...actual, readFile };
 });
 
 const NODE = 'node1';
@@ -178,17 +189,62 @@ describe('FileSource', () => {
     expect(sink.snapshots.at(-1)).toEqual([good]);
   });
 
-  it('drops the pod of a file that parses but no longer validates', async () => {
+  it('keeps the last good pod of a document that no longer validates, and reports why', async () => {
     const file = join(dir, 'p.yaml');
     writeFileSync(file, podYaml('web'));
     const source = fileSource(dir);
     await source.start();
+    const good = sink.snapshots[0][0];
 
-    writeFileSync(file, 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nspec:\n  containers:\n  - name: main\n');
+    writeFileSync(file, 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nspec:\n  containers:\n  - name: main\n'); // cut short
     await source.read();
 
-    expect(sink.last).toEqual([]);
+    expect(sink.snapshots.at(-1)).toEqual([good]);
     expect(sink.errors).toEqual([{ source: file, document: 0, pod: 'web', field: 'spec.containers[0].image', message: 'Required value' }]);
+  });
+
+  it('applies the good documents of a file whose other document never validated', async () => {
+    const file = join(dir, 'p.yaml');
+    writeFileSync(file, `${podYaml('web')}---\n${podYaml('Bad')}`);
+    const source = fileSource(dir);
+    await source.start();
+    expect(sink.last).toEqual(['web-node1']);
+
+    writeFileSync(file, `${podYaml('web', 'busybox:1.37')}---\n${podYaml('Bad')}`);
+    await source.read();
+    expect(sink.snapshots.at(-1)!.map((p) => p.spec.containers[0].image)).toEqual(['busybox:1.37']);
+  });
+
+  it('keeps the pods of a broken document beside a good one, in document order, and drops a document that is gone', async () => {
+    const file = join(dir, 'p.yaml');
+    writeFileSync(file, `${podYaml('a')}---\n${podYaml('b')}---\n${podYaml('c')}`);
+    const source = fileSource(dir);
+    await source.start();
+    const [a, , c] = sink.snapshots[0];
+
+    writeFileSync(file, `${podYaml('a', 'busybox:1.37')}---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: b\n`);
+    await source.read();
+    expect(sink.last).toEqual(['a-node1', 'b-node1']);
+    expect(sink.snapshots.at(-1)![0]).not.toBe(a);
+    expect(sink.snapshots.at(-1)).not.toContain(c);
+  });
+
+  it('keeps the pods of a file caught empty, as a write that truncates first leaves it, and says so once', async () => {
+    const file = join(dir, 'p.yaml');
+    writeFileSync(file, podYaml('web'));
+    const source = fileSource(dir);
+    await source.start();
+    const good = sink.snapshots[0][0];
+
+    writeFileSync(file, '');
+    await source.read();
+    await source.read();
+    expect(sink.snapshots.at(-1)).toEqual([good]);
+    expect(sink.errors.map((e) => e.message)).toEqual(['the file is empty (caught mid-write?); remove it to remove its pods']);
+
+    writeFileSync(file, podYaml('web', 'busybox:1.37'));
+    await source.read();
+    expect(sink.snapshots.at(-1)!.map((p) => p.spec.containers[0].image)).toEqual(['busybox:1.37']);
   });
 
   it('does not decode an unchanged file again: same pods, same seen time, no repeated errors', async () => {
@@ -245,7 +301,7 @@ describe('FileSource', () => {
     writeFileSync(join(dir, 'a.yaml'), podYaml('a'));
     const source = fileSource(dir, true);
     await source.start();
-    const read = vi.spyOn(source, 'read');
+    const read = vi.spyOn(source, 'pollRead');
     writeFileSync(join(dir, 'b.yaml'), podYaml('b'));
 
     await clock.advance(PERIOD - 1);
@@ -255,6 +311,37 @@ describe('FileSource', () => {
     expect(read).toHaveBeenCalledTimes(1);
     await read.mock.results[0].value;
     expect(sink.last).toEqual(['a-node1', 'b-node1']);
+  });
+
+  it('polls a settled file with a stat alone, and reads it again when its stamp changes', async () => {
+    const file = join(dir, 'a.yaml');
+    writeFileSync(file, podYaml('a'));
+    const past = new Date(Date.now() - 10_000);
+    utimesSync(file, past, past);
+    const source = fileSource(dir);
+    await source.start();
+    reads.count = 0;
+
+    await source.pollRead();
+    expect(reads.count).toBe(0);
+    expect(sink.last).toEqual(['a-node1']);
+
+    // Rewritten: a new stamp, read at once; and a read the watch asks for always reads.
+    writeFileSync(file, podYaml('b'));
+    await source.pollRead();
+    expect(reads.count).toBe(1);
+    expect(sink.last).toEqual(['b-node1']);
+    await source.read(['a.yaml']);
+    expect(reads.count).toBe(2);
+  });
+
+  it('reads again on the poll a file written too recently for its stamp to be trusted', async () => {
+    writeFileSync(join(dir, 'a.yaml'), podYaml('a'));
+    const source = fileSource(dir);
+    await source.start();
+    reads.count = 0;
+    await source.pollRead();
+    expect(reads.count).toBe(1);
   });
 
   it('reads once, after a quiet time, for a burst of change notifications', async () => {
@@ -351,6 +438,53 @@ describe('FileSource', () => {
     mkdirSync(late);
     await source.read();
     expect(watchers.map((w) => w.path)).toEqual([late]);
+  });
+
+  it('looks for a removed directory after a second, then less and less often, and watches it again once it is back', async () => {
+    writeFileSync(join(dir, 'a.yaml'), podYaml('a'));
+    const source = fileSource(dir, true);
+    await source.start();
+    const read = vi.spyOn(source, 'read');
+    rmSync(dir, { recursive: true });
+    watchers[0].notify('rename', basename(dir));
+    await clock.advance(50);
+    await read.mock.results[0].value;
+    expect(sink.last).toEqual([]);
+    expect(watchers[0].closed).toBe(true);
+
+    read.mockClear();
+    await clock.advance(999);
+    expect(read).not.toHaveBeenCalled();
+    await clock.advance(1);
+    expect(read).toHaveBeenCalledTimes(1);
+    await read.mock.results[0].value;
+    await clock.advance(1_999);
+    expect(read).toHaveBeenCalledTimes(1);
+
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'b.yaml'), podYaml('b'));
+    await clock.advance(1);
+    expect(read).toHaveBeenCalledTimes(2);
+    await read.mock.results[1].value;
+    expect(sink.last).toEqual(['b-node1']);
+    expect(watchers.map((w) => [w.path, w.closed])).toEqual([[dir, true], [dir, false]]);
+  });
+
+  it('watches a directory made again under the same name, however quickly', async () => {
+    writeFileSync(join(dir, 'a.yaml'), podYaml('a'));
+    const source = fileSource(dir, true);
+    await source.start();
+    const read = vi.spyOn(source, 'read');
+    rmSync(dir, { recursive: true });
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'b.yaml'), podYaml('b'));
+    // The old watcher hears the directory go, and will hear nothing of the new one.
+    watchers[0].notify('rename', basename(dir));
+    await clock.advance(50);
+    await read.mock.results[0].value;
+
+    expect(sink.last).toEqual(['b-node1']);
+    expect(watchers.map((w) => w.closed)).toEqual([true, false]);
   });
 
   it('stops polling and watching on stop', async () => {

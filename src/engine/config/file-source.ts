@@ -1,6 +1,7 @@
 import { watch, type FSWatcher } from 'node:fs';
+import type { Stats } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { Clock, Timer } from '../../util/clock.js';
 import type { Pod } from '../api/v1.js';
 import type { ManifestError } from './manifest.js';
@@ -14,28 +15,45 @@ export interface SourceSink {
 
 /** Events from a burst of writes are folded into one read after this quiet time. */
 const WATCH_DEBOUNCE_MS = 50;
+/** How soon a missing path is looked for again, doubling up to the poll period (the kubelet's watch retry). */
+const MISSING_RETRY_MS = 1_000;
+/**
+ * A file last written longer ago than this has a stamp (inode, size, times)
+ * no later write can repeat: file times tick in jiffies, so two writes a few
+ * milliseconds apart may share one.
+ */
+const SETTLED_MS = 1_000;
 
 interface FileState {
   text: string;
   pods: Pod[];
+  /** The YAML document each pod came from, index for index. */
+  documents: number[];
+  /** The file's stamp when this text was read, if it had settled (the poll skips a file whose stamp is unchanged). */
+  stamp?: string;
 }
 
 /**
  * Static pods from a directory (or a single file) of manifests: read at start,
  * on every change the file system reports, and every `period` as a safety net,
- * as the kubelet's file source. A file that stops parsing (caught mid-write,
- * or broken by an edit) keeps its last good pods and reports the error; a
- * file whose text is unchanged is not decoded again.
+ * as the kubelet's file source. What runs never follows a half-written file:
+ * a file that stops parsing or turns empty (caught mid-write, or broken by an
+ * edit) keeps its last good pods, and a document that no longer validates
+ * keeps its last good pods, each with the error reported. A file whose text
+ * is unchanged is not decoded again. A removed directory removes its pods, as
+ * in the kubelet, and is looked for again within a second or so.
  */
 export class FileSource {
   readonly name = 'file';
   private readonly files = new Map<string, FileState>();
   private watcher: FSWatcher | undefined;
   private poll: Timer | undefined;
+  private retry: Timer | undefined;
+  private retryDelay = MISSING_RETRY_MS;
   private debounce: Timer | undefined;
   private reading: Promise<void> | undefined;
-  /** What the next pass reads: every file, or these names in the directory. */
-  private wanted: Set<string> | 'all' | undefined;
+  /** What the next pass reads: every file, every file whose stamp changed (the poll), or these names in the directory. */
+  private wanted: Set<string> | 'all' | 'poll' | undefined;
   /** Whether the last full read found a directory (so a change can be read alone). */
   private listed = false;
   /** Names the file system reported changed since the last debounced read; undefined: it named none. */
@@ -58,14 +76,15 @@ export class FileSource {
     await this.read();
     if (!this.watchForChanges) return;
     this.ensureWatcher();
-    this.poll = this.clock.setInterval(() => void this.read(), this.period);
+    this.poll = this.clock.setInterval(() => void this.pollRead(), this.period);
   }
 
   stop(): void {
     this.stopped = true;
-    this.watcher?.close();
+    this.closeWatcher();
     this.poll?.cancel();
     this.debounce?.cancel();
+    this.retry?.cancel();
   }
 
   /**
@@ -74,14 +93,30 @@ export class FileSource {
    * after it, folded with every other asked for meanwhile.
    */
   read(names?: Iterable<string>): Promise<void> {
-    if (names === undefined) this.wanted = 'all';
+    if (names === undefined || this.wanted === 'poll') this.wanted = 'all';
     else if (this.wanted !== 'all') this.wanted = new Set([...(this.wanted ?? []), ...names]);
+    return this.startReading();
+  }
+
+  /**
+   * The periodic safety net: every file of the directory, but a file whose
+   * stamp is what it was when last read, long after it was written, is not
+   * read again (a poll of 1,000 files is then 1,000 stats).
+   */
+  pollRead(): Promise<void> {
+    if (this.wanted === undefined) this.wanted = 'poll';
+    else if (this.wanted !== 'poll') this.wanted = 'all';
+    return this.startReading();
+  }
+
+  private startReading(): Promise<void> {
     if (this.reading) return this.reading;
     this.reading = (async () => {
       while (this.wanted !== undefined && !this.stopped) {
         const wanted = this.wanted;
         this.wanted = undefined;
-        await (wanted === 'all' || !this.listed ? this.readOnce() : this.readChanged(wanted));
+        if (wanted === 'all' || wanted === 'poll' || !this.listed) await this.readOnce(wanted === 'poll');
+        else await this.readChanged(wanted);
       }
       this.reading = undefined;
     })();
@@ -90,10 +125,15 @@ export class FileSource {
 
   private ensureWatcher(): void {
     if (this.watcher || this.stopped) return;
+    const self = basename(this.path);
     try {
       this.watcher = watch(this.path, (_event, filename) => {
-        // A change without a name (some file systems give none) reads everything.
-        if (filename && this.changed) this.changed.add(String(filename));
+        // The directory itself went (removed, or moved away): this watcher
+        // hears no more, and the next read watches what is there then.
+        if (filename && String(filename) === self) this.closeWatcher();
+        // A change without a name (some file systems give none), or to the
+        // directory itself, reads everything.
+        if (filename && this.changed && String(filename) !== self) this.changed.add(String(filename));
         else this.changed = undefined;
         this.debounce?.cancel();
         this.debounce = this.clock.setTimeout(() => {
@@ -102,16 +142,28 @@ export class FileSource {
           void this.read(names);
         }, WATCH_DEBOUNCE_MS);
       });
-      this.watcher.on('error', () => {
-        this.watcher?.close();
-        this.watcher = undefined;
-      });
+      this.watcher.on('error', () => this.closeWatcher());
     } catch {
-      this.watcher = undefined; // the path does not exist yet; the poll will find it
+      this.watcher = undefined; // the path does not exist yet; the retry or the poll will find it
     }
   }
 
-  private async readOnce(): Promise<void> {
+  private closeWatcher(): void {
+    this.watcher?.close();
+    this.watcher = undefined;
+  }
+
+  /** Looks for a missing path again soon, and then less and less often, up to the poll period. */
+  private retryMissing(): void {
+    if (!this.watchForChanges || this.stopped || this.retry) return;
+    this.retry = this.clock.setTimeout(() => {
+      this.retry = undefined;
+      void this.read();
+    }, this.retryDelay);
+    this.retryDelay = Math.min(this.retryDelay * 2, this.period);
+  }
+
+  private async readOnce(skipUnchanged = false): Promise<void> {
     let files: string[];
     try {
       const info = await stat(this.path);
@@ -119,21 +171,24 @@ export class FileSource {
       files = info.isDirectory() ? await listManifestFiles(this.path, ignored) : [this.path];
       this.listed = info.isDirectory();
       this.missingReported = false;
+      this.retryDelay = MISSING_RETRY_MS;
       this.reportIgnored(ignored);
+      if (this.watchForChanges) this.ensureWatcher();
     } catch {
       this.listed = false;
       if (!this.missingReported) {
         this.sink.error({ source: this.path, document: 0, message: 'path does not exist; watching for it' });
         this.missingReported = true;
       }
+      this.closeWatcher();
+      this.retryMissing();
       this.files.clear();
       if (!this.stopped) this.sink.snapshot([]);
       return;
     }
-    if (this.watchForChanges) this.ensureWatcher();
     const present = new Set(files);
     for (const file of [...this.files.keys()]) if (!present.has(file)) this.files.delete(file);
-    for (const file of files) await this.readFile(file);
+    for (const file of files) await this.readFile(file, skipUnchanged);
     if (!this.stopped) this.sink.snapshot(this.pods());
   }
 
@@ -152,11 +207,12 @@ export class FileSource {
     for (const name of [...names].sort()) {
       if (name.startsWith('.') || name.includes('/')) continue;
       const file = join(this.path, name);
-      const isFile = await stat(file).then((info) => info.isFile(), () => false);
+      const info = await stat(file).catch(() => undefined);
+      const isFile = info?.isFile() ?? false;
       if (!isManifestName(name)) {
         if (isFile) this.reportIgnored([file], false);
         else this.ignoredReported.delete(file);
-      } else if (isFile) await this.readFile(file);
+      } else if (isFile) await this.readFile(file, false, info);
       else this.files.delete(file);
     }
     if (!this.stopped) this.sink.snapshot(this.pods());
@@ -179,24 +235,47 @@ export class FileSource {
     for (const file of this.ignoredReported) if (!present.has(file)) this.ignoredReported.delete(file);
   }
 
-  private async readFile(file: string): Promise<Pod[]> {
+  private async readFile(file: string, skipUnchanged = false, known?: Stats): Promise<void> {
+    const previous = this.files.get(file);
+    const info = known ?? (await stat(file).catch(() => undefined));
+    const stamp = info && Date.now() - info.mtimeMs > SETTLED_MS ? stampOf(info) : undefined;
+    if (skipUnchanged && stamp !== undefined && previous?.stamp === stamp) return;
     let text: string;
     try {
       text = await readFile(file, 'utf8');
     } catch (err) {
       this.sink.error({ source: file, document: 0, message: `cannot read: ${(err as Error).message}` });
-      return this.files.get(file)?.pods ?? [];
+      return;
     }
-    const previous = this.files.get(file);
-    if (previous && previous.text === text) return previous.pods;
+    if (previous && previous.text === text) {
+      previous.stamp = stamp;
+      return;
+    }
     const { decoded, pods } = decodeStaticPods(file, text, this.nodeName, this.clock.now());
+    const empty = text.trim() === '';
+    if (empty) decoded.errors.push({ source: file, document: 0, message: 'the file is empty (caught mid-write?); remove it to remove its pods' });
     for (const error of decoded.errors) this.sink.error(error);
-    if (decoded.unreadable && previous) {
+    const documents = decoded.pods.map((p) => p.document);
+    if (previous && (decoded.unreadable || empty)) {
       // Keep the last good pods; remember the text so the same error is not reported on every poll.
-      this.files.set(file, { text, pods: previous.pods });
-      return previous.pods;
+      this.files.set(file, { ...previous, text, stamp });
+      return;
     }
-    this.files.set(file, { text, pods });
-    return pods;
+    if (previous && decoded.errors.length > 0) {
+      // A document that no longer validates (an edit gone wrong, or a write
+      // cut short) keeps the pods it last had, unless a good document now
+      // gives a pod of the same name.
+      const broken = new Set(decoded.errors.map((e) => e.document));
+      const names = new Set(pods.map((p) => p.metadata.name));
+      const kept = previous.pods.flatMap((pod, i) => (broken.has(previous.documents[i]) && !names.has(pod.metadata.name) ? [{ pod, document: previous.documents[i] }] : []));
+      const all = [...pods.map((pod, i) => ({ pod, document: documents[i] })), ...kept].sort((a, b) => a.document - b.document);
+      this.files.set(file, { text, pods: all.map((p) => p.pod), documents: all.map((p) => p.document), stamp });
+      return;
+    }
+    this.files.set(file, { text, pods, documents, stamp });
   }
+}
+
+function stampOf(info: Stats): string {
+  return `${info.ino}:${info.size}:${info.mtimeMs}:${info.ctimeMs}`;
 }

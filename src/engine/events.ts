@@ -17,6 +17,8 @@ export type LifecycleEventType =
   | 'PodRejected'
   // the pod worker
   | 'WorkerStarted'
+  /** A pod created again with the UID of one that ended (a static pod's manifest put back) is started anew. */
+  | 'PodRestarted'
   /** One pass of a pod worker finished: detail.updateType, detail.state, detail.durationMs. */
   | 'PodSynced'
   | 'SyncFailed'

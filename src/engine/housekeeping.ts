@@ -1,4 +1,6 @@
+import { isTerminalPhase, podRef } from './api/pod-util.js';
 import type { MirrorPods } from './cluster/mirror-pods.js';
+import type { RunningPod } from './container/types.js';
 import type { EventStream } from './events.js';
 import type { RuntimeManager } from './kuberuntime/runtime-manager.js';
 import type { PodCache } from './pleg/pod-cache.js';
@@ -16,12 +18,21 @@ export interface HousekeepingDeps {
   runtime: RuntimeManager;
   events: EventStream;
   mirrorPods?: MirrorPods;
+  /** Whether admission turned the pod away (it never gets a worker). */
+  isRejected: (uid: string) => boolean;
+  /**
+   * The runtime's pods as the PLEG last saw them (undefined before its first
+   * relist): a pass reads them there rather than listing the runtime again.
+   */
+  runtimePods: () => RunningPod[] | undefined;
 }
 
 /**
  * The kubelet's HandlePodCleanups, every two seconds once all sources are
  * seen, beside the sync loop rather than in it (one pass at a time): workers
- * of pods no longer desired are told to terminate, pods the runtime runs
+ * of pods no longer desired are told to terminate, a pod created again with
+ * the UID of one that ended (a static pod's manifest put back) is started
+ * anew, pods the runtime runs
  * that no worker knows (orphans, e.g. left by an earlier run) are killed,
  * finished state (statuses, cached runtime state of pods gone from the
  * runtime) is forgotten, and dead containers beyond the newest of each name
@@ -46,10 +57,14 @@ export class Housekeeping {
     const { podManager, podWorkers, statusManager, runtime, events } = this.d;
     const desired = new Set(podManager.getPods().map((p) => p.metadata.uid!));
     const workers = podWorkers.syncKnownPods(desired);
+    this.restartReusedUids();
     const known = new Set([...desired, ...workers.keys()]);
     statusManager.removeOrphanedStatuses(known);
 
-    const runningPods = await runtime.getPods();
+    // As the PLEG last saw the runtime (its relist every period and the events since): listing the
+    // runtime every pass, as the kubelet does, decodes every pod's sandboxes and containers again.
+    const runningPods = this.d.runtimePods();
+    if (!runningPods) return;
     // The sync loop goes on while a pass waits on the runtime: a pod is an orphan only if, now,
     // no source wants it and no worker knows it (a pod added meanwhile has both).
     const knownNow = (uid: string) => known.has(uid) || podWorkers.isKnown(uid) || podManager.getPodByUid(uid) !== undefined;
@@ -76,6 +91,24 @@ export class Housekeeping {
     for (const pod of podManager.getPods()) {
       const cached = this.d.podCache.get(pod.metadata.uid!);
       if (cached.modified > 0) await runtime.removeDeadContainers(cached.status);
+    }
+  }
+
+  /**
+   * Admitted pods no worker knows: created again with the UID of a life that
+   * has ended, whose worker syncKnownPods just forgot. Each starts afresh, its
+   * last life's status and reasons forgotten (its exited containers stay, and
+   * count as its restarts, as in the kubelet).
+   */
+  private restartReusedUids(): void {
+    const { podManager, podWorkers, statusManager, events } = this.d;
+    for (const pod of podManager.getPods()) {
+      const uid = pod.metadata.uid!;
+      if (podWorkers.isKnown(uid) || this.d.isRejected(uid) || isTerminalPhase(pod)) continue;
+      statusManager.deletePodStatus(uid);
+      this.d.reasons.remove(uid);
+      events.emit({ type: 'PodRestarted', pod: podRef(pod), uid, message: 'created again with the UID of a pod that had ended: starting it anew' });
+      podWorkers.updatePod({ updateType: 'create', pod });
     }
   }
 }

@@ -210,7 +210,7 @@ export class Kubelet {
       events: this.events,
       resyncInterval: config.syncFrequency,
       backOffPeriod: KubeletConstants.workerBackOffPeriod,
-      afterSync: this.evented ? (pod, syncedAt) => this.evented?.hint(pod.metadata.uid!, pod.metadata.name!, pod.metadata.namespace!, syncedAt) : undefined,
+      afterSync: this.evented ? (pod, syncedAt, untouched) => this.evented?.afterSync(pod.metadata.uid!, pod.metadata.name!, pod.metadata.namespace!, syncedAt, untouched) : undefined,
     });
     this.handler = new SyncHandler({
       podManager: this.podManager,
@@ -230,6 +230,8 @@ export class Kubelet {
       runtime: this.runtimeManager,
       events: this.events,
       mirrorPods,
+      isRejected: (uid) => this.handler.isRejected(uid),
+      runtimePods: () => this.pleg.runningPods(),
     });
     this.podConfig = new PodConfig(config, clock, this.events, (update) => this.inbox.push({ kind: 'config', update }), deps.cluster ? { client: deps.cluster, warn: clusterWarn } : undefined);
     if (deps.cluster && mirrorPods) {

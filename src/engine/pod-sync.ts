@@ -100,7 +100,7 @@ export class KubeletPodSyncer implements PodSyncer {
     const failure = result.results.find((r) => r.error && r.error.reason !== SyncErrors.crashLoopBackOff && r.error.reason !== SyncErrors.imagePullBackOff);
     if (failure?.error) throw failure.error;
     const backOffs = result.results.filter((r) => r.error);
-    if (backOffs.length === 0) return { terminal: false };
+    if (backOffs.length === 0) return { terminal: false, runtimeUntouched: result.results.length === 0 };
     // Only a crash-loop back-off says when it ends (the kubelet's BackoffError; an image pull back-off does not).
     const ends = backOffs.filter((r) => r.error!.reason === SyncErrors.crashLoopBackOff && r.error!.retryAfterMs !== undefined).map((r) => r.error!.retryAfterMs!);
     return { terminal: false, backOff: { endsInMs: ends.length > 0 ? Math.min(...ends) : undefined } };

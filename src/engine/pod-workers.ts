@@ -32,6 +32,8 @@ export interface SyncPodResult {
    * earliest crash-loop back-off ends (`endsInMs`, the kubelet's BackoffError) if one does.
    */
   backOff?: { endsInMs?: number };
+  /** The sync changed nothing in the runtime (a resync that found nothing to do). */
+  runtimeUntouched?: boolean;
 }
 
 /** What the pod workers call; the kubelet implements it (syncPod and friends). */
@@ -65,6 +67,12 @@ interface PodSyncStatus extends PodWorkerInfo {
   retry?: Timer;
   /** Aborts the syncPod under way when the pod is killed (the kubelet cancels the sync's context). */
   syncAbort?: AbortController;
+  /**
+   * The pod was created again with the same UID (a static pod's manifest
+   * removed and put back) while this life of it ended: once it has ended,
+   * syncKnownPods forgets the worker and housekeeping starts the pod anew.
+   */
+  restartRequested?: boolean;
 }
 
 export interface PodWorkersOptions {
@@ -78,8 +86,12 @@ export interface PodWorkersOptions {
   resyncInterval: number;
   /** How long a failed sync waits before the next, unless a back-off it met ends sooner. */
   backOffPeriod: number;
-  /** Called after each completed sync, with when it ended (the evented PLEG relists the pod then). */
-  afterSync?: (pod: Pod, syncedAt: number) => void;
+  /**
+   * Called after each sync, completed or failed, with when it ended and
+   * whether it left the runtime untouched (the evented PLEG relists the pod,
+   * or, when nothing was done, takes its cached status as current).
+   */
+  afterSync?: (pod: Pod, syncedAt: number, runtimeUntouched: boolean) => void;
 }
 
 /**
@@ -113,6 +125,12 @@ export class PodWorkers {
       events.emit({ type: 'WorkerStarted', pod: ref, uid, message: orphan ? 'terminating a pod no source wants' : 'pod worker started' });
     }
     if (options.onTerminated) status.onTerminated.push(options.onTerminated);
+    // Once a pod is being torn down, its UID cannot come back to this worker (as in the kubelet).
+    if (status.state !== 'syncing' && options.updateType === 'create') {
+      status.restartRequested = true;
+      this.runTerminatedCallbacks(status);
+      return;
+    }
     if (status.finished) {
       this.runTerminatedCallbacks(status);
       return;
@@ -131,15 +149,19 @@ export class PodWorkers {
     if (!status.working) this.startLoop(status);
   }
 
-  /** Terminates workers of pods no longer desired and forgets finished ones; returns what is known. */
+  /**
+   * Terminates workers of pods no longer desired, and forgets finished ones
+   * and those whose pod was created again; returns what is known (a desired
+   * pod missing from it is to be started anew).
+   */
   syncKnownPods(desired: Set<string>): Map<string, PodWorkerInfo> {
     for (const status of [...this.statuses.values()]) {
-      if (desired.has(status.uid)) continue;
+      if (desired.has(status.uid) && !status.restartRequested) continue;
       if (status.finished && !status.working) {
         status.retry?.cancel();
         this.statuses.delete(status.uid);
         this.o.workQueue.forget(status.uid);
-      } else if (status.state === 'syncing') {
+      } else if (status.state === 'syncing' && !desired.has(status.uid)) {
         this.updatePod({ updateType: 'kill', pod: status.desired });
       }
     }
@@ -193,6 +215,7 @@ export class PodWorkers {
       status.pending = undefined;
       let next: 'resync' | 'now' | 'done' = 'done';
       let backOff: SyncPodResult['backOff'];
+      let runtimeUntouched = false;
       const stateBefore = status.state;
       const started = clock.now();
       try {
@@ -203,6 +226,7 @@ export class PodWorkers {
           const result = await syncer.syncPod(update.updateType, status.desired!, cached.status, status.syncAbort.signal).finally(() => (status.syncAbort = undefined));
           status.lastSyncTime = clock.now();
           backOff = result.backOff;
+          runtimeUntouched = result.runtimeUntouched === true;
           if (result.terminal && status.state === 'syncing') {
             this.startTerminating(status);
             status.gracePeriod ??= status.desired!.spec.terminationGracePeriodSeconds ?? 30;
@@ -225,13 +249,16 @@ export class PodWorkers {
         }
         status.lastError = undefined;
         events.emit({ type: 'PodSynced', pod: status.pod, uid: status.uid, detail: { updateType: update.updateType, state: stateBefore, durationMs: clock.now() - started } });
-        if (status.desired && !status.finished) this.o.afterSync?.(status.desired, status.lastSyncTime);
+        if (status.desired && !status.finished) this.o.afterSync?.(status.desired, status.lastSyncTime, runtimeUntouched);
       } catch (err) {
         if (signal.aborted) return;
         // As the kubelet: a retry waits for a runtime status newer than this failed attempt.
         status.lastSyncTime = clock.now();
         status.lastError = (err as Error).message;
         events.emit({ type: 'SyncFailed', pod: status.pod, uid: status.uid, reason: 'FailedSync', message: `error syncing pod, skipping: ${status.lastError}` });
+        // A failed sync may have changed the runtime too (a sandbox made before the image pull
+        // failed), and its retry waits for a status newer than the failure: relist the pod now.
+        if (status.desired && !status.finished) this.o.afterSync?.(status.desired, status.lastSyncTime, false);
         this.retryLater(status);
         continue;
       }

@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { RuntimeService } from '../../src/cri/runtime-service.js';
 import { KubeletLabels, type ContainerEvent } from '../../src/cri/types.js';
-import { emptyPodStatus, type RuntimePodStatus } from '../../src/engine/container/types.js';
+import { emptyPodStatus, type RunningPod, type RuntimePodStatus } from '../../src/engine/container/types.js';
 import { EventStream } from '../../src/engine/events.js';
 import type { RuntimeManager } from '../../src/engine/kuberuntime/runtime-manager.js';
 import { NodeNameLabel } from '../../src/engine/kuberuntime/labels.js';
 import { EventedHints } from '../../src/engine/pleg/evented.js';
 import { GenericPLEG } from '../../src/engine/pleg/generic.js';
 import { PodCache } from '../../src/engine/pleg/pod-cache.js';
+import type { PodLifecycleEvent } from '../../src/engine/pleg/types.js';
 import { FakeClock } from '../../src/util/clock.js';
 
 const NODE = 'node-a';
@@ -33,25 +34,26 @@ function eventSource(): { runtime: RuntimeService; push(uid: string): void } {
 }
 
 /** A PLEG on a runtime manager whose pod status reads wait until released, recording the order of reads and relists. */
-function slowPleg(clock: FakeClock, events: EventStream) {
+function slowPleg(clock: FakeClock, events: EventStream, inRuntime: RunningPod[] = [], onEvent: (e: PodLifecycleEvent) => void = () => {}) {
   const log: string[] = [];
   const waiting: (() => void)[] = [];
   const runtime = {
     getPods: async () => {
       log.push('relist');
-      return [];
+      return inRuntime;
     },
     getPodStatus: (uid: string): Promise<RuntimePodStatus> => {
       log.push(uid);
       return new Promise((r) => waiting.push(() => r(emptyPodStatus(uid, uid, 'default'))));
     },
   } as unknown as RuntimeManager;
-  const pleg = new GenericPLEG({ runtime, cache: new PodCache(), clock, events, onEvent: () => {}, period: () => 10_000, relistThreshold: 180_000 });
+  const cache = new PodCache();
+  const pleg = new GenericPLEG({ runtime, cache, clock, events, onEvent, period: () => 10_000, relistThreshold: 180_000 });
   const release = async () => {
     while (waiting.length > 0) waiting.shift()!();
     await new Promise((r) => setImmediate(r));
   };
-  return { pleg, log, release };
+  return { pleg, log, release, cache };
 }
 
 const settle = () => new Promise((r) => setTimeout(r, 20));
@@ -60,11 +62,11 @@ const settle = () => new Promise((r) => setTimeout(r, 20));
 function startHints() {
   const clock = new FakeClock();
   const events = new EventStream(() => clock.now());
-  const { pleg, log, release } = slowPleg(clock, events);
+  const { pleg, log, release, cache } = slowPleg(clock, events);
   const source = eventSource();
   const hints = new EventedHints(source.runtime, pleg, clock, events, NODE, () => {});
   hints.start();
-  return { clock, pleg, log, release, source, hints };
+  return { clock, pleg, log, release, source, hints, cache };
 }
 
 describe('evented PLEG hints', () => {
@@ -118,6 +120,54 @@ describe('evented PLEG hints', () => {
   });
 });
 
+describe('after a sync', () => {
+  /** Hints with events flowing, and pod a's status cached at 100. */
+  async function flowing() {
+    const h = startHints();
+    h.source.push('other');
+    await settle();
+    await h.release();
+    h.log.length = 0;
+    h.cache.set('a', emptyPodStatus('a', 'a', 'default'), undefined, 100);
+    await h.clock.advance(1_000);
+    return h;
+  }
+
+  it('takes the cached status as current after a sync that did nothing to the runtime: no relist', async () => {
+    const { log, cache, clock, hints } = await flowing();
+    hints.afterSync('a', 'a', 'default', clock.now(), true);
+    await settle();
+    expect(log).toEqual([]);
+    expect(cache.get('a').modified).toBeGreaterThan(clock.now() - 1);
+    hints.stop();
+  });
+
+  it('relists the pod after a sync that did something, or when a relist of it is already on its way', async () => {
+    const { log, release, source, clock, hints } = await flowing();
+    hints.afterSync('a', 'a', 'default', clock.now(), false);
+    await settle();
+    expect(log).toEqual(['a']);
+    await release();
+
+    source.push('a');
+    await settle();
+    hints.afterSync('a', 'a', 'default', clock.now(), true);
+    await release();
+    await settle();
+    expect(log).toEqual(['a', 'a', 'a']);
+    hints.stop();
+  });
+
+  it('relists the pod after every sync while no events flow', async () => {
+    const { log, cache, clock, hints } = startHints();
+    cache.set('a', emptyPodStatus('a', 'a', 'default'), undefined, 100);
+    hints.afterSync('a', 'a', 'default', clock.now(), true);
+    await settle();
+    expect(log).toEqual(['a']);
+    hints.stop();
+  });
+});
+
 describe('GenericPLEG relists side by side', () => {
   it('runs targeted relists of different pods at once, of one pod one after the other, and a full relist alone', async () => {
     const clock = new FakeClock();
@@ -140,5 +190,26 @@ describe('GenericPLEG relists side by side', () => {
     await release();
     await pleg.idle();
     expect(done).toEqual(['a1', 'b', 'a2', 'relist', 'c']);
+  });
+
+  it('reads the pods a full relist finds changed eight at a time, and sends their events once all are read', async () => {
+    const clock = new FakeClock();
+    const started = Array.from({ length: 20 }, (_, i): RunningPod => ({
+      uid: `p${i}`, name: `p${i}`, namespace: 'default',
+      sandboxes: [{ id: `s${i}`, state: 'ready', createdAt: 1 }],
+      containers: [{ id: `c${i}`, name: 'app', state: 'running', createdAt: 2, hash: 'h', sandboxId: `s${i}` }],
+    }));
+    const sent: string[] = [];
+    const { pleg, log, release } = slowPleg(clock, new EventStream(() => clock.now()), started, (e) => void sent.push(e.id));
+    const relisted = pleg.relist();
+    await settle();
+    expect(log).toEqual(['relist', 'p0', 'p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7']);
+    await release();
+    await settle();
+    expect(log).toHaveLength(17);
+    expect(sent).toEqual([]);
+    for (let i = 0; i < 3; i++) await release();
+    await relisted;
+    expect(new Set(sent).size).toBe(20);
   });
 });

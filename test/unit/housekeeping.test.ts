@@ -10,35 +10,46 @@ const pod = (uid: string) => ({ metadata: { uid, name: uid, namespace: 'default'
 const deadSandbox = (uid: string): RunningPod => ({ uid, name: uid, namespace: 'default', sandboxes: [{ id: `s-${uid}`, state: 'notready', createdAt: 1 }], containers: [] });
 
 /** Housekeeping over a pod cache that holds an entry for each of `cached`, with the given desired pods, workers and runtime pods. */
-function setup(o: { cached: string[]; desired: string[]; workers: string[]; inRuntime: RunningPod[]; whileListing?: () => void }) {
+function setup(o: { cached: string[]; desired: string[]; workers: string[]; inRuntime: RunningPod[]; whileListing?: () => void; rejected?: string[]; pods?: Record<string, ReturnType<typeof pod>> }) {
   const podCache = new PodCache();
   for (const uid of o.cached) podCache.set(uid, emptyPodStatus(uid, uid, 'default'), undefined, 1);
   const removed: string[] = [];
   const killed: string[] = [];
+  const created: string[] = [];
+  const statusesDeleted: string[] = [];
+  const podOf = (uid: string) => o.pods?.[uid] ?? pod(uid);
   const deps = {
-    podManager: { getPods: () => o.desired.map(pod), getPodByUid: (uid: string) => (o.desired.includes(uid) ? pod(uid) : undefined) },
-    podWorkers: { syncKnownPods: () => new Map(o.workers.map((uid) => [uid, { uid } as PodWorkerInfo])), isKnown: (uid: string) => o.workers.includes(uid), updatePod: (u: { runningPod: RunningPod }) => void killed.push(u.runningPod.uid) },
-    statusManager: { removeOrphanedStatuses: () => {} },
+    podManager: { getPods: () => o.desired.map(podOf), getPodByUid: (uid: string) => (o.desired.includes(uid) ? podOf(uid) : undefined) },
+    podWorkers: {
+      syncKnownPods: () => new Map(o.workers.map((uid) => [uid, { uid } as PodWorkerInfo])),
+      isKnown: (uid: string) => o.workers.includes(uid),
+      updatePod: (u: { updateType: string; runningPod?: RunningPod; pod?: { metadata: { uid: string } } }) => {
+        if (u.updateType === 'kill') killed.push(u.runningPod!.uid);
+        else (created.push(u.pod!.metadata.uid), o.workers.push(u.pod!.metadata.uid));
+      },
+    },
+    isRejected: (uid: string) => o.rejected?.includes(uid) ?? false,
+    statusManager: { removeOrphanedStatuses: () => {}, deletePodStatus: (uid: string) => void statusesDeleted.push(uid) },
     reasons: new ReasonCache(),
     podCache,
+    runtimePods: () => {
+      o.whileListing?.();
+      return o.inRuntime;
+    },
     runtime: {
-      getPods: async () => {
-        o.whileListing?.();
-        return o.inRuntime;
-      },
       removePod: async (p: RunningPod) => void removed.push(p.uid),
       removeDeadContainers: async () => {},
     },
     events: new EventStream(() => 0),
   } as unknown as HousekeepingDeps;
-  return { housekeeping: new Housekeeping(deps), podCache, removed, killed };
+  return { housekeeping: new Housekeeping(deps), podCache, removed, killed, created, statusesDeleted };
 }
 
 const cachedUids = (cache: PodCache) => [...cache.entries()].map(([uid]) => uid).sort();
 
 describe('housekeeping and the pod cache', () => {
   it('forgets the cached state of pods gone from the runtime that no source or worker knows, and keeps the rest', async () => {
-    const world = { cached: ['desired', 'worker', 'gone', 'dead'], desired: ['desired'], workers: ['worker'], inRuntime: [deadSandbox('dead')] };
+    const world = { cached: ['desired', 'worker', 'gone', 'dead'], desired: ['desired'], workers: ['desired', 'worker'], inRuntime: [deadSandbox('dead')] };
     const { housekeeping, podCache, removed } = setup(world);
     await housekeeping.handlePodCleanups();
     expect(removed).toEqual(['dead']);
@@ -66,3 +77,33 @@ describe('housekeeping and the pod cache', () => {
     expect(killed).toEqual(['orphan']);
   });
 });
+
+describe('housekeeping and a UID used again', () => {
+  it('starts anew an admitted pod that no worker knows, its last life forgotten; not a rejected or finished one', async () => {
+    const succeeded = { ...pod('done'), status: { phase: 'Succeeded' } };
+    const world = { cached: [], desired: ['again', 'running', 'refused', 'done'], workers: ['running'], rejected: ['refused'], inRuntime: [], pods: { done: succeeded } };
+    const { housekeeping, created, statusesDeleted } = setup(world);
+    await housekeeping.handlePodCleanups();
+    expect(created).toEqual(['again']);
+    expect(statusesDeleted).toEqual(['again']);
+
+    // Known from then on: the next pass leaves it to its worker.
+    await housekeeping.handlePodCleanups();
+    expect(created).toEqual(['again']);
+  });
+});
+
+describe('housekeeping and the runtime', () => {
+  it('reads the runtime as the PLEG last saw it, and leaves the runtime alone before the PLEG has seen it', async () => {
+    const world = { cached: [], desired: [] as string[], workers: [] as string[], inRuntime: [deadSandbox('dead')] };
+    const { housekeeping, removed } = setup(world);
+    const seen = world.inRuntime;
+    (world as { inRuntime: RunningPod[] | undefined }).inRuntime = undefined;
+    await housekeeping.handlePodCleanups();
+    expect(removed).toEqual([]);
+    world.inRuntime = seen;
+    await housekeeping.handlePodCleanups();
+    expect(removed).toEqual(['dead']);
+  });
+});
+

@@ -164,3 +164,41 @@ describe('GenericPLEG.relistPod after a sync', () => {
     expect(got?.modified).toBeGreaterThan(syncedAt);
   });
 });
+
+describe('PodCache.touch', () => {
+  it('marks a status current as of a later time and wakes who waits for it; not a missing or failed one', async () => {
+    const cache = new PodCache();
+    const status = emptyPodStatus('a', 'a', 'default');
+    cache.set('a', status, undefined, 100);
+    const waiting = cache.getNewerThan('a', 150);
+    expect(cache.touch('a', 151)).toBe(true);
+    await expect(waiting).resolves.toEqual({ status, modified: 151 });
+    // Never back in time.
+    cache.touch('a', 120);
+    expect(cache.get('a').modified).toBe(151);
+
+    expect(cache.touch('missing', 200)).toBe(false);
+    cache.set('b', status, new Error('runtime down'), 100);
+    expect(cache.touch('b', 200)).toBe(false);
+    expect(cache.get('b').modified).toBe(100);
+  });
+});
+
+describe('GenericPLEG.runningPods', () => {
+  it('is nothing before the first relist, then each pod as its last relist saw it', async () => {
+    const clock = new FakeClock();
+    const web = { uid: 'u1', name: 'web', namespace: 'default', sandboxes: [{ id: 's1', state: 'ready' as const, createdAt: 1 }], containers: [] };
+    const runtime = {
+      getPods: async () => [web],
+      getPodStatus: async (uid: string) => emptyPodStatus(uid, 'web', 'default'),
+    } as unknown as RuntimeManager;
+    const pleg = new GenericPLEG({ runtime, cache: new PodCache(), clock, events: new EventStream(() => clock.now()), onEvent: () => {}, period: () => 10_000, relistThreshold: 180_000 });
+    expect(pleg.runningPods()).toBeUndefined();
+    await pleg.relist();
+    expect(pleg.runningPods()).toEqual([web]);
+    // A targeted relist that finds the pod gone takes it out.
+    await pleg.relistPod('u1', 'web', 'default');
+    expect(pleg.runningPods()).toEqual([]);
+  });
+});
+

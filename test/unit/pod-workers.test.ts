@@ -3,7 +3,7 @@ import type { Pod } from '../../src/engine/api/v1.js';
 import { emptyPodStatus, type RunningPod, type RuntimePodStatus } from '../../src/engine/container/types.js';
 import { EventStream, type LifecycleEvent } from '../../src/engine/events.js';
 import { PodCache } from '../../src/engine/pleg/pod-cache.js';
-import { PodWorkers, type PodSyncer, type SyncPodResult, type UpdatePodOptions, type UpdateType } from '../../src/engine/pod-workers.js';
+import { PodWorkers, type PodSyncer, type PodWorkersOptions, type SyncPodResult, type UpdatePodOptions, type UpdateType } from '../../src/engine/pod-workers.js';
 import { WorkQueue } from '../../src/engine/work-queue.js';
 import { FakeClock, flushMicrotasks } from '../../src/util/clock.js';
 
@@ -85,7 +85,7 @@ function pod(uid: string, image = 'v1', extra: { grace?: number; deletionGrace?:
 
 let workers: PodWorkers | undefined;
 
-function setup(random: () => number = () => 0) {
+function setup(random: () => number = () => 0, afterSync?: PodWorkersOptions['afterSync']) {
   const clock = new FakeClock();
   const cache = new PodCache();
   const workQueue = new WorkQueue(clock);
@@ -93,7 +93,7 @@ function setup(random: () => number = () => 0) {
   const seen: LifecycleEvent[] = [];
   events.subscribe((e) => seen.push(e));
   const syncer = new FakeSyncer();
-  workers = new PodWorkers({ syncer, cache, workQueue, clock, random, events, resyncInterval: RESYNC, backOffPeriod: BACKOFF });
+  workers = new PodWorkers({ syncer, cache, workQueue, clock, random, events, resyncInterval: RESYNC, backOffPeriod: BACKOFF, afterSync });
   /** A PLEG relist: time moves on and the cache becomes current, so waiting workers go on. */
   const relist = async () => {
     await clock.advance(1);
@@ -377,6 +377,26 @@ describe('PodWorkers', () => {
     expect(workQueue.dueAt('a')).toBeDefined();
   });
 
+  it('tells after each sync whether it left the runtime untouched', async () => {
+    const after: [string, boolean][] = [];
+    const { syncer, update, relist } = setup(undefined, (p, _at, untouched) => void after.push([p.metadata.uid!, untouched]));
+    update({ updateType: 'create', pod: pod('a') });
+    await relist();
+    syncer.result = { terminal: false, runtimeUntouched: true };
+    update({ updateType: 'sync', pod: pod('a') });
+    await relist();
+    expect(after).toEqual([['a', false], ['a', true]]);
+  });
+
+  it('asks for a relist after a failed sync too, stamped with when it failed (its retry waits for a newer status)', async () => {
+    const after: [string, number, boolean][] = [];
+    const { syncer, update, relist, clock } = setup(undefined, (p, at, untouched) => void after.push([p.metadata.uid!, at, untouched]));
+    syncer.failures.syncPod = 1;
+    update({ updateType: 'create', pod: pod('a') });
+    await relist();
+    expect(after).toEqual([['a', clock.now(), false]]);
+  });
+
   it('keeps a terminating worker that is not finished', async () => {
     const { syncer, update, relist, workers } = setup();
     update({ updateType: 'create', pod: pod('a') });
@@ -387,6 +407,40 @@ describe('PodWorkers', () => {
     expect(syncer.calls.at(-1)?.fn).toBe('syncTerminatingPod');
     expect(workers.syncKnownPods(new Set()).get('a')?.state).toBe('terminating');
     release();
+  });
+
+  it('takes a pod created again with the UID of one being torn down only once that life has ended, then forgets the worker', async () => {
+    const { syncer, update, relist, workers } = setup();
+    update({ updateType: 'create', pod: pod('a') });
+    await relist();
+    const release = syncer.hold();
+    update({ updateType: 'kill', pod: pod('a') });
+    await relist();
+    // The manifest is put back while the pod is still stopping: nothing changes now.
+    update({ updateType: 'create', pod: pod('a') });
+    expect(workers.syncKnownPods(new Set(['a'])).get('a')?.state).toBe('terminating');
+    release();
+    await relist();
+    await relist();
+    expect(syncer.calls.map((c) => c.fn)).toEqual(['syncPod', 'syncTerminatingPod', 'syncTerminatedPod']);
+
+    // Its life has ended: the worker is forgotten though the pod is desired, for housekeeping to start it anew.
+    expect([...workers.syncKnownPods(new Set(['a'])).keys()]).toEqual([]);
+    update({ updateType: 'create', pod: pod('a') });
+    await relist();
+    expect(syncer.calls.map((c) => c.fn)).toEqual(['syncPod', 'syncTerminatingPod', 'syncTerminatedPod', 'syncPod']);
+    expect(workers.syncKnownPods(new Set(['a'])).get('a')?.state).toBe('syncing');
+  });
+
+  it('keeps the finished worker of a desired pod that was not created again', async () => {
+    const { update, relist, workers } = setup();
+    update({ updateType: 'create', pod: pod('a') });
+    await relist();
+    update({ updateType: 'kill', pod: pod('a') });
+    await relist();
+    await relist();
+    update({ updateType: 'sync', pod: pod('a') });
+    expect(workers.syncKnownPods(new Set(['a'])).get('a')).toMatchObject({ state: 'terminated', finished: true });
   });
 
   it.each<[string, Pod, UpdatePodOptions[], number]>([

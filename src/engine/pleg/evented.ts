@@ -98,6 +98,18 @@ export class EventedHints {
     });
   }
 
+  /**
+   * After a pod's sync: a relist of the pod, so its worker sees what the sync
+   * did. A sync that did nothing to the runtime needs none while the events
+   * flow: any change since the cached status was read comes as an event, so
+   * the cached status stands as current (as the kubelet's evented PLEG takes
+   * it), unless a relist of the pod is already on its way.
+   */
+  afterSync(uid: string, name: string, namespace: string, syncedAt: number, untouched: boolean): void {
+    if (untouched && this.mode === 'evented' && !this.pending.has(uid) && !this.running.has(uid) && this.pleg.confirm(uid, syncedAt)) return;
+    this.hint(uid, name, namespace, syncedAt);
+  }
+
   private pump(): void {
     for (const [uid, p] of this.pending) {
       if (this.running.size >= MAX_TARGETED || this.abort.signal.aborted) return;

@@ -7,6 +7,9 @@ import type { PodLifecycleEvent, PodLifecycleEventType } from './types.js';
 
 type PlegState = ContainerRuntimeState | 'nonexistent';
 
+/** How many changed pods a full relist reads from the runtime at once. */
+const RELIST_READS_AT_ONCE = 8;
+
 interface PodRecord {
   old?: RunningPod;
   current?: RunningPod;
@@ -73,6 +76,15 @@ export class GenericPLEG {
     return { ok: true, message: '' };
   }
 
+  /**
+   * The runtime's pods as the PLEG last saw each (its full relist, and the
+   * targeted relists since); undefined before the first full relist.
+   */
+  runningPods(): RunningPod[] | undefined {
+    if (this.lastRelist === 0) return undefined;
+    return [...this.records.values()].flatMap((r) => (r.current ? [r.current] : []));
+  }
+
   /** Reschedules the next full relist (when the period changes). */
   reschedule(): void {
     this.schedule(this.o.period());
@@ -111,16 +123,20 @@ export class GenericPLEG {
       for (const [uid, rec] of this.records) if (!current.has(uid)) rec.current = undefined;
 
       const toSend: PodLifecycleEvent[] = [];
+      const reinspect: RunningPod[] = [];
       for (const [uid, rec] of [...this.records]) {
         const events = computeEvents(uid, rec.old, rec.current);
         if (events.length > 0 || this.needsReinspection.has(uid)) {
-          if (rec.current) await this.updateCache(uid, rec.current.name, rec.current.namespace, timestamp);
+          if (rec.current) reinspect.push(rec.current);
           else cache.delete(uid);
         }
         rec.old = rec.current;
         if (!rec.current) this.records.delete(uid);
         toSend.push(...events);
       }
+      // The pods that changed are read a few at a time: one by one, a relist that finds hundreds
+      // changed (a burst of starts) holds back every event, and every targeted relist, for as long.
+      await eachLimited(reinspect, RELIST_READS_AT_ONCE, (pod) => this.updateCache(pod.uid, pod.name, pod.namespace, timestamp));
       cache.updateTime(timestamp);
       const durationMs = clock.now() - timestamp;
       const containers = pods.reduce((n, p) => n + p.containers.length, 0);
@@ -158,6 +174,16 @@ export class GenericPLEG {
       if (this.targeted.get(uid) === run) this.targeted.delete(uid);
     });
     return run;
+  }
+
+  /**
+   * Takes the pod's cached status as current after AFTER (nothing changed it
+   * since it was read), unless a relist of the pod is under way or the
+   * status is an error; returns whether it did.
+   */
+  confirm(uid: string, after: number): boolean {
+    if (this.targeted.has(uid)) return false;
+    return this.o.cache.touch(uid, Math.max(this.o.clock.now(), after + 1));
   }
 
   private record(uid: string): PodRecord {
@@ -227,4 +253,13 @@ export function generateEvents(oldState: PlegState, newState: PlegState): PodLif
     case 'nonexistent':
       return oldState === 'exited' ? ['ContainerRemoved'] : ['ContainerDied', 'ContainerRemoved'];
   }
+}
+
+/** Runs FN over ITEMS, at most LIMIT at once. */
+async function eachLimited<T>(items: T[], limit: number, fn: (item: T) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) await fn(items[next++]);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
 }

@@ -34,6 +34,15 @@ export class PodCache {
     this.notify(uid);
   }
 
+  /** Marks the pod's status current as of MODIFIED (nothing changed since it was read); false if it has none, or an error. */
+  touch(uid: string, modified: number): boolean {
+    const entry = this.pods.get(uid);
+    if (!entry || entry.error) return false;
+    if (modified > entry.modified) this.pods.set(uid, { ...entry, modified });
+    this.notify(uid);
+    return true;
+  }
+
   delete(uid: string): void {
     this.pods.delete(uid);
   }

@@ -17,6 +17,7 @@ export const kubeletFlags = {
   'sync-frequency': Flags.string({ description: 'How often a running pod is synced again (Go duration) [default: 1m]' }),
   pleg: Flags.string({ description: 'evented: runtime container events trigger relists of the pod (falls back to relist when the runtime has none); relist: relist every --pleg-relist-period only [default: evented]', options: ['evented', 'relist'] }),
   'pleg-relist-period': Flags.string({ description: 'Period of the full PLEG relist (Go duration) [default: 1s]' }),
+  'pleg-relist-threshold': Flags.string({ description: 'How long without a finished relist before the PLEG, and so the node, is unhealthy (Go duration) [default: 3m]' }),
 };
 
 /** A Go duration flag in milliseconds; a bad one is a usage error naming the flag. */
@@ -32,6 +33,7 @@ export function parseDuration(text: string, flag: string): number {
 const DURATION_FLAGS: [string, keyof KubeletConfiguration][] = [
   ['sync-frequency', 'syncFrequency'],
   ['pleg-relist-period', 'plegRelistPeriod'],
+  ['pleg-relist-threshold', 'plegRelistThreshold'],
   ['file-check-frequency', 'fileCheckFrequency'],
   ['http-check-frequency', 'httpCheckFrequency'],
   ['node-status-update-frequency', 'nodeStatusUpdateFrequency'],

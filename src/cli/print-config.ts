@@ -17,6 +17,7 @@ export function printConfig(config: KubeletConfiguration): string {
     pleg: config.eventedPleg ? 'evented' : 'relist',
     plegRelistPeriod: formatGoDuration(config.plegRelistPeriod),
     plegEventedRelistPeriod: formatGoDuration(config.plegEventedRelistPeriod),
+    plegRelistThreshold: formatGoDuration(config.plegRelistThreshold),
   };
   const comments = stringify({ knode }).trimEnd().split('\n').map((l) => `# ${l}`).join('\n');
   return `${stringify(toKubeletConfigurationDocument(config)).trimEnd()}\n${comments}`;

@@ -62,6 +62,9 @@ export type LifecycleEventType =
   /** A condition of the runtime's own (ContainerSandboxReady) is false, or changed; the message says which and why. */
   | 'RuntimeConditionChanged'
   | 'RuntimeHealthy'
+  /** No relist finished within the PLEG's threshold (the node is not ready); PLEGHealthy once one does. */
+  | 'PLEGUnhealthy'
+  | 'PLEGHealthy'
   | 'Housekeeping'
   | 'OrphanKilled';
 

@@ -117,7 +117,7 @@ export class Kubelet {
     this.traces = new TraceRecorder(this.events);
     const runtime = instrumentRuntime(deps.runtime, (method, ms, failed) => this.metrics.observeRuntimeCall(method, ms, failed));
     this.runtime = runtime;
-    this.runtimeHealth = new RuntimeHealth(runtime, this.events);
+    this.runtimeHealth = new RuntimeHealth(runtime, this.events, () => this.pleg.healthy());
     this.statusManager = new StatusManager(this.events);
     this.objects = new ObjectManager(deps.cluster, clock);
     this.workQueue = new WorkQueue(clock);
@@ -193,7 +193,7 @@ export class Kubelet {
         this.inbox.push({ kind: 'pleg', event });
       },
       period: () => (this.plegMode === 'evented' ? config.plegEventedRelistPeriod : config.plegRelistPeriod),
-      relistThreshold: KubeletConstants.plegRelistThreshold,
+      relistThreshold: config.plegRelistThreshold,
     });
     if (config.eventedPleg) {
       this.evented = new EventedHints(runtime, this.pleg, clock, this.events, config.nodeName, (mode) => {

@@ -4,18 +4,21 @@ import type { EventStream } from './events.js';
 
 /**
  * The kubelet's runtime state check: whether the container runtime answers
- * and says it is ready (RuntimeReady, NetworkReady), and the conditions a
- * runtime adds of its own (the embedded runtime's ContainerSandboxReady).
- * Each change is said once, as an event.
+ * and says it is ready (RuntimeReady, NetworkReady), the conditions a
+ * runtime adds of its own (the embedded runtime's ContainerSandboxReady), and
+ * the PLEG's health check (a relist finished within its threshold). Each
+ * change is said once, as an event.
  */
 export class RuntimeHealth {
   private problem: string | undefined;
+  private plegProblem: string | undefined;
   /** The runtime's conditions besides RuntimeReady and NetworkReady, by type. */
   private readonly others = new Map<string, RuntimeCondition>();
 
   constructor(
     private readonly runtime: Pick<RuntimeService, 'status'>,
     private readonly events: EventStream,
+    private readonly pleg: () => { ok: boolean; message: string } = () => ({ ok: true, message: '' }),
   ) {}
 
   /** Why the runtime cannot be used, or undefined while it can. */
@@ -43,6 +46,15 @@ export class RuntimeHealth {
     if (problem && !this.problem) this.events.emit({ type: 'RuntimeUnhealthy', pod: '', uid: '', message: problem });
     if (!problem && this.problem) this.events.emit({ type: 'RuntimeHealthy', pod: '', uid: '', message: 'the container runtime is ready again' });
     this.problem = problem;
+    this.checkPleg();
+  }
+
+  private checkPleg(): void {
+    const pleg = this.pleg();
+    const problem = pleg.ok ? undefined : `PLEG is not healthy: ${pleg.message}`;
+    if (problem && !this.plegProblem) this.events.emit({ type: 'PLEGUnhealthy', pod: '', uid: '', message: problem });
+    if (!problem && this.plegProblem) this.events.emit({ type: 'PLEGHealthy', pod: '', uid: '', message: 'the PLEG relists again' });
+    this.plegProblem = problem;
   }
 
   /** Says when a condition of the runtime's own changes, and when it is first seen false. */

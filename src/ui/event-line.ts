@@ -7,7 +7,7 @@ const DETAIL = new Set(['PodSynced', 'PLEGEvent', 'WorkerStarted', 'WorkerFinish
 /** What went wrong: shown at every verbosity, as klog's errors and warnings are. */
 const PROBLEMS = new Set([
   'ManifestError', 'PodRejected', 'SyncFailed', 'SandboxFailed', 'ImagePullFailed', 'ImagePullBackOff', 'ContainerFailed', 'ContainerBackOff',
-  'ProbeFailed', 'PodFailed', 'ClusterWarning', 'RuntimeUnhealthy', 'RuntimeConditionChanged', 'NodeReadyChanged', 'OrphanKilled',
+  'ProbeFailed', 'PodFailed', 'ClusterWarning', 'RuntimeUnhealthy', 'PLEGUnhealthy', 'RuntimeConditionChanged', 'NodeReadyChanged', 'OrphanKilled',
 ]);
 
 export function isNoisy(event: LifecycleEvent): boolean {
@@ -28,7 +28,7 @@ export function eventVerbosity(event: LifecycleEvent): number {
 
 /** Whether a severity letter of klog's (I, W, E) fits: problems are warnings, failures errors. */
 function severity(event: LifecycleEvent): 'I' | 'W' | 'E' {
-  if (['PodFailed', 'RuntimeUnhealthy', 'ManifestError'].includes(event.type)) return 'E';
+  if (['PodFailed', 'RuntimeUnhealthy', 'PLEGUnhealthy', 'ManifestError'].includes(event.type)) return 'E';
   return PROBLEMS.has(event.type) ? 'W' : 'I';
 }
 

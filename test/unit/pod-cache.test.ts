@@ -202,3 +202,31 @@ describe('GenericPLEG.runningPods', () => {
   });
 });
 
+
+describe('GenericPLEG.healthy', () => {
+  it('is healthy before it starts; turns unhealthy once no relist succeeded for the threshold past the period, and healthy with the next that does', async () => {
+    const clock = new FakeClock();
+    let down = false;
+    const runtime = {
+      getPods: async () => {
+        if (down) throw new Error('connection refused');
+        return [];
+      },
+    } as unknown as RuntimeManager;
+    const pleg = new GenericPLEG({ runtime, cache: new PodCache(), clock, events: new EventStream(() => clock.now()), onEvent: () => {}, period: () => 30_000, relistThreshold: 180_000 });
+    await clock.advance(1_000_000);
+    expect(pleg.healthy()).toEqual({ ok: true, message: '' });
+    pleg.start();
+    await pleg.relist();
+    // The runtime stops answering: the relists every period fail.
+    down = true;
+    await clock.advance(210_000);
+    expect(pleg.healthy()).toEqual({ ok: true, message: '' });
+    await clock.advance(1);
+    expect(pleg.healthy()).toEqual({ ok: false, message: 'pleg was last seen active 210s ago; threshold is 210s' });
+    down = false;
+    await clock.advance(30_000);
+    expect(pleg.healthy()).toEqual({ ok: true, message: '' });
+    pleg.stop();
+  });
+});

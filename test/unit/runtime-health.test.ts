@@ -7,13 +7,15 @@ const cond = (type: string, status: boolean, reason = '', message = '') => ({ ty
 
 function setup() {
   let answer: StatusResponse | Error = { status: { conditions: [] }, info: {} };
+  let pleg = { ok: true, message: '' };
   const events = new EventStream(() => 0);
   const seen: string[] = [];
   events.subscribe((e) => seen.push(`${e.type}${e.reason ? ` ${e.reason}` : ''}: ${e.message}`));
-  const health = new RuntimeHealth({ status: async () => (answer instanceof Error ? Promise.reject(answer) : answer) }, events);
+  const health = new RuntimeHealth({ status: async () => (answer instanceof Error ? Promise.reject(answer) : answer) }, events, () => pleg);
   const set = (next: StatusResponse | Error) => (answer = next);
+  const setPleg = (next: typeof pleg) => (pleg = next);
   const conditions = (...c: ReturnType<typeof cond>[]) => ({ status: { conditions: c }, info: {} }) as StatusResponse;
-  return { health, seen, set, conditions };
+  return { health, seen, set, setPleg, conditions };
 }
 
 describe('the runtime health check', () => {
@@ -32,6 +34,19 @@ describe('the runtime health check', () => {
     set(conditions(cond('RuntimeReady', true), cond('NetworkReady', true)));
     await health.check();
     expect(seen).toEqual(['RuntimeUnhealthy: the runtime does not answer: connect ECONNREFUSED', 'RuntimeHealthy: the container runtime is ready again']);
+  });
+
+  it('says when the PLEG turns unhealthy, once, and when it relists again', async () => {
+    const { health, seen, setPleg } = setup();
+    await health.check();
+    setPleg({ ok: false, message: 'pleg was last seen active 181s ago; threshold is 180s' });
+    await health.check();
+    setPleg({ ok: false, message: 'pleg was last seen active 186s ago; threshold is 180s' });
+    await health.check();
+    setPleg({ ok: true, message: '' });
+    await health.check();
+    await health.check();
+    expect(seen).toEqual(['PLEGUnhealthy: PLEG is not healthy: pleg was last seen active 181s ago; threshold is 180s', 'PLEGHealthy: the PLEG relists again']);
   });
 
   it("keeps the runtime's own conditions, saying a false one when first seen and each change after", async () => {

@@ -62,7 +62,7 @@ export class NodeStatusManager {
     this.registered = this.register().then(() => {
       this.timer = this.d.clock.setInterval(() => void this.update(), this.d.updateFrequency);
       this.unsubscribe = this.d.events.subscribe((e) => {
-        if (e.type === 'RuntimeUnhealthy' || e.type === 'RuntimeHealthy' || e.type === 'RuntimeConditionChanged') void this.update();
+        if (['RuntimeUnhealthy', 'RuntimeHealthy', 'RuntimeConditionChanged', 'PLEGUnhealthy', 'PLEGHealthy'].includes(e.type)) void this.update();
       });
     });
     this.registered.catch(() => {});

@@ -56,6 +56,8 @@ export interface KubeletConfiguration {
   eventedPleg: boolean;
   /** The full relist period while container events arrive (a safety net). */
   plegEventedRelistPeriod: number;
+  /** How long without a finished relist before the PLEG is unhealthy (the kubelet's is fixed at 3m). */
+  plegRelistThreshold: number;
   /** Where pod log directories live (the kubelet's /var/log/pods). */
   podLogsDir: string;
   /** Read each source once and do not watch it (runOnce, `knode apply`). */
@@ -88,6 +90,7 @@ export function defaultKubeletConfiguration(rootDir: string, overrides: Partial<
     plegRelistPeriod: 1_000,
     eventedPleg: true,
     plegEventedRelistPeriod: 10_000,
+    plegRelistThreshold: 180_000,
     podLogsDir: join(rootDir, 'pods'),
     runOnce: false,
     ...overrides,
@@ -105,8 +108,6 @@ export const KubeletConstants = {
   crashLoopBackOffMax: 300_000,
   imageBackOffInitial: 10_000,
   imageBackOffMax: 300_000,
-  /** A relist that has not finished for this long makes the PLEG unhealthy. */
-  plegRelistThreshold: 180_000,
   runtimeStatusPeriod: 5_000,
   /** How often container and node usage is read while someone reads it, so CPU rates are ready (the eviction manager's period; SummaryProvider.refresh). */
   statsRefreshPeriod: 10_000,

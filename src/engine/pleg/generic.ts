@@ -48,7 +48,7 @@ export class GenericPLEG {
   private timer: Timer | undefined;
   private stopped = false;
   private lastRelist = 0;
-  private started = 0;
+  private started: number | undefined;
 
   constructor(private readonly o: PlegOptions) {}
 
@@ -67,11 +67,17 @@ export class GenericPLEG {
     await Promise.all([this.full, ...this.targeted.values()]);
   }
 
-  /** Healthy unless no relist finished within the threshold. */
+  /**
+   * Healthy unless no relist succeeded for the threshold past when the next
+   * was due (the period, so the evented PLEG's slow relist is not late);
+   * healthy before it starts.
+   */
   healthy(): { ok: boolean; message: string } {
+    if (this.started === undefined) return { ok: true, message: '' };
     const since = this.o.clock.now() - (this.lastRelist || this.started);
-    if (since > this.o.relistThreshold) {
-      return { ok: false, message: `pleg was last seen active ${Math.round(since / 1000)}s ago; threshold is ${this.o.relistThreshold / 1000}s` };
+    const threshold = this.o.relistThreshold + this.o.period();
+    if (since > threshold) {
+      return { ok: false, message: `pleg was last seen active ${Math.round(since / 1000)}s ago; threshold is ${threshold / 1000}s` };
     }
     return { ok: true, message: '' };
   }

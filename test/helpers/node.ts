@@ -46,6 +46,12 @@ export async function startNode(endpoint: string, options: { clock?: Clock; conf
   kubelet.events.subscribe((e) => events.push(e));
   const fullName = (name: string) => `${name}-${nodeName}`;
   const pod = (name: string) => kubelet.podsWithStatus().find((p) => p.metadata.name === fullName(name));
+  /** The pod's lifecycle events, one short line each, for a test that timed out waiting for it. */
+  const eventsOf = (name: string) =>
+    events
+      .filter((e) => e.pod.endsWith(`/${fullName(name)}`))
+      .map((e) => `${e.at} ${e.type}${e.container ? ` ${e.container}` : ''}${e.reason ? ` ${e.reason}` : ''}`)
+      .join(', ');
   const node: TestNode = {
     kubelet,
     client,
@@ -57,7 +63,7 @@ export async function startNode(endpoint: string, options: { clock?: Clock; conf
       eventually(() => {
         const p = pod(name);
         return p && check(p) ? p : undefined;
-      }, `pod ${name} to be ${what} (last status: ${JSON.stringify(pod(name)?.status ?? null)})`, timeoutMs),
+      }, () => `pod ${name} to be ${what} (last status: ${JSON.stringify(pod(name)?.status ?? null)}; its events: ${eventsOf(name)})`, timeoutMs),
     writePod: (name, spec, extra = {}) => {
       const file = join(podsDir, `${name}.yaml`);
       writeFileSync(file, stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name, ...extra }, spec }));

@@ -8,8 +8,11 @@ import { CriClient } from '../../src/cri/client.js';
 export const repoRoot = join(import.meta.dirname, '../..');
 export const cliEntry = join(repoRoot, 'bin/run.js');
 
-/** Polls `check` until it returns a value (not undefined/false) or the deadline passes. */
-export async function eventually<T>(check: () => Promise<T | undefined | false> | T | undefined | false, what: string, timeoutMs = 10_000): Promise<T> {
+/**
+ * Polls `check` until it returns a value (not undefined/false) or the deadline
+ * passes; WHAT names what it waits for (a function: worded at the deadline).
+ */
+export async function eventually<T>(check: () => Promise<T | undefined | false> | T | undefined | false, what: string | (() => string), timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   for (;;) {
@@ -19,7 +22,7 @@ export async function eventually<T>(check: () => Promise<T | undefined | false> 
     } catch (err) {
       lastError = err;
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`);
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${typeof what === 'string' ? what : what()}${lastError ? `: ${String(lastError)}` : ''}`);
     await new Promise((r) => setTimeout(r, 20));
   }
 }

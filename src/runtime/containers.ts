@@ -274,9 +274,9 @@ export class ContainerService {
   }
 
   /** After RemoveImage, or the last container of a removed image: its stacked layers go. */
-  pruneImageRoots(): string[] {
+  pruneImageRoots(): void {
     const sandboxed = [...this.state.containers.values()].filter((c) => c.sandboxed).map((c) => c.imageId);
-    return this.sandboxes.pruneImageRoots([...this.images.list().map((i) => i.id), ...sandboxed]);
+    this.sandboxes.pruneImageRoots([...this.images.list().map((i) => i.id), ...sandboxed]);
   }
 
   list(filter: ContainerFilter__Output | null): ContainerRecord[] {

@@ -89,15 +89,11 @@ export class ContainerRootfs {
    * a runtime that died while stacking left: an image's stack lives as long
    * as the image or a container made from it, whichever is longer.
    */
-  pruneImages(keep: Iterable<string>): string[] {
+  pruneImages(keep: Iterable<string>): void {
     const wanted = new Set([...keep].map((id) => id.replace(/^sha256:/, '')));
-    const pruned: string[] = [];
     for (const name of readdirSync(join(this.dir, 'images'))) {
-      if (wanted.has(name)) continue;
-      rmSync(join(this.dir, 'images', name), { recursive: true, force: true });
-      pruned.push(name);
+      if (!wanted.has(name)) rmSync(join(this.dir, 'images', name), { recursive: true, force: true });
     }
-    return pruned;
   }
 
   /** Where container `id`'s root file system is seen while it runs. */

@@ -163,8 +163,8 @@ export class ImageSandboxes {
   }
 
   /** Deletes the stacked layers of images that are gone and that no container uses any more. */
-  pruneImageRoots(inUse: Iterable<string>): string[] {
-    return this.rootfs?.pruneImages(inUse) ?? [];
+  pruneImageRoots(inUse: Iterable<string>): void {
+    this.rootfs?.pruneImages(inUse);
   }
 
   /** A running sandboxed container's exec wrapper: nsenter into its namespaces and root, as its user. */

@@ -163,6 +163,22 @@ describe('GenericPLEG.relistPod after a sync', () => {
     await flushMicrotasks();
     expect(got?.modified).toBeGreaterThan(syncedAt);
   });
+
+  it("stamps a relist an event asked for newer than a confirm() of the pod's last sync, within the same millisecond", async () => {
+    const clock = new FakeClock();
+    const cache = new PodCache();
+    const runtime = { getPodStatus: async (uid: string) => emptyPodStatus(uid) } as unknown as RuntimeManager;
+    const pleg = new GenericPLEG({ runtime, cache, clock, events: new EventStream(() => clock.now()), onEvent: () => {}, period: () => 10_000, relistThreshold: 180_000 });
+    await clock.advance(100);
+    await pleg.relistPod('u1', 'p', 'default');
+    // A sync that changed nothing ends now and takes the status as current; in the same
+    // millisecond the runtime sends an event and its relist runs: the worker, which waits for a
+    // status newer than its sync, must get what that relist read.
+    const syncedAt = clock.now();
+    expect(pleg.confirm('u1', syncedAt)).toBe(true);
+    await pleg.relistPod('u1', 'p', 'default');
+    expect(cache.get('u1').modified).toBeGreaterThan(syncedAt + 1);
+  });
 });
 
 describe('PodCache.touch', () => {

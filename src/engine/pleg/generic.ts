@@ -165,7 +165,10 @@ export class GenericPLEG {
    */
   relistPod(uid: string, name: string, namespace: string, after = -Infinity): Promise<void> {
     const run = this.after([this.full, this.targeted.get(uid)], async () => {
-      const timestamp = Math.max(this.o.clock.now(), after + 1);
+      // Newer than what the cache holds, too: relists run one after another, so this one reads the
+      // runtime after that entry was read, even within its millisecond, or after a confirm() that
+      // stamped it a millisecond ahead (a worker waiting for a status newer than its sync needs it).
+      const timestamp = Math.max(this.o.clock.now(), after + 1, this.o.cache.get(uid).modified + 1);
       const status = await this.updateCache(uid, name, namespace, timestamp);
       if (!status) return;
       const rec = this.record(uid);

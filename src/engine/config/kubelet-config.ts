@@ -89,7 +89,7 @@ export function defaultKubeletConfiguration(rootDir: string, overrides: Partial<
     nodeLogDir: '/var/log',
     plegRelistPeriod: 1_000,
     eventedPleg: true,
-    plegEventedRelistPeriod: 10_000,
+    plegEventedRelistPeriod: 30_000,
     plegRelistThreshold: 180_000,
     podLogsDir: join(rootDir, 'pods'),
     runOnce: false,

@@ -199,7 +199,7 @@ export class Kubelet {
       this.evented = new EventedHints(runtime, this.pleg, clock, this.events, config.nodeName, (mode) => {
         this.plegMode = mode;
         this.pleg.reschedule();
-      });
+      }, config.plegRelistPeriod);
     }
     this.podWorkers = new PodWorkers({
       syncer,
@@ -210,7 +210,7 @@ export class Kubelet {
       events: this.events,
       resyncInterval: config.syncFrequency,
       backOffPeriod: KubeletConstants.workerBackOffPeriod,
-      afterSync: this.evented ? (pod, syncedAt, untouched) => this.evented?.afterSync(pod.metadata.uid!, pod.metadata.name!, pod.metadata.namespace!, syncedAt, untouched) : undefined,
+      afterSync: this.evented ? (pod, syncedAt, outcome) => this.evented?.afterSync(pod.metadata.uid!, pod.metadata.name!, pod.metadata.namespace!, syncedAt, outcome) : undefined,
     });
     this.handler = new SyncHandler({
       podManager: this.podManager,

@@ -36,6 +36,9 @@ export interface SyncPodResult {
   runtimeUntouched?: boolean;
 }
 
+/** How a pod worker's sync ended, for the PLEG: what the runtime may have that the cache has not. */
+export type SyncOutcome = 'changed' | 'untouched' | 'failed';
+
 /** What the pod workers call; the kubelet implements it (syncPod and friends). */
 export interface PodSyncer {
   /** SIGNAL aborts when the pod is killed during the sync: what is not started yet is left alone. */
@@ -87,11 +90,11 @@ export interface PodWorkersOptions {
   /** How long a failed sync waits before the next, unless a back-off it met ends sooner. */
   backOffPeriod: number;
   /**
-   * Called after each sync, completed or failed, with when it ended and
-   * whether it left the runtime untouched (the evented PLEG relists the pod,
-   * or, when nothing was done, takes its cached status as current).
+   * Called after each sync with when it ended and how: it changed the runtime
+   * (the evented PLEG relists the pod), left it untouched (the cached status
+   * stands as current), or failed (a relist of the pod follows, one period on).
    */
-  afterSync?: (pod: Pod, syncedAt: number, runtimeUntouched: boolean) => void;
+  afterSync?: (pod: Pod, syncedAt: number, outcome: SyncOutcome) => void;
 }
 
 /**
@@ -249,7 +252,7 @@ export class PodWorkers {
         }
         status.lastError = undefined;
         events.emit({ type: 'PodSynced', pod: status.pod, uid: status.uid, detail: { updateType: update.updateType, state: stateBefore, durationMs: clock.now() - started } });
-        if (status.desired && !status.finished) this.o.afterSync?.(status.desired, status.lastSyncTime, runtimeUntouched);
+        if (status.desired && !status.finished) this.o.afterSync?.(status.desired, status.lastSyncTime, runtimeUntouched ? 'untouched' : 'changed');
       } catch (err) {
         if (signal.aborted) return;
         // As the kubelet: a retry waits for a runtime status newer than this failed attempt.
@@ -257,8 +260,8 @@ export class PodWorkers {
         status.lastError = (err as Error).message;
         events.emit({ type: 'SyncFailed', pod: status.pod, uid: status.uid, reason: 'FailedSync', message: `error syncing pod, skipping: ${status.lastError}` });
         // A failed sync may have changed the runtime too (a sandbox made before the image pull
-        // failed), and its retry waits for a status newer than the failure: relist the pod now.
-        if (status.desired && !status.finished) this.o.afterSync?.(status.desired, status.lastSyncTime, false);
+        // failed), and its retry waits for a status newer than the failure: the pod is relisted.
+        if (status.desired && !status.finished) this.o.afterSync?.(status.desired, status.lastSyncTime, 'failed');
         this.retryLater(status);
         continue;
       }

@@ -64,7 +64,7 @@ function startHints() {
   const events = new EventStream(() => clock.now());
   const { pleg, log, release, cache } = slowPleg(clock, events);
   const source = eventSource();
-  const hints = new EventedHints(source.runtime, pleg, clock, events, NODE, () => {});
+  const hints = new EventedHints(source.runtime, pleg, clock, events, NODE, () => {}, 1_000);
   hints.start();
   return { clock, pleg, log, release, source, hints, cache };
 }
@@ -135,7 +135,7 @@ describe('after a sync', () => {
 
   it('takes the cached status as current after a sync that did nothing to the runtime: no relist', async () => {
     const { log, cache, clock, hints } = await flowing();
-    hints.afterSync('a', 'a', 'default', clock.now(), true);
+    hints.afterSync('a', 'a', 'default', clock.now(), 'untouched');
     await settle();
     expect(log).toEqual([]);
     expect(cache.get('a').modified).toBeGreaterThan(clock.now() - 1);
@@ -144,24 +144,43 @@ describe('after a sync', () => {
 
   it('relists the pod after a sync that did something, or when a relist of it is already on its way', async () => {
     const { log, release, source, clock, hints } = await flowing();
-    hints.afterSync('a', 'a', 'default', clock.now(), false);
+    hints.afterSync('a', 'a', 'default', clock.now(), 'changed');
     await settle();
     expect(log).toEqual(['a']);
     await release();
 
     source.push('a');
     await settle();
-    hints.afterSync('a', 'a', 'default', clock.now(), true);
+    hints.afterSync('a', 'a', 'default', clock.now(), 'untouched');
     await release();
     await settle();
     expect(log).toEqual(['a', 'a', 'a']);
     hints.stop();
   });
 
+  it('relists the pod a period after a failed sync, once however often it fails meanwhile, stamped newer than the failure', async () => {
+    const { log, release, cache, clock, hints } = await flowing();
+    const failedAt = clock.now();
+    hints.afterSync('a', 'a', 'default', failedAt, 'failed');
+    await clock.advance(500);
+    hints.afterSync('a', 'a', 'default', clock.now(), 'failed');
+    await settle();
+    expect(log).toEqual([]);
+    await clock.advance(500);
+    await settle();
+    expect(log).toEqual(['a']);
+    await release();
+    expect(cache.get('a').modified).toBeGreaterThan(failedAt);
+    await clock.advance(5_000);
+    await settle();
+    expect(log).toEqual(['a']);
+    hints.stop();
+  });
+
   it('relists the pod after every sync while no events flow', async () => {
     const { log, cache, clock, hints } = startHints();
     cache.set('a', emptyPodStatus('a', 'a', 'default'), undefined, 100);
-    hints.afterSync('a', 'a', 'default', clock.now(), true);
+    hints.afterSync('a', 'a', 'default', clock.now(), 'untouched');
     await settle();
     expect(log).toEqual(['a']);
     hints.stop();

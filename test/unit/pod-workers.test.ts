@@ -377,24 +377,24 @@ describe('PodWorkers', () => {
     expect(workQueue.dueAt('a')).toBeDefined();
   });
 
-  it('tells after each sync whether it left the runtime untouched', async () => {
-    const after: [string, boolean][] = [];
-    const { syncer, update, relist } = setup(undefined, (p, _at, untouched) => void after.push([p.metadata.uid!, untouched]));
+  it('tells after each sync whether it changed the runtime or left it untouched', async () => {
+    const after: [string, string][] = [];
+    const { syncer, update, relist } = setup(undefined, (p, _at, outcome) => void after.push([p.metadata.uid!, outcome]));
     update({ updateType: 'create', pod: pod('a') });
     await relist();
     syncer.result = { terminal: false, runtimeUntouched: true };
     update({ updateType: 'sync', pod: pod('a') });
     await relist();
-    expect(after).toEqual([['a', false], ['a', true]]);
+    expect(after).toEqual([['a', 'changed'], ['a', 'untouched']]);
   });
 
-  it('asks for a relist after a failed sync too, stamped with when it failed (its retry waits for a newer status)', async () => {
-    const after: [string, number, boolean][] = [];
-    const { syncer, update, relist, clock } = setup(undefined, (p, at, untouched) => void after.push([p.metadata.uid!, at, untouched]));
+  it('tells after a failed sync too, with when it failed (its retry waits for a newer status)', async () => {
+    const after: [string, number, string][] = [];
+    const { syncer, update, relist, clock } = setup(undefined, (p, at, outcome) => void after.push([p.metadata.uid!, at, outcome]));
     syncer.failures.syncPod = 1;
     update({ updateType: 'create', pod: pod('a') });
     await relist();
-    expect(after).toEqual([['a', clock.now(), false]]);
+    expect(after).toEqual([['a', clock.now(), 'failed']]);
   });
 
   it('keeps a terminating worker that is not finished', async () => {

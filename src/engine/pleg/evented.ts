@@ -1,8 +1,9 @@
 import type { RuntimeService } from '../../cri/runtime-service.js';
 import { CriError, GrpcCode } from '../../cri/errors.js';
 import { KubeletLabels } from '../../cri/types.js';
-import type { Clock } from '../../util/clock.js';
+import type { Clock, Timer } from '../../util/clock.js';
 import type { EventStream } from '../events.js';
+import type { SyncOutcome } from '../pod-workers.js';
 import { NodeNameLabel } from '../kuberuntime/labels.js';
 import type { GenericPLEG } from './generic.js';
 
@@ -27,6 +28,8 @@ export class EventedHints {
   /** Pods whose targeted relist runs now. */
   private readonly running = new Set<string>();
   private scheduled = false;
+  /** Relists that follow failed syncs, by pod, each waiting out its delay. */
+  private readonly afterFailure = new Map<string, Timer>();
   mode: ModeState = 'starting';
 
   constructor(
@@ -36,6 +39,8 @@ export class EventedHints {
     private readonly events: EventStream,
     private readonly nodeName: string,
     private readonly onModeChange: (mode: PlegMode) => void,
+    /** How long after a failed sync its pod is relisted: the generic PLEG's period. */
+    private readonly failedSyncRelistDelay: number,
   ) {}
 
   start(): void {
@@ -44,6 +49,8 @@ export class EventedHints {
 
   stop(): void {
     this.abort.abort();
+    for (const timer of this.afterFailure.values()) timer.cancel();
+    this.afterFailure.clear();
   }
 
   private setMode(mode: PlegMode, message: string): void {
@@ -103,10 +110,22 @@ export class EventedHints {
    * did. A sync that did nothing to the runtime needs none while the events
    * flow: any change since the cached status was read comes as an event, so
    * the cached status stands as current (as the kubelet's evented PLEG takes
-   * it), unless a relist of the pod is already on its way.
+   * it), unless a relist of the pod is already on its way. A failed sync's
+   * relist comes a period later, when the kubelet's relist would see what it
+   * left: its error (RunContainerError, ErrImagePull) shows meanwhile, and the
+   * retry, which waits for a status newer than the failure, comes no sooner
+   * than on the kubelet.
    */
-  afterSync(uid: string, name: string, namespace: string, syncedAt: number, untouched: boolean): void {
-    if (untouched && this.mode === 'evented' && !this.pending.has(uid) && !this.running.has(uid) && this.pleg.confirm(uid, syncedAt)) return;
+  afterSync(uid: string, name: string, namespace: string, syncedAt: number, outcome: SyncOutcome): void {
+    if (outcome === 'failed') {
+      if (this.afterFailure.has(uid) || this.abort.signal.aborted) return;
+      this.afterFailure.set(uid, this.clock.setTimeout(() => {
+        this.afterFailure.delete(uid);
+        this.hint(uid, name, namespace, syncedAt);
+      }, this.failedSyncRelistDelay));
+      return;
+    }
+    if (outcome === 'untouched' && this.mode === 'evented' && !this.pending.has(uid) && !this.running.has(uid) && this.pleg.confirm(uid, syncedAt)) return;
     this.hint(uid, name, namespace, syncedAt);
   }
 

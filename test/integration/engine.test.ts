@@ -377,7 +377,12 @@ describe('the engine on the embedded runtime (host-process specifics)', () => {
     const limits = JSON.parse((await node.client.status(true)).info.config).resourceLimits as string;
     if (limits.startsWith('enforced')) {
       expect(pod.status?.phase).toBe('Failed');
-      expect(containerOf(pod, 'main')!.state!.terminated).toMatchObject({ reason: 'OOMKilled', exitCode: 137 });
+      // The reason is the cgroup's OOM kill; the exit code is the shell's, which follows its
+      // pipeline: 137 when the kernel killed tail, and 1 once in CI (2026-11-24), with the OOM
+      // kill counted in the cgroup all the same. Never 0: the pipeline did not finish.
+      const terminated = containerOf(pod, 'main')!.state!.terminated!;
+      expect(terminated.reason).toBe('OOMKilled');
+      expect([137, 1]).toContain(terminated.exitCode);
     } else {
       expect(limits).toMatch(/^not enforced: /);
       expect(pod.status?.phase).toBe('Succeeded');

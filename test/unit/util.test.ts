@@ -3,6 +3,7 @@ import { parseDuration, parseNodeLabels } from '../../src/cli/kubelet-flags.js';
 import { jitter, WorkQueue } from '../../src/engine/work-queue.js';
 import { AsyncQueue } from '../../src/util/async-queue.js';
 import { Backoff } from '../../src/util/backoff.js';
+import { eachLimited } from '../../src/util/each-limited.js';
 import { FakeClock, flushMicrotasks } from '../../src/util/clock.js';
 import { UserError } from '../../src/util/user-error.js';
 
@@ -289,5 +290,36 @@ describe('AsyncQueue', () => {
     queue.push('late');
     expect(queue.length).toBe(0);
     expect(await queue.next()).toBeUndefined();
+  });
+});
+
+describe('eachLimited', () => {
+  it('runs at most LIMIT at once, every item once, in order of the items', async () => {
+    let running = 0;
+    let most = 0;
+    const started: number[] = [];
+    await eachLimited([1, 2, 3, 4, 5, 6, 7], 3, async (n) => {
+      started.push(n);
+      most = Math.max(most, ++running);
+      await new Promise((r) => setTimeout(r, 5));
+      running--;
+    });
+    expect(most).toBe(3);
+    expect(started).toEqual([1, 2, 3, 4, 5, 6, 7]);
+  });
+
+  it('after a failure starts nothing more, lets what runs finish, then throws the first failure', async () => {
+    const started: number[] = [];
+    const finished: number[] = [];
+    const run = eachLimited([0, 1, 2, 3, 4, 5], 2, async (n, index) => {
+      expect(index).toBe(n);
+      started.push(n);
+      if (n === 1) throw new Error('layer 1 failed');
+      await new Promise((r) => setTimeout(r, 10));
+      finished.push(n);
+    });
+    await expect(run).rejects.toThrow('layer 1 failed');
+    expect(started).toEqual([0, 1]);
+    expect(finished).toEqual([0]);
   });
 });

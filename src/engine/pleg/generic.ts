@@ -4,6 +4,7 @@ import type { EventStream } from '../events.js';
 import type { RuntimeManager } from '../kuberuntime/runtime-manager.js';
 import type { PodCache } from './pod-cache.js';
 import type { PodLifecycleEvent, PodLifecycleEventType } from './types.js';
+import { eachLimited } from '../../util/each-limited.js';
 
 type PlegState = ContainerRuntimeState | 'nonexistent';
 
@@ -262,13 +263,4 @@ export function generateEvents(oldState: PlegState, newState: PlegState): PodLif
     case 'nonexistent':
       return oldState === 'exited' ? ['ContainerRemoved'] : ['ContainerDied', 'ContainerRemoved'];
   }
-}
-
-/** Runs FN over ITEMS, at most LIMIT at once. */
-async function eachLimited<T>(items: T[], limit: number, fn: (item: T) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  const lane = async () => {
-    while (next < items.length) await fn(items[next++]);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
 }

@@ -10,6 +10,7 @@ import type { ContentStore, LayerRecord } from './content-store.js';
 import { isIndex, ManifestError, parseImageConfig, parseManifest, selectManifest, type Descriptor, type ImageConfig, type ImageManifest, type Platform } from './manifest.js';
 import { RegistryClient, type FetchedManifest } from './registry-client.js';
 import { endpointsFor, type RegistryConfig } from './registry-config.js';
+import { eachLimited } from '../../util/each-limited.js';
 
 /** An image whose blobs are in the store and whose layers are unpacked. */
 export interface StoredImage {
@@ -108,31 +109,20 @@ export async function storeImage(
     const diffIds = config.rootfs.diff_ids;
     const releaseLayers = store.pin(diffIds);
     const layers: LayerRecord[] = new Array(manifest.layers.length);
-    let next = 0;
-    let failed = false;
-    const worker = async () => {
-      for (let i = next++; i < manifest.layers.length && !failed; i = next++) {
-        const desc = manifest.layers[i];
+    // Every layer under way finishes before a failure is reported, so nothing is still writing when the caller cleans up.
+    try {
+      await eachLimited(manifest.layers, concurrency, async (desc, i) => {
         const existing = store.layer(diffIds[i]);
         if (existing && store.hasBlob(desc.digest, desc.size)) {
           layers[i] = existing;
-          continue;
+          return;
         }
-        try {
-          await ensureBlob(store, desc, fetchBlob);
-          layers[i] = await store.unpack(desc.digest, diffIds[i]);
-        } catch (err) {
-          failed = true;
-          throw err;
-        }
-      }
-    };
-    // Every worker finishes before a failure is reported, so nothing is still writing when the caller cleans up.
-    const results = await Promise.allSettled(Array.from({ length: Math.min(concurrency, manifest.layers.length) }, worker));
-    const rejected = results.find((r) => r.status === 'rejected');
-    if (rejected) {
+        await ensureBlob(store, desc, fetchBlob);
+        layers[i] = await store.unpack(desc.digest, diffIds[i]);
+      });
+    } catch (err) {
       releaseLayers();
-      throw rejected.reason;
+      throw err;
     }
     return {
       config,

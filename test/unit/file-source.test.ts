@@ -66,6 +66,15 @@ function fileSource(path: string, watchForChanges = false): FileSource {
   return source;
 }
 
+/** A started source over a directory whose p.yaml holds the pod web: the file, the source and that pod as first read. */
+async function startedOnWeb(): Promise<{ file: string; source: FileSource; good: Pod }> {
+  const file = join(dir, 'p.yaml');
+  writeFileSync(file, podYaml('web'));
+  const source = fileSource(dir);
+  await source.start();
+  return { file, source, good: sink.snapshots[0][0] };
+}
+
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'knode-file-source-'));
   clock = new FakeClock();
@@ -153,11 +162,7 @@ describe('FileSource', () => {
   });
 
   it('keeps the last good pods of a file that stops parsing, and reports the error', async () => {
-    const file = join(dir, 'p.yaml');
-    writeFileSync(file, podYaml('web'));
-    const source = fileSource(dir);
-    await source.start();
-    const good = sink.snapshots[0][0];
+    const { file, source, good } = await startedOnWeb();
 
     writeFileSync(file, 'apiVersion: v1\nkind: Pod\nmetadata: {name: web\n'); // caught mid-write
     await source.read();
@@ -174,11 +179,7 @@ describe('FileSource', () => {
   });
 
   it('reports a file that becomes unparseable once, however often it is read, and keeps its last good pod', async () => {
-    const file = join(dir, 'p.yaml');
-    writeFileSync(file, podYaml('web'));
-    const source = fileSource(dir);
-    await source.start();
-    const good = sink.snapshots[0][0];
+    const { file, source, good } = await startedOnWeb();
 
     writeFileSync(file, 'apiVersion: v1\nkind: Pod\nmetadata: {name: web\n');
     await source.read();
@@ -190,11 +191,7 @@ describe('FileSource', () => {
   });
 
   it('keeps the last good pod of a document that no longer validates, and reports why', async () => {
-    const file = join(dir, 'p.yaml');
-    writeFileSync(file, podYaml('web'));
-    const source = fileSource(dir);
-    await source.start();
-    const good = sink.snapshots[0][0];
+    const { file, source, good } = await startedOnWeb();
 
     writeFileSync(file, 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nspec:\n  containers:\n  - name: main\n'); // cut short
     await source.read();
@@ -230,11 +227,7 @@ describe('FileSource', () => {
   });
 
   it('keeps the pods of a file caught empty, as a write that truncates first leaves it, and says so once', async () => {
-    const file = join(dir, 'p.yaml');
-    writeFileSync(file, podYaml('web'));
-    const source = fileSource(dir);
-    await source.start();
-    const good = sink.snapshots[0][0];
+    const { file, source, good } = await startedOnWeb();
 
     writeFileSync(file, '');
     await source.read();

@@ -2,7 +2,7 @@
 // through the real CRI path (the runtime as its own process, over gRPC),
 // with images pulled from the local registry (test/registry/registry.sh).
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -233,6 +233,52 @@ describe('real images without sandboxes (--sandbox off)', () => {
       offClient.close();
       await off.stop();
       rmSync(offRoot, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a sandboxed runtime killed with kill -9', () => {
+  /** Host pids whose command line is exactly ARGS. */
+  function running(args: string): number[] {
+    return readdirSync('/proc')
+      .filter((e) => /^\d+$/.test(e))
+      .filter((e) => {
+        try {
+          return readFileSync(`/proc/${e}/cmdline`, 'utf8').split('\0').filter(Boolean).join(' ') === args;
+        } catch {
+          return false;
+        }
+      })
+      .map(Number);
+  }
+
+  it("leaves none of its programs running once it is back: in a PID namespace of their own or the pod's, each is stopped and reported exited", async () => {
+    const killedRoot = mkdtempSync(join(tmpdir(), 'knode-sandbox-kill-'));
+    writeFileSync(join(killedRoot, 'registries.yaml'), mirrorConfig(registry.host));
+    let rt = await startEmbeddedRuntime(killedRoot);
+    let cri = new CriClient(rt.endpoint);
+    try {
+      await cri.pullImage({ image: 'busybox:1.36' });
+      const sandbox = { ...sandboxConfig('killed'), hostname: 'killed' };
+      const sandboxId = await cri.runPodSandbox(sandbox);
+      const ids: string[] = [];
+      for (const [name, pid, seconds] of [['own', 'CONTAINER', '3601'], ['shared', 'POD', '3602']] as const) {
+        const id = await cri.createContainer(sandboxId, containerConfig(name, ['sleep', seconds], { linux: { securityContext: { namespaceOptions: { pid } } } }), sandbox);
+        await cri.startContainer(id);
+        ids.push(id);
+      }
+      await eventually(() => running('sleep 3601').length === 1 && running('sleep 3602').length === 1, 'both programs to run');
+      cri.close();
+      await rt.kill();
+      rt = await startEmbeddedRuntime(killedRoot);
+      cri = new CriClient(rt.endpoint);
+      await eventually(() => running('sleep 3601').length === 0 && running('sleep 3602').length === 0, () => `both programs to be gone (left: ${[...running('sleep 3601'), ...running('sleep 3602')].join(', ')})`);
+      for (const id of ids) expect((await cri.containerStatus(id)).status).toMatchObject({ state: 'CONTAINER_EXITED', reason: 'Unknown' });
+      await cri.removePodSandbox(sandboxId);
+    } finally {
+      cri.close();
+      await rt.stop();
+      rmSync(killedRoot, { recursive: true, force: true });
     }
   });
 });

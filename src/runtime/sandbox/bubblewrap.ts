@@ -80,7 +80,12 @@ export class Bubblewrap {
 
   /** The command before a program's argv that runs it in its sandbox. */
   wrapper(p: SandboxedProcess): string[] {
-    const args = [this.nsenter, `--target=${p.holder}`, '--ipc', '--uts', '--', this.bwrap, '--bind', p.rootfs, '/', '--proc', '/proc', '--dev', '/dev', '--die-with-parent'];
+    const args = [this.nsenter, `--target=${p.holder}`, '--ipc', '--uts', '--', this.bwrap, '--bind', p.rootfs, '/', '--proc', '/proc', '--dev', '/dev'];
+    // The program dies with the runtime (a restart's recovery stops the others by their process group).
+    // Not in a shared PID namespace: there bwrap forks the program from a short-lived intermediate
+    // child, and a program whose parent-death signal is armed before that child has exited gets
+    // SIGKILL when it does (exit code 137, seen under load).
+    if (p.pid !== 'SHARED') args.push('--die-with-parent');
     if (p.pid === 'CONTAINER') args.push('--unshare-pid', '--as-pid-1');
     else if (p.pid === 'SHARED') args.push('--pidns', String(PIDNS_FD));
     if (p.uid !== 0 || p.gid !== 0) args.push('--unshare-user', '--uid', String(p.uid), '--gid', String(p.gid));

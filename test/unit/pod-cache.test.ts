@@ -218,6 +218,39 @@ describe('GenericPLEG.runningPods', () => {
   });
 });
 
+describe('GenericPLEG.reschedule', () => {
+  it('never puts off a relist that is due sooner: the first, due at start, runs at once when the period grows; a shorter period brings the next one forward', async () => {
+    const clock = new FakeClock();
+    let relists = 0;
+    let period = 1_000;
+    const runtime = {
+      getPods: async () => {
+        relists++;
+        return [];
+      },
+    } as unknown as RuntimeManager;
+    const pleg = new GenericPLEG({ runtime, cache: new PodCache(), clock, events: new EventStream(() => clock.now()), onEvent: () => {}, period: () => period, relistThreshold: 180_000 });
+    pleg.start();
+    // The runtime's events begin to flow before the first relist ran: the period grows to 30 s.
+    period = 30_000;
+    pleg.reschedule();
+    await clock.advance(0);
+    expect(relists).toBe(1);
+    await clock.advance(29_999);
+    expect(relists).toBe(1);
+    await clock.advance(1);
+    expect(relists).toBe(2);
+    // The events stop: the next relist comes a short period from now, not at the end of the long one.
+    await clock.advance(10_000);
+    period = 1_000;
+    pleg.reschedule();
+    await clock.advance(1_000);
+    expect(relists).toBe(3);
+    await clock.advance(1_000);
+    expect(relists).toBe(4);
+    pleg.stop();
+  });
+});
 
 describe('GenericPLEG.healthy', () => {
   it('is healthy before it starts; turns unhealthy once no relist succeeded for the threshold past the period, and healthy with the next that does', async () => {

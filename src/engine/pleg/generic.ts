@@ -50,6 +50,8 @@ export class GenericPLEG {
   private stopped = false;
   private lastRelist = 0;
   private started: number | undefined;
+  /** When the scheduled full relist is due (Infinity while one runs or none is scheduled). */
+  private due = Infinity;
 
   constructor(private readonly o: PlegOptions) {}
 
@@ -92,15 +94,24 @@ export class GenericPLEG {
     return [...this.records.values()].flatMap((r) => (r.current ? [r.current] : []));
   }
 
-  /** Reschedules the next full relist (when the period changes). */
+  /**
+   * The period changed: the next full relist comes a new period from now,
+   * unless it is due sooner. So the first relist, due at start, is not put
+   * off by a period that grows as the runtime's events begin to flow (pods
+   * wait for it before their first sync).
+   */
   reschedule(): void {
-    this.schedule(this.o.period());
+    const period = this.o.period();
+    if (this.o.clock.now() + period >= this.due) return;
+    this.schedule(period);
   }
 
   private schedule(delay: number): void {
     if (this.stopped) return;
     this.timer?.cancel();
+    this.due = this.o.clock.now() + delay;
     this.timer = this.o.clock.setTimeout(() => {
+      this.due = Infinity;
       void this.relist().finally(() => this.schedule(this.o.period()));
     }, delay);
   }

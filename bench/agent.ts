@@ -5,6 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ContainerEvent } from '../src/cri/types.js';
+import { NODE_FLAGS } from '../src/util/node-flags.js';
 
 const repo = join(import.meta.dirname, '..');
 const TICKS_PER_SECOND = 100;
@@ -27,7 +28,7 @@ export interface KnodeOptions {
 /** Flags for the node processes a bench starts: KNODE_BENCH_CPU_PROF=DIR writes a V8 CPU profile of each into DIR when it exits. */
 export function nodeFlags(): string[] {
   const dir = process.env.KNODE_BENCH_CPU_PROF;
-  return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
+  return [...NODE_FLAGS, ...(dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [])];
 }
 
 /** `knode run` on a static pod directory under `dir`, its read-only API on the unix socket only. */

@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=1
 // NO_COLOR (no-color.org) and --no-color turn colour off everywhere: listr2
 // reads NO_COLOR, Ink's chalk reads FORCE_COLOR, so both are set before either loads.
 if (process.env.NO_COLOR || process.argv.includes('--no-color')) {

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseDuration, parseNodeLabels } from '../../src/cli/kubelet-flags.js';
 import { jitter, WorkQueue } from '../../src/engine/work-queue.js';
@@ -6,6 +8,7 @@ import { Backoff } from '../../src/util/backoff.js';
 import { eachLimited } from '../../src/util/each-limited.js';
 import { FakeClock, flushMicrotasks } from '../../src/util/clock.js';
 import { UserError } from '../../src/util/user-error.js';
+import { NODE_FLAGS } from '../../src/util/node-flags.js';
 
 const INITIAL = 10_000;
 const MAX = 300_000;
@@ -321,5 +324,12 @@ describe('eachLimited', () => {
     await expect(run).rejects.toThrow('layer 1 failed');
     expect(started).toEqual([0, 1]);
     expect(finished).toEqual([0]);
+  });
+});
+
+describe('NODE_FLAGS', () => {
+  it("are the flags bin/run.js's shebang gives node, so the CLI, the runtime it starts and the bench run alike", () => {
+    const shebang = readFileSync(join(import.meta.dirname, '../../bin/run.js'), 'utf8').split('\n')[0];
+    expect(shebang).toBe(`#!/usr/bin/env -S node ${NODE_FLAGS.join(' ')}`);
   });
 });

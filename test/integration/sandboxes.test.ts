@@ -2,7 +2,7 @@
 // through the real CRI path (the runtime as its own process, over gRPC),
 // with images pulled from the local registry (test/registry/registry.sh).
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -60,7 +60,7 @@ async function runToEnd(pod: string, config: ContainerConfig, sandboxExtra: Part
 describe('bubblewrap sandboxes for real images (embedded runtime)', () => {
   it('says in its status that containers of real images run in sandboxes', async () => {
     const info = JSON.parse((await client.status(true)).info.config) as { isolation: string };
-    expect(info.isolation).toMatch(/^containers of real images: bubblewrap sandboxes \(bubblewrap [\d.]+\); root file systems: (a kernel overlay per container over its image|a copy of its image per container)/);
+    expect(info.isolation).toMatch(/^containers of real images: bubblewrap sandboxes \(bubblewrap [\d.]+; non-root users set by setpriv\); root file systems: (a kernel overlay per container over its image|a copy of its image per container)/);
     const condition = (await client.status()).status!.conditions.find((c) => c.type === 'ContainerSandboxReady');
     expect(condition).toMatchObject({ status: true, message: expect.stringMatching(/^bubblewrap sandboxes/) });
   });
@@ -95,6 +95,22 @@ describe('bubblewrap sandboxes for real images (embedded runtime)', () => {
     expect((await runToEnd('user-pod', config)).lines).toEqual(['1000', '1000', '/home/app']);
     const asked = containerConfig('user2', ['sh', '-c', 'id -u; pwd'], { image: { image: 'busybox-user:1.0' }, workingDir: '/made/here', linux: { securityContext: { runAsUser: { value: 2000 }, namespaceOptions: { pid: 'CONTAINER' } } } });
     expect((await runToEnd('user-pod2', asked)).lines).toEqual(['2000', '/made/here']);
+  });
+
+  it("is the same user on the host: what a non-root user writes to a volume is its own there, and the image's root files stay root's", async () => {
+    const volume = mkdtempSync(join(tmpdir(), 'knode-owner-'));
+    chmodSync(volume, 0o777);
+    try {
+      const config = containerConfig('owner', ['sh', '-c', 'echo mine > /data/file; stat -c %u:%g /bin/busybox; (echo x > /bin/extra) 2>/dev/null || echo refused'], {
+        image: { image: 'busybox-user:1.0' },
+        mounts: [{ containerPath: '/data', hostPath: volume }],
+      });
+      expect((await runToEnd('owner-pod', config)).lines).toEqual(['0:0', 'refused']);
+      const stat = statSync(join(volume, 'file'));
+      expect([stat.uid, stat.gid]).toEqual([1000, 1000]);
+    } finally {
+      rmSync(volume, { recursive: true, force: true });
+    }
   });
 
   it("stacks the image's layers: whiteouts remove files, opaque directories hide what was below", async () => {
@@ -157,11 +173,12 @@ describe('bubblewrap sandboxes for real images (embedded runtime)', () => {
     await client.startContainer(lookerId);
     expect((await waitExited(client, lookerId)).exitCode).toBe(0);
     expect(output(sandbox, looker)).toEqual(['sleep 3600']);
-    // A non-root user cannot join it here (its user namespace cannot enter the pod's PID namespace): a clear start error.
-    const user = containerConfig('user', ['sleep', '1'], { image: { image: 'busybox-user:1.0' }, ...pod });
+    // A non-root user joins it too (setpriv sets the user inside the sandbox: no user namespace to keep it out).
+    const user = containerConfig('user', ['sh', '-c', "id -u; ps -o args | grep -x 'sleep 3600'"], { image: { image: 'busybox-user:1.0' }, ...pod });
     const userId = await client.createContainer(sandboxId, user, sandbox);
-    const err = await client.startContainer(userId).catch((e: CriError) => e);
-    expect((err as CriError).details).toMatch(/user 1000:1000 cannot run in a shared PID namespace/);
+    await client.startContainer(userId);
+    expect((await waitExited(client, userId)).exitCode).toBe(0);
+    expect(output(sandbox, user)).toEqual(['1000', 'sleep 3600']);
     await client.stopPodSandbox(sandboxId);
     await client.removePodSandbox(sandboxId);
   });

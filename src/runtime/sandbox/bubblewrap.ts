@@ -6,9 +6,11 @@
 // with nsenter and bwrap.
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
 import { findExecutable } from '../container-process.js';
 import { childrenOf, readProcStat, waitForProcess } from '../proc.js';
 import type { NamespaceHolder } from '../pid-namespaces.js';
+import { KIT_PATH, prepareSetuidKit, setuidPrefix, type SetuidKit } from './setuid-kit.js';
 
 /** The fd a sandboxed container's start passes the PID namespace to join on (ProcessSpec.files). */
 export const PIDNS_FD = 4;
@@ -16,7 +18,8 @@ export const PIDNS_FD = 4;
 /** PID 1 of a pod's namespaces: it reaps what the containers leave behind. */
 const HOLDER_SCRIPT = 'while :; do sleep 2147483647 & wait; done';
 
-const WRAPPERS = new Set(['nsenter', 'bwrap', 'unshare']);
+/** What a container's program runs under until it execs (a process's comm is its program's name, cut to 15 characters). */
+const WRAPPERS = new Set(['nsenter', 'bwrap', 'unshare', 'setpriv']);
 
 /** How long the program of a sandbox that has just started may take to appear. */
 const PROGRAM_TIMEOUT_MS = 5_000;
@@ -34,7 +37,7 @@ export interface SandboxedProcess {
   holder: number;
   /** CONTAINER: a PID namespace of its own; SHARED: the one passed at PIDNS_FD; NODE: the host's. */
   pid: 'CONTAINER' | 'SHARED' | 'NODE';
-  /** A non-root user runs in a user namespace that maps it. */
+  /** A non-root user: set by setpriv inside the sandbox, or (without setpriv) a user namespace that maps it to root. */
   uid: number;
   gid: number;
   mounts: SandboxMount[];
@@ -46,19 +49,35 @@ export class Bubblewrap {
   private readonly bwrap: string;
   private readonly nsenter: string;
   private readonly unshare: string | undefined;
+  /** How non-root users are set without a user namespace (where setpriv could be copied to `kitDir`). */
+  private readonly kit: SetuidKit;
+  /** The comms of what runs before a program: WRAPPERS and the kit's loader. */
+  private readonly wrappers: Set<string>;
 
-  constructor() {
+  constructor(kitDir: string) {
     const found = detect();
     this.available = found.available;
     this.reason = found.reason;
     this.bwrap = found.bwrap;
     this.nsenter = found.nsenter;
     this.unshare = which('unshare');
+    this.kit = found.available ? prepareSetuidKit(kitDir, which('setpriv')) : { ok: false, reason: 'no sandboxes' };
+    this.wrappers = new Set([...WRAPPERS, ...(this.kit.ok ? [basename(this.kit.loader).slice(0, 15)] : [])]);
   }
 
   /** What `runtime status` says of sandboxes that work (ImageSandboxes says why when they do not). */
   describe(): string {
-    return `bubblewrap sandboxes (${this.reason})`;
+    const users = this.kit.ok ? 'non-root users set by setpriv' : `non-root users in a user namespace (${this.kit.reason})`;
+    return `bubblewrap sandboxes (${this.reason}; ${users})`;
+  }
+
+  /**
+   * Whether a non-root user can run in a PID namespace the sandbox joins:
+   * not from a user namespace made after it (setns needs privileges over
+   * the namespace's owner).
+   */
+  get usersJoinPidNamespaces(): boolean {
+    return this.kit.ok;
   }
 
   /**
@@ -88,18 +107,21 @@ export class Bubblewrap {
     if (p.pid !== 'SHARED') args.push('--die-with-parent');
     if (p.pid === 'CONTAINER') args.push('--unshare-pid', '--as-pid-1');
     else if (p.pid === 'SHARED') args.push('--pidns', String(PIDNS_FD));
-    if (p.uid !== 0 || p.gid !== 0) args.push('--unshare-user', '--uid', String(p.uid), '--gid', String(p.gid));
+    const nonRoot = p.uid !== 0 || p.gid !== 0;
+    if (nonRoot && !this.kit.ok) args.push('--unshare-user', '--uid', String(p.uid), '--gid', String(p.gid));
     // Parents before children, so a mount inside another volume lands on it.
     const mounts = [...p.mounts].sort((a, b) => depth(a.containerPath) - depth(b.containerPath));
     for (const m of mounts) args.push(m.readonly ? '--ro-bind' : '--bind', m.hostPath, m.containerPath);
+    if (nonRoot && this.kit.ok) args.push('--ro-bind', this.kit.dir, KIT_PATH);
     args.push('--chdir', p.cwd, '--');
+    if (nonRoot && this.kit.ok) args.push(...setuidPrefix(this.kit, p.uid, p.gid));
     return args;
   }
 
   /** The command before an argv that runs it in a running sandbox whose program is `program`, as `uid`:`gid`. */
   execWrapper(program: number, uid: number, gid: number): string[] {
     const args = [this.nsenter, `--target=${program}`, '--mount', '--uts', '--ipc', '--pid'];
-    if (uid !== 0 || gid !== 0) args.push('--user', `--setuid=${uid}`, `--setgid=${gid}`);
+    if (uid !== 0 || gid !== 0) args.push(...(this.kit.ok ? [] : ['--user']), `--setuid=${uid}`, `--setgid=${gid}`);
     args.push('--root', '--wd', '--');
     return args;
   }
@@ -108,7 +130,7 @@ export class Bubblewrap {
   programOf(pid: number): number | undefined {
     let current = pid;
     for (let depth = 0; depth < 4; depth++) {
-      if (!WRAPPERS.has(commOf(current))) return current;
+      if (!this.wrappers.has(commOf(current))) return current;
       const next = childrenOf(current)[0];
       if (next === undefined) return undefined;
       current = next;

@@ -34,7 +34,7 @@ export class ImageSandboxes {
     if (setting === 'off') this.off = 'sandboxes are turned off (--sandbox off)';
     else if (!(images instanceof OciImageStore)) this.off = 'images are records without file systems (no registries.yaml)';
     else {
-      this.bubblewrap = new Bubblewrap();
+      this.bubblewrap = new Bubblewrap(join(dir, 'kit'));
       this.off = this.bubblewrap.available ? '' : this.bubblewrap.reason;
       if (!this.off) this.rootfs = new ContainerRootfs(join(dir, 'rootfs'));
     }
@@ -98,9 +98,8 @@ export class ImageSandboxes {
    */
   async processSpec(c: ContainerRecord, spec: SandboxedSpec, sandbox: SandboxRecord, holder: number, sharedPid: number | 'own' | 'node'): Promise<Omit<ProcessSpec, 'logPath' | 'stdin' | 'beforeExec'>> {
     const bwrap = this.bubblewrap!;
-    // A user namespace made after the pod's PID namespace cannot join it (setns needs privileges over the namespace's owner).
-    if (typeof sharedPid === 'number' && (spec.uid !== 0 || spec.gid !== 0)) {
-      throw new Error(`user ${spec.uid}:${spec.gid} cannot run in a shared PID namespace on the embedded runtime's sandboxes: non-root users get a user namespace, which cannot join the pod's PID namespace; run it as root or without shareProcessNamespace`);
+    if (typeof sharedPid === 'number' && (spec.uid !== 0 || spec.gid !== 0) && !bwrap.usersJoinPidNamespaces) {
+      throw new Error(`user ${spec.uid}:${spec.gid} cannot run in a shared PID namespace on the embedded runtime's sandboxes: without setpriv, non-root users get a user namespace, which cannot join the pod's PID namespace; run it as root or without shareProcessNamespace`);
     }
     const store = this.images as OciImageStore;
     await this.rootfs!.mount(c.id, c.imageId, () => {

@@ -1,0 +1,28 @@
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { prepareSetuidKit, setuidPrefix } from '../../src/runtime/sandbox/setuid-kit.js';
+
+let dir: string;
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('the setuid kit', () => {
+  it("copies the host's setpriv with the loader and libraries ldd names, and runs it through that loader inside the sandbox", () => {
+    dir = mkdtempSync(join(tmpdir(), 'knode-kit-'));
+    const kit = prepareSetuidKit(join(dir, 'kit'), '/usr/bin/setpriv');
+    expect(kit).toMatchObject({ ok: true, dir: join(dir, 'kit'), loader: expect.stringMatching(/^ld-linux.*\.so\.\d+$/) });
+    if (!kit.ok) throw new Error(kit.reason);
+    const files = readdirSync(kit.dir);
+    expect(files).toEqual(expect.arrayContaining(['setpriv', kit.loader, 'libc.so.6']));
+    expect(files.some((f) => f.includes('.partial-'))).toBe(false);
+    expect(setuidPrefix(kit, 1000, 2000)).toEqual([`/.knode/${kit.loader}`, '--library-path', '/.knode', '/.knode/setpriv', '--reuid=1000', '--regid=2000', '--clear-groups', '--']);
+  });
+
+  it('says why there is none without setpriv, or when ldd cannot read it', () => {
+    dir = mkdtempSync(join(tmpdir(), 'knode-kit-'));
+    expect(prepareSetuidKit(join(dir, 'kit'), undefined)).toEqual({ ok: false, reason: 'setpriv (util-linux) is not installed' });
+    expect(prepareSetuidKit(join(dir, 'kit'), join(dir, 'missing'))).toMatchObject({ ok: false, reason: expect.stringContaining('ldd') });
+    expect(existsSync(join(dir, 'kit'))).toBe(false);
+  });
+});

@@ -25,17 +25,22 @@ export interface KnodeOptions {
   args?: string[];
 }
 
-/** Flags for the node processes a bench starts: KNODE_BENCH_CPU_PROF=DIR writes a V8 CPU profile of each into DIR when it exits. */
-export function nodeFlags(): string[] {
+/**
+ * Flags for the node processes a bench starts, as users get them: `knode run`
+ * with NODE_FLAGS (bin/run.js's shebang), the runtime without (knode starts it
+ * with none). KNODE_BENCH_CPU_PROF=DIR writes a V8 CPU profile of each into DIR
+ * when it exits.
+ */
+export function nodeFlags(process_: 'agent' | 'runtime'): string[] {
   const dir = process.env.KNODE_BENCH_CPU_PROF;
-  return [...NODE_FLAGS, ...(dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [])];
+  return [...(process_ === 'agent' ? NODE_FLAGS : []), ...(dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [])];
 }
 
 /** `knode run` on a static pod directory under `dir`, its read-only API on the unix socket only. */
 export async function startKnode(dir: string, endpoint: string, options: KnodeOptions): Promise<Running> {
   const podsDir = join(dir, 'pods');
   mkdirSync(podsDir, { recursive: true });
-  const child: ChildProcess = spawn(process.execPath, [...nodeFlags(), join(repo, 'bin/run.js'), 'run', '--static-dir', podsDir, '--root-dir', join(dir, 'root'),
+  const child: ChildProcess = spawn(process.execPath, [...nodeFlags('agent'), join(repo, 'bin/run.js'), 'run', '--static-dir', podsDir, '--root-dir', join(dir, 'root'),
     '--runtime-endpoint', endpoint, '--node-name', options.nodeName, '--pleg', options.pleg, '--read-only-port', '0', '--file-check-frequency', '20s',
     '--output', 'json', ...(options.args ?? [])], { stdio: 'ignore' });
   const exited = new Promise((resolve) => child.once('exit', resolve));

@@ -25,7 +25,7 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Benc
   const root = mkdtempSync(join(tmpdir(), 'knode-bench-'));
   if (options.registries !== undefined) writeFileSync(join(root, 'registries.yaml'), options.registries);
   const args = ['runtime', 'serve', '--root-dir', root, '--shutdown-grace-period', '0', ...(options.sandbox ? ['--sandbox', options.sandbox] : [])];
-  const child = spawn(process.execPath, [...nodeFlags(), join(repo, 'bin/run.js'), ...args], {
+  const child = spawn(process.execPath, [...nodeFlags('runtime'), join(repo, 'bin/run.js'), ...args], {
     stdio: 'ignore',
   });
   const exited = new Promise((resolve) => child.once('exit', resolve));

@@ -4,7 +4,6 @@ import { fileURLToPath } from 'node:url';
 import { rootPaths } from '../util/paths.js';
 import { UserError } from '../util/user-error.js';
 import { CriClient } from './client.js';
-import { NODE_FLAGS } from '../util/node-flags.js';
 
 /** The CLI entry that serves the runtime (`knode runtime serve`). */
 const cliEntry = fileURLToPath(new URL('../../bin/run.js', import.meta.url));
@@ -25,7 +24,7 @@ export async function ensureEmbeddedRuntime(rootDir: string, options: EnsureRunt
   if (await answers(endpoint, 1000)) return endpoint;
   mkdirSync(paths.logs, { recursive: true });
   const logFd = openSync(paths.runtimeLog, 'a');
-  const child = spawn(process.execPath, [...NODE_FLAGS, cliEntry, 'runtime', 'serve', '--root-dir', paths.root], {
+  const child = spawn(process.execPath, [cliEntry, 'runtime', 'serve', '--root-dir', paths.root], {
     detached: true,
     stdio: ['ignore', logFd, logFd],
   });

@@ -6,7 +6,6 @@
 // with nsenter and bwrap.
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { basename } from 'node:path';
 import { findExecutable } from '../container-process.js';
 import { childrenOf, readProcStat, waitForProcess } from '../proc.js';
 import type { NamespaceHolder } from '../pid-namespaces.js';
@@ -62,7 +61,7 @@ export class Bubblewrap {
     this.nsenter = found.nsenter;
     this.unshare = which('unshare');
     this.kit = found.available ? prepareSetuidKit(kitDir, which('setpriv')) : { ok: false, reason: 'no sandboxes' };
-    this.wrappers = new Set([...WRAPPERS, ...(this.kit.ok ? [basename(this.kit.loader).slice(0, 15)] : [])]);
+    this.wrappers = new Set([...WRAPPERS, ...(this.kit.ok ? [this.kit.loader.slice(0, 15)] : [])]);
   }
 
   /** What `runtime status` says of sandboxes that work (ImageSandboxes says why when they do not). */
@@ -108,13 +107,14 @@ export class Bubblewrap {
     if (p.pid === 'CONTAINER') args.push('--unshare-pid', '--as-pid-1');
     else if (p.pid === 'SHARED') args.push('--pidns', String(PIDNS_FD));
     const nonRoot = p.uid !== 0 || p.gid !== 0;
-    if (nonRoot && !this.kit.ok) args.push('--unshare-user', '--uid', String(p.uid), '--gid', String(p.gid));
+    const kit = nonRoot && this.kit.ok ? this.kit : undefined;
+    if (nonRoot && !kit) args.push('--unshare-user', '--uid', String(p.uid), '--gid', String(p.gid));
     // Parents before children, so a mount inside another volume lands on it.
     const mounts = [...p.mounts].sort((a, b) => depth(a.containerPath) - depth(b.containerPath));
     for (const m of mounts) args.push(m.readonly ? '--ro-bind' : '--bind', m.hostPath, m.containerPath);
-    if (nonRoot && this.kit.ok) args.push('--ro-bind', this.kit.dir, KIT_PATH);
+    if (kit) args.push('--ro-bind', kit.dir, KIT_PATH);
     args.push('--chdir', p.cwd, '--');
-    if (nonRoot && this.kit.ok) args.push(...setuidPrefix(this.kit, p.uid, p.gid));
+    if (kit) args.push(...setuidPrefix(kit, p.uid, p.gid));
     return args;
   }
 

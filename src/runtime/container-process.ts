@@ -2,7 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, closeSync, constants, openSync, statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { CriLogWriter } from './log-writer.js';
-import { childrenOf, exitCodeOf, readProcStat, signalGroup } from './proc.js';
+import { childrenOf, exitCodeOf, readProcStat, signalGroup, waitForProcess } from './proc.js';
+import { HOLD_MARK, SpareProcesses, stillHeld } from './spares.js';
 
 export interface ProcessSpec {
   argv: string[];
@@ -18,6 +19,8 @@ export interface ProcessSpec {
   files?: string[];
   /** Finds the program under its wrapper (default: the wrapper's first child). */
   programOf?: (wrapperPid: number) => number | undefined;
+  /** How long the program may take to appear under its wrapper (default 2 s). */
+  programTimeoutMs?: number;
   /**
    * Where argv[0] is checked before the start (a program that is missing is
    * a start error, not an exit code): the host (default), or a function that
@@ -47,6 +50,9 @@ export interface ProcessExit {
   finishedAt: Date;
 }
 
+/** How long a wrapper's program may take to appear, by default. */
+const PROGRAM_TIMEOUT_MS = 2_000;
+
 /** How long to wait for a dead container's output pipes to drain before closing them. */
 const DRAIN_TIMEOUT_MS = 2000;
 
@@ -57,6 +63,12 @@ const DRAIN_TIMEOUT_MS = 2000;
  */
 export class ContainerProcess {
   readonly exited: Promise<ProcessExit>;
+  /**
+   * Resolves once the program runs under its wrapper (with its pid), or when
+   * the wrapper ended or the wait timed out (undefined). The start does not
+   * wait for it: what signals or enters the program does.
+   */
+  readonly programStarted: Promise<number | undefined>;
   private resolveExit!: (exit: ProcessExit) => void;
   private constructor(
     child: ChildProcess,
@@ -66,8 +78,11 @@ export class ContainerProcess {
     /** Whether a wrapper runs the program in a PID namespace (pid is the wrapper's). */
     readonly wrapped: boolean,
     private readonly findProgram: (wrapperPid: number) => number | undefined,
+    programTimeoutMs: number,
   ) {
     this.exited = new Promise((resolve) => (this.resolveExit = resolve));
+    // A held shell (a spare, or a container waiting for its cgroup) is not the program yet, nor its wrapper.
+    this.programStarted = wrapped ? waitForProcess(pid, () => (stillHeld(pid) ? undefined : findProgram(pid)), programTimeoutMs) : Promise.resolve(undefined);
     child.on('error', () => {}); // a failed kill(2) is reported by signalGroup, not as an event
     child.stdout?.on('data', (chunk: Buffer) => this.log.write('stdout', chunk));
     child.stderr?.on('data', (chunk: Buffer) => this.log.write('stderr', chunk));
@@ -87,8 +102,12 @@ export class ContainerProcess {
     });
   }
 
-  /** Starts the process; rejects with a runc-like message when it cannot be executed. */
-  static start(spec: ProcessSpec): Promise<ContainerProcess> {
+  /**
+   * Starts the process; rejects with a runc-like message when it cannot be
+   * executed. With `spares`, a spare that fits becomes the container (no
+   * fork on this thread); otherwise it is spawned.
+   */
+  static start(spec: ProcessSpec, spares?: SpareProcesses): Promise<ContainerProcess> {
     const cwdProblem = spec.hasProgram ? undefined : checkDirectory(spec.cwd);
     if (cwdProblem) return Promise.reject(new Error(`chdir to cwd ("${spec.cwd}") set in config failed: ${cwdProblem}`));
     let log: CriLogWriter;
@@ -105,25 +124,20 @@ export class ContainerProcess {
       return Promise.reject(new Error(execErrorMessage(spec.argv[0], Object.assign(new Error('not found'), { code: 'ENOENT' }))));
     }
     const argv = [...(spec.wrapper ?? []), ...spec.argv];
-    const [file, args] = held ? ['/bin/sh', ['-c', HOLD_SCRIPT, 'knode-hold', ...argv]] : [argv[0], argv.slice(1)];
-    let fds: number[];
-    try {
-      fds = (spec.files ?? []).map((f) => openSync(f, 'r'));
-    } catch (err) {
-      log.end();
-      return Promise.reject(new Error(`cannot open ${(err as NodeJS.ErrnoException).path ?? 'a namespace'} for the container: ${(err as Error).message}`));
-    }
+    // A sandbox's working directory is inside its root file system: the wrapper starts in /.
+    const cwd = spec.hasProgram ? '/' : spec.cwd;
+    const order = { argv, env: spec.env, cwd };
+    const spare = found && !spec.stdin && !spec.files?.length && SpareProcesses.fits(order) ? spares?.take() : undefined;
     let child: ChildProcess;
-    try {
-      child = spawn(file, args, {
-        // A sandbox's working directory is inside its root file system: the wrapper starts in /.
-        cwd: spec.hasProgram ? '/' : spec.cwd,
-        env: spec.env,
-        detached: true,
-        stdio: [spec.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe', held ? 'pipe' : 'ignore', ...fds],
-      });
-    } finally {
-      for (const fd of fds) closeSync(fd);
+    if (spare) {
+      child = spare;
+    } else {
+      const spawned = spawnProcess(spec, argv, cwd, held);
+      if (spawned instanceof Error) {
+        log.end();
+        return Promise.reject(spawned);
+      }
+      child = spawned;
     }
     if (child.pid === undefined) {
       log.end();
@@ -131,19 +145,17 @@ export class ContainerProcess {
         child.once('error', (err: NodeJS.ErrnoException) => reject(new Error(execErrorMessage(spec.argv[0], err))));
       });
     }
-    if (held) {
-      spec.beforeExec!(child.pid);
-      const gate = child.stdio[3] as NodeJS.WritableStream;
-      gate.end('go\n');
-    }
+    spec.beforeExec?.(child.pid);
+    if (spare) SpareProcesses.order(spare, order);
+    else if (held) (child.stdio[3] as NodeJS.WritableStream).end('go\n');
     const startTime = readProcStat(child.pid)?.startTime ?? '';
     const programOf = spec.programOf ?? ((pid: number) => childrenOf(pid)[0]);
-    return Promise.resolve(new ContainerProcess(child, child.pid, startTime, log, spec.wrapper !== undefined, programOf));
+    return Promise.resolve(new ContainerProcess(child, child.pid, startTime, log, spec.wrapper !== undefined, programOf, spec.programTimeoutMs ?? PROGRAM_TIMEOUT_MS));
   }
 
   /** The program under the wrapper, while it runs; undefined without a wrapper. */
   program(): number | undefined {
-    return this.wrapped ? this.findProgram(this.pid) : undefined;
+    return this.wrapped && !stillHeld(this.pid) ? this.findProgram(this.pid) : undefined;
   }
 
   /** Signals the whole process group. */
@@ -154,9 +166,11 @@ export class ContainerProcess {
   /**
    * Signals the program, as a runtime sends the stop signal to a container's
    * init: in a PID namespace, its PID 1 alone (which ignores what it has no
-   * handler for); otherwise the whole process group.
+   * handler for); otherwise the whole process group. Waits for the program
+   * to have started under its wrapper first.
    */
-  signalProgram(signal: NodeJS.Signals): void {
+  async signalProgram(signal: NodeJS.Signals): Promise<void> {
+    await this.programStarted;
     const init = this.program();
     if (init === undefined) {
       this.signal(signal);
@@ -171,6 +185,22 @@ export class ContainerProcess {
 
   reopenLog(): void {
     this.log.reopen();
+  }
+}
+
+/** Spawns the container's process (held in a shell when it must wait for its cgroup), or says why it cannot. */
+function spawnProcess(spec: ProcessSpec, argv: string[], cwd: string, held: boolean): ChildProcess | Error {
+  const [file, args] = held ? ['/bin/sh', ['-c', HOLD_SCRIPT, HOLD_MARK, ...argv]] : [argv[0], argv.slice(1)];
+  let fds: number[];
+  try {
+    fds = (spec.files ?? []).map((f) => openSync(f, 'r'));
+  } catch (err) {
+    return new Error(`cannot open ${(err as NodeJS.ErrnoException).path ?? 'a namespace'} for the container: ${(err as Error).message}`);
+  }
+  try {
+    return spawn(file, args, { cwd, env: spec.env, detached: true, stdio: [spec.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe', held ? 'pipe' : 'ignore', ...fds] });
+  } finally {
+    for (const fd of fds) closeSync(fd);
   }
 }
 

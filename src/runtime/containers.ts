@@ -17,6 +17,7 @@ import type { ContainerRecord, SandboxedSpec, SandboxRecord } from './records.js
 import { findInRootfs } from './sandbox/image-process.js';
 import type { RuntimeState } from './state.js';
 import type { ImageSandboxes } from './sandbox/image-sandboxes.js';
+import { SpareProcesses } from './spares.js';
 import { Turns } from './turns.js';
 import { status } from '@grpc/grpc-js';
 
@@ -35,6 +36,8 @@ export class ContainerService {
   private readonly processes = new Map<string, ContainerProcess>();
   /** Container starts fork one per turn of the event loop, so a burst of them does not stall every answer. */
   private readonly startTurns = new Turns();
+  /** Processes spawned ahead, so that a start need not fork. */
+  private readonly spares = new SpareProcesses();
 
   constructor(
     private readonly state: RuntimeState,
@@ -73,6 +76,7 @@ export class ContainerService {
     const sandbox = lookup(this.state.sandboxes, podSandboxId, 'pod sandbox');
     if (!config?.metadata?.name) throw invalid('container config must include metadata.name');
     if (sandbox.state !== 'SANDBOX_READY') throw precondition(`pod sandbox ${sandbox.id} is not ready`);
+    this.spares.fillWhenQuiet();
     const name = config.metadata.name;
     const attempt = config.metadata.attempt;
     const imageName = config.image?.image ?? '';
@@ -148,10 +152,7 @@ export class ContainerService {
         onLogError: (err) => this.warn(`container ${c.id} (${c.metadata.name}): ${err.message}; its output is dropped until the file takes it`),
         // With limits to enforce, the program runs only once it is inside its cgroup.
         beforeExec: needsLimits(c) && this.cgroups.mode !== 'none' ? (pid) => this.cgroups.attach(c.id, pid, c.resources!) : undefined,
-      });
-      // Started means running in its namespace: a stop signal sent now reaches the program, not its wrapper.
-      if (c.sandboxed) await this.sandboxes.bubblewrap!.waitForProgram(proc.pid);
-      else if (proc.wrapped) await this.pidNamespaces.waitForInit(proc.pid);
+      }, this.spares);
     } catch (err) {
       const message = (err as Error).message;
       if (c.sandboxed) this.sandboxes.containerExited(c.id);
@@ -184,7 +185,7 @@ export class ContainerService {
     if (mode === 'CONTAINER') pid = 'own';
     else if (mode === 'NODE') pid = 'node';
     else if (mode === 'TARGET') {
-      const target = this.processes.get(targetId)?.program();
+      const target = await this.programOf(targetId);
       if (target === undefined) throw new Error(`the target container ${targetId} of the PID namespace is not running`);
       pid = target;
     } else pid = holder;
@@ -203,8 +204,7 @@ export class ContainerService {
       case 'CONTAINER':
         return namespaces.ownNamespace();
       case 'TARGET': {
-        const target = this.processes.get(targetId);
-        const init = target?.wrapped ? namespaces.initOf(target.pid) : undefined;
+        const init = await this.programOf(targetId);
         if (init === undefined) throw new Error(`the target container ${targetId} of the PID namespace does not run in a namespace of its own`);
         return namespaces.joinNamespace(init, cwd);
       }
@@ -213,7 +213,19 @@ export class ContainerService {
     }
   }
 
-  /** PID 1 of the sandbox's shared PID namespace; its holder starts with the first container that joins. */
+  /** A running container's program, once it has started under its wrapper; undefined without one. */
+  private async programOf(id: string): Promise<number | undefined> {
+    const proc = this.processes.get(id);
+    await proc?.programStarted;
+    return proc?.program();
+  }
+
+  /**
+   * PID 1 of the sandbox's shared PID namespace. Its holder started with
+   * RunPodSandbox; it starts again here when it is gone (after a restart of
+   * the runtime) or was never needed before (a container of an image
+   * without layers in a runtime with sandboxes).
+   */
   private async sharedPidNamespace(sandbox: SandboxRecord): Promise<number> {
     if (!sandbox.pidHolder || !this.pidNamespaces.isAlive(sandbox.pidHolder)) {
       sandbox.pidHolder = this.pidNamespaces.startHolder();
@@ -249,7 +261,7 @@ export class ContainerService {
     const proc = this.processes.get(c.id);
     if (!proc) return;
     if (timeoutSeconds > 0) {
-      proc.signalProgram(stopSignalOf(c.stopSignal));
+      await proc.signalProgram(stopSignalOf(c.stopSignal));
       let timer: NodeJS.Timeout | undefined;
       const timedOut = await Promise.race([
         proc.exited.then(() => false),
@@ -304,12 +316,13 @@ export class ContainerService {
     proc.reopenLog();
   }
 
-  exec(id: string, cmd: string[], timeoutSeconds: number): Promise<ExecResult> {
+  async exec(id: string, cmd: string[], timeoutSeconds: number): Promise<ExecResult> {
     const c = lookup(this.state.containers, id, 'container');
     if (cmd.length === 0) throw invalid('exec command is empty');
     if (c.state !== 'CONTAINER_RUNNING') throw precondition(`container ${c.id} is not running`);
     const sandbox = this.state.sandboxes.get(c.podSandboxId);
     const proc = this.processes.get(c.id);
+    await proc?.programStarted;
     if (c.sandboxed) return this.execSandboxed(c, c.sandboxed, proc, sandbox, cmd, timeoutSeconds);
     const cwd = c.workingDir || '/';
     // In the container's PID namespace, when it has one.
@@ -338,6 +351,7 @@ export class ContainerService {
 
   /** Stops every running container (runtime shutdown). */
   async stopAll(timeoutSeconds: number): Promise<void> {
+    this.spares.close();
     await Promise.all([...this.processes.keys()].map((id) => this.stop(id, timeoutSeconds)));
   }
 

@@ -70,10 +70,13 @@ export class SandboxService {
       ip: ns?.network === 'NODE' ? '' : this.ip,
     };
     this.imageSandboxes.startPodHolder(record);
+    // Host processes that share the pod's PID namespace: its holder starts now, as a pause container would.
+    if (record.namespaces.pid === 'POD' && !this.imageSandboxes.enabled && this.pidNamespaces.available) record.pidHolder = this.pidNamespaces.startHolder();
     try {
       this.state.saveSandbox(record);
     } catch (err) {
       this.imageSandboxes.releasePod(record);
+      if (record.pidHolder) this.pidNamespaces.release(record.pidHolder);
       throw storageFailed(`failed to create pod sandbox ${meta.namespace}/${meta.name}`, err);
     }
     this.publish(record, 'CONTAINER_CREATED_EVENT');

@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CriClient } from '../../src/cri/client.js';
 import { CriError, GrpcCode } from '../../src/cri/errors.js';
-import { readProcStat } from '../../src/runtime/proc.js';
+import { childrenOf, readProcStat } from '../../src/runtime/proc.js';
+import { stillHeld } from '../../src/runtime/spares.js';
 import { containerConfig, ensureImage, logPathOf, runContainer, sandboxConfig, waitExited } from '../helpers/cri.js';
 import { eventually, startEmbeddedRuntime, type EmbeddedRuntimeProcess } from '../helpers/runtimes.js';
 
@@ -113,7 +114,7 @@ describe('the embedded runtime', () => {
     expect((await cri.imageStatus({ image: 'busybox:1.36' }))?.id).toMatch(/^sha256:/);
   });
 
-  it('holds a pod\'s shared PID namespace in a process of the sandbox, ended with the sandbox or by a restart', async () => {
+  it('holds a pod\'s shared PID namespace in a process the sandbox starts, ended with the sandbox or by a restart', async () => {
     let cri = await start();
     const rootDir = runtime!.rootDir;
     const holderOf = async (sandbox: string) => JSON.parse((await cri.podSandboxStatus(sandbox, true)).info.info).pidHolder?.pid as number | undefined;
@@ -121,13 +122,14 @@ describe('the embedded runtime', () => {
 
     const config = sandboxConfig('shared-pid');
     const sandbox = await cri.runPodSandbox(config);
-    expect(await holderOf(sandbox)).toBeUndefined();
+    // Started with the sandbox, as a pause container is; the containers join it.
+    const holder = (await holderOf(sandbox))!;
+    expect(gone(holder)).toBe(false);
     await runContainer(cri, sandbox, config, containerConfig('app', ['sleep', '300']));
     const look = containerConfig('look', ['sh', '-c', 'cat /proc/1/cmdline | tr "\\0" " "']);
     await waitExited(cri, await runContainer(cri, sandbox, config, look));
     expect(readFileSync(logPathOf(config, look), 'utf8')).toMatch(/stdout P \/bin\/sh -c while :; do sleep/);
-    const holder = (await holderOf(sandbox))!;
-    expect(gone(holder)).toBe(false);
+    expect(await holderOf(sandbox)).toBe(holder);
 
     await runtime!.kill();
     cri = await start(rootDir);
@@ -140,6 +142,25 @@ describe('the embedded runtime', () => {
     await cri.stopPodSandbox(sandbox);
     await eventually(() => gone(next), 'the holder to end with its sandbox');
     expect(await holderOf(sandbox)).toBeUndefined();
+  });
+
+  it('starts a container from a spare process made while it was quiet, with exactly its argv, environment and PID namespace', async () => {
+    const cri = await start();
+    const spares = () => childrenOf(runtime!.child.pid!).filter(stillHeld);
+    const config = sandboxConfig('spare');
+    const sandbox = await cri.runPodSandbox(config);
+    const tricky = ["it's", 'a "b" $HOME `id` \\ \n next', ''];
+    const app = containerConfig('app', ['sh', '-c', 'echo "pid $$"; printf "[%s]" "$@"; echo; echo "$GREETING"', 'sh', ...tricky], {
+      envs: [{ key: 'GREETING', value: "hello 'there' $PATH" }],
+      linux: { securityContext: { namespaceOptions: { pid: 'CONTAINER' } } },
+    });
+    const id = await cri.createContainer(sandbox, app, config);
+    const waiting = await eventually(() => spares().length > 0 && spares(), 'a spare process of the runtime');
+    await cri.startContainer(id);
+    expect(waiting).toContain(JSON.parse((await cri.containerStatus(id, true)).info.info).pid);
+    expect(await waitExited(cri, id)).toMatchObject({ exitCode: 0, reason: 'Completed' });
+    const out = readFileSync(logPathOf(config, app), 'utf8').split('\n').map((line) => line.split(' ').slice(3).join(' '));
+    expect(out.slice(0, 4)).toEqual(['pid 1', `[it's][a "b" $HOME \`id\` \\ `, ' next][]', "hello 'there' $PATH"]);
   });
 
   it('raises a running container\'s memory limit in its cgroup, where the host lets it enforce limits', async () => {

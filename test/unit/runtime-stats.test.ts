@@ -21,7 +21,7 @@ function runtime(): EmbeddedRuntime {
 }
 
 function sandbox(rt: EmbeddedRuntime, name: string): string {
-  const config = { metadata: { name, uid: `uid-${name}`, namespace: 'default', attempt: 0 }, labels: {}, annotations: {}, linux: { securityContext: { namespaceOptions: { network: 'NODE' } } } };
+  const config = { metadata: { name, uid: `uid-${name}`, namespace: 'default', attempt: 0 }, labels: {}, annotations: {}, linux: { securityContext: { namespaceOptions: { network: 'NODE', pid: 'CONTAINER' } } } };
   return rt.sandboxes.run(config as unknown as PodSandboxConfig__Output, '');
 }
 

@@ -17,11 +17,15 @@ export const PIDNS_FD = 4;
 /** PID 1 of a pod's namespaces: it reaps what the containers leave behind. */
 const HOLDER_SCRIPT = 'while :; do sleep 2147483647 & wait; done';
 
-/** What a container's program runs under until it execs (a process's comm is its program's name, cut to 15 characters). */
-const WRAPPERS = new Set(['nsenter', 'bwrap', 'unshare', 'setpriv']);
+/**
+ * What a container's program runs under until it execs (a process's comm is
+ * its program's name, cut to 15 characters); env(1) is how a spare process
+ * becomes the container (../spares.ts).
+ */
+const WRAPPERS = new Set(['env', 'nsenter', 'bwrap', 'unshare', 'setpriv']);
 
 /** How long the program of a sandbox that has just started may take to appear. */
-const PROGRAM_TIMEOUT_MS = 5_000;
+export const PROGRAM_TIMEOUT_MS = 5_000;
 
 export interface SandboxMount {
   containerPath: string;

@@ -13,7 +13,7 @@ import { OciImageStore } from '../oci/image-store.js';
 import type { RuntimeImages } from '../images.js';
 import { isSameProcess, signalGroup } from '../proc.js';
 import type { ContainerRecord, ImageRecord, SandboxedSpec, SandboxRecord } from '../records.js';
-import { Bubblewrap, type SandboxMount } from './bubblewrap.js';
+import { Bubblewrap, PROGRAM_TIMEOUT_MS, type SandboxMount } from './bubblewrap.js';
 import { ContainerRootfs } from './container-rootfs.js';
 import { findInRootfs, imageProcess, ImageProcessError, mkdirInRoot, resolveUser } from './image-process.js';
 
@@ -115,6 +115,7 @@ export class ImageSandboxes {
       wrapper: bwrap.wrapper({ rootfs: spec.rootfs, cwd: spec.cwd, holder, pid, uid: spec.uid, gid: spec.gid, mounts }),
       files: typeof sharedPid === 'number' ? [`/proc/${sharedPid}/ns/pid`] : [],
       programOf: (wrapperPid) => bwrap.programOf(wrapperPid),
+      programTimeoutMs: PROGRAM_TIMEOUT_MS,
       hasProgram: (command) => findInRootfs(spec.rootfs, command, spec.env.PATH ?? '', spec.cwd) !== undefined,
       env: { ...spec.env, HOSTNAME: sandbox.hostname || sandbox.metadata.name },
       cwd: spec.cwd,

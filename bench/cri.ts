@@ -17,12 +17,16 @@ function sandbox(i: number, logDirectory: string): PodSandboxConfig {
     metadata: { name: `bench-${i}`, uid: randomUUID(), namespace: 'bench', attempt: 0 },
     logDirectory,
     labels: { 'knode.bench': 'cri' },
-    linux: { securityContext: { namespaceOptions: { network: 'NODE' } } },
+    // A PID namespace per container, as the kubelet asks for a pod that does not share its processes.
+    linux: { securityContext: { namespaceOptions: { network: 'NODE', pid: 'CONTAINER' } } },
   };
 }
 
 function container(name: string): ContainerConfig {
-  return { metadata: { name, attempt: 0 }, image: { image: IMAGE }, command: ['sleep', '3600'], logPath: `${name}/0.log` };
+  return {
+    metadata: { name, attempt: 0 }, image: { image: IMAGE }, command: ['sleep', '3600'], logPath: `${name}/0.log`,
+    linux: { securityContext: { namespaceOptions: { pid: 'CONTAINER' } } },
+  };
 }
 
 export interface CriFigures {
@@ -31,7 +35,13 @@ export interface CriFigures {
   podsBackToBackMs: number;
   pods: number;
   listLarge?: { containers: number; samples: number[] };
+  /** The same calls for pods that come one at a time, `pauseMs` apart (a node between bursts). */
+  paced: { pauseMs: number; start: number[]; total: number[] };
 }
+
+/** Pods of the paced pass, and the pause before each. */
+const PACED_PODS = 20;
+const PACED_PAUSE_MS = 100;
 
 /** Brings up `pods` one-container pods back to back, timing every call, then measures status and list calls. */
 export async function benchCri(rt: BenchRuntime, pods: number, largeList?: number): Promise<CriFigures> {
@@ -57,6 +67,17 @@ export async function benchCri(rt: BenchRuntime, pods: number, largeList?: numbe
       containers.push(id);
     }
     const podsBackToBackMs = performance.now() - started;
+    const paced = { pauseMs: PACED_PAUSE_MS, start: [] as number[], total: [] as number[] };
+    for (let i = 0; i < PACED_PODS; i++) {
+      await new Promise((r) => setTimeout(r, PACED_PAUSE_MS));
+      const podStarted = performance.now();
+      const config = sandbox(pods + 1 + i, join(logs, `paced-${i}`));
+      const sb = await client.runPodSandbox(config);
+      sandboxes.push(sb);
+      const id = await client.createContainer(sb, container('app'), config);
+      await timed(paced.start, () => client.startContainer(id));
+      paced.total.push(performance.now() - podStarted);
+    }
     for (const id of containers) await timed(samples.ContainerStatus, () => client.containerStatus(id));
     for (let i = 0; i < 50; i++) await timed(samples.ListContainers, () => client.listContainers());
 
@@ -64,7 +85,7 @@ export async function benchCri(rt: BenchRuntime, pods: number, largeList?: numbe
     if (largeList) {
       // Created (not started) containers: the listing cost is the runtime's bookkeeping, not processes.
       const extra = largeList - containers.length;
-      const config = sandbox(pods, join(logs, 'large'));
+      const config = sandbox(pods + 1 + PACED_PODS, join(logs, 'large'));
       const sb = await client.runPodSandbox(config);
       sandboxes.push(sb);
       for (let i = 0; i < extra; i++) await client.createContainer(sb, container(`c${i}`), config);
@@ -72,7 +93,7 @@ export async function benchCri(rt: BenchRuntime, pods: number, largeList?: numbe
       for (let i = 0; i < 50; i++) await timed(listSamples, () => client.listContainers());
       listLarge = { containers: (await client.listContainers()).length, samples: listSamples };
     }
-    return { runtime: rt.name, samples, podsBackToBackMs, pods, listLarge };
+    return { runtime: rt.name, samples, podsBackToBackMs, pods, listLarge, paced };
   } finally {
     for (const sb of sandboxes) await client.removePodSandbox(sb).catch(() => {});
     client.close();
@@ -90,6 +111,9 @@ export function reportCri(figures: CriFigures[]): string {
   }
   for (const f of figures) {
     rows.push([`${f.pods} pods back to back`, f.runtime, '1', ms(f.podsBackToBackMs), '']);
+    const apart = `pods ${f.paced.pauseMs} ms apart`;
+    rows.push([`StartContainer, ${apart}`, f.runtime, String(f.paced.start.length), ms(median(f.paced.start)), ms(percentile(f.paced.start, 99))]);
+    rows.push([`sandbox+create+start, ${apart}`, f.runtime, String(f.paced.total.length), ms(median(f.paced.total)), ms(percentile(f.paced.total, 99))]);
     if (f.listLarge) rows.push([`ListContainers (${f.listLarge.containers} containers)`, f.runtime, String(f.listLarge.samples.length), ms(median(f.listLarge.samples)), ms(percentile(f.listLarge.samples, 99))]);
   }
   return table(['call', 'runtime', 'n', 'median', 'p99'], rows);

@@ -29,7 +29,7 @@ export async function benchRelist(rt: BenchRuntime, containers: number): Promise
   for (let p = 0; p < Math.ceil(containers / PER_POD); p++) {
     const uid = randomUUID();
     const labels = { [KubeletLabels.podName]: `relist-${p}`, [KubeletLabels.podNamespace]: 'bench', [KubeletLabels.podUid]: uid, [NodeNameLabel]: nodeName };
-    const config = { metadata: { name: `relist-${p}`, namespace: 'bench', uid, attempt: 0 }, labels, linux: { securityContext: { namespaceOptions: { network: 'NODE' as const } } } };
+    const config = { metadata: { name: `relist-${p}`, namespace: 'bench', uid, attempt: 0 }, labels, linux: { securityContext: { namespaceOptions: { network: 'NODE' as const, pid: 'CONTAINER' as const } } } };
     const sb = await client.runPodSandbox(config);
     sandboxes.push(sb);
     for (let c = 0; c < Math.min(PER_POD, containers - p * PER_POD); c++) {

@@ -38,7 +38,7 @@ async function measure(mode: SandboxFigures['mode'], registries: string, pods: n
         metadata: { name: `sbx-${i}`, uid: randomUUID(), namespace: 'bench', attempt: 0 },
         hostname: `sbx-${i}`,
         logDirectory: join(logs, String(i)),
-        linux: { securityContext: { namespaceOptions: { network: 'NODE' } } },
+        linux: { securityContext: { namespaceOptions: { network: 'NODE', pid: 'CONTAINER' } } },
       };
       const container: ContainerConfig = {
         metadata: { name: 'app', attempt: 0 },

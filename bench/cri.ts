@@ -41,7 +41,7 @@ export interface CriFigures {
 
 /** Pods of the paced pass, and the pause before each. */
 const PACED_PODS = 20;
-const PACED_PAUSE_MS = 100;
+const PACED_PAUSE_MS = 500;
 
 /** Brings up `pods` one-container pods back to back, timing every call, then measures status and list calls. */
 export async function benchCri(rt: BenchRuntime, pods: number, largeList?: number): Promise<CriFigures> {

@@ -56,7 +56,7 @@ export class PidNamespaces {
   }
 
   /** PID 1 of the namespace a wrapped container or holder made: the child of its unshare or nsenter. */
-  initOf(wrapperPid: number): number | undefined {
+  private initOf(wrapperPid: number): number | undefined {
     return childrenOf(wrapperPid)[0];
   }
 

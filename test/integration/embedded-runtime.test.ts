@@ -150,14 +150,18 @@ describe('the embedded runtime', () => {
     const config = sandboxConfig('spare');
     const sandbox = await cri.runPodSandbox(config);
     const tricky = ["it's", 'a "b" $HOME `id` \\ \n next', ''];
-    const app = containerConfig('app', ['sh', '-c', 'echo "pid $$"; printf "[%s]" "$@"; echo; echo "$GREETING"', 'sh', ...tricky], {
-      envs: [{ key: 'GREETING', value: "hello 'there' $PATH" }],
+    // It runs until the trigger exists, so that its status still has its pid.
+    const trigger = join(mkdtempSync(join(tmpdir(), 'knode-trigger-')), 'go');
+    const script = 'until [ -e "$TRIGGER" ]; do sleep 0.05; done; echo "pid $$"; printf "[%s]" "$@"; echo; echo "$GREETING"';
+    const app = containerConfig('app', ['sh', '-c', script, 'sh', ...tricky], {
+      envs: [{ key: 'GREETING', value: "hello 'there' $PATH" }, { key: 'TRIGGER', value: trigger }],
       linux: { securityContext: { namespaceOptions: { pid: 'CONTAINER' } } },
     });
     const id = await cri.createContainer(sandbox, app, config);
     const waiting = await eventually(() => spares().length > 0 && spares(), 'a spare process of the runtime');
     await cri.startContainer(id);
     expect(waiting).toContain(JSON.parse((await cri.containerStatus(id, true)).info.info).pid);
+    writeFileSync(trigger, '');
     expect(await waitExited(cri, id)).toMatchObject({ exitCode: 0, reason: 'Completed' });
     const out = readFileSync(logPathOf(config, app), 'utf8').split('\n').map((line) => line.split(' ').slice(3).join(' '));
     expect(out.slice(0, 4)).toEqual(['pid 1', `[it's][a "b" $HOME \`id\` \\ `, ' next][]', "hello 'there' $PATH"]);

@@ -53,8 +53,9 @@ const exec = (...command: string[]) => ({ exec: { command } });
 const SLEEP = "trap 'exit 0' TERM; sleep 3600 & wait";
 /**
  * A container that ignores SIGTERM (PID 1 without a handler) and dies of SIGKILL at the
- * end of its grace period, exit code 137: for containers a probe kills, which may
- * happen before a shell has set a trap (the exit code would then depend on timing).
+ * end of its grace period, exit code 137: for containers a probe or a failed postStart
+ * hook kills, which may happen before a shell has set a trap (the exit code would then
+ * depend on timing: a CI run once saw the kubelet's container die of SIGKILL there).
  */
 const STUBBORN = 'exec sleep 3600';
 /**
@@ -258,14 +259,14 @@ export const scenarios: Scenario[] = [
   // Lifecycle hooks
   {
     name: 'poststart-fail',
-    what: 'a postStart hook that exits 1, restartPolicy Always',
-    spec: pod([sh('main', SLEEP, { lifecycle: { postStart: exec('sh', '-c', 'exit 1') } })]),
+    what: 'a postStart hook that exits 1, restartPolicy Always (the kill may come before a trap: STUBBORN)',
+    spec: pod([sh('main', STUBBORN, { lifecycle: { postStart: exec('sh', '-c', 'exit 1') } })]),
     loop: true,
   },
   {
     name: 'poststart-fail-never',
-    what: 'a postStart hook that exits 1, restartPolicy Never',
-    spec: pod([sh('main', SLEEP, { lifecycle: { postStart: exec('sh', '-c', 'exit 1') } })], { restartPolicy: 'Never' }),
+    what: 'a postStart hook that exits 1, restartPolicy Never (STUBBORN, as above)',
+    spec: pod([sh('main', STUBBORN, { lifecycle: { postStart: exec('sh', '-c', 'exit 1') } })], { restartPolicy: 'Never' }),
   },
   {
     name: 'poststart-ok',

@@ -1,36 +1,33 @@
-import { homedir } from 'node:os';
 import { isAbsolute, join, relative } from 'node:path';
 import type { ContainerConfig__Output } from '../cri/gen/runtime/v1/ContainerConfig.js';
 import type { ContainerEventType } from '../cri/gen/runtime/v1/ContainerEventType.js';
 import type { ContainerFilter__Output } from '../cri/gen/runtime/v1/ContainerFilter.js';
-import { ContainerProcess, type ProcessExit, type ProcessSpec } from './container-process.js';
+import { ContainerLaunch } from './container-launch.js';
+import { ContainerProcess, type ProcessExit } from './container-process.js';
 import { matchesLabels, toContainerStatus, toPodSandboxStatus } from './convert.js';
 import { alreadyExists, invalid, precondition, RuntimeError, storageFailed, unknown } from './errors.js';
 import type { Cgroups } from './cgroups.js';
 import type { ContainerEventHub } from './events.js';
-import { execSync, type ExecResult } from './exec.js';
+import type { ExecResult } from './exec.js';
 import { lookup, lookupOptional, newId, nowNs } from './ids.js';
 import type { RuntimeImages } from './images.js';
 import { isSameProcess, signalGroup, stopSignalOf } from './proc.js';
 import type { PidNamespaces } from './pid-namespaces.js';
-import type { ContainerRecord, SandboxedSpec, SandboxRecord } from './records.js';
-import { findInRootfs } from './sandbox/image-process.js';
+import type { ContainerRecord } from './records.js';
 import type { RuntimeState } from './state.js';
 import type { ImageSandboxes } from './sandbox/image-sandboxes.js';
 import { SpareProcesses } from './spares.js';
 import { Turns } from './turns.js';
 import { status } from '@grpc/grpc-js';
 
-const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
-
 /** containerd's answer for a container whose fate the runtime lost track of. */
 const UNKNOWN_EXIT_CODE = 255;
 
 /**
- * Containers as host processes: create records, start them in their own
- * process group (and PID namespace, where the host allows) with CRI logging,
- * stop them with the stop signal then SIGKILL, remove them. Every state
- * change is persisted and published as an event.
+ * The containers' lifecycle: create records, start them in their own process
+ * group with CRI logging (what runs and in which namespaces is
+ * ContainerLaunch's), stop them with the stop signal then SIGKILL, remove
+ * them. Every state change is persisted and published as an event.
  */
 export class ContainerService {
   private readonly processes = new Map<string, ContainerProcess>();
@@ -38,16 +35,19 @@ export class ContainerService {
   private readonly startTurns = new Turns();
   /** Processes spawned ahead, so that a start need not fork. */
   private readonly spares = new SpareProcesses();
+  private readonly launch: ContainerLaunch;
 
   constructor(
     private readonly state: RuntimeState,
     private readonly images: RuntimeImages,
     private readonly events: ContainerEventHub,
     private readonly cgroups: Cgroups,
-    private readonly pidNamespaces: PidNamespaces,
+    pidNamespaces: PidNamespaces,
     private readonly sandboxes: ImageSandboxes,
     private readonly warn: (message: string) => void = () => {},
-  ) {}
+  ) {
+    this.launch = new ContainerLaunch(state, pidNamespaces, sandboxes, (id) => this.programOf(id));
+  }
 
   /**
    * After a restart of the runtime, containers that were running can no longer
@@ -146,7 +146,7 @@ export class ContainerService {
     let proc: ContainerProcess;
     try {
       proc = await ContainerProcess.start({
-        ...(c.sandboxed ? await this.sandboxedProcess(c, c.sandboxed, sandbox) : await this.hostProcess(c, sandbox)),
+        ...(await this.launch.spec(c, sandbox)),
         stdin: c.stdin,
         logPath: c.logPath,
         onLogError: (err) => this.warn(`container ${c.id} (${c.metadata.name}): ${err.message}; its output is dropped until the file takes it`),
@@ -168,72 +168,11 @@ export class ContainerService {
     void proc.exited.then((exit) => this.onExit(c.id, exit));
   }
 
-  private async hostProcess(c: ContainerRecord, sandbox: SandboxRecord): Promise<Omit<ProcessSpec, 'logPath' | 'stdin'>> {
-    return {
-      argv: [...c.command, ...c.args],
-      wrapper: await this.pidNamespaceWrapper(c, sandbox),
-      env: this.environment(c, sandbox.hostname || sandbox.metadata.name),
-      cwd: c.workingDir || '/',
-    };
-  }
-
-  /** A container of a real image: in its sandbox, within the pod's namespaces and the PID namespace CRI asks for. */
-  private async sandboxedProcess(c: ContainerRecord, spec: SandboxedSpec, sandbox: SandboxRecord): Promise<Omit<ProcessSpec, 'logPath' | 'stdin'>> {
-    const holder = await this.sandboxes.podHolder(sandbox, (s) => this.state.saveSandbox(s));
-    const { mode, targetId } = c.pidNamespace ?? { mode: 'POD', targetId: '' };
-    let pid: number | 'own' | 'node';
-    if (mode === 'CONTAINER') pid = 'own';
-    else if (mode === 'NODE') pid = 'node';
-    else if (mode === 'TARGET') {
-      const target = await this.programOf(targetId);
-      if (target === undefined) throw new Error(`the target container ${targetId} of the PID namespace is not running`);
-      pid = target;
-    } else pid = holder;
-    return this.sandboxes.processSpec(c, spec, sandbox, holder, pid);
-  }
-
-  /** What runs the container in the PID namespace it asked for (CRI's NamespaceOption.pid); undefined: the host's. */
-  private async pidNamespaceWrapper(c: ContainerRecord, sandbox: SandboxRecord): Promise<string[] | undefined> {
-    const namespaces = this.pidNamespaces;
-    if (!namespaces.available) return undefined;
-    const cwd = c.workingDir || '/';
-    const { mode, targetId } = c.pidNamespace ?? { mode: 'POD', targetId: '' };
-    switch (mode) {
-      case 'NODE':
-        return undefined;
-      case 'CONTAINER':
-        return namespaces.ownNamespace();
-      case 'TARGET': {
-        const init = await this.programOf(targetId);
-        if (init === undefined) throw new Error(`the target container ${targetId} of the PID namespace does not run in a namespace of its own`);
-        return namespaces.joinNamespace(init, cwd);
-      }
-      default:
-        return namespaces.joinNamespace(await this.sharedPidNamespace(sandbox), cwd);
-    }
-  }
-
   /** A running container's program, once it has started under its wrapper; undefined without one. */
   private async programOf(id: string): Promise<number | undefined> {
     const proc = this.processes.get(id);
     await proc?.programStarted;
     return proc?.program();
-  }
-
-  /**
-   * PID 1 of the sandbox's shared PID namespace. Its holder started with
-   * RunPodSandbox; it starts again here when it is gone (after a restart of
-   * the runtime) or was never needed before (a container of an image
-   * without layers in a runtime with sandboxes).
-   */
-  private async sharedPidNamespace(sandbox: SandboxRecord): Promise<number> {
-    if (!sandbox.pidHolder || !this.pidNamespaces.isAlive(sandbox.pidHolder)) {
-      sandbox.pidHolder = this.pidNamespaces.startHolder();
-      this.state.saveSandbox(sandbox);
-    }
-    const init = await this.pidNamespaces.waitForInit(sandbox.pidHolder.pid);
-    if (init === undefined) throw new Error(`the process holding the pod's PID namespace (${sandbox.pidHolder.pid}) did not start`);
-    return init;
   }
 
   private onExit(id: string, exit: ProcessExit): void {
@@ -320,24 +259,8 @@ export class ContainerService {
     const c = lookup(this.state.containers, id, 'container');
     if (cmd.length === 0) throw invalid('exec command is empty');
     if (c.state !== 'CONTAINER_RUNNING') throw precondition(`container ${c.id} is not running`);
-    const sandbox = this.state.sandboxes.get(c.podSandboxId);
-    const proc = this.processes.get(c.id);
-    await proc?.programStarted;
-    if (c.sandboxed) return this.execSandboxed(c, c.sandboxed, proc, sandbox, cmd, timeoutSeconds);
-    const cwd = c.workingDir || '/';
-    // In the container's PID namespace, when it has one.
-    const init = proc?.program();
-    const wrapper = init === undefined ? undefined : this.pidNamespaces.joinNamespace(init, cwd);
-    return execSync(cmd, this.environment(c, sandbox?.hostname || sandbox?.metadata.name || ''), cwd, timeoutSeconds, wrapper);
-  }
-
-  /** ExecSync in a sandbox: in the container's namespaces and root, as its user, with its environment. */
-  private execSandboxed(c: ContainerRecord, spec: SandboxedSpec, proc: ContainerProcess | undefined, sandbox: SandboxRecord | undefined, cmd: string[], timeoutSeconds: number): Promise<ExecResult> {
-    const program = proc?.program();
-    if (program === undefined) throw precondition(`container ${c.id} is not running`);
-    const env: Record<string, string> = { ...spec.env, HOSTNAME: sandbox?.hostname || sandbox?.metadata.name || '' };
-    const hasProgram = (command: string) => findInRootfs(spec.rootfs, command, env.PATH ?? '', spec.cwd) !== undefined;
-    return execSync(cmd, env, '/', timeoutSeconds, this.sandboxes.execWrapper(spec, program), hasProgram);
+    // In the container's PID namespace (or sandbox), when it has one.
+    return this.launch.exec(c, this.state.sandboxes.get(c.podSandboxId), await this.programOf(c.id), cmd, timeoutSeconds);
   }
 
   /** New limits for a container (UpdateContainerResources): recorded, and applied to its cgroup while it runs. */
@@ -364,18 +287,6 @@ export class ContainerService {
     return this.processes.get(id)?.wrapped ?? false;
   }
 
-  /**
-   * A host process sees the host's file system, not its mounts: each mount is
-   * handed over as KNODE_MOUNT_<CONTAINER PATH> (upper case, other characters
-   * as _), e.g. /var/cache → KNODE_MOUNT_VAR_CACHE, naming the host path.
-   */
-  private environment(c: ContainerRecord, hostname: string): Record<string, string> {
-    const env: Record<string, string> = { PATH: DEFAULT_PATH, HOSTNAME: hostname, HOME: homedir() };
-    for (const m of c.mounts) env[mountVariable(m.containerPath)] = m.hostPath;
-    for (const { key, value } of c.envs) env[key] = value;
-    return env;
-  }
-
   /** Every container event carries the sandbox and all its containers, as containerd's do. */
   private publish(c: ContainerRecord, type: ContainerEventType): void {
     if (this.events.subscribers === 0) return;
@@ -389,10 +300,6 @@ export class ContainerService {
       containersStatuses: statuses,
     });
   }
-}
-
-export function mountVariable(containerPath: string): string {
-  return `KNODE_MOUNT_${containerPath.toUpperCase().replace(/[^A-Z0-9]+/g, '_').replace(/^_+|_+$/g, '')}`;
 }
 
 function needsLimits(c: ContainerRecord): boolean {

@@ -108,7 +108,7 @@ export function runtimeHandlers(rt: EmbeddedRuntime, log: Log, streams: EventStr
     }),
     RuntimeConfig: unary('RuntimeConfig', log, () => ({ linux: { cgroupDriver: 'CGROUPFS' } })),
     GetContainerEvents: (call) => {
-      const unsubscribe = rt.events.subscribe((event) => call.write(event));
+      const unsubscribe = rt.events.subscribe(eagerWriter(call));
       streams.add(call);
       const end = () => {
         unsubscribe();
@@ -119,6 +119,23 @@ export function runtimeHandlers(rt: EmbeddedRuntime, log: Log, streams: EventStr
       call.on('error', end);
     },
   };
+}
+
+/**
+ * Writes a server stream's messages without waiting for each to be sent.
+ * grpc-js's ServerWritableStream is an object-mode Writable that hands the
+ * HTTP/2 stream one message, and the next only once that one has left: one
+ * message per turn of the event loop, which a burst of pods makes long (a
+ * 1,000-pod burst queued events for up to 19 s). The call under it writes
+ * straight to the HTTP/2 stream, in order, and what is queued goes out
+ * together. Where a grpc-js release hides that call, messages go through the
+ * Writable as before.
+ */
+function eagerWriter<T>(stream: grpc.ServerWritableStream<unknown, T>): (message: T) => void {
+  const call = (stream as unknown as { call?: { sendMessage?: (message: T, sent: () => void) => void } }).call;
+  const send = call?.sendMessage;
+  if (typeof send !== 'function') return (message) => void stream.write(message);
+  return (message) => send.call(call, message, () => {});
 }
 
 export function imageHandlers(rt: EmbeddedRuntime, log: Log): ImageServiceHandlers {

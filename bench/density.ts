@@ -23,6 +23,8 @@ export interface DensityFigures {
   pods: number;
   /** Per pod: manifests written → its container started, over CRI (ms). */
   latencies: number[];
+  /** Per start event: the runtime's timestamp of it → the bench receiving it (ms; same host clock). */
+  deliveries: number[];
   startedMs: number;
   /** Manifests written → every pod Running in /pods (polled every pollMs(pods) once every container ran). */
   runningMs: number;
@@ -84,12 +86,12 @@ export async function steady(pid: number, seconds: number): Promise<Steady> {
   return { seconds, cpuCores: (cpuSeconds(pid) - cpu0) / seconds, rssMiB: statusKiB(pid, 'VmRSS') / 1024, openFiles: openFiles(pid) };
 }
 
-/** Watches the runtime's event stream: when each wanted pod's container started. */
-export function watchStarts(client: CriClient, signal: AbortSignal, onStart: (sandboxName: string, at: number) => void): Promise<void> {
+/** Watches the runtime's event stream: when each wanted pod's container started, and how late its event arrived (ms). */
+export function watchStarts(client: CriClient, signal: AbortSignal, onStart: (sandboxName: string, at: number, deliveryMs: number) => void): Promise<void> {
   return (async () => {
     for await (const e of client.getContainerEvents(signal)) {
       const pod = e.podSandboxStatus?.metadata?.name;
-      if (isContainerStart(e) && pod) onStart(pod, performance.now());
+      if (isContainerStart(e) && pod) onStart(pod, performance.now(), Date.now() - Number(e.createdAt) / 1e6);
     }
   })().catch(() => {});
 }
@@ -100,9 +102,12 @@ export async function benchDensity(pods: number, idleSeconds: number): Promise<D
     const names = Array.from({ length: pods }, (_, i) => `d-${i}`);
     const wanted = new Set(names.map((n) => `${n}-${NODE}`));
     const startedAt = new Map<string, number>();
+    const deliveries: number[] = [];
     const abort = new AbortController();
-    const watching = watchStarts(client, abort.signal, (pod, at) => {
-      if (wanted.has(pod) && !startedAt.has(pod)) startedAt.set(pod, at);
+    const watching = watchStarts(client, abort.signal, (pod, at, deliveryMs) => {
+      if (!wanted.has(pod) || startedAt.has(pod)) return;
+      startedAt.set(pod, at);
+      deliveries.push(deliveryMs);
     });
     await sleep(200); // the stream is open
     const worker0 = await scrape(node, WORKER_DURATION);
@@ -133,7 +138,7 @@ export async function benchDensity(pods: number, idleSeconds: number): Promise<D
     await reading;
     const worker2 = await scrape(node, WORKER_DURATION);
     return {
-      pods, startedMs, runningMs, rampCpuSeconds, peakRssMiB, idle, relists,
+      pods, startedMs, runningMs, rampCpuSeconds, peakRssMiB, idle, relists, deliveries,
       latencies: [...startedAt.values()].map((t) => t - t0),
       workerRamp: histogramDelta(worker1, worker0),
       workerIdle: histogramDelta(worker2, worker1),

@@ -109,14 +109,21 @@ export function runtimeHandlers(rt: EmbeddedRuntime, log: Log, streams: EventStr
     RuntimeConfig: unary('RuntimeConfig', log, () => ({ linux: { cgroupDriver: 'CGROUPFS' } })),
     GetContainerEvents: (call) => {
       const unsubscribe = rt.events.subscribe(eagerWriter(call));
-      streams.add(call);
-      const end = () => {
+      const done = () => {
         unsubscribe();
-        streams.delete(call);
+        streams.delete(open);
       };
-      call.on('cancelled', end);
-      call.on('close', end);
-      call.on('error', end);
+      // Ended by a shutdown: nothing more is written to it (the containers' stops come after).
+      const open = {
+        end: () => {
+          done();
+          call.end();
+        },
+      };
+      streams.add(open);
+      call.on('cancelled', done);
+      call.on('close', done);
+      call.on('error', done);
     },
   };
 }

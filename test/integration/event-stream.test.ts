@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CriClient } from '../../src/cri/client.js';
 import { startEmbeddedRuntime, type ServingRuntime } from '../../src/runtime/serve.js';
+import { containerConfig, ensureImage, runContainer, sandboxConfig } from '../helpers/cri.js';
 import { eventually } from '../helpers/runtimes.js';
 
 const EVENTS = 200;
@@ -49,5 +50,29 @@ describe('the embedded runtime event stream', () => {
     expect(got).toEqual(Array.from({ length: EVENTS }, (_, i) => `c${i}`));
     // Through grpc-js's Writable, one message at a time, these 200 took 101 turns; written straight, 2.
     expect(turns).toBeLessThan(EVENTS / 5);
+  });
+
+  it('shuts down while a client watches and its containers stop, their events going nowhere', async () => {
+    root = mkdtempSync(join(tmpdir(), 'knode-events-'));
+    served = await startEmbeddedRuntime({ rootDir: root, sandbox: 'off', shutdownGraceSeconds: 1, log: () => {} });
+    cri = new CriClient(`unix://${served.socketPath}`);
+    await ensureImage(cri);
+    const config = sandboxConfig('watched');
+    const sandbox = await cri.runPodSandbox(config);
+    const id = await runContainer(cri, sandbox, config, containerConfig('long', ['sleep', '300']));
+    const abort = new AbortController();
+    const seen: string[] = [];
+    const reading = (async () => {
+      for await (const e of cri!.getContainerEvents(abort.signal)) seen.push(`${e.containerId}:${e.containerEventType}`);
+    })().catch((err: Error) => seen.push(`error: ${err.message}`));
+    await eventually(() => served!.runtime.events.subscribers === 1, 'the stream to subscribe');
+
+    // The server ends the stream, then the shutdown stops the container: its stop event has no subscriber left.
+    await served.stop();
+    await reading;
+    expect(served.runtime.events.subscribers).toBe(0);
+    expect(served.runtime.containers.get(id).state).toBe('CONTAINER_EXITED');
+    expect(seen.filter((s) => s.startsWith('error'))).toEqual([]);
+    served = undefined;
   });
 });

@@ -27,7 +27,7 @@ afterEach(() => {
 });
 
 /** A container manager over a runtime whose create or start call fails as `failing` says. */
-function setup(failing: { createContainer?: Error; startContainer?: Error; pullImage?: Error }) {
+function setup(failing: { createContainer?: Error; startContainer?: Error; pullImage?: Error; stopContainer?: Error }) {
   root = mkdtempSync(join(tmpdir(), 'knode-containers-'));
   const clock = new FakeClock();
   const events = new EventStream(() => clock.now());
@@ -41,7 +41,9 @@ function setup(failing: { createContainer?: Error; startContainer?: Error; pullI
     startContainer: async () => {
       if (failing.startContainer) throw failing.startContainer;
     },
-    stopContainer: async () => {},
+    stopContainer: async () => {
+      if (failing.stopContainer) throw failing.stopContainer;
+    },
   } as unknown as RuntimeService;
   const images = {
     imageStatus: async () => (failing.pullImage ? null : { id: 'sha256:abc' }),
@@ -62,7 +64,8 @@ function setup(failing: { createContainer?: Error; startContainer?: Error; pullI
     objects: new ObjectManager(undefined, clock),
   });
   const start = () => manager.startContainer('sb-1', { metadata: { name: 'web', namespace: 'default', uid: 'uid-1', attempt: 0 } } as never, main, pod, emptyPodStatus('uid-1'), { podIP: '', podIPs: [], hostIP: '10.0.0.1', nodeName: 'node-1' }, new Map());
-  return { start, seen };
+  const kill = () => manager.killContainer(pod, 'c-1', 'main', main, 'Killing', '');
+  return { start, kill, seen };
 }
 
 async function failure(start: () => Promise<unknown>): Promise<SyncError> {
@@ -99,5 +102,18 @@ describe('ContainerManager.startContainer: what a failed runtime call leaves in 
   it('a failure that is not a CRI error keeps its message', async () => {
     const { start } = setup({ startContainer: new Error('socket closed') });
     expect((await failure(start)).message).toBe('socket closed');
+  });
+});
+
+describe('ContainerManager.killContainer: what StopContainer answers', () => {
+  it('a container the runtime no longer has (NOT_FOUND) is stopped, as the kubelet takes it', async () => {
+    const { kill } = setup({ stopContainer: new CriError('StopContainer', GrpcCode.NOT_FOUND, 'container "c-1" not found') });
+    await expect(kill()).resolves.toBeUndefined();
+  });
+
+  it('any other failure fails the kill, naming the container', async () => {
+    const { kill } = setup({ stopContainer: new CriError('StopContainer', GrpcCode.DEADLINE_EXCEEDED, 'deadline exceeded') });
+    const err = await failure(kill);
+    expect(err.message).toMatch(/^failed to stop container main: .*deadline exceeded/);
   });
 });

@@ -1,4 +1,4 @@
-import { criCallDetail, runtimeMessage } from '../../cri/errors.js';
+import { criCallDetail, GrpcCode, isCode, runtimeMessage } from '../../cri/errors.js';
 import type { ImageService, RuntimeService } from '../../cri/runtime-service.js';
 import type { PodSandboxConfig } from '../../cri/types.js';
 import { KubeletAnnotations } from '../../cri/types.js';
@@ -155,6 +155,8 @@ export class ContainerManager {
     try {
       await runtime.stopContainer(containerId, grace);
     } catch (err) {
+      // Gone already (removed since the status was read): stopped, as the kubelet takes it.
+      if (isCode(err, GrpcCode.NOT_FOUND)) return;
       throw new SyncError(SyncErrors.killContainer, `failed to stop container ${name}: ${(err as Error).message}`);
     }
   }

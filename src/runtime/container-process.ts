@@ -1,9 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, closeSync, constants, openSync, statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
+import { followChild, type ProcessExit } from './follow-child.js';
 import { CriLogWriter } from './log-writer.js';
-import { childrenOf, exitCodeOf, readProcStat, signalGroup, waitForProcess } from './proc.js';
+import { childrenOf, readProcStat, signalGroup, waitForProcess } from './proc.js';
+import { SpawnError, type Spawner } from './spawner/client.js';
 import { HOLD_MARK, SpareProcesses, stillHeld } from './spares.js';
+
+export type { ProcessExit } from './follow-child.js';
 
 export interface ProcessSpec {
   argv: string[];
@@ -44,17 +48,15 @@ export interface ProcessSpec {
 /** Holds the container in a shell until the runtime writes a line to fd 3, then becomes the program. */
 const HOLD_SCRIPT = 'read -r _ <&3 && exec 3<&- && exec "$@"';
 
-export interface ProcessExit {
-  exitCode: number;
-  signal: NodeJS.Signals | null;
-  finishedAt: Date;
+/** What runs the container, followed to its end: a child of the runtime, or of its spawner. */
+interface Followed {
+  /** Resolves once the process has exited and its output is in the log. */
+  closed: Promise<ProcessExit>;
+  reopenLog(): void | Promise<void>;
 }
 
 /** How long a wrapper's program may take to appear, by default. */
 const PROGRAM_TIMEOUT_MS = 2_000;
-
-/** How long to wait for a dead container's output pipes to drain before closing them. */
-const DRAIN_TIMEOUT_MS = 2000;
 
 /**
  * A container run as a host process in its own session and process group.
@@ -69,65 +71,62 @@ export class ContainerProcess {
    * wait for it: what signals or enters the program does.
    */
   readonly programStarted: Promise<number | undefined>;
-  private resolveExit!: (exit: ProcessExit) => void;
   private constructor(
-    child: ChildProcess,
+    private readonly followed: Followed,
     readonly pid: number,
     readonly startTime: string,
-    private readonly log: CriLogWriter,
     /** Whether a wrapper runs the program in a PID namespace (pid is the wrapper's). */
     readonly wrapped: boolean,
     private readonly findProgram: (wrapperPid: number) => number | undefined,
     programTimeoutMs: number,
   ) {
-    this.exited = new Promise((resolve) => (this.resolveExit = resolve));
+    this.exited = followed.closed;
     // A held shell (a spare, or a container waiting for its cgroup) is not the program yet, nor its wrapper.
     this.programStarted = wrapped ? waitForProcess(pid, () => (stillHeld(pid) ? undefined : findProgram(pid)), programTimeoutMs) : Promise.resolve(undefined);
-    child.on('error', () => {}); // a failed kill(2) is reported by signalGroup, not as an event
-    child.stdout?.on('data', (chunk: Buffer) => this.log.write('stdout', chunk));
-    child.stderr?.on('data', (chunk: Buffer) => this.log.write('stderr', chunk));
-    let exit: ProcessExit | undefined;
-    child.on('exit', (code, signal) => {
-      exit = { exitCode: exitCodeOf(code, signal), signal, finishedAt: new Date() };
-      signalGroup(pid, 'SIGKILL');
-      setTimeout(() => {
-        child.stdout?.destroy();
-        child.stderr?.destroy();
-      }, DRAIN_TIMEOUT_MS).unref();
-    });
-    child.on('close', () => {
-      this.log.end();
-      child.stdin?.destroy();
-      this.resolveExit(exit ?? { exitCode: 255, signal: null, finishedAt: new Date() });
-    });
   }
 
   /**
    * Starts the process; rejects with a runc-like message when it cannot be
-   * executed. With `spares`, a spare that fits becomes the container (no
-   * fork on this thread); otherwise it is spawned.
+   * executed. A spare that fits becomes the container; otherwise the spawner
+   * starts it, when it runs and the start needs nothing of this process (no
+   * stdin, no files, no cgroup before the exec); otherwise it is spawned
+   * here. Only the last costs this thread a fork.
    */
-  static start(spec: ProcessSpec, spares?: SpareProcesses): Promise<ContainerProcess> {
+  static async start(spec: ProcessSpec, spares?: SpareProcesses, spawner?: Spawner): Promise<ContainerProcess> {
     const cwdProblem = spec.hasProgram ? undefined : checkDirectory(spec.cwd);
-    if (cwdProblem) return Promise.reject(new Error(`chdir to cwd ("${spec.cwd}") set in config failed: ${cwdProblem}`));
+    if (cwdProblem) throw new Error(`chdir to cwd ("${spec.cwd}") set in config failed: ${cwdProblem}`);
+    const held = spec.beforeExec !== undefined;
+    // Behind a shell or a wrapper, a missing program would be an exit code: it is a start error.
+    const found = spec.hasProgram ? spec.hasProgram(spec.argv[0]) : findExecutable(spec.argv[0], spec.env.PATH ?? '', spec.cwd) !== undefined;
+    if ((held || spec.wrapper) && !found) throw new Error(execErrorMessage(spec.argv[0], Object.assign(new Error('not found'), { code: 'ENOENT' })));
+    const argv = [...(spec.wrapper ?? []), ...spec.argv];
+    // A sandbox's working directory is inside its root file system: the wrapper starts in /.
+    const cwd = spec.hasProgram ? '/' : spec.cwd;
+    const programOf = spec.programOf ?? ((pid: number) => childrenOf(pid)[0]);
+    const make = (followed: Followed, pid: number) =>
+      new ContainerProcess(followed, pid, readProcStat(pid)?.startTime ?? '', spec.wrapper !== undefined, programOf, spec.programTimeoutMs ?? PROGRAM_TIMEOUT_MS);
+
+    const order = { argv, env: spec.env, cwd };
+    const plain = !spec.stdin && !spec.files?.length;
+    const fitsSpare = found && plain && SpareProcesses.fits(order) && (spares?.waiting ?? 0) > 0;
+    if (!fitsSpare && plain && !held && spawner?.ready) {
+      spares?.fillWhenQuiet(); // a start, as a spare taken: the pool waits for quiet again
+      const spawned = await spawner.start({ file: argv[0], args: argv.slice(1), cwd, env: spec.env, logPath: spec.logPath }, spec.onLogError ?? (() => {})).catch((err: Error) => err);
+      if (!(spawned instanceof Error)) return make({ closed: spawned.closed, reopenLog: () => spawned.reopenLog() }, spawned.pid);
+      if (spawned instanceof SpawnError) {
+        throw new Error(spawned.stage === 'log' ? logErrorMessage(spec.logPath, spawned) : execErrorMessage(spec.argv[0], spawned));
+      }
+      // The spawner died before it answered: it may have started the process, so it is not started again here.
+      throw new Error(`the runtime's spawner exited before it started the process: ${spawned.message}`);
+    }
+
     let log: CriLogWriter;
     try {
       log = new CriLogWriter(spec.logPath, undefined, spec.onLogError);
     } catch (err) {
-      return Promise.reject(new Error(`failed to open container log ${spec.logPath}: ${(err as Error).message}`));
+      throw new Error(logErrorMessage(spec.logPath, err as Error));
     }
-    const held = spec.beforeExec !== undefined;
-    // Behind a shell or a wrapper, a missing program would be an exit code: it is a start error.
-    const found = spec.hasProgram ? spec.hasProgram(spec.argv[0]) : findExecutable(spec.argv[0], spec.env.PATH ?? '', spec.cwd) !== undefined;
-    if ((held || spec.wrapper) && !found) {
-      log.end();
-      return Promise.reject(new Error(execErrorMessage(spec.argv[0], Object.assign(new Error('not found'), { code: 'ENOENT' }))));
-    }
-    const argv = [...(spec.wrapper ?? []), ...spec.argv];
-    // A sandbox's working directory is inside its root file system: the wrapper starts in /.
-    const cwd = spec.hasProgram ? '/' : spec.cwd;
-    const order = { argv, env: spec.env, cwd };
-    const spare = found && !spec.stdin && !spec.files?.length && SpareProcesses.fits(order) ? spares?.take() : undefined;
+    const spare = fitsSpare ? spares?.take() : undefined;
     let child: ChildProcess;
     if (spare) {
       child = spare;
@@ -135,22 +134,19 @@ export class ContainerProcess {
       const spawned = spawnProcess(spec, argv, cwd, held);
       if (spawned instanceof Error) {
         log.end();
-        return Promise.reject(spawned);
+        throw spawned;
       }
       child = spawned;
     }
     if (child.pid === undefined) {
       log.end();
-      return new Promise((_, reject) => {
-        child.once('error', (err: NodeJS.ErrnoException) => reject(new Error(execErrorMessage(spec.argv[0], err))));
-      });
+      const err = await new Promise<NodeJS.ErrnoException>((resolve) => child.once('error', resolve));
+      throw new Error(execErrorMessage(spec.argv[0], err));
     }
     spec.beforeExec?.(child.pid);
     if (spare) SpareProcesses.order(spare, order);
     else if (held) (child.stdio[3] as NodeJS.WritableStream).end('go\n');
-    const startTime = readProcStat(child.pid)?.startTime ?? '';
-    const programOf = spec.programOf ?? ((pid: number) => childrenOf(pid)[0]);
-    return Promise.resolve(new ContainerProcess(child, child.pid, startTime, log, spec.wrapper !== undefined, programOf, spec.programTimeoutMs ?? PROGRAM_TIMEOUT_MS));
+    return make({ closed: followChild(child, log), reopenLog: () => log.reopen() }, child.pid);
   }
 
   /** The program under the wrapper, while it runs; undefined without a wrapper. */
@@ -183,8 +179,8 @@ export class ContainerProcess {
     }
   }
 
-  reopenLog(): void {
-    this.log.reopen();
+  async reopenLog(): Promise<void> {
+    await this.followed.reopenLog();
   }
 }
 
@@ -224,6 +220,10 @@ function checkDirectory(path: string): string | undefined {
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : (err as Error).message;
   }
+}
+
+function logErrorMessage(path: string, err: Error): string {
+  return `failed to open container log ${path}: ${err.message}`;
 }
 
 export function execErrorMessage(file: string, err: NodeJS.ErrnoException): string {

@@ -16,6 +16,7 @@ import type { PidNamespaces } from './pid-namespaces.js';
 import type { ContainerRecord } from './records.js';
 import type { RuntimeState } from './state.js';
 import type { ImageSandboxes } from './sandbox/image-sandboxes.js';
+import { Spawner } from './spawner/client.js';
 import { SpareProcesses } from './spares.js';
 import { Turns } from './turns.js';
 import { status } from '@grpc/grpc-js';
@@ -35,6 +36,8 @@ export class ContainerService {
   private readonly startTurns = new Turns();
   /** Processes spawned ahead, so that a start need not fork. */
   private readonly spares = new SpareProcesses();
+  /** The process that forks containers when no spare waits, so that this one need not. */
+  private readonly spawner: Spawner;
   private readonly launch: ContainerLaunch;
 
   constructor(
@@ -47,6 +50,7 @@ export class ContainerService {
     private readonly warn: (message: string) => void = () => {},
   ) {
     this.launch = new ContainerLaunch(state, pidNamespaces, sandboxes, (id) => this.programOf(id));
+    this.spawner = new Spawner(warn);
   }
 
   /**
@@ -152,7 +156,7 @@ export class ContainerService {
         onLogError: (err) => this.warn(`container ${c.id} (${c.metadata.name}): ${err.message}; its output is dropped until the file takes it`),
         // With limits to enforce, the program runs only once it is inside its cgroup.
         beforeExec: needsLimits(c) && this.cgroups.mode !== 'none' ? (pid) => this.cgroups.attach(c.id, pid, c.resources!) : undefined,
-      }, this.spares);
+      }, this.spares, this.spawner);
     } catch (err) {
       const message = (err as Error).message;
       if (c.sandboxed) this.sandboxes.containerExited(c.id);
@@ -248,11 +252,11 @@ export class ContainerService {
     return lookup(this.state.containers, id, 'container');
   }
 
-  reopenLog(id: string): void {
+  async reopenLog(id: string): Promise<void> {
     const c = lookup(this.state.containers, id, 'container');
     const proc = this.processes.get(c.id);
     if (!proc) throw precondition(`container ${c.id} is not running`);
-    proc.reopenLog();
+    await proc.reopenLog();
   }
 
   async exec(id: string, cmd: string[], timeoutSeconds: number): Promise<ExecResult> {
@@ -276,6 +280,12 @@ export class ContainerService {
   async stopAll(timeoutSeconds: number): Promise<void> {
     this.spares.close();
     await Promise.all([...this.processes.keys()].map((id) => this.stop(id, timeoutSeconds)));
+    this.spawner.close();
+  }
+
+  /** Who forks the containers, for `runtime status`. */
+  describeSpawning(): string {
+    return this.spawner.describe();
   }
 
   pidOf(id: string): number | undefined {

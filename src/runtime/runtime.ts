@@ -104,7 +104,7 @@ export class EmbeddedRuntime {
           ...this.sandboxCondition(),
         ],
       },
-      info: verbose ? { config: JSON.stringify({ dir: this.options.dir, isolation: this.isolation(), images: this.describeImages(), resourceLimits: this.cgroups.describe() }) } : {},
+      info: verbose ? { config: JSON.stringify({ dir: this.options.dir, isolation: this.isolation(), spawning: this.containers.describeSpawning(), images: this.describeImages(), resourceLimits: this.cgroups.describe() }) } : {},
     };
   }
 

@@ -87,8 +87,8 @@ export function runtimeHandlers(rt: EmbeddedRuntime, log: Log, streams: EventStr
       const c = rt.containers.get(req.containerId);
       return { status: toContainerStatus(c), info: verboseInfo(req.verbose, { ...c, pid: rt.containers.pidOf(c.id) }) };
     }),
-    ReopenContainerLog: unary('ReopenContainerLog', log, (req) => {
-      rt.containers.reopenLog(req.containerId);
+    ReopenContainerLog: unary('ReopenContainerLog', log, async (req) => {
+      await rt.containers.reopenLog(req.containerId);
       return {};
     }),
     ExecSync: unary('ExecSync', log, (req) => rt.containers.exec(req.containerId, req.cmd, req.timeout)),

@@ -167,6 +167,28 @@ describe('the embedded runtime', () => {
     expect(out.slice(0, 4)).toEqual(['pid 1', `[it's][a "b" $HOME \`id\` \\ `, ' next][]', "hello 'there' $PATH"]);
   });
 
+  it('starts containers from its spawner process when no spare waits, so that it does not fork for them', async () => {
+    const cri = await start();
+    const spawner = await eventually(async () => {
+      const spawning = String(JSON.parse((await cri.status(true)).info.config).spawning);
+      return Number(/spawner process \(pid (\d+)\)/.exec(spawning)?.[1] ?? 0) || undefined;
+    }, 'the runtime to report its spawner');
+    const config = sandboxConfig('spawned');
+    const sandbox = await cri.runPodSandbox(config);
+    const names = ['c0', 'c1', 'c2', 'c3'];
+    const ids: string[] = [];
+    // Back to back: at most the two spares of a quiet moment take a start; the others are the spawner's.
+    for (const name of names) ids.push(await runContainer(cri, sandbox, config, containerConfig(name, ['sh', '-c', 'echo "hi from $0"; exec sleep 300', name])));
+    const parents = await Promise.all(ids.map(async (id) => readProcStat(JSON.parse((await cri.containerStatus(id, true)).info.info).pid as number)?.ppid));
+    expect(parents.filter((ppid) => ppid === spawner).length).toBeGreaterThanOrEqual(2);
+    expect(parents.every((ppid) => ppid === spawner || ppid === runtime!.child.pid)).toBe(true);
+    for (const name of names) {
+      await eventually(() => readFileSync(logPathOf(config, containerConfig(name, [])), 'utf8').includes(`stdout F hi from ${name}`), `${name}'s log line`);
+    }
+    await cri.stopContainer(ids[3], 0);
+    expect(await waitExited(cri, ids[3])).toMatchObject({ exitCode: 137, reason: 'Error' });
+  });
+
   it('raises a running container\'s memory limit in its cgroup, where the host lets it enforce limits', async () => {
     const cri = await start();
     const trigger = join(mkdtempSync(join(tmpdir(), 'knode-trigger-')), 'go');

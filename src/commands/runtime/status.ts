@@ -44,6 +44,7 @@ export default class RuntimeStatus extends BaseCommand {
       }
       const config = parseJson(status.info.config);
       if (config.isolation) line('Isolation', String(config.isolation));
+      if (config.spawning) line('Spawning', String(config.spawning));
       if (config.images) line('Image store', String(config.images));
       if (config.resourceLimits) line('Limits', String(config.resourceLimits));
       line('Sandboxes', String(sandboxes.length));

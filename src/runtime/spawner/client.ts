@@ -1,0 +1,150 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { ProcessExit } from '../follow-child.js';
+import { signalGroup } from '../proc.js';
+import type { SpawnerReply, StartRequest } from './protocol.js';
+
+/** A process the spawner started: its pid, and its end once its output is in the log. */
+export interface SpawnedProcess {
+  pid: number;
+  closed: Promise<ProcessExit>;
+  reopenLog(): Promise<void>;
+}
+
+/** Why a start failed: the log could not be opened, or the program not executed (with its errno code). */
+export class SpawnError extends Error {
+  constructor(
+    readonly stage: 'log' | 'exec',
+    readonly code: string | undefined,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+interface Started {
+  pid: number;
+  exit: (exit: ProcessExit) => void;
+  onLogError: (err: Error) => void;
+}
+
+/**
+ * The runtime's end of its spawner (./main.ts): a Node process of its own
+ * that forks the containers and writes their logs. Until it is ready, and
+ * after it died, `ready` is false and the runtime spawns containers itself.
+ */
+export class Spawner {
+  private readonly child: ChildProcess;
+  private isReady = false;
+  private seq = 0;
+  private asks = 0;
+  private readonly starting = new Map<number, { resolve: (p: SpawnedProcess) => void; reject: (err: Error) => void; onLogError: (err: Error) => void }>();
+  private readonly running = new Map<number, Started>();
+  private readonly reopening = new Map<number, { resolve: () => void; reject: (err: Error) => void }>();
+
+  constructor(private readonly warn: (message: string) => void = () => {}) {
+    const main = fileURLToPath(new URL(`./main${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url));
+    // From the sources (tests), the spawner is TypeScript too.
+    const execArgv = main.endsWith('.ts') ? ['--import', 'tsx'] : [];
+    this.child = fork(main, [], { execArgv: [...execArgv, '--max-semi-space-size=1'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'], serialization: 'json' });
+    this.child.on('message', (reply: SpawnerReply) => this.receive(reply));
+    this.child.on('error', () => {});
+    this.child.on('exit', (code, signal) => this.died(code, signal));
+    this.child.unref();
+    (this.child.channel as { unref?: () => void } | undefined)?.unref?.();
+  }
+
+  get ready(): boolean {
+    return this.isReady;
+  }
+
+  /** What `runtime status` says. */
+  describe(): string {
+    return this.isReady ? `a spawner process (pid ${this.child.pid}) forks the containers and writes their logs` : 'the runtime forks the containers itself (no spawner running)';
+  }
+
+  /** Starts a process (detached: a session of its own) with its output going to `logPath`. */
+  start(req: Omit<StartRequest, 'type' | 'seq'>, onLogError: (err: Error) => void): Promise<SpawnedProcess> {
+    if (!this.isReady) return Promise.reject(new Error('the spawner is not running'));
+    const seq = ++this.seq;
+    return new Promise((resolve, reject) => {
+      this.starting.set(seq, { resolve, reject, onLogError });
+      this.child.send({ type: 'start', seq, ...req });
+    });
+  }
+
+  /** Ends the spawner (the runtime's shutdown, once its containers are stopped). */
+  close(): void {
+    if (this.child.connected) this.child.disconnect();
+  }
+
+  private receive(reply: SpawnerReply): void {
+    switch (reply.type) {
+      case 'ready':
+        this.isReady = true;
+        return;
+      case 'started': {
+        const waiting = this.starting.get(reply.seq);
+        if (!waiting) return;
+        this.starting.delete(reply.seq);
+        let exit!: (e: ProcessExit) => void;
+        const closed = new Promise<ProcessExit>((resolve) => (exit = resolve));
+        this.running.set(reply.seq, { pid: reply.pid, exit, onLogError: waiting.onLogError });
+        waiting.resolve({ pid: reply.pid, closed, reopenLog: () => this.reopen(reply.seq) });
+        return;
+      }
+      case 'failed': {
+        const waiting = this.starting.get(reply.seq);
+        this.starting.delete(reply.seq);
+        waiting?.reject(new SpawnError(reply.stage, reply.code, reply.message));
+        return;
+      }
+      case 'logError':
+        this.running.get(reply.seq)?.onLogError(new Error(reply.message));
+        return;
+      case 'reopened': {
+        const waiting = this.reopening.get(reply.ask);
+        this.reopening.delete(reply.ask);
+        if (reply.error) waiting?.reject(new Error(reply.error));
+        else waiting?.resolve();
+        return;
+      }
+      case 'exited': {
+        const started = this.running.get(reply.seq);
+        this.running.delete(reply.seq);
+        started?.exit({ exitCode: reply.exitCode, signal: reply.signal, finishedAt: new Date(reply.finishedAt) });
+        return;
+      }
+    }
+  }
+
+  private reopen(seq: number): Promise<void> {
+    if (!this.child.connected) return Promise.reject(new Error('the spawner is not running'));
+    const ask = ++this.asks;
+    return new Promise((resolve, reject) => {
+      this.reopening.set(ask, { resolve, reject });
+      this.child.send({ type: 'reopen', seq, ask });
+    });
+  }
+
+  /**
+   * The spawner ended (the runtime's shutdown, or a crash): the containers it
+   * followed lost the reader of their output, so they are killed and
+   * reported exited, as after a restart of the runtime.
+   */
+  private died(code: number | null, signal: NodeJS.Signals | null): void {
+    const unexpected = this.isReady && (this.starting.size > 0 || this.running.size > 0 || (code !== 0 && code !== null) || signal !== null);
+    this.isReady = false;
+    if (unexpected) this.warn(`the spawner exited (${signal ?? `code ${code}`}); containers are spawned by the runtime itself from now on`);
+    const gone = new Error('the spawner exited');
+    for (const waiting of this.starting.values()) waiting.reject(gone);
+    for (const waiting of this.reopening.values()) waiting.reject(gone);
+    for (const started of this.running.values()) {
+      signalGroup(started.pid, 'SIGKILL');
+      started.exit({ exitCode: 255, signal: null, finishedAt: new Date() });
+    }
+    this.starting.clear();
+    this.reopening.clear();
+    this.running.clear();
+  }
+}

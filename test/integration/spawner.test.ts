@@ -1,0 +1,82 @@
+// The embedded runtime's spawner (src/runtime/spawner/): a real forked Node
+// process that starts real processes, writes their CRI logs and reports
+// their ends over its IPC channel.
+import { existsSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { readProcStat } from '../../src/runtime/proc.js';
+import { SpawnError, Spawner } from '../../src/runtime/spawner/client.js';
+import { eventually } from '../helpers/runtimes.js';
+
+const ENV = { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' };
+
+function logLines(path: string): string[] {
+  return readFileSync(path, 'utf8').trimEnd().split('\n').map((line) => line.split(' ').slice(1).join(' '));
+}
+
+describe('the spawner', () => {
+  let spawner: Spawner | undefined;
+  const warnings: string[] = [];
+
+  afterEach(() => {
+    spawner?.close();
+    spawner = undefined;
+    warnings.length = 0;
+  });
+
+  async function ready(): Promise<Spawner> {
+    spawner = new Spawner((m) => warnings.push(m));
+    await eventually(() => spawner!.ready, 'the spawner to be ready');
+    return spawner;
+  }
+
+  it('starts a process in a session of its own, writes its output as CRI log lines and reports its exit code', async () => {
+    const s = await ready();
+    const log = join(mkdtempSync(join(tmpdir(), 'knode-spawner-')), 'c/0.log');
+    const p = await s.start({ file: 'sh', args: ['-c', 'echo out; echo err >&2; printf partial; exit 3'], cwd: '/', env: ENV, logPath: log }, () => {});
+    const exit = await p.closed;
+    expect(exit).toMatchObject({ exitCode: 3, signal: null });
+    expect(logLines(log).sort()).toEqual(['stderr F err', 'stdout F out', 'stdout P partial'].sort());
+    expect(readProcStat(p.pid)).toBeUndefined();
+  });
+
+  it('refuses a program that does not exist and a log it cannot open, saying which', async () => {
+    const s = await ready();
+    const dir = mkdtempSync(join(tmpdir(), 'knode-spawner-'));
+    const missing = await s.start({ file: 'no-such-program-here', args: [], cwd: '/', env: ENV, logPath: join(dir, 'a.log') }, () => {}).catch((err: Error) => err);
+    expect(missing).toBeInstanceOf(SpawnError);
+    expect(missing).toMatchObject({ stage: 'exec', code: 'ENOENT' });
+    writeFileSync(join(dir, 'a-file'), '');
+    const unwritable = await s.start({ file: 'true', args: [], cwd: '/', env: ENV, logPath: join(dir, 'a-file', '0.log') }, () => {}).catch((err: Error) => err);
+    expect(unwritable).toMatchObject({ stage: 'log' });
+    expect((unwritable as Error).message).toMatch(/EEXIST|ENOTDIR/);
+  });
+
+  it('reopens a log after it was renamed: later output goes to a new file', async () => {
+    const s = await ready();
+    const dir = mkdtempSync(join(tmpdir(), 'knode-spawner-'));
+    const log = join(dir, '0.log');
+    const trigger = join(dir, 'go');
+    const p = await s.start({ file: 'sh', args: ['-c', `echo before; until [ -e ${trigger} ]; do sleep 0.02; done; echo after`], cwd: '/', env: ENV, logPath: log }, () => {});
+    await eventually(() => existsSync(log) && readFileSync(log, 'utf8').includes('before'), 'the first line');
+    renameSync(log, `${log}.1`);
+    await p.reopenLog();
+    writeFileSync(trigger, '');
+    await p.closed;
+    expect(logLines(`${log}.1`)).toEqual(['stdout F before']);
+    expect(logLines(log)).toEqual(['stdout F after']);
+  });
+
+  it('kills and reports exited what it ran when it dies, and is no longer ready', async () => {
+    const s = await ready();
+    const log = join(mkdtempSync(join(tmpdir(), 'knode-spawner-')), '0.log');
+    const p = await s.start({ file: 'sleep', args: ['300'], cwd: '/', env: ENV, logPath: log }, () => {});
+    const helper = Number(/pid (\d+)/.exec(s.describe())![1]);
+    process.kill(helper, 'SIGKILL');
+    expect(await p.closed).toMatchObject({ exitCode: 255 });
+    await eventually(() => readProcStat(p.pid) === undefined || readProcStat(p.pid)!.state === 'Z', 'the process to be killed');
+    expect(s.ready).toBe(false);
+    expect(warnings.join('\n')).toMatch(/the spawner exited \(SIGKILL\)/);
+  });
+});

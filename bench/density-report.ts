@@ -32,9 +32,9 @@ export async function densitySection(alone: boolean): Promise<void> {
 
   console.log(`\nDensity: N one-container static pods (sleep 3600, host network) written at once into a fresh node (knode run, evented PLEG) on the embedded runtime (its own process)`);
   console.log(`command: ${command}\nmachine: ${machine}\n`);
-  console.log(table(['pods', 'all started (CRI)', 'start p50', 'start p99', 'start event delay p99, max', 'all Running (/pods)', 'knode CPU to Running', 'knode peak RSS'], density.map((d) => [
+  console.log(table(['pods', 'all started (CRI)', 'start p50', 'start p99', 'start event delay p99, max', 'all Running (/pods)', 'knode CPU to Running', 'knode peak RSS', 'runtime CPU, peak RSS'], density.map((d) => [
     String(d.pods), ms(d.startedMs), ms(median(d.latencies)), ms(percentile(d.latencies, 99)), `${ms(percentile(d.deliveries, 99))}, ${ms(Math.max(...d.deliveries))}`,
-    `${ms(d.runningMs)} (±${pollMs(d.pods)} ms)`, `${d.rampCpuSeconds.toFixed(2)} s`, mib(d.peakRssMiB),
+    `${ms(d.runningMs)} (±${pollMs(d.pods)} ms)`, `${d.rampCpuSeconds.toFixed(2)} s`, mib(d.peakRssMiB), `${d.runtimeCpuSeconds.toFixed(2)} s, ${mib(d.runtimePeakRssMiB)}`,
   ])));
   console.log('(start event delay: from the runtime stamping a CONTAINER_STARTED event to the bench receiving it over GetContainerEvents)');
   console.log(`\nSteady state with every pod Running (${idleSeconds} s, from 5 s after; relists from knode's /pleg stream; pod worker passes from /metrics, p50/p99 by histogram_quantile over its buckets; starting: from the manifests to 5 s after all Running)\n`);

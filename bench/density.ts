@@ -31,6 +31,9 @@ export interface DensityFigures {
   /** knode's CPU seconds from the manifests landing to every pod Running. */
   rampCpuSeconds: number;
   peakRssMiB: number;
+  /** The same for the embedded runtime's process, which makes every container. */
+  runtimeCpuSeconds: number;
+  runtimePeakRssMiB: number;
   idle: Steady;
   /** Each full relist in the idle window (ms), from /pleg. */
   relists: number[];
@@ -98,7 +101,7 @@ export function watchStarts(client: CriClient, signal: AbortSignal, onStart: (sa
 
 /** `pods` manifests at once into a fresh node; then `idleSeconds` of steady state with them all Running. */
 export async function benchDensity(pods: number, idleSeconds: number): Promise<DensityFigures> {
-  return withNode(pods + 10, async (run, client, node) => {
+  return withNode(pods + 10, async (run, client, node, rt) => {
     const names = Array.from({ length: pods }, (_, i) => `d-${i}`);
     const wanted = new Set(names.map((n) => `${n}-${NODE}`));
     const startedAt = new Map<string, number>();
@@ -112,6 +115,7 @@ export async function benchDensity(pods: number, idleSeconds: number): Promise<D
     await sleep(200); // the stream is open
     const worker0 = await scrape(node, WORKER_DURATION);
     const cpu0 = cpuSeconds(run.pid);
+    const runtimeCpu0 = cpuSeconds(rt.pid!);
     const t0 = performance.now();
     for (const name of names) writeManifest(run.podsDir, name);
     const timeoutMs = 120_000 + pods * 600;
@@ -123,6 +127,8 @@ export async function benchDensity(pods: number, idleSeconds: number): Promise<D
     const runningMs = performance.now() - t0;
     const rampCpuSeconds = cpuSeconds(run.pid) - cpu0;
     const peakRssMiB = statusKiB(run.pid, 'VmHWM') / 1024;
+    const runtimeCpuSeconds = cpuSeconds(rt.pid!) - runtimeCpu0;
+    const runtimePeakRssMiB = statusKiB(rt.pid!, 'VmHWM') / 1024;
 
     await sleep(5_000); // statuses and the last relists settle
     const worker1 = await scrape(node, WORKER_DURATION);
@@ -138,7 +144,7 @@ export async function benchDensity(pods: number, idleSeconds: number): Promise<D
     await reading;
     const worker2 = await scrape(node, WORKER_DURATION);
     return {
-      pods, startedMs, runningMs, rampCpuSeconds, peakRssMiB, idle, relists, deliveries,
+      pods, startedMs, runningMs, rampCpuSeconds, peakRssMiB, runtimeCpuSeconds, runtimePeakRssMiB, idle, relists, deliveries,
       latencies: [...startedAt.values()].map((t) => t - t0),
       workerRamp: histogramDelta(worker1, worker0),
       workerIdle: histogramDelta(worker2, worker1),

@@ -10,6 +10,8 @@ const repo = join(import.meta.dirname, '..');
 export interface BenchRuntime {
   name: string;
   endpoint: string;
+  /** The runtime's own process, where the bench started it (the embedded runtime). */
+  pid?: number;
   stop(): Promise<void>;
 }
 
@@ -34,6 +36,7 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Benc
   return {
     name: options.name ?? 'embedded',
     endpoint,
+    pid: child.pid,
     stop: async () => {
       child.kill('SIGTERM');
       await exited;

@@ -53,6 +53,16 @@ describe('the spawner', () => {
     expect((unwritable as Error).message).toMatch(/EEXIST|ENOTDIR/);
   });
 
+  it('refuses a NUL in an argument or a variable, and goes on starting others', async () => {
+    const s = await ready();
+    const dir = mkdtempSync(join(tmpdir(), 'knode-spawner-'));
+    const refused = await s.start({ file: 'true', args: [], cwd: '/', env: { ...ENV, BAD: 'a\0b' }, logPath: join(dir, 'bad.log') }, () => {}).catch((err: Error) => err);
+    expect(refused).toMatchObject({ stage: 'exec', code: 'ERR_INVALID_ARG_VALUE' });
+    expect(s.ready).toBe(true);
+    const next = await s.start({ file: 'sh', args: ['-c', 'exit 4'], cwd: '/', env: ENV, logPath: join(dir, 'ok.log') }, () => {});
+    expect(await next.closed).toMatchObject({ exitCode: 4 });
+  });
+
   it('reopens a log after it was renamed: later output goes to a new file', async () => {
     const s = await ready();
     const dir = mkdtempSync(join(tmpdir(), 'knode-spawner-'));

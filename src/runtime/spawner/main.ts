@@ -4,7 +4,7 @@
 // the forking process's page tables, so it costs this small process less
 // than the runtime, and it costs the runtime's thread nothing: a burst of
 // starts no longer stops every other call. It ends with the runtime.
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { followChild } from '../follow-child.js';
 import { CriLogWriter } from '../log-writer.js';
 import type { SpawnerReply, SpawnerRequest, StartRequest } from './protocol.js';
@@ -23,7 +23,15 @@ function start(req: StartRequest): void {
     send({ type: 'failed', seq: req.seq, stage: 'log', message: (err as Error).message });
     return;
   }
-  const child = spawn(req.file, req.args, { cwd: req.cwd, env: req.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let child: ChildProcess;
+  try {
+    child = spawn(req.file, req.args, { cwd: req.cwd, env: req.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  } catch (err) {
+    // Refused before any fork (a NUL in argv or env): the start fails, the spawner and its other containers go on.
+    log.end();
+    send({ type: 'failed', seq: req.seq, stage: 'exec', code: (err as NodeJS.ErrnoException).code, message: (err as Error).message });
+    return;
+  }
   if (child.pid === undefined) {
     child.once('error', (err: NodeJS.ErrnoException) => {
       log.end();

@@ -5,6 +5,7 @@
  * short-lived, and the larger nursery only kept tens of MiB resident (beside
  * the kubelet: peak RSS 1.06-1.15x instead of 1.3-1.4x). The embedded
  * runtime knode starts runs without them: its StartContainer took 46 ms
- * instead of 40 at the median with them (bench/README).
+ * instead of 40 at the median with them (bench/README). Its spawner
+ * (runtime/spawner/), which only forks and writes logs, runs with them.
  */
 export const NODE_FLAGS: readonly string[] = ['--max-semi-space-size=1'];

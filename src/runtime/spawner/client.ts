@@ -1,6 +1,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { ProcessExit } from '../follow-child.js';
+import { NODE_FLAGS } from '../../util/node-flags.js';
 import { signalGroup } from '../proc.js';
 import type { SpawnerReply, StartRequest } from './protocol.js';
 
@@ -46,7 +47,7 @@ export class Spawner {
     const main = fileURLToPath(new URL(`./main${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url));
     // From the sources (tests), the spawner is TypeScript too.
     const execArgv = main.endsWith('.ts') ? ['--import', 'tsx'] : [];
-    this.child = fork(main, [], { execArgv: [...execArgv, '--max-semi-space-size=1'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'], serialization: 'json' });
+    this.child = fork(main, [], { execArgv: [...execArgv, ...NODE_FLAGS], stdio: ['ignore', 'ignore', 'inherit', 'ipc'], serialization: 'json' });
     this.child.on('message', (reply: SpawnerReply) => this.receive(reply));
     this.child.on('error', () => {});
     this.child.on('exit', (code, signal) => this.died(code, signal));

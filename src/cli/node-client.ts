@@ -24,14 +24,20 @@ export class NodeClient {
     });
   }
 
-  async json<T>(path: string): Promise<{ status: number; body: T }> {
+  /** GET a path; resolves with the status and the whole body as text. */
+  async text(path: string): Promise<{ status: number; body: string }> {
     const res = await this.open(path);
-    let text = '';
-    for await (const chunk of res) text += chunk;
+    let body = '';
+    for await (const chunk of res) body += chunk;
+    return { status: res.statusCode ?? 0, body };
+  }
+
+  async json<T>(path: string): Promise<{ status: number; body: T }> {
+    const { status, body } = await this.text(path);
     try {
-      return { status: res.statusCode ?? 0, body: JSON.parse(text) as T };
+      return { status, body: JSON.parse(body) as T };
     } catch {
-      throw new Error(`the node answered ${path} with ${res.statusCode}: ${text.trim().slice(0, 500)}`);
+      throw new Error(`the node answered ${path} with ${status}: ${body.trim().slice(0, 500)}`);
     }
   }
 

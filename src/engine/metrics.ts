@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ImageService, RuntimeService } from '../cri/runtime-service.js';
 import type { EventStream, LifecycleEvent } from './events.js';
+import { registerProcessMetrics } from './process-metrics.js';
 
 /** The kubelet's buckets for pod start-up (seconds). */
 const POD_START_BUCKETS = [0.5, 1, 2, 3, 4, 5, 6, 8, 10, 20, 30, 45, 60, 120, 180, 240, 300, 360, 480, 600, 900, 1200, 1800, 2700, 3600];
@@ -48,6 +49,7 @@ export class KubeletMetrics {
         for (const [state, n] of Object.entries(counts().containers)) this.set({ container_state: state }, n);
       },
     });
+    registerProcessMetrics(this.registry);
     events.subscribe((e) => this.observe(e));
   }
 

@@ -126,6 +126,16 @@ describe('a running node', () => {
     expect(metrics).toMatch(/^kubelet_started_pods_total 3$/m);
     expect(metrics).toMatch(/^kubelet_pod_start_duration_seconds_count 3$/m);
     expect(metrics).toMatch(/^kubelet_runtime_operations_duration_seconds_count\{operation_type="run_podsandbox"\} 3$/m);
+    // The process's own footprint, as the kubelet's process_* metrics, and the V8 heap within it.
+    const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(metrics)?.[1]);
+    const rssKiB = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${node.pid}/status`, 'utf8'))![1]);
+    expect(value('process_resident_memory_bytes') / 1024).toBeGreaterThan(rssKiB / 2);
+    expect(value('process_resident_memory_bytes') / 1024).toBeLessThan(rssKiB * 2);
+    expect(value('process_cpu_seconds_total')).toBeGreaterThan(0);
+    expect(value('process_open_fds')).toBeGreaterThan(3);
+    expect(value('nodejs_heap_size_used_bytes')).toBeGreaterThan(1 << 20);
+    expect(value('nodejs_heap_size_used_bytes')).toBeLessThanOrEqual(value('nodejs_heap_size_total_bytes'));
+    expect(metrics).toMatch(/^nodejs_heap_space_size_committed_bytes\{space="old"\} [1-9]\d*$/m);
     expect((await fetch(`${base}/pods`, { method: 'POST' })).status).toBe(405);
     // The unix sockets answer without authentication (and the runtime's runs commands): their owner only.
     expect(statSync(join(root, 'run', 'knode.sock')).mode & 0o777).toBe(0o600);

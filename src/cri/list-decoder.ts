@@ -1,0 +1,248 @@
+import type { Container__Output } from './gen/runtime/v1/Container.js';
+import type { PodSandbox__Output } from './gen/runtime/v1/PodSandbox.js';
+
+/**
+ * Decoders for the two list answers a node reads most (ListContainers and
+ * ListPodSandbox: every relist, every housekeeping pass), written for their
+ * messages alone. They give what @grpc/proto-loader gives with knode's
+ * loader options (every field present, enums as names, int64 as numbers)
+ * in about a third of the time: with 1,000 containers carrying the
+ * kubelet's labels an answer is 700 KB of short strings, and the generic
+ * decoder's two passes (decode, then toObject) were most of the call.
+ * Fields they do not know are skipped, as any protobuf reader skips them.
+ */
+
+const CONTAINER_STATES = ['CONTAINER_CREATED', 'CONTAINER_RUNNING', 'CONTAINER_EXITED', 'CONTAINER_UNKNOWN'] as const;
+const SANDBOX_STATES = ['SANDBOX_READY', 'SANDBOX_NOTREADY'] as const;
+
+type Utf8Slicing = Buffer & { utf8Slice?: (start: number, end: number) => string };
+
+/** Buffer's own slice decoder where Node has it (toString's checks cost as much as decoding a short string), else toString. */
+const utf8: (buf: Buffer, start: number, end: number) => string = typeof (Buffer.prototype as Utf8Slicing).utf8Slice === 'function'
+  ? (buf, start, end) => (buf as Utf8Slicing).utf8Slice!(start, end)
+  : (buf, start, end) => buf.toString('utf8', start, end);
+
+class Reader {
+  pos = 0;
+  /** Strings seen as map keys, by their bytes: the same few dozen label keys repeat in every item. */
+  private readonly keys = new Map<number, { bytes: Uint8Array; value: string }[]>();
+
+  constructor(readonly buf: Buffer) {}
+
+  varint(): number {
+    const buf = this.buf;
+    let result = 0;
+    let shift = 0;
+    for (;;) {
+      if (this.pos >= buf.length) throw new RangeError('protobuf: truncated varint');
+      const b = buf[this.pos++];
+      if (shift < 28) result |= (b & 0x7f) << shift;
+      else result += (b & 0x7f) * 2 ** shift;
+      if (b < 0x80) return shift < 28 ? result >>> 0 : result;
+      shift += 7;
+      if (shift > 63) throw new RangeError('protobuf: varint too long');
+    }
+  }
+
+  /** An int64 as a number (as Long#toNumber gives it): its low and high 32 bits, the high ones signed. */
+  int64(): number {
+    const buf = this.buf;
+    let lo = 0;
+    let hi = 0;
+    for (let i = 0; i < 10; i++) {
+      if (this.pos >= buf.length) throw new RangeError('protobuf: truncated varint');
+      const b = buf[this.pos++];
+      const bits = b & 0x7f;
+      if (i < 4) lo |= bits << (7 * i);
+      else if (i === 4) {
+        lo |= bits << 28;
+        hi |= bits >>> 4;
+      } else hi |= bits << (7 * i - 32);
+      if (b < 0x80) return (hi | 0) * 4294967296 + (lo >>> 0);
+    }
+    throw new RangeError('protobuf: varint too long');
+  }
+
+  end(): number {
+    const len = this.varint();
+    const end = this.pos + len;
+    if (end > this.buf.length) throw new RangeError('protobuf: length past the end');
+    return end;
+  }
+
+  string(): string {
+    const end = this.end();
+    const s = utf8(this.buf, this.pos, end);
+    this.pos = end;
+    return s;
+  }
+
+  /** A string that repeats (a map key): returned from the cache when its bytes were seen before. */
+  key(): string {
+    const end = this.end();
+    const buf = this.buf;
+    const start = this.pos;
+    this.pos = end;
+    const len = end - start;
+    if (len === 0) return '';
+    const hash = len * 31 + buf[start] * 7 + buf[end - 1] + buf[start + (len >> 1)] * 131;
+    let bucket = this.keys.get(hash);
+    if (bucket) {
+      for (const k of bucket) if (k.bytes.length === len && same(k.bytes, buf, start)) return k.value;
+    } else {
+      bucket = [];
+      this.keys.set(hash, bucket);
+    }
+    const value = utf8(buf, start, end);
+    if (bucket.length < 4) bucket.push({ bytes: buf.subarray(start, end), value });
+    return value;
+  }
+
+  skip(wireType: number): void {
+    switch (wireType) {
+      case 0:
+        this.varint();
+        return;
+      case 1:
+        this.pos += 8;
+        return;
+      case 2:
+        this.pos = this.end();
+        return;
+      case 5:
+        this.pos += 4;
+        return;
+      default:
+        throw new RangeError(`protobuf: wire type ${wireType} cannot be skipped`);
+    }
+  }
+
+  /** One map<string, string> entry into OUT. */
+  mapEntry(out: Record<string, string>): void {
+    const end = this.end();
+    let key = '';
+    let value = '';
+    while (this.pos < end) {
+      const tag = this.varint();
+      if (tag === 10) key = this.key();
+      else if (tag === 18) value = this.string();
+      else this.skip(tag & 7);
+    }
+    out[key] = value;
+  }
+}
+
+function same(a: Uint8Array, buf: Buffer, start: number): boolean {
+  for (let i = 0; i < a.length; i++) if (a[i] !== buf[start + i]) return false;
+  return true;
+}
+
+function containerMetadata(r: Reader): Container__Output['metadata'] {
+  const end = r.end();
+  const m = { name: '', attempt: 0 };
+  while (r.pos < end) {
+    const tag = r.varint();
+    if (tag === 10) m.name = r.string();
+    else if (tag === 16) m.attempt = r.int64() >>> 0;
+    else r.skip(tag & 7);
+  }
+  return m;
+}
+
+function imageSpec(r: Reader): Container__Output['image'] {
+  const end = r.end();
+  const spec = { image: '', annotations: {} as Record<string, string>, userSpecifiedImage: '', runtimeHandler: '' };
+  while (r.pos < end) {
+    const tag = r.varint();
+    if (tag === 10) spec.image = r.string();
+    else if (tag === 18) r.mapEntry(spec.annotations);
+    else if (tag === 146) spec.userSpecifiedImage = r.string();
+    else if (tag === 154) spec.runtimeHandler = r.string();
+    else r.skip(tag & 7);
+  }
+  return spec;
+}
+
+function container(r: Reader): Container__Output {
+  const end = r.end();
+  const c: Container__Output = { id: '', podSandboxId: '', metadata: null, image: null, imageRef: '', state: 'CONTAINER_CREATED', createdAt: 0, labels: {}, annotations: {}, imageId: '' };
+  while (r.pos < end) {
+    const tag = r.varint();
+    switch (tag) {
+      case 10: c.id = r.string(); break;
+      case 18: c.podSandboxId = r.string(); break;
+      case 26: c.metadata = containerMetadata(r); break;
+      case 34: c.image = imageSpec(r); break;
+      case 42: c.imageRef = r.string(); break;
+      case 48: c.state = enumName(CONTAINER_STATES, r.int64() | 0) as Container__Output['state']; break;
+      case 56: c.createdAt = r.int64(); break;
+      case 66: r.mapEntry(c.labels); break;
+      case 74: r.mapEntry(c.annotations); break;
+      case 82: c.imageId = r.string(); break;
+      default: r.skip(tag & 7);
+    }
+  }
+  return c;
+}
+
+function sandboxMetadata(r: Reader): PodSandbox__Output['metadata'] {
+  const end = r.end();
+  const m = { name: '', uid: '', namespace: '', attempt: 0 };
+  while (r.pos < end) {
+    const tag = r.varint();
+    if (tag === 10) m.name = r.string();
+    else if (tag === 18) m.uid = r.string();
+    else if (tag === 26) m.namespace = r.string();
+    else if (tag === 32) m.attempt = r.int64() >>> 0;
+    else r.skip(tag & 7);
+  }
+  return m;
+}
+
+function sandbox(r: Reader): PodSandbox__Output {
+  const end = r.end();
+  const s: PodSandbox__Output = { id: '', metadata: null, state: 'SANDBOX_READY', createdAt: 0, labels: {}, annotations: {}, runtimeHandler: '' };
+  while (r.pos < end) {
+    const tag = r.varint();
+    switch (tag) {
+      case 10: s.id = r.string(); break;
+      case 18: s.metadata = sandboxMetadata(r); break;
+      case 24: s.state = enumName(SANDBOX_STATES, r.int64() | 0) as PodSandbox__Output['state']; break;
+      case 32: s.createdAt = r.int64(); break;
+      case 42: r.mapEntry(s.labels); break;
+      case 50: r.mapEntry(s.annotations); break;
+      case 58: s.runtimeHandler = r.string(); break;
+      default: r.skip(tag & 7);
+    }
+  }
+  return s;
+}
+
+/** An enum's name; a number the proto does not name stays a number, as proto-loader leaves it. */
+function enumName(names: readonly string[], n: number): string {
+  return names[n] ?? (n as unknown as string);
+}
+
+export function decodeListContainersResponse(buf: Buffer): { containers: Container__Output[] } {
+  const r = new Reader(buf);
+  const containers: Container__Output[] = [];
+  while (r.pos < buf.length) {
+    const tag = r.varint();
+    if (tag === 10) containers.push(container(r));
+    else r.skip(tag & 7);
+  }
+  if (r.pos !== buf.length) throw new RangeError('protobuf: message ran past its end');
+  return { containers };
+}
+
+export function decodeListPodSandboxResponse(buf: Buffer): { items: PodSandbox__Output[] } {
+  const r = new Reader(buf);
+  const items: PodSandbox__Output[] = [];
+  while (r.pos < buf.length) {
+    const tag = r.varint();
+    if (tag === 10) items.push(sandbox(r));
+    else r.skip(tag & 7);
+  }
+  if (r.pos !== buf.length) throw new RangeError('protobuf: message ran past its end');
+  return { items };
+}

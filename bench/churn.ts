@@ -5,7 +5,7 @@
 // files, before and after) and no worker may get stuck (at the end every pod still wanted is
 // Running in /pods, every removed pod is gone from the runtime over CRI, and
 // knode keeps no worker for a pod nobody wants).
-import { readdirSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { NodeClient } from '../src/cli/node-client.js';
 import type { CriClient } from '../src/cri/client.js';
@@ -36,11 +36,16 @@ export interface ChurnFigures {
   /** On an empty node, settled: after a warm-up churn, and after the measured one. */
   before: Footprint;
   after: Footprint;
+  /** With more than one round: the footprint after each further churn like the measured one (a leak grows every round; memory a peak left behind does not). */
+  again: Footprint[];
 }
 
 export interface Footprint {
   rssMiB: number;
   openFiles: number;
+  /** Where the resident memory is, read at the window's end: live JavaScript (the V8 heap in use, from /metrics) and glibc's main heap (the `[heap]` mapping's resident pages). */
+  jsHeapMiB: number;
+  mallocHeapMiB: number;
 }
 
 /**
@@ -55,12 +60,16 @@ const TICK_MS = 100;
 /** Each check reads /pods, /node and every sandbox and container over CRI: not so often that it slows what it waits for. */
 const CHECK_EVERY_MS = 2_000;
 
-/** `seconds` of churn at `rate` pods/s after a warm-up of `warmSeconds` at the same rate. */
-export async function benchChurn(rate: number, seconds: number, lifetimeSeconds: number, warmSeconds = 10): Promise<ChurnFigures> {
-  return withNode(rate * (seconds + warmSeconds) + 10, async (run, client, node) => {
+/**
+ * `seconds` of churn at `rate` pods/s after a warm-up of `warmSeconds` at the
+ * same rate; with `rounds` above 1, the same churn again that many times
+ * less one, each followed by the quiet window.
+ */
+export async function benchChurn(rate: number, seconds: number, lifetimeSeconds: number, rounds = 1, warmSeconds = 10): Promise<ChurnFigures> {
+  return withNode(rate * (rounds * seconds + warmSeconds) + 10, async (run, client, node) => {
     await churn(run, 'w', rate, warmSeconds, lifetimeSeconds);
     await emptyNode(run, client, node, rate * warmSeconds);
-    const before = await quietFootprint(run.pid);
+    const before = await quietFootprint(run.pid, node);
 
     const cpu0 = cpuSeconds(run.pid);
     const { wanted, removed } = await churn(run, 'c', rate, seconds, lifetimeSeconds);
@@ -78,8 +87,15 @@ export async function benchChurn(rate: number, seconds: number, lifetimeSeconds:
     const peakRssMiB = statusKiB(run.pid, 'VmHWM') / 1024;
 
     await emptyNode(run, client, node, rate * seconds);
+    const after = await quietFootprint(run.pid, node);
+    const again: Footprint[] = [];
+    for (let round = 2; round <= rounds; round++) {
+      await churn(run, `c${round}`, rate, seconds, lifetimeSeconds);
+      await emptyNode(run, client, node, rate * seconds);
+      again.push(await quietFootprint(run.pid, node));
+    }
     return {
-      rate, seconds, lifetimeSeconds, warmSeconds, cpuSeconds: cpu, peakRssMiB, settledMs, before, after: await quietFootprint(run.pid),
+      rate, seconds, lifetimeSeconds, warmSeconds, cpuSeconds: cpu, peakRssMiB, settledMs, before, after, again,
       created: wanted.size + removed.size, removed: removed.size,
       notRunning: left.notRunning, leftovers: left.leftovers, strayWorkers: left.strayWorkers,
     };
@@ -135,12 +151,26 @@ async function emptyNode(run: Running, client: CriClient, node: NodeClient, pods
   await untilEvery(async () => (await converged(client, node, empty, empty)).ok && (await client.listPodSandbox()).length + (await client.listContainers()).length === 0, 'the node to be empty', 120_000 + pods * 50, CHECK_EVERY_MS);
 }
 
-/** RSS (the lowest in a quiet window) and open files (at its end) of an idle process. */
-async function quietFootprint(pid: number): Promise<Footprint> {
+/** RSS (the lowest in a quiet window) and open files, JavaScript's heap and glibc's (at its end) of an idle knode. */
+async function quietFootprint(pid: number, node: NodeClient): Promise<Footprint> {
   let rssMiB = Infinity;
   for (let waited = 0; waited <= QUIET_MS; waited += SAMPLE_MS) {
     rssMiB = Math.min(rssMiB, statusKiB(pid, 'VmRSS') / 1024);
     if (waited < QUIET_MS) await sleep(SAMPLE_MS);
   }
-  return { rssMiB, openFiles: openFiles(pid) };
+  const metrics = (await node.text('/metrics')).body;
+  const jsHeap = Number(/^nodejs_heap_size_used_bytes (\S+)$/m.exec(metrics)?.[1] ?? NaN);
+  return { rssMiB, openFiles: openFiles(pid), jsHeapMiB: jsHeap / 2 ** 20, mallocHeapMiB: mappingRssKiB(pid, '[heap]') / 1024 };
+}
+
+/** Resident KiB of a process's mappings of that name in /proc/PID/smaps. */
+function mappingRssKiB(pid: number, name: string): number {
+  let kib = 0;
+  let current = '';
+  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    const header = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (header) current = header[1];
+    else if (current === name && line.startsWith('Rss:')) kib += Number(line.split(/\s+/)[1]);
+  }
+  return kib;
 }

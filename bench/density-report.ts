@@ -20,6 +20,8 @@ export async function densitySection(alone: boolean): Promise<void> {
   const idleSeconds = envNumber('KNODE_BENCH_DENSITY_IDLE_SECONDS', 90);
   const rate = envNumber('KNODE_BENCH_CHURN_RATE', Math.max(1, Math.round(maxPods / 10)));
   const churnSeconds = envNumber('KNODE_BENCH_CHURN_SECONDS', 60);
+  // More rounds tell a leak (knode's memory grows with every churn) from what a churn's peak leaves behind.
+  const churnRounds = envNumber('KNODE_BENCH_CHURN_ROUNDS', 1);
   const sizes = [...[10, 100, 1000].filter((n) => n < maxPods), maxPods];
   const settings = Object.entries(process.env).filter(([k]) => /^KNODE_BENCH_(DENSITY|CHURN)_/.test(k)).map(([k, v]) => `${k}=${v}`);
   const command = [...settings, alone ? 'npm run bench -- density' : 'npm run bench'].join(' ');
@@ -27,7 +29,7 @@ export async function densitySection(alone: boolean): Promise<void> {
 
   const density: DensityFigures[] = [];
   for (const pods of sizes) density.push(await benchDensity(pods, idleSeconds));
-  const churn = churnSeconds > 0 ? await benchChurn(rate, churnSeconds, LIFETIME_SECONDS) : undefined;
+  const churn = churnSeconds > 0 ? await benchChurn(rate, churnSeconds, LIFETIME_SECONDS, churnRounds) : undefined;
   const machine = `${cpus().length} cores; load average ${loadBefore} before, ${loadAverage()} after`;
 
   console.log(`\nDensity: N one-container static pods (sleep 3600, host network) written at once into a fresh node (knode run, evented PLEG) on the embedded runtime (its own process)`);
@@ -63,6 +65,11 @@ function printChurn(c: ChurnFigures): void {
     String(c.created), String(c.removed), `${c.cpuSeconds.toFixed(2)} s`, mib(c.peakRssMiB), c.settledMs === undefined ? 'did not' : ms(c.settledMs),
     `${mib(c.before.rssMiB)} -> ${mib(c.after.rssMiB)}`, `${c.before.openFiles} -> ${c.after.openFiles}`,
   ]]));
+  console.log(`\nknode's memory on the emptied node, after each churn (JavaScript: the V8 heap in use; glibc heap: resident pages of its [heap] mapping)\n`);
+  const footprints = [['before (after the warm-up)', c.before], ['after the churn', c.after], ...c.again.map((f, i) => [`after churn ${i + 2}`, f] as const)] as const;
+  console.log(table(['when', 'RSS', 'JavaScript heap', 'glibc heap', 'open files'], footprints.map(([when, f]) => [
+    when, mib(f.rssMiB), mib(f.jsHeapMiB), mib(f.mallocHeapMiB), String(f.openFiles),
+  ])));
 }
 
 function passes(h: Histogram): string {

@@ -78,11 +78,14 @@ export class CriClient implements RuntimeService, ImageService {
     this.runtime.close();
   }
 
-  private call<M extends Method>(method: M, req: RequestOf<M>, timeoutMs = this.requestTimeoutMs): Promise<ResponseOf<M>> {
+  /** One unary call; SIGNAL cancels it (the runtime sees the call cancelled, as a Go client's context does). */
+  private call<M extends Method>(method: M, req: RequestOf<M>, timeoutMs = this.requestTimeoutMs, signal?: AbortSignal): Promise<ResponseOf<M>> {
     const client = (IMAGE_METHODS.has(method) ? this.images : this.runtime) as unknown as Record<string, UnaryFn>;
     const started = performance.now();
     return new Promise<ResponseOf<M>>((resolve, reject) => {
-      client[method].call(client, req, { deadline: Date.now() + timeoutMs }, (err: grpc.ServiceError | null, res?: unknown) => {
+      const cancel = () => call.cancel();
+      const call = client[method].call(client, req, { deadline: Date.now() + timeoutMs }, (err: grpc.ServiceError | null, res?: unknown) => {
+        signal?.removeEventListener('abort', cancel);
         const elapsed = performance.now() - started;
         if (err || res === undefined) {
           const error = CriError.from(method, err ?? new Error('empty response'));
@@ -93,6 +96,8 @@ export class CriClient implements RuntimeService, ImageService {
           resolve(res as ResponseOf<M>);
         }
       });
+      if (signal?.aborted) call.cancel();
+      else signal?.addEventListener('abort', cancel, { once: true });
     });
   }
 
@@ -133,8 +138,8 @@ export class CriClient implements RuntimeService, ImageService {
     return res.containerId;
   }
 
-  async startContainer(containerId: string): Promise<void> {
-    await this.call('StartContainer', { containerId });
+  async startContainer(containerId: string, signal?: AbortSignal): Promise<void> {
+    await this.call('StartContainer', { containerId }, this.requestTimeoutMs, signal);
   }
 
   async stopContainer(containerId: string, timeoutSeconds: number): Promise<void> {

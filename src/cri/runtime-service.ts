@@ -22,7 +22,8 @@ export interface RuntimeService {
   listPodSandbox(filter?: PodSandboxFilter): Promise<PodSandbox[]>;
 
   createContainer(podSandboxId: string, config: ContainerConfig, sandboxConfig: PodSandboxConfig): Promise<string>;
-  startContainer(containerId: string): Promise<void>;
+  /** SIGNAL cancels the call: a start not yet made by then is not made (on runtimes that honour a cancelled call). */
+  startContainer(containerId: string, signal?: AbortSignal): Promise<void>;
   /** Stops within `timeoutSeconds` (then kills); the call's own deadline allows for it. */
   stopContainer(containerId: string, timeoutSeconds: number): Promise<void>;
   removeContainer(containerId: string): Promise<void>;

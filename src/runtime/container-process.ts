@@ -4,7 +4,7 @@ import { isAbsolute, join } from 'node:path';
 import { followChild, type ProcessExit } from './follow-child.js';
 import { CriLogWriter } from './log-writer.js';
 import { childrenOf, readProcStat, signalGroup, waitForProcess } from './proc.js';
-import { SpawnError, type Spawner } from './spawner/client.js';
+import { SpawnError, StartCancelled, type Spawner } from './spawner/client.js';
 import { HOLD_MARK, SpareProcesses, stillHeld } from './spares.js';
 
 export type { ProcessExit } from './follow-child.js';
@@ -92,7 +92,7 @@ export class ContainerProcess {
    * stdin, no files, no cgroup before the exec); otherwise it is spawned
    * here. Only the last costs this thread a fork.
    */
-  static async start(spec: ProcessSpec, spares?: SpareProcesses, spawner?: Spawner): Promise<ContainerProcess> {
+  static async start(spec: ProcessSpec, spares?: SpareProcesses, spawner?: Spawner, cancelled?: () => boolean): Promise<ContainerProcess> {
     const cwdProblem = spec.hasProgram ? undefined : checkDirectory(spec.cwd);
     if (cwdProblem) throw new Error(`chdir to cwd ("${spec.cwd}") set in config failed: ${cwdProblem}`);
     const held = spec.beforeExec !== undefined;
@@ -111,8 +111,9 @@ export class ContainerProcess {
     const fitsSpare = found && plain && SpareProcesses.fits(order) && (spares?.waiting ?? 0) > 0;
     if (!fitsSpare && plain && !held && spawner?.ready) {
       spares?.fillWhenQuiet(); // a start, as a spare taken: the pool waits for quiet again
-      const spawned = await spawner.start({ file: argv[0], args: argv.slice(1), cwd, env: spec.env, logPath: spec.logPath }, spec.onLogError ?? (() => {})).catch((err: Error) => err);
+      const spawned = await spawner.start({ file: argv[0], args: argv.slice(1), cwd, env: spec.env, logPath: spec.logPath }, spec.onLogError ?? (() => {}), cancelled).catch((err: Error) => err);
       if (!(spawned instanceof Error)) return make({ closed: spawned.closed, reopenLog: () => spawned.reopenLog() }, spawned.pid);
+      if (spawned instanceof StartCancelled) throw spawned;
       if (spawned instanceof SpawnError) {
         throw new Error(spawned.stage === 'log' ? logErrorMessage(spec.logPath, spawned) : execErrorMessage(spec.argv[0], spawned));
       }

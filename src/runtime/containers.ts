@@ -5,7 +5,7 @@ import type { ContainerFilter__Output } from '../cri/gen/runtime/v1/ContainerFil
 import { ContainerLaunch } from './container-launch.js';
 import { ContainerProcess, type ProcessExit } from './container-process.js';
 import { matchesLabels, toContainerStatus, toPodSandboxStatus } from './convert.js';
-import { alreadyExists, invalid, precondition, RuntimeError, storageFailed, unknown } from './errors.js';
+import { alreadyExists, cancelled as cancelledError, invalid, precondition, RuntimeError, storageFailed, unknown } from './errors.js';
 import type { Cgroups } from './cgroups.js';
 import type { ContainerEventHub } from './events.js';
 import type { ExecResult } from './exec.js';
@@ -16,7 +16,7 @@ import type { PidNamespaces } from './pid-namespaces.js';
 import type { ContainerRecord } from './records.js';
 import type { RuntimeState } from './state.js';
 import type { ImageSandboxes } from './sandbox/image-sandboxes.js';
-import { Spawner } from './spawner/client.js';
+import { Spawner, StartCancelled } from './spawner/client.js';
 import { SpareProcesses } from './spares.js';
 import { Turns } from './turns.js';
 import { status } from '@grpc/grpc-js';
@@ -141,9 +141,11 @@ export class ContainerService {
     return record.id;
   }
 
-  async start(id: string): Promise<void> {
+  /** Starts a created container on its turn, unless CANCELLED says its caller has gone before it is made (it stays created). */
+  async start(id: string, cancelled: () => boolean = () => false): Promise<void> {
     await this.startTurns.next();
     const c = lookup(this.state.containers, id, 'container');
+    if (cancelled()) throw cancelledError(`the start of container ${c.id} was cancelled before its turn; it was not started`);
     if (c.state !== 'CONTAINER_CREATED') throw precondition(`container ${c.id} is in ${c.state} state, only a created container can be started`);
     const sandbox = this.state.sandboxes.get(c.podSandboxId);
     if (!sandbox || sandbox.state !== 'SANDBOX_READY') throw precondition(`pod sandbox ${c.podSandboxId} of container ${c.id} is not ready`);
@@ -156,10 +158,12 @@ export class ContainerService {
         onLogError: (err) => this.warn(`container ${c.id} (${c.metadata.name}): ${err.message}; its output is dropped until the file takes it`),
         // With limits to enforce, the program runs only once it is inside its cgroup.
         beforeExec: needsLimits(c) && this.cgroups.mode !== 'none' ? (pid) => this.cgroups.attach(c.id, pid, c.resources!) : undefined,
-      }, this.spares, this.spawner);
+      }, this.spares, this.spawner, cancelled);
     } catch (err) {
-      const message = (err as Error).message;
+      // Its caller gave up while it waited for the spawner: nothing ran, and the container stays created.
       if (c.sandboxed) this.sandboxes.containerExited(c.id);
+      if (err instanceof StartCancelled) throw cancelledError(`the start of container ${c.id} was cancelled before it was made; it was not started`);
+      const message = (err as Error).message;
       Object.assign(c, { state: 'CONTAINER_EXITED', finishedAt: nowNs(), exitCode: 128, reason: 'StartError', message });
       this.state.saveContainer(c);
       this.publish(c, 'CONTAINER_STOPPED_EVENT');

@@ -20,6 +20,7 @@ export const invalid = (message: string) => new RuntimeError(status.INVALID_ARGU
 export const precondition = (message: string) => new RuntimeError(status.FAILED_PRECONDITION, message);
 export const alreadyExists = (message: string) => new RuntimeError(status.ALREADY_EXISTS, message);
 export const unknown = (message: string) => new RuntimeError(status.UNKNOWN, message);
+export const cancelled = (message: string) => new RuntimeError(status.CANCELLED, message);
 
 /** A file the runtime could not write (its state, a log): a full disk is RESOURCE_EXHAUSTED, anything else UNKNOWN. */
 export const storageFailed = (doing: string, err: unknown) =>

@@ -18,11 +18,11 @@ type Log = (message: string) => void;
  * Wraps one CRI call: the answer or a gRPC status. A RuntimeError keeps its
  * code; anything else is a bug, answered INTERNAL and logged, never a crash.
  */
-function unary<Req, Res>(method: string, log: Log, fn: (req: Req) => Res | Promise<Res>): grpc.handleUnaryCall<Req, Res> {
+function unary<Req, Res>(method: string, log: Log, fn: (req: Req, cancelled: () => boolean) => Res | Promise<Res>): grpc.handleUnaryCall<Req, Res> {
   return (call, callback) => {
     let result: Res | Promise<Res>;
     try {
-      result = fn(call.request);
+      result = fn(call.request, () => call.cancelled);
     } catch (err) {
       callback(toStatus(method, err, log));
       return;
@@ -70,8 +70,9 @@ export function runtimeHandlers(rt: EmbeddedRuntime, log: Log, streams: EventStr
     // Pre-encoded answers (see EncodedListCache); the service definition passes the bytes through.
     ListPodSandbox: unary('ListPodSandbox', log, (req) => encoded.sandboxes.encode(rt.sandboxes.list(req.filter), (id) => rt.state.revision(id), toPodSandbox) as never),
     CreateContainer: unary('CreateContainer', log, (req) => ({ containerId: rt.containers.create(req.podSandboxId, req.config) })),
-    StartContainer: unary('StartContainer', log, async (req) => {
-      await rt.containers.start(req.containerId);
+    // A start the client gave up on (a kill cancelled the pod's sync) while it waited for its turn is not made.
+    StartContainer: unary('StartContainer', log, async (req, cancelled) => {
+      await rt.containers.start(req.containerId, cancelled);
       return {};
     }),
     StopContainer: unary('StopContainer', log, async (req) => {

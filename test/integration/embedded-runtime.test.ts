@@ -167,6 +167,31 @@ describe('the embedded runtime', () => {
     expect(out.slice(0, 4)).toEqual(['pid 1', `[it's][a "b" $HOME \`id\` \\ `, ' next][]', "hello 'there' $PATH"]);
   });
 
+  it('does not make a start its client cancelled while it waited for its turn, and makes the others', async () => {
+    const cri = await start();
+    const config = sandboxConfig('cancelled-starts');
+    const sandbox = await cri.runPodSandbox(config);
+    const ids: string[] = [];
+    for (let i = 0; i < 24; i++) ids.push(await cri.createContainer(sandbox, containerConfig(`c${i}`, ['sleep', '60']), config));
+    // Starts are made one a turn: sent together, the last ones wait while the first fork.
+    const abort = new AbortController();
+    const starts = ids.map((id, i) => cri.startContainer(id, i >= 12 ? abort.signal : undefined).then(() => 'started', (e: CriError) => e.code));
+    await starts[0];
+    abort.abort();
+    const outcomes = await Promise.all(starts);
+    expect(outcomes.slice(0, 12)).toEqual(Array(12).fill('started'));
+    expect(outcomes.slice(12).every((o) => o === 'started' || o === GrpcCode.CANCELLED)).toBe(true);
+    const states = await Promise.all(ids.map(async (id) => (await cri.containerStatus(id)).status!.state));
+    expect(states.slice(0, 12)).toEqual(Array(12).fill('CONTAINER_RUNNING'));
+    // The runtime saw the cancellations before their turns came: those containers were never started.
+    const notStarted = ids.slice(12).filter((_, i) => states[12 + i] === 'CONTAINER_CREATED');
+    expect(notStarted.length).toBeGreaterThanOrEqual(6);
+    // And they can still be started.
+    await cri.startContainer(notStarted[0]);
+    expect((await cri.containerStatus(notStarted[0])).status!.state).toBe('CONTAINER_RUNNING');
+    await cri.stopPodSandbox(sandbox);
+  });
+
   it('starts containers from its spawner process when no spare waits, so that it does not fork for them', async () => {
     const cri = await start();
     const spawner = await eventually(async () => {

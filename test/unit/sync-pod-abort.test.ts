@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ImageService, RuntimeService } from '../../src/cri/runtime-service.js';
 import type { Pod } from '../../src/engine/api/v1.js';
 import { emptyPodStatus } from '../../src/engine/container/types.js';
+import { EventStream } from '../../src/engine/events.js';
 import { RuntimeManager } from '../../src/engine/kuberuntime/runtime-manager.js';
 
 const pod: Pod = {
@@ -67,6 +68,31 @@ describe('SyncPod when the pod is killed during it', () => {
     expect(calls).not.toContain('startContainer');
     expect(result.results.map((r) => r.action)).toEqual(['CreatePodSandbox']);
     expect(result.error()).toBeUndefined();
+  });
+
+  it('cancels a StartContainer under way when the kill comes, and calls that no failure', async () => {
+    const killed = new AbortController();
+    let startSignal: AbortSignal | undefined;
+    const answers: Record<string, unknown> = { runPodSandbox: 'sb-1', podSandboxStatus: { status: { id: 'sb-1', network: { ip: '' } } }, imageStatus: { image: { id: 'img' } }, createContainer: 'c-1' };
+    const runtime = new Proxy({} as RuntimeService & ImageService, {
+      get: (_target, method: string) => async (...args: unknown[]) => {
+        if (method !== 'startContainer') return answers[method];
+        // As a client whose call the runtime had not answered: it fails once the call is cancelled.
+        startSignal = args[1] as AbortSignal;
+        killed.abort();
+        if (startSignal.aborted) throw new Error('StartContainer: CANCELLED: Cancelled on client');
+        return undefined;
+      },
+    });
+    const events: string[] = [];
+    const stream = new EventStream(() => 0);
+    stream.subscribe((e) => events.push(e.type));
+    dir = mkdtempSync(join(tmpdir(), 'knode-abort-'));
+    const m = RuntimeManager.standalone(runtime, { nodeName: 'n1', rootDir: dir, podLogsDir: join(dir, 'pods') }, stream);
+    const result = await m.syncPod(pod, emptyPodStatus('u1', 'web', 'default'), {}, new Map(), killed.signal);
+    expect(startSignal).toBe(killed.signal);
+    expect(result.error()).toBeUndefined();
+    expect(events).not.toContain('ContainerFailed');
   });
 
   it('makes the sandbox and starts the container when nothing is killed', async () => {

@@ -116,8 +116,10 @@ export class ContainerManager {
     events.emit({ ...base, type: 'ContainerCreated', reason: 'Created', message: `Created container ${container.name}`, detail: { containerId: id, restartCount } });
     if (signal?.aborted) throw new SyncAborted('StartContainer');
     try {
-      await runtime.startContainer(id);
+      await runtime.startContainer(id, signal);
     } catch (err) {
+      // The kill that cancelled the call handles the container, started or not, as the kubelet's cancelled context does.
+      if (signal?.aborted) throw new SyncAborted('StartContainer');
       events.emit({ ...base, type: 'ContainerFailed', reason: 'Failed', message: `Error: ${runtimeMessage(err)}`, detail: { containerId: id, ...criCallDetail(err) } });
       throw new SyncError(SyncErrors.runContainer, runtimeMessage(err));
     }

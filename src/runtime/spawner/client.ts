@@ -29,6 +29,25 @@ interface Started {
   onLogError: (err: Error) => void;
 }
 
+/** Starts handed to the spawner at a time: one it works on, one in its pipe, so it never waits for the next. */
+const SENT_AT_ONCE = 2;
+
+interface Queued {
+  req: Omit<StartRequest, 'type' | 'seq'>;
+  onLogError: (err: Error) => void;
+  cancelled: () => boolean;
+  resolve: (p: SpawnedProcess) => void;
+  reject: (err: Error) => void;
+}
+
+/** A start dropped before it reached the spawner: its caller had gone. Nothing was started. */
+export class StartCancelled extends Error {
+  override readonly name = 'StartCancelled';
+  constructor() {
+    super('the start was cancelled before the spawner had it; nothing was started');
+  }
+}
+
 /**
  * The runtime's end of its spawner (./main.ts): a Node process of its own
  * that forks the containers and writes their logs. Until it is ready, and
@@ -42,6 +61,8 @@ export class Spawner {
   private readonly starting = new Map<number, { resolve: (p: SpawnedProcess) => void; reject: (err: Error) => void; onLogError: (err: Error) => void }>();
   private readonly running = new Map<number, Started>();
   private readonly reopening = new Map<number, { resolve: () => void; reject: (err: Error) => void }>();
+  /** Starts not yet sent: they wait here, where a cancelled one can still be dropped, not in the spawner's pipe. */
+  private readonly queued: Queued[] = [];
 
   constructor(private readonly warn: (message: string) => void = () => {}) {
     const main = fileURLToPath(new URL(`./main${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url));
@@ -64,14 +85,31 @@ export class Spawner {
     return this.isReady ? `a spawner process (pid ${this.child.pid}) forks the containers and writes their logs` : 'the runtime forks the containers itself (no spawner running)';
   }
 
-  /** Starts a process (detached: a session of its own) with its output going to `logPath`. */
-  start(req: Omit<StartRequest, 'type' | 'seq'>, onLogError: (err: Error) => void): Promise<SpawnedProcess> {
+  /**
+   * Starts a process (detached: a session of its own) with its output going
+   * to `logPath`. At most SENT_AT_ONCE starts are with the spawner at a time;
+   * the rest wait their turn here, and one whose caller has gone by then
+   * (`cancelled`) is not sent: it rejects with StartCancelled.
+   */
+  start(req: Omit<StartRequest, 'type' | 'seq'>, onLogError: (err: Error) => void, cancelled: () => boolean = () => false): Promise<SpawnedProcess> {
     if (!this.isReady) return Promise.reject(new Error('the spawner is not running'));
-    const seq = ++this.seq;
     return new Promise((resolve, reject) => {
-      this.starting.set(seq, { resolve, reject, onLogError });
-      this.child.send({ type: 'start', seq, ...req });
+      this.queued.push({ req, onLogError, cancelled, resolve, reject });
+      this.send();
     });
+  }
+
+  private send(): void {
+    while (this.starting.size < SENT_AT_ONCE && this.queued.length > 0) {
+      const next = this.queued.shift()!;
+      if (next.cancelled()) {
+        next.reject(new StartCancelled());
+        continue;
+      }
+      const seq = ++this.seq;
+      this.starting.set(seq, { resolve: next.resolve, reject: next.reject, onLogError: next.onLogError });
+      this.child.send({ type: 'start', seq, ...next.req });
+    }
   }
 
   /** Ends the spawner (the runtime's shutdown, once its containers are stopped). */
@@ -88,6 +126,7 @@ export class Spawner {
         const waiting = this.starting.get(reply.seq);
         if (!waiting) return;
         this.starting.delete(reply.seq);
+        this.send();
         let exit!: (e: ProcessExit) => void;
         const closed = new Promise<ProcessExit>((resolve) => (exit = resolve));
         this.running.set(reply.seq, { pid: reply.pid, exit, onLogError: waiting.onLogError });
@@ -97,6 +136,7 @@ export class Spawner {
       case 'failed': {
         const waiting = this.starting.get(reply.seq);
         this.starting.delete(reply.seq);
+        this.send();
         waiting?.reject(new SpawnError(reply.stage, reply.code, reply.message));
         return;
       }
@@ -138,7 +178,7 @@ export class Spawner {
     this.isReady = false;
     if (unexpected) this.warn(`the spawner exited (${signal ?? `code ${code}`}); containers are spawned by the runtime itself from now on`);
     const gone = new Error('the spawner exited');
-    for (const waiting of this.starting.values()) waiting.reject(gone);
+    for (const waiting of [...this.starting.values(), ...this.queued.splice(0)]) waiting.reject(gone);
     for (const waiting of this.reopening.values()) waiting.reject(gone);
     for (const started of this.running.values()) {
       signalGroup(started.pid, 'SIGKILL');

@@ -223,26 +223,23 @@ function enumName(names: readonly string[], n: number): string {
   return names[n] ?? (n as unknown as string);
 }
 
-export function decodeListContainersResponse(buf: Buffer): { containers: Container__Output[] } {
+/** The items of a list answer: field 1, repeated; anything else skipped. */
+function items<T>(buf: Buffer, item: (r: Reader) => T): T[] {
   const r = new Reader(buf);
-  const containers: Container__Output[] = [];
+  const out: T[] = [];
   while (r.pos < buf.length) {
     const tag = r.varint();
-    if (tag === 10) containers.push(container(r));
+    if (tag === 10) out.push(item(r));
     else r.skip(tag & 7);
   }
   if (r.pos !== buf.length) throw new RangeError('protobuf: message ran past its end');
-  return { containers };
+  return out;
+}
+
+export function decodeListContainersResponse(buf: Buffer): { containers: Container__Output[] } {
+  return { containers: items(buf, container) };
 }
 
 export function decodeListPodSandboxResponse(buf: Buffer): { items: PodSandbox__Output[] } {
-  const r = new Reader(buf);
-  const items: PodSandbox__Output[] = [];
-  while (r.pos < buf.length) {
-    const tag = r.varint();
-    if (tag === 10) items.push(sandbox(r));
-    else r.skip(tag & 7);
-  }
-  if (r.pos !== buf.length) throw new RangeError('protobuf: message ran past its end');
-  return { items };
+  return { items: items(buf, sandbox) };
 }

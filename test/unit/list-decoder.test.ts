@@ -103,21 +103,14 @@ function varint(n: number): Buffer {
 }
 
 describe('the list answers decoder', () => {
-  it('gives what proto-loader gives for ListContainers, over a thousand seeded answers', () => {
-    const rand = random(7);
+  it.each([
+    ['ListContainers', listContainers, (rand: () => number) => ({ containers: Array.from({ length: Math.floor(rand() * 5) }, () => container(rand)) }), decodeListContainersResponse, 7],
+    ['ListPodSandbox', listSandboxes, (rand: () => number) => ({ items: Array.from({ length: Math.floor(rand() * 5) }, () => sandbox(rand)) }), decodeListPodSandboxResponse, 11],
+  ] as const)('gives what proto-loader gives for %s, over a thousand seeded answers', (_name, method, answer, decode, seed) => {
+    const rand = random(seed);
     for (let i = 0; i < 1000; i++) {
-      const containers = Array.from({ length: Math.floor(rand() * 5) }, () => container(rand));
-      const bytes = listContainers.responseSerialize({ containers });
-      expect(decodeListContainersResponse(bytes)).toStrictEqual(listContainers.responseDeserialize(bytes));
-    }
-  });
-
-  it('gives what proto-loader gives for ListPodSandbox, over a thousand seeded answers', () => {
-    const rand = random(11);
-    for (let i = 0; i < 1000; i++) {
-      const items = Array.from({ length: Math.floor(rand() * 5) }, () => sandbox(rand));
-      const bytes = listSandboxes.responseSerialize({ items });
-      expect(decodeListPodSandboxResponse(bytes)).toStrictEqual(listSandboxes.responseDeserialize(bytes));
+      const bytes = method.responseSerialize(answer(rand));
+      expect(decode(bytes)).toStrictEqual(method.responseDeserialize(bytes));
     }
   });
 

@@ -160,8 +160,8 @@ export class ContainerService {
         beforeExec: needsLimits(c) && this.cgroups.mode !== 'none' ? (pid) => this.cgroups.attach(c.id, pid, c.resources!) : undefined,
       }, this.spares, this.spawner, cancelled);
     } catch (err) {
-      // Its caller gave up while it waited for the spawner: nothing ran, and the container stays created.
       if (c.sandboxed) this.sandboxes.containerExited(c.id);
+      // Its caller gave up while it waited for the spawner: nothing ran, and the container stays created.
       if (err instanceof StartCancelled) throw cancelledError(`the start of container ${c.id} was cancelled before it was made; it was not started`);
       const message = (err as Error).message;
       Object.assign(c, { state: 'CONTAINER_EXITED', finishedAt: nowNs(), exitCode: 128, reason: 'StartError', message });

@@ -10,7 +10,7 @@
 #
 # Peers: critest crictl (cri-tools), containerd2 (containerd, containerd-shim-runc-v2,
 # ctr), cricheck (a small CRI client of our own, cricheck/main.go, built on the
-# published k8s.io/cri-client: a stand-in for crictl while the proxy refuses cri-tools),
+# published k8s.io/cri-client, that the integration suite drives the embedded runtime with),
 # kube (kube-apiserver, kube-controller-manager, kube-scheduler, kubectl from
 # k8s.io/kubernetes), kubelet (the kubelet, same module, wrapper and version stamp
 # as kube, in a cache dir of its own), etcd (the etcd server kube-apiserver stores into).
@@ -23,8 +23,8 @@ set -euo pipefail
 
 # ---- pinned versions ---------------------------------------------------------
 GO_MIN_VERSION=1.26            # the go the modules below ask for (go 1.26.x)
-CRI_TOOLS_MODULE=github.com/kubernetes-sigs/cri-tools   # as cri-tools' go.mod names it
-CRI_TOOLS_VERSION=v1.34.0      # Kubernetes 1.34 line
+CRI_TOOLS_MODULE=sigs.k8s.io/cri-tools   # as cri-tools' go.mod names it (the proxy refuses its github.com path)
+CRI_TOOLS_VERSION=v1.37.0      # Kubernetes 1.37 line (go 1.26.6 in its go.mod)
 CONTAINERD_MODULE=github.com/containerd/containerd/v2
 CONTAINERD_VERSION=v2.4.2      # latest 2.x release on the proxy
 CONTAINERD_TAGS="no_btrfs urfave_cli_no_docs"         # no_btrfs: no libbtrfs headers here

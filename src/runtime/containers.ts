@@ -85,6 +85,11 @@ export class ContainerService {
     const attempt = config.metadata.attempt;
     const imageName = config.image?.image ?? '';
     if (imageName === '') throw invalid(`container "${name}" has no image`);
+    const security = config.linux?.securityContext;
+    // critest's Security Context suite asks for this error: a group alone would leave the user to the image.
+    if (security?.runAsGroup && !security.runAsUser && !security.runAsUsername) {
+      throw invalid(`container "${name}": runAsGroup is set without runAsUser or runAsUsername`);
+    }
     const image = this.images.find(imageName);
     if (!image) throw new RuntimeError(status.NOT_FOUND, `failed to get image "${imageName}": image not found; pull it first`);
     const sandboxed = this.sandboxes.applies(image);
@@ -202,9 +207,13 @@ export class ContainerService {
     this.publish(c, 'CONTAINER_STOPPED_EVENT');
   }
 
-  /** Stops with the container's stop signal, then SIGKILL after `timeoutSeconds`; returns once it has exited. */
+  /**
+   * Stops with the container's stop signal, then SIGKILL after `timeoutSeconds`; returns once it has exited.
+   * An unknown id is not an error: stopping is idempotent (critest's Idempotence suite; containerd 2).
+   */
   async stop(id: string, timeoutSeconds: number): Promise<void> {
-    const c = lookup(this.state.containers, id, 'container');
+    const c = lookupOptional(this.state.containers, id, 'container');
+    if (!c) return;
     const proc = this.processes.get(c.id);
     if (!proc) return;
     if (timeoutSeconds > 0) {

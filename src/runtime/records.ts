@@ -41,6 +41,10 @@ export interface SandboxedSpec {
   cwd: string;
   uid: number;
   gid: number;
+  /** Supplementary groups: securityContext.supplementalGroups and the user's groups in the image. */
+  groups?: number[];
+  /** securityContext.readonlyRootfs: its root file system is mounted read-only (its volumes keep their own mode). */
+  readonlyRootfs?: boolean;
 }
 
 export interface ContainerRecord {

@@ -97,6 +97,34 @@ describe('bubblewrap sandboxes for real images (embedded runtime)', () => {
     expect((await runToEnd('user-pod2', asked)).lines).toEqual(['2000', '/made/here']);
   });
 
+  it('gives the supplementary groups asked for to the program and to an exec, and refuses a group without a user', async () => {
+    const security = (extra: object) => ({ linux: { securityContext: { namespaceOptions: { pid: 'CONTAINER' as const }, ...extra } } });
+    const root = containerConfig('groups', ['sh', '-c', 'id -G'], security({ supplementalGroups: [1234, 5678] }));
+    expect((await runToEnd('groups-pod', root)).lines).toEqual(['0 1234 5678']);
+    const user = containerConfig('groups2', ['sh', '-c', 'id -u; id -G'], { image: { image: 'busybox-user:1.0' }, ...security({ runAsUser: { value: 2000 }, runAsGroup: { value: 3000 }, supplementalGroups: [4000] }) });
+    expect((await runToEnd('groups-pod2', user)).lines).toEqual(['2000', '3000 4000']);
+    const sandbox = { ...sandboxConfig('groups-exec'), hostname: 'groups-exec' };
+    const sandboxId = await client.runPodSandbox(sandbox);
+    const id = await client.createContainer(sandboxId, containerConfig('sleeper', ['sleep', '60'], security({ supplementalGroups: [4321] })), sandbox);
+    await client.startContainer(id);
+    expect((await client.execSync(id, ['id', '-G'], 10)).stdout.toString()).toBe('0 4321\n');
+    await client.stopContainer(id, 0);
+    const groupOnly = containerConfig('group-only', ['true'], security({ runAsGroup: { value: 3000 } }));
+    const err = (await client.createContainer(sandboxId, groupOnly, sandbox).catch((e: CriError) => e)) as CriError;
+    expect(err.code).toBe(3); // INVALID_ARGUMENT
+    expect(err.details).toContain('runAsGroup is set without runAsUser');
+  });
+
+  it('mounts the root file system read-only when asked (readonlyRootfs), its volumes keeping their own mode', async () => {
+    const volume = mkdtempSync(join(tmpdir(), 'knode-volume-'));
+    const config = containerConfig('ro', ['sh', '-c', '(touch /x) 2>&1; echo vol > /data/f && cat /data/f'], {
+      mounts: [{ containerPath: '/data', hostPath: volume }],
+      linux: { securityContext: { namespaceOptions: { pid: 'CONTAINER' }, readonlyRootfs: true } },
+    });
+    expect((await runToEnd('ro-pod', config)).lines).toEqual(['touch: /x: Read-only file system', 'vol']);
+    rmSync(volume, { recursive: true, force: true });
+  });
+
   it("is the same user on the host: what a non-root user writes to a volume is its own there, and the image's root files stay root's", async () => {
     const volume = mkdtempSync(join(tmpdir(), 'knode-owner-'));
     chmodSync(volume, 0o777);

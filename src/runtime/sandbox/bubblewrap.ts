@@ -43,7 +43,11 @@ export interface SandboxedProcess {
   /** A non-root user: set by setpriv inside the sandbox, or (without setpriv) a user namespace that maps it to root. */
   uid: number;
   gid: number;
+  /** Supplementary groups (set by setpriv; a user namespace cannot). */
+  groups: number[];
   mounts: SandboxMount[];
+  /** / read-only once everything is mounted on it (the mounts themselves keep their mode). */
+  readonlyRootfs?: boolean;
 }
 
 export class Bubblewrap {
@@ -111,20 +115,25 @@ export class Bubblewrap {
     if (p.pid === 'CONTAINER') args.push('--unshare-pid', '--as-pid-1');
     else if (p.pid === 'SHARED') args.push('--pidns', String(PIDNS_FD));
     const nonRoot = p.uid !== 0 || p.gid !== 0;
-    const kit = nonRoot && this.kit.ok ? this.kit : undefined;
+    const kit = (nonRoot || p.groups.length > 0) && this.kit.ok ? this.kit : undefined;
     if (nonRoot && !kit) args.push('--unshare-user', '--uid', String(p.uid), '--gid', String(p.gid));
     // Parents before children, so a mount inside another volume lands on it.
     const mounts = [...p.mounts].sort((a, b) => depth(a.containerPath) - depth(b.containerPath));
     for (const m of mounts) args.push(m.readonly ? '--ro-bind' : '--bind', m.hostPath, m.containerPath);
     if (kit) args.push('--ro-bind', kit.dir, KIT_PATH);
+    if (p.readonlyRootfs) args.push('--remount-ro', '/');
     args.push('--chdir', p.cwd, '--');
-    if (kit) args.push(...setuidPrefix(kit, p.uid, p.gid));
+    if (kit) args.push(...setuidPrefix(kit, p.uid, p.gid, p.groups));
     return args;
   }
 
-  /** The command before an argv that runs it in a running sandbox whose program is `program`, as `uid`:`gid`. */
-  execWrapper(program: number, uid: number, gid: number): string[] {
+  /**
+   * The command before an argv that runs it in a running sandbox whose program is `program`, as `uid`:`gid`
+   * with supplementary `groups`: set by the kit's setpriv, which the sandbox then holds (wrapper).
+   */
+  execWrapper(program: number, uid: number, gid: number, groups: readonly number[] = []): string[] {
     const args = [this.nsenter, `--target=${program}`, '--mount', '--uts', '--ipc', '--pid'];
+    if (groups.length > 0 && this.kit.ok) return [...args, '--root', '--wd', '--', ...setuidPrefix(this.kit, uid, gid, groups)];
     if (uid !== 0 || gid !== 0) args.push(...(this.kit.ok ? [] : ['--user']), `--setuid=${uid}`, `--setgid=${gid}`);
     args.push('--root', '--wd', '--');
     return args;

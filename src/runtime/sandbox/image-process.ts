@@ -90,6 +90,19 @@ export function resolveUser(rootfs: string, user: string): { uid: number; gid: n
   return { uid, gid };
 }
 
+/**
+ * The supplementary groups of `uid` in its image, as containerd gives them:
+ * every group of the image's /etc/group that lists the user's name.
+ */
+export function imageGroups(rootfs: string, uid: number): number[] {
+  const name = readEntries(rootfs, '/etc/passwd').find((f) => f[2] === String(uid))?.[0];
+  if (name === undefined) return [];
+  return readEntries(rootfs, '/etc/group')
+    .filter((f) => (f[3] ?? '').split(',').includes(name))
+    .map((f) => Number(f[2]))
+    .filter((g) => Number.isInteger(g));
+}
+
 function readEntries(rootfs: string, file: string): string[][] {
   const path = resolveInRoot(rootfs, file);
   if (!path) return [];

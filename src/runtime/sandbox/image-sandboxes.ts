@@ -15,7 +15,7 @@ import { isSameProcess, signalGroup } from '../proc.js';
 import type { ContainerRecord, ImageRecord, SandboxedSpec, SandboxRecord } from '../records.js';
 import { Bubblewrap, PROGRAM_TIMEOUT_MS, type SandboxMount } from './bubblewrap.js';
 import { ContainerRootfs } from './container-rootfs.js';
-import { findInRootfs, imageProcess, ImageProcessError, mkdirInRoot, resolveUser } from './image-process.js';
+import { findInRootfs, imageGroups, imageProcess, ImageProcessError, mkdirInRoot, resolveUser } from './image-process.js';
 
 /** `auto`: sandboxes for real images where bubblewrap works; `off`: host processes always. */
 export type SandboxSetting = 'auto' | 'off';
@@ -84,7 +84,17 @@ export class ImageSandboxes {
     try {
       // The image's /etc/passwd and /etc/group name the user, as containerd reads them at create.
       const { uid, gid } = resolveUser(files, process.user);
-      return { rootfs: this.rootfs!.path(id), argv: process.argv, env: process.env, cwd: process.cwd, uid, gid };
+      const groups = [...new Set([...imageGroups(files, uid), ...(security?.supplementalGroups ?? []).map(Number)])].filter((g) => g !== gid);
+      return {
+        rootfs: this.rootfs!.path(id),
+        argv: process.argv,
+        env: process.env,
+        cwd: process.cwd,
+        uid,
+        gid,
+        groups: groups.length > 0 ? groups : undefined,
+        readonlyRootfs: security?.readonlyRootfs || undefined,
+      };
     } catch (err) {
       this.rootfs!.release(id);
       throw invalid(`container "${config.metadata?.name}": ${(err as Error).message}`);
@@ -112,7 +122,7 @@ export class ImageSandboxes {
     const pid = sharedPid === 'own' ? 'CONTAINER' : sharedPid === 'node' ? 'NODE' : 'SHARED';
     return {
       argv: spec.argv,
-      wrapper: bwrap.wrapper({ rootfs: spec.rootfs, cwd: spec.cwd, holder, pid, uid: spec.uid, gid: spec.gid, mounts }),
+      wrapper: bwrap.wrapper({ rootfs: spec.rootfs, cwd: spec.cwd, holder, pid, uid: spec.uid, gid: spec.gid, groups: spec.groups ?? [], mounts, readonlyRootfs: spec.readonlyRootfs === true }),
       files: typeof sharedPid === 'number' ? [`/proc/${sharedPid}/ns/pid`] : [],
       programOf: (wrapperPid) => bwrap.programOf(wrapperPid),
       programTimeoutMs: PROGRAM_TIMEOUT_MS,
@@ -169,7 +179,7 @@ export class ImageSandboxes {
 
   /** A running sandboxed container's exec wrapper: nsenter into its namespaces and root, as its user. */
   execWrapper(spec: SandboxedSpec, program: number): string[] {
-    return this.bubblewrap!.execWrapper(program, spec.uid, spec.gid);
+    return this.bubblewrap!.execWrapper(program, spec.uid, spec.gid, spec.groups ?? []);
   }
 
   /** /etc/hostname and /etc/resolv.conf of the pod, as containerd writes them for a sandbox. */

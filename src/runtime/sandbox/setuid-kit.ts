@@ -46,7 +46,8 @@ export function prepareSetuidKit(dir: string, setpriv: string | undefined): Setu
   return { ok: true, dir, loader: basename(loader) };
 }
 
-/** The argv before a program's that runs it as `uid`:`gid`, with no supplementary groups, inside a sandbox holding the kit. */
-export function setuidPrefix(kit: Extract<SetuidKit, { ok: true }>, uid: number, gid: number): string[] {
-  return [`${KIT_PATH}/${kit.loader}`, '--library-path', KIT_PATH, `${KIT_PATH}/setpriv`, `--reuid=${uid}`, `--regid=${gid}`, '--clear-groups', '--'];
+/** The argv before a program's that runs it as `uid`:`gid` with supplementary `groups` (none when empty), inside a sandbox holding the kit. */
+export function setuidPrefix(kit: Extract<SetuidKit, { ok: true }>, uid: number, gid: number, groups: readonly number[] = []): string[] {
+  const supplementary = groups.length > 0 ? `--groups=${groups.join(',')}` : '--clear-groups';
+  return [`${KIT_PATH}/${kit.loader}`, '--library-path', KIT_PATH, `${KIT_PATH}/setpriv`, `--reuid=${uid}`, `--regid=${gid}`, supplementary, '--'];
 }

@@ -51,6 +51,18 @@ export default defineConfig({
           sequence: { groupOrder: 1 },
         },
       },
+      {
+        test: {
+          // critest, the CRI conformance suite, against the embedded runtime
+          // (test/peers/critest.sh): about four minutes, last and alone, since
+          // its specs wait on containers with deadlines of their own.
+          name: 'conformance',
+          include: ['test/conformance/**/*.test.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 25 * 60_000,
+          sequence: { groupOrder: 2 },
+        },
+      },
     ],
   },
 });

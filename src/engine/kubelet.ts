@@ -68,6 +68,7 @@ export class Kubelet {
   readonly clock: Clock;
   readonly podManager = new PodManager();
   readonly podCache = new PodCache();
+  private readonly syncer: KubeletPodSyncer;
   readonly statusManager: StatusManager;
   readonly reasonCache = new ReasonCache();
   /** ConfigMaps, Secrets and service account tokens for the pods (from the apiserver, when joined). */
@@ -160,7 +161,7 @@ export class Kubelet {
     const activeDeadline = new ActiveDeadlineHandler(this.statusManager, this.events, clock);
     this.podSyncLoopHandlers.push(activeDeadline);
     this.podSyncHandlers.push(activeDeadline);
-    const syncer = new KubeletPodSyncer({
+    const syncer = (this.syncer = new KubeletPodSyncer({
       mirrorPods,
       podSyncHandlers: this.podSyncHandlers,
       runtime: this.runtimeManager,
@@ -181,7 +182,7 @@ export class Kubelet {
         this.objects,
         () => clock.now(),
       ),
-    });
+    }));
     this.pleg = new GenericPLEG({
       runtime: this.runtimeManager,
       cache: this.podCache,
@@ -301,6 +302,15 @@ export class Kubelet {
   }
 
   /** Stops everything the kubelet started; containers keep running, as the kubelet's do. */
+  /**
+   * Sets pod `pod`'s status to what its next sync would write: the runtime's
+   * last state with the reasons its last sync failed (runOnce, which stops
+   * at such a failure, prints that, as the kubelet's next status would say).
+   */
+  refreshPodStatus(pod: Pod): void {
+    this.syncer.refreshStatus(pod, this.podCache.get(pod.metadata.uid!).status);
+  }
+
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;

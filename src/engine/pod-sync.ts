@@ -66,6 +66,11 @@ export class KubeletPodSyncer implements PodSyncer {
     });
   }
 
+  /** Writes the status the next sync would (the reasons of the last one included), without syncing. */
+  refreshStatus(pod: Pod, runtime: RuntimePodStatus): void {
+    this.d.statusManager.setPodStatus(pod, this.status(pod, runtime, false));
+  }
+
   async syncPod(_updateType: UpdateType, pod: Pod, runtime: RuntimePodStatus, signal?: AbortSignal): Promise<SyncPodResult> {
     const uid = pod.metadata.uid!;
     const apiStatus = this.status(pod, runtime, false);

@@ -53,4 +53,49 @@ describe('knode apply on the embedded runtime with real images', () => {
     expect(status.stdout).toMatch(/containers of real images: bubblewrap sandboxes/);
     expect(readFileSync(join(root, 'registries.yaml'), 'utf8')).toContain(registry.host);
   });
+
+  it("runs a container as its pod's securityContext says: user, group, supplementary groups with fsGroup, a read-only root", async () => {
+    const manifest = join(root, 'secure.yaml');
+    writeFileSync(manifest, `apiVersion: v1
+kind: Pod
+metadata:
+  name: secure
+spec:
+  restartPolicy: Never
+  securityContext: { runAsUser: 1234, runAsGroup: 2345, supplementalGroups: [3456], fsGroup: 4567 }
+  containers:
+    - name: who
+      image: busybox:1.36
+      command: ["sh", "-c", "echo uid=$(id -u) gid=$(id -g) groups=$(id -G); touch /x 2>/dev/null && echo writable || echo read-only"]
+      securityContext: { readOnlyRootFilesystem: true }
+`);
+    const res = await knode(['apply', '-f', manifest, '--root-dir', root, '--node-name', 'sbx'], { timeoutMs: 120_000 });
+    expect(res.code, res.stderr).toBe(0);
+    const logs = await knode(['logs', 'secure-sbx', '-c', 'who', '--root-dir', root]);
+    expect(logs.stdout).toBe('uid=1234 gid=2345 groups=2345 3456 4567\nread-only\n');
+  });
+
+  it('refuses runAsNonRoot for an image that runs as root, with the reason and message the kubelet gives', async () => {
+    const manifest = join(root, 'nonroot.yaml');
+    writeFileSync(manifest, `apiVersion: v1
+kind: Pod
+metadata:
+  name: nonroot
+spec:
+  restartPolicy: Never
+  securityContext: { runAsNonRoot: true }
+  containers:
+    - name: root-image
+      image: busybox:1.36
+      command: ["true"]
+`);
+    const res = await knode(['apply', '-f', manifest, '--root-dir', root, '--node-name', 'sbx', '--timeout', '60s', '-o', 'json'], { timeoutMs: 120_000 });
+    expect(res.code).not.toBe(0);
+    const list = JSON.parse(res.stdout) as { items: { metadata: { uid: string }; status: { containerStatuses: { state: { waiting?: { reason: string; message: string } } }[] } }[] };
+    const waiting = list.items[0].status.containerStatuses[0].state.waiting;
+    expect(waiting).toEqual({
+      reason: 'CreateContainerConfigError',
+      message: `container has runAsNonRoot and image will run as root (pod: "nonroot-sbx_default(${list.items[0].metadata.uid})", container: root-image)`,
+    });
+  });
 });

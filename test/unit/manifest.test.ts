@@ -292,6 +292,12 @@ describe('validatePod', () => {
     ['duplicate volume names', { volumes: [{ name: 'v' }, { name: 'v' }], containers: [c()] }, [{ field: 'spec.volumes[1].name', message: 'Duplicate value: "v"' }]],
     ['bad pull policy', { containers: [c({ imagePullPolicy: 'Sometimes' })] }, [{ field: 'spec.containers[0].imagePullPolicy', message: expect.stringContaining('"Always", "IfNotPresent", "Never"') }]],
     ['a container that is a string', { containers: ['busybox'] }, [{ field: 'spec.containers[0]', message: 'expected an object, got string' }]],
+    ['runAsUser as a string', { containers: [c({ securityContext: { runAsUser: '1000' } })] }, [{ field: 'spec.containers[0].securityContext.runAsUser', message: 'expected an integer, got string' }]],
+    ['a negative pod runAsGroup', { securityContext: { runAsGroup: -1 }, containers: [c()] }, [{ field: 'spec.securityContext.runAsGroup', message: 'must be between 0 and 2147483647, got -1' }]],
+    ['fsGroup past the largest id', { securityContext: { fsGroup: 2 ** 31 }, containers: [c()] }, [{ field: 'spec.securityContext.fsGroup', message: 'must be between 0 and 2147483647, got 2147483648' }]],
+    ['a supplementalGroup that is not a number', { securityContext: { supplementalGroups: [1, 'wheel'] }, containers: [c()] }, [{ field: 'spec.securityContext.supplementalGroups[1]', message: 'expected an integer, got string' }]],
+    ['runAsNonRoot as a string', { securityContext: { runAsNonRoot: 'yes' }, containers: [c()] }, [{ field: 'spec.securityContext.runAsNonRoot', message: 'expected a boolean, got string' }]],
+    ['readOnlyRootFilesystem as a number', { containers: [c({ securityContext: { readOnlyRootFilesystem: 1 } })] }, [{ field: 'spec.containers[0].securityContext.readOnlyRootFilesystem', message: 'expected a boolean, got number' }]],
   ])('spec: %s', (_case, spec, expected) => {
     expect(errorsOf(spec)).toEqual(expected);
   });

@@ -16,6 +16,8 @@ const ENV_NAME = /^[-._a-zA-Z][-._a-zA-Z0-9]*$/;
 const QUALIFIED_NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
 const LABEL_VALUE = /^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$/;
 const MAX_NAME = 253;
+/** The largest user or group id the apiserver accepts (validation.go: math.MaxInt32). */
+const MAX_ID = 2147483647;
 
 type Obj = Record<string, unknown>;
 
@@ -177,6 +179,7 @@ function validateSpec(c: Checker, spec: Obj): void {
   c.integer('spec.terminationGracePeriodSeconds', spec.terminationGracePeriodSeconds, 0);
   c.integer('spec.activeDeadlineSeconds', spec.activeDeadlineSeconds, 1);
   c.boolean('spec.hostNetwork', spec.hostNetwork);
+  validateSecurityContext(c, 'spec.securityContext', spec.securityContext, true);
   c.stringMap('spec.nodeSelector', spec.nodeSelector);
   const names = new Set<string>();
   if (c.array('spec.initContainers', spec.initContainers)) {
@@ -241,6 +244,18 @@ function validateResources(c: Checker, path: string, resources: unknown): void {
   }
 }
 
+/** The securityContext fields knode passes on (security-context.ts): ids as the apiserver bounds them, flags as booleans. */
+function validateSecurityContext(c: Checker, path: string, sc: unknown, pod: boolean): void {
+  if (sc === undefined || !c.object(path, sc)) return;
+  for (const id of ['runAsUser', 'runAsGroup', ...(pod ? ['fsGroup'] : [])]) c.integer(`${path}.${id}`, sc[id], 0, MAX_ID);
+  c.boolean(`${path}.runAsNonRoot`, sc.runAsNonRoot);
+  if (pod) {
+    if (c.array(`${path}.supplementalGroups`, sc.supplementalGroups)) sc.supplementalGroups.forEach((g, i) => c.integer(`${path}.supplementalGroups[${i}]`, g, 0, MAX_ID));
+  } else {
+    for (const flag of ['readOnlyRootFilesystem', 'privileged', 'allowPrivilegeEscalation']) c.boolean(`${path}.${flag}`, sc[flag]);
+  }
+}
+
 function validateContainer(c: Checker, path: string, ctr: unknown, names: Set<string>, init: boolean): void {
   if (!c.object(path, ctr, true)) return;
   c.dnsLabel(`${path}.name`, ctr.name);
@@ -282,6 +297,7 @@ function validateContainer(c: Checker, path: string, ctr: unknown, names: Set<st
     });
   }
   validateResources(c, `${path}.resources`, ctr.resources);
+  validateSecurityContext(c, `${path}.securityContext`, ctr.securityContext, false);
   for (const probe of ['livenessProbe', 'readinessProbe', 'startupProbe'] as const) {
     const value = ctr[probe];
     if (value === undefined || !c.object(`${path}.${probe}`, value)) continue;

@@ -3,8 +3,8 @@ import type { Container, Pod } from '../api/v1.js';
 import { containerAnnotations, containerLabels } from './labels.js';
 import { expandCommand, makeEnvironmentVariables, type EnvSources, type PodAddresses } from './env.js';
 import { makeMounts } from './mounts.js';
-import { namespacesForPod } from './namespaces.js';
 import { linuxContainerResources } from './resources.js';
+import { linuxContainerSecurityContext } from './security-context.js';
 import type { PodVolumes } from '../volume/volume-manager.js';
 
 const STOP_SIGNALS = new Set(['SIGTERM', 'SIGINT', 'SIGQUIT', 'SIGKILL', 'SIGHUP', 'SIGUSR1', 'SIGUSR2', 'SIGWINCH', 'SIGSTOP']);
@@ -13,7 +13,7 @@ const STOP_SIGNALS = new Set(['SIGTERM', 'SIGINT', 'SIGQUIT', 'SIGKILL', 'SIGHUP
  * The CRI container config for one start of a container (generateContainerConfig):
  * metadata with the restart count as attempt, the resolved environment, the
  * expanded command, the log path `<name>/<restartCount>.log`, the pod's
- * namespace modes, and the kubelet's labels and annotations that let a
+ * namespace modes and security context, and the kubelet's labels and annotations that let a
  * restarted kubelet recognise it.
  */
 export function generateContainerConfig(pod: Pod, container: Container, restartCount: number, imageRef: string, nodeName: string, addresses: PodAddresses, volumes: PodVolumes = new Map(), envSources?: EnvSources): ContainerConfig {
@@ -35,8 +35,8 @@ export function generateContainerConfig(pod: Pod, container: Container, restartC
     stdin: container.stdin ?? false,
     stdinOnce: container.stdinOnce ?? false,
     tty: container.tty ?? false,
-    // The pod's namespaces on every container: without them a runtime puts it in the sandbox's PID namespace.
-    linux: { resources: linuxContainerResources(pod, container, memoryCapacity), securityContext: { namespaceOptions: namespacesForPod(pod) } },
+    // The pod's namespaces on every container (without them a runtime puts it in the sandbox's PID namespace), its user and groups.
+    linux: { resources: linuxContainerResources(pod, container, memoryCapacity), securityContext: linuxContainerSecurityContext(pod, container) },
     ...(stopSignal && STOP_SIGNALS.has(stopSignal) ? { stopSignal: `SIGNAL_${stopSignal}` as ContainerConfig['stopSignal'] } : {}),
   };
 }

@@ -9,6 +9,7 @@ import type { Container, LifecycleHandler, Pod } from '../api/v1.js';
 import { findContainer, type RuntimePodStatus } from '../container/types.js';
 import type { EventStream } from '../events.js';
 import { generateContainerConfig } from './container-config.js';
+import { needsImageUser, verifyRunAsNonRoot } from './security-context.js';
 import { makeHostsMount } from './etc-hosts.js';
 import { fetchEnvSources, type PodAddresses } from './env.js';
 import type { ObjectManager } from '../cluster/object-manager.js';
@@ -92,6 +93,8 @@ export class ContainerManager {
     const restartCount = previous ? previous.restartCount + 1 : 0;
     let config;
     try {
+      const nonRoot = verifyRunAsNonRoot(pod, container, needsImageUser(pod, container) ? await this.imageUser(imageRef) : undefined);
+      if (nonRoot) throw new SyncError(SyncErrors.createContainerConfig, nonRoot);
       const envSources = await fetchEnvSources(pod, container, this.d.objects);
       config = generateContainerConfig(pod, container, restartCount, imageRef, this.d.nodeName, addresses, volumes, envSources);
       const hosts = makeHostsMount(this.d.rootDir, pod, container, addresses.podIPs);
@@ -161,6 +164,18 @@ export class ContainerManager {
       if (isCode(err, GrpcCode.NOT_FOUND)) return;
       throw new SyncError(SyncErrors.killContainer, `failed to stop container ${name}: ${(err as Error).message}`);
     }
+  }
+
+  /** The user image `imageRef` runs as, from ImageStatus (the kubelet's getImageUser); none known is root. */
+  private async imageUser(imageRef: string): Promise<{ uid?: number; username?: string }> {
+    let image;
+    try {
+      image = await this.d.images.imageStatus({ image: imageRef });
+    } catch (err) {
+      throw new SyncError(SyncErrors.createContainerConfig, `failed to get the user of image ${imageRef}: ${runtimeMessage(err)}`);
+    }
+    if (image?.uid) return { uid: Number(image.uid.value) };
+    return image?.username ? { username: image.username } : { uid: 0 };
   }
 
   private async runPreStop(containerId: string, container: Container, handler: LifecycleHandler, graceSeconds: number, pod: Pod | undefined): Promise<void> {

@@ -1,0 +1,69 @@
+// The kubelet's security context for one container (security_context.go,
+// security_context_others.go): the pod's securityContext under the
+// container's, turned into CRI's LinuxContainerSecurityContext, and the
+// runAsNonRoot check that the kubelet makes before CreateContainer.
+import type { LinuxContainerSecurityContext } from '../../cri/types.js';
+import type { Container, Pod } from '../api/v1.js';
+import { namespacesForPod } from './namespaces.js';
+
+/** The fields knode reads, once validation (config/validation.ts) has checked their types. */
+interface SecurityFields {
+  runAsUser?: number;
+  runAsGroup?: number;
+  runAsNonRoot?: boolean;
+  readOnlyRootFilesystem?: boolean;
+  privileged?: boolean;
+  supplementalGroups?: number[];
+  fsGroup?: number;
+}
+
+/** runAsUser, runAsGroup and runAsNonRoot: the container's where it sets them, else the pod's (determineEffectiveSecurityContext). */
+function effective(pod: Pod, container: Container): SecurityFields {
+  const podContext = (pod.spec.securityContext ?? {}) as SecurityFields;
+  const own = (container.securityContext ?? {}) as SecurityFields;
+  return {
+    runAsUser: own.runAsUser ?? podContext.runAsUser,
+    runAsGroup: own.runAsGroup ?? podContext.runAsGroup,
+    runAsNonRoot: own.runAsNonRoot ?? podContext.runAsNonRoot,
+    readOnlyRootFilesystem: own.readOnlyRootFilesystem,
+    privileged: own.privileged,
+  };
+}
+
+/** The container's CRI security context: the pod's namespaces, its user and groups, a read-only root, privileged. */
+export function linuxContainerSecurityContext(pod: Pod, container: Container): LinuxContainerSecurityContext {
+  const podContext = (pod.spec.securityContext ?? {}) as SecurityFields;
+  const sc = effective(pod, container);
+  // The pod's supplementalGroups, then its fsGroup, as the kubelet adds them.
+  const groups = [...(podContext.supplementalGroups ?? []), ...(podContext.fsGroup !== undefined ? [podContext.fsGroup] : [])];
+  return {
+    namespaceOptions: namespacesForPod(pod),
+    ...(sc.runAsUser !== undefined ? { runAsUser: { value: sc.runAsUser } } : {}),
+    ...(sc.runAsGroup !== undefined ? { runAsGroup: { value: sc.runAsGroup } } : {}),
+    ...(groups.length > 0 ? { supplementalGroups: groups } : {}),
+    ...(sc.readOnlyRootFilesystem ? { readonlyRootfs: true } : {}),
+    ...(sc.privileged ? { privileged: true } : {}),
+  };
+}
+
+/** Whether the kubelet must check the image's user before creating the container: runAsNonRoot without a runAsUser. */
+export function needsImageUser(pod: Pod, container: Container): boolean {
+  const sc = effective(pod, container);
+  return sc.runAsNonRoot === true && sc.runAsUser === undefined;
+}
+
+/**
+ * The kubelet's verifyRunAsNonRoot: undefined when the container may run,
+ * else the message of its CreateContainerConfigError. `image` is the user the
+ * image runs as (ImageStatus: uid, or a username), needed only when
+ * needsImageUser says so.
+ */
+export function verifyRunAsNonRoot(pod: Pod, container: Container, image?: { uid?: number; username?: string }): string | undefined {
+  const sc = effective(pod, container);
+  if (sc.runAsNonRoot !== true) return undefined;
+  const who = `(pod: "${pod.metadata.name}_${pod.metadata.namespace}(${pod.metadata.uid})", container: ${container.name})`;
+  if (sc.runAsUser !== undefined) return sc.runAsUser === 0 ? `container's runAsUser breaks non-root policy ${who}` : undefined;
+  if (image?.uid !== undefined) return image.uid === 0 ? `container has runAsNonRoot and image will run as root ${who}` : undefined;
+  if (image?.username) return `container has runAsNonRoot and image has non-numeric user (${image.username}), cannot verify user is non-root ${who}`;
+  return `container has runAsNonRoot and image will run as root ${who}`;
+}

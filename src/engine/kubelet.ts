@@ -68,7 +68,8 @@ export class Kubelet {
   readonly clock: Clock;
   readonly podManager = new PodManager();
   readonly podCache = new PodCache();
-  private readonly syncer: KubeletPodSyncer;
+  /** SyncPod and its kin for the pod workers (runOnce asks it for a pod's status after a failed step). */
+  readonly syncer: KubeletPodSyncer;
   readonly statusManager: StatusManager;
   readonly reasonCache = new ReasonCache();
   /** ConfigMaps, Secrets and service account tokens for the pods (from the apiserver, when joined). */
@@ -302,15 +303,6 @@ export class Kubelet {
   }
 
   /** Stops everything the kubelet started; containers keep running, as the kubelet's do. */
-  /**
-   * Sets pod `pod`'s status to what its next sync would write: the runtime's
-   * last state with the reasons its last sync failed (runOnce, which stops
-   * at such a failure, prints that, as the kubelet's next status would say).
-   */
-  refreshPodStatus(pod: Pod): void {
-    this.syncer.refreshStatus(pod, this.podCache.get(pod.metadata.uid!).status);
-  }
-
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;

@@ -99,7 +99,9 @@ export async function runOnce(kubelet: Kubelet, timeoutMs: number, signal?: Abor
       outcomes.set(uid, { pod: podRef(pod), uid, ok: false, result: state, reason: signal?.aborted ? 'Interrupted' : 'Timeout', message: `${why}; the pod was ${state}`, durationMs: kubelet.clock.now() - (seenAt.get(uid) ?? kubelet.clock.now()) });
     }
     // A pod stopped at a failed step: its status says why, as the kubelet's next sync would.
-    for (const pod of pods) if (FATAL_WAITING_REASONS.has(outcomes.get(pod.metadata.uid!)!.result)) kubelet.refreshPodStatus(pod);
+    for (const pod of pods) {
+      if (FATAL_WAITING_REASONS.has(outcomes.get(pod.metadata.uid!)!.result)) kubelet.syncer.refreshStatus(pod, kubelet.podCache.get(pod.metadata.uid!).status);
+    }
     const withStatus = pods.map((p) => kubelet.statusManager.podWithStatus(p));
     return { outcomes: pods.map((p) => outcomes.get(p.metadata.uid!)!), pods: withStatus, manifestErrors };
   } finally {

@@ -5,7 +5,7 @@ import { loadCri } from './proto.js';
 import type { MethodDefinition } from '@grpc/proto-loader';
 import type { ImageServiceClient, ImageServiceDefinition } from './gen/runtime/v1/ImageService.js';
 import type { RuntimeServiceClient, RuntimeServiceDefinition } from './gen/runtime/v1/RuntimeService.js';
-import type { ImageService, RuntimeService } from './runtime-service.js';
+import type { ImageService, RuntimeService, StreamFlags } from './runtime-service.js';
 import type {
   AuthConfig, Container, ContainerConfig, ContainerEvent, ContainerFilter, ContainerStats,
   ContainerStatsFilter, ContainerStatusResponse, ExecSyncResponse, Image, ImageFilter,
@@ -167,6 +167,18 @@ export class CriClient implements RuntimeService, ImageService {
   execSync(containerId: string, cmd: string[], timeoutSeconds: number): Promise<ExecSyncResponse> {
     const deadline = timeoutSeconds > 0 ? this.requestTimeoutMs + timeoutSeconds * 1000 : this.requestTimeoutMs;
     return this.call('ExecSync', { containerId, cmd, timeout: timeoutSeconds }, deadline);
+  }
+
+  async exec(request: StreamFlags & { containerId: string; cmd: string[] }): Promise<string> {
+    return (await this.call('Exec', request)).url;
+  }
+
+  async attach(request: StreamFlags & { containerId: string }): Promise<string> {
+    return (await this.call('Attach', request)).url;
+  }
+
+  async portForward(podSandboxId: string, ports: number[]): Promise<string> {
+    return (await this.call('PortForward', { podSandboxId, port: ports })).url;
   }
 
   async containerStats(containerId: string): Promise<ContainerStats | null> {

@@ -5,6 +5,14 @@ import type {
   PodSandboxStatusResponse, StatusResponse, VersionResponse,
 } from './types.js';
 
+/** Which of the command's streams a client wants; with a TTY, stderr is part of stdout. */
+export interface StreamFlags {
+  stdin: boolean;
+  stdout: boolean;
+  stderr: boolean;
+  tty: boolean;
+}
+
 /**
  * The CRI runtime service as the engine sees it (the kubelet's
  * internalapi.RuntimeService). The gRPC client implements it; unit tests of one
@@ -31,6 +39,12 @@ export interface RuntimeService {
   containerStatus(containerId: string, verbose?: boolean): Promise<ContainerStatusResponse>;
   reopenContainerLog(containerId: string): Promise<void>;
   execSync(containerId: string, cmd: string[], timeoutSeconds: number): Promise<ExecSyncResponse>;
+  /** The URL of the runtime's streaming server where `cmd` runs once a client connects (SPDY, remotecommand). */
+  exec(request: StreamFlags & { containerId: string; cmd: string[] }): Promise<string>;
+  /** The URL where a client attaches to the container's output and stdin. */
+  attach(request: StreamFlags & { containerId: string }): Promise<string>;
+  /** The URL where a client forwards ports of the sandbox (portforward.k8s.io). */
+  portForward(podSandboxId: string, ports: number[]): Promise<string>;
   containerStats(containerId: string): Promise<ContainerStats | null>;
   listContainerStats(filter?: ContainerStatsFilter): Promise<ContainerStats[]>;
   /** Each sandbox's usage with its containers'; containerd 1.6 rejects it with UNIMPLEMENTED. */

@@ -13,6 +13,15 @@ const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/b
 /** What a start runs: the program and what wraps it, without the log and stdin the start adds. */
 export type LaunchSpec = Omit<ProcessSpec, 'logPath' | 'stdin'>;
 
+/** What runs a command beside a container: the wrapper goes in front of the command. */
+export interface ExecCommand {
+  env: Record<string, string>;
+  cwd: string;
+  wrapper?: string[];
+  /** Whether a program exists where the command runs (a sandbox's root); the host when absent. */
+  hasProgram?: (command: string) => boolean;
+}
+
 /**
  * How a container's program is run and entered: a host process gets its argv,
  * environment and working directory, wrapped in the PID namespace CRI asks for
@@ -35,17 +44,23 @@ export class ContainerLaunch {
 
   /** ExecSync of `cmd` in a running container whose program is `program` (undefined: it has no namespace of its own). */
   exec(c: ContainerRecord, sandbox: SandboxRecord | undefined, program: number | undefined, cmd: string[], timeoutSeconds: number): Promise<ExecResult> {
+    const run = this.execCommand(c, sandbox, program, cmd);
+    return execSync(cmd, run.env, run.cwd, timeoutSeconds, run.wrapper, run.hasProgram);
+  }
+
+  /** How `cmd` is run beside a running container: what enters its namespaces (or sandbox), its environment and directory. */
+  execCommand(c: ContainerRecord, sandbox: SandboxRecord | undefined, program: number | undefined, cmd: string[]): ExecCommand {
     const hostname = sandbox?.hostname || sandbox?.metadata.name || '';
     if (c.sandboxed) {
       if (program === undefined) throw precondition(`container ${c.id} is not running`);
       const spec = c.sandboxed;
       const env: Record<string, string> = { ...spec.env, HOSTNAME: hostname };
       const hasProgram = (command: string) => findInRootfs(spec.rootfs, command, env.PATH ?? '', spec.cwd) !== undefined;
-      return execSync(cmd, env, '/', timeoutSeconds, this.sandboxes.execWrapper(spec, program), hasProgram);
+      return { env, cwd: '/', wrapper: this.sandboxes.execWrapper(spec, program), hasProgram };
     }
     const cwd = c.workingDir || '/';
     const wrapper = program === undefined ? undefined : this.pidNamespaces.joinNamespace(program, cwd);
-    return execSync(cmd, this.environment(c, hostname), cwd, timeoutSeconds, wrapper);
+    return { env: this.environment(c, hostname), cwd, wrapper };
   }
 
   private async hostProcess(c: ContainerRecord, sandbox: SandboxRecord): Promise<LaunchSpec> {

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, closeSync, constants, openSync, statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
+import type { Writable } from 'node:stream';
 import { followChild, type ProcessExit } from './follow-child.js';
 import { CriLogWriter } from './log-writer.js';
 import { childrenOf, readProcStat, signalGroup, waitForProcess } from './proc.js';
@@ -53,6 +54,8 @@ interface Followed {
   /** Resolves once the process has exited and its output is in the log. */
   closed: Promise<ProcessExit>;
   reopenLog(): void | Promise<void>;
+  /** The program's stdin, when the container keeps it open (CRI stdin). */
+  stdin?: Writable;
 }
 
 /** How long a wrapper's program may take to appear, by default. */
@@ -147,7 +150,7 @@ export class ContainerProcess {
     spec.beforeExec?.(child.pid);
     if (spare) SpareProcesses.order(spare, order);
     else if (held) (child.stdio[3] as NodeJS.WritableStream).end('go\n');
-    return make({ closed: followChild(child, log), reopenLog: () => log.reopen() }, child.pid);
+    return make({ closed: followChild(child, log), reopenLog: () => log.reopen(), stdin: child.stdin ?? undefined }, child.pid);
   }
 
   /** The program under the wrapper, while it runs; undefined without a wrapper. */
@@ -182,6 +185,11 @@ export class ContainerProcess {
 
   async reopenLog(): Promise<void> {
     await this.followed.reopenLog();
+  }
+
+  /** Where an attach writes what its client types: the program's stdin, when the container was created with one. */
+  get stdin(): Writable | undefined {
+    return this.followed.stdin;
   }
 }
 

@@ -1,9 +1,10 @@
 import { isAbsolute, join, relative } from 'node:path';
+import type { Writable } from 'node:stream';
 import type { ContainerConfig__Output } from '../cri/gen/runtime/v1/ContainerConfig.js';
 import type { ContainerEventType } from '../cri/gen/runtime/v1/ContainerEventType.js';
 import type { ContainerFilter__Output } from '../cri/gen/runtime/v1/ContainerFilter.js';
 import { ContainerLaunch } from './container-launch.js';
-import { ContainerProcess, type ProcessExit } from './container-process.js';
+import { ContainerProcess, execErrorMessage, findExecutable, type ProcessExit } from './container-process.js';
 import { matchesLabels, toContainerStatus, toPodSandboxStatus } from './convert.js';
 import { alreadyExists, cancelled as cancelledError, invalid, precondition, RuntimeError, storageFailed, unknown } from './errors.js';
 import type { Cgroups } from './cgroups.js';
@@ -18,6 +19,7 @@ import type { RuntimeState } from './state.js';
 import type { ImageSandboxes } from './sandbox/image-sandboxes.js';
 import { Spawner, StartCancelled } from './spawner/client.js';
 import { SpareProcesses } from './spares.js';
+import type { AttachedCommand } from './streaming/attached-process.js';
 import { Turns } from './turns.js';
 import { status } from '@grpc/grpc-js';
 
@@ -119,6 +121,7 @@ export class ContainerService {
       annotations: config.annotations,
       logPath: resolveLogPath(sandbox.logDirectory, config.logPath),
       stdin: config.stdin,
+      stdinOnce: config.stdinOnce,
       stopSignal: config.stopSignal,
       pidNamespace: { mode: ns?.pid ?? 'POD', targetId: ns?.targetId ?? '' },
       resources: {
@@ -270,6 +273,26 @@ export class ContainerService {
     const proc = this.processes.get(c.id);
     if (!proc) throw precondition(`container ${c.id} is not running`);
     await proc.reopenLog();
+  }
+
+  /** What runs `cmd` beside a running container for a streamed exec: checked as ExecSync checks it. */
+  async execCommand(id: string, cmd: string[]): Promise<AttachedCommand> {
+    const c = lookup(this.state.containers, id, 'container');
+    if (cmd.length === 0) throw invalid('exec command is empty');
+    if (c.state !== 'CONTAINER_RUNNING') throw precondition(`container ${c.id} is not running`);
+    const run = this.launch.execCommand(c, this.state.sandboxes.get(c.podSandboxId), await this.programOf(c.id), cmd);
+    // Behind a wrapper, a missing program would be an exit code: it is an error, as with runc.
+    const found = run.hasProgram ? run.hasProgram(cmd[0]) : findExecutable(cmd[0], run.env.PATH ?? '', run.cwd) !== undefined;
+    if (run.wrapper && !found) throw unknown(`OCI runtime exec failed: ${execErrorMessage(cmd[0], Object.assign(new Error('not found'), { code: 'ENOENT' }))}`);
+    return { argv: [...(run.wrapper ?? []), ...cmd], env: run.env, cwd: run.cwd };
+  }
+
+  /** A running container as an attach sees it: its record, its stdin (if it keeps one) and its end. */
+  attachable(id: string): { container: ContainerRecord; stdin?: Writable; exited: Promise<unknown> } {
+    const c = lookup(this.state.containers, id, 'container');
+    const proc = this.processes.get(c.id);
+    if (c.state !== 'CONTAINER_RUNNING' || !proc) throw precondition(`container ${c.id} is not running`);
+    return { container: c, stdin: proc.stdin, exited: proc.exited };
   }
 
   async exec(id: string, cmd: string[], timeoutSeconds: number): Promise<ExecResult> {

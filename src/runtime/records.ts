@@ -64,6 +64,8 @@ export interface ContainerRecord {
   /** Absolute path of the CRI log file, or '' when output is discarded. */
   logPath: string;
   stdin: boolean;
+  /** The stdin closes after the first attach ends (absent in records from before it was kept). */
+  stdinOnce?: boolean;
   stopSignal: string;
   /** CRI's NamespaceOption.pid (and target_id for TARGET); records from before it have none, which is POD. */
   pidNamespace?: { mode: string; targetId: string };

@@ -10,6 +10,7 @@ import type { VersionResponse } from '../cri/gen/runtime/v1/VersionResponse.js';
 import { ContainerSandboxReady } from '../cri/types.js';
 import { Cgroups } from './cgroups.js';
 import { ContainerService } from './containers.js';
+import { ContainerStreams } from './container-streams.js';
 import { matchesLabels } from './convert.js';
 import { ContainerEventHub } from './events.js';
 import { nowNs } from './ids.js';
@@ -57,6 +58,8 @@ export class EmbeddedRuntime {
   readonly events = new ContainerEventHub();
   readonly containers: ContainerService;
   readonly sandboxes: SandboxService;
+  /** Exec, Attach and PortForward, over the streaming server (listening once the runtime serves). */
+  readonly streams: ContainerStreams;
   readonly cgroups: Cgroups;
   readonly pidNamespaces: PidNamespaces;
   readonly imageSandboxes: ImageSandboxes;
@@ -87,6 +90,7 @@ export class EmbeddedRuntime {
     if (this.images instanceof OciImageStore && !this.imageSandboxes.enabled) warn(`containers of real images run as ${this.imageSandboxes.describe()}`);
     this.containers = new ContainerService(this.state, this.images, this.events, this.cgroups, this.pidNamespaces, this.imageSandboxes, warn);
     this.sandboxes = new SandboxService(this.state, this.containers, this.events, this.pidNamespaces, this.imageSandboxes);
+    this.streams = new ContainerStreams(this.state, this.containers, warn);
     this.containers.recover();
     this.sandboxes.releasePidNamespaces();
   }

@@ -93,6 +93,9 @@ export function runtimeHandlers(rt: EmbeddedRuntime, log: Log, streams: EventStr
       return {};
     }),
     ExecSync: unary('ExecSync', log, (req) => rt.containers.exec(req.containerId, req.cmd, req.timeout)),
+    Exec: unary('Exec', log, (req) => ({ url: rt.streams.execUrl(req.containerId, req.cmd, req) })),
+    Attach: unary('Attach', log, (req) => ({ url: rt.streams.attachUrl(req.containerId, req) })),
+    PortForward: unary('PortForward', log, (req) => ({ url: rt.streams.portForwardUrl(req.podSandboxId) })),
     ContainerStats: unary('ContainerStats', log, (req) => {
       const c = rt.containers.get(req.containerId);
       return { stats: rt.containerStats({ id: c.id, podSandboxId: '', labelSelector: {} })[0] ?? null };
@@ -233,6 +236,8 @@ export async function serveRuntime(rt: EmbeddedRuntime, socketPath: string, log:
   });
   // Whoever can connect can run any command as this user: the owner only.
   chmodSync(socketPath, 0o600);
+  // Exec, Attach and PortForward answer with URLs here: loopback, and each URL a one-time secret.
+  await rt.streams.server.listen();
   return {
     server,
     socketPath,
@@ -241,6 +246,7 @@ export async function serveRuntime(rt: EmbeddedRuntime, socketPath: string, log:
         // Event streams never finish on their own: end them, so the clients see the end and the server can close.
         for (const call of streams) call.end();
         streams.clear();
+        void rt.streams.server.close();
         server.tryShutdown(() => resolve());
         setTimeout(() => {
           server.forceShutdown();

@@ -7,7 +7,8 @@
 // runtime alone (KNODE_TEST_CONTAINERD2=off: without containerd 2), or
 // KNODE_TEST_CONTAINERD_ENDPOINT / KNODE_TEST_CONTAINERD2_ENDPOINT name one
 // already running. It also builds cricheck, the CRI client on k8s.io/cri-client
-// that drives the embedded runtime as crictl would (`cricheckPath`). Before the
+// that drives the embedded runtime as crictl would (`cricheckPath`), and crictl
+// itself (`crictlPath`), the Go SPDY client of exec, attach and port-forward. Before the
 // containerds, it starts the local registry (test/registry/registry.sh) that
 // both use as docker.io's mirror, so their pulls are real (`registry`).
 import { execFileSync } from 'node:child_process';
@@ -23,6 +24,8 @@ declare module 'vitest' {
     containerd2Endpoint: string;
     /** The cricheck binary (test/peers/cricheck), or '' with KNODE_TEST_CRICHECK=off. */
     cricheckPath: string;
+    /** crictl (cri-tools), or '' with KNODE_TEST_CRICTL=off. */
+    crictlPath: string;
     /** The local registry the containerds pull docker.io images from. */
     registry: { host: string; images: LocalRegistry['images'] };
   }
@@ -43,12 +46,12 @@ function start({ script, off, endpoint }: Containerd): { endpoint: string; stop(
   return { endpoint: started, stop: () => execFileSync('bash', [script, 'down', dir], { stdio: 'inherit' }) };
 }
 
-/** Builds cricheck if it is not built yet (a few seconds with the Go caches warm) and returns its path. */
-function cricheck(): string {
-  if (process.env.KNODE_TEST_CRICHECK === 'off') return '';
+/** Builds a Go-built CRI client (cricheck, crictl) if it is not built yet (seconds with the Go caches warm) and returns its path. */
+function criClient(name: 'cricheck' | 'crictl'): string {
+  if (process.env[`KNODE_TEST_${name.toUpperCase()}`] === 'off') return '';
   const build = join(import.meta.dirname, '../peers/build.sh');
-  execFileSync('bash', [build, 'cricheck'], { stdio: ['ignore', 'ignore', 'inherit'] });
-  return join(execFileSync('bash', [build, 'path', 'cricheck'], { encoding: 'utf8' }).trim(), 'cricheck');
+  execFileSync('bash', [build, name], { stdio: ['ignore', 'ignore', 'inherit'] });
+  return join(execFileSync('bash', [build, 'path', name], { encoding: 'utf8' }).trim(), name);
 }
 
 export default function setup(project: TestProject) {
@@ -72,7 +75,8 @@ export default function setup(project: TestProject) {
     throw err;
   }
   try {
-    project.provide('cricheckPath', cricheck());
+    project.provide('cricheckPath', criClient('cricheck'));
+    project.provide('crictlPath', criClient('crictl'));
   } catch (err) {
     two.stop();
     one.stop();

@@ -90,7 +90,7 @@ export function stopSignalOf(name: string): NodeJS.Signals {
  * when it ended first (or became a zombie) or the time ran out. For the
  * program a wrapper (unshare, nsenter, bwrap) starts.
  */
-export async function waitForProcess(pid: number, find: () => number | undefined, timeoutMs: number): Promise<number | undefined> {
+export async function waitForProcess<T = number>(pid: number, find: () => T | undefined, timeoutMs: number): Promise<T | undefined> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const found = find();

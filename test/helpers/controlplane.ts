@@ -1,4 +1,4 @@
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -25,6 +25,10 @@ export interface ControlPlane extends Omit<ControlPlaneInfo, 'kubectl'> {
   nodeKubeconfig(name: string): string;
   /** The real kubectl, as the admin; never throws: the exit code is in the answer. */
   kubectl(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }>;
+  /** The same, with `input` on kubectl's stdin. */
+  kubectlInput(input: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }>;
+  /** kubectl that keeps running (port-forward), its output gathered as it comes; stop() ends it. */
+  kubectlLive(...args: string[]): { out(): string; err(): string; stop(): void };
   /** kubectl ... -o json, parsed; throws with kubectl's stderr when it fails. */
   kubectlJson<T = Record<string, unknown>>(...args: string[]): Promise<T>;
   /** Stops the apiserver and starts it again: every watch is cut, old resourceVersions are gone (410). */
@@ -41,17 +45,28 @@ export function startControlPlane(options: { controllers?: boolean } = {}): Cont
   const args = ['up', dir, ...(options.controllers ? ['--with-controllers'] : [])];
   const out = execFileSync('bash', [script, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
   const info = JSON.parse(out.trim().split('\n').at(-1)!) as ControlPlaneInfo;
-  const kubectl = (...kargs: string[]) =>
+  const kubectlInput = (input: string | undefined, ...kargs: string[]) =>
     new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      execFile(info.kubectl, ['--kubeconfig', info.kubeconfig, ...kargs], { encoding: 'utf8' }, (err, stdout, stderr) => {
+      const child = execFile(info.kubectl, ['--kubeconfig', info.kubeconfig, ...kargs], { encoding: 'utf8' }, (err, stdout, stderr) => {
         resolve({ code: err ? Number((err as { code?: unknown }).code ?? 1) : 0, stdout, stderr });
       });
+      if (input !== undefined) child.stdin?.end(input);
     });
+  const kubectl = (...kargs: string[]) => kubectlInput(undefined, ...kargs);
   return {
     ...info,
     kubectlPath: info.kubectl,
     nodeKubeconfig: (name) => execFileSync('bash', [script, 'node-kubeconfig', dir, name], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim(),
     kubectl,
+    kubectlInput,
+    kubectlLive(...kargs: string[]) {
+      const child = spawn(info.kubectl, ['--kubeconfig', info.kubeconfig, ...kargs], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      let err = '';
+      child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+      child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+      return { out: () => out, err: () => err, stop: () => void child.kill('SIGKILL') };
+    },
     async kubectlJson<T>(...kargs: string[]): Promise<T> {
       const answer = await kubectl(...kargs, '-o', 'json');
       if (answer.code !== 0) throw new Error(`kubectl ${kargs.join(' ')}: ${answer.stderr.trim()}`);

@@ -3,6 +3,7 @@
 // certificate under the Node authorizer and NodeRestriction, @kubernetes/client-node
 // inside knode, the real kubectl outside it, and the embedded runtime below.
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,6 +18,21 @@ import { startNode, type TestNode } from '../helpers/node.js';
 import { eventually, runtimesUnderTest } from '../helpers/runtimes.js';
 
 const NODE = 'knode-it';
+
+/** Sends `text` on a new connection to `port` and resolves with what comes back before the far end closes. */
+function echoOnce(port: number, text: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    let got = '';
+    socket.on('data', (chunk) => {
+      got += chunk.toString();
+      if (got.length >= text.length) socket.end();
+    });
+    socket.on('close', () => resolve(got));
+    socket.on('error', reject);
+    socket.write(text);
+  });
+}
 
 describe('a node of a real cluster (kube-apiserver, etcd)', () => {
   let cp: ControlPlane;
@@ -97,6 +113,39 @@ describe('a node of a real cluster (kube-apiserver, etcd)', () => {
     await eventually(async () => (await getPod('web')).status?.phase === 'Running', 'web to run', 30_000);
     const logs = await cp.kubectl('logs', 'web');
     expect(logs).toMatchObject({ code: 0, stdout: 'started\n' });
+  });
+
+  it('serves kubectl exec, attach and port-forward through the apiserver', async () => {
+    await eventually(async () => (await getPod('web')).status?.phase === 'Running', 'web to run', 30_000);
+    expect(await cp.kubectl('exec', 'web', '--', 'sh', '-c', 'echo "in $0"; echo oops >&2')).toMatchObject({ code: 0, stdout: 'in sh\n', stderr: 'oops\n' });
+    const failed = await cp.kubectl('exec', 'web', '--', 'sh', '-c', 'exit 7');
+    expect(failed.code).toBe(7);
+    expect(failed.stderr).toMatch(/command terminated with exit code 7/);
+    expect(await cp.kubectlInput('through stdin\n', 'exec', '-i', 'web', '--', 'cat')).toMatchObject({ code: 0, stdout: 'through stdin\n' });
+    expect((await cp.kubectl('exec', 'web', '-c', 'nosuch', '--', 'true')).stderr).toMatch(/container nosuch is not valid|container not found/);
+
+    // port-forward to a port the pod listens on (host network: busybox nc, an echo per connection).
+    const podPort = await freePort();
+    await apply(boundPod('echoer', { containers: [{ name: 'main', image: TEST_IMAGE, command: ['busybox', 'nc', '-ll', '-p', String(podPort), '-e', 'cat'] }] }));
+    await eventually(async () => (await getPod('echoer')).status?.phase === 'Running', 'echoer to run', 30_000);
+    const localPort = await freePort();
+    const forward = cp.kubectlLive('port-forward', 'pod/echoer', `${localPort}:${podPort}`);
+    try {
+      await eventually(() => forward.out().includes(`Forwarding from 127.0.0.1:${localPort} -> ${podPort}`), () => `kubectl port-forward to listen: ${forward.out()}${forward.err()}`, 30_000);
+      expect(await echoOnce(localPort, 'forwarded through the apiserver')).toBe('forwarded through the apiserver');
+    } finally {
+      forward.stop();
+    }
+
+    // attach: what the container writes from now on.
+    await apply(boundPod('ticker', { containers: [{ name: 'main', image: TEST_IMAGE, command: ['sh', '-c', 'i=0; while true; do i=$((i + 1)); echo "tick $i"; sleep 0.2; done'] }] }));
+    await eventually(async () => (await getPod('ticker')).status?.phase === 'Running', 'ticker to run', 30_000);
+    const attach = cp.kubectlLive('attach', 'ticker');
+    try {
+      await eventually(() => /tick \d+\ntick \d+\n/.test(attach.out()), () => `kubectl attach to show the ticks: ${attach.out()}${attach.err()}`, 30_000);
+    } finally {
+      attach.stop();
+    }
   });
 
   // The apiserver's nodes/proxy refuses loopback node addresses ("address not allowed"), and

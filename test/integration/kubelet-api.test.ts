@@ -94,9 +94,34 @@ describe('the kubelet API (HTTPS, webhook authentication and authorization)', ()
     expect((await get('/pods', { token: 'wrong' })).status).toBe(401);
   });
 
-  it('answers exec, attach and port-forward with 501, not a hang', async () => {
+  it('asks for an upgrade on exec without one (400), and refuses an unauthorized upgrade before it reaches the runtime', async () => {
     const apiserver = ca.clientCert('apiserver2', 'kube-apiserver-kubelet-client', ['system:masters']);
-    const answer = await get(`/exec/default/talker-${node.nodeName}/main?command=sh`, apiserver);
-    expect(answer).toEqual({ status: 501, body: 'exec is not implemented by knode yet; logs, pods, metrics and stats are served\n' });
+    const answer = await get(`/exec/default/talker-${node.nodeName}/main?command=sh&output=1`, apiserver);
+    expect(answer).toEqual({ status: 400, body: 'Upgrade request required: exec, attach and portForward stream over SPDY/3.1\n' });
+    const upgrade = (path: string, auth: { cert?: Buffer; key?: Buffer }) =>
+      new Promise<Answer>((resolve, reject) => {
+        const req = request({
+          host: '127.0.0.1', port: server.listening!.port, path, rejectUnauthorized: false, cert: auth.cert, key: auth.key,
+          headers: { connection: 'Upgrade', upgrade: 'SPDY/3.1', 'x-stream-protocol-version': 'v4.channel.k8s.io' },
+        });
+        req.on('upgrade', (res, socket) => {
+          socket.destroy();
+          resolve({ status: res.statusCode ?? 0, body: '' });
+        });
+        req.on('response', (res) => {
+          let body = '';
+          res.on('data', (c: Buffer) => (body += c.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    expect(await upgrade(`/exec/default/talker-${node.nodeName}/main?command=true&output=1`, {})).toEqual({ status: 401, body: 'Unauthorized\n' });
+    const stranger = ca.clientCert('stranger2', 'stranger', ['devs']);
+    expect((await upgrade(`/exec/default/talker-${node.nodeName}/main?command=true&output=1`, stranger)).status).toBe(403);
+    expect(await upgrade(`/exec/default/nosuch/main?command=true&output=1`, apiserver)).toEqual({ status: 404, body: 'pod does not exist\n' });
+    expect(await upgrade(`/exec/default/talker-${node.nodeName}/nosuch?command=true&output=1`, apiserver)).toEqual({ status: 404, body: 'container not found ("nosuch")\n' });
+    expect(await upgrade(`/exec/default/talker-${node.nodeName}/main?command=true`, apiserver)).toEqual({ status: 400, body: 'you must specify at least 1 of stdin, stdout, stderr\n' });
+    expect((await upgrade(`/exec/default/talker-${node.nodeName}/main?command=true&output=1`, apiserver)).status).toBe(101);
   });
 });

@@ -1,4 +1,4 @@
-import type { ImageService, RuntimeService } from '../../cri/runtime-service.js';
+import type { ImageService, RuntimeService, StreamFlags } from '../../cri/runtime-service.js';
 import { KubeletAnnotations, KubeletLabels, type PodSandboxConfig } from '../../cri/types.js';
 import { isCode, GrpcCode } from '../../cri/errors.js';
 import { makeDirectory } from '../../util/atomic-file.js';
@@ -105,6 +105,33 @@ export class RuntimeManager {
       });
     }
     return [...pods.values()];
+  }
+
+  /**
+   * The runtime's streaming URL for `cmd` in the pod's running container
+   * `name` (the kubelet's GetExec); undefined when no such container runs.
+   */
+  async getExec(uid: string, name: string, cmd: string[], flags: StreamFlags): Promise<string | undefined> {
+    const containerId = await this.runningContainer(uid, name);
+    return containerId === undefined ? undefined : this.rt.exec({ containerId, cmd, ...flags });
+  }
+
+  /** The runtime's streaming URL to attach to the pod's running container `name`; undefined when it does not run. */
+  async getAttach(uid: string, name: string, flags: StreamFlags): Promise<string | undefined> {
+    const containerId = await this.runningContainer(uid, name);
+    return containerId === undefined ? undefined : this.rt.attach({ containerId, ...flags });
+  }
+
+  /** The runtime's streaming URL to forward ports into the pod's ready sandbox; undefined without one. */
+  async getPortForward(uid: string, ports: number[]): Promise<string | undefined> {
+    const sandboxes = await this.rt.listPodSandbox({ labelSelector: { [KubeletLabels.podUid]: uid }, state: { state: 'SANDBOX_READY' } });
+    const newest = sandboxes.sort((a, b) => Number(b.createdAt) - Number(a.createdAt))[0];
+    return newest === undefined ? undefined : this.rt.portForward(newest.id, ports);
+  }
+
+  private async runningContainer(uid: string, name: string): Promise<string | undefined> {
+    const running = await this.rt.listContainers({ labelSelector: { [KubeletLabels.podUid]: uid, [KubeletLabels.containerName]: name }, state: { state: 'CONTAINER_RUNNING' } });
+    return running[0]?.id;
   }
 
   /** Everything the runtime knows about one pod, newest sandbox and containers first. */

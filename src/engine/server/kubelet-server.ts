@@ -3,12 +3,14 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import { join } from 'node:path';
+import type { Duplex } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
 import { promisify } from 'node:util';
 import type { Clock } from '../../util/clock.js';
 import type { ClusterClient } from '../cluster/client.js';
 import type { Kubelet } from '../kubelet.js';
 import { route } from './routes.js';
+import { isStreamPath, refuse, serveStream } from './stream-routes.js';
 
 const run = promisify(execFile);
 
@@ -43,7 +45,8 @@ interface Caller {
  * SubjectAccessReview on this Node (`nodes/log`, `nodes/metrics`,
  * `nodes/stats`, everything else `nodes/proxy`), as the kubelet's webhook
  * authentication and authorization do. It serves the same endpoints as the
- * read-only API; exec, attach and port-forward answer 501.
+ * read-only API, and exec, attach and port-forward (`kubectl exec`): those
+ * upgraded connections are proxied to the runtime's streaming server.
  */
 export class KubeletServer {
   private server: Server | undefined;
@@ -68,6 +71,10 @@ export class KubeletServer {
         });
       },
     );
+    this.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      socket.on('error', () => {});
+      this.upgrade(req, socket, head).catch((err: Error) => refuse(socket, 500, `internal error: ${err.message}`));
+    });
     await new Promise<void>((resolve, reject) => {
       this.server!.once('error', reject);
       this.server!.listen(this.o.port, this.o.address, () => resolve());
@@ -82,27 +89,42 @@ export class KubeletServer {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const caller = await this.authenticate(req);
-    if (!caller) {
-      res.writeHead(401, { 'content-type': 'text/plain' });
-      res.end('Unauthorized\n');
+    const denied = await this.check(req);
+    if (denied) {
+      res.writeHead(denied.status, { 'content-type': 'text/plain' });
+      res.end(denied.message);
       return;
     }
+    const path = new URL(req.url ?? '/', 'https://knode').pathname;
+    if (isStreamPath(path)) {
+      res.writeHead(400, { 'content-type': 'text/plain' });
+      res.end('Upgrade request required: exec, attach and portForward stream over SPDY/3.1\n');
+      return;
+    }
+    if (/^\/run\//.test(path)) {
+      res.writeHead(501, { 'content-type': 'text/plain' });
+      res.end('run is not implemented by knode; use exec\n');
+      return;
+    }
+    await route(this.kubelet, req, res, this.streams, { profiling: true });
+  }
+
+  private async upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    const denied = await this.check(req);
+    if (denied) return refuse(socket, denied.status, denied.message.trimEnd());
+    await serveStream(this.kubelet, req, socket, head);
+  }
+
+  /** Authentication, then authorization of the request on this Node; the refusal, or undefined when it may go on. */
+  private async check(req: IncomingMessage): Promise<{ status: number; message: string } | undefined> {
+    const caller = await this.authenticate(req);
+    if (!caller) return { status: 401, message: 'Unauthorized\n' };
     const path = new URL(req.url ?? '/', 'https://knode').pathname;
     const verb = { GET: 'get', HEAD: 'get', POST: 'create', PUT: 'update', PATCH: 'patch', DELETE: 'delete' }[req.method ?? 'GET'] ?? 'get';
     const subresource = subresourceOf(path);
     const decision = await this.authorize(caller, verb, subresource);
-    if (!decision.allowed) {
-      res.writeHead(403, { 'content-type': 'text/plain' });
-      res.end(`Forbidden (user=${caller.user}, verb=${verb}, resource=nodes, subresource=${subresource})${decision.reason ? `: ${decision.reason}` : ''}\n`);
-      return;
-    }
-    if (/^\/(exec|attach|portForward|run)\//.test(path)) {
-      res.writeHead(501, { 'content-type': 'text/plain' });
-      res.end(`${path.split('/')[1]} is not implemented by knode yet; logs, pods, metrics and stats are served\n`);
-      return;
-    }
-    await route(this.kubelet, req, res, this.streams, { profiling: true });
+    if (decision.allowed) return undefined;
+    return { status: 403, message: `Forbidden (user=${caller.user}, verb=${verb}, resource=nodes, subresource=${subresource})${decision.reason ? `: ${decision.reason}` : ''}\n` };
   }
 
   private async authenticate(req: IncomingMessage): Promise<Caller | undefined> {

@@ -90,14 +90,20 @@ function followTerminalSize(scriptPid: number, io: StreamIo): void {
     wanted = size;
     apply();
   });
-  void waitForProcess(scriptPid, () => childrenOf(scriptPid)[0], 2_000).then((child) => {
-    if (child === undefined) return;
-    try {
-      const path = readlinkSync(`/proc/${child}/fd/0`);
-      if (path.startsWith('/dev/pts/')) terminal = path;
-    } catch {
-      return;
-    }
+  // script's child takes the terminal as its stdin just after it forks: wait until /proc shows it there.
+  void waitForProcess(scriptPid, () => terminalOf(childrenOf(scriptPid)[0]), 2_000).then((path) => {
+    if (path === undefined) return;
+    terminal = path;
     apply();
   });
+}
+
+function terminalOf(pid: number | undefined): string | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const path = readlinkSync(`/proc/${pid}/fd/0`);
+    return path.startsWith('/dev/pts/') ? path : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, closeSync, constants, openSync, statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import type { Writable } from 'node:stream';
-import { followChild, type ProcessExit } from './follow-child.js';
+import { followChild, OutputTap, type ProcessExit } from './follow-child.js';
 import { CriLogWriter } from './log-writer.js';
 import { childrenOf, readProcStat, signalGroup, waitForProcess } from './proc.js';
 import { SpawnError, StartCancelled, type Spawner } from './spawner/client.js';
@@ -56,6 +56,8 @@ interface Followed {
   reopenLog(): void | Promise<void>;
   /** The program's stdin, when the container keeps it open (CRI stdin). */
   stdin?: Writable;
+  /** Its output as it comes, where this process reads it (not when the spawner does). */
+  output?: OutputTap;
 }
 
 /** How long a wrapper's program may take to appear, by default. */
@@ -150,7 +152,8 @@ export class ContainerProcess {
     spec.beforeExec?.(child.pid);
     if (spare) SpareProcesses.order(spare, order);
     else if (held) (child.stdio[3] as NodeJS.WritableStream).end('go\n');
-    return make({ closed: followChild(child, log), reopenLog: () => log.reopen(), stdin: child.stdin ?? undefined }, child.pid);
+    const output = new OutputTap();
+    return make({ closed: followChild(child, log, output), reopenLog: () => log.reopen(), stdin: child.stdin ?? undefined, output }, child.pid);
   }
 
   /** The program under the wrapper, while it runs; undefined without a wrapper. */
@@ -190,6 +193,11 @@ export class ContainerProcess {
   /** Where an attach writes what its client types: the program's stdin, when the container was created with one. */
   get stdin(): Writable | undefined {
     return this.followed.stdin;
+  }
+
+  /** The program's output as it comes, when this process reads it (undefined when the spawner does: read the log then). */
+  get output(): OutputTap | undefined {
+    return this.followed.output;
   }
 }
 

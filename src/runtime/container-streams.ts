@@ -69,15 +69,17 @@ export class ContainerStreams {
   }
 
   /**
-   * Streams the container's output from now on, and what the client types
-   * to its stdin. Ends when the container exits, when the client goes, or
+   * Streams the container's output from now on (as the runtime reads it from
+   * the program; from its CRI log when the spawner reads it), and what the
+   * client types to its stdin. Ends when the container exits, when the client goes, or
    * when the client closes its stdin: the container's stdin is then closed
    * too if it is a stdinOnce container (which goes on until it exits),
    * and left open otherwise, as containerd does.
    */
   private attach(id: string, io: StreamIo, abort: AbortSignal): Promise<CommandOutcome> {
-    const { container, stdin, exited } = this.containers.attachable(id);
-    const follower = new LogFollower(container.logPath, (stream, data) => (stream === 'stderr' && !io.tty ? io.stderr : io.stdout)?.write(data));
+    const { container, stdin, output, exited } = this.containers.attachable(id);
+    const write = (stream: string, data: string | Buffer) => (stream === 'stderr' && !io.tty ? io.stderr : io.stdout)?.write(data);
+    const follower = output ? { read: () => {}, close: output.listen(write) } : new LogFollower(container.logPath, write);
     return new Promise((resolve) => {
       let ended = false;
       const end = () => {

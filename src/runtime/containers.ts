@@ -5,6 +5,7 @@ import type { ContainerEventType } from '../cri/gen/runtime/v1/ContainerEventTyp
 import type { ContainerFilter__Output } from '../cri/gen/runtime/v1/ContainerFilter.js';
 import { ContainerLaunch } from './container-launch.js';
 import { ContainerProcess, execErrorMessage, findExecutable, type ProcessExit } from './container-process.js';
+import type { OutputTap } from './follow-child.js';
 import { matchesLabels, toContainerStatus, toPodSandboxStatus } from './convert.js';
 import { alreadyExists, cancelled as cancelledError, invalid, precondition, RuntimeError, storageFailed, unknown } from './errors.js';
 import type { Cgroups } from './cgroups.js';
@@ -288,11 +289,11 @@ export class ContainerService {
   }
 
   /** A running container as an attach sees it: its record, its stdin (if it keeps one) and its end. */
-  attachable(id: string): { container: ContainerRecord; stdin?: Writable; exited: Promise<unknown> } {
+  attachable(id: string): { container: ContainerRecord; stdin?: Writable; output?: OutputTap; exited: Promise<unknown> } {
     const c = lookup(this.state.containers, id, 'container');
     const proc = this.processes.get(c.id);
     if (c.state !== 'CONTAINER_RUNNING' || !proc) throw precondition(`container ${c.id} is not running`);
-    return { container: c, stdin: proc.stdin, exited: proc.exited };
+    return { container: c, stdin: proc.stdin, output: proc.output, exited: proc.exited };
   }
 
   async exec(id: string, cmd: string[], timeoutSeconds: number): Promise<ExecResult> {

@@ -17,12 +17,6 @@ const STAND_IN = "critest's image is stood in for by busybox-static here";
 
 /** Specs that do not pass, by their text after "[It] ", with why. */
 const EXPECTED_FAILURES: Record<string, string> = {
-  // Streaming: the embedded runtime has ExecSync but no streaming server.
-  'runtime should support exec with tty=false and stdin=false [Conformance]': `Exec: ${NOT_IMPLEMENTED}`,
-  'runtime should support exec with tty=true and stdin=true [Conformance]': `Exec: ${NOT_IMPLEMENTED}`,
-  'runtime should support attach [Conformance]': `Attach: ${NOT_IMPLEMENTED}`,
-  'runtime should support portforward [Conformance]': `PortForward: ${NOT_IMPLEMENTED}`,
-  'runtime should support portforward in host network': `PortForward: ${NOT_IMPLEMENTED}`,
   // Networking: containers are on the host's network (no pod network, no port mapping).
   'runtime should support port mapping with host port and container port [Conformance]': 'no pod network: a hostPort cannot map to another containerPort',
   'should support safe sysctls': `pod sysctls: ${NOT_IMPLEMENTED}`,

@@ -137,17 +137,19 @@ describe.runIf(crictlPath).each(SETUPS)('exec, attach and port-forward through c
   it('exec -t runs the command on a terminal that takes the client\'s size', async () => {
     const { id } = await runContainer('tty', ['sleep', '600']);
     // crictl wants a terminal of its own for -t: script(1) gives it one, 33 rows by 111 columns.
-    const inner = `stty rows 33 cols 111; ${crictlPath} -r ${runtime.endpoint} exec -it ${id} sh -c '[ -t 0 ] && [ -t 1 ] && echo on-a-terminal; for i in $(seq 50); do s=$(stty size); [ "$s" = "33 111" ] && break; sleep 0.1; done; echo "size $s"'`;
+    const inner = `stty rows 33 cols 111; ${crictlPath} -r ${runtime.endpoint} exec -it ${id} sh -c '[ -t 0 ] && [ -t 1 ] && echo on-a-terminal; echo through-dev-tty > /dev/tty; for i in $(seq 50); do s=$(stty size); [ "$s" = "33 111" ] && break; sleep 0.1; done; echo "size $s"'`;
     const run = await new Promise<Run>((resolve) => {
       const child = execFile('script', ['-qec', inner, '/dev/null'], { encoding: 'utf8', timeout: 30_000 }, (err, stdout, stderr) => resolve({ code: err ? 1 : 0, stdout, stderr }));
       child.stdin?.end();
     });
     expect(run.stdout).toContain('on-a-terminal');
+    expect(run.stdout).toContain('through-dev-tty');
     expect(run.stdout).toContain('size 33 111');
   });
 
   it('attach streams the container\'s output and writes what the client types to its stdin; closing it ends the attach, not the container', async () => {
-    const { id } = await runContainer('attach', ['sh'], { stdin: true });
+    // No log file: what it writes reaches the attach all the same (critest's containers have none).
+    const { id } = await runContainer('attach', ['sh'], { stdin: true, log_path: '' });
     const attach = crictlLive(['attach', '-i', id]);
     attach.child.stdin!.write('echo attached-$((40 + 2))\n');
     await eventually(() => attach.out().includes('attached-42\n'), () => `the attach's output (so far: ${JSON.stringify(attach.out())}, ${attach.err()})`);
@@ -164,6 +166,13 @@ describe.runIf(crictlPath).each(SETUPS)('exec, attach and port-forward through c
     await eventually(() => again.out().includes('again\n'), () => `the second attach's output (so far: ${JSON.stringify(again.out())})`);
     again.child.stdin!.end();
     expect(await again.exited).toBe(0);
+
+    // Without stdin, the output of a container the runtime's spawner started, read from its log.
+    const ticker = await runContainer('ticker', ['sh', '-c', 'i=0; while true; do i=$((i + 1)); echo "tick $i"; sleep 0.1; done']);
+    const watch = crictlLive(['attach', ticker.id]);
+    await eventually(() => /tick \d+\ntick \d+\n/.test(watch.out()), () => `ticks through the attach (so far: ${JSON.stringify(watch.out())} ${watch.err()})`);
+    watch.child.kill('SIGKILL');
+    await watch.exited;
   });
 
   it('port-forward joins a local port to one the pod listens on, a connection at a time', async () => {

@@ -148,6 +148,31 @@ describe('a node of a real cluster (kube-apiserver, etcd)', () => {
     }
   });
 
+  // A second node, on containerd 2: the kubelet API proxies to containerd's own streaming server.
+  const containerd2 = runtimesUnderTest().find((r) => r.name === 'containerd 2');
+  it.runIf(containerd2)('proxies kubectl exec to containerd 2\'s streaming server for a node on containerd 2', async () => {
+    const started = await containerd2!.start();
+    const name = 'knode-ctr2';
+    const client = await connectCluster(await loadKubeConfig(cp.nodeKubeconfig(name)));
+    const port = await freePort();
+    const second = await startNode(started.endpoint, { cluster: client, config: { nodeName: name, nodeIP: '127.0.0.1', port, nodeStatusUpdateFrequency: 500 } });
+    const secondApi = new KubeletServer(second.kubelet, { address: '127.0.0.1', port, certDir: join(second.podsDir, '..', 'pki'), clientCAFile: cp.ca, nodeName: name, client, clock: second.kubelet.clock });
+    await secondApi.start();
+    try {
+      const pod = boundPod('on-containerd');
+      await apply({ ...pod, spec: { ...pod.spec, nodeName: name } });
+      await eventually(async () => (await getPod('on-containerd')).status?.phase === 'Running', 'on-containerd to run', 60_000);
+      expect(await cp.kubectl('exec', 'on-containerd', '--', 'sh', '-c', 'echo "from $(hostname)"; exit 3')).toMatchObject({ code: 3, stdout: 'from on-containerd\n' });
+      expect(await cp.kubectlInput('typed\n', 'exec', '-i', 'on-containerd', '--', 'cat')).toMatchObject({ code: 0, stdout: 'typed\n' });
+      expect((await cp.kubectl('delete', 'pod', 'on-containerd', '--wait=false')).code).toBe(0);
+      await eventually(() => podGone('on-containerd'), 'on-containerd to be gone', 30_000);
+    } finally {
+      await secondApi.stop();
+      await second.stop();
+      await started.cleanup();
+    }
+  });
+
   // The apiserver's nodes/proxy refuses loopback node addresses ("address not allowed"), and
   // tests listen on loopback only: kubectl goes to the kubelet API directly, as metrics-server
   // does, with the admin's client certificate (signed by the CA the node trusts).

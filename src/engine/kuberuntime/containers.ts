@@ -100,7 +100,7 @@ export class ContainerManager {
       const hosts = makeHostsMount(this.d.rootDir, pod, container, addresses.podIPs);
       if (hosts) config.mounts = [...(config.mounts ?? []), hosts];
       if (container.terminationMessagePath) {
-        const hostPath = createTerminationMessageFile(this.d.rootDir, pod.metadata.uid!, container.name);
+        const hostPath = await createTerminationMessageFile(this.d.rootDir, pod.metadata.uid!, container.name);
         config.mounts = [...(config.mounts ?? []), { containerPath: container.terminationMessagePath, hostPath, readonly: false }];
       }
     } catch (err) {

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { chmod, mkdir, open, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { KubeletAnnotations, type ContainerStatus as CriContainerStatus } from '../../cri/types.js';
 
@@ -11,14 +10,15 @@ const MAX_LOG_LINES = 80;
 /**
  * A fresh host file for one start of a container, bind-mounted at its
  * terminationMessagePath (the kubelet's pods/<uid>/containers/<name>/<id>),
- * writable by whatever user the container runs as.
+ * writable by whatever user the container runs as. Made off the event
+ * loop: a burst of starts made it wait about a millisecond a container.
  */
-export function createTerminationMessageFile(rootDir: string, podUid: string, container: string): string {
+export async function createTerminationMessageFile(rootDir: string, podUid: string, container: string): Promise<string> {
   const dir = join(rootDir, 'kubelet', 'pods', podUid, 'containers', container);
-  mkdirSync(dir, { recursive: true });
+  await mkdir(dir, { recursive: true });
   const file = join(dir, randomBytes(4).toString('hex'));
-  writeFileSync(file, '');
-  chmodSync(file, 0o666);
+  await writeFile(file, '');
+  await chmod(file, 0o666);
   return file;
 }
 

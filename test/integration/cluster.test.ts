@@ -3,7 +3,6 @@
 // certificate under the Node authorizer and NodeRestriction, @kubernetes/client-node
 // inside knode, the real kubectl outside it, and the embedded runtime below.
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,25 +13,11 @@ import { KubeletServer } from '../../src/engine/server/kubelet-server.js';
 import type { Summary } from '../../src/engine/stats/types.js';
 import { freePort, startControlPlane, type ControlPlane } from '../helpers/controlplane.js';
 import { TEST_IMAGE } from '../helpers/cri.js';
+import { roundTrip } from '../helpers/tcp.js';
 import { startNode, type TestNode } from '../helpers/node.js';
 import { eventually, runtimesUnderTest } from '../helpers/runtimes.js';
 
 const NODE = 'knode-it';
-
-/** Sends `text` on a new connection to `port` and resolves with what comes back before the far end closes. */
-function echoOnce(port: number, text: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1');
-    let got = '';
-    socket.on('data', (chunk) => {
-      got += chunk.toString();
-      if (got.length >= text.length) socket.end();
-    });
-    socket.on('close', () => resolve(got));
-    socket.on('error', reject);
-    socket.write(text);
-  });
-}
 
 describe('a node of a real cluster (kube-apiserver, etcd)', () => {
   let cp: ControlPlane;
@@ -132,7 +117,7 @@ describe('a node of a real cluster (kube-apiserver, etcd)', () => {
     const forward = cp.kubectlLive('port-forward', 'pod/echoer', `${localPort}:${podPort}`);
     try {
       await eventually(() => forward.out().includes(`Forwarding from 127.0.0.1:${localPort} -> ${podPort}`), () => `kubectl port-forward to listen: ${forward.out()}${forward.err()}`, 30_000);
-      expect(await echoOnce(localPort, 'forwarded through the apiserver')).toBe('forwarded through the apiserver');
+      expect(await roundTrip(localPort, 'forwarded through the apiserver')).toBe('forwarded through the apiserver');
     } finally {
       forward.stop();
     }

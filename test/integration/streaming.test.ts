@@ -6,13 +6,14 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { CriClient } from '../../src/cri/client.js';
+import { freePort } from '../helpers/controlplane.js';
 import { mirrorConfig, startRegistry, type LocalRegistry } from '../helpers/registry.js';
 import { eventually, startEmbeddedRuntime, type EmbeddedRuntimeProcess } from '../helpers/runtimes.js';
+import { roundTrip } from '../helpers/tcp.js';
 
 const crictlPath = inject('crictlPath');
 
@@ -20,30 +21,6 @@ interface Run {
   code: number;
   stdout: string;
   stderr: string;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** Sends `text` on a new connection to `port` and resolves with what comes back before the far end closes. */
-function roundTrip(port: number, text: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1');
-    let got = '';
-    socket.on('data', (chunk) => {
-      got += chunk.toString();
-      if (got.length >= text.length) socket.end();
-    });
-    socket.on('close', () => resolve(got));
-    socket.on('error', reject);
-    socket.write(text);
-  });
 }
 
 const SETUPS = [

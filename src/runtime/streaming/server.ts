@@ -39,8 +39,9 @@ export class StreamingServer {
     private readonly log: (message: string) => void,
   ) {
     this.server = createServer((req, res) => {
-      res.writeHead(this.take(req, false) ? 400 : 404, { 'content-type': 'text/plain' });
-      res.end(this.take(req, false) ? 'Upgrade request required\n' : 'not found: the URL is unknown or has expired\n');
+      const known = this.take(req, false) !== undefined;
+      res.writeHead(known ? 400 : 404, { 'content-type': 'text/plain' });
+      res.end(known ? 'Upgrade request required\n' : 'not found: the URL is unknown or has expired\n');
     });
     this.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.upgrade(req, socket, head));
   }

@@ -47,7 +47,7 @@ const enum FrameType {
   WindowUpdate = 9,
 }
 /** RST_STREAM status codes. */
-const PROTOCOL_ERROR = 1;
+const CANCEL = 5;
 const STREAM_IN_USE = 8;
 /** The largest data frame sent (the length field allows 16 MiB). */
 const MAX_DATA_FRAME = 64 * 1024;
@@ -259,7 +259,7 @@ export class SpdyConnection extends EventEmitter<{ stream: [SpdyStream]; close: 
   /** Drops a stream; `reset` tells the peer (RST_STREAM, cancelled) when it ended before its time. */
   forget(streamId: number, reset: boolean): void {
     if (!this.streams.delete(streamId) || !reset || this.ended) return;
-    this.resetStream(streamId, 5);
+    this.resetStream(streamId, CANCEL);
   }
 
   private resetStream(streamId: number, code: number): void {
@@ -358,11 +358,9 @@ export class SpdyConnection extends EventEmitter<{ stream: [SpdyStream]; close: 
       case FrameType.SynReply:
         await this.headerReader.read(body.subarray(4));
         return;
-      case FrameType.Settings:
-      case FrameType.WindowUpdate:
-        return;
       default:
-        this.resetStream(0, PROTOCOL_ERROR);
+        // SETTINGS, WINDOW_UPDATE (no flow control, as spdystream) and unknown control frames are ignored, as the protocol says.
+        return;
     }
   }
 }

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { readKubeletConfigFile } from '../engine/config/config-file.js';
 import { DurationError, parseGoDuration } from '../engine/config/duration.js';
 import { defaultKubeletConfiguration, type KubeletConfiguration } from '../engine/config/kubelet-config.js';
+import { SysctlAllowlist } from '../engine/sysctl-allowlist.js';
 import { UserError } from '../util/user-error.js';
 
 /**
@@ -14,6 +15,7 @@ export const kubeletFlags = {
   config: Flags.string({ description: 'A kubelet.config.k8s.io/v1beta1 KubeletConfiguration file (YAML or JSON); flags override it' }),
   'node-name': Flags.string({ description: 'Name of this node; static pods are named <pod>-<node-name> [default: the hostname]' }),
   'max-pods': Flags.integer({ description: 'Pods this node admits at most [default: 110]' }),
+  'allowed-unsafe-sysctls': Flags.string({ description: "Comma-separated sysctls, or prefixes ending in '*', that pods may set beside the safe ones (kernel.shm_rmid_forced, net.ipv4.ip_local_port_range, ...)" }),
   'sync-frequency': Flags.string({ description: 'How often a running pod is synced again (Go duration) [default: 1m]' }),
   pleg: Flags.string({ description: 'evented: runtime container events trigger relists of the pod (falls back to relist when the runtime has none); relist: relist every --pleg-relist-period only [default: evented]', options: ['evented', 'relist'] }),
   'pleg-relist-period': Flags.string({ description: 'Period of the full PLEG relist (Go duration) [default: 1s]' }),
@@ -96,6 +98,7 @@ export function kubeletConfigFromFlags(rootDir: string, flags: Record<string, un
   const fromFlags: Partial<KubeletConfiguration> = {};
   if (flags['node-name'] !== undefined) fromFlags.nodeName = String(flags['node-name']).toLowerCase();
   if (flags['max-pods'] !== undefined) fromFlags.maxPods = Number(flags['max-pods']);
+  if (flags['allowed-unsafe-sysctls'] !== undefined) fromFlags.allowedUnsafeSysctls = String(flags['allowed-unsafe-sysctls']).split(',').map((s) => s.trim()).filter(Boolean);
   if (flags.pleg !== undefined) fromFlags.eventedPleg = flags.pleg !== 'relist';
   if (flags.address !== undefined) fromFlags.address = String(flags.address);
   if (flags['read-only-port'] !== undefined) fromFlags.readOnlyPort = Number(flags['read-only-port']);
@@ -112,5 +115,11 @@ export function kubeletConfigFromFlags(rootDir: string, flags: Record<string, un
     if (flags[flag] !== undefined) (fromFlags as Record<string, unknown>)[field] = parseDuration(String(flags[flag]), flag);
   }
   const decided = Object.fromEntries(Object.entries(extra).filter(([, v]) => v !== undefined));
-  return defaultKubeletConfiguration(rootDir, { ...fromFile, ...fromFlags, ...decided });
+  const config = defaultKubeletConfiguration(rootDir, { ...fromFile, ...fromFlags, ...decided });
+  try {
+    new SysctlAllowlist(config.allowedUnsafeSysctls);
+  } catch (err) {
+    throw new UserError('usage', `--allowed-unsafe-sysctls: ${(err as Error).message}`, "give sysctl names or prefixes ending in '*' of a namespaced group: kernel.shm*, kernel.msg*, kernel.sem, fs.mqueue.*, net.*");
+  }
+  return config;
 }

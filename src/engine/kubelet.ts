@@ -135,6 +135,7 @@ export class Kubelet {
       imageBackOff: new Backoff(clock, KubeletConstants.imageBackOffInitial, KubeletConstants.imageBackOffMax),
       hostIP: this.hostIP,
       objects: this.objects,
+      supportsRecursiveReadOnly: () => this.runtimeHealth.supportsRecursiveReadOnly(),
     });
     this.stats = new SummaryProvider({
       runtime,
@@ -220,6 +221,7 @@ export class Kubelet {
       statusManager: this.statusManager,
       events: this.events,
       maxPods: config.maxPods,
+      allowedUnsafeSysctls: config.allowedUnsafeSysctls,
       nodeName: config.nodeName,
       extraLabels: config.nodeLabels,
     });

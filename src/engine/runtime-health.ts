@@ -11,6 +11,7 @@ import type { EventStream } from './events.js';
  */
 export class RuntimeHealth {
   private problem: string | undefined;
+  private recursiveReadOnly = false;
   private plegProblem: string | undefined;
   /** The runtime's conditions besides RuntimeReady and NetworkReady, by type. */
   private readonly others = new Map<string, RuntimeCondition>();
@@ -26,6 +27,11 @@ export class RuntimeHealth {
     return this.problem;
   }
 
+  /** Whether the runtime's default handler said (at the last check) that it makes recursive read-only mounts. */
+  supportsRecursiveReadOnly(): boolean {
+    return this.recursiveReadOnly;
+  }
+
   /** The runtime's conditions of its own, as the Node shows them. */
   conditions(): RuntimeCondition[] {
     return [...this.others.values()];
@@ -35,7 +41,9 @@ export class RuntimeHealth {
   async check(): Promise<void> {
     let problem: string | undefined;
     try {
-      const conditions = (await this.runtime.status()).status?.conditions ?? [];
+      const answer = await this.runtime.status();
+      const conditions = answer.status?.conditions ?? [];
+      this.recursiveReadOnly = answer.runtimeHandlers?.find((h) => h.name === '')?.features?.recursiveReadOnlyMounts === true;
       const required = (c: RuntimeCondition) => c.type === RuntimeReady || c.type === NetworkReady;
       const notReady = conditions.filter((c) => required(c) && !c.status);
       this.noteOthers(conditions.filter((c) => !required(c)));

@@ -1,6 +1,7 @@
 import { isTerminalPhase, podRef } from './api/pod-util.js';
 import type { Pod } from './api/v1.js';
 import { canAdmitPod, nodeAllocatable } from './admission.js';
+import { SysctlAllowlist } from './sysctl-allowlist.js';
 import { goArch } from './cluster/node-info.js';
 import type { PodUpdate } from './config/pod-storage.js';
 import type { EventStream } from './events.js';
@@ -16,6 +17,8 @@ export interface SyncHandlerDeps {
   statusManager: StatusManager;
   events: EventStream;
   maxPods: number;
+  /** --allowed-unsafe-sysctls. */
+  allowedUnsafeSysctls?: string[];
   nodeName: string;
   /** --node-labels: what a nodeSelector may ask for besides the default labels. */
   extraLabels?: Record<string, string>;
@@ -35,10 +38,12 @@ export class SyncHandler {
   private readonly rejected = new Set<string>();
   private readonly node;
   private readonly labels;
+  private readonly sysctls;
 
   constructor(private readonly d: SyncHandlerDeps) {
     this.node = nodeAllocatable(d.maxPods);
     this.labels = { ...nodeLabels(d.nodeName), ...d.extraLabels };
+    this.sysctls = new SysctlAllowlist(d.allowedUnsafeSysctls);
   }
 
   handleConfigUpdate(update: PodUpdate): void {
@@ -80,7 +85,9 @@ export class SyncHandler {
       this.d.podManager.addPod(pod);
       if (isTerminalPhase(pod)) continue;
       const active = this.activePods().filter((p) => p.metadata.uid !== uid);
-      const verdict = canAdmitPod(pod, active, this.node, this.labels);
+      // The sysctl handler comes before the predicates, as the kubelet registers them.
+      const allowed = this.sysctls.admit(pod);
+      const verdict = allowed.admit ? canAdmitPod(pod, active, this.node, this.labels) : allowed;
       if (!verdict.admit) {
         this.rejectPod(pod, verdict.reason!, verdict.message!);
         continue;

@@ -35,6 +35,16 @@ describe('readKubeletConfigFile', () => {
     expect(() => readKubeletConfigFile(path)).toThrow(`${path}:3: enableProfilingHandler: expected true or false, got "yes"`);
   });
 
+  it('reads allowedUnsafeSysctls as a list of strings, and --allowed-unsafe-sysctls over it; a pattern the kubelet refuses is a usage error', () => {
+    const path = file(`${HEAD}allowedUnsafeSysctls: ["kernel.msg*", "fs.mqueue.*"]\n`);
+    expect(readKubeletConfigFile(path).values).toEqual({ allowedUnsafeSysctls: ['kernel.msg*', 'fs.mqueue.*'] });
+    expect(kubeletConfigFromFlags('/r', { config: path }, {}).allowedUnsafeSysctls).toEqual(['kernel.msg*', 'fs.mqueue.*']);
+    expect(kubeletConfigFromFlags('/r', { config: path, 'allowed-unsafe-sysctls': 'kernel.sem, net.core.somaxconn' }, {}).allowedUnsafeSysctls).toEqual(['kernel.sem', 'net.core.somaxconn']);
+    expect(() => kubeletConfigFromFlags('/r', { 'allowed-unsafe-sysctls': 'vm.swappiness' }, {})).toThrow('--allowed-unsafe-sysctls: the sysctls "vm.swappiness" are not known to be namespaced');
+    const notList = file(`${HEAD}allowedUnsafeSysctls: kernel.sem\n`);
+    expect(() => readKubeletConfigFile(notList)).toThrow(`${notList}:3: allowedUnsafeSysctls: expected a list of strings, got "kernel.sem"`);
+  });
+
   it('reads JSON too', () => {
     const path = file(JSON.stringify({ apiVersion: 'kubelet.config.k8s.io/v1beta1', kind: 'KubeletConfiguration', maxPods: 7 }), 'json');
     expect(readKubeletConfigFile(path).values).toEqual({ maxPods: 7 });

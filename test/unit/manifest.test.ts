@@ -288,6 +288,13 @@ describe('validatePod', () => {
     ['env value a number', { containers: [c({ env: [{ name: 'X', value: 1 }] })] }, [{ field: 'spec.containers[0].env[0].value', message: 'expected a string, got number' }]],
     ['fieldRef without fieldPath', { containers: [c({ env: [{ name: 'X', valueFrom: { fieldRef: {} } }] })] }, [{ field: 'spec.containers[0].env[0].valueFrom.fieldRef.fieldPath', message: 'Required value' }]],
     ['probe periodSeconds 0', { containers: [c({ readinessProbe: { periodSeconds: 0 } })] }, [{ field: 'spec.containers[0].readinessProbe.periodSeconds', message: expect.stringContaining('got 0') }]],
+    ['a mountPropagation Kubernetes does not have', { containers: [c({ volumeMounts: [{ name: 'v', mountPath: '/v', mountPropagation: 'Both' }] })] }, [{ field: 'spec.containers[0].volumeMounts[0].mountPropagation', message: 'Unsupported value: "Both": supported values: "Bidirectional", "HostToContainer", "None"' }]],
+    ['Bidirectional in a container that is not privileged', { containers: [c({ volumeMounts: [{ name: 'v', mountPath: '/v', mountPropagation: 'Bidirectional' }] })] }, [{ field: 'spec.containers[0].volumeMounts[0].mountPropagation', message: 'Forbidden: Bidirectional mount propagation is available only to privileged containers' }]],
+    ['a recursiveReadOnly Kubernetes does not have', { containers: [c({ volumeMounts: [{ name: 'v', mountPath: '/v', readOnly: true, recursiveReadOnly: 'Always' }] })] }, [{ field: 'spec.containers[0].volumeMounts[0].recursiveReadOnly', message: 'Unsupported value: "Always": supported values: "Disabled", "Enabled", "IfPossible"' }]],
+    ['recursiveReadOnly on a writable mount with propagation', { containers: [c({ volumeMounts: [{ name: 'v', mountPath: '/v', recursiveReadOnly: 'Enabled', mountPropagation: 'HostToContainer' }] })] }, [
+      { field: 'spec.containers[0].volumeMounts[0].recursiveReadOnly', message: 'Forbidden: may only be specified when readOnly is true' },
+      { field: 'spec.containers[0].volumeMounts[0].recursiveReadOnly', message: 'Forbidden: may only be specified when mountPropagation is None or not specified' },
+    ]],
     ['volume mount without a path', { containers: [c({ volumeMounts: [{ name: 'v' }] })] }, [{ field: 'spec.containers[0].volumeMounts[0].mountPath', message: 'Required value' }]],
     ['duplicate volume names', { volumes: [{ name: 'v' }, { name: 'v' }], containers: [c()] }, [{ field: 'spec.volumes[1].name', message: 'Duplicate value: "v"' }]],
     ['bad pull policy', { containers: [c({ imagePullPolicy: 'Sometimes' })] }, [{ field: 'spec.containers[0].imagePullPolicy', message: expect.stringContaining('"Always", "IfNotPresent", "Never"') }]],
@@ -298,6 +305,14 @@ describe('validatePod', () => {
     ['a supplementalGroup that is not a number', { securityContext: { supplementalGroups: [1, 'wheel'] }, containers: [c()] }, [{ field: 'spec.securityContext.supplementalGroups[1]', message: 'expected an integer, got string' }]],
     ['runAsNonRoot as a string', { securityContext: { runAsNonRoot: 'yes' }, containers: [c()] }, [{ field: 'spec.securityContext.runAsNonRoot', message: 'expected a boolean, got string' }]],
     ['readOnlyRootFilesystem as a number', { containers: [c({ securityContext: { readOnlyRootFilesystem: 1 } })] }, [{ field: 'spec.containers[0].securityContext.readOnlyRootFilesystem', message: 'expected a boolean, got number' }]],
+    ['a capability that is not a string', { containers: [c({ securityContext: { capabilities: { add: ['NET_ADMIN', 7] } } })] }, [{ field: 'spec.containers[0].securityContext.capabilities.add[1]', message: 'expected a string, got number' }]],
+    ['capabilities.drop as a string', { containers: [c({ securityContext: { capabilities: { drop: 'ALL' } } })] }, [{ field: 'spec.containers[0].securityContext.capabilities.drop', message: 'expected an array, got string' }]],
+    ['a sysctl name with capitals', { securityContext: { sysctls: [{ name: 'Kernel.Shmmax', value: '1' }] }, containers: [c()] }, [{ field: 'spec.securityContext.sysctls[0].name', message: 'Invalid value: "Kernel.Shmmax": must have at most 253 characters and match regex ^([a-z0-9]([-_a-z0-9]*[a-z0-9])?[./])*[a-z0-9]([-_a-z0-9]*[a-z0-9])?$' }]],
+    ['a sysctl twice', { securityContext: { sysctls: [{ name: 'kernel.shmmax', value: '1' }, { name: 'kernel.shmmax', value: '2' }] }, containers: [c()] }, [{ field: 'spec.securityContext.sysctls[1].name', message: 'Duplicate value: "kernel.shmmax"' }]],
+    ['a network sysctl with hostNetwork', { hostNetwork: true, securityContext: { sysctls: [{ name: 'net.ipv4.tcp_syncookies', value: '1' }] }, containers: [c()] }, [{ field: 'spec.securityContext.sysctls[0].name', message: "Invalid value: \"net.ipv4.tcp_syncookies\": may not be specified when 'hostNetwork' is true" }]],
+    ['an IPC sysctl with hostIPC', { hostIPC: true, securityContext: { sysctls: [{ name: 'fs/mqueue/msg_max', value: '1' }] }, containers: [c()] }, [{ field: 'spec.securityContext.sysctls[0].name', message: "Invalid value: \"fs/mqueue/msg_max\": may not be specified when 'hostIPC' is true" }]],
+    ['a sysctl without a name, and a value that is a number', { securityContext: { sysctls: [{ value: 1 }] }, containers: [c()] }, [{ field: 'spec.securityContext.sysctls[0].value', message: 'expected a string, got number' }, { field: 'spec.securityContext.sysctls[0].name', message: 'Required value' }]],
+    ['a procMount Kubernetes does not have', { containers: [c({ securityContext: { procMount: 'Open' } })] }, [{ field: 'spec.containers[0].securityContext.procMount', message: 'Unsupported value: "Open": supported values: "Default", "Unmasked"' }]],
   ])('spec: %s', (_case, spec, expected) => {
     expect(errorsOf(spec)).toEqual(expected);
   });

@@ -33,3 +33,15 @@ describe('namespacesForPod', () => {
     }
   });
 });
+
+describe('the sandbox config', () => {
+  it("carries the pod's sysctls as a map, names as given, and none when the pod has none", () => {
+    const p = pod({ securityContext: { sysctls: [{ name: 'kernel.shm_rmid_forced', value: '1' }, { name: 'fs/mqueue/msg_max', value: '64' }] } });
+    expect(generatePodSandboxConfig(p, 0, 'node-a', '/var/log/pods').linux).toEqual({
+      cgroupParent: '',
+      securityContext: { namespaceOptions: namespacesForPod(p) },
+      sysctls: { 'kernel.shm_rmid_forced': '1', 'fs/mqueue/msg_max': '64' },
+    });
+    expect(generatePodSandboxConfig(pod(), 0, 'node-a', '/var/log/pods').linux).not.toHaveProperty('sysctls');
+  });
+});

@@ -6,7 +6,7 @@ import { RuntimeHealth } from '../../src/engine/runtime-health.js';
 const cond = (type: string, status: boolean, reason = '', message = '') => ({ type, status, reason, message });
 
 function setup() {
-  let answer: StatusResponse | Error = { status: { conditions: [] }, info: {} };
+  let answer: StatusResponse | Error = { status: { conditions: [] }, info: {}, runtimeHandlers: [] };
   let pleg = { ok: true, message: '' };
   const events = new EventStream(() => 0);
   const seen: string[] = [];
@@ -34,6 +34,19 @@ describe('the runtime health check', () => {
     set(conditions(cond('RuntimeReady', true), cond('NetworkReady', true)));
     await health.check();
     expect(seen).toEqual(['RuntimeUnhealthy: the runtime does not answer: connect ECONNREFUSED', 'RuntimeHealthy: the container runtime is ready again']);
+  });
+
+  it("keeps whether the runtime's default handler makes recursive read-only mounts, from its last answer", async () => {
+    const { health, set } = setup();
+    await health.check();
+    expect(health.supportsRecursiveReadOnly()).toBe(false);
+    const handlers = (rro: boolean, name = '') => [{ name, features: { recursiveReadOnlyMounts: rro, userNamespaces: false } }];
+    set({ status: { conditions: [] }, info: {}, runtimeHandlers: handlers(true) });
+    await health.check();
+    expect(health.supportsRecursiveReadOnly()).toBe(true);
+    set({ status: { conditions: [] }, info: {}, runtimeHandlers: handlers(true, 'runc') });
+    await health.check();
+    expect(health.supportsRecursiveReadOnly()).toBe(false);
   });
 
   it('says when the PLEG turns unhealthy, once, and when it relists again', async () => {

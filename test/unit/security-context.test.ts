@@ -4,7 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Container, Pod } from '../../src/engine/api/v1.js';
 import { generateContainerConfig } from '../../src/engine/kuberuntime/container-config.js';
-import { linuxContainerSecurityContext, needsImageUser, verifyRunAsNonRoot } from '../../src/engine/kuberuntime/security-context.js';
+import { existsSync } from 'node:fs';
+import { defaultMaskedPaths, linuxContainerSecurityContext, needsImageUser, verifyRunAsNonRoot } from '../../src/engine/kuberuntime/security-context.js';
 
 function pod(podContext?: Record<string, unknown>, own?: Record<string, unknown>): { pod: Pod; container: Container } {
   const container: Container = { name: 'main', image: 'busybox:1.36', ...(own ? { securityContext: own } : {}) };
@@ -13,6 +14,10 @@ function pod(podContext?: Record<string, unknown>, own?: Record<string, unknown>
 }
 
 const namespaceOptions = { network: 'POD', pid: 'CONTAINER', ipc: 'POD' };
+// The kubelet's lists for a Default procMount (pkg/securitycontext/util.go), as moby has them.
+const MASKED = ['/proc/asound', '/proc/acpi', '/proc/interrupts', '/proc/kcore', '/proc/keys', '/proc/latency_stats', '/proc/timer_list', '/proc/timer_stats', '/proc/sched_debug', '/proc/scsi', '/sys/firmware', '/sys/devices/virtual/powercap'];
+const READONLY = ['/proc/bus', '/proc/fs', '/proc/irq', '/proc/sys', '/proc/sysrq-trigger'];
+const UNMASKED = { maskedPaths: [], readonlyPaths: [] };
 
 describe('linuxContainerSecurityContext', () => {
   it.each<[string, Record<string, unknown> | undefined, Record<string, unknown> | undefined, Record<string, unknown>]>([
@@ -23,10 +28,26 @@ describe('linuxContainerSecurityContext', () => {
     ["the pod's supplementalGroups, then its fsGroup", { supplementalGroups: [5, 6], fsGroup: 7 }, undefined, { namespaceOptions, supplementalGroups: [5, 6, 7] }],
     ['a read-only root and privileged, from the container', undefined, { readOnlyRootFilesystem: true, privileged: true }, { namespaceOptions, readonlyRootfs: true, privileged: true }],
     ['false flags leave them out', undefined, { readOnlyRootFilesystem: false, privileged: false }, { namespaceOptions }],
-  ])('%s', (_name, podContext, own, want) => {
+    ['capabilities added and dropped, as given', undefined, { capabilities: { add: ['NET_ADMIN'], drop: ['ALL'] } }, { namespaceOptions, capabilities: { addCapabilities: ['NET_ADMIN'], dropCapabilities: ['ALL'], addAmbientCapabilities: [] } }],
+    ['capabilities with only drops', undefined, { capabilities: { drop: ['NET_RAW'] } }, { namespaceOptions, capabilities: { addCapabilities: [], dropCapabilities: ['NET_RAW'], addAmbientCapabilities: [] } }],
+    ['procMount Unmasked: nothing masked or read-only', undefined, { procMount: 'Unmasked' }, { namespaceOptions, ...UNMASKED }],
+    ['privileged still gets the lists (the runtime leaves them out)', undefined, { privileged: true, procMount: 'Default' }, { namespaceOptions, privileged: true }],
+  ])('%s', (_name, podContext, own, wanted) => {
     const { pod: p, container } = pod(podContext, own);
-    expect(linuxContainerSecurityContext(p, container)).toEqual(want);
-    expect(generateContainerConfig(p, container, 0, 'sha256:abc', 'node-a', { podIP: '', podIPs: [], hostIP: '10.0.0.1', nodeName: 'node-a' }).linux?.securityContext).toEqual(want);
+    const want = { maskedPaths: MASKED, readonlyPaths: READONLY, ...wanted };
+    expect(linuxContainerSecurityContext(p, container, MASKED)).toEqual(want);
+    expect(generateContainerConfig(p, container, 0, 'sha256:abc', 'node-a', { podIP: '', podIPs: [], hostIP: '10.0.0.1', nodeName: 'node-a' }).linux?.securityContext).toEqual({ ...want, maskedPaths: want.maskedPaths === MASKED ? defaultMaskedPaths() : want.maskedPaths });
+  });
+});
+
+describe('defaultMaskedPaths', () => {
+  it("is the kubelet's list, then each possible CPU's thermal_throttle directory this host has", () => {
+    const paths = defaultMaskedPaths();
+    expect(paths.slice(0, MASKED.length)).toEqual(MASKED);
+    const thermal = paths.slice(MASKED.length);
+    for (const path of thermal) expect(path).toMatch(/^\/sys\/devices\/system\/cpu\/cpu\d+\/thermal_throttle$/);
+    expect(thermal.every((path) => existsSync(path))).toBe(true);
+    expect(existsSync('/sys/devices/system/cpu/cpu0/thermal_throttle')).toBe(thermal.includes('/sys/devices/system/cpu/cpu0/thermal_throttle'));
   });
 });
 

@@ -107,6 +107,10 @@ export interface VolumeMount {
   mountPath: string;
   readOnly?: boolean;
   subPath?: string;
+  /** None (the default), HostToContainer, or Bidirectional (privileged containers only). */
+  mountPropagation?: 'None' | 'HostToContainer' | 'Bidirectional';
+  /** Disabled (the default), IfPossible, or Enabled: what is mounted under a read-only volume is read-only too. */
+  recursiveReadOnly?: 'Disabled' | 'IfPossible' | 'Enabled';
 }
 
 export interface Container {
@@ -155,6 +159,8 @@ export interface PodSpec {
   hostNetwork?: boolean;
   hostPID?: boolean;
   hostIPC?: boolean;
+  /** false: a user namespace of its own (knode runs none; it matters to sysctl admission). */
+  hostUsers?: boolean;
   hostname?: string;
   subdomain?: string;
   hostAliases?: { ip: string; hostnames?: string[] }[];

@@ -8,7 +8,7 @@ export class ConfigFileError extends Error {
   override readonly name = 'ConfigFileError';
 }
 
-type Kind = 'string' | 'integer' | 'boolean' | 'duration' | 'headers';
+type Kind = 'string' | 'integer' | 'boolean' | 'duration' | 'headers' | 'strings';
 
 /** The KubeletConfiguration fields knode honours, and where each goes. */
 const FIELDS: Record<string, [keyof KubeletConfiguration, Kind]> = {
@@ -19,6 +19,7 @@ const FIELDS: Record<string, [keyof KubeletConfiguration, Kind]> = {
   fileCheckFrequency: ['fileCheckFrequency', 'duration'],
   httpCheckFrequency: ['httpCheckFrequency', 'duration'],
   maxPods: ['maxPods', 'integer'],
+  allowedUnsafeSysctls: ['allowedUnsafeSysctls', 'strings'],
   address: ['address', 'string'],
   readOnlyPort: ['readOnlyPort', 'integer'],
   port: ['port', 'integer'],
@@ -100,6 +101,9 @@ function convert(value: unknown, kind: Kind, where: string): unknown {
       } catch (err) {
         throw new ConfigFileError(`${where}: ${(err as Error).message}: ${(err as DurationError).hint}`);
       }
+    case 'strings':
+      if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) throw new ConfigFileError(`${where}: expected a list of strings, got ${JSON.stringify(value)}`);
+      return value;
     case 'headers': {
       const ok = value && typeof value === 'object' && !Array.isArray(value) && Object.values(value).every((v) => Array.isArray(v) && v.every((x) => typeof x === 'string'));
       if (!ok) throw new ConfigFileError(`${where}: expected a map of header names to lists of values`);

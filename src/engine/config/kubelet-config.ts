@@ -18,6 +18,8 @@ export interface KubeletConfiguration {
   httpCheckFrequency: number;
   syncFrequency: number;
   maxPods: number;
+  /** --allowed-unsafe-sysctls: patterns (a name, or a prefix ending in *) admitted beside the safe sysctls. */
+  allowedUnsafeSysctls: string[];
   runtimeRequestTimeout: number;
   containerRuntimeEndpoint: string;
   /** The read-only API's address and port (0 turns TCP off; the unix socket stays). */
@@ -74,6 +76,7 @@ export function defaultKubeletConfiguration(rootDir: string, overrides: Partial<
     httpCheckFrequency: 20_000,
     syncFrequency: 60_000,
     maxPods: 110,
+    allowedUnsafeSysctls: [],
     runtimeRequestTimeout: 120_000,
     containerRuntimeEndpoint: '',
     address: '127.0.0.1',

@@ -4,6 +4,8 @@
 import { isIP } from 'node:net';
 import { isAbsolute } from 'node:path';
 import { quantityProblem } from '../api/quantity.js';
+import { namespaceOf, SYSCTL_MAX_LENGTH, SYSCTL_NAME } from '../sysctl-allowlist.js';
+import { normalizeSysctlName } from '../../util/sysctl-name.js';
 
 export interface FieldError {
   field: string;
@@ -180,6 +182,7 @@ function validateSpec(c: Checker, spec: Obj): void {
   c.integer('spec.activeDeadlineSeconds', spec.activeDeadlineSeconds, 1);
   c.boolean('spec.hostNetwork', spec.hostNetwork);
   validateSecurityContext(c, 'spec.securityContext', spec.securityContext, true);
+  if (isObject(spec.securityContext)) validateSysctls(c, 'spec.securityContext.sysctls', spec.securityContext.sysctls, spec);
   c.stringMap('spec.nodeSelector', spec.nodeSelector);
   const names = new Set<string>();
   if (c.array('spec.initContainers', spec.initContainers)) {
@@ -253,7 +256,34 @@ function validateSecurityContext(c: Checker, path: string, sc: unknown, pod: boo
     if (c.array(`${path}.supplementalGroups`, sc.supplementalGroups)) sc.supplementalGroups.forEach((g, i) => c.integer(`${path}.supplementalGroups[${i}]`, g, 0, MAX_ID));
   } else {
     for (const flag of ['readOnlyRootFilesystem', 'privileged', 'allowPrivilegeEscalation']) c.boolean(`${path}.${flag}`, sc[flag]);
+    if (sc.capabilities !== undefined && c.object(`${path}.capabilities`, sc.capabilities)) {
+      c.strings(`${path}.capabilities.add`, sc.capabilities.add);
+      c.strings(`${path}.capabilities.drop`, sc.capabilities.drop);
+    }
+    c.oneOf(`${path}.procMount`, sc.procMount, ['Default', 'Unmasked']);
   }
+}
+
+/** securityContext.sysctls as the apiserver checks them: a valid name once each, a string value, none of a namespace the pod shares with the host. */
+function validateSysctls(c: Checker, path: string, sysctls: unknown, spec: Record<string, unknown>): void {
+  if (sysctls === undefined || sysctls === null || !c.array(path, sysctls)) return;
+  const names = new Set<string>();
+  sysctls.forEach((item, i) => {
+    const at = `${path}[${i}]`;
+    if (!c.object(at, item, true)) return;
+    c.string(`${at}.value`, item.value);
+    if (!c.string(`${at}.name`, item.name, true)) return;
+    const name = item.name;
+    if (name.length > SYSCTL_MAX_LENGTH || !SYSCTL_NAME.test(name)) {
+      c.fail(`${at}.name`, `Invalid value: "${truncate(name)}": must have at most ${SYSCTL_MAX_LENGTH} characters and match regex ${SYSCTL_NAME.source}`);
+    } else if (names.has(name)) {
+      c.fail(`${at}.name`, `Duplicate value: "${name}"`);
+    }
+    names.add(name);
+    const ns = namespaceOf(normalizeSysctlName(name));
+    if (spec.hostNetwork === true && ns === 'Net') c.fail(`${at}.name`, `Invalid value: "${name}": may not be specified when 'hostNetwork' is true`);
+    if (spec.hostIPC === true && ns === 'IPC') c.fail(`${at}.name`, `Invalid value: "${name}": may not be specified when 'hostIPC' is true`);
+  });
 }
 
 function validateContainer(c: Checker, path: string, ctr: unknown, names: Set<string>, init: boolean): void {
@@ -312,6 +342,14 @@ function validateContainer(c: Checker, path: string, ctr: unknown, names: Set<st
       c.string(`${p}.name`, m.name, true);
       c.string(`${p}.mountPath`, m.mountPath, true);
       if (m.subPath !== undefined && m.subPath !== '') c.relativePath(`${p}.subPath`, m.subPath, false);
+      c.oneOf(`${p}.mountPropagation`, m.mountPropagation, ['Bidirectional', 'HostToContainer', 'None']);
+      const privileged = isObject(ctr.securityContext) && ctr.securityContext.privileged === true;
+      if (m.mountPropagation === 'Bidirectional' && !privileged) c.fail(`${p}.mountPropagation`, 'Forbidden: Bidirectional mount propagation is available only to privileged containers');
+      c.oneOf(`${p}.recursiveReadOnly`, m.recursiveReadOnly, ['Disabled', 'Enabled', 'IfPossible']);
+      if (m.recursiveReadOnly === 'Enabled' || m.recursiveReadOnly === 'IfPossible') {
+        if (m.readOnly !== true) c.fail(`${p}.recursiveReadOnly`, 'Forbidden: may only be specified when readOnly is true');
+        if (m.mountPropagation !== undefined && m.mountPropagation !== null && m.mountPropagation !== 'None') c.fail(`${p}.recursiveReadOnly`, 'Forbidden: may only be specified when mountPropagation is None or not specified');
+      }
     });
   }
 }

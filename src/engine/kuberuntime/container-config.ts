@@ -16,7 +16,7 @@ const STOP_SIGNALS = new Set(['SIGTERM', 'SIGINT', 'SIGQUIT', 'SIGKILL', 'SIGHUP
  * namespace modes and security context, and the kubelet's labels and annotations that let a
  * restarted kubelet recognise it.
  */
-export function generateContainerConfig(pod: Pod, container: Container, restartCount: number, imageRef: string, nodeName: string, addresses: PodAddresses, volumes: PodVolumes = new Map(), envSources?: EnvSources): ContainerConfig {
+export function generateContainerConfig(pod: Pod, container: Container, restartCount: number, imageRef: string, nodeName: string, addresses: PodAddresses, volumes: PodVolumes = new Map(), envSources?: EnvSources, supportsRecursiveReadOnly = false): ContainerConfig {
   const memoryCapacity = addresses.allocatable?.memory ?? 0;
   const env = makeEnvironmentVariables(pod, container, addresses, envSources);
   const { command, args } = expandCommand(container, env);
@@ -28,7 +28,7 @@ export function generateContainerConfig(pod: Pod, container: Container, restartC
     args,
     workingDir: container.workingDir ?? '',
     envs: env.map((e) => ({ key: e.name, value: e.value })),
-    mounts: makeMounts(container, volumes),
+    mounts: makeMounts(container, volumes, supportsRecursiveReadOnly),
     labels: containerLabels(pod, container, nodeName),
     annotations: containerAnnotations(pod, container, restartCount),
     logPath: `${container.name}/${restartCount}.log`,

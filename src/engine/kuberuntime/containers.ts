@@ -35,6 +35,7 @@ export interface ContainerManagerDeps {
   rootDir: string;
   /** ConfigMaps and Secrets that env and envFrom name. */
   objects: ObjectManager;
+  supportsRecursiveReadOnly?: () => boolean;
 }
 
 /** The kubelet's key for a container's crash-loop backoff: pod, container and spec hash. */
@@ -96,7 +97,7 @@ export class ContainerManager {
       const nonRoot = verifyRunAsNonRoot(pod, container, needsImageUser(pod, container) ? await this.imageUser(imageRef) : undefined);
       if (nonRoot) throw new SyncError(SyncErrors.createContainerConfig, nonRoot);
       const envSources = await fetchEnvSources(pod, container, this.d.objects);
-      config = generateContainerConfig(pod, container, restartCount, imageRef, this.d.nodeName, addresses, volumes, envSources);
+      config = generateContainerConfig(pod, container, restartCount, imageRef, this.d.nodeName, addresses, volumes, envSources, this.d.supportsRecursiveReadOnly?.() ?? false);
       const hosts = makeHostsMount(this.d.rootDir, pod, container, addresses.podIPs);
       if (hosts) config.mounts = [...(config.mounts ?? []), hosts];
       if (container.terminationMessagePath) {

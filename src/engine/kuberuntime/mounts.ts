@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, realpathSync } from 'node:fs';
 import { isAbsolute, join, normalize, relative } from 'node:path';
 import type { Mount } from '../../cri/types.js';
-import type { Container } from '../api/v1.js';
+import type { Container, VolumeMount } from '../api/v1.js';
 import type { PodVolumes } from '../volume/volume-manager.js';
 import { SyncError, SyncErrors } from './sync-result.js';
 
@@ -10,8 +10,10 @@ import { SyncError, SyncErrors } from './sync-result.js';
  * volume's host path (or a subPath inside it) at its mountPath. A subPath
  * that is absolute or leads out of its volume, by `..` or by a symlink, is
  * refused (CreateContainerConfigError); a missing subPath directory is made.
+ * Each keeps its mountPropagation, and recursiveReadOnly as the runtime
+ * allows it (IfPossible: where it can; Enabled: or the container cannot start).
  */
-export function makeMounts(container: Container, volumes: PodVolumes): Mount[] {
+export function makeMounts(container: Container, volumes: PodVolumes, supportsRecursiveReadOnly = false): Mount[] {
   const mounts: Mount[] = [];
   for (const m of container.volumeMounts ?? []) {
     const base = volumes.get(m.name);
@@ -29,7 +31,28 @@ export function makeMounts(container: Container, volumes: PodVolumes): Mount[] {
         throw new SyncError(SyncErrors.createContainerConfig, `subPath "${m.subPath}" of volume "${m.name}" leads out of the volume (through a symlink)`);
       }
     }
-    mounts.push({ containerPath: m.mountPath, hostPath, readonly: m.readOnly ?? false });
+    const recursiveReadOnly = resolveRecursiveReadOnly(m, supportsRecursiveReadOnly);
+    mounts.push({ containerPath: m.mountPath, hostPath, readonly: m.readOnly ?? false, ...propagationOf(m.mountPropagation), ...(recursiveReadOnly ? { recursiveReadOnly } : {}) });
   }
   return mounts;
+}
+
+/** The kubelet's resolveRecursiveReadOnly. */
+function resolveRecursiveReadOnly(m: VolumeMount, supported: boolean): boolean {
+  const mode = m.recursiveReadOnly;
+  if (mode === undefined || mode === 'Disabled') return false;
+  if (!m.readOnly) throw new SyncError(SyncErrors.createContainerConfig, `volume "${m.name}" requested recursive read-only mode, but it is not read-only`);
+  if (m.mountPropagation !== undefined && m.mountPropagation !== 'None') {
+    throw new SyncError(SyncErrors.createContainerConfig, `volume "${m.name}" requested recursive read-only mode, but it is not compatible with propagation "${m.mountPropagation}"`);
+  }
+  if (mode === 'IfPossible') return supported;
+  if (!supported) throw new SyncError(SyncErrors.createContainerConfig, `volume "${m.name}" requested recursive read-only mode, but it is not supported by the runtime`);
+  return true;
+}
+
+/** The kubelet's translateMountPropagation; None (or nothing) is private, and left out as the default. */
+function propagationOf(mode: VolumeMount['mountPropagation']): Pick<Mount, 'propagation'> {
+  if (mode === 'HostToContainer') return { propagation: 'PROPAGATION_HOST_TO_CONTAINER' };
+  if (mode === 'Bidirectional') return { propagation: 'PROPAGATION_BIDIRECTIONAL' };
+  return {};
 }

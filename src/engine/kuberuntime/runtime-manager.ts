@@ -38,6 +38,8 @@ export interface RuntimeManagerOptions {
   hostIP: string;
   /** ConfigMaps, Secrets and tokens from the apiserver (none on a standalone node). */
   objects?: ObjectManager;
+  /** Whether the runtime's default handler makes recursive read-only mounts (its last Status); unknown: no. */
+  supportsRecursiveReadOnly?: () => boolean;
 }
 
 /**

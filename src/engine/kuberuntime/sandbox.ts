@@ -9,10 +9,17 @@ export function podLogsDirectory(podLogsDir: string, pod: Pod): string {
   return join(podLogsDir, `${pod.metadata.namespace}_${pod.metadata.name}_${pod.metadata.uid}`);
 }
 
+/** The pod's securityContext.sysctls as the sandbox config's map (names as given; the runtime reads both forms). */
+function sysctlsOf(pod: Pod): { sysctls?: Record<string, string> } {
+  const list = (pod.spec.securityContext as { sysctls?: { name: string; value: string }[] } | undefined)?.sysctls ?? [];
+  return list.length > 0 ? { sysctls: Object.fromEntries(list.map((s) => [s.name, s.value])) } : {};
+}
+
 /**
  * The sandbox config the kubelet sends for a pod (generatePodSandboxConfig):
  * metadata with the attempt, the pod's labels plus the kubelet's, the log
- * directory, host ports, and the namespace modes from hostNetwork/PID/IPC.
+ * directory, host ports, the namespace modes from hostNetwork/PID/IPC, and
+ * the pod's sysctls.
  */
 export function generatePodSandboxConfig(pod: Pod, attempt: number, nodeName: string, podLogsDir: string): PodSandboxConfig {
   const spec = pod.spec;
@@ -28,6 +35,7 @@ export function generatePodSandboxConfig(pod: Pod, attempt: number, nodeName: st
     linux: {
       cgroupParent: '',
       securityContext: { namespaceOptions: namespacesForPod(pod) },
+      ...sysctlsOf(pod),
     },
   };
   // A host-network pod shares the node's UTS namespace: runtimes refuse to set its hostname.

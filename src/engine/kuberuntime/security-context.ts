@@ -2,6 +2,7 @@
 // security_context_others.go): the pod's securityContext under the
 // container's, turned into CRI's LinuxContainerSecurityContext, and the
 // runAsNonRoot check that the kubelet makes before CreateContainer.
+import { existsSync, readFileSync } from 'node:fs';
 import type { LinuxContainerSecurityContext } from '../../cri/types.js';
 import type { Container, Pod } from '../api/v1.js';
 import { namespacesForPod } from './namespaces.js';
@@ -13,6 +14,8 @@ interface SecurityFields {
   runAsNonRoot?: boolean;
   readOnlyRootFilesystem?: boolean;
   privileged?: boolean;
+  capabilities?: { add?: string[]; drop?: string[] };
+  procMount?: 'Default' | 'Unmasked';
   supplementalGroups?: number[];
   fsGroup?: number;
 }
@@ -27,11 +30,13 @@ function effective(pod: Pod, container: Container): SecurityFields {
     runAsNonRoot: own.runAsNonRoot ?? podContext.runAsNonRoot,
     readOnlyRootFilesystem: own.readOnlyRootFilesystem,
     privileged: own.privileged,
+    capabilities: own.capabilities,
+    procMount: own.procMount,
   };
 }
 
-/** The container's CRI security context: the pod's namespaces, its user and groups, a read-only root, privileged. */
-export function linuxContainerSecurityContext(pod: Pod, container: Container): LinuxContainerSecurityContext {
+/** The container's CRI security context: the pod's namespaces, its user and groups, a read-only root, privileged, capabilities added and dropped (as given: the runtime knows their names), the masked and read-only paths of its procMount. */
+export function linuxContainerSecurityContext(pod: Pod, container: Container, masked: readonly string[] = defaultMaskedPaths()): LinuxContainerSecurityContext {
   const podContext = (pod.spec.securityContext ?? {}) as SecurityFields;
   const sc = effective(pod, container);
   // The pod's supplementalGroups, then its fsGroup, as the kubelet adds them.
@@ -43,7 +48,43 @@ export function linuxContainerSecurityContext(pod: Pod, container: Container): L
     ...(groups.length > 0 ? { supplementalGroups: groups } : {}),
     ...(sc.readOnlyRootFilesystem ? { readonlyRootfs: true } : {}),
     ...(sc.privileged ? { privileged: true } : {}),
+    ...(sc.capabilities ? { capabilities: { addCapabilities: sc.capabilities.add ?? [], dropCapabilities: sc.capabilities.drop ?? [], addAmbientCapabilities: [] } } : {}),
+    // Sent for a privileged container too: the runtime leaves them out there (ConvertToRuntimeMaskedPaths).
+    maskedPaths: sc.procMount === 'Unmasked' ? [] : [...masked],
+    readonlyPaths: sc.procMount === 'Unmasked' ? [] : [...DEFAULT_READONLY_PATHS],
   };
+}
+
+/** The kubelet's (and moby's) read-only paths of a Default procMount. */
+export const DEFAULT_READONLY_PATHS: readonly string[] = ['/proc/bus', '/proc/fs', '/proc/irq', '/proc/sys', '/proc/sysrq-trigger'];
+
+let defaultMasked: string[] | undefined;
+
+/** The kubelet's (and moby's) masked paths of a Default procMount, with the thermal_throttle directory of each possible CPU that has one on this host. */
+export function defaultMaskedPaths(): string[] {
+  defaultMasked ??= [
+    ...['asound', 'acpi', 'interrupts', 'kcore', 'keys', 'latency_stats', 'timer_list', 'timer_stats', 'sched_debug', 'scsi'].map((p) => `/proc/${p}`),
+    '/sys/firmware',
+    '/sys/devices/virtual/powercap',
+    ...possibleCpus()
+      .map((cpu) => `/sys/devices/system/cpu/cpu${cpu}/thermal_throttle`)
+      .filter((path) => existsSync(path)),
+  ];
+  return defaultMasked;
+}
+
+/** The CPUs /sys/devices/system/cpu/possible lists ("0-3,8"). */
+function possibleCpus(): number[] {
+  let list: string;
+  try {
+    list = readFileSync('/sys/devices/system/cpu/possible', 'utf8').trim();
+  } catch {
+    return [];
+  }
+  return list.split(',').flatMap((range) => {
+    const [from, to = from] = range.split('-').map(Number);
+    return Number.isInteger(from) && Number.isInteger(to) ? Array.from({ length: Math.max(0, to - from + 1) }, (_, i) => from + i) : [];
+  });
 }
 
 /** Whether the kubelet must check the image's user before creating the container: runAsNonRoot without a runAsUser. */

@@ -217,6 +217,14 @@ function spawnProcess(spec: ProcessSpec, argv: string[], cwd: string, held: bool
   }
 }
 
+/** The system's directories, where the runtime looks for its helpers (nsenter, bwrap, sleep ...) whatever PATH it got. */
+const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+
+/** Where one of the system's programs is. */
+export function whichSystem(name: string): string | undefined {
+  return findExecutable(name, SYSTEM_PATH, '/');
+}
+
 /** Where a command would be found: a path as given, or a name looked up in PATH, executable. */
 export function findExecutable(command: string, path: string, cwd: string): string | undefined {
   const candidates = command.includes('/') ? [isAbsolute(command) ? command : join(cwd, command)] : path.split(':').filter(Boolean).map((dir) => join(dir, command));

@@ -1,4 +1,3 @@
-import { isAbsolute, join, relative } from 'node:path';
 import type { Writable } from 'node:stream';
 import type { ContainerConfig__Output } from '../cri/gen/runtime/v1/ContainerConfig.js';
 import type { ContainerEventType } from '../cri/gen/runtime/v1/ContainerEventType.js';
@@ -13,7 +12,9 @@ import type { ContainerEventHub } from './events.js';
 import type { ExecResult } from './exec.js';
 import { lookup, lookupOptional, newId, nowNs } from './ids.js';
 import type { RuntimeImages } from './images.js';
-import { isSameProcess, signalGroup, stopSignalOf } from './proc.js';
+import { recordMounts, resolveLogPath } from './container-mounts.js';
+import { describeTree, logTail } from './diagnostics.js';
+import { isSameProcess, signalGroup, stopSignalOf, waitForProcess } from './proc.js';
 import type { PidNamespaces } from './pid-namespaces.js';
 import type { ContainerRecord } from './records.js';
 import type { RuntimeState } from './state.js';
@@ -99,6 +100,7 @@ export class ContainerService {
     if (!sandboxed && config.command.length + config.args.length === 0) {
       throw invalid(`container "${name}" has no command: it runs as a host process (${this.sandboxes.describe()}), with no image entrypoint, so the pod spec must give command`);
     }
+    const mounts = recordMounts(name, config.mounts, sandboxed ? undefined : this.sandboxes.describe());
     for (const other of this.state.containersOf(sandbox.id)) {
       if (other.metadata.name === name && other.metadata.attempt === attempt) {
         throw alreadyExists(`container name "${name}" attempt ${attempt} is reserved for ${other.id} in sandbox ${sandbox.id}`);
@@ -117,7 +119,7 @@ export class ContainerService {
       args: config.args,
       workingDir: config.workingDir,
       envs: config.envs.map((e) => ({ key: e.key, value: e.value })),
-      mounts: config.mounts.map((m) => ({ containerPath: m.containerPath, hostPath: m.hostPath, readonly: m.readonly })),
+      mounts,
       labels: config.labels,
       annotations: config.annotations,
       logPath: resolveLogPath(sandbox.logDirectory, config.logPath),
@@ -188,11 +190,23 @@ export class ContainerService {
   /** A running container's program, once it has started under its wrapper; undefined without one. */
   private async programOf(id: string): Promise<number | undefined> {
     const proc = this.processes.get(id);
-    await proc?.programStarted;
-    return proc?.program();
+    if (!proc?.wrapped) return undefined;
+    const started = await proc.programStarted;
+    // Its chain of wrappers may still be settling (seen under load): give it the time a start has.
+    const program = proc.program() ?? (started === undefined ? undefined : await waitForProcess(proc.pid, () => proc.program(), PROGRAM_SETTLE_MS));
+    // A running container whose program cannot be found is worth a line: which processes were there.
+    if (program === undefined && this.processes.has(id)) {
+      this.warn(`container ${id}: no program found under its wrapper (${started === undefined ? 'never found' : `found ${started} at its start`}); the processes: ${describeTree(proc.pid)}`);
+    }
+    return program;
   }
 
+
+  /** Containers a stop was asked for, until they exit: their exit is no surprise. */
+  private readonly stopping = new Set<string>();
+
   private onExit(id: string, exit: ProcessExit): void {
+    const asked = this.stopping.delete(id);
     this.processes.delete(id);
     const oomKilled = this.cgroups.oomKilled(id);
     this.cgroups.release(id);
@@ -209,6 +223,10 @@ export class ContainerService {
     });
     this.state.saveContainer(c);
     this.publish(c, 'CONTAINER_STOPPED_EVENT');
+    const lived = c.finishedAt - c.startedAt;
+    if (!asked && exit.exitCode !== 0 && lived < EARLY_EXIT_NS) {
+      this.warn(`container ${c.id} (${c.metadata.name}) exited ${Math.round(lived / 1e6)} ms after its start with code ${exit.exitCode}${exit.signal ? ` (${exit.signal})` : ''}; its output ends: ${JSON.stringify(logTail(c.logPath))}`);
+    }
   }
 
   /**
@@ -220,6 +238,7 @@ export class ContainerService {
     if (!c) return;
     const proc = this.processes.get(c.id);
     if (!proc) return;
+    this.stopping.add(c.id);
     if (timeoutSeconds > 0) {
       await proc.signalProgram(stopSignalOf(c.stopSignal));
       let timer: NodeJS.Timeout | undefined;
@@ -353,16 +372,9 @@ function needsLimits(c: ContainerRecord): boolean {
   return !!c.resources && (c.resources.memoryLimitInBytes > 0 || c.resources.cpuQuota > 0);
 }
 
-/** The log file under the sandbox's log directory; a path that escapes it is refused. */
-function resolveLogPath(logDirectory: string, logPath: string): string {
-  if (!logPath) return '';
-  if (!logDirectory) {
-    if (!isAbsolute(logPath)) return '';
-    return logPath;
-  }
-  const full = join(logDirectory, logPath);
-  const rel = relative(logDirectory, full);
-  if (rel.startsWith('..') || isAbsolute(rel)) throw invalid(`log path "${logPath}" escapes the sandbox log directory`);
-  return full;
-}
+/** How long an exec waits for a started container's program to show under its wrapper again. */
+const PROGRAM_SETTLE_MS = 2_000;
+
+/** A non-zero exit this soon after the start is said in the runtime's log (a start that failed under its wrapper, say). */
+const EARLY_EXIT_NS = 2_000 * 1e6;
 

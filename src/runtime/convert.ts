@@ -58,7 +58,7 @@ export function toContainerStatus(c: ContainerRecord): ContainerStatus {
     message: c.message,
     labels: c.labels,
     annotations: c.annotations,
-    mounts: c.mounts,
+    mounts: c.mounts.map((m) => ({ ...m, propagation: m.propagation ?? 'PROPAGATION_PRIVATE', recursiveReadOnly: m.recursiveReadOnly === true })),
     logPath: c.logPath,
     stopSignal: c.stopSignal as ContainerStatus['stopSignal'],
   };

@@ -2,12 +2,42 @@ import { status } from '@grpc/grpc-js';
 import { spawn } from 'node:child_process';
 import { execErrorMessage, findExecutable } from './container-process.js';
 import { RuntimeError, unknown } from './errors.js';
-import { exitCodeOf, signalGroup } from './proc.js';
+import { childrenOf, exitCodeOf, readProcStat, signalGroup } from './proc.js';
 
 export interface ExecResult {
   stdout: Buffer;
   stderr: Buffer;
   exitCode: number;
+}
+
+/** How long each level of a timed-out command's processes is given to be reaped by its parent. */
+const REAP_WAIT_MS = 100;
+
+/**
+ * Kills what `pid` started, the deepest first, giving each level a moment to
+ * be reaped by its parent, then `pid`'s group. Killed all at once, a command
+ * inside a container's PID namespace would lose its parent (nsenter, outside)
+ * first and stay a zombie under the container's PID 1, which may never reap it.
+ */
+async function killReaped(pid: number): Promise<void> {
+  const levels: number[][] = [];
+  for (let level = [pid]; levels.length < 8; ) {
+    level = level.flatMap((p) => childrenOf(p));
+    if (level.length === 0) break;
+    levels.push(level);
+  }
+  for (const level of levels.reverse()) {
+    for (const p of level) {
+      try {
+        process.kill(p, 'SIGKILL');
+      } catch {
+        // gone already
+      }
+    }
+    const deadline = Date.now() + REAP_WAIT_MS;
+    while (level.some((p) => readProcStat(p) !== undefined) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+  }
+  signalGroup(pid, 'SIGKILL');
 }
 
 /** Output kept per stream; beyond it ExecSync truncates rather than exhausting memory. */
@@ -16,7 +46,7 @@ const MAX_OUTPUT = 16 * 1024 * 1024 - 64 * 1024;
 /**
  * Runs a command beside a container (same environment and working directory,
  * and its PID namespace when `wrapper` enters it) and collects its output. A
- * timeout kills the command's process group and answers DEADLINE_EXCEEDED; a
+ * timeout kills the command's processes and answers DEADLINE_EXCEEDED; a
  * command that cannot be executed is an error, not an exit code, as with runc.
  */
 export function execSync(
@@ -53,7 +83,7 @@ export function execSync(
       timeoutSeconds > 0
         ? setTimeout(() => {
             timedOut = true;
-            signalGroup(pid, 'SIGKILL');
+            void killReaped(pid);
           }, timeoutSeconds * 1000)
         : undefined;
     child.on('close', (code, signal) => {

@@ -1,5 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { childrenOf, isSameProcess, readProcStat, signalGroup, waitForProcess } from './proc.js';
+import { HOLDER_LOOP, pauseProgram } from './pause.js';
 
 /** CRI's NamespaceMode for a container's PID namespace. */
 export type PidNamespaceMode = 'POD' | 'CONTAINER' | 'NODE' | 'TARGET';
@@ -15,7 +16,6 @@ export interface NamespaceHolder {
 const UNSHARE = ['--pid', '--fork', '--kill-child', '--mount-proc'];
 
 /** PID 1 of a shared namespace: waiting on its own sleep, it reaps the orphans the containers leave. */
-const HOLDER_SCRIPT = 'while :; do sleep 2147483647 & wait; done';
 
 /** How long a new namespace's PID 1 may take to appear. */
 const INIT_TIMEOUT_MS = 2_000;
@@ -34,10 +34,14 @@ export class PidNamespaces {
   readonly available: boolean;
   readonly reason: string;
 
-  constructor() {
+  /** What holders idle on: a `pause` link in `binDir`, or sleep itself without one. */
+  private readonly pause: string;
+
+  constructor(binDir?: string) {
     const found = detect();
     this.available = found.available;
     this.reason = found.reason;
+    this.pause = binDir ? pauseProgram(binDir) : 'sleep';
   }
 
   /** What `knode runtime status` says about PID namespaces. */
@@ -70,7 +74,7 @@ export class PidNamespaces {
 
   /** Starts a holder for a sandbox's shared namespace; it lives until `release`. */
   startHolder(): NamespaceHolder {
-    const [file, ...args] = [...this.ownNamespace(), '/bin/sh', '-c', HOLDER_SCRIPT];
+    const [file, ...args] = [...this.ownNamespace(), '/bin/sh', '-c', HOLDER_LOOP, 'holder', this.pause];
     const child = spawn(file, args, { detached: true, stdio: 'ignore' });
     child.on('error', () => {});
     child.unref();

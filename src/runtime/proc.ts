@@ -10,6 +10,15 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals | number): void
   }
 }
 
+/** A process's name (/proc/PID/comm: its program's, cut to 15 characters); undefined when it is gone. */
+export function commOf(pid: number): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return undefined;
+  }
+}
+
 /** The fields of /proc/PID/stat that the runtime uses, or undefined when the process is gone. */
 export interface ProcStat {
   pid: number;

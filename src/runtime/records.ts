@@ -2,6 +2,8 @@
 // are plain JSON, persisted one file each, so a restarted runtime knows what
 // it ran. Times are nanoseconds since the epoch, as CRI reports them.
 
+import type { HostPortMapping } from './host-ports.js';
+
 export type SandboxState = 'SANDBOX_READY' | 'SANDBOX_NOTREADY';
 export type ContainerState = 'CONTAINER_CREATED' | 'CONTAINER_RUNNING' | 'CONTAINER_EXITED' | 'CONTAINER_UNKNOWN';
 
@@ -27,6 +29,10 @@ export interface SandboxRecord {
   pidHolder?: { pid: number; startTime: string };
   /** The process holding the pod's IPC, UTS and PID namespaces, while sandboxed containers use them. */
   podHolder?: { pid: number; startTime: string };
+  /** The port mappings the runtime relays (a hostPort that is not its containerPort). */
+  hostPorts?: HostPortMapping[];
+  /** The pod's sysctls as files under /proc/sys and their values, written in its holder's namespaces (sandboxes). */
+  sysctls?: [file: string, value: string][];
   /** The pod's DNS settings (its resolv.conf in sandboxes). */
   dns?: { servers: string[]; searches: string[]; options: string[] };
 }
@@ -45,6 +51,14 @@ export interface SandboxedSpec {
   groups?: number[];
   /** securityContext.readonlyRootfs: its root file system is mounted read-only (its volumes keep their own mode). */
   readonlyRootfs?: boolean;
+  /** The capabilities it keeps (setpriv's names); absent: all of them (privileged, or a record from before they were kept). */
+  capabilities?: string[];
+  /** securityContext.privileged: /sys is mounted writable. */
+  privileged?: boolean;
+  /** Covered with /dev/null or an empty tmpfs (masked_paths; none when privileged). */
+  maskedPaths?: string[];
+  /** Bound read-only (readonly_paths; none when privileged). */
+  readonlyPaths?: string[];
 }
 
 export interface ContainerRecord {
@@ -58,7 +72,8 @@ export interface ContainerRecord {
   args: string[];
   workingDir: string;
   envs: { key: string; value: string }[];
-  mounts: { containerPath: string; hostPath: string; readonly: boolean }[];
+  /** propagation: absent when private (the default); recursiveReadOnly: its submounts read-only too. */
+  mounts: { containerPath: string; hostPath: string; readonly: boolean; propagation?: 'PROPAGATION_HOST_TO_CONTAINER' | 'PROPAGATION_BIDIRECTIONAL'; recursiveReadOnly?: boolean }[];
   labels: Record<string, string>;
   annotations: Record<string, string>;
   /** Absolute path of the CRI log file, or '' when output is discarded. */

@@ -84,7 +84,7 @@ export class EmbeddedRuntime {
         ? new OciImageStore(join(options.dir, 'images'), loadRegistryConfig(options.registryConfig))
         : new ImageStore(join(options.dir, 'images.json'));
     this.cgroups = new Cgroups(options.cgroupRoot);
-    this.pidNamespaces = new PidNamespaces();
+    this.pidNamespaces = new PidNamespaces(join(options.dir, 'bin'));
     if (!this.pidNamespaces.available) warn(`containers share the host's PID namespace: ${this.pidNamespaces.reason}`);
     this.imageSandboxes = new ImageSandboxes(options.dir, this.images, options.sandbox ?? 'auto');
     if (this.images instanceof OciImageStore && !this.imageSandboxes.enabled) warn(`containers of real images run as ${this.imageSandboxes.describe()}`);
@@ -93,6 +93,7 @@ export class EmbeddedRuntime {
     this.streams = new ContainerStreams(this.state, this.containers, warn);
     this.containers.recover();
     this.sandboxes.releasePidNamespaces();
+    void this.sandboxes.reopenHostPorts(warn);
   }
 
   version(): VersionResponse {
@@ -108,6 +109,8 @@ export class EmbeddedRuntime {
           ...this.sandboxCondition(),
         ],
       },
+      // Recursive read-only mounts are made in sandboxes only.
+      runtimeHandlers: [{ name: '', features: { recursiveReadOnlyMounts: this.imageSandboxes.enabled, userNamespaces: false } }],
       info: verbose ? { config: JSON.stringify({ dir: this.options.dir, isolation: this.isolation(), spawning: this.containers.describeSpawning(), images: this.describeImages(), resourceLimits: this.cgroups.describe() }) } : {},
     };
   }
@@ -201,6 +204,7 @@ export class EmbeddedRuntime {
   async shutdown(timeoutSeconds: number): Promise<void> {
     await this.containers.stopAll(timeoutSeconds);
     this.sandboxes.releasePidNamespaces();
+    this.sandboxes.closeHostPorts();
     clearInterval(this.flushTimer);
     this.state.flush();
   }

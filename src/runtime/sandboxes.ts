@@ -4,12 +4,14 @@ import type { ContainerService } from './containers.js';
 import type { ContainerEventType } from '../cri/gen/runtime/v1/ContainerEventType.js';
 import { matchesLabels, toPodSandboxStatus } from './convert.js';
 import type { ContainerEventHub } from './events.js';
-import { alreadyExists, invalid, storageFailed } from './errors.js';
+import { alreadyExists, invalid, storageFailed, unknown } from './errors.js';
 import { lookup, lookupOptional, newId, nowNs } from './ids.js';
 import type { PidNamespaces } from './pid-namespaces.js';
 import type { SandboxRecord } from './records.js';
 import type { RuntimeState } from './state.js';
 import type { ImageSandboxes } from './sandbox/image-sandboxes.js';
+import { SysctlError, sysctlFiles } from './sandbox/sysctls.js';
+import { HostPorts, PortMappingError, relayedMappings, type HostPortMapping } from './host-ports.js';
 import { makeDirectory } from '../util/atomic-file.js';
 import { hostIp } from '../util/host-ip.js';
 
@@ -21,6 +23,8 @@ import { hostIp } from '../util/host-ip.js';
  */
 export class SandboxService {
   private readonly ip = hostIp();
+  private readonly starting = new Set<string>();
+  private readonly hostPorts = new HostPorts();
 
   constructor(
     private readonly state: RuntimeState,
@@ -36,16 +40,31 @@ export class SandboxService {
     this.events.publish({ containerId: sandbox.id, containerEventType: type, createdAt: nowNs(), podSandboxStatus: toPodSandboxStatus(sandbox), containersStatuses: [] });
   }
 
-  run(config: PodSandboxConfig__Output | null, runtimeHandler: string): string {
+  async run(config: PodSandboxConfig__Output | null, runtimeHandler: string): Promise<string> {
     const meta = config?.metadata;
     if (!config || !meta) throw invalid('pod sandbox config must include metadata');
     if (!meta.name || !meta.uid || !meta.namespace) throw invalid('pod sandbox metadata must include name, uid and namespace');
+    const fullName = `${meta.name}_${meta.namespace}_${meta.uid}_${meta.attempt}`;
     for (const other of this.state.sandboxes.values()) {
       const m = other.metadata;
       if (m.name === meta.name && m.namespace === meta.namespace && m.uid === meta.uid && m.attempt === meta.attempt) {
-        throw alreadyExists(`pod sandbox name "${meta.name}_${meta.namespace}_${meta.uid}_${meta.attempt}" is reserved for ${other.id}`);
+        throw alreadyExists(`pod sandbox name "${fullName}" is reserved for ${other.id}`);
       }
     }
+    // A sandbox whose sysctls are being written is not saved yet: its name is held meanwhile.
+    if (this.starting.has(fullName)) throw alreadyExists(`pod sandbox name "${fullName}" is reserved for a sandbox being created`);
+    this.starting.add(fullName);
+    try {
+      return await this.create(config, meta, runtimeHandler);
+    } finally {
+      this.starting.delete(fullName);
+    }
+  }
+
+  private async create(config: PodSandboxConfig__Output, meta: NonNullable<PodSandboxConfig__Output['metadata']>, runtimeHandler: string): Promise<string> {
+    const ns = config.linux?.securityContext?.namespaceOptions;
+    const sysctls = Object.keys(config.linux?.sysctls ?? {}).length > 0 ? this.sysctlFiles(config.linux!.sysctls, ns?.ipc !== 'NODE') : undefined;
+    const hostPorts = this.relayed(config.portMappings);
     if (config.logDirectory) {
       try {
         makeDirectory(config.logDirectory);
@@ -53,7 +72,6 @@ export class SandboxService {
         throw storageFailed(`failed to create pod sandbox ${meta.namespace}/${meta.name}`, err);
       }
     }
-    const ns = config.linux?.securityContext?.namespaceOptions;
     const record: SandboxRecord = {
       id: newId(),
       metadata: { name: meta.name, uid: meta.uid, namespace: meta.namespace, attempt: meta.attempt },
@@ -65,17 +83,26 @@ export class SandboxService {
       labels: config.labels,
       annotations: config.annotations,
       namespaces: { network: ns?.network ?? 'POD', pid: ns?.pid ?? 'POD', ipc: ns?.ipc ?? 'POD' },
+      sysctls,
+      hostPorts: hostPorts.length > 0 ? hostPorts : undefined,
       dns: config.dnsConfig ? { servers: config.dnsConfig.servers, searches: config.dnsConfig.searches, options: config.dnsConfig.options } : undefined,
       // A host-network sandbox has no IP of its own (the kubelet uses the node's), as with containerd.
       ip: ns?.network === 'NODE' ? '' : this.ip,
     };
-    this.imageSandboxes.startPodHolder(record);
+    try {
+      await this.imageSandboxes.startPodHolder(record);
+      await this.hostPorts.open(record.id, hostPorts, relayTarget(record));
+    } catch (err) {
+      this.imageSandboxes.releasePod(record);
+      throw unknown(`failed to create pod sandbox ${meta.namespace}/${meta.name}: ${(err as Error).message}`);
+    }
     // Host processes that share the pod's PID namespace: its holder starts now, as a pause container would.
     if (record.namespaces.pid === 'POD' && !this.imageSandboxes.enabled && this.pidNamespaces.available) record.pidHolder = this.pidNamespaces.startHolder();
     try {
       this.state.saveSandbox(record);
     } catch (err) {
       this.imageSandboxes.releasePod(record);
+      this.hostPorts.close(record.id);
       if (record.pidHolder) this.pidNamespaces.release(record.pidHolder);
       throw storageFailed(`failed to create pod sandbox ${meta.namespace}/${meta.name}`, err);
     }
@@ -89,6 +116,7 @@ export class SandboxService {
     const sandbox = this.find(id);
     if (!sandbox) return;
     await Promise.all(this.state.containersOf(sandbox.id).map((c) => this.containers.stop(c.id, 0)));
+    this.hostPorts.close(sandbox.id);
     this.releasePidNamespace(sandbox);
     if (sandbox.state !== 'SANDBOX_NOTREADY') {
       sandbox.state = 'SANDBOX_NOTREADY';
@@ -102,9 +130,23 @@ export class SandboxService {
     const sandbox = this.find(id);
     if (!sandbox) return;
     await Promise.all(this.state.containersOf(sandbox.id).map((c) => this.containers.remove(c.id)));
+    this.hostPorts.close(sandbox.id);
     this.releasePidNamespace(sandbox);
     this.state.deleteSandbox(sandbox.id);
     this.publish(sandbox, 'CONTAINER_DELETED_EVENT');
+  }
+
+  /** Relays the port mappings of ready sandboxes again (after a restart of the runtime); says which could not be. */
+  async reopenHostPorts(warn: (message: string) => void): Promise<void> {
+    for (const sandbox of this.state.sandboxes.values()) {
+      if (sandbox.state !== 'SANDBOX_READY' || !sandbox.hostPorts) continue;
+      await this.hostPorts.open(sandbox.id, sandbox.hostPorts, relayTarget(sandbox)).catch((err: Error) => warn(`pod sandbox ${sandbox.id}: ${err.message}`));
+    }
+  }
+
+  /** Stops relaying every port mapping (the runtime shuts down). */
+  closeHostPorts(): void {
+    this.hostPorts.closeAll();
   }
 
   /** Ends the holders of pods' namespaces: no container runs after a restart or a shutdown of the runtime. */
@@ -137,7 +179,32 @@ export class SandboxService {
     return out;
   }
 
+  /** The pod's sysctls to write in its holder's namespaces; INVALID_ARGUMENT for one it cannot have. */
+  private sysctlFiles(sysctls: Record<string, string>, ownIpc: boolean): [string, string][] {
+    if (!this.imageSandboxes.enabled) throw invalid(`sysctls ${Object.keys(sysctls).join(', ')}: the embedded runtime sets them in its sandboxes only, and runs host processes (${this.imageSandboxes.describe()})`);
+    try {
+      return sysctlFiles(sysctls, { ipc: ownIpc, uts: true });
+    } catch (err) {
+      if (err instanceof SysctlError) throw invalid(err.message);
+      throw err;
+    }
+  }
+
+  private relayed(mappings: PodSandboxConfig__Output['portMappings']): HostPortMapping[] {
+    try {
+      return relayedMappings((mappings ?? []).map((m) => ({ protocol: m.protocol, containerPort: m.containerPort, hostPort: m.hostPort, hostIp: m.hostIp })));
+    } catch (err) {
+      if (err instanceof PortMappingError) throw invalid(err.message);
+      throw err;
+    }
+  }
+
   private find(id: string): SandboxRecord | undefined {
     return lookupOptional(this.state.sandboxes, id, 'pod sandbox');
   }
+}
+
+/** Where a sandbox's relayed ports go: its IP (the host's), or loopback for a host-network sandbox. */
+function relayTarget(sandbox: SandboxRecord): string {
+  return sandbox.ip || '127.0.0.1';
 }

@@ -49,7 +49,7 @@ export function runtimeHandlers(rt: EmbeddedRuntime, log: Log, streams: EventStr
   return {
     Version: unary('Version', log, () => rt.version()),
     Status: unary('Status', log, (req) => rt.status(req.verbose)),
-    RunPodSandbox: unary('RunPodSandbox', log, (req) => ({ podSandboxId: rt.sandboxes.run(req.config, req.runtimeHandler) })),
+    RunPodSandbox: unary('RunPodSandbox', log, async (req) => ({ podSandboxId: await rt.sandboxes.run(req.config, req.runtimeHandler) })),
     StopPodSandbox: unary('StopPodSandbox', log, async (req) => {
       await rt.sandboxes.stop(req.podSandboxId);
       return {};

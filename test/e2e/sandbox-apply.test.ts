@@ -2,7 +2,8 @@
 // (test/registry/registry.sh) as a user runs it: bin/run.js as a child
 // process, the embedded runtime it starts by itself, the images pulled for
 // real and run in bubblewrap sandboxes with their own entrypoints.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -73,6 +74,76 @@ spec:
     expect(res.code, res.stderr).toBe(0);
     const logs = await knode(['logs', 'secure-sbx', '-c', 'who', '--root-dir', root]);
     expect(logs.stdout).toBe('uid=1234 gid=2345 groups=2345 3456 4567\nread-only\n');
+  });
+
+  it("sets the pod's sysctls, the safe ones and those --allowed-unsafe-sysctls lets in; another unsafe one is SysctlForbidden", async () => {
+    const sysctlPod = (name: string, sysctls: string) => `apiVersion: v1
+kind: Pod
+metadata:
+  name: ${name}
+spec:
+  restartPolicy: Never
+  securityContext:
+    sysctls: ${sysctls}
+  containers:
+    - name: show
+      image: busybox:1.36
+      command: ["sh", "-c", "cat /proc/sys/kernel/shm_rmid_forced /proc/sys/fs/mqueue/msg_max"]
+`;
+    const manifest = join(root, 'sysctls.yaml');
+    writeFileSync(manifest, sysctlPod('sysctls', '[{ name: kernel.shm_rmid_forced, value: "1" }, { name: fs.mqueue.msg_max, value: "64" }]'));
+    const res = await knode(['apply', '-f', manifest, '--root-dir', root, '--node-name', 'sbx', '--allowed-unsafe-sysctls', 'fs.mqueue.*'], { timeoutMs: 120_000 });
+    expect(res.code, res.stderr).toBe(0);
+    expect((await knode(['logs', 'sysctls-sbx', '-c', 'show', '--root-dir', root])).stdout).toBe('1\n64\n');
+
+    const unsafe = join(root, 'unsafe.yaml');
+    writeFileSync(unsafe, sysctlPod('unsafe', '[{ name: kernel.msgmax, value: "9000" }]'));
+    const refused = await knode(['apply', '-f', unsafe, '--root-dir', root, '--node-name', 'sbx', '--allowed-unsafe-sysctls', 'fs.mqueue.*', '-o', 'json'], { timeoutMs: 120_000 });
+    expect(refused.code).not.toBe(0);
+    const status = (JSON.parse(refused.stdout) as { items: { status: { phase: string; reason: string; message: string } }[] }).items[0].status;
+    expect(status).toMatchObject({ phase: 'Failed', reason: 'SysctlForbidden', message: 'Pod was rejected: forbidden sysctl: "kernel.msgmax" not allowlisted' });
+
+    const badFlag = await knode(['apply', '-f', unsafe, '--root-dir', root, '--allowed-unsafe-sysctls', 'kernel.pid_max']);
+    expect(badFlag.code).toBe(2);
+    expect(badFlag.stderr).toContain('--allowed-unsafe-sysctls: the sysctls "kernel.pid_max" are not known to be namespaced');
+  });
+
+  it('makes a readOnly volume read-only itself, and with recursiveReadOnly what is mounted under it too', async () => {
+    const source = mkdtempSync(join(tmpdir(), 'knode-e2e-rro-'));
+    mkdirSync(join(source, 'tmpfs'));
+    execFileSync('mount', ['-t', 'tmpfs', 'tmpfs', join(source, 'tmpfs')]);
+    try {
+      const manifest = join(root, 'rro.yaml');
+      writeFileSync(manifest, `apiVersion: v1
+kind: Pod
+metadata:
+  name: rro
+spec:
+  restartPolicy: Never
+  volumes:
+    - name: data
+      hostPath: { path: ${source}, type: Directory }
+  containers:
+    - name: plain
+      image: busybox:1.36
+      command: ["sh", "-c", "touch /data/tmpfs/a && echo under-writable"]
+      volumeMounts: [{ name: data, mountPath: /data, readOnly: true }]
+    - name: recursive
+      image: busybox:1.36
+      command: ["sh", "-c", "touch /data/tmpfs/b 2>/dev/null || echo under-read-only"]
+      volumeMounts: [{ name: data, mountPath: /data, readOnly: true, recursiveReadOnly: Enabled }]
+`);
+      const res = await knode(['apply', '-f', manifest, '--root-dir', root, '--node-name', 'sbx'], { timeoutMs: 120_000 });
+      expect(res.code, res.stderr).toBe(0);
+      expect((await knode(['logs', 'rro-sbx', '-c', 'plain', '--root-dir', root])).stdout).toBe('under-writable\n');
+      expect((await knode(['logs', 'rro-sbx', '-c', 'recursive', '--root-dir', root])).stdout).toBe('under-read-only\n');
+    } finally {
+      try {
+        execFileSync('umount', [join(source, 'tmpfs')]);
+      } catch {
+        // already gone
+      }
+    }
   });
 
   it('refuses runAsNonRoot for an image that runs as root, with the reason and message the kubelet gives', async () => {

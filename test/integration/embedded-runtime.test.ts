@@ -79,6 +79,24 @@ describe('the embedded runtime', () => {
     expect(group).toBe(pid);
   });
 
+  it('says in its log when a container fails right after its start, with the end of its output', async () => {
+    const cri = await start();
+    const config = sandboxConfig('early');
+    const sandbox = await cri.runPodSandbox(config);
+    const id = await runContainer(cri, sandbox, config, containerConfig('fails', ['sh', '-c', 'echo cannot go on >&2; exit 3']));
+    await waitExited(cri, id);
+    const runtimeLog = join(runtime!.rootDir, 'runtime.log');
+    const line = await eventually(() => readFileSync(runtimeLog, 'utf8').split('\n').find((l) => l.includes(`container ${id} (fails) exited`)), 'the early exit in the runtime log');
+    expect(line).toMatch(/exited \d+ ms after its start with code 3; its output ends: ".*stderr F cannot go on\\n"$/);
+    // A container that ends well, or one stopped as asked, is not worth a line.
+    const ok = await runContainer(cri, sandbox, config, containerConfig('fine', ['true']));
+    await waitExited(cri, ok);
+    const stopped = await runContainer(cri, sandbox, config, containerConfig('stopped', ['sleep', '60']));
+    await cri.stopContainer(stopped, 0);
+    expect(readFileSync(runtimeLog, 'utf8')).not.toContain(`container ${ok}`);
+    expect(readFileSync(runtimeLog, 'utf8')).not.toContain(`container ${stopped}`);
+  });
+
   it('kills what is left of the process group when the main process exits', async () => {
     const cri = await start();
     const config = sandboxConfig('group');
@@ -126,9 +144,12 @@ describe('the embedded runtime', () => {
     const holder = (await holderOf(sandbox))!;
     expect(gone(holder)).toBe(false);
     await runContainer(cri, sandbox, config, containerConfig('app', ['sleep', '300']));
-    const look = containerConfig('look', ['sh', '-c', 'cat /proc/1/cmdline | tr "\\0" " "']);
+    // PID 1 is the holder's shell; what it idles on shows as pause, as a pause container does.
+    const look = containerConfig('look', ['sh', '-c', 'cat /proc/1/cmdline | tr "\\0" " "; echo; cat /proc/[0-9]*/comm | grep -x -e pause -e sleep']);
     await waitExited(cri, await runContainer(cri, sandbox, config, look));
-    expect(readFileSync(logPathOf(config, look), 'utf8')).toMatch(/stdout P \/bin\/sh -c while :; do sleep/);
+    const seen = readFileSync(logPathOf(config, look), 'utf8');
+    expect(seen).toMatch(/stdout F \/bin\/sh -c while :; do "\$1" 2147483647 & wait; done holder \S+\/bin\/pause \n/);
+    expect(seen.split('\n').filter((line) => / stdout F (pause|sleep)$/.test(line)).map((line) => line.split(' ').at(-1)).sort()).toEqual(['pause', 'sleep']);
     expect(await holderOf(sandbox)).toBe(holder);
 
     await runtime!.kill();

@@ -1,7 +1,7 @@
 // Containers of real images in bubblewrap sandboxes on the embedded runtime,
 // through the real CRI path (the runtime as its own process, over gRPC),
 // with images pulled from the local registry (test/registry/registry.sh).
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -113,6 +113,184 @@ describe('bubblewrap sandboxes for real images (embedded runtime)', () => {
     const err = (await client.createContainer(sandboxId, groupOnly, sandbox).catch((e: CriError) => e)) as CriError;
     expect(err.code).toBe(3); // INVALID_ARGUMENT
     expect(err.details).toContain('runAsGroup is set without runAsUser');
+  });
+
+  it("keeps containerd's default capabilities, what is added and not what is dropped, for the program and an exec; privileged keeps them all", async () => {
+    const security = (extra: object) => ({ linux: { securityContext: { namespaceOptions: { pid: 'CONTAINER' as const }, ...extra } } });
+    const show = ['sh', '-c', "grep -E '^Cap(Eff|Bnd):' /proc/self/status | cut -f2"]; // effective, then bounding
+    // Docker's and containerd's default set: CHOWN, DAC_OVERRIDE, FSETID, FOWNER, MKNOD, NET_RAW, SETGID, SETUID, SETFCAP, SETPCAP, NET_BIND_SERVICE, SYS_CHROOT, KILL, AUDIT_WRITE.
+    expect((await runToEnd('caps-default', containerConfig('caps', show, security({})))).lines).toEqual(['00000000a80425fb', '00000000a80425fb']);
+    const netAdminOnly = security({ capabilities: { addCapabilities: ['NET_ADMIN'], dropCapabilities: ['ALL'] } });
+    expect((await runToEnd('caps-net-admin', containerConfig('caps', show, netAdminOnly))).lines).toEqual(['0000000000001000', '0000000000001000']);
+    const minusNetRaw = security({ capabilities: { addCapabilities: ['CAP_SYS_ADMIN'], dropCapabilities: ['NET_RAW', 'CAP_KILL'] } });
+    expect((await runToEnd('caps-changed', containerConfig('caps', show, minusNetRaw))).lines).toEqual(['00000000a82405db', '00000000a82405db']);
+    // Another user keeps the bounding set and has no effective capabilities, as with runc.
+    const user = { image: { image: 'busybox-user:1.0' }, ...security({ runAsUser: { value: 2000 } }) };
+    expect((await runToEnd('caps-user', containerConfig('caps', show, user))).lines).toEqual(['0000000000000000', '00000000a80425fb']);
+    const privileged = (await runToEnd('caps-privileged', containerConfig('caps', show, security({ privileged: true, capabilities: { dropCapabilities: ['ALL'] } })))).lines;
+    for (const line of privileged) expect(BigInt(`0x${line}`) & (1n << 21n)).toBe(1n << 21n); // SYS_ADMIN: all the runtime has
+
+    const sandbox = { ...sandboxConfig('caps-exec'), hostname: 'caps-exec' };
+    const sandboxId = await client.runPodSandbox(sandbox);
+    const chownOnly = security({ capabilities: { addCapabilities: ['CHOWN'], dropCapabilities: ['ALL'] } });
+    const id = await client.createContainer(sandboxId, containerConfig('sleeper', ['sleep', '60'], chownOnly), sandbox);
+    await client.startContainer(id);
+    expect((await client.execSync(id, show, 10)).stdout.toString()).toBe('0000000000000001\n0000000000000001\n');
+    await client.stopContainer(id, 0);
+    const unknownCap = containerConfig('bad-cap', ['true'], security({ capabilities: { addCapabilities: ['FLY'] } }));
+    const err = (await client.createContainer(sandboxId, unknownCap, sandbox).catch((e: CriError) => e)) as CriError;
+    expect(err.code).toBe(3); // INVALID_ARGUMENT
+    expect(err.details).toContain('unknown capability "FLY"');
+  });
+
+  it('masks and makes read-only the paths asked for, for the program and an exec; a privileged container keeps them', async () => {
+    const security = (extra: object) => ({ linux: { securityContext: { namespaceOptions: { pid: 'CONTAINER' as const }, maskedPaths: ['/etc/hostname', '/proc/keys', '/sys/firmware', '/no/such/path'], readonlyPaths: ['/tmp', '/proc/sys'], ...extra } } });
+    // /etc/hostname is the pod's file, bound in (busybox's applets are links to it here: masking one would mask them all).
+    const show = ['sh', '-c', "wc -c < /etc/hostname; wc -c < /proc/keys; ls /sys/firmware | wc -l; touch /tmp/x; grep ' /proc/sys ' /proc/self/mountinfo | cut -d' ' -f6 | cut -d, -f1"];
+    const masked = await runToEnd('masked', containerConfig('masked', show, security({})));
+    expect(masked.lines).toEqual(['0', '0', '0', 'touch: /tmp/x: Read-only file system', 'ro']);
+    const privileged = (await runToEnd('masked-privileged', containerConfig('masked', show, security({ privileged: true })))).lines;
+    expect(Number(privileged[0])).toBeGreaterThan(0);
+    expect(Number(privileged[2])).toBeGreaterThan(0);
+    // touch said nothing, and /proc/sys is no mount of its own.
+    expect(privileged).toHaveLength(3);
+
+    const sandbox = { ...sandboxConfig('masked-exec'), hostname: 'masked-exec' };
+    const sandboxId = await client.runPodSandbox(sandbox);
+    const id = await client.createContainer(sandboxId, containerConfig('sleeper', ['sleep', '60'], security({})), sandbox);
+    await client.startContainer(id);
+    const exec = await client.execSync(id, ['sh', '-c', 'wc -c < /etc/hostname; touch /tmp/y'], 10);
+    expect(exec.exitCode).not.toBe(0);
+    expect(exec.stdout.toString()).toBe('0\n');
+    expect(exec.stderr.toString()).toBe('touch: /tmp/y: Read-only file system\n');
+    await client.stopContainer(id, 0);
+    const relative = containerConfig('relative', ['true'], security({ readonlyPaths: ['tmp'] }));
+    const err = (await client.createContainer(sandboxId, relative, sandbox).catch((e: CriError) => e)) as CriError;
+    expect(err.code).toBe(3); // INVALID_ARGUMENT
+    expect(err.details).toContain('readonlyPaths: "tmp" is not an absolute path');
+  });
+
+  it("sets the pod's IPC and UTS sysctls in its own namespaces, for its programs and an exec, and refuses the host's", async () => {
+    const hostShm = readFileSync('/proc/sys/kernel/shm_rmid_forced', 'utf8');
+    const hostMsgMax = readFileSync('/proc/sys/fs/mqueue/msg_max', 'utf8');
+    const sysctls = { 'kernel.shm_rmid_forced': hostShm.trim() === '1' ? '0' : '1', 'fs/mqueue/msg_max': '77', 'kernel.domainname': 'pods.example' };
+    const show = ['sh', '-c', 'cat /proc/sys/kernel/shm_rmid_forced /proc/sys/fs/mqueue/msg_max /proc/sys/kernel/domainname'];
+    const want = [sysctls['kernel.shm_rmid_forced'], '77', 'pods.example'];
+    const linux = (extra: object = {}) => ({ linux: { sysctls, securityContext: { namespaceOptions: { network: 'NODE' as const, ...extra } } } });
+    expect((await runToEnd('sysctls', containerConfig('sysctls', show), linux())).lines).toEqual(want);
+    // The host's stay as they were.
+    expect(readFileSync('/proc/sys/kernel/shm_rmid_forced', 'utf8')).toBe(hostShm);
+    expect(readFileSync('/proc/sys/fs/mqueue/msg_max', 'utf8')).toBe(hostMsgMax);
+
+    const sandbox = { ...sandboxConfig('sysctls-exec'), hostname: 'sysctls-exec', ...linux() };
+    const sandboxId = await client.runPodSandbox(sandbox);
+    const id = await client.createContainer(sandboxId, containerConfig('sleeper', ['sleep', '60']), sandbox);
+    await client.startContainer(id);
+    expect((await client.execSync(id, show, 10)).stdout.toString().trim().split('\n')).toEqual(want);
+    await client.stopContainer(id, 0);
+
+    const refused = async (name: string, extra: object) => (await client.runPodSandbox({ ...sandboxConfig(name), ...extra }).catch((e: CriError) => e)) as CriError;
+    const hostWide = await refused('sysctl-host', { linux: { sysctls: { 'kernel.pid_max': '4096' } } });
+    expect([hostWide.code, hostWide.details]).toEqual([3, 'sysctl "kernel.pid_max" is not in a separate kernel namespace']);
+    const hostIpc = await refused('sysctl-host-ipc', { linux: { sysctls: { 'kernel.shmmni': '100' }, securityContext: { namespaceOptions: { network: 'NODE', ipc: 'NODE' } } } });
+    expect([hostIpc.code, hostIpc.details]).toEqual([3, 'sysctl "kernel.shmmni" is not allowed in the host\'s IPC namespace']);
+    // A value the kernel refuses fails RunPodSandbox with what the write said, and leaves nothing behind.
+    const before = (await client.listPodSandbox()).length;
+    const badValue = await refused('sysctl-bad', { linux: { sysctls: { 'kernel.shm_rmid_forced': 'yes' } } });
+    expect(badValue.code).toBe(2); // UNKNOWN
+    expect(badValue.details).toBe("failed to create pod sandbox knode-test/sysctl-bad: failed to set the pod's sysctls (kernel.shm_rmid_forced=yes): tee: /proc/sys/kernel/shm_rmid_forced: Invalid argument");
+    expect((await client.listPodSandbox()).length).toBe(before);
+  });
+
+  it("shows what the host mounts later in a HostToContainer volume, and reports each mount's propagation", async () => {
+    // A shared mount on the host, as critest makes one (its mounts reach the bind in the sandbox).
+    const source = mkdtempSync(join(tmpdir(), 'knode-propagation-'));
+    const other = mkdtempSync(join(tmpdir(), 'knode-propagation-other-'));
+    mkdirSync(join(source, 'sub'));
+    writeFileSync(join(other, 'flag'), '');
+    execFileSync('mount', ['--bind', source, source]);
+    execFileSync('mount', ['--make-rshared', source]);
+    try {
+      const sandbox = { ...sandboxConfig('propagation'), hostname: 'propagation' };
+      const sandboxId = await client.runPodSandbox(sandbox);
+      const mounts = [
+        { containerPath: '/from-host', hostPath: source, propagation: 'PROPAGATION_HOST_TO_CONTAINER' as const },
+        { containerPath: '/plain', hostPath: other },
+      ];
+      const id = await client.createContainer(sandboxId, containerConfig('sleeper', ['sleep', '60'], { mounts }), sandbox);
+      await client.startContainer(id);
+      const status = (await client.containerStatus(id)).status!;
+      expect(status.mounts.map((m) => [m.containerPath, m.propagation])).toEqual([
+        ['/from-host', 'PROPAGATION_HOST_TO_CONTAINER'],
+        ['/plain', 'PROPAGATION_PRIVATE'],
+      ]);
+      expect((await client.execSync(id, ['ls', '/from-host/sub'], 10)).stdout.toString()).toBe('');
+      execFileSync('mount', ['--bind', other, join(source, 'sub')]);
+      expect((await client.execSync(id, ['ls', '/from-host/sub'], 10)).stdout.toString()).toBe('flag\n');
+      await client.stopContainer(id, 0);
+    } finally {
+      spawnSyncQuiet('umount', [join(source, 'sub')]);
+      spawnSyncQuiet('umount', [source]);
+    }
+  });
+
+  it('makes a read-only mount read-only itself, and with recursiveReadOnly what is mounted under it too', async () => {
+    expect((await client.status()).runtimeHandlers).toEqual([{ name: '', features: { recursiveReadOnlyMounts: true, userNamespaces: false } }]);
+    const source = mkdtempSync(join(tmpdir(), 'knode-rro-'));
+    mkdirSync(join(source, 'tmpfs'));
+    execFileSync('mount', ['-t', 'tmpfs', 'tmpfs', join(source, 'tmpfs')]);
+    try {
+      const show = ['sh', '-c', 'touch /mnt/top 2>/dev/null && echo top-writable || echo top-read-only; touch /mnt/tmpfs/under 2>/dev/null && echo under-writable || echo under-read-only'];
+      const plain = containerConfig('ro', show, { mounts: [{ containerPath: '/mnt', hostPath: source, readonly: true }] });
+      expect((await runToEnd('ro-plain', plain)).lines).toEqual(['top-read-only', 'under-writable']);
+      const recursive = containerConfig('rro', show, { mounts: [{ containerPath: '/mnt', hostPath: source, readonly: true, recursiveReadOnly: true }] });
+      expect((await runToEnd('ro-recursive', recursive)).lines).toEqual(['top-read-only', 'under-read-only']);
+
+      const sandbox = { ...sandboxConfig('rro-refused'), hostname: 'rro-refused' };
+      const sandboxId = await client.runPodSandbox(sandbox);
+      const refused = async (mount: object) => (await client.createContainer(sandboxId, containerConfig('bad', ['true'], { mounts: [{ containerPath: '/mnt', hostPath: source, ...mount }] }), sandbox).catch((e: CriError) => e)) as CriError;
+      expect(await refused({ readonly: false, recursiveReadOnly: true })).toMatchObject({ code: 3, details: 'container "bad": mount /mnt: a recursive read-only mount must be read-only' });
+      expect(await refused({ readonly: true, recursiveReadOnly: true, propagation: 'PROPAGATION_HOST_TO_CONTAINER' })).toMatchObject({ code: 3, details: 'container "bad": mount /mnt: a recursive read-only mount must have private propagation, not PROPAGATION_HOST_TO_CONTAINER' });
+    } finally {
+      spawnSyncQuiet('umount', [join(source, 'tmpfs')]);
+    }
+  });
+
+  it("joins the host's IPC namespace for hostIPC, and keeps the pod's own otherwise", async () => {
+    const segment = execFileSync('ipcmk', ['-M', '4096'], { encoding: 'utf8' }).trim().replace(/^Shared memory id: /, '');
+    try {
+      // The second column of /proc/sysvipc/shm is each segment's id, in the reader's IPC namespace.
+      const show = ['sh', '-c', "awk 'NR > 1 { print $2 }' /proc/sysvipc/shm"];
+      const withIpc = (ipc: 'NODE' | 'POD') => ({ linux: { securityContext: { namespaceOptions: { network: 'NODE' as const, pid: 'CONTAINER' as const, ipc } } } });
+      expect((await runToEnd('host-ipc', containerConfig('ipc', show), withIpc('NODE'))).lines).toContain(segment);
+      expect((await runToEnd('pod-ipc', containerConfig('ipc', show), withIpc('POD'))).lines).not.toContain(segment);
+    } finally {
+      spawnSyncQuiet('ipcrm', ['-m', segment]);
+    }
+  });
+
+  it('kills a timed-out exec inside the container without leaving a zombie under its PID 1', async () => {
+    const sandbox = { ...sandboxConfig('exec-timeout'), hostname: 'exec-timeout' };
+    const sandboxId = await client.runPodSandbox(sandbox);
+    // sleep as PID 1 reaps nothing: a process left to it would stay a zombie.
+    const security = { linux: { securityContext: { namespaceOptions: { pid: 'CONTAINER' as const } } } };
+    const id = await client.createContainer(sandboxId, containerConfig('sleeper', ['sleep', '600'], security), sandbox);
+    await client.startContainer(id);
+    const err = (await client.execSync(id, ['sleep', '4321'], 1).catch((e: CriError) => e)) as CriError;
+    expect(err.code).toBe(4); // DEADLINE_EXCEEDED
+    // What the timed-out exec left, a moment later: only PID 1 sleeps.
+    await new Promise((r) => setTimeout(r, 300));
+    const sleeps = (await client.execSync(id, ['sh', '-c', 'grep -h "(sleep)" /proc/[0-9]*/stat 2>/dev/null | cut -d" " -f1,3'], 10)).stdout.toString().trim();
+    expect(sleeps).toBe('1 S');
+    await client.stopContainer(id, 0);
+  });
+
+  it("binds the host's /sys read-only, writable for a privileged container", async () => {
+    const security = (extra: object) => ({ linux: { securityContext: { namespaceOptions: { pid: 'CONTAINER' as const }, ...extra } } });
+    // Whether lo is there, then the mount's options (the sixth field of mountinfo).
+    const show = ['sh', '-c', "ls /sys/class/net | grep -x lo; grep ' /sys ' /proc/self/mountinfo | cut -d' ' -f6 | cut -d, -f1"];
+    expect((await runToEnd('sys-plain', containerConfig('sys', show, security({})))).lines).toEqual(['lo', 'ro']);
+    expect((await runToEnd('sys-privileged', containerConfig('sys', show, security({ privileged: true })))).lines).toEqual(['lo', 'rw']);
   });
 
   it('mounts the root file system read-only when asked (readonlyRootfs), its volumes keeping their own mode', async () => {
@@ -327,3 +505,12 @@ describe('a sandboxed runtime killed with kill -9', () => {
     }
   });
 });
+
+/** Runs a cleanup command whose failure (nothing mounted there) does not matter. */
+function spawnSyncQuiet(file: string, args: string[]): void {
+  try {
+    execFileSync(file, args, { stdio: 'ignore' });
+  } catch {
+    // nothing to undo
+  }
+}

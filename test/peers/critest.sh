@@ -16,7 +16,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
 BUSYBOX=/bin/busybox
 # Bump when the images change, so a cached build is not reused.
-IMAGES_VERSION=4
+IMAGES_VERSION=5
 
 dir=${1:?usage: critest.sh DIR [--sandbox auto|off] [-- CRITEST_ARGS...]}
 shift
@@ -41,6 +41,22 @@ rootfs() {
   for applet in $("$BUSYBOX" --list); do [ "$applet" = busybox ] || ln -f "$r/bin/busybox" "$r/bin/$applet"; done
   printf 'root:x:0:0:root:/root:/bin/sh\nwww-data:x:33:33:www-data:/var/www:/bin/false\nnobody:x:65534:65534:nobody:/home:/bin/false\n' > "$r/etc/passwd"
   printf 'root:x:0:\nwww-data:x:33:\nnobody:x:65534:\n' > "$r/etc/group"
+  # Upstream's busybox has pgrep and ipcs applets, Debian's has not: the host's
+  # (procps, util-linux) stand in, with the libraries they link against.
+  local program
+  for program in pgrep ipcs; do host_program "$r" "$(command -v "$program" || true)"; done
+}
+
+# host_program ROOT PATH: copies the program at PATH to ROOT/bin, and what ldd
+# says it needs to the same paths under ROOT (nothing when PATH is empty).
+host_program() {
+  local r=$1 program=$2 lib
+  [ -n "$program" ] || return 0
+  cp "$program" "$r/bin/$(basename "$program")"
+  for lib in $(ldd "$program" | grep -o '/[^ ]*'); do
+    mkdir -p "$r$(dirname "$lib")"
+    cp -L "$lib" "$r$lib"
+  done
 }
 
 # image LAYOUT TAG [FILE] [SETUP-FUNCTION]: a one-layer busybox image; FILE (a
@@ -111,10 +127,13 @@ images=$(images_dir)
 registry=$(bash "$REPO/test/registry/registry.sh" up "$dir/registry")
 host=$(printf '%s' "$registry" | jq -r .host)
 runtime_pid=
-# critest sets the hostname from a privileged container on the host's network, which is the host's.
+# critest sets the hostname from a privileged container on the host's network, which is the host's,
+# and its network-management specs add a bridge "foobar" there (brctl addbr): both are undone.
 host_name=$(hostname)
+had_foobar=$(ip link show foobar >/dev/null 2>&1 && echo yes || echo no)
 cleanup() {
   [ "$(hostname)" = "$host_name" ] || hostname "$host_name" || true
+  [ "$had_foobar" = yes ] || ip link delete foobar 2>/dev/null || true
   [ -z "$runtime_pid" ] || { kill "$runtime_pid" 2>/dev/null || true; wait "$runtime_pid" 2>/dev/null || true; }
   bash "$REPO/test/registry/registry.sh" down "$dir/registry" || true
 }

@@ -20,7 +20,7 @@ function runtime(): EmbeddedRuntime {
   return rt;
 }
 
-function sandbox(rt: EmbeddedRuntime, name: string): string {
+function sandbox(rt: EmbeddedRuntime, name: string): Promise<string> {
   const config = { metadata: { name, uid: `uid-${name}`, namespace: 'default', attempt: 0 }, labels: {}, annotations: {}, linux: { securityContext: { namespaceOptions: { network: 'NODE', pid: 'CONTAINER' } } } };
   return rt.sandboxes.run(config as unknown as PodSandboxConfig__Output, '');
 }
@@ -31,11 +31,11 @@ function container(rt: EmbeddedRuntime, sandboxId: string, name: string): string
 }
 
 describe('embedded runtime: pod sandbox stats', () => {
-  it('gives each sandbox the stats of its own containers only', () => {
+  it('gives each sandbox the stats of its own containers only', async () => {
     const rt = runtime();
-    const empty = sandbox(rt, 'empty');
-    const one = sandbox(rt, 'one');
-    const two = sandbox(rt, 'two');
+    const empty = await sandbox(rt, 'empty');
+    const one = await sandbox(rt, 'one');
+    const two = await sandbox(rt, 'two');
     const a = container(rt, one, 'a');
     const b = container(rt, two, 'b');
     const c = container(rt, two, 'c');
@@ -44,9 +44,9 @@ describe('embedded runtime: pod sandbox stats', () => {
     expect(rt.podSandboxStats({ id: two, labelSelector: {} } as never).map((s) => s.linux?.containers?.length)).toEqual([2]);
   });
 
-  it('looks each container up a bounded number of times, however many sandboxes there are', () => {
+  it('looks each container up a bounded number of times, however many sandboxes there are', async () => {
     const rt = runtime();
-    for (let i = 0; i < 1000; i++) container(rt, sandbox(rt, `p${i}`), 'main');
+    for (let i = 0; i < 1000; i++) container(rt, await sandbox(rt, `p${i}`), 'main');
     const lookups = vi.spyOn(rt.state.containers, 'get');
     const stats = rt.podSandboxStats(null);
     expect(stats).toHaveLength(1000);
@@ -57,10 +57,10 @@ describe('embedded runtime: pod sandbox stats', () => {
 });
 
 describe('embedded runtime state: containers by sandbox', () => {
-  it('finds a sandbox\'s containers after saves, deletes and a reload from disk', () => {
+  it('finds a sandbox\'s containers after saves, deletes and a reload from disk', async () => {
     const rt = runtime();
-    const one = sandbox(rt, 'one');
-    const two = sandbox(rt, 'two');
+    const one = await sandbox(rt, 'one');
+    const two = await sandbox(rt, 'two');
     const a = container(rt, one, 'a');
     const b = container(rt, two, 'b');
     const c = container(rt, two, 'c');

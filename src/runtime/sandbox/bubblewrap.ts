@@ -4,18 +4,20 @@
 // namespace, when its containers share one) are held by a small process
 // per pod, as the pause container holds them; each container enters them
 // with nsenter and bwrap.
-import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { findExecutable } from '../container-process.js';
-import { childrenOf, readProcStat, waitForProcess } from '../proc.js';
+import { execFile, spawn, spawnSync } from 'node:child_process';
+import { whichSystem } from '../container-process.js';
+import { childrenOf, commOf, readProcStat, waitForProcess } from '../proc.js';
 import type { NamespaceHolder } from '../pid-namespaces.js';
 import { KIT_PATH, prepareSetuidKit, setuidPrefix, type SetuidKit } from './setuid-kit.js';
+import { pathMaskArgs } from './masked-paths.js';
+import { WRITE_SYSCTLS } from './sysctls.js';
+import { HOLDER_LOOP, pauseProgram } from '../pause.js';
+import { dirname, join } from 'node:path';
 
 /** The fd a sandboxed container's start passes the PID namespace to join on (ProcessSpec.files). */
 export const PIDNS_FD = 4;
 
 /** PID 1 of a pod's namespaces: it reaps what the containers leave behind. */
-const HOLDER_SCRIPT = 'while :; do sleep 2147483647 & wait; done';
 
 /**
  * What a container's program runs under until it execs (a process's comm is
@@ -31,6 +33,8 @@ export interface SandboxMount {
   containerPath: string;
   hostPath: string;
   readonly: boolean;
+  /** Read-only with everything mounted under it (CRI's recursive_read_only). */
+  recursiveReadOnly?: boolean;
 }
 
 export interface SandboxedProcess {
@@ -48,6 +52,14 @@ export interface SandboxedProcess {
   mounts: SandboxMount[];
   /** / read-only once everything is mounted on it (the mounts themselves keep their mode). */
   readonlyRootfs?: boolean;
+  /** The capabilities the program keeps (setpriv's names); absent: all. */
+  capabilities?: readonly string[];
+  /** The host's /sys writable (read-only otherwise, as runc binds it for a container on the host's network). */
+  privileged?: boolean;
+  maskedPaths?: readonly string[];
+  readonlyPaths?: readonly string[];
+  /** hostIPC: the host's IPC namespace, not the holder's. */
+  hostIpc?: boolean;
 }
 
 export class Bubblewrap {
@@ -61,7 +73,11 @@ export class Bubblewrap {
   /** The comms of what runs before a program: WRAPPERS and the kit's loader. */
   private readonly wrappers: Set<string>;
 
+  /** What pod holders idle on (pause.ts). */
+  private readonly pause: string;
+
   constructor(kitDir: string) {
+    this.pause = pauseProgram(join(dirname(kitDir), 'bin'));
     const found = detect();
     this.available = found.available;
     this.reason = found.reason;
@@ -95,8 +111,8 @@ export class Bubblewrap {
   startHolder(hostname: string): NamespaceHolder {
     const [file, args] =
       process.getuid?.() === 0 && this.unshare
-        ? [this.unshare, ['--ipc', '--uts', '--pid', '--fork', '--kill-child', '--', '/bin/sh', '-c', `echo "$0" > /proc/sys/kernel/hostname && ${HOLDER_SCRIPT}`, hostname]]
-        : [this.bwrap, ['--unshare-ipc', '--unshare-uts', '--unshare-pid', '--hostname', hostname, '--ro-bind', '/', '/', '--proc', '/proc', '--dev', '/dev', '--as-pid-1', '--', '/bin/sh', '-c', HOLDER_SCRIPT]];
+        ? [this.unshare, ['--ipc', '--uts', '--pid', '--fork', '--kill-child', '--', '/bin/sh', '-c', `echo "$2" > /proc/sys/kernel/hostname && ${HOLDER_LOOP}`, 'holder', this.pause, hostname]]
+        : [this.bwrap, ['--unshare-ipc', '--unshare-uts', '--unshare-pid', '--hostname', hostname, '--ro-bind', '/', '/', '--proc', '/proc', '--dev', '/dev', '--as-pid-1', '--', '/bin/sh', '-c', HOLDER_LOOP, 'holder', this.pause]];
     const child = spawn(file, args, { detached: true, stdio: 'ignore' });
     child.on('error', () => {});
     child.unref();
@@ -104,9 +120,18 @@ export class Bubblewrap {
     return { pid: child.pid, startTime: readProcStat(child.pid)?.startTime ?? '' };
   }
 
+  /** Writes sysctls (files under /proc/sys, values) in the IPC and UTS namespaces of `program`, a holder's PID 1; rejects with what the write said. */
+  writeSysctls(program: number, files: readonly (readonly [string, string])[]): Promise<void> {
+    const user = process.getuid?.() === 0 ? [] : ['--user'];
+    const args = [`--target=${program}`, ...user, '--ipc', '--uts', '--', '/bin/sh', '-c', WRITE_SYSCTLS, 'sh', ...files.flat()];
+    return new Promise((resolve, reject) => {
+      execFile(this.nsenter, args, { timeout: 10_000, encoding: 'utf8' }, (err, _stdout, stderr) => (err ? reject(new Error(stderr.trim() || err.message)) : resolve()));
+    });
+  }
+
   /** The command before a program's argv that runs it in its sandbox. */
   wrapper(p: SandboxedProcess): string[] {
-    const args = [this.nsenter, `--target=${p.holder}`, '--ipc', '--uts', '--', this.bwrap, '--bind', p.rootfs, '/', '--proc', '/proc', '--dev', '/dev'];
+    const args = [this.nsenter, `--target=${p.holder}`, ...(p.hostIpc ? [] : ['--ipc']), '--uts', '--', this.bwrap, '--bind', p.rootfs, '/', '--proc', '/proc', '--dev', '/dev', p.privileged ? '--bind' : '--ro-bind', '/sys', '/sys'];
     // The program dies with the runtime (a restart's recovery stops the others by their process group).
     // Not in a shared PID namespace: there bwrap forks the program from a short-lived intermediate
     // child, and a program whose parent-death signal is armed before that child has exited gets
@@ -115,15 +140,23 @@ export class Bubblewrap {
     if (p.pid === 'CONTAINER') args.push('--unshare-pid', '--as-pid-1');
     else if (p.pid === 'SHARED') args.push('--pidns', String(PIDNS_FD));
     const nonRoot = p.uid !== 0 || p.gid !== 0;
-    const kit = (nonRoot || p.groups.length > 0) && this.kit.ok ? this.kit : undefined;
+    // The kit's setpriv sets the user, the groups and the capability bounding set; it is bound in
+    // for exec too (which enters without bwrap), whenever one of them is the container's own.
+    const kit = (nonRoot || p.groups.length > 0 || p.capabilities) && this.kit.ok ? this.kit : undefined;
     if (nonRoot && !kit) args.push('--unshare-user', '--uid', String(p.uid), '--gid', String(p.gid));
+    // Without the kit, bwrap drops them (for the program alone: an exec keeps root's).
+    if (p.capabilities && !kit) args.push('--cap-drop', 'ALL', ...p.capabilities.flatMap((c) => ['--cap-add', `CAP_${c.toUpperCase()}`]));
     // Parents before children, so a mount inside another volume lands on it.
     const mounts = [...p.mounts].sort((a, b) => depth(a.containerPath) - depth(b.containerPath));
-    for (const m of mounts) args.push(m.readonly ? '--ro-bind' : '--bind', m.hostPath, m.containerPath);
+    // A read-only mount is read-only itself, what is mounted under it on the host keeps its mode (as
+    // runc's); a recursive one makes those read-only too. Remounted once all are in place.
+    for (const m of mounts) args.push(m.recursiveReadOnly ? '--ro-bind' : '--bind', m.hostPath, m.containerPath);
     if (kit) args.push('--ro-bind', kit.dir, KIT_PATH);
+    args.push(...pathMaskArgs(p.maskedPaths ?? [], p.readonlyPaths ?? [], p.rootfs, mounts));
+    for (const m of mounts) if (m.readonly && !m.recursiveReadOnly) args.push('--remount-ro', m.containerPath);
     if (p.readonlyRootfs) args.push('--remount-ro', '/');
     args.push('--chdir', p.cwd, '--');
-    if (kit) args.push(...setuidPrefix(kit, p.uid, p.gid, p.groups));
+    if (kit) args.push(...setuidPrefix(kit, p.uid, p.gid, p.groups, p.capabilities));
     return args;
   }
 
@@ -131,9 +164,9 @@ export class Bubblewrap {
    * The command before an argv that runs it in a running sandbox whose program is `program`, as `uid`:`gid`
    * with supplementary `groups`: set by the kit's setpriv, which the sandbox then holds (wrapper).
    */
-  execWrapper(program: number, uid: number, gid: number, groups: readonly number[] = []): string[] {
+  execWrapper(program: number, uid: number, gid: number, groups: readonly number[] = [], capabilities?: readonly string[]): string[] {
     const args = [this.nsenter, `--target=${program}`, '--mount', '--uts', '--ipc', '--pid'];
-    if (groups.length > 0 && this.kit.ok) return [...args, '--root', '--wd', '--', ...setuidPrefix(this.kit, uid, gid, groups)];
+    if ((groups.length > 0 || capabilities) && this.kit.ok) return [...args, '--root', '--wd', '--', ...setuidPrefix(this.kit, uid, gid, groups, capabilities)];
     if (uid !== 0 || gid !== 0) args.push(...(this.kit.ok ? [] : ['--user']), `--setuid=${uid}`, `--setgid=${gid}`);
     args.push('--root', '--wd', '--');
     return args;
@@ -143,7 +176,10 @@ export class Bubblewrap {
   programOf(pid: number): number | undefined {
     let current = pid;
     for (let depth = 0; depth < 4; depth++) {
-      if (!this.wrappers.has(commOf(current))) return current;
+      const comm = commOf(current);
+      // Gone as it was read (bwrap's short-lived intermediate child, in a shared PID namespace): not the program.
+      if (comm === undefined) return undefined;
+      if (!this.wrappers.has(comm)) return current;
       const next = childrenOf(current)[0];
       if (next === undefined) return undefined;
       current = next;
@@ -161,20 +197,7 @@ function depth(path: string): number {
   return path.split('/').filter(Boolean).length;
 }
 
-function commOf(pid: number): string {
-  try {
-    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
-  } catch {
-    return '';
-  }
-}
-
-/** Where the wrappers are looked for: the system's directories, whatever PATH the runtime got. */
-const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
-
-function which(name: string): string | undefined {
-  return findExecutable(name, SYSTEM_PATH, '/');
-}
+const which = whichSystem;
 
 /** bwrap and nsenter, and a sandbox tried once: new PID, IPC and UTS namespaces, the host's / read-only. */
 function detect(): { available: boolean; reason: string; bwrap: string; nsenter: string } {

@@ -14,6 +14,8 @@ import type { RuntimeImages } from '../images.js';
 import { isSameProcess, signalGroup } from '../proc.js';
 import type { ContainerRecord, ImageRecord, SandboxedSpec, SandboxRecord } from '../records.js';
 import { Bubblewrap, PROGRAM_TIMEOUT_MS, type SandboxMount } from './bubblewrap.js';
+import { CapabilityError, containerCapabilities } from './capabilities.js';
+import { checkPathList, PathListError } from './masked-paths.js';
 import { ContainerRootfs } from './container-rootfs.js';
 import { findInRootfs, imageGroups, imageProcess, ImageProcessError, mkdirInRoot, resolveUser } from './image-process.js';
 
@@ -60,7 +62,11 @@ export class ImageSandboxes {
     const store = this.images as OciImageStore;
     const security = config.linux?.securityContext;
     let process;
+    let capabilities: string[] | undefined;
     try {
+      capabilities = containerCapabilities(security?.privileged ?? false, security?.capabilities?.addCapabilities, security?.capabilities?.dropCapabilities);
+      checkPathList('maskedPaths', security?.maskedPaths ?? []);
+      checkPathList('readonlyPaths', security?.readonlyPaths ?? []);
       process = imageProcess(store.config(image).config, {
         command: config.command,
         args: config.args,
@@ -71,7 +77,7 @@ export class ImageSandboxes {
         runAsGroup: security?.runAsGroup ? security.runAsGroup.value : undefined,
       });
     } catch (err) {
-      if (err instanceof ImageProcessError) throw invalid(`container "${config.metadata?.name}": ${err.message}`);
+      if (err instanceof ImageProcessError || err instanceof CapabilityError || err instanceof PathListError) throw invalid(`container "${config.metadata?.name}": ${err.message}`);
       throw err;
     }
     let files: string;
@@ -94,6 +100,11 @@ export class ImageSandboxes {
         gid,
         groups: groups.length > 0 ? groups : undefined,
         readonlyRootfs: security?.readonlyRootfs || undefined,
+        capabilities,
+        privileged: security?.privileged || undefined,
+        // A privileged container sees everything, as containerd gives it.
+        maskedPaths: !security?.privileged && security?.maskedPaths?.length ? security.maskedPaths : undefined,
+        readonlyPaths: !security?.privileged && security?.readonlyPaths?.length ? security.readonlyPaths : undefined,
       };
     } catch (err) {
       this.rootfs!.release(id);
@@ -122,7 +133,7 @@ export class ImageSandboxes {
     const pid = sharedPid === 'own' ? 'CONTAINER' : sharedPid === 'node' ? 'NODE' : 'SHARED';
     return {
       argv: spec.argv,
-      wrapper: bwrap.wrapper({ rootfs: spec.rootfs, cwd: spec.cwd, holder, pid, uid: spec.uid, gid: spec.gid, groups: spec.groups ?? [], mounts, readonlyRootfs: spec.readonlyRootfs === true }),
+      wrapper: bwrap.wrapper({ rootfs: spec.rootfs, cwd: spec.cwd, holder, pid, uid: spec.uid, gid: spec.gid, groups: spec.groups ?? [], mounts, readonlyRootfs: spec.readonlyRootfs === true, capabilities: spec.capabilities, privileged: spec.privileged === true, maskedPaths: spec.maskedPaths ?? [], readonlyPaths: spec.readonlyPaths ?? [], hostIpc: sandbox.namespaces.ipc === 'NODE' }),
       files: typeof sharedPid === 'number' ? [`/proc/${sharedPid}/ns/pid`] : [],
       programOf: (wrapperPid) => bwrap.programOf(wrapperPid),
       programTimeoutMs: PROGRAM_TIMEOUT_MS,
@@ -134,10 +145,14 @@ export class ImageSandboxes {
 
   /**
    * Starts the process holding the pod's IPC, UTS and PID namespaces (the
-   * pause container's part) with RunPodSandbox, without waiting for it.
+   * pause container's part) with RunPodSandbox; waits for it only when the
+   * pod has sysctls to write in them.
    */
-  startPodHolder(sandbox: SandboxRecord): void {
-    if (this.enabled) sandbox.podHolder = this.bubblewrap!.startHolder(sandbox.hostname || sandbox.metadata.name);
+  async startPodHolder(sandbox: SandboxRecord): Promise<void> {
+    if (!this.enabled) return;
+    sandbox.podHolder = this.bubblewrap!.startHolder(sandbox.hostname || sandbox.metadata.name);
+    // A write that fails fails RunPodSandbox.
+    if (sandbox.sysctls) await this.writeSysctls(sandbox, await this.holderProgram(sandbox.podHolder.pid));
   }
 
   /** PID 1 of the pod's holder, started again if it is gone (a runtime restart ends it). */
@@ -146,10 +161,25 @@ export class ImageSandboxes {
     if (!sandbox.podHolder || !isSameProcess(sandbox.podHolder.pid, sandbox.podHolder.startTime)) {
       sandbox.podHolder = bwrap.startHolder(sandbox.hostname || sandbox.metadata.name);
       save(sandbox);
+      const init = await this.holderProgram(sandbox.podHolder.pid);
+      if (sandbox.sysctls) await this.writeSysctls(sandbox, init);
+      return init;
     }
-    const init = await bwrap.waitForProgram(sandbox.podHolder.pid);
-    if (init === undefined) throw new Error(`the process holding the pod's namespaces (${sandbox.podHolder.pid}) did not start`);
+    return this.holderProgram(sandbox.podHolder.pid);
+  }
+
+  private async holderProgram(holder: number): Promise<number> {
+    const init = await this.bubblewrap!.waitForProgram(holder);
+    if (init === undefined) throw new Error(`the process holding the pod's namespaces (${holder}) did not start`);
     return init;
+  }
+
+  private async writeSysctls(sandbox: SandboxRecord, init: number): Promise<void> {
+    try {
+      await this.bubblewrap!.writeSysctls(init, sandbox.sysctls ?? []);
+    } catch (err) {
+      throw new Error(`failed to set the pod's sysctls (${(sandbox.sysctls ?? []).map(([file, value]) => `${file.replaceAll('/', '.')}=${value}`).join(', ')}): ${(err as Error).message}`);
+    }
   }
 
   /** Ends a pod's holder, and with it whatever is left in its namespaces. */
@@ -179,7 +209,7 @@ export class ImageSandboxes {
 
   /** A running sandboxed container's exec wrapper: nsenter into its namespaces and root, as its user. */
   execWrapper(spec: SandboxedSpec, program: number): string[] {
-    return this.bubblewrap!.execWrapper(program, spec.uid, spec.gid, spec.groups ?? []);
+    return this.bubblewrap!.execWrapper(program, spec.uid, spec.gid, spec.groups ?? [], spec.capabilities);
   }
 
   /** /etc/hostname and /etc/resolv.conf of the pod, as containerd writes them for a sandbox. */

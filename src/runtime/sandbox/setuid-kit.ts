@@ -46,8 +46,14 @@ export function prepareSetuidKit(dir: string, setpriv: string | undefined): Setu
   return { ok: true, dir, loader: basename(loader) };
 }
 
-/** The argv before a program's that runs it as `uid`:`gid` with supplementary `groups` (none when empty), inside a sandbox holding the kit. */
-export function setuidPrefix(kit: Extract<SetuidKit, { ok: true }>, uid: number, gid: number, groups: readonly number[] = []): string[] {
+/**
+ * The argv before a program's that runs it as `uid`:`gid` with supplementary
+ * `groups` (none when empty), inside a sandbox holding the kit; with
+ * `capabilities`, the bounding set is those alone (root's program then has
+ * them and no more; another user's, none).
+ */
+export function setuidPrefix(kit: Extract<SetuidKit, { ok: true }>, uid: number, gid: number, groups: readonly number[] = [], capabilities?: readonly string[]): string[] {
   const supplementary = groups.length > 0 ? `--groups=${groups.join(',')}` : '--clear-groups';
-  return [`${KIT_PATH}/${kit.loader}`, '--library-path', KIT_PATH, `${KIT_PATH}/setpriv`, `--reuid=${uid}`, `--regid=${gid}`, supplementary, '--'];
+  const bounding = capabilities ? [`--bounding-set=${['-all', ...capabilities.map((c) => `+${c}`)].join(',')}`] : [];
+  return [`${KIT_PATH}/${kit.loader}`, '--library-path', KIT_PATH, `${KIT_PATH}/setpriv`, `--reuid=${uid}`, `--regid=${gid}`, supplementary, ...bounding, '--'];
 }

@@ -1,0 +1,29 @@
+// What a pod's namespace holder idles on: the host's sleep, started through
+// a link named `pause`, so that inside the pod it shows as a pause
+// container's process does (`ps` says pause; `pgrep sleep` finds nothing of
+// the runtime's). The holder's shell is PID 1 and reaps what is left to it.
+import { mkdirSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { whichSystem } from './container-process.js';
+
+/** The shell script of a holder: `$1` is the pause program; it waits, reaping, for ever. */
+export const HOLDER_LOOP = 'while :; do "$1" 2147483647 & wait; done';
+
+/** Makes (once) `dir`/pause, a link to the host's sleep; falls back to sleep itself where the link cannot be made. */
+export function pauseProgram(dir: string): string {
+  const sleep = whichSystem('sleep') ?? 'sleep';
+  const link = join(dir, 'pause');
+  try {
+    if (readlinkSync(link) === sleep) return link;
+  } catch {
+    // not there yet
+  }
+  try {
+    mkdirSync(dir, { recursive: true });
+    rmSync(link, { force: true });
+    symlinkSync(sleep, link);
+    return link;
+  } catch {
+    return sleep;
+  }
+}

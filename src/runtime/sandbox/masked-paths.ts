@@ -1,0 +1,80 @@
+// CRI's masked_paths and readonly_paths, as runc applies an OCI spec's
+// maskedPaths and readonlyPaths: each read-only path is bound onto itself
+// read-only, then each masked file is covered with /dev/null and each masked
+// directory with an empty read-only tmpfs. A path that is not there is passed
+// over. Where a path is: /proc and /sys are the kernel's (the sandbox's own
+// procfs shows the same entries, its /sys is the host's), a path inside a
+// volume is in that volume's directory, any other is in the root file system;
+// symlinks resolve inside the volume or the root, never out of it.
+import { lstatSync, type Stats } from 'node:fs';
+import { posix } from 'node:path';
+import { resolveInRoot } from './image-process.js';
+
+/** A bind mount of the sandbox: `hostPath` appears at `containerPath`. */
+export interface BoundPath {
+  hostPath: string;
+  containerPath: string;
+}
+
+/** Why a path cannot be masked or made read-only (INVALID_ARGUMENT at create). */
+export class PathListError extends Error {}
+
+/** Throws PathListError unless every path is absolute and has no `..`. */
+export function checkPathList(field: string, paths: readonly string[]): void {
+  for (const path of paths) {
+    if (!path.startsWith('/')) throw new PathListError(`${field}: "${path}" is not an absolute path`);
+    if (path.split('/').includes('..')) throw new PathListError(`${field}: "${path}" has a ".." component`);
+  }
+}
+
+/** The bwrap arguments that apply them, after the volumes are mounted. */
+export function pathMaskArgs(masked: readonly string[], readonly: readonly string[], rootfs: string, mounts: readonly BoundPath[]): string[] {
+  const args: string[] = [];
+  for (const path of readonly) {
+    const found = locate(path, rootfs, mounts);
+    if (found) args.push('--ro-bind', found.host, found.target);
+  }
+  for (const path of masked) {
+    const found = locate(path, rootfs, mounts);
+    if (!found) continue;
+    if (found.stat.isDirectory()) args.push('--tmpfs', found.target, '--remount-ro', found.target);
+    else args.push('--dev-bind', '/dev/null', found.target); // a device: plain binds are nodev
+  }
+  return args;
+}
+
+interface Found {
+  /** Where it is on the host. */
+  host: string;
+  /** Where it is in the sandbox, its symlinks resolved. */
+  target: string;
+  stat: Stats;
+}
+
+function locate(path: string, rootfs: string, mounts: readonly BoundPath[]): Found | undefined {
+  const clean = posix.normalize(path);
+  if (under(clean, '/proc') || under(clean, '/sys')) {
+    const stat = lstatOrUndefined(clean);
+    return stat && !stat.isSymbolicLink() ? { host: clean, target: clean, stat } : undefined;
+  }
+  // The deepest volume holding it, else the root file system.
+  const mount = mounts.filter((m) => under(clean, m.containerPath)).sort((a, b) => b.containerPath.length - a.containerPath.length)[0];
+  const [root, base] = mount ? [mount.hostPath, mount.containerPath] : [rootfs, '/'];
+  const host = resolveInRoot(root, posix.relative(base, clean));
+  const stat = host === undefined ? undefined : lstatOrUndefined(host);
+  if (host === undefined || !stat) return undefined;
+  return { host, target: posix.join(base, posix.relative(root, host)), stat };
+}
+
+function under(path: string, dir: string): boolean {
+  const d = dir.endsWith('/') ? dir.slice(0, -1) : dir;
+  return path === d || path.startsWith(`${d}/`);
+}
+
+function lstatOrUndefined(path: string): Stats | undefined {
+  try {
+    return lstatSync(path);
+  } catch {
+    return undefined;
+  }
+}

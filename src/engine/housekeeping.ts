@@ -46,11 +46,14 @@ export class Housekeeping {
   async handlePodCleanups(): Promise<void> {
     if (this.running) return;
     this.running = true;
+    const started = performance.now();
     try {
       await this.cleanup();
     } finally {
       this.running = false;
     }
+    const durationMs = performance.now() - started;
+    this.d.events.emit({ type: 'Housekeeping', pod: '', uid: '', message: `pods cleaned up in ${durationMs.toFixed(1)}ms`, detail: { durationMs } });
   }
 
   private async cleanup(): Promise<void> {

@@ -11,6 +11,7 @@ import { closeSync, fsyncSync, mkdirSync, mkdtempSync, openSync, renameSync, rmS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { NodeClient } from '../../src/cli/node-client.js';
 import { CriClient } from '../../src/cri/client.js';
 import { KubeletLabels } from '../../src/cri/types.js';
 import { cliEntry, eventually, startEmbeddedRuntime, type EmbeddedRuntimeProcess } from '../helpers/runtimes.js';
@@ -124,7 +125,10 @@ it('runs again a manifest taken away and put back while its pod stops (same UID,
   await eventually(() => /PodTerminating +default\/slow-sources/.test(out.slice(mark)), 'slow to be stopping');
   renameSync(join(scratch, 'slow.yaml'), file);
 
-  await eventually(() => /PodRestarted +default\/slow-sources/.test(out.slice(mark)), 'housekeeping to start slow anew', 20_000);
+  await eventually(() => /PodRestarted +default\/slow-sources/.test(out.slice(mark)), 'housekeeping to start slow anew', 20_000).catch(async (err: Error) => {
+    const workers = (await (await NodeClient.find(root))?.json<{ workers?: unknown[] }>('/node'))?.body.workers;
+    throw new Error(`${err.message}; knode printed since the manifest went:\n${out.slice(mark)}\nits pod workers now: ${JSON.stringify(workers)}`);
+  });
   await eventually(async () => {
     const now = await running('slow-sources');
     return now.length === 1 && now[0].id !== first.id;

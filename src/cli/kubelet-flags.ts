@@ -16,6 +16,7 @@ export const kubeletFlags = {
   'node-name': Flags.string({ description: 'Name of this node; static pods are named <pod>-<node-name> [default: the hostname]' }),
   'max-pods': Flags.integer({ description: 'Pods this node admits at most [default: 110]' }),
   'allowed-unsafe-sysctls': Flags.string({ description: "Comma-separated sysctls, or prefixes ending in '*', that pods may set beside the safe ones (kernel.shm_rmid_forced, net.ipv4.ip_local_port_range, ...)" }),
+  'seccomp-default': Flags.boolean({ description: "Give containers that name no seccomp profile the runtime's default one (RuntimeDefault) rather than none [default: off]", allowNo: true }),
   'sync-frequency': Flags.string({ description: 'How often a running pod is synced again (Go duration) [default: 1m]' }),
   pleg: Flags.string({ description: 'evented: runtime container events trigger relists of the pod (falls back to relist when the runtime has none); relist: relist every --pleg-relist-period only [default: evented]', options: ['evented', 'relist'] }),
   'pleg-relist-period': Flags.string({ description: 'Period of the full PLEG relist (Go duration) [default: 1s]' }),
@@ -99,6 +100,7 @@ export function kubeletConfigFromFlags(rootDir: string, flags: Record<string, un
   if (flags['node-name'] !== undefined) fromFlags.nodeName = String(flags['node-name']).toLowerCase();
   if (flags['max-pods'] !== undefined) fromFlags.maxPods = Number(flags['max-pods']);
   if (flags['allowed-unsafe-sysctls'] !== undefined) fromFlags.allowedUnsafeSysctls = String(flags['allowed-unsafe-sysctls']).split(',').map((s) => s.trim()).filter(Boolean);
+  if (flags['seccomp-default'] !== undefined) fromFlags.seccompDefault = Boolean(flags['seccomp-default']);
   if (flags.pleg !== undefined) fromFlags.eventedPleg = flags.pleg !== 'relist';
   if (flags.address !== undefined) fromFlags.address = String(flags.address);
   if (flags['read-only-port'] !== undefined) fromFlags.readOnlyPort = Number(flags['read-only-port']);

@@ -28,6 +28,7 @@ export type { PodSandboxStats__Output as PodSandboxStats } from './gen/runtime/v
 export type { PodSandboxStatsFilter } from './gen/runtime/v1/PodSandboxStatsFilter.js';
 export type { LinuxContainerResources } from './gen/runtime/v1/LinuxContainerResources.js';
 export type { LinuxContainerSecurityContext } from './gen/runtime/v1/LinuxContainerSecurityContext.js';
+export type { SecurityProfile } from './gen/runtime/v1/SecurityProfile.js';
 export type { NamespaceMode__Output as NamespaceMode } from './gen/runtime/v1/NamespaceMode.js';
 export type { RuntimeConfigResponse__Output as RuntimeConfigResponse } from './gen/runtime/v1/RuntimeConfigResponse.js';
 export type { PodSandboxStatus__Output as PodSandboxStatus } from './gen/runtime/v1/PodSandboxStatus.js';

@@ -136,6 +136,7 @@ export class Kubelet {
       hostIP: this.hostIP,
       objects: this.objects,
       supportsRecursiveReadOnly: () => this.runtimeHealth.supportsRecursiveReadOnly(),
+      seccompDefault: config.seccompDefault,
     });
     this.stats = new SummaryProvider({
       runtime,

@@ -35,6 +35,14 @@ describe('readKubeletConfigFile', () => {
     expect(() => readKubeletConfigFile(path)).toThrow(`${path}:3: enableProfilingHandler: expected true or false, got "yes"`);
   });
 
+  it('reads seccompDefault, and --seccomp-default / --no-seccomp-default over it; off by default', () => {
+    const path = file(`${HEAD}seccompDefault: true\n`);
+    expect(readKubeletConfigFile(path).values).toEqual({ seccompDefault: true });
+    expect(kubeletConfigFromFlags('/r', {}, {}).seccompDefault).toBe(false);
+    expect(kubeletConfigFromFlags('/r', { config: path }, {}).seccompDefault).toBe(true);
+    expect(kubeletConfigFromFlags('/r', { config: path, 'seccomp-default': false }, {}).seccompDefault).toBe(false);
+  });
+
   it('reads allowedUnsafeSysctls as a list of strings, and --allowed-unsafe-sysctls over it; a pattern the kubelet refuses is a usage error', () => {
     const path = file(`${HEAD}allowedUnsafeSysctls: ["kernel.msg*", "fs.mqueue.*"]\n`);
     expect(readKubeletConfigFile(path).values).toEqual({ allowedUnsafeSysctls: ['kernel.msg*', 'fs.mqueue.*'] });

@@ -312,6 +312,12 @@ describe('validatePod', () => {
     ['a network sysctl with hostNetwork', { hostNetwork: true, securityContext: { sysctls: [{ name: 'net.ipv4.tcp_syncookies', value: '1' }] }, containers: [c()] }, [{ field: 'spec.securityContext.sysctls[0].name', message: "Invalid value: \"net.ipv4.tcp_syncookies\": may not be specified when 'hostNetwork' is true" }]],
     ['an IPC sysctl with hostIPC', { hostIPC: true, securityContext: { sysctls: [{ name: 'fs/mqueue/msg_max', value: '1' }] }, containers: [c()] }, [{ field: 'spec.securityContext.sysctls[0].name', message: "Invalid value: \"fs/mqueue/msg_max\": may not be specified when 'hostIPC' is true" }]],
     ['a sysctl without a name, and a value that is a number', { securityContext: { sysctls: [{ value: 1 }] }, containers: [c()] }, [{ field: 'spec.securityContext.sysctls[0].value', message: 'expected a string, got number' }, { field: 'spec.securityContext.sysctls[0].name', message: 'Required value' }]],
+    ['a Localhost seccomp profile without its path', { securityContext: { seccompProfile: { type: 'Localhost' } }, containers: [c()] }, [{ field: 'spec.securityContext.seccompProfile.localhostProfile', message: 'Required value' }]],
+    ['a seccomp profile path that climbs out of the profile root', { containers: [c({ securityContext: { seccompProfile: { type: 'Localhost', localhostProfile: '../etc/x.json' } } })] }, [{ field: 'spec.containers[0].securityContext.seccompProfile.localhostProfile', message: `Invalid value: "../etc/x.json": must not contain '..'` }]],
+    ['a seccomp path beside a type that takes none, and an unknown type', { securityContext: { seccompProfile: { type: 'RuntimeDefault', localhostProfile: 'a.json' } }, containers: [c({ securityContext: { seccompProfile: { type: 'Strict' } } })] }, [
+      { field: 'spec.securityContext.seccompProfile.localhostProfile', message: 'Invalid value: can only be set when seccomp type is Localhost' },
+      { field: 'spec.containers[0].securityContext.seccompProfile.type', message: 'Unsupported value: "Strict": supported values: "Localhost", "RuntimeDefault", "Unconfined"' },
+    ]],
     ['a procMount Kubernetes does not have', { containers: [c({ securityContext: { procMount: 'Open' } })] }, [{ field: 'spec.containers[0].securityContext.procMount', message: 'Unsupported value: "Open": supported values: "Default", "Unmasked"' }]],
   ])('spec: %s', (_case, spec, expected) => {
     expect(errorsOf(spec)).toEqual(expected);

@@ -39,7 +39,7 @@ describe('the sandbox config', () => {
     const p = pod({ securityContext: { sysctls: [{ name: 'kernel.shm_rmid_forced', value: '1' }, { name: 'fs/mqueue/msg_max', value: '64' }] } });
     expect(generatePodSandboxConfig(p, 0, 'node-a', '/var/log/pods').linux).toEqual({
       cgroupParent: '',
-      securityContext: { namespaceOptions: namespacesForPod(p) },
+      securityContext: { namespaceOptions: namespacesForPod(p), seccomp: { profileType: 'RuntimeDefault' } },
       sysctls: { 'kernel.shm_rmid_forced': '1', 'fs/mqueue/msg_max': '64' },
     });
     expect(generatePodSandboxConfig(pod(), 0, 'node-a', '/var/log/pods').linux).not.toHaveProperty('sysctls');

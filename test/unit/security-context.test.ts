@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import type { Container, Pod } from '../../src/engine/api/v1.js';
 import { generateContainerConfig } from '../../src/engine/kuberuntime/container-config.js';
 import { existsSync } from 'node:fs';
-import { defaultMaskedPaths, linuxContainerSecurityContext, needsImageUser, verifyRunAsNonRoot } from '../../src/engine/kuberuntime/security-context.js';
+import { defaultMaskedPaths, linuxContainerSecurityContext, needsImageUser, seccompProfileFor, verifyRunAsNonRoot } from '../../src/engine/kuberuntime/security-context.js';
+import { generatePodSandboxConfig } from '../../src/engine/kuberuntime/sandbox.js';
 
 function pod(podContext?: Record<string, unknown>, own?: Record<string, unknown>): { pod: Pod; container: Container } {
   const container: Container = { name: 'main', image: 'busybox:1.36', ...(own ? { securityContext: own } : {}) };
@@ -34,9 +35,31 @@ describe('linuxContainerSecurityContext', () => {
     ['privileged still gets the lists (the runtime leaves them out)', undefined, { privileged: true, procMount: 'Default' }, { namespaceOptions, privileged: true }],
   ])('%s', (_name, podContext, own, wanted) => {
     const { pod: p, container } = pod(podContext, own);
-    const want = { maskedPaths: MASKED, readonlyPaths: READONLY, ...wanted };
-    expect(linuxContainerSecurityContext(p, container, MASKED)).toEqual(want);
+    const want = { maskedPaths: MASKED, readonlyPaths: READONLY, seccomp: { profileType: 'Unconfined' }, ...wanted };
+    expect(linuxContainerSecurityContext(p, container, { masked: MASKED })).toEqual(want);
     expect(generateContainerConfig(p, container, 0, 'sha256:abc', 'node-a', { podIP: '', podIPs: [], hostIP: '10.0.0.1', nodeName: 'node-a' }).linux?.securityContext).toEqual({ ...want, maskedPaths: want.maskedPaths === MASKED ? defaultMaskedPaths() : want.maskedPaths });
+  });
+});
+
+describe('seccompProfileFor', () => {
+  const root = '/var/lib/knode/kubelet/seccomp';
+  it.each<[string, Record<string, unknown> | undefined, Record<string, unknown> | undefined, boolean, Record<string, unknown>]>([
+    ['none named: Unconfined', undefined, undefined, false, { profileType: 'Unconfined' }],
+    ['none named, seccompDefault on: RuntimeDefault', undefined, undefined, true, { profileType: 'RuntimeDefault' }],
+    ["the pod's", { seccompProfile: { type: 'RuntimeDefault' } }, undefined, false, { profileType: 'RuntimeDefault' }],
+    ["the container's over the pod's", { seccompProfile: { type: 'RuntimeDefault' } }, { seccompProfile: { type: 'Unconfined' } }, true, { profileType: 'Unconfined' }],
+    ['Localhost: its path under the profile root', undefined, { seccompProfile: { type: 'Localhost', localhostProfile: 'profiles/audit.json' } }, false, { profileType: 'Localhost', localhostRef: `${root}/profiles/audit.json` }],
+  ])('%s', (_name, podContext, own, fallbackToRuntimeDefault, wanted) => {
+    const { pod: p, container } = pod(podContext, own);
+    expect(seccompProfileFor(p, container, { profileRoot: root, fallbackToRuntimeDefault })).toEqual(wanted);
+  });
+
+  it('reaches the container config, and the sandbox always asks for RuntimeDefault, privileged when a container is', () => {
+    const { pod: p, container } = pod({ seccompProfile: { type: 'Localhost', localhostProfile: 'a.json' } }, { privileged: true });
+    const config = generateContainerConfig(p, container, 0, 'sha256:abc', 'node-a', { podIP: '', podIPs: [], hostIP: '10.0.0.1', nodeName: 'node-a' }, new Map(), undefined, { seccomp: { profileRoot: root, fallbackToRuntimeDefault: false } });
+    expect(config.linux?.securityContext?.seccomp).toEqual({ profileType: 'Localhost', localhostRef: `${root}/a.json` });
+    expect(generatePodSandboxConfig(p, 0, 'node-a', '/var/log/pods').linux?.securityContext).toMatchObject({ privileged: true, seccomp: { profileType: 'RuntimeDefault' } });
+    expect(generatePodSandboxConfig(pod().pod, 0, 'node-a', '/var/log/pods').linux?.securityContext).not.toHaveProperty('privileged');
   });
 });
 

@@ -20,6 +20,7 @@ const FIELDS: Record<string, [keyof KubeletConfiguration, Kind]> = {
   httpCheckFrequency: ['httpCheckFrequency', 'duration'],
   maxPods: ['maxPods', 'integer'],
   allowedUnsafeSysctls: ['allowedUnsafeSysctls', 'strings'],
+  seccompDefault: ['seccompDefault', 'boolean'],
   address: ['address', 'string'],
   readOnlyPort: ['readOnlyPort', 'integer'],
   port: ['port', 'integer'],

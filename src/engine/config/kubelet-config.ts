@@ -20,6 +20,8 @@ export interface KubeletConfiguration {
   maxPods: number;
   /** --allowed-unsafe-sysctls: patterns (a name, or a prefix ending in *) admitted beside the safe sysctls. */
   allowedUnsafeSysctls: string[];
+  /** --seccomp-default: RuntimeDefault for containers whose pod and container name no seccomp profile (Unconfined otherwise). */
+  seccompDefault: boolean;
   runtimeRequestTimeout: number;
   containerRuntimeEndpoint: string;
   /** The read-only API's address and port (0 turns TCP off; the unix socket stays). */
@@ -77,6 +79,7 @@ export function defaultKubeletConfiguration(rootDir: string, overrides: Partial<
     syncFrequency: 60_000,
     maxPods: 110,
     allowedUnsafeSysctls: [],
+    seccompDefault: false,
     runtimeRequestTimeout: 120_000,
     containerRuntimeEndpoint: '',
     address: '127.0.0.1',

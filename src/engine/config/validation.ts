@@ -262,6 +262,16 @@ function validateSecurityContext(c: Checker, path: string, sc: unknown, pod: boo
     }
     c.oneOf(`${path}.procMount`, sc.procMount, ['Default', 'Unmasked']);
   }
+  validateSeccompProfile(c, `${path}.seccompProfile`, sc.seccompProfile);
+}
+
+/** seccompProfile as the apiserver checks it: a known type, and a relative profile path with Localhost only. */
+function validateSeccompProfile(c: Checker, path: string, profile: unknown): void {
+  if (profile === undefined || profile === null || !c.object(path, profile)) return;
+  if (!c.string(`${path}.type`, profile.type, true)) return;
+  c.oneOf(`${path}.type`, profile.type, ['Localhost', 'RuntimeDefault', 'Unconfined']);
+  if (profile.type === 'Localhost') c.relativePath(`${path}.localhostProfile`, profile.localhostProfile, true);
+  else if (profile.localhostProfile !== undefined && profile.localhostProfile !== null) c.fail(`${path}.localhostProfile`, 'Invalid value: can only be set when seccomp type is Localhost');
 }
 
 /** securityContext.sysctls as the apiserver checks them: a valid name once each, a string value, none of a namespace the pod shares with the host. */

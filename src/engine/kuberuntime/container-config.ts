@@ -4,7 +4,7 @@ import { containerAnnotations, containerLabels } from './labels.js';
 import { expandCommand, makeEnvironmentVariables, type EnvSources, type PodAddresses } from './env.js';
 import { makeMounts } from './mounts.js';
 import { linuxContainerResources } from './resources.js';
-import { linuxContainerSecurityContext } from './security-context.js';
+import { linuxContainerSecurityContext, type SeccompOptions } from './security-context.js';
 import type { PodVolumes } from '../volume/volume-manager.js';
 
 const STOP_SIGNALS = new Set(['SIGTERM', 'SIGINT', 'SIGQUIT', 'SIGKILL', 'SIGHUP', 'SIGUSR1', 'SIGUSR2', 'SIGWINCH', 'SIGSTOP']);
@@ -16,7 +16,13 @@ const STOP_SIGNALS = new Set(['SIGTERM', 'SIGINT', 'SIGQUIT', 'SIGKILL', 'SIGHUP
  * namespace modes and security context, and the kubelet's labels and annotations that let a
  * restarted kubelet recognise it.
  */
-export function generateContainerConfig(pod: Pod, container: Container, restartCount: number, imageRef: string, nodeName: string, addresses: PodAddresses, volumes: PodVolumes = new Map(), envSources?: EnvSources, supportsRecursiveReadOnly = false): ContainerConfig {
+/** What a container's config is made with besides the pod: what the runtime supports, the kubelet's seccomp settings. */
+export interface ContainerConfigOptions {
+  supportsRecursiveReadOnly?: boolean;
+  seccomp?: SeccompOptions;
+}
+
+export function generateContainerConfig(pod: Pod, container: Container, restartCount: number, imageRef: string, nodeName: string, addresses: PodAddresses, volumes: PodVolumes = new Map(), envSources?: EnvSources, options: ContainerConfigOptions = {}): ContainerConfig {
   const memoryCapacity = addresses.allocatable?.memory ?? 0;
   const env = makeEnvironmentVariables(pod, container, addresses, envSources);
   const { command, args } = expandCommand(container, env);
@@ -28,7 +34,7 @@ export function generateContainerConfig(pod: Pod, container: Container, restartC
     args,
     workingDir: container.workingDir ?? '',
     envs: env.map((e) => ({ key: e.name, value: e.value })),
-    mounts: makeMounts(container, volumes, supportsRecursiveReadOnly),
+    mounts: makeMounts(container, volumes, options.supportsRecursiveReadOnly === true),
     labels: containerLabels(pod, container, nodeName),
     annotations: containerAnnotations(pod, container, restartCount),
     logPath: `${container.name}/${restartCount}.log`,
@@ -36,7 +42,7 @@ export function generateContainerConfig(pod: Pod, container: Container, restartC
     stdinOnce: container.stdinOnce ?? false,
     tty: container.tty ?? false,
     // The pod's namespaces on every container (without them a runtime puts it in the sandbox's PID namespace), its user and groups.
-    linux: { resources: linuxContainerResources(pod, container, memoryCapacity), securityContext: linuxContainerSecurityContext(pod, container) },
+    linux: { resources: linuxContainerResources(pod, container, memoryCapacity), securityContext: linuxContainerSecurityContext(pod, container, { seccomp: options.seccomp }) },
     ...(stopSignal && STOP_SIGNALS.has(stopSignal) ? { stopSignal: `SIGNAL_${stopSignal}` as ContainerConfig['stopSignal'] } : {}),
   };
 }

@@ -9,7 +9,7 @@ import type { Container, LifecycleHandler, Pod } from '../api/v1.js';
 import { findContainer, type RuntimePodStatus } from '../container/types.js';
 import type { EventStream } from '../events.js';
 import { generateContainerConfig } from './container-config.js';
-import { needsImageUser, verifyRunAsNonRoot } from './security-context.js';
+import { needsImageUser, seccompProfileRoot, verifyRunAsNonRoot } from './security-context.js';
 import { makeHostsMount } from './etc-hosts.js';
 import { fetchEnvSources, type PodAddresses } from './env.js';
 import type { ObjectManager } from '../cluster/object-manager.js';
@@ -36,6 +36,8 @@ export interface ContainerManagerDeps {
   /** ConfigMaps and Secrets that env and envFrom name. */
   objects: ObjectManager;
   supportsRecursiveReadOnly?: () => boolean;
+  /** The kubelet's seccompDefault: containers naming no profile get RuntimeDefault. */
+  seccompDefault?: boolean;
 }
 
 /** The kubelet's key for a container's crash-loop backoff: pod, container and spec hash. */
@@ -97,7 +99,10 @@ export class ContainerManager {
       const nonRoot = verifyRunAsNonRoot(pod, container, needsImageUser(pod, container) ? await this.imageUser(imageRef) : undefined);
       if (nonRoot) throw new SyncError(SyncErrors.createContainerConfig, nonRoot);
       const envSources = await fetchEnvSources(pod, container, this.d.objects);
-      config = generateContainerConfig(pod, container, restartCount, imageRef, this.d.nodeName, addresses, volumes, envSources, this.d.supportsRecursiveReadOnly?.() ?? false);
+      config = generateContainerConfig(pod, container, restartCount, imageRef, this.d.nodeName, addresses, volumes, envSources, {
+        supportsRecursiveReadOnly: this.d.supportsRecursiveReadOnly?.() ?? false,
+        seccomp: { profileRoot: seccompProfileRoot(this.d.rootDir), fallbackToRuntimeDefault: this.d.seccompDefault === true },
+      });
       const hosts = makeHostsMount(this.d.rootDir, pod, container, addresses.podIPs);
       if (hosts) config.mounts = [...(config.mounts ?? []), hosts];
       if (container.terminationMessagePath) {

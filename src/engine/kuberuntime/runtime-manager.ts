@@ -40,6 +40,8 @@ export interface RuntimeManagerOptions {
   objects?: ObjectManager;
   /** Whether the runtime's default handler makes recursive read-only mounts (its last Status); unknown: no. */
   supportsRecursiveReadOnly?: () => boolean;
+  /** The kubelet's seccompDefault: containers naming no profile get RuntimeDefault. */
+  seccompDefault?: boolean;
 }
 
 /**

@@ -34,11 +34,18 @@ export function generatePodSandboxConfig(pod: Pod, attempt: number, nodeName: st
     annotations: { ...pod.metadata.annotations },
     linux: {
       cgroupParent: '',
-      securityContext: { namespaceOptions: namespacesForPod(pod) },
+      // As the kubelet: privileged when any container is (runtimes refuse a privileged container in a sandbox that is not),
+      // and the runtime's default seccomp profile, whatever the containers have.
+      securityContext: { namespaceOptions: namespacesForPod(pod), ...(hasPrivilegedContainer(pod) ? { privileged: true } : {}), seccomp: { profileType: 'RuntimeDefault' } },
       ...sysctlsOf(pod),
     },
   };
   // A host-network pod shares the node's UTS namespace: runtimes refuse to set its hostname.
   if (!spec.hostNetwork) config.hostname = (spec.hostname ?? pod.metadata.name ?? '').slice(0, 63).replace(/[-.]+$/, '');
   return config;
+}
+
+/** The kubelet's HasPrivilegedContainer: any container, init and ephemeral ones too, asks for privileged. */
+function hasPrivilegedContainer(pod: Pod): boolean {
+  return [...(pod.spec.initContainers ?? []), ...pod.spec.containers].some((c) => (c.securityContext as { privileged?: boolean } | undefined)?.privileged === true);
 }

@@ -3,7 +3,8 @@
 // container's, turned into CRI's LinuxContainerSecurityContext, and the
 // runAsNonRoot check that the kubelet makes before CreateContainer.
 import { existsSync, readFileSync } from 'node:fs';
-import type { LinuxContainerSecurityContext } from '../../cri/types.js';
+import { join } from 'node:path';
+import type { LinuxContainerSecurityContext, SecurityProfile } from '../../cri/types.js';
 import type { Container, Pod } from '../api/v1.js';
 import { namespacesForPod } from './namespaces.js';
 
@@ -18,6 +19,40 @@ interface SecurityFields {
   procMount?: 'Default' | 'Unmasked';
   supplementalGroups?: number[];
   fsGroup?: number;
+  seccompProfile?: { type: 'RuntimeDefault' | 'Unconfined' | 'Localhost'; localhostProfile?: string };
+}
+
+/** How the kubelet picks a container's seccomp profile. */
+export interface SeccompOptions {
+  /** Where Localhost profiles are, relative to it (the kubelet's `<root-dir>/seccomp`). */
+  profileRoot: string;
+  /** The kubelet's seccompDefault: RuntimeDefault where neither the pod nor the container names a profile. */
+  fallbackToRuntimeDefault: boolean;
+}
+
+/** Where the kubelet looks for Localhost seccomp profiles: `seccomp` in its root directory. */
+export function seccompProfileRoot(rootDir: string): string {
+  return join(rootDir, 'kubelet', 'seccomp');
+}
+
+/**
+ * The kubelet's getSeccompProfile: the container's seccompProfile, else the
+ * pod's, else RuntimeDefault or Unconfined as seccompDefault says. A Localhost
+ * profile is sent as its absolute path under the profile root. (Validation
+ * has refused a Localhost profile without a path.)
+ */
+export function seccompProfileFor(pod: Pod, container: Container, options: SeccompOptions): SecurityProfile {
+  const chosen = (container.securityContext as SecurityFields | undefined)?.seccompProfile ?? (pod.spec.securityContext as SecurityFields | undefined)?.seccompProfile;
+  switch (chosen?.type) {
+    case 'RuntimeDefault':
+      return { profileType: 'RuntimeDefault' };
+    case 'Localhost':
+      return { profileType: 'Localhost', localhostRef: join(options.profileRoot, chosen.localhostProfile ?? '') };
+    case 'Unconfined':
+      return { profileType: 'Unconfined' };
+    default:
+      return { profileType: options.fallbackToRuntimeDefault ? 'RuntimeDefault' : 'Unconfined' };
+  }
 }
 
 /** runAsUser, runAsGroup and runAsNonRoot: the container's where it sets them, else the pod's (determineEffectiveSecurityContext). */
@@ -35,8 +70,15 @@ function effective(pod: Pod, container: Container): SecurityFields {
   };
 }
 
-/** The container's CRI security context: the pod's namespaces, its user and groups, a read-only root, privileged, capabilities added and dropped (as given: the runtime knows their names), the masked and read-only paths of its procMount. */
-export function linuxContainerSecurityContext(pod: Pod, container: Container, masked: readonly string[] = defaultMaskedPaths()): LinuxContainerSecurityContext {
+/** What the container's security context is made with besides the pod: the kubelet's seccomp settings, and (for tests) the masked paths. */
+export interface SecurityContextOptions {
+  seccomp?: SeccompOptions;
+  masked?: readonly string[];
+}
+
+/** The container's CRI security context: the pod's namespaces, its user and groups, a read-only root, privileged, capabilities added and dropped (as given: the runtime knows their names), the masked and read-only paths of its procMount, its seccomp profile. */
+export function linuxContainerSecurityContext(pod: Pod, container: Container, options: SecurityContextOptions = {}): LinuxContainerSecurityContext {
+  const masked = options.masked ?? defaultMaskedPaths();
   const podContext = (pod.spec.securityContext ?? {}) as SecurityFields;
   const sc = effective(pod, container);
   // The pod's supplementalGroups, then its fsGroup, as the kubelet adds them.
@@ -52,6 +94,7 @@ export function linuxContainerSecurityContext(pod: Pod, container: Container, ma
     // Sent for a privileged container too: the runtime leaves them out there (ConvertToRuntimeMaskedPaths).
     maskedPaths: sc.procMount === 'Unmasked' ? [] : [...masked],
     readonlyPaths: sc.procMount === 'Unmasked' ? [] : [...DEFAULT_READONLY_PATHS],
+    seccomp: seccompProfileFor(pod, container, options.seccomp ?? { profileRoot: '', fallbackToRuntimeDefault: false }),
   };
 }
 

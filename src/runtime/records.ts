@@ -59,6 +59,8 @@ export interface SandboxedSpec {
   maskedPaths?: string[];
   /** Bound read-only (readonly_paths; none when privileged). */
   readonlyPaths?: string[];
+  /** The compiled seccomp filter it runs under (a file bwrap loads); absent: none. */
+  seccomp?: string;
 }
 
 export interface ContainerRecord {

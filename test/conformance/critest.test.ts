@@ -12,7 +12,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const SCRIPT = join(import.meta.dirname, '../peers/critest.sh');
 
-const NOT_IMPLEMENTED = 'not implemented by the embedded runtime';
 const STAND_IN = "critest's image is stood in for by busybox-static here";
 
 /** Specs that do not pass, by their text after "[It] ", with why. */
@@ -21,9 +20,6 @@ const EXPECTED_FAILURES: Record<string, string> = {
   // Both it and "Privileged is true" before it add a bridge "foobar": on the host's network, the first one's is still there.
   'runtime should support adding capability': 'no pod network: the bridge an earlier spec added to the host is still there',
   // Security context features bubblewrap sandboxes do not give.
-  'should support seccomp localhost profile on the container': `seccomp: ${NOT_IMPLEMENTED}`,
-  'should support seccomp default on the container': `seccomp: ${NOT_IMPLEMENTED}`,
-  'runtime should support an seccomp profile that blocks setting hostname with SYS_ADMIN': `seccomp: ${NOT_IMPLEMENTED}`,
   "mount with 'rshared' should support propagation from host to container and vice versa": "bubblewrap makes every mount a slave of the host's: a mount made in the container does not reach the host",
   // The images.
   'public image with digest should be pulled and removed [Conformance]': "its digest is upstream's manifest's, which cannot be made offline",

@@ -108,6 +108,34 @@ spec:
     expect(badFlag.stderr).toContain('--allowed-unsafe-sysctls: the sysctls "kernel.pid_max" are not known to be namespaced');
   });
 
+  it("gives each container the seccomp profile its securityContext names, the pod's by default, Localhost ones from the kubelet's seccomp directory", async () => {
+    const profiles = join(root, 'kubelet', 'seccomp', 'profiles');
+    mkdirSync(profiles, { recursive: true });
+    writeFileSync(join(profiles, 'no-chmod.json'), JSON.stringify({ defaultAction: 'SCMP_ACT_ALLOW', syscalls: [{ names: ['chmod', 'fchmodat', 'fchmodat2'], action: 'SCMP_ACT_ERRNO' }] }));
+    const show = (name: string, seccomp: string) => `
+    - name: ${name}
+      image: busybox:1.36
+      command: ["sh", "-c", "grep '^Seccomp:' /proc/self/status; touch /tmp/f; chmod 600 /tmp/f 2>&1 || true"]${seccomp ? `
+      securityContext: { seccompProfile: ${seccomp} }` : ''}`;
+    const manifest = join(root, 'seccomp.yaml');
+    writeFileSync(manifest, `apiVersion: v1
+kind: Pod
+metadata:
+  name: seccomp
+spec:
+  restartPolicy: Never
+  securityContext:
+    seccompProfile: { type: RuntimeDefault }
+  containers:${show('pods', '')}${show('open', '{ type: Unconfined }')}${show('local', '{ type: Localhost, localhostProfile: profiles/no-chmod.json }')}
+`);
+    const res = await knode(['apply', '-f', manifest, '--root-dir', root, '--node-name', 'sbx'], { timeoutMs: 120_000 });
+    expect(res.code, res.stderr).toBe(0);
+    const logs = async (c: string) => (await knode(['logs', 'seccomp-sbx', '-c', c, '--root-dir', root])).stdout;
+    expect(await logs('pods')).toBe('Seccomp:\t2\n');
+    expect(await logs('open')).toBe('Seccomp:\t0\n');
+    expect(await logs('local')).toBe('Seccomp:\t2\nchmod: /tmp/f: Operation not permitted\n');
+  });
+
   it('makes a readOnly volume read-only itself, and with recursiveReadOnly what is mounted under it too', async () => {
     const source = mkdtempSync(join(tmpdir(), 'knode-e2e-rro-'));
     mkdirSync(join(source, 'tmpfs'));

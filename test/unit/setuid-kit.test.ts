@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { prepareSetuidKit, setuidPrefix } from '../../src/runtime/sandbox/setuid-kit.js';
+import { prepareSetuidKit, seccompPrefix, setuidPrefix } from '../../src/runtime/sandbox/setuid-kit.js';
 
 let dir: string;
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
@@ -11,12 +11,21 @@ describe('the setuid kit', () => {
   it("copies the host's setpriv with the loader and libraries ldd names, and runs it through that loader inside the sandbox", () => {
     dir = mkdtempSync(join(tmpdir(), 'knode-kit-'));
     const kit = prepareSetuidKit(join(dir, 'kit'), '/usr/bin/setpriv');
-    expect(kit).toMatchObject({ ok: true, dir: join(dir, 'kit'), loader: expect.stringMatching(/^ld-linux.*\.so\.\d+$/) });
+    expect(kit).toMatchObject({ ok: true, dir: join(dir, 'kit'), loader: expect.stringMatching(/^ld-linux.*\.so\.\d+$/), bwrap: false });
     if (!kit.ok) throw new Error(kit.reason);
     const files = readdirSync(kit.dir);
     expect(files).toEqual(expect.arrayContaining(['setpriv', kit.loader, 'libc.so.6']));
     expect(files.some((f) => f.includes('.partial-'))).toBe(false);
     expect(setuidPrefix(kit, 1000, 2000)).toEqual([`/.knode/${kit.loader}`, '--library-path', '/.knode', '/.knode/setpriv', '--reuid=1000', '--regid=2000', '--clear-groups', '--']);
+  });
+
+  it('holds bwrap too when asked, with its libraries, to load a seccomp filter for an exec', () => {
+    dir = mkdtempSync(join(tmpdir(), 'knode-kit-'));
+    const kit = prepareSetuidKit(join(dir, 'kit'), '/usr/bin/setpriv', '/usr/bin/bwrap');
+    if (!kit.ok) throw new Error(kit.reason);
+    expect(kit.bwrap).toBe(true);
+    expect(readdirSync(kit.dir)).toEqual(expect.arrayContaining(['setpriv', 'bwrap', 'libcap.so.2']));
+    expect(seccompPrefix(kit, 3)).toEqual([`/.knode/${kit.loader}`, '--library-path', '/.knode', '/.knode/bwrap', '--dev-bind', '/', '/', '--seccomp', '3', '--']);
   });
 
   it('says why there is none without setpriv, or when ldd cannot read it', () => {

@@ -8,7 +8,7 @@ import { execFile, spawn, spawnSync } from 'node:child_process';
 import { whichSystem } from '../container-process.js';
 import { childrenOf, commOf, readProcStat, waitForProcess } from '../proc.js';
 import type { NamespaceHolder } from '../pid-namespaces.js';
-import { KIT_PATH, prepareSetuidKit, setuidPrefix, type SetuidKit } from './setuid-kit.js';
+import { KIT_PATH, prepareSetuidKit, seccompPrefix, setuidPrefix, type SetuidKit } from './setuid-kit.js';
 import { pathMaskArgs } from './masked-paths.js';
 import { WRITE_SYSCTLS } from './sysctls.js';
 import { HOLDER_LOOP, pauseProgram } from '../pause.js';
@@ -60,6 +60,8 @@ export interface SandboxedProcess {
   readonlyPaths?: readonly string[];
   /** hostIPC: the host's IPC namespace, not the holder's. */
   hostIpc?: boolean;
+  /** A seccomp filter is passed at the fd after the PID namespace's (or at PIDNS_FD without one), loaded just before the program. */
+  seccomp?: boolean;
 }
 
 export class Bubblewrap {
@@ -84,7 +86,7 @@ export class Bubblewrap {
     this.bwrap = found.bwrap;
     this.nsenter = found.nsenter;
     this.unshare = which('unshare');
-    this.kit = found.available ? prepareSetuidKit(kitDir, which('setpriv')) : { ok: false, reason: 'no sandboxes' };
+    this.kit = found.available ? prepareSetuidKit(kitDir, which('setpriv'), found.bwrap) : { ok: false, reason: 'no sandboxes' };
     this.wrappers = new Set([...WRAPPERS, ...(this.kit.ok ? [this.kit.loader.slice(0, 15)] : [])]);
   }
 
@@ -155,6 +157,7 @@ export class Bubblewrap {
     args.push(...pathMaskArgs(p.maskedPaths ?? [], p.readonlyPaths ?? [], p.rootfs, mounts));
     for (const m of mounts) if (m.readonly && !m.recursiveReadOnly) args.push('--remount-ro', m.containerPath);
     if (p.readonlyRootfs) args.push('--remount-ro', '/');
+    if (p.seccomp) args.push('--seccomp', String(p.pid === 'SHARED' ? PIDNS_FD + 1 : PIDNS_FD));
     args.push('--chdir', p.cwd, '--');
     if (kit) args.push(...setuidPrefix(kit, p.uid, p.gid, p.groups, p.capabilities));
     return args;
@@ -164,8 +167,13 @@ export class Bubblewrap {
    * The command before an argv that runs it in a running sandbox whose program is `program`, as `uid`:`gid`
    * with supplementary `groups`: set by the kit's setpriv, which the sandbox then holds (wrapper).
    */
-  execWrapper(program: number, uid: number, gid: number, groups: readonly number[] = [], capabilities?: readonly string[]): string[] {
+  execWrapper(program: number, uid: number, gid: number, groups: readonly number[] = [], capabilities?: readonly string[], seccomp?: string): string[] {
     const args = [this.nsenter, `--target=${program}`, '--mount', '--uts', '--ipc', '--pid'];
+    if (seccomp) {
+      // Under the container's filter: the host's shell opens it at fd 3, which nsenter and the kit's bwrap keep.
+      if (!this.kit.ok || !this.kit.bwrap) throw new Error(`cannot run an exec under the container's seccomp filter: the sandbox has no bwrap to load it (${this.kit.ok ? 'bwrap links against another loader than setpriv' : this.kit.reason})`);
+      return ['/bin/sh', '-c', 'exec 3<"$0" && exec "$@"', seccomp, ...args, '--root', '--wd', '--', ...seccompPrefix(this.kit, 3), ...setuidPrefix(this.kit, uid, gid, groups, capabilities)];
+    }
     if ((groups.length > 0 || capabilities) && this.kit.ok) return [...args, '--root', '--wd', '--', ...setuidPrefix(this.kit, uid, gid, groups, capabilities)];
     if (uid !== 0 || gid !== 0) args.push(...(this.kit.ok ? [] : ['--user']), `--setuid=${uid}`, `--setgid=${gid}`);
     args.push('--root', '--wd', '--');

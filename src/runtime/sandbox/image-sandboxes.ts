@@ -3,8 +3,8 @@
 // within its pod's namespaces, its process made from the image config and
 // the container config. Containers of record images (no layers) and hosts
 // without bubblewrap keep host processes; `describe()` says which applies.
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { writeFileAtomic } from '../../util/atomic-file.js';
 import type { ContainerConfig__Output } from '../../cri/gen/runtime/v1/ContainerConfig.js';
 import type { ProcessSpec } from '../container-process.js';
@@ -16,6 +16,8 @@ import type { ContainerRecord, ImageRecord, SandboxedSpec, SandboxRecord } from 
 import { Bubblewrap, PROGRAM_TIMEOUT_MS, type SandboxMount } from './bubblewrap.js';
 import { CapabilityError, containerCapabilities } from './capabilities.js';
 import { checkPathList, PathListError } from './masked-paths.js';
+import { SeccompError } from './seccomp/bpf.js';
+import { seccompFilter } from './seccomp/filter.js';
 import { ContainerRootfs } from './container-rootfs.js';
 import { findInRootfs, imageGroups, imageProcess, ImageProcessError, mkdirInRoot, resolveUser } from './image-process.js';
 
@@ -63,8 +65,10 @@ export class ImageSandboxes {
     const security = config.linux?.securityContext;
     let process;
     let capabilities: string[] | undefined;
+    let filter: Buffer | undefined;
     try {
       capabilities = containerCapabilities(security?.privileged ?? false, security?.capabilities?.addCapabilities, security?.capabilities?.dropCapabilities);
+      filter = seccompFilter(security?.seccomp, security?.privileged ?? false, capabilities);
       checkPathList('maskedPaths', security?.maskedPaths ?? []);
       checkPathList('readonlyPaths', security?.readonlyPaths ?? []);
       process = imageProcess(store.config(image).config, {
@@ -77,7 +81,7 @@ export class ImageSandboxes {
         runAsGroup: security?.runAsGroup ? security.runAsGroup.value : undefined,
       });
     } catch (err) {
-      if (err instanceof ImageProcessError || err instanceof CapabilityError || err instanceof PathListError) throw invalid(`container "${config.metadata?.name}": ${err.message}`);
+      if (err instanceof ImageProcessError || err instanceof CapabilityError || err instanceof PathListError || err instanceof SeccompError) throw invalid(`container "${config.metadata?.name}": ${err.message}`);
       throw err;
     }
     let files: string;
@@ -91,6 +95,9 @@ export class ImageSandboxes {
       // The image's /etc/passwd and /etc/group name the user, as containerd reads them at create.
       const { uid, gid } = resolveUser(files, process.user);
       const groups = [...new Set([...imageGroups(files, uid), ...(security?.supplementalGroups ?? []).map(Number)])].filter((g) => g !== gid);
+      // Beside the root file system, gone with it.
+      const seccomp = filter ? join(dirname(this.rootfs!.path(id)), 'seccomp.bpf') : undefined;
+      if (seccomp) writeFileSync(seccomp, filter!, { mode: 0o600 });
       return {
         rootfs: this.rootfs!.path(id),
         argv: process.argv,
@@ -105,6 +112,7 @@ export class ImageSandboxes {
         // A privileged container sees everything, as containerd gives it.
         maskedPaths: !security?.privileged && security?.maskedPaths?.length ? security.maskedPaths : undefined,
         readonlyPaths: !security?.privileged && security?.readonlyPaths?.length ? security.readonlyPaths : undefined,
+        seccomp,
       };
     } catch (err) {
       this.rootfs!.release(id);
@@ -133,8 +141,9 @@ export class ImageSandboxes {
     const pid = sharedPid === 'own' ? 'CONTAINER' : sharedPid === 'node' ? 'NODE' : 'SHARED';
     return {
       argv: spec.argv,
-      wrapper: bwrap.wrapper({ rootfs: spec.rootfs, cwd: spec.cwd, holder, pid, uid: spec.uid, gid: spec.gid, groups: spec.groups ?? [], mounts, readonlyRootfs: spec.readonlyRootfs === true, capabilities: spec.capabilities, privileged: spec.privileged === true, maskedPaths: spec.maskedPaths ?? [], readonlyPaths: spec.readonlyPaths ?? [], hostIpc: sandbox.namespaces.ipc === 'NODE' }),
-      files: typeof sharedPid === 'number' ? [`/proc/${sharedPid}/ns/pid`] : [],
+      wrapper: bwrap.wrapper({ rootfs: spec.rootfs, cwd: spec.cwd, holder, pid, uid: spec.uid, gid: spec.gid, groups: spec.groups ?? [], mounts, readonlyRootfs: spec.readonlyRootfs === true, capabilities: spec.capabilities, privileged: spec.privileged === true, maskedPaths: spec.maskedPaths ?? [], readonlyPaths: spec.readonlyPaths ?? [], hostIpc: sandbox.namespaces.ipc === 'NODE', seccomp: spec.seccomp !== undefined }),
+      // The files bwrap reads at fds from PIDNS_FD on: the PID namespace to join, then the seccomp filter.
+      files: [...(typeof sharedPid === 'number' ? [`/proc/${sharedPid}/ns/pid`] : []), ...(spec.seccomp ? [spec.seccomp] : [])],
       programOf: (wrapperPid) => bwrap.programOf(wrapperPid),
       programTimeoutMs: PROGRAM_TIMEOUT_MS,
       hasProgram: (command) => findInRootfs(spec.rootfs, command, spec.env.PATH ?? '', spec.cwd) !== undefined,
@@ -209,7 +218,7 @@ export class ImageSandboxes {
 
   /** A running sandboxed container's exec wrapper: nsenter into its namespaces and root, as its user. */
   execWrapper(spec: SandboxedSpec, program: number): string[] {
-    return this.bubblewrap!.execWrapper(program, spec.uid, spec.gid, spec.groups ?? [], spec.capabilities);
+    return this.bubblewrap!.execWrapper(program, spec.uid, spec.gid, spec.groups ?? [], spec.capabilities, spec.seccomp);
   }
 
   /** /etc/hostname and /etc/resolv.conf of the pod, as containerd writes them for a sandbox. */

@@ -13,17 +13,13 @@ import { basename, join } from 'node:path';
 /** Where the kit is seen inside a sandbox. */
 export const KIT_PATH = '/.knode';
 
-export type SetuidKit = { ok: true; dir: string; loader: string } | { ok: false; reason: string };
+/** bwrap: the kit also holds bwrap, which loads a seccomp filter for an exec inside a sandbox. */
+export type SetuidKit = { ok: true; dir: string; loader: string; bwrap: boolean } | { ok: false; reason: string };
 
-/**
- * Copies setpriv (found at `setpriv`) and what `ldd` says it needs into
- * `dir`. Not ok where setpriv is missing or is not a dynamically linked
- * program whose loader ldd names.
- */
-export function prepareSetuidKit(dir: string, setpriv: string | undefined): SetuidKit {
-  if (!setpriv) return { ok: false, reason: 'setpriv (util-linux) is not installed' };
-  const ldd = spawnSync('ldd', [setpriv], { encoding: 'utf8', timeout: 10_000 });
-  if (ldd.error || ldd.status !== 0) return { ok: false, reason: `ldd ${setpriv} failed: ${ldd.error?.message ?? ldd.stderr.trim()}` };
+/** What `ldd` says PROGRAM needs: its libraries and its loader; a string says why not. */
+function linkedFiles(program: string): { libraries: string[]; loader: string } | string {
+  const ldd = spawnSync('ldd', [program], { encoding: 'utf8', timeout: 10_000 });
+  if (ldd.error || ldd.status !== 0) return `ldd ${program} failed: ${ldd.error?.message ?? ldd.stderr.trim()}`;
   const libraries: string[] = [];
   let loader: string | undefined;
   for (const line of ldd.stdout.split('\n')) {
@@ -31,19 +27,45 @@ export function prepareSetuidKit(dir: string, setpriv: string | undefined): Setu
     if (resolved) libraries.push(resolved[1]);
     else if (/^\s*(\/\S+)\s+\(/.test(line)) loader = line.trim().split(/\s+/)[0];
   }
-  if (!loader) return { ok: false, reason: `ldd names no loader for ${setpriv}` };
+  return loader ? { libraries, loader } : `ldd names no loader for ${program}`;
+}
+
+/**
+ * Copies setpriv (found at `setpriv`) and what `ldd` says it needs into
+ * `dir`, and bwrap (at `bwrap`) with its libraries where it links against the
+ * same loader. Not ok where setpriv is missing or is not a dynamically
+ * linked program whose loader ldd names.
+ */
+export function prepareSetuidKit(dir: string, setpriv: string | undefined, bwrap?: string): SetuidKit {
+  if (!setpriv) return { ok: false, reason: 'setpriv (util-linux) is not installed' };
+  const linked = linkedFiles(setpriv);
+  if (typeof linked === 'string') return { ok: false, reason: linked };
+  const { loader } = linked;
+  const withBwrap = bwrap ? linkedFiles(bwrap) : undefined;
+  const bwrapFits = typeof withBwrap === 'object' && withBwrap.loader === loader;
+  const files = new Set([setpriv, loader, ...linked.libraries, ...(bwrapFits ? [bwrap!, ...withBwrap.libraries] : [])]);
   const partial = `${dir}.partial-${process.pid}`;
   try {
     rmSync(partial, { recursive: true, force: true });
     mkdirSync(partial, { recursive: true });
-    for (const file of [setpriv, loader, ...libraries]) copyFileSync(file, join(partial, basename(file)));
+    for (const file of files) copyFileSync(file, join(partial, basename(file)));
     rmSync(dir, { recursive: true, force: true });
     renameSync(partial, dir);
   } catch (err) {
     rmSync(partial, { recursive: true, force: true });
     return { ok: false, reason: `cannot copy setpriv and its libraries into ${dir}: ${(err as Error).message}` };
   }
-  return { ok: true, dir, loader: basename(loader) };
+  return { ok: true, dir, loader: basename(loader), bwrap: bwrapFits };
+}
+
+/**
+ * The argv before a program's that runs it under the seccomp filter read
+ * from fd `fd`, inside a sandbox holding a kit with bwrap: a bwrap that
+ * shares everything (a new mount namespace holding the same mounts) and only
+ * loads the filter, as runc loads one before an exec's program.
+ */
+export function seccompPrefix(kit: Extract<SetuidKit, { ok: true }>, fd: number): string[] {
+  return [`${KIT_PATH}/${kit.loader}`, '--library-path', KIT_PATH, `${KIT_PATH}/bwrap`, '--dev-bind', '/', '/', '--seccomp', String(fd), '--'];
 }
 
 /**

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CriClient } from '../../src/cri/client.js';
@@ -47,4 +47,22 @@ export async function waitExited(client: CriClient, id: string, timeoutMs = 10_0
 
 export function logPathOf(sandbox: PodSandboxConfig, container: ContainerConfig): string {
   return join(sandbox.logDirectory!, container.logPath!);
+}
+
+/** Lines a container wrote, from its CRI log (each line's time, stream and tag cut off). */
+export function loggedLines(sandbox: PodSandboxConfig, container: ContainerConfig): string[] {
+  return readFileSync(logPathOf(sandbox, container), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => line.split(' ').slice(3).join(' '));
+}
+
+/** Runs one container to its end in a new pod named POD (its hostname too); what it wrote, and its exit code. */
+export async function runPodToEnd(client: CriClient, pod: string, config: ContainerConfig, sandboxExtra: Partial<PodSandboxConfig> = {}): Promise<{ lines: string[]; exitCode: number }> {
+  const sandbox = { ...sandboxConfig(pod), hostname: pod, ...sandboxExtra };
+  const sandboxId = await client.runPodSandbox(sandbox);
+  const id = await client.createContainer(sandboxId, config, sandbox);
+  await client.startContainer(id);
+  const status = await waitExited(client, id);
+  return { lines: loggedLines(sandbox, config), exitCode: status.exitCode };
 }

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CriClient } from '../../src/cri/client.js';
 import type { CriError } from '../../src/cri/errors.js';
 import type { ContainerConfig, PodSandboxConfig } from '../../src/cri/types.js';
-import { containerConfig as podContainer, logPathOf, sandboxConfig, waitExited } from '../helpers/cri.js';
+import { containerConfig as podContainer, loggedLines, runPodToEnd, sandboxConfig, waitExited } from '../helpers/cri.js';
 import { mirrorConfig, startRegistry, type LocalRegistry } from '../helpers/registry.js';
 import { cliEntry, eventually, startEmbeddedRuntime, type EmbeddedRuntimeProcess } from '../helpers/runtimes.js';
 
@@ -40,22 +40,10 @@ function containerConfig(name: string, command: string[], extra: Partial<Contain
 }
 
 /** Lines the container wrote to stdout, from its CRI log. */
-function output(sandbox: PodSandboxConfig, config: ContainerConfig): string[] {
-  return readFileSync(logPathOf(sandbox, config), 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => line.split(' ').slice(3).join(' '));
-}
+const output = loggedLines;
 
 /** Runs one container to its end in a new pod, and gives its output. */
-async function runToEnd(pod: string, config: ContainerConfig, sandboxExtra: Partial<PodSandboxConfig> = {}): Promise<{ lines: string[]; exitCode: number }> {
-  const sandbox = { ...sandboxConfig(pod), hostname: pod, ...sandboxExtra };
-  const sandboxId = await client.runPodSandbox(sandbox);
-  const id = await client.createContainer(sandboxId, config, sandbox);
-  await client.startContainer(id);
-  const status = await waitExited(client, id);
-  return { lines: output(sandbox, config), exitCode: status.exitCode };
-}
+const runToEnd = (pod: string, config: ContainerConfig, sandboxExtra: Partial<PodSandboxConfig> = {}) => runPodToEnd(client, pod, config, sandboxExtra);
 
 describe('bubblewrap sandboxes for real images (embedded runtime)', () => {
   it('says in its status that containers of real images run in sandboxes', async () => {

@@ -2,14 +2,14 @@
 // container's SecurityProfile becomes a BPF filter that bwrap loads before
 // the program, and the kernel then says so in /proc/self/status (2: a
 // filter) and by refusing what the profile refuses.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CriClient } from '../../src/cri/client.js';
 import type { CriError } from '../../src/cri/errors.js';
 import type { ContainerConfig, PodSandboxConfig, SecurityProfile } from '../../src/cri/types.js';
-import { containerConfig, logPathOf, sandboxConfig, waitExited } from '../helpers/cri.js';
+import { containerConfig, runPodToEnd, sandboxConfig } from '../helpers/cri.js';
 import { mirrorConfig, startRegistry, type LocalRegistry } from '../helpers/registry.js';
 import { startEmbeddedRuntime, type EmbeddedRuntimeProcess } from '../helpers/runtimes.js';
 
@@ -48,18 +48,7 @@ function config(name: string, seccomp: SecurityProfile | undefined, extra: { pri
 }
 
 /** Runs the container to its end in a new pod; its output lines. */
-async function run(pod: string, c: ContainerConfig, sandboxExtra: Partial<PodSandboxConfig> = {}): Promise<string[]> {
-  const sandbox = { ...sandboxConfig(pod), hostname: pod, ...sandboxExtra };
-  const sandboxId = await client.runPodSandbox(sandbox);
-  const id = await client.createContainer(sandboxId, c, sandbox);
-  await client.startContainer(id);
-  await waitExited(client, id);
-  await client.removePodSandbox(sandboxId).catch(() => {});
-  return readFileSync(logPathOf(sandbox, c), 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => line.split(' ').slice(3).join(' '));
-}
+const run = async (pod: string, c: ContainerConfig, sandboxExtra: Partial<PodSandboxConfig> = {}) => (await runPodToEnd(client, pod, c, sandboxExtra)).lines;
 
 describe('seccomp profiles in sandboxes (embedded runtime)', () => {
   it('runs RuntimeDefault under a filter, and no profile or Unconfined under none', async () => {

@@ -7,13 +7,8 @@ import { readFileSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { compileSeccomp, SeccompError } from './bpf.js';
 import { runtimeDefaultProfile } from './default-profile.js';
+import type { SecurityProfile__Output } from '../../../cri/gen/runtime/v1/SecurityProfile.js';
 import type { SeccompProfile } from './profile.js';
-
-/** CRI's SecurityProfile as the server decodes it. */
-export interface SecurityProfileRequest {
-  profileType: 'RuntimeDefault' | 'Unconfined' | 'Localhost' | number;
-  localhostRef: string;
-}
 
 /** The default profile's filter, by the capabilities it was fitted to. */
 const defaults = new Map<string, Buffer>();
@@ -23,14 +18,12 @@ const defaults = new Map<string, Buffer>();
  * SeccompError with containerd's wording when a Localhost profile cannot be
  * read or compiled.
  */
-export function seccompFilter(profile: SecurityProfileRequest | null | undefined, privileged: boolean, capabilities: readonly string[] | undefined): Buffer | undefined {
+export function seccompFilter(profile: SecurityProfile__Output | null | undefined, privileged: boolean, capabilities: readonly string[] | undefined): Buffer | undefined {
   if (!profile || privileged) return undefined;
   switch (profile.profileType) {
     case 'Unconfined':
-    case 1:
       return undefined;
     case 'Localhost':
-    case 2:
       return compileSeccomp(readLocalhostProfile(profile.localhostRef));
     default: {
       const key = capabilities ? capabilities.join(',') : 'all';

@@ -3,7 +3,7 @@ import type { ProcessSpec } from './container-process.js';
 import { precondition } from './errors.js';
 import { execSync, type ExecResult } from './exec.js';
 import type { PidNamespaces } from './pid-namespaces.js';
-import type { ContainerRecord, SandboxedSpec, SandboxRecord } from './records.js';
+import { podHostname, type ContainerRecord, type SandboxedSpec, type SandboxRecord } from './records.js';
 import { findInRootfs } from './sandbox/image-process.js';
 import type { ImageSandboxes } from './sandbox/image-sandboxes.js';
 import type { RuntimeState } from './state.js';
@@ -50,7 +50,7 @@ export class ContainerLaunch {
 
   /** How `cmd` is run beside a running container: what enters its namespaces (or sandbox), its environment and directory. */
   execCommand(c: ContainerRecord, sandbox: SandboxRecord | undefined, program: number | undefined, cmd: string[]): ExecCommand {
-    const hostname = sandbox?.hostname || sandbox?.metadata.name || '';
+    const hostname = sandbox ? podHostname(sandbox) : '';
     if (c.sandboxed) {
       if (program === undefined) throw precondition(`container ${c.id} is not running`);
       const spec = c.sandboxed;
@@ -67,7 +67,7 @@ export class ContainerLaunch {
     return {
       argv: [...c.command, ...c.args],
       wrapper: await this.pidNamespaceWrapper(c, sandbox),
-      env: this.environment(c, sandbox.hostname || sandbox.metadata.name),
+      env: this.environment(c, podHostname(sandbox)),
       cwd: c.workingDir || '/',
     };
   }

@@ -2,6 +2,7 @@
 // are plain JSON, persisted one file each, so a restarted runtime knows what
 // it ran. Times are nanoseconds since the epoch, as CRI reports them.
 
+import { hostname } from 'node:os';
 import type { HostPortMapping } from './host-ports.js';
 
 export type SandboxState = 'SANDBOX_READY' | 'SANDBOX_NOTREADY';
@@ -116,4 +117,9 @@ export interface ImageRecord {
   /** The config's User: a numeric user as uid, a name as username (CRI's Image fields). */
   uid?: number;
   username?: string;
+}
+
+/** The hostname a pod's containers get: the one its config gives, else the node's (as containerd falls back to os.Hostname()). */
+export function podHostname(sandbox: Pick<SandboxRecord, 'hostname'>): string {
+  return sandbox.hostname || hostname();
 }

@@ -4,7 +4,7 @@
 // real and run in bubblewrap sandboxes with their own entrypoints.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { knode } from '../helpers/cli.js';
@@ -134,6 +134,25 @@ spec:
     expect(await logs('pods')).toBe('Seccomp:\t2\n');
     expect(await logs('open')).toBe('Seccomp:\t0\n');
     expect(await logs('local')).toBe('Seccomp:\t2\nchmod: /tmp/f: Operation not permitted\n');
+  });
+
+  it("gives a host-network pod the node's hostname, as the kubelet and containerd do", async () => {
+    const manifest = join(root, 'host-net.yaml');
+    writeFileSync(manifest, `apiVersion: v1
+kind: Pod
+metadata:
+  name: host-net
+spec:
+  restartPolicy: Never
+  hostNetwork: true
+  containers:
+    - name: show
+      image: busybox:1.36
+      command: ["sh", "-c", "hostname; cat /etc/hostname; echo $HOSTNAME"]
+`);
+    const res = await knode(['apply', '-f', manifest, '--root-dir', root, '--node-name', 'sbx'], { timeoutMs: 120_000 });
+    expect(res.code, res.stderr).toBe(0);
+    expect((await knode(['logs', 'host-net-sbx', '-c', 'show', '--root-dir', root])).stdout).toBe(`${hostname()}\n`.repeat(3));
   });
 
   it('makes a readOnly volume read-only itself, and with recursiveReadOnly what is mounted under it too', async () => {

@@ -12,7 +12,7 @@ import { invalid, unknown } from '../errors.js';
 import { OciImageStore } from '../oci/image-store.js';
 import type { RuntimeImages } from '../images.js';
 import { isSameProcess, signalGroup } from '../proc.js';
-import type { ContainerRecord, ImageRecord, SandboxedSpec, SandboxRecord } from '../records.js';
+import { podHostname, type ContainerRecord, type ImageRecord, type SandboxedSpec, type SandboxRecord } from '../records.js';
 import { Bubblewrap, PROGRAM_TIMEOUT_MS, type SandboxMount } from './bubblewrap.js';
 import { CapabilityError, containerCapabilities } from './capabilities.js';
 import { checkPathList, PathListError } from './masked-paths.js';
@@ -147,7 +147,7 @@ export class ImageSandboxes {
       programOf: (wrapperPid) => bwrap.programOf(wrapperPid),
       programTimeoutMs: PROGRAM_TIMEOUT_MS,
       hasProgram: (command) => findInRootfs(spec.rootfs, command, spec.env.PATH ?? '', spec.cwd) !== undefined,
-      env: { ...spec.env, HOSTNAME: sandbox.hostname || sandbox.metadata.name },
+      env: { ...spec.env, HOSTNAME: podHostname(sandbox) },
       cwd: spec.cwd,
     };
   }
@@ -159,7 +159,7 @@ export class ImageSandboxes {
    */
   async startPodHolder(sandbox: SandboxRecord): Promise<void> {
     if (!this.enabled) return;
-    sandbox.podHolder = this.bubblewrap!.startHolder(sandbox.hostname || sandbox.metadata.name);
+    sandbox.podHolder = this.bubblewrap!.startHolder(podHostname(sandbox));
     // A write that fails fails RunPodSandbox.
     if (sandbox.sysctls) await this.writeSysctls(sandbox, await this.holderProgram(sandbox.podHolder.pid));
   }
@@ -168,7 +168,7 @@ export class ImageSandboxes {
   async podHolder(sandbox: SandboxRecord, save: (s: SandboxRecord) => void): Promise<number> {
     const bwrap = this.bubblewrap!;
     if (!sandbox.podHolder || !isSameProcess(sandbox.podHolder.pid, sandbox.podHolder.startTime)) {
-      sandbox.podHolder = bwrap.startHolder(sandbox.hostname || sandbox.metadata.name);
+      sandbox.podHolder = bwrap.startHolder(podHostname(sandbox));
       save(sandbox);
       const init = await this.holderProgram(sandbox.podHolder.pid);
       if (sandbox.sysctls) await this.writeSysctls(sandbox, init);
@@ -227,7 +227,7 @@ export class ImageSandboxes {
     mkdirSync(dir, { recursive: true });
     const hostname = join(dir, 'hostname');
     const resolv = join(dir, 'resolv.conf');
-    writeFileAtomic(hostname, `${sandbox.hostname || sandbox.metadata.name}\n`);
+    writeFileAtomic(hostname, `${podHostname(sandbox)}\n`);
     writeFileAtomic(resolv, resolvConf(sandbox.dns));
     return [
       { containerPath: '/etc/hostname', hostPath: hostname, readonly: false },

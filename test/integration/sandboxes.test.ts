@@ -257,6 +257,17 @@ describe('bubblewrap sandboxes for real images (embedded runtime)', () => {
     }
   });
 
+  it("leaves no holder of a pod's namespaces behind when the pod is stopped right after it was made", async () => {
+    const names = Array.from({ length: 5 }, (_, i) => `quick-stop-${i}-${process.pid}`);
+    for (const name of names) {
+      const id = await client.runPodSandbox({ ...sandboxConfig(name), hostname: name });
+      await client.stopPodSandbox(id);
+      await client.removePodSandbox(id);
+    }
+    const holders = () => execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).split('\n').filter((line) => names.some((n) => line.endsWith(` ${n}`)));
+    await eventually(() => holders().length === 0, () => `the holders to end: ${holders().join('; ')}`);
+  });
+
   it('kills a timed-out exec inside the container without leaving a zombie under its PID 1', async () => {
     const sandbox = { ...sandboxConfig('exec-timeout'), hostname: 'exec-timeout' };
     const sandboxId = await client.runPodSandbox(sandbox);

@@ -5,7 +5,7 @@
 // per pod, as the pause container holds them; each container enters them
 // with nsenter and bwrap.
 import { execFile, spawn, spawnSync } from 'node:child_process';
-import { whichSystem } from '../container-process.js';
+import { whichSystem as which } from '../container-process.js';
 import { childrenOf, commOf, readProcStat, waitForProcess } from '../proc.js';
 import type { NamespaceHolder } from '../pid-namespaces.js';
 import { KIT_PATH, prepareSetuidKit, seccompPrefix, setuidPrefix, type SetuidKit } from './setuid-kit.js';
@@ -16,8 +16,6 @@ import { dirname, join } from 'node:path';
 
 /** The fd a sandboxed container's start passes the PID namespace to join on (ProcessSpec.files). */
 export const PIDNS_FD = 4;
-
-/** PID 1 of a pod's namespaces: it reaps what the containers leave behind. */
 
 /**
  * What a container's program runs under until it execs (a process's comm is
@@ -60,8 +58,8 @@ export interface SandboxedProcess {
   readonlyPaths?: readonly string[];
   /** hostIPC: the host's IPC namespace, not the holder's. */
   hostIpc?: boolean;
-  /** A seccomp filter is passed at the fd after the PID namespace's (or at PIDNS_FD without one), loaded just before the program. */
-  seccomp?: boolean;
+  /** The fd bwrap reads the seccomp filter from (ProcessSpec.files), loaded just before the program; absent: none. */
+  seccompFd?: number;
 }
 
 export class Bubblewrap {
@@ -157,7 +155,7 @@ export class Bubblewrap {
     args.push(...pathMaskArgs(p.maskedPaths ?? [], p.readonlyPaths ?? [], p.rootfs, mounts));
     for (const m of mounts) if (m.readonly && !m.recursiveReadOnly) args.push('--remount-ro', m.containerPath);
     if (p.readonlyRootfs) args.push('--remount-ro', '/');
-    if (p.seccomp) args.push('--seccomp', String(p.pid === 'SHARED' ? PIDNS_FD + 1 : PIDNS_FD));
+    if (p.seccompFd !== undefined) args.push('--seccomp', String(p.seccompFd));
     args.push('--chdir', p.cwd, '--');
     if (kit) args.push(...setuidPrefix(kit, p.uid, p.gid, p.groups, p.capabilities));
     return args;
@@ -205,7 +203,6 @@ function depth(path: string): number {
   return path.split('/').filter(Boolean).length;
 }
 
-const which = whichSystem;
 
 /** bwrap and nsenter, and a sandbox tried once: new PID, IPC and UTS namespaces, the host's / read-only. */
 function detect(): { available: boolean; reason: string; bwrap: string; nsenter: string } {

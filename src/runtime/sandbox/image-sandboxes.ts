@@ -13,7 +13,7 @@ import { OciImageStore } from '../oci/image-store.js';
 import type { RuntimeImages } from '../images.js';
 import { isSameProcess, signalGroup } from '../proc.js';
 import { podHostname, type ContainerRecord, type ImageRecord, type SandboxedSpec, type SandboxRecord } from '../records.js';
-import { Bubblewrap, PROGRAM_TIMEOUT_MS, type SandboxMount } from './bubblewrap.js';
+import { Bubblewrap, PIDNS_FD, PROGRAM_TIMEOUT_MS, type SandboxMount } from './bubblewrap.js';
 import { CapabilityError, containerCapabilities } from './capabilities.js';
 import { checkPathList, PathListError } from './masked-paths.js';
 import { SeccompError } from './seccomp/bpf.js';
@@ -139,11 +139,13 @@ export class ImageSandboxes {
     mkdirInRoot(spec.rootfs, spec.cwd);
     const mounts: SandboxMount[] = [...this.podFiles(sandbox), ...c.mounts];
     const pid = sharedPid === 'own' ? 'CONTAINER' : sharedPid === 'node' ? 'NODE' : 'SHARED';
+    // The files bwrap reads at fds from PIDNS_FD on: the PID namespace to join, then the seccomp filter.
+    const files = [...(typeof sharedPid === 'number' ? [`/proc/${sharedPid}/ns/pid`] : []), ...(spec.seccomp ? [spec.seccomp] : [])];
+    const seccompFd = spec.seccomp ? PIDNS_FD + files.length - 1 : undefined;
     return {
       argv: spec.argv,
-      wrapper: bwrap.wrapper({ rootfs: spec.rootfs, cwd: spec.cwd, holder, pid, uid: spec.uid, gid: spec.gid, groups: spec.groups ?? [], mounts, readonlyRootfs: spec.readonlyRootfs === true, capabilities: spec.capabilities, privileged: spec.privileged === true, maskedPaths: spec.maskedPaths ?? [], readonlyPaths: spec.readonlyPaths ?? [], hostIpc: sandbox.namespaces.ipc === 'NODE', seccomp: spec.seccomp !== undefined }),
-      // The files bwrap reads at fds from PIDNS_FD on: the PID namespace to join, then the seccomp filter.
-      files: [...(typeof sharedPid === 'number' ? [`/proc/${sharedPid}/ns/pid`] : []), ...(spec.seccomp ? [spec.seccomp] : [])],
+      wrapper: bwrap.wrapper({ rootfs: spec.rootfs, cwd: spec.cwd, holder, pid, uid: spec.uid, gid: spec.gid, groups: spec.groups ?? [], mounts, readonlyRootfs: spec.readonlyRootfs === true, capabilities: spec.capabilities, privileged: spec.privileged === true, maskedPaths: spec.maskedPaths ?? [], readonlyPaths: spec.readonlyPaths ?? [], hostIpc: sandbox.namespaces.ipc === 'NODE', seccompFd }),
+      files,
       programOf: (wrapperPid) => bwrap.programOf(wrapperPid),
       programTimeoutMs: PROGRAM_TIMEOUT_MS,
       hasProgram: (command) => findInRootfs(spec.rootfs, command, spec.env.PATH ?? '', spec.cwd) !== undefined,

@@ -185,6 +185,10 @@ export class ContainerService {
     this.state.saveContainer(c);
     this.publish(c, 'CONTAINER_STARTED_EVENT');
     void proc.exited.then((exit) => this.onExit(c.id, exit));
+    // As runc answers once the container's mounts are made: bwrap has bound the volumes when the program
+    // is there, so what the host mounts after StartContainer does not reach a private volume (a wrapper
+    // that ends first ends the wait).
+    if (c.sandboxed) await proc.programStarted;
   }
 
   /** A running container's program, once it has started under its wrapper; undefined without one. */

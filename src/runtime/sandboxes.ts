@@ -10,7 +10,7 @@ import type { PidNamespaces } from './pid-namespaces.js';
 import type { SandboxRecord } from './records.js';
 import type { RuntimeState } from './state.js';
 import type { ImageSandboxes } from './sandbox/image-sandboxes.js';
-import { SysctlError, sysctlFiles } from './sandbox/sysctls.js';
+import { SysctlError, sysctlFiles, type SysctlNamespaces } from './sandbox/sysctls.js';
 import { HostPorts, PortMappingError, relayedMappings, type HostPortMapping } from './host-ports.js';
 import { makeDirectory } from '../util/atomic-file.js';
 import { hostIp } from '../util/host-ip.js';
@@ -63,7 +63,7 @@ export class SandboxService {
 
   private async create(config: PodSandboxConfig__Output, meta: NonNullable<PodSandboxConfig__Output['metadata']>, runtimeHandler: string): Promise<string> {
     const ns = config.linux?.securityContext?.namespaceOptions;
-    const sysctls = Object.keys(config.linux?.sysctls ?? {}).length > 0 ? this.sysctlFiles(config.linux!.sysctls, ns?.ipc !== 'NODE') : undefined;
+    const sysctls = Object.keys(config.linux?.sysctls ?? {}).length > 0 ? this.sysctlFiles(config.linux!.sysctls, { ipc: ns?.ipc !== 'NODE', uts: ns?.network !== 'NODE' }) : undefined;
     const hostPorts = this.relayed(config.portMappings);
     if (config.logDirectory) {
       try {
@@ -180,10 +180,10 @@ export class SandboxService {
   }
 
   /** The pod's sysctls to write in its holder's namespaces; INVALID_ARGUMENT for one it cannot have. */
-  private sysctlFiles(sysctls: Record<string, string>, ownIpc: boolean): [string, string][] {
+  private sysctlFiles(sysctls: Record<string, string>, own: SysctlNamespaces): [string, string][] {
     if (!this.imageSandboxes.enabled) throw invalid(`sysctls ${Object.keys(sysctls).join(', ')}: the embedded runtime sets them in its sandboxes only, and runs host processes (${this.imageSandboxes.describe()})`);
     try {
-      return sysctlFiles(sysctls, { ipc: ownIpc, uts: true });
+      return sysctlFiles(sysctls, own);
     } catch (err) {
       if (err instanceof SysctlError) throw invalid(err.message);
       throw err;

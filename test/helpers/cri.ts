@@ -22,6 +22,15 @@ export function sandboxConfig(name: string, labels: Record<string, string> = {})
   };
 }
 
+/**
+ * A sandbox as the kubelet makes one for a pod off the host's network: its
+ * own namespaces, named HOSTNAME (a host-network pod's stays in the node's
+ * UTS namespace, with the node's hostname).
+ */
+export function ownSandboxConfig(name: string, hostname = name): PodSandboxConfig {
+  return { ...sandboxConfig(name), hostname, linux: { securityContext: { namespaceOptions: { network: 'POD' } } } };
+}
+
 export function containerConfig(name: string, command: string[], extra: Partial<ContainerConfig> = {}): ContainerConfig {
   return {
     metadata: { name, attempt: 0 },
@@ -59,7 +68,7 @@ export function loggedLines(sandbox: PodSandboxConfig, container: ContainerConfi
 
 /** Runs one container to its end in a new pod named POD (its hostname too); what it wrote, and its exit code. */
 export async function runPodToEnd(client: CriClient, pod: string, config: ContainerConfig, sandboxExtra: Partial<PodSandboxConfig> = {}): Promise<{ lines: string[]; exitCode: number }> {
-  const sandbox = { ...sandboxConfig(pod), hostname: pod, ...sandboxExtra };
+  const sandbox = { ...ownSandboxConfig(pod), ...sandboxExtra };
   const sandboxId = await client.runPodSandbox(sandbox);
   const id = await client.createContainer(sandboxId, config, sandbox);
   await client.startContainer(id);

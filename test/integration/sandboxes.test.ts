@@ -2,14 +2,14 @@
 // through the real CRI path (the runtime as its own process, over gRPC),
 // with images pulled from the local registry (test/registry/registry.sh).
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CriClient } from '../../src/cri/client.js';
 import type { CriError } from '../../src/cri/errors.js';
 import type { ContainerConfig, PodSandboxConfig } from '../../src/cri/types.js';
-import { containerConfig as podContainer, loggedLines, runPodToEnd, sandboxConfig, waitExited } from '../helpers/cri.js';
+import { containerConfig as podContainer, loggedLines, ownSandboxConfig, runPodToEnd, sandboxConfig, waitExited } from '../helpers/cri.js';
 import { mirrorConfig, startRegistry, type LocalRegistry } from '../helpers/registry.js';
 import { cliEntry, eventually, startEmbeddedRuntime, type EmbeddedRuntimeProcess } from '../helpers/runtimes.js';
 
@@ -91,7 +91,7 @@ describe('bubblewrap sandboxes for real images (embedded runtime)', () => {
     expect((await runToEnd('groups-pod', root)).lines).toEqual(['0 1234 5678']);
     const user = containerConfig('groups2', ['sh', '-c', 'id -u; id -G'], { image: { image: 'busybox-user:1.0' }, ...security({ runAsUser: { value: 2000 }, runAsGroup: { value: 3000 }, supplementalGroups: [4000] }) });
     expect((await runToEnd('groups-pod2', user)).lines).toEqual(['2000', '3000 4000']);
-    const sandbox = { ...sandboxConfig('groups-exec'), hostname: 'groups-exec' };
+    const sandbox = ownSandboxConfig('groups-exec');
     const sandboxId = await client.runPodSandbox(sandbox);
     const id = await client.createContainer(sandboxId, containerConfig('sleeper', ['sleep', '60'], security({ supplementalGroups: [4321] })), sandbox);
     await client.startContainer(id);
@@ -118,7 +118,7 @@ describe('bubblewrap sandboxes for real images (embedded runtime)', () => {
     const privileged = (await runToEnd('caps-privileged', containerConfig('caps', show, security({ privileged: true, capabilities: { dropCapabilities: ['ALL'] } })))).lines;
     for (const line of privileged) expect(BigInt(`0x${line}`) & (1n << 21n)).toBe(1n << 21n); // SYS_ADMIN: all the runtime has
 
-    const sandbox = { ...sandboxConfig('caps-exec'), hostname: 'caps-exec' };
+    const sandbox = ownSandboxConfig('caps-exec');
     const sandboxId = await client.runPodSandbox(sandbox);
     const chownOnly = security({ capabilities: { addCapabilities: ['CHOWN'], dropCapabilities: ['ALL'] } });
     const id = await client.createContainer(sandboxId, containerConfig('sleeper', ['sleep', '60'], chownOnly), sandbox);
@@ -143,7 +143,7 @@ describe('bubblewrap sandboxes for real images (embedded runtime)', () => {
     // touch said nothing, and /proc/sys is no mount of its own.
     expect(privileged).toHaveLength(3);
 
-    const sandbox = { ...sandboxConfig('masked-exec'), hostname: 'masked-exec' };
+    const sandbox = ownSandboxConfig('masked-exec');
     const sandboxId = await client.runPodSandbox(sandbox);
     const id = await client.createContainer(sandboxId, containerConfig('sleeper', ['sleep', '60'], security({})), sandbox);
     await client.startContainer(id);
@@ -164,13 +164,13 @@ describe('bubblewrap sandboxes for real images (embedded runtime)', () => {
     const sysctls = { 'kernel.shm_rmid_forced': hostShm.trim() === '1' ? '0' : '1', 'fs/mqueue/msg_max': '77', 'kernel.domainname': 'pods.example' };
     const show = ['sh', '-c', 'cat /proc/sys/kernel/shm_rmid_forced /proc/sys/fs/mqueue/msg_max /proc/sys/kernel/domainname'];
     const want = [sysctls['kernel.shm_rmid_forced'], '77', 'pods.example'];
-    const linux = (extra: object = {}) => ({ linux: { sysctls, securityContext: { namespaceOptions: { network: 'NODE' as const, ...extra } } } });
+    const linux = (extra: object = {}) => ({ linux: { sysctls, securityContext: { namespaceOptions: { network: 'POD' as const, ...extra } } } });
     expect((await runToEnd('sysctls', containerConfig('sysctls', show), linux())).lines).toEqual(want);
     // The host's stay as they were.
     expect(readFileSync('/proc/sys/kernel/shm_rmid_forced', 'utf8')).toBe(hostShm);
     expect(readFileSync('/proc/sys/fs/mqueue/msg_max', 'utf8')).toBe(hostMsgMax);
 
-    const sandbox = { ...sandboxConfig('sysctls-exec'), hostname: 'sysctls-exec', ...linux() };
+    const sandbox = { ...ownSandboxConfig('sysctls-exec'), ...linux() };
     const sandboxId = await client.runPodSandbox(sandbox);
     const id = await client.createContainer(sandboxId, containerConfig('sleeper', ['sleep', '60']), sandbox);
     await client.startContainer(id);
@@ -182,6 +182,9 @@ describe('bubblewrap sandboxes for real images (embedded runtime)', () => {
     expect([hostWide.code, hostWide.details]).toEqual([3, 'sysctl "kernel.pid_max" is not in a separate kernel namespace']);
     const hostIpc = await refused('sysctl-host-ipc', { linux: { sysctls: { 'kernel.shmmni': '100' }, securityContext: { namespaceOptions: { network: 'NODE', ipc: 'NODE' } } } });
     expect([hostIpc.code, hostIpc.details]).toEqual([3, 'sysctl "kernel.shmmni" is not allowed in the host\'s IPC namespace']);
+    // A host-network pod is in the host's UTS namespace (as runc refuses them there).
+    const hostUts = await refused('sysctl-host-uts', { linux: { sysctls: { 'kernel.domainname': 'pods.example' }, securityContext: { namespaceOptions: { network: 'NODE' } } } });
+    expect([hostUts.code, hostUts.details]).toEqual([3, 'sysctl "kernel.domainname" is not allowed in the host\'s UTS namespace']);
     // A value the kernel refuses fails RunPodSandbox with what the write said, and leaves nothing behind.
     const before = (await client.listPodSandbox()).length;
     const badValue = await refused('sysctl-bad', { linux: { sysctls: { 'kernel.shm_rmid_forced': 'yes' } } });
@@ -199,7 +202,7 @@ describe('bubblewrap sandboxes for real images (embedded runtime)', () => {
     execFileSync('mount', ['--bind', source, source]);
     execFileSync('mount', ['--make-rshared', source]);
     try {
-      const sandbox = { ...sandboxConfig('propagation'), hostname: 'propagation' };
+      const sandbox = ownSandboxConfig('propagation');
       const sandboxId = await client.runPodSandbox(sandbox);
       const mounts = [
         { containerPath: '/from-host', hostPath: source, propagation: 'PROPAGATION_HOST_TO_CONTAINER' as const },
@@ -234,7 +237,7 @@ describe('bubblewrap sandboxes for real images (embedded runtime)', () => {
       const recursive = containerConfig('rro', show, { mounts: [{ containerPath: '/mnt', hostPath: source, readonly: true, recursiveReadOnly: true }] });
       expect((await runToEnd('ro-recursive', recursive)).lines).toEqual(['top-read-only', 'under-read-only']);
 
-      const sandbox = { ...sandboxConfig('rro-refused'), hostname: 'rro-refused' };
+      const sandbox = ownSandboxConfig('rro-refused');
       const sandboxId = await client.runPodSandbox(sandbox);
       const refused = async (mount: object) => (await client.createContainer(sandboxId, containerConfig('bad', ['true'], { mounts: [{ containerPath: '/mnt', hostPath: source, ...mount }] }), sandbox).catch((e: CriError) => e)) as CriError;
       expect(await refused({ readonly: false, recursiveReadOnly: true })).toMatchObject({ code: 3, details: 'container "bad": mount /mnt: a recursive read-only mount must be read-only' });
@@ -257,10 +260,26 @@ describe('bubblewrap sandboxes for real images (embedded runtime)', () => {
     }
   });
 
+  it("keeps a host-network pod in the host's UTS namespace, with the node's hostname, for its programs and an exec; a pod of its own has its own", async () => {
+    const show = ['sh', '-c', 'readlink /proc/self/ns/uts; hostname'];
+    const hostUts = readlinkSync('/proc/self/ns/uts');
+    const onHost = sandboxConfig('uts-host'); // on the host's network, naming no hostname (as the kubelet sends it)
+    const sandboxId = await client.runPodSandbox(onHost);
+    const id = await client.createContainer(sandboxId, containerConfig('uts', ['sh', '-c', `${show[2]}; sleep 60`]), onHost);
+    await client.startContainer(id);
+    await eventually(() => output(onHost, containerConfig('uts', [])).length === 2, 'the host-network container to write');
+    expect(output(onHost, containerConfig('uts', []))).toEqual([hostUts, hostname()]);
+    expect((await client.execSync(id, show, 10)).stdout.toString().trim().split('\n')).toEqual([hostUts, hostname()]);
+    await client.stopContainer(id, 0);
+    const own = await runToEnd('uts-own', containerConfig('uts', show));
+    expect(own.lines[0]).not.toBe(hostUts);
+    expect(own.lines[1]).toBe('uts-own');
+  });
+
   it("leaves no holder of a pod's namespaces behind when the pod is stopped right after it was made", async () => {
     const names = Array.from({ length: 5 }, (_, i) => `quick-stop-${i}-${process.pid}`);
     for (const name of names) {
-      const id = await client.runPodSandbox({ ...sandboxConfig(name), hostname: name });
+      const id = await client.runPodSandbox(ownSandboxConfig(name));
       await client.stopPodSandbox(id);
       await client.removePodSandbox(id);
     }
@@ -269,7 +288,7 @@ describe('bubblewrap sandboxes for real images (embedded runtime)', () => {
   });
 
   it('kills a timed-out exec inside the container without leaving a zombie under its PID 1', async () => {
-    const sandbox = { ...sandboxConfig('exec-timeout'), hostname: 'exec-timeout' };
+    const sandbox = ownSandboxConfig('exec-timeout');
     const sandboxId = await client.runPodSandbox(sandbox);
     // sleep as PID 1 reaps nothing: a process left to it would stay a zombie.
     const security = { linux: { securityContext: { namespaceOptions: { pid: 'CONTAINER' as const } } } };
@@ -332,7 +351,7 @@ describe('bubblewrap sandboxes for real images (embedded runtime)', () => {
 
   it('shares a volume between two containers of a pod, and a readOnly mount refuses writes', async () => {
     const volume = mkdtempSync(join(tmpdir(), 'knode-volume-'));
-    const sandbox = { ...sandboxConfig('volumes'), hostname: 'volumes' };
+    const sandbox = ownSandboxConfig('volumes');
     const sandboxId = await client.runPodSandbox(sandbox);
     const writer = containerConfig('writer', ['sh', '-c', 'echo shared-line > /data/file'], { mounts: [{ containerPath: '/data', hostPath: volume }] });
     const writerId = await client.createContainer(sandboxId, writer, sandbox);
@@ -348,7 +367,7 @@ describe('bubblewrap sandboxes for real images (embedded runtime)', () => {
   });
 
   it('execs inside the running sandbox: its root, its user, its PID namespace', async () => {
-    const sandbox = { ...sandboxConfig('exec'), hostname: 'exec-pod' };
+    const sandbox = ownSandboxConfig('exec', 'exec-pod');
     const sandboxId = await client.runPodSandbox(sandbox);
     const config = containerConfig('app', ['sleep', '3600'], { image: { image: 'busybox-user:1.0' } });
     const id = await client.createContainer(sandboxId, config, sandbox);
@@ -367,7 +386,7 @@ describe('bubblewrap sandboxes for real images (embedded runtime)', () => {
   });
 
   it("shares the pod's PID namespace when asked (shareProcessNamespace)", async () => {
-    const sandbox = { ...sandboxConfig('shared-pid'), hostname: 'shared-pid' };
+    const sandbox = ownSandboxConfig('shared-pid');
     const sandboxId = await client.runPodSandbox(sandbox);
     const pod = { linux: { securityContext: { namespaceOptions: { pid: 'POD' as const } } } };
     const sleeper = containerConfig('sleeper', ['sleep', '3600'], pod);
@@ -389,7 +408,7 @@ describe('bubblewrap sandboxes for real images (embedded runtime)', () => {
   });
 
   it('fails the start of a program the image does not have, as runc does, and removes the root file system with the container', async () => {
-    const sandbox = { ...sandboxConfig('missing'), hostname: 'missing' };
+    const sandbox = ownSandboxConfig('missing');
     const sandboxId = await client.runPodSandbox(sandbox);
     const id = await client.createContainer(sandboxId, containerConfig('missing', ['node', '--version']), sandbox);
     const err = await client.startContainer(id).catch((e: CriError) => e);
@@ -419,7 +438,7 @@ describe('bubblewrap sandboxes for real images (embedded runtime)', () => {
     for (const pod of await client.listPodSandbox()) await client.removePodSandbox(pod.id);
     expect([existsSync(layers), existsSync(user)]).toEqual([true, true]);
 
-    const sandbox = { ...sandboxConfig('prune'), hostname: 'prune' };
+    const sandbox = ownSandboxConfig('prune');
     const sandboxId = await client.runPodSandbox(sandbox);
     const id = await client.createContainer(sandboxId, containerConfig('on-layers', ['true'], { image: { image: 'busybox-layers:1.0' } }), sandbox);
     await client.removeImage({ image: 'busybox-layers:1.0' });
@@ -481,7 +500,7 @@ describe('a sandboxed runtime killed with kill -9', () => {
     let cri = new CriClient(rt.endpoint);
     try {
       await cri.pullImage({ image: 'busybox:1.36' });
-      const sandbox = { ...sandboxConfig('killed'), hostname: 'killed' };
+      const sandbox = ownSandboxConfig('killed');
       const sandboxId = await cri.runPodSandbox(sandbox);
       const ids: string[] = [];
       for (const [name, pid, seconds] of [['own', 'CONTAINER', '3601'], ['shared', 'POD', '3602']] as const) {

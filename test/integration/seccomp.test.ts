@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CriClient } from '../../src/cri/client.js';
 import type { CriError } from '../../src/cri/errors.js';
 import type { ContainerConfig, PodSandboxConfig, SecurityProfile } from '../../src/cri/types.js';
-import { containerConfig, runPodToEnd, sandboxConfig } from '../helpers/cri.js';
+import { containerConfig, ownSandboxConfig, runPodToEnd } from '../helpers/cri.js';
 import { mirrorConfig, startRegistry, type LocalRegistry } from '../helpers/registry.js';
 import { startEmbeddedRuntime, type EmbeddedRuntimeProcess } from '../helpers/runtimes.js';
 
@@ -65,7 +65,7 @@ describe('seccomp profiles in sandboxes (embedded runtime)', () => {
   });
 
   it('runs an exec under the container\'s filter too, with its capabilities and as its user', async () => {
-    const sandbox = { ...sandboxConfig('sc-exec'), hostname: 'sc-exec' };
+    const sandbox = ownSandboxConfig('sc-exec');
     const sandboxId = await client.runPodSandbox(sandbox);
     const start = async (name: string, seccomp: SecurityProfile, user?: number) => {
       const c = containerConfig(name, ['sleep', '60'], {
@@ -94,7 +94,7 @@ describe('seccomp profiles in sandboxes (embedded runtime)', () => {
   });
 
   it('refuses to create a container whose Localhost profile is missing or broken, naming the file', async () => {
-    const sandbox = { ...sandboxConfig('sc-bad'), hostname: 'sc-bad' };
+    const sandbox = ownSandboxConfig('sc-bad');
     const sandboxId = await client.runPodSandbox(sandbox);
     const broken = join(root, 'broken.json');
     writeFileSync(broken, JSON.stringify({ defaultAction: 'SCMP_ACT_ALLOW', syscalls: [{ names: ['chmod'], action: 'SCMP_ACT_ERRNO', args: [{ index: 9, value: 1, op: 'SCMP_CMP_EQ' }] }] }));

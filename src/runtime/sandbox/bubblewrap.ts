@@ -58,6 +58,8 @@ export interface SandboxedProcess {
   readonlyPaths?: readonly string[];
   /** hostIPC: the host's IPC namespace, not the holder's. */
   hostIpc?: boolean;
+  /** The pod is on the host's network, and so in the host's UTS namespace: not joined. */
+  hostUts?: boolean;
   /** The fd bwrap reads the seccomp filter from (ProcessSpec.files), loaded just before the program; absent: none. */
   seccompFd?: number;
 }
@@ -105,14 +107,17 @@ export class Bubblewrap {
 
   /**
    * Starts the process that holds a pod's IPC, UTS and PID namespaces, with
-   * the pod's hostname: as root, util-linux's unshare (half of bwrap's
-   * start-up time: it mounts nothing); otherwise bwrap, in a user namespace.
+   * the pod's hostname; without one (a host-network pod) it stays in the
+   * host's UTS namespace, as containerd leaves such a pod there. As root,
+   * util-linux's unshare (half of bwrap's start-up time: it mounts nothing);
+   * otherwise bwrap, in a user namespace.
    */
-  startHolder(hostname: string): NamespaceHolder {
+  startHolder(hostname: string | undefined): NamespaceHolder {
+    const uts = hostname === undefined ? [] : ['--uts'];
     const [file, args] =
       process.getuid?.() === 0 && this.unshare
-        ? [this.unshare, ['--ipc', '--uts', '--pid', '--fork', '--kill-child', '--', '/bin/sh', '-c', `echo "$2" > /proc/sys/kernel/hostname && ${HOLDER_LOOP}`, 'holder', this.pause, hostname]]
-        : [this.bwrap, ['--unshare-ipc', '--unshare-uts', '--unshare-pid', '--hostname', hostname, '--ro-bind', '/', '/', '--proc', '/proc', '--dev', '/dev', '--as-pid-1', '--', '/bin/sh', '-c', HOLDER_LOOP, 'holder', this.pause]];
+        ? [this.unshare, ['--ipc', ...uts, '--pid', '--fork', '--kill-child', '--', '/bin/sh', '-c', hostname === undefined ? HOLDER_LOOP : `echo "$2" > /proc/sys/kernel/hostname && ${HOLDER_LOOP}`, 'holder', this.pause, hostname ?? '']]
+        : [this.bwrap, ['--unshare-ipc', ...(hostname === undefined ? [] : ['--unshare-uts', '--hostname', hostname]), '--unshare-pid', '--ro-bind', '/', '/', '--proc', '/proc', '--dev', '/dev', '--as-pid-1', '--', '/bin/sh', '-c', HOLDER_LOOP, 'holder', this.pause]];
     const child = spawn(file, args, { detached: true, stdio: 'ignore' });
     child.on('error', () => {});
     child.unref();
@@ -120,7 +125,7 @@ export class Bubblewrap {
     return { pid: child.pid, startTime: readProcStat(child.pid)?.startTime ?? '' };
   }
 
-  /** Writes sysctls (files under /proc/sys, values) in the IPC and UTS namespaces of `program`, a holder's PID 1; rejects with what the write said. */
+  /** Writes sysctls (files under /proc/sys, values) in the IPC and UTS namespaces of `program`, a holder's PID 1 (the UTS one the host's for a host-network pod, where none are allowed); rejects with what the write said. */
   writeSysctls(program: number, files: readonly (readonly [string, string])[]): Promise<void> {
     const user = process.getuid?.() === 0 ? [] : ['--user'];
     const args = [`--target=${program}`, ...user, '--ipc', '--uts', '--', '/bin/sh', '-c', WRITE_SYSCTLS, 'sh', ...files.flat()];
@@ -131,7 +136,7 @@ export class Bubblewrap {
 
   /** The command before a program's argv that runs it in its sandbox. */
   wrapper(p: SandboxedProcess): string[] {
-    const args = [this.nsenter, `--target=${p.holder}`, ...(p.hostIpc ? [] : ['--ipc']), '--uts', '--', this.bwrap, '--bind', p.rootfs, '/', '--proc', '/proc', '--dev', '/dev', p.privileged ? '--bind' : '--ro-bind', '/sys', '/sys'];
+    const args = [this.nsenter, `--target=${p.holder}`, ...(p.hostIpc ? [] : ['--ipc']), ...(p.hostUts ? [] : ['--uts']), '--', this.bwrap, '--bind', p.rootfs, '/', '--proc', '/proc', '--dev', '/dev', p.privileged ? '--bind' : '--ro-bind', '/sys', '/sys'];
     // The program dies with the runtime (a restart's recovery stops the others by their process group).
     // Not in a shared PID namespace: there bwrap forks the program from a short-lived intermediate
     // child, and a program whose parent-death signal is armed before that child has exited gets

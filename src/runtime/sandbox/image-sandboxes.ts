@@ -144,7 +144,7 @@ export class ImageSandboxes {
     const seccompFd = spec.seccomp ? PIDNS_FD + files.length - 1 : undefined;
     return {
       argv: spec.argv,
-      wrapper: bwrap.wrapper({ rootfs: spec.rootfs, cwd: spec.cwd, holder, pid, uid: spec.uid, gid: spec.gid, groups: spec.groups ?? [], mounts, readonlyRootfs: spec.readonlyRootfs === true, capabilities: spec.capabilities, privileged: spec.privileged === true, maskedPaths: spec.maskedPaths ?? [], readonlyPaths: spec.readonlyPaths ?? [], hostIpc: sandbox.namespaces.ipc === 'NODE', seccompFd }),
+      wrapper: bwrap.wrapper({ rootfs: spec.rootfs, cwd: spec.cwd, holder, pid, uid: spec.uid, gid: spec.gid, groups: spec.groups ?? [], mounts, readonlyRootfs: spec.readonlyRootfs === true, capabilities: spec.capabilities, privileged: spec.privileged === true, maskedPaths: spec.maskedPaths ?? [], readonlyPaths: spec.readonlyPaths ?? [], hostIpc: sandbox.namespaces.ipc === 'NODE', hostUts: sandbox.namespaces.network === 'NODE', seccompFd }),
       files,
       programOf: (wrapperPid) => bwrap.programOf(wrapperPid),
       programTimeoutMs: PROGRAM_TIMEOUT_MS,
@@ -161,7 +161,7 @@ export class ImageSandboxes {
    */
   async startPodHolder(sandbox: SandboxRecord): Promise<void> {
     if (!this.enabled) return;
-    sandbox.podHolder = this.bubblewrap!.startHolder(podHostname(sandbox));
+    sandbox.podHolder = this.bubblewrap!.startHolder(holderHostname(sandbox));
     // A write that fails fails RunPodSandbox.
     if (sandbox.sysctls) await this.writeSysctls(sandbox, await this.holderProgram(sandbox.podHolder.pid));
   }
@@ -170,7 +170,7 @@ export class ImageSandboxes {
   async podHolder(sandbox: SandboxRecord, save: (s: SandboxRecord) => void): Promise<number> {
     const bwrap = this.bubblewrap!;
     if (!sandbox.podHolder || !isSameProcess(sandbox.podHolder.pid, sandbox.podHolder.startTime)) {
-      sandbox.podHolder = bwrap.startHolder(podHostname(sandbox));
+      sandbox.podHolder = bwrap.startHolder(holderHostname(sandbox));
       save(sandbox);
       const init = await this.holderProgram(sandbox.podHolder.pid);
       if (sandbox.sysctls) await this.writeSysctls(sandbox, init);
@@ -249,4 +249,9 @@ function resolvConf(dns: SandboxRecord['dns']): string {
   }
   const lines = [...(dns.searches.length ? [`search ${dns.searches.join(' ')}`] : []), ...dns.servers.map((s) => `nameserver ${s}`), ...(dns.options.length ? [`options ${dns.options.join(' ')}`] : [])];
   return `${lines.join('\n')}\n`;
+}
+
+/** The hostname the pod's holder sets in a UTS namespace of its own; none for a host-network pod, which stays in the host's. */
+function holderHostname(sandbox: SandboxRecord): string | undefined {
+  return sandbox.namespaces.network === 'NODE' ? undefined : podHostname(sandbox);
 }

@@ -22,7 +22,7 @@ export function toPodSandbox(s: SandboxRecord): PodSandbox {
 export function toPodSandboxStatus(s: SandboxRecord): PodSandboxStatus {
   return {
     ...toPodSandbox(s),
-    network: { ip: s.ip, additionalIps: [] },
+    network: { ip: s.ip, additionalIps: (s.additionalIps ?? []).map((ip) => ({ ip })) },
     linux: { namespaces: { options: { network: s.namespaces.network, pid: s.namespaces.pid, ipc: s.namespaces.ipc } } },
   } as PodSandboxStatus;
 }

@@ -1,9 +1,9 @@
 // A pod's port mappings (PodSandboxConfig.port_mappings), as CNI's portmap
-// plugin gives them, for pods on the host's network: a hostPort that is not
-// the containerPort gets a listener of the runtime's own, which relays each
-// TCP connection, or each UDP client's datagrams, to the containerPort on the
-// pod's IP. A mapping whose two ports are the same needs nothing: the
-// container listens there itself. SCTP is refused.
+// plugin gives them: a hostPort gets a listener of the runtime's own, which
+// relays each TCP connection, or each UDP client's datagrams, to the
+// containerPort on the pod's IP. On the host's network a mapping whose two
+// ports are the same needs nothing: the container listens there itself.
+// SCTP is refused.
 import { createSocket, type RemoteInfo, type Socket } from 'node:dgram';
 import { connect, createServer, type Server } from 'node:net';
 
@@ -23,10 +23,10 @@ export class PortMappingError extends Error {}
 const UDP_IDLE_MS = 30_000;
 
 /** The mappings that need a relay; throws PortMappingError for one that cannot have one. */
-export function relayedMappings(mappings: readonly { protocol: string; containerPort: number; hostPort: number; hostIp: string }[]): HostPortMapping[] {
+export function relayedMappings(mappings: readonly { protocol: string; containerPort: number; hostPort: number; hostIp: string }[], all = false): HostPortMapping[] {
   const relayed: HostPortMapping[] = [];
   for (const m of mappings) {
-    if (m.hostPort <= 0 || m.hostPort === m.containerPort) continue;
+    if (m.hostPort <= 0 || (m.hostPort === m.containerPort && !all)) continue;
     if (m.protocol !== 'TCP' && m.protocol !== 'UDP') throw new PortMappingError(`port mapping ${m.hostPort} -> ${m.containerPort}: protocol ${m.protocol} is not supported by the embedded runtime (TCP and UDP are)`);
     if (m.containerPort <= 0 || m.containerPort > 65535 || m.hostPort > 65535) throw new PortMappingError(`port mapping ${m.hostPort} -> ${m.containerPort}: a port is out of range`);
     relayed.push({ protocol: m.protocol, hostPort: m.hostPort, containerPort: m.containerPort, hostIp: m.hostIp });

@@ -4,6 +4,7 @@
 
 import { hostname } from 'node:os';
 import type { HostPortMapping } from './host-ports.js';
+import type { PodNetworkRecord } from './network/pod-network.js';
 
 export type SandboxState = 'SANDBOX_READY' | 'SANDBOX_NOTREADY';
 export type ContainerState = 'CONTAINER_CREATED' | 'CONTAINER_RUNNING' | 'CONTAINER_EXITED' | 'CONTAINER_UNKNOWN';
@@ -36,6 +37,10 @@ export interface SandboxRecord {
   sysctls?: [file: string, value: string][];
   /** The pod's DNS settings (its resolv.conf in sandboxes). */
   dns?: { servers: string[]; searches: string[]; options: string[] };
+  /** The pod's own network (a CNI network in a namespace of its own); absent: the host's. */
+  podNetwork?: PodNetworkRecord;
+  /** The pod's IPs after `ip` (a pod network's IPv6 one). */
+  additionalIps?: string[];
 }
 
 /** What a sandboxed container runs, fixed at CreateContainer from its image and its config. */

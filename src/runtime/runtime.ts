@@ -22,6 +22,7 @@ import type { ContainerRecord } from './records.js';
 import { SandboxService } from './sandboxes.js';
 import { ImageSandboxes, type SandboxSetting } from './sandbox/image-sandboxes.js';
 import { RuntimeState } from './state.js';
+import { PodNetwork } from './network/pod-network.js';
 import { readProcStat } from './proc.js';
 import { CpuRate, usageByProcessGroup, withoutProcess, type GroupUsage } from './stats.js';
 
@@ -41,7 +42,14 @@ export interface EmbeddedRuntimeOptions {
   registryConfig?: string;
   /** Bubblewrap sandboxes for containers of real images (`auto`, the default), or host processes always (`off`). */
   sandbox?: SandboxSetting;
+  /** Where the CNI network configuration for pods' own networks is (`<root-dir>/cni/net.d`); none there: the host's network. */
+  cniConfDir?: string;
+  /** Where CNI plugins are looked for, in order. */
+  cniBinDirs?: string[];
 }
+
+/** Where CNI plugins are unless told: the usual place, and Debian's. */
+export const DEFAULT_CNI_BIN_DIRS = ['/opt/cni/bin', '/usr/lib/cni'];
 
 /** How often state that a full or read-only disk refused is written again. */
 const STATE_RETRY_MS = 5_000;
@@ -63,6 +71,7 @@ export class EmbeddedRuntime {
   readonly cgroups: Cgroups;
   readonly pidNamespaces: PidNamespaces;
   readonly imageSandboxes: ImageSandboxes;
+  readonly podNetwork: PodNetwork;
   private readonly cpu = new CpuRate();
   /** Processes per container at the last stats reading. */
   private readonly processCount = new Map<string, number>();
@@ -89,7 +98,8 @@ export class EmbeddedRuntime {
     this.imageSandboxes = new ImageSandboxes(options.dir, this.images, options.sandbox ?? 'auto');
     if (this.images instanceof OciImageStore && !this.imageSandboxes.enabled) warn(`containers of real images run as ${this.imageSandboxes.describe()}`);
     this.containers = new ContainerService(this.state, this.images, this.events, this.cgroups, this.pidNamespaces, this.imageSandboxes, warn);
-    this.sandboxes = new SandboxService(this.state, this.containers, this.events, this.pidNamespaces, this.imageSandboxes);
+    this.podNetwork = new PodNetwork({ confDir: options.cniConfDir, binDirs: options.cniBinDirs ?? DEFAULT_CNI_BIN_DIRS, netnsDir: join(options.dir, 'netns') });
+    this.sandboxes = new SandboxService(this.state, this.containers, this.events, this.pidNamespaces, this.imageSandboxes, this.podNetwork);
     this.streams = new ContainerStreams(this.state, this.containers, warn);
     this.containers.recover();
     this.sandboxes.releasePidNamespaces();
@@ -105,13 +115,13 @@ export class EmbeddedRuntime {
       status: {
         conditions: [
           { type: 'RuntimeReady', status: true, reason: '', message: '' },
-          { type: 'NetworkReady', status: true, reason: '', message: 'pods share the host network' },
+          this.networkCondition(),
           ...this.sandboxCondition(),
         ],
       },
       // Recursive read-only mounts are made in sandboxes only.
       runtimeHandlers: [{ name: '', features: { recursiveReadOnlyMounts: this.imageSandboxes.enabled, userNamespaces: false } }],
-      info: verbose ? { config: JSON.stringify({ dir: this.options.dir, isolation: this.isolation(), spawning: this.containers.describeSpawning(), images: this.describeImages(), resourceLimits: this.cgroups.describe() }) } : {},
+      info: verbose ? { config: JSON.stringify({ dir: this.options.dir, isolation: this.isolation(), network: this.networkCondition().message, spawning: this.containers.describeSpawning(), images: this.describeImages(), resourceLimits: this.cgroups.describe() }) } : {},
     };
   }
 
@@ -182,6 +192,15 @@ export class EmbeddedRuntime {
    * condition of knode's own (the kubelet passes over types it does not
    * know; knode makes it a node condition and says when it changes).
    */
+  /** NetworkReady: pods share the host's network, or get their own from the CNI network configured (not ready if it is broken). */
+  networkCondition(): { type: string; status: boolean; reason: string; message: string } {
+    const c = this.podNetwork.condition();
+    if (c.network && !this.imageSandboxes.enabled) {
+      return { type: 'NetworkReady', status: true, reason: '', message: `pods share the host network: a pod network needs sandboxes (${this.imageSandboxes.describe()})` };
+    }
+    return { type: 'NetworkReady', status: c.ready, reason: c.reason, message: c.message };
+  }
+
   private sandboxCondition(): { type: string; status: boolean; reason: string; message: string }[] {
     if (!(this.images instanceof OciImageStore)) return [];
     if (this.imageSandboxes.enabled) return [{ type: ContainerSandboxReady, status: true, reason: '', message: this.imageSandboxes.describe() }];

@@ -14,6 +14,8 @@ import { SysctlError, sysctlFiles, type SysctlNamespaces } from './sandbox/sysct
 import { HostPorts, PortMappingError, relayedMappings, type HostPortMapping } from './host-ports.js';
 import { makeDirectory } from '../util/atomic-file.js';
 import { hostIp } from '../util/host-ip.js';
+import type { NetworkConfList } from './network/cni.js';
+import type { PodIdentity, PodNetwork } from './network/pod-network.js';
 
 /**
  * Pod sandboxes. With host processes a sandbox groups containers, owns their
@@ -32,6 +34,7 @@ export class SandboxService {
     private readonly events: ContainerEventHub,
     private readonly pidNamespaces: PidNamespaces,
     private readonly imageSandboxes: ImageSandboxes,
+    private readonly podNetwork: PodNetwork,
   ) {}
 
   /** Sandboxes have lifecycle events too (containerd 2 sends them): their id stands as the container id. */
@@ -63,8 +66,12 @@ export class SandboxService {
 
   private async create(config: PodSandboxConfig__Output, meta: NonNullable<PodSandboxConfig__Output['metadata']>, runtimeHandler: string): Promise<string> {
     const ns = config.linux?.securityContext?.namespaceOptions;
-    const sysctls = Object.keys(config.linux?.sysctls ?? {}).length > 0 ? this.sysctlFiles(config.linux!.sysctls, { ipc: ns?.ipc !== 'NODE', uts: ns?.network !== 'NODE' }) : undefined;
-    const hostPorts = this.relayed(config.portMappings);
+    const network = ns?.network === 'NODE' ? undefined : this.networkFor(meta);
+    const own: SysctlNamespaces = { ipc: ns?.ipc !== 'NODE', uts: ns?.network !== 'NODE', net: network !== undefined };
+    const sysctls = Object.keys(config.linux?.sysctls ?? {}).length > 0 ? this.sysctlFiles(config.linux!.sysctls, own) : undefined;
+    // A network whose plugins map ports (portmap's capability) is given the mappings; the others are relayed.
+    const cniMapsPorts = network?.plugins.some((p) => p.capabilities?.portMappings === true) === true;
+    const hostPorts = cniMapsPorts ? [] : this.relayed(config.portMappings, network !== undefined);
     if (config.logDirectory) {
       try {
         makeDirectory(config.logDirectory);
@@ -90,10 +97,19 @@ export class SandboxService {
       ip: ns?.network === 'NODE' ? '' : this.ip,
     };
     try {
+      if (network) {
+        // As containerd hands them to CNI's portmap plugin.
+        const mappings = cniMapsPorts ? (config.portMappings ?? []).filter((m) => m.hostPort > 0).map((m) => ({ hostPort: m.hostPort, containerPort: m.containerPort, protocol: m.protocol.toLowerCase(), hostIP: m.hostIp })) : [];
+        const { record: attached, ips } = await this.podNetwork.setUp(network, podIdentity(record), mappings);
+        record.podNetwork = attached;
+        [record.ip] = ips;
+        if (ips.length > 1) record.additionalIps = ips.slice(1);
+      }
       await this.imageSandboxes.startPodHolder(record);
       await this.hostPorts.open(record.id, hostPorts, relayTarget(record));
     } catch (err) {
       this.imageSandboxes.releasePod(record);
+      if (record.podNetwork) await this.podNetwork.tearDown(record.podNetwork, podIdentity(record), { force: true }).catch(() => {});
       throw unknown(`failed to create pod sandbox ${meta.namespace}/${meta.name}: ${(err as Error).message}`);
     }
     // Host processes that share the pod's PID namespace: its holder starts now, as a pause container would.
@@ -104,6 +120,7 @@ export class SandboxService {
       this.imageSandboxes.releasePod(record);
       this.hostPorts.close(record.id);
       if (record.pidHolder) this.pidNamespaces.release(record.pidHolder);
+      if (record.podNetwork) await this.podNetwork.tearDown(record.podNetwork, podIdentity(record), { force: true }).catch(() => {});
       throw storageFailed(`failed to create pod sandbox ${meta.namespace}/${meta.name}`, err);
     }
     this.publish(record, 'CONTAINER_CREATED_EVENT');
@@ -118,6 +135,8 @@ export class SandboxService {
     await Promise.all(this.state.containersOf(sandbox.id).map((c) => this.containers.stop(c.id, 0)));
     this.hostPorts.close(sandbox.id);
     this.releasePidNamespace(sandbox);
+    // As containerd: the pod leaves its network when it stops; a DEL that fails fails the stop (retried, as the kubelet does).
+    await this.leaveNetwork(sandbox, false);
     if (sandbox.state !== 'SANDBOX_NOTREADY') {
       sandbox.state = 'SANDBOX_NOTREADY';
       this.state.saveSandbox(sandbox);
@@ -132,6 +151,7 @@ export class SandboxService {
     await Promise.all(this.state.containersOf(sandbox.id).map((c) => this.containers.remove(c.id)));
     this.hostPorts.close(sandbox.id);
     this.releasePidNamespace(sandbox);
+    await this.leaveNetwork(sandbox, true);
     this.state.deleteSandbox(sandbox.id);
     this.publish(sandbox, 'CONTAINER_DELETED_EVENT');
   }
@@ -179,6 +199,33 @@ export class SandboxService {
     return out;
   }
 
+  /**
+   * The network a pod off the host's network gets: the CNI network configured,
+   * for pods in sandboxes; none (the host's) without one, or for host
+   * processes. A configuration that is broken fails the sandbox, as
+   * containerd's "cni plugin not initialized".
+   */
+  private networkFor(meta: NonNullable<PodSandboxConfig__Output['metadata']>): NetworkConfList | undefined {
+    if (!this.imageSandboxes.enabled) return undefined;
+    try {
+      return this.podNetwork.configured();
+    } catch (err) {
+      throw unknown(`failed to create pod sandbox ${meta.namespace}/${meta.name}: the pod network is not ready: ${(err as Error).message}`);
+    }
+  }
+
+  /** Takes the pod off its network (DEL) and removes its namespace, once; FORCE: even if DEL fails. */
+  private async leaveNetwork(sandbox: SandboxRecord, force: boolean): Promise<void> {
+    if (!sandbox.podNetwork || sandbox.podNetwork.removed) return;
+    try {
+      await this.podNetwork.tearDown(sandbox.podNetwork, podIdentity(sandbox), { force });
+    } catch (err) {
+      throw unknown(`failed to destroy the network of pod sandbox ${sandbox.id}: ${(err as Error).message}`);
+    } finally {
+      this.state.saveSandbox(sandbox);
+    }
+  }
+
   /** The pod's sysctls to write in its holder's namespaces; INVALID_ARGUMENT for one it cannot have. */
   private sysctlFiles(sysctls: Record<string, string>, own: SysctlNamespaces): [string, string][] {
     if (!this.imageSandboxes.enabled) throw invalid(`sysctls ${Object.keys(sysctls).join(', ')}: the embedded runtime sets them in its sandboxes only, and runs host processes (${this.imageSandboxes.describe()})`);
@@ -190,9 +237,10 @@ export class SandboxService {
     }
   }
 
-  private relayed(mappings: PodSandboxConfig__Output['portMappings']): HostPortMapping[] {
+  /** The port mappings to relay: on the host's network, those whose host port is not the container's; on a pod's own, all. */
+  private relayed(mappings: PodSandboxConfig__Output['portMappings'], ownNetwork: boolean): HostPortMapping[] {
     try {
-      return relayedMappings((mappings ?? []).map((m) => ({ protocol: m.protocol, containerPort: m.containerPort, hostPort: m.hostPort, hostIp: m.hostIp })));
+      return relayedMappings((mappings ?? []).map((m) => ({ protocol: m.protocol, containerPort: m.containerPort, hostPort: m.hostPort, hostIp: m.hostIp })), ownNetwork);
     } catch (err) {
       if (err instanceof PortMappingError) throw invalid(err.message);
       throw err;
@@ -204,7 +252,11 @@ export class SandboxService {
   }
 }
 
-/** Where a sandbox's relayed ports go: its IP (the host's), or loopback for a host-network sandbox. */
+function podIdentity(sandbox: SandboxRecord): PodIdentity {
+  return { sandboxId: sandbox.id, name: sandbox.metadata.name, namespace: sandbox.metadata.namespace, uid: sandbox.metadata.uid };
+}
+
+/** Where a sandbox's relayed ports go: its IP (the host's, or its own on a pod network), or loopback for a host-network sandbox. */
 function relayTarget(sandbox: SandboxRecord): string {
   return sandbox.ip || '127.0.0.1';
 }

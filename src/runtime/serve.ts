@@ -13,6 +13,10 @@ export interface ServeOptions {
   shutdownGraceSeconds?: number;
   /** Bubblewrap sandboxes for containers of real images: `auto` (default) or `off`. */
   sandbox?: SandboxSetting;
+  /** The CNI network configuration pods off the host's network get; `<root-dir>/cni/net.d` by default. */
+  cniConfDir?: string;
+  /** Where CNI plugins are looked for. */
+  cniBinDirs?: string[];
   log: (message: string) => void;
 }
 
@@ -35,7 +39,7 @@ export async function startEmbeddedRuntime(options: ServeOptions): Promise<Servi
   if (await socketAnswers(socketPath)) {
     throw new Error(`a runtime already serves ${socketPath}${pidNote(paths.runtimePidFile)}; stop it first (knode runtime stop)`);
   }
-  const runtime = new EmbeddedRuntime({ dir: paths.runtimeDir, warn: options.log, registryConfig: paths.registryConfig, sandbox: options.sandbox });
+  const runtime = new EmbeddedRuntime({ dir: paths.runtimeDir, warn: options.log, registryConfig: paths.registryConfig, sandbox: options.sandbox, cniConfDir: options.cniConfDir ?? paths.cniConfDir, cniBinDirs: options.cniBinDirs });
   const served = await serveRuntime(runtime, socketPath, options.log);
   const ownsPidFile = socketPath === paths.runtimeSocket;
   if (ownsPidFile) writeFileSync(paths.runtimePidFile, `${process.pid}\n`);
@@ -49,6 +53,7 @@ export async function startEmbeddedRuntime(options: ServeOptions): Promise<Servi
       ? `images: pulled from registries as ${paths.registryConfig} says`
       : `images: records (no ${paths.registryConfig}: a pull records the name and fetches nothing)`,
   );
+  options.log(`network: ${runtime.networkCondition().message}`);
   let stopping: Promise<void> | undefined;
   return {
     socketPath,

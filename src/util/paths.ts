@@ -19,6 +19,8 @@ export function rootPaths(rootDir: string) {
     runtimeDir: join(root, 'runtime'),
     /** Mirrors and insecure registries; its presence turns real image pulls on (src/runtime/oci/registry-config.ts). */
     registryConfig: join(root, 'registries.yaml'),
+    /** The CNI network pods get (the first configuration by name); none: pods share the host's network. */
+    cniConfDir: join(root, 'cni', 'net.d'),
     logs: join(root, 'logs'),
     runtimeLog: join(root, 'logs', 'runtime.log'),
     podLogs: join(root, 'pods'),

@@ -5,6 +5,7 @@
 // per pod, as the pause container holds them; each container enters them
 // with nsenter and bwrap.
 import { execFile, spawn, spawnSync } from 'node:child_process';
+import { readlinkSync } from 'node:fs';
 import { whichSystem as which } from '../container-process.js';
 import { childrenOf, commOf, readProcStat, waitForProcess } from '../proc.js';
 import type { NamespaceHolder } from '../pid-namespaces.js';
@@ -107,17 +108,20 @@ export class Bubblewrap {
 
   /**
    * Starts the process that holds a pod's IPC, UTS and PID namespaces, with
-   * the pod's hostname; without one (a host-network pod) it stays in the
-   * host's UTS namespace, as containerd leaves such a pod there. As root,
+   * the pod's hostname, in the network namespace NETNS if the pod has one of
+   * its own; without a hostname (a host-network pod) it stays in the host's
+   * UTS namespace, as containerd leaves such a pod there. As root,
    * util-linux's unshare (half of bwrap's start-up time: it mounts nothing);
    * otherwise bwrap, in a user namespace.
    */
-  startHolder(hostname: string | undefined): NamespaceHolder {
+  startHolder(hostname: string | undefined, netns?: string): NamespaceHolder {
     const uts = hostname === undefined ? [] : ['--uts'];
-    const [file, args] =
+    let [file, args] =
       process.getuid?.() === 0 && this.unshare
         ? [this.unshare, ['--ipc', ...uts, '--pid', '--fork', '--kill-child', '--', '/bin/sh', '-c', hostname === undefined ? HOLDER_LOOP : `echo "$2" > /proc/sys/kernel/hostname && ${HOLDER_LOOP}`, 'holder', this.pause, hostname ?? '']]
         : [this.bwrap, ['--unshare-ipc', ...(hostname === undefined ? [] : ['--unshare-uts', '--hostname', hostname]), '--unshare-pid', '--ro-bind', '/', '/', '--proc', '/proc', '--dev', '/dev', '--as-pid-1', '--', '/bin/sh', '-c', HOLDER_LOOP, 'holder', this.pause]];
+    // The pod's own network (a pod network, root only): the holder is made in it, and holds it for its containers.
+    if (netns) [file, args] = [this.nsenter, [`--net=${netns}`, '--', file, ...args]];
     const child = spawn(file, args, { detached: true, stdio: 'ignore' });
     child.on('error', () => {});
     child.unref();
@@ -128,7 +132,7 @@ export class Bubblewrap {
   /** Writes sysctls (files under /proc/sys, values) in the IPC and UTS namespaces of `program`, a holder's PID 1 (the UTS one the host's for a host-network pod, where none are allowed); rejects with what the write said. */
   writeSysctls(program: number, files: readonly (readonly [string, string])[]): Promise<void> {
     const user = process.getuid?.() === 0 ? [] : ['--user'];
-    const args = [`--target=${program}`, ...user, '--ipc', '--uts', '--', '/bin/sh', '-c', WRITE_SYSCTLS, 'sh', ...files.flat()];
+    const args = [`--target=${program}`, ...user, '--ipc', '--uts', ...ownNet(program), '--', '/bin/sh', '-c', WRITE_SYSCTLS, 'sh', ...files.flat()];
     return new Promise((resolve, reject) => {
       execFile(this.nsenter, args, { timeout: 10_000, encoding: 'utf8' }, (err, _stdout, stderr) => (err ? reject(new Error(stderr.trim() || err.message)) : resolve()));
     });
@@ -136,7 +140,7 @@ export class Bubblewrap {
 
   /** The command before a program's argv that runs it in its sandbox. */
   wrapper(p: SandboxedProcess): string[] {
-    const args = [this.nsenter, `--target=${p.holder}`, ...(p.hostIpc ? [] : ['--ipc']), ...(p.hostUts ? [] : ['--uts']), '--', this.bwrap, '--bind', p.rootfs, '/', '--proc', '/proc', '--dev', '/dev', p.privileged ? '--bind' : '--ro-bind', '/sys', '/sys'];
+    const args = [this.nsenter, `--target=${p.holder}`, ...(p.hostIpc ? [] : ['--ipc']), ...(p.hostUts ? [] : ['--uts']), ...ownNet(p.holder), '--', this.bwrap, '--bind', p.rootfs, '/', '--proc', '/proc', '--dev', '/dev', p.privileged ? '--bind' : '--ro-bind', '/sys', '/sys'];
     // The program dies with the runtime (a restart's recovery stops the others by their process group).
     // Not in a shared PID namespace: there bwrap forks the program from a short-lived intermediate
     // child, and a program whose parent-death signal is armed before that child has exited gets
@@ -171,7 +175,7 @@ export class Bubblewrap {
    * with supplementary `groups`: set by the kit's setpriv, which the sandbox then holds (wrapper).
    */
   execWrapper(program: number, uid: number, gid: number, groups: readonly number[] = [], capabilities?: readonly string[], seccomp?: string): string[] {
-    const args = [this.nsenter, `--target=${program}`, '--mount', '--uts', '--ipc', '--pid'];
+    const args = [this.nsenter, `--target=${program}`, '--mount', '--uts', '--ipc', '--pid', ...ownNet(program)];
     if (seccomp) {
       // Under the container's filter: the host's shell opens it at fd 3, which nsenter and the kit's bwrap keep.
       if (!this.kit.ok || !this.kit.bwrap) throw new Error(`cannot run an exec under the container's seccomp filter: the sandbox has no bwrap to load it (${this.kit.ok ? 'bwrap links against another loader than setpriv' : this.kit.reason})`);
@@ -201,6 +205,15 @@ export class Bubblewrap {
   /** Waits (briefly) for the program of a sandbox that has just started; undefined when the sandbox ended first. */
   waitForProgram(pid: number): Promise<number | undefined> {
     return waitForProcess(pid, () => this.programOf(pid), PROGRAM_TIMEOUT_MS);
+  }
+}
+
+/** nsenter's option to join PID's network namespace, when it is not the runtime's own (a pod network's). */
+function ownNet(pid: number): string[] {
+  try {
+    return readlinkSync(`/proc/${pid}/ns/net`) === readlinkSync('/proc/self/ns/net') ? [] : ['--net'];
+  } catch {
+    return [];
   }
 }
 

@@ -161,7 +161,7 @@ export class ImageSandboxes {
    */
   async startPodHolder(sandbox: SandboxRecord): Promise<void> {
     if (!this.enabled) return;
-    sandbox.podHolder = this.bubblewrap!.startHolder(holderHostname(sandbox));
+    sandbox.podHolder = this.bubblewrap!.startHolder(holderHostname(sandbox), podNetns(sandbox));
     // A write that fails fails RunPodSandbox.
     if (sandbox.sysctls) await this.writeSysctls(sandbox, await this.holderProgram(sandbox.podHolder.pid));
   }
@@ -170,7 +170,7 @@ export class ImageSandboxes {
   async podHolder(sandbox: SandboxRecord, save: (s: SandboxRecord) => void): Promise<number> {
     const bwrap = this.bubblewrap!;
     if (!sandbox.podHolder || !isSameProcess(sandbox.podHolder.pid, sandbox.podHolder.startTime)) {
-      sandbox.podHolder = bwrap.startHolder(holderHostname(sandbox));
+      sandbox.podHolder = bwrap.startHolder(holderHostname(sandbox), podNetns(sandbox));
       save(sandbox);
       const init = await this.holderProgram(sandbox.podHolder.pid);
       if (sandbox.sysctls) await this.writeSysctls(sandbox, init);
@@ -254,4 +254,9 @@ function resolvConf(dns: SandboxRecord['dns']): string {
 /** The hostname the pod's holder sets in a UTS namespace of its own; none for a host-network pod, which stays in the host's. */
 function holderHostname(sandbox: SandboxRecord): string | undefined {
   return sandbox.namespaces.network === 'NODE' ? undefined : podHostname(sandbox);
+}
+
+/** The pod's own network namespace, if it has one (a pod network). */
+function podNetns(sandbox: SandboxRecord): string | undefined {
+  return sandbox.podNetwork && !sandbox.podNetwork.removed ? sandbox.podNetwork.netns : undefined;
 }

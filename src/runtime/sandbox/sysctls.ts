@@ -2,7 +2,7 @@
 // before writing: only those of a namespace the pod has of its own. Here that
 // is the IPC namespace (kernel.shm*, kernel.msg*, kernel.sem, fs.mqueue.*)
 // and the UTS one (kernel.hostname, kernel.domainname), held by the pod's
-// holder; net.* would need a network namespace, and pods are on the host's.
+// holder; and net.* in the pod's own network namespace (a pod network's).
 // Anything else belongs to the whole host and is refused.
 import { normalizeSysctlName, swapSysctlSeparators } from '../../util/sysctl-name.js';
 
@@ -16,6 +16,8 @@ const UTS_SYSCTLS = new Set(['kernel.domainname', 'kernel.hostname']);
 export interface SysctlNamespaces {
   ipc: boolean;
   uts: boolean;
+  /** A network namespace of its own (a pod network). */
+  net?: boolean;
 }
 
 /**
@@ -35,7 +37,7 @@ export function sysctlFiles(sysctls: Record<string, string>, own: SysctlNamespac
     } else if (UTS_SYSCTLS.has(dotted)) {
       if (!own.uts) throw new SysctlError(`sysctl "${name}" is not allowed in the host's UTS namespace`);
     } else if (dotted.startsWith('net.')) {
-      throw new SysctlError(`sysctl "${name}" is not allowed: the embedded runtime's pods are on the host's network namespace`);
+      if (!own.net) throw new SysctlError(`sysctl "${name}" is not allowed in the host's network namespace (the pod has none of its own: it is on the host's network, or no pod network is configured)`);
     } else {
       throw new SysctlError(`sysctl "${name}" is not in a separate kernel namespace`);
     }

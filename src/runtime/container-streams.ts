@@ -1,4 +1,5 @@
 import { closeSync, openSync, readSync, statSync, watch, type FSWatcher } from 'node:fs';
+import { whichSystem } from './container-process.js';
 import type { ContainerService } from './containers.js';
 import { invalid, precondition } from './errors.js';
 import { lookup } from './ids.js';
@@ -23,6 +24,7 @@ interface StreamFlags {
  */
 export class ContainerStreams {
   readonly server: StreamingServer;
+  private readonly nsenter = whichSystem('nsenter');
 
   constructor(
     private readonly state: RuntimeState,
@@ -35,7 +37,10 @@ export class ContainerStreams {
         attach: (id, io, abort) => this.attach(id, io, abort),
         portForwardTarget: (id) => {
           const sandbox = this.state.sandboxes.get(id);
-          return { host: '127.0.0.1', describe: sandbox ? `pod sandbox ${id} (${sandbox.metadata.namespace}/${sandbox.metadata.name})` : `pod sandbox ${id}` };
+          const describe = sandbox ? `pod sandbox ${id} (${sandbox.metadata.namespace}/${sandbox.metadata.name})` : `pod sandbox ${id}`;
+          // A pod on a pod network has its own loopback: the dial is made inside its namespace.
+          const netns = sandbox?.podNetwork && !sandbox.podNetwork.removed ? { path: sandbox.podNetwork.netns, nsenter: this.nsenter ?? 'nsenter' } : undefined;
+          return { host: '127.0.0.1', describe, netns };
         },
       },
       log,

@@ -1,5 +1,5 @@
 // critest, the CRI conformance suite of cri-tools (test/peers/build.sh critest),
-// against the embedded runtime with bubblewrap sandboxes, offline
+// against the embedded runtime with bubblewrap sandboxes on a CNI pod network, offline
 // (test/peers/critest.sh seeds a local registry with stand-ins for its images).
 // Every spec critest runs must pass, except those below, each with the reason it
 // cannot here; one of them that passes fails this test too, so that the list
@@ -16,9 +16,6 @@ const STAND_IN = "critest's image is stood in for by busybox-static here";
 
 /** Specs that do not pass, by their text after "[It] ", with why. */
 const EXPECTED_FAILURES: Record<string, string> = {
-  // Networking: containers are on the host's network (no pod network).
-  // Both it and "Privileged is true" before it add a bridge "foobar": on the host's network, the first one's is still there.
-  'runtime should support adding capability': 'no pod network: the bridge an earlier spec added to the host is still there',
   // Security context features bubblewrap sandboxes do not give.
   "mount with 'rshared' should support propagation from host to container and vice versa": "bubblewrap makes every mount a slave of the host's: a mount made in the container does not reach the host",
   // The images.

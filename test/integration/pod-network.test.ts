@@ -2,20 +2,23 @@
 // configuration in <root-dir>/cni/net.d and Debian's CNI plugins (bridge,
 // host-local, loopback, portmap), as containerd is configured in these tests.
 // Each pod off the host's network gets a namespace of its own and an IP.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { CriClient } from '../../src/cri/client.js';
 import { hostIp } from '../../src/util/host-ip.js';
 import type { CriError } from '../../src/cri/errors.js';
 import type { ContainerConfig, PodSandboxConfig } from '../../src/cri/types.js';
+import { freePort } from '../helpers/controlplane.js';
 import { containerConfig, loggedLines, ownSandboxConfig, sandboxConfig } from '../helpers/cri.js';
 import { mirrorConfig, startRegistry, type LocalRegistry } from '../helpers/registry.js';
 import { eventually, startEmbeddedRuntime, type EmbeddedRuntimeProcess } from '../helpers/runtimes.js';
+import { roundTrip } from '../helpers/tcp.js';
 
+const crictlPath = inject('crictlPath');
 const BRIDGE = 'knode-pn0';
 const SUBNET = '10.89.0';
 
@@ -135,6 +138,24 @@ describe('a pod network from CNI (embedded runtime)', () => {
       expect(execFileSync('iptables-save', { encoding: 'utf8' })).not.toContain(`--dport ${port}`);
     } finally {
       writeFileSync(file, conflist(false));
+    }
+  });
+
+  it.runIf(crictlPath)("port-forwards (crictl) to the pod's own loopback, dialled inside its namespace", async () => {
+    const podPort = await freePort();
+    const localPort = await freePort();
+    const pod = await startPod('net-forward', ['nc', '-ll', '-p', String(podPort), '-e', 'cat']);
+    const forward = spawn(crictlPath, ['-r', runtime.endpoint, 'port-forward', pod.sandboxId, `${localPort}:${podPort}`], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    forward.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    forward.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    try {
+      await eventually(() => out.includes(`Forwarding from 127.0.0.1:${localPort} -> ${podPort}`), () => `crictl port-forward to listen (so far: ${out})`);
+      await eventually(async () => (await roundTrip(localPort, 'through the pod').catch(() => '')) === 'through the pod', () => `an echo through the forward (crictl: ${out})`);
+      // Nothing listens on the host's loopback at that port: the answer came from the pod's.
+      await expect(roundTrip(podPort, 'host?')).rejects.toThrow();
+    } finally {
+      forward.kill('SIGINT');
     }
   });
 

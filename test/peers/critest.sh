@@ -5,7 +5,12 @@
 # busybox-static under the names critest asks for (cri-tools' images/build),
 # and the runtime uses it as the mirror of the registries critest names.
 #
-#   critest.sh DIR [--sandbox auto|off] [-- CRITEST_ARGS...]
+#   critest.sh DIR [--sandbox auto|off] [--network pod|host] [-- CRITEST_ARGS...]
+#
+# Pods get a pod network (--network pod, the default): a CNI configuration
+# with Debian's bridge and host-local plugins on a bridge of its own, as
+# containerd is configured for conformance; with --network host none is
+# configured and pods share the host's network.
 #
 # Writes DIR/report.json (ginkgo's JSON report of every spec), DIR/critest.log and
 # DIR/runtime.log; exits with critest's status. The registry and the runtime
@@ -18,12 +23,15 @@ BUSYBOX=/bin/busybox
 # Bump when the images change, so a cached build is not reused.
 IMAGES_VERSION=5
 
-dir=${1:?usage: critest.sh DIR [--sandbox auto|off] [-- CRITEST_ARGS...]}
+dir=${1:?usage: critest.sh DIR [--sandbox auto|off] [--network pod|host] [-- CRITEST_ARGS...]}
 shift
 sandbox=auto
+network=pod
+BRIDGE=knode-crt0
 while [ $# -gt 0 ]; do
   case $1 in
     --sandbox) sandbox=${2:?--sandbox needs auto or off}; shift 2 ;;
+    --network) network=${2:?--network needs pod or host}; shift 2 ;;
     --) shift; break ;;
     *) echo "critest.sh: unknown argument $1" >&2; exit 2 ;;
   esac
@@ -128,13 +136,17 @@ registry=$(bash "$REPO/test/registry/registry.sh" up "$dir/registry")
 host=$(printf '%s' "$registry" | jq -r .host)
 runtime_pid=
 # critest sets the hostname from a privileged container on the host's network, which is the host's,
-# and its network-management specs add a bridge "foobar" there (brctl addbr): both are undone.
+# and its network-management specs add a bridge "foobar" (brctl addbr), there without a pod network:
+# both are undone, and so is the pod network's bridge, and the namespaces of pods left running.
 host_name=$(hostname)
 had_foobar=$(ip link show foobar >/dev/null 2>&1 && echo yes || echo no)
 cleanup() {
   [ "$(hostname)" = "$host_name" ] || hostname "$host_name" || true
   [ "$had_foobar" = yes ] || ip link delete foobar 2>/dev/null || true
   [ -z "$runtime_pid" ] || { kill "$runtime_pid" 2>/dev/null || true; wait "$runtime_pid" 2>/dev/null || true; }
+  local ns
+  for ns in "$dir"/root/runtime/netns/*; do [ -e "$ns" ] || continue; umount "$ns" 2>/dev/null || true; rm -f "$ns"; done
+  [ "$network" != pod ] || ip link delete "$BRIDGE" 2>/dev/null || true
   bash "$REPO/test/registry/registry.sh" down "$dir/registry" || true
 }
 trap cleanup EXIT
@@ -170,6 +182,19 @@ mkdir -p "$root"
   for r in registry.k8s.io k8s.gcr.io gcr.io; do printf '  %s:\n    mirrors: ["http://%s"]\n    server: none\n' "$r" "$host"; done
   printf '  "%s":\n    insecure: true\n' "$host"
 } > "$root/registries.yaml"
+if [ "$network" = pod ]; then
+  mkdir -p "$root/cni/net.d"
+  cat > "$root/cni/net.d/10-critest.conflist" <<JSON
+{
+  "cniVersion": "1.0.0",
+  "name": "critest",
+  "plugins": [
+    { "type": "bridge", "bridge": "$BRIDGE", "isGateway": true, "ipMasq": false,
+      "ipam": { "type": "host-local", "ranges": [[{ "subnet": "10.90.0.0/24" }]], "routes": [{ "dst": "0.0.0.0/0" }], "dataDir": "$dir/ipam" } }
+  ]
+}
+JSON
+fi
 node "$REPO/bin/run.js" runtime serve --root-dir "$root" --sandbox "$sandbox" > "$dir/runtime.log" 2>&1 &
 runtime_pid=$!
 for _ in $(seq 1 300); do [ -S "$root/run/runtime.sock" ] && break; sleep 0.1; done

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { StreamIo } from './attached-process.js';
-import { PORT_FORWARD_PROTOCOL, servePortForward } from './port-forward.js';
+import { PORT_FORWARD_PROTOCOL, servePortForward, type PortForwardTarget } from './port-forward.js';
 import { REMOTE_COMMAND_PROTOCOLS, serveRemoteCommand, type CommandOutcome, type StreamOptions } from './remote-command.js';
 import { upgradeToSpdy } from './spdy.js';
 
@@ -19,7 +19,7 @@ export interface StreamHandlers {
   exec(containerId: string, cmd: string[], io: StreamIo, abort: AbortSignal): Promise<CommandOutcome>;
   attach(containerId: string, io: StreamIo, abort: AbortSignal): Promise<CommandOutcome>;
   /** The address the sandbox's ports are reached at, and how to name it in errors. */
-  portForwardTarget(podSandboxId: string): { host: string; describe: string };
+  portForwardTarget(podSandboxId: string): PortForwardTarget;
 }
 
 /**
@@ -94,7 +94,7 @@ export class StreamingServer {
     const { connection, protocol } = upgraded;
     if (request.kind === 'portforward') {
       const target = this.handlers.portForwardTarget(request.podSandboxId);
-      servePortForward(connection, target.host, target.describe);
+      servePortForward(connection, target);
       return;
     }
     const run =

@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CriClient } from '../src/cri/client.js';
@@ -19,6 +19,8 @@ export interface EmbeddedOptions {
   /** Written to `<root>/registries.yaml` (real images) when given. */
   registries?: string;
   sandbox?: 'auto' | 'off';
+  /** Written to `<root>/cni/net.d/10-bench.conflist` (a pod network) when given. */
+  cni?: string;
   name?: string;
 }
 
@@ -26,6 +28,10 @@ export interface EmbeddedOptions {
 export async function startEmbedded(options: EmbeddedOptions = {}): Promise<BenchRuntime> {
   const root = mkdtempSync(join(tmpdir(), 'knode-bench-'));
   if (options.registries !== undefined) writeFileSync(join(root, 'registries.yaml'), options.registries);
+  if (options.cni !== undefined) {
+    mkdirSync(join(root, 'cni', 'net.d'), { recursive: true });
+    writeFileSync(join(root, 'cni', 'net.d', '10-bench.conflist'), options.cni);
+  }
   const args = ['runtime', 'serve', '--root-dir', root, '--shutdown-grace-period', '0', ...(options.sandbox ? ['--sandbox', options.sandbox] : [])];
   const child = spawn(process.execPath, [...nodeFlags('runtime'), join(repo, 'bin/run.js'), ...args], {
     stdio: 'ignore',

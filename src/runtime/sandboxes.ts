@@ -18,10 +18,12 @@ import type { NetworkConfList } from './network/cni.js';
 import type { PodIdentity, PodNetwork } from './network/pod-network.js';
 
 /**
- * Pod sandboxes. With host processes a sandbox groups containers, owns their
- * log directory and answers for the pod's network, which is the host's. Its
- * only process is the holder of the PID namespace its containers share, if
- * they share one.
+ * Pod sandboxes. A sandbox groups containers, owns their log directory and
+ * answers for the pod's network: the host's, or with bubblewrap sandboxes
+ * and a CNI configuration a namespace of the pod's own (PodNetwork). With
+ * host processes its only process is the holder of the PID namespace its
+ * containers share, if they share one; with sandboxes, the holder of the
+ * pod's namespaces (ImageSandboxes).
  */
 export class SandboxService {
   private readonly ip = hostIp();

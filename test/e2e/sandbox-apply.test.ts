@@ -2,8 +2,8 @@
 // (test/registry/registry.sh) as a user runs it: bin/run.js as a child
 // process, the embedded runtime it starts by itself, the images pulled for
 // real and run in bubblewrap sandboxes with their own entrypoints.
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -215,5 +215,55 @@ spec:
       reason: 'CreateContainerConfigError',
       message: `container has runAsNonRoot and image will run as root (pod: "nonroot-sbx_default(${list.items[0].metadata.uid})", container: root-image)`,
     });
+  });
+});
+
+describe('knode apply on a pod network (a CNI configuration under the root dir)', () => {
+  const BRIDGE = 'knode-e2e0';
+  let netRoot: string;
+
+  beforeAll(() => {
+    netRoot = mkdtempSync(join(tmpdir(), 'knode-e2e-podnet-'));
+    writeFileSync(join(netRoot, 'registries.yaml'), mirrorConfig(registry.host));
+    mkdirSync(join(netRoot, 'cni', 'net.d'), { recursive: true });
+    writeFileSync(join(netRoot, 'cni', 'net.d', '10-pods.conflist'), JSON.stringify({
+      cniVersion: '1.0.0',
+      name: 'e2e-pods',
+      plugins: [{ type: 'bridge', bridge: BRIDGE, isGateway: true, ipam: { type: 'host-local', ranges: [[{ subnet: '10.91.0.0/24' }]], routes: [{ dst: '0.0.0.0/0' }], dataDir: join(netRoot, 'ipam') } }],
+    }));
+  });
+
+  afterAll(async () => {
+    if (netRoot) await knode(['runtime', 'stop', '--root-dir', netRoot]);
+    // A pod's network namespace outlives the runtime, as containerd's do until StopPodSandbox.
+    const netns = join(netRoot, 'runtime', 'netns');
+    for (const file of existsSync(netns) ? readdirSync(netns) : []) spawnSync('umount', [join(netns, file)]);
+    spawnSync('ip', ['link', 'delete', BRIDGE], { stdio: 'ignore' });
+    if (netRoot) rmSync(netRoot, { recursive: true, force: true });
+  });
+
+  it("gives the pod its own IP from the network, in its status, its /etc/hosts and its eth0", async () => {
+    const manifest = join(netRoot, 'net.yaml');
+    writeFileSync(manifest, `apiVersion: v1
+kind: Pod
+metadata:
+  name: on-net
+spec:
+  restartPolicy: Never
+  containers:
+    - name: show
+      image: busybox:1.36
+      command: ["sh", "-c", "ip -4 -o addr show eth0 | awk '{ print $4 }'; grep on-net /etc/hosts"]
+`);
+    const res = await knode(['apply', '-f', manifest, '--root-dir', netRoot, '--node-name', 'sbx', '-o', 'json'], { timeoutMs: 120_000 });
+    expect(res.code, res.stderr).toBe(0);
+    const status = (JSON.parse(res.stdout) as { items: { status: { phase: string; podIP: string; podIPs: { ip: string }[]; hostIP: string } }[] }).items[0].status;
+    expect(status.phase).toBe('Succeeded');
+    expect(status.podIP).toMatch(/^10\.91\.0\.\d+$/);
+    expect(status.podIPs).toEqual([{ ip: status.podIP }]);
+    expect(status.hostIP).not.toBe(status.podIP);
+    const logs = await knode(['logs', 'on-net-sbx', '-c', 'show', '--root-dir', netRoot]);
+    expect(logs.stdout).toBe(`${status.podIP}/24\n${status.podIP}\ton-net-sbx\n`);
+    expect((await knode(['runtime', 'status', '--root-dir', netRoot])).stdout).toContain('CNI network "e2e-pods"');
   });
 });

@@ -81,8 +81,11 @@ export class PodNetwork {
     await this.makeNamespace(netns);
     const record: PodNetworkRecord = { netns, list, runtimeConfig: portMappings.length > 0 ? { portMappings } : undefined };
     try {
-      await addNetwork(LOOPBACK, { ...this.attachment(netns, pod), ifName: 'lo' }, this.options.binDirs);
-      record.result = await addNetwork(list, { ...this.attachment(netns, pod), runtimeConfig: record.runtimeConfig }, this.options.binDirs);
+      // Side by side: the loopback plugin touches lo alone (each plugin is a program that takes 20-50 ms to run).
+      [, record.result] = await Promise.all([
+        addNetwork(LOOPBACK, { ...this.attachment(netns, pod), ifName: 'lo' }, this.options.binDirs),
+        addNetwork(list, { ...this.attachment(netns, pod), runtimeConfig: record.runtimeConfig }, this.options.binDirs),
+      ]);
       const ips = resultIps(record.result, IF_NAME);
       if (ips.length === 0) throw new CniError(`CNI network "${list.name}" (${list.file}) gave the pod no IP address`);
       return { record, ips };

@@ -24,6 +24,8 @@ export type LifecycleEventType =
   | 'SyncFailed'
   | 'VolumesReady'
   | 'SandboxCreated'
+  /** A pod off the host's network got the node's IP: the runtime has no pod network, so the pod shares the host's. */
+  | 'PodNetworkMissing'
   | 'SandboxFailed'
   | 'ImagePulling'
   | 'ImagePulled'

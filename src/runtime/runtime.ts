@@ -102,6 +102,7 @@ export class EmbeddedRuntime {
     this.sandboxes = new SandboxService(this.state, this.containers, this.events, this.pidNamespaces, this.imageSandboxes, this.podNetwork);
     this.streams = new ContainerStreams(this.state, this.containers, warn);
     this.containers.recover();
+    void this.sandboxes.recoverNetworks(warn);
     this.sandboxes.releasePidNamespaces();
     void this.sandboxes.reopenHostPorts(warn);
   }

@@ -166,6 +166,23 @@ export class SandboxService {
     }
   }
 
+  /**
+   * After a restart of the runtime: a ready sandbox whose network namespace is
+   * gone (the host rebooted) cannot run containers any more. It is marked not
+   * ready, as containerd finds such a sandbox after a reboot, so the kubelet
+   * makes the pod a new one; its network is taken down (DEL: the plugins give
+   * its address back) in the background.
+   */
+  recoverNetworks(warn: (message: string) => void): Promise<void> {
+    const lost = [...this.state.sandboxes.values()].filter((s) => s.state === 'SANDBOX_READY' && s.podNetwork && !s.podNetwork.removed && !this.podNetwork.isKept(s.podNetwork));
+    for (const sandbox of lost) {
+      sandbox.state = 'SANDBOX_NOTREADY';
+      this.state.saveSandbox(sandbox);
+      warn(`pod sandbox ${sandbox.id} (${sandbox.metadata.namespace}/${sandbox.metadata.name}): its network namespace ${sandbox.podNetwork!.netns} is gone; the sandbox is not ready`);
+    }
+    return Promise.all(lost.map((s) => this.leaveNetwork(s, true).catch((err: Error) => warn(err.message)))).then(() => {});
+  }
+
   /** Stops relaying every port mapping (the runtime shuts down). */
   closeHostPorts(): void {
     this.hostPorts.closeAll();

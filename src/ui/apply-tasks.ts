@@ -10,6 +10,8 @@ function stageOf(e: LifecycleEvent): string | undefined {
       return 'admitted';
     case 'SandboxCreated':
       return 'sandbox created';
+    case 'PodNetworkMissing':
+      return "no pod network: on the host's network";
     case 'ImagePulling':
       return `pulling image for${c}`;
     case 'ImagePulled':

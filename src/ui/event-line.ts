@@ -6,7 +6,7 @@ const NOISY = new Set(['PLEGRelist', 'StatusChanged', 'Housekeeping']);
 const DETAIL = new Set(['PodSynced', 'PLEGEvent', 'WorkerStarted', 'WorkerFinished', 'VolumesReady']);
 /** What went wrong: shown at every verbosity, as klog's errors and warnings are. */
 const PROBLEMS = new Set([
-  'ManifestError', 'PodRejected', 'SyncFailed', 'SandboxFailed', 'ImagePullFailed', 'ImagePullBackOff', 'ContainerFailed', 'ContainerBackOff',
+  'ManifestError', 'PodRejected', 'SyncFailed', 'SandboxFailed', 'PodNetworkMissing', 'ImagePullFailed', 'ImagePullBackOff', 'ContainerFailed', 'ContainerBackOff',
   'ProbeFailed', 'PodFailed', 'ClusterWarning', 'RuntimeUnhealthy', 'PLEGUnhealthy', 'RuntimeConditionChanged', 'NodeReadyChanged', 'OrphanKilled',
 ]);
 

@@ -46,6 +46,8 @@ describe('knode apply on the embedded runtime with real images', () => {
     expect(res.code, res.stderr).toBe(0);
     const list = JSON.parse(res.stdout) as { items: { status: { phase: string; containerStatuses: { name: string; state: { terminated?: { exitCode: number } } }[] } }[] };
     expect(list.items[0].status.phase).toBe('Succeeded');
+    // No CNI configuration: the pod (not hostNetwork) is on the host's network, and apply says so.
+    expect(res.stderr).toContain("no pod network: on the host's network");
     const logs = await knode(['logs', 'entry-sbx', '-c', 'own-entrypoint', '--root-dir', root]);
     expect(logs.stdout).toBe('entrypoint hello\n');
     const looks = await knode(['logs', 'entry-sbx', '-c', 'looks-around', '--root-dir', root]);
@@ -259,6 +261,7 @@ spec:
     expect(res.code, res.stderr).toBe(0);
     const status = (JSON.parse(res.stdout) as { items: { status: { phase: string; podIP: string; podIPs: { ip: string }[]; hostIP: string } }[] }).items[0].status;
     expect(status.phase).toBe('Succeeded');
+    expect(res.stderr).not.toContain('no pod network');
     expect(status.podIP).toMatch(/^10\.91\.0\.\d+$/);
     expect(status.podIPs).toEqual([{ ip: status.podIP }]);
     expect(status.hostIP).not.toBe(status.podIP);

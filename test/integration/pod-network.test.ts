@@ -225,4 +225,19 @@ describe('a pod network from CNI (embedded runtime)', () => {
     await client.stopPodSandbox(pod.sandboxId);
     expect(readdirSync(join(root, 'runtime', 'netns'))).not.toContain(pod.sandboxId);
   });
+
+  it("marks a sandbox whose namespace is gone after a restart (a reboot) not ready, and gives its address back", async () => {
+    const pod = await startPod('net-rebooted', ['sleep', '3600']);
+    const netns = join(root, 'runtime', 'netns', pod.sandboxId);
+    client.close();
+    await runtime.kill();
+    // What a reboot does to the bind mount (the restarted runtime ends the programs left, as a reboot would have).
+    execFileSync('umount', [netns]);
+    runtime = await startEmbeddedRuntime(root);
+    client = new CriClient(runtime.endpoint);
+    expect((await client.podSandboxStatus(pod.sandboxId)).status?.state).toBe('SANDBOX_NOTREADY');
+    await eventually(() => !existsSync(netns) && !readdirSync(join(root, 'ipam', 'knode-pods')).includes(pod.ip), 'the namespace file and the address to go');
+    expect(readFileSync(join(root, 'runtime.log'), 'utf8')).toContain(`pod sandbox ${pod.sandboxId} (knode-test/net-rebooted): its network namespace ${netns} is gone; the sandbox is not ready`);
+    await client.removePodSandbox(pod.sandboxId);
+  });
 });

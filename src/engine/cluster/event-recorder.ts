@@ -17,6 +17,7 @@ const RECORDED: Partial<Record<LifecycleEventType, 'Normal' | 'Warning'>> = {
   ContainerBackOff: 'Warning',
   ProbeFailed: 'Warning',
   SandboxFailed: 'Warning',
+  PodNetworkMissing: 'Warning',
   PodRejected: 'Warning',
   PodDeadlineExceeded: 'Normal',
   SyncFailed: 'Warning',

@@ -219,9 +219,13 @@ export class RuntimeManager {
         if (sandboxConfig.logDirectory) makeDirectory(sandboxConfig.logDirectory);
         sandboxId = await this.rt.runPodSandbox(sandboxConfig);
         const created = (await this.rt.podSandboxStatus(sandboxId)).status;
-        podIPs = created?.network?.ip ? [created.network.ip] : [];
+        // As the kubelet's determinePodSandboxIPs: the sandbox's IP, then its additional ones.
+        podIPs = created?.network?.ip ? [created.network.ip, ...(created.network.additionalIps ?? []).map((a) => a.ip).filter(Boolean)] : [];
         result.add({ action: 'CreatePodSandbox', target: sandboxId });
         this.o.events.emit({ type: 'SandboxCreated', pod: ref, uid, reason: 'SandboxCreated', message: `Created pod sandbox ${sandboxId.slice(0, 13)}`, detail: { sandboxId, attempt: actions.attempt } });
+        if (!pod.spec.hostNetwork && podIPs[0] === this.o.hostIP) {
+          this.o.events.emit({ type: 'PodNetworkMissing', pod: ref, uid, reason: 'NoPodNetwork', message: `the runtime gave the pod the node's IP (${podIPs[0]}): it has no pod network, so the pod shares the host's network although it is not hostNetwork` });
+        }
       } catch (err) {
         const message = `Failed to create pod sandbox: ${(err as Error).message}`;
         this.o.events.emit({ type: 'SandboxFailed', pod: ref, uid, reason: 'FailedCreatePodSandBox', message });

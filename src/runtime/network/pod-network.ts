@@ -4,7 +4,7 @@
 // CNI network configured in the runtime's CNI directory attached to it as
 // eth0. The pod's holder joins it, and every container and exec with it.
 import { execFile } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, rmSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, rmSync, statfsSync } from 'node:fs';
 import { join } from 'node:path';
 import { whichSystem } from '../container-process.js';
 import { addNetwork, CniError, delNetwork, loadConfList, resultIps, type CniAttachment, type CniResult, type NetworkConfList } from './cni.js';
@@ -40,6 +40,8 @@ export interface PodIdentity {
 }
 
 const IF_NAME = 'eth0';
+/** statfs's f_type of a namespace file (a bind mount of one). */
+const NSFS_MAGIC = 0x6e736673;
 const LOOPBACK: NetworkConfList = { cniVersion: '1.0.0', name: 'cni-loopback', plugins: [{ type: 'loopback' }], file: 'the runtime (loopback)' };
 
 export class PodNetwork {
@@ -101,6 +103,8 @@ export class PodNetwork {
    */
   async tearDown(record: PodNetworkRecord, pod: PodIdentity, options: { force: boolean }): Promise<void> {
     if (record.removed) return;
+    // A namespace lost (a reboot) leaves its file empty: gone, the plugins' DEL takes it for a namespace gone and cleans up the rest.
+    if (!this.isKept(record)) rmSync(record.netns, { force: true });
     try {
       // With the network the pod was attached to, as libcni keeps it: the file may have changed or gone since.
       await delNetwork(record.list, { ...this.attachment(record.netns, pod), runtimeConfig: record.runtimeConfig }, this.options.binDirs, record.result);
@@ -110,6 +114,15 @@ export class PodNetwork {
     await run('umount', [record.netns]).catch(() => {});
     rmSync(record.netns, { force: true });
     record.removed = true;
+  }
+
+  /** Whether the pod's namespace is still kept at its path (a reboot, or an unmount, loses it: the file stays, empty). */
+  isKept(record: PodNetworkRecord): boolean {
+    try {
+      return statfsSync(record.netns).type === NSFS_MAGIC;
+    } catch {
+      return false;
+    }
   }
 
   private attachment(netns: string, pod: PodIdentity): CniAttachment {

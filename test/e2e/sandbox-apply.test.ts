@@ -38,6 +38,19 @@ spec:
       command: ["sh", "-c", "echo uid=$(id -u) cwd=$(pwd) host=$(hostname); test -e /work || echo no-host-files"]
 `;
 
+/** A pod of one container, "show", that runs SCRIPT once (SPEC: more of the pod's spec, one line). */
+const showPod = (name: string, script: string, spec = '') => `apiVersion: v1
+kind: Pod
+metadata:
+  name: ${name}
+spec:
+  restartPolicy: Never
+${spec ? `  ${spec}\n` : ''}  containers:
+    - name: show
+      image: busybox:1.36
+      command: ["sh", "-c", ${JSON.stringify(script)}]
+`;
+
 describe('knode apply on the embedded runtime with real images', () => {
   it("pulls from the registry and runs each image's own entrypoint in its sandbox", async () => {
     const manifest = join(root, 'entry.yaml');
@@ -140,18 +153,7 @@ spec:
 
   it("gives a host-network pod the node's hostname, as the kubelet and containerd do", async () => {
     const manifest = join(root, 'host-net.yaml');
-    writeFileSync(manifest, `apiVersion: v1
-kind: Pod
-metadata:
-  name: host-net
-spec:
-  restartPolicy: Never
-  hostNetwork: true
-  containers:
-    - name: show
-      image: busybox:1.36
-      command: ["sh", "-c", "hostname; cat /etc/hostname; echo $HOSTNAME"]
-`);
+    writeFileSync(manifest, showPod('host-net', 'hostname; cat /etc/hostname; echo $HOSTNAME', 'hostNetwork: true'));
     const res = await knode(['apply', '-f', manifest, '--root-dir', root, '--node-name', 'sbx'], { timeoutMs: 120_000 });
     expect(res.code, res.stderr).toBe(0);
     expect((await knode(['logs', 'host-net-sbx', '-c', 'show', '--root-dir', root])).stdout).toBe(`${hostname()}\n`.repeat(3));
@@ -246,17 +248,7 @@ describe('knode apply on a pod network (a CNI configuration under the root dir)'
 
   it("gives the pod its own IP from the network, in its status, its /etc/hosts and its eth0", async () => {
     const manifest = join(netRoot, 'net.yaml');
-    writeFileSync(manifest, `apiVersion: v1
-kind: Pod
-metadata:
-  name: on-net
-spec:
-  restartPolicy: Never
-  containers:
-    - name: show
-      image: busybox:1.36
-      command: ["sh", "-c", "ip -4 -o addr show eth0 | awk '{ print $4 }'; grep on-net /etc/hosts"]
-`);
+    writeFileSync(manifest, showPod('on-net', "ip -4 -o addr show eth0 | awk '{ print $4 }'; grep on-net /etc/hosts"));
     const res = await knode(['apply', '-f', manifest, '--root-dir', netRoot, '--node-name', 'sbx', '-o', 'json'], { timeoutMs: 120_000 });
     expect(res.code, res.stderr).toBe(0);
     const status = (JSON.parse(res.stdout) as { items: { status: { phase: string; podIP: string; podIPs: { ip: string }[]; hostIP: string } }[] }).items[0].status;

@@ -2,16 +2,16 @@
 // container's SecurityProfile becomes a BPF filter that bwrap loads before
 // the program, and the kernel then says so in /proc/self/status (2: a
 // filter) and by refusing what the profile refuses.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CriClient } from '../../src/cri/client.js';
 import type { CriError } from '../../src/cri/errors.js';
 import type { ContainerConfig, PodSandboxConfig, SecurityProfile } from '../../src/cri/types.js';
-import { containerConfig, ownSandboxConfig, runPodToEnd } from '../helpers/cri.js';
+import { containerConfig, loggedLines, logPathOf, ownSandboxConfig, runPodToEnd } from '../helpers/cri.js';
 import { mirrorConfig, startRegistry, type LocalRegistry } from '../helpers/registry.js';
-import { startEmbeddedRuntime, type EmbeddedRuntimeProcess } from '../helpers/runtimes.js';
+import { eventually, startEmbeddedRuntime, type EmbeddedRuntimeProcess } from '../helpers/runtimes.js';
 
 let registry: LocalRegistry;
 let runtime: EmbeddedRuntimeProcess;
@@ -67,8 +67,8 @@ describe('seccomp profiles in sandboxes (embedded runtime)', () => {
   it('runs an exec under the container\'s filter too, with its capabilities and as its user', async () => {
     const sandbox = ownSandboxConfig('sc-exec');
     const sandboxId = await client.runPodSandbox(sandbox);
-    const start = async (name: string, seccomp: SecurityProfile, user?: number) => {
-      const c = containerConfig(name, ['sleep', '60'], {
+    const start = async (name: string, seccomp: SecurityProfile, user?: number, command = ['sleep', '60']) => {
+      const c = containerConfig(name, command, {
         image: { image: 'busybox:1.36' },
         linux: { securityContext: { namespaceOptions: { pid: 'CONTAINER' }, seccomp, ...(user !== undefined ? { runAsUser: { value: user } } : {}) } },
       });
@@ -83,6 +83,10 @@ describe('seccomp profiles in sandboxes (embedded runtime)', () => {
     expect(exec.exitCode).toBe(1);
     const user = await start('user', { profileType: 'RuntimeDefault' }, 1000);
     expect((await client.execSync(user, ['sh', '-c', 'grep "^Seccomp:" /proc/self/status; id -u'], 10)).stdout.toString()).toBe('Seccomp:\t2\n1000\n');
+    // The exec's bwrap makes its scratch root on the container's /tmp: one the container removed is made again.
+    const noTmp = await start('no-tmp', { profileType: 'RuntimeDefault' }, undefined, ['sh', '-c', 'rm -rf /tmp && echo removed && sleep 60']);
+    await eventually(() => existsSync(logPathOf(sandbox, containerConfig('no-tmp', []))) && loggedLines(sandbox, containerConfig('no-tmp', [])).includes('removed'), 'the container to remove its /tmp');
+    expect((await client.execSync(noTmp, ['sh', '-c', 'grep "^Seccomp:" /proc/self/status; stat -c %a /tmp'], 10)).stdout.toString()).toBe('Seccomp:\t2\n1777\n');
     const open = await start('open', { profileType: 'Unconfined' });
     expect((await client.execSync(open, ['grep', '^Seccomp:', '/proc/self/status'], 10)).stdout.toString()).toBe('Seccomp:\t0\n');
     await client.stopPodSandbox(sandboxId);

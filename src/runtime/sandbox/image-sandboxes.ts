@@ -3,7 +3,7 @@
 // within its pod's namespaces, its process made from the image config and
 // the container config. Containers of record images (no layers) and hosts
 // without bubblewrap keep host processes; `describe()` says which applies.
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { writeFileAtomic } from '../../util/atomic-file.js';
 import type { ContainerConfig__Output } from '../../cri/gen/runtime/v1/ContainerConfig.js';
@@ -220,6 +220,8 @@ export class ImageSandboxes {
 
   /** A running sandboxed container's exec wrapper: nsenter into its namespaces and root, as its user. */
   execWrapper(spec: SandboxedSpec, program: number): string[] {
+    // Under a filter the exec goes through the kit's bwrap, which makes its scratch root on the container's /tmp.
+    if (spec.seccomp) ensureTmp(spec.rootfs);
     return this.bubblewrap!.execWrapper(program, spec.uid, spec.gid, spec.groups ?? [], spec.capabilities, spec.seccomp);
   }
 
@@ -259,4 +261,15 @@ function holderHostname(sandbox: SandboxRecord): string | undefined {
 /** The pod's own network namespace, if it has one (a pod network). */
 function podNetns(sandbox: SandboxRecord): string | undefined {
   return sandbox.podNetwork && !sandbox.podNetwork.removed ? sandbox.podNetwork.netns : undefined;
+}
+
+/** Makes /tmp (1777) in a container's root file system that has nothing there (an image without one, or a container that removed it). */
+function ensureTmp(rootfs: string): void {
+  const tmp = join(rootfs, 'tmp');
+  try {
+    lstatSync(tmp);
+  } catch {
+    mkdirSync(tmp);
+    chmodSync(tmp, 0o1777);
+  }
 }

@@ -9,16 +9,20 @@ import { compileSeccomp, SeccompError } from '../../src/runtime/sandbox/seccomp/
 import { runtimeDefaultProfile } from '../../src/runtime/sandbox/seccomp/default-profile.js';
 import { seccompFilter } from '../../src/runtime/sandbox/seccomp/filter.js';
 import type { SeccompOperator, SeccompProfile } from '../../src/runtime/sandbox/seccomp/profile.js';
+import { AARCH64_SYSCALLS } from '../../src/runtime/sandbox/seccomp/syscalls-aarch64.js';
 import { X86_64_SYSCALLS } from '../../src/runtime/sandbox/seccomp/syscalls-x86_64.js';
 
 const X86_64 = 0xc000003e;
+const AARCH64 = 0xc00000b7;
+const I386 = 0x40000003;
+const ARM = 0x40000028;
 const ALLOW = 0x7fff0000;
 const EPERM = 0x00050001;
 const KILL_PROCESS = 0x80000000;
 
 /** Runs a compiled filter on one call, as the kernel does: what it returns. */
 function run(filter: Buffer, call: string | number, args: bigint[] = [], arch = X86_64): number {
-  const nr = typeof call === 'number' ? call : X86_64_SYSCALLS[call];
+  const nr = typeof call === 'number' ? call : (arch === AARCH64 ? AARCH64_SYSCALLS : X86_64_SYSCALLS)[call];
   const data = Buffer.alloc(64);
   data.writeUInt32LE(nr, 0);
   data.writeUInt32LE(arch, 4);
@@ -108,7 +112,32 @@ describe('compileSeccomp', () => {
     expect(() => compileSeccomp({ defaultAction: 'SCMP_ACT_NOTIFY' })).toThrow(SeccompError);
     expect(() => compileSeccomp({ defaultAction: 'SCMP_ACT_ALLOW', syscalls: [{ names: ['read'], action: 'SCMP_ACT_ERRNO', args: [{ index: 6, value: 0, op: 'SCMP_CMP_EQ' }] }] })).toThrow('syscalls[0].args[0].index: must be 0 to 5, got 6');
     expect(() => compileSeccomp({ defaultAction: 'SCMP_ACT_ALLOW', syscalls: [{ names: ['read'], action: 'SCMP_ACT_ERRNO', args: [{ index: 0, value: 0, op: 'SCMP_CMP_ALMOST' as SeccompOperator }] }] })).toThrow('unknown operator');
-    expect(() => compileSeccomp({ defaultAction: 'SCMP_ACT_ALLOW' }, 'arm64')).toThrow('x86_64 only');
+    expect(() => compileSeccomp({ defaultAction: 'SCMP_ACT_ALLOW' }, 'ppc64')).toThrow('seccomp filters are compiled for x86_64 and arm64 hosts only, not ppc64');
+  });
+});
+
+describe('filters for arm64 hosts', () => {
+  const arm64 = compileSeccomp(runtimeDefaultProfile(DEFAULT_CAPABILITIES, 'arm64'), 'arm64');
+
+  it("numbers calls as arm64 does, and kills a call of another architecture (32-bit arm's too)", () => {
+    // read is 63 on arm64 (0 on x86_64), openat 56, mount 40.
+    expect([AARCH64_SYSCALLS.read, AARCH64_SYSCALLS.openat, AARCH64_SYSCALLS.mount]).toEqual([63, 56, 40]);
+    for (const call of ['read', 'write', 'openat', 'execve', 'mmap', 'clone', 'exit_group', 'fchmodat', 'setresuid']) expect(run(arm64, call, [], AARCH64), call).toBe(ALLOW);
+    for (const call of ['mount', 'umount2', 'unshare', 'setns', 'reboot', 'sethostname']) expect(run(arm64, call, [], AARCH64), call).toBe(EPERM);
+    for (const arch of [X86_64, I386, ARM]) expect(run(arm64, 63, [], arch)).toBe(KILL_PROCESS);
+    // Numbers with bit 30 set are no other ABI's on arm64: an unknown number gets the default.
+    expect(run(arm64, 0x40000000, [], AARCH64)).toBe(EPERM);
+  });
+
+  it("gives arm64 its own calls and not x86's, and the same clone rule", () => {
+    const profile = runtimeDefaultProfile(DEFAULT_CAPABILITIES, 'arm64');
+    const names = profile.syscalls!.flatMap((r) => r.names);
+    expect(names).toContain('cacheflush');
+    expect(names).not.toContain('arch_prctl');
+    expect(profile.architectures).toEqual(['SCMP_ARCH_ARM', 'SCMP_ARCH_AARCH64']);
+    expect(run(arm64, 'clone', [0x3d0f00n], AARCH64)).toBe(ALLOW);
+    expect(run(arm64, 'clone', [0x20000n], AARCH64)).toBe(EPERM);
+    expect(run(arm64, 'clone3', [], AARCH64)).toBe(0x00050026);
   });
 });
 

@@ -1,19 +1,33 @@
 // A seccomp profile (the OCI runtime spec's LinuxSeccomp, as containerd's
 // default and a Localhost profile file give it) compiled into the classic
 // BPF program the kernel runs on each system call: what libseccomp does for
-// runc, here for x86_64 only. bwrap loads the program (`--seccomp FD`) just
-// before it executes the container's first program.
+// runc, here for x86_64 and arm64 hosts. bwrap loads the program
+// (`--seccomp FD`) just before it executes the container's first program.
 //
-// The program: a call of another architecture, or of the x32 ABI, kills the
-// process; then, for each system call the profile names, a comparison of
-// its number followed by its rules in order (each rule's argument checks,
-// then its action); a call no rule takes gets the default action.
+// The program: a call of another architecture (the 32-bit ABIs among them),
+// or of the x32 ABI, kills the process; then, for each system call the
+// profile names, a comparison of its number followed by its rules in order
+// (each rule's argument checks, then its action); a call no rule takes gets
+// the default action.
 import type { SeccompAction, SeccompArg, SeccompProfile, SeccompRule } from './profile.js';
+import { AARCH64_SYSCALLS } from './syscalls-aarch64.js';
 import { X86_64_SYSCALLS } from './syscalls-x86_64.js';
 
-const AUDIT_ARCH_X86_64 = 0xc000003e;
 /** Bit 30 of a call's number on x86_64: the x32 ABI, which the table does not number. */
 const X32_SYSCALL_BIT = 0x40000000;
+
+/** What a filter for a host architecture (Node's process.arch) checks: its AUDIT_ARCH_* value and its call numbers. */
+interface ArchTable {
+  audit: number;
+  syscalls: Readonly<Record<string, number>>;
+  /** Whether numbers with bit 30 set are another ABI's (x32). */
+  x32: boolean;
+}
+
+const ARCHES: Record<string, ArchTable> = {
+  x64: { audit: 0xc000003e, syscalls: X86_64_SYSCALLS, x32: true },
+  arm64: { audit: 0xc00000b7, syscalls: AARCH64_SYSCALLS, x32: false },
+};
 /** The kernel's limit on a filter's length. */
 const MAX_INSTRUCTIONS = 4096;
 
@@ -125,13 +139,14 @@ function ruleCode(rule: SeccompRule, where: string): Insn[] {
 }
 
 /**
- * The program for `profile` on x86_64, as the bytes of its struct
+ * The program for `profile` on ARCH (x64 or arm64, as process.arch names them), as the bytes of its struct
  * sock_filter array (what bwrap's --seccomp reads). A call the table does not
  * know is left out, as runc leaves out what libseccomp does not know.
  * Throws SeccompError naming the rule that cannot be compiled.
  */
 export function compileSeccomp(profile: SeccompProfile, arch: string = process.arch): Buffer {
-  if (arch !== 'x64') throw new SeccompError(`seccomp filters are compiled for x86_64 only, not ${arch}`);
+  const table = ARCHES[arch];
+  if (!table) throw new SeccompError(`seccomp filters are compiled for x86_64 and arm64 hosts only, not ${arch}`);
   const fallback = actionValue(profile.defaultAction, profile.defaultErrnoRet, 'defaultAction');
   // Rules by call number, in the profile's order.
   const byCall = new Map<number, Insn[][]>();
@@ -141,7 +156,7 @@ export function compileSeccomp(profile: SeccompProfile, arch: string = process.a
     // A rule without conditions whose action is the default changes nothing.
     if (code.length === 1 && code[0].k === fallback) return;
     for (const name of rule.names ?? []) {
-      const nr = X86_64_SYSCALLS[name];
+      const nr = table.syscalls[name];
       if (nr === undefined) continue;
       const rules = byCall.get(nr) ?? [];
       rules.push(code);
@@ -149,7 +164,8 @@ export function compileSeccomp(profile: SeccompProfile, arch: string = process.a
     }
   });
 
-  const program: Insn[] = [load(ARCH), insn(JEQ, AUDIT_ARCH_X86_64, 1, 0), ret(RET_KILL_PROCESS), load(NR), insn(JGE, X32_SYSCALL_BIT, 0, 1), ret(RET_KILL_PROCESS)];
+  const program: Insn[] = [load(ARCH), insn(JEQ, table.audit, 1, 0), ret(RET_KILL_PROCESS), load(NR)];
+  if (table.x32) program.push(insn(JGE, X32_SYSCALL_BIT, 0, 1), ret(RET_KILL_PROCESS));
   for (const [nr, rules] of byCall) {
     // The number is in the accumulator until a rule loads an argument; every block ends in a return.
     const block = [...rules.flat(), ret(fallback)];

@@ -1,7 +1,8 @@
-// The embedded runtime's RuntimeDefault seccomp profile for x86_64 hosts.
-// It grants what containerd's built-in default profile grants on linux/amd64
-// (the same syscalls, argument filters, capability-gated groups and errno
-// answers); everything else fails with EPERM.
+// The embedded runtime's RuntimeDefault seccomp profile for x86_64 and arm64
+// hosts. It grants what containerd's built-in default profile grants on
+// linux/amd64 and linux/arm64 (the same syscalls, argument filters,
+// capability-gated groups and errno answers); everything else fails with
+// EPERM.
 
 import type { SeccompArg, SeccompProfile, SeccompRule } from './profile.js';
 
@@ -108,8 +109,13 @@ const BASE_ALLOWED_SYSCALLS: readonly string[] = [
   ...FILESYSTEM, ...NETWORK, ...SYSV_AND_POSIX_IPC,
 ];
 
-/** x86-only calls for thread-local storage and segment setup. */
-const X86_SYSCALLS = ['arch_prctl', 'modify_ldt'];
+/** Calls of one architecture's own, by the host's (process.arch), with the ABIs its profile covers. */
+const ARCH_SPECIFIC: Record<string, { syscalls: readonly string[]; architectures: string[] }> = {
+  // Thread-local storage and segment setup.
+  x64: { syscalls: ['arch_prctl', 'modify_ldt'], architectures: ['SCMP_ARCH_X86_64', 'SCMP_ARCH_X86', 'SCMP_ARCH_X32'] },
+  // ARM's own spellings of fadvise and sync_file_range, its cache and TLS calls.
+  arm64: { syscalls: ['arm_fadvise64_64', 'arm_sync_file_range', 'sync_file_range2', 'breakpoint', 'cacheflush', 'set_tls'], architectures: ['SCMP_ARCH_ARM', 'SCMP_ARCH_AARCH64'] },
+};
 
 /**
  * Since Linux 4.8 a tracer can no longer use ptrace to slip past the tracee's
@@ -194,8 +200,8 @@ const allow = (names: readonly string[], args?: SeccompArg[]): SeccompRule =>
   args ? { names: [...names], action: 'SCMP_ACT_ALLOW', args } : { names: [...names], action: 'SCMP_ACT_ALLOW' };
 
 /**
- * The RuntimeDefault seccomp profile for a container on an x86_64 host
- * (covering the x86_64, i386 and x32 ABIs): unlisted syscalls fail with EPERM;
+ * The RuntimeDefault seccomp profile for a container on an ARCH host (x64:
+ * the x86_64, i386 and x32 ABIs; arm64: aarch64 and arm): unlisted syscalls fail with EPERM;
  * the base set, a domain-filtered socket(2) and a value-filtered personality(2)
  * are always allowed, and each kept capability adds the syscalls it governs.
  * Without sys_admin, clone(2) may not create namespaces, and clone3(2) (whose
@@ -206,15 +212,16 @@ const allow = (names: readonly string[], args?: SeccompArg[]): SeccompRule =>
  * (e.g. 'sys_admin', 'sys_ptrace'), as src/runtime/sandbox/capabilities.ts names them;
  * undefined means the container keeps all of them.
  */
-export function runtimeDefaultProfile(capabilities: readonly string[] | undefined): SeccompProfile {
+export function runtimeDefaultProfile(capabilities: readonly string[] | undefined, arch: string = process.arch): SeccompProfile {
   const kept = (cap: string) => capabilities === undefined || capabilities.includes(cap);
+  const own = ARCH_SPECIFIC[arch] ?? { syscalls: [], architectures: [] };
 
   const syscalls: SeccompRule[] = [
     allow(BASE_ALLOWED_SYSCALLS),
     ...socketRules(),
     ...PERSONAS.map((value) => allow(['personality'], [{ index: 0, value, op: 'SCMP_CMP_EQ' }])),
     allow(TRACING_SINCE_4_8),
-    allow(X86_SYSCALLS),
+    ...(own.syscalls.length > 0 ? [allow(own.syscalls)] : []),
   ];
 
   for (const [cap, names] of CAPABILITY_SYSCALLS) {
@@ -222,7 +229,7 @@ export function runtimeDefaultProfile(capabilities: readonly string[] | undefine
   }
 
   if (!kept('sys_admin')) {
-    // On x86 the clone flags are argument 0.
+    // On x86 and arm the clone flags are argument 0 (s390's are argument 1).
     syscalls.push(allow(['clone'], [{ index: 0, value: NAMESPACE_CLONE_FLAGS, valueTwo: 0, op: 'SCMP_CMP_MASKED_EQ' }]));
     syscalls.push({ names: ['clone3'], action: 'SCMP_ACT_ERRNO', errnoRet: ENOSYS });
   }
@@ -230,7 +237,7 @@ export function runtimeDefaultProfile(capabilities: readonly string[] | undefine
   return {
     defaultAction: 'SCMP_ACT_ERRNO',
     defaultErrnoRet: EPERM,
-    architectures: ['SCMP_ARCH_X86_64', 'SCMP_ARCH_X86', 'SCMP_ARCH_X32'],
+    architectures: own.architectures,
     syscalls,
   };
 }

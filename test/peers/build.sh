@@ -13,7 +13,9 @@
 # published k8s.io/cri-client, that the integration suite drives the embedded runtime with),
 # kube (kube-apiserver, kube-controller-manager, kube-scheduler, kubectl from
 # k8s.io/kubernetes), kubelet (the kubelet, same module, wrapper and version stamp
-# as kube, in a cache dir of its own), etcd (the etcd server kube-apiserver stores into).
+# as kube, in a cache dir of its own), etcd (the etcd server kube-apiserver stores into),
+# nonewprivs (the program of Kubernetes' e2e image nonewprivs, test/images/nonewprivs in
+# the same module: a setuid program that prints its effective uid, for critest's image).
 # controlplane.sh runs kube and etcd; kubelet.sh runs the kubelet.
 #
 # Cache: ${KNODE_PEERS_DIR:-$HOME/.cache/knode/peers}/<name>-<version>/ holds the
@@ -42,7 +44,7 @@ ETCD_VERSION=v3.7.3            # Kubernetes 1.37 is on etcd 3.7 (build/dependenc
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 PEERS=${KNODE_PEERS_DIR:-$HOME/.cache/knode/peers}
-ALL=(critest crictl containerd2 cricheck etcd kube kubelet)
+ALL=(critest crictl containerd2 cricheck etcd kube kubelet nonewprivs)
 
 die() { echo "build.sh: $*" >&2; exit 1; }
 
@@ -51,7 +53,7 @@ peer_version() {
     critest|crictl) echo "$CRI_TOOLS_VERSION" ;;
     containerd2) echo "$CONTAINERD_VERSION" ;;
     cricheck) echo "$CRI_CLIENT_VERSION" ;;
-    kube|kubelet) echo "$KUBE_VERSION" ;;
+    kube|kubelet|nonewprivs) echo "$KUBE_VERSION" ;;
     etcd) echo "$ETCD_VERSION" ;;
     *) die "unknown peer '$1' (known: ${ALL[*]} all)" ;;
   esac
@@ -236,6 +238,11 @@ build_peer() {
       ld=$(kube_ldflags) || return 1
       build_bin kubelet kubelet sh -c 'cd "$0" && CGO_ENABLED=0 go build -trimpath -tags "$1" -ldflags "$2" -o "$OUT" "$3"' \
         "$wrap" "$KUBE_TAGS" "$ld" "$KUBE_MODULE/cmd/kubelet" ;;
+    nonewprivs)
+      # Static, as its image's Dockerfile copies it onto a base image that has no libc of Go's choosing.
+      wrap=$(wrapper kube "$KUBE_MODULE" "$KUBE_VERSION") || { RESULT[nonewprivs]="FAILED: $KUBE_MODULE@$KUBE_VERSION is not available from the module proxy"; return 1; }
+      build_bin nonewprivs nonewprivs sh -c 'cd "$0" && CGO_ENABLED=0 go build -trimpath -o "$OUT" "$1"' \
+        "$wrap" "$KUBE_MODULE/test/images/nonewprivs" ;;
     etcd)
       wrap=$(wrapper etcd "$ETCD_MODULE" "$ETCD_VERSION") || { RESULT[etcd]="FAILED: $ETCD_MODULE@$ETCD_VERSION is not available from the module proxy"; return 1; }
       # As etcd's scripts/build_lib.sh: static, -trimpath. The version is a constant in
@@ -245,7 +252,7 @@ build_peer() {
 }
 
 main() {
-  [ $# -gt 0 ] || { sed -n '2,21p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+  [ $# -gt 0 ] || { sed -n '2,23p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
   if [ "$1" = path ]; then
     local peer=${2:?usage: build.sh path NAME}
     peer_version "$peer" >/dev/null   # an unknown name fails here, not inside $(...)

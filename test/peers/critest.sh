@@ -21,7 +21,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
 BUSYBOX=/bin/busybox
 # Bump when the images change, so a cached build is not reused.
-IMAGES_VERSION=5
+IMAGES_VERSION=7
 
 dir=${1:?usage: critest.sh DIR [--sandbox auto|off] [--network pod|host] [-- CRITEST_ARGS...]}
 shift
@@ -38,6 +38,8 @@ while [ $# -gt 0 ]; do
 done
 
 critest_dir=$(bash "$HERE/build.sh" path critest)
+# Kubernetes' own nonewprivs program (build.sh nonewprivs), for its image.
+nnp=$(bash "$HERE/build.sh" path nonewprivs)/nonewprivs
 
 # A busybox root file system with an /etc/passwd and /etc/group as busybox's
 # own image has them (www-data is 33), its applets hard links as there (critest
@@ -90,6 +92,9 @@ predefined_group() { # images/image-predefined-group: default-user (1000) also i
   mkdir -p "$1/home/default-user"
 }
 
+# images/nonewprivs: its program setuid root at /usr/local/bin/nnp, as its Dockerfile puts it.
+nonewprivs_program() { mkdir -p "$1/usr/local/bin"; cp "$nnp" "$1/usr/local/bin/nnp"; chmod 4755 "$1/usr/local/bin/nnp"; }
+
 web_root() { mkdir -p "$1/usr/share/nginx/html"; echo '<h1>Welcome to nginx!</h1>' > "$1/usr/share/nginx/html/index.html"; }
 
 build_images() {
@@ -98,7 +103,8 @@ build_images() {
   image "$oci" busybox
   # Images of their own, so that each has only its own tags (critest counts them).
   image "$oci" pause pause
-  image "$oci" nonewprivs nonewprivs
+  image "$oci" nonewprivs "" nonewprivs_program
+  umoci config --image "$oci:nonewprivs" --config.env=PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin --config.cmd=nnp >/dev/null
   for n in 1 2 3 latest; do image "$oci" "test-image-$n" "test-image-$n"; done
   image "$oci" same-image same-image
   for t in test all; do image "$oci" "tag-$t" "$t"; done
@@ -163,7 +169,6 @@ push busybox e2e-test-images/busybox:1.29-2
 push pause pause:3.9
 push web e2e-test-images/nginx:1.14-2
 push httpd e2e-test-images/httpd:2.4.39-4
-# nonewprivs:1.3 is a setuid program that prints its effective uid: a stand-in cannot be built here.
 push nonewprivs e2e-test-images/nonewprivs:1.3
 push hostnet-web "$s/hostnet-nginx-amd64:latest"
 for n in 1 2 3 latest; do push "test-image-$n" "$s/test-image-$n:latest"; done

@@ -12,8 +12,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const SCRIPT = join(import.meta.dirname, '../peers/critest.sh');
 
-const STAND_IN = "critest's image is stood in for by busybox-static here";
-
 /** Specs that do not pass, by their text after "[It] ", with why. */
 const EXPECTED_FAILURES: Record<string, string> = {
   // Security context features bubblewrap sandboxes do not give.
@@ -22,10 +20,6 @@ const EXPECTED_FAILURES: Record<string, string> = {
   'public image with digest should be pulled and removed [Conformance]': "its digest is upstream's manifest's, which cannot be made offline",
   // Kubernetes' own nonewprivs program (build.sh nonewprivs), setuid root: bwrap sets no_new_privs for every sandbox.
   'should allow privilege escalation when false': 'bubblewrap sets no_new_privs in every sandbox, so a setuid program never gains root',
-  // Debian's busybox-static prefers its applets: its sh runs ls itself, whatever /bin/ls is.
-  'runtime should support MaskedPaths': `masking /bin/ls: ${STAND_IN}, whose sh does not exec ls`,
-  'runtime should support HostPID': `nginx: ${STAND_IN} (httpd), and the test looks for a process named nginx`,
-  'runtime should support ContainerPID': `nginx: ${STAND_IN} (httpd), and the test looks for "nginx: master process"`,
 };
 
 /**

@@ -2,7 +2,7 @@
 # Runs the CRI conformance suite (critest, from cri-tools: build.sh critest)
 # against the embedded runtime, offline: a local registry (test/registry) is
 # seeded with stand-ins for the images critest pulls, built with umoci from
-# busybox-static under the names critest asks for (cri-tools' images/build),
+# Debian's busybox (and nginx) under the names critest asks for (cri-tools' images/build),
 # and the runtime uses it as the mirror of the registries critest names.
 #
 #   critest.sh DIR [--sandbox auto|off] [--network pod|host] [-- CRITEST_ARGS...]
@@ -19,9 +19,8 @@ set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
-BUSYBOX=/bin/busybox
 # Bump when the images change, so a cached build is not reused.
-IMAGES_VERSION=7
+IMAGES_VERSION=9
 
 dir=${1:?usage: critest.sh DIR [--sandbox auto|off] [--network pod|host] [-- CRITEST_ARGS...]}
 shift
@@ -44,11 +43,14 @@ nnp=$(bash "$HERE/build.sh" path nonewprivs)/nonewprivs
 # A busybox root file system with an /etc/passwd and /etc/group as busybox's
 # own image has them (www-data is 33), its applets hard links as there (critest
 # masks /bin/ls with /dev/null, which through a symlink would mask busybox).
+# The busybox is Debian's dynamic one (package busybox, with the libraries it
+# links against): like upstream's image, its shell runs programs from PATH
+# (busybox-static runs its own applets first, so a masked /bin/ls still ran).
 rootfs() {
   local r=$1
   mkdir -p "$r/bin" "$r/etc" "$r/tmp" "$r/var/www"
-  cp "$BUSYBOX" "$r/bin/busybox"
-  for applet in $("$BUSYBOX" --list); do [ "$applet" = busybox ] || ln -f "$r/bin/busybox" "$r/bin/$applet"; done
+  host_program "$r" "$BUSYBOX_DEB_DIR/bin/busybox"
+  for applet in $("$r/bin/busybox" --list); do [ "$applet" = busybox ] || ln -f "$r/bin/busybox" "$r/bin/$applet"; done
   printf 'root:x:0:0:root:/root:/bin/sh\nwww-data:x:33:33:www-data:/var/www:/bin/false\nnobody:x:65534:65534:nobody:/home:/bin/false\n' > "$r/etc/passwd"
   printf 'root:x:0:\nwww-data:x:33:\nnobody:x:65534:\n' > "$r/etc/group"
   # Upstream's busybox has pgrep and ipcs applets, Debian's has not: the host's
@@ -97,9 +99,46 @@ nonewprivs_program() { mkdir -p "$1/usr/local/bin"; cp "$nnp" "$1/usr/local/bin/
 
 web_root() { mkdir -p "$1/usr/share/nginx/html"; echo '<h1>Welcome to nginx!</h1>' > "$1/usr/share/nginx/html/index.html"; }
 
+# images/nginx: Debian's nginx (its package, downloaded and unpacked, not installed: no
+# service starts on the host), with the libraries it links against, a configuration as the
+# e2e image's (port 80, its pid in /var/run/nginx.pid) and the directories it writes to.
+nginx_server() {
+  local r=$1
+  web_root "$r"
+  mkdir -p "$r/usr/sbin" "$r/etc/nginx" "$r/var/log/nginx" "$r/var/run" "$r/var/lib/nginx/body" "$r/var/lib/nginx/proxy" \
+    "$r/var/lib/nginx/fastcgi" "$r/var/lib/nginx/uwsgi" "$r/var/lib/nginx/scgi"
+  host_program "$r" "$NGINX_DEB_DIR/usr/sbin/nginx"
+  mv "$r/bin/nginx" "$r/usr/sbin/nginx"
+  cat > "$r/etc/nginx/nginx.conf" <<'CONF'
+user www-data;
+worker_processes 1;
+pid /var/run/nginx.pid;
+error_log stderr;
+events { worker_connections 64; }
+http {
+  access_log off;
+  server { listen 80; root /usr/share/nginx/html; }
+}
+CONF
+}
+
+# deb_dir PACKAGE: a directory holding Debian's PACKAGE unpacked (apt-get download; the
+# package lists are brought up to date first if it fails; nothing is installed).
+deb_dir() {
+  local d; d=$(mktemp -d)
+  if ! (cd "$d" && apt-get download -q "$1" >/dev/null 2>&1); then
+    apt-get update -qq >/dev/null 2>&1 || true
+    (cd "$d" && apt-get download -q "$1" >/dev/null 2>&1) || { echo "critest.sh: cannot download Debian's $1 package (apt-get download $1)" >&2; return 1; }
+  fi
+  dpkg-deb -x "$d/$1"_*.deb "$d/x"
+  echo "$d/x"
+}
+
 build_images() {
   local out=$1 oci
   rm -rf "$out"; mkdir -p "$out"; oci=$out/oci
+  BUSYBOX_DEB_DIR=$(deb_dir busybox)
+  NGINX_DEB_DIR=$(deb_dir nginx)
   image "$oci" busybox
   # Images of their own, so that each has only its own tags (critest counts them).
   image "$oci" pause pause
@@ -114,15 +153,17 @@ build_images() {
   image "$oci" user-uid-group && umoci config --image "$oci:user-uid-group" --config.user=1003:1004 >/dev/null
   image "$oci" user-username-group && umoci config --image "$oci:user-username-group" --config.user=www-data:1004 >/dev/null
   image "$oci" predefined-group "" predefined_group && umoci config --image "$oci:predefined-group" --config.user=1000 >/dev/null
-  # Web servers: busybox httpd where critest's are nginx (port 80; the host-network one 12003).
-  # nginx writes /var/run/nginx.pid, which critest's namespace tests read.
-  image "$oci" web "" web_root
-  umoci config --image "$oci:web" --config.cmd=sh --config.cmd=-c --config.cmd='mkdir -p /var/run && echo $$ > /var/run/nginx.pid && exec httpd -f -p 80 -h /usr/share/nginx/html' >/dev/null
+  # Web servers: Debian's nginx where critest's is nginx (port 80; it writes /var/run/nginx.pid,
+  # which critest's namespace tests read), busybox httpd for its httpd and for the
+  # host-network one (port 12003).
+  image "$oci" web "" nginx_server
+  umoci config --image "$oci:web" --config.cmd=/usr/sbin/nginx --config.cmd=-g --config.cmd='daemon off;' >/dev/null
   # critest looks for "httpd" in the httpd container's log.
   image "$oci" httpd "" web_root
   umoci config --image "$oci:httpd" --config.cmd=sh --config.cmd=-c --config.cmd='echo "httpd: serving on port 80"; exec httpd -f -p 80 -h /usr/share/nginx/html' >/dev/null
   image "$oci" hostnet-web "" web_root
   umoci config --image "$oci:hostnet-web" --config.cmd=httpd --config.cmd=-f --config.cmd=-p --config.cmd=12003 --config.cmd=-h --config.cmd=/usr/share/nginx/html >/dev/null
+  rm -rf "$(dirname "$BUSYBOX_DEB_DIR")" "$(dirname "$NGINX_DEB_DIR")"
   echo "$IMAGES_VERSION" > "$out/version"
 }
 

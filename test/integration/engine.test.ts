@@ -325,13 +325,15 @@ describe('the engine on the embedded runtime (host-process specifics)', () => {
   it('stops a sidecar only after the containers it serves', async () => {
     const node = await nodes.start();
     const dir = mkdtempSync(join(tmpdir(), 'knode-order-'));
-    const stopsInto = (name: string) => ['sh', '-c', `trap "date +%s%N > ${dir}/${name}; exit 0" TERM; while true; do sleep 0.05; done`];
+    // Each says when its trap is set: a TERM before it would end the shell without a stop time.
+    const stopsInto = (name: string) => ['sh', '-c', `trap "date +%s%N > ${dir}/${name}; exit 0" TERM; touch ${dir}/${name}.ready; while true; do sleep 0.05; done`];
     node.writePod('ordered', {
       terminationGracePeriodSeconds: 5,
       initContainers: [{ name: 'proxy', image, restartPolicy: 'Always', command: stopsInto('proxy') }],
       containers: [{ name: 'app', image, command: stopsInto('app') }],
     });
     await node.waitForPod('ordered', 'Running', (p) => p.status?.phase === 'Running' && !!containerOf(p, 'app')?.state?.running);
+    await eventually(() => existsSync(join(dir, 'proxy.ready')) && existsSync(join(dir, 'app.ready')), 'both traps to be set');
     node.removePod('ordered');
     // The shell creates the file before date writes into it: a stop time is there once the line is.
     const stoppedAt = (name: string) => eventually(() => {

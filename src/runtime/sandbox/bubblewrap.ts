@@ -59,8 +59,6 @@ export interface SandboxedProcess {
   readonlyPaths?: readonly string[];
   /** hostIPC: the host's IPC namespace, not the holder's. */
   hostIpc?: boolean;
-  /** The pod is on the host's network, and so in the host's UTS namespace: not joined. */
-  hostUts?: boolean;
   /** The fd bwrap reads the seccomp filter from (ProcessSpec.files), loaded just before the program; absent: none. */
   seccompFd?: number;
 }
@@ -132,7 +130,7 @@ export class Bubblewrap {
   /** Writes sysctls (files under /proc/sys, values) in the IPC and UTS namespaces of `program`, a holder's PID 1 (the UTS one the host's for a host-network pod, where none are allowed); rejects with what the write said. */
   writeSysctls(program: number, files: readonly (readonly [string, string])[]): Promise<void> {
     const user = process.getuid?.() === 0 ? [] : ['--user'];
-    const args = [`--target=${program}`, ...user, '--ipc', '--uts', ...ownNet(program), '--', '/bin/sh', '-c', WRITE_SYSCTLS, 'sh', ...files.flat()];
+    const args = [`--target=${program}`, ...user, '--ipc', '--uts', ...joined(program, 'net'), '--', '/bin/sh', '-c', WRITE_SYSCTLS, 'sh', ...files.flat()];
     return new Promise((resolve, reject) => {
       execFile(this.nsenter, args, { timeout: 10_000, encoding: 'utf8' }, (err, _stdout, stderr) => (err ? reject(new Error(stderr.trim() || err.message)) : resolve()));
     });
@@ -140,7 +138,7 @@ export class Bubblewrap {
 
   /** The command before a program's argv that runs it in its sandbox. */
   wrapper(p: SandboxedProcess): string[] {
-    const args = [this.nsenter, `--target=${p.holder}`, ...(p.hostIpc ? [] : ['--ipc']), ...(p.hostUts ? [] : ['--uts']), ...ownNet(p.holder), '--', this.bwrap, '--bind', p.rootfs, '/', '--proc', '/proc', '--dev', '/dev', p.privileged ? '--bind' : '--ro-bind', '/sys', '/sys'];
+    const args = [this.nsenter, `--target=${p.holder}`, ...(p.hostIpc ? [] : ['--ipc']), ...joined(p.holder, 'uts'), ...joined(p.holder, 'net'), '--', this.bwrap, '--bind', p.rootfs, '/', '--proc', '/proc', '--dev', '/dev', p.privileged ? '--bind' : '--ro-bind', '/sys', '/sys'];
     // The program dies with the runtime (a restart's recovery stops the others by their process group).
     // Not in a shared PID namespace: there bwrap forks the program from a short-lived intermediate
     // child, and a program whose parent-death signal is armed before that child has exited gets
@@ -175,7 +173,7 @@ export class Bubblewrap {
    * with supplementary `groups`: set by the kit's setpriv, which the sandbox then holds (wrapper).
    */
   execWrapper(program: number, uid: number, gid: number, groups: readonly number[] = [], capabilities?: readonly string[], seccomp?: string): string[] {
-    const args = [this.nsenter, `--target=${program}`, '--mount', '--uts', '--ipc', '--pid', ...ownNet(program)];
+    const args = [this.nsenter, `--target=${program}`, '--mount', '--uts', '--ipc', '--pid', ...joined(program, 'net')];
     if (seccomp) {
       // Under the container's filter: the host's shell opens it at fd 3, which nsenter and the kit's bwrap keep.
       if (!this.kit.ok || !this.kit.bwrap) throw new Error(`cannot run an exec under the container's seccomp filter: the sandbox has no bwrap to load it (${this.kit.ok ? 'bwrap links against another loader than setpriv' : this.kit.reason})`);
@@ -208,10 +206,14 @@ export class Bubblewrap {
   }
 }
 
-/** nsenter's option to join PID's network namespace, when it is not the runtime's own (a pod network's). */
-function ownNet(pid: number): string[] {
+/**
+ * nsenter's option to join PID's namespace of kind NS, when it is not the
+ * runtime's own: a pod network's, or a UTS namespace the holder of a pod off
+ * the host's network made (a host-network pod's holder stays in the host's).
+ */
+function joined(pid: number, ns: 'net' | 'uts'): string[] {
   try {
-    return readlinkSync(`/proc/${pid}/ns/net`) === readlinkSync('/proc/self/ns/net') ? [] : ['--net'];
+    return readlinkSync(`/proc/${pid}/ns/${ns}`) === readlinkSync(`/proc/self/ns/${ns}`) ? [] : [`--${ns}`];
   } catch {
     return [];
   }

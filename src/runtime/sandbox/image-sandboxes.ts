@@ -144,7 +144,7 @@ export class ImageSandboxes {
     const seccompFd = spec.seccomp ? PIDNS_FD + files.length - 1 : undefined;
     return {
       argv: spec.argv,
-      wrapper: bwrap.wrapper({ rootfs: spec.rootfs, cwd: spec.cwd, holder, pid, uid: spec.uid, gid: spec.gid, groups: spec.groups ?? [], mounts, readonlyRootfs: spec.readonlyRootfs === true, capabilities: spec.capabilities, privileged: spec.privileged === true, maskedPaths: spec.maskedPaths ?? [], readonlyPaths: spec.readonlyPaths ?? [], hostIpc: sandbox.namespaces.ipc === 'NODE', hostUts: sandbox.namespaces.network === 'NODE', seccompFd }),
+      wrapper: bwrap.wrapper({ rootfs: spec.rootfs, cwd: spec.cwd, holder, pid, uid: spec.uid, gid: spec.gid, groups: spec.groups ?? [], mounts, readonlyRootfs: spec.readonlyRootfs === true, capabilities: spec.capabilities, privileged: spec.privileged === true, maskedPaths: spec.maskedPaths ?? [], readonlyPaths: spec.readonlyPaths ?? [], hostIpc: sandbox.namespaces.ipc === 'NODE', seccompFd }),
       files,
       programOf: (wrapperPid) => bwrap.programOf(wrapperPid),
       programTimeoutMs: PROGRAM_TIMEOUT_MS,

@@ -3,6 +3,7 @@ import { whichSystem } from './container-process.js';
 import type { ContainerService } from './containers.js';
 import { invalid, precondition } from './errors.js';
 import { lookup } from './ids.js';
+import { podNetns } from './records.js';
 import type { RuntimeState } from './state.js';
 import { runAttached, type StreamIo } from './streaming/attached-process.js';
 import type { CommandOutcome, StreamOptions } from './streaming/remote-command.js';
@@ -39,8 +40,8 @@ export class ContainerStreams {
           const sandbox = this.state.sandboxes.get(id);
           const describe = sandbox ? `pod sandbox ${id} (${sandbox.metadata.namespace}/${sandbox.metadata.name})` : `pod sandbox ${id}`;
           // A pod on a pod network has its own loopback: the dial is made inside its namespace.
-          const netns = sandbox?.podNetwork && !sandbox.podNetwork.removed ? { path: sandbox.podNetwork.netns, nsenter: this.nsenter ?? 'nsenter' } : undefined;
-          return { host: '127.0.0.1', describe, netns };
+          const path = sandbox && podNetns(sandbox);
+          return { host: '127.0.0.1', describe, netns: path ? { path, nsenter: this.nsenter ?? 'nsenter' } : undefined };
         },
       },
       log,

@@ -125,6 +125,11 @@ export interface ImageRecord {
 }
 
 /** The hostname a pod's containers get: the one its config gives, else the node's (as containerd falls back to os.Hostname()). */
+/** The pod's own network namespace (a pod network's), while it has one. */
+export function podNetns(sandbox: Pick<SandboxRecord, 'podNetwork'>): string | undefined {
+  return sandbox.podNetwork && !sandbox.podNetwork.removed ? sandbox.podNetwork.netns : undefined;
+}
+
 export function podHostname(sandbox: Pick<SandboxRecord, 'hostname'>): string {
   return sandbox.hostname || hostname();
 }

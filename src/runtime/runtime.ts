@@ -188,11 +188,6 @@ export class EmbeddedRuntime {
     };
   }
 
-  /**
-   * With real images, whether their containers get sandboxes: a runtime
-   * condition of knode's own (the kubelet passes over types it does not
-   * know; knode makes it a node condition and says when it changes).
-   */
   /** NetworkReady: pods share the host's network, or get their own from the CNI network configured (not ready if it is broken). */
   networkCondition(): { type: string; status: boolean; reason: string; message: string } {
     const c = this.podNetwork.condition();
@@ -202,6 +197,11 @@ export class EmbeddedRuntime {
     return { type: 'NetworkReady', status: c.ready, reason: c.reason, message: c.message };
   }
 
+  /**
+   * With real images, whether their containers get sandboxes: a runtime
+   * condition of knode's own (the kubelet passes over types it does not
+   * know; knode makes it a node condition and says when it changes).
+   */
   private sandboxCondition(): { type: string; status: boolean; reason: string; message: string }[] {
     if (!(this.images instanceof OciImageStore)) return [];
     if (this.imageSandboxes.enabled) return [{ type: ContainerSandboxReady, status: true, reason: '', message: this.imageSandboxes.describe() }];

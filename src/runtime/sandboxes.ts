@@ -7,7 +7,7 @@ import type { ContainerEventHub } from './events.js';
 import { alreadyExists, invalid, storageFailed, unknown } from './errors.js';
 import { lookup, lookupOptional, newId, nowNs } from './ids.js';
 import type { PidNamespaces } from './pid-namespaces.js';
-import type { SandboxRecord } from './records.js';
+import { podNetns, type SandboxRecord } from './records.js';
 import type { RuntimeState } from './state.js';
 import type { ImageSandboxes } from './sandbox/image-sandboxes.js';
 import { SysctlError, sysctlFiles, type SysctlNamespaces } from './sandbox/sysctls.js';
@@ -174,7 +174,7 @@ export class SandboxService {
    * its address back) in the background.
    */
   recoverNetworks(warn: (message: string) => void): Promise<void> {
-    const lost = [...this.state.sandboxes.values()].filter((s) => s.state === 'SANDBOX_READY' && s.podNetwork && !s.podNetwork.removed && !this.podNetwork.isKept(s.podNetwork));
+    const lost = [...this.state.sandboxes.values()].filter((s) => s.state === 'SANDBOX_READY' && podNetns(s) !== undefined && !this.podNetwork.isKept(s.podNetwork!));
     for (const sandbox of lost) {
       sandbox.state = 'SANDBOX_NOTREADY';
       this.state.saveSandbox(sandbox);

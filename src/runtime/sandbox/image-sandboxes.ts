@@ -12,7 +12,7 @@ import { invalid, unknown } from '../errors.js';
 import { OciImageStore } from '../oci/image-store.js';
 import type { RuntimeImages } from '../images.js';
 import { isSameProcess, signalGroup } from '../proc.js';
-import { podHostname, type ContainerRecord, type ImageRecord, type SandboxedSpec, type SandboxRecord } from '../records.js';
+import { podHostname, podNetns, type ContainerRecord, type ImageRecord, type SandboxedSpec, type SandboxRecord } from '../records.js';
 import { Bubblewrap, PIDNS_FD, PROGRAM_TIMEOUT_MS, type SandboxMount } from './bubblewrap.js';
 import { CapabilityError, containerCapabilities } from './capabilities.js';
 import { checkPathList, PathListError } from './masked-paths.js';
@@ -256,11 +256,6 @@ function resolvConf(dns: SandboxRecord['dns']): string {
 /** The hostname the pod's holder sets in a UTS namespace of its own; none for a host-network pod, which stays in the host's. */
 function holderHostname(sandbox: SandboxRecord): string | undefined {
   return sandbox.namespaces.network === 'NODE' ? undefined : podHostname(sandbox);
-}
-
-/** The pod's own network namespace, if it has one (a pod network). */
-function podNetns(sandbox: SandboxRecord): string | undefined {
-  return sandbox.podNetwork && !sandbox.podNetwork.removed ? sandbox.podNetwork.netns : undefined;
 }
 
 /** Makes /tmp (1777) in a container's root file system that has nothing there (an image without one, or a container that removed it). */

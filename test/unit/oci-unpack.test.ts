@@ -68,11 +68,16 @@ describe('unpackLayer', () => {
       { path: './bin/hard', type: 'hardlink', linkPath: './bin/tool' },
       { path: './etc/conf', content: 'a=1', mode: 0o600 },
       { path: './dev/null', type: 'char' },
+      // Setuid and setgid bits survive the owner being set (a chown after the chmod would clear them).
+      { path: './bin/su', content: 'x', mode: 0o4755, uid: 0, gid: 0 },
+      { path: './srv', type: 'dir', mode: 0o2775, uid: 1000, gid: 1000 },
     ];
     const { dir, layer } = await unpack(entries, true);
     expect(readFileSync(join(dir, 'bin/tool'), 'utf8')).toBe('#!/bin/sh\n');
     expect(statSync(join(dir, 'bin/tool')).mode & 0o777).toBe(0o755);
     expect(statSync(join(dir, 'etc/conf')).mode & 0o777).toBe(0o600);
+    expect(statSync(join(dir, 'bin/su')).mode & 0o7777).toBe(0o4755);
+    expect(statSync(join(dir, 'srv')).mode & 0o7777).toBe(0o2775);
     // Absolute symlink targets are kept as they are: only following them while unpacking is refused.
     expect(readlinkSync(join(dir, 'bin/sh'))).toBe('/bin/tool');
     expect(statSync(join(dir, 'bin/hard')).ino).toBe(statSync(join(dir, 'bin/tool')).ino);

@@ -158,8 +158,9 @@ export async function unpackLayer(source: AsyncIterable<Buffer>, dir: string): P
         const file = await open(target, 'wx', 0o600);
         try {
           for await (const chunk of body) await file.write(chunk);
-          await file.chmod(entry.mode & 0o7777);
+          // The owner first: a chown clears the setuid and setgid bits.
           if (asRoot) await file.chown(entry.uid, entry.gid);
+          await file.chmod(entry.mode & 0o7777);
           await file.utimes(entry.mtime, entry.mtime);
         } finally {
           await file.close();
@@ -192,8 +193,8 @@ export async function unpackLayer(source: AsyncIterable<Buffer>, dir: string): P
     out.inodes++;
   }
   for (const { path, entry } of directories.reverse()) {
-    chmodSync(path, entry.mode & 0o7777);
     if (asRoot) lchownSync(path, entry.uid, entry.gid);
+    chmodSync(path, entry.mode & 0o7777);
     utimesSync(path, entry.mtime, entry.mtime);
   }
   out.diffId = `sha256:${hash.digest('hex')}`;

@@ -318,6 +318,8 @@ describe('validatePod', () => {
       { field: 'spec.securityContext.seccompProfile.localhostProfile', message: 'Invalid value: can only be set when seccomp type is Localhost' },
       { field: 'spec.containers[0].securityContext.seccompProfile.type', message: 'Unsupported value: "Strict": supported values: "Localhost", "RuntimeDefault", "Unconfined"' },
     ]],
+    ['allowPrivilegeEscalation false beside privileged', { containers: [c({ securityContext: { allowPrivilegeEscalation: false, privileged: true } })] }, [{ field: 'spec.containers[0].securityContext', message: 'Invalid value: cannot set `allowPrivilegeEscalation` to false and `privileged` to true' }]],
+    ['allowPrivilegeEscalation false beside CAP_SYS_ADMIN added', { containers: [c({ securityContext: { allowPrivilegeEscalation: false, capabilities: { add: ['NET_ADMIN', 'CAP_SYS_ADMIN'] } } })] }, [{ field: 'spec.containers[0].securityContext', message: 'Invalid value: cannot set `allowPrivilegeEscalation` to false and `capabilities.Add` CAP_SYS_ADMIN' }]],
     ['a procMount Kubernetes does not have', { containers: [c({ securityContext: { procMount: 'Open' } })] }, [{ field: 'spec.containers[0].securityContext.procMount', message: 'Unsupported value: "Open": supported values: "Default", "Unmasked"' }]],
   ])('spec: %s', (_case, spec, expected) => {
     expect(errorsOf(spec)).toEqual(expected);

@@ -31,6 +31,8 @@ describe('linuxContainerSecurityContext', () => {
     ['false flags leave them out', undefined, { readOnlyRootFilesystem: false, privileged: false }, { namespaceOptions }],
     ['capabilities added and dropped, as given', undefined, { capabilities: { add: ['NET_ADMIN'], drop: ['ALL'] } }, { namespaceOptions, capabilities: { addCapabilities: ['NET_ADMIN'], dropCapabilities: ['ALL'], addAmbientCapabilities: [] } }],
     ['capabilities with only drops', undefined, { capabilities: { drop: ['NET_RAW'] } }, { namespaceOptions, capabilities: { addCapabilities: [], dropCapabilities: ['NET_RAW'], addAmbientCapabilities: [] } }],
+    ['allowPrivilegeEscalation false: no_new_privs', undefined, { allowPrivilegeEscalation: false }, { namespaceOptions, noNewPrivs: true }],
+    ['allowPrivilegeEscalation true or unset: not sent', undefined, { allowPrivilegeEscalation: true }, { namespaceOptions }],
     ['procMount Unmasked: nothing masked or read-only', undefined, { procMount: 'Unmasked' }, { namespaceOptions, ...UNMASKED }],
     ['privileged still gets the lists (the runtime leaves them out)', undefined, { privileged: true, procMount: 'Default' }, { namespaceOptions, privileged: true }],
   ])('%s', (_name, podContext, own, wanted) => {

@@ -261,6 +261,11 @@ function validateSecurityContext(c: Checker, path: string, sc: unknown, pod: boo
       c.strings(`${path}.capabilities.drop`, sc.capabilities.drop);
     }
     c.oneOf(`${path}.procMount`, sc.procMount, ['Default', 'Unmasked']);
+    if (sc.allowPrivilegeEscalation === false) {
+      if (sc.privileged === true) c.fail(path, 'Invalid value: cannot set `allowPrivilegeEscalation` to false and `privileged` to true');
+      const added: unknown = (sc.capabilities as { add?: unknown } | undefined)?.add;
+      if (Array.isArray(added) && added.includes('CAP_SYS_ADMIN')) c.fail(path, 'Invalid value: cannot set `allowPrivilegeEscalation` to false and `capabilities.Add` CAP_SYS_ADMIN');
+    }
   }
   validateSeccompProfile(c, `${path}.seccompProfile`, sc.seccompProfile);
 }

@@ -15,6 +15,7 @@ interface SecurityFields {
   runAsNonRoot?: boolean;
   readOnlyRootFilesystem?: boolean;
   privileged?: boolean;
+  allowPrivilegeEscalation?: boolean;
   capabilities?: { add?: string[]; drop?: string[] };
   procMount?: 'Default' | 'Unmasked';
   supplementalGroups?: number[];
@@ -65,6 +66,7 @@ function effective(pod: Pod, container: Container): SecurityFields {
     runAsNonRoot: own.runAsNonRoot ?? podContext.runAsNonRoot,
     readOnlyRootFilesystem: own.readOnlyRootFilesystem,
     privileged: own.privileged,
+    allowPrivilegeEscalation: own.allowPrivilegeEscalation,
     capabilities: own.capabilities,
     procMount: own.procMount,
   };
@@ -76,7 +78,7 @@ export interface SecurityContextOptions {
   masked?: readonly string[];
 }
 
-/** The container's CRI security context: the pod's namespaces, its user and groups, a read-only root, privileged, capabilities added and dropped (as given: the runtime knows their names), the masked and read-only paths of its procMount, its seccomp profile. */
+/** The container's CRI security context: the pod's namespaces, its user and groups, a read-only root, privileged, no_new_privs, capabilities added and dropped (as given: the runtime knows their names), the masked and read-only paths of its procMount, its seccomp profile. */
 export function linuxContainerSecurityContext(pod: Pod, container: Container, options: SecurityContextOptions = {}): LinuxContainerSecurityContext {
   const masked = options.masked ?? defaultMaskedPaths();
   const podContext = (pod.spec.securityContext ?? {}) as SecurityFields;
@@ -90,6 +92,8 @@ export function linuxContainerSecurityContext(pod: Pod, container: Container, op
     ...(groups.length > 0 ? { supplementalGroups: groups } : {}),
     ...(sc.readOnlyRootFilesystem ? { readonlyRootfs: true } : {}),
     ...(sc.privileged ? { privileged: true } : {}),
+    // AddNoNewPrivileges: only an explicit allowPrivilegeEscalation: false sets it.
+    ...(sc.allowPrivilegeEscalation === false ? { noNewPrivs: true } : {}),
     ...(sc.capabilities ? { capabilities: { addCapabilities: sc.capabilities.add ?? [], dropCapabilities: sc.capabilities.drop ?? [], addAmbientCapabilities: [] } } : {}),
     // Sent for a privileged container too: the runtime leaves them out there (ConvertToRuntimeMaskedPaths).
     maskedPaths: sc.procMount === 'Unmasked' ? [] : [...masked],

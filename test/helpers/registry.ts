@@ -7,7 +7,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { eventually } from './runtimes.js';
+import { CriClient } from '../../src/cri/client.js';
+import { eventually, startEmbeddedRuntime, type EmbeddedRuntimeProcess } from './runtimes.js';
 
 const script = join(import.meta.dirname, '../registry/registry.sh');
 
@@ -106,4 +107,40 @@ async function freePort(): Promise<number> {
   const port = (server.address() as { port: number }).port;
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
+}
+
+/** The local registry, and an embedded runtime (with sandboxes, where the host allows) that pulls from it. */
+export interface ImageRuntime {
+  registry: LocalRegistry;
+  runtime: EmbeddedRuntimeProcess;
+  client: CriClient;
+  /** The runtime's root dir. */
+  root: string;
+  /** Removes every pod, closes the client, stops the runtime and the registry, and removes the root dir. */
+  stop(): Promise<void>;
+}
+
+/** Starts both, with `images` pulled; `prepare` writes what the runtime needs in its root dir before it starts. */
+export async function startImageRuntime(prefix: string, images: readonly string[], prepare: (root: string) => void = () => {}): Promise<ImageRuntime> {
+  const registry = startRegistry();
+  const root = mkdtempSync(join(tmpdir(), prefix));
+  writeFileSync(join(root, 'registries.yaml'), mirrorConfig(registry.host));
+  prepare(root);
+  const runtime = await startEmbeddedRuntime(root);
+  const client = new CriClient(runtime.endpoint);
+  for (const image of images) await client.pullImage({ image });
+  return {
+    registry,
+    runtime,
+    client,
+    root,
+    stop: async () => {
+      // Pods outlive their runtime (their holders hold their namespaces), so they go first.
+      for (const pod of await client.listPodSandbox()) await client.removePodSandbox(pod.id);
+      client.close();
+      await runtime.stop();
+      registry.stop();
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
 }

@@ -10,29 +10,20 @@ import { CriClient } from '../../src/cri/client.js';
 import type { CriError } from '../../src/cri/errors.js';
 import type { ContainerConfig, PodSandboxConfig } from '../../src/cri/types.js';
 import { containerConfig as podContainer, loggedLines, ownSandboxConfig, runPodToEnd, sandboxConfig, waitExited } from '../helpers/cri.js';
-import { mirrorConfig, startRegistry, type LocalRegistry } from '../helpers/registry.js';
-import { cliEntry, eventually, startEmbeddedRuntime, type EmbeddedRuntimeProcess } from '../helpers/runtimes.js';
+import { mirrorConfig, startImageRuntime, type ImageRuntime, type LocalRegistry } from '../helpers/registry.js';
+import { cliEntry, eventually, startEmbeddedRuntime } from '../helpers/runtimes.js';
 
+let env: ImageRuntime;
 let registry: LocalRegistry;
-let runtime: EmbeddedRuntimeProcess;
 let client: CriClient;
 let root: string;
 
 beforeAll(async () => {
-  registry = startRegistry();
-  root = mkdtempSync(join(tmpdir(), 'knode-sandbox-'));
-  writeFileSync(join(root, 'registries.yaml'), mirrorConfig(registry.host));
-  runtime = await startEmbeddedRuntime(root);
-  client = new CriClient(runtime.endpoint);
-  for (const image of ['busybox:1.36', 'busybox-entrypoint:1.0', 'busybox-user:1.0', 'busybox-layers:1.0']) await client.pullImage({ image });
+  env = await startImageRuntime('knode-sandbox-', ['busybox:1.36', 'busybox-entrypoint:1.0', 'busybox-user:1.0', 'busybox-layers:1.0']);
+  ({ registry, client, root } = env);
 }, 180_000);
 
-afterAll(async () => {
-  client?.close();
-  await runtime?.stop();
-  registry?.stop();
-  if (root) rmSync(root, { recursive: true, force: true });
-});
+afterAll(() => env?.stop());
 
 /** A container as the kubelet asks for one: in a PID namespace of its own unless the test says otherwise. */
 function containerConfig(name: string, command: string[], extra: Partial<ContainerConfig> = {}): ContainerConfig {

@@ -2,41 +2,31 @@
 // container's SecurityProfile becomes a BPF filter that bwrap loads before
 // the program, and the kernel then says so in /proc/self/status (2: a
 // filter) and by refusing what the profile refuses.
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CriClient } from '../../src/cri/client.js';
 import type { CriError } from '../../src/cri/errors.js';
 import type { ContainerConfig, PodSandboxConfig, SecurityProfile } from '../../src/cri/types.js';
 import { containerConfig, loggedLines, logPathOf, ownSandboxConfig, runPodToEnd } from '../helpers/cri.js';
-import { mirrorConfig, startRegistry, type LocalRegistry } from '../helpers/registry.js';
-import { eventually, startEmbeddedRuntime, type EmbeddedRuntimeProcess } from '../helpers/runtimes.js';
+import { startImageRuntime, type ImageRuntime } from '../helpers/registry.js';
+import { eventually } from '../helpers/runtimes.js';
 
-let registry: LocalRegistry;
-let runtime: EmbeddedRuntimeProcess;
+let env: ImageRuntime;
 let client: CriClient;
 let root: string;
 let blockChmod: string;
 
 beforeAll(async () => {
-  registry = startRegistry();
-  root = mkdtempSync(join(tmpdir(), 'knode-seccomp-'));
-  writeFileSync(join(root, 'registries.yaml'), mirrorConfig(registry.host));
-  // critest's profile: everything but chmod.
-  blockChmod = join(root, 'block-chmod.json');
-  writeFileSync(blockChmod, JSON.stringify({ defaultAction: 'SCMP_ACT_ALLOW', syscalls: [{ names: ['chmod', 'fchmodat', 'fchmodat2'], action: 'SCMP_ACT_ERRNO' }] }));
-  runtime = await startEmbeddedRuntime(root);
-  client = new CriClient(runtime.endpoint);
-  await client.pullImage({ image: 'busybox:1.36' });
+  env = await startImageRuntime('knode-seccomp-', ['busybox:1.36'], (dir) => {
+    // critest's profile: everything but chmod.
+    blockChmod = join(dir, 'block-chmod.json');
+    writeFileSync(blockChmod, JSON.stringify({ defaultAction: 'SCMP_ACT_ALLOW', syscalls: [{ names: ['chmod', 'fchmodat', 'fchmodat2'], action: 'SCMP_ACT_ERRNO' }] }));
+  });
+  ({ client, root } = env);
 }, 180_000);
 
-afterAll(async () => {
-  client?.close();
-  await runtime?.stop();
-  registry?.stop();
-  if (root) rmSync(root, { recursive: true, force: true });
-});
+afterAll(() => env?.stop());
 
 const SHOW = ['sh', '-c', 'grep "^Seccomp:" /proc/self/status; touch /tmp/f; chmod 600 /tmp/f && echo chmod ok'];
 

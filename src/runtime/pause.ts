@@ -12,18 +12,27 @@ export const HOLDER_LOOP = 'while :; do "$1" 2147483647 & wait; done';
 /** Makes (once) `dir`/pause, a link to the host's sleep; falls back to sleep itself where the link cannot be made. */
 export function pauseProgram(dir: string): string {
   const sleep = whichSystem('sleep') ?? 'sleep';
-  const link = join(dir, 'pause');
+  return programLink(dir, 'pause', sleep) ?? sleep;
+}
+
+/**
+ * Makes (once) `dir`/`name`, a link to `program`, so that what runs through
+ * it is called `name` (a process's comm is the name it was started by);
+ * undefined where the link cannot be made.
+ */
+export function programLink(dir: string, name: string, program: string): string | undefined {
+  const link = join(dir, name);
   try {
-    if (readlinkSync(link) === sleep) return link;
+    if (readlinkSync(link) === program) return link;
   } catch {
     // not there yet
   }
   try {
     mkdirSync(dir, { recursive: true });
     rmSync(link, { force: true });
-    symlinkSync(sleep, link);
+    symlinkSync(program, link);
     return link;
   } catch {
-    return sleep;
+    return undefined;
   }
 }

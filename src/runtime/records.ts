@@ -67,6 +67,8 @@ export interface SandboxedSpec {
   readonlyPaths?: string[];
   /** The compiled seccomp filter it runs under (a file bwrap loads); absent: none. */
   seccomp?: string;
+  /** CRI's no_new_privs: a setuid program does not gain its owner's rights (bwrap sets it whatever this says). */
+  noNewPrivs?: boolean;
 }
 
 export interface ContainerRecord {

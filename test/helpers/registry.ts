@@ -120,13 +120,16 @@ export interface ImageRuntime {
   stop(): Promise<void>;
 }
 
-/** Starts both, with `images` pulled; `prepare` writes what the runtime needs in its root dir before it starts. */
-export async function startImageRuntime(prefix: string, images: readonly string[], prepare: (root: string) => void = () => {}): Promise<ImageRuntime> {
+/**
+ * Starts both, with `images` pulled; `prepare` writes what the runtime needs
+ * in its root dir before it starts; `wrapper` runs the runtime.
+ */
+export async function startImageRuntime(prefix: string, images: readonly string[], prepare: (root: string) => void = () => {}, wrapper: string[] = []): Promise<ImageRuntime> {
   const registry = startRegistry();
   const root = mkdtempSync(join(tmpdir(), prefix));
   writeFileSync(join(root, 'registries.yaml'), mirrorConfig(registry.host));
   prepare(root);
-  const runtime = await startEmbeddedRuntime(root);
+  const runtime = await startEmbeddedRuntime(root, [], wrapper);
   const client = new CriClient(runtime.endpoint);
   for (const image of images) await client.pullImage({ image });
   return {

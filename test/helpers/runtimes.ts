@@ -37,13 +37,14 @@ export interface EmbeddedRuntimeProcess {
   kill(): Promise<void>;
 }
 
-/** A real embedded runtime: `bin/run.js runtime serve` as a child process with its own root dir. */
-export async function startEmbeddedRuntime(rootDir = mkdtempSync(join(tmpdir(), 'knode-rt-')), args: string[] = []): Promise<EmbeddedRuntimeProcess> {
+/** A real embedded runtime: `bin/run.js runtime serve` as a child process with its own root dir, run by `wrapper` when one is given. */
+export async function startEmbeddedRuntime(rootDir = mkdtempSync(join(tmpdir(), 'knode-rt-')), args: string[] = [], wrapper: string[] = []): Promise<EmbeddedRuntimeProcess> {
   // The runtime's own log stays in its root dir (runtime.log), out of the test report.
   const log = openSync(join(rootDir, 'runtime.log'), 'a');
-  const child = spawn(process.execPath, [cliEntry, 'runtime', 'serve', '--root-dir', rootDir, '--shutdown-grace-period', '1', ...args], {
-    stdio: ['ignore', log, log],
-  });
+  const argv = [process.execPath, cliEntry, 'runtime', 'serve', '--root-dir', rootDir, '--shutdown-grace-period', '1', ...args];
+  // A wrapper (e.g. unshare) that execs the runtime: the child's pid is the runtime's.
+  const [file, ...rest] = [...wrapper, ...argv];
+  const child = spawn(file, rest, { stdio: ['ignore', log, log] });
   closeSync(log);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const endpoint = `unix://${join(rootDir, 'run', 'runtime.sock')}`;

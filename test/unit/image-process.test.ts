@@ -91,6 +91,14 @@ describe('users, groups and programs inside a root file system', () => {
     expect(findInRootfs(r, 'env', '/usr/bin:/bin', '/')).toBe('/usr/bin/env');
     expect(findInRootfs(r, './busybox', '', '/bin')).toBe('/bin/busybox');
     expect(findInRootfs(r, 'data', '/bin', '/')).toBeUndefined();
+    // A program in a volume is found in the volume's directory, through PATH too.
+    const volume = mkdtempSync(join(tmpdir(), 'knode-volume-'));
+    writeFileSync(join(volume, 'run.sh'), '#!/bin/sh\n', { mode: 0o755 });
+    const mounts = [{ hostPath: volume, containerPath: '/scripts' }];
+    expect(findInRootfs(r, '/scripts/run.sh', '', '/', mounts)).toBe('/scripts/run.sh');
+    expect(findInRootfs(r, 'run.sh', '/bin:/scripts', '/', mounts)).toBe('/scripts/run.sh');
+    expect(findInRootfs(r, '/scripts/run.sh', '', '/')).toBeUndefined();
+    rmSync(volume, { recursive: true });
     expect(findInRootfs(r, 'node', '/usr/bin:/bin', '/')).toBeUndefined();
     expect(findInRootfs(r, 'loop', '/bin', '/')).toBeUndefined();
     expect(resolveInRoot(r, '/bin/escape')).toBe(join(r, 'etc/passwd'));

@@ -11,7 +11,7 @@ describe('the setuid kit', () => {
   it("copies the host's setpriv with the loader and libraries ldd names, and runs it through that loader inside the sandbox", () => {
     dir = mkdtempSync(join(tmpdir(), 'knode-kit-'));
     const kit = prepareSetuidKit(join(dir, 'kit'), '/usr/bin/setpriv');
-    expect(kit).toMatchObject({ ok: true, dir: join(dir, 'kit'), loader: expect.stringMatching(/^ld-linux.*\.so\.\d+$/), bwrap: false });
+    expect(kit).toMatchObject({ ok: true, dir: join(dir, 'kit'), loader: expect.stringMatching(/^ld-linux.*\.so\.\d+$/), programs: [] });
     if (!kit.ok) throw new Error(kit.reason);
     const files = readdirSync(kit.dir);
     expect(files).toEqual(expect.arrayContaining(['setpriv', kit.loader, 'libc.so.6']));
@@ -19,12 +19,12 @@ describe('the setuid kit', () => {
     expect(setuidPrefix(kit, 1000, 2000)).toEqual([`/.knode/${kit.loader}`, '--library-path', '/.knode', '/.knode/setpriv', '--reuid=1000', '--regid=2000', '--clear-groups', '--']);
   });
 
-  it('holds bwrap too when asked, with its libraries, to load a seccomp filter for an exec', () => {
+  it('holds bwrap, mount and umount too when asked, with their libraries (bwrap loads a seccomp filter for an exec)', () => {
     dir = mkdtempSync(join(tmpdir(), 'knode-kit-'));
-    const kit = prepareSetuidKit(join(dir, 'kit'), '/usr/bin/setpriv', '/usr/bin/bwrap');
+    const kit = prepareSetuidKit(join(dir, 'kit'), '/usr/bin/setpriv', ['/usr/bin/bwrap', undefined, '/usr/bin/umount', join(dir, 'missing')]);
     if (!kit.ok) throw new Error(kit.reason);
-    expect(kit.bwrap).toBe(true);
-    expect(readdirSync(kit.dir)).toEqual(expect.arrayContaining(['setpriv', 'bwrap', 'libcap.so.2']));
+    expect(kit.programs).toEqual(['bwrap', 'umount']);
+    expect(readdirSync(kit.dir)).toEqual(expect.arrayContaining(['setpriv', 'bwrap', 'libcap.so.2', 'umount', 'libmount.so.1']));
     expect(seccompPrefix(kit, 3)).toEqual([`/.knode/${kit.loader}`, '--library-path', '/.knode', '/.knode/bwrap', '--dev-bind', '/', '/', '--seccomp', '3', '--']);
   });
 

@@ -85,7 +85,7 @@ export class Bubblewrap {
     this.bwrap = found.bwrap;
     this.nsenter = found.nsenter;
     this.unshare = which('unshare');
-    this.kit = found.available ? prepareSetuidKit(kitDir, which('setpriv'), found.bwrap) : { ok: false, reason: 'no sandboxes' };
+    this.kit = found.available ? prepareSetuidKit(kitDir, which('setpriv'), [found.bwrap, which('mount'), which('umount')]) : { ok: false, reason: 'no sandboxes' };
     this.wrappers = new Set([...WRAPPERS, ...(this.kit.ok ? [this.kit.loader.slice(0, 15)] : [])]);
   }
 
@@ -93,6 +93,11 @@ export class Bubblewrap {
   describe(): string {
     const users = this.kit.ok ? 'non-root users set by setpriv' : `non-root users in a user namespace (${this.kit.reason})`;
     return `bubblewrap sandboxes (${this.reason}; ${users})`;
+  }
+
+  /** The setpriv the sandboxes hold, for the containers bwrap does not run (mount-sandbox.ts). */
+  get setuidKit(): SetuidKit {
+    return this.kit;
   }
 
   /**
@@ -170,16 +175,18 @@ export class Bubblewrap {
 
   /**
    * The command before an argv that runs it in a running sandbox whose program is `program`, as `uid`:`gid`
-   * with supplementary `groups`: set by the kit's setpriv, which the sandbox then holds (wrapper).
+   * with supplementary `groups` (and no_new_privs when the container has it): set by the kit's setpriv,
+   * which the sandbox then holds (wrapper).
    */
-  execWrapper(program: number, uid: number, gid: number, groups: readonly number[] = [], capabilities?: readonly string[], seccomp?: string): string[] {
+  execWrapper(program: number, uid: number, gid: number, groups: readonly number[] = [], capabilities?: readonly string[], seccomp?: string, noNewPrivs = false): string[] {
     const args = [this.nsenter, `--target=${program}`, '--mount', '--uts', '--ipc', '--pid', ...joined(program, 'net')];
+    const extras = { noNewPrivs };
     if (seccomp) {
       // Under the container's filter: the host's shell opens it at fd 3, which nsenter and the kit's bwrap keep.
-      if (!this.kit.ok || !this.kit.bwrap) throw new Error(`cannot run an exec under the container's seccomp filter: the sandbox has no bwrap to load it (${this.kit.ok ? 'bwrap links against another loader than setpriv' : this.kit.reason})`);
-      return ['/bin/sh', '-c', 'exec 3<"$0" && exec "$@"', seccomp, ...args, '--root', '--wd', '--', ...seccompPrefix(this.kit, 3), ...setuidPrefix(this.kit, uid, gid, groups, capabilities)];
+      if (!this.kit.ok || !this.kit.programs.includes('bwrap')) throw new Error(`cannot run an exec under the container's seccomp filter: the sandbox has no bwrap to load it (${this.kit.ok ? 'bwrap links against another loader than setpriv' : this.kit.reason})`);
+      return ['/bin/sh', '-c', 'exec 3<"$0" && exec "$@"', seccomp, ...args, '--root', '--wd', '--', ...seccompPrefix(this.kit, 3), ...setuidPrefix(this.kit, uid, gid, groups, capabilities, extras)];
     }
-    if ((groups.length > 0 || capabilities) && this.kit.ok) return [...args, '--root', '--wd', '--', ...setuidPrefix(this.kit, uid, gid, groups, capabilities)];
+    if ((groups.length > 0 || capabilities || noNewPrivs) && this.kit.ok) return [...args, '--root', '--wd', '--', ...setuidPrefix(this.kit, uid, gid, groups, capabilities, extras)];
     if (uid !== 0 || gid !== 0) args.push(...(this.kit.ok ? [] : ['--user']), `--setuid=${uid}`, `--setgid=${gid}`);
     args.push('--root', '--wd', '--');
     return args;
@@ -187,17 +194,7 @@ export class Bubblewrap {
 
   /** The container's program under its wrappers (nsenter, bwrap): the first process down the chain that is neither. */
   programOf(pid: number): number | undefined {
-    let current = pid;
-    for (let depth = 0; depth < 4; depth++) {
-      const comm = commOf(current);
-      // Gone as it was read (bwrap's short-lived intermediate child, in a shared PID namespace): not the program.
-      if (comm === undefined) return undefined;
-      if (!this.wrappers.has(comm)) return current;
-      const next = childrenOf(current)[0];
-      if (next === undefined) return undefined;
-      current = next;
-    }
-    return undefined;
+    return programBelow(pid, this.wrappers);
   }
 
   /** Waits (briefly) for the program of a sandbox that has just started; undefined when the sandbox ended first. */
@@ -207,11 +204,30 @@ export class Bubblewrap {
 }
 
 /**
+ * The program under a chain of wrappers, whose comms are `wrappers`: the
+ * first process down the chain that is none of them; undefined while the
+ * chain is still being set up.
+ */
+export function programBelow(pid: number, wrappers: ReadonlySet<string>): number | undefined {
+  let current = pid;
+  for (let depth = 0; depth < 4; depth++) {
+    const comm = commOf(current);
+    // Gone as it was read (bwrap's short-lived intermediate child, in a shared PID namespace): not the program.
+    if (comm === undefined) return undefined;
+    if (!wrappers.has(comm)) return current;
+    const next = childrenOf(current)[0];
+    if (next === undefined) return undefined;
+    current = next;
+  }
+  return undefined;
+}
+
+/**
  * nsenter's option to join PID's namespace of kind NS, when it is not the
  * runtime's own: a pod network's, or a UTS namespace the holder of a pod off
  * the host's network made (a host-network pod's holder stays in the host's).
  */
-function joined(pid: number, ns: 'net' | 'uts'): string[] {
+export function joined(pid: number, ns: 'net' | 'uts'): string[] {
   try {
     return readlinkSync(`/proc/${pid}/ns/${ns}`) === readlinkSync(`/proc/self/ns/${ns}`) ? [] : [`--${ns}`];
   } catch {

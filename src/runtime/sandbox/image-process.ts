@@ -3,8 +3,8 @@
 // command, args, envs, workingDir and runAsUser, by the rules containerd's
 // CRI plugin applies (which are Docker's), and the program looked up inside
 // the image's file system rather than the host's.
-import { lstatSync, mkdirSync, readFileSync, readlinkSync, type Stats } from 'node:fs';
-import { join, posix } from 'node:path';
+import { closeSync, lstatSync, mkdirSync, openSync, readFileSync, readlinkSync, type Stats } from 'node:fs';
+import { join, posix, relative } from 'node:path';
 import type { ImageConfig } from '../oci/manifest.js';
 
 export interface ContainerAsked {
@@ -117,14 +117,16 @@ function readEntries(rootfs: string, file: string): string[][] {
 }
 
 /**
- * Where `command` is inside `rootfs`, as execvp in the container would find
- * it (through PATH when it has no slash); undefined when it is not there or
- * not an executable file. Symlinks resolve inside the rootfs, never out of it.
+ * Where `command` is inside `rootfs`, or inside one of the volumes `mounts`
+ * puts in it, as execvp in the container would find it (through PATH when it
+ * has no slash); undefined when it is not there or not an executable file.
+ * Symlinks resolve inside the rootfs or the volume, never out of it.
  */
-export function findInRootfs(rootfs: string, command: string, path: string, cwd: string): string | undefined {
+export function findInRootfs(rootfs: string, command: string, path: string, cwd: string, mounts: readonly { hostPath: string; containerPath: string }[] = []): string | undefined {
   const candidates = command.includes('/') ? [posix.resolve(cwd, command)] : path.split(':').filter(Boolean).map((dir) => posix.join(posix.resolve('/', dir), command));
   for (const candidate of candidates) {
-    const host = resolveInRoot(rootfs, candidate);
+    const volume = mounts.filter((m) => candidate.startsWith(`${posix.resolve('/', m.containerPath)}/`)).sort((a, b) => b.containerPath.length - a.containerPath.length)[0];
+    const host = volume ? resolveInRoot(volume.hostPath, candidate.slice(posix.resolve('/', volume.containerPath).length)) : resolveInRoot(rootfs, candidate);
     const stat = host ? statOrUndefined(host) : undefined;
     if (stat?.isFile() && (stat.mode & 0o111) !== 0) return candidate;
   }
@@ -163,19 +165,39 @@ export function resolveInRoot(root: string, path: string): string | undefined {
  * directory: what exists is followed inside the root, never out of it.
  */
 export function mkdirInRoot(root: string, path: string): void {
-  let current = '/';
-  for (const part of path.split('/').filter(Boolean)) {
-    const next = posix.join(current, part);
-    const host = resolveInRoot(root, next);
+  makeInRoot(root, path, 'directory', 'the working directory');
+}
+
+/**
+ * Makes `path` inside `root` where it is missing, as runc makes a mount's
+ * target: directories on the way and, at its end, a directory or an empty
+ * file. What exists is followed inside the root, never out of it, and is
+ * kept (a mount onto something of the wrong kind fails at the mount).
+ * Returns the path inside the root with its symlinks resolved. `what` names
+ * it in errors.
+ */
+export function makeInRoot(root: string, path: string, kind: 'directory' | 'file', what: string): string {
+  const parts = path.split('/').filter(Boolean);
+  let resolved = '/';
+  for (const [i, part] of parts.entries()) {
+    const next = posix.join(resolved, part);
+    const last = i === parts.length - 1;
+    let host = resolveInRoot(root, next);
     if (host === undefined) {
-      const parent = resolveInRoot(root, current);
-      if (parent === undefined) throw new ImageProcessError(`cannot make the working directory ${path}: ${current} is missing`);
-      mkdirSync(join(parent, part), { mode: 0o755 });
-    } else if (!statOrUndefined(host)?.isDirectory()) {
-      throw new ImageProcessError(`the working directory ${path} is not a directory: ${next}`);
+      host = join(root, resolved, part);
+      try {
+        // O_EXCL: a dangling symlink there is an error, never followed out of the root.
+        if (last && kind === 'file') closeSync(openSync(host, 'wx', 0o644));
+        else mkdirSync(host, { mode: 0o755 });
+      } catch (err) {
+        throw new ImageProcessError(`cannot make ${what} ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message} at ${next}`);
+      }
+    } else if ((!last || kind === 'directory') && !statOrUndefined(host)?.isDirectory()) {
+      throw new ImageProcessError(`${what} ${path} is not a directory: ${next}`);
     }
-    current = next;
+    resolved = posix.join('/', relative(root, host));
   }
+  return resolved;
 }
 
 /** lstat, or undefined when nothing is there. */

@@ -14,6 +14,7 @@ import type { RuntimeImages } from '../images.js';
 import { isSameProcess, signalGroup } from '../proc.js';
 import { podHostname, podNetns, type ContainerRecord, type ImageRecord, type SandboxedSpec, type SandboxRecord } from '../records.js';
 import { Bubblewrap, PIDNS_FD, PROGRAM_TIMEOUT_MS, type SandboxMount } from './bubblewrap.js';
+import { MountSandbox, type LaunchedProcess } from './mount-sandbox.js';
 import { CapabilityError, containerCapabilities } from './capabilities.js';
 import { checkPathList, PathListError } from './masked-paths.js';
 import { SeccompError } from './seccomp/bpf.js';
@@ -27,6 +28,8 @@ export type SandboxSetting = 'auto' | 'off';
 export class ImageSandboxes {
   readonly bubblewrap: Bubblewrap | undefined;
   readonly rootfs: ContainerRootfs | undefined;
+  /** What sets up the containers bwrap cannot run as asked, or why nothing does. */
+  readonly mountSandbox: MountSandbox | string = 'no sandboxes';
   /** Why containers are host processes, when they are. */
   private readonly off: string;
 
@@ -40,7 +43,10 @@ export class ImageSandboxes {
     else {
       this.bubblewrap = new Bubblewrap(join(dir, 'kit'));
       this.off = this.bubblewrap.available ? '' : this.bubblewrap.reason;
-      if (!this.off) this.rootfs = new ContainerRootfs(join(dir, 'rootfs'));
+      if (!this.off) {
+        this.rootfs = new ContainerRootfs(join(dir, 'rootfs'));
+        this.mountSandbox = MountSandbox.detect(join(dir, 'bin'), this.bubblewrap.setuidKit);
+      }
     }
   }
 
@@ -51,7 +57,8 @@ export class ImageSandboxes {
   /** For `runtime status` and the node's warning. */
   describe(): string {
     if (!this.enabled) return `host processes: ${this.off}`;
-    return `${this.bubblewrap!.describe()}; root file systems: ${this.rootfs!.describe()}`;
+    const own = typeof this.mountSandbox === 'string' ? `bwrap sets no_new_privs in every container (no util-linux setup: ${this.mountSandbox})` : 'without seccomp, a container without no_new_privs or with a Bidirectional mount set up by util-linux as runc sets one up';
+    return `${this.bubblewrap!.describe()}; ${own}; root file systems: ${this.rootfs!.describe()}`;
   }
 
   /** A container of `image` runs in a sandbox: the image has layers and sandboxes are on. */
@@ -113,6 +120,7 @@ export class ImageSandboxes {
         maskedPaths: !security?.privileged && security?.maskedPaths?.length ? security.maskedPaths : undefined,
         readonlyPaths: !security?.privileged && security?.readonlyPaths?.length ? security.readonlyPaths : undefined,
         seccomp,
+        noNewPrivs: security?.noNewPrivs || undefined,
       };
     } catch (err) {
       this.rootfs!.release(id);
@@ -123,7 +131,10 @@ export class ImageSandboxes {
   /**
    * How StartContainer runs a sandboxed container, in `holder`'s namespaces,
    * and in its own PID namespace, the host's, or the one whose PID 1 is
-   * `sharedPid` (passed at PIDNS_FD). Mounts its root file system.
+   * `sharedPid`. Mounts its root file system. bwrap runs it where it can
+   * run it as asked: under a seccomp filter (which only bwrap loads here),
+   * or with no_new_privs and no Bidirectional mount (bwrap sets the one and
+   * makes slaves of the others); util-linux sets up the rest, as runc does.
    */
   async processSpec(c: ContainerRecord, spec: SandboxedSpec, sandbox: SandboxRecord, holder: number, sharedPid: number | 'own' | 'node'): Promise<Omit<ProcessSpec, 'logPath' | 'stdin' | 'beforeExec'>> {
     const bwrap = this.bubblewrap!;
@@ -137,21 +148,19 @@ export class ImageSandboxes {
       return store.rootfsLayers(image);
     });
     mkdirInRoot(spec.rootfs, spec.cwd);
-    const mounts: SandboxMount[] = [...this.podFiles(sandbox), ...c.mounts];
+    const mounts: LaunchedProcess['mounts'] = [...this.podFiles(sandbox), ...c.mounts];
     const pid = sharedPid === 'own' ? 'CONTAINER' : sharedPid === 'node' ? 'NODE' : 'SHARED';
+    const sandboxed = { rootfs: spec.rootfs, cwd: spec.cwd, holder, pid, uid: spec.uid, gid: spec.gid, groups: spec.groups ?? [], mounts, readonlyRootfs: spec.readonlyRootfs === true, capabilities: spec.capabilities, privileged: spec.privileged === true, maskedPaths: spec.maskedPaths ?? [], readonlyPaths: spec.readonlyPaths ?? [], hostIpc: sandbox.namespaces.ipc === 'NODE' } as const;
+    const common = { argv: spec.argv, programTimeoutMs: PROGRAM_TIMEOUT_MS, hasProgram: (command: string) => findInRootfs(spec.rootfs, command, spec.env.PATH ?? '', spec.cwd, c.mounts) !== undefined, env: { ...spec.env, HOSTNAME: podHostname(sandbox) }, cwd: spec.cwd };
+    const setup = this.mountSandbox;
+    if (typeof setup !== 'string' && !spec.seccomp && (!spec.noNewPrivs || mounts.some((m) => m.propagation === 'PROPAGATION_BIDIRECTIONAL'))) {
+      const wrapper = setup.wrapper({ ...sandboxed, noNewPrivs: spec.noNewPrivs === true, sharedPid: typeof sharedPid === 'number' ? sharedPid : undefined });
+      return { ...common, wrapper, programOf: (wrapperPid) => setup.programOf(wrapperPid) };
+    }
     // The files bwrap reads at fds from PIDNS_FD on: the PID namespace to join, then the seccomp filter.
     const files = [...(typeof sharedPid === 'number' ? [`/proc/${sharedPid}/ns/pid`] : []), ...(spec.seccomp ? [spec.seccomp] : [])];
     const seccompFd = spec.seccomp ? PIDNS_FD + files.length - 1 : undefined;
-    return {
-      argv: spec.argv,
-      wrapper: bwrap.wrapper({ rootfs: spec.rootfs, cwd: spec.cwd, holder, pid, uid: spec.uid, gid: spec.gid, groups: spec.groups ?? [], mounts, readonlyRootfs: spec.readonlyRootfs === true, capabilities: spec.capabilities, privileged: spec.privileged === true, maskedPaths: spec.maskedPaths ?? [], readonlyPaths: spec.readonlyPaths ?? [], hostIpc: sandbox.namespaces.ipc === 'NODE', seccompFd }),
-      files,
-      programOf: (wrapperPid) => bwrap.programOf(wrapperPid),
-      programTimeoutMs: PROGRAM_TIMEOUT_MS,
-      hasProgram: (command) => findInRootfs(spec.rootfs, command, spec.env.PATH ?? '', spec.cwd) !== undefined,
-      env: { ...spec.env, HOSTNAME: podHostname(sandbox) },
-      cwd: spec.cwd,
-    };
+    return { ...common, wrapper: bwrap.wrapper({ ...sandboxed, seccompFd }), files, programOf: (wrapperPid) => bwrap.programOf(wrapperPid) };
   }
 
   /**
@@ -222,7 +231,7 @@ export class ImageSandboxes {
   execWrapper(spec: SandboxedSpec, program: number): string[] {
     // Under a filter the exec goes through the kit's bwrap, which makes its scratch root on the container's /tmp.
     if (spec.seccomp) ensureTmp(spec.rootfs);
-    return this.bubblewrap!.execWrapper(program, spec.uid, spec.gid, spec.groups ?? [], spec.capabilities, spec.seccomp);
+    return this.bubblewrap!.execWrapper(program, spec.uid, spec.gid, spec.groups ?? [], spec.capabilities, spec.seccomp, spec.noNewPrivs === true);
   }
 
   /** /etc/hostname and /etc/resolv.conf of the pod, as containerd writes them for a sandbox. */

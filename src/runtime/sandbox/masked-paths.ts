@@ -27,20 +27,23 @@ export function checkPathList(field: string, paths: readonly string[]): void {
   }
 }
 
+/** The paths that are there, as the sandbox sees them (symlinks resolved) and where they are on the host: each read-only one, and each masked one with whether it is a directory. */
+export function locatePaths(masked: readonly string[], readonly: readonly string[], rootfs: string, mounts: readonly BoundPath[]): { readonly: BoundPath[]; masked: { containerPath: string; directory: boolean }[] } {
+  const found = (paths: readonly string[]) => paths.map((p) => locate(p, rootfs, mounts)).filter((f): f is Found => f !== undefined);
+  return {
+    readonly: found(readonly).map((f) => ({ hostPath: f.host, containerPath: f.target })),
+    masked: found(masked).map((f) => ({ containerPath: f.target, directory: f.stat.isDirectory() })),
+  };
+}
+
 /** The bwrap arguments that apply them, after the volumes are mounted. */
 export function pathMaskArgs(masked: readonly string[], readonly: readonly string[], rootfs: string, mounts: readonly BoundPath[]): string[] {
-  const args: string[] = [];
-  for (const path of readonly) {
-    const found = locate(path, rootfs, mounts);
-    if (found) args.push('--ro-bind', found.host, found.target);
-  }
-  for (const path of masked) {
-    const found = locate(path, rootfs, mounts);
-    if (!found) continue;
-    if (found.stat.isDirectory()) args.push('--tmpfs', found.target, '--remount-ro', found.target);
-    else args.push('--dev-bind', '/dev/null', found.target); // a device: plain binds are nodev
-  }
-  return args;
+  const paths = locatePaths(masked, readonly, rootfs, mounts);
+  return [
+    ...paths.readonly.flatMap((p) => ['--ro-bind', p.hostPath, p.containerPath]),
+    // A masked file gets /dev/null, a device: plain binds are nodev.
+    ...paths.masked.flatMap((p) => (p.directory ? ['--tmpfs', p.containerPath, '--remount-ro', p.containerPath] : ['--dev-bind', '/dev/null', p.containerPath])),
+  ];
 }
 
 interface Found {

@@ -13,8 +13,13 @@ import { basename, join } from 'node:path';
 /** Where the kit is seen inside a sandbox. */
 export const KIT_PATH = '/.knode';
 
-/** bwrap: the kit also holds bwrap, which loads a seccomp filter for an exec inside a sandbox. */
-export type SetuidKit = { ok: true; dir: string; loader: string; bwrap: boolean } | { ok: false; reason: string };
+/**
+ * programs: what the kit holds besides setpriv (the basenames of those that
+ * link against setpriv's loader): bwrap, which loads a seccomp filter for an
+ * exec inside a sandbox; mount and umount, which unmount the host's root
+ * once a container set up by util-linux has pivoted away from it.
+ */
+export type SetuidKit = { ok: true; dir: string; loader: string; programs: string[] } | { ok: false; reason: string };
 
 /** What `ldd` says PROGRAM needs: its libraries and its loader; a string says why not. */
 function linkedFiles(program: string): { libraries: string[]; loader: string } | string {
@@ -32,18 +37,23 @@ function linkedFiles(program: string): { libraries: string[]; loader: string } |
 
 /**
  * Copies setpriv (found at `setpriv`) and what `ldd` says it needs into
- * `dir`, and bwrap (at `bwrap`) with its libraries where it links against the
+ * `dir`, and each of `others` with its libraries where it links against the
  * same loader. Not ok where setpriv is missing or is not a dynamically
  * linked program whose loader ldd names.
  */
-export function prepareSetuidKit(dir: string, setpriv: string | undefined, bwrap?: string): SetuidKit {
+export function prepareSetuidKit(dir: string, setpriv: string | undefined, others: readonly (string | undefined)[] = []): SetuidKit {
   if (!setpriv) return { ok: false, reason: 'setpriv (util-linux) is not installed' };
   const linked = linkedFiles(setpriv);
   if (typeof linked === 'string') return { ok: false, reason: linked };
   const { loader } = linked;
-  const withBwrap = bwrap ? linkedFiles(bwrap) : undefined;
-  const bwrapFits = typeof withBwrap === 'object' && withBwrap.loader === loader;
-  const files = new Set([setpriv, loader, ...linked.libraries, ...(bwrapFits ? [bwrap!, ...withBwrap.libraries] : [])]);
+  const files = new Set([setpriv, loader, ...linked.libraries]);
+  const programs: string[] = [];
+  for (const other of others) {
+    const needs = other ? linkedFiles(other) : undefined;
+    if (typeof needs !== 'object' || needs.loader !== loader) continue;
+    for (const file of [other!, ...needs.libraries]) files.add(file);
+    programs.push(basename(other!));
+  }
   const partial = `${dir}.partial-${process.pid}`;
   try {
     rmSync(partial, { recursive: true, force: true });
@@ -55,7 +65,12 @@ export function prepareSetuidKit(dir: string, setpriv: string | undefined, bwrap
     rmSync(partial, { recursive: true, force: true });
     return { ok: false, reason: `cannot copy setpriv and its libraries into ${dir}: ${(err as Error).message}` };
   }
-  return { ok: true, dir, loader: basename(loader), bwrap: bwrapFits };
+  return { ok: true, dir, loader: basename(loader), programs };
+}
+
+/** The argv before a program's that runs the kit's `program` (one of its programs) inside a sandbox holding it. */
+export function kitPrefix(kit: Extract<SetuidKit, { ok: true }>, program: string): string[] {
+  return [`${KIT_PATH}/${kit.loader}`, '--library-path', KIT_PATH, `${KIT_PATH}/${program}`];
 }
 
 /**
@@ -65,7 +80,13 @@ export function prepareSetuidKit(dir: string, setpriv: string | undefined, bwrap
  * loads the filter, as runc loads one before an exec's program.
  */
 export function seccompPrefix(kit: Extract<SetuidKit, { ok: true }>, fd: number): string[] {
-  return [`${KIT_PATH}/${kit.loader}`, '--library-path', KIT_PATH, `${KIT_PATH}/bwrap`, '--dev-bind', '/', '/', '--seccomp', String(fd), '--'];
+  return [...kitPrefix(kit, 'bwrap'), '--dev-bind', '/', '/', '--seccomp', String(fd), '--'];
+}
+
+/** What setpriv sets besides the user: no_new_privs, and a parent-death signal (set after the user, which clears it). */
+export interface SetprivExtras {
+  noNewPrivs?: boolean;
+  dieWithParent?: boolean;
 }
 
 /**
@@ -74,8 +95,9 @@ export function seccompPrefix(kit: Extract<SetuidKit, { ok: true }>, fd: number)
  * `capabilities`, the bounding set is those alone (root's program then has
  * them and no more; another user's, none).
  */
-export function setuidPrefix(kit: Extract<SetuidKit, { ok: true }>, uid: number, gid: number, groups: readonly number[] = [], capabilities?: readonly string[]): string[] {
+export function setuidPrefix(kit: Extract<SetuidKit, { ok: true }>, uid: number, gid: number, groups: readonly number[] = [], capabilities?: readonly string[], extras: SetprivExtras = {}): string[] {
   const supplementary = groups.length > 0 ? `--groups=${groups.join(',')}` : '--clear-groups';
   const bounding = capabilities ? [`--bounding-set=${['-all', ...capabilities.map((c) => `+${c}`)].join(',')}`] : [];
-  return [`${KIT_PATH}/${kit.loader}`, '--library-path', KIT_PATH, `${KIT_PATH}/setpriv`, `--reuid=${uid}`, `--regid=${gid}`, supplementary, ...bounding, '--'];
+  const more = [...(extras.noNewPrivs ? ['--no-new-privs'] : []), ...(extras.dieWithParent ? ['--pdeathsig=KILL'] : [])];
+  return [...kitPrefix(kit, 'setpriv'), `--reuid=${uid}`, `--regid=${gid}`, supplementary, ...bounding, ...more, '--'];
 }

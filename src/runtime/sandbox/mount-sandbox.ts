@@ -1,0 +1,204 @@
+// Containers that bubblewrap cannot run as CRI asks, set up with util-linux
+// as runc sets one up. bwrap always sets no_new_privs, so a setuid program
+// never gains its owner's rights (CRI's no_new_privs is off unless the pod
+// says allowPrivilegeEscalation: false), and it makes every mount a slave of
+// the host's, so a Bidirectional mount's mounts never reach the host. Here
+// the container gets a mount namespace from unshare, every mount from one
+// `mount -a` over a table written for it (mount-table.ts), its root from
+// pivot_root, and its user, groups, bounding set and no_new_privs (only when
+// asked) from the kit's setpriv. Root only; never under a seccomp filter,
+// which only bwrap loads here.
+import { existsSync, mkdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join, posix } from 'node:path';
+import { whichSystem as which } from '../container-process.js';
+import { programLink } from '../pause.js';
+import { joined, programBelow, type SandboxedProcess } from './bubblewrap.js';
+import { makeInRoot } from './image-process.js';
+import { locatePaths } from './masked-paths.js';
+import { hostMounts, mountOf, mountsUnder } from './mountinfo.js';
+import { DEVICES, mountTable, type TableMount } from './mount-table.js';
+import { KIT_PATH, kitPrefix, setuidPrefix, type SetuidKit } from './setuid-kit.js';
+
+/** What the shell that sets a container up is called (in ps, and to programBelow). */
+const INIT = 'knode-init';
+
+/** What a container made here runs under until its program: the host's tools, the init shell, and the kit's loader. */
+const WRAPPERS = ['setpriv', 'nsenter', 'unshare', INIT, 'mount', 'pivot_root', 'umount'];
+
+/** A sandboxed process as this launcher takes it: the mounts keep their propagation, and no_new_privs is asked or not. */
+export interface LaunchedProcess extends SandboxedProcess {
+  mounts: (SandboxedProcess['mounts'][number] & { propagation?: TableMount['propagation'] })[];
+  noNewPrivs: boolean;
+  /** pid SHARED: the PID 1 of the namespace to join. */
+  sharedPid?: number;
+}
+
+type Tools = Record<'setpriv' | 'nsenter' | 'unshare' | 'mount' | 'pivotRoot', string>;
+
+export class MountSandbox {
+  private readonly wrappers: Set<string>;
+  /** The host's mounts under /sys, made read-only in a container that is not privileged. */
+  private readonly sysSubmounts: string[];
+
+  private constructor(
+    private readonly tools: Tools,
+    private readonly kit: Extract<SetuidKit, { ok: true }>,
+    /** The host's sh, through a link named INIT. */
+    private readonly init: string,
+  ) {
+    this.wrappers = new Set([...WRAPPERS, kit.loader.slice(0, 15)]);
+    this.sysSubmounts = mountsUnder(hostMounts(), '/sys');
+  }
+
+  /** The launcher, or why there is none: it needs root, util-linux's tools and the kit. `binDir` holds the init link. */
+  static detect(binDir: string, kit: SetuidKit): MountSandbox | string {
+    if (process.getuid?.() !== 0) return 'it needs root';
+    if (!kit.ok) return kit.reason;
+    if (!kit.programs.includes('mount') || !kit.programs.includes('umount')) return "the kit has no mount and umount (they link against another loader than setpriv's)";
+    const names = { setpriv: 'setpriv', nsenter: 'nsenter', unshare: 'unshare', mount: 'mount', pivotRoot: 'pivot_root' } as const;
+    const tools: Partial<Tools> = {};
+    for (const [key, name] of Object.entries(names) as [keyof Tools, string][]) {
+      const found = which(name);
+      // The paths are written into the init script: plain ones only.
+      if (!found || !/^[\w/.+-]+$/.test(found)) return `${name} (util-linux) is not installed`;
+      tools[key] = found;
+    }
+    const sh = which('sh');
+    const init = sh && programLink(binDir, INIT, sh);
+    if (!init) return `cannot link ${join(binDir, INIT)} to the host's sh`;
+    return new MountSandbox(tools as Tools, kit, init);
+  }
+
+  /**
+   * The command before a program's argv that runs it in its container, in
+   * `p.holder`'s namespaces: it makes the container's table of mounts, its
+   * /dev and its mount points beside and in its root file system first.
+   * Throws when a Bidirectional mount's source is not shared with the host
+   * (containerd's check: nothing would propagate).
+   */
+  wrapper(p: LaunchedProcess): string[] {
+    const base = dirname(p.rootfs);
+    const root = join(base, 'root');
+    const dev = join(base, 'dev');
+    mkdirSync(root, { recursive: true });
+    devTemplate(dev);
+    for (const fixed of ['/proc', '/dev', '/sys', KIT_PATH]) {
+      if (makeInRoot(p.rootfs, fixed, 'directory', 'the mount point') !== fixed) throw new Error(`the image's ${fixed} is a symbolic link: it cannot be mounted on`);
+    }
+    const hostTable = hostMounts();
+    const bidirectional = p.mounts.some((m) => m.propagation === 'PROPAGATION_BIDIRECTIONAL');
+    // A volume under /dev (the termination log) gets its mount point in the container's /dev.
+    const mounts = placeMounts(p, [{ hostPath: dev, containerPath: '/dev', asked: '/dev' }]);
+    for (const m of mounts) {
+      if (m.propagation !== 'PROPAGATION_BIDIRECTIONAL') continue;
+      const on = mountOf(hostTable, m.hostPath);
+      if (on?.shared === undefined) throw new Error(`path "${m.hostPath}" is mounted on "${on?.mountPoint ?? '/'}" but it is not a shared mount`);
+    }
+    const paths = locatePaths(p.maskedPaths ?? [], p.readonlyPaths ?? [], p.rootfs, mounts);
+    const table = join(base, 'mounts');
+    writeFileSync(
+      table,
+      mountTable({
+        rootfs: p.rootfs,
+        root,
+        dev,
+        kit: this.kit.dir,
+        kitPath: KIT_PATH,
+        mounts: mounts.map((m) => (m.recursiveReadOnly ? { ...m, readonlySubmounts: mountsUnder(hostTable, m.hostPath) } : m)),
+        privileged: p.privileged === true,
+        sysSubmounts: this.sysSubmounts,
+        readonlyPaths: paths.readonly.map((r) => r.containerPath),
+        masked: paths.masked,
+        readonlyRootfs: p.readonlyRootfs === true,
+      }),
+    );
+    // A Bidirectional mount stays shared: so is everything else until the init shell has made slaves of
+    // the mounts that hold the new root and the old one (pivot_root refuses shared parents).
+    const holding = mountOf(hostTable, base)?.mountPoint ?? '/';
+    const slaves = bidirectional ? ['/', holding === '/' ? '' : holding] : ['', ''];
+    const t = this.tools;
+    const args: string[] = [];
+    // It dies with the runtime, as bwrap's --die-with-parent makes it: a shared PID namespace's
+    // program has nsenter for a parent, which the kit's setpriv ties it to.
+    if (p.pid !== 'SHARED') args.push(t.setpriv, '--pdeathsig=KILL', '--');
+    args.push(t.nsenter, `--target=${p.holder}`, ...(p.hostIpc ? [] : ['--ipc']), ...joined(p.holder, 'uts'), ...joined(p.holder, 'net'));
+    if (p.pid === 'SHARED') args.push(`--pid=/proc/${p.sharedPid}/ns/pid`);
+    args.push('--', t.unshare, '--mount', `--propagation=${bidirectional ? 'unchanged' : 'slave'}`, ...(p.pid === 'CONTAINER' ? ['--pid', '--fork', '--kill-child'] : []), '--');
+    args.push(this.init, '-c', this.script(), INIT, table, root, p.cwd, ...slaves);
+    args.push(...setuidPrefix(this.kit, p.uid, p.gid, p.groups, p.capabilities, { noNewPrivs: p.noNewPrivs, dieWithParent: true }));
+    return args;
+  }
+
+  /** The container's program under its wrappers. */
+  programOf(pid: number): number | undefined {
+    return programBelow(pid, this.wrappers);
+  }
+
+  /**
+   * The init shell's script: $1 the table, $2 the new root, $3 the working
+   * directory, $4 and $5 the mount points to make slaves first (with a
+   * Bidirectional mount; '' otherwise); then the program under setpriv. With
+   * those, the old root is made a slave before it goes, so that its unmount
+   * reaches no host mount (as runc's pivotRoot does).
+   */
+  private script(): string {
+    const { mount, pivotRoot } = this.tools;
+    // Once pivoted, the host's programs no longer find their loader: the kit's run through its own.
+    const [kitMount, kitUmount] = ['mount', 'umount'].map((program) => kitPrefix(this.kit, program).join(' '));
+    return [
+      'set -e',
+      't=$1 r=$2 w=$3 a=$4 b=$5',
+      'shift 5',
+      `[ -z "$a" ] || ${mount} --make-slave "$a"`,
+      `[ -z "$b" ] || ${mount} --make-slave "$b"`,
+      `${mount} -a -T "$t"`,
+      'cd "$r"',
+      // The host's root goes over the container's /dev, and is unmounted from there.
+      `${pivotRoot} . dev`,
+      `[ -z "$a" ] || ${kitMount} --make-rslave /dev`,
+      `${kitUmount} -l /dev`,
+      'cd "$w"',
+      'exec "$@"',
+    ].join('\n');
+  }
+}
+
+/** Where a directory on the host is in the container: as asked, and as resolved. */
+type Placed = { hostPath: string; containerPath: string; asked: string };
+
+/**
+ * The volumes in the order they are mounted (parents first), each with its
+ * mount point made inside the root file system or inside the volume (or
+ * one of `fixed`, mounted before them) that holds it, and its container path
+ * as that mount point resolved.
+ */
+function placeMounts(p: LaunchedProcess, fixed: readonly Placed[]): (LaunchedProcess['mounts'][number] & Placed)[] {
+  const placed: (LaunchedProcess['mounts'][number] & Placed)[] = [];
+  const depth = (path: string) => path.split('/').filter(Boolean).length;
+  for (const m of [...p.mounts].sort((a, b) => depth(a.containerPath) - depth(b.containerPath))) {
+    const asked = posix.resolve('/', m.containerPath);
+    const holder = [...fixed, ...placed].filter((h) => asked.startsWith(`${h.asked}/`)).sort((a, b) => b.asked.length - a.asked.length)[0];
+    const [root, base] = holder ? [holder.hostPath, holder.containerPath] : [p.rootfs, '/'];
+    const inside = makeInRoot(root, holder ? asked.slice(holder.asked.length) : asked, isDirectory(m.hostPath) ? 'directory' : 'file', 'the mount point');
+    placed.push({ ...m, asked, containerPath: posix.join(base, inside) });
+  }
+  return placed;
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return true; // missing: the mount says so
+  }
+}
+
+/** A container's /dev before its mounts: a file for each device to be bound over, pts and shm, and the usual links. */
+function devTemplate(dir: string): void {
+  if (existsSync(dir)) return;
+  mkdirSync(dir, { mode: 0o755 });
+  for (const device of DEVICES) writeFileSync(join(dir, device), '', { mode: 0o644 });
+  for (const sub of ['pts', 'shm']) mkdirSync(join(dir, sub), { mode: 0o755 });
+  const links: [string, string][] = [['fd', '/proc/self/fd'], ['stdin', '/proc/self/fd/0'], ['stdout', '/proc/self/fd/1'], ['stderr', '/proc/self/fd/2'], ['ptmx', 'pts/ptmx'], ['core', '/proc/kcore']];
+  for (const [name, target] of links) symlinkSync(target, join(dir, name));
+}

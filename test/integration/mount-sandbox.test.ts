@@ -1,0 +1,216 @@
+// The containers of the embedded runtime that util-linux sets up rather than
+// bwrap (src/runtime/sandbox/mount-sandbox.ts), through the real CRI path:
+// no_new_privs only when asked, so a setuid program gains its owner's rights
+// as under runc; and a Bidirectional mount shared with the host both ways.
+// Root only, as that setup is.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CriClient } from '../../src/cri/client.js';
+import type { CriError } from '../../src/cri/errors.js';
+import type { ContainerConfig, Mount } from '../../src/cri/types.js';
+import { containerConfig, loggedLines, ownSandboxConfig, runPodToEnd, waitExited } from '../helpers/cri.js';
+import { startImageRuntime, type ImageRuntime } from '../helpers/registry.js';
+import { eventually } from '../helpers/runtimes.js';
+
+const root = process.getuid?.() === 0;
+let env: ImageRuntime;
+let client: CriClient;
+
+beforeAll(async () => {
+  if (!root) return;
+  env = await startImageRuntime('knode-mount-sandbox-', ['busybox:1.36', 'busybox-user:1.0']);
+  client = env.client;
+}, 180_000);
+
+afterAll(() => env?.stop());
+
+type Security = NonNullable<NonNullable<ContainerConfig['linux']>['securityContext']>;
+
+function config(name: string, command: string[], security: Omit<Security, 'namespaceOptions'> = {}, extra: Partial<ContainerConfig> = {}): ContainerConfig {
+  return containerConfig(name, command, { linux: { securityContext: { namespaceOptions: { pid: 'CONTAINER' }, ...security } }, ...extra });
+}
+
+/** The host's mount points (this process's mount namespace is the runtime's). */
+function hostMountPoints(): string[] {
+  return readFileSync('/proc/self/mountinfo', 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => line.split(' ')[4]);
+}
+
+const isMountPoint = (path: string) => spawnSync('mountpoint', ['-q', path]).status === 0;
+
+describe.skipIf(!root)('containers set up by util-linux (embedded runtime, root)', () => {
+  it('sets no_new_privs only when asked, for the program and for an exec, and leaves it to bwrap under a seccomp filter', async () => {
+    const show = ['sh', '-c', 'grep NoNewPrivs: /proc/self/status | cut -f2'];
+    expect((await runPodToEnd(client, 'nnp-off', config('nnp', show))).lines).toEqual(['0']);
+    expect((await runPodToEnd(client, 'nnp-on', config('nnp', show, { noNewPrivs: true }))).lines).toEqual(['1']);
+    // bwrap loads the filter and sets no_new_privs with it, whatever was asked (a difference from runc).
+    expect((await runPodToEnd(client, 'nnp-seccomp', config('nnp', show, { seccomp: { profileType: 'RuntimeDefault' } }))).lines).toEqual(['1']);
+    for (const noNewPrivs of [false, true]) {
+      const sandbox = ownSandboxConfig(`nnp-exec-${noNewPrivs}`);
+      const sandboxId = await client.runPodSandbox(sandbox);
+      const id = await client.createContainer(sandboxId, config('sleeper', ['sleep', '60'], { noNewPrivs }), sandbox);
+      await client.startContainer(id);
+      expect((await client.execSync(id, show, 10)).stdout.toString()).toBe(noNewPrivs ? '1\n' : '0\n');
+      await client.stopContainer(id, 0);
+    }
+  });
+
+  it("lets a setuid program gain its owner's rights unless no_new_privs is set", async () => {
+    // Kubernetes' nonewprivs program (test/peers/build.sh nonewprivs, as critest's image has it), setuid root in a volume.
+    const tools = mkdtempSync(join(tmpdir(), 'knode-setuid-'));
+    chmodSync(tools, 0o755);
+    const built = execFileSync('bash', [join(import.meta.dirname, '../peers/build.sh'), 'path', 'nonewprivs'], { encoding: 'utf8' }).trim();
+    copyFileSync(join(built, 'nonewprivs'), join(tools, 'nnp'));
+    chmodSync(join(tools, 'nnp'), 0o4755);
+    const mounts: Mount[] = [{ containerPath: '/tools', hostPath: tools, readonly: true }];
+    const run = (pod: string, noNewPrivs: boolean) => runPodToEnd(client, pod, config('setuid', ['/tools/nnp'], { runAsUser: { value: 1000 }, noNewPrivs }, { mounts }));
+    expect((await run('setuid-allowed', false)).lines).toEqual(['Effective uid: 0']);
+    expect((await run('setuid-refused', true)).lines).toEqual(['Effective uid: 1000']);
+  });
+
+  it("runs a non-root image user in its WORKDIR, with the pod's shared PID namespace and its volumes", async () => {
+    const data = mkdtempSync(join(tmpdir(), 'knode-mount-data-'));
+    chmodSync(data, 0o777);
+    const sandbox = { ...ownSandboxConfig('shared-pid'), linux: { securityContext: { namespaceOptions: { pid: 'POD' as const } } } };
+    const sandboxId = await client.runPodSandbox(sandbox);
+    const script = 'id -u; pwd; echo written > /data/file; ps -o comm | grep -x pause';
+    const looker = containerConfig('looker', ['sh', '-c', script], { image: { image: 'busybox-user:1.0' }, mounts: [{ containerPath: '/data', hostPath: data }], linux: { securityContext: { namespaceOptions: { pid: 'POD' } } } });
+    const id = await client.createContainer(sandboxId, looker, sandbox);
+    await client.startContainer(id);
+    expect((await waitExited(client, id)).exitCode).toBe(0);
+    // The pod's holder (pause) is in the namespace beside the shell.
+    expect(loggedLines(sandbox, looker)).toEqual(['1000', '/home/app', 'pause']);
+    expect(readFileSync(join(data, 'file'), 'utf8')).toBe('written\n');
+    await client.removePodSandbox(sandboxId);
+  });
+
+  it('mounts a file inside /dev (the termination log) and volumes inside another, through its symlinks', async () => {
+    const outer = mkdtempSync(join(tmpdir(), 'knode-outer-'));
+    symlinkSync('in', join(outer, 'link'));
+    const inner = mkdtempSync(join(tmpdir(), 'knode-inner-'));
+    const log = join(mkdtempSync(join(tmpdir(), 'knode-termination-')), 'log');
+    writeFileSync(join(inner, 'inner-file'), 'inner\n');
+    writeFileSync(log, '');
+    const mounts: Mount[] = [
+      { containerPath: '/dev/termination-log', hostPath: log },
+      { containerPath: '/outer', hostPath: outer },
+      { containerPath: '/outer/in/inner', hostPath: inner },
+      // Through the volume's link → in: it lands on /outer/in/again.
+      { containerPath: '/outer/link/again', hostPath: inner, readonly: true },
+    ];
+    const script = 'echo done > /dev/termination-log; cat /outer/in/inner/inner-file /outer/in/again/inner-file; ls /dev | tr "\\n" " "';
+    const res = await runPodToEnd(client, 'nested-mounts', config('nested', ['sh', '-c', script], {}, { mounts }));
+    expect(res).toEqual({ lines: ['inner', 'inner', 'core fd full null ptmx pts random shm stderr stdin stdout termination-log tty urandom zero '], exitCode: 0 });
+    expect(readFileSync(log, 'utf8')).toBe('done\n');
+  });
+
+  it("shares a Bidirectional mount with the host both ways, keeps a private one private, and adds nothing to the host's mount table", async () => {
+    const source = mkdtempSync(join(tmpdir(), 'knode-bidirectional-'));
+    const plain = mkdtempSync(join(tmpdir(), 'knode-private-'));
+    const other = mkdtempSync(join(tmpdir(), 'knode-bidirectional-other-'));
+    for (const dir of [join(source, 'from-host'), join(source, 'from-container'), join(plain, 'from-host')]) mkdirSync(dir);
+    writeFileSync(join(other, 'flag'), '');
+    for (const dir of [source, plain]) {
+      execFileSync('mount', ['--bind', dir, dir]);
+      execFileSync('mount', ['--make-rshared', dir]);
+    }
+    const before = hostMountPoints();
+    try {
+      const sandbox = ownSandboxConfig('bidirectional');
+      const sandboxId = await client.runPodSandbox(sandbox);
+      const mounts: Mount[] = [
+        { containerPath: '/shared', hostPath: source, propagation: 'PROPAGATION_BIDIRECTIONAL' },
+        { containerPath: '/private', hostPath: plain },
+      ];
+      const id = await client.createContainer(sandboxId, config('mounter', ['sleep', '60'], { privileged: true }, { mounts }), sandbox);
+      await client.startContainer(id);
+      // The runtime's mount of the container's root file system, and nothing the setup made inside.
+      expect(hostMountPoints().filter((p) => !before.includes(p))).toEqual([expect.stringMatching(new RegExp(`^${env.root}/.*/${id}/rootfs$`))]);
+      execFileSync('mount', ['--bind', other, join(source, 'from-host')]);
+      execFileSync('mount', ['--bind', other, join(plain, 'from-host')]);
+      expect((await client.execSync(id, ['ls', '/shared/from-host', '/private/from-host'], 10)).stdout.toString()).toBe('/private/from-host:\n\n/shared/from-host:\nflag\n');
+      const made = await client.execSync(id, ['mount', '-t', 'tmpfs', 'tmpfs', '/shared/from-container'], 10);
+      expect(made.exitCode, made.stderr.toString()).toBe(0);
+      await eventually(() => isMountPoint(join(source, 'from-container')), 'the mount made in the container to reach the host');
+      await client.stopContainer(id, 0);
+      await client.removePodSandbox(sandboxId);
+    } finally {
+      for (const path of [join(source, 'from-container'), join(source, 'from-host'), join(plain, 'from-host'), source, plain]) spawnSync('umount', [path]);
+    }
+    expect(hostMountPoints().filter((p) => !before.includes(p))).toEqual([]);
+  });
+
+  it("refuses a Bidirectional mount whose source the host does not share, as containerd does", async () => {
+    const source = mkdtempSync(join(tmpdir(), 'knode-unshared-'));
+    const sandbox = ownSandboxConfig('unshared');
+    const sandboxId = await client.runPodSandbox(sandbox);
+    const mounts: Mount[] = [{ containerPath: '/shared', hostPath: source, propagation: 'PROPAGATION_BIDIRECTIONAL' }];
+    const id = await client.createContainer(sandboxId, config('mounter', ['sleep', '60'], { privileged: true }, { mounts }), sandbox);
+    const err = (await client.startContainer(id).catch((e: CriError) => e)) as CriError;
+    expect(err.details).toMatch(new RegExp(`path "${source}" is mounted on "[^"]+" but it is not a shared mount`));
+    await client.removePodSandbox(sandboxId);
+  });
+});
+
+/** The mount points of process `pid`'s mount namespace. */
+function mountPointsOf(pid: number | string): string[] {
+  return readFileSync(`/proc/${pid}/mountinfo`, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => line.split(' ')[4]);
+}
+
+// A host whose mounts are all shared, as systemd makes them (this machine's are private): the runtime in a
+// mount namespace of its own where everything is shared. Nothing a container's set-up mounts or unmounts
+// may reach that namespace, but what a Bidirectional mount shares.
+describe.skipIf(!root)('containers set up by util-linux on a host whose mounts are shared', () => {
+  let shared: ImageRuntime;
+  let runtimePid: number;
+
+  beforeAll(async () => {
+    shared = await startImageRuntime('knode-shared-host-', ['busybox:1.36'], undefined, ['unshare', '--mount', '--propagation', 'shared', '--']);
+    runtimePid = shared.runtime.child.pid!;
+    expect(readFileSync(`/proc/${runtimePid}/mountinfo`, 'utf8').split('\n')[0]).toMatch(/ shared:\d+ /);
+  }, 180_000);
+
+  afterAll(() => shared?.stop());
+
+  it('adds no mount of a set-up to the host, takes none away, and shares only the Bidirectional volume', async () => {
+    const cri = shared.client;
+    const inRuntime = (...command: string[]) => execFileSync('nsenter', [`--target=${runtimePid}`, '--mount', '--', ...command]);
+    const source = mkdtempSync(join(tmpdir(), 'knode-shared-source-'));
+    const other = mkdtempSync(join(tmpdir(), 'knode-shared-other-'));
+    for (const dir of ['from-host', 'from-container']) mkdirSync(join(source, dir));
+    writeFileSync(join(other, 'flag'), '');
+    // The source a mount of its own with a peer group of its own, as the kubelet's and critest's are: a
+    // Bidirectional volume on the mount that holds the runtime's root dir is a slave, as with runc, which
+    // makes that mount private in the container.
+    inRuntime('mount', '--bind', source, source);
+    inRuntime('mount', '--make-private', source);
+    inRuntime('mount', '--make-shared', source);
+    const before = mountPointsOf(runtimePid);
+    const sandbox = ownSandboxConfig('shared-host');
+    const sandboxId = await cri.runPodSandbox(sandbox);
+    const plain = await cri.createContainer(sandboxId, config('plain', ['sleep', '60']), sandbox);
+    const mounts: Mount[] = [{ containerPath: '/shared', hostPath: source, propagation: 'PROPAGATION_BIDIRECTIONAL' }];
+    const mounter = await cri.createContainer(sandboxId, config('mounter', ['sleep', '60'], { privileged: true }, { mounts }), sandbox);
+    await cri.startContainer(plain);
+    await cri.startContainer(mounter);
+    // The runtime's own mounts of the two root file systems, and nothing of their set-ups.
+    expect(mountPointsOf(runtimePid).filter((p) => !before.includes(p))).toEqual([expect.stringMatching(new RegExp(`${plain}/rootfs$`)), expect.stringMatching(new RegExp(`${mounter}/rootfs$`))]);
+    inRuntime('mount', '--bind', other, join(source, 'from-host'));
+    expect((await cri.execSync(mounter, ['ls', '/shared/from-host'], 10)).stdout.toString()).toBe('flag\n');
+    expect((await cri.execSync(plain, ['sh', '-c', 'grep -c " /shared/" /proc/self/mountinfo || true'], 10)).stdout.toString()).toBe('0\n');
+    const made = await cri.execSync(mounter, ['mount', '-t', 'tmpfs', 'tmpfs', '/shared/from-container'], 10);
+    expect(made.exitCode, made.stderr.toString()).toBe(0);
+    await eventually(() => mountPointsOf(runtimePid).includes(join(source, 'from-container')), 'the mount made in the container to reach the host');
+    await cri.removePodSandbox(sandboxId);
+    // Every mount the host had is still there: no unmount of a set-up reached it.
+    expect(before.filter((p) => !mountPointsOf(runtimePid).includes(p))).toEqual([]);
+  });
+});

@@ -70,7 +70,7 @@ describe('knode apply on the embedded runtime with real images', () => {
     expect(readFileSync(join(root, 'registries.yaml'), 'utf8')).toContain(registry.host);
   });
 
-  it("runs a container as its pod's securityContext says: user, group, supplementary groups with fsGroup, a read-only root", async () => {
+  it("runs a container as its pod's securityContext says: user, group, supplementary groups with fsGroup, a read-only root, no_new_privs for allowPrivilegeEscalation: false only", async () => {
     const manifest = join(root, 'secure.yaml');
     writeFileSync(manifest, `apiVersion: v1
 kind: Pod
@@ -84,11 +84,20 @@ spec:
       image: busybox:1.36
       command: ["sh", "-c", "echo uid=$(id -u) gid=$(id -g) groups=$(id -G); touch /x 2>/dev/null && echo writable || echo read-only"]
       securityContext: { readOnlyRootFilesystem: true }
+    - name: nnp
+      image: busybox:1.36
+      command: ["sh", "-c", "grep NoNewPrivs: /proc/self/status | cut -f2"]
+      securityContext: { allowPrivilegeEscalation: false }
+    - name: escalates
+      image: busybox:1.36
+      command: ["sh", "-c", "grep NoNewPrivs: /proc/self/status | cut -f2"]
 `);
     const res = await knode(['apply', '-f', manifest, '--root-dir', root, '--node-name', 'sbx'], { timeoutMs: 120_000 });
     expect(res.code, res.stderr).toBe(0);
     const logs = await knode(['logs', 'secure-sbx', '-c', 'who', '--root-dir', root]);
     expect(logs.stdout).toBe('uid=1234 gid=2345 groups=2345 3456 4567\nread-only\n');
+    expect((await knode(['logs', 'secure-sbx', '-c', 'nnp', '--root-dir', root])).stdout).toBe('1\n');
+    expect((await knode(['logs', 'secure-sbx', '-c', 'escalates', '--root-dir', root])).stdout).toBe('0\n');
   });
 
   it("sets the pod's sysctls, the safe ones and those --allowed-unsafe-sysctls lets in; another unsafe one is SysctlForbidden", async () => {

@@ -85,8 +85,9 @@ export class MountSandbox {
     for (const fixed of ['/proc', '/dev', '/sys', KIT_PATH]) {
       if (makeInRoot(p.rootfs, fixed, 'directory', 'the mount point') !== fixed) throw new Error(`the image's ${fixed} is a symbolic link: it cannot be mounted on`);
     }
-    const hostTable = hostMounts();
     const bidirectional = p.mounts.some((m) => m.propagation === 'PROPAGATION_BIDIRECTIONAL');
+    // Read only when needed: with a container per mount, a busy host's table is long.
+    const hostTable = bidirectional || p.mounts.some((m) => m.recursiveReadOnly) ? hostMounts() : [];
     // A volume under /dev (the termination log) gets its mount point in the container's /dev.
     const mounts = placeMounts(p, [{ hostPath: dev, containerPath: '/dev', asked: '/dev' }]);
     for (const m of mounts) {
@@ -114,7 +115,7 @@ export class MountSandbox {
     );
     // A Bidirectional mount stays shared: so is everything else until the init shell has made slaves of
     // the mounts that hold the new root and the old one (pivot_root refuses shared parents).
-    const holding = mountOf(hostTable, base)?.mountPoint ?? '/';
+    const holding = bidirectional ? (mountOf(hostTable, base)?.mountPoint ?? '/') : '/';
     const slaves = bidirectional ? ['/', holding === '/' ? '' : holding] : ['', ''];
     const t = this.tools;
     const args: string[] = [];

@@ -276,7 +276,7 @@ export class ContainerService {
 
   list(filter: ContainerFilter__Output | null): ContainerRecord[] {
     const out: ContainerRecord[] = [];
-    for (const c of this.state.containers.values()) {
+    for (const c of filter ? this.state.containersFor(filter.labelSelector, filter.podSandboxId) : this.state.containers.values()) {
       if (filter) {
         if (filter.id && !c.id.startsWith(filter.id)) continue;
         if (filter.podSandboxId && !c.podSandboxId.startsWith(filter.podSandboxId)) continue;

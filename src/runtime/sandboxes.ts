@@ -207,7 +207,7 @@ export class SandboxService {
 
   list(filter: PodSandboxFilter__Output | null): SandboxRecord[] {
     const out: SandboxRecord[] = [];
-    for (const s of this.state.sandboxes.values()) {
+    for (const s of filter ? this.state.sandboxesFor(filter.labelSelector) : this.state.sandboxes.values()) {
       if (filter) {
         if (filter.id && !s.id.startsWith(filter.id)) continue;
         if (filter.state && s.state !== filter.state.state) continue;

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { ContainerRecord, SandboxRecord } from './records.js';
+import { LabelIndex } from './label-index.js';
 import { RecordDir } from './store.js';
 
 /**
@@ -18,6 +19,8 @@ export class RuntimeState {
   readonly containers = new Map<string, ContainerRecord>();
   /** Container ids by sandbox id, so a sandbox's containers are found without going through every container. */
   private readonly bySandbox = new Map<string, Set<string>>();
+  private readonly sandboxLabels = new LabelIndex();
+  private readonly containerLabels = new LabelIndex();
   private readonly revisions = new Map<string, number>();
   private nextRevision = 1;
   /** Known records whose last change is not on disk yet, by id. */
@@ -32,7 +35,7 @@ export class RuntimeState {
   ) {
     this.sandboxDir = new RecordDir(join(stateDir, 'sandboxes'));
     this.containerDir = new RecordDir(join(stateDir, 'containers'));
-    for (const sandbox of this.sandboxDir.loadAll(onBadRecord)) this.sandboxes.set(sandbox.id, sandbox);
+    for (const sandbox of this.sandboxDir.loadAll(onBadRecord)) this.indexSandbox(sandbox);
     for (const container of this.containerDir.loadAll(onBadRecord)) this.index(container);
   }
 
@@ -44,13 +47,14 @@ export class RuntimeState {
   saveSandbox(sandbox: SandboxRecord): void {
     this.write(sandbox.id, this.sandboxes.has(sandbox.id), () => this.sandboxDir.save(sandbox));
     this.revisions.set(sandbox.id, this.nextRevision++);
-    this.sandboxes.set(sandbox.id, sandbox);
+    this.indexSandbox(sandbox);
   }
 
   deleteSandbox(id: string): void {
     this.unsaved.delete(id);
     this.revisions.delete(id);
     this.sandboxes.delete(id);
+    this.sandboxLabels.remove(id);
     this.sandboxDir.delete(id);
   }
 
@@ -99,6 +103,7 @@ export class RuntimeState {
     this.unsaved.delete(id);
     this.revisions.delete(id);
     this.containers.delete(id);
+    this.containerLabels.remove(id);
     this.containerDir.delete(id);
   }
 
@@ -106,8 +111,27 @@ export class RuntimeState {
     return [...(this.bySandbox.get(sandboxId) ?? [])].map((id) => this.containers.get(id)!);
   }
 
+  /** The sandboxes a list with `selector` has to look at: those with its rarest label, or all. */
+  sandboxesFor(selector: Record<string, string> | undefined): Iterable<SandboxRecord> {
+    const ids = this.sandboxLabels.candidates(selector);
+    return ids ? [...ids].map((id) => this.sandboxes.get(id)!) : this.sandboxes.values();
+  }
+
+  /** The containers a list with `selector` and sandbox id `sandboxId` (whole or a prefix) has to look at. */
+  containersFor(selector: Record<string, string> | undefined, sandboxId: string): Iterable<ContainerRecord> {
+    const ids = this.containerLabels.candidates(selector);
+    if (ids) return [...ids].map((id) => this.containers.get(id)!);
+    return this.bySandbox.has(sandboxId) ? this.containersOf(sandboxId) : this.containers.values();
+  }
+
+  private indexSandbox(sandbox: SandboxRecord): void {
+    this.sandboxes.set(sandbox.id, sandbox);
+    this.sandboxLabels.add(sandbox.id, sandbox.labels);
+  }
+
   private index(container: ContainerRecord): void {
     this.containers.set(container.id, container);
+    this.containerLabels.add(container.id, container.labels);
     let ids = this.bySandbox.get(container.podSandboxId);
     if (!ids) this.bySandbox.set(container.podSandboxId, (ids = new Set()));
     ids.add(container.id);

@@ -23,7 +23,7 @@ export const PIDNS_FD = 4;
  * its program's name, cut to 15 characters); env(1) is how a spare process
  * becomes the container (../spares.ts).
  */
-const WRAPPERS = new Set(['env', 'nsenter', 'bwrap', 'unshare', 'setpriv']);
+export const WRAPPERS: ReadonlySet<string> = new Set(['env', 'nsenter', 'bwrap', 'unshare', 'setpriv']);
 
 /** How long the program of a sandbox that has just started may take to appear. */
 export const PROGRAM_TIMEOUT_MS = 5_000;
@@ -235,7 +235,7 @@ export function joined(pid: number, ns: 'net' | 'uts'): string[] {
   }
 }
 
-function depth(path: string): number {
+export function depth(path: string): number {
   return path.split('/').filter(Boolean).length;
 }
 

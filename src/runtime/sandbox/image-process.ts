@@ -125,12 +125,27 @@ function readEntries(rootfs: string, file: string): string[][] {
 export function findInRootfs(rootfs: string, command: string, path: string, cwd: string, mounts: readonly { hostPath: string; containerPath: string }[] = []): string | undefined {
   const candidates = command.includes('/') ? [posix.resolve(cwd, command)] : path.split(':').filter(Boolean).map((dir) => posix.join(posix.resolve('/', dir), command));
   for (const candidate of candidates) {
-    const volume = mounts.filter((m) => candidate.startsWith(`${posix.resolve('/', m.containerPath)}/`)).sort((a, b) => b.containerPath.length - a.containerPath.length)[0];
-    const host = volume ? resolveInRoot(volume.hostPath, candidate.slice(posix.resolve('/', volume.containerPath).length)) : resolveInRoot(rootfs, candidate);
+    const { root, rest } = rootHolding(rootfs, candidate, mounts);
+    const host = resolveInRoot(root, rest);
     const stat = host ? statOrUndefined(host) : undefined;
     if (stat?.isFile() && (stat.mode & 0o111) !== 0) return candidate;
   }
   return undefined;
+}
+
+/**
+ * Where container path `path` is looked for: inside the deepest of `mounts`
+ * that holds it (or is it), else inside `rootfs`. `base` is where that root
+ * is in the container, `rest` the path inside it.
+ */
+export function rootHolding(rootfs: string, path: string, mounts: readonly { hostPath: string; containerPath: string }[]): { root: string; base: string; rest: string } {
+  let holder: { root: string; base: string } | undefined;
+  for (const m of mounts) {
+    const base = posix.resolve('/', m.containerPath);
+    if ((path === base || path.startsWith(`${base}/`)) && (!holder || base.length > holder.base.length)) holder = { root: m.hostPath, base };
+  }
+  const { root, base } = holder ?? { root: rootfs, base: '/' };
+  return { root, base, rest: posix.relative(base, path) };
 }
 
 /** The host path of `path` inside `root`, every symlink on the way resolved against `root`; undefined when something is missing or loops. */

@@ -8,7 +8,7 @@
 // symlinks resolve inside the volume or the root, never out of it.
 import { lstatSync, type Stats } from 'node:fs';
 import { posix } from 'node:path';
-import { resolveInRoot } from './image-process.js';
+import { resolveInRoot, rootHolding } from './image-process.js';
 
 /** A bind mount of the sandbox: `hostPath` appears at `containerPath`. */
 export interface BoundPath {
@@ -60,10 +60,8 @@ function locate(path: string, rootfs: string, mounts: readonly BoundPath[]): Fou
     const stat = lstatOrUndefined(clean);
     return stat && !stat.isSymbolicLink() ? { host: clean, target: clean, stat } : undefined;
   }
-  // The deepest volume holding it, else the root file system.
-  const mount = mounts.filter((m) => under(clean, m.containerPath)).sort((a, b) => b.containerPath.length - a.containerPath.length)[0];
-  const [root, base] = mount ? [mount.hostPath, mount.containerPath] : [rootfs, '/'];
-  const host = resolveInRoot(root, posix.relative(base, clean));
+  const { root, base, rest } = rootHolding(rootfs, clean, mounts);
+  const host = resolveInRoot(root, rest);
   const stat = host === undefined ? undefined : lstatOrUndefined(host);
   if (host === undefined || !stat) return undefined;
   return { host, target: posix.join(base, posix.relative(root, host)), stat };

@@ -12,7 +12,7 @@ import { existsSync, mkdirSync, statSync, symlinkSync, writeFileSync } from 'nod
 import { dirname, join, posix } from 'node:path';
 import { whichSystem as which } from '../container-process.js';
 import { programLink } from '../pause.js';
-import { joined, programBelow, type SandboxedProcess } from './bubblewrap.js';
+import { depth, joined, programBelow, WRAPPERS, type SandboxedProcess } from './bubblewrap.js';
 import { makeInRoot } from './image-process.js';
 import { locatePaths } from './masked-paths.js';
 import { hostMounts, mountOf, mountsUnder } from './mountinfo.js';
@@ -22,8 +22,8 @@ import { KIT_PATH, kitPrefix, setuidPrefix, type SetuidKit } from './setuid-kit.
 /** What the shell that sets a container up is called (in ps, and to programBelow). */
 const INIT = 'knode-init';
 
-/** What a container made here runs under until its program: the host's tools, the init shell, and the kit's loader. */
-const WRAPPERS = ['setpriv', 'nsenter', 'unshare', INIT, 'mount', 'pivot_root', 'umount'];
+/** What a container made here runs under until its program besides bwrap's wrappers (env among them, a spare becoming the container): the init shell and what it runs. */
+const SETUP_PROGRAMS = [INIT, 'mount', 'pivot_root', 'umount'];
 
 /** A sandboxed process as this launcher takes it: the mounts keep their propagation, and no_new_privs is asked or not. */
 export interface LaunchedProcess extends SandboxedProcess {
@@ -46,7 +46,7 @@ export class MountSandbox {
     /** The host's sh, through a link named INIT. */
     private readonly init: string,
   ) {
-    this.wrappers = new Set([...WRAPPERS, kit.loader.slice(0, 15)]);
+    this.wrappers = new Set([...WRAPPERS, ...SETUP_PROGRAMS, kit.loader.slice(0, 15)]);
     this.sysSubmounts = mountsUnder(hostMounts(), '/sys');
   }
 
@@ -175,7 +175,6 @@ type Placed = { hostPath: string; containerPath: string; asked: string };
  */
 function placeMounts(p: LaunchedProcess, fixed: readonly Placed[]): (LaunchedProcess['mounts'][number] & Placed)[] {
   const placed: (LaunchedProcess['mounts'][number] & Placed)[] = [];
-  const depth = (path: string) => path.split('/').filter(Boolean).length;
   for (const m of [...p.mounts].sort((a, b) => depth(a.containerPath) - depth(b.containerPath))) {
     const asked = posix.resolve('/', m.containerPath);
     const holder = [...fixed, ...placed].filter((h) => asked.startsWith(`${h.asked}/`)).sort((a, b) => b.asked.length - a.asked.length)[0];

@@ -24,6 +24,13 @@ export interface ProcessSpec {
   files?: string[];
   /** Finds the program under its wrapper (default: the wrapper's first child). */
   programOf?: (wrapperPid: number) => number | undefined;
+  /**
+   * The wrapper writes the pid its program will have, and a newline, to fd 3
+   * once the container is set up (its mounts made), if fd 3 is open: a start
+   * through the spawner gives it a pipe and waits for that line rather than
+   * looking for the program.
+   */
+  reportsSetUp?: boolean;
   /** How long the program may take to appear under its wrapper (default 2 s). */
   programTimeoutMs?: number;
   /**
@@ -71,9 +78,11 @@ const PROGRAM_TIMEOUT_MS = 2_000;
 export class ContainerProcess {
   readonly exited: Promise<ProcessExit>;
   /**
-   * Resolves once the program runs under its wrapper (with its pid), or when
-   * the wrapper ended or the wait timed out (undefined). The start does not
-   * wait for it: what signals or enters the program does.
+   * Resolves once the program runs under its wrapper (with its pid), or
+   * once the wrapper reported the container set up (reportsSetUp: the pid
+   * its program is about to have), or when the wrapper ended or the wait
+   * timed out (undefined). The start does not wait for it: what signals or
+   * enters the program does.
    */
   readonly programStarted: Promise<number | undefined>;
   private constructor(
@@ -84,10 +93,12 @@ export class ContainerProcess {
     readonly wrapped: boolean,
     private readonly findProgram: (wrapperPid: number) => number | undefined,
     programTimeoutMs: number,
+    /** What the wrapper reported once it had set the container up (reportsSetUp), when it could. */
+    setUp?: Promise<number | undefined>,
   ) {
     this.exited = followed.closed;
     // A held shell (a spare, or a container waiting for its cgroup) is not the program yet, nor its wrapper.
-    this.programStarted = wrapped ? waitForProcess(pid, () => (stillHeld(pid) ? undefined : findProgram(pid)), programTimeoutMs) : Promise.resolve(undefined);
+    this.programStarted = !wrapped ? Promise.resolve(undefined) : (setUp ?? waitForProcess(pid, () => (stillHeld(pid) ? undefined : findProgram(pid)), programTimeoutMs));
   }
 
   /**
@@ -108,16 +119,17 @@ export class ContainerProcess {
     // A sandbox's working directory is inside its root file system: the wrapper starts in /.
     const cwd = spec.hasProgram ? '/' : spec.cwd;
     const programOf = spec.programOf ?? ((pid: number) => childrenOf(pid)[0]);
-    const make = (followed: Followed, pid: number) =>
-      new ContainerProcess(followed, pid, readProcStat(pid)?.startTime ?? '', spec.wrapper !== undefined, programOf, spec.programTimeoutMs ?? PROGRAM_TIMEOUT_MS);
+    const make = (followed: Followed, pid: number, setUp?: Promise<number | undefined>) =>
+      new ContainerProcess(followed, pid, readProcStat(pid)?.startTime ?? '', spec.wrapper !== undefined, programOf, spec.programTimeoutMs ?? PROGRAM_TIMEOUT_MS, setUp);
 
     const order = { argv, env: spec.env, cwd };
     const plain = !spec.stdin && !spec.files?.length;
     const fitsSpare = found && plain && SpareProcesses.fits(order) && (spares?.waiting ?? 0) > 0;
     if (!fitsSpare && plain && !held && spawner?.ready) {
       spares?.fillWhenQuiet(); // a start, as a spare taken: the pool waits for quiet again
-      const spawned = await spawner.start({ file: argv[0], args: argv.slice(1), cwd, env: spec.env, logPath: spec.logPath }, spec.onLogError ?? (() => {}), cancelled).catch((err: Error) => err);
-      if (!(spawned instanceof Error)) return make({ closed: spawned.closed, reopenLog: () => spawned.reopenLog() }, spawned.pid);
+      const req = { file: argv[0], args: argv.slice(1), cwd, env: spec.env, logPath: spec.logPath, reportSetUp: spec.reportsSetUp };
+      const spawned = await spawner.start(req, spec.onLogError ?? (() => {}), cancelled).catch((err: Error) => err);
+      if (!(spawned instanceof Error)) return make({ closed: spawned.closed, reopenLog: () => spawned.reopenLog() }, spawned.pid, spawned.setUp);
       if (spawned instanceof StartCancelled) throw spawned;
       if (spawned instanceof SpawnError) {
         throw new Error(spawned.stage === 'log' ? logErrorMessage(spec.logPath, spawned) : execErrorMessage(spec.argv[0], spawned));

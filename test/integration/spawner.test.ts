@@ -41,6 +41,25 @@ describe('the spawner', () => {
     expect(readProcStat(p.pid)).toBeUndefined();
   });
 
+  it('reports the pid a wrapper writes to fd 3 once its set-up is done, and nothing when fd 3 closes first', async () => {
+    const s = await ready();
+    const dir = mkdtempSync(join(tmpdir(), 'knode-spawner-'));
+    // As util-linux's set-up does: the pid on fd 3, fd 3 closed, then the program (which keeps running: the line came first).
+    const told = await s.start({ file: 'sh', args: ['-c', 'echo $$ >&3; exec 3>&-; exec sleep 30'], cwd: '/', env: ENV, logPath: join(dir, 'told.log'), reportSetUp: true }, () => {});
+    expect(await told.setUp).toBe(told.pid);
+    expect(readProcStat(told.pid)?.state).not.toBe('Z');
+    process.kill(-told.pid, 'SIGKILL');
+    await told.closed;
+    // A set-up that failed: fd 3 closed with nothing on it.
+    const failed = await s.start({ file: 'sh', args: ['-c', 'exec 3>&-; sleep 0.2; exit 32'], cwd: '/', env: ENV, logPath: join(dir, 'failed.log'), reportSetUp: true }, () => {});
+    expect(await failed.setUp).toBeUndefined();
+    expect((await failed.closed).exitCode).toBe(32);
+    // Not asked: no pipe at fd 3, and nothing to wait for.
+    const plain = await s.start({ file: 'sh', args: ['-c', '{ echo x >&3; } 2>/dev/null && exit 1; exit 0'], cwd: '/', env: ENV, logPath: join(dir, 'plain.log') }, () => {});
+    expect(plain.setUp).toBeUndefined();
+    expect((await plain.closed).exitCode).toBe(0);
+  });
+
   it('refuses a program that does not exist and a log it cannot open, saying which', async () => {
     const s = await ready();
     const dir = mkdtempSync(join(tmpdir(), 'knode-spawner-'));

@@ -155,7 +155,7 @@ export class ImageSandboxes {
     const setup = this.mountSandbox;
     if (typeof setup !== 'string' && !spec.seccomp && (!spec.noNewPrivs || mounts.some((m) => m.propagation === 'PROPAGATION_BIDIRECTIONAL'))) {
       const wrapper = setup.wrapper({ ...sandboxed, noNewPrivs: spec.noNewPrivs === true, sharedPid: typeof sharedPid === 'number' ? sharedPid : undefined });
-      return { ...common, wrapper, programOf: (wrapperPid) => setup.programOf(wrapperPid) };
+      return { ...common, wrapper, programOf: (wrapperPid) => setup.programOf(wrapperPid), reportsSetUp: true };
     }
     // The files bwrap reads at fds from PIDNS_FD on: the PID namespace to join, then the seccomp filter.
     const files = [...(typeof sharedPid === 'number' ? [`/proc/${sharedPid}/ns/pid`] : []), ...(spec.seccomp ? [spec.seccomp] : [])];

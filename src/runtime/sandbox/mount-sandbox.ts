@@ -140,7 +140,9 @@ export class MountSandbox {
    * directory, $4 and $5 the mount points to make slaves first (with a
    * Bidirectional mount; '' otherwise); then the program under setpriv. With
    * those, the old root is made a slave before it goes, so that its unmount
-   * reaches no host mount (as runc's pivotRoot does).
+   * reaches no host mount (as runc's pivotRoot does). Once every mount is
+   * made, it writes its pid (the program's to be) to fd 3 when that is open
+   * (reportsSetUp), and closes it.
    */
   private script(): string {
     const { mount, pivotRoot } = this.tools;
@@ -152,13 +154,16 @@ export class MountSandbox {
       'shift 5',
       `[ -z "$a" ] || ${mount} --make-slave "$a"`,
       `[ -z "$b" ] || ${mount} --make-slave "$b"`,
-      `${mount} -a -T "$t"`,
+      // The table's paths are resolved already (in the root, or on the host): libmount need not look them up (1-2 ms a start).
+      `${mount} --no-canonicalize -a -T "$t"`,
       'cd "$r"',
       // The host's root goes over the container's /dev, and is unmounted from there.
       `${pivotRoot} . dev`,
       `[ -z "$a" ] || ${kitMount} --make-rslave /dev`,
       `${kitUmount} -l /dev`,
       'cd "$w"',
+      '{ echo $$ >&3; } 2>/dev/null || :',
+      'exec 3>&-',
       'exec "$@"',
     ].join('\n');
   }

@@ -10,6 +10,8 @@ export interface SpawnedProcess {
   pid: number;
   closed: Promise<ProcessExit>;
   reopenLog(): Promise<void>;
+  /** With reportSetUp: the pid its wrapper wrote once the container was set up; undefined when it ended first. */
+  setUp?: Promise<number | undefined>;
 }
 
 /** Why a start failed: the log could not be opened, or the program not executed (with its errno code). */
@@ -27,6 +29,7 @@ interface Started {
   pid: number;
   exit: (exit: ProcessExit) => void;
   onLogError: (err: Error) => void;
+  setUp?: (pid: number | undefined) => void;
 }
 
 /**
@@ -62,7 +65,7 @@ export class Spawner {
   private isReady = false;
   private seq = 0;
   private asks = 0;
-  private readonly starting = new Map<number, { resolve: (p: SpawnedProcess) => void; reject: (err: Error) => void; onLogError: (err: Error) => void }>();
+  private readonly starting = new Map<number, { resolve: (p: SpawnedProcess) => void; reject: (err: Error) => void; onLogError: (err: Error) => void; reportSetUp?: boolean }>();
   private readonly running = new Map<number, Started>();
   private readonly reopening = new Map<number, { resolve: () => void; reject: (err: Error) => void }>();
   /** Starts not yet sent: they wait here, where a cancelled one can still be dropped, not in the spawner's pipe. */
@@ -111,7 +114,7 @@ export class Spawner {
         continue;
       }
       const seq = ++this.seq;
-      this.starting.set(seq, { resolve: next.resolve, reject: next.reject, onLogError: next.onLogError });
+      this.starting.set(seq, { resolve: next.resolve, reject: next.reject, onLogError: next.onLogError, reportSetUp: next.req.reportSetUp });
       this.child.send({ type: 'start', seq, ...next.req });
     }
   }
@@ -133,8 +136,10 @@ export class Spawner {
         this.send();
         let exit!: (e: ProcessExit) => void;
         const closed = new Promise<ProcessExit>((resolve) => (exit = resolve));
-        this.running.set(reply.seq, { pid: reply.pid, exit, onLogError: waiting.onLogError });
-        waiting.resolve({ pid: reply.pid, closed, reopenLog: () => this.reopen(reply.seq) });
+        let setUp: ((pid: number | undefined) => void) | undefined;
+        const setUpDone = waiting.reportSetUp ? new Promise<number | undefined>((resolve) => (setUp = resolve)) : undefined;
+        this.running.set(reply.seq, { pid: reply.pid, exit, onLogError: waiting.onLogError, setUp });
+        waiting.resolve({ pid: reply.pid, closed, reopenLog: () => this.reopen(reply.seq), setUp: setUpDone });
         return;
       }
       case 'failed': {
@@ -144,6 +149,9 @@ export class Spawner {
         waiting?.reject(new SpawnError(reply.stage, reply.code, reply.message));
         return;
       }
+      case 'setUp':
+        this.running.get(reply.seq)?.setUp?.(reply.pid);
+        return;
       case 'logError':
         this.running.get(reply.seq)?.onLogError(new Error(reply.message));
         return;
@@ -157,6 +165,7 @@ export class Spawner {
       case 'exited': {
         const started = this.running.get(reply.seq);
         this.running.delete(reply.seq);
+        started?.setUp?.(undefined);
         started?.exit({ exitCode: reply.exitCode, signal: reply.signal, finishedAt: new Date(reply.finishedAt) });
         return;
       }
@@ -186,6 +195,7 @@ export class Spawner {
     for (const waiting of this.reopening.values()) waiting.reject(gone);
     for (const started of this.running.values()) {
       signalGroup(started.pid, 'SIGKILL');
+      started.setUp?.(undefined);
       started.exit({ exitCode: 255, signal: null, finishedAt: new Date() });
     }
     this.starting.clear();

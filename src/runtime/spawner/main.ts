@@ -25,7 +25,7 @@ function start(req: StartRequest): void {
   }
   let child: ChildProcess;
   try {
-    child = spawn(req.file, req.args, { cwd: req.cwd, env: req.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    child = spawn(req.file, req.args, { cwd: req.cwd, env: req.env, detached: true, stdio: ['ignore', 'pipe', 'pipe', ...(req.reportSetUp ? (['pipe'] as const) : [])] });
   } catch (err) {
     // Refused before any fork (a NUL in argv or env): the start fails, the spawner and its other containers go on.
     log.end();
@@ -41,10 +41,35 @@ function start(req: StartRequest): void {
   }
   logs.set(req.seq, log);
   send({ type: 'started', seq: req.seq, pid: child.pid });
+  if (req.reportSetUp) readSetUp(child, req.seq);
   void followChild(child, log).then((exit) => {
     logs.delete(req.seq);
     send({ type: 'exited', seq: req.seq, exitCode: exit.exitCode, signal: exit.signal, finishedAt: exit.finishedAt.getTime() });
   });
+}
+
+/** The first line on the child's fd 3, the pid of its program, once its set-up is done; nothing when fd 3 closes first. */
+function readSetUp(child: ChildProcess, seq: number): void {
+  const stream = child.stdio[3] as NodeJS.ReadableStream & { destroy(): void };
+  let text = '';
+  let told = false;
+  const tell = (pid?: number) => {
+    if (told) return;
+    told = true;
+    send({ type: 'setUp', seq, pid });
+    stream.destroy();
+  };
+  stream.on('data', (chunk: Buffer) => {
+    text += chunk.toString('latin1');
+    const line = text.indexOf('\n');
+    if (line < 0) return;
+    const pid = Number(text.slice(0, line));
+    tell(Number.isSafeInteger(pid) && pid > 0 ? pid : undefined);
+  });
+  stream.on('error', () => tell());
+  stream.on('close', () => tell());
+  // Whatever still holds it open once the container exits (its group is killed then) does not hold up its end.
+  child.once('exit', () => tell());
 }
 
 function reopen(seq: number, ask: number): void {

@@ -10,6 +10,8 @@ export interface StartRequest {
   cwd: string;
   env: Record<string, string>;
   logPath: string;
+  /** The wrapper writes the program's pid and a newline to fd 3 once the container is set up (util-linux's set-up): answered with `setUp`. */
+  reportSetUp?: boolean;
 }
 
 /** Reopen the log of the process started as `seq` (ReopenContainerLog), answered with `reopened`. */
@@ -21,6 +23,8 @@ export type SpawnerReply =
   /** log: the log file could not be opened; exec: the spawn failed (code as errno names it). */
   | { type: 'failed'; seq: number; stage: 'log' | 'exec'; code?: string; message: string }
   | { type: 'logError'; seq: number; message: string }
+  /** What a start with reportSetUp wrote to fd 3: the program's pid, or none when fd 3 closed first (the set-up failed). */
+  | { type: 'setUp'; seq: number; pid?: number }
   | { type: 'reopened'; ask: number; error?: string }
   /** Sent once the process has exited and its output is in the log. */
   | { type: 'exited'; seq: number; exitCode: number; signal: NodeJS.Signals | null; finishedAt: number };

@@ -94,7 +94,7 @@ describe('a full root dir', () => {
     rmSync(filler);
     freedAt = Date.now();
 
-    // The job's exit, refused by the full disk, reaches its record.
+    // The job's exit reaches its record: written over it while the disk was full (it fits in its file), or kept in memory until now.
     const [job] = await client.listContainers({ labelSelector: { [KubeletLabels.podName]: 'job-disk' } });
     await eventually(() => JSON.parse(readFileSync(join(root, 'runtime', 'state', 'containers', `${job.id}.json`), 'utf8')).exitCode === 3, "the job's exit on disk", 20_000);
 

@@ -2,7 +2,7 @@
 // embedded runtime's state keeps what is true while the disk says no. A
 // directory standing where the temp file goes makes the write fail (EISDIR)
 // without a full disk, as root too.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmdirSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -78,7 +78,9 @@ describe('RuntimeState when the disk refuses a write', () => {
     state.saveSandbox(record);
     const allow = refuse(join(dir, 'sandboxes', 'known.json'));
 
+    // A change that fits in the record's file is written over it, which a full disk does not refuse: this one outgrows it.
     record.state = 'SANDBOX_NOTREADY';
+    record.annotations = { note: 'x'.repeat(2000) };
     state.saveSandbox(record);
     state.saveSandbox(record);
     expect(state.sandboxes.get('known')?.state).toBe('SANDBOX_NOTREADY');
@@ -99,11 +101,47 @@ describe('RuntimeState when the disk refuses a write', () => {
     const state = new RuntimeState(dir, () => {});
     state.saveSandbox(sandbox('gone'));
     const allow = refuse(join(dir, 'sandboxes', 'gone.json'));
-    state.saveSandbox(sandbox('gone'));
+    state.saveSandbox({ ...sandbox('gone'), annotations: { note: 'x'.repeat(2000) } });
     state.deleteSandbox('gone');
     allow();
     expect(state.flush()).toBe(true);
     expect(existsSync(join(dir, 'sandboxes', 'gone.json'))).toBe(false);
+  });
+});
+
+describe('RuntimeState record files', () => {
+  it('writes a change that fits over the record, whole, and one that does not anew', () => {
+    const dir = scratch();
+    const state = new RuntimeState(dir, () => {});
+    const file = join(dir, 'sandboxes', 'r.json');
+    const record = sandbox('r');
+    state.saveSandbox(record);
+    const made = statSync(file);
+    expect(made.size).toBeGreaterThan(JSON.stringify(record).length);
+
+    record.state = 'SANDBOX_NOTREADY';
+    state.saveSandbox(record);
+    expect(statSync(file).ino).toBe(made.ino);
+    expect(statSync(file).size).toBe(made.size);
+    expect(new RuntimeState(dir, () => {}).sandboxes.get('r')?.state).toBe('SANDBOX_NOTREADY');
+
+    // Shorter again: what is left of the longer one is blanks, not JSON.
+    record.labels = { a: 'y'.repeat(300) };
+    state.saveSandbox(record);
+    record.labels = {};
+    state.saveSandbox(record);
+    expect(statSync(file).ino).toBe(made.ino);
+    expect(new RuntimeState(dir, () => {}).sandboxes.get('r')?.labels).toEqual({});
+
+    record.annotations = { note: 'z'.repeat(2000) };
+    state.saveSandbox(record);
+    expect(statSync(file).ino).not.toBe(made.ino);
+    expect(new RuntimeState(dir, () => {}).sandboxes.get('r')?.annotations.note).toHaveLength(2000);
+    expect(readdirSync(join(dir, 'sandboxes'))).toEqual(['r.json']);
+
+    state.deleteSandbox('r');
+    state.deleteSandbox('r');
+    expect(readdirSync(join(dir, 'sandboxes'))).toEqual([]);
   });
 });
 

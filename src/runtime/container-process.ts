@@ -31,6 +31,13 @@ export interface ProcessSpec {
    * looking for the program.
    */
   reportsSetUp?: boolean;
+  /**
+   * Host work the wrapper's set-up needs done before it goes on (a mount
+   * table to write): with reportsSetUp, done while the spawner starts the
+   * wrapper, which waits for its go-ahead on fd 3; before the start
+   * otherwise. hasProgram is asked once it is done.
+   */
+  prepare?: () => Promise<void>;
   /** How long the program may take to appear under its wrapper (default 2 s). */
   programTimeoutMs?: number;
   /**
@@ -109,6 +116,11 @@ export class ContainerProcess {
    * here. Only the last costs this thread a fork.
    */
   static async start(spec: ProcessSpec, spares?: SpareProcesses, spawner?: Spawner, cancelled?: () => boolean): Promise<ContainerProcess> {
+    if (spec.prepare) {
+      const gated = spec.reportsSetUp && spec.wrapper && spec.hasProgram && !spec.stdin && !spec.files?.length && !spec.beforeExec && spawner?.ready;
+      if (gated) return ContainerProcess.startGated(spec, spawner, cancelled);
+      await spec.prepare();
+    }
     const cwdProblem = spec.hasProgram ? undefined : checkDirectory(spec.cwd);
     if (cwdProblem) throw new Error(`chdir to cwd ("${spec.cwd}") set in config failed: ${cwdProblem}`);
     const held = spec.beforeExec !== undefined;
@@ -129,13 +141,8 @@ export class ContainerProcess {
       spares?.fillWhenQuiet(); // a start, as a spare taken: the pool waits for quiet again
       const req = { file: argv[0], args: argv.slice(1), cwd, env: spec.env, logPath: spec.logPath, reportSetUp: spec.reportsSetUp };
       const spawned = await spawner.start(req, spec.onLogError ?? (() => {}), cancelled).catch((err: Error) => err);
-      if (!(spawned instanceof Error)) return make({ closed: spawned.closed, reopenLog: () => spawned.reopenLog() }, spawned.pid, spawned.setUp);
-      if (spawned instanceof StartCancelled) throw spawned;
-      if (spawned instanceof SpawnError) {
-        throw new Error(spawned.stage === 'log' ? logErrorMessage(spec.logPath, spawned) : execErrorMessage(spec.argv[0], spawned));
-      }
-      // The spawner died before it answered: it may have started the process, so it is not started again here.
-      throw new Error(`the runtime's spawner exited before it started the process: ${spawned.message}`);
+      if (spawned instanceof Error) throw spawnerFailure(spec, spawned);
+      return make({ closed: spawned.closed, reopenLog: () => spawned.reopenLog() }, spawned.pid, spawned.setUp);
     }
 
     let log: CriLogWriter;
@@ -166,6 +173,44 @@ export class ContainerProcess {
     else if (held) (child.stdio[3] as NodeJS.WritableStream).end('go\n');
     const output = new OutputTap();
     return make({ closed: followChild(child, log, output), reopenLog: () => log.reopen(), stdin: child.stdin ?? undefined, output }, child.pid);
+  }
+
+  /**
+   * A start through the spawner whose wrapper waits on fd 3: `prepare` runs
+   * meanwhile, then the program is looked for, and the wrapper gets its
+   * go-ahead; when either fails, the wrapper is killed and the start fails.
+   */
+  private static async startGated(spec: ProcessSpec, spawner: Spawner, cancelled?: () => boolean): Promise<ContainerProcess> {
+    let open!: (go: boolean) => void;
+    const gate = new Promise<boolean>((resolve) => (open = resolve));
+    const argv = [...spec.wrapper!, ...spec.argv];
+    const req = { file: argv[0], args: argv.slice(1), cwd: '/', env: spec.env, logPath: spec.logPath, reportSetUp: true };
+    // Asked of the spawner first, so that its fork runs beside prepare.
+    const spawning = spawner.start(req, spec.onLogError ?? (() => {}), cancelled, gate).catch((err: Error) => err);
+    const prepared = spec.prepare!().then(() => {
+      if (!spec.hasProgram!(spec.argv[0])) throw new Error(execErrorMessage(spec.argv[0], Object.assign(new Error('not found'), { code: 'ENOENT' })));
+    });
+    prepared.then(
+      () => open(true),
+      () => open(false),
+    );
+    const spawned = await spawning;
+    if (spawned instanceof Error) {
+      await gate; // what prepare makes is there for the caller to undo
+      throw spawnerFailure(spec, spawned);
+    }
+    const failed = await prepared.then(
+      () => undefined,
+      (err: Error) => err,
+    );
+    if (failed) {
+      signalGroup(spawned.pid, 'SIGKILL');
+      await spawned.closed;
+      throw failed;
+    }
+    const programOf = spec.programOf ?? ((pid: number) => childrenOf(pid)[0]);
+    const followed = { closed: spawned.closed, reopenLog: () => spawned.reopenLog() };
+    return new ContainerProcess(followed, spawned.pid, readProcStat(spawned.pid)?.startTime ?? '', true, programOf, spec.programTimeoutMs ?? PROGRAM_TIMEOUT_MS, spawned.setUp);
   }
 
   /** The program under the wrapper, while it runs; undefined without a wrapper. */
@@ -267,4 +312,12 @@ export function execErrorMessage(file: string, err: NodeJS.ErrnoException): stri
   if (err.code === 'ENOENT') return `exec: "${file}": executable file not found in $PATH`;
   if (err.code === 'EACCES') return `exec: "${file}": permission denied`;
   return `exec: "${file}": ${err.message}`;
+}
+
+/** What a start the spawner did not make says: the log or the exec refused (runc's words), a cancel, or the spawner's end. */
+function spawnerFailure(spec: ProcessSpec, err: Error): Error {
+  if (err instanceof StartCancelled) return err;
+  if (err instanceof SpawnError) return new Error(err.stage === 'log' ? logErrorMessage(spec.logPath, err) : execErrorMessage(spec.argv[0], err));
+  // The spawner died before it answered: it may have started the process, so it is not started again here.
+  return new Error(`the runtime's spawner exited before it started the process: ${err.message}`);
 }

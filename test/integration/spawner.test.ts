@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readProcStat } from '../../src/runtime/proc.js';
+import { commOf, readProcStat } from '../../src/runtime/proc.js';
 import { SpawnError, Spawner } from '../../src/runtime/spawner/client.js';
 import { eventually } from '../helpers/runtimes.js';
 
@@ -41,15 +41,38 @@ describe('the spawner', () => {
     expect(readProcStat(p.pid)).toBeUndefined();
   });
 
-  it('reports the pid a wrapper writes to fd 3 once its set-up is done, and nothing when fd 3 closes first', async () => {
+  it('gives a wrapper its go-ahead on fd 3 (at once, or when its gate opens) and reports the pid it writes there once its set-up is done, and nothing when fd 3 closes first', async () => {
     const s = await ready();
     const dir = mkdtempSync(join(tmpdir(), 'knode-spawner-'));
-    // As util-linux's set-up does: the pid on fd 3, fd 3 closed, then the program (which keeps running: the line came first).
-    const told = await s.start({ file: 'sh', args: ['-c', 'echo $$ >&3; exec 3>&-; exec sleep 30'], cwd: '/', env: ENV, logPath: join(dir, 'told.log'), reportSetUp: true }, () => {});
+    // As util-linux's set-up does: the go-ahead read from fd 3, the pid written there, fd 3 closed, then the program
+    // (which keeps running: the line came first). Without a gate the go-ahead comes at once.
+    const setUp = 'read -r _ <&3; echo $$ >&3; exec 3>&-; exec sleep 30';
+    const told = await s.start({ file: 'sh', args: ['-c', setUp], cwd: '/', env: ENV, logPath: join(dir, 'told.log'), reportSetUp: true }, () => {});
     expect(await told.setUp).toBe(told.pid);
     expect(readProcStat(told.pid)?.state).not.toBe('Z');
     process.kill(-told.pid, 'SIGKILL');
     await told.closed;
+    // Gated: it waits in its read (still the shell, nothing reported) until the gate opens.
+    const waiting = `echo waiting; ${setUp}`;
+    const waits = async (log: string) => eventually(() => existsSync(log) && logLines(log).includes('stdout F waiting'), 'the set-up to wait');
+    let open!: (go: boolean) => void;
+    const gated = await s.start({ file: 'sh', args: ['-c', waiting], cwd: '/', env: ENV, logPath: join(dir, 'gated.log'), reportSetUp: true }, () => {}, () => false, new Promise<boolean>((r) => (open = r)));
+    let reported = false;
+    void gated.setUp!.then(() => (reported = true));
+    await waits(join(dir, 'gated.log'));
+    expect(reported).toBe(false);
+    expect(commOf(gated.pid)).toBe('sh');
+    open(true);
+    expect(await gated.setUp).toBe(gated.pid);
+    process.kill(-gated.pid, 'SIGKILL');
+    await gated.closed;
+    // A gate that stays shut: the process waits until its caller ends it.
+    const shut = await s.start({ file: 'sh', args: ['-c', waiting], cwd: '/', env: ENV, logPath: join(dir, 'shut.log'), reportSetUp: true }, () => {}, () => false, Promise.resolve(false));
+    await waits(join(dir, 'shut.log'));
+    expect(commOf(shut.pid)).toBe('sh');
+    process.kill(-shut.pid, 'SIGKILL');
+    expect(await shut.setUp).toBeUndefined();
+    await shut.closed;
     // A set-up that failed: fd 3 closed with nothing on it.
     const failed = await s.start({ file: 'sh', args: ['-c', 'exec 3>&-; sleep 0.2; exit 32'], cwd: '/', env: ENV, logPath: join(dir, 'failed.log'), reportSetUp: true }, () => {});
     expect(await failed.setUp).toBeUndefined();

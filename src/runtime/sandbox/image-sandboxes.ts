@@ -131,7 +131,8 @@ export class ImageSandboxes {
   /**
    * How StartContainer runs a sandboxed container, in `holder`'s namespaces,
    * and in its own PID namespace, the host's, or the one whose PID 1 is
-   * `sharedPid`. Mounts its root file system. bwrap runs it where it can
+   * `sharedPid`. Mounts its root file system (util-linux's set-up: its
+   * mount table is made in `prepare`, while the wrapper starts). bwrap runs it where it can
    * run it as asked: under a seccomp filter (which only bwrap loads here),
    * or with no_new_privs and no Bidirectional mount (bwrap sets the one and
    * makes slaves of the others); util-linux sets up the rest, as runc does.
@@ -142,21 +143,29 @@ export class ImageSandboxes {
       throw new Error(`user ${spec.uid}:${spec.gid} cannot run in a shared PID namespace on the embedded runtime's sandboxes: without setpriv, non-root users get a user namespace, which cannot join the pod's PID namespace; run it as root or without shareProcessNamespace`);
     }
     const store = this.images as OciImageStore;
-    await this.rootfs!.mount(c.id, c.imageId, () => {
-      const image = store.find(c.imageId);
-      if (!image) throw new Error(`image ${c.imageId} is no longer stored; pull it again`);
-      return store.rootfsLayers(image);
-    });
-    mkdirInRoot(spec.rootfs, spec.cwd);
+    const mountRootfs = async () => {
+      await this.rootfs!.mount(c.id, c.imageId, () => {
+        const image = store.find(c.imageId);
+        if (!image) throw new Error(`image ${c.imageId} is no longer stored; pull it again`);
+        return store.rootfsLayers(image);
+      });
+      mkdirInRoot(spec.rootfs, spec.cwd);
+    };
     const mounts: LaunchedProcess['mounts'] = [...this.podFiles(sandbox), ...c.mounts];
     const pid = sharedPid === 'own' ? 'CONTAINER' : sharedPid === 'node' ? 'NODE' : 'SHARED';
     const sandboxed = { rootfs: spec.rootfs, cwd: spec.cwd, holder, pid, uid: spec.uid, gid: spec.gid, groups: spec.groups ?? [], mounts, readonlyRootfs: spec.readonlyRootfs === true, capabilities: spec.capabilities, privileged: spec.privileged === true, maskedPaths: spec.maskedPaths ?? [], readonlyPaths: spec.readonlyPaths ?? [], hostIpc: sandbox.namespaces.ipc === 'NODE' } as const;
     const common = { argv: spec.argv, programTimeoutMs: PROGRAM_TIMEOUT_MS, hasProgram: (command: string) => findInRootfs(spec.rootfs, command, spec.env.PATH ?? '', spec.cwd, c.mounts) !== undefined, env: { ...spec.env, HOSTNAME: podHostname(sandbox) }, cwd: spec.cwd };
     const setup = this.mountSandbox;
     if (typeof setup !== 'string' && !spec.seccomp && (!spec.noNewPrivs || mounts.some((m) => m.propagation === 'PROPAGATION_BIDIRECTIONAL'))) {
-      const wrapper = setup.wrapper({ ...sandboxed, noNewPrivs: spec.noNewPrivs === true, sharedPid: typeof sharedPid === 'number' ? sharedPid : undefined });
-      return { ...common, wrapper, programOf: (wrapperPid) => setup.programOf(wrapperPid), reportsSetUp: true };
+      const launch = setup.wrapper({ ...sandboxed, noNewPrivs: spec.noNewPrivs === true, sharedPid: typeof sharedPid === 'number' ? sharedPid : undefined });
+      const mounted = mountRootfs();
+      launch.beside(); // while mount(8) runs
+      // Mounted before the wrapper starts: its mount namespace, a slave of a host whose mounts may all be
+      // private, would not get a mount made after it. The table is made while the spawner starts it.
+      await mounted;
+      return { ...common, wrapper: launch.argv, prepare: async () => launch.prepare(), programOf: (wrapperPid) => setup.programOf(wrapperPid), reportsSetUp: true };
     }
+    await mountRootfs();
     // The files bwrap reads at fds from PIDNS_FD on: the PID namespace to join, then the seccomp filter.
     const files = [...(typeof sharedPid === 'number' ? [`/proc/${sharedPid}/ns/pid`] : []), ...(spec.seccomp ? [spec.seccomp] : [])];
     const seccompFd = spec.seccomp ? PIDNS_FD + files.length - 1 : undefined;

@@ -71,23 +71,51 @@ export class MountSandbox {
 
   /**
    * The command before a program's argv that runs it in its container, in
-   * `p.holder`'s namespaces: it makes the container's table of mounts, its
-   * /dev and its mount points beside and in its root file system first.
-   * Throws when a Bidirectional mount's source is not shared with the host
-   * (containerd's check: nothing would propagate).
+   * `p.holder`'s namespaces, and what must be done on the host before its
+   * init shell goes on: the container's /dev and the directory its root is
+   * bound at (`beside`, any time), then its mount points in its root file
+   * system and its table of mounts (`prepare`). The root file system must be
+   * mounted before the wrapper starts (its mount namespace may not get a
+   * host mount made after it); the init waits for a line on fd 3 when that
+   * is open, so `prepare` can run while it starts. `prepare` throws when a Bidirectional
+   * mount's source is not shared with the host (containerd's check: nothing
+   * would propagate).
    */
-  wrapper(p: LaunchedProcess): string[] {
+  wrapper(p: LaunchedProcess): { argv: string[]; beside: () => void; prepare: () => void } {
     const base = dirname(p.rootfs);
     const root = join(base, 'root');
-    const dev = join(base, 'dev');
-    mkdirSync(root, { recursive: true });
-    devTemplate(dev);
-    for (const fixed of ['/proc', '/dev', '/sys', KIT_PATH]) {
-      if (makeInRoot(p.rootfs, fixed, 'directory', 'the mount point') !== fixed) throw new Error(`the image's ${fixed} is a symbolic link: it cannot be mounted on`);
-    }
+    const table = join(base, 'mounts');
     const bidirectional = p.mounts.some((m) => m.propagation === 'PROPAGATION_BIDIRECTIONAL');
     // Read only when needed: with a container per mount, a busy host's table is long.
     const hostTable = bidirectional || p.mounts.some((m) => m.recursiveReadOnly) ? hostMounts() : [];
+    // A Bidirectional mount stays shared: so is everything else until the init shell has made slaves of
+    // the mounts that hold the new root and the old one (pivot_root refuses shared parents).
+    const holding = bidirectional ? (mountOf(hostTable, base)?.mountPoint ?? '/') : '/';
+    const slaves = bidirectional ? ['/', holding === '/' ? '' : holding] : ['', ''];
+    const t = this.tools;
+    const argv: string[] = [];
+    // It dies with the runtime, as bwrap's --die-with-parent makes it: a shared PID namespace's
+    // program has nsenter for a parent, which the kit's setpriv ties it to.
+    if (p.pid !== 'SHARED') argv.push(t.setpriv, '--pdeathsig=KILL', '--');
+    argv.push(t.nsenter, `--target=${p.holder}`, ...(p.hostIpc ? [] : ['--ipc']), ...joined(p.holder, 'uts'), ...joined(p.holder, 'net'));
+    if (p.pid === 'SHARED') argv.push(`--pid=/proc/${p.sharedPid}/ns/pid`);
+    argv.push('--', t.unshare, '--mount', `--propagation=${bidirectional ? 'unchanged' : 'slave'}`, ...(p.pid === 'CONTAINER' ? ['--pid', '--fork', '--kill-child'] : []), '--');
+    argv.push(this.init, '-c', this.script(), INIT, table, root, p.cwd, ...slaves);
+    argv.push(...setuidPrefix(this.kit, p.uid, p.gid, p.groups, p.capabilities, { noNewPrivs: p.noNewPrivs, dieWithParent: true }));
+    const dev = join(base, 'dev');
+    const beside = () => {
+      mkdirSync(root, { recursive: true });
+      devTemplate(dev);
+    };
+    return { argv, beside, prepare: () => this.prepare(p, { dev, root, table, hostTable }) };
+  }
+
+  /** The container's mount points, and its table of mounts, written to `table`. */
+  private prepare(p: LaunchedProcess, at: { dev: string; root: string; table: string; hostTable: ReturnType<typeof hostMounts> }): void {
+    const { dev, root, table, hostTable } = at;
+    for (const fixed of ['/proc', '/dev', '/sys', KIT_PATH]) {
+      if (makeInRoot(p.rootfs, fixed, 'directory', 'the mount point') !== fixed) throw new Error(`the image's ${fixed} is a symbolic link: it cannot be mounted on`);
+    }
     // A volume under /dev (the termination log) gets its mount point in the container's /dev.
     const mounts = placeMounts(p, [{ hostPath: dev, containerPath: '/dev', asked: '/dev' }]);
     for (const m of mounts) {
@@ -96,7 +124,6 @@ export class MountSandbox {
       if (on?.shared === undefined) throw new Error(`path "${m.hostPath}" is mounted on "${on?.mountPoint ?? '/'}" but it is not a shared mount`);
     }
     const paths = locatePaths(p.maskedPaths ?? [], p.readonlyPaths ?? [], p.rootfs, mounts);
-    const table = join(base, 'mounts');
     writeFileSync(
       table,
       mountTable({
@@ -113,21 +140,6 @@ export class MountSandbox {
         readonlyRootfs: p.readonlyRootfs === true,
       }),
     );
-    // A Bidirectional mount stays shared: so is everything else until the init shell has made slaves of
-    // the mounts that hold the new root and the old one (pivot_root refuses shared parents).
-    const holding = bidirectional ? (mountOf(hostTable, base)?.mountPoint ?? '/') : '/';
-    const slaves = bidirectional ? ['/', holding === '/' ? '' : holding] : ['', ''];
-    const t = this.tools;
-    const args: string[] = [];
-    // It dies with the runtime, as bwrap's --die-with-parent makes it: a shared PID namespace's
-    // program has nsenter for a parent, which the kit's setpriv ties it to.
-    if (p.pid !== 'SHARED') args.push(t.setpriv, '--pdeathsig=KILL', '--');
-    args.push(t.nsenter, `--target=${p.holder}`, ...(p.hostIpc ? [] : ['--ipc']), ...joined(p.holder, 'uts'), ...joined(p.holder, 'net'));
-    if (p.pid === 'SHARED') args.push(`--pid=/proc/${p.sharedPid}/ns/pid`);
-    args.push('--', t.unshare, '--mount', `--propagation=${bidirectional ? 'unchanged' : 'slave'}`, ...(p.pid === 'CONTAINER' ? ['--pid', '--fork', '--kill-child'] : []), '--');
-    args.push(this.init, '-c', this.script(), INIT, table, root, p.cwd, ...slaves);
-    args.push(...setuidPrefix(this.kit, p.uid, p.gid, p.groups, p.capabilities, { noNewPrivs: p.noNewPrivs, dieWithParent: true }));
-    return args;
   }
 
   /** The container's program under its wrappers. */
@@ -140,9 +152,10 @@ export class MountSandbox {
    * directory, $4 and $5 the mount points to make slaves first (with a
    * Bidirectional mount; '' otherwise); then the program under setpriv. With
    * those, the old root is made a slave before it goes, so that its unmount
-   * reaches no host mount (as runc's pivotRoot does). Once every mount is
-   * made, it writes its pid (the program's to be) to fd 3 when that is open
-   * (reportsSetUp), and closes it.
+   * reaches no host mount (as runc's pivotRoot does). When fd 3 is open
+   * (reportsSetUp), it first waits for a line on it, the runtime's go-ahead,
+   * and once every mount is made writes its pid (the program's to be) there
+   * and closes it.
    */
   private script(): string {
     const { mount, pivotRoot } = this.tools;
@@ -152,6 +165,8 @@ export class MountSandbox {
       'set -e',
       't=$1 r=$2 w=$3 a=$4 b=$5',
       'shift 5',
+      // The go-ahead, once the runtime has prepared the table (a start through the spawner); nothing to wait for otherwise.
+      '{ read -r _ <&3; } 2>/dev/null || :',
       `[ -z "$a" ] || ${mount} --make-slave "$a"`,
       `[ -z "$b" ] || ${mount} --make-slave "$b"`,
       // The table's paths are resolved already (in the root, or on the host): libmount need not look them up (1-2 ms a start).

@@ -43,6 +43,8 @@ interface Queued {
   req: Omit<StartRequest, 'type' | 'seq'>;
   onLogError: (err: Error) => void;
   cancelled: () => boolean;
+  /** A gated start's go-ahead: sent once this resolves true. */
+  gate?: Promise<boolean>;
   resolve: (p: SpawnedProcess) => void;
   reject: (err: Error) => void;
 }
@@ -96,12 +98,14 @@ export class Spawner {
    * Starts a process (detached: a session of its own) with its output going
    * to `logPath`. At most SENT_AT_ONCE starts are with the spawner at a time;
    * the rest wait their turn here, and one whose caller has gone by then
-   * (`cancelled`) is not sent: it rejects with StartCancelled.
+   * (`cancelled`) is not sent: it rejects with StartCancelled. With
+   * reportSetUp, the process gets its go-ahead on fd 3 at once, or, given a
+   * `gate`, once that resolves true (never, when false: its caller ends it).
    */
-  start(req: Omit<StartRequest, 'type' | 'seq'>, onLogError: (err: Error) => void, cancelled: () => boolean = () => false): Promise<SpawnedProcess> {
+  start(req: Omit<StartRequest, 'type' | 'seq' | 'gated'>, onLogError: (err: Error) => void, cancelled: () => boolean = () => false, gate?: Promise<boolean>): Promise<SpawnedProcess> {
     if (!this.isReady) return Promise.reject(new Error('the spawner is not running'));
     return new Promise((resolve, reject) => {
-      this.queued.push({ req, onLogError, cancelled, resolve, reject });
+      this.queued.push({ req, onLogError, cancelled, gate, resolve, reject });
       this.send();
     });
   }
@@ -115,7 +119,11 @@ export class Spawner {
       }
       const seq = ++this.seq;
       this.starting.set(seq, { resolve: next.resolve, reject: next.reject, onLogError: next.onLogError, reportSetUp: next.req.reportSetUp });
-      this.child.send({ type: 'start', seq, ...next.req });
+      this.child.send({ type: 'start', seq, ...next.req, gated: next.gate !== undefined });
+      // After the start on the same channel, so the spawner has the process when its go-ahead comes.
+      void next.gate?.then((go) => {
+        if (go && this.child.connected) this.child.send({ type: 'go', seq });
+      });
     }
   }
 

@@ -5,11 +5,14 @@
 // than the runtime, and it costs the runtime's thread nothing: a burst of
 // starts no longer stops every other call. It ends with the runtime.
 import { spawn, type ChildProcess } from 'node:child_process';
+import type { Duplex } from 'node:stream';
 import { followChild } from '../follow-child.js';
 import { CriLogWriter } from '../log-writer.js';
 import type { SpawnerReply, SpawnerRequest, StartRequest } from './protocol.js';
 
 const logs = new Map<number, CriLogWriter>();
+/** The fd 3 of each process whose set-up is under way, for its go-ahead and its report. */
+const setUps = new Map<number, Duplex>();
 
 function send(reply: SpawnerReply): void {
   if (process.connected) process.send!(reply);
@@ -41,21 +44,26 @@ function start(req: StartRequest): void {
   }
   logs.set(req.seq, log);
   send({ type: 'started', seq: req.seq, pid: child.pid });
-  if (req.reportSetUp) readSetUp(child, req.seq);
+  if (req.reportSetUp) {
+    readSetUp(child, req.seq);
+    if (!req.gated) go(req.seq);
+  }
   void followChild(child, log).then((exit) => {
     logs.delete(req.seq);
     send({ type: 'exited', seq: req.seq, exitCode: exit.exitCode, signal: exit.signal, finishedAt: exit.finishedAt.getTime() });
   });
 }
 
-/** The first line on the child's fd 3, the pid of its program, once its set-up is done; nothing when fd 3 closes first. */
+/** The first line on the child's fd 3 (a socket: the go-ahead goes the other way), the pid of its program, once its set-up is done; nothing when fd 3 closes first. */
 function readSetUp(child: ChildProcess, seq: number): void {
-  const stream = child.stdio[3] as NodeJS.ReadableStream & { destroy(): void };
+  const stream = child.stdio[3] as unknown as Duplex;
+  setUps.set(seq, stream);
   let text = '';
   let told = false;
   const tell = (pid?: number) => {
     if (told) return;
     told = true;
+    setUps.delete(seq);
     send({ type: 'setUp', seq, pid });
     stream.destroy();
   };
@@ -72,6 +80,11 @@ function readSetUp(child: ChildProcess, seq: number): void {
   child.once('exit', () => tell());
 }
 
+/** The go-ahead a set-up waits for on its fd 3 (gone already when the process has ended). */
+function go(seq: number): void {
+  setUps.get(seq)?.write('go\n');
+}
+
 function reopen(seq: number, ask: number): void {
   const log = logs.get(seq);
   try {
@@ -86,6 +99,7 @@ function reopen(seq: number, ask: number): void {
 process.on('message', (req: SpawnerRequest) => {
   if (req.type === 'start') start(req);
   else if (req.type === 'reopen') reopen(req.seq, req.ask);
+  else if (req.type === 'go') go(req.seq);
 });
 // The runtime is gone: so is the reader of every container's output, as when it held the pipes itself.
 process.on('disconnect', () => process.exit(0));

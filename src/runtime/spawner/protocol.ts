@@ -12,10 +12,12 @@ export interface StartRequest {
   logPath: string;
   /** The wrapper writes the program's pid and a newline to fd 3 once the container is set up (util-linux's set-up): answered with `setUp`. */
   reportSetUp?: boolean;
+  /** With reportSetUp: the go-ahead line goes to fd 3 when `go` comes for it, not at once. */
+  gated?: boolean;
 }
 
 /** Reopen the log of the process started as `seq` (ReopenContainerLog), answered with `reopened`. */
-export type SpawnerRequest = StartRequest | { type: 'reopen'; seq: number; ask: number };
+export type SpawnerRequest = StartRequest | { type: 'reopen'; seq: number; ask: number } | { type: 'go'; seq: number };
 
 export type SpawnerReply =
   | { type: 'ready' }

@@ -18,7 +18,7 @@ import { benchSandboxes, reportSandboxes } from './sandboxes.js';
 import { benchAgent, type Agent, type BurstFigures, type IdleFigures } from './kubelet.js';
 import { benchRelist, type RelistFigures } from './relist.js';
 import { startContainerd, startEmbedded, type BenchRuntime } from './runtimes.js';
-import { benchStartup, type StartupFigures } from './startup.js';
+import { benchStartup, spawnFloor, type StartupFigures } from './startup.js';
 import { median, ms, percentile, table } from './stats.js';
 
 const PODS = Number(process.env.KNODE_BENCH_PODS ?? 100);
@@ -77,6 +77,9 @@ console.log(`\nPod start-up latency (source saw the pod -> status manager saw ev
 console.log(table(['runtime', 'PLEG', 'pods', 'arrival', 'p50', 'p99', 'max', 'all done in'], startup.map((s) => [
   s.runtime, s.pleg, String(s.latencies.length), s.mode, ms(median(s.latencies)), ms(percentile(s.latencies, 99)), ms(Math.max(...s.latencies)), ms(s.totalMs),
 ])));
+
+const floor = spawnFloor(PODS);
+console.log(`\nThe machine's floor for a burst: a fresh Node process spawning ${floor.count} processes back to back had the ${floor.count / 2}th running after ${ms(floor.halfMs)} and the last after ${ms(floor.allMs)}; a pod's container is at least one process (goals on the embedded runtime, evented PLEG: p50 <= 25 ms, p99 <= 100 ms)`);
 
 console.log('\nPLEG relist duration (first relist reads every pod; steady relist: nothing changed)\n');
 console.log(table(['runtime', 'containers', 'first', 'steady median', 'steady p99'], relist.map((r) => [

@@ -1,6 +1,7 @@
 // Pod start-up latency through the whole engine: a burst of pods written to a
 // static dir, from the source seeing each pod to the status manager seeing all
 // its containers running (the PodRunning event), with evented and relist PLEG.
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -72,4 +73,28 @@ export async function benchStartup(rt: BenchRuntime, pods: number, pleg: 'evente
   for (const s of await client.listPodSandbox({ labelSelector: { [NodeNameLabel]: nodeName } })) await client.removePodSandbox(s.id);
   client.close();
   return { runtime: rt.name, pleg, mode, pods, latencies, totalMs: last - first };
+}
+
+/** When the `half`th and the last of `count` processes ran, spawned back to back by a small Node process of its own. */
+export interface SpawnFloor {
+  count: number;
+  halfMs: number;
+  allMs: number;
+}
+
+/**
+ * What this machine can do at best for a burst: a fresh Node process spawns
+ * `count` processes (`sleep`) one after another and notes when each had
+ * exec'd (spawn returns then). A pod's container is at least one process, so
+ * no runtime can have half of a burst's pods running before `halfMs`.
+ */
+export function spawnFloor(count = 100): SpawnFloor {
+  const script = `
+    const { spawn } = require('node:child_process');
+    const t0 = performance.now(); const at = []; const kids = [];
+    for (let i = 0; i < ${count}; i++) { kids.push(spawn('sleep', ['60'], { stdio: 'ignore' })); at.push(performance.now() - t0); }
+    for (const k of kids) k.kill('SIGKILL');
+    process.stdout.write(JSON.stringify(at));`;
+  const at = JSON.parse(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' })) as number[];
+  return { count, halfMs: at[Math.floor(count / 2) - 1], allMs: at[count - 1] };
 }

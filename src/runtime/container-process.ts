@@ -25,10 +25,10 @@ export interface ProcessSpec {
   /** Finds the program under its wrapper (default: the wrapper's first child). */
   programOf?: (wrapperPid: number) => number | undefined;
   /**
-   * The wrapper writes the pid its program will have, and a newline, to fd 3
-   * once the container is set up (its mounts made), if fd 3 is open: a start
-   * through the spawner gives it a pipe and waits for that line rather than
-   * looking for the program.
+   * When fd 3 is open, the wrapper reads a go-ahead line from it, and once
+   * the container is set up (its mounts made) writes there the pid its
+   * program will have: a start through the spawner gives it a socket there
+   * and waits for that line rather than looking for the program.
    */
   reportsSetUp?: boolean;
   /**
@@ -130,9 +130,7 @@ export class ContainerProcess {
     const argv = [...(spec.wrapper ?? []), ...spec.argv];
     // A sandbox's working directory is inside its root file system: the wrapper starts in /.
     const cwd = spec.hasProgram ? '/' : spec.cwd;
-    const programOf = spec.programOf ?? ((pid: number) => childrenOf(pid)[0]);
-    const make = (followed: Followed, pid: number, setUp?: Promise<number | undefined>) =>
-      new ContainerProcess(followed, pid, readProcStat(pid)?.startTime ?? '', spec.wrapper !== undefined, programOf, spec.programTimeoutMs ?? PROGRAM_TIMEOUT_MS, setUp);
+    const make = (followed: Followed, pid: number, setUp?: Promise<number | undefined>) => ContainerProcess.made(spec, followed, pid, setUp);
 
     const order = { argv, env: spec.env, cwd };
     const plain = !spec.stdin && !spec.files?.length;
@@ -208,9 +206,12 @@ export class ContainerProcess {
       await spawned.closed;
       throw failed;
     }
-    const programOf = spec.programOf ?? ((pid: number) => childrenOf(pid)[0]);
-    const followed = { closed: spawned.closed, reopenLog: () => spawned.reopenLog() };
-    return new ContainerProcess(followed, spawned.pid, readProcStat(spawned.pid)?.startTime ?? '', true, programOf, spec.programTimeoutMs ?? PROGRAM_TIMEOUT_MS, spawned.setUp);
+    return ContainerProcess.made(spec, { closed: spawned.closed, reopenLog: () => spawned.reopenLog() }, spawned.pid, spawned.setUp);
+  }
+
+  private static made(spec: ProcessSpec, followed: Followed, pid: number, setUp?: Promise<number | undefined>): ContainerProcess {
+    const programOf = spec.programOf ?? ((wrapperPid: number) => childrenOf(wrapperPid)[0]);
+    return new ContainerProcess(followed, pid, readProcStat(pid)?.startTime ?? '', spec.wrapper !== undefined, programOf, spec.programTimeoutMs ?? PROGRAM_TIMEOUT_MS, setUp);
   }
 
   /** The program under the wrapper, while it runs; undefined without a wrapper. */

@@ -132,8 +132,8 @@ export class ImageSandboxes {
    * How StartContainer runs a sandboxed container, in `holder`'s namespaces,
    * and in its own PID namespace, the host's, or the one whose PID 1 is
    * `sharedPid`. Mounts its root file system (util-linux's set-up: its
-   * mount table is made in `prepare`, while the wrapper starts). bwrap runs it where it can
-   * run it as asked: under a seccomp filter (which only bwrap loads here),
+   * mount table is made in `prepare`, while the wrapper starts). bwrap runs
+   * it where it can run it as asked: under a seccomp filter (which only bwrap loads here),
    * or with no_new_privs and no Bidirectional mount (bwrap sets the one and
    * makes slaves of the others); util-linux sets up the rest, as runc does.
    */

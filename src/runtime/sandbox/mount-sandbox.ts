@@ -77,9 +77,9 @@ export class MountSandbox {
    * system and its table of mounts (`prepare`). The root file system must be
    * mounted before the wrapper starts (its mount namespace may not get a
    * host mount made after it); the init waits for a line on fd 3 when that
-   * is open, so `prepare` can run while it starts. `prepare` throws when a Bidirectional
-   * mount's source is not shared with the host (containerd's check: nothing
-   * would propagate).
+   * is open, so `prepare` can run while it starts. `prepare` throws when a
+   * Bidirectional mount's source is not shared with the host (containerd's
+   * check: nothing would propagate).
    */
   wrapper(p: LaunchedProcess): { argv: string[]; beside: () => void; prepare: () => void } {
     const base = dirname(p.rootfs);

@@ -10,7 +10,7 @@ export interface StartRequest {
   cwd: string;
   env: Record<string, string>;
   logPath: string;
-  /** The wrapper writes the program's pid and a newline to fd 3 once the container is set up (util-linux's set-up): answered with `setUp`. */
+  /** fd 3 is a socket: the wrapper reads its go-ahead line there, and writes the program's pid and a newline once the container is set up (util-linux's set-up), answered with `setUp`. */
   reportSetUp?: boolean;
   /** With reportSetUp: the go-ahead line goes to fd 3 when `go` comes for it, not at once. */
   gated?: boolean;

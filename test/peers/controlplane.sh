@@ -100,13 +100,15 @@ start() {
   echo $! > "$dir/$name.pid"
 }
 
-# A pid from DIR/NAME.pid, only if that process is still ours (its command line names
-# DIR): a stale pid file never kills a stranger.
+# A pid from DIR/NAME.pid, only if that process is still ours (an argument is DIR or
+# under it): a stale pid file never kills a stranger. Until it has exec'd, a
+# component is still this script's subshell, whose argument is DIR itself (a
+# busy machine saw that window, and `up` took it for an exit).
 our_pid() {
   local dir=$1 name=$2 pid
   [ -f "$dir/$name.pid" ] || return 1
   pid=$(cat "$dir/$name.pid")
-  [ -r "/proc/$pid/cmdline" ] && tr '\0' ' ' < "/proc/$pid/cmdline" | grep -qF "$dir/" || return 1
+  [ -r "/proc/$pid/cmdline" ] && tr '\0' '\n' < "/proc/$pid/cmdline" | awk -v d="$dir" '$0 == d || index($0, d "/") { found = 1 } END { exit !found }' || return 1
   echo "$pid"
 }
 

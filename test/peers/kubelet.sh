@@ -41,13 +41,14 @@ die() { echo "kubelet.sh: $*" >&2; exit 1; }
 # free_port: a free TCP port on 127.0.0.1 (lib.sh).
 source "$HERE/lib.sh"
 
-# The kubelet's pid, only if that process is still ours (its command line names DIR):
-# a stale pid file never kills a stranger.
+# The kubelet's pid, only if that process is still ours (an argument is DIR or under
+# it): a stale pid file never kills a stranger. Until it has exec'd, the kubelet is
+# still this script's subshell, whose argument is DIR itself.
 our_pid() {
   local dir=$1 pid
   [ -f "$dir/kubelet.pid" ] || return 1
   pid=$(cat "$dir/kubelet.pid")
-  tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -qF "$dir/" || return 1
+  tr '\0' '\n' < "/proc/$pid/cmdline" 2>/dev/null | awk -v d="$dir" '$0 == d || index($0, d "/") { found = 1 } END { exit !found }' || return 1
   echo "$pid"
 }
 

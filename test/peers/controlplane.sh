@@ -37,7 +37,7 @@ SA_ISSUER=https://kubernetes.default.svc.cluster.local   # kubeadm's default iss
 die() { echo "controlplane.sh: $*" >&2; exit 1; }
 
 # ---- ports ---------------------------------------------------------------------
-# free_port: a free TCP port on 127.0.0.1 (lib.sh).
+# free_port: a free TCP port on 127.0.0.1; names_dir: whether a pid is ours (lib.sh).
 source "$HERE/lib.sh"
 
 # ---- certificates (openssl) ------------------------------------------------------
@@ -100,15 +100,12 @@ start() {
   echo $! > "$dir/$name.pid"
 }
 
-# A pid from DIR/NAME.pid, only if that process is still ours (an argument is DIR or
-# under it): a stale pid file never kills a stranger. Until it has exec'd, a
-# component is still this script's subshell, whose argument is DIR itself (a
-# busy machine saw that window, and `up` took it for an exit).
+# A pid from DIR/NAME.pid, only if that process is still ours (names_dir, lib.sh).
 our_pid() {
   local dir=$1 name=$2 pid
   [ -f "$dir/$name.pid" ] || return 1
   pid=$(cat "$dir/$name.pid")
-  [ -r "/proc/$pid/cmdline" ] && tr '\0' '\n' < "/proc/$pid/cmdline" | awk -v d="$dir" '$0 == d || index($0, d "/") { found = 1 } END { exit !found }' || return 1
+  names_dir "$pid" "$dir" || return 1
   echo "$pid"
 }
 

@@ -38,17 +38,15 @@ BIN=""   # the kubelet binary (set by up)
 
 die() { echo "kubelet.sh: $*" >&2; exit 1; }
 
-# free_port: a free TCP port on 127.0.0.1 (lib.sh).
+# free_port: a free TCP port on 127.0.0.1; names_dir: whether a pid is ours (lib.sh).
 source "$HERE/lib.sh"
 
-# The kubelet's pid, only if that process is still ours (an argument is DIR or under
-# it): a stale pid file never kills a stranger. Until it has exec'd, the kubelet is
-# still this script's subshell, whose argument is DIR itself.
+# The kubelet's pid, only if that process is still ours (names_dir, lib.sh).
 our_pid() {
   local dir=$1 pid
   [ -f "$dir/kubelet.pid" ] || return 1
   pid=$(cat "$dir/kubelet.pid")
-  tr '\0' '\n' < "/proc/$pid/cmdline" 2>/dev/null | awk -v d="$dir" '$0 == d || index($0, d "/") { found = 1 } END { exit !found }' || return 1
+  names_dir "$pid" "$dir" || return 1
   echo "$pid"
 }
 

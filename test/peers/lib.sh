@@ -13,3 +13,11 @@ free_port() {
   done
   die "no free port found"
 }
+
+# names_dir PID DIR: whether process PID is ours, one of its arguments DIR or a path under
+# it, so a stale pid file never kills a stranger. Until a component started in the
+# background has exec'd, it is still the script's subshell, whose argument is DIR itself
+# (a busy machine saw that window, and `up` took it for an exit).
+names_dir() {
+  [ -r "/proc/$1/cmdline" ] && tr '\0' '\n' < "/proc/$1/cmdline" 2>/dev/null | awk -v d="$2" '$0 == d || index($0, d "/") { found = 1 } END { exit !found }'
+}

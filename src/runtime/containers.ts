@@ -55,6 +55,7 @@ export class ContainerService {
   ) {
     this.launch = new ContainerLaunch(state, pidNamespaces, sandboxes, (id) => this.programOf(id));
     this.spawner = new Spawner(warn);
+    sandboxes.rootfs?.useRunner((argv) => this.spawner.run(argv));
   }
 
   /**
@@ -145,7 +146,7 @@ export class ContainerService {
     try {
       this.state.saveContainer(record);
     } catch (err) {
-      if (record.sandboxed) this.sandboxes.releaseContainer(id);
+      if (record.sandboxed) this.sandboxes.releaseContainer(id).catch(() => {});
       throw storageFailed(`failed to create container "${name}"`, err);
     }
     this.publish(record, 'CONTAINER_CREATED_EVENT');
@@ -262,7 +263,7 @@ export class ContainerService {
     const c = lookupOptional(this.state.containers, id, 'container');
     if (!c) return;
     await this.stop(c.id, 0);
-    if (c.sandboxed) this.sandboxes.releaseContainer(c.id);
+    if (c.sandboxed) await this.sandboxes.releaseContainer(c.id);
     this.state.deleteContainer(c.id);
     this.publish(c, 'CONTAINER_DELETED_EVENT');
     if (c.sandboxed && !this.images.list().some((i) => i.id === c.imageId)) this.pruneImageRoots();

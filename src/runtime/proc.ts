@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { constants } from 'node:os';
 
@@ -110,4 +111,18 @@ export async function waitForProcess<T = number>(pid: number, find: () => T | un
     // first (1, 1, 2, 2, 3 ... ms), then every 5 ms. A look reads a few files under /proc.
     await new Promise((r) => setTimeout(r, Math.min(5, 1 + (attempt >> 1))));
   }
+}
+
+/** How a program run to its end ended: ok, or why not (what it wrote to stderr). */
+export type Ran = { ok: boolean; reason: string };
+
+/** Runs a program to its end without holding up the runtime's other calls. */
+export function runToEnd(argv: readonly string[]): Promise<Ran> {
+  return new Promise((resolve) => {
+    const child = spawn(argv[0], argv.slice(1), { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', (err: NodeJS.ErrnoException) => resolve({ ok: false, reason: `${argv[0]} cannot run (${err.code ?? err.message})` }));
+    child.on('close', (code) => resolve(code === 0 ? { ok: true, reason: '' } : { ok: false, reason: stderr.trim() || `${argv[0]} exited ${code}` }));
+  });
 }

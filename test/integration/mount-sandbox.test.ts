@@ -4,7 +4,7 @@
 // as under runc; and a Bidirectional mount shared with the host both ways.
 // Root only, as that setup is.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -143,6 +143,27 @@ describe.skipIf(!root)('containers set up by util-linux (embedded runtime, root)
       for (const path of [join(source, 'from-container'), join(source, 'from-host'), join(plain, 'from-host'), source, plain]) spawnSync('umount', [path]);
     }
     expect(hostMountPoints().filter((p) => !before.includes(p))).toEqual([]);
+  });
+
+  it("fails a start whose root file system cannot be mounted, saying why, and removes what it made; the next start goes on", async () => {
+    const sandbox = ownSandboxConfig('unmountable');
+    const sandboxId = await client.runPodSandbox(sandbox);
+    const id = await client.createContainer(sandboxId, config('broken', ['sleep', '60']), sandbox);
+    const base = join(env.root, 'runtime', 'rootfs', 'containers', id);
+    // The overlay's directories for what the container writes are gone: the kernel refuses the mount.
+    for (const dir of ['upper', 'work']) rmSync(join(base, dir), { recursive: true });
+    const err = (await client.startContainer(id).catch((e: CriError) => e)) as CriError;
+    expect(err.details).toMatch(/cannot mount the container's root file system: \S.*/);
+    expect((await client.containerStatus(id)).status).toMatchObject({ state: 'CONTAINER_EXITED', reason: 'StartError' });
+    expect(isMountPoint(join(base, 'rootfs'))).toBe(false);
+    await client.removeContainer(id);
+    expect(existsSync(base)).toBe(false);
+    const next = await client.createContainer(sandboxId, config('next', ['sh', '-c', 'echo up; sleep 60']), sandbox);
+    await client.startContainer(next);
+    expect(isMountPoint(join(env.root, 'runtime', 'rootfs', 'containers', next, 'rootfs'))).toBe(true);
+    await client.removePodSandbox(sandboxId);
+    // Removed with its pod: unmounted (once it exited) and deleted.
+    await eventually(() => !existsSync(join(env.root, 'runtime', 'rootfs', 'containers', next)), 'the next container to be removed');
   });
 
   it("refuses a Bidirectional mount whose source the host does not share, as containerd does", async () => {

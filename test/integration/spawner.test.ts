@@ -56,7 +56,7 @@ describe('the spawner', () => {
     const waiting = `echo waiting; ${setUp}`;
     const waits = async (log: string) => eventually(() => existsSync(log) && logLines(log).includes('stdout F waiting'), 'the set-up to wait');
     let open!: (go: boolean) => void;
-    const gated = await s.start({ file: 'sh', args: ['-c', waiting], cwd: '/', env: ENV, logPath: join(dir, 'gated.log'), reportSetUp: true }, () => {}, () => false, new Promise<boolean>((r) => (open = r)));
+    const gated = await s.start({ file: 'sh', args: ['-c', waiting], cwd: '/', env: ENV, logPath: join(dir, 'gated.log'), reportSetUp: true }, () => {}, { gate: new Promise<boolean>((r) => (open = r)) });
     let reported = false;
     void gated.setUp!.then(() => (reported = true));
     await waits(join(dir, 'gated.log'));
@@ -67,7 +67,7 @@ describe('the spawner', () => {
     process.kill(-gated.pid, 'SIGKILL');
     await gated.closed;
     // A gate that stays shut: the process waits until its caller ends it.
-    const shut = await s.start({ file: 'sh', args: ['-c', waiting], cwd: '/', env: ENV, logPath: join(dir, 'shut.log'), reportSetUp: true }, () => {}, () => false, Promise.resolve(false));
+    const shut = await s.start({ file: 'sh', args: ['-c', waiting], cwd: '/', env: ENV, logPath: join(dir, 'shut.log'), reportSetUp: true }, () => {}, { gate: Promise.resolve(false) });
     await waits(join(dir, 'shut.log'));
     expect(commOf(shut.pid)).toBe('sh');
     process.kill(-shut.pid, 'SIGKILL');
@@ -81,6 +81,49 @@ describe('the spawner', () => {
     const plain = await s.start({ file: 'sh', args: ['-c', '{ echo x >&3; } 2>/dev/null && exit 1; exit 0'], cwd: '/', env: ENV, logPath: join(dir, 'plain.log') }, () => {});
     expect(plain.setUp).toBeUndefined();
     expect((await plain.closed).exitCode).toBe(0);
+  });
+
+  it('runs a start\'s first program to its end before the fork, telling its end first, and fails the start with its stderr when it fails', async () => {
+    const s = await ready();
+    const dir = mkdtempSync(join(tmpdir(), 'knode-spawner-'));
+    const mark = join(dir, 'first');
+    // The start's program finds what the first one made: it ran to its end before the fork.
+    const told: string[] = [];
+    const p = await s.start(
+      { file: 'sh', args: ['-c', `cat ${mark}`], cwd: '/', env: ENV, logPath: join(dir, 'ok.log'), first: { file: 'sh', args: ['-c', `sleep 0.2; echo made > ${mark}`] } },
+      () => {},
+      { firstDone: () => told.push('first done') },
+    );
+    told.push('started');
+    expect(told).toEqual(['first done', 'started']);
+    expect(await p.closed).toMatchObject({ exitCode: 0 });
+    expect(logLines(join(dir, 'ok.log'))).toEqual(['stdout F made']);
+    // A first program that fails: nothing is started, and the start says what it wrote.
+    const after = join(dir, 'never');
+    const failed = await s
+      .start({ file: 'touch', args: [after], cwd: '/', env: ENV, logPath: join(dir, 'failed.log'), first: { file: 'sh', args: ['-c', 'echo "mount: no such device" >&2; exit 32'] } }, () => {}, { firstDone: () => told.push('wrongly done') })
+      .catch((err: Error) => err);
+    expect(failed).toBeInstanceOf(SpawnError);
+    expect(failed).toMatchObject({ stage: 'first', message: 'mount: no such device' });
+    const missing = await s.start({ file: 'touch', args: [after], cwd: '/', env: ENV, logPath: join(dir, 'missing.log'), first: { file: 'no-such-program-here', args: [] } }, () => {}).catch((err: Error) => err);
+    expect(missing).toMatchObject({ stage: 'first', message: 'no-such-program-here cannot run (ENOENT)' });
+    expect(existsSync(after)).toBe(false);
+    expect(told).toEqual(['first done', 'started']);
+    expect(s.ready).toBe(true);
+  });
+
+  it('runs a program to its end when asked (a mount, an unmount): ok, or what it wrote to stderr; itself when not running', async () => {
+    const s = await ready();
+    const dir = mkdtempSync(join(tmpdir(), 'knode-spawner-'));
+    expect(await s.run(['sh', '-c', `echo x > ${join(dir, 'ran')}`])).toEqual({ ok: true, reason: '' });
+    expect(readFileSync(join(dir, 'ran'), 'utf8')).toBe('x\n');
+    expect(await s.run(['sh', '-c', 'echo "umount: not mounted." >&2; exit 32'])).toEqual({ ok: false, reason: 'umount: not mounted.' });
+    expect(await s.run(['sh', '-c', 'exit 3'])).toEqual({ ok: false, reason: 'sh exited 3' });
+    expect(await s.run(['no-such-program-here'])).toEqual({ ok: false, reason: 'no-such-program-here cannot run (ENOENT)' });
+    s.close();
+    await eventually(() => !s.ready, 'the spawner to end');
+    expect(await s.run(['sh', '-c', `echo y > ${join(dir, 'here')}`])).toEqual({ ok: true, reason: '' });
+    expect(readFileSync(join(dir, 'here'), 'utf8')).toBe('y\n');
   });
 
   it('refuses a program that does not exist and a log it cannot open, saying which', async () => {

@@ -3,16 +3,25 @@
 // container gets a kernel overlay over that stack where the host allows
 // (root), its writes going to a directory of its own, or a copy of it
 // otherwise. Removing the container unmounts and deletes what it wrote.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
+import { rm } from 'node:fs/promises';
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { composeRootfs, type StackedLayer } from '../oci/rootfs.js';
+import { runToEnd, type Ran } from '../proc.js';
 
 export type RootfsMode = 'overlay' | 'copy';
+
+/** What a start that could not mount its container's root file system fails with, before the reason. */
+export const MOUNT_FAILED = "cannot mount the container's root file system";
 
 export class ContainerRootfs {
   readonly mode: RootfsMode;
   readonly reason: string;
+  /** How mount(8) and umount(8) run: the runtime's spawner, once it has one (useRunner). */
+  private run: (argv: readonly string[]) => Promise<Ran> = runToEnd;
+  /** The unmounts started when containers exited, for their removal to wait for. */
+  private readonly unmounting = new Map<string, Promise<unknown>>();
 
   constructor(private readonly dir: string) {
     mkdirSync(join(dir, 'images'), { recursive: true });
@@ -20,6 +29,11 @@ export class ContainerRootfs {
     const probe = probeOverlay(join(dir, 'probe'));
     this.mode = probe.ok ? 'overlay' : 'copy';
     this.reason = probe.reason;
+  }
+
+  /** Runs mount(8) and umount(8) with `run` from now on. */
+  useRunner(run: (argv: readonly string[]) => Promise<Ran>): void {
+    this.run = run;
   }
 
   /** What `runtime status` says. */
@@ -55,33 +69,38 @@ export class ContainerRootfs {
   }
 
   /**
-   * Where container `id`'s root file system is while it runs: mounted from
-   * its image's layers and what it wrote before (StartContainer), as
-   * containerd mounts a task's snapshot.
+   * The command that mounts container `id`'s root file system from its
+   * image's layers and what it wrote before (StartContainer), as containerd
+   * mounts a task's snapshot; undefined for a copy, which is there already.
+   * Unmounted when the container exits, or when the runtime restarts (recover).
    */
-  async mount(id: string, imageId: string, layers: () => StackedLayer[]): Promise<string> {
+  mountCommand(id: string, imageId: string, layers: () => StackedLayer[]): string[] | undefined {
+    if (this.mode === 'copy') return undefined;
     const base = this.base(id);
-    const rootfs = join(base, 'rootfs');
-    if (this.mode === 'copy') return rootfs;
-    // Unmounted when it exited, or when the runtime restarted (recover).
-    const mounted = await mountAsync(this.imageRoot(imageId, layers), join(base, 'upper'), join(base, 'work'), rootfs);
-    if (!mounted.ok) throw new Error(`cannot mount the container's root file system: ${mounted.reason}`);
-    return rootfs;
+    return ['mount', ...overlayArgs(this.imageRoot(imageId, layers), join(base, 'upper'), join(base, 'work'), join(base, 'rootfs'))];
+  }
+
+  /** Mounts container `id`'s root file system (mountCommand); returns where it is seen while it runs. */
+  async mount(id: string, imageId: string, layers: () => StackedLayer[]): Promise<string> {
+    const argv = this.mountCommand(id, imageId, layers);
+    const mounted = argv ? await this.run(argv) : { ok: true, reason: '' };
+    if (!mounted.ok) throw new Error(`${MOUNT_FAILED}: ${mounted.reason}`);
+    return this.path(id);
   }
 
   /** Unmounts container `id`'s root file system once it has exited (in the background); what it wrote stays until it is removed. */
   unmount(id: string): void {
     if (this.mode !== 'overlay') return;
-    const child = spawn('umount', ['--lazy', join(this.base(id), 'rootfs')], { stdio: 'ignore' });
-    child.on('error', () => {});
+    this.unmounting.set(id, this.run(['umount', '--lazy', this.path(id)]).then(() => {}));
   }
 
-  /** Unmounts and deletes container `id`'s root file system; nothing there is fine. */
-  release(id: string): void {
+  /** Unmounts (when no unmount was started) and deletes container `id`'s root file system; nothing there is fine. */
+  async release(id: string): Promise<void> {
     const base = this.base(id);
     if (!existsSync(base)) return;
-    if (this.mode === 'overlay') spawnSync('umount', ['--lazy', join(base, 'rootfs')], { stdio: 'ignore' });
-    rmSync(base, { recursive: true, force: true });
+    if (this.mode === 'overlay') await (this.unmounting.get(id) ?? this.run(['umount', '--lazy', this.path(id)]));
+    this.unmounting.delete(id);
+    await rm(base, { recursive: true, force: true });
   }
 
   /**
@@ -115,17 +134,6 @@ function mount(lower: string, upper: string, work: string, target: string): { ok
   if (res.error) return { ok: false, reason: `mount cannot run (${(res.error as NodeJS.ErrnoException).code ?? res.error.message})` };
   if (res.status !== 0) return { ok: false, reason: res.stderr.trim() || `mount exited ${res.status}` };
   return { ok: true, reason: '' };
-}
-
-/** mount(8) without holding up the runtime's other calls. */
-function mountAsync(lower: string, upper: string, work: string, target: string): Promise<{ ok: boolean; reason: string }> {
-  return new Promise((resolve) => {
-    const child = spawn('mount', overlayArgs(lower, upper, work, target), { stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', (err: NodeJS.ErrnoException) => resolve({ ok: false, reason: `mount cannot run (${err.code ?? err.message})` }));
-    child.on('close', (code) => resolve(code === 0 ? { ok: true, reason: '' } : { ok: false, reason: stderr.trim() || `mount exited ${code}` }));
-  });
 }
 
 /** Whether an overlay can be mounted here: tried once, at start. */

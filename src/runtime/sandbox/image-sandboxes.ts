@@ -19,7 +19,7 @@ import { CapabilityError, containerCapabilities } from './capabilities.js';
 import { checkPathList, PathListError } from './masked-paths.js';
 import { SeccompError } from './seccomp/bpf.js';
 import { seccompFilter } from './seccomp/filter.js';
-import { ContainerRootfs } from './container-rootfs.js';
+import { ContainerRootfs, MOUNT_FAILED } from './container-rootfs.js';
 import { findInRootfs, imageGroups, imageProcess, ImageProcessError, mkdirInRoot, resolveUser } from './image-process.js';
 
 /** `auto`: sandboxes for real images where bubblewrap works; `off`: host processes always. */
@@ -95,7 +95,7 @@ export class ImageSandboxes {
     try {
       files = this.rootfs!.prepare(id, image.id, () => store.rootfsLayers(image));
     } catch (err) {
-      this.rootfs!.release(id);
+      this.forget(id);
       throw unknown(`failed to create containerd container: failed to prepare the root file system of image ${image.id}: ${(err as Error).message}`);
     }
     try {
@@ -123,7 +123,7 @@ export class ImageSandboxes {
         noNewPrivs: security?.noNewPrivs || undefined,
       };
     } catch (err) {
-      this.rootfs!.release(id);
+      this.forget(id);
       throw invalid(`container "${config.metadata?.name}": ${(err as Error).message}`);
     }
   }
@@ -143,13 +143,10 @@ export class ImageSandboxes {
       throw new Error(`user ${spec.uid}:${spec.gid} cannot run in a shared PID namespace on the embedded runtime's sandboxes: without setpriv, non-root users get a user namespace, which cannot join the pod's PID namespace; run it as root or without shareProcessNamespace`);
     }
     const store = this.images as OciImageStore;
-    const mountRootfs = async () => {
-      await this.rootfs!.mount(c.id, c.imageId, () => {
-        const image = store.find(c.imageId);
-        if (!image) throw new Error(`image ${c.imageId} is no longer stored; pull it again`);
-        return store.rootfsLayers(image);
-      });
-      mkdirInRoot(spec.rootfs, spec.cwd);
+    const layers = () => {
+      const image = store.find(c.imageId);
+      if (!image) throw new Error(`image ${c.imageId} is no longer stored; pull it again`);
+      return store.rootfsLayers(image);
     };
     const mounts: LaunchedProcess['mounts'] = [...this.podFiles(sandbox), ...c.mounts];
     const pid = sharedPid === 'own' ? 'CONTAINER' : sharedPid === 'node' ? 'NODE' : 'SHARED';
@@ -158,14 +155,19 @@ export class ImageSandboxes {
     const setup = this.mountSandbox;
     if (typeof setup !== 'string' && !spec.seccomp && (!spec.noNewPrivs || mounts.some((m) => m.propagation === 'PROPAGATION_BIDIRECTIONAL'))) {
       const launch = setup.wrapper({ ...sandboxed, noNewPrivs: spec.noNewPrivs === true, sharedPid: typeof sharedPid === 'number' ? sharedPid : undefined });
-      const mounted = mountRootfs();
-      launch.beside(); // while mount(8) runs
       // Mounted before the wrapper starts: its mount namespace, a slave of a host whose mounts may all be
-      // private, would not get a mount made after it. The table is made while the spawner starts it.
-      await mounted;
-      return { ...common, wrapper: launch.argv, prepare: async () => launch.prepare(), programOf: (wrapperPid) => setup.programOf(wrapperPid), reportsSetUp: true };
+      // private, would not get a mount made after it. The table is made while the wrapper starts.
+      const mount = this.rootfs!.mountCommand(c.id, c.imageId, layers);
+      const prepare = async (mounted: Promise<void>) => {
+        launch.beside(); // while the root file system is mounted
+        await mounted;
+        mkdirInRoot(spec.rootfs, spec.cwd);
+        launch.prepare();
+      };
+      return { ...common, wrapper: launch.argv, first: mount && { argv: mount, failure: MOUNT_FAILED }, prepare, programOf: (wrapperPid) => setup.programOf(wrapperPid), reportsSetUp: true };
     }
-    await mountRootfs();
+    await this.rootfs!.mount(c.id, c.imageId, layers);
+    mkdirInRoot(spec.rootfs, spec.cwd);
     // The files bwrap reads at fds from PIDNS_FD on: the PID namespace to join, then the seccomp filter.
     const files = [...(typeof sharedPid === 'number' ? [`/proc/${sharedPid}/ns/pid`] : []), ...(spec.seccomp ? [spec.seccomp] : [])];
     const seccompFd = spec.seccomp ? PIDNS_FD + files.length - 1 : undefined;
@@ -226,9 +228,14 @@ export class ImageSandboxes {
     this.rootfs?.unmount(id);
   }
 
+  /** What a create that failed made goes (in the background: nothing was mounted). */
+  private forget(id: string): void {
+    this.rootfs!.release(id).catch(() => {});
+  }
+
   /** Removes a container's root file system. */
-  releaseContainer(id: string): void {
-    this.rootfs?.release(id);
+  async releaseContainer(id: string): Promise<void> {
+    await this.rootfs?.release(id);
   }
 
   /** Deletes the stacked layers of images that are gone and that no container uses any more. */

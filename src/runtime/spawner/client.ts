@@ -2,7 +2,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { ProcessExit } from '../follow-child.js';
 import { NODE_FLAGS } from '../../util/node-flags.js';
-import { signalGroup } from '../proc.js';
+import { runToEnd, signalGroup, type Ran } from '../proc.js';
 import type { SpawnerReply, StartRequest } from './protocol.js';
 
 /** A process the spawner started: its pid, and its end once its output is in the log. */
@@ -14,10 +14,10 @@ export interface SpawnedProcess {
   setUp?: Promise<number | undefined>;
 }
 
-/** Why a start failed: the log could not be opened, or the program not executed (with its errno code). */
+/** Why a start failed: the log could not be opened, the program not executed (with its errno code), or the program run first failed. */
 export class SpawnError extends Error {
   constructor(
-    readonly stage: 'log' | 'exec',
+    readonly stage: 'log' | 'exec' | 'first',
     readonly code: string | undefined,
     message: string,
   ) {
@@ -39,12 +39,19 @@ interface Started {
  */
 const SENT_AT_ONCE = 8;
 
-interface Queued {
-  req: Omit<StartRequest, 'type' | 'seq'>;
-  onLogError: (err: Error) => void;
-  cancelled: () => boolean;
+/** How a start is followed before it is made. */
+export interface StartOptions {
+  /** Its caller has gone: a start still queued is dropped. */
+  cancelled?: () => boolean;
   /** A gated start's go-ahead: sent once this resolves true. */
   gate?: Promise<boolean>;
+  /** Told when the start's first program has ended well, before the fork. */
+  firstDone?: () => void;
+}
+
+interface Queued extends StartOptions {
+  req: Omit<StartRequest, 'type' | 'seq'>;
+  onLogError: (err: Error) => void;
   resolve: (p: SpawnedProcess) => void;
   reject: (err: Error) => void;
 }
@@ -67,9 +74,10 @@ export class Spawner {
   private isReady = false;
   private seq = 0;
   private asks = 0;
-  private readonly starting = new Map<number, { resolve: (p: SpawnedProcess) => void; reject: (err: Error) => void; onLogError: (err: Error) => void; reportSetUp?: boolean }>();
+  private readonly starting = new Map<number, { resolve: (p: SpawnedProcess) => void; reject: (err: Error) => void; onLogError: (err: Error) => void; reportSetUp?: boolean; firstDone?: () => void }>();
   private readonly running = new Map<number, Started>();
   private readonly reopening = new Map<number, { resolve: () => void; reject: (err: Error) => void }>();
+  private readonly runs = new Map<number, (ran: Ran) => void>();
   /** Starts not yet sent: they wait here, where a cancelled one can still be dropped, not in the spawner's pipe. */
   private readonly queued: Queued[] = [];
 
@@ -102,10 +110,10 @@ export class Spawner {
    * reportSetUp, the process gets its go-ahead on fd 3 at once, or, given a
    * `gate`, once that resolves true (never, when false: its caller ends it).
    */
-  start(req: Omit<StartRequest, 'type' | 'seq' | 'gated'>, onLogError: (err: Error) => void, cancelled: () => boolean = () => false, gate?: Promise<boolean>): Promise<SpawnedProcess> {
+  start(req: Omit<StartRequest, 'type' | 'seq' | 'gated'>, onLogError: (err: Error) => void, options: StartOptions = {}): Promise<SpawnedProcess> {
     if (!this.isReady) return Promise.reject(new Error('the spawner is not running'));
     return new Promise((resolve, reject) => {
-      this.queued.push({ req, onLogError, cancelled, gate, resolve, reject });
+      this.queued.push({ ...options, req, onLogError, resolve, reject });
       this.send();
     });
   }
@@ -113,18 +121,32 @@ export class Spawner {
   private send(): void {
     while (this.starting.size < SENT_AT_ONCE && this.queued.length > 0) {
       const next = this.queued.shift()!;
-      if (next.cancelled()) {
+      if (next.cancelled?.()) {
         next.reject(new StartCancelled());
         continue;
       }
       const seq = ++this.seq;
-      this.starting.set(seq, { resolve: next.resolve, reject: next.reject, onLogError: next.onLogError, reportSetUp: next.req.reportSetUp });
+      this.starting.set(seq, { resolve: next.resolve, reject: next.reject, onLogError: next.onLogError, reportSetUp: next.req.reportSetUp, firstDone: next.firstDone });
       this.child.send({ type: 'start', seq, ...next.req, gated: next.gate !== undefined });
       // After the start on the same channel, so the spawner has the process when its go-ahead comes.
       void next.gate?.then((go) => {
         if (go && this.child.connected) this.child.send({ type: 'go', seq });
       });
     }
+  }
+
+  /**
+   * Runs a program to its end (a mount, an unmount) in the spawner, whose
+   * fork costs less than this process's and none of its thread's time; here
+   * when the spawner is not running. A spawner that dies first fails it.
+   */
+  run(argv: readonly string[]): Promise<Ran> {
+    if (!this.isReady || !this.child.connected) return runToEnd(argv);
+    const ask = ++this.asks;
+    return new Promise((resolve) => {
+      this.runs.set(ask, resolve);
+      this.child.send({ type: 'run', ask, file: argv[0], args: argv.slice(1) });
+    });
   }
 
   /** Ends the spawner (the runtime's shutdown, once its containers are stopped). */
@@ -136,6 +158,9 @@ export class Spawner {
     switch (reply.type) {
       case 'ready':
         this.isReady = true;
+        return;
+      case 'firstDone':
+        this.starting.get(reply.seq)?.firstDone?.();
         return;
       case 'started': {
         const waiting = this.starting.get(reply.seq);
@@ -163,6 +188,12 @@ export class Spawner {
       case 'logError':
         this.running.get(reply.seq)?.onLogError(new Error(reply.message));
         return;
+      case 'ran': {
+        const waiting = this.runs.get(reply.ask);
+        this.runs.delete(reply.ask);
+        waiting?.(reply.failure === undefined ? { ok: true, reason: '' } : { ok: false, reason: reply.failure });
+        return;
+      }
       case 'reopened': {
         const waiting = this.reopening.get(reply.ask);
         this.reopening.delete(reply.ask);
@@ -201,6 +232,7 @@ export class Spawner {
     const gone = new Error('the spawner exited');
     for (const waiting of [...this.starting.values(), ...this.queued.splice(0)]) waiting.reject(gone);
     for (const waiting of this.reopening.values()) waiting.reject(gone);
+    for (const waiting of this.runs.values()) waiting({ ok: false, reason: 'the spawner exited before it ran it' });
     for (const started of this.running.values()) {
       signalGroup(started.pid, 'SIGKILL');
       started.setUp?.(undefined);
@@ -208,6 +240,7 @@ export class Spawner {
     }
     this.starting.clear();
     this.reopening.clear();
+    this.runs.clear();
     this.running.clear();
   }
 }

@@ -26,6 +26,49 @@ function start(req: StartRequest): void {
     send({ type: 'failed', seq: req.seq, stage: 'log', message: (err as Error).message });
     return;
   }
+  if (!req.first) {
+    fork(req, log);
+    return;
+  }
+  runFirst(req.first, (failure) => {
+    if (failure) {
+      log.end();
+      send({ type: 'failed', seq: req.seq, stage: 'first', message: failure });
+      return;
+    }
+    // Told before the fork, so that what the runtime does once it is done runs beside it.
+    send({ type: 'firstDone', seq: req.seq });
+    fork(req, log);
+  });
+}
+
+/** Runs a program to its end (a start's first, or a run): told undefined, or why it failed (what it wrote to stderr). */
+function runFirst(first: { file: string; args: string[] }, told: (failure?: string) => void): void {
+  let ended = false;
+  const done = (failure?: string) => {
+    if (!ended) told(failure);
+    ended = true;
+  };
+  let child: ChildProcess;
+  try {
+    child = spawn(first.file, first.args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  } catch (err) {
+    done(`${first.file} cannot run (${(err as Error).message})`);
+    return;
+  }
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.once('error', (err: NodeJS.ErrnoException) => done(`${first.file} cannot run (${err.code ?? err.message})`));
+  // Done at its exit; a failure waits for all it wrote.
+  child.once('exit', (code) => {
+    if (code === 0) done();
+  });
+  child.once('close', (code, signal) => {
+    if (code !== 0 && child.pid !== undefined) done(stderr.trim() || `${first.file} ${signal ? `was killed (${signal})` : `exited ${code}`}`);
+  });
+}
+
+function fork(req: StartRequest, log: CriLogWriter): void {
   let child: ChildProcess;
   try {
     child = spawn(req.file, req.args, { cwd: req.cwd, env: req.env, detached: true, stdio: ['ignore', 'pipe', 'pipe', ...(req.reportSetUp ? (['pipe'] as const) : [])] });
@@ -100,6 +143,7 @@ process.on('message', (req: SpawnerRequest) => {
   if (req.type === 'start') start(req);
   else if (req.type === 'reopen') reopen(req.seq, req.ask);
   else if (req.type === 'go') go(req.seq);
+  else if (req.type === 'run') runFirst(req, (failure) => send({ type: 'ran', ask: req.ask, failure }));
 });
 // The runtime is gone: so is the reader of every container's output, as when it held the pipes itself.
 process.on('disconnect', () => process.exit(0));

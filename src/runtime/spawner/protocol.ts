@@ -14,19 +14,28 @@ export interface StartRequest {
   reportSetUp?: boolean;
   /** With reportSetUp: the go-ahead line goes to fd 3 when `go` comes for it, not at once. */
   gated?: boolean;
+  /**
+   * A program run to its end before the fork (the container's root file
+   * system mounted): `firstDone` tells its end, just before the fork; when
+   * it fails, nothing is started and `failed` says what it wrote to stderr.
+   */
+  first?: { file: string; args: string[] };
 }
 
-/** Reopen the log of the process started as `seq` (ReopenContainerLog), answered with `reopened`. */
-export type SpawnerRequest = StartRequest | { type: 'reopen'; seq: number; ask: number } | { type: 'go'; seq: number };
+/** Reopen the log of the process started as `seq` (ReopenContainerLog), answered with `reopened`; run a program to its end (a mount, an unmount), answered with `ran`. */
+export type SpawnerRequest = StartRequest | { type: 'reopen'; seq: number; ask: number } | { type: 'go'; seq: number } | { type: 'run'; ask: number; file: string; args: string[] };
 
 export type SpawnerReply =
   | { type: 'ready' }
+  | { type: 'firstDone'; seq: number }
   | { type: 'started'; seq: number; pid: number }
-  /** log: the log file could not be opened; exec: the spawn failed (code as errno names it). */
-  | { type: 'failed'; seq: number; stage: 'log' | 'exec'; code?: string; message: string }
+  /** log: the log file could not be opened; exec: the spawn failed (code as errno names it); first: the program run first failed. */
+  | { type: 'failed'; seq: number; stage: 'log' | 'exec' | 'first'; code?: string; message: string }
   | { type: 'logError'; seq: number; message: string }
   /** What a start with reportSetUp wrote to fd 3: the program's pid, or none when fd 3 closed first (the set-up failed). */
   | { type: 'setUp'; seq: number; pid?: number }
   | { type: 'reopened'; ask: number; error?: string }
+  /** A run's end: failure says why it failed (what it wrote to stderr), absent when it exited 0. */
+  | { type: 'ran'; ask: number; failure?: string }
   /** Sent once the process has exited and its output is in the log. */
   | { type: 'exited'; seq: number; exitCode: number; signal: NodeJS.Signals | null; finishedAt: number };

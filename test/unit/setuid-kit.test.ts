@@ -1,8 +1,9 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { prepareSetuidKit, seccompPrefix, setuidPrefix } from '../../src/runtime/sandbox/setuid-kit.js';
+import { prepareSetuidKit, seccompPrefix, setuidPrefix, STATIC_APPLETS, staticApplet } from '../../src/runtime/sandbox/setuid-kit.js';
 
 let dir: string;
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
@@ -11,7 +12,7 @@ describe('the setuid kit', () => {
   it("copies the host's setpriv with the loader and libraries ldd names, and runs it through that loader inside the sandbox", () => {
     dir = mkdtempSync(join(tmpdir(), 'knode-kit-'));
     const kit = prepareSetuidKit(join(dir, 'kit'), '/usr/bin/setpriv');
-    expect(kit).toMatchObject({ ok: true, dir: join(dir, 'kit'), loader: expect.stringMatching(/^ld-linux.*\.so\.\d+$/), programs: [] });
+    expect(kit).toMatchObject({ ok: true, dir: join(dir, 'kit'), loader: expect.stringMatching(/^ld-linux.*\.so\.\d+$/), programs: [], applets: false });
     if (!kit.ok) throw new Error(kit.reason);
     const files = readdirSync(kit.dir);
     expect(files).toEqual(expect.arrayContaining(['setpriv', kit.loader, 'libc.so.6']));
@@ -26,6 +27,27 @@ describe('the setuid kit', () => {
     expect(kit.programs).toEqual(['bwrap', 'umount']);
     expect(readdirSync(kit.dir)).toEqual(expect.arrayContaining(['setpriv', 'bwrap', 'libcap.so.2', 'umount', 'libmount.so.1']));
     expect(seccompPrefix(kit, 3)).toEqual([`/.knode/${kit.loader}`, '--library-path', '/.knode', '/.knode/bwrap', '--dev-bind', '/', '/', '--seccomp', '3', '--']);
+  });
+
+  it('holds a static busybox when given one, run as mount, umount and pivot_root by links of those names; never a dynamic one', () => {
+    dir = mkdtempSync(join(tmpdir(), 'knode-kit-'));
+    // Debian's busybox-static, which .ci/run installs.
+    const kit = prepareSetuidKit(join(dir, 'kit'), '/usr/bin/setpriv', [], '/bin/busybox');
+    if (!kit.ok) throw new Error(kit.reason);
+    expect(kit.applets).toBe(true);
+    for (const applet of STATIC_APPLETS) {
+      expect(readlinkSync(join(kit.dir, 'static', applet))).toBe('busybox');
+      expect(staticApplet(kit, applet, 'host')).toBe(join(kit.dir, 'static', applet));
+      expect(staticApplet(kit, applet, 'sandbox')).toBe(`/.knode/static/${applet}`);
+    }
+    // Run by its link's name, it is that applet.
+    const res = spawnSync(staticApplet(kit, 'umount', 'host')!, ['--help'], { encoding: 'utf8' });
+    expect(res.stderr).toMatch(/Usage: umount/);
+    // setpriv links against the loader: not static, so no applets (a dynamic one would need its libraries after pivot_root).
+    const dynamic = prepareSetuidKit(join(dir, 'kit2'), '/usr/bin/setpriv', [], '/usr/bin/setpriv');
+    expect(dynamic).toMatchObject({ ok: true, applets: false });
+    expect(dynamic.ok && staticApplet(dynamic, 'mount', 'host')).toBeUndefined();
+    expect(existsSync(join(dir, 'kit2', 'static'))).toBe(false);
   });
 
   it('says why there is none without setpriv, or when ldd cannot read it', () => {

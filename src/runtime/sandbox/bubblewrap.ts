@@ -85,7 +85,7 @@ export class Bubblewrap {
     this.bwrap = found.bwrap;
     this.nsenter = found.nsenter;
     this.unshare = which('unshare');
-    this.kit = found.available ? prepareSetuidKit(kitDir, which('setpriv'), [found.bwrap, which('mount'), which('umount')]) : { ok: false, reason: 'no sandboxes' };
+    this.kit = found.available ? prepareSetuidKit(kitDir, which('setpriv'), [found.bwrap, which('mount'), which('umount')], which('busybox')) : { ok: false, reason: 'no sandboxes' };
     this.wrappers = new Set([...WRAPPERS, ...(this.kit.ok ? [this.kit.loader.slice(0, 15)] : [])]);
   }
 

@@ -23,7 +23,11 @@ export class ContainerRootfs {
   /** The unmounts started when containers exited, for their removal to wait for. */
   private readonly unmounting = new Map<string, Promise<unknown>>();
 
-  constructor(private readonly dir: string) {
+  /** `tools`: the mount(8) and umount(8) to run (a static busybox's cost less to start); the host's by default. */
+  constructor(
+    private readonly dir: string,
+    private readonly tools: { mount: string; umount: string } = { mount: 'mount', umount: 'umount' },
+  ) {
     mkdirSync(join(dir, 'images'), { recursive: true });
     mkdirSync(join(dir, 'containers'), { recursive: true });
     const probe = probeOverlay(join(dir, 'probe'));
@@ -77,7 +81,7 @@ export class ContainerRootfs {
   mountCommand(id: string, imageId: string, layers: () => StackedLayer[]): string[] | undefined {
     if (this.mode === 'copy') return undefined;
     const base = this.base(id);
-    return ['mount', ...overlayArgs(this.imageRoot(imageId, layers), join(base, 'upper'), join(base, 'work'), join(base, 'rootfs'))];
+    return [this.tools.mount, ...overlayArgs(this.imageRoot(imageId, layers), join(base, 'upper'), join(base, 'work'), join(base, 'rootfs'))];
   }
 
   /** Mounts container `id`'s root file system (mountCommand); returns where it is seen while it runs. */
@@ -91,14 +95,14 @@ export class ContainerRootfs {
   /** Unmounts container `id`'s root file system once it has exited (in the background); what it wrote stays until it is removed. */
   unmount(id: string): void {
     if (this.mode !== 'overlay') return;
-    this.unmounting.set(id, this.run(['umount', '--lazy', this.path(id)]).then(() => {}));
+    this.unmounting.set(id, this.run([this.tools.umount, '-l', this.path(id)]).then(() => {}));
   }
 
   /** Unmounts (when no unmount was started) and deletes container `id`'s root file system; nothing there is fine. */
   async release(id: string): Promise<void> {
     const base = this.base(id);
     if (!existsSync(base)) return;
-    if (this.mode === 'overlay') await (this.unmounting.get(id) ?? this.run(['umount', '--lazy', this.path(id)]));
+    if (this.mode === 'overlay') await (this.unmounting.get(id) ?? this.run([this.tools.umount, '-l', this.path(id)]));
     this.unmounting.delete(id);
     await rm(base, { recursive: true, force: true });
   }

@@ -20,6 +20,7 @@ import { checkPathList, PathListError } from './masked-paths.js';
 import { SeccompError } from './seccomp/bpf.js';
 import { seccompFilter } from './seccomp/filter.js';
 import { ContainerRootfs, MOUNT_FAILED } from './container-rootfs.js';
+import { staticApplet } from './setuid-kit.js';
 import { findInRootfs, imageGroups, imageProcess, ImageProcessError, mkdirInRoot, resolveUser } from './image-process.js';
 
 /** `auto`: sandboxes for real images where bubblewrap works; `off`: host processes always. */
@@ -44,7 +45,9 @@ export class ImageSandboxes {
       this.bubblewrap = new Bubblewrap(join(dir, 'kit'));
       this.off = this.bubblewrap.available ? '' : this.bubblewrap.reason;
       if (!this.off) {
-        this.rootfs = new ContainerRootfs(join(dir, 'rootfs'));
+        const kit = this.bubblewrap.setuidKit;
+        const applet = (name: 'mount' | 'umount') => (kit.ok ? staticApplet(kit, name, 'host') : undefined) ?? name;
+        this.rootfs = new ContainerRootfs(join(dir, 'rootfs'), { mount: applet('mount'), umount: applet('umount') });
         this.mountSandbox = MountSandbox.detect(join(dir, 'bin'), this.bubblewrap.setuidKit);
       }
     }
@@ -58,7 +61,9 @@ export class ImageSandboxes {
   describe(): string {
     if (!this.enabled) return `host processes: ${this.off}`;
     const own = typeof this.mountSandbox === 'string' ? `bwrap sets no_new_privs in every container (no util-linux setup: ${this.mountSandbox})` : 'without seccomp, a container without no_new_privs or with a Bidirectional mount set up by util-linux as runc sets one up';
-    return `${this.bubblewrap!.describe()}; ${own}; root file systems: ${this.rootfs!.describe()}`;
+    const kit = this.bubblewrap!.setuidKit;
+    const applets = kit.ok && kit.applets ? "; mounts, unmounts and pivot_root by a static busybox's applets" : '';
+    return `${this.bubblewrap!.describe()}; ${own}; root file systems: ${this.rootfs!.describe()}${applets}`;
   }
 
   /** A container of `image` runs in a sandbox: the image has layers and sandboxes are on. */

@@ -17,7 +17,7 @@ import { makeInRoot } from './image-process.js';
 import { locatePaths } from './masked-paths.js';
 import { hostMounts, mountOf, mountsUnder } from './mountinfo.js';
 import { DEVICES, mountTable, type TableMount } from './mount-table.js';
-import { KIT_PATH, kitPrefix, setuidPrefix, type SetuidKit } from './setuid-kit.js';
+import { KIT_PATH, kitPrefix, setuidPrefix, staticApplet, type SetuidKit } from './setuid-kit.js';
 
 /** What the shell that sets a container up is called (in ps, and to programBelow). */
 const INIT = 'knode-init';
@@ -32,6 +32,9 @@ export interface LaunchedProcess extends SandboxedProcess {
   /** pid SHARED: the PID 1 of the namespace to join. */
   sharedPid?: number;
 }
+
+/** The paths written into the init script: plain ones only. */
+const PLAIN_PATH = /^[\w/.+-]+$/;
 
 type Tools = Record<'setpriv' | 'nsenter' | 'unshare' | 'mount' | 'pivotRoot', string>;
 
@@ -59,8 +62,7 @@ export class MountSandbox {
     const tools: Partial<Tools> = {};
     for (const [key, name] of Object.entries(names) as [keyof Tools, string][]) {
       const found = which(name);
-      // The paths are written into the init script: plain ones only.
-      if (!found || !/^[\w/.+-]+$/.test(found)) return `${name} (util-linux) is not installed`;
+      if (!found || !PLAIN_PATH.test(found)) return `${name} (util-linux) is not installed`;
       tools[key] = found;
     }
     const sh = which('sh');
@@ -158,9 +160,12 @@ export class MountSandbox {
    * and closes it.
    */
   private script(): string {
-    const { mount, pivotRoot } = this.tools;
-    // Once pivoted, the host's programs no longer find their loader: the kit's run through its own.
-    const [kitMount, kitUmount] = ['mount', 'umount'].map((program) => kitPrefix(this.kit, program).join(' '));
+    const { mount } = this.tools;
+    // Once pivoted, the host's programs no longer find their loader: the kit's run through its own, or are static.
+    const kitMount = kitPrefix(this.kit, 'mount').join(' ');
+    const kitUmount = staticApplet(this.kit, 'umount', 'sandbox') ?? kitPrefix(this.kit, 'umount').join(' ');
+    const staticPivot = staticApplet(this.kit, 'pivot_root', 'host');
+    const pivotRoot = staticPivot && PLAIN_PATH.test(staticPivot) ? staticPivot : this.tools.pivotRoot;
     return [
       'set -e',
       't=$1 r=$2 w=$3 a=$4 b=$5',

@@ -1,12 +1,13 @@
 // What sandboxes cost per container on the embedded runtime (issue: real
 // images in sandboxes): the same real image, pulled from a local
-// docker-registry, run by three runtimes: one with sandboxes (root file
-// system per container, the pod's namespaces) on the host's network, its
-// containers set up by util-linux (no no_new_privs, the default) and by
-// bwrap (no_new_privs) in turn; one with sandboxes on a CNI pod network
-// (Debian's bridge and host-local plugins: a network namespace and an IP per
-// pod); and one with `--sandbox off` (host processes); pods one at a time,
-// each RunPodSandbox + CreateContainer + StartContainer timed over CRI.
+// docker-registry, run by four runtimes at once: two with sandboxes (root
+// file system per container, the pod's namespaces) on the host's network,
+// their containers set up by util-linux (no no_new_privs, the default) and
+// by bwrap (no_new_privs); one with sandboxes on a CNI pod network (Debian's
+// bridge and host-local plugins: a network namespace and an IP per pod); and
+// one with `--sandbox off` (host processes). Pods one at a time, in turn
+// across the runtimes, each RunPodSandbox + CreateContainer + StartContainer
+// timed over CRI.
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -40,16 +41,25 @@ const conflist = (ipam: string) =>
     plugins: [{ type: 'bridge', bridge: BRIDGE, isGateway: true, ipam: { type: 'host-local', ranges: [[{ subnet: '10.92.0.0/16' }]], routes: [{ dst: '0.0.0.0/0' }], dataDir: ipam } }],
   });
 
-async function measure(mode: SandboxFigures['mode'], registries: string, pods: number): Promise<SandboxFigures> {
+/** One runtime of the comparison: its pods are measured in turn with the others' (measure). */
+interface Side {
+  figures: SandboxFigures;
+  /** Measures pod `i` (the first, 0, apart). */
+  pod(i: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+async function side(mode: SandboxFigures['mode'], registries: string): Promise<Side> {
   const ipam = mkdtempSync(join(tmpdir(), 'knode-bench-ipam-'));
   const rt = await startEmbedded({ registries, sandbox: mode === 'host processes' ? 'off' : 'auto', cni: mode === 'pod network' ? conflist(ipam) : undefined, name: mode });
   const client = new CriClient(rt.endpoint);
   const logs = mkdtempSync(join(tmpdir(), 'knode-bench-sandbox-logs-'));
   const figures: SandboxFigures = { mode, first: 0, sandbox: [], create: [], start: [], total: [] };
   const sandboxes: string[] = [];
-  try {
-    await client.pullImage({ image: IMAGE });
-    for (let i = 0; i <= pods; i++) {
+  await client.pullImage({ image: IMAGE });
+  return {
+    figures,
+    pod: async (i) => {
       const config: PodSandboxConfig = {
         metadata: { name: `sbx-${i}`, uid: randomUUID(), namespace: 'bench', attempt: 0 },
         hostname: `sbx-${i}`,
@@ -75,33 +85,49 @@ async function measure(mode: SandboxFigures['mode'], registries: string, pods: n
       const total = performance.now() - t0;
       if (i === 0) {
         figures.first = total;
-        continue;
+        return;
       }
       figures.sandbox.push(sandboxMs);
       figures.create.push(create[0]);
       figures.start.push(start[0]);
       figures.total.push(total);
+    },
+    close: async () => {
+      for (const sb of sandboxes) await client.removePodSandbox(sb).catch(() => {});
+      client.close();
+      await rt.stop();
+      rmSync(logs, { recursive: true, force: true });
+      rmSync(ipam, { recursive: true, force: true });
+      if (mode === 'pod network') spawnSync('ip', ['link', 'delete', BRIDGE], { stdio: 'ignore' });
+    },
+  };
+}
+
+/**
+ * Every mode's runtime at once, their pods in turn (pod i of each, in an
+ * order that rotates with i): what slows the machine for a while slows all
+ * of them, so the differences between them hold where one mode after the
+ * other swung by 10 ms and more.
+ */
+async function measure(modes: readonly SandboxFigures['mode'][], registries: string, pods: number): Promise<SandboxFigures[]> {
+  const sides: Side[] = [];
+  try {
+    for (const mode of modes) sides.push(await side(mode, registries));
+    for (let i = 0; i <= pods; i++) {
+      for (let k = 0; k < sides.length; k++) await sides[(i + k) % sides.length].pod(i);
     }
+    return sides.map((s) => s.figures);
   } finally {
-    for (const sb of sandboxes) await client.removePodSandbox(sb).catch(() => {});
-    client.close();
-    await rt.stop();
-    rmSync(logs, { recursive: true, force: true });
-    rmSync(ipam, { recursive: true, force: true });
-    if (mode === 'pod network') spawnSync('ip', ['link', 'delete', BRIDGE], { stdio: 'ignore' });
+    for (const s of sides) await s.close();
   }
-  return figures;
 }
 
 export async function benchSandboxes(pods = 50): Promise<SandboxFigures[]> {
   const registry = startRegistry();
   try {
-    const registries = mirrorConfig(registry.host);
-    const figures = [await measure('sandboxes', registries, pods), await measure('sandboxes, no_new_privs', registries, pods)];
     // A pod network needs root (its namespaces and its bridge).
-    if (process.getuid?.() === 0) figures.push(await measure('pod network', registries, pods));
-    figures.push(await measure('host processes', registries, pods));
-    return figures;
+    const network = process.getuid?.() === 0 ? (['pod network'] as const) : [];
+    return await measure(['sandboxes', 'sandboxes, no_new_privs', ...network, 'host processes'], mirrorConfig(registry.host), pods);
   } finally {
     registry.stop();
   }

@@ -37,7 +37,7 @@ SA_ISSUER=https://kubernetes.default.svc.cluster.local   # kubeadm's default iss
 die() { echo "controlplane.sh: $*" >&2; exit 1; }
 
 # ---- ports ---------------------------------------------------------------------
-# free_port: a free TCP port on 127.0.0.1; names_dir: whether a pid is ours (lib.sh).
+# free_port: a free TCP port on 127.0.0.1; names_dir: whether a pid is ours; still_ours (lib.sh).
 source "$HERE/lib.sh"
 
 # ---- certificates (openssl) ------------------------------------------------------
@@ -134,7 +134,7 @@ wait_for() {
   local end=$(( $(date +%s) + DEADLINE ))
   while ! "$@" >/dev/null 2>&1; do
     local why=""
-    our_pid "$dir" "$name" >/dev/null || why="exited"
+    still_ours our_pid "$dir" "$name" || why="exited"
     [ -z "$why" ] && [ "$(date +%s)" -ge "$end" ] && why="did not answer within ${DEADLINE}s"
     if [ -n "$why" ]; then
       echo "controlplane.sh: $name $why; last lines of $dir/$name.log:" >&2

@@ -38,7 +38,7 @@ BIN=""   # the kubelet binary (set by up)
 
 die() { echo "kubelet.sh: $*" >&2; exit 1; }
 
-# free_port: a free TCP port on 127.0.0.1; names_dir: whether a pid is ours (lib.sh).
+# free_port: a free TCP port on 127.0.0.1; names_dir: whether a pid is ours; still_ours (lib.sh).
 source "$HERE/lib.sh"
 
 # The kubelet's pid, only if that process is still ours (names_dir, lib.sh).
@@ -120,7 +120,7 @@ wait_for() {
   local end=$(( $(date +%s) + DEADLINE ))
   while ! "$@"; do
     local why=""
-    our_pid "$dir" >/dev/null || why="exited"
+    still_ours our_pid "$dir" || why="exited"
     [ -z "$why" ] && [ "$(date +%s)" -ge "$end" ] && why="did not answer $what within ${DEADLINE}s"
     if [ -n "$why" ]; then
       echo "kubelet.sh: the kubelet $why; last lines of $dir/kubelet.log:" >&2

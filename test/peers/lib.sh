@@ -21,3 +21,13 @@ free_port() {
 names_dir() {
   [ -r "/proc/$1/cmdline" ] && tr '\0' '\n' < "/proc/$1/cmdline" 2>/dev/null | awk -v d="$2" '$0 == d || index($0, d "/") { found = 1 } END { exit !found }'
 }
+
+# still_ours LOOKUP...: whether LOOKUP (a pid look-up built on names_dir) finds the process,
+# asked again 0.2 s later before saying no: while a component execs, its /proc/PID/cmdline
+# reads empty for a moment (the kernel sets it once the new program is mapped), and a busy
+# machine saw `up` take that for an exit, the component's log empty.
+still_ours() {
+  "$@" >/dev/null && return 0
+  sleep 0.2
+  "$@" >/dev/null
+}

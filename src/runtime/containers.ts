@@ -55,7 +55,7 @@ export class ContainerService {
   ) {
     this.launch = new ContainerLaunch(state, pidNamespaces, sandboxes, (id) => this.programOf(id));
     this.spawner = new Spawner(warn);
-    sandboxes.rootfs?.useRunner((argv) => this.spawner.run(argv));
+    sandboxes.useRunner(this.spawner);
   }
 
   /**

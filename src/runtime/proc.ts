@@ -126,3 +126,22 @@ export function runToEnd(argv: readonly string[]): Promise<Ran> {
     child.on('close', (code) => resolve(code === 0 ? { ok: true, reason: '' } : { ok: false, reason: stderr.trim() || `${argv[0]} exited ${code}` }));
   });
 }
+
+/** Starts a program in a session of its own that nobody follows (a pod's holder): its pid, once it runs. */
+export function detachHere(argv: readonly string[]): Promise<number> {
+  const child = spawn(argv[0], argv.slice(1), { detached: true, stdio: 'ignore' });
+  child.unref();
+  if (child.pid !== undefined) {
+    child.on('error', () => {});
+    return Promise.resolve(child.pid);
+  }
+  return new Promise((_resolve, reject) => child.once('error', (err: NodeJS.ErrnoException) => reject(new Error(`${argv[0]} cannot run (${err.code ?? err.message})`))));
+}
+
+/** Where programs that are not containers run: here, or in the runtime's spawner (its `run` and `detach`). */
+export interface ProgramRunner {
+  /** Runs a program to its end. */
+  run(argv: readonly string[]): Promise<Ran>;
+  /** Starts a program nobody follows; its pid. */
+  detach(argv: readonly string[]): Promise<number>;
+}

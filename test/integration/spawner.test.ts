@@ -126,6 +126,18 @@ describe('the spawner', () => {
     expect(readFileSync(join(dir, 'here'), 'utf8')).toBe('y\n');
   });
 
+  it('starts a program nobody follows (a pod\'s holder) in a session of its own, and says why one cannot start', async () => {
+    const s = await ready();
+    const pid = await s.detach(['sleep', '30']);
+    expect(readProcStat(pid)).toMatchObject({ pgid: pid, state: expect.stringMatching(/^[RS]$/) });
+    // Its parent is the spawner, not this process.
+    const helper = Number(/pid (\d+)/.exec(s.describe())![1]);
+    expect(readProcStat(pid)!.ppid).toBe(helper);
+    process.kill(pid, 'SIGKILL');
+    await expect(s.detach(['no-such-program-here'])).rejects.toThrow('no-such-program-here cannot run (ENOENT)');
+    expect(s.ready).toBe(true);
+  });
+
   it('refuses a program that does not exist and a log it cannot open, saying which', async () => {
     const s = await ready();
     const dir = mkdtempSync(join(tmpdir(), 'knode-spawner-'));

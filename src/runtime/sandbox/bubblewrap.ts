@@ -4,10 +4,10 @@
 // namespace, when its containers share one) are held by a small process
 // per pod, as the pause container holds them; each container enters them
 // with nsenter and bwrap.
-import { execFile, spawn, spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { readlinkSync } from 'node:fs';
 import { whichSystem as which } from '../container-process.js';
-import { childrenOf, commOf, readProcStat, waitForProcess } from '../proc.js';
+import { childrenOf, commOf, detachHere, readProcStat, waitForProcess } from '../proc.js';
 import type { NamespaceHolder } from '../pid-namespaces.js';
 import { KIT_PATH, prepareSetuidKit, seccompPrefix, setuidPrefix, type SetuidKit } from './setuid-kit.js';
 import { pathMaskArgs } from './masked-paths.js';
@@ -115,9 +115,10 @@ export class Bubblewrap {
    * its own; without a hostname (a host-network pod) it stays in the host's
    * UTS namespace, as containerd leaves such a pod there. As root,
    * util-linux's unshare (half of bwrap's start-up time: it mounts nothing);
-   * otherwise bwrap, in a user namespace.
+   * otherwise bwrap, in a user namespace. `detach` starts it (the runtime's
+   * spawner, whose fork costs less).
    */
-  startHolder(hostname: string | undefined, netns?: string): NamespaceHolder {
+  async startHolder(hostname: string | undefined, netns?: string, detach: (argv: readonly string[]) => Promise<number> = detachHere): Promise<NamespaceHolder> {
     const uts = hostname === undefined ? [] : ['--uts'];
     let [file, args] =
       process.getuid?.() === 0 && this.unshare
@@ -125,11 +126,8 @@ export class Bubblewrap {
         : [this.bwrap, ['--unshare-ipc', ...(hostname === undefined ? [] : ['--unshare-uts', '--hostname', hostname]), '--unshare-pid', '--ro-bind', '/', '/', '--proc', '/proc', '--dev', '/dev', '--as-pid-1', '--', '/bin/sh', '-c', HOLDER_LOOP, 'holder', this.pause]];
     // The pod's own network (a pod network, root only): the holder is made in it, and holds it for its containers.
     if (netns) [file, args] = [this.nsenter, [`--net=${netns}`, '--', file, ...args]];
-    const child = spawn(file, args, { detached: true, stdio: 'ignore' });
-    child.on('error', () => {});
-    child.unref();
-    if (child.pid === undefined) throw new Error("could not start the process that holds the pod's namespaces");
-    return { pid: child.pid, startTime: readProcStat(child.pid)?.startTime ?? '' };
+    const pid = await detach([file, ...args]).catch((err: Error) => Promise.reject(new Error(`could not start the process that holds the pod's namespaces: ${err.message}`)));
+    return { pid, startTime: readProcStat(pid)?.startTime ?? '' };
   }
 
   /** Writes sysctls (files under /proc/sys, values) in the IPC and UTS namespaces of `program`, a holder's PID 1 (the UTS one the host's for a host-network pod, where none are allowed); rejects with what the write said. */

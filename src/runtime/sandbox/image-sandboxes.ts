@@ -11,7 +11,7 @@ import type { ProcessSpec } from '../container-process.js';
 import { invalid, unknown } from '../errors.js';
 import { OciImageStore } from '../oci/image-store.js';
 import type { RuntimeImages } from '../images.js';
-import { isSameProcess, signalGroup } from '../proc.js';
+import { detachHere, isSameProcess, signalGroup, type ProgramRunner } from '../proc.js';
 import { podHostname, podNetns, type ContainerRecord, type ImageRecord, type SandboxedSpec, type SandboxRecord } from '../records.js';
 import { Bubblewrap, PIDNS_FD, PROGRAM_TIMEOUT_MS, type SandboxMount } from './bubblewrap.js';
 import { MountSandbox, type LaunchedProcess } from './mount-sandbox.js';
@@ -33,6 +33,8 @@ export class ImageSandboxes {
   readonly mountSandbox: MountSandbox | string = 'no sandboxes';
   /** Why containers are host processes, when they are. */
   private readonly off: string;
+  /** How pods' holders start (useRunner). */
+  private detach: (argv: readonly string[]) => Promise<number> = detachHere;
 
   constructor(
     private readonly dir: string,
@@ -51,6 +53,12 @@ export class ImageSandboxes {
         this.mountSandbox = MountSandbox.detect(join(dir, 'bin'), this.bubblewrap.setuidKit);
       }
     }
+  }
+
+  /** Runs the mounts and unmounts of root file systems, and starts pods' holders, with `runner` from now on (the runtime's spawner). */
+  useRunner(runner: ProgramRunner): void {
+    this.rootfs?.useRunner((argv) => runner.run(argv));
+    this.detach = (argv) => runner.detach(argv);
   }
 
   get enabled(): boolean {
@@ -186,7 +194,7 @@ export class ImageSandboxes {
    */
   async startPodHolder(sandbox: SandboxRecord): Promise<void> {
     if (!this.enabled) return;
-    sandbox.podHolder = this.bubblewrap!.startHolder(holderHostname(sandbox), podNetns(sandbox));
+    sandbox.podHolder = await this.bubblewrap!.startHolder(holderHostname(sandbox), podNetns(sandbox), this.detach);
     // A write that fails fails RunPodSandbox.
     if (sandbox.sysctls) await this.writeSysctls(sandbox, await this.holderProgram(sandbox.podHolder.pid));
   }
@@ -195,7 +203,7 @@ export class ImageSandboxes {
   async podHolder(sandbox: SandboxRecord, save: (s: SandboxRecord) => void): Promise<number> {
     const bwrap = this.bubblewrap!;
     if (!sandbox.podHolder || !isSameProcess(sandbox.podHolder.pid, sandbox.podHolder.startTime)) {
-      sandbox.podHolder = bwrap.startHolder(holderHostname(sandbox), podNetns(sandbox));
+      sandbox.podHolder = await bwrap.startHolder(holderHostname(sandbox), podNetns(sandbox), this.detach);
       save(sandbox);
       const init = await this.holderProgram(sandbox.podHolder.pid);
       if (sandbox.sysctls) await this.writeSysctls(sandbox, init);

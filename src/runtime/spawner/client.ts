@@ -2,7 +2,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { ProcessExit } from '../follow-child.js';
 import { NODE_FLAGS } from '../../util/node-flags.js';
-import { runToEnd, signalGroup, type Ran } from '../proc.js';
+import { detachHere, runToEnd, signalGroup, type Ran } from '../proc.js';
 import type { SpawnerReply, StartRequest } from './protocol.js';
 
 /** A process the spawner started: its pid, and its end once its output is in the log. */
@@ -78,6 +78,7 @@ export class Spawner {
   private readonly running = new Map<number, Started>();
   private readonly reopening = new Map<number, { resolve: () => void; reject: (err: Error) => void }>();
   private readonly runs = new Map<number, (ran: Ran) => void>();
+  private readonly detaching = new Map<number, { resolve: (pid: number) => void; reject: (err: Error) => void }>();
   /** Starts not yet sent: they wait here, where a cancelled one can still be dropped, not in the spawner's pipe. */
   private readonly queued: Queued[] = [];
 
@@ -149,6 +150,16 @@ export class Spawner {
     });
   }
 
+  /** Starts a program in a session of its own that nobody follows (a pod's holder), from the spawner when it runs: its pid. */
+  detach(argv: readonly string[]): Promise<number> {
+    if (!this.isReady || !this.child.connected) return detachHere(argv);
+    const ask = ++this.asks;
+    return new Promise((resolve, reject) => {
+      this.detaching.set(ask, { resolve, reject });
+      this.child.send({ type: 'detach', ask, file: argv[0], args: argv.slice(1) });
+    });
+  }
+
   /** Ends the spawner (the runtime's shutdown, once its containers are stopped). */
   close(): void {
     if (this.child.connected) this.child.disconnect();
@@ -194,6 +205,13 @@ export class Spawner {
         waiting?.(reply.failure === undefined ? { ok: true, reason: '' } : { ok: false, reason: reply.failure });
         return;
       }
+      case 'detached': {
+        const waiting = this.detaching.get(reply.ask);
+        this.detaching.delete(reply.ask);
+        if (reply.pid === undefined) waiting?.reject(new Error(reply.error ?? 'it did not start'));
+        else waiting?.resolve(reply.pid);
+        return;
+      }
       case 'reopened': {
         const waiting = this.reopening.get(reply.ask);
         this.reopening.delete(reply.ask);
@@ -233,6 +251,7 @@ export class Spawner {
     for (const waiting of [...this.starting.values(), ...this.queued.splice(0)]) waiting.reject(gone);
     for (const waiting of this.reopening.values()) waiting.reject(gone);
     for (const waiting of this.runs.values()) waiting({ ok: false, reason: 'the spawner exited before it ran it' });
+    for (const waiting of this.detaching.values()) waiting.reject(new Error('the spawner exited before it started it'));
     for (const started of this.running.values()) {
       signalGroup(started.pid, 'SIGKILL');
       started.setUp?.(undefined);
@@ -241,6 +260,7 @@ export class Spawner {
     this.starting.clear();
     this.reopening.clear();
     this.runs.clear();
+    this.detaching.clear();
     this.running.clear();
   }
 }

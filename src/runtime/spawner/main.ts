@@ -8,6 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import type { Duplex } from 'node:stream';
 import { followChild } from '../follow-child.js';
 import { CriLogWriter } from '../log-writer.js';
+import { detachHere } from '../proc.js';
 import type { SpawnerReply, SpawnerRequest, StartRequest } from './protocol.js';
 
 const logs = new Map<number, CriLogWriter>();
@@ -144,6 +145,12 @@ process.on('message', (req: SpawnerRequest) => {
   else if (req.type === 'reopen') reopen(req.seq, req.ask);
   else if (req.type === 'go') go(req.seq);
   else if (req.type === 'run') runFirst(req, (failure) => send({ type: 'ran', ask: req.ask, failure }));
+  else if (req.type === 'detach') {
+    detachHere([req.file, ...req.args]).then(
+      (pid) => send({ type: 'detached', ask: req.ask, pid }),
+      (err: Error) => send({ type: 'detached', ask: req.ask, error: err.message }),
+    );
+  }
 });
 // The runtime is gone: so is the reader of every container's output, as when it held the pipes itself.
 process.on('disconnect', () => process.exit(0));

@@ -23,7 +23,9 @@ export interface StartRequest {
 }
 
 /** Reopen the log of the process started as `seq` (ReopenContainerLog), answered with `reopened`; run a program to its end (a mount, an unmount), answered with `ran`. */
-export type SpawnerRequest = StartRequest | { type: 'reopen'; seq: number; ask: number } | { type: 'go'; seq: number } | { type: 'run'; ask: number; file: string; args: string[] };
+export type SpawnerRequest = StartRequest | { type: 'reopen'; seq: number; ask: number } | { type: 'go'; seq: number } | { type: 'run'; ask: number; file: string; args: string[] }
+  /** Start a program in a session of its own that the spawner does not follow (a pod's holder), answered with `detached`. */
+  | { type: 'detach'; ask: number; file: string; args: string[] };
 
 export type SpawnerReply =
   | { type: 'ready' }
@@ -37,5 +39,7 @@ export type SpawnerReply =
   | { type: 'reopened'; ask: number; error?: string }
   /** A run's end: failure says why it failed (what it wrote to stderr), absent when it exited 0. */
   | { type: 'ran'; ask: number; failure?: string }
+  /** A detached program's pid, or why it could not start. */
+  | { type: 'detached'; ask: number; pid?: number; error?: string }
   /** Sent once the process has exited and its output is in the log. */
   | { type: 'exited'; seq: number; exitCode: number; signal: NodeJS.Signals | null; finishedAt: number };

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { constants } from 'node:os';
 
@@ -116,14 +116,30 @@ export async function waitForProcess<T = number>(pid: number, find: () => T | un
 /** How a program run to its end ended: ok, or why not (what it wrote to stderr). */
 export type Ran = { ok: boolean; reason: string };
 
-/** Runs a program to its end without holding up the runtime's other calls. */
+/**
+ * Runs a program to its end without holding up the runtime's other calls:
+ * done at its exit when it exits 0 (what still holds its stderr does not hold
+ * this up); a failure waits for all it wrote there.
+ */
 export function runToEnd(argv: readonly string[]): Promise<Ran> {
   return new Promise((resolve) => {
-    const child = spawn(argv[0], argv.slice(1), { stdio: ['ignore', 'ignore', 'pipe'] });
+    const cannot = (err: NodeJS.ErrnoException) => resolve({ ok: false, reason: `${argv[0]} cannot run (${err.code ?? err.message})` });
+    let child: ChildProcess;
+    try {
+      child = spawn(argv[0], argv.slice(1), { stdio: ['ignore', 'ignore', 'pipe'] });
+    } catch (err) {
+      cannot(err as NodeJS.ErrnoException); // refused before any fork (a NUL in an argument)
+      return;
+    }
     let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', (err: NodeJS.ErrnoException) => resolve({ ok: false, reason: `${argv[0]} cannot run (${err.code ?? err.message})` }));
-    child.on('close', (code) => resolve(code === 0 ? { ok: true, reason: '' } : { ok: false, reason: stderr.trim() || `${argv[0]} exited ${code}` }));
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.once('error', cannot);
+    child.once('exit', (code) => {
+      if (code === 0) resolve({ ok: true, reason: '' });
+    });
+    child.once('close', (code, signal) => {
+      if (code !== 0 && child.pid !== undefined) resolve({ ok: false, reason: stderr.trim() || `${argv[0]} ${signal ? `was killed (${signal})` : `exited ${code}`}` });
+    });
   });
 }
 

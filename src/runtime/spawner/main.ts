@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import type { Duplex } from 'node:stream';
 import { followChild } from '../follow-child.js';
 import { CriLogWriter } from '../log-writer.js';
-import { detachHere } from '../proc.js';
+import { detachHere, runToEnd } from '../proc.js';
 import type { SpawnerReply, SpawnerRequest, StartRequest } from './protocol.js';
 
 const logs = new Map<number, CriLogWriter>();
@@ -31,41 +31,16 @@ function start(req: StartRequest): void {
     fork(req, log);
     return;
   }
-  runFirst(req.first, (failure) => {
-    if (failure) {
+  const { file, args } = req.first;
+  void runToEnd([file, ...args]).then((ran) => {
+    if (!ran.ok) {
       log.end();
-      send({ type: 'failed', seq: req.seq, stage: 'first', message: failure });
+      send({ type: 'failed', seq: req.seq, stage: 'first', message: ran.reason });
       return;
     }
     // Told before the fork, so that what the runtime does once it is done runs beside it.
     send({ type: 'firstDone', seq: req.seq });
     fork(req, log);
-  });
-}
-
-/** Runs a program to its end (a start's first, or a run): told undefined, or why it failed (what it wrote to stderr). */
-function runFirst(first: { file: string; args: string[] }, told: (failure?: string) => void): void {
-  let ended = false;
-  const done = (failure?: string) => {
-    if (!ended) told(failure);
-    ended = true;
-  };
-  let child: ChildProcess;
-  try {
-    child = spawn(first.file, first.args, { stdio: ['ignore', 'ignore', 'pipe'] });
-  } catch (err) {
-    done(`${first.file} cannot run (${(err as Error).message})`);
-    return;
-  }
-  let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  child.once('error', (err: NodeJS.ErrnoException) => done(`${first.file} cannot run (${err.code ?? err.message})`));
-  // Done at its exit; a failure waits for all it wrote.
-  child.once('exit', (code) => {
-    if (code === 0) done();
-  });
-  child.once('close', (code, signal) => {
-    if (code !== 0 && child.pid !== undefined) done(stderr.trim() || `${first.file} ${signal ? `was killed (${signal})` : `exited ${code}`}`);
   });
 }
 
@@ -144,7 +119,7 @@ process.on('message', (req: SpawnerRequest) => {
   if (req.type === 'start') start(req);
   else if (req.type === 'reopen') reopen(req.seq, req.ask);
   else if (req.type === 'go') go(req.seq);
-  else if (req.type === 'run') runFirst(req, (failure) => send({ type: 'ran', ask: req.ask, failure }));
+  else if (req.type === 'run') void runToEnd([req.file, ...req.args]).then((ran) => send({ type: 'ran', ask: req.ask, failure: ran.ok ? undefined : ran.reason }));
   else if (req.type === 'detach') {
     detachHere([req.file, ...req.args]).then(
       (pid) => send({ type: 'detached', ask: req.ask, pid }),

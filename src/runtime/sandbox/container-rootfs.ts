@@ -95,16 +95,21 @@ export class ContainerRootfs {
   /** Unmounts container `id`'s root file system once it has exited (in the background); what it wrote stays until it is removed. */
   unmount(id: string): void {
     if (this.mode !== 'overlay') return;
-    this.unmounting.set(id, this.run([this.tools.umount, '-l', this.path(id)]).then(() => {}));
+    this.unmounting.set(id, this.umount(id));
   }
 
   /** Unmounts (when no unmount was started) and deletes container `id`'s root file system; nothing there is fine. */
   async release(id: string): Promise<void> {
     const base = this.base(id);
     if (!existsSync(base)) return;
-    if (this.mode === 'overlay') await (this.unmounting.get(id) ?? this.run([this.tools.umount, '-l', this.path(id)]));
+    if (this.mode === 'overlay') await (this.unmounting.get(id) ?? this.umount(id));
     this.unmounting.delete(id);
     await rm(base, { recursive: true, force: true });
+  }
+
+  /** umount(8) of container `id`'s root file system, lazily (what still uses it keeps it until it lets go); its outcome does not matter. */
+  private umount(id: string): Promise<unknown> {
+    return this.run([this.tools.umount, '-l', this.path(id)]);
   }
 
   /**

@@ -29,9 +29,14 @@ async function collect(path: string, options: LogOptions = {}): Promise<string[]
   return out;
 }
 
-/** Waits (on I/O, not on timers) until the follower sleeps on the fake clock. */
+/**
+ * Waits (on I/O, not on timers) until the follower sleeps on the fake clock,
+ * up to a deadline: its reads go through Node's thread pool, which a busy
+ * machine (a CI run) kept past a thousand turns of the loop.
+ */
 async function untilSleeping(clock: FakeClock): Promise<void> {
-  for (let i = 0; i < 1000 && clock.pending === 0; i++) await new Promise((r) => setImmediate(r));
+  const deadline = Date.now() + 5_000;
+  while (clock.pending === 0 && Date.now() < deadline) await new Promise((r) => setImmediate(r));
   expect(clock.pending).toBe(1);
 }
 

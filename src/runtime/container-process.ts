@@ -4,7 +4,7 @@ import { isAbsolute, join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { followChild, OutputTap, type ProcessExit } from './follow-child.js';
 import { CriLogWriter } from './log-writer.js';
-import { childrenOf, readProcStat, runToEnd, signalGroup, waitForProcess } from './proc.js';
+import { childrenOf, readProcStat, signalGroup, waitForProcess } from './proc.js';
 import { SpawnError, StartCancelled, type Spawner } from './spawner/client.js';
 import { HOLD_MARK, SpareProcesses, stillHeld } from './spares.js';
 
@@ -32,21 +32,12 @@ export interface ProcessSpec {
    */
   reportsSetUp?: boolean;
   /**
-   * A program run to its end before the wrapper starts (the container's root
-   * file system mounted), and what the start's failure says before its
-   * reason; prepare waits for it. A spawner runs it and forks the wrapper as
-   * soon as it ends, without a turn through this process.
-   */
-  first?: { argv: string[]; failure: string };
-  /**
    * Host work the wrapper's set-up needs done before it goes on (a mount
    * table to write): with reportsSetUp, done while the spawner starts the
    * wrapper, which waits for its go-ahead on fd 3; before the start
-   * otherwise. `ranFirst` tells when the first program has ended (what
-   * needs the root file system waits for it). hasProgram is asked once it
-   * is done.
+   * otherwise. hasProgram is asked once it is done.
    */
-  prepare?: (ranFirst: Promise<void>) => Promise<void>;
+  prepare?: () => Promise<void>;
   /** How long the program may take to appear under its wrapper (default 2 s). */
   programTimeoutMs?: number;
   /**
@@ -127,11 +118,7 @@ export class ContainerProcess {
   static async start(spec: ProcessSpec, spares?: SpareProcesses, spawner?: Spawner, cancelled?: () => boolean): Promise<ContainerProcess> {
     const gated = spec.prepare && spec.reportsSetUp && spec.wrapper && spec.hasProgram && !spec.stdin && !spec.files?.length && !spec.beforeExec && spawner?.ready;
     if (gated) return ContainerProcess.startGated(spec, spawner, cancelled);
-    const first = spec.first;
-    const ranFirst = first && (spawner ? spawner.run(first.argv) : runToEnd(first.argv)).then((ran) => (ran.ok ? undefined : Promise.reject(new Error(`${first.failure}: ${ran.reason}`))));
-    ranFirst?.catch(() => {}); // told to whoever awaits it
-    await spec.prepare?.(ranFirst ?? Promise.resolve());
-    await ranFirst; // with no prepare, its only waiter
+    await spec.prepare?.();
     const cwdProblem = spec.hasProgram ? undefined : checkDirectory(spec.cwd);
     if (cwdProblem) throw new Error(`chdir to cwd ("${spec.cwd}") set in config failed: ${cwdProblem}`);
     const held = spec.beforeExec !== undefined;
@@ -193,15 +180,10 @@ export class ContainerProcess {
     let open!: (go: boolean) => void;
     const gate = new Promise<boolean>((resolve) => (open = resolve));
     const argv = [...spec.wrapper!, ...spec.argv];
-    const first = spec.first && { file: spec.first.argv[0], args: spec.first.argv.slice(1) };
-    const req = { file: argv[0], args: argv.slice(1), cwd: '/', env: spec.env, logPath: spec.logPath, reportSetUp: true, first };
-    // Asked of the spawner first, so that its fork runs beside prepare (which waits for the first program's end).
-    let firstDone!: () => void;
-    const ranFirst = new Promise<void>((resolve) => (firstDone = resolve));
-    const spawning = spawner.start(req, spec.onLogError ?? (() => {}), { cancelled, gate, firstDone }).catch((err: Error) => err);
-    const ready = first ? Promise.race([ranFirst, spawning.then((spawned) => (spawned instanceof Error ? Promise.reject(spawned) : undefined))]) : Promise.resolve();
-    ready.catch(() => {}); // told to prepare, when it awaits it
-    const prepared = spec.prepare!(ready).then(() => {
+    const req = { file: argv[0], args: argv.slice(1), cwd: '/', env: spec.env, logPath: spec.logPath, reportSetUp: true };
+    // Asked of the spawner first, so that its fork runs beside prepare.
+    const spawning = spawner.start(req, spec.onLogError ?? (() => {}), { cancelled, gate }).catch((err: Error) => err);
+    const prepared = spec.prepare!().then(() => {
       if (!spec.hasProgram!(spec.argv[0])) throw new Error(execErrorMessage(spec.argv[0], Object.assign(new Error('not found'), { code: 'ENOENT' })));
     });
     prepared.then(
@@ -334,7 +316,6 @@ export function execErrorMessage(file: string, err: NodeJS.ErrnoException): stri
 /** What a start the spawner did not make says: the log or the exec refused (runc's words), a cancel, or the spawner's end. */
 function spawnerFailure(spec: ProcessSpec, err: Error): Error {
   if (err instanceof StartCancelled) return err;
-  if (err instanceof SpawnError && err.stage === 'first') return new Error(`${spec.first?.failure}: ${err.message}`);
   if (err instanceof SpawnError) return new Error(err.stage === 'log' ? logErrorMessage(spec.logPath, err) : execErrorMessage(spec.argv[0], err));
   // The spawner died before it answered: it may have started the process, so it is not started again here.
   return new Error(`the runtime's spawner exited before it started the process: ${err.message}`);

@@ -65,9 +65,11 @@ export class ContainerService {
    */
   recover(): void {
     for (const c of this.state.containers.values()) {
+      // Its create mounted its root file system: its start mounts it again, after this unmount.
+      if (c.state === 'CONTAINER_CREATED' && c.sandboxed) this.sandboxes.unmountRootfs(c.id);
       if (c.state !== 'CONTAINER_RUNNING') continue;
       if (c.pid && isSameProcess(c.pid, c.pidStartTime)) signalGroup(c.pid, 'SIGKILL');
-      if (c.sandboxed) this.sandboxes.containerExited(c.id);
+      if (c.sandboxed) this.sandboxes.unmountRootfs(c.id);
       Object.assign(c, {
         state: 'CONTAINER_EXITED',
         finishedAt: nowNs(),
@@ -172,7 +174,7 @@ export class ContainerService {
         beforeExec: needsLimits(c) && this.cgroups.mode !== 'none' ? (pid) => this.cgroups.attach(c.id, pid, c.resources!) : undefined,
       }, this.spares, this.spawner, cancelled);
     } catch (err) {
-      if (c.sandboxed) this.sandboxes.containerExited(c.id);
+      if (c.sandboxed) this.sandboxes.unmountRootfs(c.id);
       // Its caller gave up while it waited for the spawner: nothing ran, and the container stays created.
       if (err instanceof StartCancelled) throw cancelledError(`the start of container ${c.id} was cancelled before it was made; it was not started`);
       const message = (err as Error).message;
@@ -217,7 +219,7 @@ export class ContainerService {
     this.cgroups.release(id);
     const c = this.state.containers.get(id);
     if (!c) return;
-    if (c.sandboxed) this.sandboxes.containerExited(id);
+    if (c.sandboxed) this.sandboxes.unmountRootfs(id);
     Object.assign(c, {
       state: 'CONTAINER_EXITED',
       finishedAt: exit.finishedAt.getTime() * 1e6,

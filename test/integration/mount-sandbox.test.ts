@@ -4,7 +4,7 @@
 // as under runc; and a Bidirectional mount shared with the host both ways.
 // Root only, as that setup is.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -148,11 +148,24 @@ describe.skipIf(!root)('containers set up by util-linux (embedded runtime, root)
   it("fails a start whose root file system cannot be mounted, saying why, and removes what it made; the next start goes on", async () => {
     const sandbox = ownSandboxConfig('unmountable');
     const sandboxId = await client.runPodSandbox(sandbox);
-    const id = await client.createContainer(sandboxId, config('broken', ['sleep', '60']), sandbox);
+    // The image's stacked layers (made by the containers before) are a file for this create: the kernel refuses the mount, which the create starts.
+    const images = join(env.root, 'runtime', 'rootfs', 'images');
+    const stacks = readdirSync(images);
+    expect(stacks.length).toBeGreaterThan(0);
+    for (const stack of stacks) renameSync(join(images, stack), join(images, `${stack}.aside`));
+    for (const stack of stacks) writeFileSync(join(images, stack), '');
+    let id: string;
+    let err: CriError;
+    try {
+      id = await client.createContainer(sandboxId, config('broken', ['sleep', '60']), sandbox);
+      err = (await client.startContainer(id).catch((e: CriError) => e)) as CriError;
+    } finally {
+      for (const stack of stacks) {
+        rmSync(join(images, stack));
+        renameSync(join(images, `${stack}.aside`), join(images, stack));
+      }
+    }
     const base = join(env.root, 'runtime', 'rootfs', 'containers', id);
-    // The overlay's directories for what the container writes are gone: the kernel refuses the mount.
-    for (const dir of ['upper', 'work']) rmSync(join(base, dir), { recursive: true });
-    const err = (await client.startContainer(id).catch((e: CriError) => e)) as CriError;
     expect(err.details).toMatch(/cannot mount the container's root file system: \S.*/);
     expect((await client.containerStatus(id)).status).toMatchObject({ state: 'CONTAINER_EXITED', reason: 'StartError' });
     expect(isMountPoint(join(base, 'rootfs'))).toBe(false);

@@ -83,35 +83,6 @@ describe('the spawner', () => {
     expect((await plain.closed).exitCode).toBe(0);
   });
 
-  it('runs a start\'s first program to its end before the fork, telling its end first, and fails the start with its stderr when it fails', async () => {
-    const s = await ready();
-    const dir = mkdtempSync(join(tmpdir(), 'knode-spawner-'));
-    const mark = join(dir, 'first');
-    // The start's program finds what the first one made: it ran to its end before the fork.
-    const told: string[] = [];
-    const p = await s.start(
-      { file: 'sh', args: ['-c', `cat ${mark}`], cwd: '/', env: ENV, logPath: join(dir, 'ok.log'), first: { file: 'sh', args: ['-c', `sleep 0.2; echo made > ${mark}`] } },
-      () => {},
-      { firstDone: () => told.push('first done') },
-    );
-    told.push('started');
-    expect(told).toEqual(['first done', 'started']);
-    expect(await p.closed).toMatchObject({ exitCode: 0 });
-    expect(logLines(join(dir, 'ok.log'))).toEqual(['stdout F made']);
-    // A first program that fails: nothing is started, and the start says what it wrote.
-    const after = join(dir, 'never');
-    const failed = await s
-      .start({ file: 'touch', args: [after], cwd: '/', env: ENV, logPath: join(dir, 'failed.log'), first: { file: 'sh', args: ['-c', 'echo "mount: no such device" >&2; exit 32'] } }, () => {}, { firstDone: () => told.push('wrongly done') })
-      .catch((err: Error) => err);
-    expect(failed).toBeInstanceOf(SpawnError);
-    expect(failed).toMatchObject({ stage: 'first', message: 'mount: no such device' });
-    const missing = await s.start({ file: 'touch', args: [after], cwd: '/', env: ENV, logPath: join(dir, 'missing.log'), first: { file: 'no-such-program-here', args: [] } }, () => {}).catch((err: Error) => err);
-    expect(missing).toMatchObject({ stage: 'first', message: 'no-such-program-here cannot run (ENOENT)' });
-    expect(existsSync(after)).toBe(false);
-    expect(told).toEqual(['first done', 'started']);
-    expect(s.ready).toBe(true);
-  });
-
   it('runs a program to its end when asked (a mount, an unmount): ok, or what it wrote to stderr; itself when not running', async () => {
     const s = await ready();
     const dir = mkdtempSync(join(tmpdir(), 'knode-spawner-'));

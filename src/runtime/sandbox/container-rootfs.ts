@@ -20,7 +20,9 @@ export class ContainerRootfs {
   readonly reason: string;
   /** How mount(8) and umount(8) run: the runtime's spawner, once it has one (useRunner). */
   private run: (argv: readonly string[]) => Promise<Ran> = runToEnd;
-  /** The unmounts started when containers exited, for their removal to wait for. */
+  /** The mounts started when containers were created, for their start to wait for. */
+  private readonly mounting = new Map<string, Promise<Ran>>();
+  /** The unmounts started when containers exited, for their removal (or a mount after them) to wait for. */
   private readonly unmounting = new Map<string, Promise<unknown>>();
 
   /** `tools`: the mount(8) and umount(8) to run (a static busybox's cost less to start); the host's by default. */
@@ -73,22 +75,32 @@ export class ContainerRootfs {
   }
 
   /**
-   * The command that mounts container `id`'s root file system from its
-   * image's layers and what it wrote before (StartContainer), as containerd
-   * mounts a task's snapshot; undefined for a copy, which is there already.
-   * Unmounted when the container exits, or when the runtime restarts (recover).
+   * Starts mounting container `id`'s root file system from its image's
+   * layers and what it wrote before (CreateContainer), as runc's create
+   * makes a container's mounts before its start: the mount runs while the
+   * create answers, and the start waits for it (mounted). Nothing for a
+   * copy, which is there already.
    */
-  mountCommand(id: string, imageId: string, layers: () => StackedLayer[]): string[] | undefined {
-    if (this.mode === 'copy') return undefined;
+  startMount(id: string, imageId: string, layers: () => StackedLayer[]): void {
+    if (this.mode === 'copy') return;
     const base = this.base(id);
-    return [this.tools.mount, ...overlayArgs(this.imageRoot(imageId, layers), join(base, 'upper'), join(base, 'work'), join(base, 'rootfs'))];
+    const argv = [this.tools.mount, ...overlayArgs(this.imageRoot(imageId, layers), join(base, 'upper'), join(base, 'work'), join(base, 'rootfs'))];
+    // After an unmount (a runtime restart unmounts its created containers), not over it.
+    const unmounted = this.unmounting.get(id) ?? Promise.resolve();
+    this.unmounting.delete(id);
+    this.mounting.set(id, unmounted.then(() => this.run(argv)));
   }
 
-  /** Mounts container `id`'s root file system (mountCommand); returns where it is seen while it runs. */
-  async mount(id: string, imageId: string, layers: () => StackedLayer[]): Promise<string> {
-    const argv = this.mountCommand(id, imageId, layers);
-    const mounted = argv ? await this.run(argv) : { ok: true, reason: '' };
-    if (!mounted.ok) throw new Error(`${MOUNT_FAILED}: ${mounted.reason}`);
+  /**
+   * Container `id`'s root file system, mounted (StartContainer): the mount
+   * its create started, or one started now (a container created before the
+   * runtime restarted). Returns where it is seen while it runs; throws
+   * MOUNT_FAILED and the reason when it could not be mounted.
+   */
+  async mounted(id: string, imageId: string, layers: () => StackedLayer[]): Promise<string> {
+    if (!this.mounting.has(id)) this.startMount(id, imageId, layers);
+    const ran = (await this.mounting.get(id)) ?? { ok: true, reason: '' };
+    if (!ran.ok) throw new Error(`${MOUNT_FAILED}: ${ran.reason}`);
     return this.path(id);
   }
 
@@ -107,9 +119,11 @@ export class ContainerRootfs {
     await rm(base, { recursive: true, force: true });
   }
 
-  /** umount(8) of container `id`'s root file system, lazily (what still uses it keeps it until it lets go); its outcome does not matter. */
+  /** umount(8) of container `id`'s root file system, lazily (what still uses it keeps it until it lets go), once a mount under way has ended; its outcome does not matter. */
   private umount(id: string): Promise<unknown> {
-    return this.run([this.tools.umount, '-l', this.path(id)]);
+    const mount = this.mounting.get(id) ?? Promise.resolve();
+    this.mounting.delete(id);
+    return mount.then(() => this.run([this.tools.umount, '-l', this.path(id)]));
   }
 
   /**

@@ -19,7 +19,7 @@ import { CapabilityError, containerCapabilities } from './capabilities.js';
 import { checkPathList, PathListError } from './masked-paths.js';
 import { SeccompError } from './seccomp/bpf.js';
 import { seccompFilter } from './seccomp/filter.js';
-import { ContainerRootfs, MOUNT_FAILED } from './container-rootfs.js';
+import { ContainerRootfs } from './container-rootfs.js';
 import { staticApplet } from './setuid-kit.js';
 import { findInRootfs, imageGroups, imageProcess, ImageProcessError, mkdirInRoot, resolveUser } from './image-process.js';
 
@@ -118,6 +118,8 @@ export class ImageSandboxes {
       // Beside the root file system, gone with it.
       const seccomp = filter ? join(dirname(this.rootfs!.path(id)), 'seccomp.bpf') : undefined;
       if (seccomp) writeFileSync(seccomp, filter!, { mode: 0o600 });
+      // Mounted while the create answers; the start waits for it.
+      this.rootfs!.startMount(id, image.id, () => store.rootfsLayers(image));
       return {
         rootfs: this.rootfs!.path(id),
         argv: process.argv,
@@ -144,8 +146,8 @@ export class ImageSandboxes {
   /**
    * How StartContainer runs a sandboxed container, in `holder`'s namespaces,
    * and in its own PID namespace, the host's, or the one whose PID 1 is
-   * `sharedPid`. Mounts its root file system (util-linux's set-up: its
-   * mount table is made in `prepare`, while the wrapper starts). bwrap runs
+   * `sharedPid`, once its root file system is mounted (util-linux's set-up:
+   * its mount table is made in `prepare`, while the wrapper starts). bwrap runs
    * it where it can run it as asked: under a seccomp filter (which only bwrap loads here),
    * or with no_new_privs and no Bidirectional mount (bwrap sets the one and
    * makes slaves of the others); util-linux sets up the rest, as runc does.
@@ -166,21 +168,19 @@ export class ImageSandboxes {
     const sandboxed = { rootfs: spec.rootfs, cwd: spec.cwd, holder, pid, uid: spec.uid, gid: spec.gid, groups: spec.groups ?? [], mounts, readonlyRootfs: spec.readonlyRootfs === true, capabilities: spec.capabilities, privileged: spec.privileged === true, maskedPaths: spec.maskedPaths ?? [], readonlyPaths: spec.readonlyPaths ?? [], hostIpc: sandbox.namespaces.ipc === 'NODE' } as const;
     const common = { argv: spec.argv, programTimeoutMs: PROGRAM_TIMEOUT_MS, hasProgram: (command: string) => findInRootfs(spec.rootfs, command, spec.env.PATH ?? '', spec.cwd, c.mounts) !== undefined, env: { ...spec.env, HOSTNAME: podHostname(sandbox) }, cwd: spec.cwd };
     const setup = this.mountSandbox;
+    // Mounted before the wrapper starts: its mount namespace, a slave of a host whose mounts may all be
+    // private, would not get a mount made after it. Its create started the mount.
+    await this.rootfs!.mounted(c.id, c.imageId, layers);
+    mkdirInRoot(spec.rootfs, spec.cwd);
     if (typeof setup !== 'string' && !spec.seccomp && (!spec.noNewPrivs || mounts.some((m) => m.propagation === 'PROPAGATION_BIDIRECTIONAL'))) {
       const launch = setup.wrapper({ ...sandboxed, noNewPrivs: spec.noNewPrivs === true, sharedPid: typeof sharedPid === 'number' ? sharedPid : undefined });
-      // Mounted before the wrapper starts: its mount namespace, a slave of a host whose mounts may all be
-      // private, would not get a mount made after it. The table is made while the wrapper starts.
-      const mount = this.rootfs!.mountCommand(c.id, c.imageId, layers);
-      const prepare = async (mounted: Promise<void>) => {
-        launch.beside(); // while the root file system is mounted
-        await mounted;
-        mkdirInRoot(spec.rootfs, spec.cwd);
+      // The table is made while the wrapper starts.
+      const prepare = async () => {
+        launch.beside();
         launch.prepare();
       };
-      return { ...common, wrapper: launch.argv, first: mount && { argv: mount, failure: MOUNT_FAILED }, prepare, programOf: (wrapperPid) => setup.programOf(wrapperPid), reportsSetUp: true };
+      return { ...common, wrapper: launch.argv, prepare, programOf: (wrapperPid) => setup.programOf(wrapperPid), reportsSetUp: true };
     }
-    await this.rootfs!.mount(c.id, c.imageId, layers);
-    mkdirInRoot(spec.rootfs, spec.cwd);
     // The files bwrap reads at fds from PIDNS_FD on: the PID namespace to join, then the seccomp filter.
     const files = [...(typeof sharedPid === 'number' ? [`/proc/${sharedPid}/ns/pid`] : []), ...(spec.seccomp ? [spec.seccomp] : [])];
     const seccompFd = spec.seccomp ? PIDNS_FD + files.length - 1 : undefined;
@@ -236,8 +236,8 @@ export class ImageSandboxes {
     return true;
   }
 
-  /** A sandboxed container exited: its root file system is unmounted, what it wrote kept. */
-  containerExited(id: string): void {
+  /** Unmounts a sandboxed container's root file system (it exited, or its runtime restarted before its start), what it wrote kept. */
+  unmountRootfs(id: string): void {
     this.rootfs?.unmount(id);
   }
 

@@ -14,10 +14,10 @@ export interface SpawnedProcess {
   setUp?: Promise<number | undefined>;
 }
 
-/** Why a start failed: the log could not be opened, the program not executed (with its errno code), or the program run first failed. */
+/** Why a start failed: the log could not be opened, or the program not executed (with its errno code). */
 export class SpawnError extends Error {
   constructor(
-    readonly stage: 'log' | 'exec' | 'first',
+    readonly stage: 'log' | 'exec',
     readonly code: string | undefined,
     message: string,
   ) {
@@ -45,8 +45,6 @@ export interface StartOptions {
   cancelled?: () => boolean;
   /** A gated start's go-ahead: sent once this resolves true. */
   gate?: Promise<boolean>;
-  /** Told when the start's first program has ended well, before the fork. */
-  firstDone?: () => void;
 }
 
 interface Queued extends StartOptions {
@@ -74,7 +72,7 @@ export class Spawner {
   private isReady = false;
   private seq = 0;
   private asks = 0;
-  private readonly starting = new Map<number, { resolve: (p: SpawnedProcess) => void; reject: (err: Error) => void; onLogError: (err: Error) => void; reportSetUp?: boolean; firstDone?: () => void }>();
+  private readonly starting = new Map<number, { resolve: (p: SpawnedProcess) => void; reject: (err: Error) => void; onLogError: (err: Error) => void; reportSetUp?: boolean }>();
   private readonly running = new Map<number, Started>();
   private readonly reopening = new Map<number, { resolve: () => void; reject: (err: Error) => void }>();
   private readonly runs = new Map<number, (ran: Ran) => void>();
@@ -127,7 +125,7 @@ export class Spawner {
         continue;
       }
       const seq = ++this.seq;
-      this.starting.set(seq, { resolve: next.resolve, reject: next.reject, onLogError: next.onLogError, reportSetUp: next.req.reportSetUp, firstDone: next.firstDone });
+      this.starting.set(seq, { resolve: next.resolve, reject: next.reject, onLogError: next.onLogError, reportSetUp: next.req.reportSetUp });
       this.child.send({ type: 'start', seq, ...next.req, gated: next.gate !== undefined });
       // After the start on the same channel, so the spawner has the process when its go-ahead comes.
       void next.gate?.then((go) => {
@@ -169,9 +167,6 @@ export class Spawner {
     switch (reply.type) {
       case 'ready':
         this.isReady = true;
-        return;
-      case 'firstDone':
-        this.starting.get(reply.seq)?.firstDone?.();
         return;
       case 'started': {
         const waiting = this.starting.get(reply.seq);

@@ -27,24 +27,6 @@ function start(req: StartRequest): void {
     send({ type: 'failed', seq: req.seq, stage: 'log', message: (err as Error).message });
     return;
   }
-  if (!req.first) {
-    fork(req, log);
-    return;
-  }
-  const { file, args } = req.first;
-  void runToEnd([file, ...args]).then((ran) => {
-    if (!ran.ok) {
-      log.end();
-      send({ type: 'failed', seq: req.seq, stage: 'first', message: ran.reason });
-      return;
-    }
-    // Told before the fork, so that what the runtime does once it is done runs beside it.
-    send({ type: 'firstDone', seq: req.seq });
-    fork(req, log);
-  });
-}
-
-function fork(req: StartRequest, log: CriLogWriter): void {
   let child: ChildProcess;
   try {
     child = spawn(req.file, req.args, { cwd: req.cwd, env: req.env, detached: true, stdio: ['ignore', 'pipe', 'pipe', ...(req.reportSetUp ? (['pipe'] as const) : [])] });

@@ -14,12 +14,6 @@ export interface StartRequest {
   reportSetUp?: boolean;
   /** With reportSetUp: the go-ahead line goes to fd 3 when `go` comes for it, not at once. */
   gated?: boolean;
-  /**
-   * A program run to its end before the fork (the container's root file
-   * system mounted): `firstDone` tells its end, just before the fork; when
-   * it fails, nothing is started and `failed` says what it wrote to stderr.
-   */
-  first?: { file: string; args: string[] };
 }
 
 /** Reopen the log of the process started as `seq` (ReopenContainerLog), answered with `reopened`; run a program to its end (a mount, an unmount), answered with `ran`. */
@@ -29,10 +23,9 @@ export type SpawnerRequest = StartRequest | { type: 'reopen'; seq: number; ask: 
 
 export type SpawnerReply =
   | { type: 'ready' }
-  | { type: 'firstDone'; seq: number }
   | { type: 'started'; seq: number; pid: number }
-  /** log: the log file could not be opened; exec: the spawn failed (code as errno names it); first: the program run first failed. */
-  | { type: 'failed'; seq: number; stage: 'log' | 'exec' | 'first'; code?: string; message: string }
+  /** log: the log file could not be opened; exec: the spawn failed (code as errno names it). */
+  | { type: 'failed'; seq: number; stage: 'log' | 'exec'; code?: string; message: string }
   | { type: 'logError'; seq: number; message: string }
   /** What a start with reportSetUp wrote to fd 3: the program's pid, or none when fd 3 closed first (the set-up failed). */
   | { type: 'setUp'; seq: number; pid?: number }

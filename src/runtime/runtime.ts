@@ -225,6 +225,7 @@ export class EmbeddedRuntime {
     await this.containers.stopAll(timeoutSeconds);
     this.sandboxes.releasePidNamespaces();
     this.sandboxes.closeHostPorts();
+    this.imageSandboxes.close();
     clearInterval(this.flushTimer);
     this.state.flush();
   }

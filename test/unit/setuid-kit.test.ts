@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { prepareSetuidKit, seccompPrefix, setuidPrefix, STATIC_APPLETS, staticApplet } from '../../src/runtime/sandbox/setuid-kit.js';
+import { prepareSetuidKit, seccompPrefix, setuidPrefix, STATIC_APPLETS, STATIC_INIT, staticApplet } from '../../src/runtime/sandbox/setuid-kit.js';
 
 let dir: string;
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
@@ -29,7 +29,7 @@ describe('the setuid kit', () => {
     expect(seccompPrefix(kit, 3)).toEqual([`/.knode/${kit.loader}`, '--library-path', '/.knode', '/.knode/bwrap', '--dev-bind', '/', '/', '--seccomp', '3', '--']);
   });
 
-  it('holds a static busybox when given one, run as mount, umount and pivot_root by links of those names; never a dynamic one', () => {
+  it('holds a static busybox when given one, run as mount, umount, pivot_root, nsenter, unshare and sh by links of those names, and as the set-up shell; never a dynamic one', () => {
     dir = mkdtempSync(join(tmpdir(), 'knode-kit-'));
     // Debian's busybox-static, which .ci/run installs.
     const kit = prepareSetuidKit(join(dir, 'kit'), '/usr/bin/setpriv', [], '/bin/busybox');
@@ -43,6 +43,10 @@ describe('the setuid kit', () => {
     // Run by its link's name, it is that applet.
     const res = spawnSync(staticApplet(kit, 'umount', 'host')!, ['--help'], { encoding: 'utf8' });
     expect(res.stderr).toMatch(/Usage: umount/);
+    // The set-up shell, by a name of its own that is busybox's: its first argument names the applet, here its shell.
+    const init = staticApplet(kit, STATIC_INIT, 'host')!;
+    expect(readlinkSync(init)).toBe('busybox');
+    expect(spawnSync(init, ['sh', '-c', 'echo "$0 $1";', 'zero', 'one'], { encoding: 'utf8' }).stdout).toBe('zero one\n');
     // setpriv links against the loader: not static, so no applets (a dynamic one would need its libraries after pivot_root).
     const dynamic = prepareSetuidKit(join(dir, 'kit2'), '/usr/bin/setpriv', [], '/usr/bin/setpriv');
     expect(dynamic).toMatchObject({ ok: true, applets: false });

@@ -50,7 +50,7 @@ export class ImageSandboxes {
         const kit = this.bubblewrap.setuidKit;
         const applet = (name: 'mount' | 'umount') => (kit.ok ? staticApplet(kit, name, 'host') : undefined) ?? name;
         this.rootfs = new ContainerRootfs(join(dir, 'rootfs'), { mount: applet('mount'), umount: applet('umount') });
-        this.mountSandbox = MountSandbox.detect(join(dir, 'bin'), this.bubblewrap.setuidKit);
+        this.mountSandbox = MountSandbox.detect(join(dir, 'bin'), this.bubblewrap.setuidKit, dir);
       }
     }
   }
@@ -173,7 +173,7 @@ export class ImageSandboxes {
     await this.rootfs!.mounted(c.id, c.imageId, layers);
     mkdirInRoot(spec.rootfs, spec.cwd);
     if (typeof setup !== 'string' && !spec.seccomp && (!spec.noNewPrivs || mounts.some((m) => m.propagation === 'PROPAGATION_BIDIRECTIONAL'))) {
-      const launch = setup.wrapper({ ...sandboxed, noNewPrivs: spec.noNewPrivs === true, sharedPid: typeof sharedPid === 'number' ? sharedPid : undefined });
+      const launch = setup.wrapper({ ...sandboxed, id: c.id, noNewPrivs: spec.noNewPrivs === true, sharedPid: typeof sharedPid === 'number' ? sharedPid : undefined });
       // The table is made while the wrapper starts.
       const prepare = async () => {
         launch.beside();
@@ -246,9 +246,15 @@ export class ImageSandboxes {
     this.rootfs!.release(id).catch(() => {});
   }
 
-  /** Removes a container's root file system. */
+  /** Removes a container's root file system, and its set-up files. */
   async releaseContainer(id: string): Promise<void> {
     await this.rootfs?.release(id);
+    if (typeof this.mountSandbox !== 'string') this.mountSandbox.scratch.release(id);
+  }
+
+  /** The runtime's shutdown, its containers stopped: their set-up files go. */
+  close(): void {
+    if (typeof this.mountSandbox !== 'string') this.mountSandbox.scratch.close();
   }
 
   /** Deletes the stacked layers of images that are gone and that no container uses any more. */
@@ -269,13 +275,27 @@ export class ImageSandboxes {
     mkdirSync(dir, { recursive: true });
     const hostname = join(dir, 'hostname');
     const resolv = join(dir, 'resolv.conf');
-    writeFileAtomic(hostname, `${podHostname(sandbox)}\n`);
-    writeFileAtomic(resolv, resolvConf(sandbox.dns));
+    writeIfChanged(hostname, `${podHostname(sandbox)}\n`);
+    writeIfChanged(resolv, resolvConf(sandbox.dns));
     return [
       { containerPath: '/etc/hostname', hostPath: hostname, readonly: false },
       { containerPath: '/etc/resolv.conf', hostPath: resolv, readonly: false },
     ];
   }
+}
+
+/**
+ * Writes a pod's file (atomically) unless it holds `text` already: each of
+ * the pod's starts asks for it, and a rename over a file costs more than a
+ * read (on this VM's ext4 it starts the writeback of the file it replaces).
+ */
+function writeIfChanged(path: string, text: string): void {
+  try {
+    if (readFileSync(path, 'utf8') === text) return;
+  } catch {
+    // not there yet
+  }
+  writeFileAtomic(path, text);
 }
 
 /** The pod's DNSConfig as resolv.conf; the host's file when the pod gave none. */

@@ -9,7 +9,7 @@
 // asked) from the kit's setpriv. Root only; never under a seccomp filter,
 // which only bwrap loads here.
 import { existsSync, mkdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { dirname, join, posix } from 'node:path';
+import { join, posix } from 'node:path';
 import { whichSystem as which } from '../container-process.js';
 import { programLink } from '../pause.js';
 import { depth, joined, programBelow, WRAPPERS, type SandboxedProcess } from './bubblewrap.js';
@@ -17,7 +17,8 @@ import { makeInRoot } from './image-process.js';
 import { locatePaths } from './masked-paths.js';
 import { hostMounts, mountOf, mountsUnder } from './mountinfo.js';
 import { DEVICES, mountTable, type TableMount } from './mount-table.js';
-import { KIT_PATH, kitPrefix, setuidPrefix, staticApplet, type SetuidKit } from './setuid-kit.js';
+import { ScratchSpace } from './scratch.js';
+import { KIT_PATH, kitPrefix, setuidPrefix, STATIC_INIT, staticApplet, type SetuidKit } from './setuid-kit.js';
 
 /** What the shell that sets a container up is called (in ps, and to programBelow). */
 const INIT = 'knode-init';
@@ -27,6 +28,8 @@ const SETUP_PROGRAMS = [INIT, 'mount', 'pivot_root', 'umount'];
 
 /** A sandboxed process as this launcher takes it: the mounts keep their propagation, and no_new_privs is asked or not. */
 export interface LaunchedProcess extends SandboxedProcess {
+  /** The container's id: its set-up files are in its directory of the scratch space. */
+  id: string;
   mounts: (SandboxedProcess['mounts'][number] & { propagation?: TableMount['propagation'] })[];
   noNewPrivs: boolean;
   /** pid SHARED: the PID 1 of the namespace to join. */
@@ -46,15 +49,21 @@ export class MountSandbox {
   private constructor(
     private readonly tools: Tools,
     private readonly kit: Extract<SetuidKit, { ok: true }>,
-    /** The host's sh, through a link named INIT. */
-    private readonly init: string,
+    /** The set-up shell: the kit's busybox as STATIC_INIT, else the host's sh through a link named INIT. */
+    private readonly init: readonly string[],
+    /** Where each container's /dev, new root and table are made. */
+    readonly scratch: ScratchSpace,
   ) {
-    this.wrappers = new Set([...WRAPPERS, ...SETUP_PROGRAMS, kit.loader.slice(0, 15)]);
+    this.wrappers = new Set([...WRAPPERS, ...SETUP_PROGRAMS, STATIC_INIT, kit.loader.slice(0, 15)]);
     this.sysSubmounts = mountsUnder(hostMounts(), '/sys');
   }
 
-  /** The launcher, or why there is none: it needs root, util-linux's tools and the kit. `binDir` holds the init link. */
-  static detect(binDir: string, kit: SetuidKit): MountSandbox | string {
+  /**
+   * The launcher, or why there is none: it needs root, util-linux's tools
+   * and the kit. `binDir` holds the init link; the scratch space is the one
+   * of the runtime whose directory is `rootDir`.
+   */
+  static detect(binDir: string, kit: SetuidKit, rootDir: string): MountSandbox | string {
     if (process.getuid?.() !== 0) return 'it needs root';
     if (!kit.ok) return kit.reason;
     if (!kit.programs.includes('mount') || !kit.programs.includes('umount')) return "the kit has no mount and umount (they link against another loader than setpriv's)";
@@ -65,10 +74,11 @@ export class MountSandbox {
       if (!found || !PLAIN_PATH.test(found)) return `${name} (util-linux) is not installed`;
       tools[key] = found;
     }
+    const staticInit = staticApplet(kit, STATIC_INIT, 'host');
     const sh = which('sh');
-    const init = sh && programLink(binDir, INIT, sh);
-    if (!init) return `cannot link ${join(binDir, INIT)} to the host's sh`;
-    return new MountSandbox(tools as Tools, kit, init);
+    const init = staticInit ? [staticInit, 'sh'] : sh && [programLink(binDir, INIT, sh)];
+    if (!init?.[0]) return `cannot link ${join(binDir, INIT)} to the host's sh`;
+    return new MountSandbox(tools as Tools, kit, init as string[], ScratchSpace.open(rootDir));
   }
 
   /**
@@ -84,7 +94,7 @@ export class MountSandbox {
    * check: nothing would propagate).
    */
   wrapper(p: LaunchedProcess): { argv: string[]; beside: () => void; prepare: () => void } {
-    const base = dirname(p.rootfs);
+    const base = this.scratch.of(p.id);
     const root = join(base, 'root');
     const table = join(base, 'mounts');
     const bidirectional = p.mounts.some((m) => m.propagation === 'PROPAGATION_BIDIRECTIONAL');
@@ -92,21 +102,26 @@ export class MountSandbox {
     const hostTable = bidirectional || p.mounts.some((m) => m.recursiveReadOnly) ? hostMounts() : [];
     // A Bidirectional mount stays shared: so is everything else until the init shell has made slaves of
     // the mounts that hold the new root and the old one (pivot_root refuses shared parents).
-    const holding = bidirectional ? (mountOf(hostTable, base)?.mountPoint ?? '/') : '/';
+    const holding = bidirectional ? (mountOf(hostTable, root)?.mountPoint ?? '/') : '/';
     const slaves = bidirectional ? ['/', holding === '/' ? '' : holding] : ['', ''];
     const t = this.tools;
     const argv: string[] = [];
     // It dies with the runtime, as bwrap's --die-with-parent makes it: a shared PID namespace's
     // program has nsenter for a parent, which the kit's setpriv ties it to.
     if (p.pid !== 'SHARED') argv.push(t.setpriv, '--pdeathsig=KILL', '--');
-    argv.push(t.nsenter, `--target=${p.holder}`, ...(p.hostIpc ? [] : ['--ipc']), ...joined(p.holder, 'uts'), ...joined(p.holder, 'net'));
+    // busybox's nsenter forks unless told not to (-F); util-linux's only to enter a PID namespace, as both do then.
+    const staticNsenter = staticApplet(this.kit, 'nsenter', 'host');
+    argv.push(staticNsenter ?? t.nsenter, `--target=${p.holder}`, ...(p.hostIpc ? [] : ['--ipc']), ...joined(p.holder, 'uts'), ...joined(p.holder, 'net'));
     if (p.pid === 'SHARED') argv.push(`--pid=/proc/${p.sharedPid}/ns/pid`);
-    argv.push('--', t.unshare, '--mount', `--propagation=${bidirectional ? 'unchanged' : 'slave'}`, ...(p.pid === 'CONTAINER' ? ['--pid', '--fork', '--kill-child'] : []), '--');
-    argv.push(this.init, '-c', this.script(), INIT, table, root, p.cwd, ...slaves);
+    else if (staticNsenter) argv.push('-F');
+    // A PID namespace of its own: util-linux's unshare, whose --kill-child busybox's has not.
+    const unshare = p.pid === 'CONTAINER' ? t.unshare : (staticApplet(this.kit, 'unshare', 'host') ?? t.unshare);
+    argv.push('--', unshare, '--mount', `--propagation=${bidirectional ? 'unchanged' : 'slave'}`, ...(p.pid === 'CONTAINER' ? ['--pid', '--fork', '--kill-child'] : []), '--');
+    argv.push(...this.init, '-c', this.script(), INIT, table, root, p.cwd, ...slaves);
     argv.push(...setuidPrefix(this.kit, p.uid, p.gid, p.groups, p.capabilities, { noNewPrivs: p.noNewPrivs, dieWithParent: true }));
     const dev = join(base, 'dev');
     const beside = () => {
-      mkdirSync(root, { recursive: true });
+      mkdirSync(root, { recursive: true, mode: 0o700 });
       devTemplate(dev);
     };
     return { argv, beside, prepare: () => this.prepare(p, { dev, root, table, hostTable }) };
@@ -161,11 +176,12 @@ export class MountSandbox {
    */
   private script(): string {
     const { mount } = this.tools;
-    // Once pivoted, the host's programs no longer find their loader: the kit's run through its own, or are static.
+    // Once pivoted, the host's programs no longer find their loader: the kit's run through its own. busybox's
+    // shell runs its own applets by their names, in a fork of itself that execs nothing.
     const kitMount = kitPrefix(this.kit, 'mount').join(' ');
-    const kitUmount = staticApplet(this.kit, 'umount', 'sandbox') ?? kitPrefix(this.kit, 'umount').join(' ');
-    const staticPivot = staticApplet(this.kit, 'pivot_root', 'host');
-    const pivotRoot = staticPivot && PLAIN_PATH.test(staticPivot) ? staticPivot : this.tools.pivotRoot;
+    const applets = this.init[0] === staticApplet(this.kit, STATIC_INIT, 'host');
+    const kitUmount = applets ? 'umount' : kitPrefix(this.kit, 'umount').join(' ');
+    const pivotRoot = applets ? 'pivot_root' : this.tools.pivotRoot;
     return [
       'set -e',
       't=$1 r=$2 w=$3 a=$4 b=$5',

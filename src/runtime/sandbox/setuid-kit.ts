@@ -28,7 +28,15 @@ export type SetuidKit = { ok: true; dir: string; loader: string; programs: strin
  * take (no loader, no libraries to map), and runs after pivot_root as it is.
  * Each is a link named after it (the name its process has, as util-linux's).
  */
-export const STATIC_APPLETS = ['mount', 'umount', 'pivot_root'] as const;
+export const STATIC_APPLETS = ['mount', 'umount', 'pivot_root', 'nsenter', 'unshare', 'sh'] as const;
+
+/**
+ * The kit's busybox under a name of its own, for the shell that sets a
+ * container up (`STATIC_INIT sh -c ...`): busybox runs the applet its first
+ * argument names when its own name begins with "busybox", and the name is
+ * what its process is called, which no container's program is.
+ */
+export const STATIC_INIT = 'busybox-kinit';
 
 /** What `ldd` says PROGRAM needs: its libraries and its loader; a string says why not. */
 function linkedFiles(program: string): { libraries: string[]; loader: string } | string {
@@ -72,7 +80,7 @@ export function prepareSetuidKit(dir: string, setpriv: string | undefined, other
     if (applets) {
       mkdirSync(join(partial, 'static'));
       copyFileSync(busybox!, join(partial, 'static', 'busybox'));
-      for (const applet of STATIC_APPLETS) symlinkSync('busybox', join(partial, 'static', applet));
+      for (const applet of [...STATIC_APPLETS, STATIC_INIT]) symlinkSync('busybox', join(partial, 'static', applet));
     }
     rmSync(dir, { recursive: true, force: true });
     renameSync(partial, dir);
@@ -93,7 +101,7 @@ function isStaticBusybox(busybox: string): boolean {
 }
 
 /** The kit's static `applet`, as the host sees it or as a sandbox does (at KIT_PATH); undefined when the kit has no static busybox. */
-export function staticApplet(kit: Extract<SetuidKit, { ok: true }>, applet: (typeof STATIC_APPLETS)[number], seenFrom: 'host' | 'sandbox'): string | undefined {
+export function staticApplet(kit: Extract<SetuidKit, { ok: true }>, applet: (typeof STATIC_APPLETS)[number] | typeof STATIC_INIT, seenFrom: 'host' | 'sandbox'): string | undefined {
   return kit.applets ? join(seenFrom === 'host' ? kit.dir : KIT_PATH, 'static', applet) : undefined;
 }
 

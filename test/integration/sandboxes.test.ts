@@ -39,9 +39,11 @@ const runToEnd = (pod: string, config: ContainerConfig, sandboxExtra: Partial<Po
 describe('bubblewrap sandboxes for real images (embedded runtime)', () => {
   it('says in its status that containers of real images run in sandboxes', async () => {
     const info = JSON.parse((await client.status(true)).info.config) as { isolation: string };
-    expect(info.isolation).toMatch(/^containers of real images: bubblewrap sandboxes \(bubblewrap [\d.]+; non-root users set by setpriv\); without seccomp, a container without no_new_privs or with a Bidirectional mount set up by util-linux as runc sets one up; root file systems: (a kernel overlay per container over its image|a copy of its image per container)/);
+    expect(info.isolation).toMatch(/^containers of real images: bubblewrap sandboxes \(bubblewrap [\d.]+; non-root users set by setpriv\); without seccomp, a container without no_new_privs or with a Bidirectional mount set up by util-linux as runc sets one up \(its \/dev made in [^)]+\); root file systems: (a kernel overlay per container over its image|a copy of its image per container)/);
     // Debian's busybox-static is installed (.ci/run): its applets make the set-up's mounts.
-    expect(info.isolation).toContain("; root file systems: a kernel overlay per container over its image; mounts, unmounts and pivot_root by a static busybox's applets;");
+    expect(info.isolation).toContain("; root file systems: a kernel overlay per container over its image; mounts, unmounts, pivot_root, nsenter and the set-up's shell by a static busybox's applets;");
+    // The set-up's /dev, new root and table on a tmpfs: this machine's /dev/shm.
+    expect(info.isolation).toMatch(/set up by util-linux as runc sets one up \(its \/dev made in \/dev\/shm\/knode-[0-9a-f]{16}, a tmpfs\)/);
     const condition = (await client.status()).status!.conditions.find((c) => c.type === 'ContainerSandboxReady');
     expect(condition).toMatchObject({ status: true, message: expect.stringMatching(/^bubblewrap sandboxes/) });
   });

@@ -29,7 +29,7 @@ describe('the setuid kit', () => {
     expect(seccompPrefix(kit, 3)).toEqual([`/.knode/${kit.loader}`, '--library-path', '/.knode', '/.knode/bwrap', '--dev-bind', '/', '/', '--seccomp', '3', '--']);
   });
 
-  it('holds a static busybox when given one, run as mount, umount, pivot_root, nsenter, unshare and sh by links of those names, and as the set-up shell; never a dynamic one', () => {
+  it('holds a static busybox when given one, run as mount, umount, nsenter and unshare by links of those names, and as the set-up shell; never a dynamic one', () => {
     dir = mkdtempSync(join(tmpdir(), 'knode-kit-'));
     // Debian's busybox-static, which .ci/run installs.
     const kit = prepareSetuidKit(join(dir, 'kit'), '/usr/bin/setpriv', [], '/bin/busybox');
@@ -37,20 +37,19 @@ describe('the setuid kit', () => {
     expect(kit.applets).toBe(true);
     for (const applet of STATIC_APPLETS) {
       expect(readlinkSync(join(kit.dir, 'static', applet))).toBe('busybox');
-      expect(staticApplet(kit, applet, 'host')).toBe(join(kit.dir, 'static', applet));
-      expect(staticApplet(kit, applet, 'sandbox')).toBe(`/.knode/static/${applet}`);
+      expect(staticApplet(kit, applet)).toBe(join(kit.dir, 'static', applet));
     }
     // Run by its link's name, it is that applet.
-    const res = spawnSync(staticApplet(kit, 'umount', 'host')!, ['--help'], { encoding: 'utf8' });
+    const res = spawnSync(staticApplet(kit, 'umount')!, ['--help'], { encoding: 'utf8' });
     expect(res.stderr).toMatch(/Usage: umount/);
     // The set-up shell, by a name of its own that is busybox's: its first argument names the applet, here its shell.
-    const init = staticApplet(kit, STATIC_INIT, 'host')!;
+    const init = staticApplet(kit, STATIC_INIT)!;
     expect(readlinkSync(init)).toBe('busybox');
     expect(spawnSync(init, ['sh', '-c', 'echo "$0 $1";', 'zero', 'one'], { encoding: 'utf8' }).stdout).toBe('zero one\n');
     // setpriv links against the loader: not static, so no applets (a dynamic one would need its libraries after pivot_root).
     const dynamic = prepareSetuidKit(join(dir, 'kit2'), '/usr/bin/setpriv', [], '/usr/bin/setpriv');
     expect(dynamic).toMatchObject({ ok: true, applets: false });
-    expect(dynamic.ok && staticApplet(dynamic, 'mount', 'host')).toBeUndefined();
+    expect(dynamic.ok && staticApplet(dynamic, 'mount')).toBeUndefined();
     expect(existsSync(join(dir, 'kit2', 'static'))).toBe(false);
   });
 

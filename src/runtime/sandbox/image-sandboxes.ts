@@ -48,7 +48,7 @@ export class ImageSandboxes {
       this.off = this.bubblewrap.available ? '' : this.bubblewrap.reason;
       if (!this.off) {
         const kit = this.bubblewrap.setuidKit;
-        const applet = (name: 'mount' | 'umount') => (kit.ok ? staticApplet(kit, name, 'host') : undefined) ?? name;
+        const applet = (name: 'mount' | 'umount') => (kit.ok ? staticApplet(kit, name) : undefined) ?? name;
         this.rootfs = new ContainerRootfs(join(dir, 'rootfs'), { mount: applet('mount'), umount: applet('umount') });
         this.mountSandbox = MountSandbox.detect(join(dir, 'bin'), this.bubblewrap.setuidKit, dir);
       }
@@ -68,9 +68,10 @@ export class ImageSandboxes {
   /** For `runtime status` and the node's warning. */
   describe(): string {
     if (!this.enabled) return `host processes: ${this.off}`;
-    const own = typeof this.mountSandbox === 'string' ? `bwrap sets no_new_privs in every container (no util-linux setup: ${this.mountSandbox})` : 'without seccomp, a container without no_new_privs or with a Bidirectional mount set up by util-linux as runc sets one up';
+    const setup = this.mountSandbox;
+    const own = typeof setup === 'string' ? `bwrap sets no_new_privs in every container (no util-linux setup: ${setup})` : `without seccomp, a container without no_new_privs or with a Bidirectional mount set up by util-linux as runc sets one up (its /dev made in ${setup.scratch.dir}${setup.scratch.onTmpfs ? ', a tmpfs' : ''})`;
     const kit = this.bubblewrap!.setuidKit;
-    const applets = kit.ok && kit.applets ? "; mounts, unmounts and pivot_root by a static busybox's applets" : '';
+    const applets = kit.ok && kit.applets ? "; mounts, unmounts, pivot_root, nsenter and the set-up's shell by a static busybox's applets" : '';
     return `${this.bubblewrap!.describe()}; ${own}; root file systems: ${this.rootfs!.describe()}${applets}`;
   }
 

@@ -74,7 +74,7 @@ export class MountSandbox {
       if (!found || !PLAIN_PATH.test(found)) return `${name} (util-linux) is not installed`;
       tools[key] = found;
     }
-    const staticInit = staticApplet(kit, STATIC_INIT, 'host');
+    const staticInit = staticApplet(kit, STATIC_INIT);
     const sh = which('sh');
     const init = staticInit ? [staticInit, 'sh'] : sh && [programLink(binDir, INIT, sh)];
     if (!init?.[0]) return `cannot link ${join(binDir, INIT)} to the host's sh`;
@@ -110,12 +110,12 @@ export class MountSandbox {
     // program has nsenter for a parent, which the kit's setpriv ties it to.
     if (p.pid !== 'SHARED') argv.push(t.setpriv, '--pdeathsig=KILL', '--');
     // busybox's nsenter forks unless told not to (-F); util-linux's only to enter a PID namespace, as both do then.
-    const staticNsenter = staticApplet(this.kit, 'nsenter', 'host');
+    const staticNsenter = staticApplet(this.kit, 'nsenter');
     argv.push(staticNsenter ?? t.nsenter, `--target=${p.holder}`, ...(p.hostIpc ? [] : ['--ipc']), ...joined(p.holder, 'uts'), ...joined(p.holder, 'net'));
     if (p.pid === 'SHARED') argv.push(`--pid=/proc/${p.sharedPid}/ns/pid`);
     else if (staticNsenter) argv.push('-F');
     // A PID namespace of its own: util-linux's unshare, whose --kill-child busybox's has not.
-    const unshare = p.pid === 'CONTAINER' ? t.unshare : (staticApplet(this.kit, 'unshare', 'host') ?? t.unshare);
+    const unshare = p.pid === 'CONTAINER' ? t.unshare : (staticApplet(this.kit, 'unshare') ?? t.unshare);
     argv.push('--', unshare, '--mount', `--propagation=${bidirectional ? 'unchanged' : 'slave'}`, ...(p.pid === 'CONTAINER' ? ['--pid', '--fork', '--kill-child'] : []), '--');
     argv.push(...this.init, '-c', this.script(), INIT, table, root, p.cwd, ...slaves);
     argv.push(...setuidPrefix(this.kit, p.uid, p.gid, p.groups, p.capabilities, { noNewPrivs: p.noNewPrivs, dieWithParent: true }));
@@ -179,7 +179,7 @@ export class MountSandbox {
     // Once pivoted, the host's programs no longer find their loader: the kit's run through its own. busybox's
     // shell runs its own applets by their names, in a fork of itself that execs nothing.
     const kitMount = kitPrefix(this.kit, 'mount').join(' ');
-    const applets = this.init[0] === staticApplet(this.kit, STATIC_INIT, 'host');
+    const applets = this.init[0] === staticApplet(this.kit, STATIC_INIT);
     const kitUmount = applets ? 'umount' : kitPrefix(this.kit, 'umount').join(' ');
     const pivotRoot = applets ? 'pivot_root' : this.tools.pivotRoot;
     return [

@@ -25,18 +25,20 @@ export type SetuidKit = { ok: true; dir: string; loader: string; programs: strin
 /**
  * What a static busybox in the kit runs for a container's set-up and its
  * root file system: it starts in a third of the time util-linux's programs
- * take (no loader, no libraries to map), and runs after pivot_root as it is.
- * Each is a link named after it (the name its process has, as util-linux's).
+ * take (no loader, no libraries to map). Each is a link named after it (the
+ * name its process has, as util-linux's).
  */
-export const STATIC_APPLETS = ['mount', 'umount', 'pivot_root', 'nsenter', 'unshare', 'sh'] as const;
+export const STATIC_APPLETS = ['mount', 'umount', 'nsenter', 'unshare'] as const;
 
 /**
  * The kit's busybox under a name of its own, for the shell that sets a
  * container up (`STATIC_INIT sh -c ...`): busybox runs the applet its first
  * argument names when its own name begins with "busybox", and the name is
- * what its process is called, which no container's program is.
+ * what its process is called, which no container's program is. The shell
+ * runs the applets of SHELL_APPLETS by their names, in a fork of itself.
  */
 export const STATIC_INIT = 'busybox-kinit';
+const SHELL_APPLETS = ['sh', 'pivot_root', 'umount'];
 
 /** What `ldd` says PROGRAM needs: its libraries and its loader; a string says why not. */
 function linkedFiles(program: string): { libraries: string[]; loader: string } | string {
@@ -91,18 +93,18 @@ export function prepareSetuidKit(dir: string, setpriv: string | undefined, other
   return { ok: true, dir, loader: basename(loader), programs, applets };
 }
 
-/** Whether `busybox` is linked statically (ldd says it is not dynamic) and has every one of STATIC_APPLETS. */
+/** Whether `busybox` is linked statically (ldd says it is not dynamic) and has every one of STATIC_APPLETS and SHELL_APPLETS. */
 function isStaticBusybox(busybox: string): boolean {
   const ldd = spawnSync('ldd', [busybox], { encoding: 'utf8', timeout: 10_000 });
   if (ldd.error || ldd.status === 0 || !/not a dynamic executable/.test(`${ldd.stdout}${ldd.stderr}`)) return false;
   const list = spawnSync(busybox, ['--list'], { encoding: 'utf8', timeout: 10_000 });
   const listed = new Set(list.stdout?.split('\n') ?? []);
-  return list.status === 0 && STATIC_APPLETS.every((applet) => listed.has(applet));
+  return list.status === 0 && [...STATIC_APPLETS, ...SHELL_APPLETS].every((applet) => listed.has(applet));
 }
 
-/** The kit's static `applet`, as the host sees it or as a sandbox does (at KIT_PATH); undefined when the kit has no static busybox. */
-export function staticApplet(kit: Extract<SetuidKit, { ok: true }>, applet: (typeof STATIC_APPLETS)[number] | typeof STATIC_INIT, seenFrom: 'host' | 'sandbox'): string | undefined {
-  return kit.applets ? join(seenFrom === 'host' ? kit.dir : KIT_PATH, 'static', applet) : undefined;
+/** The kit's static `applet` (or its set-up shell, STATIC_INIT), as the host sees it; undefined when the kit has no static busybox. */
+export function staticApplet(kit: Extract<SetuidKit, { ok: true }>, applet: (typeof STATIC_APPLETS)[number] | typeof STATIC_INIT): string | undefined {
+  return kit.applets ? join(kit.dir, 'static', applet) : undefined;
 }
 
 /** The argv before a program's that runs the kit's `program` (one of its programs) inside a sandbox holding it. */

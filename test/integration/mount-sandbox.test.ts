@@ -232,7 +232,8 @@ describe.skipIf(!root)('containers set up by util-linux on a host whose mounts a
     const sandboxId = await cri.runPodSandbox(sandbox);
     const plain = await cri.createContainer(sandboxId, config('plain', ['sleep', '60']), sandbox);
     const mounts: Mount[] = [{ containerPath: '/shared', hostPath: source, propagation: 'PROPAGATION_BIDIRECTIONAL' }];
-    const mounter = await cri.createContainer(sandboxId, config('mounter', ['sleep', '60'], { privileged: true }, { mounts }), sandbox);
+    // In the pod's PID namespace: no PID namespace of its own to make (critest's pods are so).
+    const mounter = await cri.createContainer(sandboxId, containerConfig('mounter', ['sleep', '60'], { mounts, linux: { securityContext: { privileged: true, namespaceOptions: { pid: 'POD' } } } }), sandbox);
     await cri.startContainer(plain);
     await cri.startContainer(mounter);
     // The runtime's own mounts of the two root file systems, and nothing of their set-ups.

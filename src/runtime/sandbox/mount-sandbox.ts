@@ -114,8 +114,9 @@ export class MountSandbox {
     argv.push(staticNsenter ?? t.nsenter, `--target=${p.holder}`, ...(p.hostIpc ? [] : ['--ipc']), ...joined(p.holder, 'uts'), ...joined(p.holder, 'net'));
     if (p.pid === 'SHARED') argv.push(`--pid=/proc/${p.sharedPid}/ns/pid`);
     else if (staticNsenter) argv.push('-F');
-    // A PID namespace of its own: util-linux's unshare, whose --kill-child busybox's has not.
-    const unshare = p.pid === 'CONTAINER' ? t.unshare : (staticApplet(this.kit, 'unshare') ?? t.unshare);
+    // util-linux's unshare for a PID namespace of its own (--kill-child, which busybox's has not) and for a
+    // Bidirectional mount (busybox's --propagation=unchanged fails: it remounts / with no flags, EINVAL).
+    const unshare = p.pid === 'CONTAINER' || bidirectional ? t.unshare : (staticApplet(this.kit, 'unshare') ?? t.unshare);
     argv.push('--', unshare, '--mount', `--propagation=${bidirectional ? 'unchanged' : 'slave'}`, ...(p.pid === 'CONTAINER' ? ['--pid', '--fork', '--kill-child'] : []), '--');
     argv.push(...this.init, '-c', this.script(), INIT, table, root, p.cwd, ...slaves);
     argv.push(...setuidPrefix(this.kit, p.uid, p.gid, p.groups, p.capabilities, { noNewPrivs: p.noNewPrivs, dieWithParent: true }));

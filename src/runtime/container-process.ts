@@ -48,6 +48,11 @@ export interface ProcessSpec {
   hasProgram?: (command: string) => boolean;
   env: Record<string, string>;
   cwd: string;
+  /**
+   * Made by CreateContainer (ContainerProcess.hold): the wrapper sets the
+   * container up and waits; the program is executed at release().
+   */
+  held?: boolean;
   /** Keep stdin open (a pipe nobody writes) instead of /dev/null. */
   stdin: boolean;
   logPath: string;
@@ -72,6 +77,8 @@ interface Followed {
   stdin?: Writable;
   /** Its output as it comes, where this process reads it (not when the spawner does). */
   output?: OutputTap;
+  /** A held process's release (ProcessSpec.held). */
+  release?: () => void;
 }
 
 /** How long a wrapper's program may take to appear, by default. */
@@ -116,8 +123,8 @@ export class ContainerProcess {
    * here. Only the last costs this thread a fork.
    */
   static async start(spec: ProcessSpec, spares?: SpareProcesses, spawner?: Spawner, cancelled?: () => boolean): Promise<ContainerProcess> {
-    const gated = spec.prepare && spec.reportsSetUp && spec.wrapper && spec.hasProgram && !spec.stdin && !spec.files?.length && !spec.beforeExec && spawner?.ready;
-    if (gated) return ContainerProcess.startGated(spec, spawner, cancelled);
+    if (ContainerProcess.gated(spec, spawner)) return ContainerProcess.startGated(spec, spawner!, cancelled);
+    if (spec.held) throw new Error('only a start through the spawner whose wrapper reports its set-up can be held');
     await spec.prepare?.();
     const cwdProblem = spec.hasProgram ? undefined : checkDirectory(spec.cwd);
     if (cwdProblem) throw new Error(`chdir to cwd ("${spec.cwd}") set in config failed: ${cwdProblem}`);
@@ -171,6 +178,11 @@ export class ContainerProcess {
     return make({ closed: followChild(child, log, output), reopenLog: () => log.reopen(), stdin: child.stdin ?? undefined, output }, child.pid);
   }
 
+  /** Whether the spawner starts it with a gate on its fd 3 (which a held start needs). */
+  static gated(spec: ProcessSpec, spawner?: Spawner): boolean {
+    return Boolean(spec.prepare && spec.reportsSetUp && spec.wrapper && spec.hasProgram && !spec.stdin && !spec.files?.length && !spec.beforeExec && spawner?.ready);
+  }
+
   /**
    * A start through the spawner whose wrapper waits on fd 3: `prepare` runs
    * meanwhile, then the program is looked for, and the wrapper gets its
@@ -180,7 +192,7 @@ export class ContainerProcess {
     let open!: (go: boolean) => void;
     const gate = new Promise<boolean>((resolve) => (open = resolve));
     const argv = [...spec.wrapper!, ...spec.argv];
-    const req = { file: argv[0], args: argv.slice(1), cwd: '/', env: spec.env, logPath: spec.logPath, reportSetUp: true };
+    const req = { file: argv[0], args: argv.slice(1), cwd: '/', env: spec.env, logPath: spec.logPath, reportSetUp: true, held: spec.held };
     // Asked of the spawner first, so that its fork runs beside prepare.
     const spawning = spawner.start(req, spec.onLogError ?? (() => {}), { cancelled, gate }).catch((err: Error) => err);
     const prepared = spec.prepare!().then(() => {
@@ -204,7 +216,7 @@ export class ContainerProcess {
       await spawned.closed;
       throw failed;
     }
-    return ContainerProcess.made(spec, { closed: spawned.closed, reopenLog: () => spawned.reopenLog() }, spawned.pid, spawned.setUp);
+    return ContainerProcess.made(spec, { closed: spawned.closed, reopenLog: () => spawned.reopenLog(), release: () => spawned.release() }, spawned.pid, spawned.setUp);
   }
 
   private static made(spec: ProcessSpec, followed: Followed, pid: number, setUp?: Promise<number | undefined>): ContainerProcess {
@@ -215,6 +227,11 @@ export class ContainerProcess {
   /** The program under the wrapper, while it runs; undefined without a wrapper. */
   program(): number | undefined {
     return this.wrapped && !stillHeld(this.pid) ? this.findProgram(this.pid) : undefined;
+  }
+
+  /** Lets a held process (ProcessSpec.held) exec its program, once it is set up. */
+  release(): void {
+    this.followed.release?.();
   }
 
   /** Signals the whole process group. */

@@ -3,7 +3,8 @@ import type { ContainerConfig__Output } from '../cri/gen/runtime/v1/ContainerCon
 import type { ContainerEventType } from '../cri/gen/runtime/v1/ContainerEventType.js';
 import type { ContainerFilter__Output } from '../cri/gen/runtime/v1/ContainerFilter.js';
 import { ContainerLaunch } from './container-launch.js';
-import { ContainerProcess, execErrorMessage, findExecutable, type ProcessExit } from './container-process.js';
+import { ContainerProcess, execErrorMessage, findExecutable, type ProcessExit, type ProcessSpec } from './container-process.js';
+import { CreatedProcesses } from './created-processes.js';
 import type { OutputTap } from './follow-child.js';
 import { matchesLabels, toContainerStatus, toPodSandboxStatus } from './convert.js';
 import { alreadyExists, cancelled as cancelledError, invalid, precondition, RuntimeError, storageFailed, unknown } from './errors.js';
@@ -43,6 +44,8 @@ export class ContainerService {
   /** The process that forks containers when no spare waits, so that this one need not. */
   private readonly spawner: Spawner;
   private readonly launch: ContainerLaunch;
+  /** The processes of sandboxed containers that their create made, held for their start. */
+  private readonly created: CreatedProcesses;
 
   constructor(
     private readonly state: RuntimeState,
@@ -55,6 +58,7 @@ export class ContainerService {
   ) {
     this.launch = new ContainerLaunch(state, pidNamespaces, sandboxes, (id) => this.programOf(id));
     this.spawner = new Spawner(warn);
+    this.created = new CreatedProcesses(this.spawner);
     sandboxes.useRunner(this.spawner);
   }
 
@@ -152,7 +156,24 @@ export class ContainerService {
       throw storageFailed(`failed to create container "${name}"`, err);
     }
     this.publish(record, 'CONTAINER_CREATED_EVENT');
+    // Set up while the create answers, as runc's create does; not one whose start must wait for a target
+    // container's PID namespace or put it in a cgroup first, nor one with stdin.
+    if (record.sandboxed && record.pidNamespace?.mode !== 'TARGET' && !(needsLimits(record) && this.cgroups.mode !== 'none')) {
+      this.created.make(record.id, () => this.launch.spec(record, sandbox).then((spec) => this.processSpec(record, spec)));
+    }
     return record.id;
+  }
+
+  /** What a start runs for container `c`: its launch, its log, its stdin, and its cgroup before its program. */
+  private processSpec(c: ContainerRecord, launch: Awaited<ReturnType<ContainerLaunch['spec']>>): ProcessSpec {
+    return {
+      ...launch,
+      stdin: c.stdin,
+      logPath: c.logPath,
+      onLogError: (err) => this.warn(`container ${c.id} (${c.metadata.name}): ${err.message}; its output is dropped until the file takes it`),
+      // With limits to enforce, the program runs only once it is inside its cgroup.
+      beforeExec: needsLimits(c) && this.cgroups.mode !== 'none' ? (pid) => this.cgroups.attach(c.id, pid, c.resources!) : undefined,
+    };
   }
 
   /** Starts a created container on its turn, unless CANCELLED says its caller has gone before it is made (it stays created). */
@@ -165,14 +186,9 @@ export class ContainerService {
     if (!sandbox || sandbox.state !== 'SANDBOX_READY') throw precondition(`pod sandbox ${c.podSandboxId} of container ${c.id} is not ready`);
     let proc: ContainerProcess;
     try {
-      proc = await ContainerProcess.start({
-        ...(await this.launch.spec(c, sandbox)),
-        stdin: c.stdin,
-        logPath: c.logPath,
-        onLogError: (err) => this.warn(`container ${c.id} (${c.metadata.name}): ${err.message}; its output is dropped until the file takes it`),
-        // With limits to enforce, the program runs only once it is inside its cgroup.
-        beforeExec: needsLimits(c) && this.cgroups.mode !== 'none' ? (pid) => this.cgroups.attach(c.id, pid, c.resources!) : undefined,
-      }, this.spares, this.spawner, cancelled);
+      const held = await this.created.take(c.id);
+      held?.release();
+      proc = held ?? (await ContainerProcess.start(this.processSpec(c, await this.launch.spec(c, sandbox)), this.spares, this.spawner, cancelled));
     } catch (err) {
       if (c.sandboxed) this.sandboxes.unmountRootfs(c.id);
       // Its caller gave up while it waited for the spawner: nothing ran, and the container stays created.
@@ -265,6 +281,7 @@ export class ContainerService {
     const c = lookupOptional(this.state.containers, id, 'container');
     if (!c) return;
     await this.stop(c.id, 0);
+    await this.created.drop(c.id);
     if (c.sandboxed) await this.sandboxes.releaseContainer(c.id);
     this.state.deleteContainer(c.id);
     this.publish(c, 'CONTAINER_DELETED_EVENT');
@@ -343,6 +360,7 @@ export class ContainerService {
   async stopAll(timeoutSeconds: number): Promise<void> {
     this.spares.close();
     await Promise.all([...this.processes.keys()].map((id) => this.stop(id, timeoutSeconds)));
+    await this.created.dropAll();
     this.spawner.close();
   }
 

@@ -145,6 +145,28 @@ describe.skipIf(!root)('containers set up by util-linux (embedded runtime, root)
     expect(hostMountPoints().filter((p) => !before.includes(p))).toEqual([]);
   });
 
+  it("sets a container up with its create, as runc's create does: its start lets the set-up exec the program; a removal before its start ends it", async () => {
+    const sandbox = ownSandboxConfig('made-by-create');
+    const sandboxId = await client.runPodSandbox(sandbox);
+    const id = await client.createContainer(sandboxId, config('held', ['sleep', '60']), sandbox);
+    // Created: its set-up shell waits, in a mount namespace whose root is the container's overlay, with its /proc.
+    const held = await eventually(() => setUpShellOf(id), 'the set-up shell of the created container');
+    const pivoted = () => readFileSync(`/proc/${held}/mountinfo`, 'utf8').split('\n').some((line) => line.split(' ')[4] === '/' && / - overlay /.test(line));
+    await eventually(() => pivoted() && readProcState(held) === 'S', 'the set-up to pivot into the container and wait');
+    expect(readFileSync(`/proc/${held}/comm`, 'utf8').trim()).toBe('busybox-kinit');
+    expect(mountPointsOf(held)).toContain('/etc/hostname');
+    await client.startContainer(id);
+    // The same process became the program.
+    await eventually(() => readFileSync(`/proc/${held}/comm`, 'utf8').trim() === 'sleep', 'the program to run in the set-up process');
+    expect((await client.containerStatus(id)).status?.state).toBe('CONTAINER_RUNNING');
+    // One removed before its start: its set-up ends with it.
+    const other = await client.createContainer(sandboxId, config('removed', ['sleep', '60']), sandbox);
+    const waiting = await eventually(() => setUpShellOf(other), 'the set-up shell of the second container');
+    await client.removeContainer(other);
+    expect(existsSync(`/proc/${waiting}`)).toBe(false);
+    await client.removePodSandbox(sandboxId);
+  });
+
   it("fails a start whose root file system cannot be mounted, saying why, and removes what it made; the next start goes on", async () => {
     const sandbox = ownSandboxConfig('unmountable');
     const sandboxId = await client.runPodSandbox(sandbox);
@@ -190,6 +212,28 @@ describe.skipIf(!root)('containers set up by util-linux (embedded runtime, root)
     await client.removePodSandbox(sandboxId);
   });
 });
+
+/** The set-up shell of container `id` (its arguments name the container's table), once it runs. */
+function setUpShellOf(id: string): number | undefined {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() !== 'busybox-kinit') continue;
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(`/${id}/mounts`)) return Number(entry);
+    } catch {
+      // gone as it was read
+    }
+  }
+  return undefined;
+}
+
+function readProcState(pid: number): string | undefined {
+  try {
+    return /^State:\s+(\S)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  } catch {
+    return undefined;
+  }
+}
 
 /** The mount points of process `pid`'s mount namespace. */
 function mountPointsOf(pid: number | string): string[] {

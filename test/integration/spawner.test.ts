@@ -83,6 +83,43 @@ describe('the spawner', () => {
     expect((await plain.closed).exitCode).toBe(0);
   });
 
+  it('holds a set-up process after its report until it is released (its start line), gives a process not held both lines at once, and ends a held one that its spawner leaves', async () => {
+    const s = await ready();
+    const dir = mkdtempSync(join(tmpdir(), 'knode-spawner-'));
+    // As util-linux's set-up does: the go-ahead, its pid reported, then the start line before the program.
+    const setUp = 'set -e; read -r _ <&3; echo $$ >&3; read -r _ <&3; exec 3>&-; echo started; exec sleep 30';
+    const log = join(dir, 'held.log');
+    const held = await s.start({ file: 'sh', args: ['-c', setUp], cwd: '/', env: ENV, logPath: log, reportSetUp: true, held: true }, () => {});
+    expect(await held.setUp).toBe(held.pid);
+    // Reported, and asleep in its read: still the shell, no program.
+    await eventually(() => readProcStat(held.pid)?.state === 'S', 'the held process to wait');
+    expect(commOf(held.pid)).toBe('sh');
+    expect(existsSync(log) && logLines(log).includes('stdout F started')).toBe(false);
+    held.release();
+    await eventually(() => commOf(held.pid) === 'sleep', 'the program after its release');
+    expect(logLines(log)).toEqual(['stdout F started']);
+    process.kill(-held.pid, 'SIGKILL');
+    await held.closed;
+    // Released before its set-up is done: it goes on to its program once set up.
+    const early = await s.start({ file: 'sh', args: ['-c', `sleep 0.2; ${setUp}`], cwd: '/', env: ENV, logPath: join(dir, 'early.log'), reportSetUp: true, held: true }, () => {});
+    early.release();
+    expect(await early.setUp).toBe(early.pid);
+    await eventually(() => commOf(early.pid) === 'sleep', 'the program of one released early');
+    process.kill(-early.pid, 'SIGKILL');
+    await early.closed;
+    // Not held: both lines come with the go-ahead.
+    const plain = await s.start({ file: 'sh', args: ['-c', setUp], cwd: '/', env: ENV, logPath: join(dir, 'plain.log'), reportSetUp: true }, () => {});
+    await eventually(() => commOf(plain.pid) === 'sleep', 'the program of one not held');
+    process.kill(-plain.pid, 'SIGKILL');
+    await plain.closed;
+    // Held when its spawner ends: its read finds the end of fd 3, and it ends without its program.
+    const left = await s.start({ file: 'sh', args: ['-c', setUp], cwd: '/', env: ENV, logPath: join(dir, 'left.log'), reportSetUp: true, held: true }, () => {});
+    expect(await left.setUp).toBe(left.pid);
+    s.close();
+    await eventually(() => readProcStat(left.pid) === undefined, 'the held process to end with its spawner');
+    expect(readFileSync(join(dir, 'left.log'), 'utf8')).toBe('');
+  });
+
   it('runs a program to its end when asked (a mount, an unmount): ok, or what it wrote to stderr; itself when not running', async () => {
     const s = await ready();
     const dir = mkdtempSync(join(tmpdir(), 'knode-spawner-'));

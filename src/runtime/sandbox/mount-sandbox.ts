@@ -171,9 +171,12 @@ export class MountSandbox {
    * Bidirectional mount; '' otherwise); then the program under setpriv. With
    * those, the old root is made a slave before it goes, so that its unmount
    * reaches no host mount (as runc's pivotRoot does). When fd 3 is open
-   * (reportsSetUp), it first waits for a line on it, the runtime's go-ahead,
-   * and once every mount is made writes its pid (the program's to be) there
-   * and closes it.
+   * (reportsSetUp: the spawner's socket), it first waits for a line on it,
+   * the runtime's go-ahead, and once every mount is made writes its pid (the
+   * program's to be) there and waits for a second line, its start, before
+   * it closes it and execs: as runc's init waits on its exec fifo, a
+   * container made by its create (held) is set up and waits for its start.
+   * An end of fd 3 instead of a line ends it.
    */
   private script(): string {
     const { mount } = this.tools;
@@ -188,7 +191,8 @@ export class MountSandbox {
       't=$1 r=$2 w=$3 a=$4 b=$5',
       'shift 5',
       // The go-ahead, once the runtime has prepared the table (a start through the spawner); nothing to wait for otherwise.
-      '{ read -r _ <&3; } 2>/dev/null || :',
+      'h=; { : >&3; } 2>/dev/null && h=1',
+      '[ -z "$h" ] || read -r _ <&3',
       `[ -z "$a" ] || ${mount} --make-slave "$a"`,
       `[ -z "$b" ] || ${mount} --make-slave "$b"`,
       // The table's paths are resolved already (in the root, or on the host): libmount need not look them up (1-2 ms a start).
@@ -199,8 +203,7 @@ export class MountSandbox {
       `[ -z "$a" ] || ${kitMount} --make-rslave /dev`,
       `${kitUmount} -l /dev`,
       'cd "$w"',
-      '{ echo $$ >&3; } 2>/dev/null || :',
-      'exec 3>&-',
+      '[ -z "$h" ] || { echo $$ >&3; read -r _ <&3; exec 3>&-; }',
       'exec "$@"',
     ].join('\n');
   }

@@ -12,6 +12,8 @@ export interface SpawnedProcess {
   reopenLog(): Promise<void>;
   /** With reportSetUp: the pid its wrapper wrote once the container was set up; undefined when it ended first. */
   setUp?: Promise<number | undefined>;
+  /** A held start's release: its wrapper execs the program once set up. */
+  release(): void;
 }
 
 /** Why a start failed: the log could not be opened, or the program not executed (with its errno code). */
@@ -107,7 +109,8 @@ export class Spawner {
    * the rest wait their turn here, and one whose caller has gone by then
    * (`cancelled`) is not sent: it rejects with StartCancelled. With
    * reportSetUp, the process gets its go-ahead on fd 3 at once, or, given a
-   * `gate`, once that resolves true (never, when false: its caller ends it).
+   * `gate`, once that resolves true (never, when false: its caller ends it);
+   * a `held` one execs its program only once released (SpawnedProcess.release).
    */
   start(req: Omit<StartRequest, 'type' | 'seq' | 'gated'>, onLogError: (err: Error) => void, options: StartOptions = {}): Promise<SpawnedProcess> {
     if (!this.isReady) return Promise.reject(new Error('the spawner is not running'));
@@ -178,7 +181,10 @@ export class Spawner {
         let setUp: ((pid: number | undefined) => void) | undefined;
         const setUpDone = waiting.reportSetUp ? new Promise<number | undefined>((resolve) => (setUp = resolve)) : undefined;
         this.running.set(reply.seq, { pid: reply.pid, exit, onLogError: waiting.onLogError, setUp });
-        waiting.resolve({ pid: reply.pid, closed, reopenLog: () => this.reopen(reply.seq), setUp: setUpDone });
+        const release = () => {
+          if (this.child.connected) this.child.send({ type: 'release', seq: reply.seq });
+        };
+        waiting.resolve({ pid: reply.pid, closed, reopenLog: () => this.reopen(reply.seq), setUp: setUpDone, release });
         return;
       }
       case 'failed': {

@@ -12,8 +12,8 @@ import { detachHere, runToEnd } from '../proc.js';
 import type { SpawnerReply, SpawnerRequest, StartRequest } from './protocol.js';
 
 const logs = new Map<number, CriLogWriter>();
-/** The fd 3 of each process whose set-up is under way, for its go-ahead and its report. */
-const setUps = new Map<number, Duplex>();
+/** The fd 3 of each process whose set-up is under way (or done, and held), for its go-ahead, its report and its release. */
+const setUps = new Map<number, { stream: Duplex; held: boolean }>();
 
 function send(reply: SpawnerReply): void {
   if (process.connected) process.send!(reply);
@@ -46,7 +46,7 @@ function start(req: StartRequest): void {
   logs.set(req.seq, log);
   send({ type: 'started', seq: req.seq, pid: child.pid });
   if (req.reportSetUp) {
-    readSetUp(child, req.seq);
+    readSetUp(child, req.seq, req.held === true);
     if (!req.gated) go(req.seq);
   }
   void followChild(child, log).then((exit) => {
@@ -55,17 +55,22 @@ function start(req: StartRequest): void {
   });
 }
 
-/** The first line on the child's fd 3 (a socket: the go-ahead goes the other way), the pid of its program, once its set-up is done; nothing when fd 3 closes first. */
-function readSetUp(child: ChildProcess, seq: number): void {
+/**
+ * The first line on the child's fd 3 (a socket: the go-ahead and the release
+ * go the other way), the pid of its program, once its set-up is done;
+ * nothing when fd 3 closes first. A held process keeps it until its release.
+ */
+function readSetUp(child: ChildProcess, seq: number, held: boolean): void {
   const stream = child.stdio[3] as unknown as Duplex;
-  setUps.set(seq, stream);
+  setUps.set(seq, { stream, held });
   let text = '';
   let told = false;
   const tell = (pid?: number) => {
     if (told) return;
     told = true;
-    setUps.delete(seq);
     send({ type: 'setUp', seq, pid });
+    if (held && pid !== undefined) return;
+    setUps.delete(seq);
     stream.destroy();
   };
   stream.on('data', (chunk: Buffer) => {
@@ -78,12 +83,29 @@ function readSetUp(child: ChildProcess, seq: number): void {
   stream.on('error', () => tell());
   stream.on('close', () => tell());
   // Whatever still holds it open once the container exits (its group is killed then) does not hold up its end.
-  child.once('exit', () => tell());
+  child.once('exit', () => {
+    tell();
+    setUps.get(seq)?.stream.destroy();
+    setUps.delete(seq);
+  });
 }
 
-/** The go-ahead a set-up waits for on its fd 3 (gone already when the process has ended). */
+/**
+ * The go-ahead a set-up waits for on its fd 3 (gone already when the process
+ * has ended), and with it the release that lets it exec its program once set
+ * up, unless it is held.
+ */
 function go(seq: number): void {
-  setUps.get(seq)?.write('go\n');
+  const setUp = setUps.get(seq);
+  setUp?.stream.write(setUp.held ? 'go\n' : 'go\nstart\n');
+}
+
+/** A held process's release: it execs its program (at once, when it is set up already). */
+function release(seq: number): void {
+  const setUp = setUps.get(seq);
+  if (!setUp?.held) return;
+  setUps.delete(seq);
+  setUp.stream.end('start\n');
 }
 
 function reopen(seq: number, ask: number): void {
@@ -101,6 +123,7 @@ process.on('message', (req: SpawnerRequest) => {
   if (req.type === 'start') start(req);
   else if (req.type === 'reopen') reopen(req.seq, req.ask);
   else if (req.type === 'go') go(req.seq);
+  else if (req.type === 'release') release(req.seq);
   else if (req.type === 'run') void runToEnd([req.file, ...req.args]).then((ran) => send({ type: 'ran', ask: req.ask, failure: ran.ok ? undefined : ran.reason }));
   else if (req.type === 'detach') {
     detachHere([req.file, ...req.args]).then(

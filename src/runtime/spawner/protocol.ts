@@ -14,10 +14,16 @@ export interface StartRequest {
   reportSetUp?: boolean;
   /** With reportSetUp: the go-ahead line goes to fd 3 when `go` comes for it, not at once. */
   gated?: boolean;
+  /**
+   * With reportSetUp: the second line on fd 3, which lets the wrapper exec
+   * the program once it is set up, goes there when `release` comes for it
+   * (the container was made by its create), not with the go-ahead.
+   */
+  held?: boolean;
 }
 
 /** Reopen the log of the process started as `seq` (ReopenContainerLog), answered with `reopened`; run a program to its end (a mount, an unmount), answered with `ran`. */
-export type SpawnerRequest = StartRequest | { type: 'reopen'; seq: number; ask: number } | { type: 'go'; seq: number } | { type: 'run'; ask: number; file: string; args: string[] }
+export type SpawnerRequest = StartRequest | { type: 'reopen'; seq: number; ask: number } | { type: 'go'; seq: number } | { type: 'release'; seq: number } | { type: 'run'; ask: number; file: string; args: string[] }
   /** Start a program in a session of its own that the spawner does not follow (a pod's holder), answered with `detached`. */
   | { type: 'detach'; ask: number; file: string; args: string[] };
 

@@ -260,7 +260,8 @@ export class ContainerService {
     const c = lookupOptional(this.state.containers, id, 'container');
     if (!c) return;
     const proc = this.processes.get(c.id);
-    if (!proc) return;
+    // A created container's set-up, made by its create, ends (its pod stops): a start would make it again.
+    if (!proc) return this.created.drop(c.id);
     this.stopping.add(c.id);
     if (timeoutSeconds > 0) {
       await proc.signalProgram(stopSignalOf(c.stopSignal));
@@ -281,7 +282,6 @@ export class ContainerService {
     const c = lookupOptional(this.state.containers, id, 'container');
     if (!c) return;
     await this.stop(c.id, 0);
-    await this.created.drop(c.id);
     if (c.sandboxed) await this.sandboxes.releaseContainer(c.id);
     this.state.deleteContainer(c.id);
     this.publish(c, 'CONTAINER_DELETED_EVENT');

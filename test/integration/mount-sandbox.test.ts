@@ -164,7 +164,23 @@ describe.skipIf(!root)('containers set up by util-linux (embedded runtime, root)
     const waiting = await eventually(() => setUpShellOf(other), 'the set-up shell of the second container');
     await client.removeContainer(other);
     expect(existsSync(`/proc/${waiting}`)).toBe(false);
+    // One stopped before its start: its set-up ends, it stays created, and its start makes it again.
+    const stopped = await client.createContainer(sandboxId, config('stopped', ['sh', '-c', 'echo second try; sleep 60']), sandbox);
+    const first = await eventually(() => setUpShellOf(stopped), 'the set-up shell of the third container');
+    await client.stopContainer(stopped, 0);
+    expect(existsSync(`/proc/${first}`)).toBe(false);
+    expect((await client.containerStatus(stopped)).status?.state).toBe('CONTAINER_CREATED');
+    await client.startContainer(stopped);
+    await eventually(() => loggedLines(sandbox, config('stopped', [])).includes('second try'), 'the output of the container started after its stop');
     await client.removePodSandbox(sandboxId);
+  });
+
+  it('runs a container with limits (put in its cgroup before its set-up) and one with stdin, which the runtime starts itself, without fd 3', async () => {
+    const own = { namespaceOptions: { pid: 'CONTAINER' as const } };
+    const limited = containerConfig('limited', ['sh', '-c', 'echo limited'], { linux: { resources: { memoryLimitInBytes: 64 * 1024 * 1024 }, securityContext: own } });
+    expect(await runPodToEnd(client, 'limited', limited)).toEqual({ lines: ['limited'], exitCode: 0 });
+    const withStdin = containerConfig('stdin', ['sh', '-c', 'echo with stdin'], { stdin: true, linux: { securityContext: own } });
+    expect(await runPodToEnd(client, 'with-stdin', withStdin)).toEqual({ lines: ['with stdin'], exitCode: 0 });
   });
 
   it("fails a start whose root file system cannot be mounted, saying why, and removes what it made; the next start goes on", async () => {

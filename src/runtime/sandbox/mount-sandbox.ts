@@ -191,7 +191,8 @@ export class MountSandbox {
       't=$1 r=$2 w=$3 a=$4 b=$5',
       'shift 5',
       // The go-ahead, once the runtime has prepared the table (a start through the spawner); nothing to wait for otherwise.
-      'h=; { : >&3; } 2>/dev/null && h=1',
+      // (true, not the special built-in `:`, whose failed redirection would end the shell.)
+      'h=; { true >&3; } 2>/dev/null && h=1',
       '[ -z "$h" ] || read -r _ <&3',
       `[ -z "$a" ] || ${mount} --make-slave "$a"`,
       `[ -z "$b" ] || ${mount} --make-slave "$b"`,

@@ -158,7 +158,7 @@ export class ContainerService {
     this.publish(record, 'CONTAINER_CREATED_EVENT');
     // Set up while the create answers, as runc's create does; not one whose start must wait for a target
     // container's PID namespace or put it in a cgroup first, nor one with stdin.
-    if (record.sandboxed && record.pidNamespace?.mode !== 'TARGET' && !(needsLimits(record) && this.cgroups.mode !== 'none')) {
+    if (record.sandboxed && record.pidNamespace?.mode !== 'TARGET' && !record.stdin && !(needsLimits(record) && this.cgroups.mode !== 'none')) {
       this.created.make(record.id, () => this.launch.spec(record, sandbox).then((spec) => this.processSpec(record, spec)));
     }
     return record.id;
@@ -186,7 +186,9 @@ export class ContainerService {
     if (!sandbox || sandbox.state !== 'SANDBOX_READY') throw precondition(`pod sandbox ${c.podSandboxId} of container ${c.id} is not ready`);
     let proc: ContainerProcess;
     try {
-      const held = await this.created.take(c.id);
+      // Its create's set-up, unless it has gone (its spawner died with it): then one made now.
+      const made = await this.created.take(c.id);
+      const held = made && isSameProcess(made.pid, made.startTime) ? made : undefined;
       held?.release();
       proc = held ?? (await ContainerProcess.start(this.processSpec(c, await this.launch.spec(c, sandbox)), this.spares, this.spawner, cancelled));
     } catch (err) {

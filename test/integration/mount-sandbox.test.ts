@@ -163,12 +163,14 @@ describe.skipIf(!root)('containers set up by util-linux (embedded runtime, root)
     const other = await client.createContainer(sandboxId, config('removed', ['sleep', '60']), sandbox);
     const waiting = await eventually(() => setUpShellOf(other), 'the set-up shell of the second container');
     await client.removeContainer(other);
-    expect(existsSync(`/proc/${waiting}`)).toBe(false);
+    // Killed with its group (a zombie until its new parent reaps it).
+    const gone = (pid: number) => ['Z', undefined].includes(readProcState(pid));
+    await eventually(() => gone(waiting), 'the set-up of the removed container to end');
     // One stopped before its start: its set-up ends, it stays created, and its start makes it again.
     const stopped = await client.createContainer(sandboxId, config('stopped', ['sh', '-c', 'echo second try; sleep 60']), sandbox);
     const first = await eventually(() => setUpShellOf(stopped), 'the set-up shell of the third container');
     await client.stopContainer(stopped, 0);
-    expect(existsSync(`/proc/${first}`)).toBe(false);
+    await eventually(() => gone(first), 'the set-up of the stopped container to end');
     expect((await client.containerStatus(stopped)).status?.state).toBe('CONTAINER_CREATED');
     await client.startContainer(stopped);
     await eventually(() => loggedLines(sandbox, config('stopped', [])).includes('second try'), 'the output of the container started after its stop');

@@ -176,10 +176,7 @@ export class ImageSandboxes {
     if (typeof setup !== 'string' && !spec.seccomp && (!spec.noNewPrivs || mounts.some((m) => m.propagation === 'PROPAGATION_BIDIRECTIONAL'))) {
       const launch = setup.wrapper({ ...sandboxed, id: c.id, noNewPrivs: spec.noNewPrivs === true, sharedPid: typeof sharedPid === 'number' ? sharedPid : undefined });
       // The table is made while the wrapper starts.
-      const prepare = async () => {
-        launch.beside();
-        launch.prepare();
-      };
+      const prepare = async () => launch.prepare();
       return { ...common, wrapper: launch.argv, prepare, programOf: (wrapperPid) => setup.programOf(wrapperPid), reportsSetUp: true };
     }
     // The files bwrap reads at fds from PIDNS_FD on: the PID namespace to join, then the seccomp filter.

@@ -84,16 +84,16 @@ export class MountSandbox {
   /**
    * The command before a program's argv that runs it in its container, in
    * `p.holder`'s namespaces, and what must be done on the host before its
-   * init shell goes on: the container's /dev and the directory its root is
-   * bound at (`beside`, any time), then its mount points in its root file
-   * system and its table of mounts (`prepare`). The root file system must be
+   * init shell goes on (`prepare`): the container's /dev and the directory
+   * its root is bound at, its mount points in its root file system and its
+   * table of mounts. The root file system must be
    * mounted before the wrapper starts (its mount namespace may not get a
    * host mount made after it); the init waits for a line on fd 3 when that
    * is open, so `prepare` can run while it starts. `prepare` throws when a
    * Bidirectional mount's source is not shared with the host (containerd's
    * check: nothing would propagate).
    */
-  wrapper(p: LaunchedProcess): { argv: string[]; beside: () => void; prepare: () => void } {
+  wrapper(p: LaunchedProcess): { argv: string[]; prepare: () => void } {
     const base = this.scratch.of(p.id);
     const root = join(base, 'root');
     const table = join(base, 'mounts');
@@ -120,17 +120,14 @@ export class MountSandbox {
     argv.push('--', unshare, '--mount', `--propagation=${bidirectional ? 'unchanged' : 'slave'}`, ...(p.pid === 'CONTAINER' ? ['--pid', '--fork', '--kill-child'] : []), '--');
     argv.push(...this.init, '-c', this.script(), INIT, table, root, p.cwd, ...slaves);
     argv.push(...setuidPrefix(this.kit, p.uid, p.gid, p.groups, p.capabilities, { noNewPrivs: p.noNewPrivs, dieWithParent: true }));
-    const dev = join(base, 'dev');
-    const beside = () => {
-      mkdirSync(root, { recursive: true, mode: 0o700 });
-      devTemplate(dev);
-    };
-    return { argv, beside, prepare: () => this.prepare(p, { dev, root, table, hostTable }) };
+    return { argv, prepare: () => this.prepare(p, { dev: join(base, 'dev'), root, table, hostTable }) };
   }
 
-  /** The container's mount points, and its table of mounts, written to `table`. */
+  /** The container's /dev and new root's directory, its mount points, and its table of mounts, written to `table`. */
   private prepare(p: LaunchedProcess, at: { dev: string; root: string; table: string; hostTable: ReturnType<typeof hostMounts> }): void {
     const { dev, root, table, hostTable } = at;
+    mkdirSync(root, { recursive: true, mode: 0o700 });
+    devTemplate(dev);
     for (const fixed of ['/proc', '/dev', '/sys', KIT_PATH]) {
       if (makeInRoot(p.rootfs, fixed, 'directory', 'the mount point') !== fixed) throw new Error(`the image's ${fixed} is a symbolic link: it cannot be mounted on`);
     }

@@ -12,8 +12,8 @@ import type { CriClient } from '../../src/cri/client.js';
 import type { CriError } from '../../src/cri/errors.js';
 import type { ContainerConfig, Mount } from '../../src/cri/types.js';
 import { containerConfig, loggedLines, ownSandboxConfig, runPodToEnd, waitExited } from '../helpers/cri.js';
-import { startImageRuntime, type ImageRuntime } from '../helpers/registry.js';
-import { eventually } from '../helpers/runtimes.js';
+import { mirrorConfig, startImageRuntime, type ImageRuntime } from '../helpers/registry.js';
+import { eventually, startEmbeddedRuntime } from '../helpers/runtimes.js';
 
 const root = process.getuid?.() === 0;
 let env: ImageRuntime;
@@ -217,6 +217,22 @@ describe.skipIf(!root)('containers set up by util-linux (embedded runtime, root)
     await client.removePodSandbox(sandboxId);
     // Removed with its pod: unmounted (once it exited) and deleted.
     await eventually(() => !existsSync(join(env.root, 'runtime', 'rootfs', 'containers', next)), 'the next container to be removed');
+  });
+
+  it("mounts root file systems in a directory it shares (this host's / is private: bound onto itself), which a set-up made before its root's mount gets it from, and unbinds it when it stops", async () => {
+    const shares = (dir: string) => / shared:\d+ /.test(readFileSync('/proc/self/mountinfo', 'utf8').split('\n').find((line) => line.split(' ')[4] === dir) ?? '');
+    expect(shares(join(env.root, 'runtime', 'rootfs', 'containers'))).toBe(true);
+    const other = mkdtempSync(join(tmpdir(), 'knode-unbound-'));
+    writeFileSync(join(other, 'registries.yaml'), mirrorConfig(env.registry.host));
+    const rt = await startEmbeddedRuntime(other);
+    const dir = join(other, 'runtime', 'rootfs', 'containers');
+    try {
+      expect(isMountPoint(dir) && shares(dir)).toBe(true);
+    } finally {
+      await rt.stop();
+    }
+    expect(isMountPoint(dir)).toBe(false);
+    rmSync(other, { recursive: true, force: true });
   });
 
   it("refuses a Bidirectional mount whose source the host does not share, as containerd does", async () => {

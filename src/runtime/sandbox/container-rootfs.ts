@@ -3,12 +3,18 @@
 // container gets a kernel overlay over that stack where the host allows
 // (root), its writes going to a directory of its own, or a copy of it
 // otherwise. Removing the container unmounts and deletes what it wrote.
+// The directory the overlays are mounted in is a shared mount, as the
+// kubelet makes its root directory rshared: a container's mount namespace,
+// made as a slave of the host's, still gets its root file system when that
+// is mounted after the namespace was made, so its set-up need not wait for
+// the mount to start.
 import { spawnSync } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { composeRootfs, type StackedLayer } from '../oci/rootfs.js';
 import { runToEnd, type Ran } from '../proc.js';
+import { hostMounts, mountOf } from './mountinfo.js';
 
 export type RootfsMode = 'overlay' | 'copy';
 
@@ -18,6 +24,14 @@ export const MOUNT_FAILED = "cannot mount the container's root file system";
 export class ContainerRootfs {
   readonly mode: RootfsMode;
   readonly reason: string;
+  /**
+   * Whether a container's mount namespace made before its root file system
+   * was mounted gets that mount (the containers' directory is a shared mount):
+   * its set-up may start while the mount runs. Why not, when not.
+   */
+  readonly reachesNamespaces: true | string;
+  /** The containers' directory was bound onto itself to be shared: unbound at close. */
+  private readonly bound: boolean;
   /** How mount(8) and umount(8) run: the runtime's spawner, once it has one (useRunner). */
   private run: (argv: readonly string[]) => Promise<Ran> = runToEnd;
   /** The mounts started when containers were created, for their start to wait for. */
@@ -35,6 +49,14 @@ export class ContainerRootfs {
     const probe = probeOverlay(join(dir, 'probe'));
     this.mode = probe.ok ? 'overlay' : 'copy';
     this.reason = probe.reason;
+    const shared = this.mode === 'overlay' ? shareDirectory(join(dir, 'containers')) : { bound: false, reason: 'a copy is not a mount' };
+    this.bound = shared.bound;
+    this.reachesNamespaces = shared.reason ?? true;
+  }
+
+  /** The runtime's shutdown: the containers' directory is unbound when it was bound (what is still mounted under it goes with it, lazily). */
+  close(): void {
+    if (this.bound) spawnSync('umount', ['-l', join(this.dir, 'containers')], { stdio: 'ignore', timeout: 10_000 });
   }
 
   /** Runs mount(8) and umount(8) with `run` from now on. */
@@ -44,7 +66,9 @@ export class ContainerRootfs {
 
   /** What `runtime status` says. */
   describe(): string {
-    return this.mode === 'overlay' ? 'a kernel overlay per container over its image' : `a copy of its image per container (${this.reason})`;
+    if (this.mode === 'copy') return `a copy of its image per container (${this.reason})`;
+    const shared = this.reachesNamespaces === true ? 'mounted while its set-up starts' : `mounted before its set-up starts: ${this.reachesNamespaces}`;
+    return `a kernel overlay per container over its image (${shared})`;
   }
 
   /** The stacked layers of image `imageId`, composed the first time a container asks for them. */
@@ -146,6 +170,25 @@ export class ContainerRootfs {
   private base(id: string): string {
     return join(this.dir, 'containers', id);
   }
+}
+
+/**
+ * Makes `dir` a shared mount (bound onto itself first, unless the mount it
+ * is on is shared already, or it is one already: a runtime that died left
+ * it). Says whether it is bound here, or why it could not be shared.
+ */
+function shareDirectory(dir: string): { bound: boolean; reason?: string } {
+  const holding = mountOf(hostMounts(), dir);
+  const own = holding?.mountPoint === dir;
+  if (holding?.shared !== undefined) return { bound: own };
+  for (const argv of [...(own ? [] : [['--bind', dir, dir]]), ['--make-shared', dir]]) {
+    const res = spawnSync('mount', argv, { encoding: 'utf8', timeout: 10_000 });
+    if (res.status !== 0) {
+      const reason = `mount ${argv.join(' ')}: ${res.stderr?.trim() || res.error?.message || `exited ${res.status}`}`;
+      return { bound: own || argv[0] !== '--bind', reason };
+    }
+  }
+  return { bound: true };
 }
 
 function overlayArgs(lower: string, upper: string, work: string, target: string): string[] {

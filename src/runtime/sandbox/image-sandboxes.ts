@@ -169,16 +169,25 @@ export class ImageSandboxes {
     const sandboxed = { rootfs: spec.rootfs, cwd: spec.cwd, holder, pid, uid: spec.uid, gid: spec.gid, groups: spec.groups ?? [], mounts, readonlyRootfs: spec.readonlyRootfs === true, capabilities: spec.capabilities, privileged: spec.privileged === true, maskedPaths: spec.maskedPaths ?? [], readonlyPaths: spec.readonlyPaths ?? [], hostIpc: sandbox.namespaces.ipc === 'NODE' } as const;
     const common = { argv: spec.argv, programTimeoutMs: PROGRAM_TIMEOUT_MS, hasProgram: (command: string) => findInRootfs(spec.rootfs, command, spec.env.PATH ?? '', spec.cwd, c.mounts) !== undefined, env: { ...spec.env, HOSTNAME: podHostname(sandbox) }, cwd: spec.cwd };
     const setup = this.mountSandbox;
-    // Mounted before the wrapper starts: its mount namespace, a slave of a host whose mounts may all be
-    // private, would not get a mount made after it. Its create started the mount.
-    await this.rootfs!.mounted(c.id, c.imageId, layers);
-    mkdirInRoot(spec.rootfs, spec.cwd);
+    // Its create started the mount; the cwd is made in what it mounts.
+    const mounted = async () => {
+      await this.rootfs!.mounted(c.id, c.imageId, layers);
+      mkdirInRoot(spec.rootfs, spec.cwd);
+    };
     if (typeof setup !== 'string' && !spec.seccomp && (!spec.noNewPrivs || mounts.some((m) => m.propagation === 'PROPAGATION_BIDIRECTIONAL'))) {
       const launch = setup.wrapper({ ...sandboxed, id: c.id, noNewPrivs: spec.noNewPrivs === true, sharedPid: typeof sharedPid === 'number' ? sharedPid : undefined });
-      // The table is made while the wrapper starts.
-      const prepare = async () => launch.prepare();
+      // The wrapper starts while the root is mounted (when that mount reaches its namespace) and its table made.
+      const early = this.rootfs!.reachesNamespaces === true;
+      if (!early) await mounted();
+      const prepare = async () => {
+        if (early) await mounted();
+        launch.prepare();
+      };
       return { ...common, wrapper: launch.argv, prepare, programOf: (wrapperPid) => setup.programOf(wrapperPid), reportsSetUp: true };
     }
+    // Mounted before bwrap starts: its mount namespace, a slave of a host whose mounts may all be private,
+    // would not get a mount made after it.
+    await mounted();
     // The files bwrap reads at fds from PIDNS_FD on: the PID namespace to join, then the seccomp filter.
     const files = [...(typeof sharedPid === 'number' ? [`/proc/${sharedPid}/ns/pid`] : []), ...(spec.seccomp ? [spec.seccomp] : [])];
     const seccompFd = spec.seccomp ? PIDNS_FD + files.length - 1 : undefined;
@@ -253,6 +262,7 @@ export class ImageSandboxes {
   /** The runtime's shutdown, its containers stopped: their set-up files go. */
   close(): void {
     if (typeof this.mountSandbox !== 'string') this.mountSandbox.scratch.close();
+    this.rootfs?.close();
   }
 
   /** Deletes the stacked layers of images that are gone and that no container uses any more. */

@@ -22,6 +22,13 @@ export interface ProcessSpec {
    * They are closed in knode once the process has them.
    */
   files?: string[];
+  /**
+   * What goes before the wrapper when this process (or one of its spares)
+   * forks it rather than the spawner, which ends what it started when it
+   * ends: it makes the wrapper die with its parent, as the program under
+   * it does.
+   */
+  orphanGuard?: string[];
   /** Finds the program under its wrapper (default: the wrapper's first child). */
   programOf?: (wrapperPid: number) => number | undefined;
   /**
@@ -148,6 +155,7 @@ export class ContainerProcess {
       return make({ closed: spawned.closed, reopenLog: () => spawned.reopenLog() }, spawned.pid, spawned.setUp);
     }
 
+    const guarded = spec.orphanGuard ? [...spec.orphanGuard, ...argv] : argv;
     let log: CriLogWriter;
     try {
       log = new CriLogWriter(spec.logPath, undefined, spec.onLogError);
@@ -159,7 +167,7 @@ export class ContainerProcess {
     if (spare) {
       child = spare;
     } else {
-      const spawned = spawnProcess(spec, argv, cwd, held);
+      const spawned = spawnProcess(spec, guarded, cwd, held);
       if (spawned instanceof Error) {
         log.end();
         throw spawned;
@@ -172,7 +180,7 @@ export class ContainerProcess {
       throw new Error(execErrorMessage(spec.argv[0], err));
     }
     spec.beforeExec?.(child.pid);
-    if (spare) SpareProcesses.order(spare, order);
+    if (spare) SpareProcesses.order(spare, { ...order, argv: guarded });
     else if (held) (child.stdio[3] as NodeJS.WritableStream).end('go\n');
     const output = new OutputTap();
     return make({ closed: followChild(child, log, output), reopenLog: () => log.reopen(), stdin: child.stdin ?? undefined, output }, child.pid);

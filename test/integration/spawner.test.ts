@@ -1,11 +1,12 @@
 // The embedded runtime's spawner (src/runtime/spawner/): a real forked Node
 // process that starts real processes, writes their CRI logs and reports
 // their ends over its IPC channel.
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { commOf, readProcStat } from '../../src/runtime/proc.js';
+import { childrenOf, commOf, readProcStat } from '../../src/runtime/proc.js';
 import { SpawnError, Spawner } from '../../src/runtime/spawner/client.js';
 import { eventually } from '../helpers/runtimes.js';
 
@@ -181,6 +182,19 @@ describe('the spawner', () => {
     await p.closed;
     expect(logLines(`${log}.1`)).toEqual(['stdout F before']);
     expect(logLines(log)).toEqual(['stdout F after']);
+  });
+
+  it('kills the process group of everything it started when its runtime dies without a word (SIGKILL)', async () => {
+    // A wrapper's child (the program under unshare --fork) is in its group.
+    const owner = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '../helpers/spawner-owner.ts'), 'sh', '-c', 'sleep 301 & exec sleep 300'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    owner.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const pid = Number(await eventually(() => /^(\d+)\n/.exec(out)?.[1], 'the owner to start its process'));
+    const child = await eventually(() => childrenOf(pid)[0], 'the process to start its child');
+    const gone = (p: number) => readProcStat(p) === undefined || readProcStat(p)!.state === 'Z';
+    expect(gone(pid) || gone(child)).toBe(false);
+    owner.kill('SIGKILL');
+    await eventually(() => gone(pid) && gone(child), 'the process and its child to be killed');
   });
 
   it('kills and reports exited what it ran when it dies, and is no longer ready', async () => {

@@ -71,7 +71,7 @@ export class ImageSandboxes {
     const setup = this.mountSandbox;
     const own = typeof setup === 'string' ? `bwrap sets no_new_privs in every container (no util-linux setup: ${setup})` : `without seccomp, a container without no_new_privs or with a Bidirectional mount set up by util-linux as runc sets one up (its /dev made in ${setup.scratch.dir}${setup.scratch.onTmpfs ? ', a tmpfs' : ''})`;
     const kit = this.bubblewrap!.setuidKit;
-    const applets = kit.ok && kit.applets ? "; mounts, unmounts, pivot_root, nsenter and the set-up's shell by a static busybox's applets" : '';
+    const applets = kit.ok && kit.applets ? "; mounts, unmounts, pivot_root, nsenter, unshare and the set-up's shell by a static busybox's applets" : '';
     return `${this.bubblewrap!.describe()}; ${own}; root file systems: ${this.rootfs!.describe()}${applets}`;
   }
 
@@ -183,7 +183,7 @@ export class ImageSandboxes {
         if (early) await mounted();
         launch.prepare();
       };
-      return { ...common, wrapper: launch.argv, prepare, programOf: (wrapperPid) => setup.programOf(wrapperPid), reportsSetUp: true };
+      return { ...common, wrapper: launch.argv, orphanGuard: launch.orphanGuard, prepare, programOf: (wrapperPid) => setup.programOf(wrapperPid), reportsSetUp: true };
     }
     // Mounted before bwrap starts: its mount namespace, a slave of a host whose mounts may all be private,
     // would not get a mount made after it.

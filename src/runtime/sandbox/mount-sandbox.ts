@@ -93,7 +93,7 @@ export class MountSandbox {
    * Bidirectional mount's source is not shared with the host (containerd's
    * check: nothing would propagate).
    */
-  wrapper(p: LaunchedProcess): { argv: string[]; prepare: () => void } {
+  wrapper(p: LaunchedProcess): { argv: string[]; prepare: () => void; orphanGuard?: string[] } {
     const base = this.scratch.of(p.id);
     const root = join(base, 'root');
     const table = join(base, 'mounts');
@@ -105,22 +105,25 @@ export class MountSandbox {
     const holding = bidirectional ? (mountOf(hostTable, root)?.mountPoint ?? '/') : '/';
     const slaves = bidirectional ? ['/', holding === '/' ? '' : holding] : ['', ''];
     const t = this.tools;
-    const argv: string[] = [];
-    // It dies with the runtime, as bwrap's --die-with-parent makes it: a shared PID namespace's
-    // program has nsenter for a parent, which the kit's setpriv ties it to.
-    if (p.pid !== 'SHARED') argv.push(t.setpriv, '--pdeathsig=KILL', '--');
+    // It dies with the runtime, as bwrap's --die-with-parent makes it: the program through the kit's setpriv,
+    // which ties it to its parent (the spawner, nsenter in a shared PID namespace, unshare in one of its own),
+    // and an unshare that forks through the spawner, which kills what it started when it ends, or through
+    // orphanGuard when the runtime forks it.
+    const orphanGuard = p.pid === 'CONTAINER' ? [t.setpriv, '--pdeathsig=KILL', '--'] : undefined;
     // busybox's nsenter forks unless told not to (-F); util-linux's only to enter a PID namespace, as both do then.
     const staticNsenter = staticApplet(this.kit, 'nsenter');
-    argv.push(staticNsenter ?? t.nsenter, `--target=${p.holder}`, ...(p.hostIpc ? [] : ['--ipc']), ...joined(p.holder, 'uts'), ...joined(p.holder, 'net'));
+    const argv = [staticNsenter ?? t.nsenter, `--target=${p.holder}`, ...(p.hostIpc ? [] : ['--ipc']), ...joined(p.holder, 'uts'), ...joined(p.holder, 'net')];
     if (p.pid === 'SHARED') argv.push(`--pid=/proc/${p.sharedPid}/ns/pid`);
     else if (staticNsenter) argv.push('-F');
-    // util-linux's unshare for a PID namespace of its own (--kill-child, which busybox's has not) and for a
-    // Bidirectional mount (busybox's --propagation=unchanged fails: it remounts / with no flags, EINVAL).
-    const unshare = p.pid === 'CONTAINER' || bidirectional ? t.unshare : (staticApplet(this.kit, 'unshare') ?? t.unshare);
-    argv.push('--', unshare, '--mount', `--propagation=${bidirectional ? 'unchanged' : 'slave'}`, ...(p.pid === 'CONTAINER' ? ['--pid', '--fork', '--kill-child'] : []), '--');
+    // util-linux's unshare for a Bidirectional mount (busybox's --propagation=unchanged fails: it remounts / with no
+    // flags, EINVAL). In a PID namespace of its own, the program is killed when its unshare dies: by the kit's
+    // setpriv, and by util-linux's --kill-child (which busybox's has not).
+    const staticUnshare = bidirectional ? undefined : staticApplet(this.kit, 'unshare');
+    const ownPid = p.pid === 'CONTAINER' ? ['--pid', '--fork', ...(staticUnshare ? [] : ['--kill-child'])] : [];
+    argv.push('--', staticUnshare ?? t.unshare, '--mount', `--propagation=${bidirectional ? 'unchanged' : 'slave'}`, ...ownPid, '--');
     argv.push(...this.init, '-c', this.script(), INIT, table, root, p.cwd, ...slaves);
     argv.push(...setuidPrefix(this.kit, p.uid, p.gid, p.groups, p.capabilities, { noNewPrivs: p.noNewPrivs, dieWithParent: true }));
-    return { argv, prepare: () => this.prepare(p, { dev: join(base, 'dev'), root, table, hostTable }) };
+    return { argv, prepare: () => this.prepare(p, { dev: join(base, 'dev'), root, table, hostTable }), orphanGuard };
   }
 
   /** The container's /dev and new root's directory, its mount points, and its table of mounts, written to `table`. */

@@ -12,11 +12,14 @@ import { detachHere, runToEnd } from '../proc.js';
 import type { SpawnerReply, SpawnerRequest, StartRequest } from './protocol.js';
 
 const logs = new Map<number, CriLogWriter>();
+/** The process groups of the containers started here that have not ended: they end with the spawner. */
+const groups = new Set<number>();
 /** The fd 3 of each process whose set-up is under way (or done, and held), for its go-ahead, its report and its release. */
 const setUps = new Map<number, { stream: Duplex; held: boolean }>();
 
 function send(reply: SpawnerReply): void {
-  if (process.connected) process.send!(reply);
+  // A runtime that died as this was sent (EPIPE) is told nothing: the disconnect that follows ends what ran here.
+  if (process.connected) process.send!(reply, undefined, undefined, () => {});
 }
 
 function start(req: StartRequest): void {
@@ -44,13 +47,16 @@ function start(req: StartRequest): void {
     return;
   }
   logs.set(req.seq, log);
+  groups.add(child.pid);
   send({ type: 'started', seq: req.seq, pid: child.pid });
   if (req.reportSetUp) {
     readSetUp(child, req.seq, req.held === true);
     if (!req.gated) go(req.seq);
   }
+  const pid = child.pid;
   void followChild(child, log).then((exit) => {
     logs.delete(req.seq);
+    groups.delete(pid);
     send({ type: 'exited', seq: req.seq, exitCode: exit.exitCode, signal: exit.signal, finishedAt: exit.finishedAt.getTime() });
   });
 }
@@ -132,6 +138,16 @@ process.on('message', (req: SpawnerRequest) => {
     );
   }
 });
-// The runtime is gone: so is the reader of every container's output, as when it held the pipes itself.
-process.on('disconnect', () => process.exit(0));
+// The runtime is gone: so is the reader of every container's output, as when it held the pipes itself, and so
+// is every container, as a container dies with its runtime here (its wrapper need not be tied to its parent).
+process.on('disconnect', () => {
+  for (const pid of groups) {
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      // gone already
+    }
+  }
+  process.exit(0);
+});
 send({ type: 'ready' });

@@ -107,7 +107,8 @@ export class SandboxService {
         [record.ip] = ips;
         if (ips.length > 1) record.additionalIps = ips.slice(1);
       }
-      await this.imageSandboxes.startPodHolder(record);
+      // Saved once it has its holder, unless its RunPodSandbox has not saved it yet (or failed).
+      await this.imageSandboxes.startPodHolder(record, (s) => this.state.sandboxes.get(s.id) === s && this.state.saveSandbox(s));
       await this.hostPorts.open(record.id, hostPorts, relayTarget(record));
     } catch (err) {
       this.imageSandboxes.releasePod(record);

@@ -37,6 +37,30 @@ const output = loggedLines;
 const runToEnd = (pod: string, config: ContainerConfig, sandboxExtra: Partial<PodSandboxConfig> = {}) => runPodToEnd(client, pod, config, sandboxExtra);
 
 describe('bubblewrap sandboxes for real images (embedded runtime)', () => {
+  it("answers RunPodSandbox while the pod's holder starts, and ends a holder whose pod is removed before it has started", async () => {
+    const bin = join(root, 'runtime', 'bin');
+    const holders = () =>
+      readdirSync('/proc').filter((entry) => {
+        try {
+          return /^\d+$/.test(entry) && readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(bin) && readProcStatus(entry) !== 'Z';
+        } catch {
+          return false;
+        }
+      }).length;
+    const before = holders();
+    // Removed as soon as RunPodSandbox answers: the holders of most are still starting.
+    for (let i = 0; i < 10; i++) await client.removePodSandbox(await client.runPodSandbox(ownSandboxConfig(`quick-${i}`)));
+    await eventually(() => holders() === before, () => `the holders of the removed pods to end (${holders() - before} left)`);
+    // One that stays gets its holder, which its containers run in.
+    const sandbox = ownSandboxConfig('holder-after');
+    const sandboxId = await client.runPodSandbox(sandbox);
+    const id = await client.createContainer(sandboxId, containerConfig('up', ['hostname']), sandbox);
+    await client.startContainer(id);
+    await waitExited(client, id);
+    expect(output(sandbox, containerConfig('up', []))).toEqual([sandbox.hostname]);
+    await client.removePodSandbox(sandboxId);
+  });
+
   it('says in its status that containers of real images run in sandboxes', async () => {
     const info = JSON.parse((await client.status(true)).info.config) as { isolation: string };
     expect(info.isolation).toMatch(/^containers of real images: bubblewrap sandboxes \(bubblewrap [\d.]+; non-root users set by setpriv\); without seccomp, a container without no_new_privs or with a Bidirectional mount set up by util-linux as runc sets one up \(its \/dev made in [^)]+\); root file systems: (a kernel overlay per container over its image|a copy of its image per container)/);
@@ -527,4 +551,8 @@ function spawnSyncQuiet(file: string, args: string[]): void {
   } catch {
     // nothing to undo
   }
+}
+
+function readProcStatus(pid: string): string | undefined {
+  return /^State:\s+(\S)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
 }

@@ -33,6 +33,8 @@ export class ImageSandboxes {
   readonly mountSandbox: MountSandbox | string = 'no sandboxes';
   /** Why containers are host processes, when they are. */
   private readonly off: string;
+  /** The holders that RunPodSandbox did not wait for, by sandbox id, while they start. */
+  private readonly holderStarts = new Map<string, { done: Promise<void>; released: boolean }>();
   /** How pods' holders start (useRunner). */
   private detach: (argv: readonly string[]) => Promise<number> = detachHere;
 
@@ -197,17 +199,40 @@ export class ImageSandboxes {
   /**
    * Starts the process holding the pod's IPC, UTS and PID namespaces (the
    * pause container's part) with RunPodSandbox; waits for it only when the
-   * pod has sysctls to write in them.
+   * pod has sysctls to write in them. Otherwise RunPodSandbox answers while
+   * it starts, its containers wait for it (podHolder), and `save` is called
+   * once the sandbox has it.
    */
-  async startPodHolder(sandbox: SandboxRecord): Promise<void> {
+  async startPodHolder(sandbox: SandboxRecord, save: (s: SandboxRecord) => void): Promise<void> {
     if (!this.enabled) return;
-    sandbox.podHolder = await this.bubblewrap!.startHolder(holderHostname(sandbox), podNetns(sandbox), this.detach);
-    // A write that fails fails RunPodSandbox.
-    if (sandbox.sysctls) await this.writeSysctls(sandbox, await this.holderProgram(sandbox.podHolder.pid));
+    const starting = this.bubblewrap!.startHolder(holderHostname(sandbox), podNetns(sandbox), this.detach);
+    if (sandbox.sysctls) {
+      sandbox.podHolder = await starting;
+      // A write that fails fails RunPodSandbox.
+      await this.writeSysctls(sandbox, await this.holderProgram(sandbox.podHolder.pid));
+      return;
+    }
+    const start = { released: false, done: Promise.resolve() };
+    start.done = starting
+      .then(
+        (holder) => {
+          if (start.released) signalGroup(holder.pid, 'SIGKILL');
+          else {
+            sandbox.podHolder = holder;
+            save(sandbox);
+          }
+        },
+        () => {}, // the pod's first container starts one again, and fails saying why
+      )
+      .finally(() => {
+        if (this.holderStarts.get(sandbox.id) === start) this.holderStarts.delete(sandbox.id);
+      });
+    this.holderStarts.set(sandbox.id, start);
   }
 
-  /** PID 1 of the pod's holder, started again if it is gone (a runtime restart ends it). */
+  /** PID 1 of the pod's holder, once its start is done, started again if it is gone (a runtime restart ends it). */
   async podHolder(sandbox: SandboxRecord, save: (s: SandboxRecord) => void): Promise<number> {
+    await this.holderStarts.get(sandbox.id)?.done;
     const bwrap = this.bubblewrap!;
     if (!sandbox.podHolder || !isSameProcess(sandbox.podHolder.pid, sandbox.podHolder.startTime)) {
       sandbox.podHolder = await bwrap.startHolder(holderHostname(sandbox), podNetns(sandbox), this.detach);
@@ -235,9 +260,13 @@ export class ImageSandboxes {
 
   /** Ends a pod's holder, and with it whatever is left in its namespaces. */
   releasePod(sandbox: SandboxRecord): boolean {
+    // One still starting is killed once it has started.
+    const starting = this.holderStarts.get(sandbox.id);
+    if (starting) starting.released = true;
+    this.holderStarts.delete(sandbox.id);
     const holder = sandbox.podHolder;
-    if (!holder) return false;
-    if (isSameProcess(holder.pid, holder.startTime)) signalGroup(holder.pid, 'SIGKILL');
+    if (!holder && !starting) return false;
+    if (holder && isSameProcess(holder.pid, holder.startTime)) signalGroup(holder.pid, 'SIGKILL');
     sandbox.podHolder = undefined;
     rmSync(join(this.dir, 'pods', sandbox.id), { recursive: true, force: true });
     return true;

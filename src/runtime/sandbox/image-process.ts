@@ -127,7 +127,7 @@ export function findInRootfs(rootfs: string, command: string, path: string, cwd:
   for (const candidate of candidates) {
     const { root, rest } = rootHolding(rootfs, candidate, mounts);
     const host = resolveInRoot(root, rest);
-    const stat = host ? statOrUndefined(host) : undefined;
+    const stat = host ? lstatOrUndefined(host) : undefined;
     if (stat?.isFile() && (stat.mode & 0o111) !== 0) return candidate;
   }
   return undefined;
@@ -161,7 +161,7 @@ export function resolveInRoot(root: string, path: string): string | undefined {
       continue;
     }
     const host = join(root, ...done, part);
-    const stat = statOrUndefined(host);
+    const stat = lstatOrUndefined(host);
     if (!stat) return undefined;
     if (stat.isSymbolicLink()) {
       if (++hops > 40) return undefined;
@@ -207,7 +207,7 @@ export function makeInRoot(root: string, path: string, kind: 'directory' | 'file
       } catch (err) {
         throw new ImageProcessError(`cannot make ${what} ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message} at ${next}`);
       }
-    } else if ((!last || kind === 'directory') && !statOrUndefined(host)?.isDirectory()) {
+    } else if ((!last || kind === 'directory') && !lstatOrUndefined(host)?.isDirectory()) {
       throw new ImageProcessError(`${what} ${path} is not a directory: ${next}`);
     }
     resolved = posix.join('/', relative(root, host));
@@ -215,11 +215,11 @@ export function makeInRoot(root: string, path: string, kind: 'directory' | 'file
   return resolved;
 }
 
-/** lstat, or undefined when nothing is there. */
-function statOrUndefined(path: string): Stats | undefined {
+/** lstat, or undefined when nothing is there (a missing path costs no exception: many are looked for at each start). */
+export function lstatOrUndefined(path: string): Stats | undefined {
   try {
-    return lstatSync(path);
+    return lstatSync(path, { throwIfNoEntry: false });
   } catch {
-    return undefined;
+    return undefined; // a file on the way (ENOTDIR)
   }
 }

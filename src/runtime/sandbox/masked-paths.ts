@@ -6,9 +6,9 @@
 // procfs shows the same entries, its /sys is the host's), a path inside a
 // volume is in that volume's directory, any other is in the root file system;
 // symlinks resolve inside the volume or the root, never out of it.
-import { lstatSync, type Stats } from 'node:fs';
+import type { Stats } from 'node:fs';
 import { posix } from 'node:path';
-import { resolveInRoot, rootHolding } from './image-process.js';
+import { lstatOrUndefined, resolveInRoot, rootHolding } from './image-process.js';
 
 /** A bind mount of the sandbox: `hostPath` appears at `containerPath`. */
 export interface BoundPath {
@@ -70,12 +70,4 @@ function locate(path: string, rootfs: string, mounts: readonly BoundPath[]): Fou
 function under(path: string, dir: string): boolean {
   const d = dir.endsWith('/') ? dir.slice(0, -1) : dir;
   return path === d || path.startsWith(`${d}/`);
-}
-
-function lstatOrUndefined(path: string): Stats | undefined {
-  try {
-    return lstatSync(path);
-  } catch {
-    return undefined;
-  }
 }

@@ -9,12 +9,14 @@
 // is mounted after the namespace was made, so its set-up need not wait for
 // the mount to start.
 import { spawnSync } from 'node:child_process';
-import { rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { composeRootfs, type StackedLayer } from '../oci/rootfs.js';
 import { runToEnd, type Ran } from '../proc.js';
+import { makeInRoot } from './image-process.js';
 import { hostMounts, mountOf } from './mountinfo.js';
+import type { OverlayLayers } from './overlay-layers.js';
 
 export type RootfsMode = 'overlay' | 'copy';
 
@@ -36,13 +38,23 @@ export class ContainerRootfs {
   private run: (argv: readonly string[]) => Promise<Ran> = runToEnd;
   /** The mounts started when containers were created, for their start to wait for. */
   private readonly mounting = new Map<string, Promise<Ran>>();
+  /** The directories of containers' layers, made (or being made) by this runtime. */
+  private readonly dirs = new Map<string, Promise<void>>();
   /** The unmounts started when containers exited, for their removal (or a mount after them) to wait for. */
   private readonly unmounting = new Map<string, Promise<unknown>>();
 
-  /** `tools`: the mount(8) and umount(8) to run (a static busybox's cost less to start); the host's by default. */
+  /**
+   * `tools`: the mount(8) and umount(8) to run (a static busybox's cost less
+   * to start); the host's by default. `mountPoints`: what every container's
+   * set-up mounts on, made in each image's stacked layers when they are
+   * stacked, so that each container finds them there rather than makes them
+   * in its own layer (where one cannot be made, as makeInRoot says, it is
+   * left to each container, which fails saying why).
+   */
   constructor(
     private readonly dir: string,
     private readonly tools: { mount: string; umount: string } = { mount: 'mount', umount: 'umount' },
+    private readonly mountPoints: readonly (readonly [string, 'directory' | 'file'])[] = [],
   ) {
     mkdirSync(join(dir, 'images'), { recursive: true });
     mkdirSync(join(dir, 'containers'), { recursive: true });
@@ -78,6 +90,13 @@ export class ContainerRootfs {
     const partial = `${root}.partial-${process.pid}`;
     rmSync(partial, { recursive: true, force: true });
     composeRootfs(layers(), partial);
+    for (const [path, kind] of this.mountPoints) {
+      try {
+        makeInRoot(partial, path, kind, 'the mount point');
+      } catch {
+        // its containers say why
+      }
+    }
     renameSync(partial, root);
     return root;
   }
@@ -94,8 +113,22 @@ export class ContainerRootfs {
       composeRootfs(layers(), join(base, 'rootfs'));
       return join(base, 'rootfs');
     }
-    for (const sub of ['upper', 'work', 'rootfs']) mkdirSync(join(base, sub), { recursive: true });
+    // Its layer's directories are made while the create answers (three of this VM's ext4 mkdirs are a
+    // millisecond of this thread): its mount and its set-up wait for them.
+    this.layerDirs(id);
     return this.imageRoot(imageId, layers);
+  }
+
+  /** Container `id`'s upper, work and mount directories, made once (again after a restart: they are kept). */
+  private layerDirs(id: string): Promise<void> {
+    let made = this.dirs.get(id);
+    if (!made) {
+      const base = this.base(id);
+      made = Promise.all(['upper', 'work', 'rootfs'].map((sub) => mkdir(join(base, sub), { recursive: true }))).then(() => {});
+      made.catch(() => {}); // told to the mount
+      this.dirs.set(id, made);
+    }
+    return made;
   }
 
   /**
@@ -112,7 +145,14 @@ export class ContainerRootfs {
     // After an unmount (a runtime restart unmounts its created containers), not over it.
     const unmounted = this.unmounting.get(id) ?? Promise.resolve();
     this.unmounting.delete(id);
-    this.mounting.set(id, unmounted.then(() => this.run(argv)));
+    const ready = Promise.all([unmounted, this.layerDirs(id)]);
+    this.mounting.set(
+      id,
+      ready.then(
+        () => this.run(argv),
+        (err: Error) => ({ ok: false, reason: `its directories could not be made: ${err.message}` }),
+      ),
+    );
   }
 
   /**
@@ -128,6 +168,18 @@ export class ContainerRootfs {
     return this.path(id);
   }
 
+  /**
+   * Container `id`'s overlay layers, which can be written before it is
+   * mounted (the image's stacked layers, composed if they are not yet, and
+   * its own upper layer); undefined for a copy.
+   */
+  async layersOf(id: string, imageId: string, layers: () => StackedLayer[]): Promise<OverlayLayers | undefined> {
+    if (this.mode === 'copy') return undefined;
+    const lower = this.imageRoot(imageId, layers);
+    await this.layerDirs(id);
+    return { lower, upper: join(this.base(id), 'upper') };
+  }
+
   /** Unmounts container `id`'s root file system once it has exited (in the background); what it wrote stays until it is removed. */
   unmount(id: string): void {
     if (this.mode !== 'overlay') return;
@@ -136,6 +188,9 @@ export class ContainerRootfs {
 
   /** Unmounts (when no unmount was started) and deletes container `id`'s root file system; nothing there is fine. */
   async release(id: string): Promise<void> {
+    // Not before what is being made in it is there (a create that failed as its directories were made).
+    await this.dirs.get(id)?.catch(() => {});
+    this.dirs.delete(id);
     const base = this.base(id);
     if (!existsSync(base)) return;
     if (this.mode === 'overlay') await (this.unmounting.get(id) ?? this.umount(id));

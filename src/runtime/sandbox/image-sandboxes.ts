@@ -20,11 +20,14 @@ import { checkPathList, PathListError } from './masked-paths.js';
 import { SeccompError } from './seccomp/bpf.js';
 import { seccompFilter } from './seccomp/filter.js';
 import { ContainerRootfs } from './container-rootfs.js';
-import { staticApplet } from './setuid-kit.js';
+import { KIT_PATH, staticApplet } from './setuid-kit.js';
 import { findInRootfs, imageGroups, imageProcess, ImageProcessError, mkdirInRoot, resolveUser } from './image-process.js';
 
 /** `auto`: sandboxes for real images where bubblewrap works; `off`: host processes always. */
 export type SandboxSetting = 'auto' | 'off';
+
+/** What every sandboxed container gets mounted: the kernel's file systems, the setuid kit and the pod's files (podFiles). */
+const CONTAINER_MOUNT_POINTS = [...['/proc', '/dev', '/sys', KIT_PATH].map((path) => [path, 'directory'] as const), ...['/etc/hostname', '/etc/resolv.conf'].map((path) => [path, 'file'] as const)];
 
 export class ImageSandboxes {
   readonly bubblewrap: Bubblewrap | undefined;
@@ -51,7 +54,7 @@ export class ImageSandboxes {
       if (!this.off) {
         const kit = this.bubblewrap.setuidKit;
         const applet = (name: 'mount' | 'umount') => (kit.ok ? staticApplet(kit, name) : undefined) ?? name;
-        this.rootfs = new ContainerRootfs(join(dir, 'rootfs'), { mount: applet('mount'), umount: applet('umount') });
+        this.rootfs = new ContainerRootfs(join(dir, 'rootfs'), { mount: applet('mount'), umount: applet('umount') }, CONTAINER_MOUNT_POINTS);
         this.mountSandbox = MountSandbox.detect(join(dir, 'bin'), this.bubblewrap.setuidKit, dir);
       }
     }
@@ -171,25 +174,23 @@ export class ImageSandboxes {
     const sandboxed = { rootfs: spec.rootfs, cwd: spec.cwd, holder, pid, uid: spec.uid, gid: spec.gid, groups: spec.groups ?? [], mounts, readonlyRootfs: spec.readonlyRootfs === true, capabilities: spec.capabilities, privileged: spec.privileged === true, maskedPaths: spec.maskedPaths ?? [], readonlyPaths: spec.readonlyPaths ?? [], hostIpc: sandbox.namespaces.ipc === 'NODE' } as const;
     const common = { argv: spec.argv, programTimeoutMs: PROGRAM_TIMEOUT_MS, hasProgram: (command: string) => findInRootfs(spec.rootfs, command, spec.env.PATH ?? '', spec.cwd, c.mounts) !== undefined, env: { ...spec.env, HOSTNAME: podHostname(sandbox) }, cwd: spec.cwd };
     const setup = this.mountSandbox;
-    // Its create started the mount; the cwd is made in what it mounts.
-    const mounted = async () => {
+    // Its create started the mount.
+    const rootMounted = async () => {
       await this.rootfs!.mounted(c.id, c.imageId, layers);
-      mkdirInRoot(spec.rootfs, spec.cwd);
     };
     if (typeof setup !== 'string' && !spec.seccomp && (!spec.noNewPrivs || mounts.some((m) => m.propagation === 'PROPAGATION_BIDIRECTIONAL'))) {
-      const launch = setup.wrapper({ ...sandboxed, id: c.id, noNewPrivs: spec.noNewPrivs === true, sharedPid: typeof sharedPid === 'number' ? sharedPid : undefined });
-      // The wrapper starts while the root is mounted (when that mount reaches its namespace) and its table made.
+      // The wrapper starts while the root is mounted, when that mount reaches its namespace: its mount points
+      // are made in the overlay's layers meanwhile.
       const early = this.rootfs!.reachesNamespaces === true;
-      if (!early) await mounted();
-      const prepare = async () => {
-        if (early) await mounted();
-        launch.prepare();
-      };
+      if (!early) await rootMounted();
+      const overlay = early ? await this.rootfs!.layersOf(c.id, c.imageId, layers) : undefined;
+      const launch = setup.wrapper({ ...sandboxed, id: c.id, noNewPrivs: spec.noNewPrivs === true, sharedPid: typeof sharedPid === 'number' ? sharedPid : undefined, layers: overlay });
+      const prepare = () => launch.prepare(early ? rootMounted : async () => {});
       return { ...common, wrapper: launch.argv, orphanGuard: launch.orphanGuard, prepare, programOf: (wrapperPid) => setup.programOf(wrapperPid), reportsSetUp: true };
     }
-    // Mounted before bwrap starts: its mount namespace, a slave of a host whose mounts may all be private,
-    // would not get a mount made after it.
-    await mounted();
+    // Mounted before bwrap starts (it binds it at once), the cwd made in it.
+    await rootMounted();
+    mkdirInRoot(spec.rootfs, spec.cwd);
     // The files bwrap reads at fds from PIDNS_FD on: the PID namespace to join, then the seccomp filter.
     const files = [...(typeof sharedPid === 'number' ? [`/proc/${sharedPid}/ns/pid`] : []), ...(spec.seccomp ? [spec.seccomp] : [])];
     const seccompFd = spec.seccomp ? PIDNS_FD + files.length - 1 : undefined;

@@ -14,6 +14,7 @@ import { whichSystem as which } from '../container-process.js';
 import { programLink } from '../pause.js';
 import { depth, joined, programBelow, WRAPPERS, type SandboxedProcess } from './bubblewrap.js';
 import { makeInRoot } from './image-process.js';
+import { makeInLayers, type OverlayLayers } from './overlay-layers.js';
 import { locatePaths } from './masked-paths.js';
 import { hostMounts, mountOf, mountsUnder } from './mountinfo.js';
 import { DEVICES, mountTable, type TableMount } from './mount-table.js';
@@ -34,6 +35,12 @@ export interface LaunchedProcess extends SandboxedProcess {
   noNewPrivs: boolean;
   /** pid SHARED: the PID 1 of the namespace to join. */
   sharedPid?: number;
+  /**
+   * Its root's overlay layers, when the set-up may start before the overlay
+   * is mounted: its mount points and working directory are made in them
+   * while the mount runs (in the mounted root otherwise).
+   */
+  layers?: OverlayLayers;
 }
 
 /** The paths written into the init script: plain ones only. */
@@ -93,7 +100,7 @@ export class MountSandbox {
    * Bidirectional mount's source is not shared with the host (containerd's
    * check: nothing would propagate).
    */
-  wrapper(p: LaunchedProcess): { argv: string[]; prepare: () => void; orphanGuard?: string[] } {
+  wrapper(p: LaunchedProcess): { argv: string[]; prepare: (mounted: () => Promise<void>) => Promise<void>; orphanGuard?: string[] } {
     const base = this.scratch.of(p.id);
     const root = join(base, 'root');
     const table = join(base, 'mounts');
@@ -123,19 +130,32 @@ export class MountSandbox {
     argv.push('--', staticUnshare ?? t.unshare, '--mount', `--propagation=${bidirectional ? 'unchanged' : 'slave'}`, ...ownPid, '--');
     argv.push(...this.init, '-c', this.script(), INIT, table, root, p.cwd, ...slaves);
     argv.push(...setuidPrefix(this.kit, p.uid, p.gid, p.groups, p.capabilities, { noNewPrivs: p.noNewPrivs, dieWithParent: true }));
-    return { argv, prepare: () => this.prepare(p, { dev: join(base, 'dev'), root, table, hostTable }), orphanGuard };
+    return { argv, prepare: (mounted) => this.prepare(p, { dev: join(base, 'dev'), root, table, hostTable }, mounted), orphanGuard };
   }
 
-  /** The container's /dev and new root's directory, its mount points, and its table of mounts, written to `table`. */
-  private prepare(p: LaunchedProcess, at: { dev: string; root: string; table: string; hostTable: ReturnType<typeof hostMounts> }): void {
+  /**
+   * The container's /dev and new root's directory, its mount points and
+   * working directory, and its table of mounts, written to `table`; resolves
+   * once its root is `mounted` too. The mount points are made in its root's
+   * layers while the mount runs, when it has them and no masked or read-only
+   * path is looked for in the root.
+   */
+  private async prepare(p: LaunchedProcess, at: { dev: string; root: string; table: string; hostTable: ReturnType<typeof hostMounts> }, mounted: () => Promise<void>): Promise<void> {
     const { dev, root, table, hostTable } = at;
+    const mounting = mounted();
+    mounting.catch(() => {}); // awaited below
     mkdirSync(root, { recursive: true, mode: 0o700 });
     devTemplate(dev);
+    const kernels = (path: string) => ['/proc', '/sys'].some((k) => path === k || path.startsWith(`${k}/`));
+    const layers = p.layers && [...(p.maskedPaths ?? []), ...(p.readonlyPaths ?? [])].every(kernels) ? p.layers : undefined;
+    if (!layers) await mounting;
+    const make: MakeInRootfs = (path, kind, what) => (layers ? makeInLayers(layers, path, kind, what) : makeInRoot(p.rootfs, path, kind, what));
     for (const fixed of ['/proc', '/dev', '/sys', KIT_PATH]) {
-      if (makeInRoot(p.rootfs, fixed, 'directory', 'the mount point') !== fixed) throw new Error(`the image's ${fixed} is a symbolic link: it cannot be mounted on`);
+      if (make(fixed, 'directory', 'the mount point') !== fixed) throw new Error(`the image's ${fixed} is a symbolic link: it cannot be mounted on`);
     }
+    make(p.cwd, 'directory', 'the working directory');
     // A volume under /dev (the termination log) gets its mount point in the container's /dev.
-    const mounts = placeMounts(p, [{ hostPath: dev, containerPath: '/dev', asked: '/dev' }]);
+    const mounts = placeMounts(p, [{ hostPath: dev, containerPath: '/dev', asked: '/dev' }], make);
     for (const m of mounts) {
       if (m.propagation !== 'PROPAGATION_BIDIRECTIONAL') continue;
       const on = mountOf(hostTable, m.hostPath);
@@ -158,6 +178,7 @@ export class MountSandbox {
         readonlyRootfs: p.readonlyRootfs === true,
       }),
     );
+    await mounting;
   }
 
   /** The container's program under its wrappers. */
@@ -210,6 +231,9 @@ export class MountSandbox {
   }
 }
 
+/** makeInRoot in the container's root file system, mounted or not yet. */
+type MakeInRootfs = (path: string, kind: 'directory' | 'file', what: string) => string;
+
 /** Where a directory on the host is in the container: as asked, and as resolved. */
 type Placed = { hostPath: string; containerPath: string; asked: string };
 
@@ -219,13 +243,14 @@ type Placed = { hostPath: string; containerPath: string; asked: string };
  * one of `fixed`, mounted before them) that holds it, and its container path
  * as that mount point resolved.
  */
-function placeMounts(p: LaunchedProcess, fixed: readonly Placed[]): (LaunchedProcess['mounts'][number] & Placed)[] {
+function placeMounts(p: LaunchedProcess, fixed: readonly Placed[], makeInRootfs: MakeInRootfs): (LaunchedProcess['mounts'][number] & Placed)[] {
   const placed: (LaunchedProcess['mounts'][number] & Placed)[] = [];
   for (const m of [...p.mounts].sort((a, b) => depth(a.containerPath) - depth(b.containerPath))) {
     const asked = posix.resolve('/', m.containerPath);
     const holder = [...fixed, ...placed].filter((h) => asked.startsWith(`${h.asked}/`)).sort((a, b) => b.asked.length - a.asked.length)[0];
-    const [root, base] = holder ? [holder.hostPath, holder.containerPath] : [p.rootfs, '/'];
-    const inside = makeInRoot(root, holder ? asked.slice(holder.asked.length) : asked, isDirectory(m.hostPath) ? 'directory' : 'file', 'the mount point');
+    const kind = isDirectory(m.hostPath) ? 'directory' : 'file';
+    const inside = holder ? makeInRoot(holder.hostPath, asked.slice(holder.asked.length), kind, 'the mount point') : makeInRootfs(asked, kind, 'the mount point');
+    const base = holder ? holder.containerPath : '/';
     placed.push({ ...m, asked, containerPath: posix.join(base, inside) });
   }
   return placed;

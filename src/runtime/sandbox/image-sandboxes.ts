@@ -11,8 +11,8 @@ import type { ProcessSpec } from '../container-process.js';
 import { invalid, unknown } from '../errors.js';
 import { OciImageStore } from '../oci/image-store.js';
 import type { RuntimeImages } from '../images.js';
-import { detachHere, isSameProcess, signalGroup, type ProgramRunner } from '../proc.js';
-import { podHostname, podNetns, type ContainerRecord, type ImageRecord, type SandboxedSpec, type SandboxRecord } from '../records.js';
+import type { ProgramRunner } from '../proc.js';
+import { podHostname, type ContainerRecord, type ImageRecord, type SandboxedSpec, type SandboxRecord } from '../records.js';
 import { Bubblewrap, PIDNS_FD, PROGRAM_TIMEOUT_MS, type SandboxMount } from './bubblewrap.js';
 import { MountSandbox, type LaunchedProcess } from './mount-sandbox.js';
 import { CapabilityError, containerCapabilities } from './capabilities.js';
@@ -20,6 +20,7 @@ import { checkPathList, PathListError } from './masked-paths.js';
 import { SeccompError } from './seccomp/bpf.js';
 import { seccompFilter } from './seccomp/filter.js';
 import { ContainerRootfs } from './container-rootfs.js';
+import { PodHolders } from './pod-holders.js';
 import { KIT_PATH, staticApplet } from './setuid-kit.js';
 import { findInRootfs, imageGroups, imageProcess, ImageProcessError, mkdirInRoot, resolveUser } from './image-process.js';
 
@@ -36,10 +37,8 @@ export class ImageSandboxes {
   readonly mountSandbox: MountSandbox | string = 'no sandboxes';
   /** Why containers are host processes, when they are. */
   private readonly off: string;
-  /** The holders that RunPodSandbox did not wait for, by sandbox id, while they start. */
-  private readonly holderStarts = new Map<string, { done: Promise<void>; released: boolean }>();
-  /** How pods' holders start (useRunner). */
-  private detach: (argv: readonly string[]) => Promise<number> = detachHere;
+  /** The processes that hold pods' namespaces. */
+  private readonly holders: PodHolders | undefined;
 
   constructor(
     private readonly dir: string,
@@ -56,6 +55,7 @@ export class ImageSandboxes {
         const applet = (name: 'mount' | 'umount') => (kit.ok ? staticApplet(kit, name) : undefined) ?? name;
         this.rootfs = new ContainerRootfs(join(dir, 'rootfs'), { mount: applet('mount'), umount: applet('umount') }, CONTAINER_MOUNT_POINTS);
         this.mountSandbox = MountSandbox.detect(join(dir, 'bin'), this.bubblewrap.setuidKit, dir);
+        this.holders = new PodHolders(this.bubblewrap);
       }
     }
   }
@@ -63,7 +63,7 @@ export class ImageSandboxes {
   /** Runs the mounts and unmounts of root file systems, and starts pods' holders, with `runner` from now on (the runtime's spawner). */
   useRunner(runner: ProgramRunner): void {
     this.rootfs?.useRunner((argv) => runner.run(argv));
-    this.detach = (argv) => runner.detach(argv);
+    this.holders?.useDetach((argv) => runner.detach(argv));
   }
 
   get enabled(): boolean {
@@ -198,77 +198,21 @@ export class ImageSandboxes {
   }
 
   /**
-   * Starts the process holding the pod's IPC, UTS and PID namespaces (the
-   * pause container's part) with RunPodSandbox; waits for it only when the
-   * pod has sysctls to write in them. Otherwise RunPodSandbox answers while
-   * it starts, its containers wait for it (podHolder), and `save` is called
-   * once the sandbox has it.
+   * Starts the process holding the pod's namespaces with RunPodSandbox
+   * (PodHolders.start): `save` is called once the sandbox has it.
    */
   async startPodHolder(sandbox: SandboxRecord, save: (s: SandboxRecord) => void): Promise<void> {
-    if (!this.enabled) return;
-    const starting = this.bubblewrap!.startHolder(holderHostname(sandbox), podNetns(sandbox), this.detach);
-    if (sandbox.sysctls) {
-      sandbox.podHolder = await starting;
-      // A write that fails fails RunPodSandbox.
-      await this.writeSysctls(sandbox, await this.holderProgram(sandbox.podHolder.pid));
-      return;
-    }
-    const start = { released: false, done: Promise.resolve() };
-    start.done = starting
-      .then(
-        (holder) => {
-          if (start.released) signalGroup(holder.pid, 'SIGKILL');
-          else {
-            sandbox.podHolder = holder;
-            save(sandbox);
-          }
-        },
-        () => {}, // the pod's first container starts one again, and fails saying why
-      )
-      .finally(() => {
-        if (this.holderStarts.get(sandbox.id) === start) this.holderStarts.delete(sandbox.id);
-      });
-    this.holderStarts.set(sandbox.id, start);
+    if (this.enabled) await this.holders!.start(sandbox, save);
   }
 
   /** PID 1 of the pod's holder, once its start is done, started again if it is gone (a runtime restart ends it). */
-  async podHolder(sandbox: SandboxRecord, save: (s: SandboxRecord) => void): Promise<number> {
-    await this.holderStarts.get(sandbox.id)?.done;
-    const bwrap = this.bubblewrap!;
-    if (!sandbox.podHolder || !isSameProcess(sandbox.podHolder.pid, sandbox.podHolder.startTime)) {
-      sandbox.podHolder = await bwrap.startHolder(holderHostname(sandbox), podNetns(sandbox), this.detach);
-      save(sandbox);
-      const init = await this.holderProgram(sandbox.podHolder.pid);
-      if (sandbox.sysctls) await this.writeSysctls(sandbox, init);
-      return init;
-    }
-    return this.holderProgram(sandbox.podHolder.pid);
+  podHolder(sandbox: SandboxRecord, save: (s: SandboxRecord) => void): Promise<number> {
+    return this.holders!.program(sandbox, save);
   }
 
-  private async holderProgram(holder: number): Promise<number> {
-    const init = await this.bubblewrap!.waitForProgram(holder);
-    if (init === undefined) throw new Error(`the process holding the pod's namespaces (${holder}) did not start`);
-    return init;
-  }
-
-  private async writeSysctls(sandbox: SandboxRecord, init: number): Promise<void> {
-    try {
-      await this.bubblewrap!.writeSysctls(init, sandbox.sysctls ?? []);
-    } catch (err) {
-      throw new Error(`failed to set the pod's sysctls (${(sandbox.sysctls ?? []).map(([file, value]) => `${file.replaceAll('/', '.')}=${value}`).join(', ')}): ${(err as Error).message}`);
-    }
-  }
-
-  /** Ends a pod's holder, and with it whatever is left in its namespaces. */
+  /** Ends a pod's holder, and with it whatever is left in its namespaces, and its files go; false when it had none. */
   releasePod(sandbox: SandboxRecord): boolean {
-    // One still starting is killed once it has started.
-    const starting = this.holderStarts.get(sandbox.id);
-    if (starting) starting.released = true;
-    this.holderStarts.delete(sandbox.id);
-    const holder = sandbox.podHolder;
-    if (!holder && !starting) return false;
-    if (holder && isSameProcess(holder.pid, holder.startTime)) signalGroup(holder.pid, 'SIGKILL');
-    sandbox.podHolder = undefined;
+    if (!this.holders?.release(sandbox)) return false;
     rmSync(join(this.dir, 'pods', sandbox.id), { recursive: true, force: true });
     return true;
   }
@@ -347,11 +291,6 @@ function resolvConf(dns: SandboxRecord['dns']): string {
   }
   const lines = [...(dns.searches.length ? [`search ${dns.searches.join(' ')}`] : []), ...dns.servers.map((s) => `nameserver ${s}`), ...(dns.options.length ? [`options ${dns.options.join(' ')}`] : [])];
   return `${lines.join('\n')}\n`;
-}
-
-/** The hostname the pod's holder sets in a UTS namespace of its own; none for a host-network pod, which stays in the host's. */
-function holderHostname(sandbox: SandboxRecord): string | undefined {
-  return sandbox.namespaces.network === 'NODE' ? undefined : podHostname(sandbox);
 }
 
 /** Makes /tmp (1777) in a container's root file system that has nothing there (an image without one, or a container that removed it). */

@@ -93,12 +93,14 @@ export class MountSandbox {
    * `p.holder`'s namespaces, and what must be done on the host before its
    * init shell goes on (`prepare`): the container's /dev and the directory
    * its root is bound at, its mount points in its root file system and its
-   * table of mounts. The root file system must be
-   * mounted before the wrapper starts (its mount namespace may not get a
-   * host mount made after it); the init waits for a line on fd 3 when that
-   * is open, so `prepare` can run while it starts. `prepare` throws when a
-   * Bidirectional mount's source is not shared with the host (containerd's
-   * check: nothing would propagate).
+   * table of mounts, given what mounts its root file system (`mounted`).
+   * That mount must be made before the wrapper starts unless it reaches
+   * mount namespaces made before it (p.layers says it does); the init waits
+   * for a line on fd 3 when that is open, so `prepare` can run while it
+   * starts. `prepare` throws when a Bidirectional mount's source is not
+   * shared with the host (containerd's check: nothing would propagate).
+   * `orphanGuard`: what ties the wrapper to its parent when the runtime,
+   * not the spawner, forks it (ProcessSpec.orphanGuard).
    */
   wrapper(p: LaunchedProcess): { argv: string[]; prepare: (mounted: () => Promise<void>) => Promise<void>; orphanGuard?: string[] } {
     const base = this.scratch.of(p.id);

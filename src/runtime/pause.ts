@@ -6,8 +6,12 @@ import { mkdirSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { whichSystem } from './container-process.js';
 
-/** The shell script of a holder: `$1` is the pause program; it waits, reaping, for ever. */
-export const HOLDER_LOOP = 'while :; do "$1" 2147483647 & wait; done';
+/**
+ * The shell script of a holder: `$1` is the pause program; it waits, reaping,
+ * for ever, or until its pause program is gone (its runtime's directory was
+ * deleted), rather than start a missing program again and again.
+ */
+export const HOLDER_LOOP = 'while [ -x "$1" ]; do "$1" 2147483647 & wait; done';
 
 /** Makes (once) `dir`/pause, a link to the host's sleep; falls back to sleep itself where the link cannot be made. */
 export function pauseProgram(dir: string): string {

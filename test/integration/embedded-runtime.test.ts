@@ -149,7 +149,7 @@ describe('the embedded runtime', () => {
     const look = containerConfig('look', ['sh', '-c', 'cat /proc/1/cmdline | tr "\\0" " "; echo; cat /proc/[0-9]*/comm | grep -x -e pause -e sleep']);
     await waitExited(cri, await runContainer(cri, sandbox, config, look));
     const seen = readFileSync(logPathOf(config, look), 'utf8');
-    expect(seen).toMatch(/stdout F \/bin\/sh -c while :; do "\$1" 2147483647 & wait; done holder \S+\/bin\/pause \n/);
+    expect(seen).toMatch(/stdout F \/bin\/sh -c while \[ -x "\$1" \]; do "\$1" 2147483647 & wait; done holder \S+\/bin\/pause \n/);
     expect(seen.split('\n').filter((line) => / stdout F (pause|sleep)$/.test(line)).map((line) => line.split(' ').at(-1)).sort()).toEqual(['pause', 'sleep']);
     expect(await holderOf(sandbox)).toBe(holder);
 

@@ -108,18 +108,18 @@ export class ContainerRootfs {
    */
   prepare(id: string, imageId: string, layers: () => StackedLayer[]): string {
     const base = this.base(id);
-    mkdirSync(base, { recursive: true });
     if (this.mode === 'copy') {
+      mkdirSync(base, { recursive: true });
       composeRootfs(layers(), join(base, 'rootfs'));
       return join(base, 'rootfs');
     }
-    // Its layer's directories are made while the create answers (three of this VM's ext4 mkdirs are a
+    // Its directories are made while the create answers (four of this VM's ext4 mkdirs are about a
     // millisecond of this thread): its mount and its set-up wait for them.
     this.layerDirs(id);
     return this.imageRoot(imageId, layers);
   }
 
-  /** Container `id`'s upper, work and mount directories, made once (again after a restart: they are kept). */
+  /** Container `id`'s directory and its upper, work and mount directories, made once (again after a restart: they are kept). */
   private layerDirs(id: string): Promise<void> {
     let made = this.dirs.get(id);
     if (!made) {

@@ -123,7 +123,10 @@ export class ImageSandboxes {
       const groups = [...new Set([...imageGroups(files, uid), ...(security?.supplementalGroups ?? []).map(Number)])].filter((g) => g !== gid);
       // Beside the root file system, gone with it.
       const seccomp = filter ? join(dirname(this.rootfs!.path(id)), 'seccomp.bpf') : undefined;
-      if (seccomp) writeFileSync(seccomp, filter!, { mode: 0o600 });
+      if (seccomp) {
+        mkdirSync(dirname(seccomp), { recursive: true });
+        writeFileSync(seccomp, filter!, { mode: 0o600 });
+      }
       // Mounted while the create answers; the start waits for it.
       this.rootfs!.startMount(id, image.id, () => store.rootfsLayers(image));
       return {

@@ -150,6 +150,16 @@ export function rootHolding(rootfs: string, path: string, mounts: readonly { hos
 
 /** The host path of `path` inside `root`, every symlink on the way resolved against `root`; undefined when something is missing or loops. */
 export function resolveInRoot(root: string, path: string): string | undefined {
+  const parts = walkInRoot(path, (rel) => lstatOrUndefined(join(root, rel)), (rel) => readlinkSync(join(root, rel)));
+  return parts && join(root, ...parts);
+}
+
+/**
+ * The components of `path` with every symlink on the way resolved inside
+ * the root that `lstat` and `readlink` look into (paths relative to it);
+ * undefined when something is missing or the links loop.
+ */
+export function walkInRoot(path: string, lstat: (rel: string) => Stats | undefined, readlink: (rel: string) => string): string[] | undefined {
   const pending = path.split('/').filter(Boolean);
   const done: string[] = [];
   let hops = 0;
@@ -160,19 +170,19 @@ export function resolveInRoot(root: string, path: string): string | undefined {
       done.pop();
       continue;
     }
-    const host = join(root, ...done, part);
-    const stat = lstatOrUndefined(host);
+    const rel = join(...done, part);
+    const stat = lstat(rel);
     if (!stat) return undefined;
     if (stat.isSymbolicLink()) {
       if (++hops > 40) return undefined;
-      const target = readlinkSync(host);
+      const target = readlink(rel);
       if (target.startsWith('/')) done.length = 0;
       pending.unshift(...target.split('/').filter(Boolean));
       continue;
     }
     done.push(part);
   }
-  return join(root, ...done);
+  return done;
 }
 
 /**
@@ -192,25 +202,42 @@ export function mkdirInRoot(root: string, path: string): void {
  * it in errors.
  */
 export function makeInRoot(root: string, path: string, kind: 'directory' | 'file', what: string): string {
+  return makeAlong(path, kind, what, {
+    resolve: (at) => {
+      const host = resolveInRoot(root, at);
+      return host && posix.join('/', relative(root, host));
+    },
+    lstat: (at) => lstatOrUndefined(join(root, at)),
+    // O_EXCL: a dangling symlink there is an error, never followed out of the root.
+    make: (dir, name, file) => (file ? closeSync(openSync(join(root, dir, name), 'wx', 0o644)) : mkdirSync(join(root, dir, name), { mode: 0o755 })),
+  });
+}
+
+/** How makeAlong sees a root: a path resolved in it, what is at a resolved path, and how a missing entry of a resolved directory is made. */
+export interface RootMaker {
+  resolve(path: string): string | undefined;
+  lstat(path: string): Stats | undefined;
+  make(dir: string, name: string, file: boolean): void;
+}
+
+/** makeInRoot's walk over a root as `root` sees it. */
+export function makeAlong(path: string, kind: 'directory' | 'file', what: string, root: RootMaker): string {
   const parts = path.split('/').filter(Boolean);
   let resolved = '/';
   for (const [i, part] of parts.entries()) {
     const next = posix.join(resolved, part);
     const last = i === parts.length - 1;
-    let host = resolveInRoot(root, next);
-    if (host === undefined) {
-      host = join(root, resolved, part);
+    const found = root.resolve(next);
+    if (found === undefined) {
       try {
-        // O_EXCL: a dangling symlink there is an error, never followed out of the root.
-        if (last && kind === 'file') closeSync(openSync(host, 'wx', 0o644));
-        else mkdirSync(host, { mode: 0o755 });
+        root.make(resolved, part, last && kind === 'file');
       } catch (err) {
         throw new ImageProcessError(`cannot make ${what} ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message} at ${next}`);
       }
-    } else if ((!last || kind === 'directory') && !lstatOrUndefined(host)?.isDirectory()) {
+    } else if ((!last || kind === 'directory') && !root.lstat(found)?.isDirectory()) {
       throw new ImageProcessError(`${what} ${path} is not a directory: ${next}`);
     }
-    resolved = posix.join('/', relative(root, host));
+    resolved = found ?? next;
   }
   return resolved;
 }

@@ -10,7 +10,7 @@
 // extended attributes).
 import { chmodSync, chownSync, closeSync, mkdirSync, openSync, readlinkSync, type Stats } from 'node:fs';
 import { join, posix } from 'node:path';
-import { ImageProcessError, lstatOrUndefined } from './image-process.js';
+import { lstatOrUndefined, makeAlong, walkInRoot } from './image-process.js';
 
 /** An overlay root not mounted yet: the image's stacked layers and the container's upper layer. */
 export interface OverlayLayers {
@@ -23,63 +23,25 @@ export interface OverlayLayers {
  * returns `path` with its symlinks resolved, having made what was missing.
  */
 export function makeInLayers(layers: OverlayLayers, path: string, kind: 'directory' | 'file', what: string): string {
-  const parts = path.split('/').filter(Boolean);
-  let resolved = '/';
-  for (const [i, part] of parts.entries()) {
-    const next = posix.join(resolved, part);
-    const last = i === parts.length - 1;
-    const found = resolveInLayers(layers, next);
-    if (found === undefined) {
-      const host = join(layers.upper, resolved, part);
-      try {
-        // What the image has there (a dangling symlink) is an error, as the O_EXCL of makeInRoot makes it.
-        if (lstatOrUndefined(join(layers.lower, resolved, part))) throw Object.assign(new Error('exists'), { code: 'EEXIST' });
-        copyUp(layers, resolved);
-        if (last && kind === 'file') closeSync(openSync(host, 'wx', 0o644));
-        else mkdirSync(host, { mode: 0o755 });
-      } catch (err) {
-        throw new ImageProcessError(`cannot make ${what} ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message} at ${next}`);
-      }
-      resolved = next;
-    } else {
-      if ((!last || kind === 'directory') && !statIn(layers, found)?.isDirectory()) throw new ImageProcessError(`${what} ${path} is not a directory: ${next}`);
-      resolved = found;
-    }
-  }
-  return resolved;
+  return makeAlong(path, kind, what, {
+    resolve: (at) => resolveInLayers(layers, at),
+    lstat: (at) => statIn(layers, at),
+    make: (dir, name, file) => {
+      // What the image has there (a dangling symlink) is an error, as the O_EXCL of makeInRoot makes it.
+      if (lstatOrUndefined(join(layers.lower, dir, name))) throw Object.assign(new Error('exists'), { code: 'EEXIST' });
+      copyUp(layers, dir);
+      const host = join(layers.upper, dir, name);
+      if (file) closeSync(openSync(host, 'wx', 0o644));
+      else mkdirSync(host, { mode: 0o755 });
+    },
+  });
 }
 
 /** Container path `path` with every symlink resolved inside the root; undefined when something is missing or loops. */
 export function resolveInLayers(layers: OverlayLayers, path: string): string | undefined {
-  const pending = path.split('/').filter(Boolean);
-  const done: string[] = [];
-  let hops = 0;
-  while (pending.length > 0) {
-    const part = pending.shift()!;
-    if (part === '.') continue;
-    if (part === '..') {
-      done.pop();
-      continue;
-    }
-    const rel = join(...done, part);
-    // The upper layer holds no symlinks: what is there is the root's.
-    if (lstatOrUndefined(join(layers.upper, rel))) {
-      done.push(part);
-      continue;
-    }
-    const image = join(layers.lower, rel);
-    const stat = lstatOrUndefined(image);
-    if (!stat) return undefined;
-    if (stat.isSymbolicLink()) {
-      if (++hops > 40) return undefined;
-      const target = readlinkSync(image);
-      if (target.startsWith('/')) done.length = 0;
-      pending.unshift(...target.split('/').filter(Boolean));
-      continue;
-    }
-    done.push(part);
-  }
-  return posix.join('/', ...done);
+  // The upper layer holds no symlinks: what is there is the root's.
+  const parts = walkInRoot(path, (rel) => statIn(layers, rel), (rel) => readlinkSync(join(layers.lower, rel)));
+  return parts && posix.join('/', ...parts);
 }
 
 /** What the mounted root shows at resolved path `path`. */

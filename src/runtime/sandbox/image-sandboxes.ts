@@ -14,21 +14,24 @@ import type { RuntimeImages } from '../images.js';
 import type { ProgramRunner } from '../proc.js';
 import { podHostname, type ContainerRecord, type ImageRecord, type SandboxedSpec, type SandboxRecord } from '../records.js';
 import { Bubblewrap, PIDNS_FD, PROGRAM_TIMEOUT_MS, type SandboxMount } from './bubblewrap.js';
-import { MountSandbox, type LaunchedProcess } from './mount-sandbox.js';
+import { FIXED_MOUNT_POINTS, MountSandbox, type LaunchedProcess } from './mount-sandbox.js';
 import { CapabilityError, containerCapabilities } from './capabilities.js';
 import { checkPathList, PathListError } from './masked-paths.js';
 import { SeccompError } from './seccomp/bpf.js';
 import { seccompFilter } from './seccomp/filter.js';
 import { ContainerRootfs } from './container-rootfs.js';
 import { PodHolders } from './pod-holders.js';
-import { KIT_PATH, staticApplet } from './setuid-kit.js';
+import { staticApplet } from './setuid-kit.js';
 import { findInRootfs, imageGroups, imageProcess, ImageProcessError, mkdirInRoot, resolveUser } from './image-process.js';
 
 /** `auto`: sandboxes for real images where bubblewrap works; `off`: host processes always. */
 export type SandboxSetting = 'auto' | 'off';
 
-/** What every sandboxed container gets mounted: the kernel's file systems, the setuid kit and the pod's files (podFiles). */
-const CONTAINER_MOUNT_POINTS = [...['/proc', '/dev', '/sys', KIT_PATH].map((path) => [path, 'directory'] as const), ...['/etc/hostname', '/etc/resolv.conf'].map((path) => [path, 'file'] as const)];
+/** The pod's files every sandboxed container gets (podFiles). */
+const POD_FILES = { hostname: '/etc/hostname', resolvConf: '/etc/resolv.conf' } as const;
+
+/** What every sandboxed container gets mounted: the kernel's file systems, the setuid kit and the pod's files. */
+const CONTAINER_MOUNT_POINTS = [...FIXED_MOUNT_POINTS.map((path) => [path, 'directory'] as const), ...Object.values(POD_FILES).map((path) => [path, 'file'] as const)];
 
 export class ImageSandboxes {
   readonly bubblewrap: Bubblewrap | undefined;
@@ -188,7 +191,7 @@ export class ImageSandboxes {
       if (!early) await rootMounted();
       const overlay = early ? await this.rootfs!.layersOf(c.id, c.imageId, layers) : undefined;
       const launch = setup.wrapper({ ...sandboxed, id: c.id, noNewPrivs: spec.noNewPrivs === true, sharedPid: typeof sharedPid === 'number' ? sharedPid : undefined, layers: overlay });
-      const prepare = () => launch.prepare(early ? rootMounted : async () => {});
+      const prepare = () => launch.prepare(rootMounted);
       return { ...common, wrapper: launch.argv, orphanGuard: launch.orphanGuard, prepare, programOf: (wrapperPid) => setup.programOf(wrapperPid), reportsSetUp: true };
     }
     // Mounted before bwrap starts (it binds it at once), the cwd made in it.
@@ -263,8 +266,8 @@ export class ImageSandboxes {
     writeIfChanged(hostname, `${podHostname(sandbox)}\n`);
     writeIfChanged(resolv, resolvConf(sandbox.dns));
     return [
-      { containerPath: '/etc/hostname', hostPath: hostname, readonly: false },
-      { containerPath: '/etc/resolv.conf', hostPath: resolv, readonly: false },
+      { containerPath: POD_FILES.hostname, hostPath: hostname, readonly: false },
+      { containerPath: POD_FILES.resolvConf, hostPath: resolv, readonly: false },
     ];
   }
 }

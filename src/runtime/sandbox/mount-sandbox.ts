@@ -43,6 +43,9 @@ export interface LaunchedProcess extends SandboxedProcess {
   layers?: OverlayLayers;
 }
 
+/** The directories every container made here mounts on: its /proc, /dev and /sys, and the kit. */
+export const FIXED_MOUNT_POINTS = ['/proc', '/dev', '/sys', KIT_PATH] as const;
+
 /** The paths written into the init script: plain ones only. */
 const PLAIN_PATH = /^[\w/.+-]+$/;
 
@@ -152,7 +155,7 @@ export class MountSandbox {
     const layers = p.layers && [...(p.maskedPaths ?? []), ...(p.readonlyPaths ?? [])].every(kernels) ? p.layers : undefined;
     if (!layers) await mounting;
     const make: MakeInRootfs = (path, kind, what) => (layers ? makeInLayers(layers, path, kind, what) : makeInRoot(p.rootfs, path, kind, what));
-    for (const fixed of ['/proc', '/dev', '/sys', KIT_PATH]) {
+    for (const fixed of FIXED_MOUNT_POINTS) {
       if (make(fixed, 'directory', 'the mount point') !== fixed) throw new Error(`the image's ${fixed} is a symbolic link: it cannot be mounted on`);
     }
     make(p.cwd, 'directory', 'the working directory');

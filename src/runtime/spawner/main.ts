@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import type { Duplex } from 'node:stream';
 import { followChild } from '../follow-child.js';
 import { CriLogWriter } from '../log-writer.js';
-import { detachHere, runToEnd } from '../proc.js';
+import { detachHere, runToEnd, signalGroup } from '../proc.js';
 import type { SpawnerReply, SpawnerRequest, StartRequest } from './protocol.js';
 
 const logs = new Map<number, CriLogWriter>();
@@ -141,13 +141,7 @@ process.on('message', (req: SpawnerRequest) => {
 // The runtime is gone: so is the reader of every container's output, as when it held the pipes itself, and so
 // is every container, as a container dies with its runtime here (its wrapper need not be tied to its parent).
 process.on('disconnect', () => {
-  for (const pid of groups) {
-    try {
-      process.kill(-pid, 'SIGKILL');
-    } catch {
-      // gone already
-    }
-  }
+  for (const pid of groups) signalGroup(pid, 'SIGKILL');
   process.exit(0);
 });
 send({ type: 'ready' });

@@ -13,7 +13,8 @@ import type { ContainerEventHub } from './events.js';
 import type { ExecResult } from './exec.js';
 import { lookup, lookupOptional, newId, nowNs } from './ids.js';
 import type { RuntimeImages } from './images.js';
-import { recordMounts, resolveLogPath } from './container-mounts.js';
+import { recordMounts } from './container-mounts.js';
+import { containerRecord } from './container-record.js';
 import { describeTree, logTail } from './diagnostics.js';
 import { isSameProcess, signalGroup, stopSignalOf, waitForProcess } from './proc.js';
 import type { PidNamespaces } from './pid-namespaces.js';
@@ -114,41 +115,8 @@ export class ContainerService {
       }
     }
     const id = newId();
-    const ns = config.linux?.securityContext?.namespaceOptions;
-    const record: ContainerRecord = {
-      id,
-      podSandboxId: sandbox.id,
-      metadata: { name, attempt },
-      image: imageName,
-      imageRef: image.repoDigests[0] ?? image.id,
-      imageId: image.id,
-      command: config.command,
-      args: config.args,
-      workingDir: config.workingDir,
-      envs: config.envs.map((e) => ({ key: e.key, value: e.value })),
-      mounts,
-      labels: config.labels,
-      annotations: config.annotations,
-      logPath: resolveLogPath(sandbox.logDirectory, config.logPath),
-      stdin: config.stdin,
-      stdinOnce: config.stdinOnce,
-      stopSignal: config.stopSignal,
-      pidNamespace: { mode: ns?.pid ?? 'POD', targetId: ns?.targetId ?? '' },
-      resources: {
-        memoryLimitInBytes: config.linux?.resources?.memoryLimitInBytes ?? 0,
-        cpuQuota: config.linux?.resources?.cpuQuota ?? 0,
-        cpuPeriod: config.linux?.resources?.cpuPeriod ?? 0,
-        cpuShares: config.linux?.resources?.cpuShares ?? 0,
-      },
-      state: 'CONTAINER_CREATED',
-      createdAt: nowNs(),
-      startedAt: 0,
-      finishedAt: 0,
-      exitCode: 0,
-      reason: '',
-      message: '',
-      sandboxed: sandboxed ? this.sandboxes.create(id, image, config) : undefined,
-    };
+    // Its sandbox's part (its root file system, its mount begun) is made last, once nothing else can refuse it.
+    const record = containerRecord(id, sandbox, config, image, mounts, () => (sandboxed ? this.sandboxes.create(id, image, config) : undefined));
     try {
       this.state.saveContainer(record);
     } catch (err) {

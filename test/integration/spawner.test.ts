@@ -98,6 +98,8 @@ describe('the spawner', () => {
     expect(existsSync(log) && logLines(log).includes('stdout F started')).toBe(false);
     held.release();
     await eventually(() => commOf(held.pid) === 'sleep', 'the program after its release');
+    // Its output reaches the log through the spawner's pipe, which may be after the exec.
+    await eventually(() => existsSync(log) && readFileSync(log, 'utf8') !== '', 'the output before the program in the log');
     expect(logLines(log)).toEqual(['stdout F started']);
     process.kill(-held.pid, 'SIGKILL');
     await held.closed;

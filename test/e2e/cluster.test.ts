@@ -42,15 +42,23 @@ describe('knode nodes in a real cluster (scheduler, controller manager, kubectl)
 
   const podsOf = async () => (await cp.kubectlJson<{ items: Pod[] }>('get', 'pods', '-l', 'app=web')).items;
   const running = (pods: Pod[]) => pods.filter((p) => p.status?.phase === 'Running' && !p.metadata.deletionTimestamp);
-  const readyOf = async (name: string) => (await cp.kubectlJson<Node>('get', 'node', name)).status?.conditions?.find((c) => c.type === 'Ready')?.status;
+  const nodeOf = (name: string) => cp.kubectlJson<Node>('get', 'node', name);
+  const readyOf = async (name: string) => (await nodeOf(name)).status?.conditions?.find((c) => c.type === 'Ready')?.status;
+  // Ready and untainted: the node lifecycle controller puts a not-ready:NoSchedule taint on a new node
+  // and takes it off some time after the node reports Ready; until then the scheduler passes it by.
+  const schedulable = async (name: string) => {
+    const node = await nodeOf(name).catch(() => undefined);
+    const ready = node?.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
+    return ready && (node?.spec?.taints ?? []).length === 0;
+  };
 
   beforeAll(async () => {
     cp = startControlPlane({ controllers: true });
     for (const name of ['kn-1', 'kn-2', 'kn-3']) nodes.push(startKnode(name, mkdtempSync(join(tmpdir(), `knode-${name}-`)), await freePort()));
     await eventually(async () => {
-      for (const n of nodes) if ((await readyOf(n.name).catch(() => undefined)) !== 'True') return undefined;
+      for (const n of nodes) if (!(await schedulable(n.name))) return undefined;
       return true;
-    }, 'three Ready nodes', 60_000);
+    }, 'three Ready nodes without taints', 60_000);
   }, 180_000);
 
   afterAll(async () => {

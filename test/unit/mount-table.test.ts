@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mountTable, type MountTable } from '../../src/runtime/sandbox/mount-table.js';
+import { mountTable, readonlySysTable, type MountTable } from '../../src/runtime/sandbox/mount-table.js';
 import { mountOf, mountsUnder, parseMountinfo } from '../../src/runtime/sandbox/mountinfo.js';
 
 const base: MountTable = {
@@ -79,6 +79,23 @@ const MOUNTINFO = [
   '41 40 0:41 / /mnt/data/with\\040space rw master:9 - tmpfs tmpfs rw',
   'not a line',
 ].join('\n');
+
+describe('the read-only copy of /sys', () => {
+  const sysLines = (t: MountTable) => lines(t).filter((line) => line.includes('/sys'));
+
+  it("is bound as the container's /sys when the runtime has one, with nothing remounted; a privileged container still gets the host's, writable", () => {
+    expect(sysLines({ ...base, readonlySys: '/run/k/sys' })).toEqual(['/run/k/sys /r/c1/root/sys none rbind 0 0']);
+    expect(sysLines({ ...base, readonlySys: '/run/k/sys', privileged: true })).toEqual(['/sys /r/c1/root/sys none rbind 0 0']);
+  });
+
+  it('is made by a table that binds the host\'s /sys privately and remounts each mount under it read-only, escaping blanks', () => {
+    expect(readonlySysTable('/run/my k/sys', ['/sys/fs/cgroup', '/sys/fs/cgroup/memory']).trimEnd().split('\n')).toEqual([
+      '/sys /run/my\\040k/sys none rbind,ro,rprivate 0 0',
+      '/run/my\\040k/sys/fs/cgroup /run/my\\040k/sys/fs/cgroup none remount,bind,ro 0 0',
+      '/run/my\\040k/sys/fs/cgroup/memory /run/my\\040k/sys/fs/cgroup/memory none remount,bind,ro 0 0',
+    ]);
+  });
+});
 
 describe('mountinfo', () => {
   const table = parseMountinfo(MOUNTINFO);

@@ -1,7 +1,9 @@
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { hostMounts, mountsUnder } from '../../src/runtime/sandbox/mountinfo.js';
+import { makeReadonlySys } from '../../src/runtime/sandbox/readonly-sys.js';
 import { ScratchSpace } from '../../src/runtime/sandbox/scratch.js';
 
 const TMPFS_MAGIC = 0x01021994;
@@ -61,5 +63,24 @@ describe('ScratchSpace', () => {
     expect(readdirSync(space.dir)).toEqual(['c2']);
     space.close();
     expect(existsSync(space.dir)).toBe(false);
+  });
+
+  it.skipIf(process.getuid?.() !== 0)("holds the read-only copy of the host's /sys, read-only all the way down, detached when opened again and when closed", () => {
+    const root = rootDir();
+    const space = ScratchSpace.open(root, [root]);
+    const submounts = mountsUnder(hostMounts(), '/sys');
+    expect(makeReadonlySys(join(space.dir, 'sys'), submounts)).toEqual({ dir: join(space.dir, 'sys') });
+    const options = (mountPoint: string) => readFileSync('/proc/self/mountinfo', 'utf8').split('\n').map((l) => l.split(' ')).find((f) => f[4] === mountPoint)?.[5];
+    for (const at of ['/sys', ...submounts]) expect(options(join(space.dir, at)), at).toMatch(/^ro,/);
+    expect(readdirSync(join(space.dir, 'sys'))).toEqual(readdirSync('/sys'));
+    // A runtime killed before its close left it mounted: the next one detaches it before emptying the space.
+    const again = ScratchSpace.open(root, [root]);
+    expect(mountsUnder(hostMounts(), again.dir)).toEqual([]);
+    expect(readdirSync(again.dir)).toEqual([]);
+    makeReadonlySys(join(again.dir, 'sys'), submounts);
+    expect(mountsUnder(hostMounts(), again.dir).length).toBe(1 + submounts.length);
+    again.close();
+    expect(mountsUnder(hostMounts(), again.dir)).toEqual([]);
+    expect(existsSync(again.dir)).toBe(false);
   });
 });

@@ -18,6 +18,7 @@ import { makeInLayers, type OverlayLayers } from './overlay-layers.js';
 import { locatePaths } from './masked-paths.js';
 import { hostMounts, mountOf, mountsUnder } from './mountinfo.js';
 import { DEVICES, mountTable, type TableMount } from './mount-table.js';
+import { makeReadonlySys } from './readonly-sys.js';
 import { ScratchSpace } from './scratch.js';
 import { KIT_PATH, kitPrefix, setuidPrefix, STATIC_INIT, staticApplet, type SetuidKit } from './setuid-kit.js';
 
@@ -55,6 +56,8 @@ export class MountSandbox {
   private readonly wrappers: Set<string>;
   /** The host's mounts under /sys, made read-only in a container that is not privileged. */
   private readonly sysSubmounts: string[];
+  /** The read-only copy of the host's /sys such a container binds, or why there is none (it remounts them itself then). */
+  readonly readonlySys: { dir: string } | { reason: string };
 
   private constructor(
     private readonly tools: Tools,
@@ -66,6 +69,7 @@ export class MountSandbox {
   ) {
     this.wrappers = new Set([...WRAPPERS, ...SETUP_PROGRAMS, STATIC_INIT, kit.loader.slice(0, 15)]);
     this.sysSubmounts = mountsUnder(hostMounts(), '/sys');
+    this.readonlySys = makeReadonlySys(join(scratch.dir, 'sys'), this.sysSubmounts, tools.mount);
   }
 
   /**
@@ -178,6 +182,7 @@ export class MountSandbox {
         mounts: mounts.map((m) => (m.recursiveReadOnly ? { ...m, readonlySubmounts: mountsUnder(hostTable, m.hostPath) } : m)),
         privileged: p.privileged === true,
         sysSubmounts: this.sysSubmounts,
+        readonlySys: 'dir' in this.readonlySys ? this.readonlySys.dir : undefined,
         readonlyPaths: paths.readonly.map((r) => r.containerPath),
         masked: paths.masked,
         readonlyRootfs: p.readonlyRootfs === true,

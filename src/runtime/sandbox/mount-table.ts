@@ -32,6 +32,8 @@ export interface MountTable {
   privileged: boolean;
   /** The host's mount points under /sys. */
   sysSubmounts: readonly string[];
+  /** A read-only copy of the host's /sys, read-only all the way down (readonlySysTable's): bound as it is when there is one. */
+  readonlySys?: string;
   readonlyPaths: readonly string[];
   masked: readonly { containerPath: string; directory: boolean }[];
   readonlyRootfs: boolean;
@@ -53,8 +55,12 @@ export function mountTable(t: MountTable): string {
   for (const device of DEVICES) add(`/dev/${device}`, at(`/dev/${device}`), 'none', 'bind');
   add('devpts', at('/dev/pts'), 'devpts', 'newinstance,ptmxmode=0666,mode=0620,gid=5,nosuid,noexec');
   add('shm', at('/dev/shm'), 'tmpfs', 'nosuid,nodev,noexec,mode=1777,size=65536k');
-  add('/sys', at('/sys'), 'none', t.privileged ? 'rbind' : 'rbind,ro');
-  if (!t.privileged) for (const sub of t.sysSubmounts) readOnly(at(sub));
+  if (t.privileged) add('/sys', at('/sys'), 'none', 'rbind');
+  else if (t.readonlySys) add(t.readonlySys, at('/sys'), 'none', 'rbind');
+  else {
+    add('/sys', at('/sys'), 'none', 'rbind,ro');
+    for (const sub of t.sysSubmounts) readOnly(at(sub));
+  }
   for (const m of t.mounts) {
     add(m.hostPath, at(m.containerPath), 'none', ['rbind', ...(m.readonly ? ['ro'] : []), propagationOption(m.propagation)].join(','));
     for (const sub of m.readonlySubmounts ?? []) readOnly(at(m.containerPath) + sub.slice(m.hostPath.length));
@@ -66,6 +72,17 @@ export function mountTable(t: MountTable): string {
     else add('/dev/null', at(m.containerPath), 'none', 'bind');
   }
   if (t.readonlyRootfs) readOnly(t.root);
+  return lines.map((fields) => `${fields.map(escapeField).join(' ')} 0 0\n`).join('');
+}
+
+/**
+ * The table that binds the host's /sys at `dir`, private, read-only with
+ * every mount under it (`sysSubmounts`): a container's table binds `dir`
+ * recursively, and a recursive bind copies each mount's read-only flag.
+ */
+export function readonlySysTable(dir: string, sysSubmounts: readonly string[]): string {
+  const lines = [['/sys', dir, 'none', 'rbind,ro,rprivate']];
+  for (const sub of sysSubmounts) lines.push([`${dir}${sub.slice('/sys'.length)}`, `${dir}${sub.slice('/sys'.length)}`, 'none', 'remount,bind,ro']);
   return lines.map((fields) => `${fields.map(escapeField).join(' ')} 0 0\n`).join('');
 }
 

@@ -5,9 +5,13 @@
 // their state under /run: on this VM's ext4 the fifteen files and links of
 // one /dev took 4 ms, on tmpfs 0.08 ms (60 tries each), and a start made
 // them on its way. Without a tmpfs they stay under the runtime's directory.
+// It also holds the read-only copy of the host's /sys (readonly-sys.ts): what
+// is mounted in it is unmounted before it is emptied.
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { lstatSync, mkdirSync, readdirSync, rmSync, statfsSync } from 'node:fs';
 import { join } from 'node:path';
+import { hostMounts, mountsUnder } from './mountinfo.js';
 
 const TMPFS_MAGIC = 0x01021994;
 const CANDIDATES = ['/run', '/dev/shm'];
@@ -49,12 +53,22 @@ export class ScratchSpace {
 
   /** Deletes everything (the runtime's shutdown: its containers have stopped, and a created one's start makes its own again). */
   close(): void {
+    unmountUnder(this.dir);
     rmSync(this.dir, { recursive: true, force: true });
   }
 
   private emptied(): this {
+    unmountUnder(this.dir);
     for (const entry of readdirSync(this.dir)) rmSync(join(this.dir, entry), { recursive: true, force: true });
     return this;
+  }
+}
+
+/** Detaches what is mounted under `dir` (a runtime killed before its close left it). */
+function unmountUnder(dir: string): void {
+  const under = mountsUnder(hostMounts(), dir);
+  for (const top of under.filter((p) => !under.some((q) => p.startsWith(`${q}/`)))) {
+    spawnSync('umount', ['-l', top], { stdio: 'ignore', timeout: 10_000 });
   }
 }
 

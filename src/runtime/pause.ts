@@ -13,6 +13,14 @@ import { whichSystem } from './container-process.js';
  */
 export const HOLDER_LOOP = 'while [ -x "$1" ]; do "$1" 2147483647 & wait; done';
 
+/**
+ * What a pod's holder says before its loop, once its namespaces are made
+ * (and its hostname written): a line on fd 3, which it then closes, for
+ * the runtime's detachHere, so that its containers need not look for it
+ * under /proc. Nothing where fd 3 is not open.
+ */
+export const HOLDER_READY = '{ { echo >&3; } 2>/dev/null; exec 3>&-; }';
+
 /** Makes (once) `dir`/pause, a link to the host's sleep; falls back to sleep itself where the link cannot be made. */
 export function pauseProgram(dir: string): string {
   const sleep = whichSystem('sleep') ?? 'sleep';

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { constants } from 'node:os';
+import type { Readable } from 'node:stream';
 
 /** Sends a signal to a whole process group; a group that is already gone is not an error. */
 export function signalGroup(pgid: number, signal: NodeJS.Signals | number): void {
@@ -143,15 +144,35 @@ export function runToEnd(argv: readonly string[]): Promise<Ran> {
   });
 }
 
-/** Starts a program in a session of its own that nobody follows (a pod's holder): its pid, once it runs. */
+/** How long a detached program is given to say it is ready before its pid is given anyway. */
+const READY_TIMEOUT_MS = 10_000;
+
+/**
+ * Starts a program in a session of its own that nobody follows (a pod's
+ * holder): its pid, once it says it is ready by writing a line to its fd 3
+ * or closing it (exiting does), or after READY_TIMEOUT_MS.
+ */
 export function detachHere(argv: readonly string[]): Promise<number> {
-  const child = spawn(argv[0], argv.slice(1), { detached: true, stdio: 'ignore' });
+  const child = spawn(argv[0], argv.slice(1), { detached: true, stdio: ['ignore', 'ignore', 'ignore', 'pipe'] });
   child.unref();
-  if (child.pid !== undefined) {
-    child.on('error', () => {});
-    return Promise.resolve(child.pid);
+  const pid = child.pid;
+  if (pid === undefined) {
+    return new Promise((_resolve, reject) => child.once('error', (err: NodeJS.ErrnoException) => reject(new Error(`${argv[0]} cannot run (${err.code ?? err.message})`))));
   }
-  return new Promise((_resolve, reject) => child.once('error', (err: NodeJS.ErrnoException) => reject(new Error(`${argv[0]} cannot run (${err.code ?? err.message})`))));
+  child.on('error', () => {});
+  const ready = child.stdio[3] as Readable;
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => said(), READY_TIMEOUT_MS);
+    timer.unref();
+    const said = () => {
+      clearTimeout(timer);
+      ready.destroy();
+      resolve(pid);
+    };
+    ready.once('data', said);
+    ready.once('end', said);
+    ready.once('error', said);
+  });
 }
 
 /** Where programs that are not containers run: here, or in the runtime's spawner (its `run` and `detach`). */

@@ -1,6 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { childrenOf, exitCodeOf, parseProcStat, readProcStat, stopSignalOf } from '../../src/runtime/proc.js';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { HOLDER_READY } from '../../src/runtime/pause.js';
+import { childrenOf, detachHere, exitCodeOf, parseProcStat, readProcStat, signalGroup, stopSignalOf } from '../../src/runtime/proc.js';
 import { withoutProcess } from '../../src/runtime/stats.js';
 
 describe('/proc parsing', () => {
@@ -57,5 +61,32 @@ describe('exit codes and stop signals', () => {
     ['SIGNAL_BOGUS', 'SIGTERM'],
   ])('stop signal %s is %s', (name, expected) => {
     expect(stopSignalOf(name)).toBe(expected);
+  });
+});
+
+describe('detachHere', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'knode-detach-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('gives the pid once the program has said it is ready on its fd 3, in a session of its own', async () => {
+    const before = join(dir, 'before-ready');
+    const pid = await detachHere(['/bin/sh', '-c', `echo x > ${before}; ${HOLDER_READY} && exec sleep 30`]);
+    try {
+      // What it did before its line is done, and it still runs, as the leader of its own session.
+      expect(existsSync(before)).toBe(true);
+      expect(readProcStat(pid)?.state).not.toBe('Z');
+      expect(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[3]).toBe(String(pid));
+    } finally {
+      signalGroup(pid, 'SIGKILL');
+    }
+  });
+
+  it('gives the pid of a program that never writes there once it closes it (here by ending)', async () => {
+    const pid = await detachHere(['/bin/sh', '-c', 'exit 3']);
+    expect(pid).toBeGreaterThan(0);
+  });
+
+  it('rejects a program that cannot run', async () => {
+    await expect(detachHere([join(dir, 'no-such-program')])).rejects.toThrow(/cannot run \(ENOENT\)/);
   });
 });

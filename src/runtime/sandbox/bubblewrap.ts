@@ -12,7 +12,7 @@ import type { NamespaceHolder } from '../pid-namespaces.js';
 import { KIT_PATH, prepareSetuidKit, seccompPrefix, setuidPrefix, type SetuidKit } from './setuid-kit.js';
 import { pathMaskArgs } from './masked-paths.js';
 import { WRITE_SYSCTLS } from './sysctls.js';
-import { HOLDER_LOOP, pauseProgram } from '../pause.js';
+import { HOLDER_LOOP, HOLDER_READY, pauseProgram } from '../pause.js';
 import { dirname, join } from 'node:path';
 
 /** The fd a sandboxed container's start passes the PID namespace to join on (ProcessSpec.files). */
@@ -122,8 +122,8 @@ export class Bubblewrap {
     const uts = hostname === undefined ? [] : ['--uts'];
     let [file, args] =
       process.getuid?.() === 0 && this.unshare
-        ? [this.unshare, ['--ipc', ...uts, '--pid', '--fork', '--kill-child', '--', '/bin/sh', '-c', hostname === undefined ? HOLDER_LOOP : `echo "$2" > /proc/sys/kernel/hostname && ${HOLDER_LOOP}`, 'holder', this.pause, hostname ?? '']]
-        : [this.bwrap, ['--unshare-ipc', ...(hostname === undefined ? [] : ['--unshare-uts', '--hostname', hostname]), '--unshare-pid', '--ro-bind', '/', '/', '--proc', '/proc', '--dev', '/dev', '--as-pid-1', '--', '/bin/sh', '-c', HOLDER_LOOP, 'holder', this.pause]];
+        ? [this.unshare, ['--ipc', ...uts, '--pid', '--fork', '--kill-child', '--', '/bin/sh', '-c', `${hostname === undefined ? '' : 'echo "$2" > /proc/sys/kernel/hostname && '}${HOLDER_READY} && ${HOLDER_LOOP}`, 'holder', this.pause, hostname ?? '']]
+        : [this.bwrap, ['--unshare-ipc', ...(hostname === undefined ? [] : ['--unshare-uts', '--hostname', hostname]), '--unshare-pid', '--ro-bind', '/', '/', '--proc', '/proc', '--dev', '/dev', '--as-pid-1', '--', '/bin/sh', '-c', `${HOLDER_READY} && ${HOLDER_LOOP}`, 'holder', this.pause]];
     // The pod's own network (a pod network, root only): the holder is made in it, and holds it for its containers.
     if (netns) [file, args] = [this.nsenter, [`--net=${netns}`, '--', file, ...args]];
     const pid = await detach([file, ...args]).catch((err: Error) => Promise.reject(new Error(`could not start the process that holds the pod's namespaces: ${err.message}`)));

@@ -253,9 +253,10 @@ export class ContainerService {
     if (!c) return;
     await this.stop(c.id, 0);
     if (c.sandboxed) await this.sandboxes.releaseContainer(c.id);
-    this.state.deleteContainer(c.id);
+    const deleted = this.state.deleteContainer(c.id);
     this.publish(c, 'CONTAINER_DELETED_EVENT');
     if (c.sandboxed && !this.images.list().some((i) => i.id === c.imageId)) this.pruneImageRoots();
+    await deleted;
   }
 
   /** After RemoveImage, or the last container of a removed image: its stacked layers go. */

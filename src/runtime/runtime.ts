@@ -103,7 +103,7 @@ export class EmbeddedRuntime {
     this.streams = new ContainerStreams(this.state, this.containers, warn);
     this.containers.recover();
     void this.sandboxes.recoverNetworks(warn);
-    this.sandboxes.releasePidNamespaces();
+    void this.sandboxes.releasePidNamespaces();
     void this.sandboxes.reopenHostPorts(warn);
   }
 
@@ -223,7 +223,7 @@ export class EmbeddedRuntime {
   /** Stops every container (a runtime that shuts down cannot follow them any more). */
   async shutdown(timeoutSeconds: number): Promise<void> {
     await this.containers.stopAll(timeoutSeconds);
-    this.sandboxes.releasePidNamespaces();
+    await this.sandboxes.releasePidNamespaces();
     this.sandboxes.closeHostPorts();
     this.imageSandboxes.close();
     clearInterval(this.flushTimer);

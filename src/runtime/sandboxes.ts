@@ -137,7 +137,7 @@ export class SandboxService {
     if (!sandbox) return;
     await Promise.all(this.state.containersOf(sandbox.id).map((c) => this.containers.stop(c.id, 0)));
     this.hostPorts.close(sandbox.id);
-    this.releasePidNamespace(sandbox);
+    const released = this.releasePidNamespace(sandbox);
     // As containerd: the pod leaves its network when it stops; a DEL that fails fails the stop (retried, as the kubelet does).
     await this.leaveNetwork(sandbox, false);
     if (sandbox.state !== 'SANDBOX_NOTREADY') {
@@ -145,6 +145,7 @@ export class SandboxService {
       this.state.saveSandbox(sandbox);
       this.publish(sandbox, 'CONTAINER_STOPPED_EVENT');
     }
+    await released;
   }
 
   /** Removes the sandbox and its containers, killing what still runs; a missing sandbox is fine. */
@@ -153,10 +154,11 @@ export class SandboxService {
     if (!sandbox) return;
     await Promise.all(this.state.containersOf(sandbox.id).map((c) => this.containers.remove(c.id)));
     this.hostPorts.close(sandbox.id);
-    this.releasePidNamespace(sandbox);
+    const released = this.releasePidNamespace(sandbox);
     await this.leaveNetwork(sandbox, true);
-    this.state.deleteSandbox(sandbox.id);
+    const deleted = this.state.deleteSandbox(sandbox.id);
     this.publish(sandbox, 'CONTAINER_DELETED_EVENT');
+    await Promise.all([released, deleted]);
   }
 
   /** Relays the port mappings of ready sandboxes again (after a restart of the runtime); says which could not be. */
@@ -189,17 +191,19 @@ export class SandboxService {
     this.hostPorts.closeAll();
   }
 
-  /** Ends the holders of pods' namespaces: no container runs after a restart or a shutdown of the runtime. */
-  releasePidNamespaces(): void {
-    for (const sandbox of this.state.sandboxes.values()) this.releasePidNamespace(sandbox);
+  /** Ends the holders of pods' namespaces: no container runs after a restart or a shutdown of the runtime. Resolves once their files are deleted. */
+  releasePidNamespaces(): Promise<void> {
+    return Promise.all([...this.state.sandboxes.values()].map((s) => this.releasePidNamespace(s))).then(() => {});
   }
 
-  private releasePidNamespace(sandbox: SandboxRecord): void {
+  /** Ends the sandbox's holders at once; resolves once its pod's files are deleted. */
+  private releasePidNamespace(sandbox: SandboxRecord): Promise<void> {
     const pod = this.imageSandboxes.releasePod(sandbox);
-    if (!sandbox.pidHolder && !pod) return;
+    if (!sandbox.pidHolder && !pod) return Promise.resolve();
     if (sandbox.pidHolder) this.pidNamespaces.release(sandbox.pidHolder);
     sandbox.pidHolder = undefined;
     this.state.saveSandbox(sandbox);
+    return pod ?? Promise.resolve();
   }
 
   get(id: string): SandboxRecord {

@@ -50,12 +50,13 @@ export class RuntimeState {
     this.indexSandbox(sandbox);
   }
 
-  deleteSandbox(id: string): void {
+  /** Forgets the sandbox at once; resolves once its record's file is deleted. */
+  deleteSandbox(id: string): Promise<void> {
     this.unsaved.delete(id);
     this.revisions.delete(id);
     this.sandboxes.delete(id);
     this.sandboxLabels.remove(id);
-    this.sandboxDir.delete(id);
+    return this.sandboxDir.delete(id);
   }
 
   saveContainer(container: ContainerRecord): void {
@@ -95,7 +96,8 @@ export class RuntimeState {
     this.flush();
   }
 
-  deleteContainer(id: string): void {
+  /** Forgets the container at once; resolves once its record's file is deleted. */
+  deleteContainer(id: string): Promise<void> {
     const sandboxId = this.containers.get(id)?.podSandboxId;
     const siblings = sandboxId === undefined ? undefined : this.bySandbox.get(sandboxId);
     siblings?.delete(id);
@@ -104,7 +106,7 @@ export class RuntimeState {
     this.revisions.delete(id);
     this.containers.delete(id);
     this.containerLabels.remove(id);
-    this.containerDir.delete(id);
+    return this.containerDir.delete(id);
   }
 
   containersOf(sandboxId: string): ContainerRecord[] {

@@ -66,7 +66,7 @@ describe('embedded runtime state: containers by sandbox', () => {
     const c = container(rt, two, 'c');
     expect(rt.state.containersOf(two).map((x) => x.id)).toEqual([b, c]);
     rt.state.saveContainer({ ...rt.state.containers.get(b)!, state: 'CONTAINER_EXITED' });
-    rt.state.deleteContainer(c);
+    await rt.state.deleteContainer(c);
     expect(rt.state.containersOf(two).map((x) => x.id)).toEqual([b]);
     const reloaded = new RuntimeState(join(rt.options.dir, 'state'), () => {});
     expect(reloaded.containersOf(one).map((x) => x.id)).toEqual([a]);

@@ -3,7 +3,8 @@
 // within its pod's namespaces, its process made from the image config and
 // the container config. Containers of record images (no layers) and hosts
 // without bubblewrap keep host processes; `describe()` says which applies.
-import { chmodSync, lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { writeFileAtomic } from '../../util/atomic-file.js';
 import type { ContainerConfig__Output } from '../../cri/gen/runtime/v1/ContainerConfig.js';
@@ -42,6 +43,8 @@ export class ImageSandboxes {
   private readonly off: string;
   /** The processes that hold pods' namespaces. */
   private readonly holders: PodHolders | undefined;
+  /** The pods' directories being deleted (releasePod), by sandbox id. */
+  private readonly podsRemoved = new Map<string, Promise<void>>();
 
   constructor(
     private readonly dir: string,
@@ -175,6 +178,7 @@ export class ImageSandboxes {
       if (!image) throw new Error(`image ${c.imageId} is no longer stored; pull it again`);
       return store.rootfsLayers(image);
     };
+    await this.podsRemoved.get(sandbox.id);
     const mounts: LaunchedProcess['mounts'] = [...this.podFiles(sandbox), ...c.mounts];
     const pid = sharedPid === 'own' ? 'CONTAINER' : sharedPid === 'node' ? 'NODE' : 'SHARED';
     const sandboxed = { rootfs: spec.rootfs, cwd: spec.cwd, holder, pid, uid: spec.uid, gid: spec.gid, groups: spec.groups ?? [], mounts, readonlyRootfs: spec.readonlyRootfs === true, capabilities: spec.capabilities, privileged: spec.privileged === true, maskedPaths: spec.maskedPaths ?? [], readonlyPaths: spec.readonlyPaths ?? [], hostIpc: sandbox.namespaces.ipc === 'NODE' } as const;
@@ -216,11 +220,22 @@ export class ImageSandboxes {
     return this.holders!.program(sandbox, save);
   }
 
-  /** Ends a pod's holder, and with it whatever is left in its namespaces, and its files go; false when it had none. */
-  releasePod(sandbox: SandboxRecord): boolean {
-    if (!this.holders?.release(sandbox)) return false;
-    rmSync(join(this.dir, 'pods', sandbox.id), { recursive: true, force: true });
-    return true;
+  /**
+   * Ends a pod's holder, and with it whatever is left in its namespaces, at
+   * once; its files are deleted off this thread (ext4's unlinks took 2.4 ms
+   * of it a pod on this VM), and the promise of that is returned (undefined
+   * when it had no holder). A container of the pod made again meanwhile (a
+   * restart of the runtime releases every pod) waits for it.
+   */
+  releasePod(sandbox: SandboxRecord): Promise<void> | undefined {
+    if (!this.holders?.release(sandbox)) return undefined;
+    const removed: Promise<void> = rm(join(this.dir, 'pods', sandbox.id), { recursive: true, force: true })
+      .catch(() => {}) // what is left is made again, or goes with the runtime's directory
+      .finally(() => {
+        if (this.podsRemoved.get(sandbox.id) === removed) this.podsRemoved.delete(sandbox.id);
+      });
+    this.podsRemoved.set(sandbox.id, removed);
+    return removed;
   }
 
   /** Unmounts a sandboxed container's root file system (it exited, or its runtime restarted before its start), what it wrote kept. */

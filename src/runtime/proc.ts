@@ -148,12 +148,19 @@ export function runToEnd(argv: readonly string[]): Promise<Ran> {
 const READY_TIMEOUT_MS = 10_000;
 
 /**
+ * A detached program's environment: a PATH and nothing else. Under the
+ * runtime's LANG=C.UTF-8, a holder's unshare and sleep each read a dozen
+ * locale files as they started (strace).
+ */
+const DETACHED_ENV = { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' };
+
+/**
  * Starts a program in a session of its own that nobody follows (a pod's
  * holder): its pid, once it says it is ready by writing a line to its fd 3
  * or closing it (exiting does), or after READY_TIMEOUT_MS.
  */
 export function detachHere(argv: readonly string[]): Promise<number> {
-  const child = spawn(argv[0], argv.slice(1), { detached: true, stdio: ['ignore', 'ignore', 'ignore', 'pipe'] });
+  const child = spawn(argv[0], argv.slice(1), { detached: true, env: DETACHED_ENV, stdio: ['ignore', 'ignore', 'ignore', 'pipe'] });
   child.unref();
   const pid = child.pid;
   if (pid === undefined) {

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HOLDER_READY } from '../../src/runtime/pause.js';
@@ -68,12 +68,12 @@ describe('detachHere', () => {
   const dir = mkdtempSync(join(tmpdir(), 'knode-detach-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('gives the pid once the program has said it is ready on its fd 3, in a session of its own', async () => {
+  it('gives the pid once the program has said it is ready on its fd 3, in a session of its own, with a PATH and no other variable', async () => {
     const before = join(dir, 'before-ready');
-    const pid = await detachHere(['/bin/sh', '-c', `echo x > ${before}; ${HOLDER_READY} && exec sleep 30`]);
+    const pid = await detachHere(['/usr/bin/env', 'sh', '-c', `env > ${before}; ${HOLDER_READY} && exec sleep 30`]);
     try {
       // What it did before its line is done, and it still runs, as the leader of its own session.
-      expect(existsSync(before)).toBe(true);
+      expect(readFileSync(before, 'utf8').split('\n').filter((line) => line !== '' && !line.startsWith('PWD=')).map((line) => line.split('=')[0])).toEqual(['PATH']);
       expect(readProcStat(pid)?.state).not.toBe('Z');
       expect(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[3]).toBe(String(pid));
     } finally {

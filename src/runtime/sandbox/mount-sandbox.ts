@@ -228,7 +228,8 @@ export class MountSandbox {
       `[ -z "$a" ] || ${mount} --make-slave "$a"`,
       `[ -z "$b" ] || ${mount} --make-slave "$b"`,
       // The table's paths are resolved already (in the root, or on the host): libmount need not look them up (1-2 ms a start).
-      `${mount} --no-canonicalize -a -T "$t"`,
+      // In the C locale, whatever the container's LANG: util-linux reads no locale files then.
+      `LC_ALL=C ${mount} --no-canonicalize -a -T "$t"`,
       'cd "$r"',
       // The host's root goes over the container's /dev, and is unmounted from there.
       `${pivotRoot} . dev`,

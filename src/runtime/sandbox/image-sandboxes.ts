@@ -3,10 +3,8 @@
 // within its pod's namespaces, its process made from the image config and
 // the container config. Containers of record images (no layers) and hosts
 // without bubblewrap keep host processes; `describe()` says which applies.
-import { chmodSync, lstatSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { chmodSync, lstatSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { writeFileAtomic } from '../../util/atomic-file.js';
 import type { ContainerConfig__Output } from '../../cri/gen/runtime/v1/ContainerConfig.js';
 import type { ProcessSpec } from '../container-process.js';
 import { invalid, unknown } from '../errors.js';
@@ -14,22 +12,20 @@ import { OciImageStore } from '../oci/image-store.js';
 import type { RuntimeImages } from '../images.js';
 import type { ProgramRunner } from '../proc.js';
 import { podHostname, type ContainerRecord, type ImageRecord, type SandboxedSpec, type SandboxRecord } from '../records.js';
-import { Bubblewrap, PIDNS_FD, PROGRAM_TIMEOUT_MS, type SandboxMount } from './bubblewrap.js';
+import { Bubblewrap, PIDNS_FD, PROGRAM_TIMEOUT_MS } from './bubblewrap.js';
 import { FIXED_MOUNT_POINTS, MountSandbox, type LaunchedProcess } from './mount-sandbox.js';
 import { CapabilityError, containerCapabilities } from './capabilities.js';
 import { checkPathList, PathListError } from './masked-paths.js';
 import { SeccompError } from './seccomp/bpf.js';
 import { seccompFilter } from './seccomp/filter.js';
 import { ContainerRootfs } from './container-rootfs.js';
+import { PodFiles, POD_FILES } from './pod-files.js';
 import { PodHolders } from './pod-holders.js';
 import { staticApplet } from './setuid-kit.js';
 import { findInRootfs, imageGroups, imageProcess, ImageProcessError, mkdirInRoot, resolveUser } from './image-process.js';
 
 /** `auto`: sandboxes for real images where bubblewrap works; `off`: host processes always. */
 export type SandboxSetting = 'auto' | 'off';
-
-/** The pod's files every sandboxed container gets (podFiles). */
-const POD_FILES = { hostname: '/etc/hostname', resolvConf: '/etc/resolv.conf' } as const;
 
 /** What every sandboxed container gets mounted: the kernel's file systems, the setuid kit and the pod's files. */
 const CONTAINER_MOUNT_POINTS = [...FIXED_MOUNT_POINTS.map((path) => [path, 'directory'] as const), ...Object.values(POD_FILES).map((path) => [path, 'file'] as const)];
@@ -43,14 +39,15 @@ export class ImageSandboxes {
   private readonly off: string;
   /** The processes that hold pods' namespaces. */
   private readonly holders: PodHolders | undefined;
-  /** The pods' directories being deleted (releasePod), by sandbox id. */
-  private readonly podsRemoved = new Map<string, Promise<void>>();
+  /** Each sandboxed pod's hostname and resolv.conf. */
+  private readonly podFiles: PodFiles;
 
   constructor(
-    private readonly dir: string,
+    dir: string,
     private readonly images: RuntimeImages,
     setting: SandboxSetting,
   ) {
+    this.podFiles = new PodFiles(join(dir, 'pods'));
     if (setting === 'off') this.off = 'sandboxes are turned off (--sandbox off)';
     else if (!(images instanceof OciImageStore)) this.off = 'images are records without file systems (no registries.yaml)';
     else {
@@ -178,8 +175,7 @@ export class ImageSandboxes {
       if (!image) throw new Error(`image ${c.imageId} is no longer stored; pull it again`);
       return store.rootfsLayers(image);
     };
-    await this.podsRemoved.get(sandbox.id);
-    const mounts: LaunchedProcess['mounts'] = [...this.podFiles(sandbox), ...c.mounts];
+    const mounts: LaunchedProcess['mounts'] = [...(await this.podFiles.mounts(sandbox)), ...c.mounts];
     const pid = sharedPid === 'own' ? 'CONTAINER' : sharedPid === 'node' ? 'NODE' : 'SHARED';
     const sandboxed = { rootfs: spec.rootfs, cwd: spec.cwd, holder, pid, uid: spec.uid, gid: spec.gid, groups: spec.groups ?? [], mounts, readonlyRootfs: spec.readonlyRootfs === true, capabilities: spec.capabilities, privileged: spec.privileged === true, maskedPaths: spec.maskedPaths ?? [], readonlyPaths: spec.readonlyPaths ?? [], hostIpc: sandbox.namespaces.ipc === 'NODE' } as const;
     const common = { argv: spec.argv, programTimeoutMs: PROGRAM_TIMEOUT_MS, hasProgram: (command: string) => findInRootfs(spec.rootfs, command, spec.env.PATH ?? '', spec.cwd, c.mounts) !== undefined, env: { ...spec.env, HOSTNAME: podHostname(sandbox) }, cwd: spec.cwd };
@@ -222,20 +218,12 @@ export class ImageSandboxes {
 
   /**
    * Ends a pod's holder, and with it whatever is left in its namespaces, at
-   * once; its files are deleted off this thread (ext4's unlinks took 2.4 ms
-   * of it a pod on this VM), and the promise of that is returned (undefined
-   * when it had no holder). A container of the pod made again meanwhile (a
-   * restart of the runtime releases every pod) waits for it.
+   * once, and deletes its files: resolves once they are gone (undefined when
+   * it had no holder).
    */
   releasePod(sandbox: SandboxRecord): Promise<void> | undefined {
     if (!this.holders?.release(sandbox)) return undefined;
-    const removed: Promise<void> = rm(join(this.dir, 'pods', sandbox.id), { recursive: true, force: true })
-      .catch(() => {}) // what is left is made again, or goes with the runtime's directory
-      .finally(() => {
-        if (this.podsRemoved.get(sandbox.id) === removed) this.podsRemoved.delete(sandbox.id);
-      });
-    this.podsRemoved.set(sandbox.id, removed);
-    return removed;
+    return this.podFiles.remove(sandbox.id);
   }
 
   /** Unmounts a sandboxed container's root file system (it exited, or its runtime restarted before its start), what it wrote kept. */
@@ -272,46 +260,6 @@ export class ImageSandboxes {
     return this.bubblewrap!.execWrapper(program, spec.uid, spec.gid, spec.groups ?? [], spec.capabilities, spec.seccomp, spec.noNewPrivs === true);
   }
 
-  /** /etc/hostname and /etc/resolv.conf of the pod, as containerd writes them for a sandbox. */
-  private podFiles(sandbox: SandboxRecord): SandboxMount[] {
-    const dir = join(this.dir, 'pods', sandbox.id);
-    mkdirSync(dir, { recursive: true });
-    const hostname = join(dir, 'hostname');
-    const resolv = join(dir, 'resolv.conf');
-    writeIfChanged(hostname, `${podHostname(sandbox)}\n`);
-    writeIfChanged(resolv, resolvConf(sandbox.dns));
-    return [
-      { containerPath: POD_FILES.hostname, hostPath: hostname, readonly: false },
-      { containerPath: POD_FILES.resolvConf, hostPath: resolv, readonly: false },
-    ];
-  }
-}
-
-/**
- * Writes a pod's file (atomically) unless it holds `text` already: each of
- * the pod's starts asks for it, and a rename over a file costs more than a
- * read (on this VM's ext4 it starts the writeback of the file it replaces).
- */
-function writeIfChanged(path: string, text: string): void {
-  try {
-    if (readFileSync(path, 'utf8') === text) return;
-  } catch {
-    // not there yet
-  }
-  writeFileAtomic(path, text);
-}
-
-/** The pod's DNSConfig as resolv.conf; the host's file when the pod gave none. */
-function resolvConf(dns: SandboxRecord['dns']): string {
-  if (!dns || (dns.servers.length === 0 && dns.searches.length === 0 && dns.options.length === 0)) {
-    try {
-      return readFileSync('/etc/resolv.conf', 'utf8');
-    } catch {
-      return '';
-    }
-  }
-  const lines = [...(dns.searches.length ? [`search ${dns.searches.join(' ')}`] : []), ...dns.servers.map((s) => `nameserver ${s}`), ...(dns.options.length ? [`options ${dns.options.join(' ')}`] : [])];
-  return `${lines.join('\n')}\n`;
 }
 
 /** Makes /tmp (1777) in a container's root file system that has nothing there (an image without one, or a container that removed it). */

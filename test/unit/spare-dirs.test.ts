@@ -27,7 +27,7 @@ describe('SpareDirs', () => {
     const dir = parent();
     mkdirSync(join(dir, '.spare-1-0', 'upper'), { recursive: true });
     mkdirSync(join(dir, 'c0'));
-    const pool = track(new SpareDirs(dir, ['upper', 'work', 'rootfs'], 2));
+    const pool = track(new SpareDirs(dir, SpareDirs.subdirs(['upper', 'work', 'rootfs']), 2));
     await vi.waitFor(() => expect(spares(dir).length === 2 && !spares(dir).includes('.spare-1-0')).toBe(true), { timeout: 10_000, interval: 5 });
     expect(existsSync(join(dir, 'c0'))).toBe(true);
 
@@ -39,7 +39,7 @@ describe('SpareDirs', () => {
 
   it('keeps its spare when the target is there already with something in it (a container made before a restart)', async () => {
     const dir = parent();
-    const pool = track(new SpareDirs(dir, ['upper'], 1));
+    const pool = track(new SpareDirs(dir, SpareDirs.subdirs(['upper']), 1));
     await vi.waitFor(() => expect(spares(dir)).toHaveLength(1), { timeout: 10_000, interval: 5 });
     mkdirSync(join(dir, 'c1', 'upper'), { recursive: true });
     writeFileSync(join(dir, 'c1', 'upper', 'written'), 'x');
@@ -50,7 +50,7 @@ describe('SpareDirs', () => {
 
   it('has none to give before it has made one: the create makes its own directories then', () => {
     const dir = parent();
-    const pool = track(new SpareDirs(dir, ['upper'], 1));
+    const pool = track(new SpareDirs(dir, SpareDirs.subdirs(['upper']), 1));
     expect(pool.take(join(dir, 'c1'))).toBe(false);
     expect(existsSync(join(dir, 'c1'))).toBe(false);
   });

@@ -70,7 +70,7 @@ export class ContainerRootfs {
     const shared = this.mode === 'overlay' ? shareDirectory(join(dir, 'containers')) : { bound: false, reason: 'a copy is not a mount' };
     this.bound = shared.bound;
     this.reachesNamespaces = shared.reason ?? true;
-    this.spares = this.mode === 'overlay' ? new SpareDirs(join(dir, 'containers'), LAYER_DIRS) : undefined;
+    this.spares = this.mode === 'overlay' ? new SpareDirs(join(dir, 'containers'), SpareDirs.subdirs(LAYER_DIRS)) : undefined;
   }
 
   /** The runtime's shutdown: the containers' directory is unbound when it was bound (what is still mounted under it goes with it, lazily). */

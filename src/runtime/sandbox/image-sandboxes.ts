@@ -244,7 +244,7 @@ export class ImageSandboxes {
 
   /** The runtime's shutdown, its containers stopped: their set-up files go. */
   close(): void {
-    if (typeof this.mountSandbox !== 'string') this.mountSandbox.scratch.close();
+    if (typeof this.mountSandbox !== 'string') this.mountSandbox.close();
     this.rootfs?.close();
   }
 

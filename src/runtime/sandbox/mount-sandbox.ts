@@ -8,7 +8,7 @@
 // pivot_root, and its user, groups, bounding set and no_new_privs (only when
 // asked) from the kit's setpriv. Root only; never under a seccomp filter,
 // which only bwrap loads here.
-import { existsSync, mkdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import { whichSystem as which } from '../container-process.js';
 import { programLink } from '../pause.js';
@@ -17,9 +17,11 @@ import { makeInRoot } from './image-process.js';
 import { makeInLayers, type OverlayLayers } from './overlay-layers.js';
 import { locatePaths } from './masked-paths.js';
 import { hostMounts, mountOf, mountsUnder } from './mountinfo.js';
-import { DEVICES, mountTable, type TableMount } from './mount-table.js';
+import { devTemplate, fillDev } from './dev-dir.js';
+import { mountTable, type TableMount } from './mount-table.js';
 import { makeReadonlySys } from './readonly-sys.js';
 import { ScratchSpace } from './scratch.js';
+import { SpareDirs } from './spare-dirs.js';
 import { KIT_PATH, kitPrefix, setuidPrefix, STATIC_INIT, staticApplet, type SetuidKit } from './setuid-kit.js';
 
 /** What the shell that sets a container up is called (in ps, and to programBelow). */
@@ -58,6 +60,8 @@ export class MountSandbox {
   private readonly sysSubmounts: string[];
   /** The read-only copy of the host's /sys such a container binds, or why there is none (it remounts them itself then). */
   readonly readonlySys: { dir: string } | { reason: string };
+  /** Containers' /dev made ahead of their set-ups, in the scratch space. */
+  private readonly devSpares: SpareDirs;
 
   private constructor(
     private readonly tools: Tools,
@@ -70,6 +74,13 @@ export class MountSandbox {
     this.wrappers = new Set([...WRAPPERS, ...SETUP_PROGRAMS, STATIC_INIT, kit.loader.slice(0, 15)]);
     this.sysSubmounts = mountsUnder(hostMounts(), '/sys');
     this.readonlySys = makeReadonlySys(join(scratch.dir, 'sys'), this.sysSubmounts, tools.mount);
+    this.devSpares = new SpareDirs(scratch.dir, fillDev);
+  }
+
+  /** The runtime's shutdown, its containers stopped: no more spares, and the scratch space goes. */
+  close(): void {
+    void this.devSpares.close();
+    this.scratch.close();
   }
 
   /**
@@ -154,7 +165,7 @@ export class MountSandbox {
     const mounting = mounted();
     mounting.catch(() => {}); // awaited below
     mkdirSync(root, { recursive: true, mode: 0o700 });
-    devTemplate(dev);
+    if (!this.devSpares.take(dev)) devTemplate(dev);
     const kernels = (path: string) => ['/proc', '/sys'].some((k) => path === k || path.startsWith(`${k}/`));
     const layers = p.layers && [...(p.maskedPaths ?? []), ...(p.readonlyPaths ?? [])].every(kernels) ? p.layers : undefined;
     if (!layers) await mounting;
@@ -275,12 +286,3 @@ function isDirectory(path: string): boolean {
   }
 }
 
-/** A container's /dev before its mounts: a file for each device to be bound over, pts and shm, and the usual links. */
-function devTemplate(dir: string): void {
-  if (existsSync(dir)) return;
-  mkdirSync(dir, { mode: 0o755 });
-  for (const device of DEVICES) writeFileSync(join(dir, device), '', { mode: 0o644 });
-  for (const sub of ['pts', 'shm']) mkdirSync(join(dir, sub), { mode: 0o755 });
-  const links: [string, string][] = [['fd', '/proc/self/fd'], ['stdin', '/proc/self/fd/0'], ['stdout', '/proc/self/fd/1'], ['stderr', '/proc/self/fd/2'], ['ptmx', 'pts/ptmx'], ['core', '/proc/kcore']];
-  for (const [name, target] of links) symlinkSync(target, join(dir, name));
-}

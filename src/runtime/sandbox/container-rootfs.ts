@@ -42,7 +42,7 @@ export class ContainerRootfs {
   private run: (argv: readonly string[]) => Promise<Ran> = runToEnd;
   /** The mounts started when containers were created, for their start to wait for. */
   private readonly mounting = new Map<string, Promise<Ran>>();
-  /** The directories of containers' layers, made (or being made) by this runtime. */
+  /** The directories of containers' layers made by this runtime (or why they could not be), by container id. */
   private readonly dirs = new Map<string, Promise<void>>();
   /** The unmounts started when containers exited, for their removal (or a mount after them) to wait for. */
   private readonly unmounting = new Map<string, Promise<unknown>>();
@@ -204,8 +204,6 @@ export class ContainerRootfs {
 
   /** Unmounts (when no unmount was started) and deletes container `id`'s root file system; nothing there is fine. */
   async release(id: string): Promise<void> {
-    // Not before what is being made in it is there (a create that failed as its directories were made).
-    await this.dirs.get(id)?.catch(() => {});
     this.dirs.delete(id);
     const base = this.base(id);
     if (!existsSync(base)) return;

@@ -72,7 +72,7 @@ export function mountTable(t: MountTable): string {
     else add('/dev/null', at(m.containerPath), 'none', 'bind');
   }
   if (t.readonlyRootfs) readOnly(t.root);
-  return lines.map((fields) => `${fields.map(escapeField).join(' ')} 0 0\n`).join('');
+  return tableText(lines);
 }
 
 /**
@@ -83,6 +83,11 @@ export function mountTable(t: MountTable): string {
 export function readonlySysTable(dir: string, sysSubmounts: readonly string[]): string {
   const lines = [['/sys', dir, 'none', 'rbind,ro,rprivate']];
   for (const sub of sysSubmounts) lines.push([`${dir}${sub.slice('/sys'.length)}`, `${dir}${sub.slice('/sys'.length)}`, 'none', 'remount,bind,ro']);
+  return tableText(lines);
+}
+
+/** fstab(5) lines of source, target, type and options, each field escaped. */
+function tableText(lines: readonly string[][]): string {
   return lines.map((fields) => `${fields.map(escapeField).join(' ')} 0 0\n`).join('');
 }
 

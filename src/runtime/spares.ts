@@ -123,7 +123,8 @@ export class SpareProcesses {
       this.spares.splice(waiting, 1);
       for (const pipe of spare.stdio) pipe?.destroy();
     });
-    setImmediate(() => this.fill()).unref();
+    // Held: an immediate that is not waits for the next event of the loop to run.
+    setImmediate(() => this.fill());
   }
 
   /** Ends the spares (a shutdown); a spare whose runtime died ends by itself, its fd 3 closed. */

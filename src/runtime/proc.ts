@@ -120,21 +120,25 @@ export type Ran = { ok: boolean; reason: string };
 /**
  * Runs a program to its end without holding up the runtime's other calls:
  * done at its exit when it exits 0 (what still holds its stderr does not hold
- * this up); a failure waits for all it wrote there.
+ * this up); a failure waits for all it wrote there. Its environment is
+ * PROGRAM_ENV.
  */
 export function runToEnd(argv: readonly string[]): Promise<Ran> {
+  let child: ChildProcess;
+  try {
+    child = spawn(argv[0], argv.slice(1), { env: PROGRAM_ENV, stdio: ['ignore', 'ignore', 'pipe'] });
+  } catch (err) {
+    return Promise.resolve(cannotRun(argv, err as NodeJS.ErrnoException)); // refused before any fork (a NUL in an argument)
+  }
+  return ranToEnd(child, argv);
+}
+
+/** How `child`, running `argv` with its stderr on a pipe, ended (runToEnd). */
+export function ranToEnd(child: ChildProcess, argv: readonly string[]): Promise<Ran> {
   return new Promise((resolve) => {
-    const cannot = (err: NodeJS.ErrnoException) => resolve({ ok: false, reason: `${argv[0]} cannot run (${err.code ?? err.message})` });
-    let child: ChildProcess;
-    try {
-      child = spawn(argv[0], argv.slice(1), { stdio: ['ignore', 'ignore', 'pipe'] });
-    } catch (err) {
-      cannot(err as NodeJS.ErrnoException); // refused before any fork (a NUL in an argument)
-      return;
-    }
     let stderr = '';
     child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.once('error', cannot);
+    child.once('error', (err) => resolve(cannotRun(argv, err)));
     child.once('exit', (code) => {
       if (code === 0) resolve({ ok: true, reason: '' });
     });
@@ -144,15 +148,20 @@ export function runToEnd(argv: readonly string[]): Promise<Ran> {
   });
 }
 
+function cannotRun(argv: readonly string[], err: NodeJS.ErrnoException): Ran {
+  return { ok: false, reason: `${argv[0]} cannot run (${err.code ?? err.message})` };
+}
+
 /** How long a detached program is given to say it is ready before its pid is given anyway. */
 const READY_TIMEOUT_MS = 10_000;
 
 /**
- * A detached program's environment: a PATH and nothing else. Under the
- * runtime's LANG=C.UTF-8, a holder's unshare and sleep each read a dozen
- * locale files as they started (strace).
+ * The environment of a program that is not a container's (a mount, a pod's
+ * holder): a PATH and nothing else. Under the runtime's LANG=C.UTF-8, a
+ * holder's unshare and sleep each read a dozen locale files as they started
+ * (strace).
  */
-const DETACHED_ENV = { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' };
+export const PROGRAM_ENV = { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' };
 
 /**
  * Starts a program in a session of its own that nobody follows (a pod's
@@ -160,7 +169,11 @@ const DETACHED_ENV = { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:
  * or closing it (exiting does), or after READY_TIMEOUT_MS.
  */
 export function detachHere(argv: readonly string[]): Promise<number> {
-  const child = spawn(argv[0], argv.slice(1), { detached: true, env: DETACHED_ENV, stdio: ['ignore', 'ignore', 'ignore', 'pipe'] });
+  return readyPid(spawn(argv[0], argv.slice(1), { detached: true, env: PROGRAM_ENV, stdio: ['ignore', 'ignore', 'ignore', 'pipe'] }), argv);
+}
+
+/** The pid of `child`, running `argv` detached with its fd 3 on a pipe, once it is ready (detachHere). */
+export function readyPid(child: ChildProcess, argv: readonly string[]): Promise<number> {
   child.unref();
   const pid = child.pid;
   if (pid === undefined) {
@@ -188,4 +201,6 @@ export interface ProgramRunner {
   run(argv: readonly string[]): Promise<Ran>;
   /** Starts a program nobody follows; its pid. */
   detach(argv: readonly string[]): Promise<number>;
+  /** Forks spare shells of `shell` (a static busybox: the argv before `-c`) for what it starts, their orders written in `dir`. */
+  useSpares?(shell: readonly string[], dir: string): void;
 }

@@ -2,12 +2,13 @@
 // process that starts real processes, writes their CRI logs and reports
 // their ends over its IPC channel.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { childrenOf, commOf, readProcStat } from '../../src/runtime/proc.js';
 import { SpawnError, Spawner } from '../../src/runtime/spawner/client.js';
+import { SPARE_MARK } from '../../src/runtime/spawner/spare-shells.js';
 import { eventually } from '../helpers/runtimes.js';
 
 const ENV = { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' };
@@ -209,5 +210,79 @@ describe('the spawner', () => {
     await eventually(() => readProcStat(p.pid) === undefined || readProcStat(p.pid)!.state === 'Z', 'the process to be killed');
     expect(s.ready).toBe(false);
     expect(warnings.join('\n')).toMatch(/the spawner exited \(SIGKILL\)/);
+  });
+
+  describe('with spare shells (a static busybox)', () => {
+    const BUSYBOX = '/bin/busybox';
+
+    /** The spawner's waiting spares. */
+    function spares(s: Spawner): number[] {
+      const helper = Number(/pid (\d+)/.exec(s.describe())![1]);
+      return childrenOf(helper).filter((pid) => {
+        try {
+          return readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0').includes(SPARE_MARK);
+        } catch {
+          return false;
+        }
+      });
+    }
+
+    async function withSpares(): Promise<{ s: Spawner; orders: string; waiting: number[] }> {
+      const s = await ready();
+      const orders = join(mkdtempSync(join(tmpdir(), 'knode-spawner-')), 'orders');
+      s.useSpares([BUSYBOX, 'sh'], orders);
+      const waiting = await eventually(() => (spares(s).length === 4 ? spares(s) : undefined), 'four spares to wait');
+      return { s, orders, waiting };
+    }
+
+    it('becomes a start: the same pid, exactly its environment, its output in the log, its go-ahead and report on fd 3; no order file is left', async () => {
+      const { s, orders, waiting } = await withSpares();
+      expect(readdirSync(orders)).toEqual([]);
+      const dir = mkdtempSync(join(tmpdir(), 'knode-spawner-'));
+      const env = { PATH: '/usr/bin:/bin', QUOTED: "it's \"x\" $HOME `y`", LINES: 'a\nb' };
+      const p = await s.start({ file: '/usr/bin/env', args: [], cwd: '/', env, logPath: join(dir, 'env.log') }, () => {});
+      expect(waiting).toContain(p.pid);
+      expect(readProcStat(p.pid)?.pgid ?? p.pid).toBe(p.pid);
+      expect((await p.closed).exitCode).toBe(0);
+      expect(logLines(join(dir, 'env.log')).sort()).toEqual(['stdout F LINES=a', 'stdout F PATH=/usr/bin:/bin', 'stdout F QUOTED=it\'s "x" $HOME `y`', 'stdout F b'].sort());
+      // A set-up's protocol on fd 3 goes through a spare as through a fork: the go-ahead, the pid, the start line.
+      const setUp = 'read -r _ <&3; echo $$ >&3; read -r _ <&3; exec 3>&-; echo started; exit 7';
+      let open!: (go: boolean) => void;
+      const held = await s.start({ file: '/bin/sh', args: ['-c', setUp], cwd: '/', env: ENV, logPath: join(dir, 'held.log'), reportSetUp: true, held: true }, () => {}, { gate: new Promise<boolean>((r) => (open = r)) });
+      expect(waiting).toContain(held.pid);
+      open(true);
+      expect(await held.setUp).toBe(held.pid);
+      held.release();
+      expect((await held.closed).exitCode).toBe(7);
+      expect(logLines(join(dir, 'held.log'))).toEqual(['stdout F started']);
+      expect(readdirSync(orders)).toEqual([]);
+    });
+
+    it('runs a program to its end and starts a holder, and leaves to a fork what a shell cannot pass on or find', async () => {
+      const { s, waiting } = await withSpares();
+      const dir = mkdtempSync(join(tmpdir(), 'knode-spawner-'));
+      expect(await s.run(['/bin/sh', '-c', `echo x; echo $$ > ${join(dir, 'ran')}`])).toEqual({ ok: true, reason: '' });
+      expect(waiting).toContain(Number(readFileSync(join(dir, 'ran'), 'utf8')));
+      expect(await s.run(['/bin/sh', '-c', 'echo "umount: not mounted." >&2; exit 32'])).toEqual({ ok: false, reason: 'umount: not mounted.' });
+      const holder = await s.detach(['/bin/sh', '-c', 'echo ready >&3; exec sleep 30']);
+      expect(waiting).toContain(holder);
+      expect(readProcStat(holder)).toMatchObject({ pgid: holder });
+      process.kill(holder, 'SIGKILL');
+      // All four taken; what comes next, and what a shell could not run as asked, is forked.
+      const left = mkdtempSync(join(tmpdir(), 'knode-spawner-'));
+      const byName = await s.start({ file: 'sh', args: ['-c', 'exit 5'], cwd: '/', env: ENV, logPath: join(left, 'a.log') }, () => {});
+      const dotted = await s.start({ file: '/usr/bin/env', args: [], cwd: '/', env: { 'my.var': '1' }, logPath: join(left, 'b.log') }, () => {});
+      for (const p of [byName, dotted]) expect(waiting).not.toContain(p.pid);
+      expect((await byName.closed).exitCode).toBe(5);
+      await dotted.closed;
+      expect(logLines(join(left, 'b.log'))).toEqual(['stdout F my.var=1']);
+      expect(await s.run(['no-such-program-here'])).toEqual({ ok: false, reason: 'no-such-program-here cannot run (ENOENT)' });
+    });
+
+    it('end with their spawner', async () => {
+      const { s, waiting } = await withSpares();
+      s.close();
+      await eventually(() => waiting.every((pid) => readProcStat(pid) === undefined || readProcStat(pid)!.state === 'Z'), 'the spares to end');
+    });
   });
 });

@@ -67,6 +67,8 @@ export class ImageSandboxes {
   useRunner(runner: ProgramRunner): void {
     this.rootfs?.useRunner((argv) => runner.run(argv));
     this.holders?.useDetach((argv) => runner.detach(argv));
+    const spares = typeof this.mountSandbox === 'string' ? undefined : this.mountSandbox.spareShells;
+    if (spares) runner.useSpares?.(spares.shell, spares.dir);
   }
 
   get enabled(): boolean {

@@ -77,6 +77,16 @@ export class MountSandbox {
     this.devSpares = new SpareDirs(scratch.dir, fillDev);
   }
 
+  /**
+   * The shell the spawner forks ahead of what it starts for sandboxes (the
+   * kit's static busybox), and where their orders are written; none without
+   * that busybox.
+   */
+  get spareShells(): { shell: string[]; dir: string } | undefined {
+    const shell = staticApplet(this.kit, STATIC_INIT);
+    return shell ? { shell: [shell, 'sh'], dir: join(this.scratch.dir, 'orders') } : undefined;
+  }
+
   /** The runtime's shutdown, its containers stopped: no more spares, and the scratch space goes. */
   close(): void {
     void this.devSpares.close();

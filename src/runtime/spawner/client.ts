@@ -81,6 +81,8 @@ export class Spawner {
   private readonly detaching = new Map<number, { resolve: (pid: number) => void; reject: (err: Error) => void }>();
   /** Starts not yet sent: they wait here, where a cancelled one can still be dropped, not in the spawner's pipe. */
   private readonly queued: Queued[] = [];
+  /** The spare shells asked for (useSpares), sent once the spawner is ready. */
+  private spares: { shell: string[]; dir: string } | undefined;
 
   constructor(private readonly warn: (message: string) => void = () => {}) {
     const main = fileURLToPath(new URL(`./main${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url));
@@ -161,6 +163,15 @@ export class Spawner {
     });
   }
 
+  /**
+   * Has the spawner fork spare shells of `shell` (a static busybox: the argv
+   * before `-c`) for what it starts, their orders written in `dir`.
+   */
+  useSpares(shell: readonly string[], dir: string): void {
+    this.spares = { shell: [...shell], dir };
+    if (this.isReady && this.child.connected) this.child.send({ type: 'spares', ...this.spares });
+  }
+
   /** Ends the spawner (the runtime's shutdown, once its containers are stopped). */
   close(): void {
     if (this.child.connected) this.child.disconnect();
@@ -170,6 +181,7 @@ export class Spawner {
     switch (reply.type) {
       case 'ready':
         this.isReady = true;
+        if (this.spares) this.child.send({ type: 'spares', ...this.spares });
         return;
       case 'started': {
         const waiting = this.starting.get(reply.seq);

@@ -8,14 +8,17 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import type { Duplex } from 'node:stream';
 import { followChild } from '../follow-child.js';
 import { CriLogWriter } from '../log-writer.js';
-import { detachHere, runToEnd, signalGroup } from '../proc.js';
+import { detachHere, PROGRAM_ENV, ranToEnd, readyPid, runToEnd, signalGroup, type Ran } from '../proc.js';
 import type { SpawnerReply, SpawnerRequest, StartRequest } from './protocol.js';
+import { SpareShells } from './spare-shells.js';
 
 const logs = new Map<number, CriLogWriter>();
 /** The process groups of the containers started here that have not ended: they end with the spawner. */
 const groups = new Set<number>();
 /** The fd 3 of each process whose set-up is under way (or done, and held), for its go-ahead, its report and its release. */
 const setUps = new Map<number, { stream: Duplex; held: boolean }>();
+/** Shells forked ahead for what the runtime starts here, once it has said which shell (its sandboxes' static busybox). */
+let spares: SpareShells | undefined;
 
 function send(reply: SpawnerReply): void {
   // A runtime that died as this was sent (EPIPE) is told nothing: the disconnect that follows ends what ran here.
@@ -30,9 +33,10 @@ function start(req: StartRequest): void {
     send({ type: 'failed', seq: req.seq, stage: 'log', message: (err as Error).message });
     return;
   }
-  let child: ChildProcess;
+  let child: ChildProcess | undefined;
   try {
-    child = spawn(req.file, req.args, { cwd: req.cwd, env: req.env, detached: true, stdio: ['ignore', 'pipe', 'pipe', ...(req.reportSetUp ? (['pipe'] as const) : [])] });
+    if (req.cwd === '/') child = spares?.take({ file: req.file, args: req.args, env: req.env, keepFd3: req.reportSetUp });
+    child ??= spawn(req.file, req.args, { cwd: req.cwd, env: req.env, detached: true, stdio: ['ignore', 'pipe', 'pipe', ...(req.reportSetUp ? (['pipe'] as const) : [])] });
   } catch (err) {
     // Refused before any fork (a NUL in argv or env): the start fails, the spawner and its other containers go on.
     log.end();
@@ -125,14 +129,27 @@ function reopen(seq: number, ask: number): void {
   }
 }
 
+/** runToEnd, by a spare when one waits. */
+function run(argv: string[]): Promise<Ran> {
+  const spare = spares?.take({ file: argv[0], args: argv.slice(1), env: PROGRAM_ENV, output: 'stderr' });
+  return spare ? ranToEnd(spare, argv) : runToEnd(argv);
+}
+
+/** detachHere, by a spare when one waits. */
+function detach(argv: string[]): Promise<number> {
+  const spare = spares?.take({ file: argv[0], args: argv.slice(1), env: PROGRAM_ENV, output: 'none', keepFd3: true });
+  return spare ? readyPid(spare, argv) : detachHere(argv);
+}
+
 process.on('message', (req: SpawnerRequest) => {
   if (req.type === 'start') start(req);
   else if (req.type === 'reopen') reopen(req.seq, req.ask);
   else if (req.type === 'go') go(req.seq);
   else if (req.type === 'release') release(req.seq);
-  else if (req.type === 'run') void runToEnd([req.file, ...req.args]).then((ran) => send({ type: 'ran', ask: req.ask, failure: ran.ok ? undefined : ran.reason }));
+  else if (req.type === 'run') void run([req.file, ...req.args]).then((ran) => send({ type: 'ran', ask: req.ask, failure: ran.ok ? undefined : ran.reason }));
+  else if (req.type === 'spares') spares ??= new SpareShells(req.shell, req.dir);
   else if (req.type === 'detach') {
-    detachHere([req.file, ...req.args]).then(
+    detach([req.file, ...req.args]).then(
       (pid) => send({ type: 'detached', ask: req.ask, pid }),
       (err: Error) => send({ type: 'detached', ask: req.ask, error: err.message }),
     );
@@ -141,6 +158,7 @@ process.on('message', (req: SpawnerRequest) => {
 // The runtime is gone: so is the reader of every container's output, as when it held the pipes itself, and so
 // is every container, as a container dies with its runtime here (its wrapper need not be tied to its parent).
 process.on('disconnect', () => {
+  spares?.close();
   for (const pid of groups) signalGroup(pid, 'SIGKILL');
   process.exit(0);
 });

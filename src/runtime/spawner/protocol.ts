@@ -25,7 +25,9 @@ export interface StartRequest {
 /** Reopen the log of the process started as `seq` (ReopenContainerLog), answered with `reopened`; run a program to its end (a mount, an unmount), answered with `ran`. */
 export type SpawnerRequest = StartRequest | { type: 'reopen'; seq: number; ask: number } | { type: 'go'; seq: number } | { type: 'release'; seq: number } | { type: 'run'; ask: number; file: string; args: string[] }
   /** Start a program in a session of its own that the spawner does not follow (a pod's holder), answered with `detached`. */
-  | { type: 'detach'; ask: number; file: string; args: string[] };
+  | { type: 'detach'; ask: number; file: string; args: string[] }
+  /** Fork spare shells of `shell` (a static busybox: the argv before `-c`) for starts, runs and detaches, their orders written in `dir` (a tmpfs where there is one); unanswered. */
+  | { type: 'spares'; shell: string[]; dir: string };
 
 export type SpawnerReply =
   | { type: 'ready' }

@@ -104,6 +104,16 @@ async function side(mode: SandboxFigures['mode'], registries: string): Promise<S
 }
 
 /**
+ * How long the machine is left alone after each pod: what a runtime does
+ * once a pod has started is done then, as on a node with one runtime, not in
+ * the middle of the next runtime's pod, which it slowed by a millisecond and
+ * more (the host processes' median by 1.2-1.4 ms when the sandboxed
+ * runtimes' spawners began to make spare shells again 30 ms after a start).
+ * The longest such wait is the host processes' spares, 250 ms after a start.
+ */
+const PAUSE_MS = Number(process.env.KNODE_BENCH_SANDBOX_PAUSE_MS ?? 300);
+
+/**
  * Every mode's runtime at once, their pods in turn (pod i of each, in an
  * order that rotates with i): what slows the machine for a while slows all
  * of them, so the differences between them hold where one mode after the
@@ -114,7 +124,10 @@ async function measure(modes: readonly SandboxFigures['mode'][], registries: str
   try {
     for (const mode of modes) sides.push(await side(mode, registries));
     for (let i = 0; i <= pods; i++) {
-      for (let k = 0; k < sides.length; k++) await sides[(i + k) % sides.length].pod(i);
+      for (let k = 0; k < sides.length; k++) {
+        await sides[(i + k) % sides.length].pod(i);
+        await new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
+      }
     }
     return sides.map((s) => s.figures);
   } finally {

@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ContainerEvent } from '../src/cri/types.js';
-import { NODE_FLAGS } from '../src/util/node-flags.js';
+import { MALLOC_TUNABLES, NODE_FLAGS } from '../src/util/node-flags.js';
 
 const repo = join(import.meta.dirname, '..');
 const TICKS_PER_SECOND = 100;
@@ -29,11 +29,17 @@ export interface KnodeOptions {
  * Flags for the node processes a bench starts, as users get them: `knode run`
  * with NODE_FLAGS (bin/run.js's shebang), the runtime without (knode starts it
  * with none). KNODE_BENCH_CPU_PROF=DIR writes a V8 CPU profile of each into DIR
- * when it exits.
+ * when it exits. Both get the shebang's malloc tunables (nodeEnv): the runtime
+ * inherits them from knode.
  */
 export function nodeFlags(process_: 'agent' | 'runtime'): string[] {
   const dir = process.env.KNODE_BENCH_CPU_PROF;
   return [...(process_ === 'agent' ? NODE_FLAGS : []), ...(dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [])];
+}
+
+/** The environment of the node processes a bench starts: this one's, with bin/run.js's malloc tunables. */
+export function nodeEnv(): NodeJS.ProcessEnv {
+  return { ...process.env, GLIBC_TUNABLES: MALLOC_TUNABLES };
 }
 
 /** `knode run` on a static pod directory under `dir`, its read-only API on the unix socket only. */
@@ -42,7 +48,7 @@ export async function startKnode(dir: string, endpoint: string, options: KnodeOp
   mkdirSync(podsDir, { recursive: true });
   const child: ChildProcess = spawn(process.execPath, [...nodeFlags('agent'), join(repo, 'bin/run.js'), 'run', '--static-dir', podsDir, '--root-dir', join(dir, 'root'),
     '--runtime-endpoint', endpoint, '--node-name', options.nodeName, '--pleg', options.pleg, '--read-only-port', '0', '--file-check-frequency', '20s',
-    '--output', 'json', ...(options.args ?? [])], { stdio: 'ignore' });
+    '--output', 'json', ...(options.args ?? [])], { stdio: 'ignore', env: nodeEnv() });
   const exited = new Promise((resolve) => child.once('exit', resolve));
   await until(() => readdirSync(join(dir, 'root', 'run')).includes('knode.sock'), 'knode to serve its API', 30_000).catch(() => undefined);
   return {

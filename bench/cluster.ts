@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Pod } from '../src/engine/api/v1.js';
 import { freePort, startControlPlane, type ControlPlane } from '../test/helpers/controlplane.js';
+import { nodeEnv, nodeFlags } from './agent.js';
 
 const cli = join(import.meta.dirname, '../bin/run.js');
 
@@ -31,7 +32,7 @@ async function startNodes(cp: ControlPlane, count: number): Promise<KnodeProcess
     const name = `bench-${i}`;
     const root = mkdtempSync(join(tmpdir(), `knode-${name}-`));
     const args = ['run', '--kubeconfig', cp.nodeKubeconfig(name), '--node-name', name, '--root-dir', root, '--node-ip', '127.0.0.1', '--port', String(await freePort()), '--client-ca-file', cp.ca, '--read-only-port', '0', '--output', 'json'];
-    const child = spawn(process.execPath, [cli, ...args], { stdio: 'ignore' });
+    const child = spawn(process.execPath, [...nodeFlags('agent'), cli, ...args], { stdio: 'ignore', env: nodeEnv() });
     nodes.push({ child, root, exited: new Promise((r) => child.once('exit', r)) });
   }
   return nodes;

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CriClient } from '../src/cri/client.js';
-import { nodeFlags } from './agent.js';
+import { nodeEnv, nodeFlags } from './agent.js';
 
 const repo = join(import.meta.dirname, '..');
 
@@ -35,6 +35,7 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Benc
   const args = ['runtime', 'serve', '--root-dir', root, '--shutdown-grace-period', '0', ...(options.sandbox ? ['--sandbox', options.sandbox] : [])];
   const child = spawn(process.execPath, [...nodeFlags('runtime'), join(repo, 'bin/run.js'), ...args], {
     stdio: 'ignore',
+    env: nodeEnv(),
   });
   const exited = new Promise((resolve) => child.once('exit', resolve));
   const endpoint = `unix://${join(root, 'run/runtime.sock')}`;

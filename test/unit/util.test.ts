@@ -8,7 +8,7 @@ import { Backoff } from '../../src/util/backoff.js';
 import { eachLimited } from '../../src/util/each-limited.js';
 import { FakeClock, flushMicrotasks } from '../../src/util/clock.js';
 import { UserError } from '../../src/util/user-error.js';
-import { NODE_FLAGS } from '../../src/util/node-flags.js';
+import { MALLOC_TUNABLES, NODE_FLAGS } from '../../src/util/node-flags.js';
 
 const INITIAL = 10_000;
 const MAX = 300_000;
@@ -328,8 +328,8 @@ describe('eachLimited', () => {
 });
 
 describe('NODE_FLAGS', () => {
-  it("are the flags bin/run.js's shebang gives node, so the CLI, the runtime it starts and the bench run alike", () => {
+  it("are the flags (and MALLOC_TUNABLES the malloc tunables) bin/run.js's shebang gives node, so the CLI, the runtime it starts and the bench run alike", () => {
     const shebang = readFileSync(join(import.meta.dirname, '../../bin/run.js'), 'utf8').split('\n')[0];
-    expect(shebang).toBe(`#!/usr/bin/env -S node ${NODE_FLAGS.join(' ')}`);
+    expect(shebang).toBe(`#!/usr/bin/env -S GLIBC_TUNABLES=${MALLOC_TUNABLES} node ${NODE_FLAGS.join(' ')}`);
   });
 });

@@ -279,6 +279,17 @@ describe('the spawner', () => {
       expect(await s.run(['no-such-program-here'])).toEqual({ ok: false, reason: 'no-such-program-here cannot run (ENOENT)' });
     });
 
+    it('are not made where their orders cannot be written, and the starts fork as before', async () => {
+      const s = await ready();
+      const dir = mkdtempSync(join(tmpdir(), 'knode-spawner-'));
+      writeFileSync(join(dir, 'a-file'), '');
+      s.useSpares([BUSYBOX, 'sh'], join(dir, 'a-file', 'orders'));
+      const p = await s.start({ file: '/bin/sh', args: ['-c', 'exit 6'], cwd: '/', env: ENV, logPath: join(dir, 'a.log') }, () => {});
+      expect((await p.closed).exitCode).toBe(6);
+      expect(spares(s)).toEqual([]);
+      expect(s.ready).toBe(true);
+    });
+
     it('end with their spawner', async () => {
       const { s, waiting } = await withSpares();
       s.close();

@@ -60,15 +60,20 @@ export class SpareShells {
   /**
    * Spares of `shell` (a static busybox's sh: argv before `-c`), up to `size`
    * at a time, their orders written in `dir` (made here; emptied of what a
-   * spawner before this one left).
+   * spawner before this one left); none where `dir` cannot be made.
    */
   constructor(
     private readonly shell: readonly string[],
     private readonly dir: string,
     private readonly size = 4,
   ) {
-    rmSync(dir, { recursive: true, force: true });
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    try {
+      rmSync(dir, { recursive: true, force: true });
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+    } catch {
+      this.closed = true; // no spares: the starts fork their programs
+      return;
+    }
     this.fill();
   }
 

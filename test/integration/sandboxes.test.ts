@@ -446,10 +446,24 @@ describe('bubblewrap sandboxes for real images (embedded runtime)', () => {
     expect(existsSync(containerDir)).toBe(false);
   });
 
-  it("writes the pod's DNS settings to its resolv.conf", async () => {
+  it("writes the pod's DNS settings to its resolv.conf, kept with its hostname on the scratch tmpfs until the pod goes", async () => {
     const dnsConfig = { servers: ['10.96.0.10'], searches: ['team.svc.cluster.local', 'svc.cluster.local'], options: ['ndots:5'] };
     const config = containerConfig('dns', ['cat', '/etc/resolv.conf']);
-    expect((await runToEnd('dns-pod', config, { dnsConfig })).lines).toEqual(['search team.svc.cluster.local svc.cluster.local', 'nameserver 10.96.0.10', 'options ndots:5']);
+    const sandbox = { ...ownSandboxConfig('dns-pod'), dnsConfig };
+    const sandboxId = await client.runPodSandbox(sandbox);
+    const id = await client.createContainer(sandboxId, config, sandbox);
+    await client.startContainer(id);
+    await waitExited(client, id);
+    const lines = ['search team.svc.cluster.local svc.cluster.local', 'nameserver 10.96.0.10', 'options ndots:5'];
+    expect(output(sandbox, config)).toEqual(lines);
+    // This machine's /dev/shm holds the runtime's scratch space (the status test above).
+    const info = JSON.parse((await client.status(true)).info.config) as { isolation: string };
+    const scratch = /its \/dev made in (\/dev\/shm\/knode-[0-9a-f]{16}), a tmpfs/.exec(info.isolation)![1];
+    const files = join(scratch, 'pods', sandboxId);
+    expect(readFileSync(join(files, 'resolv.conf'), 'utf8')).toBe(`${lines.join('\n')}\n`);
+    expect(readFileSync(join(files, 'hostname'), 'utf8')).toBe(`${sandbox.hostname}\n`);
+    await client.removePodSandbox(sandboxId);
+    await eventually(() => !existsSync(files), "the pod's files to be deleted");
   });
 
   it("deletes an image's stacked layers when the image is removed and no container stands on them (last: it removes images)", async () => {

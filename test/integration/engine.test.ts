@@ -108,8 +108,9 @@ describe.each(runtimesUnderTest())('the engine on the $name runtime', (runtime) 
     expect(waiting.message).toContain('no-such-command-knode');
     // The kubelet's status message is gRPC's status.Message(): no call, no code.
     expect(waiting.message).not.toMatch(/StartContainer|UNKNOWN/);
-    const failed = node.events.find((e) => e.type === 'ContainerFailed' && e.uid === pod.metadata.uid)!;
-    expect(failed.message).toBe(`Error: ${waiting.message}`);
+    // The status is its latest attempt's (each names its own container), told in an event of its own.
+    const failed = () => node.events.filter((e) => e.type === 'ContainerFailed' && e.uid === pod.metadata.uid).map((e) => e.message);
+    await eventually(() => failed().includes(`Error: ${waiting.message}`), () => `a ContainerFailed event saying "Error: ${waiting.message}" (seen: ${JSON.stringify(failed())})`);
     expect(containerOf(pod, 'main')!.lastState?.terminated).toMatchObject({ exitCode: 128, reason: 'StartError' });
   });
 

@@ -2,9 +2,9 @@
 // them for a sandbox: one directory per pod, bound into each of its
 // containers, written when a container starts (only where they changed) and
 // deleted with the pod's holder. They are kept in the runtime's scratch space
-// (a tmpfs) where it has one: a runtime started again empties it, and its
-// running containers keep the files they bound; a container started after
-// that gets them written anew.
+// (a tmpfs) where it has one: the runtime's shutdown and its next start
+// empty it, and running containers keep the files they bound; a container
+// started after that gets them written anew.
 import { mkdirSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';

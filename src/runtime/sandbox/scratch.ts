@@ -6,7 +6,9 @@
 // one /dev took 4 ms, on tmpfs 0.08 ms (60 tries each), and a start made
 // them on its way. Without a tmpfs they stay under the runtime's directory.
 // It also holds the read-only copy of the host's /sys (readonly-sys.ts): what
-// is mounted in it is unmounted before it is emptied.
+// is mounted in it is unmounted before it is emptied; the sandboxed pods'
+// hostname and resolv.conf (pod-files.ts); and the spawner's orders to its
+// spare shells.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { lstatSync, mkdirSync, readdirSync, rmSync, statfsSync } from 'node:fs';

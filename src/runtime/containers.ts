@@ -208,7 +208,8 @@ export class ContainerService {
     if (c.sandboxed) this.sandboxes.unmountRootfs(id);
     Object.assign(c, {
       state: 'CONTAINER_EXITED',
-      finishedAt: exit.finishedAt.getTime() * 1e6,
+      // Read by the spawner to the millisecond: a program that ended within the millisecond of its start is not said to end before it.
+      finishedAt: Math.max(exit.finishedAt.getTime() * 1e6, c.startedAt),
       exitCode: exit.exitCode,
       reason: oomKilled ? 'OOMKilled' : exit.exitCode === 0 ? 'Completed' : 'Error',
       pid: undefined,

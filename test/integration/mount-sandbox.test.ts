@@ -13,6 +13,7 @@ import type { CriError } from '../../src/cri/errors.js';
 import type { ContainerConfig, Mount } from '../../src/cri/types.js';
 import { containerConfig, loggedLines, ownSandboxConfig, runPodToEnd, waitExited } from '../helpers/cri.js';
 import { mirrorConfig, startImageRuntime, type ImageRuntime } from '../helpers/registry.js';
+import { readProcStat } from '../../src/runtime/proc.js';
 import { eventually, startEmbeddedRuntime } from '../helpers/runtimes.js';
 
 const root = process.getuid?.() === 0;
@@ -248,12 +249,15 @@ describe.skipIf(!root)('containers set up by util-linux (embedded runtime, root)
 });
 
 /** The set-up shell of container `id` (its arguments name the container's table), once it runs. */
+/** The set-up shell of container `id`: not one of the forks it runs its applets in (pivot_root, umount), which have its name and arguments until they end. */
 function setUpShellOf(id: string): number | undefined {
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() !== 'busybox-kinit') continue;
-      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(`/${id}/mounts`)) return Number(entry);
+      if (!readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(`/${id}/mounts`)) continue;
+      const parent = readProcStat(Number(entry))?.ppid;
+      if (parent !== undefined && readFileSync(`/proc/${parent}/comm`, 'utf8').trim() !== 'busybox-kinit') return Number(entry);
     } catch {
       // gone as it was read
     }

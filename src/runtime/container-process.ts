@@ -45,6 +45,13 @@ export interface ProcessSpec {
    * otherwise. hasProgram is asked once it is done.
    */
   prepare?: () => Promise<void>;
+  /**
+   * What the set-up also waits for, a run the spawner was given under `key`
+   * (the mount of the container's root file system): the spawner holds the
+   * go-ahead until it has ended well, and the start fails with `done`'s
+   * error when it fails. Awaited before the start without a spawner.
+   */
+  awaits?: { key: string; done: Promise<void> };
   /** How long the program may take to appear under its wrapper (default 2 s). */
   programTimeoutMs?: number;
   /**
@@ -133,6 +140,7 @@ export class ContainerProcess {
     if (ContainerProcess.gated(spec, spawner)) return ContainerProcess.startGated(spec, spawner!, cancelled);
     if (spec.held) throw new Error('only a start through the spawner whose wrapper reports its set-up can be held');
     await spec.prepare?.();
+    await spec.awaits?.done;
     const cwdProblem = spec.hasProgram ? undefined : checkDirectory(spec.cwd);
     if (cwdProblem) throw new Error(`chdir to cwd ("${spec.cwd}") set in config failed: ${cwdProblem}`);
     const held = spec.beforeExec !== undefined;
@@ -202,14 +210,18 @@ export class ContainerProcess {
     const argv = [...spec.wrapper!, ...spec.argv];
     const req = { file: argv[0], args: argv.slice(1), cwd: '/', env: spec.env, logPath: spec.logPath, reportSetUp: true, held: spec.held };
     // Asked of the spawner first, so that its fork runs beside prepare.
-    const spawning = spawner.start(req, spec.onLogError ?? (() => {}), { cancelled, gate }).catch((err: Error) => err);
-    const prepared = spec.prepare!().then(() => {
+    const spawning = spawner.start(req, spec.onLogError ?? (() => {}), { cancelled, gate, after: spec.awaits?.key }).catch((err: Error) => err);
+    const ready = spec.prepare!().then(() => {
       if (!spec.hasProgram!(spec.argv[0])) throw new Error(execErrorMessage(spec.argv[0], Object.assign(new Error('not found'), { code: 'ENOENT' })));
     });
-    prepared.then(
+    ready.then(
       () => open(true),
       () => open(false),
     );
+    // The go-ahead, once ready, waits in the spawner for what awaits names; the start fails when either fails,
+    // with what awaits says first (a program not found in a root that cannot be mounted is the mount's failure).
+    const prepared = spec.awaits ? spec.awaits.done.then(() => ready) : ready;
+    prepared.catch(() => {}); // awaited below
     const spawned = await spawning;
     if (spawned instanceof Error) {
       await gate; // what prepare makes is there for the caller to undo

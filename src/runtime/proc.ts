@@ -197,8 +197,8 @@ export function readyPid(child: ChildProcess, argv: readonly string[]): Promise<
 
 /** Where programs that are not containers run: here, or in the runtime's spawner (its `run` and `detach`). */
 export interface ProgramRunner {
-  /** Runs a program to its end. */
-  run(argv: readonly string[]): Promise<Ran>;
+  /** Runs a program to its end; `key` names it for a start's go-ahead that waits for it (the spawner's). */
+  run(argv: readonly string[], key?: string): Promise<Ran>;
   /** Starts a program nobody follows; its pid. */
   detach(argv: readonly string[]): Promise<number>;
   /** Forks spare shells of `shell` (a static busybox: the argv before `-c`) for what it starts, their orders written in `dir`. */

@@ -1,7 +1,7 @@
 // The embedded runtime's spawner (src/runtime/spawner/): a real forked Node
 // process that starts real processes, writes their CRI logs and reports
 // their ends over its IPC channel.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -83,6 +83,54 @@ describe('the spawner', () => {
     const plain = await s.start({ file: 'sh', args: ['-c', '{ echo x >&3; } 2>/dev/null && exit 1; exit 0'], cwd: '/', env: ENV, logPath: join(dir, 'plain.log') }, () => {});
     expect(plain.setUp).toBeUndefined();
     expect((await plain.closed).exitCode).toBe(0);
+  });
+
+  it("holds a go-ahead that names a run (a root file system's mount) in the spawner until that run has ended well, and never gives one after it failed", async () => {
+    const s = await ready();
+    const dir = mkdtempSync(join(tmpdir(), 'knode-spawner-'));
+    const setUp = 'echo waiting; read -r _ <&3; echo $$ >&3; exec 3>&-; exec sleep 30';
+    const waits = async (log: string) => eventually(() => existsSync(log) && logLines(log).includes('stdout F waiting'), 'the set-up to wait');
+    // Runs that end when a line comes down their fifo: this test says when.
+    const fifo = (name: string) => {
+      const path = join(dir, name);
+      execFileSync('mkfifo', [path]);
+      return path;
+    };
+    const mounting = fifo('mounting');
+    const ran = s.run(['sh', '-c', 'read -r _ < "$0"', mounting], 'root-a');
+    const held = await s.start({ file: 'sh', args: ['-c', setUp], cwd: '/', env: ENV, logPath: join(dir, 'held.log'), reportSetUp: true }, () => {}, { gate: Promise.resolve(true), after: 'root-a' });
+    let reported = false;
+    void held.setUp!.then(() => (reported = true));
+    await waits(join(dir, 'held.log'));
+    expect(reported).toBe(false);
+    expect(commOf(held.pid)).toBe('sh');
+    writeFileSync(mounting, 'done\n');
+    expect(await ran).toEqual({ ok: true, reason: '' });
+    expect(await held.setUp).toBe(held.pid);
+    process.kill(-held.pid, 'SIGKILL');
+    await held.closed;
+    // A run that ended well before the start: the go-ahead comes at once.
+    expect(await s.run(['true'], 'root-b')).toEqual({ ok: true, reason: '' });
+    const after = await s.start({ file: 'sh', args: ['-c', setUp], cwd: '/', env: ENV, logPath: join(dir, 'after.log'), reportSetUp: true }, () => {}, { gate: Promise.resolve(true), after: 'root-b' });
+    expect(await after.setUp).toBe(after.pid);
+    process.kill(-after.pid, 'SIGKILL');
+    await after.closed;
+    // A run that failed: no go-ahead, before or after its end; the caller ends the start.
+    const failing = fifo('failing');
+    const failed = s.run(['sh', '-c', 'read -r _ < "$0"; echo refused >&2; exit 32', failing], 'root-c');
+    const refused = await s.start({ file: 'sh', args: ['-c', setUp], cwd: '/', env: ENV, logPath: join(dir, 'refused.log'), reportSetUp: true }, () => {}, { gate: Promise.resolve(true), after: 'root-c' });
+    await waits(join(dir, 'refused.log'));
+    writeFileSync(failing, 'done\n');
+    expect(await failed).toEqual({ ok: false, reason: 'refused' });
+    // Another start after the failure gets no go-ahead either.
+    const late = await s.start({ file: 'sh', args: ['-c', setUp], cwd: '/', env: ENV, logPath: join(dir, 'late.log'), reportSetUp: true }, () => {}, { gate: Promise.resolve(true), after: 'root-c' });
+    await waits(join(dir, 'late.log'));
+    expect([commOf(refused.pid), commOf(late.pid)]).toEqual(['sh', 'sh']);
+    for (const p of [refused, late]) {
+      process.kill(-p.pid, 'SIGKILL');
+      expect(await p.setUp).toBeUndefined();
+      await p.closed;
+    }
   });
 
   it('holds a set-up process after its report until it is released (its start line), gives a process not held both lines at once, and ends a held one that its spawner leaves', async () => {

@@ -39,9 +39,11 @@ export class ContainerRootfs {
   /** The containers' directory was bound onto itself to be shared: unbound at close. */
   private readonly bound: boolean;
   /** How mount(8) and umount(8) run: the runtime's spawner, once it has one (useRunner). */
-  private run: (argv: readonly string[]) => Promise<Ran> = runToEnd;
+  private run: (argv: readonly string[], key?: string) => Promise<Ran> = runToEnd;
   /** The mounts started when containers were created, for their start to wait for. */
   private readonly mounting = new Map<string, Promise<Ran>>();
+  /** Containers whose mount under way was handed to the runner, keyed by the container's id (runner's `key`). */
+  private readonly handed = new Set<string>();
   /** The directories of containers' layers made by this runtime (or why they could not be), by container id. */
   private readonly dirs = new Map<string, Promise<void>>();
   /** The unmounts started when containers exited, for their removal (or a mount after them) to wait for. */
@@ -80,7 +82,7 @@ export class ContainerRootfs {
   }
 
   /** Runs mount(8) and umount(8) with `run` from now on. */
-  useRunner(run: (argv: readonly string[]) => Promise<Ran>): void {
+  useRunner(run: (argv: readonly string[], key?: string) => Promise<Ran>): void {
     this.run = run;
   }
 
@@ -162,13 +164,27 @@ export class ContainerRootfs {
     const unmounted = this.unmounting.get(id) ?? Promise.resolve();
     this.unmounting.delete(id);
     const ready = Promise.all([unmounted, this.layerDirs(id)]);
+    this.handed.delete(id);
     this.mounting.set(
       id,
       ready.then(
-        () => this.run(argv),
+        () => {
+          const ran = this.run(argv, id);
+          this.handed.add(id);
+          return ran;
+        },
         (err: Error) => ({ ok: false, reason: `its directories could not be made: ${err.message}` }),
       ),
     );
+  }
+
+  /**
+   * Whether container `id`'s mount under way was handed to the runner, keyed
+   * by its id: a start that goes through the same runner can have it wait
+   * for that mount there (the spawner's go-ahead).
+   */
+  handedToRunner(id: string): boolean {
+    return this.handed.has(id) && this.mounting.has(id);
   }
 
   /**
@@ -205,6 +221,7 @@ export class ContainerRootfs {
   /** Unmounts (when no unmount was started) and deletes container `id`'s root file system; nothing there is fine. */
   async release(id: string): Promise<void> {
     this.dirs.delete(id);
+    this.handed.delete(id);
     const base = this.base(id);
     if (!existsSync(base)) return;
     if (this.mode === 'overlay') await (this.unmounting.get(id) ?? this.umount(id));
@@ -216,6 +233,7 @@ export class ContainerRootfs {
   private umount(id: string): Promise<unknown> {
     const mount = this.mounting.get(id) ?? Promise.resolve();
     this.mounting.delete(id);
+    this.handed.delete(id);
     return mount.then(() => this.run([this.tools.umount, '-l', this.path(id)]));
   }
 

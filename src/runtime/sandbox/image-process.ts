@@ -122,11 +122,19 @@ function readEntries(rootfs: string, file: string): string[][] {
  * has no slash); undefined when it is not there or not an executable file.
  * Symlinks resolve inside the rootfs or the volume, never out of it.
  */
-export function findInRootfs(rootfs: string, command: string, path: string, cwd: string, mounts: readonly { hostPath: string; containerPath: string }[] = []): string | undefined {
+export function findInRootfs(
+  rootfs: string,
+  command: string,
+  path: string,
+  cwd: string,
+  mounts: readonly { hostPath: string; containerPath: string }[] = [],
+  /** Where a path of the root file system is on the host, when it is not `rootfs` (a root not mounted yet: hostPathInLayers). */
+  inRoot: (path: string) => string | undefined = (rest) => resolveInRoot(rootfs, rest),
+): string | undefined {
   const candidates = command.includes('/') ? [posix.resolve(cwd, command)] : path.split(':').filter(Boolean).map((dir) => posix.join(posix.resolve('/', dir), command));
   for (const candidate of candidates) {
     const { root, rest } = rootHolding(rootfs, candidate, mounts);
-    const host = resolveInRoot(root, rest);
+    const host = root === rootfs ? inRoot(rest) : resolveInRoot(root, rest);
     const stat = host ? lstatOrUndefined(host) : undefined;
     if (stat?.isFile() && (stat.mode & 0o111) !== 0) return candidate;
   }

@@ -23,6 +23,7 @@ import { PodFiles, POD_FILES } from './pod-files.js';
 import { PodHolders } from './pod-holders.js';
 import { staticApplet } from './setuid-kit.js';
 import { findInRootfs, imageGroups, imageProcess, ImageProcessError, mkdirInRoot, resolveUser } from './image-process.js';
+import { hostPathInLayers } from './overlay-layers.js';
 
 /** `auto`: sandboxes for real images where bubblewrap works; `off`: host processes always. */
 export type SandboxSetting = 'auto' | 'off';
@@ -67,7 +68,7 @@ export class ImageSandboxes {
 
   /** Runs the mounts and unmounts of root file systems, and starts pods' holders, with `runner` from now on (the runtime's spawner). */
   useRunner(runner: ProgramRunner): void {
-    this.rootfs?.useRunner((argv) => runner.run(argv));
+    this.rootfs?.useRunner((argv, key) => runner.run(argv, key));
     this.holders?.useDetach((argv) => runner.detach(argv));
     const spares = typeof this.mountSandbox === 'string' ? undefined : this.mountSandbox.spareShells;
     if (spares) runner.useSpares?.(spares.shell, spares.dir);
@@ -195,8 +196,16 @@ export class ImageSandboxes {
       if (!early) await rootMounted();
       const overlay = early ? await this.rootfs!.layersOf(c.id, c.imageId, layers) : undefined;
       const launch = setup.wrapper({ ...sandboxed, id: c.id, noNewPrivs: spec.noNewPrivs === true, sharedPid: typeof sharedPid === 'number' ? sharedPid : undefined, layers: overlay });
-      const prepare = () => launch.prepare(rootMounted);
-      return { ...common, wrapper: launch.argv, orphanGuard: launch.orphanGuard, prepare, programOf: (wrapperPid) => setup.programOf(wrapperPid), reportsSetUp: true };
+      const process = { ...common, wrapper: launch.argv, orphanGuard: launch.orphanGuard, programOf: (wrapperPid: number) => setup.programOf(wrapperPid), reportsSetUp: true };
+      // The spawner runs the mount: the set-up's go-ahead waits for it there, and the program is looked for in the layers.
+      if (overlay && !launch.readsRoot && this.rootfs!.handedToRunner(c.id)) {
+        const inRoot = (path: string) => hostPathInLayers(overlay, path);
+        const hasProgram = (command: string) => findInRootfs(spec.rootfs, command, spec.env.PATH ?? '', spec.cwd, c.mounts, inRoot) !== undefined;
+        const done = rootMounted();
+        done.catch(() => {}); // the start's error
+        return { ...process, hasProgram, prepare: () => launch.prepare(() => Promise.resolve()), awaits: { key: c.id, done } };
+      }
+      return { ...process, prepare: () => launch.prepare(rootMounted) };
     }
     // Mounted before bwrap starts (it binds it at once), the cwd made in it.
     await rootMounted();

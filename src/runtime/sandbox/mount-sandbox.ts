@@ -128,9 +128,12 @@ export class MountSandbox {
    * starts. `prepare` throws when a Bidirectional mount's source is not
    * shared with the host (containerd's check: nothing would propagate).
    * `orphanGuard`: what ties the wrapper to its parent when the runtime,
-   * not the spawner, forks it (ProcessSpec.orphanGuard).
+   * not the spawner, forks it (ProcessSpec.orphanGuard). `readsRoot`: that
+   * `prepare` looks in the mounted root (it waits for the mount first);
+   * otherwise it makes what it needs in p.layers, and the mount need only
+   * be made before the init shell's go-ahead.
    */
-  wrapper(p: LaunchedProcess): { argv: string[]; prepare: (mounted: () => Promise<void>) => Promise<void>; orphanGuard?: string[] } {
+  wrapper(p: LaunchedProcess): { argv: string[]; prepare: (mounted: () => Promise<void>) => Promise<void>; orphanGuard?: string[]; readsRoot: boolean } {
     const base = this.scratch.of(p.id);
     const root = join(base, 'root');
     const table = join(base, 'mounts');
@@ -160,24 +163,22 @@ export class MountSandbox {
     argv.push('--', staticUnshare ?? t.unshare, '--mount', `--propagation=${bidirectional ? 'unchanged' : 'slave'}`, ...ownPid, '--');
     argv.push(...this.init, '-c', this.script(), INIT, table, root, p.cwd, ...slaves);
     argv.push(...setuidPrefix(this.kit, p.uid, p.gid, p.groups, p.capabilities, { noNewPrivs: p.noNewPrivs, dieWithParent: true }));
-    return { argv, prepare: (mounted) => this.prepare(p, { dev: join(base, 'dev'), root, table, hostTable }, mounted), orphanGuard };
+    const layers = inLayers(p);
+    return { argv, prepare: (mounted) => this.prepare(p, layers, { dev: join(base, 'dev'), root, table, hostTable }, mounted), orphanGuard, readsRoot: layers === undefined };
   }
 
   /**
    * The container's /dev and new root's directory, its mount points and
    * working directory, and its table of mounts, written to `table`; resolves
-   * once its root is `mounted` too. The mount points are made in its root's
-   * layers while the mount runs, when it has them and no masked or read-only
-   * path is looked for in the root.
+   * once its root is `mounted` too. The mount points are made in `layers`
+   * (inLayers) while the mount runs, when there are.
    */
-  private async prepare(p: LaunchedProcess, at: { dev: string; root: string; table: string; hostTable: ReturnType<typeof hostMounts> }, mounted: () => Promise<void>): Promise<void> {
+  private async prepare(p: LaunchedProcess, layers: OverlayLayers | undefined, at: { dev: string; root: string; table: string; hostTable: ReturnType<typeof hostMounts> }, mounted: () => Promise<void>): Promise<void> {
     const { dev, root, table, hostTable } = at;
     const mounting = mounted();
     mounting.catch(() => {}); // awaited below
     mkdirSync(root, { recursive: true, mode: 0o700 });
     if (!this.devSpares.take(dev)) devTemplate(dev);
-    const kernels = (path: string) => ['/proc', '/sys'].some((k) => path === k || path.startsWith(`${k}/`));
-    const layers = p.layers && [...(p.maskedPaths ?? []), ...(p.readonlyPaths ?? [])].every(kernels) ? p.layers : undefined;
     if (!layers) await mounting;
     const make: MakeInRootfs = (path, kind, what) => (layers ? makeInLayers(layers, path, kind, what) : makeInRoot(p.rootfs, path, kind, what));
     for (const fixed of FIXED_MOUNT_POINTS) {
@@ -261,6 +262,12 @@ export class MountSandbox {
       'exec "$@"',
     ].join('\n');
   }
+}
+
+/** The layers `p`'s set-up makes its mount points in before its root is mounted: its own, unless a masked or read-only path is looked for in the mounted root. */
+function inLayers(p: LaunchedProcess): OverlayLayers | undefined {
+  const kernels = (path: string) => ['/proc', '/sys'].some((k) => path === k || path.startsWith(`${k}/`));
+  return p.layers && [...(p.maskedPaths ?? []), ...(p.readonlyPaths ?? [])].every(kernels) ? p.layers : undefined;
 }
 
 /** makeInRoot in the container's root file system, mounted or not yet. */

@@ -44,6 +44,14 @@ export function resolveInLayers(layers: OverlayLayers, path: string): string | u
   return parts && posix.join('/', ...parts);
 }
 
+/** Where on the host the file the mounted root will show at container path `path` is (symlinks resolved); undefined when missing. */
+export function hostPathInLayers(layers: OverlayLayers, path: string): string | undefined {
+  const resolved = resolveInLayers(layers, path);
+  if (resolved === undefined) return undefined;
+  const upper = join(layers.upper, resolved);
+  return lstatOrUndefined(upper) ? upper : join(layers.lower, resolved);
+}
+
 /** What the mounted root shows at resolved path `path`. */
 function statIn(layers: OverlayLayers, path: string): Stats | undefined {
   return lstatOrUndefined(join(layers.upper, path)) ?? lstatOrUndefined(join(layers.lower, path));

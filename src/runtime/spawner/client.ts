@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { ProcessExit } from '../follow-child.js';
 import { NODE_FLAGS } from '../../util/node-flags.js';
 import { detachHere, runToEnd, signalGroup, type Ran } from '../proc.js';
+import { KeyedRuns, type KeyedRun } from './keyed-runs.js';
 import type { SpawnerReply, StartRequest } from './protocol.js';
 
 /** A process the spawner started: its pid, and its end once its output is in the log. */
@@ -47,6 +48,8 @@ export interface StartOptions {
   cancelled?: () => boolean;
   /** A gated start's go-ahead: sent once this resolves true. */
   gate?: Promise<boolean>;
+  /** The key of a run (run's `key`) the go-ahead waits for in the spawner, which never gives it when that run fails. */
+  after?: string;
 }
 
 interface Queued extends StartOptions {
@@ -79,6 +82,8 @@ export class Spawner {
   private readonly reopening = new Map<number, { resolve: () => void; reject: (err: Error) => void }>();
   private readonly runs = new Map<number, (ran: Ran) => void>();
   private readonly detaching = new Map<number, { resolve: (pid: number) => void; reject: (err: Error) => void }>();
+  /** The runs given a key (run's `key`), and whether each was the spawner's (which then holds the go-aheads that wait for it). */
+  private readonly keyedRuns = new KeyedRuns<KeyedRun & { inSpawner: boolean }>();
   /** Starts not yet sent: they wait here, where a cancelled one can still be dropped, not in the spawner's pipe. */
   private readonly queued: Queued[] = [];
   /** The spare shells asked for (useSpares), sent once the spawner is ready. */
@@ -134,7 +139,7 @@ export class Spawner {
       this.child.send({ type: 'start', seq, ...next.req, gated: next.gate !== undefined });
       // After the start on the same channel, so the spawner has the process when its go-ahead comes.
       void next.gate?.then((go) => {
-        if (go && this.child.connected) this.child.send({ type: 'go', seq });
+        if (go) this.goAhead(seq, next.after);
       });
     }
   }
@@ -143,13 +148,35 @@ export class Spawner {
    * Runs a program to its end (a mount, an unmount) in the spawner, whose
    * fork costs less than this process's and none of its thread's time; here
    * when the spawner is not running. A spawner that dies first fails it.
+   * `key` names it for the go-ahead of a start that waits for it (StartOptions.after).
    */
-  run(argv: readonly string[]): Promise<Ran> {
-    if (!this.isReady || !this.child.connected) return runToEnd(argv);
-    const ask = ++this.asks;
-    return new Promise((resolve) => {
-      this.runs.set(ask, resolve);
-      this.child.send({ type: 'run', ask, file: argv[0], args: argv.slice(1) });
+  run(argv: readonly string[], key?: string): Promise<Ran> {
+    const here = !this.isReady || !this.child.connected;
+    const ran = here
+      ? runToEnd(argv)
+      : new Promise<Ran>((resolve) => {
+          const ask = ++this.asks;
+          this.runs.set(ask, resolve);
+          this.child.send({ type: 'run', ask, file: argv[0], args: argv.slice(1), key });
+        });
+    if (key !== undefined) this.keyedRuns.add(key, { ok: ran.then((r) => r.ok), inSpawner: !here });
+    return ran;
+  }
+
+  /**
+   * A gated start's go-ahead, given once the run keyed `after` has ended
+   * well (never when it failed): the spawner waits for a run it was given,
+   * which it sees end before this process does; here for one run here.
+   */
+  private goAhead(seq: number, after?: string): void {
+    const run = after === undefined ? undefined : this.keyedRuns.get(after);
+    const send = (waitFor?: string) => {
+      if (this.child.connected) this.child.send({ type: 'go', seq, after: waitFor });
+    };
+    if (!run) return send();
+    if (run.inSpawner) return send(after);
+    void run.ok.then((ok) => {
+      if (ok) send();
     });
   }
 

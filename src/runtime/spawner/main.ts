@@ -9,7 +9,8 @@ import type { Duplex } from 'node:stream';
 import { followChild } from '../follow-child.js';
 import { CriLogWriter } from '../log-writer.js';
 import { detachHere, PROGRAM_ENV, ranToEnd, readyPid, runToEnd, signalGroup, type Ran } from '../proc.js';
-import type { SpawnerReply, SpawnerRequest, StartRequest } from './protocol.js';
+import type { GoRequest, RunRequest, SpawnerReply, SpawnerRequest, StartRequest } from './protocol.js';
+import { KeyedRuns } from './keyed-runs.js';
 import { SpareShells } from './spare-shells.js';
 
 const logs = new Map<number, CriLogWriter>();
@@ -17,6 +18,8 @@ const logs = new Map<number, CriLogWriter>();
 const groups = new Set<number>();
 /** The fd 3 of each process whose set-up is under way (or done, and held), for its go-ahead, its report and its release. */
 const setUps = new Map<number, { stream: Duplex; held: boolean }>();
+/** The runs given a key, for the go-aheads that wait for them. */
+const keyedRuns = new KeyedRuns();
 /** Shells forked ahead for what the runtime starts here, once it has said which shell (its sandboxes' static busybox). */
 let spares: SpareShells | undefined;
 
@@ -25,29 +28,41 @@ function send(reply: SpawnerReply): void {
   if (process.connected) process.send!(reply, undefined, undefined, () => {});
 }
 
-function start(req: StartRequest): void {
-  let log: CriLogWriter;
+function openLog(req: StartRequest): CriLogWriter | undefined {
   try {
-    log = new CriLogWriter(req.logPath, undefined, (err) => send({ type: 'logError', seq: req.seq, message: err.message }));
+    return new CriLogWriter(req.logPath, undefined, (err) => send({ type: 'logError', seq: req.seq, message: err.message }));
   } catch (err) {
     send({ type: 'failed', seq: req.seq, stage: 'log', message: (err as Error).message });
-    return;
+    return undefined;
   }
+}
+
+function start(req: StartRequest): void {
+  // A gated start's wrapper waits for its go-ahead before it runs anything of the container's: it is
+  // started first, and its log made (a directory and a file on the node's disk) while it starts.
+  let log = req.gated ? undefined : openLog(req);
+  if (!req.gated && !log) return;
   let child: ChildProcess | undefined;
   try {
     if (req.cwd === '/') child = spares?.take({ file: req.file, args: req.args, env: req.env, keepFd3: req.reportSetUp });
     child ??= spawn(req.file, req.args, { cwd: req.cwd, env: req.env, detached: true, stdio: ['ignore', 'pipe', 'pipe', ...(req.reportSetUp ? (['pipe'] as const) : [])] });
   } catch (err) {
     // Refused before any fork (a NUL in argv or env): the start fails, the spawner and its other containers go on.
-    log.end();
+    log?.end();
     send({ type: 'failed', seq: req.seq, stage: 'exec', code: (err as NodeJS.ErrnoException).code, message: (err as Error).message });
     return;
   }
   if (child.pid === undefined) {
     child.once('error', (err: NodeJS.ErrnoException) => {
-      log.end();
+      log?.end();
       send({ type: 'failed', seq: req.seq, stage: 'exec', code: err.code, message: err.message });
     });
+    return;
+  }
+  log ??= openLog(req);
+  if (!log) {
+    // Its wrapper had no go-ahead: it ends having run nothing of the container's.
+    signalGroup(child.pid, 'SIGKILL');
     return;
   }
   logs.set(req.seq, log);
@@ -110,6 +125,25 @@ function go(seq: number): void {
   setUp?.stream.write(setUp.held ? 'go\n' : 'go\nstart\n');
 }
 
+/** The go-ahead `req` asks for, once the run it names has ended well (never when it failed). */
+function goAfter(req: GoRequest): void {
+  const run = req.after === undefined ? undefined : keyedRuns.get(req.after);
+  if (!run) {
+    go(req.seq);
+    return;
+  }
+  void run.ok.then((ok) => {
+    if (ok) go(req.seq);
+  });
+}
+
+/** A run, answered with `ran`; one with a key is kept for the go-aheads that wait for it. */
+function runAsked(req: RunRequest): void {
+  const ran = run([req.file, ...req.args]);
+  void ran.then((r) => send({ type: 'ran', ask: req.ask, failure: r.ok ? undefined : r.reason }));
+  if (req.key !== undefined) keyedRuns.add(req.key, { ok: ran.then((r) => r.ok) });
+}
+
 /** A held process's release: it execs its program (at once, when it is set up already). */
 function release(seq: number): void {
   const setUp = setUps.get(seq);
@@ -144,9 +178,9 @@ function detach(argv: string[]): Promise<number> {
 process.on('message', (req: SpawnerRequest) => {
   if (req.type === 'start') start(req);
   else if (req.type === 'reopen') reopen(req.seq, req.ask);
-  else if (req.type === 'go') go(req.seq);
+  else if (req.type === 'go') goAfter(req);
   else if (req.type === 'release') release(req.seq);
-  else if (req.type === 'run') void run([req.file, ...req.args]).then((ran) => send({ type: 'ran', ask: req.ask, failure: ran.ok ? undefined : ran.reason }));
+  else if (req.type === 'run') runAsked(req);
   else if (req.type === 'spares') spares ??= new SpareShells(req.shell, req.dir);
   else if (req.type === 'detach') {
     detach([req.file, ...req.args]).then(

@@ -22,8 +22,32 @@ export interface StartRequest {
   held?: boolean;
 }
 
+/**
+ * A gated start's go-ahead. `after` names a run (RunRequest.key) that must
+ * end well first: the go-ahead waits for it here, and is never given when
+ * it fails (the runtime ends the start then).
+ */
+export interface GoRequest {
+  type: 'go';
+  seq: number;
+  after?: string;
+}
+
+/**
+ * Run a program to its end (a mount, an unmount), answered with `ran`.
+ * `key` names it for the go-ahead of a start that needs it done (the mount
+ * of a container's root file system, which its set-up waits for).
+ */
+export interface RunRequest {
+  type: 'run';
+  ask: number;
+  file: string;
+  args: string[];
+  key?: string;
+}
+
 /** Reopen the log of the process started as `seq` (ReopenContainerLog), answered with `reopened`; run a program to its end (a mount, an unmount), answered with `ran`. */
-export type SpawnerRequest = StartRequest | { type: 'reopen'; seq: number; ask: number } | { type: 'go'; seq: number } | { type: 'release'; seq: number } | { type: 'run'; ask: number; file: string; args: string[] }
+export type SpawnerRequest = StartRequest | { type: 'reopen'; seq: number; ask: number } | GoRequest | { type: 'release'; seq: number } | RunRequest
   /** Start a program in a session of its own that the spawner does not follow (a pod's holder), answered with `detached`. */
   | { type: 'detach'; ask: number; file: string; args: string[] }
   /** Fork spare shells of `shell` (a static busybox: the argv before `-c`) for starts, runs and detaches, their orders written in `dir` (a tmpfs where there is one); unanswered. */

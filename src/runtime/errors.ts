@@ -21,6 +21,7 @@ export const precondition = (message: string) => new RuntimeError(status.FAILED_
 export const alreadyExists = (message: string) => new RuntimeError(status.ALREADY_EXISTS, message);
 export const unknown = (message: string) => new RuntimeError(status.UNKNOWN, message);
 export const cancelled = (message: string) => new RuntimeError(status.CANCELLED, message);
+export const unimplemented = (message: string) => new RuntimeError(status.UNIMPLEMENTED, message);
 
 /** A file the runtime could not write (its state, a log): a full disk is RESOURCE_EXHAUSTED, anything else UNKNOWN. */
 export const storageFailed = (doing: string, err: unknown) =>

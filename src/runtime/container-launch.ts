@@ -55,7 +55,10 @@ export class ContainerLaunch {
       if (program === undefined) throw precondition(`container ${c.id} is not running`);
       const spec = c.sandboxed;
       const env: Record<string, string> = { ...spec.env, HOSTNAME: hostname };
-      const hasProgram = (command: string) => findInRootfs(spec.rootfs, command, env.PATH ?? '', spec.cwd, c.mounts) !== undefined;
+      // A root mounted in the container's namespace only is seen through its program's.
+      const hasProgram = spec.ownRoot
+        ? (command: string) => findInRootfs(`/proc/${program}/root`, command, env.PATH ?? '', spec.cwd) !== undefined
+        : (command: string) => findInRootfs(spec.rootfs, command, env.PATH ?? '', spec.cwd, c.mounts) !== undefined;
       return { env, cwd: '/', wrapper: this.sandboxes.execWrapper(spec, program), hasProgram };
     }
     const cwd = c.workingDir || '/';

@@ -93,6 +93,8 @@ interface Followed {
   output?: OutputTap;
   /** A held process's release (ProcessSpec.held). */
   release?: () => void;
+  /** Why its wrapper's set-up failed, as it said (reportsSetUp), once its report has come. */
+  setUpFailure?: () => string | undefined;
 }
 
 /** How long a wrapper's program may take to appear, by default. */
@@ -113,6 +115,8 @@ export class ContainerProcess {
    * enters the program does.
    */
   readonly programStarted: Promise<number | undefined>;
+  /** Whether its wrapper reports its set-up (programStarted is that report). */
+  private readonly reportsSetUp: boolean;
   private constructor(
     private readonly followed: Followed,
     readonly pid: number,
@@ -125,6 +129,7 @@ export class ContainerProcess {
     setUp?: Promise<number | undefined>,
   ) {
     this.exited = followed.closed;
+    this.reportsSetUp = setUp !== undefined;
     // A held shell (a spare, or a container waiting for its cgroup) is not the program yet, nor its wrapper.
     this.programStarted = !wrapped ? Promise.resolve(undefined) : (setUp ?? waitForProcess(pid, () => (stillHeld(pid) ? undefined : findProgram(pid)), programTimeoutMs));
   }
@@ -160,7 +165,7 @@ export class ContainerProcess {
       const req = { file: argv[0], args: argv.slice(1), cwd, env: spec.env, logPath: spec.logPath, reportSetUp: spec.reportsSetUp };
       const spawned = await spawner.start(req, spec.onLogError ?? (() => {}), { cancelled }).catch((err: Error) => err);
       if (spawned instanceof Error) throw spawnerFailure(spec, spawned);
-      return make({ closed: spawned.closed, reopenLog: () => spawned.reopenLog() }, spawned.pid, spawned.setUp);
+      return make({ closed: spawned.closed, reopenLog: () => spawned.reopenLog(), setUpFailure: () => spawned.setUpFailure() }, spawned.pid, spawned.setUp);
     }
 
     const guarded = spec.orphanGuard ? [...spec.orphanGuard, ...argv] : argv;
@@ -236,7 +241,7 @@ export class ContainerProcess {
       await spawned.closed;
       throw failed;
     }
-    return ContainerProcess.made(spec, { closed: spawned.closed, reopenLog: () => spawned.reopenLog(), release: () => spawned.release() }, spawned.pid, spawned.setUp);
+    return ContainerProcess.made(spec, { closed: spawned.closed, reopenLog: () => spawned.reopenLog(), release: () => spawned.release(), setUpFailure: () => spawned.setUpFailure() }, spawned.pid, spawned.setUp);
   }
 
   private static made(spec: ProcessSpec, followed: Followed, pid: number, setUp?: Promise<number | undefined>): ContainerProcess {
@@ -247,6 +252,13 @@ export class ContainerProcess {
   /** The program under the wrapper, while it runs; undefined without a wrapper. */
   program(): number | undefined {
     return this.wrapped && !stillHeld(this.pid) ? this.findProgram(this.pid) : undefined;
+  }
+
+  /** Why its wrapper's set-up failed, as it said once done (reportsSetUp); undefined when it did not fail, or said nothing. */
+  async setUpFailed(): Promise<string | undefined> {
+    if (!this.reportsSetUp) return undefined;
+    await this.programStarted;
+    return this.followed.setUpFailure?.();
   }
 
   /** Lets a held process (ProcessSpec.held) exec its program, once it is set up. */

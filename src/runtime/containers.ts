@@ -71,10 +71,10 @@ export class ContainerService {
   recover(): void {
     for (const c of this.state.containers.values()) {
       // Its create mounted its root file system: its start mounts it again, after this unmount.
-      if (c.state === 'CONTAINER_CREATED' && c.sandboxed) this.sandboxes.unmountRootfs(c.id);
+      if (c.state === 'CONTAINER_CREATED' && c.sandboxed) this.sandboxes.unmountRootfs(c);
       if (c.state !== 'CONTAINER_RUNNING') continue;
       if (c.pid && isSameProcess(c.pid, c.pidStartTime)) signalGroup(c.pid, 'SIGKILL');
-      if (c.sandboxed) this.sandboxes.unmountRootfs(c.id);
+      if (c.sandboxed) this.sandboxes.unmountRootfs(c);
       Object.assign(c, {
         state: 'CONTAINER_EXITED',
         finishedAt: nowNs(),
@@ -120,7 +120,7 @@ export class ContainerService {
     try {
       this.state.saveContainer(record);
     } catch (err) {
-      if (record.sandboxed) this.sandboxes.releaseContainer(id).catch(() => {});
+      if (record.sandboxed) this.sandboxes.releaseContainer(id, record.sandboxed.ownRoot).catch(() => {});
       throw storageFailed(`failed to create container "${name}"`, err);
     }
     this.publish(record, 'CONTAINER_CREATED_EVENT');
@@ -154,13 +154,18 @@ export class ContainerService {
     if (!sandbox || sandbox.state !== 'SANDBOX_READY') throw precondition(`pod sandbox ${c.podSandboxId} of container ${c.id} is not ready`);
     let proc: ContainerProcess;
     try {
-      // Its create's set-up, unless it has gone (its spawner died with it): then one made now.
+      // Its create's set-up, unless it has gone (its spawner died with it): then one made now. A set-up
+      // that said why it failed (its mounts) fails the start, as runc's create does.
       const made = await this.created.take(c.id);
+      const failure = await made?.setUpFailed();
+      if (failure) throw new Error(failure);
       const held = made && isSameProcess(made.pid, made.startTime) ? made : undefined;
       held?.release();
       proc = held ?? (await ContainerProcess.start(this.processSpec(c, await this.launch.spec(c, sandbox)), this.spares, this.spawner, cancelled));
+      const failed = held ? undefined : await proc.setUpFailed();
+      if (failed) throw new Error(failed);
     } catch (err) {
-      if (c.sandboxed) this.sandboxes.unmountRootfs(c.id);
+      if (c.sandboxed) this.sandboxes.unmountRootfs(c);
       // Its caller gave up while it waited for the spawner: nothing ran, and the container stays created.
       if (err instanceof StartCancelled) throw cancelledError(`the start of container ${c.id} was cancelled before it was made; it was not started`);
       const message = (err as Error).message;
@@ -205,7 +210,7 @@ export class ContainerService {
     this.cgroups.release(id);
     const c = this.state.containers.get(id);
     if (!c) return;
-    if (c.sandboxed) this.sandboxes.unmountRootfs(id);
+    if (c.sandboxed) this.sandboxes.unmountRootfs(c);
     Object.assign(c, {
       state: 'CONTAINER_EXITED',
       // Read by the spawner to the millisecond: a program that ended within the millisecond of its start is not said to end before it.
@@ -253,7 +258,7 @@ export class ContainerService {
     const c = lookupOptional(this.state.containers, id, 'container');
     if (!c) return;
     await this.stop(c.id, 0);
-    if (c.sandboxed) await this.sandboxes.releaseContainer(c.id);
+    if (c.sandboxed) await this.sandboxes.releaseContainer(c.id, c.sandboxed.ownRoot);
     const deleted = this.state.deleteContainer(c.id);
     this.publish(c, 'CONTAINER_DELETED_EVENT');
     if (c.sandboxed && !this.images.list().some((i) => i.id === c.imageId)) this.pruneImageRoots();

@@ -69,6 +69,12 @@ export interface SandboxedSpec {
   seccomp?: string;
   /** CRI's no_new_privs: a setuid program does not gain its owner's rights (bwrap sets it whatever this says). */
   noNewPrivs?: boolean;
+  /**
+   * Its set-up mounts its root's overlay in its own mount namespace, where
+   * nothing else sees it: nothing is mounted at `rootfs` on the host, and
+   * the overlay goes with the last of its processes.
+   */
+  ownRoot?: boolean;
 }
 
 export interface ContainerRecord {

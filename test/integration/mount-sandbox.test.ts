@@ -189,7 +189,7 @@ describe.skipIf(!root)('containers set up by util-linux (embedded runtime, root)
   it("fails a start whose root file system cannot be mounted, saying why, and removes what it made; the next start goes on", async () => {
     const sandbox = ownSandboxConfig('unmountable');
     const sandboxId = await client.runPodSandbox(sandbox);
-    // The image's stacked layers (made by the containers before) are a file for this create: the kernel refuses the mount, which the create starts.
+    // The image's stacked layers (made by the containers before) are a file for this create: its root cannot be mounted.
     const images = join(env.root, 'runtime', 'rootfs', 'images');
     const stacks = readdirSync(images);
     expect(stacks.length).toBeGreaterThan(0);
@@ -214,10 +214,51 @@ describe.skipIf(!root)('containers set up by util-linux (embedded runtime, root)
     expect(existsSync(base)).toBe(false);
     const next = await client.createContainer(sandboxId, config('next', ['sh', '-c', 'echo up; sleep 60']), sandbox);
     await client.startContainer(next);
-    expect(isMountPoint(join(env.root, 'runtime', 'rootfs', 'containers', next, 'rootfs'))).toBe(true);
+    await eventually(() => loggedLines(sandbox, config('next', [])).includes('up'), 'the next container to run');
+    // Its root is mounted in its own namespace only: nothing on the host.
+    expect(isMountPoint(join(env.root, 'runtime', 'rootfs', 'containers', next, 'rootfs'))).toBe(false);
     await client.removePodSandbox(sandboxId);
-    // Removed with its pod: unmounted (once it exited) and deleted.
+    // Removed with its pod: deleted once it exited.
     await eventually(() => !existsSync(join(env.root, 'runtime', 'rootfs', 'containers', next)), 'the next container to be removed');
+  });
+
+  it("fails a start whose set-up cannot make its mounts, with what mount said, and starts the next one", async () => {
+    const sandbox = ownSandboxConfig('refused');
+    const sandboxId = await client.runPodSandbox(sandbox);
+    // The image's stacked layers seen through two overlays: the container's own would be a third, which the kernel
+    // refuses (overlayfs stacks two deep at most) in its set-up's mount -a. Its program is found in them.
+    const images = join(env.root, 'runtime', 'rootfs', 'images');
+    const stacks = readdirSync(images).filter((name) => !name.includes('.'));
+    const scratch = mkdtempSync(join(tmpdir(), 'knode-stacked-'));
+    const overlay = (lower: string, at: string, name: string) => {
+      for (const dir of ['upper', 'work']) mkdirSync(join(scratch, name, dir), { recursive: true });
+      execFileSync('mount', ['-t', 'overlay', 'overlay', '-o', `lowerdir=${lower},upperdir=${join(scratch, name, 'upper')},workdir=${join(scratch, name, 'work')}`, at]);
+    };
+    for (const stack of stacks) {
+      const at = join(images, stack);
+      mkdirSync(join(scratch, stack, 'middle'), { recursive: true });
+      overlay(at, join(scratch, stack, 'middle'), `${stack}-1`);
+      overlay(join(scratch, stack, 'middle'), at, `${stack}-2`);
+    }
+    let id: string;
+    let err: CriError;
+    try {
+      id = await client.createContainer(sandboxId, config('refused', ['sleep', '60']), sandbox);
+      err = (await client.startContainer(id).catch((e: CriError) => e)) as CriError;
+    } finally {
+      for (const stack of stacks) {
+        execFileSync('umount', [join(images, stack)]);
+        execFileSync('umount', [join(scratch, stack, 'middle')]);
+      }
+      rmSync(scratch, { recursive: true, force: true });
+    }
+    expect(err.details).toMatch(/^failed to start container "\w+": mount: \S.*/);
+    expect((await client.containerStatus(id)).status).toMatchObject({ state: 'CONTAINER_EXITED', reason: 'StartError' });
+    await client.removeContainer(id);
+    const next = await client.createContainer(sandboxId, config('after', ['sh', '-c', 'echo up; sleep 60']), sandbox);
+    await client.startContainer(next);
+    await eventually(() => loggedLines(sandbox, config('after', [])).includes('up'), 'the next container to run');
+    await client.removePodSandbox(sandboxId);
   });
 
   it("mounts root file systems in a directory it shares (this host's / is private: bound onto itself), which a set-up made before its root's mount gets it from, and unbinds it when it stops", async () => {
@@ -318,8 +359,9 @@ describe.skipIf(!root)('containers set up by util-linux on a host whose mounts a
     const mounter = await cri.createContainer(sandboxId, containerConfig('mounter', ['sleep', '60'], { mounts, linux: { securityContext: { privileged: true, namespaceOptions: { pid: 'POD' } } } }), sandbox);
     await cri.startContainer(plain);
     await cri.startContainer(mounter);
-    // The runtime's own mounts of the two root file systems, and nothing of their set-ups.
-    expect(mountPointsOf(runtimePid).filter((p) => !before.includes(p))).toEqual([expect.stringMatching(new RegExp(`${plain}/rootfs$`)), expect.stringMatching(new RegExp(`${mounter}/rootfs$`))]);
+    // The runtime's own mount of the root file system of the container with a Bidirectional volume (the plain one's
+    // is mounted in its own namespace only), and nothing of their set-ups.
+    expect(mountPointsOf(runtimePid).filter((p) => !before.includes(p))).toEqual([expect.stringMatching(new RegExp(`${mounter}/rootfs$`))]);
     inRuntime('mount', '--bind', other, join(source, 'from-host'));
     expect((await cri.execSync(mounter, ['ls', '/shared/from-host'], 10)).stdout.toString()).toBe('flag\n');
     expect((await cri.execSync(plain, ['sh', '-c', 'grep -c " /shared/" /proc/self/mountinfo || true'], 10)).stdout.toString()).toBe('0\n');

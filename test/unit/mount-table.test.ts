@@ -62,10 +62,16 @@ describe('mountTable', () => {
         '/r/c1/root /r/c1/root none remount,bind,ro 0 0',
       ],
     ],
+    [
+      'its overlay mounted at the new root in place of a bind of its root file system, first',
+      { overlay: { lower: '/r/images/abc', upper: '/r/c1/upper', work: '/r/c1/work' } },
+      ['overlay /r/c1/root overlay lowerdir=/r/images/abc,upperdir=/r/c1/upper,workdir=/r/c1/work 0 0', 'proc /r/c1/root/proc proc nosuid,nodev,noexec 0 0'],
+    ],
     ['blanks and backslashes written as octal escapes', { mounts: [{ hostPath: '/v/my dir\\x', containerPath: '/with\ttab', readonly: false }] }, ['/v/my\\040dir\\134x /r/c1/root/with\\011tab none rbind,rprivate 0 0']],
   ])('%s', (_name, changes, wanted) => {
     const all = lines({ ...base, ...changes });
     expect(all).toEqual(expect.arrayContaining(wanted));
+    expect(all.some((line) => line.startsWith('/r/c1/rootfs '))).toBe(changes.overlay === undefined);
     // In the order given.
     const at = wanted.map((line) => all.indexOf(line));
     expect(at).toEqual([...at].sort((a, b) => a - b));

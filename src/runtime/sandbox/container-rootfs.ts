@@ -16,7 +16,7 @@ import { composeRootfs, type StackedLayer } from '../oci/rootfs.js';
 import { runToEnd, type Ran } from '../proc.js';
 import { makeInRoot } from './image-process.js';
 import { hostMounts, mountOf } from './mountinfo.js';
-import type { OverlayLayers } from './overlay-layers.js';
+import type { RootOverlay } from './mount-table.js';
 import { SpareDirs } from './spare-dirs.js';
 
 export type RootfsMode = 'overlay' | 'copy';
@@ -205,11 +205,11 @@ export class ContainerRootfs {
    * mounted (the image's stacked layers, composed if they are not yet, and
    * its own upper layer); undefined for a copy.
    */
-  async layersOf(id: string, imageId: string, layers: () => StackedLayer[]): Promise<OverlayLayers | undefined> {
+  async layersOf(id: string, imageId: string, layers: () => StackedLayer[]): Promise<RootOverlay | undefined> {
     if (this.mode === 'copy') return undefined;
     const lower = this.imageRoot(imageId, layers);
     await this.layerDirs(id);
-    return { lower, upper: join(this.base(id), 'upper') };
+    return { lower, upper: join(this.base(id), 'upper'), work: join(this.base(id), 'work') };
   }
 
   /** Unmounts container `id`'s root file system once it has exited (in the background); what it wrote stays until it is removed. */
@@ -218,13 +218,17 @@ export class ContainerRootfs {
     this.unmounting.set(id, this.umount(id));
   }
 
-  /** Unmounts (when no unmount was started) and deletes container `id`'s root file system; nothing there is fine. */
-  async release(id: string): Promise<void> {
+  /**
+   * Unmounts (when no unmount was started, and it was `mounted` here: not
+   * one mounted in its own namespace) and deletes container `id`'s root
+   * file system; nothing there is fine.
+   */
+  async release(id: string, mounted = true): Promise<void> {
     this.dirs.delete(id);
     this.handed.delete(id);
     const base = this.base(id);
     if (!existsSync(base)) return;
-    if (this.mode === 'overlay') await (this.unmounting.get(id) ?? this.umount(id));
+    if (this.mode === 'overlay' && mounted) await (this.unmounting.get(id) ?? this.umount(id));
     this.unmounting.delete(id);
     await rm(base, { recursive: true, force: true });
   }

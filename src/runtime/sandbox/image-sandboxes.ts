@@ -3,7 +3,7 @@
 // within its pod's namespaces, its process made from the image config and
 // the container config. Containers of record images (no layers) and hosts
 // without bubblewrap keep host processes; `describe()` says which applies.
-import { chmodSync, lstatSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { ContainerConfig__Output } from '../../cri/gen/runtime/v1/ContainerConfig.js';
 import type { ProcessSpec } from '../container-process.js';
@@ -13,12 +13,12 @@ import type { RuntimeImages } from '../images.js';
 import type { ProgramRunner } from '../proc.js';
 import { podHostname, type ContainerRecord, type ImageRecord, type SandboxedSpec, type SandboxRecord } from '../records.js';
 import { Bubblewrap, PIDNS_FD, PROGRAM_TIMEOUT_MS } from './bubblewrap.js';
-import { FIXED_MOUNT_POINTS, MountSandbox, type LaunchedProcess } from './mount-sandbox.js';
+import { FIXED_MOUNT_POINTS, kernelPathsOnly, MountSandbox, type LaunchedProcess } from './mount-sandbox.js';
 import { CapabilityError, containerCapabilities } from './capabilities.js';
 import { checkPathList, PathListError } from './masked-paths.js';
 import { SeccompError } from './seccomp/bpf.js';
 import { seccompFilter } from './seccomp/filter.js';
-import { ContainerRootfs } from './container-rootfs.js';
+import { ContainerRootfs, MOUNT_FAILED } from './container-rootfs.js';
 import { PodFiles, POD_FILES } from './pod-files.js';
 import { PodHolders } from './pod-holders.js';
 import { staticApplet } from './setuid-kit.js';
@@ -135,8 +135,14 @@ export class ImageSandboxes {
         mkdirSync(dirname(seccomp), { recursive: true });
         writeFileSync(seccomp, filter!, { mode: 0o600 });
       }
-      // Mounted while the create answers; the start waits for it.
-      this.rootfs!.startMount(id, image.id, () => store.rootfsLayers(image));
+      const maskedPaths = !security?.privileged && security?.maskedPaths?.length ? security.maskedPaths : undefined;
+      const readonlyPaths = !security?.privileged && security?.readonlyPaths?.length ? security.readonlyPaths : undefined;
+      // Set up by util-linux (no filter, no no_new_privs, no Bidirectional mount), over an overlay, with
+      // nothing to look for in its mounted root: its own table mounts its root, in its namespace.
+      const ownRoot =
+        typeof this.mountSandbox !== 'string' && this.rootfs!.mode === 'overlay' && !filter && !security?.noNewPrivs && !config.mounts.some((m) => m.propagation === 'PROPAGATION_BIDIRECTIONAL') && kernelPathsOnly(maskedPaths ?? [], readonlyPaths ?? []);
+      // Mounted on the host while the create answers; the start waits for it.
+      if (!ownRoot) this.rootfs!.startMount(id, image.id, () => store.rootfsLayers(image));
       return {
         rootfs: this.rootfs!.path(id),
         argv: process.argv,
@@ -149,10 +155,11 @@ export class ImageSandboxes {
         capabilities,
         privileged: security?.privileged || undefined,
         // A privileged container sees everything, as containerd gives it.
-        maskedPaths: !security?.privileged && security?.maskedPaths?.length ? security.maskedPaths : undefined,
-        readonlyPaths: !security?.privileged && security?.readonlyPaths?.length ? security.readonlyPaths : undefined,
+        maskedPaths,
+        readonlyPaths,
         seccomp,
         noNewPrivs: security?.noNewPrivs || undefined,
+        ownRoot: ownRoot || undefined,
       };
     } catch (err) {
       this.forget(id);
@@ -175,7 +182,7 @@ export class ImageSandboxes {
       throw new Error(`user ${spec.uid}:${spec.gid} cannot run in a shared PID namespace on the embedded runtime's sandboxes: without setpriv, non-root users get a user namespace, which cannot join the pod's PID namespace; run it as root or without shareProcessNamespace`);
     }
     const store = this.images as OciImageStore;
-    const layers = () => {
+    const imageLayers = () => {
       const image = store.find(c.imageId);
       if (!image) throw new Error(`image ${c.imageId} is no longer stored; pull it again`);
       return store.rootfsLayers(image);
@@ -187,14 +194,27 @@ export class ImageSandboxes {
     const setup = this.mountSandbox;
     // Its create started the mount.
     const rootMounted = async () => {
-      await this.rootfs!.mounted(c.id, c.imageId, layers);
+      await this.rootfs!.mounted(c.id, c.imageId, imageLayers);
     };
+    if (spec.ownRoot && typeof setup !== 'string') {
+      const layers = await this.rootfs!.layersOf(c.id, c.imageId, imageLayers);
+      // What the kernel would refuse to mount, said before the set-up starts; its set-up says what else fails.
+      if (layers && !statSync(layers.lower, { throwIfNoEntry: false })?.isDirectory()) throw new Error(`${MOUNT_FAILED}: its image's stacked layers (${layers.lower}) are not a directory`);
+      if (layers) {
+        const launch = setup.wrapper({ ...sandboxed, id: c.id, noNewPrivs: false, sharedPid: typeof sharedPid === 'number' ? sharedPid : undefined, overlay: layers });
+        const hasProgram = (command: string) => findInRootfs(spec.rootfs, command, spec.env.PATH ?? '', spec.cwd, c.mounts, (path) => hostPathInLayers(layers, path)) !== undefined;
+        return { ...common, hasProgram, wrapper: launch.argv, orphanGuard: launch.orphanGuard, prepare: () => launch.prepare(async () => {}), programOf: (wrapperPid) => setup.programOf(wrapperPid), reportsSetUp: true };
+      }
+    }
+    // Set up below with its root mounted on the host (a runtime started again without util-linux's set-up or
+    // overlays since its create): its record says so, for its unmount.
+    if (spec.ownRoot) delete spec.ownRoot;
     if (typeof setup !== 'string' && !spec.seccomp && (!spec.noNewPrivs || mounts.some((m) => m.propagation === 'PROPAGATION_BIDIRECTIONAL'))) {
       // The wrapper starts while the root is mounted, when that mount reaches its namespace: its mount points
       // are made in the overlay's layers meanwhile.
       const early = this.rootfs!.reachesNamespaces === true;
       if (!early) await rootMounted();
-      const overlay = early ? await this.rootfs!.layersOf(c.id, c.imageId, layers) : undefined;
+      const overlay = early ? await this.rootfs!.layersOf(c.id, c.imageId, imageLayers) : undefined;
       const launch = setup.wrapper({ ...sandboxed, id: c.id, noNewPrivs: spec.noNewPrivs === true, sharedPid: typeof sharedPid === 'number' ? sharedPid : undefined, layers: overlay });
       const process = { ...common, wrapper: launch.argv, orphanGuard: launch.orphanGuard, programOf: (wrapperPid: number) => setup.programOf(wrapperPid), reportsSetUp: true };
       // The spawner runs the mount: the set-up's go-ahead waits for it there, and the program is looked for in the layers.
@@ -239,9 +259,9 @@ export class ImageSandboxes {
     return this.podFiles.remove(sandbox.id);
   }
 
-  /** Unmounts a sandboxed container's root file system (it exited, or its runtime restarted before its start), what it wrote kept. */
-  unmountRootfs(id: string): void {
-    this.rootfs?.unmount(id);
+  /** Unmounts a sandboxed container's root file system (it exited, or its runtime restarted before its start), what it wrote kept; nothing for one mounted in its own namespace. */
+  unmountRootfs(c: ContainerRecord): void {
+    if (!c.sandboxed?.ownRoot) this.rootfs?.unmount(c.id);
   }
 
   /** What a create that failed made goes (in the background: nothing was mounted). */
@@ -250,8 +270,8 @@ export class ImageSandboxes {
   }
 
   /** Removes a container's root file system, and its set-up files. */
-  async releaseContainer(id: string): Promise<void> {
-    await this.rootfs?.release(id);
+  async releaseContainer(id: string, ownRoot = false): Promise<void> {
+    await this.rootfs?.release(id, !ownRoot);
     if (typeof this.mountSandbox !== 'string') this.mountSandbox.scratch.release(id);
   }
 

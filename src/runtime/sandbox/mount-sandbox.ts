@@ -18,7 +18,7 @@ import { makeInLayers, type OverlayLayers } from './overlay-layers.js';
 import { locatePaths } from './masked-paths.js';
 import { hostMounts, mountOf, mountsUnder } from './mountinfo.js';
 import { devTemplate, fillDev } from './dev-dir.js';
-import { mountTable, type TableMount } from './mount-table.js';
+import { mountTable, type RootOverlay, type TableMount } from './mount-table.js';
 import { makeReadonlySys } from './readonly-sys.js';
 import { ScratchSpace } from './scratch.js';
 import { SpareDirs } from './spare-dirs.js';
@@ -44,6 +44,12 @@ export interface LaunchedProcess extends SandboxedProcess {
    * while the mount runs (in the mounted root otherwise).
    */
   layers?: OverlayLayers;
+  /**
+   * Its root's overlay, which its own table mounts in its mount namespace
+   * (nothing is mounted on the host): its mount points are made in the
+   * layers, and its set-up waits for no mount.
+   */
+  overlay?: RootOverlay;
 }
 
 /** The directories every container made here mounts on: its /proc, /dev and /sys, and the kit. */
@@ -163,8 +169,8 @@ export class MountSandbox {
     argv.push('--', staticUnshare ?? t.unshare, '--mount', `--propagation=${bidirectional ? 'unchanged' : 'slave'}`, ...ownPid, '--');
     argv.push(...this.init, '-c', this.script(), INIT, table, root, p.cwd, ...slaves);
     argv.push(...setuidPrefix(this.kit, p.uid, p.gid, p.groups, p.capabilities, { noNewPrivs: p.noNewPrivs, dieWithParent: true }));
-    const layers = inLayers(p);
-    return { argv, prepare: (mounted) => this.prepare(p, layers, { dev: join(base, 'dev'), root, table, hostTable }, mounted), orphanGuard, readsRoot: layers === undefined };
+    const layers = p.overlay ?? inLayers(p);
+    return { argv, prepare: (mounted) => this.prepare(p, layers, { dev: join(base, 'dev'), root, table, hostTable }, p.overlay ? async () => {} : mounted), orphanGuard, readsRoot: layers === undefined };
   }
 
   /**
@@ -197,6 +203,7 @@ export class MountSandbox {
       table,
       mountTable({
         rootfs: p.rootfs,
+        overlay: p.overlay,
         root,
         dev,
         kit: this.kit.dir,
@@ -226,7 +233,8 @@ export class MountSandbox {
    * reaches no host mount (as runc's pivotRoot does). When fd 3 is open
    * (reportsSetUp: the spawner's socket), it first waits for a line on it,
    * the runtime's go-ahead, and once every mount is made writes its pid (the
-   * program's to be) there and waits for a second line, its start, before
+   * program's to be) there (or, when mount fails, '!' and what mount said,
+   * and exits) and waits for a second line, its start, before
    * it closes it and execs: as runc's init waits on its exec fifo, a
    * container made by its create (held) is set up and waits for its start.
    * An end of fd 3 instead of a line ends it.
@@ -250,8 +258,9 @@ export class MountSandbox {
       `[ -z "$a" ] || ${mount} --make-slave "$a"`,
       `[ -z "$b" ] || ${mount} --make-slave "$b"`,
       // The table's paths are resolved already (in the root, or on the host): libmount need not look them up (1-2 ms a start).
-      // In the C locale, whatever the container's LANG: util-linux reads no locale files then.
-      `LC_ALL=C ${mount} --no-canonicalize -a -T "$t"`,
+      // In the C locale, whatever the container's LANG: util-linux reads no locale files then. A mount that fails is
+      // the start's error: what mount said goes to fd 3 after a '!' (and to the container's log).
+      `LC_ALL=C ${mount} --no-canonicalize -a -T "$t" 2>"$t.err" || { [ -z "$h" ] || { printf '!'; tr '\\n' ' ' <"$t.err"; echo; } >&3; cat "$t.err" >&2; exit 32; }`,
       'cd "$r"',
       // The host's root goes over the container's /dev, and is unmounted from there.
       `${pivotRoot} . dev`,
@@ -266,8 +275,13 @@ export class MountSandbox {
 
 /** The layers `p`'s set-up makes its mount points in before its root is mounted: its own, unless a masked or read-only path is looked for in the mounted root. */
 function inLayers(p: LaunchedProcess): OverlayLayers | undefined {
+  return p.layers && kernelPathsOnly(p.maskedPaths ?? [], p.readonlyPaths ?? []) ? p.layers : undefined;
+}
+
+/** Whether every masked and read-only path is under /proc or /sys, which its set-up need not look for in its root (locatePaths). */
+export function kernelPathsOnly(masked: readonly string[], readonly: readonly string[]): boolean {
   const kernels = (path: string) => ['/proc', '/sys'].some((k) => path === k || path.startsWith(`${k}/`));
-  return p.layers && [...(p.maskedPaths ?? []), ...(p.readonlyPaths ?? [])].every(kernels) ? p.layers : undefined;
+  return [...masked, ...readonly].every(kernels);
 }
 
 /** makeInRoot in the container's root file system, mounted or not yet. */

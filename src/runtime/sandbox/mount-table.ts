@@ -1,6 +1,6 @@
 // A container's mounts as one fstab(5) table, made by a single `mount -a`
 // in the container's mount namespace, in the order runc makes them: its root
-// file system bound at the new root, /proc, /dev and its devices, /sys, the
+// file system bound at the new root (or its overlay mounted there), /proc, /dev and its devices, /sys, the
 // volumes (parents first), the kit, the read-only and masked paths, and the
 // root made read-only last. libmount reads the namespace's mounts once, when
 // it starts, so an entry is skipped as "already mounted" only when it was
@@ -18,8 +18,13 @@ export interface TableMount {
 }
 
 export interface MountTable {
-  /** The container's root file system on the host. */
+  /** The container's root file system on the host, bound at `root`. */
   rootfs: string;
+  /**
+   * Its root's overlay, mounted at `root` by the table itself (in the
+   * container's mount namespace only) in place of a bind of `rootfs`.
+   */
+  overlay?: RootOverlay;
   /** The empty directory the new root is bound at, and pivoted into. */
   root: string;
   /** The directory that becomes /dev (devTemplate's), its devices bound over its files. */
@@ -39,6 +44,13 @@ export interface MountTable {
   readonlyRootfs: boolean;
 }
 
+/** An overlay's directories: the image's stacked layers, the container's own layer and overlayfs's work directory. */
+export interface RootOverlay {
+  lower: string;
+  upper: string;
+  work: string;
+}
+
 /** The device nodes of a container's /dev, bound from the host's as runc makes them. */
 export const DEVICES = ['null', 'zero', 'full', 'random', 'urandom', 'tty'];
 
@@ -49,7 +61,8 @@ export function mountTable(t: MountTable): string {
   const add = (source: string, target: string, type: string, options: string) => lines.push([source, target, type, options]);
   const readOnly = (target: string) => add(target, target, 'none', 'remount,bind,ro');
 
-  add(t.rootfs, t.root, 'none', 'rbind,rslave');
+  if (t.overlay) add('overlay', t.root, 'overlay', `lowerdir=${t.overlay.lower},upperdir=${t.overlay.upper},workdir=${t.overlay.work}`);
+  else add(t.rootfs, t.root, 'none', 'rbind,rslave');
   add('proc', at('/proc'), 'proc', 'nosuid,nodev,noexec');
   add(t.dev, at('/dev'), 'none', 'bind');
   for (const device of DEVICES) add(`/dev/${device}`, at(`/dev/${device}`), 'none', 'bind');

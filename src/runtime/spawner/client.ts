@@ -11,8 +11,10 @@ export interface SpawnedProcess {
   pid: number;
   closed: Promise<ProcessExit>;
   reopenLog(): Promise<void>;
-  /** With reportSetUp: the pid its wrapper wrote once the container was set up; undefined when it ended first. */
+  /** With reportSetUp: the pid its wrapper wrote once the container was set up; undefined when it ended first, or said why its set-up failed (setUpFailure). */
   setUp?: Promise<number | undefined>;
+  /** Why its set-up failed, as its wrapper said, once setUp has resolved. */
+  setUpFailure(): string | undefined;
   /** A held start's release: its wrapper execs the program once set up. */
   release(): void;
 }
@@ -32,7 +34,7 @@ interface Started {
   pid: number;
   exit: (exit: ProcessExit) => void;
   onLogError: (err: Error) => void;
-  setUp?: (pid: number | undefined) => void;
+  setUp?: (pid: number | undefined, failure?: string) => void;
 }
 
 /**
@@ -217,13 +219,22 @@ export class Spawner {
         this.send();
         let exit!: (e: ProcessExit) => void;
         const closed = new Promise<ProcessExit>((resolve) => (exit = resolve));
-        let setUp: ((pid: number | undefined) => void) | undefined;
-        const setUpDone = waiting.reportSetUp ? new Promise<number | undefined>((resolve) => (setUp = resolve)) : undefined;
+        let setUp: ((pid: number | undefined, failure?: string) => void) | undefined;
+        let failed: string | undefined;
+        const setUpDone = waiting.reportSetUp
+          ? new Promise<number | undefined>(
+              (resolve) =>
+                (setUp = (pid, failure) => {
+                  failed ??= failure;
+                  resolve(pid);
+                }),
+            )
+          : undefined;
         this.running.set(reply.seq, { pid: reply.pid, exit, onLogError: waiting.onLogError, setUp });
         const release = () => {
           if (this.child.connected) this.child.send({ type: 'release', seq: reply.seq });
         };
-        waiting.resolve({ pid: reply.pid, closed, reopenLog: () => this.reopen(reply.seq), setUp: setUpDone, release });
+        waiting.resolve({ pid: reply.pid, closed, reopenLog: () => this.reopen(reply.seq), setUp: setUpDone, setUpFailure: () => failed, release });
         return;
       }
       case 'failed': {
@@ -234,7 +245,7 @@ export class Spawner {
         return;
       }
       case 'setUp':
-        this.running.get(reply.seq)?.setUp?.(reply.pid);
+        this.running.get(reply.seq)?.setUp?.(reply.pid, reply.failure);
         return;
       case 'logError':
         this.running.get(reply.seq)?.onLogError(new Error(reply.message));

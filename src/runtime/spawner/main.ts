@@ -82,18 +82,19 @@ function start(req: StartRequest): void {
 
 /**
  * The first line on the child's fd 3 (a socket: the go-ahead and the release
- * go the other way), the pid of its program, once its set-up is done;
- * nothing when fd 3 closes first. A held process keeps it until its release.
+ * go the other way), the pid of its program, once its set-up is done, or
+ * why its set-up failed (a line that starts with '!'); nothing when fd 3
+ * closes first. A held process keeps it until its release.
  */
 function readSetUp(child: ChildProcess, seq: number, held: boolean): void {
   const stream = child.stdio[3] as unknown as Duplex;
   setUps.set(seq, { stream, held });
   let text = '';
   let told = false;
-  const tell = (pid?: number) => {
+  const tell = (pid?: number, failure?: string) => {
     if (told) return;
     told = true;
-    send({ type: 'setUp', seq, pid });
+    send({ type: 'setUp', seq, pid, failure });
     if (held && pid !== undefined) return;
     setUps.delete(seq);
     stream.destroy();
@@ -102,6 +103,7 @@ function readSetUp(child: ChildProcess, seq: number, held: boolean): void {
     text += chunk.toString('latin1');
     const line = text.indexOf('\n');
     if (line < 0) return;
+    if (text.startsWith('!')) return tell(undefined, text.slice(1, line).trim() || 'the set-up failed');
     const pid = Number(text.slice(0, line));
     tell(Number.isSafeInteger(pid) && pid > 0 ? pid : undefined);
   });

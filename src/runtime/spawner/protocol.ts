@@ -59,8 +59,8 @@ export type SpawnerReply =
   /** log: the log file could not be opened; exec: the spawn failed (code as errno names it). */
   | { type: 'failed'; seq: number; stage: 'log' | 'exec'; code?: string; message: string }
   | { type: 'logError'; seq: number; message: string }
-  /** What a start with reportSetUp wrote to fd 3: the program's pid, or none when fd 3 closed first (the set-up failed). */
-  | { type: 'setUp'; seq: number; pid?: number }
+  /** What a start with reportSetUp wrote to fd 3: the program's pid, or why its set-up failed, or neither when fd 3 closed first. */
+  | { type: 'setUp'; seq: number; pid?: number; failure?: string }
   | { type: 'reopened'; ask: number; error?: string }
   /** A run's end: failure says why it failed (what it wrote to stderr), absent when it exited 0. */
   | { type: 'ran'; ask: number; failure?: string }

@@ -9,6 +9,14 @@ import type { PodWorkers } from './pod-workers.js';
 import type { ReasonCache } from './status/reason-cache.js';
 import type { StatusManager } from './status/status-manager.js';
 
+/** Housekeeping as /node shows it. */
+export interface HousekeepingState {
+  passes: number;
+  last?: { at: string; durationMs: number };
+  /** The pass under way: for how long, and its step (a pass that never ends holds up every later one). */
+  running?: { forMs: number; step: string };
+}
+
 export interface HousekeepingDeps {
   podManager: PodManager;
   podWorkers: PodWorkers;
@@ -39,24 +47,35 @@ export interface HousekeepingDeps {
  * are garbage-collected.
  */
 export class Housekeeping {
-  private running = false;
+  /** The pass under way: when it started (performance.now()) and what it is doing. */
+  private current: { started: number; step: string } | undefined;
+  private passes = 0;
+  private last: { at: string; durationMs: number } | undefined;
 
   constructor(private readonly d: HousekeepingDeps) {}
 
+  /** What /node says of housekeeping: the passes done, the last one, and the one under way (for how long, at which step). */
+  state(): HousekeepingState {
+    const now = this.current && { forMs: Math.round(performance.now() - this.current.started), step: this.current.step };
+    return { passes: this.passes, last: this.last, running: now };
+  }
+
   async handlePodCleanups(): Promise<void> {
-    if (this.running) return;
-    this.running = true;
-    const started = performance.now();
+    if (this.current) return;
+    this.current = { started: performance.now(), step: 'workers' };
+    const started = this.current.started;
     try {
-      await this.cleanup();
+      await this.cleanup(this.current);
     } finally {
-      this.running = false;
+      this.current = undefined;
     }
     const durationMs = performance.now() - started;
+    this.passes++;
+    this.last = { at: new Date().toISOString(), durationMs: Math.round(durationMs * 10) / 10 };
     this.d.events.emit({ type: 'Housekeeping', pod: '', uid: '', message: `pods cleaned up in ${durationMs.toFixed(1)}ms`, detail: { durationMs } });
   }
 
-  private async cleanup(): Promise<void> {
+  private async cleanup(pass: { step: string }): Promise<void> {
     const { podManager, podWorkers, statusManager, runtime, events } = this.d;
     const desired = new Set(podManager.getPods().map((p) => p.metadata.uid!));
     const workers = podWorkers.syncKnownPods(desired);
@@ -66,6 +85,7 @@ export class Housekeeping {
 
     // As the PLEG last saw the runtime (its relist every period and the events since): listing the
     // runtime every pass, as the kubelet does, decodes every pod's sandboxes and containers again.
+    pass.step = 'orphans';
     const runningPods = this.d.runtimePods();
     if (!runningPods) return;
     // The sync loop goes on while a pass waits on the runtime: a pod is an orphan only if, now,
@@ -78,6 +98,7 @@ export class Housekeeping {
         events.emit({ type: 'OrphanKilled', pod: `${pod.namespace}/${pod.name}`, uid: pod.uid, reason: 'Killing', message: 'no source wants this pod: stopping it' });
         podWorkers.updatePod({ updateType: 'kill', runningPod: pod });
       } else {
+        pass.step = `removing pod ${pod.namespace}/${pod.name}`;
         await runtime.removePod(pod);
         this.d.podCache.delete(pod.uid);
         this.d.reasons.remove(pod.uid);
@@ -89,10 +110,12 @@ export class Housekeeping {
     const inRuntime = new Set(runningPods.map((p) => p.uid));
     for (const [uid] of [...this.d.podCache.entries()]) if (!knownNow(uid) && !inRuntime.has(uid)) this.d.podCache.forget(uid);
 
+    pass.step = 'mirror pods';
     await this.d.mirrorPods?.deleteOrphans();
 
     for (const pod of podManager.getPods()) {
       const cached = this.d.podCache.get(pod.metadata.uid!);
+      pass.step = `dead containers of ${podRef(pod)}`;
       if (cached.modified > 0) await runtime.removeDeadContainers(cached.status);
     }
   }

@@ -98,7 +98,7 @@ export class Kubelet {
   /** The node's parts that talk to the apiserver, when it has joined one. */
   readonly cluster: { client: ClusterClient; nodeStatus: NodeStatusManager; lease: NodeLease; mirrorPods: MirrorPods; statusSync: StatusSync; recorder: EventRecorder } | undefined;
   private readonly evented: EventedHints | undefined;
-  private readonly housekeeping: Housekeeping;
+  readonly housekeeping: Housekeeping;
   private housekeepingPass: Promise<void> = Promise.resolve();
   private readonly inbox = new AsyncQueue<LoopMessage>();
   private readonly timers: Timer[] = [];

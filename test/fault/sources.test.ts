@@ -126,8 +126,8 @@ it('runs again a manifest taken away and put back while its pod stops (same UID,
   renameSync(join(scratch, 'slow.yaml'), file);
 
   await eventually(() => /PodRestarted +default\/slow-sources/.test(out.slice(mark)), 'housekeeping to start slow anew', 20_000).catch(async (err: Error) => {
-    const workers = (await (await NodeClient.find(root))?.json<{ workers?: unknown[] }>('/node'))?.body.workers;
-    throw new Error(`${err.message}; knode printed since the manifest went:\n${out.slice(mark)}\nits pod workers now: ${JSON.stringify(workers)}`);
+    const now = (await (await NodeClient.find(root))?.json<{ workers?: unknown[]; housekeeping?: unknown }>('/node'))?.body;
+    throw new Error(`${err.message}; knode printed since the manifest went:\n${out.slice(mark)}\nits pod workers now: ${JSON.stringify(now?.workers)}\nits housekeeping: ${JSON.stringify(now?.housekeeping)}`);
   });
   await eventually(async () => {
     const now = await running('slow-sources');

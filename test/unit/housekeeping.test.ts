@@ -10,7 +10,7 @@ const pod = (uid: string) => ({ metadata: { uid, name: uid, namespace: 'default'
 const deadSandbox = (uid: string): RunningPod => ({ uid, name: uid, namespace: 'default', sandboxes: [{ id: `s-${uid}`, state: 'notready', createdAt: 1 }], containers: [] });
 
 /** Housekeeping over a pod cache that holds an entry for each of `cached`, with the given desired pods, workers and runtime pods. */
-function setup(o: { cached: string[]; desired: string[]; workers: string[]; inRuntime: RunningPod[]; whileListing?: () => void; rejected?: string[]; pods?: Record<string, ReturnType<typeof pod>> }) {
+function setup(o: { cached: string[]; desired: string[]; workers: string[]; inRuntime: RunningPod[]; whileListing?: () => void; rejected?: string[]; pods?: Record<string, ReturnType<typeof pod>>; removing?: () => Promise<void> }) {
   const podCache = new PodCache();
   for (const uid of o.cached) podCache.set(uid, emptyPodStatus(uid, uid, 'default'), undefined, 1);
   const removed: string[] = [];
@@ -37,7 +37,10 @@ function setup(o: { cached: string[]; desired: string[]; workers: string[]; inRu
       return o.inRuntime;
     },
     runtime: {
-      removePod: async (p: RunningPod) => void removed.push(p.uid),
+      removePod: async (p: RunningPod) => {
+        await o.removing?.();
+        removed.push(p.uid);
+      },
       removeDeadContainers: async () => {},
     },
     events: new EventStream(() => 0),
@@ -107,3 +110,21 @@ describe('housekeeping and the runtime', () => {
   });
 });
 
+
+describe('housekeeping as /node shows it', () => {
+  it('counts its passes, and says for how long a pass has been under way and at which step', async () => {
+    const { housekeeping } = setup({ cached: [], desired: [], workers: [], inRuntime: [deadSandbox('dead')] });
+    expect(housekeeping.state()).toEqual({ passes: 0, last: undefined, running: undefined });
+    await housekeeping.handlePodCleanups();
+    expect(housekeeping.state()).toMatchObject({ passes: 1, last: { at: expect.any(String), durationMs: expect.any(Number) }, running: undefined });
+    // A pass held up by the runtime: a second one is not started, and the state names the step it waits in.
+    let answer!: () => void;
+    const held = setup({ cached: [], desired: [], workers: [], inRuntime: [deadSandbox('stuck')], removing: () => new Promise<void>((resolve) => (answer = resolve)) });
+    const pass = held.housekeeping.handlePodCleanups();
+    await held.housekeeping.handlePodCleanups();
+    expect(held.housekeeping.state()).toMatchObject({ passes: 0, running: { step: 'removing pod default/stuck', forMs: expect.any(Number) } });
+    answer();
+    await pass;
+    expect(held.housekeeping.state()).toMatchObject({ passes: 1, running: undefined });
+  });
+});

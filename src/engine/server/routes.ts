@@ -112,6 +112,7 @@ function node(k: Kubelet, _url: URL, _req: IncomingMessage, res: ServerResponse)
     sourcesReady: k.podConfig.seenAllSources(),
     health: k.healthz(),
     workers: k.podWorkers.workers(),
+    housekeeping: k.housekeeping.state(),
   });
 }
 

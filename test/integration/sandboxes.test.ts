@@ -63,10 +63,12 @@ describe('bubblewrap sandboxes for real images (embedded runtime)', () => {
 
   it('says in its status that containers of real images run in sandboxes', async () => {
     const info = JSON.parse((await client.status(true)).info.config) as { isolation: string };
-    expect(info.isolation).toMatch(/^containers of real images: bubblewrap sandboxes \(bubblewrap [\d.]+; non-root users set by setpriv\); without seccomp, a container without no_new_privs or with a Bidirectional mount set up by util-linux as runc sets one up \(its \/dev made in [^)]+\); root file systems: (a kernel overlay per container over its image|a copy of its image per container)/);
+    expect(info.isolation).toMatch(/^containers of real images: bubblewrap sandboxes \(bubblewrap [\d.]+; non-root users set by setpriv\); without seccomp, a container without no_new_privs or with a Bidirectional mount set up by util-linux as runc sets one up \(its \/dev made in [^)]+\); root file systems: (a util-linux set-up mounts its container's overlay in the container's own mount namespace; on the host for the others: a kernel overlay per container over its image|a copy of its image per container)/);
     // Debian's busybox-static is installed (.ci/run): its applets make the set-up's mounts.
     // Its overlays' directory is shared (this machine's / is private: bound onto itself), so the set-up starts while the overlay is mounted.
-    expect(info.isolation).toContain("; root file systems: a kernel overlay per container over its image (mounted while its set-up starts); mounts, unmounts, pivot_root, nsenter, unshare and the set-up's shell by a static busybox's applets;");
+    expect(info.isolation).toContain(
+      "; root file systems: a util-linux set-up mounts its container's overlay in the container's own mount namespace; on the host for the others: a kernel overlay per container over its image (mounted while its set-up starts); mounts, unmounts, pivot_root, nsenter, unshare and the set-up's shell by a static busybox's applets;",
+    );
     // The set-up's /dev, new root and table on a tmpfs: this machine's /dev/shm.
     expect(info.isolation).toMatch(/set up by util-linux as runc sets one up \(its \/dev made in \/dev\/shm\/knode-[0-9a-f]{16}, a tmpfs\)/);
     const condition = (await client.status()).status!.conditions.find((c) => c.type === 'ContainerSandboxReady');

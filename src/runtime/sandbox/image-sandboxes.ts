@@ -85,7 +85,9 @@ export class ImageSandboxes {
     const own = typeof setup === 'string' ? `bwrap sets no_new_privs in every container (no util-linux setup: ${setup})` : `without seccomp, a container without no_new_privs or with a Bidirectional mount set up by util-linux as runc sets one up (its /dev made in ${setup.scratch.dir}${setup.scratch.onTmpfs ? ', a tmpfs' : ''})`;
     const kit = this.bubblewrap!.setuidKit;
     const applets = kit.ok && kit.applets ? "; mounts, unmounts, pivot_root, nsenter, unshare and the set-up's shell by a static busybox's applets" : '';
-    return `${this.bubblewrap!.describe()}; ${own}; root file systems: ${this.rootfs!.describe()}${applets}`;
+    // util-linux's set-ups mount their own overlay, in their namespace; the rest are mounted on the host.
+    const inNamespace = typeof setup !== 'string' && this.rootfs!.mode === 'overlay' ? "a util-linux set-up mounts its container's overlay in the container's own mount namespace; on the host for the others: " : '';
+    return `${this.bubblewrap!.describe()}; ${own}; root file systems: ${inNamespace}${this.rootfs!.describe()}${applets}`;
   }
 
   /** A container of `image` runs in a sandbox: the image has layers and sandboxes are on. */

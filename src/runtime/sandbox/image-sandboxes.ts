@@ -23,7 +23,7 @@ import { PodFiles, POD_FILES } from './pod-files.js';
 import { PodHolders } from './pod-holders.js';
 import { staticApplet } from './setuid-kit.js';
 import { findInRootfs, imageGroups, imageProcess, ImageProcessError, mkdirInRoot, resolveUser } from './image-process.js';
-import { hostPathInLayers } from './overlay-layers.js';
+import { hostPathInLayers, type OverlayLayers } from './overlay-layers.js';
 
 /** `auto`: sandboxes for real images where bubblewrap works; `off`: host processes always. */
 export type SandboxSetting = 'auto' | 'off';
@@ -196,6 +196,8 @@ export class ImageSandboxes {
     const sandboxed = { rootfs: spec.rootfs, cwd: spec.cwd, holder, pid, uid: spec.uid, gid: spec.gid, groups: spec.groups ?? [], mounts, readonlyRootfs: spec.readonlyRootfs === true, capabilities: spec.capabilities, privileged: spec.privileged === true, maskedPaths: spec.maskedPaths ?? [], readonlyPaths: spec.readonlyPaths ?? [], hostIpc: sandbox.namespaces.ipc === 'NODE' } as const;
     const common = { argv: spec.argv, programTimeoutMs: PROGRAM_TIMEOUT_MS, hasProgram: (command: string) => findInRootfs(spec.rootfs, command, spec.env.PATH ?? '', spec.cwd, c.mounts) !== undefined, env: { ...spec.env, HOSTNAME: podHostname(sandbox) }, cwd: spec.cwd };
     const setup = this.mountSandbox;
+    // The program looked for in its overlay's layers, before its root is mounted.
+    const hasProgramIn = (layers: OverlayLayers) => (command: string) => findInRootfs(spec.rootfs, command, spec.env.PATH ?? '', spec.cwd, c.mounts, (path) => hostPathInLayers(layers, path)) !== undefined;
     // Its create started the mount.
     const rootMounted = async () => {
       await this.rootfs!.mounted(c.id, c.imageId, imageLayers);
@@ -206,8 +208,7 @@ export class ImageSandboxes {
       if (layers && !statSync(layers.lower, { throwIfNoEntry: false })?.isDirectory()) throw new Error(`${MOUNT_FAILED}: its image's stacked layers (${layers.lower}) are not a directory`);
       if (layers) {
         const launch = setup.wrapper({ ...sandboxed, id: c.id, noNewPrivs: false, sharedPid: typeof sharedPid === 'number' ? sharedPid : undefined, overlay: layers });
-        const hasProgram = (command: string) => findInRootfs(spec.rootfs, command, spec.env.PATH ?? '', spec.cwd, c.mounts, (path) => hostPathInLayers(layers, path)) !== undefined;
-        return { ...common, hasProgram, wrapper: launch.argv, orphanGuard: launch.orphanGuard, prepare: () => launch.prepare(async () => {}), programOf: (wrapperPid) => setup.programOf(wrapperPid), reportsSetUp: true };
+        return { ...common, hasProgram: hasProgramIn(layers), wrapper: launch.argv, orphanGuard: launch.orphanGuard, prepare: () => launch.prepare(async () => {}), programOf: (wrapperPid) => setup.programOf(wrapperPid), reportsSetUp: true };
       }
     }
     // Set up below with its root mounted on the host (a runtime started again without util-linux's set-up or
@@ -223,11 +224,9 @@ export class ImageSandboxes {
       const process = { ...common, wrapper: launch.argv, orphanGuard: launch.orphanGuard, programOf: (wrapperPid: number) => setup.programOf(wrapperPid), reportsSetUp: true };
       // The spawner runs the mount: the set-up's go-ahead waits for it there, and the program is looked for in the layers.
       if (overlay && !launch.readsRoot && this.rootfs!.handedToRunner(c.id)) {
-        const inRoot = (path: string) => hostPathInLayers(overlay, path);
-        const hasProgram = (command: string) => findInRootfs(spec.rootfs, command, spec.env.PATH ?? '', spec.cwd, c.mounts, inRoot) !== undefined;
         const done = rootMounted();
         done.catch(() => {}); // the start's error
-        return { ...process, hasProgram, prepare: () => launch.prepare(() => Promise.resolve()), awaits: { key: c.id, done } };
+        return { ...process, hasProgram: hasProgramIn(overlay), prepare: () => launch.prepare(() => Promise.resolve()), awaits: { key: c.id, done } };
       }
       return { ...process, prepare: () => launch.prepare(rootMounted) };
     }

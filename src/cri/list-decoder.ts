@@ -151,13 +151,14 @@ function containerMetadata(r: Reader): Container__Output['metadata'] {
 
 function imageSpec(r: Reader): Container__Output['image'] {
   const end = r.end();
-  const spec = { image: '', annotations: {} as Record<string, string>, userSpecifiedImage: '', runtimeHandler: '' };
+  const spec = { image: '', annotations: {} as Record<string, string>, userSpecifiedImage: '', runtimeHandler: '', imageRef: '' };
   while (r.pos < end) {
     const tag = r.varint();
     if (tag === 10) spec.image = r.string();
     else if (tag === 18) r.mapEntry(spec.annotations);
     else if (tag === 146) spec.userSpecifiedImage = r.string();
     else if (tag === 154) spec.runtimeHandler = r.string();
+    else if (tag === 162) spec.imageRef = r.string();
     else r.skip(tag & 7);
   }
   return spec;

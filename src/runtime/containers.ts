@@ -108,7 +108,10 @@ export class ContainerService {
     if (!sandboxed && config.command.length + config.args.length === 0) {
       throw invalid(`container "${name}" has no command: it runs as a host process (${this.sandboxes.describe()}), with no image entrypoint, so the pod spec must give command`);
     }
-    const mounts = recordMounts(name, config.mounts, sandboxed ? undefined : this.sandboxes.describe());
+    const mounts = recordMounts(name, config.mounts, sandboxed ? undefined : this.sandboxes.describe(), (ref) => {
+      const volume = this.images.find(ref);
+      return volume && { id: volume.id, root: this.sandboxes.volumeRoot(volume) };
+    });
     for (const other of this.state.containersOf(sandbox.id)) {
       if (other.metadata.name === name && other.metadata.attempt === attempt) {
         throw alreadyExists(`container name "${name}" attempt ${attempt} is reserved for ${other.id} in sandbox ${sandbox.id}`);
@@ -261,13 +264,13 @@ export class ContainerService {
     if (c.sandboxed) await this.sandboxes.releaseContainer(c.id, c.sandboxed.ownRoot);
     const deleted = this.state.deleteContainer(c.id);
     this.publish(c, 'CONTAINER_DELETED_EVENT');
-    if (c.sandboxed && !this.images.list().some((i) => i.id === c.imageId)) this.pruneImageRoots();
+    if (c.sandboxed && imagesOf(c).some((id) => !this.images.list().some((i) => i.id === id))) this.pruneImageRoots();
     await deleted;
   }
 
-  /** After RemoveImage, or the last container of a removed image: its stacked layers go. */
+  /** After RemoveImage, or the last container of a removed image (its own or a volume's): its stacked layers go. */
   pruneImageRoots(): void {
-    const sandboxed = [...this.state.containers.values()].filter((c) => c.sandboxed).map((c) => c.imageId);
+    const sandboxed = [...this.state.containers.values()].filter((c) => c.sandboxed).flatMap(imagesOf);
     this.sandboxes.pruneImageRoots([...this.images.list().map((i) => i.id), ...sandboxed]);
   }
 
@@ -380,3 +383,7 @@ const PROGRAM_SETTLE_MS = 2_000;
 /** A non-zero exit this soon after the start is said in the runtime's log (a start that failed under its wrapper, say). */
 const EARLY_EXIT_NS = 2_000 * 1e6;
 
+/** The images whose stacked layers container `c` stands on: its own, and its image volumes'. */
+function imagesOf(c: ContainerRecord): string[] {
+  return [c.imageId, ...c.mounts.flatMap((m) => (m.image ? [m.image.imageId] : []))];
+}

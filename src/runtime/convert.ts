@@ -3,9 +3,10 @@
 import type { Container } from '../cri/gen/runtime/v1/Container.js';
 import type { ContainerStatus } from '../cri/gen/runtime/v1/ContainerStatus.js';
 import type { Image } from '../cri/gen/runtime/v1/Image.js';
+import type { Mount } from '../cri/gen/runtime/v1/Mount.js';
 import type { PodSandbox } from '../cri/gen/runtime/v1/PodSandbox.js';
 import type { PodSandboxStatus } from '../cri/gen/runtime/v1/PodSandboxStatus.js';
-import type { ContainerRecord, ImageRecord, SandboxRecord } from './records.js';
+import type { ContainerRecord, ImageRecord, RecordMount, SandboxRecord } from './records.js';
 
 export function toPodSandbox(s: SandboxRecord): PodSandbox {
   return {
@@ -58,9 +59,20 @@ export function toContainerStatus(c: ContainerRecord): ContainerStatus {
     message: c.message,
     labels: c.labels,
     annotations: c.annotations,
-    mounts: c.mounts.map((m) => ({ ...m, propagation: m.propagation ?? 'PROPAGATION_PRIVATE', recursiveReadOnly: m.recursiveReadOnly === true })),
+    mounts: c.mounts.map(toMount),
     logPath: c.logPath,
     stopSignal: c.stopSignal as ContainerStatus['stopSignal'],
+  };
+}
+
+/** A container's mount in its status: as it was asked for (an image volume with no host path, and its image's id as image_ref). */
+function toMount(m: RecordMount): Mount {
+  const { image, imageSubPath, ...rest } = m;
+  return {
+    ...rest,
+    propagation: m.propagation ?? 'PROPAGATION_PRIVATE',
+    recursiveReadOnly: m.recursiveReadOnly === true,
+    ...(image ? { hostPath: '', image: { image: image.image, userSpecifiedImage: image.userSpecifiedImage ?? '', imageRef: image.imageId }, imageSubPath: imageSubPath ?? '' } : {}),
   };
 }
 

@@ -77,6 +77,23 @@ export interface SandboxedSpec {
   ownRoot?: boolean;
 }
 
+/**
+ * A container's mount. propagation: absent when private (the default);
+ * recursiveReadOnly: its submounts read-only too. An image volume has
+ * `image` (as asked, and the id of the image it resolved to) and the sub
+ * path asked for, and `hostPath` is where that is on the host: its image's
+ * files, stacked for volumes.
+ */
+export interface RecordMount {
+  containerPath: string;
+  hostPath: string;
+  readonly: boolean;
+  propagation?: 'PROPAGATION_HOST_TO_CONTAINER' | 'PROPAGATION_BIDIRECTIONAL';
+  recursiveReadOnly?: boolean;
+  image?: { image: string; imageId: string; userSpecifiedImage?: string };
+  imageSubPath?: string;
+}
+
 export interface ContainerRecord {
   id: string;
   podSandboxId: string;
@@ -88,8 +105,7 @@ export interface ContainerRecord {
   args: string[];
   workingDir: string;
   envs: { key: string; value: string }[];
-  /** propagation: absent when private (the default); recursiveReadOnly: its submounts read-only too. */
-  mounts: { containerPath: string; hostPath: string; readonly: boolean; propagation?: 'PROPAGATION_HOST_TO_CONTAINER' | 'PROPAGATION_BIDIRECTIONAL'; recursiveReadOnly?: boolean }[];
+  mounts: RecordMount[];
   labels: Record<string, string>;
   annotations: Record<string, string>;
   /** Absolute path of the CRI log file, or '' when output is discarded. */

@@ -301,6 +301,20 @@ export const scenarios: Scenario[] = [
     loop: true,
   },
 
+  {
+    name: 'image-volume',
+    what: "an image volume: the image's files at the mount and a subPath of them, read-only",
+    spec: pod(
+      [sh('main', `test -x /vol/bin/busybox && test -x /sub/busybox && ! touch /vol/new 2>/dev/null && ${SLEEP}`, { volumeMounts: [{ name: 'img', mountPath: '/vol' }, { name: 'img', mountPath: '/sub', subPath: 'bin' }] })],
+      { volumes: [{ name: 'img', image: { reference: IMAGE, pullPolicy: 'IfNotPresent' } }] },
+    ),
+  },
+  {
+    name: 'image-volume-never-missing',
+    what: 'an image volume with pullPolicy Never and an image that is not there: the container mounting it waits, the other runs',
+    spec: pod([sh('mounts', SLEEP, { volumeMounts: [{ name: 'img', mountPath: '/vol' }] }), sh('other', SLEEP)], { volumes: [{ name: 'img', image: { reference: 'busybox:0.0-missing', pullPolicy: 'Never' } }] }),
+  },
+
   // Environment
   {
     name: 'env-expansion',

@@ -264,8 +264,8 @@ describe('bubblewrap sandboxes for real images (embedded runtime)', () => {
       const refused = async (mount: object) => (await client.createContainer(sandboxId, containerConfig('bad', ['true'], { mounts: [{ containerPath: '/mnt', hostPath: source, ...mount }] }), sandbox).catch((e: CriError) => e)) as CriError;
       expect(await refused({ readonly: false, recursiveReadOnly: true })).toMatchObject({ code: 3, details: 'container "bad": mount /mnt: a recursive read-only mount must be read-only' });
       expect(await refused({ readonly: true, recursiveReadOnly: true, propagation: 'PROPAGATION_HOST_TO_CONTAINER' })).toMatchObject({ code: 3, details: 'container "bad": mount /mnt: a recursive read-only mount must have private propagation, not PROPAGATION_HOST_TO_CONTAINER' });
-      // No host path: what the kubelet sends for an image volume, which this runtime does not implement (UNIMPLEMENTED, 12).
-      expect(await refused({ hostPath: '', readonly: true })).toMatchObject({ code: 12, details: 'container "bad": mount /mnt has no host path; image volumes (a mount of an image) are not implemented by the embedded runtime' });
+      // Neither a host path nor an image (image volumes: image-volumes.test.ts).
+      expect(await refused({ hostPath: '', readonly: true })).toMatchObject({ code: 3, details: 'container "bad": mount /mnt: the mount has no host path and no image' });
     } finally {
       spawnSyncQuiet('umount', [join(source, 'tmpfs')]);
     }

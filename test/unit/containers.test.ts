@@ -63,9 +63,11 @@ function setup(failing: { createContainer?: Error; startContainer?: Error; pullI
     rootDir: root,
     objects: new ObjectManager(undefined, clock),
   });
-  const start = () => manager.startContainer('sb-1', { metadata: { name: 'web', namespace: 'default', uid: 'uid-1', attempt: 0 } } as never, main, pod, emptyPodStatus('uid-1'), { podIP: '', podIPs: [], hostIP: '10.0.0.1', nodeName: 'node-1' }, new Map());
+  const sandboxConfig = { metadata: { name: 'web', namespace: 'default', uid: 'uid-1', attempt: 0 } } as never;
+  const addresses = { podIP: '', podIPs: [], hostIP: '10.0.0.1', nodeName: 'node-1' };
+  const start = () => manager.startContainer('sb-1', sandboxConfig, main, pod, emptyPodStatus('uid-1'), addresses, new Map());
   const kill = () => manager.killContainer(pod, 'c-1', 'main', main, 'Killing', '');
-  return { start, kill, seen };
+  return { start, kill, seen, manager, sandboxConfig, addresses };
 }
 
 async function failure(start: () => Promise<unknown>): Promise<SyncError> {
@@ -97,6 +99,17 @@ describe('ContainerManager.startContainer: what a failed runtime call leaves in 
     expect(seen.filter((e) => e.type === 'ContainerFailed').map((e) => e.message)).toEqual(['Error: ErrImagePull']);
     expect((await failure(start)).reason).toBe(SyncErrors.imagePullBackOff);
     expect(seen.filter((e) => e.type === 'ContainerFailed').map((e) => e.message)).toEqual(['Error: ErrImagePull', 'Error: ImagePullBackOff']);
+  });
+
+  it('an image volume that could not be pulled fails the container that mounts it before its own image is pulled (toKubeContainerImageVolumes)', async () => {
+    const { manager, seen, sandboxConfig, addresses } = setup({});
+    const mounting: Container = { ...main, volumeMounts: [{ name: 'tools', mountPath: '/tools' }] };
+    const pulls = new Map([['tools', new SyncError(SyncErrors.imagePullBackOff, 'Back-off pulling image "tools:1.0": ErrImagePull: not found')]]);
+    const err = await failure(() => manager.startContainer('sb-1', sandboxConfig, mounting, pod, emptyPodStatus('uid-1'), addresses, new Map([['tools', '']]), pulls));
+    expect([err.reason, err.message]).toEqual([SyncErrors.imagePullBackOff, 'Back-off pulling image "tools:1.0": ErrImagePull: not found']);
+    expect(seen.map((e) => [e.type, e.message])).toEqual([['ContainerFailed', 'Error: ImagePullBackOff']]);
+    // A container that does not mount it starts.
+    await expect(manager.startContainer('sb-1', sandboxConfig, main, pod, emptyPodStatus('uid-1'), addresses, new Map([['tools', '']]), pulls)).resolves.toBe('c-1');
   });
 
   it('a failure that is not a CRI error keeps its message', async () => {

@@ -297,6 +297,10 @@ describe('validatePod', () => {
     ]],
     ['volume mount without a path', { containers: [c({ volumeMounts: [{ name: 'v' }] })] }, [{ field: 'spec.containers[0].volumeMounts[0].mountPath', message: 'Required value' }]],
     ['duplicate volume names', { volumes: [{ name: 'v' }, { name: 'v' }], containers: [c()] }, [{ field: 'spec.volumes[1].name', message: 'Duplicate value: "v"' }]],
+    ['an image volume without a reference, and one with a pull policy Kubernetes does not have', { volumes: [{ name: 'a', image: {} }, { name: 'b', image: { reference: 'tools:1.0', pullPolicy: 'Sometimes' } }], containers: [c()] }, [
+      { field: 'spec.volumes[0].image.reference', message: 'Required value' },
+      { field: 'spec.volumes[1].image.pullPolicy', message: 'Unsupported value: "Sometimes": supported values: "Always", "IfNotPresent", "Never"' },
+    ]],
     ['bad pull policy', { containers: [c({ imagePullPolicy: 'Sometimes' })] }, [{ field: 'spec.containers[0].imagePullPolicy', message: expect.stringContaining('"Always", "IfNotPresent", "Never"') }]],
     ['a container that is a string', { containers: ['busybox'] }, [{ field: 'spec.containers[0]', message: 'expected an object, got string' }]],
     ['runAsUser as a string', { containers: [c({ securityContext: { runAsUser: '1000' } })] }, [{ field: 'spec.containers[0].securityContext.runAsUser', message: 'expected an integer, got string' }]],

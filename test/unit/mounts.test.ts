@@ -40,4 +40,25 @@ describe('makeMounts', () => {
     expect(() => makeMounts(withMount({ recursiveReadOnly: 'Enabled', readOnly: false }), volumes, true)).toThrow('volume "v" requested recursive read-only mode, but it is not read-only');
     expect(() => makeMounts(withMount({ recursiveReadOnly: 'IfPossible', mountPropagation: 'HostToContainer' }), volumes, true)).toThrow('volume "v" requested recursive read-only mode, but it is not compatible with propagation "HostToContainer"');
   });
+
+  it('makes an image volume the pulled image, read-only whatever the mount says, with no host path and its subPath for the runtime to find', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'knode-mounts-'));
+    const image = { image: 'sha256:abc', userSpecifiedImage: 'tools:1.0' };
+    const container: Container = {
+      name: 'c',
+      image: 'busybox',
+      volumeMounts: [
+        { name: 'tools', mountPath: '/tools' },
+        { name: 'tools', mountPath: '/bin-only', subPath: 'usr/bin' },
+        { name: 'v', mountPath: '/v' },
+      ],
+    };
+    expect(makeMounts(container, new Map([['tools', ''], ['v', dir]]), false, new Map([['tools', image]]))).toEqual([
+      { containerPath: '/tools', hostPath: '', image, imageSubPath: '', readonly: true },
+      { containerPath: '/bin-only', hostPath: '', image, imageSubPath: 'usr/bin', readonly: true },
+      { containerPath: '/v', hostPath: dir, readonly: false },
+    ]);
+    const escaping: Container = { name: 'c', image: 'busybox', volumeMounts: [{ name: 'tools', mountPath: '/t', subPath: '../etc' }] };
+    expect(() => makeMounts(escaping, new Map([['tools', '']]), false, new Map([['tools', image]]))).toThrow('subPath "../etc" of volume "tools" must be a relative path inside the volume');
+  });
 });

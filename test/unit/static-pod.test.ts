@@ -101,6 +101,12 @@ describe('applyStaticPodDefaults', () => {
     expect(applyStaticPodDefaults(m, origin).spec.containers[0].imagePullPolicy).toBe('Never');
   });
 
+  it("defaults an image volume's pullPolicy as a container's (Always for latest), and keeps one the manifest sets", () => {
+    const m = manifest();
+    m.spec.volumes = [{ name: 'latest', image: { reference: 'tools' } }, { name: 'pinned', image: { reference: 'tools:1.0' } }, { name: 'never', image: { reference: 'tools', pullPolicy: 'Never' } }];
+    expect(applyStaticPodDefaults(m, origin).spec.volumes!.map((v) => v.image?.pullPolicy)).toEqual(['Always', 'IfNotPresent', 'Never']);
+  });
+
   it('fills the probe defaults and keeps what the manifest sets', () => {
     const [nginx, pinned] = pod.spec.containers;
     expect(nginx.livenessProbe).toEqual({ httpGet: { path: '/', port: 80 }, timeoutSeconds: 1, periodSeconds: 10, successThreshold: 1, failureThreshold: 3 });

@@ -143,6 +143,8 @@ export interface Volume {
   name: string;
   hostPath?: { path: string; type?: string };
   emptyDir?: { medium?: string; sizeLimit?: Quantity };
+  /** An image volume: an OCI image's files, read-only (pulled once per pod by its pull policy). */
+  image?: { reference?: string; pullPolicy?: 'Always' | 'IfNotPresent' | 'Never' };
   [source: string]: unknown;
 }
 

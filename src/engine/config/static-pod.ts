@@ -73,6 +73,7 @@ export function applyPodSpecDefaults(pod: Pod): void {
   spec.enableServiceLinks ??= true;
   for (const c of spec.initContainers ?? []) applyContainerDefaults(c);
   for (const c of spec.containers) applyContainerDefaults(c);
+  for (const v of spec.volumes ?? []) if (v.image) v.image.pullPolicy ??= defaultPullPolicy(v.image.reference ?? '');
 }
 
 function applyContainerDefaults(c: Container): void {

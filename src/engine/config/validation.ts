@@ -213,7 +213,7 @@ function validateSpec(c: Checker, spec: Obj): void {
   }
 }
 
-/** The parts of a volume source that name paths: a hostPath without `..`, item paths inside the volume. */
+/** The parts of a volume source that name paths: a hostPath without `..`, item paths inside the volume; an image volume's reference and pull policy. */
 function validateVolumeSource(c: Checker, path: string, v: Obj): void {
   if (v.hostPath !== undefined && c.object(`${path}.hostPath`, v.hostPath)) {
     const p = `${path}.hostPath.path`;
@@ -225,6 +225,10 @@ function validateVolumeSource(c: Checker, path: string, v: Obj): void {
       if (c.object(`${at}.items[${j}]`, item, true)) c.relativePath(`${at}.items[${j}].path`, item.path, true);
     });
   };
+  if (v.image !== undefined && c.object(`${path}.image`, v.image)) {
+    c.string(`${path}.image.reference`, v.image.reference, true);
+    c.oneOf(`${path}.image.pullPolicy`, v.image.pullPolicy, ['Always', 'IfNotPresent', 'Never']);
+  }
   for (const kind of ['downwardAPI', 'configMap', 'secret']) items(v[kind], `${path}.${kind}`);
   if (isObject(v.projected) && c.array(`${path}.projected.sources`, v.projected.sources)) {
     v.projected.sources.forEach((src, j) => {

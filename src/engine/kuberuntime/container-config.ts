@@ -2,7 +2,7 @@ import type { ContainerConfig } from '../../cri/types.js';
 import type { Container, Pod } from '../api/v1.js';
 import { containerAnnotations, containerLabels } from './labels.js';
 import { expandCommand, makeEnvironmentVariables, type EnvSources, type PodAddresses } from './env.js';
-import { makeMounts } from './mounts.js';
+import { makeMounts, type ImageVolumes } from './mounts.js';
 import { linuxContainerResources } from './resources.js';
 import { linuxContainerSecurityContext, type SeccompOptions } from './security-context.js';
 import type { PodVolumes } from '../volume/volume-manager.js';
@@ -20,6 +20,8 @@ const STOP_SIGNALS = new Set(['SIGTERM', 'SIGINT', 'SIGQUIT', 'SIGKILL', 'SIGHUP
 export interface ContainerConfigOptions {
   supportsRecursiveReadOnly?: boolean;
   seccomp?: SeccompOptions;
+  /** The pod's image volumes, pulled. */
+  imageVolumes?: ImageVolumes;
 }
 
 export function generateContainerConfig(pod: Pod, container: Container, restartCount: number, imageRef: string, nodeName: string, addresses: PodAddresses, volumes: PodVolumes = new Map(), envSources?: EnvSources, options: ContainerConfigOptions = {}): ContainerConfig {
@@ -34,7 +36,7 @@ export function generateContainerConfig(pod: Pod, container: Container, restartC
     args,
     workingDir: container.workingDir ?? '',
     envs: env.map((e) => ({ key: e.name, value: e.value })),
-    mounts: makeMounts(container, volumes, options.supportsRecursiveReadOnly === true),
+    mounts: makeMounts(container, volumes, options.supportsRecursiveReadOnly === true, options.imageVolumes),
     labels: containerLabels(pod, container, nodeName),
     annotations: containerAnnotations(pod, container, restartCount),
     logPath: `${container.name}/${restartCount}.log`,

@@ -1,6 +1,6 @@
 import { criCallDetail, GrpcCode, isCode, runtimeMessage } from '../../cri/errors.js';
 import type { ImageService, RuntimeService } from '../../cri/runtime-service.js';
-import type { PodSandboxConfig } from '../../cri/types.js';
+import type { ImageSpec, PodSandboxConfig } from '../../cri/types.js';
 import { KubeletAnnotations } from '../../cri/types.js';
 import type { Backoff } from '../../util/backoff.js';
 import type { Clock } from '../../util/clock.js';
@@ -18,6 +18,7 @@ import type { ImagePuller } from './image-puller.js';
 import { hashContainer } from './labels.js';
 import { SyncAborted, SyncError, SyncErrors } from './sync-result.js';
 import type { PodVolumes } from '../volume/volume-manager.js';
+import type { ImageVolumes } from './mounts.js';
 import { createTerminationMessageFile } from './termination-message.js';
 
 /** Containers always get at least this long to stop (the kubelet's minimumGracePeriodInSeconds). */
@@ -39,6 +40,9 @@ export interface ContainerManagerDeps {
   /** The kubelet's seccompDefault: containers naming no profile get RuntimeDefault. */
   seccompDefault?: boolean;
 }
+
+/** The pulls of a pod's image volumes, by volume name: the image to mount, or why it could not be pulled. */
+export type ImageVolumePulls = ReadonlyMap<string, ImageSpec | SyncError>;
 
 /** The kubelet's key for a container's crash-loop backoff: pod, container and spec hash. */
 export function backOffKey(pod: Pod, container: Container): string {
@@ -76,16 +80,50 @@ export class ContainerManager {
   }
 
   /**
+   * Pulls the images of the pod's image volumes, each by its pullPolicy, as
+   * the kubelet does once a sync has a container to start (getImageVolumes):
+   * what failed fails only the containers that mount it.
+   */
+  async pullImageVolumes(pod: Pod, sandboxConfig: PodSandboxConfig): Promise<ImageVolumePulls> {
+    const pulls = new Map<string, ImageSpec | SyncError>();
+    for (const volume of pod.spec.volumes ?? []) {
+      if (!volume.image) continue;
+      try {
+        const ref = await this.d.puller.ensureVolumeImage(pod, volume, sandboxConfig);
+        pulls.set(volume.name, { image: ref, userSpecifiedImage: volume.image.reference ?? '', annotations: pod.metadata.annotations ?? {} });
+      } catch (err) {
+        pulls.set(volume.name, err instanceof SyncError ? err : new SyncError(SyncErrors.imagePull, (err as Error).message));
+      }
+    }
+    return pulls;
+  }
+
+  /** The pulled image volumes `container` mounts; the last one that failed to pull fails it (toKubeContainerImageVolumes). */
+  private imageVolumesOf(container: Container, pulls: ImageVolumePulls): ImageVolumes {
+    const mounted = new Map<string, ImageSpec>();
+    let failed: SyncError | undefined;
+    for (const m of container.volumeMounts ?? []) {
+      const pull = pulls.get(m.name);
+      if (pull instanceof SyncError) failed = pull;
+      else if (pull) mounted.set(m.name, pull);
+    }
+    if (failed) throw failed;
+    return mounted;
+  }
+
+  /**
    * Pulls, creates and starts a container, then runs its postStart hook;
    * returns its id. Once SIGNAL aborts (the pod is being killed), it stops
    * before the next step with SyncAborted; a container created by then is
    * left to the kill.
    */
-  async startContainer(sandboxId: string, sandboxConfig: PodSandboxConfig, container: Container, pod: Pod, status: RuntimePodStatus, addresses: PodAddresses, volumes: PodVolumes, signal?: AbortSignal): Promise<string> {
+  async startContainer(sandboxId: string, sandboxConfig: PodSandboxConfig, container: Container, pod: Pod, status: RuntimePodStatus, addresses: PodAddresses, volumes: PodVolumes, imageVolumePulls: ImageVolumePulls = new Map(), signal?: AbortSignal): Promise<string> {
     const { runtime, events } = this.d;
     const base = { pod: podRef(pod), uid: pod.metadata.uid!, container: container.name };
     let imageRef: string;
+    let imageVolumes: ImageVolumes;
     try {
+      imageVolumes = this.imageVolumesOf(container, imageVolumePulls);
       imageRef = await this.d.puller.ensureImageExists(pod, container, sandboxConfig);
     } catch (err) {
       // The kubelet's event names the reason alone (ErrImagePull, ImagePullBackOff ...); the pull's own events say why.
@@ -102,6 +140,7 @@ export class ContainerManager {
       config = generateContainerConfig(pod, container, restartCount, imageRef, this.d.nodeName, addresses, volumes, envSources, {
         supportsRecursiveReadOnly: this.d.supportsRecursiveReadOnly?.() ?? false,
         seccomp: { profileRoot: seccompProfileRoot(this.d.rootDir), fallbackToRuntimeDefault: this.d.seccompDefault === true },
+        imageVolumes,
       });
       const hosts = makeHostsMount(this.d.rootDir, pod, container, addresses.podIPs);
       if (hosts) config.mounts = [...(config.mounts ?? []), hosts];

@@ -4,14 +4,15 @@ import type { PodSandboxConfig } from '../../cri/types.js';
 import type { Backoff } from '../../util/backoff.js';
 import type { Clock } from '../../util/clock.js';
 import { podRef } from '../api/pod-util.js';
-import type { Container, Pod } from '../api/v1.js';
+import type { Container, Pod, Volume } from '../api/v1.js';
 import type { EventStream } from '../events.js';
 import { SyncError, SyncErrors } from './sync-result.js';
 
 /**
  * The kubelet's image manager: honours the pull policy, pulls when needed,
  * and after a failed pull backs off (ErrImagePull, then ImagePullBackOff)
- * before trying again. Returns the image reference to create the container with.
+ * before trying again. Returns the image reference to create the container
+ * (or mount the image volume) with.
  */
 export class ImagePuller {
   /** The last failed pull of each back-off key, for the ImagePullBackOff message (image_manager.go's prevPullErrMsg). */
@@ -24,9 +25,18 @@ export class ImagePuller {
     private readonly events: EventStream,
   ) {}
 
-  async ensureImageExists(pod: Pod, container: Container, sandboxConfig: PodSandboxConfig): Promise<string> {
-    const image = container.image ?? '';
-    const base = { pod: podRef(pod), uid: pod.metadata.uid ?? '', container: container.name };
+  /** The image of `container`, by its imagePullPolicy. */
+  ensureImageExists(pod: Pod, container: Container, sandboxConfig: PodSandboxConfig): Promise<string> {
+    return this.ensure(pod, container.image ?? '', container.imagePullPolicy ?? 'IfNotPresent', sandboxConfig, container.name);
+  }
+
+  /** The image of image volume `volume`, by its pullPolicy: its events are the pod's, naming no container. */
+  ensureVolumeImage(pod: Pod, volume: Volume, sandboxConfig: PodSandboxConfig): Promise<string> {
+    return this.ensure(pod, volume.image?.reference ?? '', volume.image?.pullPolicy ?? 'IfNotPresent', sandboxConfig);
+  }
+
+  private async ensure(pod: Pod, image: string, policy: string, sandboxConfig: PodSandboxConfig, container?: string): Promise<string> {
+    const base = { pod: podRef(pod), uid: pod.metadata.uid ?? '', ...(container !== undefined ? { container } : {}) };
     if (image === '' || /\s/.test(image)) throw new SyncError(SyncErrors.invalidImageName, `Failed to apply default image tag "${image}": invalid reference format`);
     const spec = { image };
     let present: string | undefined;
@@ -35,7 +45,6 @@ export class ImagePuller {
     } catch (err) {
       throw new SyncError(SyncErrors.imageInspect, `Failed to inspect image "${image}": ${(err as Error).message}`);
     }
-    const policy = container.imagePullPolicy ?? 'IfNotPresent';
     const shouldPull = policy === 'Always' || (policy === 'IfNotPresent' && !present);
     if (!shouldPull) {
       if (present) return present;

@@ -1,9 +1,12 @@
 import { existsSync, mkdirSync, realpathSync } from 'node:fs';
 import { isAbsolute, join, normalize, relative } from 'node:path';
-import type { Mount } from '../../cri/types.js';
+import type { ImageSpec, Mount } from '../../cri/types.js';
 import type { Container, VolumeMount } from '../api/v1.js';
 import type { PodVolumes } from '../volume/volume-manager.js';
 import { SyncError, SyncErrors } from './sync-result.js';
+
+/** The images of a pod's image volumes, pulled, by volume name. */
+export type ImageVolumes = ReadonlyMap<string, ImageSpec>;
 
 /**
  * The container's mounts (the kubelet's makeMounts): each volumeMount as the
@@ -12,29 +15,42 @@ import { SyncError, SyncErrors } from './sync-result.js';
  * refused (CreateContainerConfigError); a missing subPath directory is made.
  * Each keeps its mountPropagation, and recursiveReadOnly as the runtime
  * allows it (IfPossible: where it can; Enabled: or the container cannot start).
+ * An image volume is its pulled image, read-only, with no host path; its
+ * subPath is the runtime's to find in the image.
  */
-export function makeMounts(container: Container, volumes: PodVolumes, supportsRecursiveReadOnly = false): Mount[] {
+export function makeMounts(container: Container, volumes: PodVolumes, supportsRecursiveReadOnly = false, imageVolumes: ImageVolumes = new Map()): Mount[] {
   const mounts: Mount[] = [];
   for (const m of container.volumeMounts ?? []) {
     const base = volumes.get(m.name);
     if (base === undefined) throw new SyncError(SyncErrors.createContainerConfig, `volume "${m.name}" of container ${container.name} is not a volume of the pod`);
-    let hostPath = base;
+    let sub: string | undefined;
     if (m.subPath) {
-      const sub = normalize(m.subPath);
+      sub = normalize(m.subPath);
       if (isAbsolute(m.subPath) || sub === '..' || sub.startsWith('../')) {
         throw new SyncError(SyncErrors.createContainerConfig, `subPath "${m.subPath}" of volume "${m.name}" must be a relative path inside the volume`);
       }
-      hostPath = join(base, sub);
-      if (!existsSync(hostPath)) mkdirSync(hostPath, { recursive: true, mode: 0o755 });
-      const inside = relative(realpathSync(base), realpathSync(hostPath));
-      if (inside.startsWith('..') || isAbsolute(inside)) {
-        throw new SyncError(SyncErrors.createContainerConfig, `subPath "${m.subPath}" of volume "${m.name}" leads out of the volume (through a symlink)`);
-      }
     }
     const recursiveReadOnly = resolveRecursiveReadOnly(m, supportsRecursiveReadOnly);
-    mounts.push({ containerPath: m.mountPath, hostPath, readonly: m.readOnly ?? false, ...propagationOf(m.mountPropagation), ...(recursiveReadOnly ? { recursiveReadOnly } : {}) });
+    const common = { containerPath: m.mountPath, ...propagationOf(m.mountPropagation), ...(recursiveReadOnly ? { recursiveReadOnly } : {}) };
+    const image = imageVolumes.get(m.name);
+    if (image) {
+      mounts.push({ ...common, hostPath: '', image, imageSubPath: m.subPath ?? '', readonly: true });
+      continue;
+    }
+    mounts.push({ ...common, hostPath: sub === undefined ? base : subPathIn(base, sub, m), readonly: m.readOnly ?? false });
   }
   return mounts;
+}
+
+/** Relative path `sub` inside volume directory `base`, made when missing; one that leads out through a symlink is refused. */
+function subPathIn(base: string, sub: string, m: VolumeMount): string {
+  const hostPath = join(base, sub);
+  if (!existsSync(hostPath)) mkdirSync(hostPath, { recursive: true, mode: 0o755 });
+  const inside = relative(realpathSync(base), realpathSync(hostPath));
+  if (inside.startsWith('..') || isAbsolute(inside)) {
+    throw new SyncError(SyncErrors.createContainerConfig, `subPath "${m.subPath}" of volume "${m.name}" leads out of the volume (through a symlink)`);
+  }
+  return hostPath;
 }
 
 /** The kubelet's resolveRecursiveReadOnly. */

@@ -12,7 +12,7 @@ import type { Container, Pod } from '../api/v1.js';
 import type { ContainerInstance, RunningPod, RuntimePodStatus, SandboxInstance } from '../container/types.js';
 import { EventStream } from '../events.js';
 import { computePodActions, type ComputeContext } from './compute-pod-actions.js';
-import { ContainerManager } from './containers.js';
+import { ContainerManager, type ImageVolumePulls } from './containers.js';
 import { HookRunner } from './hooks.js';
 import { ImagePuller } from './image-puller.js';
 import { containerStateOf, NodeNameLabel, nsToMs, toContainerInstance } from './labels.js';
@@ -236,12 +236,16 @@ export class RuntimeManager {
     if (!sandboxId || signal?.aborted) return result;
 
     const addresses = this.addresses(podIPs);
+    // Pulled once a container is to start, before the first of them.
+    let imageVolumes: ImageVolumePulls | undefined;
     const start = async (container: Container): Promise<boolean> => {
+      if (signal?.aborted) return false;
+      imageVolumes ??= await this.containers.pullImageVolumes(pod, sandboxConfig);
       if (signal?.aborted) return false;
       const step = result.add({ action: 'StartContainer', target: container.name });
       try {
         this.containers.doBackOff(pod, container, status);
-        await this.containers.startContainer(sandboxId, sandboxConfig, container, pod, status, addresses, volumes, signal);
+        await this.containers.startContainer(sandboxId, sandboxConfig, container, pod, status, addresses, volumes, imageVolumes, signal);
         return true;
       } catch (err) {
         if (err instanceof SyncAborted) result.results.splice(result.results.indexOf(step), 1);

@@ -39,9 +39,11 @@ interface ObjectSource {
  * The kubelet's volume manager: emptyDir (a directory, or tmpfs for medium
  * Memory where the host lets it mount), hostPath (with its type checks),
  * downwardAPI, configMap, secret and projected volumes (those three with a
- * serviceAccountToken too), their files written atomically. ConfigMaps,
- * Secrets and tokens come from the apiserver; without one (a standalone
- * node) they fail with a clear FailedMount. Claims are not supported.
+ * serviceAccountToken too), their files written atomically, and image
+ * volumes (nothing here: their images are pulled by the sync and mounted by
+ * the runtime). ConfigMaps, Secrets and tokens come from the apiserver;
+ * without one (a standalone node) they fail with a clear FailedMount.
+ * Claims are not supported.
  */
 /** A pod's own directory under the root dir (the kubelet's /var/lib/kubelet/pods/<uid>): its volumes live in `volumes/`. */
 export function podDir(rootDir: string, uid: string): string {
@@ -76,6 +78,8 @@ export class VolumeManager {
     const dir = (plugin: string) => join(this.podDir(uid), 'volumes', plugin, v.name);
     if (v.emptyDir) return this.emptyDir(pod, dir('kubernetes.io~empty-dir'), v.emptyDir);
     if (v.hostPath) return hostPath(v.name, v.hostPath.path, v.hostPath.type ?? '');
+    // Nothing on the node: the runtime mounts the image itself (its pull is the sync's, before containers start).
+    if (v.image) return '';
     try {
       if (v.downwardAPI) return this.files(dir('kubernetes.io~downward-api'), this.downwardFiles(pod, (v.downwardAPI as { items?: DownwardItem[]; defaultMode?: number })));
       if (v.configMap) {

@@ -64,8 +64,7 @@ export class ContainerRootfs {
     private readonly tools: { mount: string; umount: string } = { mount: 'mount', umount: 'umount' },
     private readonly mountPoints: readonly (readonly [string, 'directory' | 'file'])[] = [],
   ) {
-    mkdirSync(join(dir, 'images'), { recursive: true });
-    mkdirSync(join(dir, 'containers'), { recursive: true });
+    for (const sub of ['images', 'volumes', 'containers']) mkdirSync(join(dir, sub), { recursive: true });
     const probe = probeOverlay(join(dir, 'probe'));
     this.mode = probe.ok ? 'overlay' : 'copy';
     this.reason = probe.reason;
@@ -95,14 +94,28 @@ export class ContainerRootfs {
 
   /** The stacked layers of image `imageId`, composed the first time a container asks for them. */
   private imageRoot(imageId: string, layers: () => StackedLayer[]): string {
-    const root = join(this.dir, 'images', imageId.replace(/^sha256:/, ''));
+    return this.stack('images', imageId, layers, this.mountPoints);
+  }
+
+  /**
+   * The files of image `imageId` for image volumes, stacked the first time a
+   * container asks for them: as the image has them, without the mount points
+   * its containers' roots get, and apart from those (a volume is bound
+   * read-only; nothing writes there).
+   */
+  volumeRoot(imageId: string, layers: () => StackedLayer[]): string {
+    return this.stack('volumes', imageId, layers, []);
+  }
+
+  private stack(kind: 'images' | 'volumes', imageId: string, layers: () => StackedLayer[], mountPoints: readonly (readonly [string, 'directory' | 'file'])[]): string {
+    const root = join(this.dir, kind, imageId.replace(/^sha256:/, ''));
     if (existsSync(root)) return root;
     const partial = `${root}.partial-${process.pid}`;
     rmSync(partial, { recursive: true, force: true });
     composeRootfs(layers(), partial);
-    for (const [path, kind] of this.mountPoints) {
+    for (const [path, what] of mountPoints) {
       try {
-        makeInRoot(partial, path, kind, 'the mount point');
+        makeInRoot(partial, path, what, 'the mount point');
       } catch {
         // its containers say why
       }
@@ -242,14 +255,17 @@ export class ContainerRootfs {
   }
 
   /**
-   * Deletes the stacked layers of every image not in `keep` (ids), and what
-   * a runtime that died while stacking left: an image's stack lives as long
-   * as the image or a container made from it, whichever is longer.
+   * Deletes the stacked layers of every image not in `keep` (ids), for
+   * containers' roots and for volumes, and what a runtime that died while
+   * stacking left: an image's stack lives as long as the image or a
+   * container made from it (or mounting it), whichever is longer.
    */
   pruneImages(keep: Iterable<string>): void {
     const wanted = new Set([...keep].map((id) => id.replace(/^sha256:/, '')));
-    for (const name of readdirSync(join(this.dir, 'images'))) {
-      if (!wanted.has(name)) rmSync(join(this.dir, 'images', name), { recursive: true, force: true });
+    for (const kind of ['images', 'volumes']) {
+      for (const name of readdirSync(join(this.dir, kind))) {
+        if (!wanted.has(name)) rmSync(join(this.dir, kind, name), { recursive: true, force: true });
+      }
     }
   }
 

@@ -284,6 +284,12 @@ export class ImageSandboxes {
     this.rootfs?.close();
   }
 
+  /** The files of `image` (one with layers) for image volumes, stacked the first time they are asked for. */
+  volumeRoot(image: ImageRecord): string {
+    if (!image.layers?.length) throw new Error(`image ${image.id} has no layers to mount`);
+    return this.rootfs!.volumeRoot(image.id, () => (this.images as OciImageStore).rootfsLayers(image));
+  }
+
   /** Deletes the stacked layers of images that are gone and that no container uses any more. */
   pruneImageRoots(inUse: Iterable<string>): void {
     this.rootfs?.pruneImages(inUse);

@@ -45,6 +45,8 @@ export interface Footprint {
   openFiles: number;
   /** Where the resident memory is, read at the window's end: live JavaScript (the V8 heap in use, from /metrics) and glibc's main heap (the `[heap]` mapping's resident pages). */
   jsHeapMiB: number;
+  /** Memory outside the V8 heap that JavaScript objects hold (buffers' backing stores, much of it in glibc's heap), from /metrics. */
+  externalMiB: number;
   mallocHeapMiB: number;
 }
 
@@ -159,8 +161,8 @@ async function quietFootprint(pid: number, node: NodeClient): Promise<Footprint>
     if (waited < QUIET_MS) await sleep(SAMPLE_MS);
   }
   const metrics = (await node.text('/metrics')).body;
-  const jsHeap = Number(/^nodejs_heap_size_used_bytes (\S+)$/m.exec(metrics)?.[1] ?? NaN);
-  return { rssMiB, openFiles: openFiles(pid), jsHeapMiB: jsHeap / 2 ** 20, mallocHeapMiB: mappingRssKiB(pid, '[heap]') / 1024 };
+  const metric = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(metrics)?.[1] ?? NaN) / 2 ** 20;
+  return { rssMiB, openFiles: openFiles(pid), jsHeapMiB: metric('nodejs_heap_size_used_bytes'), externalMiB: metric('nodejs_external_memory_bytes'), mallocHeapMiB: mappingRssKiB(pid, '[heap]') / 1024 };
 }
 
 /** Resident KiB of a process's mappings of that name in /proc/PID/smaps. */

@@ -65,10 +65,10 @@ function printChurn(c: ChurnFigures): void {
     String(c.created), String(c.removed), `${c.cpuSeconds.toFixed(2)} s`, mib(c.peakRssMiB), c.settledMs === undefined ? 'did not' : ms(c.settledMs),
     `${mib(c.before.rssMiB)} -> ${mib(c.after.rssMiB)}`, `${c.before.openFiles} -> ${c.after.openFiles}`,
   ]]));
-  console.log(`\nknode's memory on the emptied node, after each churn (JavaScript: the V8 heap in use; glibc heap: resident pages of its [heap] mapping)\n`);
+  console.log(`\nknode's memory on the emptied node, after each churn (JavaScript: the V8 heap in use; held outside it: external memory, buffers' backing stores; glibc heap: resident pages of its [heap] mapping)\n`);
   const footprints = [['before (after the warm-up)', c.before], ['after the churn', c.after], ...c.again.map((f, i) => [`after churn ${i + 2}`, f] as const)] as const;
-  console.log(table(['when', 'RSS', 'JavaScript heap', 'glibc heap', 'open files'], footprints.map(([when, f]) => [
-    when, mib(f.rssMiB), mib(f.jsHeapMiB), mib(f.mallocHeapMiB), String(f.openFiles),
+  console.log(table(['when', 'RSS', 'JavaScript heap', 'held outside it', 'glibc heap', 'open files'], footprints.map(([when, f]) => [
+    when, mib(f.rssMiB), mib(f.jsHeapMiB), mib(f.externalMiB), mib(f.mallocHeapMiB), String(f.openFiles),
   ])));
 }
 

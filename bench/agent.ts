@@ -37,8 +37,13 @@ export function nodeFlags(process_: 'agent' | 'runtime'): string[] {
   return [...(process_ === 'agent' ? NODE_FLAGS : []), ...(dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [])];
 }
 
-/** The environment of the node processes a bench starts: this one's, with bin/run.js's malloc tunables. */
+/**
+ * The environment of the node processes a bench starts: this one's, with
+ * bin/run.js's malloc tunables; with KNODE_BENCH_PRELOAD=LIB, another
+ * allocator preloaded instead (jemalloc: is memory a churn leaves glibc's?).
+ */
 export function nodeEnv(): NodeJS.ProcessEnv {
+  if (process.env.KNODE_BENCH_PRELOAD) return { ...process.env, LD_PRELOAD: process.env.KNODE_BENCH_PRELOAD };
   return { ...process.env, GLIBC_TUNABLES: MALLOC_TUNABLES };
 }
 

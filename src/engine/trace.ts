@@ -89,7 +89,9 @@ export class TraceRecorder {
     }
     if (!trace) return;
     if (trace.finishedAt !== undefined && e.type !== 'PodReady') return;
-    if (e.type === 'ImagePulling') this.pulling.set(`${e.uid}/${e.container}`, e.at);
+    // An image volume's pull names no container: its volume stands in.
+    const pulled = e.container ?? (typeof e.detail?.volume === 'string' ? `volume ${e.detail.volume}` : undefined);
+    if (e.type === 'ImagePulling') this.pulling.set(`${e.uid}/${pulled}`, e.at);
     const names = this.names.get(e.uid) ?? new Map<string, string>();
     this.names.set(e.uid, names);
     if (e.type === 'ContainerStarted' && typeof e.detail?.containerId === 'string') names.set(e.detail.containerId, e.container ?? '');
@@ -100,9 +102,9 @@ export class TraceRecorder {
     }
     const name = STAGES[e.type];
     if (name) {
-      const pullStart = e.type === 'ImagePulled' ? this.pulling.get(`${e.uid}/${e.container}`) : undefined;
-      if (e.type === 'ImagePulled') this.pulling.delete(`${e.uid}/${e.container}`);
-      this.push(trace, name, e, pullStart);
+      const pullStart = e.type === 'ImagePulled' ? this.pulling.get(`${e.uid}/${pulled}`) : undefined;
+      if (e.type === 'ImagePulled') this.pulling.delete(`${e.uid}/${pulled}`);
+      this.push(trace, name, e.type === 'ImagePulled' ? { ...e, container: pulled } : e, pullStart);
     }
     if (e.type === 'PodRunning' || e.type === 'PodSucceeded' || e.type === 'PodFailed' || e.type === 'PodRejected' || e.type === 'PodRemoved') {
       trace.finishedAt = e.at;

@@ -106,11 +106,13 @@ describe('image volumes in pods (knode on the embedded runtime)', () => {
     const lines = await written('tools', 'uses');
     expect(lines.slice(0, 3)).toEqual(['added', 'kept', 'opaque']);
     expect(lines.at(-1)).toBe('done');
-    // The volume's pull is the pod's (Always: pulled although present), naming no container.
+    // The volume's pull is the pod's (Always: pulled although present), naming no container; its detail names the volume.
     const pulls = node.events.filter((e) => e.pod.endsWith(`/tools-${node.nodeName}`) && e.type === 'ImagePulled');
-    expect(pulls.map((e) => [e.container, e.message?.replace(/ in \d+ms$/, '')])).toEqual([
-      [undefined, 'Successfully pulled image "busybox-layers:1.0"'],
+    expect(pulls.map((e) => [e.container, e.detail?.volume, e.message?.replace(/ in \d+ms$/, '')])).toEqual([
+      [undefined, 'tools', 'Successfully pulled image "busybox-layers:1.0"'],
     ]);
+    // knode trace shows it as a stage of the pod's start-up.
+    expect(node.kubelet.traces.forPod(`default/tools-${node.nodeName}`)[0]?.stages.map((st) => `${st.name} ${st.container ?? ''}`.trim())).toContain('image pulled volume tools');
     node.removePod('tools');
   });
 

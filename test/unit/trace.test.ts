@@ -72,6 +72,17 @@ describe('TraceRecorder', () => {
     } satisfies PodTrace);
   });
 
+  it("names an image volume's pull (no container) by its volume, from when that pull began", () => {
+    const { recorder, emit } = setup();
+    emit({ type: 'PodSeen', at: 1000 });
+    emit({ type: 'SandboxCreated', at: 1100 });
+    emit({ type: 'ImagePulling', at: 1110, detail: { volume: 'tools' } });
+    emit({ type: 'ImagePulling', container: 'app', at: 1120 });
+    emit({ type: 'ImagePulled', at: 1400, detail: { volume: 'tools', durationMs: 290 } });
+    emit({ type: 'ImagePulled', container: 'app', at: 1500 });
+    expect(recorder.forPod('default/web')[0].stages.slice(2)).toEqual([stage('image pulled', 1110, 1400, 'volume tools'), stage('image pulled', 1120, 1500, 'app')]);
+  });
+
   it('keeps the trace open after PodRunning for the PodReady that follows', () => {
     const { recorder, emit } = setup();
     emit({ type: 'PodSeen', at: 1000 });

@@ -1,7 +1,8 @@
 // What CreateContainer keeps of a container's mounts and log path, checked
 // as runtimes check them.
 import type { Mount__Output } from '../cri/gen/runtime/v1/Mount.js';
-import { isAbsolute, join, normalize, relative } from 'node:path';
+import { isAbsolute, join, relative } from 'node:path';
+import { descendingPath } from '../util/paths.js';
 import { status } from '@grpc/grpc-js';
 import { invalid, RuntimeError, unimplemented } from './errors.js';
 import type { RecordMount } from './records.js';
@@ -54,8 +55,8 @@ export function recordMounts(name: string, mounts: readonly Mount__Output[], hos
 function imageVolume(where: string, image: string, subPath: string, readonly: boolean, hostProcess: string | undefined, imageRoot: ImageVolumeRoot): { hostPath: string; imageId: string } {
   if (!readonly) throw invalid(`${where}: an image volume is read-only, and the mount is not`);
   if (hostProcess !== undefined) throw unimplemented(`${where}: image volumes need a sandbox, and the container runs as a host process (${hostProcess})`);
-  const sub = normalize(subPath || '.');
-  if (isAbsolute(subPath) || sub === '..' || sub.startsWith('../')) throw invalid(`${where}: image sub path "${subPath}" must be a relative path inside the image`);
+  const sub = descendingPath(subPath || '.');
+  if (sub === undefined) throw invalid(`${where}: image sub path "${subPath}" must be a relative path inside the image`);
   let found: ReturnType<ImageVolumeRoot>;
   try {
     found = imageRoot(image);

@@ -1,5 +1,5 @@
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { isAbsolute, join, normalize, resolve } from 'node:path';
 
 /** `--root-dir` when not given: `$KNODE_ROOT_DIR`, else `~/.knode`. */
 export function defaultRootDir(): string {
@@ -25,4 +25,14 @@ export function rootPaths(rootDir: string) {
     runtimeLog: join(root, 'logs', 'runtime.log'),
     podLogs: join(root, 'pods'),
   };
+}
+
+/**
+ * `path` normalized when it is relative and stays inside the directory it is
+ * taken from (a `..` that climbs out, or a leading `/`, gives undefined): the
+ * kubelet's check of a subPath, before any symlink is followed.
+ */
+export function descendingPath(path: string): string | undefined {
+  const normal = normalize(path);
+  return isAbsolute(path) || normal === '..' || normal.startsWith('../') ? undefined : normal;
 }

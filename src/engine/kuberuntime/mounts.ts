@@ -1,7 +1,8 @@
 import { existsSync, mkdirSync, realpathSync } from 'node:fs';
-import { isAbsolute, join, normalize, relative } from 'node:path';
+import { isAbsolute, join, relative } from 'node:path';
 import type { ImageSpec, Mount } from '../../cri/types.js';
 import type { Container, VolumeMount } from '../api/v1.js';
+import { descendingPath } from '../../util/paths.js';
 import type { PodVolumes } from '../volume/volume-manager.js';
 import { SyncError, SyncErrors } from './sync-result.js';
 
@@ -25,10 +26,8 @@ export function makeMounts(container: Container, volumes: PodVolumes, supportsRe
     if (base === undefined) throw new SyncError(SyncErrors.createContainerConfig, `volume "${m.name}" of container ${container.name} is not a volume of the pod`);
     let sub: string | undefined;
     if (m.subPath) {
-      sub = normalize(m.subPath);
-      if (isAbsolute(m.subPath) || sub === '..' || sub.startsWith('../')) {
-        throw new SyncError(SyncErrors.createContainerConfig, `subPath "${m.subPath}" of volume "${m.name}" must be a relative path inside the volume`);
-      }
+      sub = descendingPath(m.subPath);
+      if (sub === undefined) throw new SyncError(SyncErrors.createContainerConfig, `subPath "${m.subPath}" of volume "${m.name}" must be a relative path inside the volume`);
     }
     const recursiveReadOnly = resolveRecursiveReadOnly(m, supportsRecursiveReadOnly);
     const common = { containerPath: m.mountPath, ...propagationOf(m.mountPropagation), ...(recursiveReadOnly ? { recursiveReadOnly } : {}) };

@@ -13,6 +13,7 @@ import { KubeletLabels } from '../src/cri/types.js';
 import type { PodWorkerInfo } from '../src/engine/pod-workers.js';
 import { cpuSeconds, openFiles, sleep, statusKiB, writeManifest, type Running } from './agent.js';
 import { NODE, runningPods, untilEvery, withNode } from './density.js';
+import { mallocInfo, trimMalloc, type MallocInfo } from './malloc.js';
 
 export interface ChurnFigures {
   /** Pods created (and as many deleted) per second. */
@@ -38,6 +39,8 @@ export interface ChurnFigures {
   after: Footprint;
   /** With more than one round: the footprint after each further churn like the measured one (a leak grows every round; memory a peak left behind does not). */
   again: Footprint[];
+  /** knode's RSS after the last footprint once glibc gave the kernel every free page it kept (malloc_trim through gdb); undefined without gdb. */
+  trimmedRssMiB?: number;
 }
 
 export interface Footprint {
@@ -48,6 +51,8 @@ export interface Footprint {
   /** Memory outside the V8 heap that JavaScript objects hold (buffers' backing stores, much of it in glibc's heap), from /metrics. */
   externalMiB: number;
   mallocHeapMiB: number;
+  /** What malloc has handed out and not had back, against what it keeps free (bench/malloc.ts); undefined without gdb. */
+  malloc?: MallocInfo;
 }
 
 /**
@@ -96,8 +101,9 @@ export async function benchChurn(rate: number, seconds: number, lifetimeSeconds:
       await emptyNode(run, client, node, rate * seconds);
       again.push(await quietFootprint(run.pid, node));
     }
+    const trimmedRssMiB = trimMalloc(run.pid) ? await lowestRss(run.pid, 5 * SAMPLE_MS) : undefined;
     return {
-      rate, seconds, lifetimeSeconds, warmSeconds, cpuSeconds: cpu, peakRssMiB, settledMs, before, after, again,
+      rate, seconds, lifetimeSeconds, warmSeconds, cpuSeconds: cpu, peakRssMiB, settledMs, before, after, again, trimmedRssMiB,
       created: wanted.size + removed.size, removed: removed.size,
       notRunning: left.notRunning, leftovers: left.leftovers, strayWorkers: left.strayWorkers,
     };
@@ -155,14 +161,20 @@ async function emptyNode(run: Running, client: CriClient, node: NodeClient, pods
 
 /** RSS (the lowest in a quiet window) and open files, JavaScript's heap and glibc's (at its end) of an idle knode. */
 async function quietFootprint(pid: number, node: NodeClient): Promise<Footprint> {
-  let rssMiB = Infinity;
-  for (let waited = 0; waited <= QUIET_MS; waited += SAMPLE_MS) {
-    rssMiB = Math.min(rssMiB, statusKiB(pid, 'VmRSS') / 1024);
-    if (waited < QUIET_MS) await sleep(SAMPLE_MS);
-  }
+  const rssMiB = await lowestRss(pid, QUIET_MS);
   const metrics = (await node.text('/metrics')).body;
   const metric = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(metrics)?.[1] ?? NaN) / 2 ** 20;
-  return { rssMiB, openFiles: openFiles(pid), jsHeapMiB: metric('nodejs_heap_size_used_bytes'), externalMiB: metric('nodejs_external_memory_bytes'), mallocHeapMiB: mappingRssKiB(pid, '[heap]') / 1024 };
+  return { rssMiB, openFiles: openFiles(pid), jsHeapMiB: metric('nodejs_heap_size_used_bytes'), externalMiB: metric('nodejs_external_memory_bytes'), mallocHeapMiB: mappingRssKiB(pid, '[heap]') / 1024, malloc: mallocInfo(pid) };
+}
+
+/** The lowest RSS of a process, sampled over `windowMs`. */
+async function lowestRss(pid: number, windowMs: number): Promise<number> {
+  let rssMiB = Infinity;
+  for (let waited = 0; waited <= windowMs; waited += SAMPLE_MS) {
+    rssMiB = Math.min(rssMiB, statusKiB(pid, 'VmRSS') / 1024);
+    if (waited < windowMs) await sleep(SAMPLE_MS);
+  }
+  return rssMiB;
 }
 
 /** Resident KiB of a process's mappings of that name in /proc/PID/smaps. */

@@ -2,7 +2,8 @@
 // knode's real path (manifest files written into and removed from the static
 // pod directory), on a fresh node on the embedded runtime. Nothing may leak
 // (knode's RSS, the lowest in a quiet minute on an empty node, and its open
-// files, before and after) and no worker may get stuck (at the end every pod still wanted is
+// files, before and after; RSS after the last churn once glibc has given back
+// the free pages it keeps) and no worker may get stuck (at the end every pod still wanted is
 // Running in /pods, every removed pod is gone from the runtime over CRI, and
 // knode keeps no worker for a pod nobody wants).
 import { readdirSync, readFileSync, rmSync } from 'node:fs';

@@ -108,15 +108,16 @@ export class ContainerService {
     if (!sandboxed && config.command.length + config.args.length === 0) {
       throw invalid(`container "${name}" has no command: it runs as a host process (${this.sandboxes.describe()}), with no image entrypoint, so the pod spec must give command`);
     }
-    const mounts = recordMounts(name, config.mounts, sandboxed ? undefined : this.sandboxes.describe(), (ref) => {
-      const volume = this.images.find(ref);
-      return volume && { id: volume.id, root: this.sandboxes.volumeRoot(volume) };
-    });
+    // The name before the mounts, as containerd reserves it before it sets anything up: a refused create stacks no image volume.
     for (const other of this.state.containersOf(sandbox.id)) {
       if (other.metadata.name === name && other.metadata.attempt === attempt) {
         throw alreadyExists(`container name "${name}" attempt ${attempt} is reserved for ${other.id} in sandbox ${sandbox.id}`);
       }
     }
+    const mounts = recordMounts(name, config.mounts, sandboxed ? undefined : this.sandboxes.describe(), (ref) => {
+      const volume = this.images.find(ref);
+      return volume && { id: volume.id, root: this.sandboxes.volumeRoot(volume) };
+    });
     const id = newId();
     // Its sandbox's part (its root file system, its mount begun) is made last, once nothing else can refuse it.
     const record = containerRecord(id, sandbox, config, image, mounts, () => (sandboxed ? this.sandboxes.create(id, image, config) : undefined));

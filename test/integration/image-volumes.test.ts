@@ -65,6 +65,18 @@ describe('image volumes on the embedded runtime (CRI)', () => {
     await client.removePodSandbox(sandboxId);
   });
 
+  it('refuses a name already taken before it stacks an image for volumes: nothing is made for the refused create', async () => {
+    const busybox = (await client.imageStatus({ image: 'busybox:1.36' }))!.id;
+    const files = join(env.root, 'runtime', 'rootfs', 'volumes', busybox.replace(/^sha256:/, ''));
+    const sandbox = ownSandboxConfig('image-volume-taken');
+    const sandboxId = await client.runPodSandbox(sandbox);
+    const first = await client.createContainer(sandboxId, shell('taken', 'true', []), sandbox);
+    const again = shell('taken', 'true', [volume({ image: { image: busybox, userSpecifiedImage: 'busybox:1.36' } })]);
+    expect(await client.createContainer(sandboxId, again, sandbox).catch((e: CriError) => e)).toMatchObject({ code: 6, details: `container name "taken" attempt 0 is reserved for ${first} in sandbox ${sandboxId}` });
+    expect(existsSync(files)).toBe(false);
+    await client.removePodSandbox(sandboxId);
+  });
+
   it("keeps the image's files for volumes while a container mounts them after the image is removed, and deletes them with it (last: it removes the image)", async () => {
     const files = join(env.root, 'runtime', 'rootfs', 'volumes', layersRef.replace(/^sha256:/, ''));
     // The earlier tests' containers mounted it; they go with their pods.

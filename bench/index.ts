@@ -9,7 +9,9 @@
 // sandboxes' cost per container (`npm run bench -- sandboxes` alone), and
 // KNODE_BENCH_DENSITY=off load and density (1,000 pods and churn on the
 // embedded runtime; KNODE_BENCH_DENSITY_PODS=100 for a quick try, see
-// bench/density-report.ts). `npm run bench -- density` runs that section alone.
+// bench/density-report.ts). `npm run bench -- density` runs that section alone;
+// its churn reads knode's malloc through gdb where Debian's gdb and libc6-dbg
+// are installed (bench/malloc.ts), and prints "-" for it where they are not.
 import { benchCri, reportCri, type CriFigures } from './cri.js';
 import { benchCluster, withCluster, type ClusterFigures } from './cluster.js';
 import { densitySection } from './density-report.js';

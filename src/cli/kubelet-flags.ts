@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { resolve } from 'node:path';
 import { readKubeletConfigFile } from '../engine/config/config-file.js';
-import { DurationError, parseGoDuration } from '../engine/config/duration.js';
+import { DurationError, formatGoDuration, parseGoDuration } from '../engine/config/duration.js';
 import { defaultKubeletConfiguration, type KubeletConfiguration } from '../engine/config/kubelet-config.js';
 import { SysctlAllowlist } from '../engine/sysctl-allowlist.js';
 import { UserError } from '../util/user-error.js';
@@ -122,6 +122,9 @@ export function kubeletConfigFromFlags(rootDir: string, flags: Record<string, un
     new SysctlAllowlist(config.allowedUnsafeSysctls);
   } catch (err) {
     throw new UserError('usage', `--allowed-unsafe-sysctls: ${(err as Error).message}`, "give sysctl names or prefixes ending in '*' of a namespaced group: kernel.shm*, kernel.msg*, kernel.sem, fs.mqueue.*, net.*");
+  }
+  if (config.shutdownGracePeriodCriticalPods > config.shutdownGracePeriod) {
+    throw new UserError('usage', `${flags.config}: shutdownGracePeriodCriticalPods (${formatGoDuration(config.shutdownGracePeriodCriticalPods)}) must be at most shutdownGracePeriod (${formatGoDuration(config.shutdownGracePeriod)})`, "the critical pods' time is the last part of the drain's whole time");
   }
   return config;
 }

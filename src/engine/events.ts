@@ -6,6 +6,8 @@
 export type LifecycleEventType =
   // the node
   | 'NodeStarted'
+  /** knode run --drain-on-exit: the node stops its pods before knode exits (reason Shutdown, as the kubelet's node event). */
+  | 'NodeShutdown'
   // sources and admission
   | 'SourceReady'
   | 'ManifestError'

@@ -24,6 +24,7 @@ import { ProberManager } from './prober/prober-manager.js';
 import { ActiveDeadlineHandler } from './active-deadline.js';
 import type { PodSyncHandler, PodSyncLoopHandler } from './lifecycle.js';
 import { KubeletPodSyncer } from './pod-sync.js';
+import { NODE_SHUTTING_DOWN, NodeShutdown } from './node-shutdown.js';
 import { PodWorkers } from './pod-workers.js';
 import { RuntimeHealth } from './runtime-health.js';
 import { ReasonCache } from './status/reason-cache.js';
@@ -99,6 +100,8 @@ export class Kubelet {
   readonly cluster: { client: ClusterClient; nodeStatus: NodeStatusManager; lease: NodeLease; mirrorPods: MirrorPods; statusSync: StatusSync; recorder: EventRecorder } | undefined;
   private readonly evented: EventedHints | undefined;
   readonly housekeeping: Housekeeping;
+  /** Stops the pods before knode exits, when asked to (knode run --drain-on-exit). */
+  readonly shutdown: NodeShutdown;
   private housekeepingPass: Promise<void> = Promise.resolve();
   private readonly inbox = new AsyncQueue<LoopMessage>();
   private readonly timers: Timer[] = [];
@@ -225,6 +228,21 @@ export class Kubelet {
       allowedUnsafeSysctls: config.allowedUnsafeSysctls,
       nodeName: config.nodeName,
       extraLabels: config.nodeLabels,
+      shutdownAdmit: () => this.shutdown.admit(),
+    });
+    this.shutdown = new NodeShutdown({
+      podWorkers: this.podWorkers,
+      activePods: () => this.handler.activePods(),
+      events: this.events,
+      clock,
+      shutdownGracePeriodMs: config.shutdownGracePeriod,
+      shutdownGracePeriodCriticalPodsMs: config.shutdownGracePeriodCriticalPods,
+      // The Node says it is shutting down at once; the pods' last statuses reach the apiserver before knode stops.
+      onShutdown: async () => this.cluster?.nodeStatus.update(),
+      afterDrain: async () => {
+        await this.cluster?.statusSync.idle();
+        await this.cluster?.recorder.idle();
+      },
     });
     this.housekeeping = new Housekeeping({
       podManager: this.podManager,
@@ -257,7 +275,7 @@ export class Kubelet {
           kubeletPort: config.port,
           knodeVersion: deps.version ?? '0.0.0',
           runtime: () => ({ name: this.runtimeName, version: this.runtimeVersion }),
-          problems: () => this.healthz().reasons,
+          problems: () => [...this.healthz().reasons, ...(this.shutdown.shuttingDown ? [NODE_SHUTTING_DOWN] : [])],
           runtimeConditions: () => this.runtimeHealth.conditions(),
           updateFrequency: config.nodeStatusUpdateFrequency,
           reportFrequency: config.nodeStatusReportFrequency,
@@ -305,7 +323,17 @@ export class Kubelet {
     await this.podConfig.start();
   }
 
-  /** Stops everything the kubelet started; containers keep running, as the kubelet's do. */
+  /**
+   * Stops every pod (the kubelet's graceful node shutdown): no new pod is
+   * admitted, the node reports itself not ready, and the pods stop by
+   * priority within shutdownGracePeriod, or each within its own grace period
+   * when none is set. Then stop() as always.
+   */
+  drain(): Promise<void> {
+    return this.shutdown.drain();
+  }
+
+  /** Stops everything the kubelet started; containers keep running, as the kubelet's do, unless drain() stopped them. */
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;

@@ -111,9 +111,11 @@ export class KubeletPodSyncer implements PodSyncer {
     return { terminal: false, backOff: { endsInMs: ends.length > 0 ? Math.min(...ends) : undefined } };
   }
 
-  async syncTerminatingPod(pod: Pod, runtime: RuntimePodStatus, gracePeriodSeconds: number): Promise<void> {
+  async syncTerminatingPod(pod: Pod, runtime: RuntimePodStatus, gracePeriodSeconds: number, statusFn?: (status: PodStatus) => void): Promise<void> {
     this.d.prober.stopLivenessAndStartup(pod.metadata.uid!);
-    this.d.statusManager.setPodStatus(pod, this.status(pod, runtime, false));
+    const before = this.status(pod, runtime, false);
+    statusFn?.(before);
+    this.d.statusManager.setPodStatus(pod, before);
     const result = await this.d.runtime.killPod(pod, runtime, gracePeriodSeconds);
     const error = result.error();
     if (error) throw error;

@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import type { Clock, Timer } from '../util/clock.js';
 import { isTerminalPhase, podRef } from './api/pod-util.js';
-import type { Pod } from './api/v1.js';
+import type { Pod, PodStatus } from './api/v1.js';
 import type { RunningPod, RuntimePodStatus } from './container/types.js';
 import type { EventStream } from './events.js';
 import type { PodCache } from './pleg/pod-cache.js';
@@ -21,6 +21,8 @@ export interface UpdatePodOptions {
   /** For kills: a shorter grace period, and a callback once the pod is terminated. */
   gracePeriodOverride?: number;
   onTerminated?: () => void;
+  /** For kills: changes the status the pod is stopped with (the kubelet's PodStatusFunc: a node shutdown fails the pod). */
+  statusFn?: (status: PodStatus) => void;
 }
 
 export interface SyncPodResult {
@@ -43,7 +45,8 @@ export type SyncOutcome = 'changed' | 'untouched' | 'failed';
 export interface PodSyncer {
   /** SIGNAL aborts when the pod is killed during the sync: what is not started yet is left alone. */
   syncPod(updateType: UpdateType, pod: Pod, status: RuntimePodStatus, signal?: AbortSignal): Promise<SyncPodResult>;
-  syncTerminatingPod(pod: Pod, status: RuntimePodStatus, gracePeriodSeconds: number): Promise<void>;
+  /** STATUS_FN, when a kill gave one, changes the status written before the containers are stopped. */
+  syncTerminatingPod(pod: Pod, status: RuntimePodStatus, gracePeriodSeconds: number, statusFn?: (status: PodStatus) => void): Promise<void>;
   syncTerminatingRuntimePod(running: RunningPod): Promise<void>;
   syncTerminatedPod(pod: Pod, status: RuntimePodStatus): Promise<void>;
 }
@@ -66,6 +69,7 @@ interface PodSyncStatus extends PodWorkerInfo {
   runningPod?: RunningPod;
   pending?: UpdatePodOptions;
   gracePeriod?: number;
+  statusFn?: (status: PodStatus) => void;
   onTerminated: (() => void)[];
   retry?: Timer;
   /** Aborts the syncPod under way when the pod is killed (the kubelet cancels the sync's context). */
@@ -127,7 +131,11 @@ export class PodWorkers {
       this.statuses.set(uid, status);
       events.emit({ type: 'WorkerStarted', pod: ref, uid, message: orphan ? 'terminating a pod no source wants' : 'pod worker started' });
     }
-    if (options.onTerminated) status.onTerminated.push(options.onTerminated);
+    if (options.onTerminated) {
+      status.onTerminated.push(options.onTerminated);
+      // A pod already stopped answers at once.
+      this.runTerminatedCallbacks(status);
+    }
     // Once a pod is being torn down, its UID cannot come back to this worker (as in the kubelet).
     if (status.state !== 'syncing' && options.updateType === 'create') {
       status.restartRequested = true;
@@ -140,6 +148,7 @@ export class PodWorkers {
     }
     if (options.pod) status.desired = options.pod;
     if (options.runningPod) status.runningPod = options.runningPod;
+    if (options.statusFn && status.state !== 'terminated') status.statusFn = options.statusFn;
     const pod = options.pod;
     const terminate = options.updateType === 'kill' || !!pod?.metadata.deletionTimestamp || (pod !== undefined && isTerminalPhase(pod));
     if (status.state === 'syncing' && terminate) this.startTerminating(status);
@@ -236,7 +245,7 @@ export class PodWorkers {
             next = 'now';
           } else next = 'resync';
         } else if (status.state === 'terminating') {
-          if (status.desired) await syncer.syncTerminatingPod(status.desired, cached.status, status.gracePeriod ?? 30);
+          if (status.desired) await syncer.syncTerminatingPod(status.desired, cached.status, status.gracePeriod ?? 30, status.statusFn);
           else await syncer.syncTerminatingRuntimePod(status.runningPod!);
           status.lastSyncTime = clock.now();
           status.state = 'terminated';

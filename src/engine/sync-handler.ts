@@ -1,6 +1,6 @@
 import { isTerminalPhase, podRef } from './api/pod-util.js';
 import type { Pod } from './api/v1.js';
-import { canAdmitPod, nodeAllocatable } from './admission.js';
+import { canAdmitPod, nodeAllocatable, type AdmitResult } from './admission.js';
 import { SysctlAllowlist } from './sysctl-allowlist.js';
 import { goArch } from './cluster/node-info.js';
 import type { PodUpdate } from './config/pod-storage.js';
@@ -22,6 +22,8 @@ export interface SyncHandlerDeps {
   nodeName: string;
   /** --node-labels: what a nodeSelector may ask for besides the default labels. */
   extraLabels?: Record<string, string>;
+  /** The node shutdown's word on a new pod: none while the node drains. */
+  shutdownAdmit?: () => AdmitResult;
 }
 
 /** The labels a node carries that a pod's nodeSelector can ask for. */
@@ -86,7 +88,8 @@ export class SyncHandler {
       if (isTerminalPhase(pod)) continue;
       const active = this.activePods().filter((p) => p.metadata.uid !== uid);
       // The sysctl handler comes before the predicates, as the kubelet registers them.
-      const allowed = this.sysctls.admit(pod);
+      const shutdown = this.d.shutdownAdmit?.() ?? { admit: true };
+      const allowed = shutdown.admit ? this.sysctls.admit(pod) : shutdown;
       const verdict = allowed.admit ? canAdmitPod(pod, active, this.node, this.labels) : allowed;
       if (!verdict.admit) {
         this.rejectPod(pod, verdict.reason!, verdict.message!);

@@ -244,13 +244,36 @@ describe('a node of a real cluster (kube-apiserver, etcd)', () => {
     expect(node.kubelet.podConfig.apiserverStats()!.lists).toBeGreaterThan(lists);
   });
 
+  // Last but one: a drained node takes no more pods.
+  it('drains: its pods Failed (Terminated, DisruptionTarget) in the apiserver, the Node not ready as shutting down, new pods rejected', async () => {
+    await apply(boundPod('drained'));
+    await eventually(async () => (await getPod('drained')).status?.phase === 'Running', 'drained to run', 30_000);
+    await node.kubelet.drain();
+    // The drain ends once the statuses it set reached the apiserver.
+    const drained = await getPod('drained');
+    expect(drained.status).toMatchObject({ phase: 'Failed', reason: 'Terminated', message: 'Pod was terminated in response to imminent node shutdown.' });
+    expect(drained.status?.conditions?.find((c) => c.type === 'DisruptionTarget')).toMatchObject({ status: 'True', reason: 'TerminationByKubelet' });
+    expect(drained.status?.containerStatuses?.[0].state?.terminated).toBeDefined();
+    const ready = (await cp.kubectlJson<Node>('get', 'node', NODE)).status?.conditions?.find((c) => c.type === 'Ready');
+    expect(ready).toMatchObject({ status: 'False', reason: 'KubeletNotReady', message: 'node is shutting down' });
+    const nodeEvents = await cp.kubectlJson<{ items: { reason: string; message: string }[] }>('get', 'events', '--field-selector', `involvedObject.kind=Node,involvedObject.name=${NODE}`);
+    expect(nodeEvents.items).toContainEqual(expect.objectContaining({ reason: 'Shutdown', message: 'Shutdown manager detected shutdown event' }));
+
+    await apply(boundPod('late'));
+    const late = await eventually(async () => {
+      const p = await getPod('late');
+      return p.status?.phase === 'Failed' ? p : undefined;
+    }, 'late to be rejected', 30_000);
+    expect(late.status).toMatchObject({ reason: 'NodeShutdown', message: 'Pod was rejected: Pod was rejected as the node is shutting down.' });
+  });
+
   it('reports Ready=False with the reason while the runtime is down', async () => {
     const readyOf = async () => (await cp.kubectlJson<Node>('get', 'node', NODE)).status?.conditions?.find((c) => c.type === 'Ready');
     await cleanupRuntime();
     const down = await eventually(async () => {
       const c = await readyOf();
-      return c?.status === 'False' ? c : undefined;
-    }, 'the Node to be NotReady', 30_000);
+      return c?.status === 'False' && c.message?.includes('container runtime is down') ? c : undefined;
+    }, 'the Node to be NotReady as its runtime is down', 30_000);
     expect(down.reason).toBe('KubeletNotReady');
     expect(down.message).toMatch(/container runtime is down/);
   });

@@ -53,6 +53,14 @@ describe('readKubeletConfigFile', () => {
     expect(() => readKubeletConfigFile(notList)).toThrow(`${notList}:3: allowedUnsafeSysctls: expected a list of strings, got "kernel.sem"`);
   });
 
+  it('reads the drain\'s shutdownGracePeriod and its critical pods\' part (none by default), and refuses a part larger than the whole', () => {
+    const path = file(`${HEAD}shutdownGracePeriod: 30s\nshutdownGracePeriodCriticalPods: 10s\n`);
+    expect(readKubeletConfigFile(path).values).toEqual({ shutdownGracePeriod: 30_000, shutdownGracePeriodCriticalPods: 10_000 });
+    expect(kubeletConfigFromFlags('/r', {}, {})).toMatchObject({ shutdownGracePeriod: 0, shutdownGracePeriodCriticalPods: 0 });
+    const larger = file(`${HEAD}shutdownGracePeriod: 5s\nshutdownGracePeriodCriticalPods: 10s\n`);
+    expect(() => kubeletConfigFromFlags('/r', { config: larger }, {})).toThrow(`${larger}: shutdownGracePeriodCriticalPods (10s) must be at most shutdownGracePeriod (5s)`);
+  });
+
   it('reads JSON too', () => {
     const path = file(JSON.stringify({ apiVersion: 'kubelet.config.k8s.io/v1beta1', kind: 'KubeletConfiguration', maxPods: 7 }), 'json');
     expect(readKubeletConfigFile(path).values).toEqual({ maxPods: 7 });

@@ -526,6 +526,16 @@ describe('generateAPIPodStatus: phase', () => {
     expect(podRow({ ...p, status: got }).status).toBe('Init:StartError');
   });
 
+  it('keeps the DisruptionTarget condition a node shutdown set, and the Failed phase with its reason, once the containers are stopped', () => {
+    const p = pod({ containers: [c('app')] });
+    const disruption: PodCondition = { type: 'DisruptionTarget', status: 'True', reason: 'TerminationByKubelet', message: 'Pod was terminated in response to imminent node shutdown.', lastProbeTime: null, lastTransitionTime: EARLIER_TEXT };
+    const oldStatus: PodStatus = { phase: 'Failed', reason: 'Terminated', message: disruption.message, conditions: [disruption] };
+    const got = generateAPIPodStatus(p, runtime([sandbox('notready')], [exited('app', 137)]), ctx({ podIsTerminal: true, oldStatus }));
+    expect(got).toMatchObject({ phase: 'Failed', reason: 'Terminated', message: disruption.message });
+    expect(got.conditions?.at(-1)).toEqual(disruption);
+    expect(generateAPIPodStatus(p, runtime([sandbox()], [running('app')]), ctx()).conditions?.map((x) => x.type)).not.toContain('DisruptionTarget');
+  });
+
   it('uses podIsTerminal: an Always pod whose containers all exited is Failed once terminal', () => {
     const p = pod({ containers: [c('app')] });
     const rt = runtime([sandbox('notready')], [exited('app', 1)]);

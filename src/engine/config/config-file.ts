@@ -33,6 +33,8 @@ const FIELDS: Record<string, [keyof KubeletConfiguration, Kind]> = {
   runtimeRequestTimeout: ['runtimeRequestTimeout', 'duration'],
   enableProfilingHandler: ['enableProfilingHandler', 'boolean'],
   enableSystemLogHandler: ['enableSystemLogHandler', 'boolean'],
+  shutdownGracePeriod: ['shutdownGracePeriod', 'duration'],
+  shutdownGracePeriodCriticalPods: ['shutdownGracePeriodCriticalPods', 'duration'],
 };
 
 export interface ConfigFileResult {

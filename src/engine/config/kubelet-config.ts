@@ -48,6 +48,10 @@ export interface KubeletConfiguration {
   enableProfilingHandler: boolean;
   /** Serve the node's log directory at /logs/. */
   enableSystemLogHandler: boolean;
+  /** How long a drain (knode run --drain-on-exit) may take in all; 0: each pod gets its own grace period. */
+  shutdownGracePeriod: number;
+  /** The part of shutdownGracePeriod kept for system-critical pods, stopped after the others. */
+  shutdownGracePeriodCriticalPods: number;
 
   // knode's fields
   /** The directory /logs/ serves (the kubelet's /var/log). */
@@ -92,6 +96,8 @@ export function defaultKubeletConfiguration(rootDir: string, overrides: Partial<
     // The kubelet's default is true; knode profiles only when asked to.
     enableProfilingHandler: false,
     enableSystemLogHandler: true,
+    shutdownGracePeriod: 0,
+    shutdownGracePeriodCriticalPods: 0,
     nodeLogDir: '/var/log',
     plegRelistPeriod: 1_000,
     eventedPleg: true,

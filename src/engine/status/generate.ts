@@ -174,9 +174,12 @@ function conditions(pod: Pod, runtime: RuntimePodStatus, inits: ContainerStatus[
     ready ? { type: 'ContainersReady', status: 'True' } : { type: 'ContainersReady', status: 'False', ...notReady },
     { type: 'PodScheduled', status: 'True' },
   ];
-  return list.map((c) => {
+  const generated: PodCondition[] = list.map((c) => {
     const previous = ctx.oldStatus?.conditions?.find((o) => o.type === c.type);
     const lastTransitionTime = previous && previous.status === c.status && previous.lastTransitionTime ? previous.lastTransitionTime : rfc3339(ctx.now);
     return { ...c, lastProbeTime: null, lastTransitionTime };
   });
+  // A disruption (a node shutdown) is a one-time event, not read from the containers: its condition is kept as it was set.
+  const disruption = ctx.oldStatus?.conditions?.find((o) => o.type === 'DisruptionTarget');
+  return disruption ? [...generated, disruption] : generated;
 }

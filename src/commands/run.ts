@@ -17,7 +17,7 @@ export default class Run extends BaseCommand {
   static override summary = 'Run the node: drive pods from static manifests or a URL to their desired state.';
   static override description = `The long-running kubelet. Pods come from --static-dir (a directory of manifests, watched) and --manifest-url (polled); knode keeps each one at its spec on the container runtime: restarts by policy, crash-loop backoff, image pulls, termination. Pods the runtime runs for this node that no source names are stopped, as the kubelet does, so a restart of knode adopts what is running.
 
-On a terminal it shows the live view; otherwise it logs one line per lifecycle event to stderr (up to -v, as text or --log-format json), or, with --output json, writes the NDJSON event stream to stdout. SIGINT/SIGTERM stop knode and leave the containers running.`;
+On a terminal it shows the live view; otherwise it logs one line per lifecycle event to stderr (up to -v, as text or --log-format json), or, with --output json, writes the NDJSON event stream to stdout. SIGINT/SIGTERM stop knode and leave the containers running; with --drain-on-exit knode first stops every pod (Failed, reason Terminated, as the kubelet's graceful node shutdown does), each within its terminationGracePeriodSeconds, or within shutdownGracePeriod (--config) in all, critical pods last.`;
 
   static override examples = [
     '<%= config.bin %> run --static-dir examples',
@@ -25,6 +25,7 @@ On a terminal it shows the live view; otherwise it logs one line per lifecycle e
     '<%= config.bin %> run --static-dir pods --output plain -v 2 --log-format json 2>>/var/log/knode.log',
     "<%= config.bin %> run --manifest-url http://config.local/pods.yaml --manifest-url-header 'Authorization: Bearer x'",
     '<%= config.bin %> run --static-dir pods --runtime-endpoint unix:///run/containerd/containerd.sock',
+    '<%= config.bin %> run --static-dir pods --drain-on-exit',
     '<%= config.bin %> run --kubeconfig /etc/knode/node.kubeconfig --node-name edge-1 --node-labels tier=edge',
   ];
 
@@ -49,6 +50,7 @@ On a terminal it shows the live view; otherwise it logs one line per lifecycle e
     'node-log-dir': Flags.string({ description: 'The directory /logs/ serves, as the kubelet serves /var/log [default: /var/log]' }),
     'print-config': Flags.boolean({ description: 'Print the effective configuration (defaults, --config, flags) as a KubeletConfiguration and exit', default: false }),
     'allow-remote': Flags.boolean({ description: 'Let the read-only API listen on a non-loopback address', default: false }),
+    'drain-on-exit': Flags.boolean({ description: 'On SIGINT/SIGTERM, stop every pod before exiting (a second signal exits at once), instead of leaving the containers running', default: false }),
     v: Flags.integer({ char: 'v', aliases: ['verbosity'], min: 0, max: 5, description: "Log verbosity, as klog's: 0 problems and the pod lifecycle, 2 adds pod UIDs, 3 the pod workers' steps, 4 relists and status changes", default: 0 }),
     'log-format': Flags.string({ description: 'Format of the log lines on stderr (with --output plain): text, or json as Kubernetes components write it', options: ['text', 'json'], default: 'text' }),
     ...kubeletFlags,
@@ -108,16 +110,28 @@ On a terminal it shows the live view; otherwise it logs one line per lifecycle e
     await kubelet.start();
     if (plain) {
       const api = server.tcpAddress ? `http://${server.tcpAddress.address}:${server.tcpAddress.port}` : rootPaths(rootDir).nodeSocket;
-      process.stderr.write(`knode: node ${config.nodeName} on ${kubelet.runtimeName} ${kubelet.runtimeVersion} (${client.endpoint}); API ${api}; Ctrl-C stops knode and leaves containers running\n`);
+      const onExit = flags['drain-on-exit'] ? 'stops every pod, then knode' : 'stops knode and leaves containers running';
+      process.stderr.write(`knode: node ${config.nodeName} on ${kubelet.runtimeName} ${kubelet.runtimeVersion} (${client.endpoint}); API ${api}; Ctrl-C ${onExit}\n`);
     }
     const signal = await stopped;
+    const drained = flags['drain-on-exit'] && (await this.drain(kubelet, signal, plain));
     face.close();
     unsupervise();
-    if (output !== 'json') process.stderr.write(`knode: ${signal}: stopping; containers keep running\n`);
+    if (output !== 'json') process.stderr.write(`knode: ${signal}: stopping; ${drained ? 'its pods are stopped' : 'containers keep running'}\n`);
     await server.stop();
     await kubeletServer?.stop();
     await kubelet.stop();
     client.close();
+  }
+
+  /** Stops every pod (Kubelet.drain) unless a second signal comes first; says whether the drain ended. */
+  private async drain(kubelet: Kubelet, signal: string, plain: boolean): Promise<boolean> {
+    if (plain) process.stderr.write(`knode: ${signal}: draining the node, stopping its pods (a second SIGINT/SIGTERM stops knode at once and leaves the rest running)\n`);
+    const again = new Promise<boolean>((done) => {
+      process.once('SIGINT', () => done(false));
+      process.once('SIGTERM', () => done(false));
+    });
+    return Promise.race([kubelet.drain().then(() => true), again]);
   }
 
   private async serveKubeletApi(kubelet: Kubelet, client: ClusterClient, config: KubeletConfiguration, rootDir: string): Promise<KubeletServer> {

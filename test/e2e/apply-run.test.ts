@@ -69,8 +69,8 @@ describe('knode apply', () => {
   });
 });
 
-function startRun(root: string): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, [cliEntry, 'run', '--static-dir', examples, '--root-dir', root, '--node-name', 'e2e'], { stdio: ['ignore', 'pipe', 'pipe'] });
+function startRun(root: string, args: string[] = []): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, [cliEntry, 'run', '--static-dir', examples, '--root-dir', root, '--node-name', 'e2e', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
@@ -111,6 +111,34 @@ describe('knode run', () => {
     second.child.kill('SIGTERM');
     expect(await second.exited).toBe(0);
     expect(await runningIds()).toEqual(before); // containers outlive knode
+    client.close();
+  });
+
+  it('stops every pod on SIGTERM with --drain-on-exit (shutdownGracePeriod from --config), and the next run starts them again', async () => {
+    const root = newRoot();
+    const config = join(root, 'kubelet.yaml');
+    writeFileSync(config, 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nshutdownGracePeriod: 5s\n');
+    const run = startRun(root, ['--drain-on-exit', '--config', config]);
+    // The job done first: it has nothing left to stop.
+    const settled = (out: string) => /PodRunning +default\/hello-e2e/.test(out) && /PodRunning +default\/web-e2e/.test(out) && /PodSucceeded +default\/once-e2e/.test(out);
+    await eventually(() => settled(run.output()), 'hello and web Running, once Succeeded', 30_000);
+    const client = new CriClient(`unix://${join(root, 'run', 'runtime.sock')}`);
+    const running = async () => (await client.listContainers({ state: { state: 'CONTAINER_RUNNING' } })).map((c) => c.labels[KubeletLabels.containerName]).sort();
+    await eventually(async () => (await running()).length === 3, 'hello, log-shipper and app running');
+
+    run.child.kill('SIGTERM');
+    expect(await run.exited).toBe(0);
+    expect(run.output()).toContain('knode: SIGTERM: draining the node, stopping its pods');
+    expect(run.output()).toMatch(/NodeShutdown .*draining the node: stopping 2 pods/);
+    expect(run.output()).toContain('knode: SIGTERM: stopping; its pods are stopped');
+    expect(await running()).toEqual([]);
+    expect((await client.listPodSandbox()).map((s) => s.state)).toEqual(['SANDBOX_NOTREADY', 'SANDBOX_NOTREADY', 'SANDBOX_NOTREADY']);
+
+    const again = startRun(root);
+    await eventually(async () => (await running()).length === 3, 'the pods to run again', 30_000);
+    expect(await running()).toEqual(['app', 'hello', 'log-shipper']);
+    again.child.kill('SIGTERM');
+    expect(await again.exited).toBe(0);
     client.close();
   });
 

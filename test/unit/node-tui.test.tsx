@@ -86,6 +86,16 @@ describe('NodeTui', () => {
     expect(frame).not.toContain('StatusChanged');
   });
 
+  it('says in its header that the node drains once knode stops every pod (--drain-on-exit)', async () => {
+    const source = eventSource();
+    const { lastFrame } = render(<NodeTui subscribe={source.subscribe} onQuit={() => {}} refreshMs={10} now={() => NOW} />);
+    source.push(...twoPods);
+    expect(await until(lastFrame, has('node-a', 'default/web'))).not.toContain('draining');
+    source.push({ type: 'NodeShutdown', pod: '', uid: '', at: NOW, reason: 'Shutdown', message: 'draining the node: stopping 2 pods', detail: { pods: 2 } });
+    const frame = await until(lastFrame, has('draining: stopping every pod'));
+    expect(frame.split('\n').find((l) => l.includes('PLEG'))).toContain('draining: stopping every pod');
+  });
+
   it('shows the selected pod’s containers after ↓ and Enter', async () => {
     const source = eventSource();
     const { lastFrame, stdin } = render(<NodeTui subscribe={source.subscribe} onQuit={() => {}} refreshMs={10} now={() => NOW} />);

@@ -37,6 +37,7 @@ const rows: Row[] = [
   { name: 'PLEGRelist keeps the last mode through later relists', events: [node('PLEGRelist', { detail: { mode: 'generic' } }), node('PLEGRelist', { detail: { durationMs: 1.25 } })], pick: (v) => [v.plegMode, v.lastRelistMs], want: ['generic', 1.25] },
   { name: 'RuntimeUnhealthy', events: [node('RuntimeUnhealthy')], pick: (v) => v.runtimeHealthy, want: false },
   { name: 'RuntimeHealthy after RuntimeUnhealthy', events: [node('RuntimeUnhealthy'), node('RuntimeHealthy')], pick: (v) => v.runtimeHealthy, want: true },
+  { name: 'NodeShutdown: the node drains', events: [node('NodeShutdown')], pick: (v) => v.draining, want: true },
   { name: 'node-level events make no pod', events: [nodeStarted, node('SourceReady', { detail: { source: 'file' } }), node('PLEGRelist', { detail: { durationMs: 1 } })], pick: (v) => v.pods.size, want: 0 },
 
   // A pod.

@@ -90,6 +90,7 @@ function Header({ view, pods }: { view: NodeView; pods: PodView[] }) {
       <Text>
         <Text bold>knode</Text> node <Text color="cyan">{view.nodeName || '…'}</Text> · runtime {view.runtime || '…'}
         {view.runtimeHealthy ? '' : <Text color="red"> (not ready)</Text>} · PLEG {view.plegMode}
+        {view.draining ? <Text color="yellow"> · draining: stopping every pod</Text> : ''}
         {view.lastRelistMs !== undefined ? ` (relist ${view.lastRelistMs.toFixed(1)}ms)` : ''}
       </Text>
       <Text>

@@ -32,6 +32,8 @@ export interface NodeView {
   sources: Map<string, boolean>;
   plegMode: string;
   runtimeHealthy: boolean;
+  /** knode run --drain-on-exit is stopping every pod before knode exits. */
+  draining?: boolean;
   pods: Map<string, PodView>;
   /** The newest events, oldest first. */
   events: LifecycleEvent[];
@@ -65,6 +67,9 @@ export function applyEvent(view: NodeView, e: LifecycleEvent): NodeView {
     case 'PLEGRelist':
       if (typeof d.durationMs === 'number') view.lastRelistMs = d.durationMs;
       if (d.mode) view.plegMode = String(d.mode);
+      break;
+    case 'NodeShutdown':
+      view.draining = true;
       break;
     case 'RuntimeUnhealthy':
     case 'RuntimeHealthy':

@@ -49,6 +49,8 @@ export class CriClient implements RuntimeService, ImageService {
   private readonly requestTimeoutMs: number;
   private readonly pullTimeoutMs: number;
   private readonly onCall?: CriClientOptions['onCall'];
+  /** Unary calls sent and not answered yet; close() cancels them. */
+  private readonly inFlight = new Set<grpc.ClientUnaryCall>();
 
   constructor(endpoint: string, options: CriClientOptions = {}) {
     this.endpoint = endpoint;
@@ -73,7 +75,9 @@ export class CriClient implements RuntimeService, ImageService {
     });
   }
 
+  /** Ends the channel, and cancels the calls still waiting for an answer (as closing a Go client's connection does): nothing holds knode once it is done. */
   close(): void {
+    for (const call of this.inFlight) call.cancel();
     this.images.close();
     this.runtime.close();
   }
@@ -85,6 +89,7 @@ export class CriClient implements RuntimeService, ImageService {
     return new Promise<ResponseOf<M>>((resolve, reject) => {
       const cancel = () => call.cancel();
       const call = client[method].call(client, req, { deadline: Date.now() + timeoutMs }, (err: grpc.ServiceError | null, res?: unknown) => {
+        this.inFlight.delete(call);
         signal?.removeEventListener('abort', cancel);
         const elapsed = performance.now() - started;
         if (err || res === undefined) {
@@ -96,6 +101,7 @@ export class CriClient implements RuntimeService, ImageService {
           resolve(res as ResponseOf<M>);
         }
       });
+      this.inFlight.add(call);
       if (signal?.aborted) call.cancel();
       else signal?.addEventListener('abort', cancel, { once: true });
     });

@@ -160,6 +160,20 @@ describe.each(runtimesUnderTest())('CRI against the $name runtime', (runtime) =>
     await client.stopContainer(stubborn, 1); // stopping an exited container is fine
   });
 
+  it('cancels the calls still waiting for an answer when the client closes: a stop waiting out its timeout holds nothing', async () => {
+    const { id, config } = await newSandbox('closing');
+    const stubborn = await runContainer(client, id, config, containerConfig('held', ['sh', '-c', 'trap "" TERM; echo ready; while true; do sleep 0.1; done']));
+    await eventually(() => readFileSync(logPathOf(config, containerConfig('held', [])), 'utf8').includes('ready'), 'the trap to be set');
+    const other = new CriClient(client.endpoint);
+    await other.version(); // connected: the stop goes out at once
+    const stopping = codeOf(other.stopContainer(stubborn, 30));
+    const closed = Date.now();
+    other.close();
+    expect(await stopping).toBe(GrpcCode.CANCELLED);
+    expect(Date.now() - closed).toBeLessThan(5_000);
+    await client.stopContainer(stubborn, 0);
+  });
+
   it('gives each container the PID namespace it asks for: its own, the sandbox\'s, or the host\'s', async () => {
     const { id, config } = await newSandbox('pidns');
     const pid = (mode: 'POD' | 'CONTAINER' | 'NODE') => ({ linux: { securityContext: { namespaceOptions: { network: 'NODE' as const, pid: mode } } } });

@@ -50,7 +50,7 @@ On a terminal it shows the live view; otherwise it logs one line per lifecycle e
     'node-log-dir': Flags.string({ description: 'The directory /logs/ serves, as the kubelet serves /var/log [default: /var/log]' }),
     'print-config': Flags.boolean({ description: 'Print the effective configuration (defaults, --config, flags) as a KubeletConfiguration and exit', default: false }),
     'allow-remote': Flags.boolean({ description: 'Let the read-only API listen on a non-loopback address', default: false }),
-    'drain-on-exit': Flags.boolean({ description: 'On SIGINT/SIGTERM, stop every pod before exiting (a second signal exits at once), instead of leaving the containers running', default: false }),
+    'drain-on-exit': Flags.boolean({ description: 'On SIGINT/SIGTERM, stop every pod before exiting (a second signal stops knode without waiting for them), instead of leaving the containers running', default: false }),
     v: Flags.integer({ char: 'v', aliases: ['verbosity'], min: 0, max: 5, description: "Log verbosity, as klog's: 0 problems and the pod lifecycle, 2 adds pod UIDs, 3 the pod workers' steps, 4 relists and status changes", default: 0 }),
     'log-format': Flags.string({ description: 'Format of the log lines on stderr (with --output plain): text, or json as Kubernetes components write it', options: ['text', 'json'], default: 'text' }),
     ...kubeletFlags,
@@ -126,7 +126,7 @@ On a terminal it shows the live view; otherwise it logs one line per lifecycle e
 
   /** Stops every pod (Kubelet.drain) unless a second signal comes first; says whether the drain ended. */
   private async drain(kubelet: Kubelet, signal: string, plain: boolean): Promise<boolean> {
-    if (plain) process.stderr.write(`knode: ${signal}: draining the node, stopping its pods (a second SIGINT/SIGTERM stops knode at once and leaves the rest running)\n`);
+    if (plain) process.stderr.write(`knode: ${signal}: draining the node, stopping its pods (a second SIGINT/SIGTERM stops knode without waiting for them)\n`);
     const again = new Promise<boolean>((done) => {
       process.once('SIGINT', () => done(false));
       process.once('SIGTERM', () => done(false));

@@ -1,7 +1,7 @@
 // `knode apply` and `knode run` as a user runs them: bin/run.js as a child
 // process, the embedded runtime it starts by itself, exit codes and output.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -69,8 +69,8 @@ describe('knode apply', () => {
   });
 });
 
-function startRun(root: string, args: string[] = []): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, [cliEntry, 'run', '--static-dir', examples, '--root-dir', root, '--node-name', 'e2e', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+function startRun(root: string, args: string[] = [], staticDir = examples): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, [cliEntry, 'run', '--static-dir', staticDir, '--root-dir', root, '--node-name', 'e2e', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
@@ -140,6 +140,24 @@ describe('knode run', () => {
     again.child.kill('SIGTERM');
     expect(await again.exited).toBe(0);
     client.close();
+  });
+
+  it('stops without waiting for the drain on a second SIGTERM', async () => {
+    const root = newRoot();
+    const pods = join(root, 'pods');
+    mkdirSync(pods);
+    // PID 1 of its namespace with no handler: the SIGTERM does nothing, and only the 60 s grace period's SIGKILL ends it.
+    writeFileSync(join(pods, 'slow.yaml'), 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: slow\nspec:\n  terminationGracePeriodSeconds: 60\n  containers:\n    - name: main\n      image: busybox:1.36\n      command: ["sleep", "600"]\n');
+    const run = startRun(root, ['--drain-on-exit'], pods);
+    await eventually(() => /PodRunning +default\/slow-e2e/.test(run.output()), 'slow to run', 30_000);
+    run.child.kill('SIGTERM');
+    await eventually(() => /ContainerKilling +default\/slow-e2e/.test(run.output()), 'the drain to stop slow', 10_000);
+    const second = performance.now();
+    run.child.kill('SIGTERM');
+    expect(await run.exited).toBe(0);
+    // knode waits a bounded while (10 s) for its workers' calls in flight, not the pod's 60 s.
+    expect(performance.now() - second).toBeLessThan(20_000);
+    expect(run.output()).toContain('knode: SIGTERM: stopping; containers keep running');
   });
 
   it('starts the embedded runtime again when it dies, and the pods come back', async () => {

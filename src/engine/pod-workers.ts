@@ -225,6 +225,10 @@ export class PodWorkers {
     while (status.pending && !signal.aborted) {
       const update = status.pending;
       status.pending = undefined;
+      // A finished pod has nothing left to do: an update that came while it cleaned up ends here, as
+      // the kubelet's worker ends, rather than waiting for a newer status (with the evented PLEG, up to
+      // a full relist away) while housekeeping waits for the worker to end.
+      if (status.finished) break;
       let next: 'resync' | 'now' | 'done' = 'done';
       let backOff: SyncPodResult['backOff'];
       let runtimeUntouched = false;

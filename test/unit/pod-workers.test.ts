@@ -432,6 +432,25 @@ describe('PodWorkers', () => {
     expect(workers.syncKnownPods(new Set(['a'])).get('a')?.state).toBe('syncing');
   });
 
+  it('ends the worker once the pod is finished, though an update came while it cleaned up: nothing waits for a relist that may be half a minute away', async () => {
+    const { syncer, update, relist, workers } = setup();
+    update({ updateType: 'create', pod: pod('a') });
+    await relist();
+    update({ updateType: 'kill', pod: pod('a') });
+    await relist();
+    const release = syncer.hold();
+    await relist();
+    expect(syncer.calls.map((c) => c.fn)).toEqual(['syncPod', 'syncTerminatingPod', 'syncTerminatedPod']);
+    // A PLEG event of the stopped pod, and its manifest put back, while the clean-up runs.
+    update({ updateType: 'sync', pod: pod('a') });
+    update({ updateType: 'create', pod: pod('a') });
+    release();
+    await flushMicrotasks(50);
+    expect(workers.workers()[0]).toMatchObject({ finished: true, working: false });
+    expect([...workers.syncKnownPods(new Set(['a'])).keys()]).toEqual([]);
+    expect(syncer.calls).toHaveLength(3);
+  });
+
   it('keeps the finished worker of a desired pod that was not created again', async () => {
     const { update, relist, workers } = setup();
     update({ updateType: 'create', pod: pod('a') });

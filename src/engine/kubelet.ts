@@ -29,15 +29,12 @@ import { PodWorkers } from './pod-workers.js';
 import { RuntimeHealth } from './runtime-health.js';
 import { ReasonCache } from './status/reason-cache.js';
 import { StatusManager } from './status/status-manager.js';
-import { nodeLabels, SyncHandler } from './sync-handler.js';
+import { SyncHandler } from './sync-handler.js';
 import { WorkQueue } from './work-queue.js';
 import type { ClusterClient } from './cluster/client.js';
-import { EventRecorder } from './cluster/event-recorder.js';
+import { clusterNode, type ClusterNode } from './cluster/cluster-node.js';
 import { MirrorPods } from './cluster/mirror-pods.js';
 import { ObjectManager } from './cluster/object-manager.js';
-import { NodeLease } from './cluster/node-lease.js';
-import { NodeStatusManager } from './cluster/node-status.js';
-import { StatusSync } from './cluster/status-sync.js';
 
 export interface KubeletDeps {
   runtime: RuntimeService & ImageService;
@@ -97,7 +94,7 @@ export class Kubelet {
   runtimeVersion = '';
   plegMode: PlegMode | 'starting' = 'starting';
   /** The node's parts that talk to the apiserver, when it has joined one. */
-  readonly cluster: { client: ClusterClient; nodeStatus: NodeStatusManager; lease: NodeLease; mirrorPods: MirrorPods; statusSync: StatusSync; recorder: EventRecorder } | undefined;
+  readonly cluster: ClusterNode | undefined;
   private readonly evented: EventedHints | undefined;
   readonly housekeeping: Housekeeping;
   /** Stops the pods before knode exits, when asked to (knode run --drain-on-exit). */
@@ -258,41 +255,23 @@ export class Kubelet {
     });
     this.podConfig = new PodConfig(config, clock, this.events, (update) => this.inbox.push({ kind: 'config', update }), deps.cluster ? { client: deps.cluster, warn: clusterWarn } : undefined);
     if (deps.cluster && mirrorPods) {
-      const client = deps.cluster;
-      this.cluster = {
-        client,
+      this.cluster = clusterNode({
+        client: deps.cluster,
+        config,
+        clock,
+        events: this.events,
+        hostIP: this.hostIP,
+        knodeVersion: deps.version ?? '0.0.0',
+        podManager: this.podManager,
+        statusManager: this.statusManager,
         mirrorPods,
-        recorder: new EventRecorder(client, clock, config.nodeName, clusterWarn),
-        nodeStatus: new NodeStatusManager({
-          client,
-          clock,
-          events: this.events,
-          nodeName: config.nodeName,
-          labels: { ...nodeLabels(config.nodeName), ...config.nodeLabels },
-          maxPods: config.maxPods,
-          rootDir: config.rootDir,
-          hostIP: this.hostIP,
-          kubeletPort: config.port,
-          knodeVersion: deps.version ?? '0.0.0',
-          runtime: () => ({ name: this.runtimeName, version: this.runtimeVersion }),
-          problems: () => [...this.healthz().reasons, ...(this.shutdown.shuttingDown ? [NODE_SHUTTING_DOWN] : [])],
-          runtimeConditions: () => this.runtimeHealth.conditions(),
-          updateFrequency: config.nodeStatusUpdateFrequency,
-          reportFrequency: config.nodeStatusReportFrequency,
-          warn: clusterWarn,
-        }),
-        lease: new NodeLease({ client, clock, nodeName: config.nodeName, durationSeconds: config.nodeLeaseDurationSeconds, nodeUid: () => this.cluster?.nodeStatus.uid, warn: clusterWarn }),
-        statusSync: new StatusSync({
-          client,
-          podManager: this.podManager,
-          statusManager: this.statusManager,
-          events: this.events,
-          clock,
-          // A pod admission rejected never ran: it may go at once.
-          isTerminated: (uid) => (this.podWorkers.isKnown(uid) ? !this.podWorkers.couldHaveRunningContainers(uid) : this.handler.isRejected(uid)),
-          warn: clusterWarn,
-        }),
-      };
+        runtime: () => ({ name: this.runtimeName, version: this.runtimeVersion }),
+        problems: () => [...this.healthz().reasons, ...(this.shutdown.shuttingDown ? [NODE_SHUTTING_DOWN] : [])],
+        runtimeConditions: () => this.runtimeHealth.conditions(),
+        // A pod admission rejected never ran: it may go at once.
+        isTerminated: (uid) => (this.podWorkers.isKnown(uid) ? !this.podWorkers.couldHaveRunningContainers(uid) : this.handler.isRejected(uid)),
+        warn: clusterWarn,
+      });
     }
   }
 
@@ -323,12 +302,7 @@ export class Kubelet {
     await this.podConfig.start();
   }
 
-  /**
-   * Stops every pod (the kubelet's graceful node shutdown): no new pod is
-   * admitted, the node reports itself not ready, and the pods stop by
-   * priority within shutdownGracePeriod, or each within its own grace period
-   * when none is set. Then stop() as always.
-   */
+  /** Stops every pod, as the kubelet's graceful node shutdown does (NodeShutdown); stop() follows. */
   drain(): Promise<void> {
     return this.shutdown.drain();
   }

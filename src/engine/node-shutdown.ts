@@ -1,5 +1,6 @@
 import type { Clock } from '../util/clock.js';
 import type { AdmitResult } from './admission.js';
+import { KubeletConstants } from './config/kubelet-config.js';
 import { rfc3339, type Pod, type PodStatus } from './api/v1.js';
 import type { EventStream } from './events.js';
 import type { PodWorkers } from './pod-workers.js';
@@ -100,7 +101,7 @@ export class NodeShutdown {
       if (group.pods.length === 0) continue;
       let longest = 0;
       const stopped = group.pods.map((pod) => {
-        const own = pod.spec.terminationGracePeriodSeconds ?? 30;
+        const own = pod.spec.terminationGracePeriodSeconds ?? KubeletConstants.defaultTerminationGracePeriodSeconds;
         const grace = group.gracePeriodSeconds === undefined ? own : Math.min(own, group.gracePeriodSeconds);
         longest = Math.max(longest, grace);
         return new Promise<void>((resolve) => this.d.podWorkers.updatePod({ updateType: 'kill', pod, gracePeriodOverride: grace, statusFn: (s) => this.markShutdown(s), onTerminated: resolve }));

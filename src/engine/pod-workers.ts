@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import type { Clock, Timer } from '../util/clock.js';
 import { isTerminalPhase, podRef } from './api/pod-util.js';
+import { KubeletConstants } from './config/kubelet-config.js';
 import type { Pod, PodStatus } from './api/v1.js';
 import type { RunningPod, RuntimePodStatus } from './container/types.js';
 import type { EventStream } from './events.js';
@@ -8,6 +9,9 @@ import type { PodCache } from './pleg/pod-cache.js';
 import { jitter, type WorkQueue } from './work-queue.js';
 
 export type UpdateType = 'create' | 'update' | 'sync' | 'kill';
+
+/** A pod's grace period when neither its spec nor its deletion gives one. */
+const DEFAULT_GRACE = KubeletConstants.defaultTerminationGracePeriodSeconds;
 
 /** The kubelet's jitter factors for the resync interval and for retries after a failed sync. */
 const RESYNC_JITTER = 0.5;
@@ -153,7 +157,7 @@ export class PodWorkers {
     const terminate = options.updateType === 'kill' || !!pod?.metadata.deletionTimestamp || (pod !== undefined && isTerminalPhase(pod));
     if (status.state === 'syncing' && terminate) this.startTerminating(status);
     if (status.state === 'terminating') {
-      const grace = options.gracePeriodOverride ?? pod?.metadata.deletionGracePeriodSeconds ?? status.desired?.metadata.deletionGracePeriodSeconds ?? status.desired?.spec.terminationGracePeriodSeconds ?? 30;
+      const grace = options.gracePeriodOverride ?? pod?.metadata.deletionGracePeriodSeconds ?? status.desired?.metadata.deletionGracePeriodSeconds ?? status.desired?.spec.terminationGracePeriodSeconds ?? DEFAULT_GRACE;
       status.gracePeriod = status.gracePeriod === undefined ? grace : Math.min(status.gracePeriod, grace);
     }
     const keepKill = status.pending?.updateType === 'kill' && options.updateType !== 'kill';
@@ -245,11 +249,11 @@ export class PodWorkers {
           runtimeUntouched = result.runtimeUntouched === true;
           if (result.terminal && status.state === 'syncing') {
             this.startTerminating(status);
-            status.gracePeriod ??= status.desired!.spec.terminationGracePeriodSeconds ?? 30;
+            status.gracePeriod ??= status.desired!.spec.terminationGracePeriodSeconds ?? DEFAULT_GRACE;
             next = 'now';
           } else next = 'resync';
         } else if (status.state === 'terminating') {
-          if (status.desired) await syncer.syncTerminatingPod(status.desired, cached.status, status.gracePeriod ?? 30, status.statusFn);
+          if (status.desired) await syncer.syncTerminatingPod(status.desired, cached.status, status.gracePeriod ?? DEFAULT_GRACE, status.statusFn);
           else await syncer.syncTerminatingRuntimePod(status.runningPod!);
           status.lastSyncTime = clock.now();
           status.state = 'terminated';

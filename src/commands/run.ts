@@ -4,6 +4,7 @@ import { BaseCommand } from '../cli/base-command.js';
 import { kubeletConfigFromFlags, kubeletFlags } from '../cli/kubelet-flags.js';
 import { printConfig } from '../cli/print-config.js';
 import { superviseEmbeddedRuntime } from '../cli/runtime-supervisor.js';
+import { nextStopSignal } from '../cli/signals.js';
 import { connectCluster, loadKubeConfig, type ClusterClient } from '../engine/cluster/client.js';
 import { Kubelet } from '../engine/kubelet.js';
 import { showNode, type LogFormat, type NodeOutput } from '../cli/node-faces.js';
@@ -92,13 +93,7 @@ On a terminal it shows the live view; otherwise it logs one line per lifecycle e
     const output = (flags.output ?? (process.stdout.isTTY ? 'tui' : 'plain')) as NodeOutput;
     const plain = output === 'plain';
     const face = await showNode(kubelet, output, flags.v, flags['log-format'] as LogFormat);
-    const stopped = Promise.race([
-      new Promise<string>((done) => {
-        process.once('SIGINT', () => done('SIGINT'));
-        process.once('SIGTERM', () => done('SIGTERM'));
-      }),
-      face.quit.then(() => 'quit'),
-    ]);
+    const stopped = Promise.race([nextStopSignal(), face.quit.then(() => 'quit')]);
     if (!isLoopback(config.address)) warn(`the read-only API listens on ${config.address}:${config.readOnlyPort}, beyond this machine`);
     const server = new NodeServer(kubelet, { socketPath: rootPaths(rootDir).nodeSocket, address: config.address, port: config.readOnlyPort, warn });
     try {
@@ -127,11 +122,7 @@ On a terminal it shows the live view; otherwise it logs one line per lifecycle e
   /** Stops every pod (Kubelet.drain) unless a second signal comes first; says whether the drain ended. */
   private async drain(kubelet: Kubelet, signal: string, plain: boolean): Promise<boolean> {
     if (plain) process.stderr.write(`knode: ${signal}: draining the node, stopping its pods (a second SIGINT/SIGTERM stops knode without waiting for them)\n`);
-    const again = new Promise<boolean>((done) => {
-      process.once('SIGINT', () => done(false));
-      process.once('SIGTERM', () => done(false));
-    });
-    return Promise.race([kubelet.drain().then(() => true), again]);
+    return Promise.race([kubelet.drain().then(() => true), nextStopSignal().then(() => false)]);
   }
 
   private async serveKubeletApi(kubelet: Kubelet, client: ClusterClient, config: KubeletConfiguration, rootDir: string): Promise<KubeletServer> {

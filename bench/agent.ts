@@ -51,9 +51,32 @@ export function nodeEnv(): NodeJS.ProcessEnv {
 export async function startKnode(dir: string, endpoint: string, options: KnodeOptions): Promise<Running> {
   const podsDir = join(dir, 'pods');
   mkdirSync(podsDir, { recursive: true });
-  const child: ChildProcess = spawn(process.execPath, [...nodeFlags('agent'), join(repo, 'bin/run.js'), 'run', '--static-dir', podsDir, '--root-dir', join(dir, 'root'),
-    '--runtime-endpoint', endpoint, '--node-name', options.nodeName, '--pleg', options.pleg, '--read-only-port', '0', '--file-check-frequency', '20s',
-    '--output', 'json', ...(options.args ?? [])], { stdio: 'ignore', env: nodeEnv() });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [
+      ...nodeFlags('agent'),
+      join(repo, 'bin/run.js'),
+      'run',
+      '--static-dir',
+      podsDir,
+      '--root-dir',
+      join(dir, 'root'),
+      '--runtime-endpoint',
+      endpoint,
+      '--node-name',
+      options.nodeName,
+      '--pleg',
+      options.pleg,
+      '--read-only-port',
+      '0',
+      '--file-check-frequency',
+      '20s',
+      '--output',
+      'json',
+      ...(options.args ?? []),
+    ],
+    { stdio: 'ignore', env: nodeEnv() },
+  );
   const exited = new Promise((resolve) => child.once('exit', resolve));
   await until(() => readdirSync(join(dir, 'root', 'run')).includes('knode.sock'), 'knode to serve its API', 30_000).catch(() => undefined);
   return {
@@ -86,7 +109,9 @@ export function cpuSeconds(pid: number): number {
 }
 
 export function statusKiB(pid: number, field: 'VmHWM' | 'VmRSS'): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith(`${field}:`));
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith(`${field}:`));
   return Number(line?.split(/\s+/)[1] ?? 0);
 }
 

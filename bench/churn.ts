@@ -73,7 +73,13 @@ const CHECK_EVERY_MS = 2_000;
  * same rate; with `rounds` above 1, the same churn again that many times
  * less one, each followed by the quiet window.
  */
-export async function benchChurn(rate: number, seconds: number, lifetimeSeconds: number, rounds = 1, warmSeconds = 10): Promise<ChurnFigures> {
+export async function benchChurn(
+  rate: number,
+  seconds: number,
+  lifetimeSeconds: number,
+  rounds = 1,
+  warmSeconds = 10,
+): Promise<ChurnFigures> {
   return withNode(rate * (rounds * seconds + warmSeconds) + 10, async (run, client, node) => {
     await churn(run, 'w', rate, warmSeconds, lifetimeSeconds);
     await emptyNode(run, client, node, rate * warmSeconds);
@@ -104,15 +110,34 @@ export async function benchChurn(rate: number, seconds: number, lifetimeSeconds:
     }
     const trimmedRssMiB = trimMalloc(run.pid) ? await lowestRss(run.pid, 5 * SAMPLE_MS) : undefined;
     return {
-      rate, seconds, lifetimeSeconds, warmSeconds, cpuSeconds: cpu, peakRssMiB, settledMs, before, after, again, trimmedRssMiB,
-      created: wanted.size + removed.size, removed: removed.size,
-      notRunning: left.notRunning, leftovers: left.leftovers, strayWorkers: left.strayWorkers,
+      rate,
+      seconds,
+      lifetimeSeconds,
+      warmSeconds,
+      cpuSeconds: cpu,
+      peakRssMiB,
+      settledMs,
+      before,
+      after,
+      again,
+      trimmedRssMiB,
+      created: wanted.size + removed.size,
+      removed: removed.size,
+      notRunning: left.notRunning,
+      leftovers: left.leftovers,
+      strayWorkers: left.strayWorkers,
     };
   });
 }
 
 /** Writes `rate` manifests a second for `seconds`, removing each `lifetimeSeconds` after it was written. */
-async function churn(run: Running, prefix: string, rate: number, seconds: number, lifetimeSeconds: number): Promise<{ wanted: Set<string>; removed: Set<string> }> {
+async function churn(
+  run: Running,
+  prefix: string,
+  rate: number,
+  seconds: number,
+  lifetimeSeconds: number,
+): Promise<{ wanted: Set<string>; removed: Set<string> }> {
   const written: { name: string; at: number }[] = [];
   const wanted = new Set<string>();
   const removed = new Set<string>();
@@ -137,7 +162,12 @@ async function churn(run: Running, prefix: string, rate: number, seconds: number
 }
 
 /** Whether every wanted pod is Running, every removed one gone from the runtime, and no worker left for a pod nobody wants. */
-async function converged(client: CriClient, node: NodeClient, wanted: Set<string>, removed: Set<string>): Promise<{ ok: boolean; notRunning: number; leftovers: number; strayWorkers: number }> {
+async function converged(
+  client: CriClient,
+  node: NodeClient,
+  wanted: Set<string>,
+  removed: Set<string>,
+): Promise<{ ok: boolean; notRunning: number; leftovers: number; strayWorkers: number }> {
   const full = (name: string) => `${name}-${NODE}`;
   const running = await runningPods(node);
   const notRunning = [...wanted].filter((n) => !running.has(full(n))).length;
@@ -157,7 +187,14 @@ async function converged(client: CriClient, node: NodeClient, wanted: Set<string
 async function emptyNode(run: Running, client: CriClient, node: NodeClient, pods: number): Promise<void> {
   for (const file of readdirSync(run.podsDir)) rmSync(join(run.podsDir, file));
   const empty = new Set<string>();
-  await untilEvery(async () => (await converged(client, node, empty, empty)).ok && (await client.listPodSandbox()).length + (await client.listContainers()).length === 0, 'the node to be empty', 120_000 + pods * 50, CHECK_EVERY_MS);
+  await untilEvery(
+    async () =>
+      (await converged(client, node, empty, empty)).ok &&
+      (await client.listPodSandbox()).length + (await client.listContainers()).length === 0,
+    'the node to be empty',
+    120_000 + pods * 50,
+    CHECK_EVERY_MS,
+  );
 }
 
 /** RSS (the lowest in a quiet window) and open files, JavaScript's heap and glibc's (at its end) of an idle knode. */
@@ -165,7 +202,14 @@ async function quietFootprint(pid: number, node: NodeClient): Promise<Footprint>
   const rssMiB = await lowestRss(pid, QUIET_MS);
   const metrics = (await node.text('/metrics')).body;
   const metric = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(metrics)?.[1] ?? NaN) / 2 ** 20;
-  return { rssMiB, openFiles: openFiles(pid), jsHeapMiB: metric('nodejs_heap_size_used_bytes'), externalMiB: metric('nodejs_external_memory_bytes'), mallocHeapMiB: mappingRssKiB(pid, '[heap]') / 1024, malloc: mallocInfo(pid) };
+  return {
+    rssMiB,
+    openFiles: openFiles(pid),
+    jsHeapMiB: metric('nodejs_heap_size_used_bytes'),
+    externalMiB: metric('nodejs_external_memory_bytes'),
+    mallocHeapMiB: mappingRssKiB(pid, '[heap]') / 1024,
+    malloc: mallocInfo(pid),
+  };
 }
 
 /** The lowest RSS of a process, sampled over `windowMs`. */

@@ -31,7 +31,25 @@ async function startNodes(cp: ControlPlane, count: number): Promise<KnodeProcess
   for (let i = 1; i <= count; i++) {
     const name = `bench-${i}`;
     const root = mkdtempSync(join(tmpdir(), `knode-${name}-`));
-    const args = ['run', '--kubeconfig', cp.nodeKubeconfig(name), '--node-name', name, '--root-dir', root, '--node-ip', '127.0.0.1', '--port', String(await freePort()), '--client-ca-file', cp.ca, '--read-only-port', '0', '--output', 'json'];
+    const args = [
+      'run',
+      '--kubeconfig',
+      cp.nodeKubeconfig(name),
+      '--node-name',
+      name,
+      '--root-dir',
+      root,
+      '--node-ip',
+      '127.0.0.1',
+      '--port',
+      String(await freePort()),
+      '--client-ca-file',
+      cp.ca,
+      '--read-only-port',
+      '0',
+      '--output',
+      'json',
+    ];
     const child = spawn(process.execPath, [...nodeFlags('agent'), cli, ...args], { stdio: 'ignore', env: nodeEnv() });
     nodes.push({ child, root, exited: new Promise((r) => child.once('exit', r)) });
   }
@@ -54,17 +72,23 @@ export async function withCluster<T>(fn: (cp: ControlPlane, api: Awaited<ReturnT
   const nodes = await startNodes(cp, 3);
   try {
     const api = await adminApi(cp);
-    await until(async () => {
-      const list = await api.core.listNode();
-      const ready = list.items.filter((n) => n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'));
-      return ready.length === 3 ? true : undefined;
-    }, 'three Ready nodes', 60_000);
+    await until(
+      async () => {
+        const list = await api.core.listNode();
+        const ready = list.items.filter((n) => n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'));
+        return ready.length === 3 ? true : undefined;
+      },
+      'three Ready nodes',
+      60_000,
+    );
     return await fn(cp, api);
   } finally {
     for (const n of nodes) {
       n.child.kill('SIGTERM');
       await n.exited;
-      await new Promise((r) => spawn(process.execPath, [cli, 'runtime', 'stop', '--root-dir', n.root], { stdio: 'ignore' }).once('exit', r));
+      await new Promise((r) =>
+        spawn(process.execPath, [cli, 'runtime', 'stop', '--root-dir', n.root], { stdio: 'ignore' }).once('exit', r),
+      );
     }
     cp.stop();
   }
@@ -78,31 +102,47 @@ async function adminApi(cp: ControlPlane) {
 }
 
 /** Creates `pods` pods (all at once, or each after the last runs) and times each to Running and ready. */
-export async function benchCluster(api: Awaited<ReturnType<typeof adminApi>>, pods: number, mode: ClusterFigures['mode']): Promise<ClusterFigures> {
+export async function benchCluster(
+  api: Awaited<ReturnType<typeof adminApi>>,
+  pods: number,
+  mode: ClusterFigures['mode'],
+): Promise<ClusterFigures> {
   const namespace = `bench-${mode === 'burst' ? 'burst' : 'serial'}`;
   await api.core.createNamespace({ body: { metadata: { name: namespace } } });
-  await until(async () => {
-    const sa = await api.core.readNamespacedServiceAccount({ namespace, name: 'default' });
-    return sa ? true : undefined;
-  }, 'the namespace\'s default ServiceAccount', 30_000);
+  await until(
+    async () => {
+      const sa = await api.core.readNamespacedServiceAccount({ namespace, name: 'default' });
+      return sa ? true : undefined;
+    },
+    "the namespace's default ServiceAccount",
+    30_000,
+  );
   const sent = new Map<string, number>();
   const latencies: number[] = [];
   let done: () => void = () => {};
   const all = new Promise<void>((r) => (done = r));
   let next: () => void = () => {};
-  const watching = await api.watch.watch(`/api/v1/namespaces/${namespace}/pods`, {}, (type: string, pod: Pod) => {
-    const name = pod.metadata.name!;
-    const ready = pod.status?.phase === 'Running' && (pod.status.containerStatuses ?? []).every((c) => c.ready);
-    if (type === 'DELETED' || !ready || !sent.has(name)) return;
-    latencies.push(performance.now() - sent.get(name)!);
-    sent.delete(name);
-    if (latencies.length === pods) done();
-    else next();
-  }, () => {});
+  const watching = await api.watch.watch(
+    `/api/v1/namespaces/${namespace}/pods`,
+    {},
+    (type: string, pod: Pod) => {
+      const name = pod.metadata.name!;
+      const ready = pod.status?.phase === 'Running' && (pod.status.containerStatuses ?? []).every((c) => c.ready);
+      if (type === 'DELETED' || !ready || !sent.has(name)) return;
+      latencies.push(performance.now() - sent.get(name)!);
+      sent.delete(name);
+      if (latencies.length === pods) done();
+      else next();
+    },
+    () => {},
+  );
   const create = (i: number) => {
     const name = `pod-${i}`;
     sent.set(name, performance.now());
-    const body = { metadata: { name }, spec: { terminationGracePeriodSeconds: 1, containers: [{ name: 'app', image: 'busybox:1.36', command: ['sleep', '3600'] }] } };
+    const body = {
+      metadata: { name },
+      spec: { terminationGracePeriodSeconds: 1, containers: [{ name: 'app', image: 'busybox:1.36', command: ['sleep', '3600'] }] },
+    };
     void api.core.createNamespacedPod({ namespace, body });
   };
   const started = performance.now();

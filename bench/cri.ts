@@ -24,7 +24,10 @@ function sandbox(i: number, logDirectory: string): PodSandboxConfig {
 
 function container(name: string): ContainerConfig {
   return {
-    metadata: { name, attempt: 0 }, image: { image: IMAGE }, command: ['sleep', '3600'], logPath: `${name}/0.log`,
+    metadata: { name, attempt: 0 },
+    image: { image: IMAGE },
+    command: ['sleep', '3600'],
+    logPath: `${name}/0.log`,
     linux: { securityContext: { namespaceOptions: { pid: 'CONTAINER' } } },
   };
 }
@@ -48,7 +51,12 @@ export async function benchCri(rt: BenchRuntime, pods: number, largeList?: numbe
   const client = new CriClient(rt.endpoint);
   const logs = mkdtempSync(join(tmpdir(), 'knode-bench-logs-'));
   const samples: Record<string, number[]> = {
-    RunPodSandbox: [], CreateContainer: [], StartContainer: [], ContainerStatus: [], ListContainers: [], 'sandbox+create+start': [],
+    RunPodSandbox: [],
+    CreateContainer: [],
+    StartContainer: [],
+    ContainerStatus: [],
+    ListContainers: [],
+    'sandbox+create+start': [],
   };
   const sandboxes: string[] = [];
   const containers: string[] = [];
@@ -112,9 +120,28 @@ export function reportCri(figures: CriFigures[]): string {
   for (const f of figures) {
     rows.push([`${f.pods} pods back to back`, f.runtime, '1', ms(f.podsBackToBackMs), '']);
     const apart = `pods ${f.paced.pauseMs} ms apart`;
-    rows.push([`StartContainer, ${apart}`, f.runtime, String(f.paced.start.length), ms(median(f.paced.start)), ms(percentile(f.paced.start, 99))]);
-    rows.push([`sandbox+create+start, ${apart}`, f.runtime, String(f.paced.total.length), ms(median(f.paced.total)), ms(percentile(f.paced.total, 99))]);
-    if (f.listLarge) rows.push([`ListContainers (${f.listLarge.containers} containers)`, f.runtime, String(f.listLarge.samples.length), ms(median(f.listLarge.samples)), ms(percentile(f.listLarge.samples, 99))]);
+    rows.push([
+      `StartContainer, ${apart}`,
+      f.runtime,
+      String(f.paced.start.length),
+      ms(median(f.paced.start)),
+      ms(percentile(f.paced.start, 99)),
+    ]);
+    rows.push([
+      `sandbox+create+start, ${apart}`,
+      f.runtime,
+      String(f.paced.total.length),
+      ms(median(f.paced.total)),
+      ms(percentile(f.paced.total, 99)),
+    ]);
+    if (f.listLarge)
+      rows.push([
+        `ListContainers (${f.listLarge.containers} containers)`,
+        f.runtime,
+        String(f.listLarge.samples.length),
+        ms(median(f.listLarge.samples)),
+        ms(percentile(f.listLarge.samples, 99)),
+      ]);
   }
   return table(['call', 'runtime', 'n', 'median', 'p99'], rows);
 }

@@ -23,7 +23,9 @@ export async function densitySection(alone: boolean): Promise<void> {
   // More rounds tell a leak (knode's memory grows with every churn) from what a churn's peak leaves behind.
   const churnRounds = envNumber('KNODE_BENCH_CHURN_ROUNDS', 1);
   const sizes = [...[10, 100, 1000].filter((n) => n < maxPods), maxPods];
-  const settings = Object.entries(process.env).filter(([k]) => /^KNODE_BENCH_(DENSITY|CHURN)_/.test(k)).map(([k, v]) => `${k}=${v}`);
+  const settings = Object.entries(process.env)
+    .filter(([k]) => /^KNODE_BENCH_(DENSITY|CHURN)_/.test(k))
+    .map(([k, v]) => `${k}=${v}`);
   const command = [...settings, alone ? 'npm run bench -- density' : 'npm run bench'].join(' ');
   const loadBefore = loadAverage();
 
@@ -32,51 +34,152 @@ export async function densitySection(alone: boolean): Promise<void> {
   const churn = churnSeconds > 0 ? await benchChurn(rate, churnSeconds, LIFETIME_SECONDS, churnRounds) : undefined;
   const machine = `${cpus().length} cores; load average ${loadBefore} before, ${loadAverage()} after`;
 
-  console.log(`\nDensity: N one-container static pods (sleep 3600, host network) written at once into a fresh node (knode run, evented PLEG) on the embedded runtime (its own process)`);
+  console.log(
+    `\nDensity: N one-container static pods (sleep 3600, host network) written at once into a fresh node (knode run, evented PLEG) on the embedded runtime (its own process)`,
+  );
   console.log(`command: ${command}\nmachine: ${machine}\n`);
-  console.log(table(['pods', 'all started (CRI)', 'start p50', 'start p99', 'start event delay p99, max', 'all Running (/pods)', 'knode CPU to Running', 'knode peak RSS', 'runtime CPU, peak RSS'], density.map((d) => [
-    String(d.pods), ms(d.startedMs), ms(median(d.latencies)), ms(percentile(d.latencies, 99)), `${ms(percentile(d.deliveries, 99))}, ${ms(Math.max(...d.deliveries))}`,
-    `${ms(d.runningMs)} (±${pollMs(d.pods)} ms)`, `${d.rampCpuSeconds.toFixed(2)} s`, mib(d.peakRssMiB), `${d.runtimeCpuSeconds.toFixed(2)} s, ${mib(d.runtimePeakRssMiB)}`,
-  ])));
+  console.log(
+    table(
+      [
+        'pods',
+        'all started (CRI)',
+        'start p50',
+        'start p99',
+        'start event delay p99, max',
+        'all Running (/pods)',
+        'knode CPU to Running',
+        'knode peak RSS',
+        'runtime CPU, peak RSS',
+      ],
+      density.map((d) => [
+        String(d.pods),
+        ms(d.startedMs),
+        ms(median(d.latencies)),
+        ms(percentile(d.latencies, 99)),
+        `${ms(percentile(d.deliveries, 99))}, ${ms(Math.max(...d.deliveries))}`,
+        `${ms(d.runningMs)} (±${pollMs(d.pods)} ms)`,
+        `${d.rampCpuSeconds.toFixed(2)} s`,
+        mib(d.peakRssMiB),
+        `${d.runtimeCpuSeconds.toFixed(2)} s, ${mib(d.runtimePeakRssMiB)}`,
+      ]),
+    ),
+  );
   console.log('(start event delay: from the runtime stamping a CONTAINER_STARTED event to the bench receiving it over GetContainerEvents)');
-  console.log(`\nSteady state with every pod Running (${idleSeconds} s, from 5 s after; relists from knode's /pleg stream; pod worker passes from /metrics, p50/p99 by histogram_quantile over its buckets; starting: from the manifests to 5 s after all Running)\n`);
-  console.log(table(['pods', 'knode CPU', 'knode RSS', 'open files', 'relists', 'relist p50', 'relist max', 'worker passes starting: n, p50, p99', 'worker passes steady: n, p50, p99'], density.map((d) => [
-    String(d.pods), percent(d.idle.cpuCores), mib(d.idle.rssMiB), String(d.idle.openFiles), String(d.relists.length),
-    d.relists.length ? ms(median(d.relists)) : '-', d.relists.length ? ms(Math.max(...d.relists)) : '-', passes(d.workerRamp), passes(d.workerIdle),
-  ])));
+  console.log(
+    `\nSteady state with every pod Running (${idleSeconds} s, from 5 s after; relists from knode's /pleg stream; pod worker passes from /metrics, p50/p99 by histogram_quantile over its buckets; starting: from the manifests to 5 s after all Running)\n`,
+  );
+  console.log(
+    table(
+      [
+        'pods',
+        'knode CPU',
+        'knode RSS',
+        'open files',
+        'relists',
+        'relist p50',
+        'relist max',
+        'worker passes starting: n, p50, p99',
+        'worker passes steady: n, p50, p99',
+      ],
+      density.map((d) => [
+        String(d.pods),
+        percent(d.idle.cpuCores),
+        mib(d.idle.rssMiB),
+        String(d.idle.openFiles),
+        String(d.relists.length),
+        d.relists.length ? ms(median(d.relists)) : '-',
+        d.relists.length ? ms(Math.max(...d.relists)) : '-',
+        passes(d.workerRamp),
+        passes(d.workerIdle),
+      ]),
+    ),
+  );
   if (churn) printChurn(churn);
 
   const largest = density.at(-1)!;
   console.log(`\nGoals (load and density, ${largest.pods} pods):`);
-  console.log(`  ${goal(`knode CPU idle ${percent(largest.idle.cpuCores)} of one core`, `<= ${percent(GOAL_IDLE_CPU)}`, largest.idle.cpuCores <= GOAL_IDLE_CPU)}`);
+  console.log(
+    `  ${goal(`knode CPU idle ${percent(largest.idle.cpuCores)} of one core`, `<= ${percent(GOAL_IDLE_CPU)}`, largest.idle.cpuCores <= GOAL_IDLE_CPU)}`,
+  );
   console.log(`  ${goal(`knode RSS ${mib(largest.idle.rssMiB)}`, `<= ${GOAL_RSS_MIB} MiB`, largest.idle.rssMiB <= GOAL_RSS_MIB)}`);
   if (churn) {
     const { before, after } = churn;
-    console.log(`  ${goal(`churn: open files ${before.openFiles} -> ${after.openFiles}`, 'no more after', after.openFiles <= before.openFiles)}`);
-    console.log(`  ${goal(`churn: RSS ${mib(before.rssMiB)} -> ${mib(after.rssMiB)}`, `at most ${GOAL_RSS_GROWTH * 100}% more`, after.rssMiB <= before.rssMiB * (1 + GOAL_RSS_GROWTH))}`);
+    console.log(
+      `  ${goal(`churn: open files ${before.openFiles} -> ${after.openFiles}`, 'no more after', after.openFiles <= before.openFiles)}`,
+    );
+    console.log(
+      `  ${goal(`churn: RSS ${mib(before.rssMiB)} -> ${mib(after.rssMiB)}`, `at most ${GOAL_RSS_GROWTH * 100}% more`, after.rssMiB <= before.rssMiB * (1 + GOAL_RSS_GROWTH))}`,
+    );
     if (churn.trimmedRssMiB !== undefined) {
       // A leak is memory knode cannot give back: with glibc's free pages returned, RSS after every churn against RSS before (with them).
       const churns = 1 + churn.again.length;
-      console.log(`  ${goal(`churn: no leak: RSS ${mib(before.rssMiB)} before, ${mib(churn.trimmedRssMiB)} after ${churns} churn${churns > 1 ? 's' : ''} once glibc gave back the free pages it kept`, `at most ${GOAL_RSS_GROWTH * 100}% more`, churn.trimmedRssMiB <= before.rssMiB * (1 + GOAL_RSS_GROWTH))}`);
+      console.log(
+        `  ${goal(`churn: no leak: RSS ${mib(before.rssMiB)} before, ${mib(churn.trimmedRssMiB)} after ${churns} churn${churns > 1 ? 's' : ''} once glibc gave back the free pages it kept`, `at most ${GOAL_RSS_GROWTH * 100}% more`, churn.trimmedRssMiB <= before.rssMiB * (1 + GOAL_RSS_GROWTH))}`,
+      );
     }
     const stuck = churn.notRunning + churn.leftovers + churn.strayWorkers;
-    console.log(`  ${goal(`churn: ${churn.settledMs === undefined ? 'did not settle' : `settled ${ms(churn.settledMs)} after the churn`}; ${churn.notRunning} wanted pods not Running, ${churn.leftovers} removed pods still in the runtime, ${churn.strayWorkers} workers of unwanted pods`, 'no stuck worker', stuck === 0)}`);
+    console.log(
+      `  ${goal(`churn: ${churn.settledMs === undefined ? 'did not settle' : `settled ${ms(churn.settledMs)} after the churn`}; ${churn.notRunning} wanted pods not Running, ${churn.leftovers} removed pods still in the runtime, ${churn.strayWorkers} workers of unwanted pods`, 'no stuck worker', stuck === 0)}`,
+    );
   }
 }
 
 function printChurn(c: ChurnFigures): void {
-  console.log(`\nChurn: ${c.rate} pods/s written into the static pod directory for ${c.seconds} s, each removed ${c.lifetimeSeconds} s after it was written (after a ${c.warmSeconds} s warm-up churn; RSS: the lowest in a quiet minute on the emptied node)\n`);
-  console.log(table(['created', 'removed', 'knode CPU during', 'knode peak RSS', 'settled after the churn', 'RSS before -> after', 'open files before -> after'], [[
-    String(c.created), String(c.removed), `${c.cpuSeconds.toFixed(2)} s`, mib(c.peakRssMiB), c.settledMs === undefined ? 'did not' : ms(c.settledMs),
-    `${mib(c.before.rssMiB)} -> ${mib(c.after.rssMiB)}`, `${c.before.openFiles} -> ${c.after.openFiles}`,
-  ]]));
-  console.log(`\nknode's memory on the emptied node, after each churn (JavaScript: the V8 heap in use; held outside it: external memory, buffers' backing stores; glibc heap: resident pages of its [heap] mapping)\n`);
-  const footprints = [['before (after the warm-up)', c.before], ['after the churn', c.after], ...c.again.map((f, i) => [`after churn ${i + 2}`, f] as const)] as const;
-  console.log(table(['when', 'RSS', 'JavaScript heap', 'held outside it', 'glibc heap', 'malloc in use', 'malloc keeps free', 'open files'], footprints.map(([when, f]) => [
-    when, mib(f.rssMiB), mib(f.jsHeapMiB), mib(f.externalMiB), mib(f.mallocHeapMiB), f.malloc ? mib(f.malloc.inUseMiB) : '-', f.malloc ? mib(f.malloc.freeMiB) : '-', String(f.openFiles),
-  ])));
-  console.log('(malloc in use and kept free: mallinfo2() in knode, called by gdb; "-" without gdb and glibc\'s debug symbols, or with another allocator)');
-  if (c.trimmedRssMiB !== undefined) console.log(`RSS after the last of them once glibc gave back the free pages it kept (malloc_trim(0) by gdb): ${mib(c.trimmedRssMiB)}`);
+  console.log(
+    `\nChurn: ${c.rate} pods/s written into the static pod directory for ${c.seconds} s, each removed ${c.lifetimeSeconds} s after it was written (after a ${c.warmSeconds} s warm-up churn; RSS: the lowest in a quiet minute on the emptied node)\n`,
+  );
+  console.log(
+    table(
+      [
+        'created',
+        'removed',
+        'knode CPU during',
+        'knode peak RSS',
+        'settled after the churn',
+        'RSS before -> after',
+        'open files before -> after',
+      ],
+      [
+        [
+          String(c.created),
+          String(c.removed),
+          `${c.cpuSeconds.toFixed(2)} s`,
+          mib(c.peakRssMiB),
+          c.settledMs === undefined ? 'did not' : ms(c.settledMs),
+          `${mib(c.before.rssMiB)} -> ${mib(c.after.rssMiB)}`,
+          `${c.before.openFiles} -> ${c.after.openFiles}`,
+        ],
+      ],
+    ),
+  );
+  console.log(
+    `\nknode's memory on the emptied node, after each churn (JavaScript: the V8 heap in use; held outside it: external memory, buffers' backing stores; glibc heap: resident pages of its [heap] mapping)\n`,
+  );
+  const footprints = [
+    ['before (after the warm-up)', c.before],
+    ['after the churn', c.after],
+    ...c.again.map((f, i) => [`after churn ${i + 2}`, f] as const),
+  ] as const;
+  console.log(
+    table(
+      ['when', 'RSS', 'JavaScript heap', 'held outside it', 'glibc heap', 'malloc in use', 'malloc keeps free', 'open files'],
+      footprints.map(([when, f]) => [
+        when,
+        mib(f.rssMiB),
+        mib(f.jsHeapMiB),
+        mib(f.externalMiB),
+        mib(f.mallocHeapMiB),
+        f.malloc ? mib(f.malloc.inUseMiB) : '-',
+        f.malloc ? mib(f.malloc.freeMiB) : '-',
+        String(f.openFiles),
+      ]),
+    ),
+  );
+  console.log(
+    '(malloc in use and kept free: mallinfo2() in knode, called by gdb; "-" without gdb and glibc\'s debug symbols, or with another allocator)',
+  );
+  if (c.trimmedRssMiB !== undefined)
+    console.log(`RSS after the last of them once glibc gave back the free pages it kept (malloc_trim(0) by gdb): ${mib(c.trimmedRssMiB)}`);
 }
 
 function passes(h: Histogram): string {

@@ -51,7 +51,10 @@ export interface Steady {
 }
 
 /** A fresh embedded runtime and a fresh `knode run` on it, stopped (and their directories removed) after `fn`. */
-export async function withNode<T>(maxPods: number, fn: (run: Running, client: CriClient, node: NodeClient, rt: BenchRuntime) => Promise<T>): Promise<T> {
+export async function withNode<T>(
+  maxPods: number,
+  fn: (run: Running, client: CriClient, node: NodeClient, rt: BenchRuntime) => Promise<T>,
+): Promise<T> {
   const rt = await startEmbedded();
   const dir = mkdtempSync(join(tmpdir(), 'knode-density-'));
   const client = new CriClient(rt.endpoint);
@@ -90,7 +93,11 @@ export async function steady(pid: number, seconds: number): Promise<Steady> {
 }
 
 /** Watches the runtime's event stream: when each wanted pod's container started, and how late its event arrived (ms). */
-export function watchStarts(client: CriClient, signal: AbortSignal, onStart: (sandboxName: string, at: number, deliveryMs: number) => void): Promise<void> {
+export function watchStarts(
+  client: CriClient,
+  signal: AbortSignal,
+  onStart: (sandboxName: string, at: number, deliveryMs: number) => void,
+): Promise<void> {
   return (async () => {
     for await (const e of client.getContainerEvents(signal)) {
       const pod = e.podSandboxStatus?.metadata?.name;
@@ -144,7 +151,16 @@ export async function benchDensity(pods: number, idleSeconds: number): Promise<D
     await reading;
     const worker2 = await scrape(node, WORKER_DURATION);
     return {
-      pods, startedMs, runningMs, rampCpuSeconds, peakRssMiB, runtimeCpuSeconds, runtimePeakRssMiB, idle, relists, deliveries,
+      pods,
+      startedMs,
+      runningMs,
+      rampCpuSeconds,
+      peakRssMiB,
+      runtimeCpuSeconds,
+      runtimePeakRssMiB,
+      idle,
+      relists,
+      deliveries,
       latencies: [...startedAt.values()].map((t) => t - t0),
       workerRamp: histogramDelta(worker1, worker0),
       workerIdle: histogramDelta(worker2, worker1),

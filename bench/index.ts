@@ -76,38 +76,75 @@ console.log(`\nCRI calls (${PODS} one-container pods, host network, then status 
 console.log(reportCri(cri));
 
 console.log(`\nPod start-up latency (source saw the pod -> status manager saw every container running)\n`);
-console.log(table(['runtime', 'PLEG', 'pods', 'arrival', 'p50', 'p99', 'max', 'all done in'], startup.map((s) => [
-  s.runtime, s.pleg, String(s.latencies.length), s.mode, ms(median(s.latencies)), ms(percentile(s.latencies, 99)), ms(Math.max(...s.latencies)), ms(s.totalMs),
-])));
+console.log(
+  table(
+    ['runtime', 'PLEG', 'pods', 'arrival', 'p50', 'p99', 'max', 'all done in'],
+    startup.map((s) => [
+      s.runtime,
+      s.pleg,
+      String(s.latencies.length),
+      s.mode,
+      ms(median(s.latencies)),
+      ms(percentile(s.latencies, 99)),
+      ms(Math.max(...s.latencies)),
+      ms(s.totalMs),
+    ]),
+  ),
+);
 
 const floor = spawnFloor(PODS);
-console.log(`\nThe machine's floor for a burst: a fresh Node process spawning ${floor.count} processes back to back had the ${floor.count / 2}th running after ${ms(floor.halfMs)} and the last after ${ms(floor.allMs)}; a pod's container is at least one process (goals on the embedded runtime, evented PLEG: p50 <= 25 ms, p99 <= 100 ms)`);
+console.log(
+  `\nThe machine's floor for a burst: a fresh Node process spawning ${floor.count} processes back to back had the ${floor.count / 2}th running after ${ms(floor.halfMs)} and the last after ${ms(floor.allMs)}; a pod's container is at least one process (goals on the embedded runtime, evented PLEG: p50 <= 25 ms, p99 <= 100 ms)`,
+);
 
 console.log('\nPLEG relist duration (first relist reads every pod; steady relist: nothing changed)\n');
-console.log(table(['runtime', 'containers', 'first', 'steady median', 'steady p99'], relist.map((r) => [
-  r.runtime, String(r.containers), ms(r.firstMs), ms(median(r.steady)), ms(percentile(r.steady, 99)),
-])));
+console.log(
+  table(
+    ['runtime', 'containers', 'first', 'steady median', 'steady p99'],
+    relist.map((r) => [r.runtime, String(r.containers), ms(r.firstMs), ms(median(r.steady)), ms(percentile(r.steady, 99))]),
+  ),
+);
 
 const cluster: ClusterFigures[] = withClusterBench
   ? await withCluster(async (_cp, api) => [await benchCluster(api, 30, 'burst'), await benchCluster(api, 10, 'one at a time')])
   : [];
 if (cluster.length > 0) {
-  console.log('\nPods through a real cluster (created in kube-apiserver, placed by kube-scheduler on 3 knode nodes, Running and ready seen through the apiserver)\n');
-  console.log(table(['pods', 'arrival', 'nodes', 'p50', 'p99', 'max', 'all done in'], cluster.map((c) => [
-    String(c.latencies.length), c.mode, String(c.nodes), ms(median(c.latencies)), ms(percentile(c.latencies, 99)), ms(Math.max(...c.latencies)), ms(c.totalMs),
-  ])));
+  console.log(
+    '\nPods through a real cluster (created in kube-apiserver, placed by kube-scheduler on 3 knode nodes, Running and ready seen through the apiserver)\n',
+  );
+  console.log(
+    table(
+      ['pods', 'arrival', 'nodes', 'p50', 'p99', 'max', 'all done in'],
+      cluster.map((c) => [
+        String(c.latencies.length),
+        c.mode,
+        String(c.nodes),
+        ms(median(c.latencies)),
+        ms(percentile(c.latencies, 99)),
+        ms(Math.max(...c.latencies)),
+        ms(c.totalMs),
+      ]),
+    ),
+  );
 }
 
 if (withImages) {
   const sandboxes = await benchSandboxes();
-  console.log(`\nContainers of a real image on the embedded runtime (busybox:1.36 from a local docker-registry, pods one at a time): bubblewrap sandboxes vs host processes\n`);
+  console.log(
+    `\nContainers of a real image on the embedded runtime (busybox:1.36 from a local docker-registry, pods one at a time): bubblewrap sandboxes vs host processes\n`,
+  );
   console.log(reportSandboxes(sandboxes));
   const pulls = await benchPulls();
   console.log(`\nImage pulls into the embedded runtime's OCI store (${pulls.image}: 3 layers, from a local docker-registry)\n`);
-  console.log(table(['pull', 'runs', 'median', 'p99'], [
-    ['cold (empty store)', String(pulls.cold.length), ms(median(pulls.cold)), ms(percentile(pulls.cold, 99))],
-    ['warm (all stored)', String(pulls.warm.length), ms(median(pulls.warm)), ms(percentile(pulls.warm, 99))],
-  ]));
+  console.log(
+    table(
+      ['pull', 'runs', 'median', 'p99'],
+      [
+        ['cold (empty store)', String(pulls.cold.length), ms(median(pulls.cold)), ms(percentile(pulls.cold, 99))],
+        ['warm (all stored)', String(pulls.warm.length), ms(median(pulls.warm)), ms(percentile(pulls.warm, 99))],
+      ],
+    ),
+  );
 }
 
 if (withKubelet) await kubeletSection();
@@ -118,17 +155,22 @@ const list1000 = median(embedded.listLarge!.samples);
 const evented = startup.find((s) => s.runtime === 'embedded' && s.pleg === 'evented' && s.mode === 'burst')!;
 const lone = startup.find((s) => s.runtime === 'embedded' && s.pleg === 'evented' && s.mode === 'one at a time')!;
 const relist1000 = relist.find((r) => r.runtime === 'embedded' && r.containers === 1000)!;
-const goal = (label: string, value: number, limit: number) => `${label} ${ms(value)} (goal <= ${limit} ms) ${value <= limit ? 'met' : 'NOT met'}`;
+const goal = (label: string, value: number, limit: number) =>
+  `${label} ${ms(value)} (goal <= ${limit} ms) ${value <= limit ? 'met' : 'NOT met'}`;
 console.log('\nGoals (embedded runtime):');
 console.log(`  ${goal('sandbox+create+start median', perPod, 10)}`);
-console.log(`  (pods ${embedded.paced.pauseMs} ms apart: sandbox+create+start median ${ms(median(embedded.paced.total))}, StartContainer ${ms(median(embedded.paced.start))})`);
+console.log(
+  `  (pods ${embedded.paced.pauseMs} ms apart: sandbox+create+start median ${ms(median(embedded.paced.total))}, StartContainer ${ms(median(embedded.paced.start))})`,
+);
 console.log(`  ${goal(`ListContainers with ${embedded.listLarge!.containers} containers median`, list1000, 5)}`);
 console.log(`  ${goal(`start-up p50, evented PLEG, ${PODS}-pod burst`, median(evented.latencies), 25)}`);
 console.log(`  ${goal(`start-up p99, evented PLEG, ${PODS}-pod burst`, percentile(evented.latencies, 99), 100)}`);
 console.log(`  (one pod at a time, evented PLEG: p50 ${ms(median(lone.latencies))}, p99 ${ms(percentile(lone.latencies, 99))})`);
 console.log(`  ${goal('steady relist of 1,000 containers median', median(relist1000.steady), 20)}`);
 for (const f of cri.slice(1)) {
-  console.log(`sandbox+create+start: ${f.runtime} takes ${(median(f.samples['sandbox+create+start']) / perPod).toFixed(1)}x the embedded runtime's median`);
+  console.log(
+    `sandbox+create+start: ${f.runtime} takes ${(median(f.samples['sandbox+create+start']) / perPod).toFixed(1)}x the embedded runtime's median`,
+  );
 }
 
 if (withDensity) await densitySection(false);
@@ -143,19 +185,39 @@ async function kubeletSection(): Promise<void> {
     bursts.push(...figures.bursts);
     idle.push(figures.idle);
   }
-  console.log('\nknode beside the real kubelet (v1.37.2), static pods on containerd 2, one agent at a time (manifests written -> container started, seen on containerd\'s event stream)\n');
-  console.log(table(['agent', 'pods', 'p50', 'p99', 'all started in', 'agent CPU', 'agent peak RSS'], bursts.map((b) => [
-    b.agent, String(b.pods), ms(median(b.latencies)), ms(percentile(b.latencies, 99)), ms(b.totalMs), `${b.cpuSeconds.toFixed(2)} s`, `${b.peakRssMiB.toFixed(1)} MiB`,
-  ])));
+  console.log(
+    "\nknode beside the real kubelet (v1.37.2), static pods on containerd 2, one agent at a time (manifests written -> container started, seen on containerd's event stream)\n",
+  );
+  console.log(
+    table(
+      ['agent', 'pods', 'p50', 'p99', 'all started in', 'agent CPU', 'agent peak RSS'],
+      bursts.map((b) => [
+        b.agent,
+        String(b.pods),
+        ms(median(b.latencies)),
+        ms(percentile(b.latencies, 99)),
+        ms(b.totalMs),
+        `${b.cpuSeconds.toFixed(2)} s`,
+        `${b.peakRssMiB.toFixed(1)} MiB`,
+      ]),
+    ),
+  );
   console.log(`\nIdle with ${idle[0].pods} pods running\n`);
-  console.log(table(['agent', 'CPU', 'RSS'], idle.map((i) => [i.agent, `${(i.cpuCores * 1000).toFixed(1)}m`, `${i.rssMiB.toFixed(1)} MiB`])));
+  console.log(
+    table(
+      ['agent', 'CPU', 'RSS'],
+      idle.map((i) => [i.agent, `${(i.cpuCores * 1000).toFixed(1)}m`, `${i.rssMiB.toFixed(1)} MiB`]),
+    ),
+  );
   const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
   console.log('\nknode / kubelet (goals: start-up p50 <= 0.5x, CPU <= 1x, RSS <= 1x)');
   for (const agent of agents.slice(1)) {
     for (const pods of [1, 10, 100]) {
       const k = bursts.find((b) => b.agent === 'kubelet' && b.pods === pods)!;
       const n = bursts.find((b) => b.agent === agent && b.pods === pods)!;
-      console.log(`  ${agent}, ${pods} pods: start-up p50 ${ratio(median(n.latencies), median(k.latencies))}, p99 ${ratio(percentile(n.latencies, 99), percentile(k.latencies, 99))}, CPU ${ratio(n.cpuSeconds, k.cpuSeconds)}, peak RSS ${ratio(n.peakRssMiB, k.peakRssMiB)}`);
+      console.log(
+        `  ${agent}, ${pods} pods: start-up p50 ${ratio(median(n.latencies), median(k.latencies))}, p99 ${ratio(percentile(n.latencies, 99), percentile(k.latencies, 99))}, CPU ${ratio(n.cpuSeconds, k.cpuSeconds)}, peak RSS ${ratio(n.peakRssMiB, k.peakRssMiB)}`,
+      );
     }
     const ki = idle.find((i) => i.agent === 'kubelet')!;
     const ni = idle.find((i) => i.agent === agent)!;

@@ -39,7 +39,10 @@ export interface IdleFigures {
 }
 
 function startKubelet(dir: string, endpoint: string): Running {
-  const out = execFileSync('bash', [join(repo, 'test/peers/kubelet.sh'), 'up', dir, '--runtime-endpoint', endpoint, '--node-name', NODE], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  const out = execFileSync('bash', [join(repo, 'test/peers/kubelet.sh'), 'up', dir, '--runtime-endpoint', endpoint, '--node-name', NODE], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const info = JSON.parse(out.trim().split('\n').at(-1)!) as { pid: number; podsDir: string };
   return {
     pid: info.pid,
@@ -69,7 +72,9 @@ async function burst(agent: Agent, run: Running, client: CriClient, pods: number
   await until(() => startedAt.size === pods, `${agent}: ${pods} containers to start (${startedAt.size} did)`, 180_000);
   const totalMs = performance.now() - t0;
   const figures: BurstFigures = {
-    agent, pods, totalMs,
+    agent,
+    pods,
+    totalMs,
     latencies: [...startedAt.values()].map((t) => t - t0),
     cpuSeconds: cpuSeconds(run.pid) - cpu0,
     peakRssMiB: statusKiB(run.pid, 'VmHWM') / 1024,
@@ -81,18 +86,28 @@ async function burst(agent: Agent, run: Running, client: CriClient, pods: number
 
 async function removeAll(run: Running, client: CriClient): Promise<void> {
   for (const f of readdirSync(run.podsDir)) rmSync(join(run.podsDir, f));
-  await until(async () => (await client.listContainers({ state: { state: 'CONTAINER_RUNNING' } })).length === 0, 'the pods to be stopped', 180_000);
+  await until(
+    async () => (await client.listContainers({ state: { state: 'CONTAINER_RUNNING' } })).length === 0,
+    'the pods to be stopped',
+    180_000,
+  );
 }
 
 /** Every burst and the idle reading for one agent, on its own containerd 2. */
 export async function benchAgent(agent: Agent, sizes: number[], idleMs = 10_000): Promise<{ bursts: BurstFigures[]; idle: IdleFigures }> {
   const ctrDir = mkdtempSync(join(tmpdir(), 'kctr-side-'));
   const agentDir = mkdtempSync(join(tmpdir(), 'agent-side-'));
-  const endpoint = execFileSync('bash', [join(repo, 'test/peers/containerd2.sh'), 'up', ctrDir], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+  const endpoint = execFileSync('bash', [join(repo, 'test/peers/containerd2.sh'), 'up', ctrDir], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  }).trim();
   const client = new CriClient(endpoint);
   let run: Running | undefined;
   try {
-    run = agent === 'kubelet' ? startKubelet(agentDir, endpoint) : await startKnode(agentDir, endpoint, { pleg: agent === 'knode evented' ? 'evented' : 'relist', nodeName: NODE });
+    run =
+      agent === 'kubelet'
+        ? startKubelet(agentDir, endpoint)
+        : await startKnode(agentDir, endpoint, { pleg: agent === 'knode evented' ? 'evented' : 'relist', nodeName: NODE });
     const bursts: BurstFigures[] = [];
     let idle: IdleFigures | undefined;
     for (const [round, pods] of sizes.entries()) {

@@ -32,7 +32,11 @@ export function trimMalloc(pid: number): boolean {
 function gdb(pid: number, command: string): string | undefined {
   if (process.env.KNODE_BENCH_PRELOAD) return undefined;
   try {
-    return execFileSync('gdb', ['-p', String(pid), '-batch', '-nx', '-q', '-ex', command], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 60_000 });
+    return execFileSync('gdb', ['-p', String(pid), '-batch', '-nx', '-q', '-ex', command], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+      timeout: 60_000,
+    });
   } catch {
     return undefined;
   }

@@ -28,12 +28,30 @@ export async function benchRelist(rt: BenchRuntime, containers: number): Promise
   const sandboxes: string[] = [];
   for (let p = 0; p < Math.ceil(containers / PER_POD); p++) {
     const uid = randomUUID();
-    const labels = { [KubeletLabels.podName]: `relist-${p}`, [KubeletLabels.podNamespace]: 'bench', [KubeletLabels.podUid]: uid, [NodeNameLabel]: nodeName };
-    const config = { metadata: { name: `relist-${p}`, namespace: 'bench', uid, attempt: 0 }, labels, linux: { securityContext: { namespaceOptions: { network: 'NODE' as const, pid: 'CONTAINER' as const } } } };
+    const labels = {
+      [KubeletLabels.podName]: `relist-${p}`,
+      [KubeletLabels.podNamespace]: 'bench',
+      [KubeletLabels.podUid]: uid,
+      [NodeNameLabel]: nodeName,
+    };
+    const config = {
+      metadata: { name: `relist-${p}`, namespace: 'bench', uid, attempt: 0 },
+      labels,
+      linux: { securityContext: { namespaceOptions: { network: 'NODE' as const, pid: 'CONTAINER' as const } } },
+    };
     const sb = await client.runPodSandbox(config);
     sandboxes.push(sb);
     for (let c = 0; c < Math.min(PER_POD, containers - p * PER_POD); c++) {
-      await client.createContainer(sb, { metadata: { name: `c${c}` }, image: { image: 'busybox:1.36' }, command: ['sleep', '3600'], labels: { ...labels, [KubeletLabels.containerName]: `c${c}` } }, config);
+      await client.createContainer(
+        sb,
+        {
+          metadata: { name: `c${c}` },
+          image: { image: 'busybox:1.36' },
+          command: ['sleep', '3600'],
+          labels: { ...labels, [KubeletLabels.containerName]: `c${c}` },
+        },
+        config,
+      );
     }
   }
   const clock = new RealClock();
@@ -43,7 +61,15 @@ export async function benchRelist(rt: BenchRuntime, containers: number): Promise
   events.subscribe((e) => {
     if (e.type === 'PLEGRelist' && typeof e.detail?.durationMs === 'number') durations.push(e.detail.durationMs);
   });
-  const pleg = new GenericPLEG({ runtime, cache: new PodCache(), clock, events, onEvent: () => {}, period: () => 1_000, relistThreshold: 180_000 });
+  const pleg = new GenericPLEG({
+    runtime,
+    cache: new PodCache(),
+    clock,
+    events,
+    onEvent: () => {},
+    period: () => 1_000,
+    relistThreshold: 180_000,
+  });
   for (let i = 0; i < 31; i++) await pleg.relist();
   for (const sb of sandboxes) await client.removePodSandbox(sb);
   client.close();

@@ -32,7 +32,15 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Benc
     mkdirSync(join(root, 'cni', 'net.d'), { recursive: true });
     writeFileSync(join(root, 'cni', 'net.d', '10-bench.conflist'), options.cni);
   }
-  const args = ['runtime', 'serve', '--root-dir', root, '--shutdown-grace-period', '0', ...(options.sandbox ? ['--sandbox', options.sandbox] : [])];
+  const args = [
+    'runtime',
+    'serve',
+    '--root-dir',
+    root,
+    '--shutdown-grace-period',
+    '0',
+    ...(options.sandbox ? ['--sandbox', options.sandbox] : []),
+  ];
   const child = spawn(process.execPath, [...nodeFlags('runtime'), join(repo, 'bin/run.js'), ...args], {
     stdio: 'ignore',
     env: nodeEnv(),

@@ -38,7 +38,14 @@ const conflist = (ipam: string) =>
   JSON.stringify({
     cniVersion: '1.0.0',
     name: 'bench',
-    plugins: [{ type: 'bridge', bridge: BRIDGE, isGateway: true, ipam: { type: 'host-local', ranges: [[{ subnet: '10.92.0.0/16' }]], routes: [{ dst: '0.0.0.0/0' }], dataDir: ipam } }],
+    plugins: [
+      {
+        type: 'bridge',
+        bridge: BRIDGE,
+        isGateway: true,
+        ipam: { type: 'host-local', ranges: [[{ subnet: '10.92.0.0/16' }]], routes: [{ dst: '0.0.0.0/0' }], dataDir: ipam },
+      },
+    ],
   });
 
 /** One runtime of the comparison: its pods are measured in turn with the others' (measure). */
@@ -51,7 +58,12 @@ interface Side {
 
 async function side(mode: SandboxFigures['mode'], registries: string): Promise<Side> {
   const ipam = mkdtempSync(join(tmpdir(), 'knode-bench-ipam-'));
-  const rt = await startEmbedded({ registries, sandbox: mode === 'host processes' ? 'off' : 'auto', cni: mode === 'pod network' ? conflist(ipam) : undefined, name: mode });
+  const rt = await startEmbedded({
+    registries,
+    sandbox: mode === 'host processes' ? 'off' : 'auto',
+    cni: mode === 'pod network' ? conflist(ipam) : undefined,
+    name: mode,
+  });
   const client = new CriClient(rt.endpoint);
   const logs = mkdtempSync(join(tmpdir(), 'knode-bench-sandbox-logs-'));
   const figures: SandboxFigures = { mode, first: 0, sandbox: [], create: [], start: [], total: [] };
@@ -147,7 +159,16 @@ export async function benchSandboxes(pods = 50): Promise<SandboxFigures[]> {
 }
 
 export function reportSandboxes(figures: SandboxFigures[]): string {
-  const rows = figures.map((f) => [f.mode, String(f.total.length), ms(f.first), ms(median(f.sandbox)), ms(median(f.create)), ms(median(f.start)), ms(median(f.total)), ms(percentile(f.total, 99))]);
+  const rows = figures.map((f) => [
+    f.mode,
+    String(f.total.length),
+    ms(f.first),
+    ms(median(f.sandbox)),
+    ms(median(f.create)),
+    ms(median(f.start)),
+    ms(median(f.total)),
+    ms(percentile(f.total, 99)),
+  ]);
   const of = (mode: SandboxFigures['mode']) => figures.find((f) => f.mode === mode);
   const sandboxed = of('sandboxes')!;
   const host = of('host processes')!;
@@ -158,6 +179,10 @@ export function reportSandboxes(figures: SandboxFigures[]): string {
     table(['containers', 'pods', 'first pod', 'sandbox p50', 'create p50', 'start p50', 'sandbox+create+start p50', 'p99'], rows),
     '',
     `sandboxes add ${ms(added)} per container at the median (goal: <= 10 ms); with no_new_privs (bwrap) ${ms(median(bwrap.total) - median(host.total))}`,
-    ...(network ? [`a pod network adds ${ms(median(network.sandbox) - median(sandboxed.sandbox))} to RunPodSandbox at the median (its namespace, loopback and the bridge plugin's ADD)`] : []),
+    ...(network
+      ? [
+          `a pod network adds ${ms(median(network.sandbox) - median(sandboxed.sandbox))} to RunPodSandbox at the median (its namespace, loopback and the bridge plugin's ADD)`,
+        ]
+      : []),
   ].join('\n');
 }

@@ -26,7 +26,12 @@ export interface StartupFigures {
  * serial work for all pods bounds each pod's latency). `one at a time`: the
  * next manifest is written when the last pod runs (a lone pod's latency).
  */
-export async function benchStartup(rt: BenchRuntime, pods: number, pleg: 'evented' | 'relist', mode: StartupFigures['mode']): Promise<StartupFigures> {
+export async function benchStartup(
+  rt: BenchRuntime,
+  pods: number,
+  pleg: 'evented' | 'relist',
+  mode: StartupFigures['mode'],
+): Promise<StartupFigures> {
   const root = mkdtempSync(join(tmpdir(), 'knode-bench-startup-'));
   const podsDir = join(root, 'pods');
   mkdirSync(podsDir);
@@ -56,7 +61,12 @@ export async function benchStartup(rt: BenchRuntime, pods: number, pleg: 'evente
   });
   await kubelet.start();
   const write = (i: number) => {
-    const manifest = { apiVersion: 'v1', kind: 'Pod', metadata: { name: `pod-${i}` }, spec: { containers: [{ name: 'app', image: 'busybox:1.36', command: ['sleep', '3600'] }] } };
+    const manifest = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: `pod-${i}` },
+      spec: { containers: [{ name: 'app', image: 'busybox:1.36', command: ['sleep', '3600'] }] },
+    };
     writeFileSync(join(podsDir, `pod-${i}.yaml`), stringify(manifest));
   };
   if (mode === 'burst') {

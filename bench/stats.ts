@@ -20,7 +20,11 @@ export const ms = (value: number) => `${value.toFixed(2)} ms`;
 /** Prints rows as an aligned table. */
 export function table(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd();
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }
 
@@ -52,7 +56,11 @@ export function parseHistogram(text: string, name: string): Histogram {
 /** What was observed between two scrapes of the same histogram. */
 export function histogramDelta(after: Histogram, before: Histogram): Histogram {
   const earlier = new Map(before.buckets);
-  return { buckets: after.buckets.map(([le, n]) => [le, n - (earlier.get(le) ?? 0)]), sum: after.sum - before.sum, count: after.count - before.count };
+  return {
+    buckets: after.buckets.map(([le, n]) => [le, n - (earlier.get(le) ?? 0)]),
+    sum: after.sum - before.sum,
+    count: after.count - before.count,
+  };
 }
 
 /**

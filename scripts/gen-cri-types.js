@@ -15,9 +15,21 @@ const require = createRequire(import.meta.url);
 const bin = join(dirname(require.resolve('@grpc/proto-loader/package.json')), 'build/bin/proto-loader-gen-types.js');
 
 rmSync(out, { recursive: true, force: true });
-execFileSync(process.execPath, [
-  bin,
-  '--longs=Number', '--enums=String', '--defaults', '--grpcLib=@grpc/grpc-js',
-  '--importFileExtension=.js', '--includeDirs', join(root, 'proto'),
-  '--outDir', out, 'runtime/v1/api.proto', 'knode/v1/images.proto',
-], { stdio: 'inherit' });
+execFileSync(
+  process.execPath,
+  [
+    bin,
+    '--longs=Number',
+    '--enums=String',
+    '--defaults',
+    '--grpcLib=@grpc/grpc-js',
+    '--importFileExtension=.js',
+    '--includeDirs',
+    join(root, 'proto'),
+    '--outDir',
+    out,
+    'runtime/v1/api.proto',
+    'knode/v1/images.proto',
+  ],
+  { stdio: 'inherit' },
+);

@@ -17,12 +17,17 @@ export abstract class BaseCommand extends Command {
       helpGroup: 'GLOBAL',
     }),
     'runtime-endpoint': Flags.string({
-      description: 'CRI endpoint of the container runtime, e.g. unix:///run/containerd/containerd.sock [default: the embedded runtime, started when needed]',
+      description:
+        'CRI endpoint of the container runtime, e.g. unix:///run/containerd/containerd.sock [default: the embedded runtime, started when needed]',
       helpGroup: 'GLOBAL',
     }),
     verbose: Flags.boolean({ description: 'Show stack traces of unexpected errors', helpGroup: 'GLOBAL', default: false }),
     // Read by bin/run.js before anything draws (as NO_COLOR is); declared here so every command accepts it.
-    'no-color': Flags.boolean({ description: 'No colours in tables, task lists and the live view (also: NO_COLOR=1)', helpGroup: 'GLOBAL', default: false }),
+    'no-color': Flags.boolean({
+      description: 'No colours in tables, task lists and the live view (also: NO_COLOR=1)',
+      helpGroup: 'GLOBAL',
+      default: false,
+    }),
   };
 
   protected rootDir(flags: { 'root-dir'?: string }): string {
@@ -40,8 +45,11 @@ export abstract class BaseCommand extends Command {
       await client.version();
     } catch (err) {
       client.close();
-      throw new UserError('runtimeUnavailable', `cannot reach the container runtime at ${endpoint}: ${(err as Error).message}`,
-        'is the runtime running? Leave out --runtime-endpoint to use the embedded runtime.');
+      throw new UserError(
+        'runtimeUnavailable',
+        `cannot reach the container runtime at ${endpoint}: ${(err as Error).message}`,
+        'is the runtime running? Leave out --runtime-endpoint to use the embedded runtime.',
+      );
     }
     return client;
   }

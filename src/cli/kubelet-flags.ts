@@ -15,12 +15,24 @@ export const kubeletFlags = {
   config: Flags.string({ description: 'A kubelet.config.k8s.io/v1beta1 KubeletConfiguration file (YAML or JSON); flags override it' }),
   'node-name': Flags.string({ description: 'Name of this node; static pods are named <pod>-<node-name> [default: the hostname]' }),
   'max-pods': Flags.integer({ description: 'Pods this node admits at most [default: 110]' }),
-  'allowed-unsafe-sysctls': Flags.string({ description: "Comma-separated sysctls, or prefixes ending in '*', that pods may set beside the safe ones (kernel.shm_rmid_forced, net.ipv4.ip_local_port_range, ...)" }),
-  'seccomp-default': Flags.boolean({ description: "Give containers that name no seccomp profile the runtime's default one (RuntimeDefault) rather than none [default: off]", allowNo: true }),
+  'allowed-unsafe-sysctls': Flags.string({
+    description:
+      "Comma-separated sysctls, or prefixes ending in '*', that pods may set beside the safe ones (kernel.shm_rmid_forced, net.ipv4.ip_local_port_range, ...)",
+  }),
+  'seccomp-default': Flags.boolean({
+    description: "Give containers that name no seccomp profile the runtime's default one (RuntimeDefault) rather than none [default: off]",
+    allowNo: true,
+  }),
   'sync-frequency': Flags.string({ description: 'How often a running pod is synced again (Go duration) [default: 1m]' }),
-  pleg: Flags.string({ description: 'evented: runtime container events trigger relists of the pod (falls back to relist when the runtime has none); relist: relist every --pleg-relist-period only [default: evented]', options: ['evented', 'relist'] }),
+  pleg: Flags.string({
+    description:
+      'evented: runtime container events trigger relists of the pod (falls back to relist when the runtime has none); relist: relist every --pleg-relist-period only [default: evented]',
+    options: ['evented', 'relist'],
+  }),
   'pleg-relist-period': Flags.string({ description: 'Period of the full PLEG relist (Go duration) [default: 1s]' }),
-  'pleg-relist-threshold': Flags.string({ description: 'How long without a finished relist before the PLEG, and so the node, is unhealthy (Go duration) [default: 3m]' }),
+  'pleg-relist-threshold': Flags.string({
+    description: 'How long without a finished relist before the PLEG, and so the node, is unhealthy (Go duration) [default: 3m]',
+  }),
 };
 
 /** A Go duration flag in milliseconds; a bad one is a usage error naming the flag. */
@@ -47,10 +59,18 @@ const LABEL_VALUE = /^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$/;
 
 /** Labels in the kubernetes.io and k8s.io namespaces a kubelet may set on its own Node (the kubelet's allowed set). */
 const ALLOWED_KUBERNETES_LABELS = new Set([
-  'kubernetes.io/hostname', 'kubernetes.io/instance-type', 'kubernetes.io/os', 'kubernetes.io/arch',
-  'beta.kubernetes.io/instance-type', 'beta.kubernetes.io/os', 'beta.kubernetes.io/arch',
-  'failure-domain.beta.kubernetes.io/zone', 'failure-domain.beta.kubernetes.io/region',
-  'topology.kubernetes.io/zone', 'topology.kubernetes.io/region', 'node.kubernetes.io/instance-type',
+  'kubernetes.io/hostname',
+  'kubernetes.io/instance-type',
+  'kubernetes.io/os',
+  'kubernetes.io/arch',
+  'beta.kubernetes.io/instance-type',
+  'beta.kubernetes.io/os',
+  'beta.kubernetes.io/arch',
+  'failure-domain.beta.kubernetes.io/zone',
+  'failure-domain.beta.kubernetes.io/region',
+  'topology.kubernetes.io/zone',
+  'topology.kubernetes.io/region',
+  'node.kubernetes.io/instance-type',
 ]);
 
 function isAllowedNodeLabel(key: string): boolean {
@@ -65,15 +85,26 @@ function isAllowedNodeLabel(key: string): boolean {
 /** --node-labels 'k=v,k2=v2' as the kubelet reads it; a bad label is a usage error naming it. */
 export function parseNodeLabels(text: string): Record<string, string> {
   const labels: Record<string, string> = {};
-  for (const item of text.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const item of text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const eq = item.indexOf('=');
     const key = eq < 0 ? item : item.slice(0, eq);
     const value = eq < 0 ? '' : item.slice(eq + 1);
     if (eq < 0 || !LABEL_KEY.test(key) || !LABEL_VALUE.test(value)) {
-      throw new UserError('usage', `--node-labels: "${item}" is not a valid label`, "write key=value pairs separated by commas, e.g. --node-labels 'tier=edge,zone=lab'");
+      throw new UserError(
+        'usage',
+        `--node-labels: "${item}" is not a valid label`,
+        "write key=value pairs separated by commas, e.g. --node-labels 'tier=edge,zone=lab'",
+      );
     }
     if (!isAllowedNodeLabel(key)) {
-      throw new UserError('usage', `--node-labels: "${key}" is in the kubernetes.io/k8s.io namespace, where a node may only set its own labels`, 'use your own prefix (example.com/tier=edge), or *.kubelet.kubernetes.io/ and *.node.kubernetes.io/');
+      throw new UserError(
+        'usage',
+        `--node-labels: "${key}" is in the kubernetes.io/k8s.io namespace, where a node may only set its own labels`,
+        'use your own prefix (example.com/tier=edge), or *.kubelet.kubernetes.io/ and *.node.kubernetes.io/',
+      );
     }
     labels[key] = value;
   }
@@ -85,7 +116,12 @@ export function parseNodeLabels(text: string): Record<string, string> {
  * the --config file, then the flags given, then what the command itself
  * decides (`extra`; undefined entries there change nothing).
  */
-export function kubeletConfigFromFlags(rootDir: string, flags: Record<string, unknown>, extra: Partial<KubeletConfiguration>, warn: (message: string) => void = () => {}): KubeletConfiguration {
+export function kubeletConfigFromFlags(
+  rootDir: string,
+  flags: Record<string, unknown>,
+  extra: Partial<KubeletConfiguration>,
+  warn: (message: string) => void = () => {},
+): KubeletConfiguration {
   let fromFile: Partial<KubeletConfiguration> = {};
   if (typeof flags.config === 'string') {
     try {
@@ -99,7 +135,11 @@ export function kubeletConfigFromFlags(rootDir: string, flags: Record<string, un
   const fromFlags: Partial<KubeletConfiguration> = {};
   if (flags['node-name'] !== undefined) fromFlags.nodeName = String(flags['node-name']).toLowerCase();
   if (flags['max-pods'] !== undefined) fromFlags.maxPods = Number(flags['max-pods']);
-  if (flags['allowed-unsafe-sysctls'] !== undefined) fromFlags.allowedUnsafeSysctls = String(flags['allowed-unsafe-sysctls']).split(',').map((s) => s.trim()).filter(Boolean);
+  if (flags['allowed-unsafe-sysctls'] !== undefined)
+    fromFlags.allowedUnsafeSysctls = String(flags['allowed-unsafe-sysctls'])
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
   if (flags['seccomp-default'] !== undefined) fromFlags.seccompDefault = Boolean(flags['seccomp-default']);
   if (flags.pleg !== undefined) fromFlags.eventedPleg = flags.pleg !== 'relist';
   if (flags.address !== undefined) fromFlags.address = String(flags.address);
@@ -121,10 +161,18 @@ export function kubeletConfigFromFlags(rootDir: string, flags: Record<string, un
   try {
     new SysctlAllowlist(config.allowedUnsafeSysctls);
   } catch (err) {
-    throw new UserError('usage', `--allowed-unsafe-sysctls: ${(err as Error).message}`, "give sysctl names or prefixes ending in '*' of a namespaced group: kernel.shm*, kernel.msg*, kernel.sem, fs.mqueue.*, net.*");
+    throw new UserError(
+      'usage',
+      `--allowed-unsafe-sysctls: ${(err as Error).message}`,
+      "give sysctl names or prefixes ending in '*' of a namespaced group: kernel.shm*, kernel.msg*, kernel.sem, fs.mqueue.*, net.*",
+    );
   }
   if (config.shutdownGracePeriodCriticalPods > config.shutdownGracePeriod) {
-    throw new UserError('usage', `${flags.config}: shutdownGracePeriodCriticalPods (${formatGoDuration(config.shutdownGracePeriodCriticalPods)}) must be at most shutdownGracePeriod (${formatGoDuration(config.shutdownGracePeriod)})`, "the critical pods' time is the last part of the drain's whole time");
+    throw new UserError(
+      'usage',
+      `${flags.config}: shutdownGracePeriodCriticalPods (${formatGoDuration(config.shutdownGracePeriodCriticalPods)}) must be at most shutdownGracePeriod (${formatGoDuration(config.shutdownGracePeriod)})`,
+      "the critical pods' time is the last part of the drain's whole time",
+    );
   }
   return config;
 }

@@ -11,11 +11,17 @@ export type LogFormat = 'text' | 'json';
  * JSON), as the kubelet logs; or json, the NDJSON event stream on stdout for
  * programs. Resolves when the user quits the TUI (`q`); never for the others.
  */
-export async function showNode(kubelet: Kubelet, output: NodeOutput, verbosity: number, logFormat: LogFormat = 'text'): Promise<{ quit: Promise<void>; close(): void }> {
+export async function showNode(
+  kubelet: Kubelet,
+  output: NodeOutput,
+  verbosity: number,
+  logFormat: LogFormat = 'text',
+): Promise<{ quit: Promise<void>; close(): void }> {
   if (output !== 'tui') {
     const unsubscribe = kubelet.events.subscribe((e) => {
       if (output === 'json') process.stdout.write(`${formatEventJson(e)}\n`);
-      else if (eventVerbosity(e) <= verbosity) process.stderr.write(`${logFormat === 'json' ? formatEventLogJson(e, verbosity) : formatEventLine(e, verbosity)}\n`);
+      else if (eventVerbosity(e) <= verbosity)
+        process.stderr.write(`${logFormat === 'json' ? formatEventLogJson(e, verbosity) : formatEventLine(e, verbosity)}\n`);
     });
     return { quit: new Promise(() => {}), close: unsubscribe };
   }

@@ -19,6 +19,10 @@ export function printConfig(config: KubeletConfiguration): string {
     plegEventedRelistPeriod: formatGoDuration(config.plegEventedRelistPeriod),
     plegRelistThreshold: formatGoDuration(config.plegRelistThreshold),
   };
-  const comments = stringify({ knode }).trimEnd().split('\n').map((l) => `# ${l}`).join('\n');
+  const comments = stringify({ knode })
+    .trimEnd()
+    .split('\n')
+    .map((l) => `# ${l}`)
+    .join('\n');
   return `${stringify(toKubeletConfigurationDocument(config)).trimEnd()}\n${comments}`;
 }

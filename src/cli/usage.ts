@@ -21,7 +21,12 @@ export async function nodeSummary(node: NodeClient): Promise<Summary> {
  * reading that has no CPU rate yet (the first one) is taken again a second
  * later.
  */
-export async function readSummary(node: NodeClient | undefined, rootDir: string, connect: () => Promise<CriClient>, rates: boolean): Promise<Summary> {
+export async function readSummary(
+  node: NodeClient | undefined,
+  rootDir: string,
+  connect: () => Promise<CriClient>,
+  rates: boolean,
+): Promise<Summary> {
   let read: () => Promise<Summary>;
   let close = () => {};
   if (node) {

@@ -35,7 +35,12 @@ export default class Apply extends BaseCommand {
     const path = this.manifestPath(flags.filename, rootDir);
     const timeout = parseDuration(flags.timeout, 'timeout');
     const warn = (message: string) => this.logToStderr(`Warning: ${message}`);
-    const config = kubeletConfigFromFlags(rootDir, flags, { staticPodPath: path, runOnce: true, containerRuntimeEndpoint: flags['runtime-endpoint'] }, warn);
+    const config = kubeletConfigFromFlags(
+      rootDir,
+      flags,
+      { staticPodPath: path, runOnce: true, containerRuntimeEndpoint: flags['runtime-endpoint'] },
+      warn,
+    );
     const client = await this.connectRuntime({ ...flags, 'runtime-endpoint': config.containerRuntimeEndpoint || undefined });
     config.containerRuntimeEndpoint = client.endpoint;
     const kubelet = new Kubelet(config, { runtime: client });
@@ -70,7 +75,9 @@ export default class Apply extends BaseCommand {
     for (const o of failed) this.logToStderr(`${o.pod}: ${o.result}${o.message ? `: ${o.message}` : ''}`);
     const counts = new Map<string, number>();
     for (const o of outcomes) counts.set(o.ok ? o.result : 'failed', (counts.get(o.ok ? o.result : 'failed') ?? 0) + 1);
-    this.logToStderr(`${outcomes.length} pod${outcomes.length === 1 ? '' : 's'}: ${[...counts].map(([k, n]) => `${n} ${k}`).join(', ') || 'none'}`);
+    this.logToStderr(
+      `${outcomes.length} pod${outcomes.length === 1 ? '' : 's'}: ${[...counts].map(([k, n]) => `${n} ${k}`).join(', ') || 'none'}`,
+    );
     if (failed.length > 0) this.exit(ExitCode.workloadFailed);
     if (outcomes.length === 0 && manifestErrors === 0) throw new UserError('usage', `no pods in ${path}`);
     if (manifestErrors > 0) this.exit(ExitCode.usage);

@@ -31,7 +31,9 @@ export default class Delete extends BaseCommand {
     const { pods, errors } = await readManifests(path, config.nodeName);
     for (const e of errors) this.logToStderr(`Error: ${e}`);
     const node = await NodeClient.find(rootDir);
-    const managed = node ? new Set((await node.json<PodList>('/pods')).body.items.map((p) => p.metadata.uid)) : new Set<string | undefined>();
+    const managed = node
+      ? new Set((await node.json<PodList>('/pods')).body.items.map((p) => p.metadata.uid))
+      : new Set<string | undefined>();
     const client = await this.connectRuntime(flags);
     const runtime = RuntimeManager.standalone(client, config);
     let failed = 0;
@@ -43,7 +45,8 @@ export default class Delete extends BaseCommand {
           this.logToStderr(`pod "${podRef(pod)}" not found`);
           continue;
         }
-        if (managed.has(uid)) this.logToStderr(`Warning: the node running under ${rootDir} has ${podRef(pod)} in its sources and will start it again`);
+        if (managed.has(uid))
+          this.logToStderr(`Warning: the node running under ${rootDir} has ${podRef(pod)} in its sources and will start it again`);
         const result = await runtime.killPod(pod, status, flags['grace-period'] ?? pod.spec.terminationGracePeriodSeconds);
         const error = result.error();
         if (error) {

@@ -34,9 +34,17 @@ export default class Logs extends BaseCommand {
     if (node) {
       const pods = (await node.json<PodList>('/pods')).body.items;
       const pod = pods.find((p) => p.metadata.namespace === namespace && p.metadata.name === name);
-      if (!pod) throw notFound(args.pod, pods.map((p) => p.metadata.name!));
+      if (!pod)
+        throw notFound(
+          args.pod,
+          pods.map((p) => p.metadata.name!),
+        );
       const container = chooseContainer(pod, flags.container);
-      const query = new URLSearchParams({ follow: String(flags.follow), previous: String(flags.previous), timestamps: String(flags.timestamps) });
+      const query = new URLSearchParams({
+        follow: String(flags.follow),
+        previous: String(flags.previous),
+        timestamps: String(flags.timestamps),
+      });
       if (flags.tail !== undefined) query.set('tailLines', String(flags.tail));
       const res = await node.open(`/containerLogs/${namespace}/${name}/${container}?${query}`, abort.signal);
       if (res.statusCode !== 200) {
@@ -55,16 +63,35 @@ export default class Logs extends BaseCommand {
   }
 
   /** Without a node: the runtime's record of the container says where its log is. */
-  private async fromRuntime(flags: { container?: string; follow: boolean; previous: boolean; tail?: number; timestamps: boolean; 'root-dir'?: string; 'runtime-endpoint'?: string }, namespace: string, name: string, signal: AbortSignal): Promise<void> {
+  private async fromRuntime(
+    flags: {
+      container?: string;
+      follow: boolean;
+      previous: boolean;
+      tail?: number;
+      timestamps: boolean;
+      'root-dir'?: string;
+      'runtime-endpoint'?: string;
+    },
+    namespace: string,
+    name: string,
+    signal: AbortSignal,
+  ): Promise<void> {
     const client = await this.connectRuntime(flags);
     try {
-      const containers = (await client.listContainers({ labelSelector: { [KubeletLabels.podName]: name, [KubeletLabels.podNamespace]: namespace } })).sort((a, b) => b.createdAt - a.createdAt);
+      const containers = (
+        await client.listContainers({ labelSelector: { [KubeletLabels.podName]: name, [KubeletLabels.podNamespace]: namespace } })
+      ).sort((a, b) => b.createdAt - a.createdAt);
       if (containers.length === 0) throw notFound(`${namespace}/${name}`, []);
       const names = [...new Set(containers.map((c) => c.labels[KubeletLabels.containerName]))];
       const wanted = flags.container ?? (names.length === 1 ? names[0] : undefined);
       if (!wanted) throw new UserError('usage', `a container name must be specified for pod ${name}, choose one of: [${names.join(' ')}]`);
       const instance = containers.filter((c) => c.labels[KubeletLabels.containerName] === wanted)[flags.previous ? 1 : 0];
-      if (!instance) throw new UserError('workloadFailed', `${flags.previous ? 'previous terminated ' : ''}container "${wanted}" in pod "${name}" not found`);
+      if (!instance)
+        throw new UserError(
+          'workloadFailed',
+          `${flags.previous ? 'previous terminated ' : ''}container "${wanted}" in pod "${name}" not found`,
+        );
       const status = (await client.containerStatus(instance.id)).status!;
       const lines = readContainerLog(status.logPath, {
         tailLines: flags.tail,
@@ -83,7 +110,12 @@ export default class Logs extends BaseCommand {
 function chooseContainer(pod: Pod, wanted: string | undefined): string {
   const names = [...(pod.spec.initContainers ?? []), ...pod.spec.containers].map((c) => c.name);
   if (wanted) {
-    if (!names.includes(wanted)) throw new UserError('workloadFailed', `container ${wanted} is not valid for pod ${pod.metadata.name}`, `choose one of: [${names.join(' ')}]`);
+    if (!names.includes(wanted))
+      throw new UserError(
+        'workloadFailed',
+        `container ${wanted} is not valid for pod ${pod.metadata.name}`,
+        `choose one of: [${names.join(' ')}]`,
+      );
     return wanted;
   }
   if (pod.spec.containers.length === 1 && !(pod.spec.initContainers ?? []).length) return pod.spec.containers[0].name;
@@ -93,5 +125,9 @@ function chooseContainer(pod: Pod, wanted: string | undefined): string {
 function notFound(pod: string, names: string[]): UserError {
   const base = pod.split('/').pop()!;
   const near = names.filter((n) => n.includes(base) || base.includes(n.replace(/-[^-]+$/, '')));
-  return new UserError('workloadFailed', `pod "${pod}" not found`, near.length ? `did you mean ${near.join(', ')}?` : 'list the pods with `knode status`');
+  return new UserError(
+    'workloadFailed',
+    `pod "${pod}" not found`,
+    near.length ? `did you mean ${near.join(', ')}?` : 'list the pods with `knode status`',
+  );
 }

@@ -11,8 +11,13 @@ import { formatEventJson, formatEventLine } from '../ui/event-line.js';
 
 export default class Pleg extends BaseCommand {
   static override summary = 'Stream pod lifecycle events (PLEG) live, with relist timings.';
-  static override description = 'From the running node; when no node runs, relists the runtime itself every --period and prints what changed for the pods knode made for --node-name.';
-  static override examples = ['<%= config.bin %> pleg', '<%= config.bin %> pleg --json | jq .reason', '<%= config.bin %> pleg --runtime-endpoint unix:///run/containerd/containerd.sock'];
+  static override description =
+    'From the running node; when no node runs, relists the runtime itself every --period and prints what changed for the pods knode made for --node-name.';
+  static override examples = [
+    '<%= config.bin %> pleg',
+    '<%= config.bin %> pleg --json | jq .reason',
+    '<%= config.bin %> pleg --runtime-endpoint unix:///run/containerd/containerd.sock',
+  ];
 
   static override flags = {
     json: Flags.boolean({ description: 'NDJSON, one event per line', default: false }),
@@ -40,10 +45,21 @@ export default class Pleg extends BaseCommand {
     const runtime = RuntimeManager.standalone(client, config, events);
     const cache = new PodCache();
     const pleg = new GenericPLEG({
-      runtime, cache, clock, events, period: () => flags.period, relistThreshold: 180_000,
+      runtime,
+      cache,
+      clock,
+      events,
+      period: () => flags.period,
+      relistThreshold: 180_000,
       onEvent: (e) => {
         const { namespace, name } = cache.get(e.id).status;
-        events.emit({ type: 'PLEGEvent', pod: name ? `${namespace}/${name}` : '', uid: e.id, reason: e.type, detail: { containerId: e.data } });
+        events.emit({
+          type: 'PLEGEvent',
+          pod: name ? `${namespace}/${name}` : '',
+          uid: e.id,
+          reason: e.type,
+          detail: { containerId: e.data },
+        });
       },
     });
     pleg.start();

@@ -34,26 +34,72 @@ On a terminal it shows the live view; otherwise it logs one line per lifecycle e
     'static-dir': Flags.string({ description: 'Directory (or file) of static pod manifests, watched for changes' }),
     'manifest-url': Flags.string({ description: 'URL of pod manifests, polled' }),
     'manifest-url-header': Flags.string({ description: "Header for --manifest-url requests, 'Name: value' (repeatable)", multiple: true }),
-    'file-check-frequency': Flags.string({ description: 'How often the static dir is read again besides change events (Go duration) [default: 20s]' }),
+    'file-check-frequency': Flags.string({
+      description: 'How often the static dir is read again besides change events (Go duration) [default: 20s]',
+    }),
     'http-check-frequency': Flags.string({ description: 'How often the manifest URL is fetched (Go duration) [default: 20s]' }),
-    output: Flags.string({ description: 'tui: the live view (default on a terminal); plain: log lines on stderr (default otherwise); json: NDJSON events on stdout', options: ['tui', 'plain', 'json'] }),
+    output: Flags.string({
+      description:
+        'tui: the live view (default on a terminal); plain: log lines on stderr (default otherwise); json: NDJSON events on stdout',
+      options: ['tui', 'plain', 'json'],
+    }),
     address: Flags.string({ description: 'Address of the read-only API (loopback unless --allow-remote) [default: 127.0.0.1]' }),
-    kubeconfig: Flags.string({ description: 'Join the cluster of this kubeconfig: run the pods bound to this node, register the Node, renew its Lease, report pod status, keep mirror pods of static pods. `default` finds one as kubectl does ($KUBECONFIG, ~/.kube/config, in-cluster)' }),
-    'node-labels': Flags.string({ description: "Labels to register the Node with, 'key=value,...' (a nodeSelector may also ask for them)" }),
-    'node-status-update-frequency': Flags.string({ description: 'How often the Node status is computed and, when it changed, written (Go duration) [default: 10s]' }),
-    port: Flags.integer({ description: 'Port of the kubelet API (HTTPS, on --node-ip; served with --kubeconfig, for kubectl logs); 0 turns it off [default: 10250]' }),
-    'node-ip': Flags.string({ description: "The node's IP: its InternalIP, the pods' hostIP, where the kubelet API listens [default: the host's primary IP]" }),
+    kubeconfig: Flags.string({
+      description:
+        'Join the cluster of this kubeconfig: run the pods bound to this node, register the Node, renew its Lease, report pod status, keep mirror pods of static pods. `default` finds one as kubectl does ($KUBECONFIG, ~/.kube/config, in-cluster)',
+    }),
+    'node-labels': Flags.string({
+      description: "Labels to register the Node with, 'key=value,...' (a nodeSelector may also ask for them)",
+    }),
+    'node-status-update-frequency': Flags.string({
+      description: 'How often the Node status is computed and, when it changed, written (Go duration) [default: 10s]',
+    }),
+    port: Flags.integer({
+      description:
+        'Port of the kubelet API (HTTPS, on --node-ip; served with --kubeconfig, for kubectl logs); 0 turns it off [default: 10250]',
+    }),
+    'node-ip': Flags.string({
+      description: "The node's IP: its InternalIP, the pods' hostIP, where the kubelet API listens [default: the host's primary IP]",
+    }),
     'tls-cert-file': Flags.string({ description: 'Serving certificate of the kubelet API [default: self-signed, made under --root-dir]' }),
     'tls-private-key-file': Flags.string({ description: 'Key of --tls-cert-file' }),
-    'client-ca-file': Flags.string({ description: 'CA whose client certificates may call the kubelet API (the apiserver\'s --kubelet-client-certificate); bearer tokens are checked with the apiserver' }),
-    'read-only-port': Flags.integer({ description: 'Port of the read-only API (/pods, /healthz, /metrics ...); 0 turns TCP off (the unix socket <root-dir>/run/knode.sock stays) [default: 10255]' }),
-    'enable-profiling-handler': Flags.boolean({ description: 'Serve /debug/profile?seconds=N (a V8 CPU profile) and /debug/heap (a heap snapshot) on the unix socket, a loopback read-only port and the kubelet API [default: off]' }),
+    'client-ca-file': Flags.string({
+      description:
+        "CA whose client certificates may call the kubelet API (the apiserver's --kubelet-client-certificate); bearer tokens are checked with the apiserver",
+    }),
+    'read-only-port': Flags.integer({
+      description:
+        'Port of the read-only API (/pods, /healthz, /metrics ...); 0 turns TCP off (the unix socket <root-dir>/run/knode.sock stays) [default: 10255]',
+    }),
+    'enable-profiling-handler': Flags.boolean({
+      description:
+        'Serve /debug/profile?seconds=N (a V8 CPU profile) and /debug/heap (a heap snapshot) on the unix socket, a loopback read-only port and the kubelet API [default: off]',
+    }),
     'node-log-dir': Flags.string({ description: 'The directory /logs/ serves, as the kubelet serves /var/log [default: /var/log]' }),
-    'print-config': Flags.boolean({ description: 'Print the effective configuration (defaults, --config, flags) as a KubeletConfiguration and exit', default: false }),
+    'print-config': Flags.boolean({
+      description: 'Print the effective configuration (defaults, --config, flags) as a KubeletConfiguration and exit',
+      default: false,
+    }),
     'allow-remote': Flags.boolean({ description: 'Let the read-only API listen on a non-loopback address', default: false }),
-    'drain-on-exit': Flags.boolean({ description: 'On SIGINT/SIGTERM, stop every pod before exiting (a second signal stops knode without waiting for them), instead of leaving the containers running', default: false }),
-    v: Flags.integer({ char: 'v', aliases: ['verbosity'], min: 0, max: 5, description: "Log verbosity, as klog's: 0 problems and the pod lifecycle, 2 adds pod UIDs, 3 the pod workers' steps, 4 relists and status changes", default: 0 }),
-    'log-format': Flags.string({ description: 'Format of the log lines on stderr (with --output plain): text, or json as Kubernetes components write it', options: ['text', 'json'], default: 'text' }),
+    'drain-on-exit': Flags.boolean({
+      description:
+        'On SIGINT/SIGTERM, stop every pod before exiting (a second signal stops knode without waiting for them), instead of leaving the containers running',
+      default: false,
+    }),
+    v: Flags.integer({
+      char: 'v',
+      aliases: ['verbosity'],
+      min: 0,
+      max: 5,
+      description:
+        "Log verbosity, as klog's: 0 problems and the pod lifecycle, 2 adds pod UIDs, 3 the pod workers' steps, 4 relists and status changes",
+      default: 0,
+    }),
+    'log-format': Flags.string({
+      description: 'Format of the log lines on stderr (with --output plain): text, or json as Kubernetes components write it',
+      options: ['text', 'json'],
+      default: 'text',
+    }),
     ...kubeletFlags,
   };
 
@@ -68,21 +114,34 @@ On a terminal it shows the live view; otherwise it logs one line per lifecycle e
       (headers[name] ??= []).push(h.slice(colon + 1).trim());
     }
     const warn = (message: string) => process.stderr.write(`knode: warning: ${message}\n`);
-    const config = kubeletConfigFromFlags(rootDir, flags, {
-      staticPodPath: flags['static-dir'] ? resolve(flags['static-dir']) : undefined,
-      staticPodURL: flags['manifest-url'],
-      staticPodURLHeader: flags['manifest-url-header'] ? headers : undefined,
-      containerRuntimeEndpoint: flags['runtime-endpoint'],
-    }, warn);
+    const config = kubeletConfigFromFlags(
+      rootDir,
+      flags,
+      {
+        staticPodPath: flags['static-dir'] ? resolve(flags['static-dir']) : undefined,
+        staticPodURL: flags['manifest-url'],
+        staticPodURLHeader: flags['manifest-url-header'] ? headers : undefined,
+        containerRuntimeEndpoint: flags['runtime-endpoint'],
+      },
+      warn,
+    );
     if (flags['print-config']) {
       this.log(printConfig(config));
       return;
     }
     if (!config.staticPodPath && !config.staticPodURL && !config.kubeconfig) {
-      throw new UserError('usage', 'knode run needs at least one pod source', 'give --static-dir DIR, --manifest-url URL and/or --kubeconfig FILE (or staticPodPath/staticPodURL in --config)');
+      throw new UserError(
+        'usage',
+        'knode run needs at least one pod source',
+        'give --static-dir DIR, --manifest-url URL and/or --kubeconfig FILE (or staticPodPath/staticPodURL in --config)',
+      );
     }
     if (!isLoopback(config.address) && !flags['allow-remote']) {
-      throw new UserError('usage', `--address ${config.address} is not a loopback address`, 'the read-only API shows every pod and its logs without authentication; add --allow-remote if you mean it');
+      throw new UserError(
+        'usage',
+        `--address ${config.address} is not a loopback address`,
+        'the read-only API shows every pod and its logs without authentication; add --allow-remote if you mean it',
+      );
     }
     const client = await this.connectRuntime({ ...flags, 'runtime-endpoint': config.containerRuntimeEndpoint || undefined });
     config.containerRuntimeEndpoint = client.endpoint;
@@ -95,7 +154,12 @@ On a terminal it shows the live view; otherwise it logs one line per lifecycle e
     const face = await showNode(kubelet, output, flags.v, flags['log-format'] as LogFormat);
     const stopped = Promise.race([nextStopSignal(), face.quit.then(() => 'quit')]);
     if (!isLoopback(config.address)) warn(`the read-only API listens on ${config.address}:${config.readOnlyPort}, beyond this machine`);
-    const server = new NodeServer(kubelet, { socketPath: rootPaths(rootDir).nodeSocket, address: config.address, port: config.readOnlyPort, warn });
+    const server = new NodeServer(kubelet, {
+      socketPath: rootPaths(rootDir).nodeSocket,
+      address: config.address,
+      port: config.readOnlyPort,
+      warn,
+    });
     try {
       await server.start();
     } catch (err) {
@@ -106,13 +170,16 @@ On a terminal it shows the live view; otherwise it logs one line per lifecycle e
     if (plain) {
       const api = server.tcpAddress ? `http://${server.tcpAddress.address}:${server.tcpAddress.port}` : rootPaths(rootDir).nodeSocket;
       const onExit = flags['drain-on-exit'] ? 'stops every pod, then knode' : 'stops knode and leaves containers running';
-      process.stderr.write(`knode: node ${config.nodeName} on ${kubelet.runtimeName} ${kubelet.runtimeVersion} (${client.endpoint}); API ${api}; Ctrl-C ${onExit}\n`);
+      process.stderr.write(
+        `knode: node ${config.nodeName} on ${kubelet.runtimeName} ${kubelet.runtimeVersion} (${client.endpoint}); API ${api}; Ctrl-C ${onExit}\n`,
+      );
     }
     const signal = await stopped;
     const drained = flags['drain-on-exit'] && (await this.drain(kubelet, signal, plain));
     face.close();
     unsupervise();
-    if (output !== 'json') process.stderr.write(`knode: ${signal}: stopping; ${drained ? 'its pods are stopped' : 'containers keep running'}\n`);
+    if (output !== 'json')
+      process.stderr.write(`knode: ${signal}: stopping; ${drained ? 'its pods are stopped' : 'containers keep running'}\n`);
     await server.stop();
     await kubeletServer?.stop();
     await kubelet.stop();
@@ -121,11 +188,19 @@ On a terminal it shows the live view; otherwise it logs one line per lifecycle e
 
   /** Stops every pod (Kubelet.drain) unless a second signal comes first; says whether the drain ended. */
   private async drain(kubelet: Kubelet, signal: string, plain: boolean): Promise<boolean> {
-    if (plain) process.stderr.write(`knode: ${signal}: draining the node, stopping its pods (a second SIGINT/SIGTERM stops knode without waiting for them)\n`);
+    if (plain)
+      process.stderr.write(
+        `knode: ${signal}: draining the node, stopping its pods (a second SIGINT/SIGTERM stops knode without waiting for them)\n`,
+      );
     return Promise.race([kubelet.drain().then(() => true), nextStopSignal().then(() => false)]);
   }
 
-  private async serveKubeletApi(kubelet: Kubelet, client: ClusterClient, config: KubeletConfiguration, rootDir: string): Promise<KubeletServer> {
+  private async serveKubeletApi(
+    kubelet: Kubelet,
+    client: ClusterClient,
+    config: KubeletConfiguration,
+    rootDir: string,
+  ): Promise<KubeletServer> {
     const server = new KubeletServer(kubelet, {
       address: kubelet.hostIP,
       port: config.port,
@@ -140,7 +215,11 @@ On a terminal it shows the live view; otherwise it logs one line per lifecycle e
     try {
       await server.start();
     } catch (err) {
-      throw new UserError('usage', `the kubelet API cannot listen on ${kubelet.hostIP}:${config.port}: ${(err as Error).message}`, 'give another --port (0 turns it off), or --node-ip');
+      throw new UserError(
+        'usage',
+        `the kubelet API cannot listen on ${kubelet.hostIP}:${config.port}: ${(err as Error).message}`,
+        'give another --port (0 turns it off), or --node-ip',
+      );
     }
     return server;
   }
@@ -149,7 +228,11 @@ On a terminal it shows the live view; otherwise it logs one line per lifecycle e
     try {
       return await connectCluster(await loadKubeConfig(path));
     } catch (err) {
-      throw new UserError('usage', `--kubeconfig ${path}: ${(err as Error).message}`, 'give a kubeconfig whose user is this node (CN=system:node:<node-name>, O=system:nodes), see the README');
+      throw new UserError(
+        'usage',
+        `--kubeconfig ${path}: ${(err as Error).message}`,
+        'give a kubeconfig whose user is this node (CN=system:node:<node-name>, O=system:nodes), see the README',
+      );
     }
   }
 }

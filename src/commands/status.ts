@@ -30,7 +30,11 @@ export default class Status extends BaseCommand {
 
   static override flags = {
     output: Flags.string({ char: 'o', description: 'Output format', options: ['wide', 'json', 'yaml'] }),
-    watch: Flags.boolean({ char: 'w', description: 'After the table, print a row each time a pod changes (needs a running node)', default: false }),
+    watch: Flags.boolean({
+      char: 'w',
+      description: 'After the table, print a row each time a pod changes (needs a running node)',
+      default: false,
+    }),
     'all-namespaces': Flags.boolean({ char: 'A', description: 'Show the NAMESPACE column', default: false }),
   };
 
@@ -42,8 +46,11 @@ export default class Status extends BaseCommand {
     if (node) {
       pods = (await node.json<PodList>('/pods')).body.items;
     } else {
-      if (flags.watch) throw new UserError('usage', `no node runs under ${rootDir}: --watch needs one`, 'start it with `knode run --static-dir DIR`');
-      this.logToStderr(`No node runs under ${rootDir}; showing what the runtime holds (restart policies and init containers are not known there).`);
+      if (flags.watch)
+        throw new UserError('usage', `no node runs under ${rootDir}: --watch needs one`, 'start it with `knode run --static-dir DIR`');
+      this.logToStderr(
+        `No node runs under ${rootDir}; showing what the runtime holds (restart policies and init containers are not known there).`,
+      );
       const client = await this.connectRuntime(flags);
       const version = await client.version();
       pods = await podsFromRuntime(client, version.runtimeName);
@@ -61,7 +68,11 @@ export default class Status extends BaseCommand {
     const found = pods.filter((p) => p.metadata.name === podName && (!namespace || p.metadata.namespace === namespace));
     if (found.length === 0) {
       const near = pods.map((p) => p.metadata.name!).filter((n) => n.includes(podName) || podName.includes(n.replace(/-[^-]+$/, '')));
-      throw new UserError('workloadFailed', `pod "${name}" not found`, near.length ? `did you mean ${near.join(', ')}?` : 'list the pods with `knode status`');
+      throw new UserError(
+        'workloadFailed',
+        `pod "${name}" not found`,
+        near.length ? `did you mean ${near.join(', ')}?` : 'list the pods with `knode status`',
+      );
     }
     return found;
   }
@@ -73,7 +84,8 @@ export default class Status extends BaseCommand {
 
   private print(pods: Pod[], output: string | undefined, allNamespaces: boolean, single: boolean, usage?: Map<string, PodUsage>): void {
     if (output === 'json' || output === 'yaml') {
-      const value = single && pods.length === 1 ? pods[0] : { apiVersion: 'v1', kind: 'PodList', metadata: { resourceVersion: '' }, items: pods };
+      const value =
+        single && pods.length === 1 ? pods[0] : { apiVersion: 'v1', kind: 'PodList', metadata: { resourceVersion: '' }, items: pods };
       this.log(output === 'json' ? JSON.stringify(value, null, 2) : stringify(value).trimEnd());
       return;
     }

@@ -9,14 +9,14 @@ export default class Top extends BaseCommand {
   static override summary = 'Show CPU and memory of the pods (or the node) as kubectl top does.';
   static override description = `Reads the running node's Summary API (/stats/summary, the numbers metrics-server gives kubectl top): CPU in millicores, memory as the working set in MiB. When no node runs, reads the runtime's container stats directly and says so.`;
 
-  static override examples = [
-    '<%= config.bin %> top',
-    '<%= config.bin %> top --containers --sort-by memory',
-    '<%= config.bin %> top node',
-  ];
+  static override examples = ['<%= config.bin %> top', '<%= config.bin %> top --containers --sort-by memory', '<%= config.bin %> top node'];
 
   static override args = {
-    resource: Args.string({ description: 'pods (the default) or node', options: ['pods', 'pod', 'po', 'node', 'nodes', 'no'], default: 'pods' }),
+    resource: Args.string({
+      description: 'pods (the default) or node',
+      options: ['pods', 'pod', 'po', 'node', 'nodes', 'no'],
+      default: 'pods',
+    }),
   };
 
   static override flags = {
@@ -39,6 +39,8 @@ export default class Top extends BaseCommand {
       this.logToStderr('No pods found.');
       return;
     }
-    this.log(topPodsTable(summary, { containers: flags.containers, allNamespaces: flags['all-namespaces'], sortBy: flags['sort-by'] as TopSort }));
+    this.log(
+      topPodsTable(summary, { containers: flags.containers, allNamespaces: flags['all-namespaces'], sortBy: flags['sort-by'] as TopSort }),
+    );
   }
 }

@@ -28,9 +28,12 @@ export default class Trace extends BaseCommand {
     const { args, flags } = await this.parse(Trace);
     const rootDir = this.rootDir(flags);
     const node = await NodeClient.find(rootDir);
-    if (!node) throw new UserError('usage', `no node runs under ${rootDir}`, 'traces are recorded by a running node: start it with `knode run`');
+    if (!node)
+      throw new UserError('usage', `no node runs under ${rootDir}`, 'traces are recorded by a running node: start it with `knode run`');
     const [namespace, name] = args.pod.includes('/') ? args.pod.split('/', 2) : ['default', args.pod];
-    const res = await node.json<{ traces?: PodTrace[]; message?: string; suggestions?: string[] }>(`/traces/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}`);
+    const res = await node.json<{ traces?: PodTrace[]; message?: string; suggestions?: string[] }>(
+      `/traces/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}`,
+    );
     if (res.status !== 200 || !res.body.traces) {
       const hint = res.body.suggestions?.length ? `did you mean ${res.body.suggestions.join(', ')}?` : 'list the pods with `knode status`';
       throw new UserError('workloadFailed', res.body.message ?? `no trace for ${args.pod}`, hint);

@@ -7,10 +7,30 @@ import type { ImageServiceClient, ImageServiceDefinition } from './gen/runtime/v
 import type { RuntimeServiceClient, RuntimeServiceDefinition } from './gen/runtime/v1/RuntimeService.js';
 import type { ImageService, RuntimeService, StreamFlags } from './runtime-service.js';
 import type {
-  AuthConfig, Container, ContainerConfig, ContainerEvent, ContainerFilter, ContainerStats,
-  ContainerStatsFilter, ContainerStatusResponse, ExecSyncResponse, Image, ImageFilter,
-  ImageFsInfoResponse, ImageSpec, ImageStatusResponse, LinuxContainerResources, PodSandbox, PodSandboxConfig, PodSandboxFilter,
-  PodSandboxStats, PodSandboxStatsFilter, PodSandboxStatusResponse, RuntimeConfigResponse, StatusResponse, VersionResponse,
+  AuthConfig,
+  Container,
+  ContainerConfig,
+  ContainerEvent,
+  ContainerFilter,
+  ContainerStats,
+  ContainerStatsFilter,
+  ContainerStatusResponse,
+  ExecSyncResponse,
+  Image,
+  ImageFilter,
+  ImageFsInfoResponse,
+  ImageSpec,
+  ImageStatusResponse,
+  LinuxContainerResources,
+  PodSandbox,
+  PodSandboxConfig,
+  PodSandboxFilter,
+  PodSandboxStats,
+  PodSandboxStatsFilter,
+  PodSandboxStatusResponse,
+  RuntimeConfigResponse,
+  StatusResponse,
+  VersionResponse,
 } from './types.js';
 
 export interface CriClientOptions {
@@ -83,24 +103,34 @@ export class CriClient implements RuntimeService, ImageService {
   }
 
   /** One unary call; SIGNAL cancels it (the runtime sees the call cancelled, as a Go client's context does). */
-  private call<M extends Method>(method: M, req: RequestOf<M>, timeoutMs = this.requestTimeoutMs, signal?: AbortSignal): Promise<ResponseOf<M>> {
+  private call<M extends Method>(
+    method: M,
+    req: RequestOf<M>,
+    timeoutMs = this.requestTimeoutMs,
+    signal?: AbortSignal,
+  ): Promise<ResponseOf<M>> {
     const client = (IMAGE_METHODS.has(method) ? this.images : this.runtime) as unknown as Record<string, UnaryFn>;
     const started = performance.now();
     return new Promise<ResponseOf<M>>((resolve, reject) => {
       const cancel = () => call.cancel();
-      const call = client[method].call(client, req, { deadline: Date.now() + timeoutMs }, (err: grpc.ServiceError | null, res?: unknown) => {
-        this.inFlight.delete(call);
-        signal?.removeEventListener('abort', cancel);
-        const elapsed = performance.now() - started;
-        if (err || res === undefined) {
-          const error = CriError.from(method, err ?? new Error('empty response'));
-          this.onCall?.(method, elapsed, error);
-          reject(error);
-        } else {
-          this.onCall?.(method, elapsed);
-          resolve(res as ResponseOf<M>);
-        }
-      });
+      const call = client[method].call(
+        client,
+        req,
+        { deadline: Date.now() + timeoutMs },
+        (err: grpc.ServiceError | null, res?: unknown) => {
+          this.inFlight.delete(call);
+          signal?.removeEventListener('abort', cancel);
+          const elapsed = performance.now() - started;
+          if (err || res === undefined) {
+            const error = CriError.from(method, err ?? new Error('empty response'));
+            this.onCall?.(method, elapsed, error);
+            reject(error);
+          } else {
+            this.onCall?.(method, elapsed);
+            resolve(res as ResponseOf<M>);
+          }
+        },
+      );
       this.inFlight.add(call);
       if (signal?.aborted) call.cancel();
       else signal?.addEventListener('abort', cancel, { once: true });

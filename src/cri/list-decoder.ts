@@ -18,9 +18,10 @@ const SANDBOX_STATES = ['SANDBOX_READY', 'SANDBOX_NOTREADY'] as const;
 type Utf8Slicing = Buffer & { utf8Slice?: (start: number, end: number) => string };
 
 /** Buffer's own slice decoder where Node has it (toString's checks cost as much as decoding a short string), else toString. */
-const utf8: (buf: Buffer, start: number, end: number) => string = typeof (Buffer.prototype as Utf8Slicing).utf8Slice === 'function'
-  ? (buf, start, end) => (buf as Utf8Slicing).utf8Slice!(start, end)
-  : (buf, start, end) => buf.toString('utf8', start, end);
+const utf8: (buf: Buffer, start: number, end: number) => string =
+  typeof (Buffer.prototype as Utf8Slicing).utf8Slice === 'function'
+    ? (buf, start, end) => (buf as Utf8Slicing).utf8Slice!(start, end)
+    : (buf, start, end) => buf.toString('utf8', start, end);
 
 class Reader {
   pos = 0;
@@ -166,21 +167,53 @@ function imageSpec(r: Reader): Container__Output['image'] {
 
 function container(r: Reader): Container__Output {
   const end = r.end();
-  const c: Container__Output = { id: '', podSandboxId: '', metadata: null, image: null, imageRef: '', state: 'CONTAINER_CREATED', createdAt: 0, labels: {}, annotations: {}, imageId: '' };
+  const c: Container__Output = {
+    id: '',
+    podSandboxId: '',
+    metadata: null,
+    image: null,
+    imageRef: '',
+    state: 'CONTAINER_CREATED',
+    createdAt: 0,
+    labels: {},
+    annotations: {},
+    imageId: '',
+  };
   while (r.pos < end) {
     const tag = r.varint();
     switch (tag) {
-      case 10: c.id = r.string(); break;
-      case 18: c.podSandboxId = r.string(); break;
-      case 26: c.metadata = containerMetadata(r); break;
-      case 34: c.image = imageSpec(r); break;
-      case 42: c.imageRef = r.string(); break;
-      case 48: c.state = enumName(CONTAINER_STATES, r.int64() | 0) as Container__Output['state']; break;
-      case 56: c.createdAt = r.int64(); break;
-      case 66: r.mapEntry(c.labels); break;
-      case 74: r.mapEntry(c.annotations); break;
-      case 82: c.imageId = r.string(); break;
-      default: r.skip(tag & 7);
+      case 10:
+        c.id = r.string();
+        break;
+      case 18:
+        c.podSandboxId = r.string();
+        break;
+      case 26:
+        c.metadata = containerMetadata(r);
+        break;
+      case 34:
+        c.image = imageSpec(r);
+        break;
+      case 42:
+        c.imageRef = r.string();
+        break;
+      case 48:
+        c.state = enumName(CONTAINER_STATES, r.int64() | 0) as Container__Output['state'];
+        break;
+      case 56:
+        c.createdAt = r.int64();
+        break;
+      case 66:
+        r.mapEntry(c.labels);
+        break;
+      case 74:
+        r.mapEntry(c.annotations);
+        break;
+      case 82:
+        c.imageId = r.string();
+        break;
+      default:
+        r.skip(tag & 7);
     }
   }
   return c;
@@ -202,18 +235,41 @@ function sandboxMetadata(r: Reader): PodSandbox__Output['metadata'] {
 
 function sandbox(r: Reader): PodSandbox__Output {
   const end = r.end();
-  const s: PodSandbox__Output = { id: '', metadata: null, state: 'SANDBOX_READY', createdAt: 0, labels: {}, annotations: {}, runtimeHandler: '' };
+  const s: PodSandbox__Output = {
+    id: '',
+    metadata: null,
+    state: 'SANDBOX_READY',
+    createdAt: 0,
+    labels: {},
+    annotations: {},
+    runtimeHandler: '',
+  };
   while (r.pos < end) {
     const tag = r.varint();
     switch (tag) {
-      case 10: s.id = r.string(); break;
-      case 18: s.metadata = sandboxMetadata(r); break;
-      case 24: s.state = enumName(SANDBOX_STATES, r.int64() | 0) as PodSandbox__Output['state']; break;
-      case 32: s.createdAt = r.int64(); break;
-      case 42: r.mapEntry(s.labels); break;
-      case 50: r.mapEntry(s.annotations); break;
-      case 58: s.runtimeHandler = r.string(); break;
-      default: r.skip(tag & 7);
+      case 10:
+        s.id = r.string();
+        break;
+      case 18:
+        s.metadata = sandboxMetadata(r);
+        break;
+      case 24:
+        s.state = enumName(SANDBOX_STATES, r.int64() | 0) as PodSandbox__Output['state'];
+        break;
+      case 32:
+        s.createdAt = r.int64();
+        break;
+      case 42:
+        r.mapEntry(s.labels);
+        break;
+      case 50:
+        r.mapEntry(s.annotations);
+        break;
+      case 58:
+        s.runtimeHandler = r.string();
+        break;
+      default:
+        r.skip(tag & 7);
     }
   }
   return s;

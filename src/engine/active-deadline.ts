@@ -32,7 +32,13 @@ export class ActiveDeadlineHandler implements PodSyncLoopHandler, PodSyncHandler
   /** Says so on the event stream each time it evicts, as the kubelet records an event each time. */
   shouldEvict(pod: Pod): ShouldEvictResponse {
     if (!this.pastActiveDeadline(pod)) return { evict: false };
-    this.events.emit({ type: 'PodDeadlineExceeded', pod: podRef(pod), uid: pod.metadata.uid ?? '', reason: DEADLINE_EXCEEDED_REASON, message: DEADLINE_EXCEEDED_MESSAGE });
+    this.events.emit({
+      type: 'PodDeadlineExceeded',
+      pod: podRef(pod),
+      uid: pod.metadata.uid ?? '',
+      reason: DEADLINE_EXCEEDED_REASON,
+      message: DEADLINE_EXCEEDED_MESSAGE,
+    });
     return { evict: true, reason: DEADLINE_EXCEEDED_REASON, message: DEADLINE_EXCEEDED_MESSAGE };
   }
 

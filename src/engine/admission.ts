@@ -28,14 +28,26 @@ export interface AdmitResult {
 export function canAdmitPod(pod: Pod, active: Pod[], node: NodeAllocatable, nodeLabels: Record<string, string> = {}): AdmitResult {
   const os = pod.spec.os?.name;
   if (os && os !== 'linux') {
-    return { admit: false, reason: 'PodOSNotSupported', message: `Failed to admit pod as the OS field "${os}" does not match node OS "linux"` };
+    return {
+      admit: false,
+      reason: 'PodOSNotSupported',
+      message: `Failed to admit pod as the OS field "${os}" does not match node OS "linux"`,
+    };
   }
   const mismatch = Object.entries(pod.spec.nodeSelector ?? {}).find(([key, value]) => nodeLabels[key] !== value);
   if (mismatch) {
-    return { admit: false, reason: 'NodeAffinity', message: `Predicate NodeAffinity failed: node(s) didn't match Pod's node affinity/selector (${mismatch[0]}=${mismatch[1]})` };
+    return {
+      admit: false,
+      reason: 'NodeAffinity',
+      message: `Predicate NodeAffinity failed: node(s) didn't match Pod's node affinity/selector (${mismatch[0]}=${mismatch[1]})`,
+    };
   }
   if (active.length + 1 > node.pods) {
-    return { admit: false, reason: 'OutOfpods', message: `Node didn't have enough resource: pods, requested: 1, used: ${active.length}, capacity: ${node.pods}` };
+    return {
+      admit: false,
+      reason: 'OutOfpods',
+      message: `Node didn't have enough resource: pods, requested: 1, used: ${active.length}, capacity: ${node.pods}`,
+    };
   }
   for (const [resource, capacity, parse] of [
     ['cpu', node.cpu, parseCpu],
@@ -45,13 +57,21 @@ export function canAdmitPod(pod: Pod, active: Pod[], node: NodeAllocatable, node
     if (requested === 0) continue;
     const used = active.reduce((sum, p) => sum + podRequest(p, resource, parse), 0);
     if (used + requested > capacity) {
-      return { admit: false, reason: `OutOf${resource}`, message: `Node didn't have enough resource: ${resource}, requested: ${requested}, used: ${used}, capacity: ${capacity}` };
+      return {
+        admit: false,
+        reason: `OutOf${resource}`,
+        message: `Node didn't have enough resource: ${resource}, requested: ${requested}, used: ${used}, capacity: ${capacity}`,
+      };
     }
   }
   const taken = active.flatMap(hostPorts);
   const clash = hostPorts(pod).find((p) => taken.some((t) => portsConflict(p, t)));
   if (clash) {
-    return { admit: false, reason: 'NodePorts', message: `Predicate NodePorts failed: node(s) didn't have free ports for the requested pod ports (${clash.protocol} ${clash.ip}:${clash.port})` };
+    return {
+      admit: false,
+      reason: 'NodePorts',
+      message: `Predicate NodePorts failed: node(s) didn't have free ports for the requested pod ports (${clash.protocol} ${clash.ip}:${clash.port})`,
+    };
   }
   return { admit: true };
 }
@@ -76,7 +96,10 @@ function portsConflict(a: HostPort, b: HostPort): boolean {
 /** A pod's effective request: the sum of its containers, or the largest init container if that is more. */
 function podRequest(pod: Pod, resource: string, parse: (q: string | number) => number): number {
   const sum = pod.spec.containers.reduce((s, c) => s + parse(c.resources?.requests?.[resource] ?? c.resources?.limits?.[resource] ?? 0), 0);
-  const init = Math.max(0, ...(pod.spec.initContainers ?? []).map((c) => parse(c.resources?.requests?.[resource] ?? c.resources?.limits?.[resource] ?? 0)));
+  const init = Math.max(
+    0,
+    ...(pod.spec.initContainers ?? []).map((c) => parse(c.resources?.requests?.[resource] ?? c.resources?.limits?.[resource] ?? 0)),
+  );
   return Math.max(sum, init);
 }
 

@@ -72,7 +72,13 @@ export class Housekeeping {
     const durationMs = performance.now() - started;
     this.passes++;
     this.last = { at: new Date().toISOString(), durationMs: Math.round(durationMs * 10) / 10 };
-    this.d.events.emit({ type: 'Housekeeping', pod: '', uid: '', message: `pods cleaned up in ${durationMs.toFixed(1)}ms`, detail: { durationMs } });
+    this.d.events.emit({
+      type: 'Housekeeping',
+      pod: '',
+      uid: '',
+      message: `pods cleaned up in ${durationMs.toFixed(1)}ms`,
+      detail: { durationMs },
+    });
   }
 
   private async cleanup(pass: { step: string }): Promise<void> {
@@ -93,9 +99,16 @@ export class Housekeeping {
     const knownNow = (uid: string) => known.has(uid) || podWorkers.isKnown(uid) || podManager.getPodByUid(uid) !== undefined;
     for (const pod of runningPods) {
       if (knownNow(pod.uid)) continue;
-      const live = pod.containers.some((c) => c.state === 'running' || c.state === 'created') || pod.sandboxes.some((s) => s.state === 'ready');
+      const live =
+        pod.containers.some((c) => c.state === 'running' || c.state === 'created') || pod.sandboxes.some((s) => s.state === 'ready');
       if (live) {
-        events.emit({ type: 'OrphanKilled', pod: `${pod.namespace}/${pod.name}`, uid: pod.uid, reason: 'Killing', message: 'no source wants this pod: stopping it' });
+        events.emit({
+          type: 'OrphanKilled',
+          pod: `${pod.namespace}/${pod.name}`,
+          uid: pod.uid,
+          reason: 'Killing',
+          message: 'no source wants this pod: stopping it',
+        });
         podWorkers.updatePod({ updateType: 'kill', runningPod: pod });
       } else {
         pass.step = `removing pod ${pod.namespace}/${pod.name}`;
@@ -133,7 +146,12 @@ export class Housekeeping {
       if (podWorkers.isKnown(uid) || this.d.isRejected(uid) || isTerminalPhase(pod)) continue;
       statusManager.deletePodStatus(uid);
       this.d.reasons.remove(uid);
-      events.emit({ type: 'PodRestarted', pod: podRef(pod), uid, message: 'created again with the UID of a pod that had ended: starting it anew' });
+      events.emit({
+        type: 'PodRestarted',
+        pod: podRef(pod),
+        uid,
+        message: 'created again with the UID of a pod that had ended: starting it anew',
+      });
       podWorkers.updatePod({ updateType: 'create', pod });
     }
   }

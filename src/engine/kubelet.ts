@@ -153,13 +153,20 @@ export class Kubelet {
       random,
       events: this.events,
       current: (uid, name) => this.podCache.get(uid).status.containers.find((c) => c.name === name),
-      podIP: (uid) => (this.podManager.getPodByUid(uid)?.spec.hostNetwork ? this.hostIP : (this.podCache.get(uid).status.ips[0] ?? this.hostIP)),
+      podIP: (uid) =>
+        this.podManager.getPodByUid(uid)?.spec.hostNetwork ? this.hostIP : (this.podCache.get(uid).status.ips[0] ?? this.hostIP),
       // Probe results reach the sync loop as messages, as the kubelet's results channels do.
       onChange: (uid) => this.inbox.push({ kind: 'probe', uid }),
     });
     const clusterWarn = (message: string) => this.events.emit({ type: 'ClusterWarning', pod: '', uid: '', message });
     const mirrorPods = deps.cluster
-      ? new MirrorPods({ client: deps.cluster, podManager: this.podManager, nodeName: config.nodeName, nodeUid: () => this.cluster?.nodeStatus.uid, warn: clusterWarn })
+      ? new MirrorPods({
+          client: deps.cluster,
+          podManager: this.podManager,
+          nodeName: config.nodeName,
+          nodeUid: () => this.cluster?.nodeStatus.uid,
+          warn: clusterWarn,
+        })
       : undefined;
     const activeDeadline = new ActiveDeadlineHandler(this.statusManager, this.events, clock);
     this.podSyncLoopHandlers.push(activeDeadline);
@@ -181,7 +188,14 @@ export class Kubelet {
       volumes: new VolumeManager(
         config.rootDir,
         (pod) => this.runtimeManager.addresses(pod.spec.hostNetwork ? [this.hostIP] : this.podCache.get(pod.metadata.uid!).status.ips),
-        (pod, message) => this.events.emit({ type: 'SyncFailed', pod: `${pod.metadata.namespace}/${pod.metadata.name}`, uid: pod.metadata.uid!, reason: 'VolumeWarning', message }),
+        (pod, message) =>
+          this.events.emit({
+            type: 'SyncFailed',
+            pod: `${pod.metadata.namespace}/${pod.metadata.name}`,
+            uid: pod.metadata.uid!,
+            reason: 'VolumeWarning',
+            message,
+          }),
         this.objects,
         () => clock.now(),
       ),
@@ -193,17 +207,31 @@ export class Kubelet {
       events: this.events,
       onEvent: (event) => {
         const pod = this.podManager.getPodByUid(event.id);
-        this.events.emit({ type: 'PLEGEvent', pod: pod ? `${pod.metadata.namespace}/${pod.metadata.name}` : '', uid: event.id, reason: event.type, detail: { containerId: event.data } });
+        this.events.emit({
+          type: 'PLEGEvent',
+          pod: pod ? `${pod.metadata.namespace}/${pod.metadata.name}` : '',
+          uid: event.id,
+          reason: event.type,
+          detail: { containerId: event.data },
+        });
         this.inbox.push({ kind: 'pleg', event });
       },
       period: () => (this.plegMode === 'evented' ? config.plegEventedRelistPeriod : config.plegRelistPeriod),
       relistThreshold: config.plegRelistThreshold,
     });
     if (config.eventedPleg) {
-      this.evented = new EventedHints(runtime, this.pleg, clock, this.events, config.nodeName, (mode) => {
-        this.plegMode = mode;
-        this.pleg.reschedule();
-      }, config.plegRelistPeriod);
+      this.evented = new EventedHints(
+        runtime,
+        this.pleg,
+        clock,
+        this.events,
+        config.nodeName,
+        (mode) => {
+          this.plegMode = mode;
+          this.pleg.reschedule();
+        },
+        config.plegRelistPeriod,
+      );
     }
     this.podWorkers = new PodWorkers({
       syncer,
@@ -214,7 +242,10 @@ export class Kubelet {
       events: this.events,
       resyncInterval: config.syncFrequency,
       backOffPeriod: KubeletConstants.workerBackOffPeriod,
-      afterSync: this.evented ? (pod, syncedAt, outcome) => this.evented?.afterSync(pod.metadata.uid!, pod.metadata.name!, pod.metadata.namespace!, syncedAt, outcome) : undefined,
+      afterSync: this.evented
+        ? (pod, syncedAt, outcome) =>
+            this.evented?.afterSync(pod.metadata.uid!, pod.metadata.name!, pod.metadata.namespace!, syncedAt, outcome)
+        : undefined,
     });
     this.handler = new SyncHandler({
       podManager: this.podManager,
@@ -253,7 +284,13 @@ export class Kubelet {
       isRejected: (uid) => this.handler.isRejected(uid),
       runtimePods: () => this.pleg.runningPods(),
     });
-    this.podConfig = new PodConfig(config, clock, this.events, (update) => this.inbox.push({ kind: 'config', update }), deps.cluster ? { client: deps.cluster, warn: clusterWarn } : undefined);
+    this.podConfig = new PodConfig(
+      config,
+      clock,
+      this.events,
+      (update) => this.inbox.push({ kind: 'config', update }),
+      deps.cluster ? { client: deps.cluster, warn: clusterWarn } : undefined,
+    );
     if (deps.cluster && mirrorPods) {
       this.cluster = clusterNode({
         client: deps.cluster,
@@ -269,7 +306,8 @@ export class Kubelet {
         problems: () => [...this.healthz().reasons, ...(this.shutdown.shuttingDown ? [NODE_SHUTTING_DOWN] : [])],
         runtimeConditions: () => this.runtimeHealth.conditions(),
         // A pod admission rejected never ran: it may go at once.
-        isTerminated: (uid) => (this.podWorkers.isKnown(uid) ? !this.podWorkers.couldHaveRunningContainers(uid) : this.handler.isRejected(uid)),
+        isTerminated: (uid) =>
+          this.podWorkers.isKnown(uid) ? !this.podWorkers.couldHaveRunningContainers(uid) : this.handler.isRejected(uid),
         warn: clusterWarn,
       });
     }
@@ -284,8 +322,17 @@ export class Kubelet {
     if (!this.evented) this.plegMode = 'generic';
     await this.runtimeHealth.check();
     this.events.emit({
-      type: 'NodeStarted', pod: '', uid: '', message: `node ${this.config.nodeName} on ${this.runtimeName} ${this.runtimeVersion}`,
-      detail: { nodeName: this.config.nodeName, runtimeName: this.runtimeName, runtimeVersion: this.runtimeVersion, sources: this.podConfig.sourceNames.join(','), evented: this.config.eventedPleg },
+      type: 'NodeStarted',
+      pod: '',
+      uid: '',
+      message: `node ${this.config.nodeName} on ${this.runtimeName} ${this.runtimeVersion}`,
+      detail: {
+        nodeName: this.config.nodeName,
+        runtimeName: this.runtimeName,
+        runtimeVersion: this.runtimeVersion,
+        sources: this.podConfig.sourceNames.join(','),
+        evented: this.config.eventedPleg,
+      },
     });
     this.cluster?.nodeStatus.start();
     this.cluster?.lease.start();
@@ -295,10 +342,12 @@ export class Kubelet {
     this.loop = this.syncLoop();
     this.timers.push(this.clock.setInterval(() => this.inbox.push({ kind: 'sync' }), KubeletConstants.syncLoopTick));
     // runOnce (knode apply) leaves other pods alone: no housekeeping kills what its sources do not name.
-    if (!this.config.runOnce) this.timers.push(this.clock.setInterval(() => this.inbox.push({ kind: 'housekeeping' }), KubeletConstants.housekeepingPeriod));
+    if (!this.config.runOnce)
+      this.timers.push(this.clock.setInterval(() => this.inbox.push({ kind: 'housekeeping' }), KubeletConstants.housekeepingPeriod));
     this.timers.push(this.clock.setInterval(() => void this.runtimeHealth.check(), KubeletConstants.runtimeStatusPeriod));
     // Usage is read on a period (cAdvisor's housekeeping), so CPU rates are ready when asked for.
-    if (!this.config.runOnce) this.timers.push(this.clock.setInterval(() => void this.stats.refresh().catch(() => {}), KubeletConstants.statsRefreshPeriod));
+    if (!this.config.runOnce)
+      this.timers.push(this.clock.setInterval(() => void this.stats.refresh().catch(() => {}), KubeletConstants.statsRefreshPeriod));
     await this.podConfig.start();
   }
 
@@ -334,7 +383,13 @@ export class Kubelet {
       try {
         await this.syncLoopIteration(message);
       } catch (err) {
-        this.events.emit({ type: 'SyncFailed', pod: '', uid: '', reason: 'SyncLoop', message: `sync loop iteration failed: ${(err as Error).message}` });
+        this.events.emit({
+          type: 'SyncFailed',
+          pod: '',
+          uid: '',
+          reason: 'SyncLoop',
+          message: `sync loop iteration failed: ${(err as Error).message}`,
+        });
       }
     }
   }
@@ -362,7 +417,13 @@ export class Kubelet {
         // Not awaited: on a busy runtime its list and remove calls take seconds, and the loop must
         // go on taking config updates and PLEG events meanwhile (one pass at a time; see Housekeeping).
         this.housekeepingPass = this.housekeeping.handlePodCleanups().catch((err: Error) => {
-          this.events.emit({ type: 'SyncFailed', pod: '', uid: '', reason: 'Housekeeping', message: `housekeeping failed: ${err.message}` });
+          this.events.emit({
+            type: 'SyncFailed',
+            pod: '',
+            uid: '',
+            reason: 'Housekeeping',
+            message: `housekeeping failed: ${err.message}`,
+          });
         });
         return;
     }

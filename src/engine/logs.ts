@@ -78,7 +78,14 @@ function sleep(ms: number, options: LogOptions): Promise<void> {
   if (options.clock) return options.clock.sleep(ms, options.signal).catch(() => {});
   return new Promise((resolve) => {
     const t = setTimeout(resolve, ms);
-    options.signal?.addEventListener('abort', () => { clearTimeout(t); resolve(); }, { once: true });
+    options.signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(t);
+        resolve();
+      },
+      { once: true },
+    );
   });
 }
 

@@ -32,18 +32,70 @@ export class KubeletMetrics {
 
   constructor(events: EventStream, counts: () => RuntimeCounts) {
     const registers = [this.registry];
-    this.podStart = new Histogram({ name: 'kubelet_pod_start_duration_seconds', help: 'Duration in seconds from kubelet seeing a pod for the first time to the pod starting to run', buckets: POD_START_BUCKETS, registers });
-    this.podStartSli = new Histogram({ name: 'kubelet_pod_start_sli_duration_seconds', help: 'Duration in seconds to start a pod, excluding time to pull images', buckets: POD_START_BUCKETS, registers });
-    this.workerDuration = new Histogram({ name: 'kubelet_pod_worker_duration_seconds', help: 'Duration in seconds to sync a single pod, by operation type', labelNames: ['operation_type'], buckets: OPERATION_BUCKETS, registers });
-    this.relistDuration = new Histogram({ name: 'kubelet_pleg_relist_duration_seconds', help: 'Duration in seconds for relisting pods in PLEG', buckets: OPERATION_BUCKETS, registers });
-    this.relistInterval = new Histogram({ name: 'kubelet_pleg_relist_interval_seconds', help: 'Interval in seconds between relisting in PLEG', buckets: OPERATION_BUCKETS, registers });
-    this.runtimeDuration = new Histogram({ name: 'kubelet_runtime_operations_duration_seconds', help: 'Duration in seconds of runtime operations, by operation type', labelNames: ['operation_type'], buckets: OPERATION_BUCKETS, registers });
-    this.runtimeErrors = new Counter({ name: 'kubelet_runtime_operations_errors_total', help: 'Cumulative number of runtime operation errors by operation type', labelNames: ['operation_type'], registers });
-    this.startedContainers = new Counter({ name: 'kubelet_started_containers_total', help: 'Cumulative number of containers started', labelNames: ['container_type'], registers });
+    this.podStart = new Histogram({
+      name: 'kubelet_pod_start_duration_seconds',
+      help: 'Duration in seconds from kubelet seeing a pod for the first time to the pod starting to run',
+      buckets: POD_START_BUCKETS,
+      registers,
+    });
+    this.podStartSli = new Histogram({
+      name: 'kubelet_pod_start_sli_duration_seconds',
+      help: 'Duration in seconds to start a pod, excluding time to pull images',
+      buckets: POD_START_BUCKETS,
+      registers,
+    });
+    this.workerDuration = new Histogram({
+      name: 'kubelet_pod_worker_duration_seconds',
+      help: 'Duration in seconds to sync a single pod, by operation type',
+      labelNames: ['operation_type'],
+      buckets: OPERATION_BUCKETS,
+      registers,
+    });
+    this.relistDuration = new Histogram({
+      name: 'kubelet_pleg_relist_duration_seconds',
+      help: 'Duration in seconds for relisting pods in PLEG',
+      buckets: OPERATION_BUCKETS,
+      registers,
+    });
+    this.relistInterval = new Histogram({
+      name: 'kubelet_pleg_relist_interval_seconds',
+      help: 'Interval in seconds between relisting in PLEG',
+      buckets: OPERATION_BUCKETS,
+      registers,
+    });
+    this.runtimeDuration = new Histogram({
+      name: 'kubelet_runtime_operations_duration_seconds',
+      help: 'Duration in seconds of runtime operations, by operation type',
+      labelNames: ['operation_type'],
+      buckets: OPERATION_BUCKETS,
+      registers,
+    });
+    this.runtimeErrors = new Counter({
+      name: 'kubelet_runtime_operations_errors_total',
+      help: 'Cumulative number of runtime operation errors by operation type',
+      labelNames: ['operation_type'],
+      registers,
+    });
+    this.startedContainers = new Counter({
+      name: 'kubelet_started_containers_total',
+      help: 'Cumulative number of containers started',
+      labelNames: ['container_type'],
+      registers,
+    });
     this.startedPods = new Counter({ name: 'kubelet_started_pods_total', help: 'Cumulative number of pods started', registers });
-    new Gauge({ name: 'kubelet_running_pods', help: 'Number of pods that have a running pod sandbox', registers, collect() { this.set(counts().pods); } });
     new Gauge({
-      name: 'kubelet_running_containers', help: 'Number of containers currently running', labelNames: ['container_state'], registers,
+      name: 'kubelet_running_pods',
+      help: 'Number of pods that have a running pod sandbox',
+      registers,
+      collect() {
+        this.set(counts().pods);
+      },
+    });
+    new Gauge({
+      name: 'kubelet_running_containers',
+      help: 'Number of containers currently running',
+      labelNames: ['container_state'],
+      registers,
       collect() {
         this.reset();
         for (const [state, n] of Object.entries(counts().containers)) this.set({ container_state: state }, n);
@@ -102,18 +154,25 @@ export class KubeletMetrics {
 
 /** CRI method names as the kubelet labels them: RunPodSandbox → run_podsandbox. */
 export function operationType(method: string): string {
-  return method.replace(/([a-z])([A-Z])/g, '$1_$2').toLowerCase().replace('pod_sandbox', 'podsandbox');
+  return method
+    .replace(/([a-z])([A-Z])/g, '$1_$2')
+    .toLowerCase()
+    .replace('pod_sandbox', 'podsandbox');
 }
 
 /**
  * The runtime with every call timed: a proxy that reports each method's
  * duration and failure, whatever implements the CRI interface.
  */
-export function instrumentRuntime<T extends RuntimeService & ImageService>(runtime: T, observe: (method: string, durationMs: number, failed: boolean) => void): T {
+export function instrumentRuntime<T extends RuntimeService & ImageService>(
+  runtime: T,
+  observe: (method: string, durationMs: number, failed: boolean) => void,
+): T {
   return new Proxy(runtime, {
     get(target, property, receiver) {
       const value = Reflect.get(target, property, receiver);
-      if (typeof value !== 'function' || typeof property !== 'string' || property === 'getContainerEvents' || property === 'close') return value;
+      if (typeof value !== 'function' || typeof property !== 'string' || property === 'getContainerEvents' || property === 'close')
+        return value;
       return (...args: unknown[]) => {
         const started = performance.now();
         const result = value.apply(target, args);

@@ -95,7 +95,14 @@ export class NodeShutdown {
   private async stopPods(): Promise<void> {
     const { events, clock } = this.d;
     const pods = this.d.activePods();
-    events.emit({ type: 'NodeShutdown', pod: '', uid: '', reason: 'Shutdown', message: `draining the node: stopping ${pods.length} pod${pods.length === 1 ? '' : 's'}`, detail: { pods: pods.length } });
+    events.emit({
+      type: 'NodeShutdown',
+      pod: '',
+      uid: '',
+      reason: 'Shutdown',
+      message: `draining the node: stopping ${pods.length} pod${pods.length === 1 ? '' : 's'}`,
+      detail: { pods: pods.length },
+    });
     await this.d.onShutdown?.();
     for (const group of shutdownGroups(this.d.shutdownGracePeriodMs, this.d.shutdownGracePeriodCriticalPodsMs, pods)) {
       if (group.pods.length === 0) continue;
@@ -104,7 +111,15 @@ export class NodeShutdown {
         const own = pod.spec.terminationGracePeriodSeconds ?? KubeletConstants.defaultTerminationGracePeriodSeconds;
         const grace = group.gracePeriodSeconds === undefined ? own : Math.min(own, group.gracePeriodSeconds);
         longest = Math.max(longest, grace);
-        return new Promise<void>((resolve) => this.d.podWorkers.updatePod({ updateType: 'kill', pod, gracePeriodOverride: grace, statusFn: (s) => this.markShutdown(s), onTerminated: resolve }));
+        return new Promise<void>((resolve) =>
+          this.d.podWorkers.updatePod({
+            updateType: 'kill',
+            pod,
+            gracePeriodOverride: grace,
+            statusFn: (s) => this.markShutdown(s),
+            onTerminated: resolve,
+          }),
+        );
       });
       const waitMs = group.gracePeriodSeconds === undefined ? longest * 1000 + UNCAPPED_MARGIN_MS : group.gracePeriodSeconds * 1000;
       let timer: { cancel(): void } | undefined;

@@ -94,24 +94,47 @@ export class KubeletPodSyncer implements PodSyncer {
     }
     this.d.prober.addPod(pod);
     if (signal?.aborted) return { terminal: false };
-    const result = await this.d.runtime.syncPod(pod, runtime, { probeFailed: (id, name) => this.d.prober.probeFailed(name, id), started: (id, name) => this.d.prober.isStarted(pod, name, id) }, volumes, signal);
+    const result = await this.d.runtime.syncPod(
+      pod,
+      runtime,
+      { probeFailed: (id, name) => this.d.prober.probeFailed(name, id), started: (id, name) => this.d.prober.isStarted(pod, name, id) },
+      volumes,
+      signal,
+    );
     this.d.reasons.update(uid, result);
     for (const r of result.results) {
-      if (r.action === 'StartContainer' && r.error) this.d.events.emit({ type: 'ContainerWaiting', pod: podRef(pod), uid, container: r.target, reason: r.error.reason, message: r.error.message });
+      if (r.action === 'StartContainer' && r.error)
+        this.d.events.emit({
+          type: 'ContainerWaiting',
+          pod: podRef(pod),
+          uid,
+          container: r.target,
+          reason: r.error.reason,
+          message: r.error.message,
+        });
     }
     if (result.syncError) throw result.syncError;
     // Waiting out a back-off is not an error of the worker (nothing to report), though it is timed as one;
     // anything else is retried after the worker's back-off period.
-    const failure = result.results.find((r) => r.error && r.error.reason !== SyncErrors.crashLoopBackOff && r.error.reason !== SyncErrors.imagePullBackOff);
+    const failure = result.results.find(
+      (r) => r.error && r.error.reason !== SyncErrors.crashLoopBackOff && r.error.reason !== SyncErrors.imagePullBackOff,
+    );
     if (failure?.error) throw failure.error;
     const backOffs = result.results.filter((r) => r.error);
     if (backOffs.length === 0) return { terminal: false, runtimeUntouched: result.results.length === 0 };
     // Only a crash-loop back-off says when it ends (the kubelet's BackoffError; an image pull back-off does not).
-    const ends = backOffs.filter((r) => r.error!.reason === SyncErrors.crashLoopBackOff && r.error!.retryAfterMs !== undefined).map((r) => r.error!.retryAfterMs!);
+    const ends = backOffs
+      .filter((r) => r.error!.reason === SyncErrors.crashLoopBackOff && r.error!.retryAfterMs !== undefined)
+      .map((r) => r.error!.retryAfterMs!);
     return { terminal: false, backOff: { endsInMs: ends.length > 0 ? Math.min(...ends) : undefined } };
   }
 
-  async syncTerminatingPod(pod: Pod, runtime: RuntimePodStatus, gracePeriodSeconds: number, statusFn?: (status: PodStatus) => void): Promise<void> {
+  async syncTerminatingPod(
+    pod: Pod,
+    runtime: RuntimePodStatus,
+    gracePeriodSeconds: number,
+    statusFn?: (status: PodStatus) => void,
+  ): Promise<void> {
     this.d.prober.stopLivenessAndStartup(pod.metadata.uid!);
     const before = this.status(pod, runtime, false);
     statusFn?.(before);

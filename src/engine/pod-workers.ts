@@ -131,7 +131,15 @@ export class PodWorkers {
     if (!status) {
       const orphan = !options.pod;
       const ref = options.pod ? podRef(options.pod) : `${options.runningPod!.namespace}/${options.runningPod!.name}`;
-      status = { uid, pod: ref, state: orphan ? 'terminating' : 'syncing', working: false, finished: false, lastSyncTime: 0, onTerminated: [] };
+      status = {
+        uid,
+        pod: ref,
+        state: orphan ? 'terminating' : 'syncing',
+        working: false,
+        finished: false,
+        lastSyncTime: 0,
+        onTerminated: [],
+      };
       this.statuses.set(uid, status);
       events.emit({ type: 'WorkerStarted', pod: ref, uid, message: orphan ? 'terminating a pod no source wants' : 'pod worker started' });
     }
@@ -157,7 +165,12 @@ export class PodWorkers {
     const terminate = options.updateType === 'kill' || !!pod?.metadata.deletionTimestamp || (pod !== undefined && isTerminalPhase(pod));
     if (status.state === 'syncing' && terminate) this.startTerminating(status);
     if (status.state === 'terminating') {
-      const grace = options.gracePeriodOverride ?? pod?.metadata.deletionGracePeriodSeconds ?? status.desired?.metadata.deletionGracePeriodSeconds ?? status.desired?.spec.terminationGracePeriodSeconds ?? DEFAULT_GRACE;
+      const grace =
+        options.gracePeriodOverride ??
+        pod?.metadata.deletionGracePeriodSeconds ??
+        status.desired?.metadata.deletionGracePeriodSeconds ??
+        status.desired?.spec.terminationGracePeriodSeconds ??
+        DEFAULT_GRACE;
       status.gracePeriod = status.gracePeriod === undefined ? grace : Math.min(status.gracePeriod, grace);
     }
     const keepKill = status.pending?.updateType === 'kill' && options.updateType !== 'kill';
@@ -243,7 +256,9 @@ export class PodWorkers {
         if (cached.error) throw new Error(`the pod's runtime status is unknown: ${cached.error.message}`);
         if (status.state === 'syncing') {
           status.syncAbort = new AbortController();
-          const result = await syncer.syncPod(update.updateType, status.desired!, cached.status, status.syncAbort.signal).finally(() => (status.syncAbort = undefined));
+          const result = await syncer
+            .syncPod(update.updateType, status.desired!, cached.status, status.syncAbort.signal)
+            .finally(() => (status.syncAbort = undefined));
           status.lastSyncTime = clock.now();
           backOff = result.backOff;
           runtimeUntouched = result.runtimeUntouched === true;
@@ -253,7 +268,8 @@ export class PodWorkers {
             next = 'now';
           } else next = 'resync';
         } else if (status.state === 'terminating') {
-          if (status.desired) await syncer.syncTerminatingPod(status.desired, cached.status, status.gracePeriod ?? DEFAULT_GRACE, status.statusFn);
+          if (status.desired)
+            await syncer.syncTerminatingPod(status.desired, cached.status, status.gracePeriod ?? DEFAULT_GRACE, status.statusFn);
           else await syncer.syncTerminatingRuntimePod(status.runningPod!);
           status.lastSyncTime = clock.now();
           status.state = 'terminated';
@@ -268,14 +284,26 @@ export class PodWorkers {
           events.emit({ type: 'WorkerFinished', pod: status.pod, uid: status.uid, message: 'pod terminated and cleaned up' });
         }
         status.lastError = undefined;
-        events.emit({ type: 'PodSynced', pod: status.pod, uid: status.uid, detail: { updateType: update.updateType, state: stateBefore, durationMs: clock.now() - started } });
-        if (status.desired && !status.finished) this.o.afterSync?.(status.desired, status.lastSyncTime, runtimeUntouched ? 'untouched' : 'changed');
+        events.emit({
+          type: 'PodSynced',
+          pod: status.pod,
+          uid: status.uid,
+          detail: { updateType: update.updateType, state: stateBefore, durationMs: clock.now() - started },
+        });
+        if (status.desired && !status.finished)
+          this.o.afterSync?.(status.desired, status.lastSyncTime, runtimeUntouched ? 'untouched' : 'changed');
       } catch (err) {
         if (signal.aborted) return;
         // As the kubelet: a retry waits for a runtime status newer than this failed attempt.
         status.lastSyncTime = clock.now();
         status.lastError = (err as Error).message;
-        events.emit({ type: 'SyncFailed', pod: status.pod, uid: status.uid, reason: 'FailedSync', message: `error syncing pod, skipping: ${status.lastError}` });
+        events.emit({
+          type: 'SyncFailed',
+          pod: status.pod,
+          uid: status.uid,
+          reason: 'FailedSync',
+          message: `error syncing pod, skipping: ${status.lastError}`,
+        });
         // A failed sync may have changed the runtime too (a sandbox made before the image pull
         // failed), and its retry waits for a status newer than the failure: the pod is relisted.
         if (status.desired && !status.finished) this.o.afterSync?.(status.desired, status.lastSyncTime, 'failed');
@@ -283,7 +311,11 @@ export class PodWorkers {
         continue;
       }
       if (next === 'now') status.pending ??= { updateType: 'sync', pod: status.desired };
-      else if (next === 'resync') this.o.workQueue.enqueue(status.uid, backOff ? this.retryDelay(backOff.endsInMs) : jitter(this.o.resyncInterval, RESYNC_JITTER, this.o.random));
+      else if (next === 'resync')
+        this.o.workQueue.enqueue(
+          status.uid,
+          backOff ? this.retryDelay(backOff.endsInMs) : jitter(this.o.resyncInterval, RESYNC_JITTER, this.o.random),
+        );
     }
   }
 
@@ -319,5 +351,13 @@ export class PodWorkers {
 }
 
 function info(s: PodSyncStatus): PodWorkerInfo {
-  return { uid: s.uid, pod: s.pod, state: s.state, working: s.working, finished: s.finished, lastSyncTime: s.lastSyncTime, lastError: s.lastError };
+  return {
+    uid: s.uid,
+    pod: s.pod,
+    state: s.state,
+    working: s.working,
+    finished: s.finished,
+    lastSyncTime: s.lastSyncTime,
+    lastError: s.lastError,
+  };
 }

@@ -5,8 +5,16 @@ import type { Kubelet } from './kubelet.js';
 
 /** Waiting reasons after which a pod will not get to Running without a human (or minutes of backoff). */
 const FATAL_WAITING_REASONS = new Set([
-  'ErrImagePull', 'ImagePullBackOff', 'ErrImageNeverPull', 'InvalidImageName', 'ImageInspectError',
-  'CreateContainerConfigError', 'CreateContainerError', 'RunContainerError', 'PostStartHookError', 'CrashLoopBackOff',
+  'ErrImagePull',
+  'ImagePullBackOff',
+  'ErrImageNeverPull',
+  'InvalidImageName',
+  'ImageInspectError',
+  'CreateContainerConfigError',
+  'CreateContainerError',
+  'RunContainerError',
+  'PostStartHookError',
+  'CrashLoopBackOff',
 ]);
 
 export interface PodOutcome {
@@ -35,7 +43,12 @@ export interface RunOnceResult {
  * cannot get there; or the timeout passes. Then stops the kubelet.
  * Containers keep running in the runtime.
  */
-export async function runOnce(kubelet: Kubelet, timeoutMs: number, signal?: AbortSignal, onStarted?: (pods: Pod[]) => void): Promise<RunOnceResult> {
+export async function runOnce(
+  kubelet: Kubelet,
+  timeoutMs: number,
+  signal?: AbortSignal,
+  onStarted?: (pods: Pod[]) => void,
+): Promise<RunOnceResult> {
   const outcomes = new Map<string, PodOutcome>();
   const seenAt = new Map<string, number>();
   const lastState = new Map<string, string>();
@@ -70,7 +83,8 @@ export async function runOnce(kubelet: Kubelet, timeoutMs: number, signal?: Abor
         decide(e, false, 'Failed', e.reason, e.message);
         break;
       case 'ContainerWaiting':
-        if (e.reason && FATAL_WAITING_REASONS.has(e.reason)) decide(e, false, e.reason, e.reason, `container ${e.container}: ${e.message ?? ''}`);
+        if (e.reason && FATAL_WAITING_REASONS.has(e.reason))
+          decide(e, false, e.reason, e.reason, `container ${e.container}: ${e.message ?? ''}`);
         else if (e.reason) lastState.set(e.uid, e.reason);
         break;
       case 'SandboxFailed':
@@ -96,11 +110,20 @@ export async function runOnce(kubelet: Kubelet, timeoutMs: number, signal?: Abor
       if (outcomes.has(uid)) continue;
       const why = signal?.aborted ? 'interrupted' : `timed out after ${Math.round(timeoutMs / 1000)}s`;
       const state = lastState.get(uid) ?? 'Pending';
-      outcomes.set(uid, { pod: podRef(pod), uid, ok: false, result: state, reason: signal?.aborted ? 'Interrupted' : 'Timeout', message: `${why}; the pod was ${state}`, durationMs: kubelet.clock.now() - (seenAt.get(uid) ?? kubelet.clock.now()) });
+      outcomes.set(uid, {
+        pod: podRef(pod),
+        uid,
+        ok: false,
+        result: state,
+        reason: signal?.aborted ? 'Interrupted' : 'Timeout',
+        message: `${why}; the pod was ${state}`,
+        durationMs: kubelet.clock.now() - (seenAt.get(uid) ?? kubelet.clock.now()),
+      });
     }
     // A pod stopped at a failed step: its status says why, as the kubelet's next sync would.
     for (const pod of pods) {
-      if (FATAL_WAITING_REASONS.has(outcomes.get(pod.metadata.uid!)!.result)) kubelet.syncer.refreshStatus(pod, kubelet.podCache.get(pod.metadata.uid!).status);
+      if (FATAL_WAITING_REASONS.has(outcomes.get(pod.metadata.uid!)!.result))
+        kubelet.syncer.refreshStatus(pod, kubelet.podCache.get(pod.metadata.uid!).status);
     }
     const withStatus = pods.map((p) => kubelet.statusManager.podWithStatus(p));
     return { outcomes: pods.map((p) => outcomes.get(p.metadata.uid!)!), pods: withStatus, manifestErrors };

@@ -52,7 +52,8 @@ export class RuntimeHealth {
       problem = `the runtime does not answer: ${(err as Error).message}`;
     }
     if (problem && !this.problem) this.events.emit({ type: 'RuntimeUnhealthy', pod: '', uid: '', message: problem });
-    if (!problem && this.problem) this.events.emit({ type: 'RuntimeHealthy', pod: '', uid: '', message: 'the container runtime is ready again' });
+    if (!problem && this.problem)
+      this.events.emit({ type: 'RuntimeHealthy', pod: '', uid: '', message: 'the container runtime is ready again' });
     this.problem = problem;
     this.checkPleg();
   }
@@ -71,7 +72,13 @@ export class RuntimeHealth {
       const before = this.others.get(c.type);
       this.others.set(c.type, { type: c.type, status: c.status, reason: c.reason, message: c.message });
       if (before ? before.status === c.status : c.status) continue;
-      this.events.emit({ type: 'RuntimeConditionChanged', pod: '', uid: '', reason: c.reason || c.type, message: `${c.type}=${c.status}: ${c.message}` });
+      this.events.emit({
+        type: 'RuntimeConditionChanged',
+        pod: '',
+        uid: '',
+        reason: c.reason || c.type,
+        message: `${c.type}=${c.status}: ${c.message}`,
+      });
     }
   }
 }

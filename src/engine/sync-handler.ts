@@ -63,12 +63,25 @@ export class SyncHandler {
     }
     switch (update.op) {
       case 'ADD':
-        for (const pod of update.pods) this.d.events.emit({ type: 'PodSeen', pod: podRef(pod), uid: pod.metadata.uid!, message: `seen by source "${update.source}"`, detail: { source: update.source } });
+        for (const pod of update.pods)
+          this.d.events.emit({
+            type: 'PodSeen',
+            pod: podRef(pod),
+            uid: pod.metadata.uid!,
+            message: `seen by source "${update.source}"`,
+            detail: { source: update.source },
+          });
         this.handlePodAdditions(update.pods);
         return;
       case 'UPDATE':
       case 'DELETE': // graceful deletion: the pod carries its deletionTimestamp
-        for (const pod of update.pods) this.d.events.emit({ type: update.op === 'UPDATE' ? 'PodUpdated' : 'PodDeleted', pod: podRef(pod), uid: pod.metadata.uid!, message: `${update.op} from source "${update.source}"` });
+        for (const pod of update.pods)
+          this.d.events.emit({
+            type: update.op === 'UPDATE' ? 'PodUpdated' : 'PodDeleted',
+            pod: podRef(pod),
+            uid: pod.metadata.uid!,
+            message: `${update.op} from source "${update.source}"`,
+          });
         this.handlePodUpdates(update.pods);
         return;
       case 'REMOVE':
@@ -138,7 +151,14 @@ export class SyncHandler {
 
   /** Pods admitted and not finished: what admission weighs a new pod against. */
   activePods(): Pod[] {
-    return this.d.podManager.getPods().filter((p) => !this.rejected.has(p.metadata.uid!) && this.d.statusManager.getPodStatus(p.metadata.uid!)?.phase !== 'Failed' && this.d.statusManager.getPodStatus(p.metadata.uid!)?.phase !== 'Succeeded');
+    return this.d.podManager
+      .getPods()
+      .filter(
+        (p) =>
+          !this.rejected.has(p.metadata.uid!) &&
+          this.d.statusManager.getPodStatus(p.metadata.uid!)?.phase !== 'Failed' &&
+          this.d.statusManager.getPodStatus(p.metadata.uid!)?.phase !== 'Succeeded',
+      );
   }
 
   private dispatchWork(pod: Pod, updateType: UpdateType): void {

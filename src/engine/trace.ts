@@ -106,7 +106,13 @@ export class TraceRecorder {
       if (e.type === 'ImagePulled') this.pulling.delete(`${e.uid}/${pulled}`);
       this.push(trace, name, e.type === 'ImagePulled' ? { ...e, container: pulled } : e, pullStart);
     }
-    if (e.type === 'PodRunning' || e.type === 'PodSucceeded' || e.type === 'PodFailed' || e.type === 'PodRejected' || e.type === 'PodRemoved') {
+    if (
+      e.type === 'PodRunning' ||
+      e.type === 'PodSucceeded' ||
+      e.type === 'PodFailed' ||
+      e.type === 'PodRejected' ||
+      e.type === 'PodRemoved'
+    ) {
       trace.finishedAt = e.at;
       trace.outcome = e.type === 'PodRunning' ? 'Running' : e.type.replace(/^Pod/, '');
       // A Running pod's trace stays open for its Ready, which usually follows in the same sync.

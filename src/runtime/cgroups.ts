@@ -90,7 +90,6 @@ export class Cgroups {
     writeFileSync(join(cpu, 'cgroup.procs'), String(pid));
   }
 
-
   /** Changes a running container's limits (UpdateContainerResources); false when it could not. */
   update(id: string, limits: ContainerLimits): boolean {
     if (this.mode === 'none') return false;
@@ -101,7 +100,8 @@ export class Cgroups {
         if (limits.cpuQuota > 0) writeFileSync(join(dir, 'cpu.max'), `${limits.cpuQuota} ${limits.cpuPeriod || 100_000}`);
         return true;
       }
-      if (limits.memoryLimitInBytes > 0) writeFileSync(join(this.root, 'memory', 'knode', id, 'memory.limit_in_bytes'), String(limits.memoryLimitInBytes));
+      if (limits.memoryLimitInBytes > 0)
+        writeFileSync(join(this.root, 'memory', 'knode', id, 'memory.limit_in_bytes'), String(limits.memoryLimitInBytes));
       const cpu = join(this.root, 'cpu', 'knode', id);
       if (existsSync(cpu)) {
         if (limits.cpuShares > 0) writeFileSync(join(cpu, 'cpu.shares'), String(limits.cpuShares));
@@ -116,7 +116,8 @@ export class Cgroups {
   /** Whether the kernel's OOM killer killed a process of the container. */
   oomKilled(id: string): boolean {
     try {
-      const file = this.mode === 'v2' ? join(this.root, 'knode', id, 'memory.events') : join(this.root, 'memory', 'knode', id, 'memory.oom_control');
+      const file =
+        this.mode === 'v2' ? join(this.root, 'knode', id, 'memory.events') : join(this.root, 'memory', 'knode', id, 'memory.oom_control');
       if (this.mode !== 'none') return (/oom_kill (\d+)/.exec(readFileSync(file, 'utf8'))?.[1] ?? '0') !== '0';
     } catch {
       // no group, no OOM record
@@ -126,7 +127,8 @@ export class Cgroups {
 
   /** Removes the container's groups once its processes are gone. */
   release(id: string): void {
-    const dirs = this.mode === 'v2' ? [join(this.root, 'knode', id)] : [join(this.root, 'memory', 'knode', id), join(this.root, 'cpu', 'knode', id)];
+    const dirs =
+      this.mode === 'v2' ? [join(this.root, 'knode', id)] : [join(this.root, 'memory', 'knode', id), join(this.root, 'cpu', 'knode', id)];
     for (const dir of dirs) {
       try {
         rmdirSync(dir);

@@ -43,7 +43,13 @@ export class ContainerLaunch {
   }
 
   /** ExecSync of `cmd` in a running container whose program is `program` (undefined: it has no namespace of its own). */
-  exec(c: ContainerRecord, sandbox: SandboxRecord | undefined, program: number | undefined, cmd: string[], timeoutSeconds: number): Promise<ExecResult> {
+  exec(
+    c: ContainerRecord,
+    sandbox: SandboxRecord | undefined,
+    program: number | undefined,
+    cmd: string[],
+    timeoutSeconds: number,
+  ): Promise<ExecResult> {
     const run = this.execCommand(c, sandbox, program, cmd);
     return execSync(cmd, run.env, run.cwd, timeoutSeconds, run.wrapper, run.hasProgram);
   }
@@ -103,7 +109,8 @@ export class ContainerLaunch {
         return namespaces.ownNamespace();
       case 'TARGET': {
         const init = await this.programOf(targetId);
-        if (init === undefined) throw new Error(`the target container ${targetId} of the PID namespace does not run in a namespace of its own`);
+        if (init === undefined)
+          throw new Error(`the target container ${targetId} of the PID namespace does not run in a namespace of its own`);
         return namespaces.joinNamespace(init, cwd);
       }
       default:
@@ -141,5 +148,8 @@ export class ContainerLaunch {
 }
 
 function mountVariable(containerPath: string): string {
-  return `KNODE_MOUNT_${containerPath.toUpperCase().replace(/[^A-Z0-9]+/g, '_').replace(/^_+|_+$/g, '')}`;
+  return `KNODE_MOUNT_${containerPath
+    .toUpperCase()
+    .replace(/[^A-Z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '')}`;
 }

@@ -19,7 +19,12 @@ export type ImageVolumeRoot = (image: string) => { id: string; root: string } | 
  * volume (a mount of an image, with no host path) must be read-only, needs
  * a sandbox too, and its image must be here: `imageRoot` finds its files.
  */
-export function recordMounts(name: string, mounts: readonly Mount__Output[], hostProcess: string | undefined, imageRoot: ImageVolumeRoot): RecordMount[] {
+export function recordMounts(
+  name: string,
+  mounts: readonly Mount__Output[],
+  hostProcess: string | undefined,
+  imageRoot: ImageVolumeRoot,
+): RecordMount[] {
   return mounts.map((m) => {
     const where = `container "${name}": mount ${m.containerPath}`;
     const image = m.image?.image ?? '';
@@ -27,8 +32,10 @@ export function recordMounts(name: string, mounts: readonly Mount__Output[], hos
     if (image === '' && !m.hostPath) throw invalid(`${where}: the mount has no host path and no image`);
     if (m.recursiveReadOnly) {
       if (!m.readonly) throw invalid(`${where}: a recursive read-only mount must be read-only`);
-      if (m.propagation !== 'PROPAGATION_PRIVATE') throw invalid(`${where}: a recursive read-only mount must have private propagation, not ${m.propagation}`);
-      if (hostProcess !== undefined) throw invalid(`${where}: recursive read-only mounts need a sandbox, and the container runs as a host process (${hostProcess})`);
+      if (m.propagation !== 'PROPAGATION_PRIVATE')
+        throw invalid(`${where}: a recursive read-only mount must have private propagation, not ${m.propagation}`);
+      if (hostProcess !== undefined)
+        throw invalid(`${where}: recursive read-only mounts need a sandbox, and the container runs as a host process (${hostProcess})`);
     }
     const common = {
       containerPath: m.containerPath,
@@ -52,21 +59,33 @@ export function recordMounts(name: string, mounts: readonly Mount__Output[], hos
  * sub path asked for in them (relative, inside the image, symlinks followed
  * inside it; it must exist, as the CRI asks).
  */
-function imageVolume(where: string, image: string, subPath: string, readonly: boolean, hostProcess: string | undefined, imageRoot: ImageVolumeRoot): { hostPath: string; imageId: string } {
+function imageVolume(
+  where: string,
+  image: string,
+  subPath: string,
+  readonly: boolean,
+  hostProcess: string | undefined,
+  imageRoot: ImageVolumeRoot,
+): { hostPath: string; imageId: string } {
   if (!readonly) throw invalid(`${where}: an image volume is read-only, and the mount is not`);
-  if (hostProcess !== undefined) throw unimplemented(`${where}: image volumes need a sandbox, and the container runs as a host process (${hostProcess})`);
+  if (hostProcess !== undefined)
+    throw unimplemented(`${where}: image volumes need a sandbox, and the container runs as a host process (${hostProcess})`);
   const sub = descendingPath(subPath || '.');
   if (sub === undefined) throw invalid(`${where}: image sub path "${subPath}" must be a relative path inside the image`);
   let found: ReturnType<ImageVolumeRoot>;
   try {
     found = imageRoot(image);
   } catch (err) {
-    throw new RuntimeError(status.UNKNOWN, `${where}: the files of image volume "${image}" could not be stacked: ${(err as Error).message}`);
+    throw new RuntimeError(
+      status.UNKNOWN,
+      `${where}: the files of image volume "${image}" could not be stacked: ${(err as Error).message}`,
+    );
   }
   if (!found) throw new RuntimeError(status.NOT_FOUND, `${where}: image volume "${image}" not found; pull it first`);
   if (sub === '.') return { hostPath: found.root, imageId: found.id };
   const hostPath = resolveInRoot(found.root, sub);
-  if (hostPath === undefined) throw new RuntimeError(status.NOT_FOUND, `${where}: image sub path "${subPath}" does not exist in image ${found.id}`);
+  if (hostPath === undefined)
+    throw new RuntimeError(status.NOT_FOUND, `${where}: image sub path "${subPath}" does not exist in image ${found.id}`);
   return { hostPath, imageId: found.id };
 }
 

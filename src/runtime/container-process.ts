@@ -131,7 +131,9 @@ export class ContainerProcess {
     this.exited = followed.closed;
     this.reportsSetUp = setUp !== undefined;
     // A held shell (a spare, or a container waiting for its cgroup) is not the program yet, nor its wrapper.
-    this.programStarted = !wrapped ? Promise.resolve(undefined) : (setUp ?? waitForProcess(pid, () => (stillHeld(pid) ? undefined : findProgram(pid)), programTimeoutMs));
+    this.programStarted = !wrapped
+      ? Promise.resolve(undefined)
+      : (setUp ?? waitForProcess(pid, () => (stillHeld(pid) ? undefined : findProgram(pid)), programTimeoutMs));
   }
 
   /**
@@ -150,12 +152,16 @@ export class ContainerProcess {
     if (cwdProblem) throw new Error(`chdir to cwd ("${spec.cwd}") set in config failed: ${cwdProblem}`);
     const held = spec.beforeExec !== undefined;
     // Behind a shell or a wrapper, a missing program would be an exit code: it is a start error.
-    const found = spec.hasProgram ? spec.hasProgram(spec.argv[0]) : findExecutable(spec.argv[0], spec.env.PATH ?? '', spec.cwd) !== undefined;
-    if ((held || spec.wrapper) && !found) throw new Error(execErrorMessage(spec.argv[0], Object.assign(new Error('not found'), { code: 'ENOENT' })));
+    const found = spec.hasProgram
+      ? spec.hasProgram(spec.argv[0])
+      : findExecutable(spec.argv[0], spec.env.PATH ?? '', spec.cwd) !== undefined;
+    if ((held || spec.wrapper) && !found)
+      throw new Error(execErrorMessage(spec.argv[0], Object.assign(new Error('not found'), { code: 'ENOENT' })));
     const argv = [...(spec.wrapper ?? []), ...spec.argv];
     // A sandbox's working directory is inside its root file system: the wrapper starts in /.
     const cwd = spec.hasProgram ? '/' : spec.cwd;
-    const make = (followed: Followed, pid: number, setUp?: Promise<number | undefined>) => ContainerProcess.made(spec, followed, pid, setUp);
+    const make = (followed: Followed, pid: number, setUp?: Promise<number | undefined>) =>
+      ContainerProcess.made(spec, followed, pid, setUp);
 
     const order = { argv, env: spec.env, cwd };
     const plain = !spec.stdin && !spec.files?.length;
@@ -165,7 +171,11 @@ export class ContainerProcess {
       const req = { file: argv[0], args: argv.slice(1), cwd, env: spec.env, logPath: spec.logPath, reportSetUp: spec.reportsSetUp };
       const spawned = await spawner.start(req, spec.onLogError ?? (() => {}), { cancelled }).catch((err: Error) => err);
       if (spawned instanceof Error) throw spawnerFailure(spec, spawned);
-      return make({ closed: spawned.closed, reopenLog: () => spawned.reopenLog(), setUpFailure: () => spawned.setUpFailure() }, spawned.pid, spawned.setUp);
+      return make(
+        { closed: spawned.closed, reopenLog: () => spawned.reopenLog(), setUpFailure: () => spawned.setUpFailure() },
+        spawned.pid,
+        spawned.setUp,
+      );
     }
 
     const guarded = spec.orphanGuard ? [...spec.orphanGuard, ...argv] : argv;
@@ -196,12 +206,24 @@ export class ContainerProcess {
     if (spare) SpareProcesses.order(spare, { ...order, argv: guarded });
     else if (held) (child.stdio[3] as NodeJS.WritableStream).end('go\n');
     const output = new OutputTap();
-    return make({ closed: followChild(child, log, output), reopenLog: () => log.reopen(), stdin: child.stdin ?? undefined, output }, child.pid);
+    return make(
+      { closed: followChild(child, log, output), reopenLog: () => log.reopen(), stdin: child.stdin ?? undefined, output },
+      child.pid,
+    );
   }
 
   /** Whether the spawner starts it with a gate on its fd 3 (which a held start needs). */
   static gated(spec: ProcessSpec, spawner?: Spawner): boolean {
-    return Boolean(spec.prepare && spec.reportsSetUp && spec.wrapper && spec.hasProgram && !spec.stdin && !spec.files?.length && !spec.beforeExec && spawner?.ready);
+    return Boolean(
+      spec.prepare &&
+      spec.reportsSetUp &&
+      spec.wrapper &&
+      spec.hasProgram &&
+      !spec.stdin &&
+      !spec.files?.length &&
+      !spec.beforeExec &&
+      spawner?.ready,
+    );
   }
 
   /**
@@ -215,9 +237,12 @@ export class ContainerProcess {
     const argv = [...spec.wrapper!, ...spec.argv];
     const req = { file: argv[0], args: argv.slice(1), cwd: '/', env: spec.env, logPath: spec.logPath, reportSetUp: true, held: spec.held };
     // Asked of the spawner first, so that its fork runs beside prepare.
-    const spawning = spawner.start(req, spec.onLogError ?? (() => {}), { cancelled, gate, after: spec.awaits?.key }).catch((err: Error) => err);
+    const spawning = spawner
+      .start(req, spec.onLogError ?? (() => {}), { cancelled, gate, after: spec.awaits?.key })
+      .catch((err: Error) => err);
     const ready = spec.prepare!().then(() => {
-      if (!spec.hasProgram!(spec.argv[0])) throw new Error(execErrorMessage(spec.argv[0], Object.assign(new Error('not found'), { code: 'ENOENT' })));
+      if (!spec.hasProgram!(spec.argv[0]))
+        throw new Error(execErrorMessage(spec.argv[0], Object.assign(new Error('not found'), { code: 'ENOENT' })));
     });
     ready.then(
       () => open(true),
@@ -241,12 +266,30 @@ export class ContainerProcess {
       await spawned.closed;
       throw failed;
     }
-    return ContainerProcess.made(spec, { closed: spawned.closed, reopenLog: () => spawned.reopenLog(), release: () => spawned.release(), setUpFailure: () => spawned.setUpFailure() }, spawned.pid, spawned.setUp);
+    return ContainerProcess.made(
+      spec,
+      {
+        closed: spawned.closed,
+        reopenLog: () => spawned.reopenLog(),
+        release: () => spawned.release(),
+        setUpFailure: () => spawned.setUpFailure(),
+      },
+      spawned.pid,
+      spawned.setUp,
+    );
   }
 
   private static made(spec: ProcessSpec, followed: Followed, pid: number, setUp?: Promise<number | undefined>): ContainerProcess {
     const programOf = spec.programOf ?? ((wrapperPid: number) => childrenOf(wrapperPid)[0]);
-    return new ContainerProcess(followed, pid, readProcStat(pid)?.startTime ?? '', spec.wrapper !== undefined, programOf, spec.programTimeoutMs ?? PROGRAM_TIMEOUT_MS, setUp);
+    return new ContainerProcess(
+      followed,
+      pid,
+      readProcStat(pid)?.startTime ?? '',
+      spec.wrapper !== undefined,
+      programOf,
+      spec.programTimeoutMs ?? PROGRAM_TIMEOUT_MS,
+      setUp,
+    );
   }
 
   /** The program under the wrapper, while it runs; undefined without a wrapper. */
@@ -316,7 +359,12 @@ function spawnProcess(spec: ProcessSpec, argv: string[], cwd: string, held: bool
     return new Error(`cannot open ${(err as NodeJS.ErrnoException).path ?? 'a namespace'} for the container: ${(err as Error).message}`);
   }
   try {
-    return spawn(file, args, { cwd, env: spec.env, detached: true, stdio: [spec.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe', held ? 'pipe' : 'ignore', ...fds] });
+    return spawn(file, args, {
+      cwd,
+      env: spec.env,
+      detached: true,
+      stdio: [spec.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe', held ? 'pipe' : 'ignore', ...fds],
+    });
   } finally {
     for (const fd of fds) closeSync(fd);
   }
@@ -332,7 +380,12 @@ export function whichSystem(name: string): string | undefined {
 
 /** Where a command would be found: a path as given, or a name looked up in PATH, executable. */
 export function findExecutable(command: string, path: string, cwd: string): string | undefined {
-  const candidates = command.includes('/') ? [isAbsolute(command) ? command : join(cwd, command)] : path.split(':').filter(Boolean).map((dir) => join(dir, command));
+  const candidates = command.includes('/')
+    ? [isAbsolute(command) ? command : join(cwd, command)]
+    : path
+        .split(':')
+        .filter(Boolean)
+        .map((dir) => join(dir, command));
   for (const candidate of candidates) {
     try {
       accessSync(candidate, constants.X_OK);
@@ -365,7 +418,8 @@ export function execErrorMessage(file: string, err: NodeJS.ErrnoException): stri
 /** What a start the spawner did not make says: the log or the exec refused (runc's words), a cancel, or the spawner's end. */
 function spawnerFailure(spec: ProcessSpec, err: Error): Error {
   if (err instanceof StartCancelled) return err;
-  if (err instanceof SpawnError) return new Error(err.stage === 'log' ? logErrorMessage(spec.logPath, err) : execErrorMessage(spec.argv[0], err));
+  if (err instanceof SpawnError)
+    return new Error(err.stage === 'log' ? logErrorMessage(spec.logPath, err) : execErrorMessage(spec.argv[0], err));
   // The spawner died before it answered: it may have started the process, so it is not started again here.
   return new Error(`the runtime's spawner exited before it started the process: ${err.message}`);
 }

@@ -10,7 +10,14 @@ import type { ContainerRecord, ImageRecord, SandboxedSpec, SandboxRecord } from 
  * the create: it has a name and an image) and `image`, with its `mounts` as
  * recorded; `sandboxed` makes its sandbox's part, last, when it has one.
  */
-export function containerRecord(id: string, sandbox: SandboxRecord, config: ContainerConfig__Output, image: ImageRecord, mounts: ContainerRecord['mounts'], sandboxed: () => SandboxedSpec | undefined): ContainerRecord {
+export function containerRecord(
+  id: string,
+  sandbox: SandboxRecord,
+  config: ContainerConfig__Output,
+  image: ImageRecord,
+  mounts: ContainerRecord['mounts'],
+  sandboxed: () => SandboxedSpec | undefined,
+): ContainerRecord {
   const ns = config.linux?.securityContext?.namespaceOptions;
   const { name, attempt } = config.metadata!;
   return {

@@ -80,7 +80,8 @@ export class ContainerService {
         finishedAt: nowNs(),
         exitCode: UNKNOWN_EXIT_CODE,
         reason: 'Unknown',
-        message: 'the embedded runtime restarted while this container ran; it was stopped because its output and exit status could no longer be followed',
+        message:
+          'the embedded runtime restarted while this container ran; it was stopped because its output and exit status could no longer be followed',
         pid: undefined,
         pidStartTime: undefined,
       });
@@ -106,7 +107,9 @@ export class ContainerService {
     if (!image) throw new RuntimeError(status.NOT_FOUND, `failed to get image "${imageName}": image not found; pull it first`);
     const sandboxed = this.sandboxes.applies(image);
     if (!sandboxed && config.command.length + config.args.length === 0) {
-      throw invalid(`container "${name}" has no command: it runs as a host process (${this.sandboxes.describe()}), with no image entrypoint, so the pod spec must give command`);
+      throw invalid(
+        `container "${name}" has no command: it runs as a host process (${this.sandboxes.describe()}), with no image entrypoint, so the pod spec must give command`,
+      );
     }
     // The name before the mounts, as containerd reserves it before it sets anything up: a refused create stacks no image volume.
     for (const other of this.state.containersOf(sandbox.id)) {
@@ -120,7 +123,9 @@ export class ContainerService {
     });
     const id = newId();
     // Its sandbox's part (its root file system, its mount begun) is made last, once nothing else can refuse it.
-    const record = containerRecord(id, sandbox, config, image, mounts, () => (sandboxed ? this.sandboxes.create(id, image, config) : undefined));
+    const record = containerRecord(id, sandbox, config, image, mounts, () =>
+      sandboxed ? this.sandboxes.create(id, image, config) : undefined,
+    );
     try {
       this.state.saveContainer(record);
     } catch (err) {
@@ -130,7 +135,12 @@ export class ContainerService {
     this.publish(record, 'CONTAINER_CREATED_EVENT');
     // Set up while the create answers, as runc's create does; not one whose start must wait for a target
     // container's PID namespace or put it in a cgroup first, nor one with stdin.
-    if (record.sandboxed && record.pidNamespace?.mode !== 'TARGET' && !record.stdin && !(needsLimits(record) && this.cgroups.mode !== 'none')) {
+    if (
+      record.sandboxed &&
+      record.pidNamespace?.mode !== 'TARGET' &&
+      !record.stdin &&
+      !(needsLimits(record) && this.cgroups.mode !== 'none')
+    ) {
       this.created.make(record.id, () => this.launch.spec(record, sandbox).then((spec) => this.processSpec(record, spec)));
     }
     return record.id;
@@ -142,7 +152,8 @@ export class ContainerService {
       ...launch,
       stdin: c.stdin,
       logPath: c.logPath,
-      onLogError: (err) => this.warn(`container ${c.id} (${c.metadata.name}): ${err.message}; its output is dropped until the file takes it`),
+      onLogError: (err) =>
+        this.warn(`container ${c.id} (${c.metadata.name}): ${err.message}; its output is dropped until the file takes it`),
       // With limits to enforce, the program runs only once it is inside its cgroup.
       beforeExec: needsLimits(c) && this.cgroups.mode !== 'none' ? (pid) => this.cgroups.attach(c.id, pid, c.resources!) : undefined,
     };
@@ -153,9 +164,11 @@ export class ContainerService {
     await this.startTurns.next();
     const c = lookup(this.state.containers, id, 'container');
     if (cancelled()) throw cancelledError(`the start of container ${c.id} was cancelled before its turn; it was not started`);
-    if (c.state !== 'CONTAINER_CREATED') throw precondition(`container ${c.id} is in ${c.state} state, only a created container can be started`);
+    if (c.state !== 'CONTAINER_CREATED')
+      throw precondition(`container ${c.id} is in ${c.state} state, only a created container can be started`);
     const sandbox = this.state.sandboxes.get(c.podSandboxId);
-    if (!sandbox || sandbox.state !== 'SANDBOX_READY') throw precondition(`pod sandbox ${c.podSandboxId} of container ${c.id} is not ready`);
+    if (!sandbox || sandbox.state !== 'SANDBOX_READY')
+      throw precondition(`pod sandbox ${c.podSandboxId} of container ${c.id} is not ready`);
     let proc: ContainerProcess;
     try {
       // Its create's set-up, unless it has gone (its spawner died with it): then one made now. A set-up
@@ -165,13 +178,16 @@ export class ContainerService {
       if (failure) throw new Error(failure);
       const held = made && isSameProcess(made.pid, made.startTime) ? made : undefined;
       held?.release();
-      proc = held ?? (await ContainerProcess.start(this.processSpec(c, await this.launch.spec(c, sandbox)), this.spares, this.spawner, cancelled));
+      proc =
+        held ??
+        (await ContainerProcess.start(this.processSpec(c, await this.launch.spec(c, sandbox)), this.spares, this.spawner, cancelled));
       const failed = held ? undefined : await proc.setUpFailed();
       if (failed) throw new Error(failed);
     } catch (err) {
       if (c.sandboxed) this.sandboxes.unmountRootfs(c);
       // Its caller gave up while it waited for the spawner: nothing ran, and the container stays created.
-      if (err instanceof StartCancelled) throw cancelledError(`the start of container ${c.id} was cancelled before it was made; it was not started`);
+      if (err instanceof StartCancelled)
+        throw cancelledError(`the start of container ${c.id} was cancelled before it was made; it was not started`);
       const message = (err as Error).message;
       Object.assign(c, { state: 'CONTAINER_EXITED', finishedAt: nowNs(), exitCode: 128, reason: 'StartError', message });
       this.state.saveContainer(c);
@@ -195,14 +211,16 @@ export class ContainerService {
     if (!proc?.wrapped) return undefined;
     const started = await proc.programStarted;
     // Its chain of wrappers may still be settling (seen under load): give it the time a start has.
-    const program = proc.program() ?? (started === undefined ? undefined : await waitForProcess(proc.pid, () => proc.program(), PROGRAM_SETTLE_MS));
+    const program =
+      proc.program() ?? (started === undefined ? undefined : await waitForProcess(proc.pid, () => proc.program(), PROGRAM_SETTLE_MS));
     // A running container whose program cannot be found is worth a line: which processes were there.
     if (program === undefined && this.processes.has(id)) {
-      this.warn(`container ${id}: no program found under its wrapper (${started === undefined ? 'never found' : `found ${started} at its start`}); the processes: ${describeTree(proc.pid)}`);
+      this.warn(
+        `container ${id}: no program found under its wrapper (${started === undefined ? 'never found' : `found ${started} at its start`}); the processes: ${describeTree(proc.pid)}`,
+      );
     }
     return program;
   }
-
 
   /** Containers a stop was asked for, until they exit: their exit is no surprise. */
   private readonly stopping = new Set<string>();
@@ -228,7 +246,9 @@ export class ContainerService {
     this.publish(c, 'CONTAINER_STOPPED_EVENT');
     const lived = c.finishedAt - c.startedAt;
     if (!asked && exit.exitCode !== 0 && lived < EARLY_EXIT_NS) {
-      this.warn(`container ${c.id} (${c.metadata.name}) exited ${Math.round(lived / 1e6)} ms after its start with code ${exit.exitCode}${exit.signal ? ` (${exit.signal})` : ''}; its output ends: ${JSON.stringify(logTail(c.logPath))}`);
+      this.warn(
+        `container ${c.id} (${c.metadata.name}) exited ${Math.round(lived / 1e6)} ms after its start with code ${exit.exitCode}${exit.signal ? ` (${exit.signal})` : ''}; its output ends: ${JSON.stringify(logTail(c.logPath))}`,
+      );
     }
   }
 
@@ -308,7 +328,8 @@ export class ContainerService {
     const run = this.launch.execCommand(c, this.state.sandboxes.get(c.podSandboxId), await this.programOf(c.id), cmd);
     // Behind a wrapper, a missing program would be an exit code: it is an error, as with runc.
     const found = run.hasProgram ? run.hasProgram(cmd[0]) : findExecutable(cmd[0], run.env.PATH ?? '', run.cwd) !== undefined;
-    if (run.wrapper && !found) throw unknown(`OCI runtime exec failed: ${execErrorMessage(cmd[0], Object.assign(new Error('not found'), { code: 'ENOENT' }))}`);
+    if (run.wrapper && !found)
+      throw unknown(`OCI runtime exec failed: ${execErrorMessage(cmd[0], Object.assign(new Error('not found'), { code: 'ENOENT' }))}`);
     return { argv: [...(run.wrapper ?? []), ...cmd], env: run.env, cwd: run.cwd };
   }
 
@@ -332,7 +353,12 @@ export class ContainerService {
   updateResources(id: string, linux: { memoryLimitInBytes: number; cpuQuota: number; cpuPeriod: number; cpuShares: number } | null): void {
     const c = lookup(this.state.containers, id, 'container');
     if (!linux) return;
-    c.resources = { memoryLimitInBytes: linux.memoryLimitInBytes, cpuQuota: linux.cpuQuota, cpuPeriod: linux.cpuPeriod, cpuShares: linux.cpuShares };
+    c.resources = {
+      memoryLimitInBytes: linux.memoryLimitInBytes,
+      cpuQuota: linux.cpuQuota,
+      cpuPeriod: linux.cpuPeriod,
+      cpuShares: linux.cpuShares,
+    };
     this.state.saveContainer(c);
     if (this.processes.has(c.id) && needsLimits(c)) this.cgroups.update(c.id, c.resources);
   }

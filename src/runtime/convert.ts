@@ -72,7 +72,13 @@ function toMount(m: RecordMount): Mount {
     ...rest,
     propagation: m.propagation ?? 'PROPAGATION_PRIVATE',
     recursiveReadOnly: m.recursiveReadOnly === true,
-    ...(image ? { hostPath: '', image: { image: image.image, userSpecifiedImage: image.userSpecifiedImage ?? '', imageRef: image.imageId }, imageSubPath: imageSubPath ?? '' } : {}),
+    ...(image
+      ? {
+          hostPath: '',
+          image: { image: image.image, userSpecifiedImage: image.userSpecifiedImage ?? '', imageRef: image.imageId },
+          imageSubPath: imageSubPath ?? '',
+        }
+      : {}),
   };
 }
 

@@ -19,7 +19,11 @@ export class CreatedProcesses {
   make(id: string, spec: () => Promise<ProcessSpec>): void {
     if (!this.spawner.ready) return;
     // Once the create's answer is on its way (its write is an immediate too): the set-up's own work does not hold it up.
-    const made = new Promise<void>((resolve) => setImmediate(resolve)).then(spec).then((s) => (ContainerProcess.gated(s, this.spawner) ? ContainerProcess.start({ ...s, held: true }, undefined, this.spawner) : undefined));
+    const made = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(spec)
+      .then((s) =>
+        ContainerProcess.gated(s, this.spawner) ? ContainerProcess.start({ ...s, held: true }, undefined, this.spawner) : undefined,
+      );
     made.catch(() => {}); // told to the start
     this.made.set(id, made);
   }

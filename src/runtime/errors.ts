@@ -25,4 +25,7 @@ export const unimplemented = (message: string) => new RuntimeError(status.UNIMPL
 
 /** A file the runtime could not write (its state, a log): a full disk is RESOURCE_EXHAUSTED, anything else UNKNOWN. */
 export const storageFailed = (doing: string, err: unknown) =>
-  new RuntimeError((err as NodeJS.ErrnoException).code === 'ENOSPC' ? status.RESOURCE_EXHAUSTED : status.UNKNOWN, `${doing}: ${(err as Error).message}`);
+  new RuntimeError(
+    (err as NodeJS.ErrnoException).code === 'ENOSPC' ? status.RESOURCE_EXHAUSTED : status.UNKNOWN,
+    `${doing}: ${(err as Error).message}`,
+  );

@@ -21,7 +21,7 @@ const REAP_WAIT_MS = 100;
  */
 async function killReaped(pid: number): Promise<void> {
   const levels: number[][] = [];
-  for (let level = [pid]; levels.length < 8; ) {
+  for (let level = [pid]; levels.length < 8;) {
     level = level.flatMap((p) => childrenOf(p));
     if (level.length === 0) break;
     levels.push(level);

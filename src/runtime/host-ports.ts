@@ -23,12 +23,19 @@ export class PortMappingError extends Error {}
 const UDP_IDLE_MS = 30_000;
 
 /** The mappings that need a relay; throws PortMappingError for one that cannot have one. */
-export function relayedMappings(mappings: readonly { protocol: string; containerPort: number; hostPort: number; hostIp: string }[], all = false): HostPortMapping[] {
+export function relayedMappings(
+  mappings: readonly { protocol: string; containerPort: number; hostPort: number; hostIp: string }[],
+  all = false,
+): HostPortMapping[] {
   const relayed: HostPortMapping[] = [];
   for (const m of mappings) {
     if (m.hostPort <= 0 || (m.hostPort === m.containerPort && !all)) continue;
-    if (m.protocol !== 'TCP' && m.protocol !== 'UDP') throw new PortMappingError(`port mapping ${m.hostPort} -> ${m.containerPort}: protocol ${m.protocol} is not supported by the embedded runtime (TCP and UDP are)`);
-    if (m.containerPort <= 0 || m.containerPort > 65535 || m.hostPort > 65535) throw new PortMappingError(`port mapping ${m.hostPort} -> ${m.containerPort}: a port is out of range`);
+    if (m.protocol !== 'TCP' && m.protocol !== 'UDP')
+      throw new PortMappingError(
+        `port mapping ${m.hostPort} -> ${m.containerPort}: protocol ${m.protocol} is not supported by the embedded runtime (TCP and UDP are)`,
+      );
+    if (m.containerPort <= 0 || m.containerPort > 65535 || m.hostPort > 65535)
+      throw new PortMappingError(`port mapping ${m.hostPort} -> ${m.containerPort}: a port is out of range`);
     relayed.push({ protocol: m.protocol, hostPort: m.hostPort, containerPort: m.containerPort, hostIp: m.hostIp });
   }
   return relayed;
@@ -65,7 +72,9 @@ export class HostPorts {
 }
 
 function listenError(m: HostPortMapping, err: Error): Error {
-  return new Error(`cannot listen on host port ${m.hostIp || '0.0.0.0'}:${m.hostPort}/${m.protocol} for container port ${m.containerPort}: ${err.message}`);
+  return new Error(
+    `cannot listen on host port ${m.hostIp || '0.0.0.0'}:${m.hostPort}/${m.protocol} for container port ${m.containerPort}: ${err.message}`,
+  );
 }
 
 function tcpRelay(m: HostPortMapping, podIp: string): Promise<Relay> {

@@ -78,7 +78,7 @@ export class PidNamespaces {
     const child = spawn(file, args, { detached: true, stdio: 'ignore' });
     child.on('error', () => {});
     child.unref();
-    if (child.pid === undefined) throw new Error('could not start the process that holds the pod\'s PID namespace');
+    if (child.pid === undefined) throw new Error("could not start the process that holds the pod's PID namespace");
     return { pid: child.pid, startTime: readProcStat(child.pid)?.startTime ?? '' };
   }
 
@@ -93,9 +93,15 @@ export class PidNamespaces {
 }
 
 function detect(): { available: boolean; reason: string } {
-  const unshare = spawnSync('unshare', [...UNSHARE, '--', 'true'], { stdio: ['ignore', 'ignore', 'pipe'], timeout: 5_000, encoding: 'utf8' });
-  if (unshare.error) return { available: false, reason: `unshare cannot run (${(unshare.error as NodeJS.ErrnoException).code ?? unshare.error.message})` };
-  if (unshare.status !== 0) return { available: false, reason: `unshare --pid fails: ${unshare.stderr.trim() || `exit ${unshare.status}`}` };
+  const unshare = spawnSync('unshare', [...UNSHARE, '--', 'true'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    timeout: 5_000,
+    encoding: 'utf8',
+  });
+  if (unshare.error)
+    return { available: false, reason: `unshare cannot run (${(unshare.error as NodeJS.ErrnoException).code ?? unshare.error.message})` };
+  if (unshare.status !== 0)
+    return { available: false, reason: `unshare --pid fails: ${unshare.stderr.trim() || `exit ${unshare.status}`}` };
   const nsenter = spawnSync('nsenter', ['--version'], { stdio: 'ignore', timeout: 5_000 });
   if (nsenter.error || nsenter.status !== 0) return { available: false, reason: 'nsenter cannot run' };
   return { available: true, reason: 'unshare and nsenter' };

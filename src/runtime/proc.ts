@@ -143,7 +143,8 @@ export function ranToEnd(child: ChildProcess, argv: readonly string[]): Promise<
       if (code === 0) resolve({ ok: true, reason: '' });
     });
     child.once('close', (code, signal) => {
-      if (code !== 0 && child.pid !== undefined) resolve({ ok: false, reason: stderr.trim() || `${argv[0]} ${signal ? `was killed (${signal})` : `exited ${code}`}` });
+      if (code !== 0 && child.pid !== undefined)
+        resolve({ ok: false, reason: stderr.trim() || `${argv[0]} ${signal ? `was killed (${signal})` : `exited ${code}`}` });
     });
   });
 }
@@ -177,7 +178,9 @@ export function readyPid(child: ChildProcess, argv: readonly string[]): Promise<
   child.unref();
   const pid = child.pid;
   if (pid === undefined) {
-    return new Promise((_resolve, reject) => child.once('error', (err: NodeJS.ErrnoException) => reject(new Error(`${argv[0]} cannot run (${err.code ?? err.message})`))));
+    return new Promise((_resolve, reject) =>
+      child.once('error', (err: NodeJS.ErrnoException) => reject(new Error(`${argv[0]} cannot run (${err.code ?? err.message})`))),
+    );
   }
   child.on('error', () => {});
   const ready = child.stdio[3] as Readable;

@@ -96,9 +96,22 @@ export class EmbeddedRuntime {
     this.pidNamespaces = new PidNamespaces(join(options.dir, 'bin'));
     if (!this.pidNamespaces.available) warn(`containers share the host's PID namespace: ${this.pidNamespaces.reason}`);
     this.imageSandboxes = new ImageSandboxes(options.dir, this.images, options.sandbox ?? 'auto');
-    if (this.images instanceof OciImageStore && !this.imageSandboxes.enabled) warn(`containers of real images run as ${this.imageSandboxes.describe()}`);
-    this.containers = new ContainerService(this.state, this.images, this.events, this.cgroups, this.pidNamespaces, this.imageSandboxes, warn);
-    this.podNetwork = new PodNetwork({ confDir: options.cniConfDir, binDirs: options.cniBinDirs ?? DEFAULT_CNI_BIN_DIRS, netnsDir: join(options.dir, 'netns') });
+    if (this.images instanceof OciImageStore && !this.imageSandboxes.enabled)
+      warn(`containers of real images run as ${this.imageSandboxes.describe()}`);
+    this.containers = new ContainerService(
+      this.state,
+      this.images,
+      this.events,
+      this.cgroups,
+      this.pidNamespaces,
+      this.imageSandboxes,
+      warn,
+    );
+    this.podNetwork = new PodNetwork({
+      confDir: options.cniConfDir,
+      binDirs: options.cniBinDirs ?? DEFAULT_CNI_BIN_DIRS,
+      netnsDir: join(options.dir, 'netns'),
+    });
     this.sandboxes = new SandboxService(this.state, this.containers, this.events, this.pidNamespaces, this.imageSandboxes, this.podNetwork);
     this.streams = new ContainerStreams(this.state, this.containers, warn);
     this.containers.recover();
@@ -114,15 +127,22 @@ export class EmbeddedRuntime {
   status(verbose: boolean): StatusResponse {
     return {
       status: {
-        conditions: [
-          { type: 'RuntimeReady', status: true, reason: '', message: '' },
-          this.networkCondition(),
-          ...this.sandboxCondition(),
-        ],
+        conditions: [{ type: 'RuntimeReady', status: true, reason: '', message: '' }, this.networkCondition(), ...this.sandboxCondition()],
       },
       // Recursive read-only mounts are made in sandboxes only.
       runtimeHandlers: [{ name: '', features: { recursiveReadOnlyMounts: this.imageSandboxes.enabled, userNamespaces: false } }],
-      info: verbose ? { config: JSON.stringify({ dir: this.options.dir, isolation: this.isolation(), network: this.networkCondition().message, spawning: this.containers.describeSpawning(), images: this.describeImages(), resourceLimits: this.cgroups.describe() }) } : {},
+      info: verbose
+        ? {
+            config: JSON.stringify({
+              dir: this.options.dir,
+              isolation: this.isolation(),
+              network: this.networkCondition().message,
+              spawning: this.containers.describeSpawning(),
+              images: this.describeImages(),
+              resourceLimits: this.cgroups.describe(),
+            }),
+          }
+        : {},
     };
   }
 
@@ -157,8 +177,17 @@ export class EmbeddedRuntime {
       return {
         attributes: { id: s.id, metadata: s.metadata, labels: s.labels, annotations: s.annotations },
         linux: {
-          cpu: { timestamp: now, usageCoreNanoSeconds: { value: sum((c) => Number(c.cpu?.usageCoreNanoSeconds?.value ?? 0)) }, usageNanoCores: { value: sum((c) => Number(c.cpu?.usageNanoCores?.value ?? 0)) } },
-          memory: { timestamp: now, workingSetBytes: { value: sum((c) => Number(c.memory?.workingSetBytes?.value ?? 0)) }, usageBytes: { value: sum((c) => Number(c.memory?.usageBytes?.value ?? 0)) }, rssBytes: { value: sum((c) => Number(c.memory?.rssBytes?.value ?? 0)) } },
+          cpu: {
+            timestamp: now,
+            usageCoreNanoSeconds: { value: sum((c) => Number(c.cpu?.usageCoreNanoSeconds?.value ?? 0)) },
+            usageNanoCores: { value: sum((c) => Number(c.cpu?.usageNanoCores?.value ?? 0)) },
+          },
+          memory: {
+            timestamp: now,
+            workingSetBytes: { value: sum((c) => Number(c.memory?.workingSetBytes?.value ?? 0)) },
+            usageBytes: { value: sum((c) => Number(c.memory?.usageBytes?.value ?? 0)) },
+            rssBytes: { value: sum((c) => Number(c.memory?.rssBytes?.value ?? 0)) },
+          },
           process: { timestamp: now, processCount: { value: processes } },
           containers: mine,
         },
@@ -171,7 +200,11 @@ export class EmbeddedRuntime {
     const rss = usage?.rssBytes ?? 0;
     return {
       attributes: { id: c.id, metadata: c.metadata, labels: c.labels, annotations: c.annotations },
-      cpu: { timestamp: now, usageCoreNanoSeconds: { value: cpu }, usageNanoCores: { value: usage ? this.cpu.nanoCores(c.id, now, cpu) : 0 } },
+      cpu: {
+        timestamp: now,
+        usageCoreNanoSeconds: { value: cpu },
+        usageNanoCores: { value: usage ? this.cpu.nanoCores(c.id, now, cpu) : 0 },
+      },
       memory: { timestamp: now, workingSetBytes: { value: rss }, usageBytes: { value: rss }, rssBytes: { value: rss } },
       writableLayer: { timestamp: now, fsId: { mountpoint: this.options.dir }, usedBytes: { value: 0 }, inodesUsed: { value: 0 } },
     };
@@ -192,7 +225,12 @@ export class EmbeddedRuntime {
   networkCondition(): { type: string; status: boolean; reason: string; message: string } {
     const c = this.podNetwork.condition();
     if (c.network && !this.imageSandboxes.enabled) {
-      return { type: 'NetworkReady', status: true, reason: '', message: `pods share the host network: a pod network needs sandboxes (${this.imageSandboxes.describe()})` };
+      return {
+        type: 'NetworkReady',
+        status: true,
+        reason: '',
+        message: `pods share the host network: a pod network needs sandboxes (${this.imageSandboxes.describe()})`,
+      };
     }
     return { type: 'NetworkReady', status: c.ready, reason: c.reason, message: c.message };
   }
@@ -204,15 +242,20 @@ export class EmbeddedRuntime {
    */
   private sandboxCondition(): { type: string; status: boolean; reason: string; message: string }[] {
     if (!(this.images instanceof OciImageStore)) return [];
-    if (this.imageSandboxes.enabled) return [{ type: ContainerSandboxReady, status: true, reason: '', message: this.imageSandboxes.describe() }];
+    if (this.imageSandboxes.enabled)
+      return [{ type: ContainerSandboxReady, status: true, reason: '', message: this.imageSandboxes.describe() }];
     const reason = this.options.sandbox === 'off' ? 'SandboxesTurnedOff' : 'BubblewrapUnavailable';
-    return [{ type: ContainerSandboxReady, status: false, reason, message: `containers of real images run as ${this.imageSandboxes.describe()}` }];
+    return [
+      { type: ContainerSandboxReady, status: false, reason, message: `containers of real images run as ${this.imageSandboxes.describe()}` },
+    ];
   }
 
   /** How containers are isolated: sandboxes for real images where bubblewrap works, else host processes. */
   private isolation(): string {
     const host = `host processes; ${this.pidNamespaces.describe()}`;
-    return this.imageSandboxes.enabled ? `containers of real images: ${this.imageSandboxes.describe()}; others: ${host}` : `${host} (${this.imageSandboxes.describe()})`;
+    return this.imageSandboxes.enabled
+      ? `containers of real images: ${this.imageSandboxes.describe()}; others: ${host}`
+      : `${host} (${this.imageSandboxes.describe()})`;
   }
 
   private describeImages(): string {

@@ -42,7 +42,13 @@ export class SandboxService {
   /** Sandboxes have lifecycle events too (containerd 2 sends them): their id stands as the container id. */
   private publish(sandbox: SandboxRecord, type: ContainerEventType): void {
     if (this.events.subscribers === 0) return;
-    this.events.publish({ containerId: sandbox.id, containerEventType: type, createdAt: nowNs(), podSandboxStatus: toPodSandboxStatus(sandbox), containersStatuses: [] });
+    this.events.publish({
+      containerId: sandbox.id,
+      containerEventType: type,
+      createdAt: nowNs(),
+      podSandboxStatus: toPodSandboxStatus(sandbox),
+      containersStatuses: [],
+    });
   }
 
   async run(config: PodSandboxConfig__Output | null, runtimeHandler: string): Promise<string> {
@@ -66,7 +72,11 @@ export class SandboxService {
     }
   }
 
-  private async create(config: PodSandboxConfig__Output, meta: NonNullable<PodSandboxConfig__Output['metadata']>, runtimeHandler: string): Promise<string> {
+  private async create(
+    config: PodSandboxConfig__Output,
+    meta: NonNullable<PodSandboxConfig__Output['metadata']>,
+    runtimeHandler: string,
+  ): Promise<string> {
     const ns = config.linux?.securityContext?.namespaceOptions;
     const network = ns?.network === 'NODE' ? undefined : this.networkFor(meta);
     const own: SysctlNamespaces = { ipc: ns?.ipc !== 'NODE', uts: ns?.network !== 'NODE', net: network !== undefined };
@@ -94,14 +104,20 @@ export class SandboxService {
       namespaces: { network: ns?.network ?? 'POD', pid: ns?.pid ?? 'POD', ipc: ns?.ipc ?? 'POD' },
       sysctls,
       hostPorts: hostPorts.length > 0 ? hostPorts : undefined,
-      dns: config.dnsConfig ? { servers: config.dnsConfig.servers, searches: config.dnsConfig.searches, options: config.dnsConfig.options } : undefined,
+      dns: config.dnsConfig
+        ? { servers: config.dnsConfig.servers, searches: config.dnsConfig.searches, options: config.dnsConfig.options }
+        : undefined,
       // A host-network sandbox has no IP of its own (the kubelet uses the node's), as with containerd.
       ip: ns?.network === 'NODE' ? '' : this.ip,
     };
     try {
       if (network) {
         // As containerd hands them to CNI's portmap plugin.
-        const mappings = cniMapsPorts ? (config.portMappings ?? []).filter((m) => m.hostPort > 0).map((m) => ({ hostPort: m.hostPort, containerPort: m.containerPort, protocol: m.protocol.toLowerCase(), hostIP: m.hostIp })) : [];
+        const mappings = cniMapsPorts
+          ? (config.portMappings ?? [])
+              .filter((m) => m.hostPort > 0)
+              .map((m) => ({ hostPort: m.hostPort, containerPort: m.containerPort, protocol: m.protocol.toLowerCase(), hostIP: m.hostIp }))
+          : [];
         const { record: attached, ips } = await this.podNetwork.setUp(network, podIdentity(record), mappings);
         record.podNetwork = attached;
         [record.ip] = ips;
@@ -116,7 +132,8 @@ export class SandboxService {
       throw unknown(`failed to create pod sandbox ${meta.namespace}/${meta.name}: ${(err as Error).message}`);
     }
     // Host processes that share the pod's PID namespace: its holder starts now, as a pause container would.
-    if (record.namespaces.pid === 'POD' && !this.imageSandboxes.enabled && this.pidNamespaces.available) record.pidHolder = this.pidNamespaces.startHolder();
+    if (record.namespaces.pid === 'POD' && !this.imageSandboxes.enabled && this.pidNamespaces.available)
+      record.pidHolder = this.pidNamespaces.startHolder();
     try {
       this.state.saveSandbox(record);
     } catch (err) {
@@ -165,7 +182,9 @@ export class SandboxService {
   async reopenHostPorts(warn: (message: string) => void): Promise<void> {
     for (const sandbox of this.state.sandboxes.values()) {
       if (sandbox.state !== 'SANDBOX_READY' || !sandbox.hostPorts) continue;
-      await this.hostPorts.open(sandbox.id, sandbox.hostPorts, relayTarget(sandbox)).catch((err: Error) => warn(`pod sandbox ${sandbox.id}: ${err.message}`));
+      await this.hostPorts
+        .open(sandbox.id, sandbox.hostPorts, relayTarget(sandbox))
+        .catch((err: Error) => warn(`pod sandbox ${sandbox.id}: ${err.message}`));
     }
   }
 
@@ -177,11 +196,15 @@ export class SandboxService {
    * its address back) in the background.
    */
   recoverNetworks(warn: (message: string) => void): Promise<void> {
-    const lost = [...this.state.sandboxes.values()].filter((s) => s.state === 'SANDBOX_READY' && podNetns(s) !== undefined && !this.podNetwork.isKept(s.podNetwork!));
+    const lost = [...this.state.sandboxes.values()].filter(
+      (s) => s.state === 'SANDBOX_READY' && podNetns(s) !== undefined && !this.podNetwork.isKept(s.podNetwork!),
+    );
     for (const sandbox of lost) {
       sandbox.state = 'SANDBOX_NOTREADY';
       this.state.saveSandbox(sandbox);
-      warn(`pod sandbox ${sandbox.id} (${sandbox.metadata.namespace}/${sandbox.metadata.name}): its network namespace ${sandbox.podNetwork!.netns} is gone; the sandbox is not ready`);
+      warn(
+        `pod sandbox ${sandbox.id} (${sandbox.metadata.namespace}/${sandbox.metadata.name}): its network namespace ${sandbox.podNetwork!.netns} is gone; the sandbox is not ready`,
+      );
     }
     return Promise.all(lost.map((s) => this.leaveNetwork(s, true).catch((err: Error) => warn(err.message)))).then(() => {});
   }
@@ -252,7 +275,10 @@ export class SandboxService {
 
   /** The pod's sysctls to write in its holder's namespaces; INVALID_ARGUMENT for one it cannot have. */
   private sysctlFiles(sysctls: Record<string, string>, own: SysctlNamespaces): [string, string][] {
-    if (!this.imageSandboxes.enabled) throw invalid(`sysctls ${Object.keys(sysctls).join(', ')}: the embedded runtime sets them in its sandboxes only, and runs host processes (${this.imageSandboxes.describe()})`);
+    if (!this.imageSandboxes.enabled)
+      throw invalid(
+        `sysctls ${Object.keys(sysctls).join(', ')}: the embedded runtime sets them in its sandboxes only, and runs host processes (${this.imageSandboxes.describe()})`,
+      );
     try {
       return sysctlFiles(sysctls, own);
     } catch (err) {
@@ -264,7 +290,10 @@ export class SandboxService {
   /** The port mappings to relay: on the host's network, those whose host port is not the container's; on a pod's own, all. */
   private relayed(mappings: PodSandboxConfig__Output['portMappings'], ownNetwork: boolean): HostPortMapping[] {
     try {
-      return relayedMappings((mappings ?? []).map((m) => ({ protocol: m.protocol, containerPort: m.containerPort, hostPort: m.hostPort, hostIp: m.hostIp })), ownNetwork);
+      return relayedMappings(
+        (mappings ?? []).map((m) => ({ protocol: m.protocol, containerPort: m.containerPort, hostPort: m.hostPort, hostIp: m.hostIp })),
+        ownNetwork,
+      );
     } catch (err) {
       if (err instanceof PortMappingError) throw invalid(err.message);
       throw err;

@@ -39,14 +39,23 @@ export async function startEmbeddedRuntime(options: ServeOptions): Promise<Servi
   if (await socketAnswers(socketPath)) {
     throw new Error(`a runtime already serves ${socketPath}${pidNote(paths.runtimePidFile)}; stop it first (knode runtime stop)`);
   }
-  const runtime = new EmbeddedRuntime({ dir: paths.runtimeDir, warn: options.log, registryConfig: paths.registryConfig, sandbox: options.sandbox, cniConfDir: options.cniConfDir ?? paths.cniConfDir, cniBinDirs: options.cniBinDirs });
+  const runtime = new EmbeddedRuntime({
+    dir: paths.runtimeDir,
+    warn: options.log,
+    registryConfig: paths.registryConfig,
+    sandbox: options.sandbox,
+    cniConfDir: options.cniConfDir ?? paths.cniConfDir,
+    cniBinDirs: options.cniBinDirs,
+  });
   const served = await serveRuntime(runtime, socketPath, options.log);
   const ownsPidFile = socketPath === paths.runtimeSocket;
   if (ownsPidFile) writeFileSync(paths.runtimePidFile, `${process.pid}\n`);
   const hosted = `host processes, ${runtime.pidNamespaces.available ? 'each in its PID namespace' : 'without isolation'}`;
   options.log(
     `embedded runtime serving unix://${socketPath} (pid ${process.pid}); containers ` +
-      (runtime.imageSandboxes.enabled ? `of real images run in ${runtime.imageSandboxes.describe()}; others as ${hosted}` : `run as ${hosted} (${runtime.imageSandboxes.describe()})`),
+      (runtime.imageSandboxes.enabled
+        ? `of real images run in ${runtime.imageSandboxes.describe()}; others as ${hosted}`
+        : `run as ${hosted} (${runtime.imageSandboxes.describe()})`),
   );
   options.log(
     runtime.images.kind === 'registry'

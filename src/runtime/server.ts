@@ -18,7 +18,11 @@ type Log = (message: string) => void;
  * Wraps one CRI call: the answer or a gRPC status. A RuntimeError keeps its
  * code; anything else is a bug, answered INTERNAL and logged, never a crash.
  */
-function unary<Req, Res>(method: string, log: Log, fn: (req: Req, cancelled: () => boolean) => Res | Promise<Res>): grpc.handleUnaryCall<Req, Res> {
+function unary<Req, Res>(
+  method: string,
+  log: Log,
+  fn: (req: Req, cancelled: () => boolean) => Res | Promise<Res>,
+): grpc.handleUnaryCall<Req, Res> {
   return (call, callback) => {
     let result: Res | Promise<Res>;
     try {
@@ -28,7 +32,10 @@ function unary<Req, Res>(method: string, log: Log, fn: (req: Req, cancelled: () 
       return;
     }
     if (result instanceof Promise) {
-      result.then((res) => callback(null, res), (err) => callback(toStatus(method, err, log)));
+      result.then(
+        (res) => callback(null, res),
+        (err) => callback(toStatus(method, err, log)),
+      );
     } else {
       callback(null, result);
     }
@@ -68,7 +75,11 @@ export function runtimeHandlers(rt: EmbeddedRuntime, log: Log, streams: EventStr
       };
     }),
     // Pre-encoded answers (see EncodedListCache); the service definition passes the bytes through.
-    ListPodSandbox: unary('ListPodSandbox', log, (req) => encoded.sandboxes.encode(rt.sandboxes.list(req.filter), (id) => rt.state.revision(id), toPodSandbox) as never),
+    ListPodSandbox: unary(
+      'ListPodSandbox',
+      log,
+      (req) => encoded.sandboxes.encode(rt.sandboxes.list(req.filter), (id) => rt.state.revision(id), toPodSandbox) as never,
+    ),
     CreateContainer: unary('CreateContainer', log, (req) => ({ containerId: rt.containers.create(req.podSandboxId, req.config) })),
     // A start the client gave up on (a kill cancelled the pod's sync) while it waited for its turn is not made.
     StartContainer: unary('StartContainer', log, async (req, cancelled) => {
@@ -83,7 +94,11 @@ export function runtimeHandlers(rt: EmbeddedRuntime, log: Log, streams: EventStr
       await rt.containers.remove(req.containerId);
       return {};
     }),
-    ListContainers: unary('ListContainers', log, (req) => encoded.containers.encode(rt.containers.list(req.filter), (id) => rt.state.revision(id), toContainer) as never),
+    ListContainers: unary(
+      'ListContainers',
+      log,
+      (req) => encoded.containers.encode(rt.containers.list(req.filter), (id) => rt.state.revision(id), toContainer) as never,
+    ),
     ContainerStatus: unary('ContainerStatus', log, (req) => {
       const c = rt.containers.get(req.containerId);
       return { status: toContainerStatus(c), info: verboseInfo(req.verbose, { ...c, pid: rt.containers.pidOf(c.id) }) };
@@ -161,7 +176,10 @@ export function imageHandlers(rt: EmbeddedRuntime, log: Log): ImageServiceHandle
       if (name === '') return { image: null, info: {} };
       const image = rt.images.find(name);
       // Verbose answers carry the image config as containerd's do (info.imageSpec), for real images.
-      const info: Record<string, string> = image && req.verbose && rt.images instanceof OciImageStore ? { info: JSON.stringify({ id: image.id, imageSpec: rt.images.config(image) }) } : {};
+      const info: Record<string, string> =
+        image && req.verbose && rt.images instanceof OciImageStore
+          ? { info: JSON.stringify({ id: image.id, imageSpec: rt.images.config(image) }) }
+          : {};
       return { image: image ? toImage(image) : null, info };
     }),
     PullImage: unary('PullImage', log, async (req) => {
@@ -184,7 +202,9 @@ export function knodeImageHandlers(rt: EmbeddedRuntime, log: Log): ImagesHandler
   return {
     ImportImages: unary('ImportImages', log, async (req) => {
       if (!(rt.images instanceof OciImageStore)) {
-        throw precondition(`images are records on this runtime: create ${rt.options.registryConfig ?? '<root-dir>/registries.yaml'} (it may be empty) and restart the runtime to import real images`);
+        throw precondition(
+          `images are records on this runtime: create ${rt.options.registryConfig ?? '<root-dir>/registries.yaml'} (it may be empty) and restart the runtime to import real images`,
+        );
       }
       if (!isAbsolute(req.path)) throw invalid(`archive path "${req.path}" must be absolute`);
       return { images: (await rt.images.import(req.path, req.baseName || undefined)).map(toImage) };

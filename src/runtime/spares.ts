@@ -110,7 +110,12 @@ export class SpareProcesses {
   /** Spawns spares, one per turn of the event loop, until the pool is full. */
   private fill(): void {
     if (this.closed || this.spares.length >= this.size) return;
-    const spare = spawn('/bin/sh', ['-c', SPARE_SCRIPT, HOLD_MARK], { cwd: '/', env: {}, detached: true, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
+    const spare = spawn('/bin/sh', ['-c', SPARE_SCRIPT, HOLD_MARK], {
+      cwd: '/',
+      env: {},
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+    });
     spare.on('error', () => {});
     if (spare.pid === undefined) return;
     // A waiting spare keeps nothing alive: taken, it is held as any container.

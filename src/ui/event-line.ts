@@ -6,8 +6,23 @@ const NOISY = new Set(['PLEGRelist', 'StatusChanged', 'Housekeeping']);
 const DETAIL = new Set(['PodSynced', 'PLEGEvent', 'WorkerStarted', 'WorkerFinished', 'VolumesReady']);
 /** What went wrong: shown at every verbosity, as klog's errors and warnings are. */
 const PROBLEMS = new Set([
-  'ManifestError', 'PodRejected', 'SyncFailed', 'SandboxFailed', 'PodNetworkMissing', 'ImagePullFailed', 'ImagePullBackOff', 'ContainerFailed', 'ContainerBackOff',
-  'ProbeFailed', 'PodFailed', 'ClusterWarning', 'RuntimeUnhealthy', 'PLEGUnhealthy', 'RuntimeConditionChanged', 'NodeReadyChanged', 'OrphanKilled',
+  'ManifestError',
+  'PodRejected',
+  'SyncFailed',
+  'SandboxFailed',
+  'PodNetworkMissing',
+  'ImagePullFailed',
+  'ImagePullBackOff',
+  'ContainerFailed',
+  'ContainerBackOff',
+  'ProbeFailed',
+  'PodFailed',
+  'ClusterWarning',
+  'RuntimeUnhealthy',
+  'PLEGUnhealthy',
+  'RuntimeConditionChanged',
+  'NodeReadyChanged',
+  'OrphanKilled',
 ]);
 
 export function isNoisy(event: LifecycleEvent): boolean {
@@ -52,7 +67,13 @@ export function formatEventLine(event: LifecycleEvent, verbosity = 0): string {
  */
 export function formatEventLogJson(event: LifecycleEvent, verbosity = 0): string {
   const [namespace, name] = event.pod.split('/');
-  const line: Record<string, unknown> = { ts: event.at / 1000, v: eventVerbosity(event), severity: severity(event), msg: event.message || event.type, event: event.type };
+  const line: Record<string, unknown> = {
+    ts: event.at / 1000,
+    v: eventVerbosity(event),
+    severity: severity(event),
+    msg: event.message || event.type,
+    event: event.type,
+  };
   if (event.pod) line.pod = { name, namespace };
   if (event.pod && verbosity >= 2) line.podUID = event.uid;
   if (event.container) line.container = event.container;

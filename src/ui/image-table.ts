@@ -24,7 +24,9 @@ export function imageTable(images: Image[]): string {
   for (const image of images) {
     const id = image.id.replace(/^sha256:/, '').slice(0, 13);
     const size = formatImageSize(Number(image.size));
-    const names = image.repoTags.length ? image.repoTags.map(splitTag) : image.repoDigests.map((d) => [d.split('@')[0], '<none>'] as [string, string]);
+    const names = image.repoTags.length
+      ? image.repoTags.map(splitTag)
+      : image.repoDigests.map((d) => [d.split('@')[0], '<none>'] as [string, string]);
     if (names.length === 0) names.push(['<none>', '<none>']);
     for (const [repo, tag] of names) rows.push([repo, tag, id, size]);
   }

@@ -25,10 +25,20 @@ export interface PodUsage {
  * CPU rate is not known yet (a first reading) leaves its pod's CPU unknown.
  */
 export function podUsage(pod: PodStats): PodUsage {
-  const containers = pod.containers.map((c) => ({ name: c.name, nanoCores: c.cpu?.usageNanoCores, workingSetBytes: c.memory?.workingSetBytes }));
+  const containers = pod.containers.map((c) => ({
+    name: c.name,
+    nanoCores: c.cpu?.usageNanoCores,
+    workingSetBytes: c.memory?.workingSetBytes,
+  }));
   const sum = (pick: (c: (typeof containers)[number]) => number | undefined) =>
     containers.some((c) => pick(c) === undefined) ? undefined : containers.reduce((n, c) => n + (pick(c) ?? 0), 0);
-  return { namespace: pod.podRef.namespace, name: pod.podRef.name, nanoCores: sum((c) => c.nanoCores), workingSetBytes: sum((c) => c.workingSetBytes), containers };
+  return {
+    namespace: pod.podRef.namespace,
+    name: pod.podRef.name,
+    nanoCores: sum((c) => c.nanoCores),
+    workingSetBytes: sum((c) => c.workingSetBytes),
+    containers,
+  };
 }
 
 export type TopSort = 'cpu' | 'memory' | undefined;
@@ -40,18 +50,25 @@ export type TopSort = 'cpu' | 'memory' | undefined;
  */
 export function topPodsTable(summary: Summary, o: { containers: boolean; allNamespaces: boolean; sortBy: TopSort }): string {
   const pods = summary.pods.filter((p) => p.containers.length > 0).map(podUsage);
-  const key = (u: { nanoCores?: number; workingSetBytes?: number }) => (o.sortBy === 'cpu' ? u.nanoCores ?? -1 : u.workingSetBytes ?? -1);
+  const key = (u: { nanoCores?: number; workingSetBytes?: number }) =>
+    o.sortBy === 'cpu' ? (u.nanoCores ?? -1) : (u.workingSetBytes ?? -1);
   if (o.sortBy) pods.sort((a, b) => key(b) - key(a));
   else pods.sort((a, b) => `${a.namespace}/${a.name}`.localeCompare(`${b.namespace}/${b.name}`));
   const ns = (p: PodUsage) => (o.allNamespaces ? [p.namespace] : []);
   if (o.containers) {
     const header = [...(o.allNamespaces ? ['NAMESPACE'] : []), 'POD', 'NAME', 'CPU(cores)', 'MEMORY(bytes)'];
-    const ordered = (cs: PodUsage['containers']) => [...cs].sort(o.sortBy ? (a, b) => key(b) - key(a) : (a, b) => a.name.localeCompare(b.name));
-    const rows = pods.flatMap((p) => ordered(p.containers).map((c) => [...ns(p), p.name, c.name, formatCpu(c.nanoCores), formatMemory(c.workingSetBytes)]));
+    const ordered = (cs: PodUsage['containers']) =>
+      [...cs].sort(o.sortBy ? (a, b) => key(b) - key(a) : (a, b) => a.name.localeCompare(b.name));
+    const rows = pods.flatMap((p) =>
+      ordered(p.containers).map((c) => [...ns(p), p.name, c.name, formatCpu(c.nanoCores), formatMemory(c.workingSetBytes)]),
+    );
     return formatTable(header, rows);
   }
   const header = [...(o.allNamespaces ? ['NAMESPACE'] : []), 'NAME', 'CPU(cores)', 'MEMORY(bytes)'];
-  return formatTable(header, pods.map((p) => [...ns(p), p.name, formatCpu(p.nanoCores), formatMemory(p.workingSetBytes)]));
+  return formatTable(
+    header,
+    pods.map((p) => [...ns(p), p.name, formatCpu(p.nanoCores), formatMemory(p.workingSetBytes)]),
+  );
 }
 
 /** `kubectl top node`: usage against what the node has (cores, memory). */
@@ -60,11 +77,16 @@ export function topNodeTable(summary: Summary, capacity: { cpuCores: number; mem
   const memory = summary.node.memory?.workingSetBytes;
   // kubectl's integer arithmetic: millicores (rounded up) and bytes, percentages rounded down.
   const percent = (used: number | undefined, total: number) => (used === undefined ? '<unknown>' : `${Math.floor((used * 100) / total)}%`);
-  return formatTable(['NAME', 'CPU(cores)', 'CPU(%)', 'MEMORY(bytes)', 'MEMORY(%)'], [[
-    summary.node.nodeName,
-    formatCpu(cpu),
-    percent(cpu === undefined ? undefined : Math.ceil(cpu / 1e6), capacity.cpuCores * 1000),
-    formatMemory(memory),
-    percent(memory, capacity.memoryBytes),
-  ]]);
+  return formatTable(
+    ['NAME', 'CPU(cores)', 'CPU(%)', 'MEMORY(bytes)', 'MEMORY(%)'],
+    [
+      [
+        summary.node.nodeName,
+        formatCpu(cpu),
+        percent(cpu === undefined ? undefined : Math.ceil(cpu / 1e6), capacity.cpuCores * 1000),
+        formatMemory(memory),
+        percent(memory, capacity.memoryBytes),
+      ],
+    ],
+  );
 }

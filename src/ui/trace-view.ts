@@ -22,7 +22,9 @@ export function formatWaterfall(trace: PodTrace): string {
     const length = Math.max(1, Math.round(((s.end - s.start) / total) * BAR_WIDTH));
     const bar = `${' '.repeat(Math.min(from, BAR_WIDTH - 1))}${'█'.repeat(Math.min(length, BAR_WIDTH - from) || 1)}`;
     const mark = i === slowest && trace.stages.length > 1 ? '  ◀ slowest' : '';
-    lines.push(`${labels[i].padEnd(width)}  ${ms(s.end - trace.startedAt).padStart(9)}  ${ms(s.end - s.start).padStart(9)}  |${bar.padEnd(BAR_WIDTH)}|${mark}`);
+    lines.push(
+      `${labels[i].padEnd(width)}  ${ms(s.end - trace.startedAt).padStart(9)}  ${ms(s.end - s.start).padStart(9)}  |${bar.padEnd(BAR_WIDTH)}|${mark}`,
+    );
   });
   return lines.join('\n');
 }

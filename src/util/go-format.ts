@@ -12,7 +12,7 @@ const strict = new TextDecoder('utf-8', { fatal: true });
 export function goQuote(value: string | Uint8Array): string {
   const bytes = typeof value === 'string' ? Buffer.from(value, 'utf8') : value;
   let out = '"';
-  for (let i = 0; i < bytes.length; ) {
+  for (let i = 0; i < bytes.length;) {
     const b = bytes[i];
     const size = b < 0x80 ? 1 : b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xf0 && b <= 0xf4 ? 4 : 0;
     let char: string | undefined;

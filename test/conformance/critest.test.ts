@@ -15,7 +15,8 @@ const SCRIPT = join(import.meta.dirname, '../peers/critest.sh');
 /** Specs that do not pass, by their text after "[It] ", with why. */
 const EXPECTED_FAILURES: Record<string, string> = {
   // The images.
-  'public image with digest should be pulled and removed [Conformance]': "its digest is upstream's manifest's, which cannot be made offline",
+  'public image with digest should be pulled and removed [Conformance]':
+    "its digest is upstream's manifest's, which cannot be made offline",
 };
 
 /**
@@ -79,10 +80,16 @@ describe.skipIf(off)('critest against the embedded runtime with sandboxes', () =
     const failed = specs.filter((s) => s.State !== 'passed' && s.State !== 'skipped' && !(name(s) in UNSTABLE));
     // With what the runtime said of the containers the failure names (an early exit, say).
     const runtimeLog = readFileSync(join(dir, 'run', 'runtime.log'), 'utf8').split('\n');
-    const said = (message: string) => [...new Set(message.match(/[0-9a-f]{64}/g) ?? [])].flatMap((id) => runtimeLog.filter((line) => line.includes(id)));
+    const said = (message: string) =>
+      [...new Set(message.match(/[0-9a-f]{64}/g) ?? [])].flatMap((id) => runtimeLog.filter((line) => line.includes(id)));
     const unexpected = failed
       .filter((s) => !(name(s) in EXPECTED_FAILURES))
-      .map((s) => [`${[...(s.ContainerHierarchyTexts ?? []), name(s)].join(' ')}: ${s.Failure?.Message.slice(0, 300)}`, ...said(s.Failure?.Message ?? '')].join('\n'));
+      .map((s) =>
+        [
+          `${[...(s.ContainerHierarchyTexts ?? []), name(s)].join(' ')}: ${s.Failure?.Message.slice(0, 300)}`,
+          ...said(s.Failure?.Message ?? ''),
+        ].join('\n'),
+      );
     expect(unexpected).toEqual([]);
     const nowPassing = specs.filter((s) => s.State === 'passed' && name(s) in EXPECTED_FAILURES).map(name);
     expect(nowPassing, 'expected to fail, but passed: take them off EXPECTED_FAILURES').toEqual([]);

@@ -78,7 +78,13 @@ export function originOf(run: AgentRun, s: Scenario, i: number): number | undefi
  * pod waiting for the old one to go); a sample left with none is left out too.
  * Absent after the pod was seen (a removed manifest) is a state.
  */
-export function trace(run: AgentRun, s: Scenario, i: number, o: Omit<NormaliseOptions, 'nodeName'>, fixes: KnownDifference[] = []): string[] {
+export function trace(
+  run: AgentRun,
+  s: Scenario,
+  i: number,
+  o: Omit<NormaliseOptions, 'nodeName'>,
+  fixes: KnownDifference[] = [],
+): string[] {
   const out: string[] = [];
   let seen = false;
   for (const x of run.samples) {
@@ -116,7 +122,14 @@ const restartsOf = (text: string): Map<string, number> =>
  * One checkpoint of one scenario (see the top of this file). FIXES are applied to
  * both agents' pods first.
  */
-export function compareCheckpoint(kubelet: AgentRun, knode: AgentRun, s: Scenario, i: number, c: Checkpoint, fixes: KnownDifference[] = []): Row {
+export function compareCheckpoint(
+  kubelet: AgentRun,
+  knode: AgentRun,
+  s: Scenario,
+  i: number,
+  c: Checkpoint,
+  fixes: KnownDifference[] = [],
+): Row {
   const base = { scenario: s.name, checkpoint: c };
   if (c === 'states') {
     const o = { blankRestarts: true, blankBackOff: true };
@@ -138,14 +151,22 @@ export function compareCheckpoint(kubelet: AgentRun, knode: AgentRun, s: Scenari
     return { ...base, same, kubelet: show(kr), knode: show(nr) };
   }
   if (kEnd === nEnd) return { ...base, same: true, kubelet: kEnd, knode: nEnd };
-  if (n.slice(-LATE - 1).includes(kEnd)) return { ...base, same: true, kubelet: kEnd, knode: nEnd, note: `knode showed the kubelet's end in its last ${LATE} s` };
-  if (k.slice(-LATE - 1).includes(nEnd)) return { ...base, same: true, kubelet: kEnd, knode: nEnd, note: `the kubelet showed knode's end in its last ${LATE} s` };
+  if (n.slice(-LATE - 1).includes(kEnd))
+    return { ...base, same: true, kubelet: kEnd, knode: nEnd, note: `knode showed the kubelet's end in its last ${LATE} s` };
+  if (k.slice(-LATE - 1).includes(nEnd))
+    return { ...base, same: true, kubelet: kEnd, knode: nEnd, note: `the kubelet showed knode's end in its last ${LATE} s` };
   return { ...base, same: false, kubelet: kEnd, knode: nEnd };
 }
 
 /** Every checkpoint of every scenario, compared as it is (no fixes). */
-export function compareRuns(kubelet: AgentRun, knode: AgentRun, list: Scenario[]): { row: Row; scenario: Scenario; index: number; checkpoint: Checkpoint }[] {
-  return list.flatMap((s, i) => CHECKPOINTS.map((c) => ({ row: compareCheckpoint(kubelet, knode, s, i, c), scenario: s, index: i, checkpoint: c })));
+export function compareRuns(
+  kubelet: AgentRun,
+  knode: AgentRun,
+  list: Scenario[],
+): { row: Row; scenario: Scenario; index: number; checkpoint: Checkpoint }[] {
+  return list.flatMap((s, i) =>
+    CHECKPOINTS.map((c) => ({ row: compareCheckpoint(kubelet, knode, s, i, c), scenario: s, index: i, checkpoint: c })),
+  );
 }
 
 /**
@@ -180,7 +201,8 @@ export function describe(row: Row): string {
   const out = [`${row.scenario} @ ${row.checkpoint}:`];
   for (const l of k) if (!n.includes(l)) out.push(`  kubelet  ${l}`);
   for (const l of n) if (!k.includes(l)) out.push(`  knode    ${l}`);
-  if (out.length === 1) out.push(row.checkpoint === 'states' ? '  (a state one agent held, the other never showed)' : '  (the same lines in another order)');
+  if (out.length === 1)
+    out.push(row.checkpoint === 'states' ? '  (a state one agent held, the other never showed)' : '  (the same lines in another order)');
   return out.join('\n');
 }
 
@@ -207,8 +229,16 @@ export function parseTable(readme: string): TableRow[] {
     .split('\n')
     .filter((l) => l.startsWith('| ') && !l.startsWith('| scenario') && !l.startsWith('| ---'))
     .map((l) => {
-      const cells = l.slice(1, -1).split(' | ').map((c) => c.trim());
-      return { scenario: cells[0].replace(/`/g, ''), checkpoint: cells[1], result: cells[2] as TableRow['result'], reason: cells.slice(3).join(' | ') };
+      const cells = l
+        .slice(1, -1)
+        .split(' | ')
+        .map((c) => c.trim());
+      return {
+        scenario: cells[0].replace(/`/g, ''),
+        checkpoint: cells[1],
+        result: cells[2] as TableRow['result'],
+        reason: cells.slice(3).join(' | '),
+      };
     });
 }
 
@@ -220,7 +250,8 @@ export function reasonFor(ids: string[] | undefined): string {
 
 export function renderTable(rows: { row: Row; result: TableRow['result']; reason: string }[]): string {
   const lines = ['| scenario | checkpoint | result | reason |', '| --- | --- | --- | --- |'];
-  for (const { row, result, reason } of rows) lines.push(`| \`${row.scenario}\` | ${row.checkpoint} | ${result} | ${result === 'same' ? '' : reason} |`);
+  for (const { row, result, reason } of rows)
+    lines.push(`| \`${row.scenario}\` | ${row.checkpoint} | ${result} | ${result === 'same' ? '' : reason} |`);
   return lines.join('\n');
 }
 

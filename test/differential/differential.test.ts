@@ -14,7 +14,20 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compareCheckpoint, compareRuns, originOf, describe as describeRow, explain, explainedBy, parseTable, reasonFor, renderTable, replaceTable, rowKey, type Row } from './compare.js';
+import {
+  compareCheckpoint,
+  compareRuns,
+  originOf,
+  describe as describeRow,
+  explain,
+  explainedBy,
+  parseTable,
+  reasonFor,
+  renderTable,
+  replaceTable,
+  rowKey,
+  type Row,
+} from './compare.js';
 import { runAgent, type AgentRun } from './harness.js';
 import { idsIn, KNOWN_BY_ID } from './known.js';
 import { normalise } from './normalise.js';
@@ -29,7 +42,10 @@ const fresh = process.env.KNODE_DIFF_UPDATE === 'fresh';
 const only = process.env.KNODE_DIFF_ONLY?.split(',').filter(Boolean);
 const corpus = only ? scenarios.filter((s) => only.includes(s.name)) : scenarios;
 /** Off where containerd 2 or the kubelet cannot run (not root, no Go): as the integration suites' switches. */
-const off = process.env.KNODE_TEST_DIFFERENTIAL === 'off' || process.env.KNODE_TEST_CONTAINERD === 'off' || process.env.KNODE_TEST_CONTAINERD2 === 'off';
+const off =
+  process.env.KNODE_TEST_DIFFERENTIAL === 'off' ||
+  process.env.KNODE_TEST_CONTAINERD === 'off' ||
+  process.env.KNODE_TEST_CONTAINERD2 === 'off';
 
 let kubelet: AgentRun | undefined;
 let knode: AgentRun | undefined;
@@ -52,7 +68,8 @@ function series(run: AgentRun): string {
       const t = sample.second - startOf(i);
       if (t < 0) continue;
       const text = sample.error ? `(error: ${sample.error})` : normalise(sample.pods[s.name], { nodeName: run.nodeName });
-      if (text !== prev) out.push(`${t} s (machine ${Math.round((sample.busy ?? 0) * 100)}% busy):\n    ${text.split('\n').join('\n    ')}`);
+      if (text !== prev)
+        out.push(`${t} s (machine ${Math.round((sample.busy ?? 0) * 100)}% busy):\n    ${text.split('\n').join('\n    ')}`);
       prev = text;
     }
   });
@@ -70,8 +87,22 @@ function report(dir: string): void {
   writeFileSync(join(dir, 'kubelet.json'), JSON.stringify(kubelet));
   writeFileSync(join(dir, 'knode.json'), JSON.stringify(knode));
   const diffs = rows.filter((r) => !r.same).map(describeRow);
-  const busy = (run: AgentRun) => `${run.agent}: machine ${Math.round((run.samples.reduce((a, x) => a + (x.busy ?? 0), 0) / run.samples.length) * 100)}% busy on average, /pods answered ${Math.max(...run.samples.map((x) => x.tookMs - x.second * 1000))} ms late at worst`;
-  writeFileSync(join(dir, 'report.md'), [`# differences (${diffs.length} of ${rows.length})`, `the host: ${interfaces()} network interfaces`, busy(kubelet!), busy(knode!), ...diffs, '', '# series', series(kubelet!), series(knode!)].join('\n\n'));
+  const busy = (run: AgentRun) =>
+    `${run.agent}: machine ${Math.round((run.samples.reduce((a, x) => a + (x.busy ?? 0), 0) / run.samples.length) * 100)}% busy on average, /pods answered ${Math.max(...run.samples.map((x) => x.tookMs - x.second * 1000))} ms late at worst`;
+  writeFileSync(
+    join(dir, 'report.md'),
+    [
+      `# differences (${diffs.length} of ${rows.length})`,
+      `the host: ${interfaces()} network interfaces`,
+      busy(kubelet!),
+      busy(knode!),
+      ...diffs,
+      '',
+      '# series',
+      series(kubelet!),
+      series(knode!),
+    ].join('\n\n'),
+  );
 }
 
 beforeAll(async () => {
@@ -103,8 +134,12 @@ afterAll(async () => {
 
 describe.skipIf(off)('differential: the real kubelet and knode, same containerd 2, same pods', () => {
   it('both agents ran every scenario and answered /pods at every second', () => {
-    console.log(`differential: ${corpus.length} scenarios, ${rows.length} checkpoints; ${timings.join('; ')}; kubelet ${kubelet!.wallMs} ms (CPU: kubelet ${kubelet!.cpuSeconds.agent} s, its containerd ${kubelet!.cpuSeconds.containerd} s), knode ${knode!.wallMs} ms (CPU: knode ${knode!.cpuSeconds.agent} s, its containerd ${knode!.cpuSeconds.containerd} s); the host: ${interfaces()} network interfaces`);
-    const errors = [kubelet!, knode!].flatMap((run) => run.samples.filter((s) => s.error).map((s) => `${run.agent} @ ${s.second} s: ${s.error}`));
+    console.log(
+      `differential: ${corpus.length} scenarios, ${rows.length} checkpoints; ${timings.join('; ')}; kubelet ${kubelet!.wallMs} ms (CPU: kubelet ${kubelet!.cpuSeconds.agent} s, its containerd ${kubelet!.cpuSeconds.containerd} s), knode ${knode!.wallMs} ms (CPU: knode ${knode!.cpuSeconds.agent} s, its containerd ${knode!.cpuSeconds.containerd} s); the host: ${interfaces()} network interfaces`,
+    );
+    const errors = [kubelet!, knode!].flatMap((run) =>
+      run.samples.filter((s) => s.error).map((s) => `${run.agent} @ ${s.second} s: ${s.error}`),
+    );
     failing ||= errors.length > 0;
     expect(errors).toEqual([]);
   });
@@ -120,25 +155,48 @@ describe.skipIf(off)('differential: the real kubelet and knode, same containerd 
       const committed = table.get(k);
       table.delete(k);
       const auto = row.same ? [] : explain(kubelet!, knode!, scenario, index, checkpoint);
-      const kept = row.same && !fresh && committed?.result === 'different' && idsIn(committed.reason).length > 0 && idsIn(committed.reason).every((id) => KNOWN_BY_ID.has(id));
-      rendered.push(kept ? { row, result: 'different', reason: committed!.reason } : { row, result: row.same ? 'same' : 'different', reason: reasonFor(auto) });
+      const kept =
+        row.same &&
+        !fresh &&
+        committed?.result === 'different' &&
+        idsIn(committed.reason).length > 0 &&
+        idsIn(committed.reason).every((id) => KNOWN_BY_ID.has(id));
+      rendered.push(
+        kept
+          ? { row, result: 'different', reason: committed!.reason }
+          : { row, result: row.same ? 'same' : 'different', reason: reasonFor(auto) },
+      );
       if (update) {
-        if (!auto) failures.push(`${k}: different, and no known difference explains it (add one to known.ts and README.md):\n${describeRow(row)}`);
+        if (!auto)
+          failures.push(`${k}: different, and no known difference explains it (add one to known.ts and README.md):\n${describeRow(row)}`);
         continue;
       }
       if (!committed) {
         failures.push(`${k}: not in README.md's table (KNODE_DIFF_UPDATE=1 adds it)`);
       } else if (row.same) {
-        if (committed.result === 'different') notes.push(`${k}: README.md says different, now the same (KNODE_DIFF_UPDATE=1 updates the table)`);
+        if (committed.result === 'different')
+          notes.push(`${k}: README.md says different, now the same (KNODE_DIFF_UPDATE=1 updates the table)`);
       } else if (committed.result === 'same') {
         failures.push(`${k}: README.md says same, now different:\n${describeRow(row)}`);
       } else {
         const ids = idsIn(committed.reason);
         const unknown = ids.filter((id) => !KNOWN_BY_ID.has(id));
-        if (ids.length === 0 || unknown.length > 0) failures.push(`${k}: different, and README.md names no known difference${unknown.length ? ` (unknown: ${unknown.join(', ')})` : ''}`);
+        if (ids.length === 0 || unknown.length > 0)
+          failures.push(
+            `${k}: different, and README.md names no known difference${unknown.length ? ` (unknown: ${unknown.join(', ')})` : ''}`,
+          );
         else if (!explainedBy(ids, kubelet!, knode!, scenario, index, checkpoint)) {
-          const fixed = compareCheckpoint(kubelet!, knode!, scenario, index, checkpoint, ids.map((id) => KNOWN_BY_ID.get(id)!));
-          failures.push(`${k}: differs beyond ${ids.join(', ')}${auto ? ` (now explained by ${auto.join(', ')})` : ''}:\n${describeRow(fixed)}`);
+          const fixed = compareCheckpoint(
+            kubelet!,
+            knode!,
+            scenario,
+            index,
+            checkpoint,
+            ids.map((id) => KNOWN_BY_ID.get(id)!),
+          );
+          failures.push(
+            `${k}: differs beyond ${ids.join(', ')}${auto ? ` (now explained by ${auto.join(', ')})` : ''}:\n${describeRow(fixed)}`,
+          );
         }
       }
     }

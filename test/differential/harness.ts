@@ -2,7 +2,19 @@
 // containerd 2 of its own, and samples every pod's status from the agent's
 // read-only /pods once a second. See README.md beside this file.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmdirSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -97,7 +109,7 @@ function descendants(roots: number[]): number[] {
   }
   const out: number[] = [];
   const queue = [...roots];
-  while (queue.length) for (const c of children.get(queue.shift()!) ?? []) out.push(c), queue.push(c);
+  while (queue.length) for (const c of children.get(queue.shift()!) ?? []) (out.push(c), queue.push(c));
   return out;
 }
 
@@ -197,7 +209,9 @@ export async function containerdDown(dir: string, endpoint?: string, log: (line:
 }
 
 async function startKubelet(dir: string, endpoint: string, nodeName: string): Promise<StartedAgent> {
-  const { stdout } = await run('bash', [join(peers, 'kubelet.sh'), 'up', dir, '--runtime-endpoint', endpoint, '--node-name', nodeName], { maxBuffer: 1 << 24 });
+  const { stdout } = await run('bash', [join(peers, 'kubelet.sh'), 'up', dir, '--runtime-endpoint', endpoint, '--node-name', nodeName], {
+    maxBuffer: 1 << 24,
+  });
   const info = JSON.parse(stdout.trim().split('\n').pop()!) as { pid: number; podsDir: string; podsUrl: string; log: string };
   return {
     pid: info.pid,
@@ -235,8 +249,28 @@ async function startKnode(dir: string, endpoint: string, nodeName: string): Prom
   const fd = openSync(log, 'a');
   const child: ChildProcess = spawn(
     process.execPath,
-    [cliEntry, 'run', '--static-dir', podsDir, '--runtime-endpoint', endpoint, '--root-dir', rootDir, '--node-name', nodeName,
-      '--read-only-port', String(port), '--port', '0', '--file-check-frequency', '1s', '--sync-frequency', '10s', '--output', 'plain'],
+    [
+      cliEntry,
+      'run',
+      '--static-dir',
+      podsDir,
+      '--runtime-endpoint',
+      endpoint,
+      '--root-dir',
+      rootDir,
+      '--node-name',
+      nodeName,
+      '--read-only-port',
+      String(port),
+      '--port',
+      '0',
+      '--file-check-frequency',
+      '1s',
+      '--sync-frequency',
+      '10s',
+      '--output',
+      'plain',
+    ],
     { stdio: ['ignore', fd, fd] },
   );
   closeSync(fd);
@@ -303,7 +337,12 @@ const GIVE_UP = 25;
  * a sample per second until every scenario has lasted its time after it began. Cleans up (agent, runtime,
  * mounts, temp dirs) whatever happens.
  */
-export async function runAgent(agent: AgentName, scenarios: Scenario[], nodeName: string, log: (line: string) => void = () => {}): Promise<AgentRun> {
+export async function runAgent(
+  agent: AgentName,
+  scenarios: Scenario[],
+  nodeName: string,
+  log: (line: string) => void = () => {},
+): Promise<AgentRun> {
   const started = Date.now();
   const base = mkdtempSync(join(tmpdir(), `knode-diff-${agent}-`));
   const ctdDir = join(base, 'containerd');

@@ -25,8 +25,16 @@ export interface KnownDifference {
 
 export const KNOWN: KnownDifference[] = [
   { id: 'D12', title: 'manifest files need an extension (deliberate)', scenarios: ['manifest-no-extension'] },
-  { id: 'D17', title: 'during a crash-loop back-off: terminated or CrashLoopBackOff, by timing', scenarios: ['edit-crashing-fixed @ states'] },
-  { id: 'D18', title: 'a sidecar that exits at once may be seen running, and the container started, by timing', scenarios: ['sidecar-crashing'] },
+  {
+    id: 'D17',
+    title: 'during a crash-loop back-off: terminated or CrashLoopBackOff, by timing',
+    scenarios: ['edit-crashing-fixed @ states'],
+  },
+  {
+    id: 'D18',
+    title: 'a sidecar that exits at once may be seen running, and the container started, by timing',
+    scenarios: ['sidecar-crashing'],
+  },
 ];
 
 export const KNOWN_BY_ID = new Map(KNOWN.map((d) => [d.id, d]));

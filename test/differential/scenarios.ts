@@ -67,7 +67,6 @@ const STUBBORN = 'exec sleep 3600';
 const KILL9 = 'kill -9 $$$$';
 const NOT_FOUND: Partial<Container> = { command: ['/no/such/binary'] };
 
-
 type Policy = 'Always' | 'OnFailure' | 'Never';
 const POLICIES: Policy[] = ['Always', 'OnFailure', 'Never'];
 const EXITS: { tag: string; what: string; script: string; shared?: boolean }[] = [
@@ -93,7 +92,9 @@ export const scenarios: Scenario[] = [
   {
     name: 'never-oomkilled',
     what: 'restartPolicy Never, the container goes over its 16Mi memory limit',
-    spec: pod([sh('main', 'x=$(head -c 200000000 /dev/zero | tr "\\0" a); echo ${#x}', { resources: { limits: { memory: '16Mi' } } })], { restartPolicy: 'Never' }),
+    spec: pod([sh('main', 'x=$(head -c 200000000 /dev/zero | tr "\\0" a); echo ${#x}', { resources: { limits: { memory: '16Mi' } } })], {
+      restartPolicy: 'Never',
+    }),
   },
   {
     name: 'never-slow-exit0',
@@ -182,7 +183,10 @@ export const scenarios: Scenario[] = [
   {
     name: 'sidecar-main-completes',
     what: 'restartPolicy Never: the container exits 0 after 12 s, then the sidecar is stopped',
-    spec: pod([sh('main', 'sleep 12; exit 0')], { restartPolicy: 'Never', initContainers: [sh('side', SLEEP, { restartPolicy: 'Always' })] }),
+    spec: pod([sh('main', 'sleep 12; exit 0')], {
+      restartPolicy: 'Never',
+      initContainers: [sh('side', SLEEP, { restartPolicy: 'Always' })],
+    }),
   },
   {
     name: 'sidecar-crashing',
@@ -194,14 +198,21 @@ export const scenarios: Scenario[] = [
     name: 'sidecar-startup-probe',
     what: 'a sidecar whose startup probe passes after 22 s; the container waits for it',
     spec: pod([sh('main', SLEEP)], {
-      initContainers: [sh('side', `sleep 22; touch /tmp/up; ${SLEEP}`, { restartPolicy: 'Always', startupProbe: { ...exec('test', '-f', '/tmp/up'), periodSeconds: 3, failureThreshold: 30 } })],
+      initContainers: [
+        sh('side', `sleep 22; touch /tmp/up; ${SLEEP}`, {
+          restartPolicy: 'Always',
+          startupProbe: { ...exec('test', '-f', '/tmp/up'), periodSeconds: 3, failureThreshold: 30 },
+        }),
+      ],
     }),
     lasts: 30,
   },
   {
     name: 'sidecar-not-ready',
     what: 'a sidecar whose readiness probe fails',
-    spec: pod([sh('main', SLEEP)], { initContainers: [sh('side', SLEEP, { restartPolicy: 'Always', readinessProbe: { ...exec('false'), periodSeconds: 5 } })] }),
+    spec: pod([sh('main', SLEEP)], {
+      initContainers: [sh('side', SLEEP, { restartPolicy: 'Always', readinessProbe: { ...exec('false'), periodSeconds: 5 } })],
+    }),
   },
   {
     name: 'init-then-sidecar',
@@ -219,12 +230,17 @@ export const scenarios: Scenario[] = [
   {
     name: 'liveness-fail-never',
     what: 'a failing liveness probe, restartPolicy Never: the container is killed, the pod fails',
-    spec: pod([sh('main', STUBBORN, { livenessProbe: { ...exec('false'), periodSeconds: 3, failureThreshold: 1 } })], { restartPolicy: 'Never' }),
+    spec: pod([sh('main', STUBBORN, { livenessProbe: { ...exec('false'), periodSeconds: 3, failureThreshold: 1 } })], {
+      restartPolicy: 'Never',
+    }),
   },
   {
     name: 'liveness-timeout',
     what: 'a liveness probe that takes 5 s with timeoutSeconds 1, restartPolicy Never',
-    spec: pod([sh('main', STUBBORN, { livenessProbe: { ...exec('sleep', '5'), periodSeconds: 3, timeoutSeconds: 1, failureThreshold: 1 } })], { restartPolicy: 'Never' }),
+    spec: pod(
+      [sh('main', STUBBORN, { livenessProbe: { ...exec('sleep', '5'), periodSeconds: 3, timeoutSeconds: 1, failureThreshold: 1 } })],
+      { restartPolicy: 'Never' },
+    ),
   },
   {
     name: 'readiness-fail',
@@ -240,13 +256,21 @@ export const scenarios: Scenario[] = [
   {
     name: 'readiness-flips',
     what: 'a readiness probe that passes for 22 s, then fails (threshold 1)',
-    spec: pod([sh('main', `touch /tmp/ready; sleep 22; rm /tmp/ready; ${SLEEP}`, { readinessProbe: { ...exec('test', '-f', '/tmp/ready'), periodSeconds: 3, failureThreshold: 1 } })]),
+    spec: pod([
+      sh('main', `touch /tmp/ready; sleep 22; rm /tmp/ready; ${SLEEP}`, {
+        readinessProbe: { ...exec('test', '-f', '/tmp/ready'), periodSeconds: 3, failureThreshold: 1 },
+      }),
+    ]),
     lasts: 30,
   },
   {
     name: 'startup-pass',
     what: 'a startup probe that passes after 22 s',
-    spec: pod([sh('main', `sleep 22; touch /tmp/up; ${SLEEP}`, { startupProbe: { ...exec('test', '-f', '/tmp/up'), periodSeconds: 3, failureThreshold: 30 } })]),
+    spec: pod([
+      sh('main', `sleep 22; touch /tmp/up; ${SLEEP}`, {
+        startupProbe: { ...exec('test', '-f', '/tmp/up'), periodSeconds: 3, failureThreshold: 30 },
+      }),
+    ]),
     lasts: 30,
   },
   {
@@ -271,7 +295,14 @@ export const scenarios: Scenario[] = [
   {
     name: 'poststart-ok',
     what: 'a postStart hook writes a file the container waits for and reports',
-    spec: pod([sh('main', 'until test -f /tmp/hook; do sleep 0.2; done; cat /tmp/hook > /dev/termination-log', { lifecycle: { postStart: exec('sh', '-c', 'echo hooked > /tmp/hook') } })], { restartPolicy: 'Never' }),
+    spec: pod(
+      [
+        sh('main', 'until test -f /tmp/hook; do sleep 0.2; done; cat /tmp/hook > /dev/termination-log', {
+          lifecycle: { postStart: exec('sh', '-c', 'echo hooked > /tmp/hook') },
+        }),
+      ],
+      { restartPolicy: 'Never' },
+    ),
   },
   {
     name: 'prestop-grace',
@@ -305,14 +336,23 @@ export const scenarios: Scenario[] = [
     name: 'image-volume',
     what: "an image volume: the image's files at the mount and a subPath of them, read-only",
     spec: pod(
-      [sh('main', `test -x /vol/bin/busybox && test -x /sub/busybox && ! touch /vol/new 2>/dev/null && ${SLEEP}`, { volumeMounts: [{ name: 'img', mountPath: '/vol' }, { name: 'img', mountPath: '/sub', subPath: 'bin' }] })],
+      [
+        sh('main', `test -x /vol/bin/busybox && test -x /sub/busybox && ! touch /vol/new 2>/dev/null && ${SLEEP}`, {
+          volumeMounts: [
+            { name: 'img', mountPath: '/vol' },
+            { name: 'img', mountPath: '/sub', subPath: 'bin' },
+          ],
+        }),
+      ],
       { volumes: [{ name: 'img', image: { reference: IMAGE, pullPolicy: 'IfNotPresent' } }] },
     ),
   },
   {
     name: 'image-volume-never-missing',
     what: 'an image volume with pullPolicy Never and an image that is not there: the container mounting it waits, the other runs',
-    spec: pod([sh('mounts', SLEEP, { volumeMounts: [{ name: 'img', mountPath: '/vol' }] }), sh('other', SLEEP)], { volumes: [{ name: 'img', image: { reference: 'busybox:0.0-missing', pullPolicy: 'Never' } }] }),
+    spec: pod([sh('mounts', SLEEP, { volumeMounts: [{ name: 'img', mountPath: '/vol' }] }), sh('other', SLEEP)], {
+      volumes: [{ name: 'img', image: { reference: 'busybox:0.0-missing', pullPolicy: 'Never' } }],
+    }),
   },
 
   // Environment
@@ -389,7 +429,9 @@ export const scenarios: Scenario[] = [
   {
     name: 'termmsg-fallback-error',
     what: 'FallbackToLogsOnError, exit 1 with no file: the log tail becomes the message',
-    spec: pod([sh('main', 'echo line one; echo line two; exit 1', { terminationMessagePolicy: 'FallbackToLogsOnError' })], { restartPolicy: 'Never' }),
+    spec: pod([sh('main', 'echo line one; echo line two; exit 1', { terminationMessagePolicy: 'FallbackToLogsOnError' })], {
+      restartPolicy: 'Never',
+    }),
   },
   {
     name: 'termmsg-fallback-success',
@@ -399,7 +441,14 @@ export const scenarios: Scenario[] = [
   {
     name: 'termmsg-file-wins',
     what: 'FallbackToLogsOnError, exit 1 with the file written: the file wins',
-    spec: pod([sh('main', 'echo from the log; echo from the file > /dev/termination-log; exit 1', { terminationMessagePolicy: 'FallbackToLogsOnError' })], { restartPolicy: 'Never' }),
+    spec: pod(
+      [
+        sh('main', 'echo from the log; echo from the file > /dev/termination-log; exit 1', {
+          terminationMessagePolicy: 'FallbackToLogsOnError',
+        }),
+      ],
+      { restartPolicy: 'Never' },
+    ),
   },
 
   // Volumes
@@ -418,7 +467,10 @@ export const scenarios: Scenario[] = [
     spec: pod(
       [
         sh('writer', `echo hi > /data/x; ${SLEEP}`, { volumeMounts: [{ name: 'data', mountPath: '/data' }] }),
-        sh('reader', SLEEP, { volumeMounts: [{ name: 'data', mountPath: '/data' }], readinessProbe: { ...exec('cat', '/data/x'), periodSeconds: 2 } }),
+        sh('reader', SLEEP, {
+          volumeMounts: [{ name: 'data', mountPath: '/data' }],
+          readinessProbe: { ...exec('cat', '/data/x'), periodSeconds: 2 },
+        }),
       ],
       { volumes: [{ name: 'data', emptyDir: { medium: 'Memory' } }] },
     ),

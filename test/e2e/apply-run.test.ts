@@ -30,7 +30,9 @@ describe('knode apply', () => {
     expect(res.code, res.stderr).toBe(0);
     const list = JSON.parse(res.stdout);
     expect(list).toMatchObject({ apiVersion: 'v1', kind: 'PodList' });
-    const phases = Object.fromEntries(list.items.map((p: { metadata: { name: string }; status: { phase: string } }) => [p.metadata.name, p.status.phase]));
+    const phases = Object.fromEntries(
+      list.items.map((p: { metadata: { name: string }; status: { phase: string } }) => [p.metadata.name, p.status.phase]),
+    );
     expect(phases).toEqual({ 'hello-e2e': 'Running', 'web-e2e': 'Running', 'once-e2e': 'Succeeded' });
     expect(res.stderr).toMatch(/3 pods: 2 Running, 1 Succeeded/);
     // The pods keep running after apply exits.
@@ -43,16 +45,24 @@ describe('knode apply', () => {
   it('exits 1 and says why when a pod cannot start', async () => {
     const root = newRoot();
     const file = join(root, 'bad-image.yaml');
-    writeFileSync(file, 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: nopull\nspec:\n  containers:\n    - name: app\n      image: registry.invalid/team/app:1\n      command: ["sleep", "60"]\n');
+    writeFileSync(
+      file,
+      'apiVersion: v1\nkind: Pod\nmetadata:\n  name: nopull\nspec:\n  containers:\n    - name: app\n      image: registry.invalid/team/app:1\n      command: ["sleep", "60"]\n',
+    );
     const res = await knode(['apply', '-f', file, '--root-dir', root, '--node-name', 'e2e']);
     expect(res.code).toBe(1);
-    expect(res.stderr).toMatch(/default\/nopull-e2e: ErrImagePull: container app: failed to pull and unpack image "registry\.invalid\/team\/app:1"/);
+    expect(res.stderr).toMatch(
+      /default\/nopull-e2e: ErrImagePull: container app: failed to pull and unpack image "registry\.invalid\/team\/app:1"/,
+    );
   });
 
   it('exits 2 for a manifest it cannot use, naming the file, document, pod and field', async () => {
     const root = newRoot();
     const file = join(root, 'broken.yaml');
-    writeFileSync(file, 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: broken\nspec:\n  containers:\n    - name: app\n      command: ["true"]\n');
+    writeFileSync(
+      file,
+      'apiVersion: v1\nkind: Pod\nmetadata:\n  name: broken\nspec:\n  containers:\n    - name: app\n      command: ["true"]\n',
+    );
     const res = await knode(['apply', '-f', file, '--root-dir', root]);
     expect(res.code).toBe(2);
     expect(res.stderr).toContain(`${file}, document 0, pod "broken": spec.containers[0].image: Required value`);
@@ -61,7 +71,8 @@ describe('knode apply', () => {
   it('reads a manifest from stdin', async () => {
     const root = newRoot();
     const res = await knode(['apply', '-f', '-', '--root-dir', root, '--node-name', 'e2e', '-o', 'yaml'], {
-      input: 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: piped\nspec:\n  restartPolicy: Never\n  containers:\n    - name: app\n      image: busybox:1.36\n      command: ["true"]\n',
+      input:
+        'apiVersion: v1\nkind: Pod\nmetadata:\n  name: piped\nspec:\n  restartPolicy: Never\n  containers:\n    - name: app\n      image: busybox:1.36\n      command: ["true"]\n',
     });
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toMatch(/name: piped-e2e/);
@@ -69,8 +80,14 @@ describe('knode apply', () => {
   });
 });
 
-function startRun(root: string, args: string[] = [], staticDir = examples): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, [cliEntry, 'run', '--static-dir', staticDir, '--root-dir', root, '--node-name', 'e2e', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+function startRun(
+  root: string,
+  args: string[] = [],
+  staticDir = examples,
+): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, [cliEntry, 'run', '--static-dir', staticDir, '--root-dir', root, '--node-name', 'e2e', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
@@ -89,7 +106,8 @@ describe('knode run', () => {
     const root = newRoot();
     const endpoint = `unix://${join(root, 'run', 'runtime.sock')}`;
     const first = startRun(root);
-    const settled = (out: string) => /PodRunning +default\/hello-e2e/.test(out) && /PodRunning +default\/web-e2e/.test(out) && /PodSucceeded +default\/once-e2e/.test(out);
+    const settled = (out: string) =>
+      /PodRunning +default\/hello-e2e/.test(out) && /PodRunning +default\/web-e2e/.test(out) && /PodSucceeded +default\/once-e2e/.test(out);
     await eventually(() => settled(first.output()), 'hello and web Running, once Succeeded', 30_000);
     const client = new CriClient(endpoint);
     const runningIds = async () => (await client.listContainers({ state: { state: 'CONTAINER_RUNNING' } })).map((c) => c.id).sort();
@@ -120,10 +138,12 @@ describe('knode run', () => {
     writeFileSync(config, 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nshutdownGracePeriod: 5s\n');
     const run = startRun(root, ['--drain-on-exit', '--config', config]);
     // The job done first: it has nothing left to stop.
-    const settled = (out: string) => /PodRunning +default\/hello-e2e/.test(out) && /PodRunning +default\/web-e2e/.test(out) && /PodSucceeded +default\/once-e2e/.test(out);
+    const settled = (out: string) =>
+      /PodRunning +default\/hello-e2e/.test(out) && /PodRunning +default\/web-e2e/.test(out) && /PodSucceeded +default\/once-e2e/.test(out);
     await eventually(() => settled(run.output()), 'hello and web Running, once Succeeded', 30_000);
     const client = new CriClient(`unix://${join(root, 'run', 'runtime.sock')}`);
-    const running = async () => (await client.listContainers({ state: { state: 'CONTAINER_RUNNING' } })).map((c) => c.labels[KubeletLabels.containerName]).sort();
+    const running = async () =>
+      (await client.listContainers({ state: { state: 'CONTAINER_RUNNING' } })).map((c) => c.labels[KubeletLabels.containerName]).sort();
     await eventually(async () => (await running()).length === 3, 'hello, log-shipper and app running');
 
     run.child.kill('SIGTERM');
@@ -147,7 +167,10 @@ describe('knode run', () => {
     const pods = join(root, 'pods');
     mkdirSync(pods);
     // PID 1 of its namespace with no handler: the SIGTERM does nothing, and only the 60 s grace period's SIGKILL ends it.
-    writeFileSync(join(pods, 'slow.yaml'), 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: slow\nspec:\n  terminationGracePeriodSeconds: 60\n  containers:\n    - name: main\n      image: busybox:1.36\n      command: ["sleep", "600"]\n');
+    writeFileSync(
+      join(pods, 'slow.yaml'),
+      'apiVersion: v1\nkind: Pod\nmetadata:\n  name: slow\nspec:\n  terminationGracePeriodSeconds: 60\n  containers:\n    - name: main\n      image: busybox:1.36\n      command: ["sleep", "600"]\n',
+    );
     const run = startRun(root, ['--drain-on-exit'], pods);
     await eventually(() => /PodRunning +default\/slow-e2e/.test(run.output()), 'slow to run', 30_000);
     run.child.kill('SIGTERM');
@@ -167,12 +190,22 @@ describe('knode run', () => {
     await eventually(() => settled(run.output()), 'the pods to run', 30_000);
     const pid = Number(readFileSync(join(root, 'run', 'runtime.pid'), 'utf8'));
     process.kill(pid, 'SIGKILL');
-    await eventually(() => run.output().includes('the embedded runtime does not answer: starting it again'), 'knode to restart the runtime', 30_000);
+    await eventually(
+      () => run.output().includes('the embedded runtime does not answer: starting it again'),
+      'knode to restart the runtime',
+      30_000,
+    );
     const client = new CriClient(`unix://${join(root, 'run', 'runtime.sock')}`);
-    const hello = await eventually(async () => {
-      const c = (await client.listContainers({ state: { state: 'CONTAINER_RUNNING' }, labelSelector: { [KubeletLabels.containerName]: 'hello' } }))[0];
-      return c && c.annotations['io.kubernetes.container.restartCount'] === '1' ? c : undefined;
-    }, 'hello to run again as its first restart', 40_000);
+    const hello = await eventually(
+      async () => {
+        const c = (
+          await client.listContainers({ state: { state: 'CONTAINER_RUNNING' }, labelSelector: { [KubeletLabels.containerName]: 'hello' } })
+        )[0];
+        return c && c.annotations['io.kubernetes.container.restartCount'] === '1' ? c : undefined;
+      },
+      'hello to run again as its first restart',
+      40_000,
+    );
     expect(Number(readFileSync(join(root, 'run', 'runtime.pid'), 'utf8'))).not.toBe(pid);
     expect(hello.labels[KubeletLabels.podName]).toBe('hello-e2e');
     client.close();

@@ -17,7 +17,8 @@ describe('knode as a command', () => {
   it('lists its commands and topics in --help', async () => {
     const { code, stdout } = await knode(['--help']);
     expect(code).toBe(0);
-    for (const command of ['run', 'apply', 'status', 'top', 'pleg', 'trace', 'logs', 'delete', 'runtime']) expect(stdout).toMatch(new RegExp(`^\\s+${command}\\s`, 'm'));
+    for (const command of ['run', 'apply', 'status', 'top', 'pleg', 'trace', 'logs', 'delete', 'runtime'])
+      expect(stdout).toMatch(new RegExp(`^\\s+${command}\\s`, 'm'));
   });
 
   it('completes commands, topics and flags in bash, from the script it installs', async () => {

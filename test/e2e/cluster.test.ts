@@ -30,7 +30,26 @@ describe('knode nodes in a real cluster (scheduler, controller manager, kubectl)
     const kubeconfig = cp.nodeKubeconfig(name);
     const child = spawn(
       process.execPath,
-      [cliEntry, 'run', '--kubeconfig', kubeconfig, '--node-name', name, '--root-dir', root, '--node-ip', '127.0.0.1', '--port', String(port), '--client-ca-file', cp.ca, '--read-only-port', '0', '--output', 'json'],
+      [
+        cliEntry,
+        'run',
+        '--kubeconfig',
+        kubeconfig,
+        '--node-name',
+        name,
+        '--root-dir',
+        root,
+        '--node-ip',
+        '127.0.0.1',
+        '--port',
+        String(port),
+        '--client-ca-file',
+        cp.ca,
+        '--read-only-port',
+        '0',
+        '--output',
+        'json',
+      ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let out = '';
@@ -54,11 +73,16 @@ describe('knode nodes in a real cluster (scheduler, controller manager, kubectl)
 
   beforeAll(async () => {
     cp = startControlPlane({ controllers: true });
-    for (const name of ['kn-1', 'kn-2', 'kn-3']) nodes.push(startKnode(name, mkdtempSync(join(tmpdir(), `knode-${name}-`)), await freePort()));
-    await eventually(async () => {
-      for (const n of nodes) if (!(await schedulable(n.name))) return undefined;
-      return true;
-    }, 'three Ready nodes without taints', 60_000);
+    for (const name of ['kn-1', 'kn-2', 'kn-3'])
+      nodes.push(startKnode(name, mkdtempSync(join(tmpdir(), `knode-${name}-`)), await freePort()));
+    await eventually(
+      async () => {
+        for (const n of nodes) if (!(await schedulable(n.name))) return undefined;
+        return true;
+      },
+      'three Ready nodes without taints',
+      60_000,
+    );
   }, 180_000);
 
   afterAll(async () => {
@@ -72,12 +96,26 @@ describe('knode nodes in a real cluster (scheduler, controller manager, kubectl)
 
   it('runs a Deployment of six replicas spread by the real scheduler over the three nodes', async () => {
     // Ends at once on SIGTERM (as PID 1 of its container, a bare sleep would wait out its grace period).
-    const created = await cp.kubectl('create', 'deployment', 'web', '--image=busybox:1.36', '--replicas=6', '--', 'sh', '-c', 'trap "exit 143" TERM; sleep 3600 & wait');
+    const created = await cp.kubectl(
+      'create',
+      'deployment',
+      'web',
+      '--image=busybox:1.36',
+      '--replicas=6',
+      '--',
+      'sh',
+      '-c',
+      'trap "exit 143" TERM; sleep 3600 & wait',
+    );
     expect(created.code, created.stderr).toBe(0);
-    const pods = await eventually(async () => {
-      const r = running(await podsOf());
-      return r.length === 6 ? r : undefined;
-    }, 'six Running pods', 90_000);
+    const pods = await eventually(
+      async () => {
+        const r = running(await podsOf());
+        return r.length === 6 ? r : undefined;
+      },
+      'six Running pods',
+      90_000,
+    );
     const perNode = new Map<string, number>();
     for (const p of pods) perNode.set(p.spec.nodeName!, (perNode.get(p.spec.nodeName!) ?? 0) + 1);
     expect([...perNode.keys()].sort()).toEqual(['kn-1', 'kn-2', 'kn-3']);
@@ -87,25 +125,39 @@ describe('knode nodes in a real cluster (scheduler, controller manager, kubectl)
 
   it('moves the pods of a node killed with -9 to the others, and the node rejoins without duplicates', async () => {
     const victim = nodes[2];
-    const before = running(await podsOf()).filter((p) => p.spec.nodeName === victim.name).map((p) => p.metadata.name);
+    const before = running(await podsOf())
+      .filter((p) => p.spec.nodeName === victim.name)
+      .map((p) => p.metadata.name);
     expect(before.length).toBeGreaterThan(0);
     victim.child.kill('SIGKILL');
     await victim.exited;
-    await eventually(async () => ((await readyOf(victim.name)) === 'Unknown' ? true : undefined), 'the killed node to be NotReady (Unknown)', 60_000);
-    const moved = await eventually(async () => {
-      const r = running(await podsOf());
-      return r.length === 6 && r.every((p) => p.spec.nodeName !== victim.name) ? r : undefined;
-    }, 'six Running pods on the two live nodes', 120_000);
+    await eventually(
+      async () => ((await readyOf(victim.name)) === 'Unknown' ? true : undefined),
+      'the killed node to be NotReady (Unknown)',
+      60_000,
+    );
+    const moved = await eventually(
+      async () => {
+        const r = running(await podsOf());
+        return r.length === 6 && r.every((p) => p.spec.nodeName !== victim.name) ? r : undefined;
+      },
+      'six Running pods on the two live nodes',
+      120_000,
+    );
     expect(moved.map((p) => p.metadata.name)).not.toEqual(expect.arrayContaining(before));
 
     // The same node again: same name, same root dir (its runtime still runs the old containers).
     nodes[2] = startKnode(victim.name, victim.root, victim.port);
     await eventually(async () => ((await readyOf(victim.name)) === 'True' ? true : undefined), 'the node to be Ready again', 60_000);
     // Its evicted pods were deleted while it was away: it stops their containers and they leave the apiserver.
-    await eventually(async () => {
-      const all = await podsOf();
-      return all.length === 6 && running(all).length === 6 ? true : undefined;
-    }, 'exactly six pods, all Running', 60_000);
+    await eventually(
+      async () => {
+        const all = await podsOf();
+        return all.length === 6 && running(all).length === 6 ? true : undefined;
+      },
+      'exactly six pods, all Running',
+      60_000,
+    );
     const names = (await podsOf()).map((p) => p.metadata.name);
     expect(new Set(names).size).toBe(6);
   });

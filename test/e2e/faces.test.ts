@@ -28,10 +28,18 @@ async function freePort(): Promise<number> {
 beforeAll(async () => {
   cpSync(join(repoRoot, 'examples'), pods, { recursive: true });
   port = await freePort();
-  node = spawn(process.execPath, [cliEntry, 'run', '--static-dir', pods, ...at, '--node-name', 'faces', '--read-only-port', String(port), '--output', 'plain'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  node = spawn(
+    process.execPath,
+    [cliEntry, 'run', '--static-dir', pods, ...at, '--node-name', 'faces', '--read-only-port', String(port), '--output', 'plain'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   node.stdout!.on('data', (d) => (output += d));
   node.stderr!.on('data', (d) => (output += d));
-  await eventually(() => /PodRunning +default\/hello-faces/.test(output) && /PodRunning +default\/web-faces/.test(output), 'the example pods to run', 30_000);
+  await eventually(
+    () => /PodRunning +default\/hello-faces/.test(output) && /PodRunning +default\/web-faces/.test(output),
+    'the example pods to run',
+    30_000,
+  );
 });
 
 afterAll(async () => {
@@ -55,7 +63,11 @@ describe('a running node', () => {
     const json = await knode(['status', '-o', 'json', ...at]);
     const list = JSON.parse(json.stdout);
     expect(schemaProblems(list, 'V1PodList')).toEqual([]);
-    expect(list.items.map((p: { metadata: { name: string } }) => p.metadata.name).sort()).toEqual(['hello-faces', 'once-faces', 'web-faces']);
+    expect(list.items.map((p: { metadata: { name: string } }) => p.metadata.name).sort()).toEqual([
+      'hello-faces',
+      'once-faces',
+      'web-faces',
+    ]);
 
     const one = await knode(['status', 'default/hello-faces', '-o', 'json', ...at]);
     expect(schemaProblems(JSON.parse(one.stdout), 'V1Pod')).toEqual([]);
@@ -81,7 +93,8 @@ describe('a running node', () => {
     const file = join(root, 'hello.trace.json');
     const res = await knode(['trace', 'hello-faces', '--out', file, ...at]);
     expect(res.code).toBe(0);
-    for (const stage of ['seen by source', 'admitted', 'sandbox created', 'container started hello', 'PLEG observed', 'status Running']) expect(res.stdout).toContain(stage);
+    for (const stage of ['seen by source', 'admitted', 'sandbox created', 'container started hello', 'PLEG observed', 'status Running'])
+      expect(res.stdout).toContain(stage);
     expect(res.stdout.match(/◀ slowest/g)).toHaveLength(1);
     const trace = JSON.parse(readFileSync(file, 'utf8'));
     expect(trace.traceEvents.filter((e: { ph: string }) => e.ph === 'X').length).toBeGreaterThanOrEqual(6);
@@ -104,7 +117,12 @@ describe('a running node', () => {
     const containers = await knode(['top', 'pods', '--containers', '-A', '--sort-by', 'memory', ...at]);
     const rows = containers.stdout.trimEnd().split('\n');
     expect(rows[0]).toMatch(/^NAMESPACE +POD +NAME +CPU\(cores\) +MEMORY\(bytes\)$/);
-    expect(rows.slice(1).map((r) => r.split(/ +/).slice(0, 3).join(' ')).sort()).toEqual(['default hello-faces hello', 'default web-faces app', 'default web-faces log-shipper']);
+    expect(
+      rows
+        .slice(1)
+        .map((r) => r.split(/ +/).slice(0, 3).join(' '))
+        .sort(),
+    ).toEqual(['default hello-faces hello', 'default web-faces app', 'default web-faces log-shipper']);
     // kubectl orders the pods by their sums and each pod's containers among themselves.
     const owners = rows.slice(1).map((r) => r.split(/ +/)[1]);
     expect(owners.filter((p, i) => p !== owners[i - 1])).toEqual([...new Set(owners)]);
@@ -154,8 +172,15 @@ describe('a running node', () => {
     pleg.stderr!.on('data', (d) => (note += d));
     await eventually(() => note.includes('Streaming PLEG events'), 'the PLEG stream to open');
     const manifest = join(pods, 'extra.yaml');
-    writeFileSync(manifest, 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: extra\nspec:\n  containers:\n    - name: main\n      image: busybox:1.36\n      command: ["sh", "-c", "trap \\"exit 143\\" TERM; sleep 300 & wait"]\n');
-    await eventually(() => lines.split('\n').some((l) => l.includes('"pod":"default/extra-faces"') && l.includes('"reason":"ContainerStarted"')), 'a ContainerStarted PLEG event for the new pod', 20_000);
+    writeFileSync(
+      manifest,
+      'apiVersion: v1\nkind: Pod\nmetadata:\n  name: extra\nspec:\n  containers:\n    - name: main\n      image: busybox:1.36\n      command: ["sh", "-c", "trap \\"exit 143\\" TERM; sleep 300 & wait"]\n',
+    );
+    await eventually(
+      () => lines.split('\n').some((l) => l.includes('"pod":"default/extra-faces"') && l.includes('"reason":"ContainerStarted"')),
+      'a ContainerStarted PLEG event for the new pod',
+      20_000,
+    );
     pleg.kill('SIGINT');
 
     const del = await knode(['delete', '-f', manifest, '--node-name', 'faces', ...at]);

@@ -49,7 +49,8 @@ describe('knode image', () => {
   });
 
   it("knode apply pulls a pod's image from the registry, and reports ErrImagePull with the registry's reason for a missing tag", async () => {
-    const pod = (name: string, image: string) => `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\nspec:\n  containers:\n    - name: app\n      image: ${image}\n      command: ["sh", "-c", "trap \\"exit 143\\" TERM; sleep 60 & wait"]\n`;
+    const pod = (name: string, image: string) =>
+      `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\nspec:\n  containers:\n    - name: app\n      image: ${image}\n      command: ["sh", "-c", "trap \\"exit 143\\" TERM; sleep 60 & wait"]\n`;
     writeFileSync(join(root, 'good.yaml'), pod('pulled', 'busybox:1.36'));
     const good = await knode(['apply', '-f', join(root, 'good.yaml'), '--root-dir', root, '--node-name', 'e2e']);
     expect(good.code, good.stderr).toBe(0);
@@ -57,7 +58,9 @@ describe('knode image', () => {
     writeFileSync(join(root, 'bad.yaml'), pod('nopull', 'busybox:no-such-tag'));
     const bad = await knode(['apply', '-f', join(root, 'bad.yaml'), '--root-dir', root, '--node-name', 'e2e']);
     expect(bad.code).toBe(1);
-    expect(bad.stderr).toMatch(/default\/nopull-e2e: ErrImagePull: container app: failed to pull and unpack image "docker\.io\/library\/busybox:no-such-tag"/);
+    expect(bad.stderr).toMatch(
+      /default\/nopull-e2e: ErrImagePull: container app: failed to pull and unpack image "docker\.io\/library\/busybox:no-such-tag"/,
+    );
     expect(bad.stderr).toContain('manifest unknown (MANIFEST_UNKNOWN)');
     await knode(['delete', '-f', join(root, 'good.yaml'), '--root-dir', root, '--node-name', 'e2e']);
   });

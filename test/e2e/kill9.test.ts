@@ -29,20 +29,26 @@ afterAll(async () => {
 });
 
 const manifests: Record<string, string> = {
-  steady: 'containers: [{name: main, image: busybox:1.36, command: [sleep, "3600"]}, {name: second, image: busybox:1.36, command: [sleep, "3600"]}]',
+  steady:
+    'containers: [{name: main, image: busybox:1.36, command: [sleep, "3600"]}, {name: second, image: busybox:1.36, command: [sleep, "3600"]}]',
   crasher: 'containers: [{name: crash, image: busybox:1.36, command: [sh, -c, "echo boom; exit 1"]}]',
   web: 'initContainers: [{name: prepare, image: busybox:1.36, command: [sleep, "0.3"]}, {name: shipper, image: busybox:1.36, restartPolicy: Always, command: [sleep, "3600"]}]\n  containers: [{name: app, image: busybox:1.36, command: [sleep, "3600"]}]',
   job: `restartPolicy: OnFailure\n  volumes: [{name: state, hostPath: {path: ${state}, type: DirectoryOrCreate}}]\n  containers: [{name: work, image: busybox:1.36, volumeMounts: [{name: state, mountPath: /state}], command: [sh, -c, 'n=$(cat $KNODE_MOUNT_STATE/n 2>/dev/null || echo 0); echo $((n+1)) > $KNODE_MOUNT_STATE/n; [ "$n" -ge 2 ]']}]`,
 };
 
 function startNode() {
-  const child = spawn(process.execPath, [cliEntry, 'run', '--static-dir', pods, ...at, '--node-name', 'k9', '--read-only-port', '0', '--output', 'json'], { stdio: 'ignore' });
+  const child = spawn(
+    process.execPath,
+    [cliEntry, 'run', '--static-dir', pods, ...at, '--node-name', 'k9', '--read-only-port', '0', '--output', 'json'],
+    { stdio: 'ignore' },
+  );
   return { child, exited: new Promise((resolve) => child.once('exit', resolve)) };
 }
 
 it(`keeps its pods through ${KILLS} kill -9s at random points: no duplicates, nothing lost, restart counts and backoff kept`, async () => {
   mkdirSync(pods, { recursive: true });
-  for (const [name, spec] of Object.entries(manifests)) writeFileSync(join(pods, `${name}.yaml`), `apiVersion: v1\nkind: Pod\nmetadata: {name: ${name}}\nspec:\n  ${spec}\n`);
+  for (const [name, spec] of Object.entries(manifests))
+    writeFileSync(join(pods, `${name}.yaml`), `apiVersion: v1\nkind: Pod\nmetadata: {name: ${name}}\nspec:\n  ${spec}\n`);
   // The runtime runs on its own (as `knode run` leaves it): only knode is killed.
   const client = new CriClient(await ensureEmbeddedRuntime(root));
   const random = prng(9);
@@ -73,8 +79,9 @@ it(`keeps its pods through ${KILLS} kill -9s at random points: no duplicates, no
     const sandboxes = new Map<string, number>();
     for (const s of ready) sandboxes.set(s.metadata!.name, (sandboxes.get(s.metadata!.name) ?? 0) + 1);
     for (const [name, n] of sandboxes) if (n > 1) problems.push(`kill ${i}: ${n} ready sandboxes of ${name}`);
-    const crashes = (await client.listContainers({ labelSelector: { [KubeletLabels.podName]: 'crasher-k9' } }))
-      .map((c) => Number(c.annotations[KubeletAnnotations.containerRestartCount] ?? 0));
+    const crashes = (await client.listContainers({ labelSelector: { [KubeletLabels.podName]: 'crasher-k9' } })).map((c) =>
+      Number(c.annotations[KubeletAnnotations.containerRestartCount] ?? 0),
+    );
     const restarts = Math.max(0, ...crashes);
     if (restarts < crashRestarts) problems.push(`kill ${i}: the crasher's restart count went back from ${crashRestarts} to ${restarts}`);
     crashRestarts = Math.max(crashRestarts, restarts);
@@ -84,20 +91,31 @@ it(`keeps its pods through ${KILLS} kill -9s at random points: no duplicates, no
   // One last run, left alone: everything settles where it should.
   const node = startNode();
   try {
-    await eventually(async () => {
-      const list = await client.listContainers({});
-      const job = list.filter((c) => c.labels[KubeletLabels.podName] === 'job-k9');
-      const succeeded = job.some((c) => c.state === 'CONTAINER_EXITED' && c.annotations[KubeletAnnotations.containerRestartCount] === '2');
-      const steady = list.filter((c) => c.state === 'CONTAINER_RUNNING' && ['steady-k9', 'web-k9'].includes(c.labels[KubeletLabels.podName]));
-      return succeeded && steady.length === 4 ? true : undefined;
-    }, 'the job to succeed on its third run and the long-running containers to run', 60_000);
-    const running = (await client.listContainers({ state: { state: 'CONTAINER_RUNNING' } })).filter((c) => ['steady-k9', 'web-k9'].includes(c.labels[KubeletLabels.podName]));
+    await eventually(
+      async () => {
+        const list = await client.listContainers({});
+        const job = list.filter((c) => c.labels[KubeletLabels.podName] === 'job-k9');
+        const succeeded = job.some(
+          (c) => c.state === 'CONTAINER_EXITED' && c.annotations[KubeletAnnotations.containerRestartCount] === '2',
+        );
+        const steady = list.filter(
+          (c) => c.state === 'CONTAINER_RUNNING' && ['steady-k9', 'web-k9'].includes(c.labels[KubeletLabels.podName]),
+        );
+        return succeeded && steady.length === 4 ? true : undefined;
+      },
+      'the job to succeed on its third run and the long-running containers to run',
+      60_000,
+    );
+    const running = (await client.listContainers({ state: { state: 'CONTAINER_RUNNING' } })).filter((c) =>
+      ['steady-k9', 'web-k9'].includes(c.labels[KubeletLabels.podName]),
+    );
     expect(new Set(running.map((c) => c.id))).toEqual(new Set(steadyIds.values()));
     // Backoff 10 s, 20 s, 40 s ... from the first crash: k restarts need 10 * (2^(k-1) - 1) s at the least.
     const elapsed = (Date.now() - started) / 1000;
     const allowed = Math.floor(Math.log2(elapsed / 10 + 1)) + 2;
-    const crashes = (await client.listContainers({ labelSelector: { [KubeletLabels.podName]: 'crasher-k9' } }))
-      .map((c) => Number(c.annotations[KubeletAnnotations.containerRestartCount] ?? 0));
+    const crashes = (await client.listContainers({ labelSelector: { [KubeletLabels.podName]: 'crasher-k9' } })).map((c) =>
+      Number(c.annotations[KubeletAnnotations.containerRestartCount] ?? 0),
+    );
     expect(Math.max(...crashes)).toBeLessThanOrEqual(allowed);
     expect(Math.max(...crashes)).toBeGreaterThanOrEqual(1);
   } finally {

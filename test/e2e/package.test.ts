@@ -27,7 +27,11 @@ it('packs into a tarball that installs and runs with npx knode', async () => {
 
   const version = await run('npx', ['knode', '--version'], { cwd: dir, env });
   expect(version.stdout).toMatch(/^knode\/\d+\.\d+\.\d+ linux-\w+ node-v20\./);
-  const applied = await run('npx', ['knode', 'apply', '-f', join(repoRoot, 'examples', 'hello.yaml'), '--root-dir', root, '--node-name', 'packed', '-o', 'json'], { cwd: dir, env });
+  const applied = await run(
+    'npx',
+    ['knode', 'apply', '-f', join(repoRoot, 'examples', 'hello.yaml'), '--root-dir', root, '--node-name', 'packed', '-o', 'json'],
+    { cwd: dir, env },
+  );
   const list = JSON.parse(applied.stdout) as { items: { metadata: { name: string }; status: { phase: string } }[] };
   expect(list.items.map((p) => [p.metadata.name, p.status.phase])).toEqual([['hello-packed', 'Running']]);
 }, 300_000);

@@ -57,7 +57,9 @@ describe('knode apply on the embedded runtime with real images', () => {
     writeFileSync(manifest, pod);
     const res = await knode(['apply', '-f', manifest, '--root-dir', root, '--node-name', 'sbx', '-o', 'json'], { timeoutMs: 120_000 });
     expect(res.code, res.stderr).toBe(0);
-    const list = JSON.parse(res.stdout) as { items: { status: { phase: string; containerStatuses: { name: string; state: { terminated?: { exitCode: number } } }[] } }[] };
+    const list = JSON.parse(res.stdout) as {
+      items: { status: { phase: string; containerStatuses: { name: string; state: { terminated?: { exitCode: number } } }[] } }[];
+    };
     expect(list.items[0].status.phase).toBe('Succeeded');
     // No CNI configuration: the pod (not hostNetwork) is on the host's network, and apply says so.
     expect(res.stderr).toContain("no pod network: on the host's network");
@@ -72,7 +74,9 @@ describe('knode apply on the embedded runtime with real images', () => {
 
   it("runs a container as its pod's securityContext says: user, group, supplementary groups with fsGroup, a read-only root, no_new_privs for allowPrivilegeEscalation: false only", async () => {
     const manifest = join(root, 'secure.yaml');
-    writeFileSync(manifest, `apiVersion: v1
+    writeFileSync(
+      manifest,
+      `apiVersion: v1
 kind: Pod
 metadata:
   name: secure
@@ -91,7 +95,8 @@ spec:
     - name: escalates
       image: busybox:1.36
       command: ["sh", "-c", "grep NoNewPrivs: /proc/self/status | cut -f2"]
-`);
+`,
+    );
     const res = await knode(['apply', '-f', manifest, '--root-dir', root, '--node-name', 'sbx'], { timeoutMs: 120_000 });
     expect(res.code, res.stderr).toBe(0);
     const logs = await knode(['logs', 'secure-sbx', '-c', 'who', '--root-dir', root]);
@@ -115,17 +120,31 @@ spec:
       command: ["sh", "-c", "cat /proc/sys/kernel/shm_rmid_forced /proc/sys/fs/mqueue/msg_max"]
 `;
     const manifest = join(root, 'sysctls.yaml');
-    writeFileSync(manifest, sysctlPod('sysctls', '[{ name: kernel.shm_rmid_forced, value: "1" }, { name: fs.mqueue.msg_max, value: "64" }]'));
-    const res = await knode(['apply', '-f', manifest, '--root-dir', root, '--node-name', 'sbx', '--allowed-unsafe-sysctls', 'fs.mqueue.*'], { timeoutMs: 120_000 });
+    writeFileSync(
+      manifest,
+      sysctlPod('sysctls', '[{ name: kernel.shm_rmid_forced, value: "1" }, { name: fs.mqueue.msg_max, value: "64" }]'),
+    );
+    const res = await knode(
+      ['apply', '-f', manifest, '--root-dir', root, '--node-name', 'sbx', '--allowed-unsafe-sysctls', 'fs.mqueue.*'],
+      { timeoutMs: 120_000 },
+    );
     expect(res.code, res.stderr).toBe(0);
     expect((await knode(['logs', 'sysctls-sbx', '-c', 'show', '--root-dir', root])).stdout).toBe('1\n64\n');
 
     const unsafe = join(root, 'unsafe.yaml');
     writeFileSync(unsafe, sysctlPod('unsafe', '[{ name: kernel.msgmax, value: "9000" }]'));
-    const refused = await knode(['apply', '-f', unsafe, '--root-dir', root, '--node-name', 'sbx', '--allowed-unsafe-sysctls', 'fs.mqueue.*', '-o', 'json'], { timeoutMs: 120_000 });
+    const refused = await knode(
+      ['apply', '-f', unsafe, '--root-dir', root, '--node-name', 'sbx', '--allowed-unsafe-sysctls', 'fs.mqueue.*', '-o', 'json'],
+      { timeoutMs: 120_000 },
+    );
     expect(refused.code).not.toBe(0);
-    const status = (JSON.parse(refused.stdout) as { items: { status: { phase: string; reason: string; message: string } }[] }).items[0].status;
-    expect(status).toMatchObject({ phase: 'Failed', reason: 'SysctlForbidden', message: 'Pod was rejected: forbidden sysctl: "kernel.msgmax" not allowlisted' });
+    const status = (JSON.parse(refused.stdout) as { items: { status: { phase: string; reason: string; message: string } }[] }).items[0]
+      .status;
+    expect(status).toMatchObject({
+      phase: 'Failed',
+      reason: 'SysctlForbidden',
+      message: 'Pod was rejected: forbidden sysctl: "kernel.msgmax" not allowlisted',
+    });
 
     const badFlag = await knode(['apply', '-f', unsafe, '--root-dir', root, '--allowed-unsafe-sysctls', 'kernel.pid_max']);
     expect(badFlag.code).toBe(2);
@@ -135,14 +154,26 @@ spec:
   it("gives each container the seccomp profile its securityContext names, the pod's by default, Localhost ones from the kubelet's seccomp directory", async () => {
     const profiles = join(root, 'kubelet', 'seccomp', 'profiles');
     mkdirSync(profiles, { recursive: true });
-    writeFileSync(join(profiles, 'no-chmod.json'), JSON.stringify({ defaultAction: 'SCMP_ACT_ALLOW', syscalls: [{ names: ['chmod', 'fchmodat', 'fchmodat2'], action: 'SCMP_ACT_ERRNO' }] }));
+    writeFileSync(
+      join(profiles, 'no-chmod.json'),
+      JSON.stringify({
+        defaultAction: 'SCMP_ACT_ALLOW',
+        syscalls: [{ names: ['chmod', 'fchmodat', 'fchmodat2'], action: 'SCMP_ACT_ERRNO' }],
+      }),
+    );
     const show = (name: string, seccomp: string) => `
     - name: ${name}
       image: busybox:1.36
-      command: ["sh", "-c", "grep '^Seccomp:' /proc/self/status; touch /tmp/f; chmod 600 /tmp/f 2>&1 || true"]${seccomp ? `
-      securityContext: { seccompProfile: ${seccomp} }` : ''}`;
+      command: ["sh", "-c", "grep '^Seccomp:' /proc/self/status; touch /tmp/f; chmod 600 /tmp/f 2>&1 || true"]${
+        seccomp
+          ? `
+      securityContext: { seccompProfile: ${seccomp} }`
+          : ''
+      }`;
     const manifest = join(root, 'seccomp.yaml');
-    writeFileSync(manifest, `apiVersion: v1
+    writeFileSync(
+      manifest,
+      `apiVersion: v1
 kind: Pod
 metadata:
   name: seccomp
@@ -151,7 +182,8 @@ spec:
   securityContext:
     seccompProfile: { type: RuntimeDefault }
   containers:${show('pods', '')}${show('open', '{ type: Unconfined }')}${show('local', '{ type: Localhost, localhostProfile: profiles/no-chmod.json }')}
-`);
+`,
+    );
     const res = await knode(['apply', '-f', manifest, '--root-dir', root, '--node-name', 'sbx'], { timeoutMs: 120_000 });
     expect(res.code, res.stderr).toBe(0);
     const logs = async (c: string) => (await knode(['logs', 'seccomp-sbx', '-c', c, '--root-dir', root])).stdout;
@@ -174,7 +206,9 @@ spec:
     execFileSync('mount', ['-t', 'tmpfs', 'tmpfs', join(source, 'tmpfs')]);
     try {
       const manifest = join(root, 'rro.yaml');
-      writeFileSync(manifest, `apiVersion: v1
+      writeFileSync(
+        manifest,
+        `apiVersion: v1
 kind: Pod
 metadata:
   name: rro
@@ -192,7 +226,8 @@ spec:
       image: busybox:1.36
       command: ["sh", "-c", "touch /data/tmpfs/b 2>/dev/null || echo under-read-only"]
       volumeMounts: [{ name: data, mountPath: /data, readOnly: true, recursiveReadOnly: Enabled }]
-`);
+`,
+      );
       const res = await knode(['apply', '-f', manifest, '--root-dir', root, '--node-name', 'sbx'], { timeoutMs: 120_000 });
       expect(res.code, res.stderr).toBe(0);
       expect((await knode(['logs', 'rro-sbx', '-c', 'plain', '--root-dir', root])).stdout).toBe('under-writable\n');
@@ -208,7 +243,9 @@ spec:
 
   it('refuses runAsNonRoot for an image that runs as root, with the reason and message the kubelet gives', async () => {
     const manifest = join(root, 'nonroot.yaml');
-    writeFileSync(manifest, `apiVersion: v1
+    writeFileSync(
+      manifest,
+      `apiVersion: v1
 kind: Pod
 metadata:
   name: nonroot
@@ -219,10 +256,15 @@ spec:
     - name: root-image
       image: busybox:1.36
       command: ["true"]
-`);
-    const res = await knode(['apply', '-f', manifest, '--root-dir', root, '--node-name', 'sbx', '--timeout', '60s', '-o', 'json'], { timeoutMs: 120_000 });
+`,
+    );
+    const res = await knode(['apply', '-f', manifest, '--root-dir', root, '--node-name', 'sbx', '--timeout', '60s', '-o', 'json'], {
+      timeoutMs: 120_000,
+    });
     expect(res.code).not.toBe(0);
-    const list = JSON.parse(res.stdout) as { items: { metadata: { uid: string }; status: { containerStatuses: { state: { waiting?: { reason: string; message: string } } }[] } }[] };
+    const list = JSON.parse(res.stdout) as {
+      items: { metadata: { uid: string }; status: { containerStatuses: { state: { waiting?: { reason: string; message: string } } }[] } }[];
+    };
     const waiting = list.items[0].status.containerStatuses[0].state.waiting;
     expect(waiting).toEqual({
       reason: 'CreateContainerConfigError',
@@ -239,11 +281,26 @@ describe('knode apply on a pod network (a CNI configuration under the root dir)'
     netRoot = mkdtempSync(join(tmpdir(), 'knode-e2e-podnet-'));
     writeFileSync(join(netRoot, 'registries.yaml'), mirrorConfig(registry.host));
     mkdirSync(join(netRoot, 'cni', 'net.d'), { recursive: true });
-    writeFileSync(join(netRoot, 'cni', 'net.d', '10-pods.conflist'), JSON.stringify({
-      cniVersion: '1.0.0',
-      name: 'e2e-pods',
-      plugins: [{ type: 'bridge', bridge: BRIDGE, isGateway: true, ipam: { type: 'host-local', ranges: [[{ subnet: '10.91.0.0/24' }]], routes: [{ dst: '0.0.0.0/0' }], dataDir: join(netRoot, 'ipam') } }],
-    }));
+    writeFileSync(
+      join(netRoot, 'cni', 'net.d', '10-pods.conflist'),
+      JSON.stringify({
+        cniVersion: '1.0.0',
+        name: 'e2e-pods',
+        plugins: [
+          {
+            type: 'bridge',
+            bridge: BRIDGE,
+            isGateway: true,
+            ipam: {
+              type: 'host-local',
+              ranges: [[{ subnet: '10.91.0.0/24' }]],
+              routes: [{ dst: '0.0.0.0/0' }],
+              dataDir: join(netRoot, 'ipam'),
+            },
+          },
+        ],
+      }),
+    );
   });
 
   afterAll(async () => {
@@ -255,12 +312,14 @@ describe('knode apply on a pod network (a CNI configuration under the root dir)'
     if (netRoot) rmSync(netRoot, { recursive: true, force: true });
   });
 
-  it("gives the pod its own IP from the network, in its status, its /etc/hosts and its eth0", async () => {
+  it('gives the pod its own IP from the network, in its status, its /etc/hosts and its eth0', async () => {
     const manifest = join(netRoot, 'net.yaml');
     writeFileSync(manifest, showPod('on-net', "ip -4 -o addr show eth0 | awk '{ print $4 }'; grep on-net /etc/hosts"));
     const res = await knode(['apply', '-f', manifest, '--root-dir', netRoot, '--node-name', 'sbx', '-o', 'json'], { timeoutMs: 120_000 });
     expect(res.code, res.stderr).toBe(0);
-    const status = (JSON.parse(res.stdout) as { items: { status: { phase: string; podIP: string; podIPs: { ip: string }[]; hostIP: string } }[] }).items[0].status;
+    const status = (
+      JSON.parse(res.stdout) as { items: { status: { phase: string; podIP: string; podIPs: { ip: string }[]; hostIP: string } }[] }
+    ).items[0].status;
     expect(status.phase).toBe('Succeeded');
     expect(res.stderr).not.toContain('no pod network');
     expect(status.podIP).toMatch(/^10\.91\.0\.\d+$/);

@@ -31,15 +31,33 @@ it('shows the node, its pod workers and events; Enter shows a pod; q quits and l
   const pods = join(root, 'pods');
   cpSync(join(repoRoot, 'examples'), pods, { recursive: true });
   // CI=true as CI machines set it: Ink would then draw nothing until exit.
-  const command = ['env', 'CI=true', process.execPath, cliEntry, 'run', '--static-dir', pods, '--root-dir', root, '--node-name', 'tui', '--read-only-port', '0'].join(' ');
+  const command = [
+    'env',
+    'CI=true',
+    process.execPath,
+    cliEntry,
+    'run',
+    '--static-dir',
+    pods,
+    '--root-dir',
+    root,
+    '--node-name',
+    'tui',
+    '--read-only-port',
+    '0',
+  ].join(' ');
   tmux('new-session', '-d', '-s', session, '-x', '160', '-y', '45', command);
 
   // Under a loaded CI machine the start can be slow; a timeout shows the last screen.
-  const ready = await eventually(() => {
-    const s = screen();
-    if (/default\/hello-tui +Running +1\/1/.test(s) && /default\/web-tui +Running +2\/2/.test(s)) return s;
-    throw new Error(`the screen was:\n${s}`);
-  }, 'the TUI to show both pods Running', 60_000);
+  const ready = await eventually(
+    () => {
+      const s = screen();
+      if (/default\/hello-tui +Running +1\/1/.test(s) && /default\/web-tui +Running +2\/2/.test(s)) return s;
+      throw new Error(`the screen was:\n${s}`);
+    },
+    'the TUI to show both pods Running',
+    60_000,
+  );
   expect(ready).toMatch(/knode node tui · runtime knode/);
   expect(ready).toMatch(/sources file ✓/);
   expect(ready).toMatch(/NAME +PHASE +READY +STATUS +RESTARTS +WORKER/);
@@ -67,13 +85,31 @@ it('draws without colour under NO_COLOR', async () => {
   const plain = `${session}-nc`;
   const pods = join(root, 'pods-nc');
   cpSync(join(repoRoot, 'examples', 'hello.yaml'), join(pods, 'hello.yaml'), { recursive: true });
-  const command = ['env', 'NO_COLOR=1', process.execPath, cliEntry, 'run', '--static-dir', pods, '--root-dir', join(root, 'nc'), '--node-name', 'nc', '--read-only-port', '0'].join(' ');
+  const command = [
+    'env',
+    'NO_COLOR=1',
+    process.execPath,
+    cliEntry,
+    'run',
+    '--static-dir',
+    pods,
+    '--root-dir',
+    join(root, 'nc'),
+    '--node-name',
+    'nc',
+    '--read-only-port',
+    '0',
+  ].join(' ');
   tmux('new-session', '-d', '-s', plain, '-x', '160', '-y', '45', command);
   try {
-    const drawn = await eventually(() => {
-      const s = tmux('capture-pane', '-e', '-p', '-t', plain);
-      return /default\/hello-nc +Running/.test(s) ? s : undefined;
-    }, 'the TUI to show hello Running', 60_000);
+    const drawn = await eventually(
+      () => {
+        const s = tmux('capture-pane', '-e', '-p', '-t', plain);
+        return /default\/hello-nc +Running/.test(s) ? s : undefined;
+      },
+      'the TUI to show hello Running',
+      60_000,
+    );
     expect(drawn).not.toMatch(/\x1b\[[0-9;]*3[0-7]m/);
   } finally {
     tmux('kill-session', '-t', plain);

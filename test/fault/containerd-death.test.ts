@@ -42,7 +42,24 @@ it('reports containerd down after kill -9 and its PLEG unhealthy, keeps going, a
     join(pods, 'survivor.yaml'),
     `apiVersion: v1\nkind: Pod\nmetadata:\n  name: survivor\nspec:\n  hostNetwork: true\n  terminationGracePeriodSeconds: 1\n  containers:\n    - name: app\n      image: busybox:1.36\n      command: ["sh", "-c", "echo ${marker}; trap 'exit 0' TERM; while true; do sleep 1; done"]\n`,
   );
-  const child = spawn(process.execPath, [cliEntry, 'run', '--static-dir', pods, '--root-dir', root, '--runtime-endpoint', endpoint, '--node-name', 'fault', '--pleg-relist-threshold', '5s'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [
+      cliEntry,
+      'run',
+      '--static-dir',
+      pods,
+      '--root-dir',
+      root,
+      '--runtime-endpoint',
+      endpoint,
+      '--node-name',
+      'fault',
+      '--pleg-relist-threshold',
+      '5s',
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
@@ -50,7 +67,10 @@ it('reports containerd down after kill -9 and its PLEG unhealthy, keeps going, a
   const client = new CriClient(endpoint);
   try {
     await eventually(() => /PodRunning +default\/survivor-fault/.test(out), 'the pod to run', 60_000);
-    const appOf = async () => (await client.listContainers({ labelSelector: { [KubeletLabels.containerName]: 'app' } })).filter((c) => c.state === 'CONTAINER_RUNNING');
+    const appOf = async () =>
+      (await client.listContainers({ labelSelector: { [KubeletLabels.containerName]: 'app' } })).filter(
+        (c) => c.state === 'CONTAINER_RUNNING',
+      );
 
     // containerd crashes; its shim and the container keep running without it.
     process.kill(Number(readFileSync(join(dir, 'containerd.pid'), 'utf8')), 'SIGKILL');
@@ -68,10 +88,14 @@ it('reports containerd down after kill -9 and its PLEG unhealthy, keeps going, a
     await eventually(() => /RuntimeHealthy/.test(out), 'knode to say the runtime is back', 30_000);
     await eventually(() => /PLEGHealthy/.test(out), 'knode to say the PLEG relists again', 30_000);
     expect(await healthz(root)).toEqual({ status: 200, text: 'ok' });
-    const restarted = await eventually(async () => {
-      const [app] = await appOf();
-      return app && app.annotations['io.kubernetes.container.restartCount'] === '1' ? app : undefined;
-    }, 'the lost container to be restarted as its first restart', 60_000);
+    const restarted = await eventually(
+      async () => {
+        const [app] = await appOf();
+        return app && app.annotations['io.kubernetes.container.restartCount'] === '1' ? app : undefined;
+      },
+      'the lost container to be restarted as its first restart',
+      60_000,
+    );
     expect(restarted.labels[KubeletLabels.podName]).toBe('survivor-fault');
     // One pod, one sandbox: the pod came back in place, nothing duplicated.
     expect((await client.listPodSandbox()).filter((s) => s.state === 'SANDBOX_READY')).toHaveLength(1);

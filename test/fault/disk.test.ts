@@ -34,14 +34,42 @@ beforeAll(async () => {
   execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=8m', 'tmpfs', root]);
   runtime = await startEmbeddedRuntime(root);
   client = new CriClient(runtime.endpoint);
-  writeFileSync(join(manifests, 'steady.yaml'), pod('steady', 'pad=$(head -c 2000 /dev/zero | tr "\\0" x); i=0; while true; do i=$((i+1)); echo line-$i-$pad; sleep 0.1; done'));
+  writeFileSync(
+    join(manifests, 'steady.yaml'),
+    pod('steady', 'pad=$(head -c 2000 /dev/zero | tr "\\0" x); i=0; while true; do i=$((i+1)); echo line-$i-$pad; sleep 0.1; done'),
+  );
   writeFileSync(join(manifests, 'job.yaml'), pod('job', `while [ ! -e ${go} ]; do sleep 0.1; done; exit 3`, '  restartPolicy: Never\n'));
-  node = spawn(process.execPath, [cliEntry, 'run', '--static-dir', manifests, '--root-dir', root, '--runtime-endpoint', runtime.endpoint, '--node-name', 'disk', '--file-check-frequency', '1s', '--output', 'plain', '--read-only-port', '0'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  node = spawn(
+    process.execPath,
+    [
+      cliEntry,
+      'run',
+      '--static-dir',
+      manifests,
+      '--root-dir',
+      root,
+      '--runtime-endpoint',
+      runtime.endpoint,
+      '--node-name',
+      'disk',
+      '--file-check-frequency',
+      '1s',
+      '--output',
+      'plain',
+      '--read-only-port',
+      '0',
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   node.stdout!.on('data', (d) => (out += d));
   node.stderr!.on('data', (d) => (out += d));
-  await eventually(() => /PodRunning +default\/steady-disk/.test(out) && /PodRunning +default\/job-disk/.test(out), 'both pods to run', 60_000);
+  await eventually(
+    () => /PodRunning +default\/steady-disk/.test(out) && /PodRunning +default\/job-disk/.test(out),
+    'both pods to run',
+    60_000,
+  );
 });
 
 afterAll(async () => {
@@ -52,8 +80,10 @@ afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-const sandboxesOf = async (name: string) => (await client.listPodSandbox({ labelSelector: { [KubeletLabels.podName]: name } })).filter((s) => s.state === 'SANDBOX_READY');
-const runningOf = async (name: string) => (await client.listContainers({ labelSelector: { [KubeletLabels.podName]: name } })).filter((c) => c.state === 'CONTAINER_RUNNING');
+const sandboxesOf = async (name: string) =>
+  (await client.listPodSandbox({ labelSelector: { [KubeletLabels.podName]: name } })).filter((s) => s.state === 'SANDBOX_READY');
+const runningOf = async (name: string) =>
+  (await client.listContainers({ labelSelector: { [KubeletLabels.podName]: name } })).filter((c) => c.state === 'CONTAINER_RUNNING');
 const stateFiles = () => ['sandboxes', 'containers'].flatMap((d) => readdirSync(join(root, 'runtime', 'state', d)));
 
 describe('a full root dir', () => {
@@ -69,16 +99,26 @@ describe('a full root dir', () => {
 
     // The job exits while nothing can be written.
     writeFileSync(go, '');
-    const [job] = await eventually(async () => {
-      const all = await client.listContainers({ labelSelector: { [KubeletLabels.podName]: 'job-disk' } });
-      return all.length === 1 && all[0].state === 'CONTAINER_EXITED' ? all : undefined;
-    }, 'the job to exit', 30_000);
+    const [job] = await eventually(
+      async () => {
+        const all = await client.listContainers({ labelSelector: { [KubeletLabels.podName]: 'job-disk' } });
+        return all.length === 1 && all[0].state === 'CONTAINER_EXITED' ? all : undefined;
+      },
+      'the job to exit',
+      30_000,
+    );
     expect((await client.containerStatus(job.id)).status?.exitCode).toBe(3);
 
     writeFileSync(join(manifests, 'late.yaml'), pod('late', 'echo late; sleep 3600'));
-    await eventually(() => /FailedCreatePodSandBox +default\/late-disk|default\/late-disk.*FailedCreatePodSandBox/.test(out), 'the new pod to fail', 30_000);
+    await eventually(
+      () => /FailedCreatePodSandBox +default\/late-disk|default\/late-disk.*FailedCreatePodSandBox/.test(out),
+      'the new pod to fail',
+      30_000,
+    );
     const failure = out.split('\n').find((l) => l.includes('FailedCreatePodSandBox'))!;
-    expect(failure).toMatch(/RESOURCE_EXHAUSTED: failed to create pod sandbox default\/late-disk: writing \S+\/runtime\/state\/sandboxes\/\w+\.json: ENOSPC: no space left on device/);
+    expect(failure).toMatch(
+      /RESOURCE_EXHAUSTED: failed to create pod sandbox default\/late-disk: writing \S+\/runtime\/state\/sandboxes\/\w+\.json: ENOSPC: no space left on device/,
+    );
     expect(await sandboxesOf('late-disk')).toHaveLength(0);
     expect(stateFiles().filter((f) => !f.endsWith('.json'))).toEqual([]);
 
@@ -96,7 +136,11 @@ describe('a full root dir', () => {
 
     // The job's exit reaches its record: written over it while the disk was full (it fits in its file), or kept in memory until now.
     const [job] = await client.listContainers({ labelSelector: { [KubeletLabels.podName]: 'job-disk' } });
-    await eventually(() => JSON.parse(readFileSync(join(root, 'runtime', 'state', 'containers', `${job.id}.json`), 'utf8')).exitCode === 3, "the job's exit on disk", 20_000);
+    await eventually(
+      () => JSON.parse(readFileSync(join(root, 'runtime', 'state', 'containers', `${job.id}.json`), 'utf8')).exitCode === 3,
+      "the job's exit on disk",
+      20_000,
+    );
 
     await eventually(async () => (await runningOf('late-disk')).length === 1, 'the new pod to run', 90_000);
     expect(await sandboxesOf('late-disk')).toHaveLength(1);
@@ -107,8 +151,18 @@ describe('a full root dir', () => {
     // steady kept printing all along (2 kB a line): lines were dropped while the disk was full, and come again now.
     const [steady] = await runningOf('steady-disk');
     const logPath = (await client.containerStatus(steady.id)).status!.logPath;
-    await eventually(() => readFileSync(logPath, 'utf8').split('\n').some((l) => l !== '' && Date.parse(l.split(' ')[0]) > freedAt), 'new log lines after the disk has room', 20_000);
-    const numbers = readFileSync(logPath, 'utf8').split('\n').filter(Boolean).map((l) => Number(/line-(\d+)-/.exec(l)![1]));
+    await eventually(
+      () =>
+        readFileSync(logPath, 'utf8')
+          .split('\n')
+          .some((l) => l !== '' && Date.parse(l.split(' ')[0]) > freedAt),
+      'new log lines after the disk has room',
+      20_000,
+    );
+    const numbers = readFileSync(logPath, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => Number(/line-(\d+)-/.exec(l)![1]));
     expect(numbers.some((n, i) => i > 0 && n !== numbers[i - 1] + 1)).toBe(true);
     expect(node.exitCode).toBeNull();
   });
@@ -127,8 +181,15 @@ describe('a read-only pod log directory', () => {
       expect(await sandboxesOf('late2-disk')).toHaveLength(0);
       expect(await runningOf('steady-disk')).toHaveLength(1);
       // The runtime's own mkdir names the read-only directory too (a recursive mkdir alone says ENOENT).
-      const direct = await client.runPodSandbox({ metadata: { name: 'direct', uid: 'direct-uid', namespace: 'default', attempt: 0 }, logDirectory: join(logs, 'default_direct_direct-uid') }).catch((err: Error) => err);
-      expect(String(direct)).toMatch(/failed to create pod sandbox default\/direct: mkdir \S+\/pods\/default_direct_direct-uid: EROFS: read-only file system/);
+      const direct = await client
+        .runPodSandbox({
+          metadata: { name: 'direct', uid: 'direct-uid', namespace: 'default', attempt: 0 },
+          logDirectory: join(logs, 'default_direct_direct-uid'),
+        })
+        .catch((err: Error) => err);
+      expect(String(direct)).toMatch(
+        /failed to create pod sandbox default\/direct: mkdir \S+\/pods\/default_direct_direct-uid: EROFS: read-only file system/,
+      );
     } finally {
       execFileSync('umount', [logs]);
     }

@@ -41,12 +41,37 @@ beforeAll(async () => {
   client = new CriClient(runtime.endpoint);
   writeFileSync(join(manifests, 'steady.yaml'), pod('steady'));
   writeFileSync(join(manifests, 'edited.yaml'), pod('edited'));
-  node = spawn(process.execPath, [cliEntry, 'run', '--static-dir', manifests, '--root-dir', root, '--runtime-endpoint', runtime.endpoint, '--node-name', 'sources', '--file-check-frequency', '60s', '--output', 'plain', '--read-only-port', '0'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  node = spawn(
+    process.execPath,
+    [
+      cliEntry,
+      'run',
+      '--static-dir',
+      manifests,
+      '--root-dir',
+      root,
+      '--runtime-endpoint',
+      runtime.endpoint,
+      '--node-name',
+      'sources',
+      '--file-check-frequency',
+      '60s',
+      '--output',
+      'plain',
+      '--read-only-port',
+      '0',
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   node.stdout!.on('data', (d) => (out += d));
   node.stderr!.on('data', (d) => (out += d));
-  await eventually(async () => (await running('steady-sources')).length === 1 && (await running('edited-sources')).length === 1, 'both pods to run', 60_000);
+  await eventually(
+    async () => (await running('steady-sources')).length === 1 && (await running('edited-sources')).length === 1,
+    'both pods to run',
+    60_000,
+  );
 });
 
 afterAll(async () => {
@@ -69,7 +94,10 @@ it('runs nothing from a file rewritten in place until it is whole: not the empty
     await eventually(() => /edited\.yaml, document 0: the file is empty/.test(out.slice(mark)), 'knode to read the empty file');
     writeSync(fd, text.slice(0, cut));
     fsyncSync(fd);
-    await eventually(() => /edited\.yaml, document 0, pod "edited": spec\.containers\[0\]\.image: Required value/.test(out.slice(mark)), 'knode to read the half-written file');
+    await eventually(
+      () => /edited\.yaml, document 0, pod "edited": spec\.containers\[0\]\.image: Required value/.test(out.slice(mark)),
+      'knode to read the half-written file',
+    );
     // Neither read changed what runs.
     expect((await running('edited-sources')).map((c) => c.id)).toEqual([edited.id]);
     expect(out.slice(mark)).not.toMatch(/PodTerminating +default\/edited-sources/);
@@ -78,7 +106,11 @@ it('runs nothing from a file rewritten in place until it is whole: not the empty
     closeSync(fd);
   }
 
-  await eventually(async () => (await runningNamed('edited-sources', 'v2')).length === 1 && (await runningNamed('edited-sources', 'main')).length === 0, 'the whole file to run', 30_000);
+  await eventually(
+    async () => (await runningNamed('edited-sources', 'v2')).length === 1 && (await runningNamed('edited-sources', 'main')).length === 0,
+    'the whole file to run',
+    30_000,
+  );
   expect(count(out.slice(mark), /PodTerminating +default\/edited-sources/)).toBe(1);
   expect((await running('steady-sources')).map((c) => c.id)).toEqual([steady.id]);
 });
@@ -89,7 +121,11 @@ it('reads a file replaced by a rename once, whole', async () => {
   writeFileSync(draft, pod('edited', 'v3'));
   renameSync(draft, join(manifests, 'edited.yaml'));
 
-  await eventually(async () => (await runningNamed('edited-sources', 'v3')).length === 1 && (await running('edited-sources')).length === 1, 'the new file to run', 30_000);
+  await eventually(
+    async () => (await runningNamed('edited-sources', 'v3')).length === 1 && (await running('edited-sources')).length === 1,
+    'the new file to run',
+    30_000,
+  );
   const since = out.slice(mark);
   expect(since).not.toMatch(/ManifestError/);
   expect(count(since, /PodTerminating +default\/edited-sources/)).toBe(1);
@@ -98,7 +134,11 @@ it('reads a file replaced by a rename once, whole', async () => {
 
 it('stops the pods of a removed directory; made again, the directory is found and watched again', async () => {
   rmSync(manifests, { recursive: true });
-  await eventually(async () => (await running('steady-sources')).length === 0 && (await running('edited-sources')).length === 0, 'the pods to stop', 30_000);
+  await eventually(
+    async () => (await running('steady-sources')).length === 0 && (await running('edited-sources')).length === 0,
+    'the pods to stop',
+    30_000,
+  );
   expect(out).toMatch(/manifests, document 0: path does not exist; watching for it/);
 
   mkdirSync(manifests);
@@ -115,7 +155,9 @@ it('stops the pods of a removed directory; made again, the directory is found an
 it('runs again a manifest taken away and put back while its pod stops (same UID, a new life)', async () => {
   const file = join(manifests, 'slow.yaml');
   // Ignores SIGTERM: stopping takes its whole grace period, so the manifest is back before the pod has stopped.
-  const text = pod('slow').replace('terminationGracePeriodSeconds: 1', 'terminationGracePeriodSeconds: 3').replace("trap 'exit 0' TERM", "trap '' TERM");
+  const text = pod('slow')
+    .replace('terminationGracePeriodSeconds: 1', 'terminationGracePeriodSeconds: 3')
+    .replace("trap 'exit 0' TERM", "trap '' TERM");
   writeFileSync(file, text);
   await eventually(async () => (await running('slow-sources')).length === 1, 'slow to run', 30_000);
   const [first] = await running('slow-sources');
@@ -125,12 +167,20 @@ it('runs again a manifest taken away and put back while its pod stops (same UID,
   await eventually(() => /PodTerminating +default\/slow-sources/.test(out.slice(mark)), 'slow to be stopping');
   renameSync(join(scratch, 'slow.yaml'), file);
 
-  await eventually(() => /PodRestarted +default\/slow-sources/.test(out.slice(mark)), 'housekeeping to start slow anew', 20_000).catch(async (err: Error) => {
-    const now = (await (await NodeClient.find(root))?.json<{ workers?: unknown[]; housekeeping?: unknown }>('/node'))?.body;
-    throw new Error(`${err.message}; knode printed since the manifest went:\n${out.slice(mark)}\nits pod workers now: ${JSON.stringify(now?.workers)}\nits housekeeping: ${JSON.stringify(now?.housekeeping)}`);
-  });
-  await eventually(async () => {
-    const now = await running('slow-sources');
-    return now.length === 1 && now[0].id !== first.id;
-  }, 'slow to run again', 30_000);
+  await eventually(() => /PodRestarted +default\/slow-sources/.test(out.slice(mark)), 'housekeeping to start slow anew', 20_000).catch(
+    async (err: Error) => {
+      const now = (await (await NodeClient.find(root))?.json<{ workers?: unknown[]; housekeeping?: unknown }>('/node'))?.body;
+      throw new Error(
+        `${err.message}; knode printed since the manifest went:\n${out.slice(mark)}\nits pod workers now: ${JSON.stringify(now?.workers)}\nits housekeeping: ${JSON.stringify(now?.housekeeping)}`,
+      );
+    },
+  );
+  await eventually(
+    async () => {
+      const now = await running('slow-sources');
+      return now.length === 1 && now[0].id !== first.id;
+    },
+    'slow to run again',
+    30_000,
+  );
 });

@@ -8,7 +8,10 @@ export interface CliResult {
 }
 
 /** Runs `bin/run.js` as a user would, and collects what it prints. */
-export function knode(args: string[], options: { env?: Record<string, string>; input?: string; timeoutMs?: number } = {}): Promise<CliResult> {
+export function knode(
+  args: string[],
+  options: { env?: Record<string, string>; input?: string; timeoutMs?: number } = {},
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [cliEntry, ...args], {
       env: { ...process.env, NO_COLOR: '1', ...options.env },

@@ -56,7 +56,8 @@ export function startControlPlane(options: { controllers?: boolean } = {}): Cont
   return {
     ...info,
     kubectlPath: info.kubectl,
-    nodeKubeconfig: (name) => execFileSync('bash', [script, 'node-kubeconfig', dir, name], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim(),
+    nodeKubeconfig: (name) =>
+      execFileSync('bash', [script, 'node-kubeconfig', dir, name], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim(),
     kubectl,
     kubectlInput,
     kubectlLive(...kargs: string[]) {

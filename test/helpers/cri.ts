@@ -41,17 +41,26 @@ export function containerConfig(name: string, command: string[], extra: Partial<
   };
 }
 
-export async function runContainer(client: CriClient, sandboxId: string, sandbox: PodSandboxConfig, config: ContainerConfig): Promise<string> {
+export async function runContainer(
+  client: CriClient,
+  sandboxId: string,
+  sandbox: PodSandboxConfig,
+  config: ContainerConfig,
+): Promise<string> {
   const id = await client.createContainer(sandboxId, config, sandbox);
   await client.startContainer(id);
   return id;
 }
 
 export async function waitExited(client: CriClient, id: string, timeoutMs = 10_000): Promise<ContainerStatus> {
-  return eventually(async () => {
-    const status = (await client.containerStatus(id)).status;
-    return status?.state === 'CONTAINER_EXITED' ? status : undefined;
-  }, `container ${id} to exit`, timeoutMs);
+  return eventually(
+    async () => {
+      const status = (await client.containerStatus(id)).status;
+      return status?.state === 'CONTAINER_EXITED' ? status : undefined;
+    },
+    `container ${id} to exit`,
+    timeoutMs,
+  );
 }
 
 export function logPathOf(sandbox: PodSandboxConfig, container: ContainerConfig): string {
@@ -67,7 +76,12 @@ export function loggedLines(sandbox: PodSandboxConfig, container: ContainerConfi
 }
 
 /** Runs one container to its end in a new pod named POD (its hostname too); what it wrote, and its exit code. */
-export async function runPodToEnd(client: CriClient, pod: string, config: ContainerConfig, sandboxExtra: Partial<PodSandboxConfig> = {}): Promise<{ lines: string[]; exitCode: number }> {
+export async function runPodToEnd(
+  client: CriClient,
+  pod: string,
+  config: ContainerConfig,
+  sandboxExtra: Partial<PodSandboxConfig> = {},
+): Promise<{ lines: string[]; exitCode: number }> {
   const sandbox = { ...ownSandboxConfig(pod), ...sandboxExtra };
   const sandboxId = await client.runPodSandbox(sandbox);
   const id = await client.createContainer(sandboxId, config, sandbox);

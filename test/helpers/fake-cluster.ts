@@ -50,7 +50,10 @@ export class FakeCluster implements ClusterClient {
 
   /** Stores a pod as the apiserver would (uid, resourceVersion) and tells the open watches. */
   putPod(pod: Pod, type: 'ADDED' | 'MODIFIED' = 'ADDED'): Pod {
-    const stored: Pod = structuredClone({ ...pod, metadata: { ...pod.metadata, uid: pod.metadata.uid ?? `uid-${++this.uid}`, resourceVersion: this.nextVersion() } });
+    const stored: Pod = structuredClone({
+      ...pod,
+      metadata: { ...pod.metadata, uid: pod.metadata.uid ?? `uid-${++this.uid}`, resourceVersion: this.nextVersion() },
+    });
     this.pods.set(`${stored.metadata.namespace}/${stored.metadata.name}`, stored);
     this.emit(type, stored);
     return stored;
@@ -75,10 +78,18 @@ export class FakeCluster implements ClusterClient {
   async listPods(fieldSelector: string) {
     this.enter('listPods', fieldSelector);
     const node = fieldSelector.replace('spec.nodeName=', '');
-    return { items: [...this.pods.values()].filter((p) => p.spec.nodeName === node).map((p) => structuredClone(p)), resourceVersion: String(this.rv) };
+    return {
+      items: [...this.pods.values()].filter((p) => p.spec.nodeName === node).map((p) => structuredClone(p)),
+      resourceVersion: String(this.rv),
+    };
   }
 
-  async watchPods(fieldSelector: string, resourceVersion: string, _timeoutSeconds: number, onEvent: OpenWatch['onEvent']): Promise<PodWatch> {
+  async watchPods(
+    fieldSelector: string,
+    resourceVersion: string,
+    _timeoutSeconds: number,
+    onEvent: OpenWatch['onEvent'],
+  ): Promise<PodWatch> {
     this.enter('watchPods', fieldSelector, resourceVersion);
     let end: OpenWatch['end'] = () => {};
     const done = new Promise<{ error?: ClusterError }>((resolve) => (end = resolve));
@@ -103,7 +114,8 @@ export class FakeCluster implements ClusterClient {
 
   async createPod(pod: Pod): Promise<Pod> {
     this.enter('createPod', `${pod.metadata.namespace}/${pod.metadata.name}`);
-    if (this.pods.has(`${pod.metadata.namespace}/${pod.metadata.name}`)) throw new ClusterError(409, 'AlreadyExists', `pods "${pod.metadata.name}" already exists`);
+    if (this.pods.has(`${pod.metadata.namespace}/${pod.metadata.name}`))
+      throw new ClusterError(409, 'AlreadyExists', `pods "${pod.metadata.name}" already exists`);
     return this.putPod({ ...pod, metadata: { ...pod.metadata, uid: undefined } });
   }
 
@@ -134,7 +146,10 @@ export class FakeCluster implements ClusterClient {
   async createNode(node: Node): Promise<Node> {
     this.enter('createNode', node.metadata.name);
     if (this.nodes.has(node.metadata.name!)) throw new ClusterError(409, 'AlreadyExists', `nodes "${node.metadata.name}" already exists`);
-    const stored = structuredClone({ ...node, metadata: { ...node.metadata, uid: `node-uid-${++this.uid}`, resourceVersion: this.nextVersion() } });
+    const stored = structuredClone({
+      ...node,
+      metadata: { ...node.metadata, uid: `node-uid-${++this.uid}`, resourceVersion: this.nextVersion() },
+    });
     this.nodes.set(node.metadata.name!, stored);
     return structuredClone(stored);
   }
@@ -176,7 +191,8 @@ export class FakeCluster implements ClusterClient {
     const key = `${lease.metadata.namespace}/${lease.metadata.name}`;
     const current = this.leases.get(key);
     if (!current) throw new ClusterError(404, 'NotFound', 'not found');
-    if (current.metadata.resourceVersion !== lease.metadata.resourceVersion) throw new ClusterError(409, 'Conflict', 'the object has been modified');
+    if (current.metadata.resourceVersion !== lease.metadata.resourceVersion)
+      throw new ClusterError(409, 'Conflict', 'the object has been modified');
     const stored = structuredClone({ ...lease, metadata: { ...lease.metadata, resourceVersion: this.nextVersion() } });
     this.leases.set(key, stored);
     return structuredClone(stored);
@@ -196,7 +212,11 @@ export class FakeCluster implements ClusterClient {
     return { data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString('base64')])) };
   }
 
-  async createToken(namespace: string, serviceAccount: string, request: { audiences: string[]; expirationSeconds: number; pod: { name: string; uid: string } }) {
+  async createToken(
+    namespace: string,
+    serviceAccount: string,
+    request: { audiences: string[]; expirationSeconds: number; pod: { name: string; uid: string } },
+  ) {
     this.enter('createToken', `${namespace}/${serviceAccount}`, request.pod.name);
     return { token: `token-${++this.tokensIssued}`, expiresAt: this.now() + request.expirationSeconds * 1000 };
   }

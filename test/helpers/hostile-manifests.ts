@@ -38,20 +38,28 @@ export function validPod(name: string): Json {
     spec: {
       restartPolicy: 'Always',
       terminationGracePeriodSeconds: 5,
-      volumes: [{ name: 'scratch', emptyDir: {} }, { name: 'info', downwardAPI: { items: [{ path: 'labels', fieldRef: { fieldPath: 'metadata.labels' } }] } }],
+      volumes: [
+        { name: 'scratch', emptyDir: {} },
+        { name: 'info', downwardAPI: { items: [{ path: 'labels', fieldRef: { fieldPath: 'metadata.labels' } }] } },
+      ],
       initContainers: [{ name: 'init', image: 'busybox:1.36', command: ['sh', '-c', 'true'] }],
-      containers: [{
-        name: 'main',
-        image: 'busybox:1.36',
-        command: ['sh', '-c', 'sleep 300'],
-        args: [],
-        env: [{ name: 'A', value: '1' }, { name: 'POD', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }],
-        ports: [{ containerPort: 8080, name: 'http' }],
-        volumeMounts: [{ name: 'scratch', mountPath: '/scratch', subPath: 'sub' }],
-        resources: { limits: { memory: '64Mi', cpu: '100m' }, requests: { memory: '32Mi' } },
-        readinessProbe: { exec: { command: ['true'] }, periodSeconds: 5, failureThreshold: 3 },
-        lifecycle: { preStop: { exec: { command: ['true'] } } },
-      }],
+      containers: [
+        {
+          name: 'main',
+          image: 'busybox:1.36',
+          command: ['sh', '-c', 'sleep 300'],
+          args: [],
+          env: [
+            { name: 'A', value: '1' },
+            { name: 'POD', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+          ],
+          ports: [{ containerPort: 8080, name: 'http' }],
+          volumeMounts: [{ name: 'scratch', mountPath: '/scratch', subPath: 'sub' }],
+          resources: { limits: { memory: '64Mi', cpu: '100m' }, requests: { memory: '32Mi' } },
+          readinessProbe: { exec: { command: ['true'] }, periodSeconds: 5, failureThreshold: 3 },
+          lifecycle: { preStop: { exec: { command: ['true'] } } },
+        },
+      ],
     },
   };
 }
@@ -104,7 +112,13 @@ function typeCases(): HostileCase[] {
       const pod = validPod('typed');
       // A restartPolicy string that is not one of the three is as wrong as a number.
       setPath(pod, path, path === 'spec.restartPolicy' && kind === 'string' ? 'Sometimes' : SAMPLES[kind]);
-      out.push({ name: `type-${path}-${kind}`, category: 'wrong type', text: doc(pod), mustRefuse: true, field: path.replace(/\.(\d+)(?=\.|$)/g, '[$1]').replace(/\[\d+\]$/, '') });
+      out.push({
+        name: `type-${path}-${kind}`,
+        category: 'wrong type',
+        text: doc(pod),
+        mustRefuse: true,
+        field: path.replace(/\.(\d+)(?=\.|$)/g, '[$1]').replace(/\[\d+\]$/, ''),
+      });
     }
   }
   return out;
@@ -121,8 +135,26 @@ function hugeCases(): HostileCase[] {
     ['label-value-64', (p) => setPath(p, 'metadata.labels', { app: big(64) }), true],
     ['label-key-300', (p) => setPath(p, 'metadata.labels', { [big(300)]: 'x' }), true],
     ['env-name-1M', (p) => setPath(p, 'spec.containers.0.env.0.name', big(1 << 20)), false],
-    ['20k-env', (p) => setPath(p, 'spec.containers.0.env', Array.from({ length: 20_000 }, (_, i) => ({ name: `E${i}`, value: 'v' }))), false],
-    ['5k-containers', (p) => setPath(p, 'spec.containers', Array.from({ length: 5_000 }, (_, i) => ({ name: `c${i}`, image: 'busybox' }))), false],
+    [
+      '20k-env',
+      (p) =>
+        setPath(
+          p,
+          'spec.containers.0.env',
+          Array.from({ length: 20_000 }, (_, i) => ({ name: `E${i}`, value: 'v' })),
+        ),
+      false,
+    ],
+    [
+      '5k-containers',
+      (p) =>
+        setPath(
+          p,
+          'spec.containers',
+          Array.from({ length: 5_000 }, (_, i) => ({ name: `c${i}`, image: 'busybox' })),
+        ),
+      false,
+    ],
   ];
   const out = cases.map(([name, mutate, mustRefuse]) => {
     const pod = validPod('huge');
@@ -136,29 +168,95 @@ function hugeCases(): HostileCase[] {
 function nestingCases(): HostileCase[] {
   const out: HostileCase[] = [];
   for (const depth of [100, 1_000, 10_000, 100_000]) {
-    out.push({ name: `nest-flow-array-${depth}`, category: 'deep nesting', text: `apiVersion: v1\nkind: Pod\nmetadata: {name: nest}\nspec: {containers: ${'['.repeat(depth)}${']'.repeat(depth)}}\n`, mustRefuse: true });
-    out.push({ name: `nest-flow-map-${depth}`, category: 'deep nesting', text: `apiVersion: v1\nkind: Pod\nmetadata: {name: nest}\nspec: ${'{a: '.repeat(depth)}1${'}'.repeat(depth)}\n`, mustRefuse: true });
-    out.push({ name: `nest-json-${depth}`, category: 'deep nesting', text: `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"nest"},"spec":{"containers":[{"name":"c","image":"i","env":${'['.repeat(depth)}${']'.repeat(depth)}}]}}`, mustRefuse: true });
+    out.push({
+      name: `nest-flow-array-${depth}`,
+      category: 'deep nesting',
+      text: `apiVersion: v1\nkind: Pod\nmetadata: {name: nest}\nspec: {containers: ${'['.repeat(depth)}${']'.repeat(depth)}}\n`,
+      mustRefuse: true,
+    });
+    out.push({
+      name: `nest-flow-map-${depth}`,
+      category: 'deep nesting',
+      text: `apiVersion: v1\nkind: Pod\nmetadata: {name: nest}\nspec: ${'{a: '.repeat(depth)}1${'}'.repeat(depth)}\n`,
+      mustRefuse: true,
+    });
+    out.push({
+      name: `nest-json-${depth}`,
+      category: 'deep nesting',
+      text: `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"nest"},"spec":{"containers":[{"name":"c","image":"i","env":${'['.repeat(depth)}${']'.repeat(depth)}}]}}`,
+      mustRefuse: true,
+    });
   }
   const blockDepth = 2_000;
-  out.push({ name: 'nest-block-map-2000', category: 'deep nesting', text: `apiVersion: v1\nkind: Pod\nmetadata:\n  name: nest\nspec:\n${Array.from({ length: blockDepth }, (_, i) => `${'  '.repeat(i + 1)}k${i}:`).join('\n')} 1\n`, mustRefuse: true });
+  out.push({
+    name: 'nest-block-map-2000',
+    category: 'deep nesting',
+    text: `apiVersion: v1\nkind: Pod\nmetadata:\n  name: nest\nspec:\n${Array.from({ length: blockDepth }, (_, i) => `${'  '.repeat(i + 1)}k${i}:`).join('\n')} 1\n`,
+    mustRefuse: true,
+  });
   return out;
 }
 
 function bombCases(): HostileCase[] {
   const laughs = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]'];
-  for (let i = 1; i < 9; i++) laughs.push(`${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(9).fill(`*${String.fromCharCode(96 + i)}`).join(',')}]`);
+  for (let i = 1; i < 9; i++)
+    laughs.push(
+      `${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(9)
+        .fill(`*${String.fromCharCode(96 + i)}`)
+        .join(',')}]`,
+    );
   return [
-    { name: 'bomb-billion-laughs', category: 'yaml bomb', text: `apiVersion: v1\nkind: Pod\nmetadata:\n  name: bomb\n${laughs.map((l) => `  ${l}`).join('\n')}\nspec:\n  containers: [{name: c, image: i}]\n`, mustRefuse: true },
-    { name: 'bomb-in-args', category: 'yaml bomb', text: `x: &x [${Array(50).fill('"aaaaaaaaaa"').join(',')}]\ny: &y [${Array(50).fill('*x').join(',')}]\napiVersion: v1\nkind: Pod\nmetadata: {name: bomb}\nspec:\n  containers: [{name: c, image: i, args: [${Array(200).fill('*y').join(',')}]}]\n`, mustRefuse: true },
-    { name: 'bomb-merge-keys', category: 'yaml bomb', text: `base: &b {${Array.from({ length: 50 }, (_, i) => `k${i}: v`).join(', ')}}\nm1: &m1 {<<: [${Array(50).fill('*b').join(',')}]}\napiVersion: v1\nkind: Pod\nmetadata: {name: bomb, labels: {<<: [${Array(200).fill('*m1').join(',')}]}}\nspec: {containers: [{name: c, image: i}]}\n`, mustRefuse: true },
-    { name: 'bomb-self-reference', category: 'yaml bomb', text: 'a: &a [*a]\napiVersion: v1\nkind: Pod\nmetadata: {name: bomb}\nspec: {containers: [{name: c, image: i}]}\n', mustRefuse: true },
+    {
+      name: 'bomb-billion-laughs',
+      category: 'yaml bomb',
+      text: `apiVersion: v1\nkind: Pod\nmetadata:\n  name: bomb\n${laughs.map((l) => `  ${l}`).join('\n')}\nspec:\n  containers: [{name: c, image: i}]\n`,
+      mustRefuse: true,
+    },
+    {
+      name: 'bomb-in-args',
+      category: 'yaml bomb',
+      text: `x: &x [${Array(50).fill('"aaaaaaaaaa"').join(',')}]\ny: &y [${Array(50).fill('*x').join(',')}]\napiVersion: v1\nkind: Pod\nmetadata: {name: bomb}\nspec:\n  containers: [{name: c, image: i, args: [${Array(200).fill('*y').join(',')}]}]\n`,
+      mustRefuse: true,
+    },
+    {
+      name: 'bomb-merge-keys',
+      category: 'yaml bomb',
+      text: `base: &b {${Array.from({ length: 50 }, (_, i) => `k${i}: v`).join(', ')}}\nm1: &m1 {<<: [${Array(50).fill('*b').join(',')}]}\napiVersion: v1\nkind: Pod\nmetadata: {name: bomb, labels: {<<: [${Array(200).fill('*m1').join(',')}]}}\nspec: {containers: [{name: c, image: i}]}\n`,
+      mustRefuse: true,
+    },
+    {
+      name: 'bomb-self-reference',
+      category: 'yaml bomb',
+      text: 'a: &a [*a]\napiVersion: v1\nkind: Pod\nmetadata: {name: bomb}\nspec: {containers: [{name: c, image: i}]}\n',
+      mustRefuse: true,
+    },
   ];
 }
 
 const ODD_NAMES = [
-  'pod\u202egnp', 'p\u200bod', 'ｐｏｄ', 'pod😀', 'POD', 'pod_1', '-pod', 'pod-', 'pod.', 'po d', 'pod\u0000x', 'pod\nname', 'pod\ttab', 'ро∂', 'p\u0301od',
-  '..', '.', '../pod', 'pod/..', '/etc/passwd', 'pod%2f..', 'a'.repeat(254), '',
+  'pod\u202egnp',
+  'p\u200bod',
+  'ｐｏｄ',
+  'pod😀',
+  'POD',
+  'pod_1',
+  '-pod',
+  'pod-',
+  'pod.',
+  'po d',
+  'pod\u0000x',
+  'pod\nname',
+  'pod\ttab',
+  'ро∂',
+  'p\u0301od',
+  '..',
+  '.',
+  '../pod',
+  'pod/..',
+  '/etc/passwd',
+  'pod%2f..',
+  'a'.repeat(254),
+  '',
 ];
 
 function unicodeCases(): HostileCase[] {
@@ -168,13 +266,25 @@ function unicodeCases(): HostileCase[] {
       const pod = validPod('uni');
       setPath(pod, path, bad);
       if (path === 'spec.volumes.0.name') setPath(pod, 'spec.containers.0.volumeMounts.0.name', bad);
-      out.push({ name: `unicode-${i}-${path}`, category: 'unicode and control characters', text: doc(pod), mustRefuse: true, field: path.replace(/\.(\d+)\./g, '[$1].') });
+      out.push({
+        name: `unicode-${i}-${path}`,
+        category: 'unicode and control characters',
+        text: doc(pod),
+        mustRefuse: true,
+        field: path.replace(/\.(\d+)\./g, '[$1].'),
+      });
     }
   }
   for (const [i, bad] of ['A\u0000', '1BAD', 'a b', 'ключ', ''].entries()) {
     const pod = validPod('envname');
     setPath(pod, 'spec.containers.0.env.0.name', bad);
-    out.push({ name: `unicode-env-${i}`, category: 'unicode and control characters', text: doc(pod), mustRefuse: true, field: 'spec.containers[0].env[0].name' });
+    out.push({
+      name: `unicode-env-${i}`,
+      category: 'unicode and control characters',
+      text: doc(pod),
+      mustRefuse: true,
+      field: 'spec.containers[0].env[0].name',
+    });
   }
   return out;
 }
@@ -185,25 +295,49 @@ function traversalCases(): HostileCase[] {
   for (const [i, sub] of subPaths.entries()) {
     const pod = validPod('trav');
     setPath(pod, 'spec.containers.0.volumeMounts.0.subPath', sub);
-    out.push({ name: `traversal-subpath-${i}`, category: 'path traversal', text: doc(pod), mustRefuse: true, field: 'spec.containers[0].volumeMounts[0].subPath' });
+    out.push({
+      name: `traversal-subpath-${i}`,
+      category: 'path traversal',
+      text: doc(pod),
+      mustRefuse: true,
+      field: 'spec.containers[0].volumeMounts[0].subPath',
+    });
   }
   // The apiserver refuses `..` elements and an empty path (a relative path it lets through).
   const hostPaths = ['../../etc', '/etc/../..', '/var/../etc/shadow', '/a/b/..', ''];
   for (const [i, path] of hostPaths.entries()) {
     const pod = validPod('trav');
     setPath(pod, 'spec.volumes.0', { name: 'scratch', hostPath: { path } });
-    out.push({ name: `traversal-hostpath-${i}`, category: 'path traversal', text: doc(pod), mustRefuse: true, field: 'spec.volumes[0].hostPath.path' });
+    out.push({
+      name: `traversal-hostpath-${i}`,
+      category: 'path traversal',
+      text: doc(pod),
+      mustRefuse: true,
+      field: 'spec.volumes[0].hostPath.path',
+    });
   }
   const itemPaths = ['../x', '../../etc/cron.d/evil', '/abs', 'a/../../x', '..'];
   for (const [i, path] of itemPaths.entries()) {
     const pod = validPod('trav');
     setPath(pod, 'spec.volumes.1.downwardAPI.items.0.path', path);
-    out.push({ name: `traversal-downward-${i}`, category: 'path traversal', text: doc(pod), mustRefuse: true, field: 'spec.volumes[1].downwardAPI.items[0].path' });
+    out.push({
+      name: `traversal-downward-${i}`,
+      category: 'path traversal',
+      text: doc(pod),
+      mustRefuse: true,
+      field: 'spec.volumes[1].downwardAPI.items[0].path',
+    });
   }
   for (const [i, name] of ['../../../tmp/x', 'a/b', '..'].entries()) {
     const pod = validPod('trav');
     setPath(pod, 'spec.containers.0.name', name);
-    out.push({ name: `traversal-logpath-${i}`, category: 'path traversal', text: doc(pod), mustRefuse: true, field: 'spec.containers[0].name' });
+    out.push({
+      name: `traversal-logpath-${i}`,
+      category: 'path traversal',
+      text: doc(pod),
+      mustRefuse: true,
+      field: 'spec.containers[0].name',
+    });
   }
   return out;
 }
@@ -262,9 +396,17 @@ function syntaxCases(r: () => number): HostileCase[] {
     ['deep-list-kind', `apiVersion: v1\nkind: List\nitems:\n${'  - {kind: List, items: [\n'.repeat(50)}`],
     ['metadata-string', 'apiVersion: v1\nkind: Pod\nmetadata: "name"\nspec: {containers: [{name: c, image: i}]}\n'],
     ['spec-missing', 'apiVersion: v1\nkind: Pod\nmetadata: {name: nospec}\n'],
-    ['yaml-tags', 'apiVersion: v1\nkind: Pod\nmetadata: {name: !!binary aGVsbG8=}\nspec: {containers: [{name: c, image: !!js/function "f(){}"}]}\n'],
+    [
+      'yaml-tags',
+      'apiVersion: v1\nkind: Pod\nmetadata: {name: !!binary aGVsbG8=}\nspec: {containers: [{name: c, image: !!js/function "f(){}"}]}\n',
+    ],
   ];
-  return texts.map(([name, text]) => ({ name: `syntax-${name}`, category: 'syntax', text, mustRefuse: !['empty', 'only-comment', 'document-separator-storm'].includes(name) }));
+  return texts.map(([name, text]) => ({
+    name: `syntax-${name}`,
+    category: 'syntax',
+    text,
+    mustRefuse: !['empty', 'only-comment', 'document-separator-storm'].includes(name),
+  }));
 }
 
 /** Seeded mutations of the valid manifest's text: flipped bytes, dropped and swapped lines, re-indented lines, truncation. */
@@ -300,6 +442,15 @@ function fuzzCases(r: () => number, count: number): HostileCase[] {
 /** The whole corpus: at least 1,000 cases, the same on every run. */
 export function hostileCorpus(seed = 20261123): HostileCase[] {
   const r = prng(seed);
-  const fixed = [...typeCases(), ...hugeCases(), ...nestingCases(), ...bombCases(), ...unicodeCases(), ...traversalCases(), ...numberCases(), ...syntaxCases(r)];
+  const fixed = [
+    ...typeCases(),
+    ...hugeCases(),
+    ...nestingCases(),
+    ...bombCases(),
+    ...unicodeCases(),
+    ...traversalCases(),
+    ...numberCases(),
+    ...syntaxCases(r),
+  ];
   return [...fixed, ...fuzzCases(r, Math.max(300, 1_000 - fixed.length))];
 }

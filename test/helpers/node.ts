@@ -35,13 +35,22 @@ export interface TestNode {
  * static pod dir and a node name of its own (so nodes sharing a runtime
  * leave each other's pods alone).
  */
-export async function startNode(endpoint: string, options: { clock?: Clock; config?: Partial<KubeletConfiguration>; cluster?: ClusterClient } = {}): Promise<TestNode> {
+export async function startNode(
+  endpoint: string,
+  options: { clock?: Clock; config?: Partial<KubeletConfiguration>; cluster?: ClusterClient } = {},
+): Promise<TestNode> {
   const root = mkdtempSync(join(tmpdir(), 'knode-node-'));
   const podsDir = join(root, 'pods');
   const nodeName = `node-${process.pid}-${++nodes}`;
   const config = defaultKubeletConfiguration(root, { nodeName, staticPodPath: podsDir, fileCheckFrequency: 1_000, ...options.config });
   const client = new CriClient(endpoint);
-  const kubelet = new Kubelet(config, { runtime: client, clock: options.clock, random: () => 0, cluster: options.cluster, version: '0.0.0-test' });
+  const kubelet = new Kubelet(config, {
+    runtime: client,
+    clock: options.clock,
+    random: () => 0,
+    cluster: options.cluster,
+    version: '0.0.0-test',
+  });
   const events: LifecycleEvent[] = [];
   kubelet.events.subscribe((e) => events.push(e));
   const fullName = (name: string) => `${name}-${nodeName}`;
@@ -60,10 +69,14 @@ export async function startNode(endpoint: string, options: { clock?: Clock; conf
     events,
     pod,
     waitForPod: (name, what, check, timeoutMs = 20_000) =>
-      eventually(() => {
-        const p = pod(name);
-        return p && check(p) ? p : undefined;
-      }, () => `pod ${name} to be ${what} (last status: ${JSON.stringify(pod(name)?.status ?? null)}; its events: ${eventsOf(name)})`, timeoutMs),
+      eventually(
+        () => {
+          const p = pod(name);
+          return p && check(p) ? p : undefined;
+        },
+        () => `pod ${name} to be ${what} (last status: ${JSON.stringify(pod(name)?.status ?? null)}; its events: ${eventsOf(name)})`,
+        timeoutMs,
+      ),
     writePod: (name, spec, extra = {}) => {
       const file = join(podsDir, `${name}.yaml`);
       writeFileSync(file, stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name, ...extra }, spec }));

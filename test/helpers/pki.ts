@@ -3,18 +3,51 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** A throwaway CA made with openssl, and client certificates it signs (CN = user, O = groups). */
-export function makeCA(dir: string): { cert: string; key: string; clientCert(name: string, cn: string, groups: string[]): { cert: Buffer; key: Buffer } } {
+export function makeCA(dir: string): {
+  cert: string;
+  key: string;
+  clientCert(name: string, cn: string, groups: string[]): { cert: Buffer; key: Buffer };
+} {
   const cert = join(dir, 'ca.crt');
   const key = join(dir, 'ca.key');
   const openssl = (...args: string[]) => execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
-  openssl('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=knode-test-ca', '-keyout', key, '-out', cert);
+  openssl(
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
+    '-nodes',
+    '-days',
+    '1',
+    '-subj',
+    '/CN=knode-test-ca',
+    '-keyout',
+    key,
+    '-out',
+    cert,
+  );
   return {
     cert,
     key,
     clientCert(name, cn, groups) {
       const base = join(dir, name);
       const subject = `${groups.map((g) => `/O=${g}`).join('')}/CN=${cn}`;
-      openssl('req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-subj', subject, '-keyout', `${base}.key`, '-out', `${base}.csr`);
+      openssl(
+        'req',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-subj',
+        subject,
+        '-keyout',
+        `${base}.key`,
+        '-out',
+        `${base}.csr`,
+      );
       openssl('x509', '-req', '-in', `${base}.csr`, '-CA', cert, '-CAkey', key, '-CAcreateserial', '-days', '1', '-out', `${base}.crt`);
       return { cert: readFileSync(`${base}.crt`), key: readFileSync(`${base}.key`) };
     },

@@ -24,7 +24,10 @@ export interface LocalRegistry {
 export function startRegistry(): LocalRegistry {
   const dir = mkdtempSync(join(tmpdir(), 'knode-registry-'));
   const out = execFileSync('bash', [script, 'up', dir], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
-  return { ...(JSON.parse(out) as Omit<LocalRegistry, 'stop'>), stop: () => execFileSync('bash', [script, 'down', dir], { stdio: 'inherit' }) };
+  return {
+    ...(JSON.parse(out) as Omit<LocalRegistry, 'stop'>),
+    stop: () => execFileSync('bash', [script, 'down', dir], { stdio: 'inherit' }),
+  };
 }
 
 /** `registries.yaml` that sends docker.io to the local registry only, and allows plain HTTP to it. */
@@ -52,7 +55,25 @@ function base64url(data: Buffer | string): string {
  */
 export async function startTokenRegistry(storage: string): Promise<TokenRegistry> {
   const dir = mkdtempSync(join(tmpdir(), 'knode-token-registry-'));
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=knode-test-token'], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      join(dir, 'key.pem'),
+      '-out',
+      join(dir, 'cert.pem'),
+      '-days',
+      '1',
+      '-subj',
+      '/CN=knode-test-token',
+    ],
+    { stdio: 'ignore' },
+  );
   const key = readFileSync(join(dir, 'key.pem'), 'utf8');
   const certDer = readFileSync(join(dir, 'cert.pem'), 'utf8').replace(/-----[^-]+-----|\s/g, '');
   const state = { issued: 0 };
@@ -62,7 +83,9 @@ export async function startTokenRegistry(storage: string): Promise<TokenRegistry
     const url = new URL(req.url ?? '/', 'http://x');
     const expected = `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
     if (req.headers.authorization !== expected) {
-      res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ errors: [{ code: 'UNAUTHORIZED', message: 'wrong or missing credentials' }] }));
+      res
+        .writeHead(401, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ errors: [{ code: 'UNAUTHORIZED', message: 'wrong or missing credentials' }] }));
       return;
     }
     const now = Math.floor(Date.now() / 1000);
@@ -71,10 +94,23 @@ export async function startTokenRegistry(storage: string): Promise<TokenRegistry
       return { type, name, actions: ['pull'] };
     });
     const header = base64url(JSON.stringify({ alg: 'RS256', typ: 'JWT', x5c: [certDer] }));
-    const claims = base64url(JSON.stringify({ iss: 'knode-test-issuer', sub: user, aud: url.searchParams.get('service'), exp: now + 300, nbf: now - 10, iat: now, jti: randomUUID(), access }));
+    const claims = base64url(
+      JSON.stringify({
+        iss: 'knode-test-issuer',
+        sub: user,
+        aud: url.searchParams.get('service'),
+        exp: now + 300,
+        nbf: now - 10,
+        iat: now,
+        jti: randomUUID(),
+        access,
+      }),
+    );
     const signature = createSign('RSA-SHA256').update(`${header}.${claims}`).sign(key);
     state.issued++;
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ token: `${header}.${claims}.${base64url(signature)}` }));
+    res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ token: `${header}.${claims}.${base64url(signature)}` }));
   });
   await new Promise<void>((resolve) => tokens.listen(0, '127.0.0.1', resolve));
   const tokenPort = (tokens.address() as { port: number }).port;
@@ -124,7 +160,12 @@ export interface ImageRuntime {
  * Starts both, with `images` pulled; `prepare` writes what the runtime needs
  * in its root dir before it starts; `wrapper` runs the runtime.
  */
-export async function startImageRuntime(prefix: string, images: readonly string[], prepare: (root: string) => void = () => {}, wrapper: string[] = []): Promise<ImageRuntime> {
+export async function startImageRuntime(
+  prefix: string,
+  images: readonly string[],
+  prepare: (root: string) => void = () => {},
+  wrapper: string[] = [],
+): Promise<ImageRuntime> {
   const registry = startRegistry();
   const root = mkdtempSync(join(tmpdir(), prefix));
   writeFileSync(join(root, 'registries.yaml'), mirrorConfig(registry.host));

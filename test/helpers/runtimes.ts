@@ -12,7 +12,11 @@ export const cliEntry = join(repoRoot, 'bin/run.js');
  * Polls `check` until it returns a value (not undefined/false) or the deadline
  * passes; WHAT names what it waits for (a function: worded at the deadline).
  */
-export async function eventually<T>(check: () => Promise<T | undefined | false> | T | undefined | false, what: string | (() => string), timeoutMs = 10_000): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T | undefined | false> | T | undefined | false,
+  what: string | (() => string),
+  timeoutMs = 10_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   for (;;) {
@@ -22,7 +26,10 @@ export async function eventually<T>(check: () => Promise<T | undefined | false> 
     } catch (err) {
       lastError = err;
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${typeof what === 'string' ? what : what()}${lastError ? `: ${String(lastError)}` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${typeof what === 'string' ? what : what()}${lastError ? `: ${String(lastError)}` : ''}`,
+      );
     await new Promise((r) => setTimeout(r, 20));
   }
 }
@@ -38,7 +45,11 @@ export interface EmbeddedRuntimeProcess {
 }
 
 /** A real embedded runtime: `bin/run.js runtime serve` as a child process with its own root dir, run by `wrapper` when one is given. */
-export async function startEmbeddedRuntime(rootDir = mkdtempSync(join(tmpdir(), 'knode-rt-')), args: string[] = [], wrapper: string[] = []): Promise<EmbeddedRuntimeProcess> {
+export async function startEmbeddedRuntime(
+  rootDir = mkdtempSync(join(tmpdir(), 'knode-rt-')),
+  args: string[] = [],
+  wrapper: string[] = [],
+): Promise<EmbeddedRuntimeProcess> {
   // The runtime's own log stays in its root dir (runtime.log), out of the test report.
   const log = openSync(join(rootDir, 'runtime.log'), 'a');
   const argv = [process.execPath, cliEntry, 'runtime', 'serve', '--root-dir', rootDir, '--shutdown-grace-period', '1', ...args];

@@ -65,11 +65,16 @@ export function summaryProblems(structs: Map<string, Field[]>, value: unknown, t
     if (typeof value !== 'object' || value === null) return [`${path}: expected an object (${type})`];
     return Object.entries(value).flatMap(([k, v]) => summaryProblems(structs, v, t.slice('map[string]'.length), `${path}.${k}`));
   }
-  if (t === 'metav1.Time') return typeof value === 'string' && !Number.isNaN(Date.parse(value)) ? [] : [`${path}: expected an RFC 3339 time, got ${JSON.stringify(value)}`];
+  if (t === 'metav1.Time')
+    return typeof value === 'string' && !Number.isNaN(Date.parse(value))
+      ? []
+      : [`${path}: expected an RFC 3339 time, got ${JSON.stringify(value)}`];
   if (t === 'string' || t === 'UserDefinedMetricType') return typeof value === 'string' ? [] : [`${path}: expected a string`];
   if (/^(u?int(8|16|32|64)?|float(32|64))$/.test(t)) {
     if (typeof value !== 'number') return [`${path}: expected a number (${t}), got ${JSON.stringify(value)}`];
-    return t.startsWith('uint') && (value < 0 || !Number.isInteger(value)) ? [`${path}: expected a non-negative integer, got ${value}`] : [];
+    return t.startsWith('uint') && (value < 0 || !Number.isInteger(value))
+      ? [`${path}: expected a non-negative integer, got ${value}`]
+      : [];
   }
   const fields = structs.get(t);
   if (!fields) return [`${path}: type ${t} is not in the upstream file`];

@@ -26,15 +26,25 @@ afterAll(async () => {
 });
 
 it('restarts a crashing container after 10s, 20s, 40s ... of backoff, and not before', async () => {
-  node.writePod('crasher', { restartPolicy: 'Always', containers: [{ name: 'main', image: 'busybox:1.36', command: ['sh', '-c', 'exit 1'] }] });
-  const backoffs = () => node.events.filter((e) => e.type === 'ContainerWaiting' && e.reason === 'CrashLoopBackOff').map((e) => /back-off (\d+)s/.exec(e.message ?? '')?.[1]);
+  node.writePod('crasher', {
+    restartPolicy: 'Always',
+    containers: [{ name: 'main', image: 'busybox:1.36', command: ['sh', '-c', 'exit 1'] }],
+  });
+  const backoffs = () =>
+    node.events
+      .filter((e) => e.type === 'ContainerWaiting' && e.reason === 'CrashLoopBackOff')
+      .map((e) => /back-off (\d+)s/.exec(e.message ?? '')?.[1]);
   const restarts = () => containerOf(node.pod('crasher')!, 'main')?.restartCount ?? 0;
 
   // The first restart is immediate; then the container waits 10s.
   await eventually(() => backoffs().includes('10'), 'a 10s backoff', 20_000);
   const before = restarts();
   expect(before).toBe(1);
-  const pod = await node.waitForPod('crasher', 'in CrashLoopBackOff', (p) => containerOf(p, 'main')?.state?.waiting?.reason === 'CrashLoopBackOff');
+  const pod = await node.waitForPod(
+    'crasher',
+    'in CrashLoopBackOff',
+    (p) => containerOf(p, 'main')?.state?.waiting?.reason === 'CrashLoopBackOff',
+  );
   expect(containerOf(pod, 'main')!.lastState?.terminated).toMatchObject({ exitCode: 1, reason: 'Error' });
   expect(pod.status?.phase).toBe('Running');
 
@@ -42,7 +52,11 @@ it('restarts a crashing container after 10s, 20s, 40s ... of backoff, and not be
   await new Promise((r) => setTimeout(r, 300)); // a short real wait: half the backoff must not restart it
   expect(restarts()).toBe(before);
 
-  for (const [skip, next] of [[5_000, '20'], [20_000, '40'], [40_000, '80']] as const) {
+  for (const [skip, next] of [
+    [5_000, '20'],
+    [20_000, '40'],
+    [40_000, '80'],
+  ] as const) {
     clock.skip(skip);
     await eventually(() => backoffs().includes(next), `a ${next}s backoff`, 20_000);
   }
@@ -62,10 +76,20 @@ it('backs off pulling an image it cannot pull: ImagePullBackOff names the last p
   for (let i = 0; i < 2 && waiting()?.reason !== 'ImagePullBackOff'; i++) {
     const pulls = node.events.filter((e) => e.type === 'ImagePullFailed').length;
     clock.skip(10_000);
-    await eventually(() => node.events.filter((e) => e.type === 'ImagePullFailed').length > pulls || waiting()?.reason === 'ImagePullBackOff', 'another pull or the back-off', 20_000);
+    await eventually(
+      () => node.events.filter((e) => e.type === 'ImagePullFailed').length > pulls || waiting()?.reason === 'ImagePullBackOff',
+      'another pull or the back-off',
+      20_000,
+    );
   }
-  const pod = await node.waitForPod('nopull', 'ImagePullBackOff', (p) => containerOf(p, 'main')?.state?.waiting?.reason === 'ImagePullBackOff');
-  expect(containerOf(pod, 'main')!.state!.waiting!.message).toMatch(/^Back-off pulling image "registry\.invalid\/knode\/absent:1": ErrImagePull: failed to pull and unpack image /);
+  const pod = await node.waitForPod(
+    'nopull',
+    'ImagePullBackOff',
+    (p) => containerOf(p, 'main')?.state?.waiting?.reason === 'ImagePullBackOff',
+  );
+  expect(containerOf(pod, 'main')!.state!.waiting!.message).toMatch(
+    /^Back-off pulling image "registry\.invalid\/knode\/absent:1": ErrImagePull: failed to pull and unpack image /,
+  );
   const backOff = node.events.find((e) => e.type === 'ImagePullBackOff' && e.uid === pod.metadata.uid)!;
   expect(backOff).toMatchObject({ reason: 'BackOff', message: 'Back-off pulling image "registry.invalid/knode/absent:1"' });
 });
@@ -75,7 +99,10 @@ it('syncs a pod during a crash-loop back-off longer than the resync interval, so
   const skew = new SkewClock();
   const short = await startNode(runtime.endpoint, { clock: skew, config: { syncFrequency: 2_000 } });
   try {
-    short.writePod('crashloop', { restartPolicy: 'Always', containers: [{ name: 'main', image: 'busybox:1.36', command: ['sh', '-c', 'exit 1'] }] });
+    short.writePod('crashloop', {
+      restartPolicy: 'Always',
+      containers: [{ name: 'main', image: 'busybox:1.36', command: ['sh', '-c', 'exit 1'] }],
+    });
     const backOffs = () => short.events.filter((e) => e.type === 'ContainerBackOff' && e.pod.includes('crashloop')).length;
     const main = () => containerOf(short.pod('crashloop')!, 'main')!;
     await eventually(() => backOffs() > 0, 'a back-off', 20_000);
@@ -83,9 +110,15 @@ it('syncs a pod during a crash-loop back-off longer than the resync interval, so
 
     // One resync interval into the back-off the pod syncs again: waiting CrashLoopBackOff, not restarted.
     skew.skip(2_000);
-    const pod = await short.waitForPod('crashloop', 'in CrashLoopBackOff', (p) => containerOf(p, 'main')?.state?.waiting?.reason === 'CrashLoopBackOff');
+    const pod = await short.waitForPod(
+      'crashloop',
+      'in CrashLoopBackOff',
+      (p) => containerOf(p, 'main')?.state?.waiting?.reason === 'CrashLoopBackOff',
+    );
     const waiting = containerOf(pod, 'main')!;
-    expect(waiting.state!.waiting!.message).toBe(`back-off 10s restarting failed container=main pod=${pod.metadata.name}_default(${pod.metadata.uid})`);
+    expect(waiting.state!.waiting!.message).toBe(
+      `back-off 10s restarting failed container=main pod=${pod.metadata.name}_default(${pod.metadata.uid})`,
+    );
     expect(waiting.lastState?.terminated).toMatchObject({ exitCode: 1, reason: 'Error' });
     expect(waiting.restartCount).toBe(restarts);
 

@@ -28,14 +28,21 @@ describe('a node fed a thousand hostile manifests', () => {
       await node.waitForPod(name, 'Running', (p) => p.status?.phase === 'Running', 90_000);
     }
     const refused = corpus.filter((c) => c.mustRefuse);
-    const reported = await eventually(() => {
-      const files = new Set(node.events.filter((e) => e.type === 'ManifestError').map((e) => /\/([^/]+)\.yaml\b/.exec(e.message ?? '')?.[1]));
-      return refused.every((c) => files.has(c.name)) ? files : undefined;
-    }, 'every refused file to be reported', 60_000);
+    const reported = await eventually(
+      () => {
+        const files = new Set(
+          node.events.filter((e) => e.type === 'ManifestError').map((e) => /\/([^/]+)\.yaml\b/.exec(e.message ?? '')?.[1]),
+        );
+        return refused.every((c) => files.has(c.name)) ? files : undefined;
+      },
+      'every refused file to be reported',
+      60_000,
+    );
     expect(reported.size).toBeGreaterThanOrEqual(refused.length);
     // None of the refused manifests became a pod.
     const names = new Set(node.kubelet.podManager.getPods().map((p) => p.metadata.name));
-    for (const prefix of ['typed', 'nest', 'bomb', 'uni', 'trav', 'num', 'bigfile']) expect(names.has(`${prefix}-${node.nodeName}`)).toBe(false);
+    for (const prefix of ['typed', 'nest', 'bomb', 'uni', 'trav', 'num', 'bigfile'])
+      expect(names.has(`${prefix}-${node.nodeName}`)).toBe(false);
     expect(node.kubelet.healthz()).toMatchObject({ ok: true });
     // The whole node (this process) grows by less than the corpus is big, many times over.
     const corpusBytes = corpus.reduce((n, c) => n + c.text.length, 0);

@@ -37,7 +37,12 @@ describe('a node of a real cluster (kube-apiserver, etcd)', () => {
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: { name, namespace: 'default' },
-    spec: { nodeName: NODE, terminationGracePeriodSeconds: 5, containers: [{ name: 'main', image: TEST_IMAGE, command: ['sh', '-c', 'echo started; exec sleep 300'] }], ...spec },
+    spec: {
+      nodeName: NODE,
+      terminationGracePeriodSeconds: 5,
+      containers: [{ name: 'main', image: TEST_IMAGE, command: ['sh', '-c', 'echo started; exec sleep 300'] }],
+      ...spec,
+    },
   });
 
   beforeAll(async () => {
@@ -48,9 +53,24 @@ describe('a node of a real cluster (kube-apiserver, etcd)', () => {
     const port = await freePort();
     node = await startNode(started.endpoint, {
       cluster: client,
-      config: { nodeName: NODE, nodeIP: '127.0.0.1', port, nodeLabels: { 'knode.test/tier': 'edge' }, nodeLeaseDurationSeconds: 2, nodeStatusUpdateFrequency: 500 },
+      config: {
+        nodeName: NODE,
+        nodeIP: '127.0.0.1',
+        port,
+        nodeLabels: { 'knode.test/tier': 'edge' },
+        nodeLeaseDurationSeconds: 2,
+        nodeStatusUpdateFrequency: 500,
+      },
     });
-    api = new KubeletServer(node.kubelet, { address: '127.0.0.1', port, certDir: join(node.podsDir, '..', 'pki'), clientCAFile: cp.ca, nodeName: NODE, client, clock: node.kubelet.clock });
+    api = new KubeletServer(node.kubelet, {
+      address: '127.0.0.1',
+      port,
+      certDir: join(node.podsDir, '..', 'pki'),
+      clientCAFile: cp.ca,
+      nodeName: NODE,
+      client,
+      clock: node.kubelet.clock,
+    });
     await api.start();
   }, 120_000);
 
@@ -78,16 +98,25 @@ describe('a node of a real cluster (kube-apiserver, etcd)', () => {
 
   it('runs a pod the apiserver binds to it, with its service account token, and reports its status there', async () => {
     await apply(boundPod('web'));
-    const pod = await eventually(async () => {
-      const p = await getPod('web');
-      return p.status?.phase === 'Running' && p.status.containerStatuses?.[0]?.ready ? p : undefined;
-    }, 'web to be Running in the apiserver', 30_000);
+    const pod = await eventually(
+      async () => {
+        const p = await getPod('web');
+        return p.status?.phase === 'Running' && p.status.containerStatuses?.[0]?.ready ? p : undefined;
+      },
+      'web to be Running in the apiserver',
+      30_000,
+    );
     expect(pod.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
     expect(pod.status?.containerStatuses?.[0]).toMatchObject({ name: 'main', restartCount: 0, state: { running: {} } });
     expect(pod.status?.hostIP).toBe('127.0.0.1');
     expect(pod.spec.volumes?.some((v) => v.name.startsWith('kube-api-access-'))).toBe(true);
     const events = await eventually(async () => {
-      const list = await cp.kubectlJson<{ items: { reason: string; source: { component: string; host: string } }[] }>('get', 'events', '--field-selector', 'involvedObject.name=web');
+      const list = await cp.kubectlJson<{ items: { reason: string; source: { component: string; host: string } }[] }>(
+        'get',
+        'events',
+        '--field-selector',
+        'involvedObject.name=web',
+      );
       return list.items.some((e) => e.reason === 'Started') ? list.items : undefined;
     }, 'events for web');
     expect(events.map((e) => e.reason)).toEqual(expect.arrayContaining(['Pulling', 'Pulled', 'Created', 'Started']));
@@ -102,32 +131,59 @@ describe('a node of a real cluster (kube-apiserver, etcd)', () => {
 
   it('serves kubectl exec, attach and port-forward through the apiserver', async () => {
     await eventually(async () => (await getPod('web')).status?.phase === 'Running', 'web to run', 30_000);
-    expect(await cp.kubectl('exec', 'web', '--', 'sh', '-c', 'echo "in $0"; echo oops >&2')).toMatchObject({ code: 0, stdout: 'in sh\n', stderr: 'oops\n' });
+    expect(await cp.kubectl('exec', 'web', '--', 'sh', '-c', 'echo "in $0"; echo oops >&2')).toMatchObject({
+      code: 0,
+      stdout: 'in sh\n',
+      stderr: 'oops\n',
+    });
     const failed = await cp.kubectl('exec', 'web', '--', 'sh', '-c', 'exit 7');
     expect(failed.code).toBe(7);
     expect(failed.stderr).toMatch(/command terminated with exit code 7/);
-    expect(await cp.kubectlInput('through stdin\n', 'exec', '-i', 'web', '--', 'cat')).toMatchObject({ code: 0, stdout: 'through stdin\n' });
-    expect((await cp.kubectl('exec', 'web', '-c', 'nosuch', '--', 'true')).stderr).toMatch(/container nosuch is not valid|container not found/);
+    expect(await cp.kubectlInput('through stdin\n', 'exec', '-i', 'web', '--', 'cat')).toMatchObject({
+      code: 0,
+      stdout: 'through stdin\n',
+    });
+    expect((await cp.kubectl('exec', 'web', '-c', 'nosuch', '--', 'true')).stderr).toMatch(
+      /container nosuch is not valid|container not found/,
+    );
 
     // port-forward to a port the pod listens on (host network: busybox nc, an echo per connection).
     const podPort = await freePort();
-    await apply(boundPod('echoer', { containers: [{ name: 'main', image: TEST_IMAGE, command: ['busybox', 'nc', '-ll', '-p', String(podPort), '-e', 'cat'] }] }));
+    await apply(
+      boundPod('echoer', {
+        containers: [{ name: 'main', image: TEST_IMAGE, command: ['busybox', 'nc', '-ll', '-p', String(podPort), '-e', 'cat'] }],
+      }),
+    );
     await eventually(async () => (await getPod('echoer')).status?.phase === 'Running', 'echoer to run', 30_000);
     const localPort = await freePort();
     const forward = cp.kubectlLive('port-forward', 'pod/echoer', `${localPort}:${podPort}`);
     try {
-      await eventually(() => forward.out().includes(`Forwarding from 127.0.0.1:${localPort} -> ${podPort}`), () => `kubectl port-forward to listen: ${forward.out()}${forward.err()}`, 30_000);
+      await eventually(
+        () => forward.out().includes(`Forwarding from 127.0.0.1:${localPort} -> ${podPort}`),
+        () => `kubectl port-forward to listen: ${forward.out()}${forward.err()}`,
+        30_000,
+      );
       expect(await roundTrip(localPort, 'forwarded through the apiserver')).toBe('forwarded through the apiserver');
     } finally {
       forward.stop();
     }
 
     // attach: what the container writes from now on.
-    await apply(boundPod('ticker', { containers: [{ name: 'main', image: TEST_IMAGE, command: ['sh', '-c', 'i=0; while true; do i=$((i + 1)); echo "tick $i"; sleep 0.2; done'] }] }));
+    await apply(
+      boundPod('ticker', {
+        containers: [
+          { name: 'main', image: TEST_IMAGE, command: ['sh', '-c', 'i=0; while true; do i=$((i + 1)); echo "tick $i"; sleep 0.2; done'] },
+        ],
+      }),
+    );
     await eventually(async () => (await getPod('ticker')).status?.phase === 'Running', 'ticker to run', 30_000);
     const attach = cp.kubectlLive('attach', 'ticker');
     try {
-      await eventually(() => /tick \d+\ntick \d+\n/.test(attach.out()), () => `kubectl attach to show the ticks: ${attach.out()}${attach.err()}`, 30_000);
+      await eventually(
+        () => /tick \d+\ntick \d+\n/.test(attach.out()),
+        () => `kubectl attach to show the ticks: ${attach.out()}${attach.err()}`,
+        30_000,
+      );
     } finally {
       attach.stop();
     }
@@ -135,19 +191,33 @@ describe('a node of a real cluster (kube-apiserver, etcd)', () => {
 
   // A second node, on containerd 2: the kubelet API proxies to containerd's own streaming server.
   const containerd2 = runtimesUnderTest().find((r) => r.name === 'containerd 2');
-  it.runIf(containerd2)('proxies kubectl exec to containerd 2\'s streaming server for a node on containerd 2', async () => {
+  it.runIf(containerd2)("proxies kubectl exec to containerd 2's streaming server for a node on containerd 2", async () => {
     const started = await containerd2!.start();
     const name = 'knode-ctr2';
     const client = await connectCluster(await loadKubeConfig(cp.nodeKubeconfig(name)));
     const port = await freePort();
-    const second = await startNode(started.endpoint, { cluster: client, config: { nodeName: name, nodeIP: '127.0.0.1', port, nodeStatusUpdateFrequency: 500 } });
-    const secondApi = new KubeletServer(second.kubelet, { address: '127.0.0.1', port, certDir: join(second.podsDir, '..', 'pki'), clientCAFile: cp.ca, nodeName: name, client, clock: second.kubelet.clock });
+    const second = await startNode(started.endpoint, {
+      cluster: client,
+      config: { nodeName: name, nodeIP: '127.0.0.1', port, nodeStatusUpdateFrequency: 500 },
+    });
+    const secondApi = new KubeletServer(second.kubelet, {
+      address: '127.0.0.1',
+      port,
+      certDir: join(second.podsDir, '..', 'pki'),
+      clientCAFile: cp.ca,
+      nodeName: name,
+      client,
+      clock: second.kubelet.clock,
+    });
     await secondApi.start();
     try {
       const pod = boundPod('on-containerd');
       await apply({ ...pod, spec: { ...pod.spec, nodeName: name } });
       await eventually(async () => (await getPod('on-containerd')).status?.phase === 'Running', 'on-containerd to run', 60_000);
-      expect(await cp.kubectl('exec', 'on-containerd', '--', 'sh', '-c', 'echo "from $(hostname)"; exit 3')).toMatchObject({ code: 3, stdout: 'from on-containerd\n' });
+      expect(await cp.kubectl('exec', 'on-containerd', '--', 'sh', '-c', 'echo "from $(hostname)"; exit 3')).toMatchObject({
+        code: 3,
+        stdout: 'from on-containerd\n',
+      });
       expect(await cp.kubectlInput('typed\n', 'exec', '-i', 'on-containerd', '--', 'cat')).toMatchObject({ code: 0, stdout: 'typed\n' });
       expect((await cp.kubectl('delete', 'pod', 'on-containerd', '--wait=false')).code).toBe(0);
       await eventually(() => podGone('on-containerd'), 'on-containerd to be gone', 30_000);
@@ -162,7 +232,12 @@ describe('a node of a real cluster (kube-apiserver, etcd)', () => {
   // tests listen on loopback only: kubectl goes to the kubelet API directly, as metrics-server
   // does, with the admin's client certificate (signed by the CA the node trusts).
   it('serves the Summary API and /configz on the kubelet API to a client certificate the cluster CA signed, as metrics-server reaches them', async () => {
-    const direct = ['--server', `https://127.0.0.1:${api.listening!.port}`, '--certificate-authority', join(node.podsDir, '..', 'pki', 'kubelet.crt')];
+    const direct = [
+      '--server',
+      `https://127.0.0.1:${api.listening!.port}`,
+      '--certificate-authority',
+      join(node.podsDir, '..', 'pki', 'kubelet.crt'),
+    ];
     const raw = async (path: string) => {
       const res = await cp.kubectl(...direct, 'get', '--raw', path);
       expect(res.stderr).toBe('');
@@ -171,25 +246,40 @@ describe('a node of a real cluster (kube-apiserver, etcd)', () => {
     const summary = JSON.parse(await raw('/stats/summary')) as Summary;
     expect(summary.node.nodeName).toBe(NODE);
     expect(summary.pods.map((p) => p.podRef.name)).toContain('web');
-    expect(await raw('/metrics/resource')).toMatch(/^container_memory_working_set_bytes\{container="main",namespace="default",pod="web"\} \d+ \d+$/m);
-    expect(JSON.parse(await raw('/configz')).kubeletconfig).toMatchObject({ kind: 'KubeletConfiguration', nodeStatusUpdateFrequency: '500ms' });
+    expect(await raw('/metrics/resource')).toMatch(
+      /^container_memory_working_set_bytes\{container="main",namespace="default",pod="web"\} \d+ \d+$/m,
+    );
+    expect(JSON.parse(await raw('/configz')).kubeletconfig).toMatchObject({
+      kind: 'KubeletConfiguration',
+      nodeStatusUpdateFrequency: '500ms',
+    });
   });
 
   it('fills configMap and secret volumes and env from the apiserver', async () => {
     await apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings' }, data: { greeting: 'hello from a configmap' } });
     await apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'creds' }, stringData: { password: 's3cret' } });
-    await apply(boundPod('configured', {
-      restartPolicy: 'Never',
-      volumes: [{ name: 'cfg', configMap: { name: 'settings' } }, { name: 'sec', secret: { secretName: 'creds' } }],
-      containers: [{
-        name: 'main',
-        image: TEST_IMAGE,
-        // The embedded runtime hands a mount to its host process as KNODE_MOUNT_<PATH>.
-        command: ['sh', '-c', 'echo "$(cat "$KNODE_MOUNT_ETC_CFG/greeting")"; echo "password=$PASSWORD"'],
-        env: [{ name: 'PASSWORD', valueFrom: { secretKeyRef: { name: 'creds', key: 'password' } } }],
-        volumeMounts: [{ name: 'cfg', mountPath: '/etc/cfg' }, { name: 'sec', mountPath: '/etc/sec' }],
-      }],
-    }));
+    await apply(
+      boundPod('configured', {
+        restartPolicy: 'Never',
+        volumes: [
+          { name: 'cfg', configMap: { name: 'settings' } },
+          { name: 'sec', secret: { secretName: 'creds' } },
+        ],
+        containers: [
+          {
+            name: 'main',
+            image: TEST_IMAGE,
+            // The embedded runtime hands a mount to its host process as KNODE_MOUNT_<PATH>.
+            command: ['sh', '-c', 'echo "$(cat "$KNODE_MOUNT_ETC_CFG/greeting")"; echo "password=$PASSWORD"'],
+            env: [{ name: 'PASSWORD', valueFrom: { secretKeyRef: { name: 'creds', key: 'password' } } }],
+            volumeMounts: [
+              { name: 'cfg', mountPath: '/etc/cfg' },
+              { name: 'sec', mountPath: '/etc/sec' },
+            ],
+          },
+        ],
+      }),
+    );
     await eventually(async () => (await getPod('configured')).status?.phase === 'Succeeded', 'configured to succeed', 30_000);
     expect((await cp.kubectl('logs', 'configured')).stdout).toBe('hello from a configmap\npassword=s3cret\n');
   });
@@ -200,25 +290,36 @@ describe('a node of a real cluster (kube-apiserver, etcd)', () => {
     expect((await deleting).code).toBe(0);
     await eventually(() => podGone('web'), 'web to be gone from the apiserver', 30_000);
     expect(node.events.some((e) => e.type === 'ContainerKilling' && e.pod === 'default/web')).toBe(true);
-    const running = await node.client.listContainers({ state: { state: 'CONTAINER_RUNNING' }, labelSelector: { 'io.kubernetes.pod.name': 'web' } });
+    const running = await node.client.listContainers({
+      state: { state: 'CONTAINER_RUNNING' },
+      labelSelector: { 'io.kubernetes.pod.name': 'web' },
+    });
     expect(running).toEqual([]);
   });
 
   it('keeps a mirror pod for a static pod, and recreates it when deleted without touching the static pod', async () => {
     node.writePod('static', { containers: [{ name: 'main', image: TEST_IMAGE, command: ['sleep', '300'] }] });
     const name = `static-${NODE}`;
-    const mirror = await eventually(async () => {
-      const p = await getPod(name).catch(() => undefined);
-      return p?.status?.phase === 'Running' ? p : undefined;
-    }, 'the mirror pod to show Running', 30_000);
+    const mirror = await eventually(
+      async () => {
+        const p = await getPod(name).catch(() => undefined);
+        return p?.status?.phase === 'Running' ? p : undefined;
+      },
+      'the mirror pod to show Running',
+      30_000,
+    );
     expect(mirror.metadata.annotations?.['kubernetes.io/config.mirror']).toBe(mirror.metadata.annotations?.['kubernetes.io/config.hash']);
     expect(mirror.metadata.ownerReferences).toMatchObject([{ kind: 'Node', name: NODE, controller: true }]);
     const started = node.events.filter((e) => e.type === 'ContainerStarted' && e.pod === `default/${name}`).length;
     expect((await cp.kubectl('delete', 'pod', name, '--wait=false')).code).toBe(0);
-    const again = await eventually(async () => {
-      const p = await getPod(name).catch(() => undefined);
-      return p && p.metadata.uid !== mirror.metadata.uid && p.status?.phase === 'Running' ? p : undefined;
-    }, 'a new mirror pod', 30_000);
+    const again = await eventually(
+      async () => {
+        const p = await getPod(name).catch(() => undefined);
+        return p && p.metadata.uid !== mirror.metadata.uid && p.status?.phase === 'Running' ? p : undefined;
+      },
+      'a new mirror pod',
+      30_000,
+    );
     expect(again.metadata.annotations?.['kubernetes.io/config.mirror']).toBe(mirror.metadata.annotations?.['kubernetes.io/config.mirror']);
     expect(node.events.filter((e) => e.type === 'ContainerStarted' && e.pod === `default/${name}`)).toHaveLength(started);
     node.removePod('static');
@@ -251,29 +352,54 @@ describe('a node of a real cluster (kube-apiserver, etcd)', () => {
     await node.kubelet.drain();
     // The drain ends once the statuses it set reached the apiserver.
     const drained = await getPod('drained');
-    expect(drained.status).toMatchObject({ phase: 'Failed', reason: 'Terminated', message: 'Pod was terminated in response to imminent node shutdown.' });
-    expect(drained.status?.conditions?.find((c) => c.type === 'DisruptionTarget')).toMatchObject({ status: 'True', reason: 'TerminationByKubelet' });
+    expect(drained.status).toMatchObject({
+      phase: 'Failed',
+      reason: 'Terminated',
+      message: 'Pod was terminated in response to imminent node shutdown.',
+    });
+    expect(drained.status?.conditions?.find((c) => c.type === 'DisruptionTarget')).toMatchObject({
+      status: 'True',
+      reason: 'TerminationByKubelet',
+    });
     expect(drained.status?.containerStatuses?.[0].state?.terminated).toBeDefined();
     const ready = (await cp.kubectlJson<Node>('get', 'node', NODE)).status?.conditions?.find((c) => c.type === 'Ready');
     expect(ready).toMatchObject({ status: 'False', reason: 'KubeletNotReady', message: 'node is shutting down' });
-    const nodeEvents = await cp.kubectlJson<{ items: { reason: string; message: string }[] }>('get', 'events', '--field-selector', `involvedObject.kind=Node,involvedObject.name=${NODE}`);
-    expect(nodeEvents.items).toContainEqual(expect.objectContaining({ reason: 'Shutdown', message: 'Shutdown manager detected shutdown event' }));
+    const nodeEvents = await cp.kubectlJson<{ items: { reason: string; message: string }[] }>(
+      'get',
+      'events',
+      '--field-selector',
+      `involvedObject.kind=Node,involvedObject.name=${NODE}`,
+    );
+    expect(nodeEvents.items).toContainEqual(
+      expect.objectContaining({ reason: 'Shutdown', message: 'Shutdown manager detected shutdown event' }),
+    );
 
     await apply(boundPod('late'));
-    const late = await eventually(async () => {
-      const p = await getPod('late');
-      return p.status?.phase === 'Failed' ? p : undefined;
-    }, 'late to be rejected', 30_000);
-    expect(late.status).toMatchObject({ reason: 'NodeShutdown', message: 'Pod was rejected: Pod was rejected as the node is shutting down.' });
+    const late = await eventually(
+      async () => {
+        const p = await getPod('late');
+        return p.status?.phase === 'Failed' ? p : undefined;
+      },
+      'late to be rejected',
+      30_000,
+    );
+    expect(late.status).toMatchObject({
+      reason: 'NodeShutdown',
+      message: 'Pod was rejected: Pod was rejected as the node is shutting down.',
+    });
   });
 
   it('reports Ready=False with the reason while the runtime is down', async () => {
     const readyOf = async () => (await cp.kubectlJson<Node>('get', 'node', NODE)).status?.conditions?.find((c) => c.type === 'Ready');
     await cleanupRuntime();
-    const down = await eventually(async () => {
-      const c = await readyOf();
-      return c?.status === 'False' && c.message?.includes('container runtime is down') ? c : undefined;
-    }, 'the Node to be NotReady as its runtime is down', 30_000);
+    const down = await eventually(
+      async () => {
+        const c = await readyOf();
+        return c?.status === 'False' && c.message?.includes('container runtime is down') ? c : undefined;
+      },
+      'the Node to be NotReady as its runtime is down',
+      30_000,
+    );
     expect(down.reason).toBe('KubeletNotReady');
     expect(down.message).toMatch(/container runtime is down/);
   });

@@ -113,7 +113,12 @@ describe.each(runtimesUnderTest())('CRI against the $name runtime', (runtime) =>
 
   it('runs ExecSync in a running container, with exit codes, timeouts and missing programs', async () => {
     const { id, config } = await newSandbox('exec');
-    const cid = await runContainer(client, id, config, containerConfig('sleeper', ['sleep', '60'], { envs: [{ key: 'GREETING', value: 'hi' }] }));
+    const cid = await runContainer(
+      client,
+      id,
+      config,
+      containerConfig('sleeper', ['sleep', '60'], { envs: [{ key: 'GREETING', value: 'hi' }] }),
+    );
     const res = await client.execSync(cid, ['sh', '-c', 'echo $GREETING; echo oops >&2; exit 4'], 10);
     expect(res.stdout.toString()).toBe('hi\n');
     expect(res.stderr.toString()).toBe('oops\n');
@@ -145,8 +150,16 @@ describe.each(runtimesUnderTest())('CRI against the $name runtime', (runtime) =>
   it('stops with SIGTERM, and with SIGKILL once the timeout passes', async () => {
     const { id, config } = await newSandbox('stopping');
     const polite = await runContainer(client, id, config, containerConfig('polite', ['sleep', '60']));
-    const stubborn = await runContainer(client, id, config, containerConfig('stubborn', ['sh', '-c', 'trap "" TERM; echo ready; while true; do sleep 0.1; done']));
-    await eventually(() => readFileSync(logPathOf(config, containerConfig('stubborn', [])), 'utf8').includes('ready'), 'the trap to be set');
+    const stubborn = await runContainer(
+      client,
+      id,
+      config,
+      containerConfig('stubborn', ['sh', '-c', 'trap "" TERM; echo ready; while true; do sleep 0.1; done']),
+    );
+    await eventually(
+      () => readFileSync(logPathOf(config, containerConfig('stubborn', [])), 'utf8').includes('ready'),
+      'the trap to be set',
+    );
 
     await client.stopContainer(polite, 10);
     expect((await client.containerStatus(polite)).status!.exitCode).toBe(143);
@@ -162,7 +175,12 @@ describe.each(runtimesUnderTest())('CRI against the $name runtime', (runtime) =>
 
   it('cancels the calls still waiting for an answer when the client closes: a stop waiting out its timeout holds nothing', async () => {
     const { id, config } = await newSandbox('closing');
-    const stubborn = await runContainer(client, id, config, containerConfig('held', ['sh', '-c', 'trap "" TERM; echo ready; while true; do sleep 0.1; done']));
+    const stubborn = await runContainer(
+      client,
+      id,
+      config,
+      containerConfig('held', ['sh', '-c', 'trap "" TERM; echo ready; while true; do sleep 0.1; done']),
+    );
     await eventually(() => readFileSync(logPathOf(config, containerConfig('held', [])), 'utf8').includes('ready'), 'the trap to be set');
     const other = new CriClient(client.endpoint);
     await other.version(); // connected: the stop goes out at once
@@ -174,9 +192,11 @@ describe.each(runtimesUnderTest())('CRI against the $name runtime', (runtime) =>
     await client.stopContainer(stubborn, 0);
   });
 
-  it('gives each container the PID namespace it asks for: its own, the sandbox\'s, or the host\'s', async () => {
+  it("gives each container the PID namespace it asks for: its own, the sandbox's, or the host's", async () => {
     const { id, config } = await newSandbox('pidns');
-    const pid = (mode: 'POD' | 'CONTAINER' | 'NODE') => ({ linux: { securityContext: { namespaceOptions: { network: 'NODE' as const, pid: mode } } } });
+    const pid = (mode: 'POD' | 'CONTAINER' | 'NODE') => ({
+      linux: { securityContext: { namespaceOptions: { network: 'NODE' as const, pid: mode } } },
+    });
     // What a container sees: its own PID, and the command lines of every process it can see.
     const look = ['sh', '-c', 'echo "pid=$$"; cat /proc/[0-9]*/cmdline 2>/dev/null | tr "\\0" " "'];
     const output = async (name: string, mode: 'POD' | 'CONTAINER' | 'NODE') => {
@@ -187,8 +207,16 @@ describe.each(runtimesUnderTest())('CRI against the $name runtime', (runtime) =>
         return text.includes('pid=') ? text : undefined;
       }, `the output of ${name}`);
     };
-    const marked = await runContainer(client, id, config, containerConfig('marked', ['sh', '-c', 'sleep 60; echo knode-pid-marker'], pid('POD')));
-    await eventually(async () => (await client.containerStatus(marked)).status?.state === 'CONTAINER_RUNNING', 'the marked container to run');
+    const marked = await runContainer(
+      client,
+      id,
+      config,
+      containerConfig('marked', ['sh', '-c', 'sleep 60; echo knode-pid-marker'], pid('POD')),
+    );
+    await eventually(
+      async () => (await client.containerStatus(marked)).status?.state === 'CONTAINER_RUNNING',
+      'the marked container to run',
+    );
 
     const own = await output('own', 'CONTAINER');
     expect(own).toMatch(/ pid=1\n/);
@@ -208,7 +236,9 @@ describe.each(runtimesUnderTest())('CRI against the $name runtime', (runtime) =>
     expect((await client.containerStatus(first)).status).toMatchObject({ state: 'CONTAINER_EXITED', exitCode: 137 });
     // ExecSync runs in the container's namespace.
     const exec = await runContainer(client, id, config, containerConfig('exec-own', ['sleep', '60'], pid('CONTAINER')));
-    expect((await client.execSync(exec, ['sh', '-c', 'echo $$; cat /proc/1/cmdline | tr "\\0" " "'], 10)).stdout.toString()).toMatch(/^\d+\nsleep 60 $/);
+    expect((await client.execSync(exec, ['sh', '-c', 'echo $$; cat /proc/1/cmdline | tr "\\0" " "'], 10)).stdout.toString()).toMatch(
+      /^\d+\nsleep 60 $/,
+    );
     await client.stopContainer(exec, 0);
     await client.stopContainer(marked, 0);
   });
@@ -273,7 +303,7 @@ describe.each(runtimesUnderTest())('CRI against the $name runtime', (runtime) =>
     await client.stopContainer(cid, 0);
   });
 
-  it('reports a pod sandbox\'s usage as the sum of its containers\'', async () => {
+  it("reports a pod sandbox's usage as the sum of its containers'", async () => {
     // containerd reads a sandbox's usage from its cgroup, so this one has a parent cgroup.
     const { id, config } = await newSandbox('podstats', { stats: 'yes' }, '/knode-test');
     const cid = await runContainer(client, id, config, containerConfig('busy', ['sleep', '60']));
@@ -298,10 +328,15 @@ describe.each(runtimesUnderTest())('CRI against the $name runtime', (runtime) =>
     expect((await client.runtimeConfig()).linux?.cgroupDriver).toBe('CGROUPFS');
   });
 
-  it('updates a running container\'s resources', async () => {
+  it("updates a running container's resources", async () => {
     const { id, config } = await newSandbox('update');
     const memory = 32 * 1024 * 1024;
-    const cid = await runContainer(client, id, config, containerConfig('resized', ['sleep', '60'], { linux: { resources: { memoryLimitInBytes: memory } } }));
+    const cid = await runContainer(
+      client,
+      id,
+      config,
+      containerConfig('resized', ['sleep', '60'], { linux: { resources: { memoryLimitInBytes: memory } } }),
+    );
     await client.updateContainerResources(cid, { memoryLimitInBytes: 2 * memory, cpuPeriod: 100_000, cpuQuota: 50_000 });
     expect((await client.containerStatus(cid)).status?.state).toBe('CONTAINER_RUNNING');
     expect(await codeOf(client.updateContainerResources('no-such-container', { memoryLimitInBytes: memory }))).toBe(GrpcCode.NOT_FOUND);
@@ -353,7 +388,7 @@ describe.each(runtimesUnderTest())('CRI against the $name runtime', (runtime) =>
     const sandboxEvents = await eventually(() => {
       const mine = events.filter((e) => e.containerId === id).map((e) => e.containerEventType);
       return mine.includes('CONTAINER_DELETED_EVENT') ? mine : undefined;
-    }, 'the sandbox\'s own events');
+    }, "the sandbox's own events");
     // The sandbox was created before the stream was known to be open: its creation may be missed, not its end.
     expect(sandboxEvents.slice(-2)).toEqual(['CONTAINER_STOPPED_EVENT', 'CONTAINER_DELETED_EVENT']);
     expect(events.find((e) => e.containerId === id)?.podSandboxStatus?.metadata?.name).toBe('events');

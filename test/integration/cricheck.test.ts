@@ -73,7 +73,10 @@ describe.runIf(cricheckPath)('cricheck (k8s.io/cri-client) against the embedded 
   it('answers version and info with every field the client checks', async () => {
     expect(await ok('version')).toMatch(/RuntimeName:\s+knode\nRuntimeVersion:\s+\S+\nRuntimeApiVersion:\s+v1/);
     const info = JSON.parse(await ok('info'));
-    expect(info.status.conditions.map((c: { type: string; status: boolean }) => [c.type, c.status])).toEqual([['RuntimeReady', true], ['NetworkReady', true]]);
+    expect(info.status.conditions.map((c: { type: string; status: boolean }) => [c.type, c.status])).toEqual([
+      ['RuntimeReady', true],
+      ['NetworkReady', true],
+    ]);
     expect(JSON.parse(await ok('runtime-config'))).toEqual({ linux: { cgroup_driver: 1 } });
   });
 
@@ -103,7 +106,7 @@ describe.runIf(cricheckPath)('cricheck (k8s.io/cri-client) against the embedded 
     const logs = await eventually(async () => {
       const run = await cricheck('logs', id);
       return run.stdout.includes('hello from cricheck') && run.stderr.includes('to stderr') ? run : undefined;
-    }, 'the container\'s logs through cri-client\'s log reader');
+    }, "the container's logs through cri-client's log reader");
     expect(logs.stdout).toBe('hello from cricheck\n');
 
     expect(await ok('exec', '-s', id, 'sh', '-c', 'echo in-exec')).toBe('in-exec\n');
@@ -111,7 +114,10 @@ describe.runIf(cricheckPath)('cricheck (k8s.io/cri-client) against the embedded 
 
     const stats = JSON.parse(await ok('stats')) as { attributes: { id: string } }[];
     expect(stats.map((s) => s.attributes.id)).toContain(id);
-    const podStats = JSON.parse(await ok('statsp')) as { attributes: { id: string }; linux: { containers: { attributes: { id: string } }[] } }[];
+    const podStats = JSON.parse(await ok('statsp')) as {
+      attributes: { id: string };
+      linux: { containers: { attributes: { id: string } }[] };
+    }[];
     expect(podStats.find((s) => s.attributes.id === podId)?.linux.containers.map((c) => c.attributes.id)).toEqual([id]);
 
     await ok('update', '--memory', String(128 * 1024 * 1024), id);
@@ -123,7 +129,11 @@ describe.runIf(cricheckPath)('cricheck (k8s.io/cri-client) against the embedded 
 
     await ok('stop', '-t', '5', id);
     const stopped = JSON.parse(await ok('inspect', id)).status;
-    expect({ state: stopped.state, exit_code: stopped.exit_code, reason: stopped.reason }).toEqual({ state: 2, exit_code: 143, reason: 'Error' });
+    expect({ state: stopped.state, exit_code: stopped.exit_code, reason: stopped.reason }).toEqual({
+      state: 2,
+      exit_code: 143,
+      reason: 'Error',
+    });
     await ok('rm', id);
     await ok('stopp', podId);
     await ok('rmp', podId);
@@ -157,12 +167,25 @@ describe.runIf(cricheckPath)('cricheck (k8s.io/cri-client) against the embedded 
       await ok('stopp', podId);
       await ok('rmp', podId);
       const seen = await eventually(() => {
-        const lines = stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { containerId: string; type: string; sandboxId: string });
+        const lines = stdout
+          .trim()
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as { containerId: string; type: string; sandboxId: string });
         return lines.some((e) => e.containerId === podId && e.type === 'CONTAINER_DELETED_EVENT') ? lines : undefined;
-      }, 'the sandbox\'s deletion');
+      }, "the sandbox's deletion");
       const named = seen.map((e) => `${e.containerId === podId ? 'sandbox' : 'container'} ${e.type.replace(/^CONTAINER_|_EVENT$/g, '')}`);
       // containerd 2 sends the same sequence for the same calls.
-      expect(named).toEqual(['sandbox CREATED', 'sandbox STARTED', 'container CREATED', 'container STARTED', 'container STOPPED', 'container DELETED', 'sandbox STOPPED', 'sandbox DELETED']);
+      expect(named).toEqual([
+        'sandbox CREATED',
+        'sandbox STARTED',
+        'container CREATED',
+        'container STARTED',
+        'container STOPPED',
+        'container DELETED',
+        'sandbox STOPPED',
+        'sandbox DELETED',
+      ]);
       expect(seen.every((e) => e.sandboxId === podId)).toBe(true);
     } finally {
       events.kill();

@@ -23,7 +23,11 @@ describe.each(runtimesUnderTest())('draining a node on the $name runtime', (runt
 
     const web = node.pod('web')!;
     expect(web.status).toMatchObject({ phase: 'Failed', reason: 'Terminated', message: NODE_SHUTDOWN_MESSAGE });
-    expect(web.status!.conditions!.find((c) => c.type === 'DisruptionTarget')).toMatchObject({ status: 'True', reason: 'TerminationByKubelet', message: NODE_SHUTDOWN_MESSAGE });
+    expect(web.status!.conditions!.find((c) => c.type === 'DisruptionTarget')).toMatchObject({
+      status: 'True',
+      reason: 'TerminationByKubelet',
+      message: NODE_SHUTDOWN_MESSAGE,
+    });
     // Its program ended on the SIGTERM, well within the 10 s its group had.
     expect(containerOf(web, 'main')!.state!.terminated).toMatchObject({ exitCode: 143 });
     const uid = running.metadata.uid!;
@@ -36,6 +40,9 @@ describe.each(runtimesUnderTest())('draining a node on the $name runtime', (runt
 
     node.writePod('late', { containers: [{ name: 'main', image, command: sleepUntilTerm() }] });
     const late = await node.waitForPod('late', 'rejected', (p) => p.status?.phase === 'Failed');
-    expect(late.status).toMatchObject({ reason: 'NodeShutdown', message: 'Pod was rejected: Pod was rejected as the node is shutting down.' });
+    expect(late.status).toMatchObject({
+      reason: 'NodeShutdown',
+      message: 'Pod was rejected: Pod was rejected as the node is shutting down.',
+    });
   });
 });

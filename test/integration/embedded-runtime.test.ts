@@ -30,7 +30,10 @@ afterEach(async () => {
 });
 
 async function codeOf(promise: Promise<unknown>): Promise<number> {
-  const err = await promise.then(() => undefined, (e: unknown) => e);
+  const err = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(CriError);
   return (err as CriError).code;
 }
@@ -45,12 +48,16 @@ describe('the embedded runtime', () => {
     expect(await codeOf(cri.runPodSandbox({ metadata: { name: 'x' } }))).toBe(GrpcCode.INVALID_ARGUMENT);
     const config = sandboxConfig('bad-requests');
     const sandbox = await cri.runPodSandbox(config);
-    expect(await codeOf(cri.createContainer(sandbox, { image: { image: 'busybox:1.36' }, command: ['true'] }, config))).toBe(GrpcCode.INVALID_ARGUMENT);
+    expect(await codeOf(cri.createContainer(sandbox, { image: { image: 'busybox:1.36' }, command: ['true'] }, config))).toBe(
+      GrpcCode.INVALID_ARGUMENT,
+    );
     const noCommand = containerConfig('nocmd', []);
     const err = await cri.createContainer(sandbox, noCommand, config).catch((e: CriError) => e);
     expect((err as CriError).code).toBe(GrpcCode.INVALID_ARGUMENT);
     expect((err as CriError).details).toMatch(/no command.*host processes/);
-    expect(await codeOf(cri.createContainer(sandbox, containerConfig('escape', ['true'], { logPath: '../../etc/x.log' }), config))).toBe(GrpcCode.INVALID_ARGUMENT);
+    expect(await codeOf(cri.createContainer(sandbox, containerConfig('escape', ['true'], { logPath: '../../etc/x.log' }), config))).toBe(
+      GrpcCode.INVALID_ARGUMENT,
+    );
     expect(await codeOf(cri.pullImage({ image: 'Not A Reference' }))).toBe(GrpcCode.INVALID_ARGUMENT);
     expect(await codeOf(cri.execSync('', ['true'], 1))).toBe(GrpcCode.INVALID_ARGUMENT);
     expect(await codeOf(cri.createContainer('0'.repeat(64), containerConfig('orphan', ['true']), config))).toBe(GrpcCode.NOT_FOUND);
@@ -61,14 +68,18 @@ describe('the embedded runtime', () => {
     expect((await cri.version()).runtimeName).toBe('knode');
   });
 
-  it('runs containers in their own process group, with the pod hostname (the node\'s when it names none) and only the given environment', async () => {
+  it("runs containers in their own process group, with the pod hostname (the node's when it names none) and only the given environment", async () => {
     const cri = await start();
     const config = sandboxConfig('env-pod');
     const sandbox = await cri.runPodSandbox(config);
-    const c = containerConfig('env', ['sh', '-c', 'echo "$HOSTNAME $GREETING ${SECRET_FROM_HOST:-unset}"; echo "group $(cut -d" " -f5 /proc/$$/stat) pid $$"'], {
-      envs: [{ key: 'GREETING', value: 'hello' }],
-      ...HOST_PID,
-    });
+    const c = containerConfig(
+      'env',
+      ['sh', '-c', 'echo "$HOSTNAME $GREETING ${SECRET_FROM_HOST:-unset}"; echo "group $(cut -d" " -f5 /proc/$$/stat) pid $$"'],
+      {
+        envs: [{ key: 'GREETING', value: 'hello' }],
+        ...HOST_PID,
+      },
+    );
     process.env.SECRET_FROM_HOST = 'leaked';
     const id = await runContainer(cri, sandbox, config, c);
     delete process.env.SECRET_FROM_HOST;
@@ -87,7 +98,13 @@ describe('the embedded runtime', () => {
     const id = await runContainer(cri, sandbox, config, containerConfig('fails', ['sh', '-c', 'echo cannot go on >&2; exit 3']));
     await waitExited(cri, id);
     const runtimeLog = join(runtime!.rootDir, 'runtime.log');
-    const line = await eventually(() => readFileSync(runtimeLog, 'utf8').split('\n').find((l) => l.includes(`container ${id} (fails) exited`)), 'the early exit in the runtime log');
+    const line = await eventually(
+      () =>
+        readFileSync(runtimeLog, 'utf8')
+          .split('\n')
+          .find((l) => l.includes(`container ${id} (fails) exited`)),
+      'the early exit in the runtime log',
+    );
     expect(line).toMatch(/exited \d+ ms after its start with code 3; its output ends: ".*stderr F cannot go on\\n"$/);
     // A container that ends well, or one stopped as asked, is not worth a line.
     const ok = await runContainer(cri, sandbox, config, containerConfig('fine', ['true']));
@@ -133,10 +150,11 @@ describe('the embedded runtime', () => {
     expect((await cri.imageStatus({ image: 'busybox:1.36' }))?.id).toMatch(/^sha256:/);
   });
 
-  it('holds a pod\'s shared PID namespace in a process the sandbox starts, ended with the sandbox or by a restart', async () => {
+  it("holds a pod's shared PID namespace in a process the sandbox starts, ended with the sandbox or by a restart", async () => {
     let cri = await start();
     const rootDir = runtime!.rootDir;
-    const holderOf = async (sandbox: string) => JSON.parse((await cri.podSandboxStatus(sandbox, true)).info.info).pidHolder?.pid as number | undefined;
+    const holderOf = async (sandbox: string) =>
+      JSON.parse((await cri.podSandboxStatus(sandbox, true)).info.info).pidHolder?.pid as number | undefined;
     const gone = (pid: number) => readProcStat(pid) === undefined || readProcStat(pid)!.state === 'Z';
 
     const config = sandboxConfig('shared-pid');
@@ -146,11 +164,21 @@ describe('the embedded runtime', () => {
     expect(gone(holder)).toBe(false);
     await runContainer(cri, sandbox, config, containerConfig('app', ['sleep', '300']));
     // PID 1 is the holder's shell; what it idles on shows as pause, as a pause container does.
-    const look = containerConfig('look', ['sh', '-c', 'cat /proc/1/cmdline | tr "\\0" " "; echo; cat /proc/[0-9]*/comm | grep -x -e pause -e sleep']);
+    const look = containerConfig('look', [
+      'sh',
+      '-c',
+      'cat /proc/1/cmdline | tr "\\0" " "; echo; cat /proc/[0-9]*/comm | grep -x -e pause -e sleep',
+    ]);
     await waitExited(cri, await runContainer(cri, sandbox, config, look));
     const seen = readFileSync(logPathOf(config, look), 'utf8');
     expect(seen).toMatch(/stdout F \/bin\/sh -c while \[ -x "\$1" \]; do "\$1" 2147483647 & wait; done holder \S+\/bin\/pause \n/);
-    expect(seen.split('\n').filter((line) => / stdout F (pause|sleep)$/.test(line)).map((line) => line.split(' ').at(-1)).sort()).toEqual(['pause', 'sleep']);
+    expect(
+      seen
+        .split('\n')
+        .filter((line) => / stdout F (pause|sleep)$/.test(line))
+        .map((line) => line.split(' ').at(-1))
+        .sort(),
+    ).toEqual(['pause', 'sleep']);
     expect(await holderOf(sandbox)).toBe(holder);
 
     await runtime!.kill();
@@ -176,7 +204,10 @@ describe('the embedded runtime', () => {
     const trigger = join(mkdtempSync(join(tmpdir(), 'knode-trigger-')), 'go');
     const script = 'until [ -e "$TRIGGER" ]; do sleep 0.05; done; echo "pid $$"; printf "[%s]" "$@"; echo; echo "$GREETING"';
     const app = containerConfig('app', ['sh', '-c', script, 'sh', ...tricky], {
-      envs: [{ key: 'GREETING', value: "hello 'there' $PATH" }, { key: 'TRIGGER', value: trigger }],
+      envs: [
+        { key: 'GREETING', value: "hello 'there' $PATH" },
+        { key: 'TRIGGER', value: trigger },
+      ],
       linux: { securityContext: { namespaceOptions: { pid: 'CONTAINER' } } },
     });
     const id = await cri.createContainer(sandbox, app, config);
@@ -185,7 +216,9 @@ describe('the embedded runtime', () => {
     expect(waiting).toContain(JSON.parse((await cri.containerStatus(id, true)).info.info).pid);
     writeFileSync(trigger, '');
     expect(await waitExited(cri, id)).toMatchObject({ exitCode: 0, reason: 'Completed' });
-    const out = readFileSync(logPathOf(config, app), 'utf8').split('\n').map((line) => line.split(' ').slice(3).join(' '));
+    const out = readFileSync(logPathOf(config, app), 'utf8')
+      .split('\n')
+      .map((line) => line.split(' ').slice(3).join(' '));
     expect(out.slice(0, 4)).toEqual(['pid 1', `[it's][a "b" $HOME \`id\` \\ `, ' next][]', "hello 'there' $PATH"]);
   });
 
@@ -197,7 +230,12 @@ describe('the embedded runtime', () => {
     for (let i = 0; i < 24; i++) ids.push(await cri.createContainer(sandbox, containerConfig(`c${i}`, ['sleep', '60']), config));
     // Starts are made one a turn: sent together, the last ones wait while the first fork.
     const abort = new AbortController();
-    const starts = ids.map((id, i) => cri.startContainer(id, i >= 12 ? abort.signal : undefined).then(() => 'started', (e: CriError) => e.code));
+    const starts = ids.map((id, i) =>
+      cri.startContainer(id, i >= 12 ? abort.signal : undefined).then(
+        () => 'started',
+        (e: CriError) => e.code,
+      ),
+    );
     await starts[0];
     abort.abort();
     const outcomes = await Promise.all(starts);
@@ -227,32 +265,47 @@ describe('the embedded runtime', () => {
     const names = ['c0', 'c1', 'c2', 'c3'];
     const ids: string[] = [];
     // Back to back: at most the two spares of a quiet moment take a start; the others are the spawner's.
-    for (const name of names) ids.push(await runContainer(cri, sandbox, config, containerConfig(name, ['sh', '-c', 'echo "hi from $0"; exec sleep 300', name])));
-    const parents = await Promise.all(ids.map(async (id) => readProcStat(JSON.parse((await cri.containerStatus(id, true)).info.info).pid as number)?.ppid));
+    for (const name of names)
+      ids.push(await runContainer(cri, sandbox, config, containerConfig(name, ['sh', '-c', 'echo "hi from $0"; exec sleep 300', name])));
+    const parents = await Promise.all(
+      ids.map(async (id) => readProcStat(JSON.parse((await cri.containerStatus(id, true)).info.info).pid as number)?.ppid),
+    );
     expect(parents.filter((ppid) => ppid === spawner).length).toBeGreaterThanOrEqual(2);
     expect(parents.every((ppid) => ppid === spawner || ppid === runtime!.child.pid)).toBe(true);
     for (const name of names) {
-      await eventually(() => readFileSync(logPathOf(config, containerConfig(name, [])), 'utf8').includes(`stdout F hi from ${name}`), `${name}'s log line`);
+      await eventually(
+        () => readFileSync(logPathOf(config, containerConfig(name, [])), 'utf8').includes(`stdout F hi from ${name}`),
+        `${name}'s log line`,
+      );
     }
     await cri.stopContainer(ids[3], 0);
     expect(await waitExited(cri, ids[3])).toMatchObject({ exitCode: 137, reason: 'Error' });
   });
 
-  it('raises a running container\'s memory limit in its cgroup, where the host lets it enforce limits', async () => {
+  it("raises a running container's memory limit in its cgroup, where the host lets it enforce limits", async () => {
     const cri = await start();
     const trigger = join(mkdtempSync(join(tmpdir(), 'knode-trigger-')), 'go');
     const config = sandboxConfig('resize');
     const sandbox = await cri.runPodSandbox(config);
     // Waits for the trigger, then holds ~100 MB: more than the first limit, less than the second.
     const script = `while [ ! -e ${trigger} ]; do sleep 0.02; done; head -c 100000000 /dev/zero | tail > /dev/null && echo survived`;
-    const id = await runContainer(cri, sandbox, config, containerConfig('grows', ['sh', '-c', script], { linux: { resources: { memoryLimitInBytes: 32 * 1024 * 1024 } } }));
+    const id = await runContainer(
+      cri,
+      sandbox,
+      config,
+      containerConfig('grows', ['sh', '-c', script], { linux: { resources: { memoryLimitInBytes: 32 * 1024 * 1024 } } }),
+    );
     await cri.updateContainerResources(id, { memoryLimitInBytes: 512 * 1024 * 1024 });
     expect(JSON.parse((await cri.containerStatus(id, true)).info.info).resources.memoryLimitInBytes).toBe(512 * 1024 * 1024);
     writeFileSync(trigger, '');
     const status = await waitExited(cri, id, 30_000);
     const limits = JSON.parse((await cri.status(true)).info.config).resourceLimits as string;
     // Enforced or not, the container is not killed: the new limit is the one in force.
-    expect({ exitCode: status.exitCode, reason: status.reason, limits: limits.startsWith('enforced') || limits.startsWith('not enforced') }).toEqual({ exitCode: 0, reason: 'Completed', limits: true });
+    expect({
+      exitCode: status.exitCode,
+      reason: status.reason,
+      limits: limits.startsWith('enforced') || limits.startsWith('not enforced'),
+    }).toEqual({ exitCode: 0, reason: 'Completed', limits: true });
   });
 
   it('shuts down promptly while a client watches its events, ending the stream', async () => {

@@ -22,11 +22,14 @@ const sleeper = (name = 'main', extra = {}) => ({ name, image, command: sleepUnt
 describe.each(runtimesUnderTest())('the engine on the $name runtime', (runtime) => {
   const nodes = nodesOn(runtime);
 
-
   it('runs a pod from a new file, replaces it when the file changes, and removes it with the file', async () => {
     const node = await nodes.start();
     node.writePod('web', { containers: [sleeper()] });
-    const running = await node.waitForPod('web', 'Running', (p) => p.status?.phase === 'Running' && !!containerOf(p, 'main')?.state?.running);
+    const running = await node.waitForPod(
+      'web',
+      'Running',
+      (p) => p.status?.phase === 'Running' && !!containerOf(p, 'main')?.state?.running,
+    );
     const uid = running.metadata.uid!;
 
     // A static pod's UID is a hash of its manifest: an edit is a new pod, and the old one goes.
@@ -44,7 +47,11 @@ describe.each(runtimesUnderTest())('the engine on the $name runtime', (runtime) 
     const node = await nodes.start();
     const uid = '11111111-2222-3333-4444-555555555555';
     node.writePod('stable', { containers: [sleeper('kept'), sleeper('changed')] }, { uid });
-    const before = await node.waitForPod('stable', 'Running', (p) => p.status?.phase === 'Running' && !!containerOf(p, 'changed')?.state?.running);
+    const before = await node.waitForPod(
+      'stable',
+      'Running',
+      (p) => p.status?.phase === 'Running' && !!containerOf(p, 'changed')?.state?.running,
+    );
     const keptId = containerOf(before, 'kept')!.containerID;
     const changedId = containerOf(before, 'changed')!.containerID;
 
@@ -56,7 +63,9 @@ describe.each(runtimesUnderTest())('the engine on the $name runtime', (runtime) 
     expect(after.metadata.uid).toBe(uid);
     expect(containerOf(after, 'changed')!.restartCount).toBe(1);
     expect(containerOf(after, 'kept')!.containerID).toBe(keptId);
-    expect(node.events.some((e) => e.type === 'ContainerKilling' && e.container === 'changed' && /definition changed/.test(e.message ?? ''))).toBe(true);
+    expect(
+      node.events.some((e) => e.type === 'ContainerKilling' && e.container === 'changed' && /definition changed/.test(e.message ?? '')),
+    ).toBe(true);
   });
 
   it('honours restartPolicy Always, OnFailure and Never', async () => {
@@ -70,7 +79,11 @@ describe.each(runtimesUnderTest())('the engine on the $name runtime', (runtime) 
     await node.waitForPod('always', 'restarted', (p) => (containerOf(p, 'main')?.restartCount ?? 0) >= 1 && p.status?.phase === 'Running');
     const succeeded = await node.waitForPod('onfailure-ok', 'Succeeded', (p) => p.status?.phase === 'Succeeded');
     expect(containerOf(succeeded, 'main')!.state?.terminated).toMatchObject({ exitCode: 0, reason: 'Completed' });
-    await node.waitForPod('onfailure-bad', 'restarted', (p) => (containerOf(p, 'main')?.restartCount ?? 0) >= 1 && p.status?.phase === 'Running');
+    await node.waitForPod(
+      'onfailure-bad',
+      'restarted',
+      (p) => (containerOf(p, 'main')?.restartCount ?? 0) >= 1 && p.status?.phase === 'Running',
+    );
     const failed = await node.waitForPod('never-bad', 'Failed', (p) => p.status?.phase === 'Failed');
     expect(containerOf(failed, 'main')!.state?.terminated).toMatchObject({ exitCode: 3, reason: 'Error' });
     expect(containerOf(failed, 'main')!.restartCount).toBe(0);
@@ -103,20 +116,31 @@ describe.each(runtimesUnderTest())('the engine on the $name runtime', (runtime) 
   it("reports a container whose command does not exist as RunContainerError with the runtime's message alone", async () => {
     const node = await nodes.start();
     node.writePod('nocommand', { containers: [{ name: 'main', image, command: ['no-such-command-knode'] }] });
-    const pod = await node.waitForPod('nocommand', 'RunContainerError', (p) => containerOf(p, 'main')?.state?.waiting?.reason === 'RunContainerError');
+    const pod = await node.waitForPod(
+      'nocommand',
+      'RunContainerError',
+      (p) => containerOf(p, 'main')?.state?.waiting?.reason === 'RunContainerError',
+    );
     const waiting = containerOf(pod, 'main')!.state!.waiting!;
     expect(waiting.message).toContain('no-such-command-knode');
     // The kubelet's status message is gRPC's status.Message(): no call, no code.
     expect(waiting.message).not.toMatch(/StartContainer|UNKNOWN/);
     // The status is its latest attempt's (each names its own container), told in an event of its own.
     const failed = () => node.events.filter((e) => e.type === 'ContainerFailed' && e.uid === pod.metadata.uid).map((e) => e.message);
-    await eventually(() => failed().includes(`Error: ${waiting.message}`), () => `a ContainerFailed event saying "Error: ${waiting.message}" (seen: ${JSON.stringify(failed())})`);
+    await eventually(
+      () => failed().includes(`Error: ${waiting.message}`),
+      () => `a ContainerFailed event saying "Error: ${waiting.message}" (seen: ${JSON.stringify(failed())})`,
+    );
     expect(containerOf(pod, 'main')!.lastState?.terminated).toMatchObject({ exitCode: 128, reason: 'StartError' });
   });
 
   it('fails a restartPolicy Never pod whose init container failed to start: the init container stays terminated StartError (Init:StartError)', async () => {
     const node = await nodes.start();
-    node.writePod('noinit', { restartPolicy: 'Never', initContainers: [{ name: 'setup', image, command: ['no-such-command-knode'] }], containers: [sleeper('app')] });
+    node.writePod('noinit', {
+      restartPolicy: 'Never',
+      initContainers: [{ name: 'setup', image, command: ['no-such-command-knode'] }],
+      containers: [sleeper('app')],
+    });
     const pod = await node.waitForPod('noinit', 'Failed', (p) => p.status?.phase === 'Failed');
     const setup = containerOf(pod, 'setup')!;
     expect(setup.state?.terminated).toMatchObject({ exitCode: 128, reason: 'StartError' });
@@ -127,8 +151,14 @@ describe.each(runtimesUnderTest())('the engine on the $name runtime', (runtime) 
 
   it("words a failed postStart exec hook as the kubelet's PostStartHookError", async () => {
     const node = await nodes.start();
-    node.writePod('poststart-fail', { containers: [sleeper('main', { lifecycle: { postStart: { exec: { command: ['sh', '-c', 'exit 1'] } } } })] });
-    const pod = await node.waitForPod('poststart-fail', 'PostStartHookError', (p) => containerOf(p, 'main')?.state?.waiting?.reason === 'PostStartHookError');
+    node.writePod('poststart-fail', {
+      containers: [sleeper('main', { lifecycle: { postStart: { exec: { command: ['sh', '-c', 'exit 1'] } } } })],
+    });
+    const pod = await node.waitForPod(
+      'poststart-fail',
+      'PostStartHookError',
+      (p) => containerOf(p, 'main')?.state?.waiting?.reason === 'PostStartHookError',
+    );
     expect(containerOf(pod, 'main')!.state!.waiting!.message).toBe(
       `Exec lifecycle hook ([sh -c exit 1]) for Container "main" in Pod "${pod.metadata.name}_default(${pod.metadata.uid})" failed - error: command 'sh -c exit 1' exited with 1: , message: ""`,
     );
@@ -138,7 +168,11 @@ describe.each(runtimesUnderTest())('the engine on the $name runtime', (runtime) 
     const node = await nodes.start();
     node.writePod('nopull', { containers: [{ name: 'main', image: 'registry.invalid/knode/absent:1', command: ['true'] }] });
     await eventually(() => node.events.some((e) => e.type === 'ContainerWaiting' && e.reason === 'ErrImagePull'), 'ErrImagePull');
-    const pod = await node.waitForPod('nopull', 'waiting on the image', (p) => containerOf(p, 'main')?.state?.waiting?.reason === 'ErrImagePull');
+    const pod = await node.waitForPod(
+      'nopull',
+      'waiting on the image',
+      (p) => containerOf(p, 'main')?.state?.waiting?.reason === 'ErrImagePull',
+    );
     expect(pod.status?.phase).toBe('Pending');
     // The runtime's message alone, as the kubelet's ErrImagePull (e.g. containerd's `failed to pull and unpack image "...": ...`).
     const message = containerOf(pod, 'main')!.state!.waiting!.message!;
@@ -152,10 +186,21 @@ describe.each(runtimesUnderTest())('the engine on the $name runtime', (runtime) 
     const node = await nodes.start();
     node.writePod('lastwords', {
       restartPolicy: 'Never',
-      containers: [{ name: 'main', image, terminationMessagePolicy: 'FallbackToLogsOnError', command: ['sh', '-c', 'echo starting; echo "cannot open config: no such file"; exit 2'] }],
+      containers: [
+        {
+          name: 'main',
+          image,
+          terminationMessagePolicy: 'FallbackToLogsOnError',
+          command: ['sh', '-c', 'echo starting; echo "cannot open config: no such file"; exit 2'],
+        },
+      ],
     });
     const pod = await node.waitForPod('lastwords', 'Failed', (p) => p.status?.phase === 'Failed');
-    expect(containerOf(pod, 'main')!.state!.terminated).toMatchObject({ exitCode: 2, reason: 'Error', message: 'starting\ncannot open config: no such file' });
+    expect(containerOf(pod, 'main')!.state!.terminated).toMatchObject({
+      exitCode: 2,
+      reason: 'Error',
+      message: 'starting\ncannot open config: no such file',
+    });
   });
 
   it('fails a pod that runs longer than its activeDeadlineSeconds, and kills its containers', async () => {
@@ -163,7 +208,11 @@ describe.each(runtimesUnderTest())('the engine on the $name runtime', (runtime) 
     try {
       const node = await nodes.start({ clock });
       node.writePod('deadline', { activeDeadlineSeconds: 8, containers: [sleeper()] });
-      const running = await node.waitForPod('deadline', 'Running', (p) => p.status?.phase === 'Running' && !!containerOf(p, 'main')?.state?.running);
+      const running = await node.waitForPod(
+        'deadline',
+        'Running',
+        (p) => p.status?.phase === 'Running' && !!containerOf(p, 'main')?.state?.running,
+      );
       // The deadline counts from the start time, set before the containers started.
       clock.skip(5_000);
       await new Promise((r) => setTimeout(r, 300)); // a short real wait: before the deadline, nothing happens
@@ -172,11 +221,18 @@ describe.each(runtimesUnderTest())('the engine on the $name runtime', (runtime) 
       clock.skip(3_000);
       // Failed, then killed at once: the worker goes on to terminate it with the status the
       // relist after its sync gave, not at the next full relist (seconds away).
-      const failed = await eventually(() => {
-        const p = node.pod('deadline')!;
-        if (p.status?.phase === 'Failed' && containerOf(p, 'main')?.state?.terminated) return p;
-      }, 'the pod Failed with its container stopped', 5_000);
-      expect(failed.status).toMatchObject({ reason: 'DeadlineExceeded', message: 'Pod was active on the node longer than the specified deadline' });
+      const failed = await eventually(
+        () => {
+          const p = node.pod('deadline')!;
+          if (p.status?.phase === 'Failed' && containerOf(p, 'main')?.state?.terminated) return p;
+        },
+        'the pod Failed with its container stopped',
+        5_000,
+      );
+      expect(failed.status).toMatchObject({
+        reason: 'DeadlineExceeded',
+        message: 'Pod was active on the node longer than the specified deadline',
+      });
       expect(failed.status?.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ status: 'False', reason: 'PodFailed' });
       expect(containerOf(failed, 'main')!.restartCount).toBe(0);
       expect(node.events.some((e) => e.type === 'PodDeadlineExceeded' && e.uid === running.metadata.uid)).toBe(true);
@@ -190,7 +246,12 @@ describe.each(runtimesUnderTest())('the engine on the $name runtime', (runtime) 
   it('gives each container a PID namespace of its own, where its program is PID 1, unless the pod shares one', async () => {
     const node = await nodes.start();
     // $$$$: the kubelet expands $$ in a command to $.
-    const report = { name: 'main', image, terminationMessagePolicy: 'FallbackToLogsOnError' as const, command: ['sh', '-c', 'echo "pid $$$$"; exit 3'] };
+    const report = {
+      name: 'main',
+      image,
+      terminationMessagePolicy: 'FallbackToLogsOnError' as const,
+      command: ['sh', '-c', 'echo "pid $$$$"; exit 3'],
+    };
     node.writePod('own-pid', { restartPolicy: 'Never', containers: [report] });
     node.writePod('shared-pid', { restartPolicy: 'Never', shareProcessNamespace: true, containers: [report] });
     const own = await node.waitForPod('own-pid', 'Failed', (p) => p.status?.phase === 'Failed');
@@ -204,7 +265,11 @@ describe.each(runtimesUnderTest())('the engine on the $name runtime', (runtime) 
     try {
       const node = await nodes.start({ clock });
       // sleep has no SIGTERM handler: as PID 1 of its namespace it does not die of one.
-      node.writePod('stubborn', { activeDeadlineSeconds: 5, terminationGracePeriodSeconds: 2, containers: [{ name: 'main', image, command: ['sleep', '300'] }] });
+      node.writePod('stubborn', {
+        activeDeadlineSeconds: 5,
+        terminationGracePeriodSeconds: 2,
+        containers: [{ name: 'main', image, command: ['sleep', '300'] }],
+      });
       await node.waitForPod('stubborn', 'Running', (p) => !!containerOf(p, 'main')?.state?.running);
       const failed = await eventually(() => {
         const p = node.pod('stubborn')!;
@@ -225,7 +290,10 @@ describe.each(runtimesUnderTest())('the engine on the $name runtime', (runtime) 
     await node.waitForPod('first', 'Running', (p) => p.status?.phase === 'Running');
     node.writePod('second', { containers: [sleeper()] });
     const rejected = await node.waitForPod('second', 'rejected', (p) => p.status?.phase === 'Failed');
-    expect(rejected.status).toMatchObject({ reason: 'OutOfpods', message: expect.stringContaining("Node didn't have enough resource: pods") });
+    expect(rejected.status).toMatchObject({
+      reason: 'OutOfpods',
+      message: expect.stringContaining("Node didn't have enough resource: pods"),
+    });
     expect(await containersOf(node, rejected.metadata.uid!)).toEqual([]);
   });
 
@@ -233,11 +301,16 @@ describe.each(runtimesUnderTest())('the engine on the $name runtime', (runtime) 
     const node = await nodes.start();
     const file = node.writePod('good', { containers: [sleeper()] });
     const { writeFileSync } = await import('node:fs');
-    writeFileSync(`${node.podsDir}/broken.yaml`, 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: broken\nspec:\n  containers:\n    - name: c\n      image: busybox:1.36\n      command: "not-a-list"\n');
+    writeFileSync(
+      `${node.podsDir}/broken.yaml`,
+      'apiVersion: v1\nkind: Pod\nmetadata:\n  name: broken\nspec:\n  containers:\n    - name: c\n      image: busybox:1.36\n      command: "not-a-list"\n',
+    );
     writeFileSync(`${node.podsDir}/garbage.yaml`, 'kind: Pod\n  metadata: [unclosed\n');
     await node.waitForPod('good', 'Running', (p) => p.status?.phase === 'Running');
     const errors = node.events.filter((e) => e.type === 'ManifestError').map((e) => e.message);
-    expect(errors).toContainEqual(expect.stringMatching(/broken\.yaml, document 0, pod "broken": spec\.containers\[0\]\.command: expected an array/));
+    expect(errors).toContainEqual(
+      expect.stringMatching(/broken\.yaml, document 0, pod "broken": spec\.containers\[0\]\.command: expected an array/),
+    );
     expect(errors).toContainEqual(expect.stringMatching(/garbage\.yaml, document 0: YAML/));
     expect(file).toContain('good.yaml');
   });
@@ -263,17 +336,20 @@ describe('the engine on the embedded runtime (host-process specifics)', () => {
   it('expands $(VAR) and the downward API into the environment and command', async () => {
     const node = await nodes.start();
     const spec: PodSpec = {
-      containers: [{
-        name: 'main', image,
-        command: ['sh', '-c', 'echo "name=$POD_NAME ns=$POD_NS ip=$POD_IP $*"; sleep 300', 'sh'],
-        args: ['greeting=$(GREETING)', 'literal=$$(GREETING)', 'undefined=$(NOPE)'],
-        env: [
-          { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
-          { name: 'POD_NS', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
-          { name: 'POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
-          { name: 'GREETING', value: 'hello-$(POD_NAME)' },
-        ],
-      }],
+      containers: [
+        {
+          name: 'main',
+          image,
+          command: ['sh', '-c', 'echo "name=$POD_NAME ns=$POD_NS ip=$POD_IP $*"; sleep 300', 'sh'],
+          args: ['greeting=$(GREETING)', 'literal=$$(GREETING)', 'undefined=$(NOPE)'],
+          env: [
+            { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+            { name: 'POD_NS', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
+            { name: 'POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
+            { name: 'GREETING', value: 'hello-$(POD_NAME)' },
+          ],
+        },
+      ],
     };
     node.writePod('env', spec);
     const pod = await node.waitForPod('env', 'Running', (p) => p.status?.phase === 'Running');
@@ -291,12 +367,15 @@ describe('the engine on the embedded runtime (host-process specifics)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'knode-prestop-'));
     node.writePod('graceful', {
       terminationGracePeriodSeconds: 5,
-      containers: [{
-        name: 'main', image,
-        env: [{ name: 'DIR', value: dir }],
-        command: ['sh', '-c', 'trap "echo term > $DIR/term; exit 0" TERM; while true; do sleep 0.1; done'],
-        lifecycle: { preStop: { exec: { command: ['sh', '-c', 'echo prestop > $DIR/prestop'] } } },
-      }],
+      containers: [
+        {
+          name: 'main',
+          image,
+          env: [{ name: 'DIR', value: dir }],
+          command: ['sh', '-c', 'trap "echo term > $DIR/term; exit 0" TERM; while true; do sleep 0.1; done'],
+          lifecycle: { preStop: { exec: { command: ['sh', '-c', 'echo prestop > $DIR/prestop'] } } },
+        },
+      ],
     });
     const pod = await node.waitForPod('graceful', 'Running', (p) => p.status?.phase === 'Running');
     const id = containerOf(pod, 'main')!.containerID!.split('://')[1];
@@ -317,7 +396,10 @@ describe('the engine on the embedded runtime (host-process specifics)', () => {
     const id = containerOf(pod, 'main')!.containerID!.split('://')[1];
     const started = Date.now();
     node.removePod('stubborn');
-    const killing = await eventually(() => node.events.find((e) => e.type === 'ContainerKilling' && e.uid === pod.metadata.uid), 'the kill to start');
+    const killing = await eventually(
+      () => node.events.find((e) => e.type === 'ContainerKilling' && e.uid === pod.metadata.uid),
+      'the kill to start',
+    );
     expect(killing.detail?.gracePeriodSeconds).toBe(2);
     await eventually(async () => (await node.client.listContainers({ id })).length === 0, 'the container to be killed and removed', 15_000);
     expect(Date.now() - started).toBeGreaterThanOrEqual(1_900);
@@ -327,7 +409,11 @@ describe('the engine on the embedded runtime (host-process specifics)', () => {
     const node = await nodes.start();
     const dir = mkdtempSync(join(tmpdir(), 'knode-order-'));
     // Each says when its trap is set: a TERM before it would end the shell without a stop time.
-    const stopsInto = (name: string) => ['sh', '-c', `trap "date +%s%N > ${dir}/${name}; exit 0" TERM; touch ${dir}/${name}.ready; while true; do sleep 0.05; done`];
+    const stopsInto = (name: string) => [
+      'sh',
+      '-c',
+      `trap "date +%s%N > ${dir}/${name}; exit 0" TERM; touch ${dir}/${name}.ready; while true; do sleep 0.05; done`,
+    ];
     node.writePod('ordered', {
       terminationGracePeriodSeconds: 5,
       initContainers: [{ name: 'proxy', image, restartPolicy: 'Always', command: stopsInto('proxy') }],
@@ -337,10 +423,11 @@ describe('the engine on the embedded runtime (host-process specifics)', () => {
     await eventually(() => existsSync(join(dir, 'proxy.ready')) && existsSync(join(dir, 'app.ready')), 'both traps to be set');
     node.removePod('ordered');
     // The shell creates the file before date writes into it: a stop time is there once the line is.
-    const stoppedAt = (name: string) => eventually(() => {
-      const text = existsSync(join(dir, name)) ? readFileSync(join(dir, name), 'utf8') : '';
-      return text.endsWith('\n') ? Number(text) : undefined;
-    }, `${name}'s stop time`);
+    const stoppedAt = (name: string) =>
+      eventually(() => {
+        const text = existsSync(join(dir, name)) ? readFileSync(join(dir, name), 'utf8') : '';
+        return text.endsWith('\n') ? Number(text) : undefined;
+      }, `${name}'s stop time`);
     const proxyStopped = await stoppedAt('proxy');
     expect(await stoppedAt('app')).toBeLessThan(proxyStopped);
     const kills = node.events.filter((e) => e.type === 'ContainerKilling').map((e) => e.container);
@@ -350,12 +437,26 @@ describe('the engine on the embedded runtime (host-process specifics)', () => {
   it('kills a container whose postStart hook fails, reports FailedPostStartHook and PostStartHookError, and restarts it', async () => {
     const node = await nodes.start();
     node.writePod('hooked', {
-      containers: [{ name: 'main', image, command: sleepUntilTerm(), lifecycle: { postStart: { exec: { command: ['sh', '-c', 'echo not today >&2; exit 7'] } } } }],
+      containers: [
+        {
+          name: 'main',
+          image,
+          command: sleepUntilTerm(),
+          lifecycle: { postStart: { exec: { command: ['sh', '-c', 'echo not today >&2; exit 7'] } } },
+        },
+      ],
     });
-    const failed = await eventually(() => node.events.find((e) => e.type === 'ContainerFailed' && e.reason === 'FailedPostStartHook'), 'the hook to fail');
+    const failed = await eventually(
+      () => node.events.find((e) => e.type === 'ContainerFailed' && e.reason === 'FailedPostStartHook'),
+      'the hook to fail',
+    );
     // As the kubelet's: the event leaves the hook's output out, the status has it in the handler runner's words.
     expect(failed.message).toBe('PostStartHook failed');
-    const pod = await node.waitForPod('hooked', 'PostStartHookError', (p) => containerOf(p, 'main')?.state?.waiting?.reason === 'PostStartHookError');
+    const pod = await node.waitForPod(
+      'hooked',
+      'PostStartHookError',
+      (p) => containerOf(p, 'main')?.state?.waiting?.reason === 'PostStartHookError',
+    );
     expect(containerOf(pod, 'main')!.state!.waiting!.message).toBe(
       `Exec lifecycle hook ([sh -c echo not today >&2; exit 7]) for Container "main" in Pod "${pod.metadata.name}_default(${pod.metadata.uid})" failed - error: command 'sh -c echo not today >&2; exit 7' exited with 7: not today\n, message: "not today\\n"`,
     );
@@ -367,13 +468,21 @@ describe('the engine on the embedded runtime (host-process specifics)', () => {
     const node = await nodes.start();
     node.writePod('limited', {
       restartPolicy: 'Never',
-      containers: [{
-        name: 'main', image,
-        command: ['sh', '-c', 'head -c 200000000 /dev/zero | tail > /dev/null && echo survived'],
-        resources: { requests: { cpu: '250m', memory: '16Mi' }, limits: { cpu: '500m', memory: '32Mi' } },
-      }],
+      containers: [
+        {
+          name: 'main',
+          image,
+          command: ['sh', '-c', 'head -c 200000000 /dev/zero | tail > /dev/null && echo survived'],
+          resources: { requests: { cpu: '250m', memory: '16Mi' }, limits: { cpu: '500m', memory: '32Mi' } },
+        },
+      ],
     });
-    const pod = await node.waitForPod('limited', 'finished', (p) => p.status?.phase === 'Failed' || p.status?.phase === 'Succeeded', 30_000);
+    const pod = await node.waitForPod(
+      'limited',
+      'finished',
+      (p) => p.status?.phase === 'Failed' || p.status?.phase === 'Succeeded',
+      30_000,
+    );
     const id = containerOf(pod, 'main')!.containerID!.split('://')[1];
     const record = JSON.parse((await node.client.containerStatus(id, true)).info.info);
     expect(record.resources).toEqual({ memoryLimitInBytes: 32 * 1024 * 1024, cpuQuota: 50_000, cpuPeriod: 100_000, cpuShares: 256 });

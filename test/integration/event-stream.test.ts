@@ -37,7 +37,13 @@ describe('the embedded runtime event stream', () => {
     await eventually(() => served!.runtime.events.subscribers === 1, 'the stream to subscribe');
 
     for (let i = 0; i < EVENTS; i++) {
-      served.runtime.events.publish({ containerId: `c${i}`, containerEventType: 'CONTAINER_CREATED_EVENT', createdAt: i, podSandboxStatus: null, containersStatuses: [] });
+      served.runtime.events.publish({
+        containerId: `c${i}`,
+        containerEventType: 'CONTAINER_CREATED_EVENT',
+        createdAt: i,
+        podSandboxStatus: null,
+        containersStatuses: [],
+      });
     }
     let turns = 0;
     while (got.length < EVENTS && turns < 10 * EVENTS) {

@@ -14,7 +14,8 @@ import { freePort } from '../helpers/controlplane.js';
 import { eventually, startEmbeddedRuntime, type EmbeddedRuntimeProcess } from '../helpers/runtimes.js';
 import { roundTrip } from '../helpers/tcp.js';
 
-const UDP_ECHO = "require('dgram').createSocket('udp4').on('message', function (m, r) { this.send(m, r.port, r.address); }).bind(Number(process.env.PORT))";
+const UDP_ECHO =
+  "require('dgram').createSocket('udp4').on('message', function (m, r) { this.send(m, r.port, r.address); }).bind(Number(process.env.PORT))";
 
 function udpRoundTrip(port: number, text: string): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -55,7 +56,11 @@ async function startEchoes(sandboxId: string, sandbox: PodSandboxConfig, tcpPort
     ['tcp-echo', ['busybox', 'nc', '-ll', '-p', String(tcpPort), '-e', 'cat'], tcpPort],
     ['udp-echo', [process.execPath, '-e', UDP_ECHO], udpPort],
   ] as const) {
-    const id = await client.createContainer(sandboxId, containerConfig(name, [...command], { metadata: { name, attempt }, envs: [{ key: 'PORT', value: String(port) }] }), sandbox);
+    const id = await client.createContainer(
+      sandboxId,
+      containerConfig(name, [...command], { metadata: { name, attempt }, envs: [{ key: 'PORT', value: String(port) }] }),
+      sandbox,
+    );
     await client.startContainer(id);
     ids.push(id);
   }
@@ -76,7 +81,9 @@ describe('port mappings on the embedded runtime', () => {
     await startEchoes(sandboxId, sandbox, tcpPod, udpPod);
     await eventually(async () => (await roundTrip(tcpPod, 'up?')) === 'up?', 'the TCP echo server');
     expect(await roundTrip(tcpHost, 'through the host port')).toBe('through the host port');
-    expect(await eventually(() => udpRoundTrip(udpHost, 'a datagram').catch(() => undefined), 'the UDP echo through the host port')).toBe('a datagram');
+    expect(await eventually(() => udpRoundTrip(udpHost, 'a datagram').catch(() => undefined), 'the UDP echo through the host port')).toBe(
+      'a datagram',
+    );
 
     // A restart stops the containers; the sandbox stays ready, and its ports are relayed again for the new ones.
     await runtime.kill();
@@ -92,15 +99,29 @@ describe('port mappings on the embedded runtime', () => {
   });
 
   it('refuses what it cannot relay: SCTP, and a host port already taken, leaving nothing behind', async () => {
-    const sctp = await client.runPodSandbox({ ...sandboxConfig('sctp'), portMappings: [{ protocol: 'SCTP', hostPort: 9, containerPort: 10, hostIp: '' }] }).catch((e: CriError) => e);
+    const sctp = await client
+      .runPodSandbox({ ...sandboxConfig('sctp'), portMappings: [{ protocol: 'SCTP', hostPort: 9, containerPort: 10, hostIp: '' }] })
+      .catch((e: CriError) => e);
     expect(sctp).toMatchObject({ code: 3, details: expect.stringContaining('protocol SCTP is not supported by the embedded runtime') });
     const [free, taken] = [await freePort(), await freePort()];
-    const holder = await client.runPodSandbox({ ...sandboxConfig('holder'), portMappings: [{ protocol: 'TCP', hostPort: taken, containerPort: 1, hostIp: '' }] });
+    const holder = await client.runPodSandbox({
+      ...sandboxConfig('holder'),
+      portMappings: [{ protocol: 'TCP', hostPort: taken, containerPort: 1, hostIp: '' }],
+    });
     const before = (await client.listPodSandbox()).length;
     const clash = await client
-      .runPodSandbox({ ...sandboxConfig('clash'), portMappings: [{ protocol: 'TCP', hostPort: free, containerPort: 1, hostIp: '' }, { protocol: 'TCP', hostPort: taken, containerPort: 2, hostIp: '' }] })
+      .runPodSandbox({
+        ...sandboxConfig('clash'),
+        portMappings: [
+          { protocol: 'TCP', hostPort: free, containerPort: 1, hostIp: '' },
+          { protocol: 'TCP', hostPort: taken, containerPort: 2, hostIp: '' },
+        ],
+      })
       .catch((e: CriError) => e);
-    expect(clash).toMatchObject({ code: 2, details: expect.stringContaining(`cannot listen on host port 0.0.0.0:${taken}/TCP for container port 2`) });
+    expect(clash).toMatchObject({
+      code: 2,
+      details: expect.stringContaining(`cannot listen on host port 0.0.0.0:${taken}/TCP for container port 2`),
+    });
     expect((await client.listPodSandbox()).length).toBe(before);
     // The first mapping of the refused sandbox was closed again.
     await expect(roundTrip(free, 'x')).rejects.toMatchObject({ code: 'ECONNREFUSED' });

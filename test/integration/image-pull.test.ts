@@ -44,13 +44,27 @@ afterAll(async () => {
 const imagesDir = () => join(root, 'runtime', 'images');
 
 /** What the registry itself says (the test's independent view of the image). */
-async function registryManifest(repo: string, reference: string, accept = 'application/vnd.oci.image.index.v1+json, application/vnd.oci.image.manifest.v1+json, application/vnd.docker.distribution.manifest.v2+json') {
+async function registryManifest(
+  repo: string,
+  reference: string,
+  accept = 'application/vnd.oci.image.index.v1+json, application/vnd.oci.image.manifest.v1+json, application/vnd.docker.distribution.manifest.v2+json',
+) {
   const res = await fetch(`${registry.url}/v2/${repo}/manifests/${reference}`, { headers: { accept } });
-  return { digest: res.headers.get('docker-content-digest')!, body: (await res.json()) as { manifests?: { digest: string; platform: { architecture: string } }[]; config: { digest: string; size: number }; layers: { digest: string; size: number }[] } };
+  return {
+    digest: res.headers.get('docker-content-digest')!,
+    body: (await res.json()) as {
+      manifests?: { digest: string; platform: { architecture: string } }[];
+      config: { digest: string; size: number };
+      layers: { digest: string; size: number }[];
+    },
+  };
 }
 
 async function failure(promise: Promise<unknown>): Promise<CriError> {
-  const err = await promise.then(() => undefined, (e: unknown) => e);
+  const err = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(CriError);
   return err as CriError;
 }
@@ -163,7 +177,9 @@ describe('image pulls on the embedded runtime (registries.yaml present)', () => 
   it('refuses a blob whose content does not match its digest', async () => {
     const err = await failure(client.pullImage({ image: 'busybox-corrupt:1.0' }));
     expect(err.code).toBe(GrpcCode.UNKNOWN);
-    expect(err.details).toMatch(/failed to pull and unpack image "docker.io\/library\/busybox-corrupt:1.0": blob sha256:[a-f0-9]{64} failed verification/);
+    expect(err.details).toMatch(
+      /failed to pull and unpack image "docker.io\/library\/busybox-corrupt:1.0": blob sha256:[a-f0-9]{64} failed verification/,
+    );
     expect(await client.imageStatus({ image: 'busybox-corrupt:1.0' })).toBeNull();
   });
 
@@ -207,17 +223,23 @@ describe('image pulls on the embedded runtime (registries.yaml present)', () => 
 
     // A docker save archive made from the registry's entrypoint image: config, and the layer uncompressed.
     const source = await registryManifest('library/busybox-entrypoint', '1.0');
-    const blob = async (d: string) => Buffer.from(await (await fetch(`${registry.url}/v2/library/busybox-entrypoint/blobs/${d}`)).arrayBuffer());
+    const blob = async (d: string) =>
+      Buffer.from(await (await fetch(`${registry.url}/v2/library/busybox-entrypoint/blobs/${d}`)).arrayBuffer());
     const saved = join(root, 'saved.tar');
-    writeFileSync(saved, makeTar([
-      { path: 'manifest.json', content: JSON.stringify([{ Config: 'config.json', RepoTags: ['saved:1.0'], Layers: ['0/layer.tar'] }]) },
-      { path: 'config.json', content: await blob(source.body.config.digest) },
-      { path: '0/layer.tar', content: gunzipSync(await blob(source.body.layers[0].digest)) },
-    ]));
+    writeFileSync(
+      saved,
+      makeTar([
+        { path: 'manifest.json', content: JSON.stringify([{ Config: 'config.json', RepoTags: ['saved:1.0'], Layers: ['0/layer.tar'] }]) },
+        { path: 'config.json', content: await blob(source.body.config.digest) },
+        { path: '0/layer.tar', content: gunzipSync(await blob(source.body.layers[0].digest)) },
+      ]),
+    );
     const [docker] = await importImages(runtime.endpoint, saved);
     // The same config as the pulled busybox-entrypoint:1.0, so the same image, with one more name.
     expect(docker.id).toBe(source.body.config.digest);
     expect(docker.repoTags).toEqual(expect.arrayContaining(['docker.io/library/saved:1.0', 'docker.io/library/busybox-entrypoint:1.0']));
-    expect((await client.listImages()).map((i) => i.repoTags).flat()).toEqual(expect.arrayContaining(['docker.io/library/imported:1.36', 'docker.io/library/saved:1.0']));
+    expect((await client.listImages()).map((i) => i.repoTags).flat()).toEqual(
+      expect.arrayContaining(['docker.io/library/imported:1.36', 'docker.io/library/saved:1.0']),
+    );
   });
 });

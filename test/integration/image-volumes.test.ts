@@ -27,7 +27,12 @@ beforeAll(async () => {
 afterAll(() => env?.stop());
 
 /** A mount of busybox-layers:1.0 at /vol, as the kubelet asks for one. */
-const volume = (extra: Partial<Mount> = {}): Mount => ({ containerPath: '/vol', image: { image: layersRef, userSpecifiedImage: 'busybox-layers:1.0' }, readonly: true, ...extra });
+const volume = (extra: Partial<Mount> = {}): Mount => ({
+  containerPath: '/vol',
+  image: { image: layersRef, userSpecifiedImage: 'busybox-layers:1.0' },
+  readonly: true,
+  ...extra,
+});
 
 /** A sandboxed busybox container (a PID namespace of its own) running `script`. */
 const shell = (name: string, script: string, mounts: Mount[]): ContainerConfig =>
@@ -35,15 +40,25 @@ const shell = (name: string, script: string, mounts: Mount[]): ContainerConfig =
 
 describe('image volumes on the embedded runtime (CRI)', () => {
   it("mounts the image's stacked layers read-only at the container path, its programs runnable; its status names the image and its id", async () => {
-    const config = shell('reads', 'ls /vol/data | sort; /vol/bin/busybox echo ran-from-volume; touch /vol/new 2>&1 || echo refused', [volume()]);
+    const config = shell('reads', 'ls /vol/data | sort; /vol/bin/busybox echo ran-from-volume; touch /vol/new 2>&1 || echo refused', [
+      volume(),
+    ]);
     const sandbox = ownSandboxConfig('image-volume');
     const sandboxId = await client.runPodSandbox(sandbox);
     const id = await client.createContainer(sandboxId, config, sandbox);
     const mount = (await client.containerStatus(id)).status!.mounts.find((m) => m.containerPath === '/vol');
-    expect(mount).toMatchObject({ hostPath: '', readonly: true, imageSubPath: '', image: { image: layersRef, imageRef: layersRef, userSpecifiedImage: 'busybox-layers:1.0' } });
+    expect(mount).toMatchObject({
+      hostPath: '',
+      readonly: true,
+      imageSubPath: '',
+      image: { image: layersRef, imageRef: layersRef, userSpecifiedImage: 'busybox-layers:1.0' },
+    });
     await client.startContainer(id);
     expect((await waitExited(client, id)).exitCode).toBe(0);
-    const lines = readFileSync(join(sandbox.logDirectory!, config.logPath!), 'utf8').split('\n').filter(Boolean).map((l) => l.split(' ').slice(3).join(' '));
+    const lines = readFileSync(join(sandbox.logDirectory!, config.logPath!), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => l.split(' ').slice(3).join(' '));
     // The whiteout and the opaque directory of the image's upper layer applied, as in its containers' roots.
     expect(lines).toEqual(['added', 'kept', 'opaque', 'ran-from-volume', expect.stringMatching(/Read-only file system/), 'refused']);
     await client.removePodSandbox(sandboxId);
@@ -55,12 +70,28 @@ describe('image volumes on the embedded runtime (CRI)', () => {
 
     const sandbox = ownSandboxConfig('image-volume-refused');
     const sandboxId = await client.runPodSandbox(sandbox);
-    const refused = async (mount: Mount) => (await client.createContainer(sandboxId, shell('bad', 'true', [mount]), sandbox).catch((e: CriError) => e)) as CriError;
-    expect(await refused(volume({ imageSubPath: 'not-there' }))).toMatchObject({ code: 5, details: `container "bad": mount /vol: image sub path "not-there" does not exist in image ${layersRef}` });
-    expect(await refused(volume({ imageSubPath: '../etc' }))).toMatchObject({ code: 3, details: 'container "bad": mount /vol: image sub path "../etc" must be a relative path inside the image' });
-    expect(await refused(volume({ readonly: false }))).toMatchObject({ code: 3, details: 'container "bad": mount /vol: an image volume is read-only, and the mount is not' });
-    expect(await refused(volume({ image: { image: 'busybox-user:1.0' } }))).toMatchObject({ code: 5, details: 'container "bad": mount /vol: image volume "busybox-user:1.0" not found; pull it first' });
-    expect(await refused(volume({ hostPath: '/tmp' }))).toMatchObject({ code: 3, details: 'container "bad": mount /vol: a mount has a host path or an image, not both' });
+    const refused = async (mount: Mount) =>
+      (await client.createContainer(sandboxId, shell('bad', 'true', [mount]), sandbox).catch((e: CriError) => e)) as CriError;
+    expect(await refused(volume({ imageSubPath: 'not-there' }))).toMatchObject({
+      code: 5,
+      details: `container "bad": mount /vol: image sub path "not-there" does not exist in image ${layersRef}`,
+    });
+    expect(await refused(volume({ imageSubPath: '../etc' }))).toMatchObject({
+      code: 3,
+      details: 'container "bad": mount /vol: image sub path "../etc" must be a relative path inside the image',
+    });
+    expect(await refused(volume({ readonly: false }))).toMatchObject({
+      code: 3,
+      details: 'container "bad": mount /vol: an image volume is read-only, and the mount is not',
+    });
+    expect(await refused(volume({ image: { image: 'busybox-user:1.0' } }))).toMatchObject({
+      code: 5,
+      details: 'container "bad": mount /vol: image volume "busybox-user:1.0" not found; pull it first',
+    });
+    expect(await refused(volume({ hostPath: '/tmp' }))).toMatchObject({
+      code: 3,
+      details: 'container "bad": mount /vol: a mount has a host path or an image, not both',
+    });
     expect(await client.listContainers({ podSandboxId: sandboxId })).toEqual([]);
     await client.removePodSandbox(sandboxId);
   });
@@ -72,7 +103,10 @@ describe('image volumes on the embedded runtime (CRI)', () => {
     const sandboxId = await client.runPodSandbox(sandbox);
     const first = await client.createContainer(sandboxId, shell('taken', 'true', []), sandbox);
     const again = shell('taken', 'true', [volume({ image: { image: busybox, userSpecifiedImage: 'busybox:1.36' } })]);
-    expect(await client.createContainer(sandboxId, again, sandbox).catch((e: CriError) => e)).toMatchObject({ code: 6, details: `container name "taken" attempt 0 is reserved for ${first} in sandbox ${sandboxId}` });
+    expect(await client.createContainer(sandboxId, again, sandbox).catch((e: CriError) => e)).toMatchObject({
+      code: 6,
+      details: `container name "taken" attempt 0 is reserved for ${first} in sandbox ${sandboxId}`,
+    });
     expect(existsSync(files)).toBe(false);
     await client.removePodSandbox(sandboxId);
   });
@@ -106,13 +140,26 @@ describe('image volumes in pods (knode on the embedded runtime)', () => {
   const written = async (pod: string, container: string) => {
     const id = containerOf(node.pod(pod)!, container)!.containerID!.replace(/^[a-z]+:\/\//, '');
     const logPath = (await client.containerStatus(id)).status!.logPath;
-    return readFileSync(logPath, 'utf8').split('\n').filter(Boolean).map((l) => l.split(' ').slice(3).join(' '));
+    return readFileSync(logPath, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => l.split(' ').slice(3).join(' '));
   };
 
   it('pulls the volume image and mounts it, whole and by subPath, in the container that names it', async () => {
     node.writePod('tools', {
       volumes: [{ name: 'tools', image: { reference: 'busybox-layers:1.0', pullPolicy: 'Always' } }],
-      containers: [{ name: 'uses', image: 'busybox:1.36', command: ['sh', '-c', 'ls /tools/data | sort; ls /kept; echo done; sleep 3600'], volumeMounts: [{ name: 'tools', mountPath: '/tools' }, { name: 'tools', mountPath: '/kept', subPath: 'data/kept' }] }],
+      containers: [
+        {
+          name: 'uses',
+          image: 'busybox:1.36',
+          command: ['sh', '-c', 'ls /tools/data | sort; ls /kept; echo done; sleep 3600'],
+          volumeMounts: [
+            { name: 'tools', mountPath: '/tools' },
+            { name: 'tools', mountPath: '/kept', subPath: 'data/kept' },
+          ],
+        },
+      ],
     });
     await node.waitForPod('tools', 'Running', (p) => p.status?.phase === 'Running', 60_000);
     const lines = await written('tools', 'uses');
@@ -124,7 +171,9 @@ describe('image volumes in pods (knode on the embedded runtime)', () => {
       [undefined, 'tools', 'Successfully pulled image "busybox-layers:1.0"'],
     ]);
     // knode trace shows it as a stage of the pod's start-up.
-    expect(node.kubelet.traces.forPod(`default/tools-${node.nodeName}`)[0]?.stages.map((st) => `${st.name} ${st.container ?? ''}`.trim())).toContain('image pulled volume tools');
+    expect(
+      node.kubelet.traces.forPod(`default/tools-${node.nodeName}`)[0]?.stages.map((st) => `${st.name} ${st.container ?? ''}`.trim()),
+    ).toContain('image pulled volume tools');
     node.removePod('tools');
   });
 
@@ -136,7 +185,14 @@ describe('image volumes in pods (knode on the embedded runtime)', () => {
         { name: 'other', image: 'busybox:1.36', command: ['sleep', '3600'] },
       ],
     });
-    const pod = await node.waitForPod('missing', 'running one container and failing the other', (p) => containerOf(p, 'other')?.state?.running !== undefined && /^(ErrImagePull|ImagePullBackOff)$/.test(containerOf(p, 'mounts')?.state?.waiting?.reason ?? ''), 60_000);
+    const pod = await node.waitForPod(
+      'missing',
+      'running one container and failing the other',
+      (p) =>
+        containerOf(p, 'other')?.state?.running !== undefined &&
+        /^(ErrImagePull|ImagePullBackOff)$/.test(containerOf(p, 'mounts')?.state?.waiting?.reason ?? ''),
+      60_000,
+    );
     expect(containerOf(pod, 'mounts')!.state!.waiting!.message).toMatch(/busybox:no-such-tag/);
     const failed = node.events.find((e) => e.pod.endsWith(`/missing-${node.nodeName}`) && e.type === 'ImagePullFailed');
     expect(failed?.message).toMatch(/^Failed to pull image "busybox:no-such-tag": /);

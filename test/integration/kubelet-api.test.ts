@@ -31,7 +31,15 @@ describe('the kubelet API (HTTPS, webhook authentication and authorization)', ()
   function get(path: string, auth: { cert?: Buffer; key?: Buffer; token?: string } = {}): Promise<Answer> {
     return new Promise((resolve, reject) => {
       const req = request(
-        { host: '127.0.0.1', port: server.listening!.port, path, rejectUnauthorized: false, cert: auth.cert, key: auth.key, headers: auth.token ? { authorization: `Bearer ${auth.token}` } : {} },
+        {
+          host: '127.0.0.1',
+          port: server.listening!.port,
+          path,
+          rejectUnauthorized: false,
+          cert: auth.cert,
+          key: auth.key,
+          headers: auth.token ? { authorization: `Bearer ${auth.token}` } : {},
+        },
         (res) => {
           let body = '';
           res.on('data', (c: Buffer) => (body += c.toString()));
@@ -50,11 +58,20 @@ describe('the kubelet API (HTTPS, webhook authentication and authorization)', ()
     const dir = mkdtempSync(join(tmpdir(), 'knode-pki-'));
     ca = makeCA(dir);
     server = new KubeletServer(node.kubelet, {
-      address: '127.0.0.1', port: 0, certDir: join(dir, 'serving'), clientCAFile: ca.cert, nodeName: node.nodeName, client: cluster, clock: new RealClock(),
+      address: '127.0.0.1',
+      port: 0,
+      certDir: join(dir, 'serving'),
+      clientCAFile: ca.cert,
+      nodeName: node.nodeName,
+      client: cluster,
+      clock: new RealClock(),
     });
     await server.start();
     cluster.allow = ({ user, groups, subresource }) => groups.includes('system:masters') || (user === 'reader' && subresource === 'proxy');
-    node.writePod('talker', { restartPolicy: 'Never', containers: [{ name: 'main', image: TEST_IMAGE, command: ['sh', '-c', 'echo hello over https; sleep 300'] }] });
+    node.writePod('talker', {
+      restartPolicy: 'Never',
+      containers: [{ name: 'main', image: TEST_IMAGE, command: ['sh', '-c', 'echo hello over https; sleep 300'] }],
+    });
     await node.waitForPod('talker', 'running', (p) => p.status?.phase === 'Running');
   });
 
@@ -72,7 +89,7 @@ describe('the kubelet API (HTTPS, webhook authentication and authorization)', ()
     expect(denied.body).toBe('Forbidden (user=stranger, verb=get, resource=nodes, subresource=proxy): no RBAC policy matched\n');
   });
 
-  it('serves the apiserver\'s client certificate (O=system:masters): pods and container logs', async () => {
+  it("serves the apiserver's client certificate (O=system:masters): pods and container logs", async () => {
     const apiserver = ca.clientCert('apiserver', 'kube-apiserver-kubelet-client', ['system:masters']);
     const pods = await get('/pods', apiserver);
     expect(pods.status).toBe(200);
@@ -90,7 +107,10 @@ describe('the kubelet API (HTTPS, webhook authentication and authorization)', ()
     expect((await get('/healthz', { token: 't0ken' })).status).toBe(403);
     expect((await get('/runningpods', { token: 't0ken' })).status).toBe(200);
     expect((await get('/runningpods', { token: 't0ken' })).status).toBe(200);
-    expect(cluster.calls.filter((c) => c.startsWith('reviewAccess reader')).slice(before)).toEqual(['reviewAccess reader get nodes/healthz', 'reviewAccess reader get nodes/proxy']);
+    expect(cluster.calls.filter((c) => c.startsWith('reviewAccess reader')).slice(before)).toEqual([
+      'reviewAccess reader get nodes/healthz',
+      'reviewAccess reader get nodes/proxy',
+    ]);
     expect((await get('/pods', { token: 'wrong' })).status).toBe(401);
   });
 
@@ -101,7 +121,12 @@ describe('the kubelet API (HTTPS, webhook authentication and authorization)', ()
     const upgrade = (path: string, auth: { cert?: Buffer; key?: Buffer }) =>
       new Promise<Answer>((resolve, reject) => {
         const req = request({
-          host: '127.0.0.1', port: server.listening!.port, path, rejectUnauthorized: false, cert: auth.cert, key: auth.key,
+          host: '127.0.0.1',
+          port: server.listening!.port,
+          path,
+          rejectUnauthorized: false,
+          cert: auth.cert,
+          key: auth.key,
           headers: { connection: 'Upgrade', upgrade: 'SPDY/3.1', 'x-stream-protocol-version': 'v4.channel.k8s.io' },
         });
         req.on('upgrade', (res, socket) => {
@@ -116,12 +141,24 @@ describe('the kubelet API (HTTPS, webhook authentication and authorization)', ()
         req.on('error', reject);
         req.end();
       });
-    expect(await upgrade(`/exec/default/talker-${node.nodeName}/main?command=true&output=1`, {})).toEqual({ status: 401, body: 'Unauthorized\n' });
+    expect(await upgrade(`/exec/default/talker-${node.nodeName}/main?command=true&output=1`, {})).toEqual({
+      status: 401,
+      body: 'Unauthorized\n',
+    });
     const stranger = ca.clientCert('stranger2', 'stranger', ['devs']);
     expect((await upgrade(`/exec/default/talker-${node.nodeName}/main?command=true&output=1`, stranger)).status).toBe(403);
-    expect(await upgrade(`/exec/default/nosuch/main?command=true&output=1`, apiserver)).toEqual({ status: 404, body: 'pod does not exist\n' });
-    expect(await upgrade(`/exec/default/talker-${node.nodeName}/nosuch?command=true&output=1`, apiserver)).toEqual({ status: 404, body: 'container not found ("nosuch")\n' });
-    expect(await upgrade(`/exec/default/talker-${node.nodeName}/main?command=true`, apiserver)).toEqual({ status: 400, body: 'you must specify at least 1 of stdin, stdout, stderr\n' });
+    expect(await upgrade(`/exec/default/nosuch/main?command=true&output=1`, apiserver)).toEqual({
+      status: 404,
+      body: 'pod does not exist\n',
+    });
+    expect(await upgrade(`/exec/default/talker-${node.nodeName}/nosuch?command=true&output=1`, apiserver)).toEqual({
+      status: 404,
+      body: 'container not found ("nosuch")\n',
+    });
+    expect(await upgrade(`/exec/default/talker-${node.nodeName}/main?command=true`, apiserver)).toEqual({
+      status: 400,
+      body: 'you must specify at least 1 of stdin, stdout, stderr\n',
+    });
     expect((await upgrade(`/exec/default/talker-${node.nodeName}/main?command=true&output=1`, apiserver)).status).toBe(101);
   });
 });

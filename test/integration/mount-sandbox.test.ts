@@ -4,7 +4,19 @@
 // as under runc; and a Bidirectional mount shared with the host both ways.
 // Root only, as that setup is.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -30,7 +42,12 @@ afterAll(() => env?.stop());
 
 type Security = NonNullable<NonNullable<ContainerConfig['linux']>['securityContext']>;
 
-function config(name: string, command: string[], security: Omit<Security, 'namespaceOptions'> = {}, extra: Partial<ContainerConfig> = {}): ContainerConfig {
+function config(
+  name: string,
+  command: string[],
+  security: Omit<Security, 'namespaceOptions'> = {},
+  extra: Partial<ContainerConfig> = {},
+): ContainerConfig {
   return containerConfig(name, command, { linux: { securityContext: { namespaceOptions: { pid: 'CONTAINER' }, ...security } }, ...extra });
 }
 
@@ -50,7 +67,9 @@ describe.skipIf(!root)('containers set up by util-linux (embedded runtime, root)
     expect((await runPodToEnd(client, 'nnp-off', config('nnp', show))).lines).toEqual(['0']);
     expect((await runPodToEnd(client, 'nnp-on', config('nnp', show, { noNewPrivs: true }))).lines).toEqual(['1']);
     // bwrap loads the filter and sets no_new_privs with it, whatever was asked (a difference from runc).
-    expect((await runPodToEnd(client, 'nnp-seccomp', config('nnp', show, { seccomp: { profileType: 'RuntimeDefault' } }))).lines).toEqual(['1']);
+    expect((await runPodToEnd(client, 'nnp-seccomp', config('nnp', show, { seccomp: { profileType: 'RuntimeDefault' } }))).lines).toEqual([
+      '1',
+    ]);
     for (const noNewPrivs of [false, true]) {
       const sandbox = ownSandboxConfig(`nnp-exec-${noNewPrivs}`);
       const sandboxId = await client.runPodSandbox(sandbox);
@@ -69,7 +88,8 @@ describe.skipIf(!root)('containers set up by util-linux (embedded runtime, root)
     copyFileSync(join(built, 'nonewprivs'), join(tools, 'nnp'));
     chmodSync(join(tools, 'nnp'), 0o4755);
     const mounts: Mount[] = [{ containerPath: '/tools', hostPath: tools, readonly: true }];
-    const run = (pod: string, noNewPrivs: boolean) => runPodToEnd(client, pod, config('setuid', ['/tools/nnp'], { runAsUser: { value: 1000 }, noNewPrivs }, { mounts }));
+    const run = (pod: string, noNewPrivs: boolean) =>
+      runPodToEnd(client, pod, config('setuid', ['/tools/nnp'], { runAsUser: { value: 1000 }, noNewPrivs }, { mounts }));
     expect((await run('setuid-allowed', false)).lines).toEqual(['Effective uid: 0']);
     expect((await run('setuid-refused', true)).lines).toEqual(['Effective uid: 1000']);
   });
@@ -80,7 +100,11 @@ describe.skipIf(!root)('containers set up by util-linux (embedded runtime, root)
     const sandbox = { ...ownSandboxConfig('shared-pid'), linux: { securityContext: { namespaceOptions: { pid: 'POD' as const } } } };
     const sandboxId = await client.runPodSandbox(sandbox);
     const script = 'id -u; pwd; echo written > /data/file; ps -o comm | grep -x pause';
-    const looker = containerConfig('looker', ['sh', '-c', script], { image: { image: 'busybox-user:1.0' }, mounts: [{ containerPath: '/data', hostPath: data }], linux: { securityContext: { namespaceOptions: { pid: 'POD' } } } });
+    const looker = containerConfig('looker', ['sh', '-c', script], {
+      image: { image: 'busybox-user:1.0' },
+      mounts: [{ containerPath: '/data', hostPath: data }],
+      linux: { securityContext: { namespaceOptions: { pid: 'POD' } } },
+    });
     const id = await client.createContainer(sandboxId, looker, sandbox);
     await client.startContainer(id);
     expect((await waitExited(client, id)).exitCode).toBe(0);
@@ -106,7 +130,10 @@ describe.skipIf(!root)('containers set up by util-linux (embedded runtime, root)
     ];
     const script = 'echo done > /dev/termination-log; cat /outer/in/inner/inner-file /outer/in/again/inner-file; ls /dev | tr "\\n" " "';
     const res = await runPodToEnd(client, 'nested-mounts', config('nested', ['sh', '-c', script], {}, { mounts }));
-    expect(res).toEqual({ lines: ['inner', 'inner', 'core fd full null ptmx pts random shm stderr stdin stdout termination-log tty urandom zero '], exitCode: 0 });
+    expect(res).toEqual({
+      lines: ['inner', 'inner', 'core fd full null ptmx pts random shm stderr stdin stdout termination-log tty urandom zero '],
+      exitCode: 0,
+    });
     expect(readFileSync(log, 'utf8')).toBe('done\n');
   });
 
@@ -131,17 +158,22 @@ describe.skipIf(!root)('containers set up by util-linux (embedded runtime, root)
       const id = await client.createContainer(sandboxId, config('mounter', ['sleep', '60'], { privileged: true }, { mounts }), sandbox);
       await client.startContainer(id);
       // The runtime's mount of the container's root file system, and nothing the setup made inside.
-      expect(hostMountPoints().filter((p) => !before.includes(p))).toEqual([expect.stringMatching(new RegExp(`^${env.root}/.*/${id}/rootfs$`))]);
+      expect(hostMountPoints().filter((p) => !before.includes(p))).toEqual([
+        expect.stringMatching(new RegExp(`^${env.root}/.*/${id}/rootfs$`)),
+      ]);
       execFileSync('mount', ['--bind', other, join(source, 'from-host')]);
       execFileSync('mount', ['--bind', other, join(plain, 'from-host')]);
-      expect((await client.execSync(id, ['ls', '/shared/from-host', '/private/from-host'], 10)).stdout.toString()).toBe('/private/from-host:\n\n/shared/from-host:\nflag\n');
+      expect((await client.execSync(id, ['ls', '/shared/from-host', '/private/from-host'], 10)).stdout.toString()).toBe(
+        '/private/from-host:\n\n/shared/from-host:\nflag\n',
+      );
       const made = await client.execSync(id, ['mount', '-t', 'tmpfs', 'tmpfs', '/shared/from-container'], 10);
       expect(made.exitCode, made.stderr.toString()).toBe(0);
       await eventually(() => isMountPoint(join(source, 'from-container')), 'the mount made in the container to reach the host');
       await client.stopContainer(id, 0);
       await client.removePodSandbox(sandboxId);
     } finally {
-      for (const path of [join(source, 'from-container'), join(source, 'from-host'), join(plain, 'from-host'), source, plain]) spawnSync('umount', [path]);
+      for (const path of [join(source, 'from-container'), join(source, 'from-host'), join(plain, 'from-host'), source, plain])
+        spawnSync('umount', [path]);
     }
     expect(hostMountPoints().filter((p) => !before.includes(p))).toEqual([]);
   });
@@ -152,7 +184,10 @@ describe.skipIf(!root)('containers set up by util-linux (embedded runtime, root)
     const id = await client.createContainer(sandboxId, config('held', ['sleep', '60']), sandbox);
     // Created: its set-up shell waits, in a mount namespace whose root is the container's overlay, with its /proc.
     const held = await eventually(() => setUpShellOf(id), 'the set-up shell of the created container');
-    const pivoted = () => readFileSync(`/proc/${held}/mountinfo`, 'utf8').split('\n').some((line) => line.split(' ')[4] === '/' && / - overlay /.test(line));
+    const pivoted = () =>
+      readFileSync(`/proc/${held}/mountinfo`, 'utf8')
+        .split('\n')
+        .some((line) => line.split(' ')[4] === '/' && / - overlay /.test(line));
     await eventually(() => pivoted() && readProcState(held) === 'S', 'the set-up to pivot into the container and wait');
     expect(readFileSync(`/proc/${held}/comm`, 'utf8').trim()).toBe('busybox-kinit');
     expect(mountPointsOf(held)).toContain('/etc/hostname');
@@ -174,19 +209,24 @@ describe.skipIf(!root)('containers set up by util-linux (embedded runtime, root)
     await eventually(() => gone(first), 'the set-up of the stopped container to end');
     expect((await client.containerStatus(stopped)).status?.state).toBe('CONTAINER_CREATED');
     await client.startContainer(stopped);
-    await eventually(() => loggedLines(sandbox, config('stopped', [])).includes('second try'), 'the output of the container started after its stop');
+    await eventually(
+      () => loggedLines(sandbox, config('stopped', [])).includes('second try'),
+      'the output of the container started after its stop',
+    );
     await client.removePodSandbox(sandboxId);
   });
 
   it('runs a container with limits (put in its cgroup before its set-up) and one with stdin, which the runtime starts itself, without fd 3', async () => {
     const own = { namespaceOptions: { pid: 'CONTAINER' as const } };
-    const limited = containerConfig('limited', ['sh', '-c', 'echo limited'], { linux: { resources: { memoryLimitInBytes: 64 * 1024 * 1024 }, securityContext: own } });
+    const limited = containerConfig('limited', ['sh', '-c', 'echo limited'], {
+      linux: { resources: { memoryLimitInBytes: 64 * 1024 * 1024 }, securityContext: own },
+    });
     expect(await runPodToEnd(client, 'limited', limited)).toEqual({ lines: ['limited'], exitCode: 0 });
     const withStdin = containerConfig('stdin', ['sh', '-c', 'echo with stdin'], { stdin: true, linux: { securityContext: own } });
     expect(await runPodToEnd(client, 'with-stdin', withStdin)).toEqual({ lines: ['with stdin'], exitCode: 0 });
   });
 
-  it("fails a start whose root file system cannot be mounted, saying why, and removes what it made; the next start goes on", async () => {
+  it('fails a start whose root file system cannot be mounted, saying why, and removes what it made; the next start goes on', async () => {
     const sandbox = ownSandboxConfig('unmountable');
     const sandboxId = await client.runPodSandbox(sandbox);
     // The image's stacked layers (made by the containers before) are a file for this create: its root cannot be mounted.
@@ -222,7 +262,7 @@ describe.skipIf(!root)('containers set up by util-linux (embedded runtime, root)
     await eventually(() => !existsSync(join(env.root, 'runtime', 'rootfs', 'containers', next)), 'the next container to be removed');
   });
 
-  it("fails a start whose set-up cannot make its mounts, with what mount said, and starts the next one", async () => {
+  it('fails a start whose set-up cannot make its mounts, with what mount said, and starts the next one', async () => {
     const sandbox = ownSandboxConfig('refused');
     const sandboxId = await client.runPodSandbox(sandbox);
     // The image's stacked layers seen through two overlays: the container's own would be a third, which the kernel
@@ -232,7 +272,14 @@ describe.skipIf(!root)('containers set up by util-linux (embedded runtime, root)
     const scratch = mkdtempSync(join(tmpdir(), 'knode-stacked-'));
     const overlay = (lower: string, at: string, name: string) => {
       for (const dir of ['upper', 'work']) mkdirSync(join(scratch, name, dir), { recursive: true });
-      execFileSync('mount', ['-t', 'overlay', 'overlay', '-o', `lowerdir=${lower},upperdir=${join(scratch, name, 'upper')},workdir=${join(scratch, name, 'work')}`, at]);
+      execFileSync('mount', [
+        '-t',
+        'overlay',
+        'overlay',
+        '-o',
+        `lowerdir=${lower},upperdir=${join(scratch, name, 'upper')},workdir=${join(scratch, name, 'work')}`,
+        at,
+      ]);
     };
     for (const stack of stacks) {
       const at = join(images, stack);
@@ -262,7 +309,12 @@ describe.skipIf(!root)('containers set up by util-linux (embedded runtime, root)
   });
 
   it("mounts root file systems in a directory it shares (this host's / is private: bound onto itself), which a set-up made before its root's mount gets it from, and unbinds it when it stops", async () => {
-    const shares = (dir: string) => / shared:\d+ /.test(readFileSync('/proc/self/mountinfo', 'utf8').split('\n').find((line) => line.split(' ')[4] === dir) ?? '');
+    const shares = (dir: string) =>
+      / shared:\d+ /.test(
+        readFileSync('/proc/self/mountinfo', 'utf8')
+          .split('\n')
+          .find((line) => line.split(' ')[4] === dir) ?? '',
+      );
     expect(shares(join(env.root, 'runtime', 'rootfs', 'containers'))).toBe(true);
     const other = mkdtempSync(join(tmpdir(), 'knode-unbound-'));
     writeFileSync(join(other, 'registries.yaml'), mirrorConfig(env.registry.host));
@@ -277,7 +329,7 @@ describe.skipIf(!root)('containers set up by util-linux (embedded runtime, root)
     rmSync(other, { recursive: true, force: true });
   });
 
-  it("refuses a Bidirectional mount whose source the host does not share, as containerd does", async () => {
+  it('refuses a Bidirectional mount whose source the host does not share, as containerd does', async () => {
     const source = mkdtempSync(join(tmpdir(), 'knode-unshared-'));
     const sandbox = ownSandboxConfig('unshared');
     const sandboxId = await client.runPodSandbox(sandbox);
@@ -330,7 +382,13 @@ describe.skipIf(!root)('containers set up by util-linux on a host whose mounts a
   let runtimePid: number;
 
   beforeAll(async () => {
-    shared = await startImageRuntime('knode-shared-host-', ['busybox:1.36'], undefined, ['unshare', '--mount', '--propagation', 'shared', '--']);
+    shared = await startImageRuntime('knode-shared-host-', ['busybox:1.36'], undefined, [
+      'unshare',
+      '--mount',
+      '--propagation',
+      'shared',
+      '--',
+    ]);
     runtimePid = shared.runtime.child.pid!;
     expect(readFileSync(`/proc/${runtimePid}/mountinfo`, 'utf8').split('\n')[0]).toMatch(/ shared:\d+ /);
   }, 180_000);
@@ -356,7 +414,14 @@ describe.skipIf(!root)('containers set up by util-linux on a host whose mounts a
     const plain = await cri.createContainer(sandboxId, config('plain', ['sleep', '60']), sandbox);
     const mounts: Mount[] = [{ containerPath: '/shared', hostPath: source, propagation: 'PROPAGATION_BIDIRECTIONAL' }];
     // In the pod's PID namespace: no PID namespace of its own to make (critest's pods are so).
-    const mounter = await cri.createContainer(sandboxId, containerConfig('mounter', ['sleep', '60'], { mounts, linux: { securityContext: { privileged: true, namespaceOptions: { pid: 'POD' } } } }), sandbox);
+    const mounter = await cri.createContainer(
+      sandboxId,
+      containerConfig('mounter', ['sleep', '60'], {
+        mounts,
+        linux: { securityContext: { privileged: true, namespaceOptions: { pid: 'POD' } } },
+      }),
+      sandbox,
+    );
     await cri.startContainer(plain);
     await cri.startContainer(mounter);
     // The runtime's own mount of the root file system of the container with a Bidirectional volume (the plain one's
@@ -367,7 +432,10 @@ describe.skipIf(!root)('containers set up by util-linux on a host whose mounts a
     expect((await cri.execSync(plain, ['sh', '-c', 'grep -c " /shared/" /proc/self/mountinfo || true'], 10)).stdout.toString()).toBe('0\n');
     const made = await cri.execSync(mounter, ['mount', '-t', 'tmpfs', 'tmpfs', '/shared/from-container'], 10);
     expect(made.exitCode, made.stderr.toString()).toBe(0);
-    await eventually(() => mountPointsOf(runtimePid).includes(join(source, 'from-container')), 'the mount made in the container to reach the host');
+    await eventually(
+      () => mountPointsOf(runtimePid).includes(join(source, 'from-container')),
+      'the mount made in the container to reach the host',
+    );
     await cri.removePodSandbox(sandboxId);
     // Every mount the host had is still there: no unmount of a set-up reached it.
     expect(before.filter((p) => !mountPointsOf(runtimePid).includes(p))).toEqual([]);

@@ -34,7 +34,13 @@ const conflist = (mapPorts: boolean) =>
     cniVersion: '1.0.0',
     name: 'knode-pods',
     plugins: [
-      { type: 'bridge', bridge: BRIDGE, isGateway: true, ipMasq: false, ipam: { type: 'host-local', ranges: [[{ subnet: `${SUBNET}.0/24` }]], routes: [{ dst: '0.0.0.0/0' }], dataDir: join(root, 'ipam') } },
+      {
+        type: 'bridge',
+        bridge: BRIDGE,
+        isGateway: true,
+        ipMasq: false,
+        ipam: { type: 'host-local', ranges: [[{ subnet: `${SUBNET}.0/24` }]], routes: [{ dst: '0.0.0.0/0' }], dataDir: join(root, 'ipam') },
+      },
       ...(mapPorts ? [{ type: 'portmap', capabilities: { portMappings: true } }] : []),
     ],
   });
@@ -61,11 +67,18 @@ afterAll(async () => {
 });
 
 /** A pod on the pod network (the kubelet's default), running CONFIG; its sandbox id, container id and configs. */
-async function startPod(name: string, command: string[], extra: { sandbox?: Partial<PodSandboxConfig>; container?: Partial<ContainerConfig> } = {}) {
+async function startPod(
+  name: string,
+  command: string[],
+  extra: { sandbox?: Partial<PodSandboxConfig>; container?: Partial<ContainerConfig> } = {},
+) {
   const sandbox = { ...ownSandboxConfig(name), ...extra.sandbox };
   const sandboxId = await client.runPodSandbox(sandbox);
   sandboxes.push(sandboxId);
-  const config = containerConfig('main', command, { linux: { securityContext: { namespaceOptions: { pid: 'CONTAINER' } } }, ...extra.container });
+  const config = containerConfig('main', command, {
+    linux: { securityContext: { namespaceOptions: { pid: 'CONTAINER' } } },
+    ...extra.container,
+  });
   const id = await client.createContainer(sandboxId, config, sandbox);
   await client.startContainer(id);
   const ip = (await client.podSandboxStatus(sandboxId)).status?.network?.ip ?? '';
@@ -93,7 +106,10 @@ const hostLinks = () => execFileSync('ip', ['-o', 'link', 'show'], { encoding: '
 describe('a pod network from CNI (embedded runtime)', () => {
   it('says so in its status: NetworkReady, naming the network and its file', async () => {
     const network = (await client.status()).status?.conditions.find((c) => c.type === 'NetworkReady');
-    expect(network).toMatchObject({ status: true, message: `pods get their own network: CNI network "knode-pods" from ${join(root, 'cni', 'net.d', '10-pods.conflist')}` });
+    expect(network).toMatchObject({
+      status: true,
+      message: `pods get their own network: CNI network "knode-pods" from ${join(root, 'cni', 'net.d', '10-pods.conflist')}`,
+    });
   });
 
   it('gives each pod its own namespace and IP: it sees eth0 and lo, not the host interfaces, and the pods reach each other and the host reaches them', async () => {
@@ -107,17 +123,31 @@ describe('a pod network from CNI (embedded runtime)', () => {
 
     const client2 = await startPod('net-client', ['sleep', '60']);
     expect(client2.ip).not.toBe(server.ip);
-    await eventually(async () => (await exec(client2.id, ['sh', '-c', `nc ${server.ip} 8080 < /dev/null`])).out === 'hello from net-server', 'the client pod to reach the server pod');
-    await eventually(async () => (await fetchTcp(server.ip, 8080).catch(() => '')) === 'hello from net-server\n', 'the host to reach the server pod');
+    await eventually(
+      async () => (await exec(client2.id, ['sh', '-c', `nc ${server.ip} 8080 < /dev/null`])).out === 'hello from net-server',
+      'the client pod to reach the server pod',
+    );
+    await eventually(
+      async () => (await fetchTcp(server.ip, 8080).catch(() => '')) === 'hello from net-server\n',
+      'the host to reach the server pod',
+    );
   });
 
   it("relays a hostPort to the pod's IP, also when it is the containerPort", async () => {
     const port = 20000 + (process.pid % 20000);
     const pod = await startPod('net-ports', ['sh', '-c', 'while true; do echo mapped | nc -l -p 8080; done'], {
-      sandbox: { portMappings: [{ protocol: 'TCP', containerPort: 8080, hostPort: port, hostIp: '' }, { protocol: 'TCP', containerPort: 8080, hostPort: 8080, hostIp: '' }] },
+      sandbox: {
+        portMappings: [
+          { protocol: 'TCP', containerPort: 8080, hostPort: port, hostIp: '' },
+          { protocol: 'TCP', containerPort: 8080, hostPort: 8080, hostIp: '' },
+        ],
+      },
     });
     await eventually(async () => (await fetchTcp('127.0.0.1', port).catch(() => '')) === 'mapped\n', 'the host port to reach the pod');
-    await eventually(async () => (await fetchTcp('127.0.0.1', 8080).catch(() => '')) === 'mapped\n', 'the same-numbered host port to reach the pod');
+    await eventually(
+      async () => (await fetchTcp('127.0.0.1', 8080).catch(() => '')) === 'mapped\n',
+      'the same-numbered host port to reach the pod',
+    );
     await client.stopPodSandbox(pod.sandboxId);
     await expect(fetchTcp('127.0.0.1', port)).rejects.toThrow();
   });
@@ -145,13 +175,21 @@ describe('a pod network from CNI (embedded runtime)', () => {
     const podPort = await freePort();
     const localPort = await freePort();
     const pod = await startPod('net-forward', ['nc', '-ll', '-p', String(podPort), '-e', 'cat']);
-    const forward = spawn(crictlPath, ['-r', runtime.endpoint, 'port-forward', pod.sandboxId, `${localPort}:${podPort}`], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const forward = spawn(crictlPath, ['-r', runtime.endpoint, 'port-forward', pod.sandboxId, `${localPort}:${podPort}`], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     forward.stdout.on('data', (d: Buffer) => (out += d.toString()));
     forward.stderr.on('data', (d: Buffer) => (out += d.toString()));
     try {
-      await eventually(() => out.includes(`Forwarding from 127.0.0.1:${localPort} -> ${podPort}`), () => `crictl port-forward to listen (so far: ${out})`);
-      await eventually(async () => (await roundTrip(localPort, 'through the pod').catch(() => '')) === 'through the pod', () => `an echo through the forward (crictl: ${out})`);
+      await eventually(
+        () => out.includes(`Forwarding from 127.0.0.1:${localPort} -> ${podPort}`),
+        () => `crictl port-forward to listen (so far: ${out})`,
+      );
+      await eventually(
+        async () => (await roundTrip(localPort, 'through the pod').catch(() => '')) === 'through the pod',
+        () => `an echo through the forward (crictl: ${out})`,
+      );
       // Nothing listens on the host's loopback at that port: the answer came from the pod's.
       await expect(roundTrip(podPort, 'host?')).rejects.toThrow();
     } finally {
@@ -164,9 +202,19 @@ describe('a pod network from CNI (embedded runtime)', () => {
     const hostValue = readFileSync(sysctl, 'utf8').trim();
     const pod = await startPod('net-admin', ['sh', '-c', `ip link add foonet type bridge && cat ${sysctl} && sleep 60`], {
       sandbox: { linux: { sysctls: { 'net.ipv4.ip_unprivileged_port_start': '80' } } },
-      container: { linux: { securityContext: { namespaceOptions: { pid: 'CONTAINER' }, capabilities: { addCapabilities: ['NET_ADMIN'], dropCapabilities: [], addAmbientCapabilities: [] } } } },
+      container: {
+        linux: {
+          securityContext: {
+            namespaceOptions: { pid: 'CONTAINER' },
+            capabilities: { addCapabilities: ['NET_ADMIN'], dropCapabilities: [], addAmbientCapabilities: [] },
+          },
+        },
+      },
     });
-    await eventually(() => existsSync(join(pod.sandbox.logDirectory!, 'main/0.log')) && loggedLines(pod.sandbox, pod.config).length > 0, 'the pod to write');
+    await eventually(
+      () => existsSync(join(pod.sandbox.logDirectory!, 'main/0.log')) && loggedLines(pod.sandbox, pod.config).length > 0,
+      'the pod to write',
+    );
     expect(loggedLines(pod.sandbox, pod.config)).toEqual(['80']);
     expect((await exec(pod.id, ['ip', '-o', 'link', 'show', 'foonet'])).code).toBe(0);
     expect(hostLinks()).not.toContain('foonet');
@@ -205,7 +253,9 @@ describe('a pod network from CNI (embedded runtime)', () => {
       const network = (await client.status()).status?.conditions.find((c) => c.type === 'NetworkReady');
       expect(network).toMatchObject({ status: false, reason: 'NetworkPluginNotReady', message: `${broken}: name: required` });
       const err = (await client.runPodSandbox(ownSandboxConfig('net-broken')).catch((e: CriError) => e)) as CriError;
-      expect(err.details).toBe(`failed to create pod sandbox knode-test/net-broken: the pod network is not ready: ${broken}: name: required`);
+      expect(err.details).toBe(
+        `failed to create pod sandbox knode-test/net-broken: the pod network is not ready: ${broken}: name: required`,
+      );
     } finally {
       rmSync(broken);
     }
@@ -226,7 +276,7 @@ describe('a pod network from CNI (embedded runtime)', () => {
     expect(readdirSync(join(root, 'runtime', 'netns'))).not.toContain(pod.sandboxId);
   });
 
-  it("marks a sandbox whose namespace is gone after a restart (a reboot) not ready, and gives its address back", async () => {
+  it('marks a sandbox whose namespace is gone after a restart (a reboot) not ready, and gives its address back', async () => {
     const pod = await startPod('net-rebooted', ['sleep', '3600']);
     const netns = join(root, 'runtime', 'netns', pod.sandboxId);
     client.close();
@@ -236,8 +286,13 @@ describe('a pod network from CNI (embedded runtime)', () => {
     runtime = await startEmbeddedRuntime(root);
     client = new CriClient(runtime.endpoint);
     expect((await client.podSandboxStatus(pod.sandboxId)).status?.state).toBe('SANDBOX_NOTREADY');
-    await eventually(() => !existsSync(netns) && !readdirSync(join(root, 'ipam', 'knode-pods')).includes(pod.ip), 'the namespace file and the address to go');
-    expect(readFileSync(join(root, 'runtime.log'), 'utf8')).toContain(`pod sandbox ${pod.sandboxId} (knode-test/net-rebooted): its network namespace ${netns} is gone; the sandbox is not ready`);
+    await eventually(
+      () => !existsSync(netns) && !readdirSync(join(root, 'ipam', 'knode-pods')).includes(pod.ip),
+      'the namespace file and the address to go',
+    );
+    expect(readFileSync(join(root, 'runtime.log'), 'utf8')).toContain(
+      `pod sandbox ${pod.sandboxId} (knode-test/net-rebooted): its network namespace ${netns} is gone; the sandbox is not ready`,
+    );
     await client.removePodSandbox(pod.sandboxId);
   });
 });

@@ -50,11 +50,15 @@ const notReady = (p: Pod) => p.status?.phase === 'Running' && !ready(p);
 
 /** Advances the kubelet's clock one probe period at a time until `check` holds. */
 async function probeUntil<T>(what: string, check: () => T | undefined | false, periodMs = 1_000): Promise<T> {
-  return eventually(() => {
-    const value = check();
-    if (!value) clock.skip(periodMs);
-    return value;
-  }, what, 20_000);
+  return eventually(
+    () => {
+      const value = check();
+      if (!value) clock.skip(periodMs);
+      return value;
+    },
+    what,
+    20_000,
+  );
 }
 
 describe('probes', () => {
@@ -69,20 +73,36 @@ describe('probes', () => {
     const port = (server.address() as AddressInfo).port;
     const n = await start();
     n.writePod('web', {
-      containers: [{
-        name: 'main', image, command: ['sleep', '300'], ports: [{ name: 'http', containerPort: port }],
-        readinessProbe: { httpGet: { path: '/healthz', port: 'http', httpHeaders: [{ name: 'X-Probe', value: 'knode' }] }, periodSeconds: 1, failureThreshold: 2 },
-      }],
+      containers: [
+        {
+          name: 'main',
+          image,
+          command: ['sleep', '300'],
+          ports: [{ name: 'http', containerPort: port }],
+          readinessProbe: {
+            httpGet: { path: '/healthz', port: 'http', httpHeaders: [{ name: 'X-Probe', value: 'knode' }] },
+            periodSeconds: 1,
+            failureThreshold: 2,
+          },
+        },
+      ],
     });
     const unready = await n.waitForPod('web', 'Running but not Ready', notReady);
     expect(containerOf(unready, 'main')!.ready).toBe(false);
-    expect(unready.status?.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ reason: 'ContainersNotReady', message: 'containers with unready status: [main]' });
+    expect(unready.status?.conditions?.find((c) => c.type === 'Ready')).toMatchObject({
+      reason: 'ContainersNotReady',
+      message: 'containers with unready status: [main]',
+    });
 
     status = 200;
     await probeUntil('Ready', () => ready(n.pod('web')!));
     status = 503;
     await probeUntil('not Ready again', () => notReady(n.pod('web')!));
-    expect(n.events.some((e) => e.type === 'ProbeFailed' && /Readiness probe failed: HTTP probe failed with statuscode: 503/.test(e.message ?? ''))).toBe(true);
+    expect(
+      n.events.some(
+        (e) => e.type === 'ProbeFailed' && /Readiness probe failed: HTTP probe failed with statuscode: 503/.test(e.message ?? ''),
+      ),
+    ).toBe(true);
     expect(containerOf(n.pod('web')!, 'main')!.restartCount).toBe(0);
   });
 
@@ -90,10 +110,14 @@ describe('probes', () => {
     const dir = mkdtempSync(join(tmpdir(), 'knode-live-'));
     const n = await start();
     n.writePod('live', {
-      containers: [{
-        name: 'main', image, command: ['sh', '-c', `trap "exit 143" TERM; touch ${dir}/alive; sleep 300 & wait`],
-        livenessProbe: { exec: { command: ['test', '-f', `${dir}/alive`] }, periodSeconds: 1, failureThreshold: 3 },
-      }],
+      containers: [
+        {
+          name: 'main',
+          image,
+          command: ['sh', '-c', `trap "exit 143" TERM; touch ${dir}/alive; sleep 300 & wait`],
+          livenessProbe: { exec: { command: ['test', '-f', `${dir}/alive`] }, periodSeconds: 1, failureThreshold: 3 },
+        },
+      ],
     });
     await n.waitForPod('live', 'Running', (p) => p.status?.phase === 'Running' && existsSync(join(dir, 'alive')));
     rmSync(join(dir, 'alive'));
@@ -101,7 +125,9 @@ describe('probes', () => {
     const failures = n.events.filter((e) => e.type === 'ProbeFailed' && e.container === 'main');
     expect(failures.length).toBeGreaterThanOrEqual(3);
     expect(failures[0].message).toMatch(/^Liveness probe failed/);
-    expect(n.events.some((e) => e.type === 'ContainerKilling' && /failed liveness probe, will be restarted/.test(e.message ?? ''))).toBe(true);
+    expect(n.events.some((e) => e.type === 'ContainerKilling' && /failed liveness probe, will be restarted/.test(e.message ?? ''))).toBe(
+      true,
+    );
     // The new instance touched the file again, so it stays alive.
     await n.waitForPod('live', 'running again', (p) => !!containerOf(p, 'main')?.state?.running);
   });
@@ -110,27 +136,36 @@ describe('probes', () => {
     // Relisting every second, a probe's verdict reaches the sync within a second, as in the kubelet.
     const n = await start({ eventedPleg: false });
     n.writePod('live-fail', {
-      containers: [{
-        // Ends at once on SIGTERM, so each kill takes no grace period.
-        name: 'main', image, command: sleepUntilTerm(3600),
-        livenessProbe: { exec: { command: ['false'] }, periodSeconds: 1, failureThreshold: 1 },
-      }],
+      containers: [
+        {
+          // Ends at once on SIGTERM, so each kill takes no grace period.
+          name: 'main',
+          image,
+          command: sleepUntilTerm(3600),
+          livenessProbe: { exec: { command: ['false'] }, periodSeconds: 1, failureThreshold: 1 },
+        },
+      ],
     });
     await n.waitForPod('live-fail', 'Running', (p) => p.status?.phase === 'Running');
-    const isBackOff = (seconds: number) => (e: (typeof n.events)[number]) => e.type === 'ContainerWaiting' && e.reason === 'CrashLoopBackOff' && !!e.message?.startsWith(`back-off ${seconds}s `);
+    const isBackOff = (seconds: number) => (e: (typeof n.events)[number]) =>
+      e.type === 'ContainerWaiting' && e.reason === 'CrashLoopBackOff' && !!e.message?.startsWith(`back-off ${seconds}s `);
     /** Restarts before the first back-off of `seconds`. */
     const restartsBeforeBackOff = async (seconds: number) => {
       // The runtime's finish times are real: time skipped while the node works (a container
       // stops, a sync waits for a relist) would count as back-off served. So the kubelet's
       // clock moves in small steps, and only while the node is idle.
       let seen = -1;
-      await eventually(() => {
-        if (n.events.some(isBackOff(seconds))) return true;
-        const busy = n.events.filter((e) => e.type !== 'PLEGRelist' && e.type !== 'PLEGEvent' && e.type !== 'PodSynced').length;
-        if (busy === seen) clock.skip(250);
-        seen = busy;
-        return false;
-      }, `a ${seconds}s back-off`, 30_000);
+      await eventually(
+        () => {
+          if (n.events.some(isBackOff(seconds))) return true;
+          const busy = n.events.filter((e) => e.type !== 'PLEGRelist' && e.type !== 'PLEGEvent' && e.type !== 'PodSynced').length;
+          if (busy === seen) clock.skip(250);
+          seen = busy;
+          return false;
+        },
+        `a ${seconds}s back-off`,
+        30_000,
+      );
       const before = n.events.slice(0, n.events.findIndex(isBackOff(seconds)));
       return before.filter((e) => e.type === 'ContainerStarted' && e.container === 'main').length - 1;
     };
@@ -143,18 +178,29 @@ describe('probes', () => {
     const dir = mkdtempSync(join(tmpdir(), 'knode-sidecar-'));
     const n = await start();
     n.writePod('sidecar-startup', {
-      initContainers: [{
-        name: 'proxy', image, restartPolicy: 'Always', command: sleepUntilTerm(3600),
-        startupProbe: { exec: { command: ['test', '-f', `${dir}/started`] }, periodSeconds: 1, failureThreshold: 100 },
-      }],
+      initContainers: [
+        {
+          name: 'proxy',
+          image,
+          restartPolicy: 'Always',
+          command: sleepUntilTerm(3600),
+          startupProbe: { exec: { command: ['test', '-f', `${dir}/started`] }, periodSeconds: 1, failureThreshold: 100 },
+        },
+      ],
       containers: [{ name: 'main', image, command: ['sleep', '300'] }],
     });
     await n.waitForPod('sidecar-startup', 'with its sidecar running', (p) => !!containerOf(p, 'proxy')?.state?.running);
-    await probeUntil('startup probe failures', () => n.events.filter((e) => e.type === 'ProbeFailed' && e.container === 'proxy').length >= 3);
+    await probeUntil(
+      'startup probe failures',
+      () => n.events.filter((e) => e.type === 'ProbeFailed' && e.container === 'proxy').length >= 3,
+    );
     const waiting = n.pod('sidecar-startup')!;
     expect(podRow(waiting).status).toBe('Init:0/1');
     expect(waiting.status?.phase).toBe('Pending');
-    expect(waiting.status?.conditions?.find((c) => c.type === 'Initialized')).toMatchObject({ status: 'False', message: 'containers with incomplete status: [proxy]' });
+    expect(waiting.status?.conditions?.find((c) => c.type === 'Initialized')).toMatchObject({
+      status: 'False',
+      message: 'containers with incomplete status: [proxy]',
+    });
     expect(containerOf(waiting, 'proxy')).toMatchObject({ started: false, restartCount: 0 });
     expect(n.events.some((e) => e.type === 'ContainerCreated' && e.container === 'main')).toBe(false);
 
@@ -170,14 +216,24 @@ describe('probes', () => {
   it('a sidecar whose startup probe fails is restarted, and the main container does not start', async () => {
     const n = await start({ eventedPleg: false });
     n.writePod('sidecar-startup-fail', {
-      initContainers: [{
-        name: 'proxy', image, restartPolicy: 'Always', command: sleepUntilTerm(3600),
-        startupProbe: { exec: { command: ['false'] }, periodSeconds: 1, failureThreshold: 2 },
-      }],
+      initContainers: [
+        {
+          name: 'proxy',
+          image,
+          restartPolicy: 'Always',
+          command: sleepUntilTerm(3600),
+          startupProbe: { exec: { command: ['false'] }, periodSeconds: 1, failureThreshold: 2 },
+        },
+      ],
       containers: [{ name: 'main', image, command: ['sleep', '300'] }],
     });
     await probeUntil('a restart of the sidecar', () => (containerOf(n.pod('sidecar-startup-fail')!, 'proxy')?.restartCount ?? 0) >= 1);
-    expect(n.events.some((e) => e.type === 'ContainerKilling' && e.container === 'proxy' && /Init container proxy failed startup probe/.test(e.message ?? ''))).toBe(true);
+    expect(
+      n.events.some(
+        (e) =>
+          e.type === 'ContainerKilling' && e.container === 'proxy' && /Init container proxy failed startup probe/.test(e.message ?? ''),
+      ),
+    ).toBe(true);
     expect(n.events.some((e) => e.type === 'ContainerCreated' && e.container === 'main')).toBe(false);
     expect(podRow(n.pod('sidecar-startup-fail')!).status).toMatch(/^Init:/);
   });
@@ -187,7 +243,11 @@ describe('probes', () => {
     await new Promise<void>((resolve) => server.listen(0, '0.0.0.0', resolve));
     const port = (server.address() as AddressInfo).port;
     const n = await start();
-    n.writePod('tcp', { containers: [{ name: 'main', image, command: ['sleep', '300'], readinessProbe: { tcpSocket: { port }, periodSeconds: 1, failureThreshold: 1 } }] });
+    n.writePod('tcp', {
+      containers: [
+        { name: 'main', image, command: ['sleep', '300'], readinessProbe: { tcpSocket: { port }, periodSeconds: 1, failureThreshold: 1 } },
+      ],
+    });
     await probeUntil('Ready', () => ready(n.pod('tcp') ?? { metadata: {}, spec: { containers: [] } }));
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await probeUntil('not Ready once the port is closed', () => notReady(n.pod('tcp')!));
@@ -205,10 +265,21 @@ describe('probes', () => {
         cb(null, { status: serving });
       },
     });
-    const port = await new Promise<number>((resolve, reject) => server.bindAsync('0.0.0.0:0', grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))));
+    const port = await new Promise<number>((resolve, reject) =>
+      server.bindAsync('0.0.0.0:0', grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+    );
     closers.push(() => server.forceShutdown());
     const n = await start();
-    n.writePod('grpc', { containers: [{ name: 'main', image, command: ['sleep', '300'], readinessProbe: { grpc: { port, service: 'knode.test' }, periodSeconds: 1, failureThreshold: 1 } }] });
+    n.writePod('grpc', {
+      containers: [
+        {
+          name: 'main',
+          image,
+          command: ['sleep', '300'],
+          readinessProbe: { grpc: { port, service: 'knode.test' }, periodSeconds: 1, failureThreshold: 1 },
+        },
+      ],
+    });
     await n.waitForPod('grpc', 'Running but not Ready', notReady);
     const failed = await probeUntil('a NOT_SERVING answer', () => n.events.find((e) => e.type === 'ProbeFailed'));
     expect(failed.message).toBe('Readiness probe failed: service unhealthy (responded with "NOT_SERVING")');
@@ -221,12 +292,16 @@ describe('probes', () => {
     const dir = mkdtempSync(join(tmpdir(), 'knode-startup-'));
     const n = await start();
     n.writePod('slow', {
-      containers: [{
-        name: 'main', image, command: ['sleep', '300'],
-        startupProbe: { exec: { command: ['test', '-f', `${dir}/started`] }, periodSeconds: 1, failureThreshold: 100 },
-        readinessProbe: { exec: { command: ['true'] }, periodSeconds: 1 },
-        livenessProbe: { exec: { command: ['test', '-f', `${dir}/alive`] }, periodSeconds: 1, failureThreshold: 1 },
-      }],
+      containers: [
+        {
+          name: 'main',
+          image,
+          command: ['sleep', '300'],
+          startupProbe: { exec: { command: ['test', '-f', `${dir}/started`] }, periodSeconds: 1, failureThreshold: 100 },
+          readinessProbe: { exec: { command: ['true'] }, periodSeconds: 1 },
+          livenessProbe: { exec: { command: ['test', '-f', `${dir}/alive`] }, periodSeconds: 1, failureThreshold: 1 },
+        },
+      ],
     });
     await n.waitForPod('slow', 'Running', (p) => p.status?.phase === 'Running');
     for (let i = 0; i < 3; i++) {

@@ -38,7 +38,9 @@ describe.each(runtimes)('pulls from the local registry on $name', ({ endpoint })
     const client = new CriClient(endpoint());
     try {
       const ref = await client.pullImage({ image: 'busybox-entrypoint:1.0' });
-      const manifest = await fetch(`http://${registry.host}/v2/library/busybox-entrypoint/manifests/1.0`, { headers: { accept: 'application/vnd.docker.distribution.manifest.v2+json' } });
+      const manifest = await fetch(`http://${registry.host}/v2/library/busybox-entrypoint/manifests/1.0`, {
+        headers: { accept: 'application/vnd.docker.distribution.manifest.v2+json' },
+      });
       const status = await client.imageStatus({ image: 'busybox-entrypoint:1.0' });
       expect(status?.repoDigests).toContain(`docker.io/library/busybox-entrypoint@${manifest.headers.get('docker-content-digest')}`);
       expect(ref).toBe(status?.id);
@@ -55,7 +57,7 @@ describe.each(runtimes)('pulls from the local registry on $name', ({ endpoint })
     }
   });
 
-  it('fails the pull of a tag the registry does not have, with the registry\'s reason', async () => {
+  it("fails the pull of a tag the registry does not have, with the registry's reason", async () => {
     const client = new CriClient(endpoint());
     try {
       const err = await client.pullImage({ image: 'busybox:no-such-tag' }).catch((e: CriError) => e);

@@ -2,7 +2,18 @@
 // through the real CRI path (the runtime as its own process, over gRPC),
 // with images pulled from the local registry (test/registry/registry.sh).
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -34,7 +45,8 @@ function containerConfig(name: string, command: string[], extra: Partial<Contain
 const output = loggedLines;
 
 /** Runs one container to its end in a new pod, and gives its output. */
-const runToEnd = (pod: string, config: ContainerConfig, sandboxExtra: Partial<PodSandboxConfig> = {}) => runPodToEnd(client, pod, config, sandboxExtra);
+const runToEnd = (pod: string, config: ContainerConfig, sandboxExtra: Partial<PodSandboxConfig> = {}) =>
+  runPodToEnd(client, pod, config, sandboxExtra);
 
 describe('bubblewrap sandboxes for real images (embedded runtime)', () => {
   it("answers RunPodSandbox while the pod's holder starts, and ends a holder whose pod is removed before it has started", async () => {
@@ -50,7 +62,10 @@ describe('bubblewrap sandboxes for real images (embedded runtime)', () => {
     const before = holders();
     // Removed as soon as RunPodSandbox answers: the holders of most are still starting.
     for (let i = 0; i < 10; i++) await client.removePodSandbox(await client.runPodSandbox(ownSandboxConfig(`quick-${i}`)));
-    await eventually(() => holders() === before, () => `the holders of the removed pods to end (${holders() - before} left)`);
+    await eventually(
+      () => holders() === before,
+      () => `the holders of the removed pods to end (${holders() - before} left)`,
+    );
     // One that stays gets its holder, which its containers run in.
     const sandbox = ownSandboxConfig('holder-after');
     const sandboxId = await client.runPodSandbox(sandbox);
@@ -63,14 +78,18 @@ describe('bubblewrap sandboxes for real images (embedded runtime)', () => {
 
   it('says in its status that containers of real images run in sandboxes', async () => {
     const info = JSON.parse((await client.status(true)).info.config) as { isolation: string };
-    expect(info.isolation).toMatch(/^containers of real images: bubblewrap sandboxes \(bubblewrap [\d.]+; non-root users set by setpriv\); without seccomp, a container without no_new_privs or with a Bidirectional mount set up by util-linux as runc sets one up \(its \/dev made in [^)]+\); root file systems: (a util-linux set-up mounts its container's overlay in the container's own mount namespace; on the host for the others: a kernel overlay per container over its image|a copy of its image per container)/);
+    expect(info.isolation).toMatch(
+      /^containers of real images: bubblewrap sandboxes \(bubblewrap [\d.]+; non-root users set by setpriv\); without seccomp, a container without no_new_privs or with a Bidirectional mount set up by util-linux as runc sets one up \(its \/dev made in [^)]+\); root file systems: (a util-linux set-up mounts its container's overlay in the container's own mount namespace; on the host for the others: a kernel overlay per container over its image|a copy of its image per container)/,
+    );
     // Debian's busybox-static is installed (.ci/run): its applets make the set-up's mounts.
     // Its overlays' directory is shared (this machine's / is private: bound onto itself), so the set-up starts while the overlay is mounted.
     expect(info.isolation).toContain(
       "; root file systems: a util-linux set-up mounts its container's overlay in the container's own mount namespace; on the host for the others: a kernel overlay per container over its image (mounted while its set-up starts); mounts, unmounts, pivot_root, nsenter, unshare and the set-up's shell by a static busybox's applets;",
     );
     // The set-up's /dev, new root and table on a tmpfs: this machine's /dev/shm.
-    expect(info.isolation).toMatch(/set up by util-linux as runc sets one up \(its \/dev made in \/dev\/shm\/knode-[0-9a-f]{16}, a tmpfs\)/);
+    expect(info.isolation).toMatch(
+      /set up by util-linux as runc sets one up \(its \/dev made in \/dev\/shm\/knode-[0-9a-f]{16}, a tmpfs\)/,
+    );
     const condition = (await client.status()).status!.conditions.find((c) => c.type === 'ContainerSandboxReady');
     expect(condition).toMatchObject({ status: true, message: expect.stringMatching(/^bubblewrap sandboxes/) });
   });
@@ -85,7 +104,8 @@ describe('bubblewrap sandboxes for real images (embedded runtime)', () => {
   });
 
   it("sees its image's files and not the host's; its hostname is the pod's; ps shows only its own processes", async () => {
-    const script = 'ls /; test -e /work && echo host-work; test -e /usr/bin/node && echo host-node; hostname; cat /etc/hostname; ps -o pid,comm > /tmp/ps.txt; tail -n +2 /tmp/ps.txt';
+    const script =
+      'ls /; test -e /work && echo host-work; test -e /usr/bin/node && echo host-node; hostname; cat /etc/hostname; ps -o pid,comm > /tmp/ps.txt; tail -n +2 /tmp/ps.txt';
     const config = containerConfig('iso', ['sh', '-c', script]);
     const res = await runToEnd('isolated-pod', config);
     expect(res.exitCode).toBe(0);
@@ -103,7 +123,11 @@ describe('bubblewrap sandboxes for real images (embedded runtime)', () => {
   it("runs as the image's USER in its WORKDIR, and a runAsUser overrides it (a missing workingDir is made, as runc does)", async () => {
     const config = containerConfig('user', ['sh', '-c', 'id -u; id -g; pwd'], { image: { image: 'busybox-user:1.0' } });
     expect((await runToEnd('user-pod', config)).lines).toEqual(['1000', '1000', '/home/app']);
-    const asked = containerConfig('user2', ['sh', '-c', 'id -u; pwd'], { image: { image: 'busybox-user:1.0' }, workingDir: '/made/here', linux: { securityContext: { runAsUser: { value: 2000 }, namespaceOptions: { pid: 'CONTAINER' } } } });
+    const asked = containerConfig('user2', ['sh', '-c', 'id -u; pwd'], {
+      image: { image: 'busybox-user:1.0' },
+      workingDir: '/made/here',
+      linux: { securityContext: { runAsUser: { value: 2000 }, namespaceOptions: { pid: 'CONTAINER' } } },
+    });
     expect((await runToEnd('user-pod2', asked)).lines).toEqual(['2000', '/made/here']);
   });
 
@@ -111,11 +135,18 @@ describe('bubblewrap sandboxes for real images (embedded runtime)', () => {
     const security = (extra: object) => ({ linux: { securityContext: { namespaceOptions: { pid: 'CONTAINER' as const }, ...extra } } });
     const root = containerConfig('groups', ['sh', '-c', 'id -G'], security({ supplementalGroups: [1234, 5678] }));
     expect((await runToEnd('groups-pod', root)).lines).toEqual(['0 1234 5678']);
-    const user = containerConfig('groups2', ['sh', '-c', 'id -u; id -G'], { image: { image: 'busybox-user:1.0' }, ...security({ runAsUser: { value: 2000 }, runAsGroup: { value: 3000 }, supplementalGroups: [4000] }) });
+    const user = containerConfig('groups2', ['sh', '-c', 'id -u; id -G'], {
+      image: { image: 'busybox-user:1.0' },
+      ...security({ runAsUser: { value: 2000 }, runAsGroup: { value: 3000 }, supplementalGroups: [4000] }),
+    });
     expect((await runToEnd('groups-pod2', user)).lines).toEqual(['2000', '3000 4000']);
     const sandbox = ownSandboxConfig('groups-exec');
     const sandboxId = await client.runPodSandbox(sandbox);
-    const id = await client.createContainer(sandboxId, containerConfig('sleeper', ['sleep', '60'], security({ supplementalGroups: [4321] })), sandbox);
+    const id = await client.createContainer(
+      sandboxId,
+      containerConfig('sleeper', ['sleep', '60'], security({ supplementalGroups: [4321] })),
+      sandbox,
+    );
     await client.startContainer(id);
     expect((await client.execSync(id, ['id', '-G'], 10)).stdout.toString()).toBe('0 4321\n');
     await client.stopContainer(id, 0);
@@ -129,15 +160,29 @@ describe('bubblewrap sandboxes for real images (embedded runtime)', () => {
     const security = (extra: object) => ({ linux: { securityContext: { namespaceOptions: { pid: 'CONTAINER' as const }, ...extra } } });
     const show = ['sh', '-c', "grep -E '^Cap(Eff|Bnd):' /proc/self/status | cut -f2"]; // effective, then bounding
     // Docker's and containerd's default set: CHOWN, DAC_OVERRIDE, FSETID, FOWNER, MKNOD, NET_RAW, SETGID, SETUID, SETFCAP, SETPCAP, NET_BIND_SERVICE, SYS_CHROOT, KILL, AUDIT_WRITE.
-    expect((await runToEnd('caps-default', containerConfig('caps', show, security({})))).lines).toEqual(['00000000a80425fb', '00000000a80425fb']);
+    expect((await runToEnd('caps-default', containerConfig('caps', show, security({})))).lines).toEqual([
+      '00000000a80425fb',
+      '00000000a80425fb',
+    ]);
     const netAdminOnly = security({ capabilities: { addCapabilities: ['NET_ADMIN'], dropCapabilities: ['ALL'] } });
-    expect((await runToEnd('caps-net-admin', containerConfig('caps', show, netAdminOnly))).lines).toEqual(['0000000000001000', '0000000000001000']);
+    expect((await runToEnd('caps-net-admin', containerConfig('caps', show, netAdminOnly))).lines).toEqual([
+      '0000000000001000',
+      '0000000000001000',
+    ]);
     const minusNetRaw = security({ capabilities: { addCapabilities: ['CAP_SYS_ADMIN'], dropCapabilities: ['NET_RAW', 'CAP_KILL'] } });
-    expect((await runToEnd('caps-changed', containerConfig('caps', show, minusNetRaw))).lines).toEqual(['00000000a82405db', '00000000a82405db']);
+    expect((await runToEnd('caps-changed', containerConfig('caps', show, minusNetRaw))).lines).toEqual([
+      '00000000a82405db',
+      '00000000a82405db',
+    ]);
     // Another user keeps the bounding set and has no effective capabilities, as with runc.
     const user = { image: { image: 'busybox-user:1.0' }, ...security({ runAsUser: { value: 2000 } }) };
     expect((await runToEnd('caps-user', containerConfig('caps', show, user))).lines).toEqual(['0000000000000000', '00000000a80425fb']);
-    const privileged = (await runToEnd('caps-privileged', containerConfig('caps', show, security({ privileged: true, capabilities: { dropCapabilities: ['ALL'] } })))).lines;
+    const privileged = (
+      await runToEnd(
+        'caps-privileged',
+        containerConfig('caps', show, security({ privileged: true, capabilities: { dropCapabilities: ['ALL'] } })),
+      )
+    ).lines;
     for (const line of privileged) expect(BigInt(`0x${line}`) & (1n << 21n)).toBe(1n << 21n); // SYS_ADMIN: all the runtime has
 
     const sandbox = ownSandboxConfig('caps-exec');
@@ -154,9 +199,22 @@ describe('bubblewrap sandboxes for real images (embedded runtime)', () => {
   });
 
   it('masks and makes read-only the paths asked for, for the program and an exec; a privileged container keeps them', async () => {
-    const security = (extra: object) => ({ linux: { securityContext: { namespaceOptions: { pid: 'CONTAINER' as const }, maskedPaths: ['/etc/hostname', '/proc/keys', '/sys/firmware', '/no/such/path'], readonlyPaths: ['/tmp', '/proc/sys'], ...extra } } });
+    const security = (extra: object) => ({
+      linux: {
+        securityContext: {
+          namespaceOptions: { pid: 'CONTAINER' as const },
+          maskedPaths: ['/etc/hostname', '/proc/keys', '/sys/firmware', '/no/such/path'],
+          readonlyPaths: ['/tmp', '/proc/sys'],
+          ...extra,
+        },
+      },
+    });
     // /etc/hostname is the pod's file, bound in (busybox's applets are links to it here: masking one would mask them all).
-    const show = ['sh', '-c', "wc -c < /etc/hostname; wc -c < /proc/keys; ls /sys/firmware | wc -l; touch /tmp/x; grep ' /proc/sys ' /proc/self/mountinfo | cut -d' ' -f6 | cut -d, -f1"];
+    const show = [
+      'sh',
+      '-c',
+      "wc -c < /etc/hostname; wc -c < /proc/keys; ls /sys/firmware | wc -l; touch /tmp/x; grep ' /proc/sys ' /proc/self/mountinfo | cut -d' ' -f6 | cut -d, -f1",
+    ];
     const masked = await runToEnd('masked', containerConfig('masked', show, security({})));
     expect(masked.lines).toEqual(['0', '0', '0', 'touch: /tmp/x: Read-only file system', 'ro']);
     const privileged = (await runToEnd('masked-privileged', containerConfig('masked', show, security({ privileged: true })))).lines;
@@ -183,10 +241,16 @@ describe('bubblewrap sandboxes for real images (embedded runtime)', () => {
   it("sets the pod's IPC and UTS sysctls in its own namespaces, for its programs and an exec, and refuses the host's", async () => {
     const hostShm = readFileSync('/proc/sys/kernel/shm_rmid_forced', 'utf8');
     const hostMsgMax = readFileSync('/proc/sys/fs/mqueue/msg_max', 'utf8');
-    const sysctls = { 'kernel.shm_rmid_forced': hostShm.trim() === '1' ? '0' : '1', 'fs/mqueue/msg_max': '77', 'kernel.domainname': 'pods.example' };
+    const sysctls = {
+      'kernel.shm_rmid_forced': hostShm.trim() === '1' ? '0' : '1',
+      'fs/mqueue/msg_max': '77',
+      'kernel.domainname': 'pods.example',
+    };
     const show = ['sh', '-c', 'cat /proc/sys/kernel/shm_rmid_forced /proc/sys/fs/mqueue/msg_max /proc/sys/kernel/domainname'];
     const want = [sysctls['kernel.shm_rmid_forced'], '77', 'pods.example'];
-    const linux = (extra: object = {}) => ({ linux: { sysctls, securityContext: { namespaceOptions: { network: 'POD' as const, ...extra } } } });
+    const linux = (extra: object = {}) => ({
+      linux: { sysctls, securityContext: { namespaceOptions: { network: 'POD' as const, ...extra } } },
+    });
     expect((await runToEnd('sysctls', containerConfig('sysctls', show), linux())).lines).toEqual(want);
     // The host's stay as they were.
     expect(readFileSync('/proc/sys/kernel/shm_rmid_forced', 'utf8')).toBe(hostShm);
@@ -199,19 +263,26 @@ describe('bubblewrap sandboxes for real images (embedded runtime)', () => {
     expect((await client.execSync(id, show, 10)).stdout.toString().trim().split('\n')).toEqual(want);
     await client.stopContainer(id, 0);
 
-    const refused = async (name: string, extra: object) => (await client.runPodSandbox({ ...sandboxConfig(name), ...extra }).catch((e: CriError) => e)) as CriError;
+    const refused = async (name: string, extra: object) =>
+      (await client.runPodSandbox({ ...sandboxConfig(name), ...extra }).catch((e: CriError) => e)) as CriError;
     const hostWide = await refused('sysctl-host', { linux: { sysctls: { 'kernel.pid_max': '4096' } } });
     expect([hostWide.code, hostWide.details]).toEqual([3, 'sysctl "kernel.pid_max" is not in a separate kernel namespace']);
-    const hostIpc = await refused('sysctl-host-ipc', { linux: { sysctls: { 'kernel.shmmni': '100' }, securityContext: { namespaceOptions: { network: 'NODE', ipc: 'NODE' } } } });
+    const hostIpc = await refused('sysctl-host-ipc', {
+      linux: { sysctls: { 'kernel.shmmni': '100' }, securityContext: { namespaceOptions: { network: 'NODE', ipc: 'NODE' } } },
+    });
     expect([hostIpc.code, hostIpc.details]).toEqual([3, 'sysctl "kernel.shmmni" is not allowed in the host\'s IPC namespace']);
     // A host-network pod is in the host's UTS namespace (as runc refuses them there).
-    const hostUts = await refused('sysctl-host-uts', { linux: { sysctls: { 'kernel.domainname': 'pods.example' }, securityContext: { namespaceOptions: { network: 'NODE' } } } });
+    const hostUts = await refused('sysctl-host-uts', {
+      linux: { sysctls: { 'kernel.domainname': 'pods.example' }, securityContext: { namespaceOptions: { network: 'NODE' } } },
+    });
     expect([hostUts.code, hostUts.details]).toEqual([3, 'sysctl "kernel.domainname" is not allowed in the host\'s UTS namespace']);
     // A value the kernel refuses fails RunPodSandbox with what the write said, and leaves nothing behind.
     const before = (await client.listPodSandbox()).length;
     const badValue = await refused('sysctl-bad', { linux: { sysctls: { 'kernel.shm_rmid_forced': 'yes' } } });
     expect(badValue.code).toBe(2); // UNKNOWN
-    expect(badValue.details).toBe("failed to create pod sandbox knode-test/sysctl-bad: failed to set the pod's sysctls (kernel.shm_rmid_forced=yes): tee: /proc/sys/kernel/shm_rmid_forced: Invalid argument");
+    expect(badValue.details).toBe(
+      "failed to create pod sandbox knode-test/sysctl-bad: failed to set the pod's sysctls (kernel.shm_rmid_forced=yes): tee: /proc/sys/kernel/shm_rmid_forced: Invalid argument",
+    );
     expect((await client.listPodSandbox()).length).toBe(before);
   });
 
@@ -248,35 +319,64 @@ describe('bubblewrap sandboxes for real images (embedded runtime)', () => {
   });
 
   it('makes a read-only mount read-only itself, and with recursiveReadOnly what is mounted under it too', async () => {
-    expect((await client.status()).runtimeHandlers).toEqual([{ name: '', features: { recursiveReadOnlyMounts: true, userNamespaces: false } }]);
+    expect((await client.status()).runtimeHandlers).toEqual([
+      { name: '', features: { recursiveReadOnlyMounts: true, userNamespaces: false } },
+    ]);
     const source = mkdtempSync(join(tmpdir(), 'knode-rro-'));
     mkdirSync(join(source, 'tmpfs'));
     execFileSync('mount', ['-t', 'tmpfs', 'tmpfs', join(source, 'tmpfs')]);
     try {
-      const show = ['sh', '-c', 'touch /mnt/top 2>/dev/null && echo top-writable || echo top-read-only; touch /mnt/tmpfs/under 2>/dev/null && echo under-writable || echo under-read-only'];
+      const show = [
+        'sh',
+        '-c',
+        'touch /mnt/top 2>/dev/null && echo top-writable || echo top-read-only; touch /mnt/tmpfs/under 2>/dev/null && echo under-writable || echo under-read-only',
+      ];
       const plain = containerConfig('ro', show, { mounts: [{ containerPath: '/mnt', hostPath: source, readonly: true }] });
       expect((await runToEnd('ro-plain', plain)).lines).toEqual(['top-read-only', 'under-writable']);
-      const recursive = containerConfig('rro', show, { mounts: [{ containerPath: '/mnt', hostPath: source, readonly: true, recursiveReadOnly: true }] });
+      const recursive = containerConfig('rro', show, {
+        mounts: [{ containerPath: '/mnt', hostPath: source, readonly: true, recursiveReadOnly: true }],
+      });
       expect((await runToEnd('ro-recursive', recursive)).lines).toEqual(['top-read-only', 'under-read-only']);
 
       const sandbox = ownSandboxConfig('rro-refused');
       const sandboxId = await client.runPodSandbox(sandbox);
-      const refused = async (mount: object) => (await client.createContainer(sandboxId, containerConfig('bad', ['true'], { mounts: [{ containerPath: '/mnt', hostPath: source, ...mount }] }), sandbox).catch((e: CriError) => e)) as CriError;
-      expect(await refused({ readonly: false, recursiveReadOnly: true })).toMatchObject({ code: 3, details: 'container "bad": mount /mnt: a recursive read-only mount must be read-only' });
-      expect(await refused({ readonly: true, recursiveReadOnly: true, propagation: 'PROPAGATION_HOST_TO_CONTAINER' })).toMatchObject({ code: 3, details: 'container "bad": mount /mnt: a recursive read-only mount must have private propagation, not PROPAGATION_HOST_TO_CONTAINER' });
+      const refused = async (mount: object) =>
+        (await client
+          .createContainer(
+            sandboxId,
+            containerConfig('bad', ['true'], { mounts: [{ containerPath: '/mnt', hostPath: source, ...mount }] }),
+            sandbox,
+          )
+          .catch((e: CriError) => e)) as CriError;
+      expect(await refused({ readonly: false, recursiveReadOnly: true })).toMatchObject({
+        code: 3,
+        details: 'container "bad": mount /mnt: a recursive read-only mount must be read-only',
+      });
+      expect(await refused({ readonly: true, recursiveReadOnly: true, propagation: 'PROPAGATION_HOST_TO_CONTAINER' })).toMatchObject({
+        code: 3,
+        details:
+          'container "bad": mount /mnt: a recursive read-only mount must have private propagation, not PROPAGATION_HOST_TO_CONTAINER',
+      });
       // Neither a host path nor an image (image volumes: image-volumes.test.ts).
-      expect(await refused({ hostPath: '', readonly: true })).toMatchObject({ code: 3, details: 'container "bad": mount /mnt: the mount has no host path and no image' });
+      expect(await refused({ hostPath: '', readonly: true })).toMatchObject({
+        code: 3,
+        details: 'container "bad": mount /mnt: the mount has no host path and no image',
+      });
     } finally {
       spawnSyncQuiet('umount', [join(source, 'tmpfs')]);
     }
   });
 
   it("joins the host's IPC namespace for hostIPC, and keeps the pod's own otherwise", async () => {
-    const segment = execFileSync('ipcmk', ['-M', '4096'], { encoding: 'utf8' }).trim().replace(/^Shared memory id: /, '');
+    const segment = execFileSync('ipcmk', ['-M', '4096'], { encoding: 'utf8' })
+      .trim()
+      .replace(/^Shared memory id: /, '');
     try {
       // The second column of /proc/sysvipc/shm is each segment's id, in the reader's IPC namespace.
       const show = ['sh', '-c', "awk 'NR > 1 { print $2 }' /proc/sysvipc/shm"];
-      const withIpc = (ipc: 'NODE' | 'POD') => ({ linux: { securityContext: { namespaceOptions: { network: 'NODE' as const, pid: 'CONTAINER' as const, ipc } } } });
+      const withIpc = (ipc: 'NODE' | 'POD') => ({
+        linux: { securityContext: { namespaceOptions: { network: 'NODE' as const, pid: 'CONTAINER' as const, ipc } } },
+      });
       expect((await runToEnd('host-ipc', containerConfig('ipc', show), withIpc('NODE'))).lines).toContain(segment);
       expect((await runToEnd('pod-ipc', containerConfig('ipc', show), withIpc('POD'))).lines).not.toContain(segment);
     } finally {
@@ -307,8 +407,14 @@ describe('bubblewrap sandboxes for real images (embedded runtime)', () => {
       await client.stopPodSandbox(id);
       await client.removePodSandbox(id);
     }
-    const holders = () => execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).split('\n').filter((line) => names.some((n) => line.endsWith(` ${n}`)));
-    await eventually(() => holders().length === 0, () => `the holders to end: ${holders().join('; ')}`);
+    const holders = () =>
+      execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' })
+        .split('\n')
+        .filter((line) => names.some((n) => line.endsWith(` ${n}`)));
+    await eventually(
+      () => holders().length === 0,
+      () => `the holders to end: ${holders().join('; ')}`,
+    );
   });
 
   it('kills a timed-out exec inside the container without leaving a zombie under its PID 1', async () => {
@@ -322,7 +428,9 @@ describe('bubblewrap sandboxes for real images (embedded runtime)', () => {
     expect(err.code).toBe(4); // DEADLINE_EXCEEDED
     // What the timed-out exec left, a moment later: only PID 1 sleeps.
     await new Promise((r) => setTimeout(r, 300));
-    const sleeps = (await client.execSync(id, ['sh', '-c', 'grep -h "(sleep)" /proc/[0-9]*/stat 2>/dev/null | cut -d" " -f1,3'], 10)).stdout.toString().trim();
+    const sleeps = (await client.execSync(id, ['sh', '-c', 'grep -h "(sleep)" /proc/[0-9]*/stat 2>/dev/null | cut -d" " -f1,3'], 10)).stdout
+      .toString()
+      .trim();
     expect(sleeps).toBe('1 S');
     await client.stopContainer(id, 0);
   });
@@ -330,8 +438,16 @@ describe('bubblewrap sandboxes for real images (embedded runtime)', () => {
   it("binds the host's /sys read-only with every mount under it, writable for a privileged container", async () => {
     const security = (extra: object) => ({ linux: { securityContext: { namespaceOptions: { pid: 'CONTAINER' as const }, ...extra } } });
     // Whether lo is there, the mount's options (the sixth field of mountinfo), then those of the mounts under it.
-    const show = ['sh', '-c', "ls /sys/class/net | grep -x lo; grep ' /sys ' /proc/self/mountinfo | cut -d' ' -f6 | cut -d, -f1; awk '$5 ~ \"^/sys/\" { print $6 }' /proc/self/mountinfo | cut -d, -f1 | sort | uniq -c | sed 's/^ *//'"];
-    const under = `${readFileSync('/proc/self/mountinfo', 'utf8').split('\n').filter((l) => l.split(' ')[4]?.startsWith('/sys/')).length}`;
+    const show = [
+      'sh',
+      '-c',
+      "ls /sys/class/net | grep -x lo; grep ' /sys ' /proc/self/mountinfo | cut -d' ' -f6 | cut -d, -f1; awk '$5 ~ \"^/sys/\" { print $6 }' /proc/self/mountinfo | cut -d, -f1 | sort | uniq -c | sed 's/^ *//'",
+    ];
+    const under = `${
+      readFileSync('/proc/self/mountinfo', 'utf8')
+        .split('\n')
+        .filter((l) => l.split(' ')[4]?.startsWith('/sys/')).length
+    }`;
     expect((await runToEnd('sys-plain', containerConfig('sys', show, security({})))).lines).toEqual(['lo', 'ro', `${under} ro`]);
     const privileged = (await runToEnd('sys-privileged', containerConfig('sys', show, security({ privileged: true })))).lines;
     expect(privileged.slice(0, 2)).toEqual(['lo', 'rw']);
@@ -352,10 +468,14 @@ describe('bubblewrap sandboxes for real images (embedded runtime)', () => {
     const volume = mkdtempSync(join(tmpdir(), 'knode-owner-'));
     chmodSync(volume, 0o777);
     try {
-      const config = containerConfig('owner', ['sh', '-c', 'echo mine > /data/file; stat -c %u:%g /bin/busybox; (echo x > /bin/extra) 2>/dev/null || echo refused'], {
-        image: { image: 'busybox-user:1.0' },
-        mounts: [{ containerPath: '/data', hostPath: volume }],
-      });
+      const config = containerConfig(
+        'owner',
+        ['sh', '-c', 'echo mine > /data/file; stat -c %u:%g /bin/busybox; (echo x > /bin/extra) 2>/dev/null || echo refused'],
+        {
+          image: { image: 'busybox-user:1.0' },
+          mounts: [{ containerPath: '/data', hostPath: volume }],
+        },
+      );
       expect((await runToEnd('owner-pod', config)).lines).toEqual(['0:0', 'refused']);
       const stat = statSync(join(volume, 'file'));
       expect([stat.uid, stat.gid]).toEqual([1000, 1000]);
@@ -380,11 +500,15 @@ describe('bubblewrap sandboxes for real images (embedded runtime)', () => {
     const volume = mkdtempSync(join(tmpdir(), 'knode-volume-'));
     const sandbox = ownSandboxConfig('volumes');
     const sandboxId = await client.runPodSandbox(sandbox);
-    const writer = containerConfig('writer', ['sh', '-c', 'echo shared-line > /data/file'], { mounts: [{ containerPath: '/data', hostPath: volume }] });
+    const writer = containerConfig('writer', ['sh', '-c', 'echo shared-line > /data/file'], {
+      mounts: [{ containerPath: '/data', hostPath: volume }],
+    });
     const writerId = await client.createContainer(sandboxId, writer, sandbox);
     await client.startContainer(writerId);
     expect((await waitExited(client, writerId)).exitCode).toBe(0);
-    const reader = containerConfig('reader', ['sh', '-c', 'cat /data/file; (echo again > /data/other) 2>&1 || echo refused'], { mounts: [{ containerPath: '/data', hostPath: volume, readonly: true }] });
+    const reader = containerConfig('reader', ['sh', '-c', 'cat /data/file; (echo again > /data/other) 2>&1 || echo refused'], {
+      mounts: [{ containerPath: '/data', hostPath: volume, readonly: true }],
+    });
     const readerId = await client.createContainer(sandboxId, reader, sandbox);
     await client.startContainer(readerId);
     await waitExited(client, readerId);
@@ -425,7 +549,10 @@ describe('bubblewrap sandboxes for real images (embedded runtime)', () => {
     expect((await waitExited(client, lookerId)).exitCode).toBe(0);
     expect(output(sandbox, looker)).toEqual(['sleep 3600']);
     // A non-root user joins it too (setpriv sets the user inside the sandbox: no user namespace to keep it out).
-    const user = containerConfig('user', ['sh', '-c', "id -u; ps -o args | grep -x 'sleep 3600'"], { image: { image: 'busybox-user:1.0' }, ...pod });
+    const user = containerConfig('user', ['sh', '-c', "id -u; ps -o args | grep -x 'sleep 3600'"], {
+      image: { image: 'busybox-user:1.0' },
+      ...pod,
+    });
     const userId = await client.createContainer(sandboxId, user, sandbox);
     await client.startContainer(userId);
     expect((await waitExited(client, userId)).exitCode).toBe(0);
@@ -471,7 +598,8 @@ describe('bubblewrap sandboxes for real images (embedded runtime)', () => {
   });
 
   it("deletes an image's stacked layers when the image is removed and no container stands on them (last: it removes images)", async () => {
-    const stackOf = async (image: string) => join(root, 'runtime', 'rootfs', 'images', (await client.imageStatus({ image }))!.id.replace(/^sha256:/, ''));
+    const stackOf = async (image: string) =>
+      join(root, 'runtime', 'rootfs', 'images', (await client.imageStatus({ image }))!.id.replace(/^sha256:/, ''));
     const layers = await stackOf('busybox-layers:1.0');
     const user = await stackOf('busybox-user:1.0');
     // Earlier tests made containers of both images, so both were stacked; their pods go now.
@@ -481,7 +609,11 @@ describe('bubblewrap sandboxes for real images (embedded runtime)', () => {
 
     const sandbox = ownSandboxConfig('prune');
     const sandboxId = await client.runPodSandbox(sandbox);
-    const id = await client.createContainer(sandboxId, containerConfig('on-layers', ['true'], { image: { image: 'busybox-layers:1.0' } }), sandbox);
+    const id = await client.createContainer(
+      sandboxId,
+      containerConfig('on-layers', ['true'], { image: { image: 'busybox-layers:1.0' } }),
+      sandbox,
+    );
     await client.removeImage({ image: 'busybox-layers:1.0' });
     await client.removeImage({ image: 'busybox-user:1.0' });
     // A container of the removed image still stands on its layers; the other image had none left.
@@ -501,14 +633,43 @@ describe('real images without sandboxes (--sandbox off)', () => {
     writeFileSync(join(offRoot, 'registries.yaml'), mirrorConfig(registry.host));
     const off = await startEmbeddedRuntime(offRoot, ['--sandbox', 'off']);
     const offClient = new CriClient(off.endpoint);
-    const node = spawn(process.execPath, [cliEntry, 'run', '--root-dir', offRoot, '--runtime-endpoint', off.endpoint, '--static-dir', join(offRoot, 'none'), '--output', 'plain', '--read-only-port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const node = spawn(
+      process.execPath,
+      [
+        cliEntry,
+        'run',
+        '--root-dir',
+        offRoot,
+        '--runtime-endpoint',
+        off.endpoint,
+        '--static-dir',
+        join(offRoot, 'none'),
+        '--output',
+        'plain',
+        '--read-only-port',
+        '0',
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let out = '';
     node.stdout!.on('data', (d) => (out += d));
     node.stderr!.on('data', (d) => (out += d));
     try {
       const condition = (await offClient.status()).status!.conditions.find((c) => c.type === 'ContainerSandboxReady');
-      expect(condition).toEqual({ type: 'ContainerSandboxReady', status: false, reason: 'SandboxesTurnedOff', message: 'containers of real images run as host processes: sandboxes are turned off (--sandbox off)' });
-      await eventually(() => /RuntimeConditionChanged .*\[SandboxesTurnedOff\] ContainerSandboxReady=false: containers of real images run as host processes/.test(out), 'knode run to report the condition', 30_000);
+      expect(condition).toEqual({
+        type: 'ContainerSandboxReady',
+        status: false,
+        reason: 'SandboxesTurnedOff',
+        message: 'containers of real images run as host processes: sandboxes are turned off (--sandbox off)',
+      });
+      await eventually(
+        () =>
+          /RuntimeConditionChanged .*\[SandboxesTurnedOff\] ContainerSandboxReady=false: containers of real images run as host processes/.test(
+            out,
+          ),
+        'knode run to report the condition',
+        30_000,
+      );
       expect(out.match(/RuntimeConditionChanged/g)).toHaveLength(1);
     } finally {
       node.kill('SIGTERM');
@@ -544,8 +705,15 @@ describe('a sandboxed runtime killed with kill -9', () => {
       const sandbox = ownSandboxConfig('killed');
       const sandboxId = await cri.runPodSandbox(sandbox);
       const ids: string[] = [];
-      for (const [name, pid, seconds] of [['own', 'CONTAINER', '3601'], ['shared', 'POD', '3602']] as const) {
-        const id = await cri.createContainer(sandboxId, containerConfig(name, ['sleep', seconds], { linux: { securityContext: { namespaceOptions: { pid } } } }), sandbox);
+      for (const [name, pid, seconds] of [
+        ['own', 'CONTAINER', '3601'],
+        ['shared', 'POD', '3602'],
+      ] as const) {
+        const id = await cri.createContainer(
+          sandboxId,
+          containerConfig(name, ['sleep', seconds], { linux: { securityContext: { namespaceOptions: { pid } } } }),
+          sandbox,
+        );
         await cri.startContainer(id);
         ids.push(id);
       }
@@ -554,7 +722,10 @@ describe('a sandboxed runtime killed with kill -9', () => {
       await rt.kill();
       rt = await startEmbeddedRuntime(killedRoot);
       cri = new CriClient(rt.endpoint);
-      await eventually(() => running('sleep 3601').length === 0 && running('sleep 3602').length === 0, () => `both programs to be gone (left: ${[...running('sleep 3601'), ...running('sleep 3602')].join(', ')})`);
+      await eventually(
+        () => running('sleep 3601').length === 0 && running('sleep 3602').length === 0,
+        () => `both programs to be gone (left: ${[...running('sleep 3601'), ...running('sleep 3602')].join(', ')})`,
+      );
       for (const id of ids) expect((await cri.containerStatus(id)).status).toMatchObject({ state: 'CONTAINER_EXITED', reason: 'Unknown' });
       await cri.removePodSandbox(sandboxId);
     } finally {

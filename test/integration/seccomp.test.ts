@@ -21,7 +21,13 @@ beforeAll(async () => {
   env = await startImageRuntime('knode-seccomp-', ['busybox:1.36'], (dir) => {
     // critest's profile: everything but chmod.
     blockChmod = join(dir, 'block-chmod.json');
-    writeFileSync(blockChmod, JSON.stringify({ defaultAction: 'SCMP_ACT_ALLOW', syscalls: [{ names: ['chmod', 'fchmodat', 'fchmodat2'], action: 'SCMP_ACT_ERRNO' }] }));
+    writeFileSync(
+      blockChmod,
+      JSON.stringify({
+        defaultAction: 'SCMP_ACT_ALLOW',
+        syscalls: [{ names: ['chmod', 'fchmodat', 'fchmodat2'], action: 'SCMP_ACT_ERRNO' }],
+      }),
+    );
   });
   ({ client, root } = env);
 }, 180_000);
@@ -30,15 +36,26 @@ afterAll(() => env?.stop());
 
 const SHOW = ['sh', '-c', 'grep "^Seccomp:" /proc/self/status; touch /tmp/f; chmod 600 /tmp/f && echo chmod ok'];
 
-function config(name: string, seccomp: SecurityProfile | undefined, extra: { privileged?: boolean; pid?: 'CONTAINER' | 'POD' } = {}): ContainerConfig {
+function config(
+  name: string,
+  seccomp: SecurityProfile | undefined,
+  extra: { privileged?: boolean; pid?: 'CONTAINER' | 'POD' } = {},
+): ContainerConfig {
   return containerConfig(name, SHOW, {
     image: { image: 'busybox:1.36' },
-    linux: { securityContext: { namespaceOptions: { pid: extra.pid ?? 'CONTAINER' }, privileged: extra.privileged ?? false, ...(seccomp ? { seccomp } : {}) } },
+    linux: {
+      securityContext: {
+        namespaceOptions: { pid: extra.pid ?? 'CONTAINER' },
+        privileged: extra.privileged ?? false,
+        ...(seccomp ? { seccomp } : {}),
+      },
+    },
   });
 }
 
 /** Runs the container to its end in a new pod; its output lines. */
-const run = async (pod: string, c: ContainerConfig, sandboxExtra: Partial<PodSandboxConfig> = {}) => (await runPodToEnd(client, pod, c, sandboxExtra)).lines;
+const run = async (pod: string, c: ContainerConfig, sandboxExtra: Partial<PodSandboxConfig> = {}) =>
+  (await runPodToEnd(client, pod, c, sandboxExtra)).lines;
 
 describe('seccomp profiles in sandboxes (embedded runtime)', () => {
   it('runs RuntimeDefault under a filter, and no profile or Unconfined under none', async () => {
@@ -51,32 +68,59 @@ describe('seccomp profiles in sandboxes (embedded runtime)', () => {
     const localhost: SecurityProfile = { profileType: 'Localhost', localhostRef: blockChmod };
     expect(await run('sc-localhost', config('c', localhost))).toEqual(['Seccomp:\t2', 'chmod: /tmp/f: Operation not permitted']);
     // The filter goes to bwrap at the fd after the PID namespace's there.
-    expect(await run('sc-shared', config('c', localhost, { pid: 'POD' }), { linux: { securityContext: { namespaceOptions: { network: 'NODE', pid: 'POD' } } } })).toEqual(['Seccomp:\t2', 'chmod: /tmp/f: Operation not permitted']);
+    expect(
+      await run('sc-shared', config('c', localhost, { pid: 'POD' }), {
+        linux: { securityContext: { namespaceOptions: { network: 'NODE', pid: 'POD' } } },
+      }),
+    ).toEqual(['Seccomp:\t2', 'chmod: /tmp/f: Operation not permitted']);
   });
 
-  it('runs an exec under the container\'s filter too, with its capabilities and as its user', async () => {
+  it("runs an exec under the container's filter too, with its capabilities and as its user", async () => {
     const sandbox = ownSandboxConfig('sc-exec');
     const sandboxId = await client.runPodSandbox(sandbox);
     const start = async (name: string, seccomp: SecurityProfile, user?: number, command = ['sleep', '60']) => {
       const c = containerConfig(name, command, {
         image: { image: 'busybox:1.36' },
-        linux: { securityContext: { namespaceOptions: { pid: 'CONTAINER' }, seccomp, ...(user !== undefined ? { runAsUser: { value: user } } : {}) } },
+        linux: {
+          securityContext: {
+            namespaceOptions: { pid: 'CONTAINER' },
+            seccomp,
+            ...(user !== undefined ? { runAsUser: { value: user } } : {}),
+          },
+        },
       });
       const id = await client.createContainer(sandboxId, c, sandbox);
       await client.startContainer(id);
       return id;
     };
     const filtered = await start('local', { profileType: 'Localhost', localhostRef: blockChmod });
-    const exec = await client.execSync(filtered, ['sh', '-c', 'grep "^Seccomp:" /proc/self/status; id -u; grep ^CapBnd /proc/self/status; touch /tmp/g; chmod 600 /tmp/g'], 10);
+    const exec = await client.execSync(
+      filtered,
+      ['sh', '-c', 'grep "^Seccomp:" /proc/self/status; id -u; grep ^CapBnd /proc/self/status; touch /tmp/g; chmod 600 /tmp/g'],
+      10,
+    );
     expect(exec.stdout.toString()).toBe('Seccomp:\t2\n0\nCapBnd:\t00000000a80425fb\n');
     expect(exec.stderr.toString()).toBe('chmod: /tmp/g: Operation not permitted\n');
     expect(exec.exitCode).toBe(1);
     const user = await start('user', { profileType: 'RuntimeDefault' }, 1000);
-    expect((await client.execSync(user, ['sh', '-c', 'grep "^Seccomp:" /proc/self/status; id -u'], 10)).stdout.toString()).toBe('Seccomp:\t2\n1000\n');
+    expect((await client.execSync(user, ['sh', '-c', 'grep "^Seccomp:" /proc/self/status; id -u'], 10)).stdout.toString()).toBe(
+      'Seccomp:\t2\n1000\n',
+    );
     // The exec's bwrap makes its scratch root on the container's /tmp: one the container removed is made again.
-    const noTmp = await start('no-tmp', { profileType: 'RuntimeDefault' }, undefined, ['sh', '-c', 'rm -rf /tmp && echo removed && sleep 60']);
-    await eventually(() => existsSync(logPathOf(sandbox, containerConfig('no-tmp', []))) && loggedLines(sandbox, containerConfig('no-tmp', [])).includes('removed'), 'the container to remove its /tmp');
-    expect((await client.execSync(noTmp, ['sh', '-c', 'grep "^Seccomp:" /proc/self/status; stat -c %a /tmp'], 10)).stdout.toString()).toBe('Seccomp:\t2\n1777\n');
+    const noTmp = await start('no-tmp', { profileType: 'RuntimeDefault' }, undefined, [
+      'sh',
+      '-c',
+      'rm -rf /tmp && echo removed && sleep 60',
+    ]);
+    await eventually(
+      () =>
+        existsSync(logPathOf(sandbox, containerConfig('no-tmp', []))) &&
+        loggedLines(sandbox, containerConfig('no-tmp', [])).includes('removed'),
+      'the container to remove its /tmp',
+    );
+    expect((await client.execSync(noTmp, ['sh', '-c', 'grep "^Seccomp:" /proc/self/status; stat -c %a /tmp'], 10)).stdout.toString()).toBe(
+      'Seccomp:\t2\n1777\n',
+    );
     const open = await start('open', { profileType: 'Unconfined' });
     expect((await client.execSync(open, ['grep', '^Seccomp:', '/proc/self/status'], 10)).stdout.toString()).toBe('Seccomp:\t0\n');
     await client.stopPodSandbox(sandboxId);
@@ -84,15 +128,27 @@ describe('seccomp profiles in sandboxes (embedded runtime)', () => {
   });
 
   it('leaves a privileged container unconfined, whatever its profile says', async () => {
-    expect(await run('sc-privileged', config('c', { profileType: 'Localhost', localhostRef: blockChmod }, { privileged: true }))).toEqual(['Seccomp:\t0', 'chmod ok']);
+    expect(await run('sc-privileged', config('c', { profileType: 'Localhost', localhostRef: blockChmod }, { privileged: true }))).toEqual([
+      'Seccomp:\t0',
+      'chmod ok',
+    ]);
   });
 
   it('refuses to create a container whose Localhost profile is missing or broken, naming the file', async () => {
     const sandbox = ownSandboxConfig('sc-bad');
     const sandboxId = await client.runPodSandbox(sandbox);
     const broken = join(root, 'broken.json');
-    writeFileSync(broken, JSON.stringify({ defaultAction: 'SCMP_ACT_ALLOW', syscalls: [{ names: ['chmod'], action: 'SCMP_ACT_ERRNO', args: [{ index: 9, value: 1, op: 'SCMP_CMP_EQ' }] }] }));
-    const refused = async (ref: string) => (await client.createContainer(sandboxId, config('c', { profileType: 'Localhost', localhostRef: ref }), sandbox).catch((e: CriError) => e)) as CriError;
+    writeFileSync(
+      broken,
+      JSON.stringify({
+        defaultAction: 'SCMP_ACT_ALLOW',
+        syscalls: [{ names: ['chmod'], action: 'SCMP_ACT_ERRNO', args: [{ index: 9, value: 1, op: 'SCMP_CMP_EQ' }] }],
+      }),
+    );
+    const refused = async (ref: string) =>
+      (await client
+        .createContainer(sandboxId, config('c', { profileType: 'Localhost', localhostRef: ref }), sandbox)
+        .catch((e: CriError) => e)) as CriError;
     const missing = await refused(join(root, 'no-such.json'));
     expect(missing.code).toBe(3); // INVALID_ARGUMENT
     expect(missing.details).toContain(`cannot load seccomp profile "${join(root, 'no-such.json')}"`);

@@ -26,7 +26,9 @@ describe.each(runtimesUnderTest().filter((r) => r.kind === 'containerd'))('secur
       const pod = await node.waitForPod('nnp', 'Succeeded', (p) => p.status?.phase === 'Succeeded');
       const output = async (name: string) => {
         const id = containerOf(pod, name)!.containerID!.split('://')[1];
-        return readFileSync((await node.client.containerStatus(id)).status!.logPath, 'utf8').trim().replace(/^\S+ stdout F /, '');
+        return readFileSync((await node.client.containerStatus(id)).status!.logPath, 'utf8')
+          .trim()
+          .replace(/^\S+ stdout F /, '');
       };
       expect(await output('allowed')).toMatch(/^uid=1234 NoNewPrivs:\s+0$/);
       expect(await output('refused')).toMatch(/^uid=1234 NoNewPrivs:\s+1$/);

@@ -22,7 +22,9 @@ const requests: IncomingMessage[] = [];
 /** Ends at once on SIGTERM (as PID 1 of its container, a bare sleep would not). */
 const SLEEP = 'trap "exit 143" TERM; sleep 300 & wait';
 const pod = (name: string, command: string) => ({
-  apiVersion: 'v1', kind: 'Pod', metadata: { name },
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name },
   spec: { containers: [{ name: 'main', image: 'busybox:1.36', command: ['sh', '-c', command] }] },
 });
 
@@ -56,7 +58,12 @@ afterAll(async () => {
 it('runs the pods a manifest URL serves, with the configured headers, and follows changes but not failures', async () => {
   body = stringify({ apiVersion: 'v1', kind: 'PodList', items: [pod('from-url', SLEEP)] });
   node = await startNode(runtime.endpoint, {
-    config: { staticPodPath: undefined, staticPodURL: url, staticPodURLHeader: { Authorization: ['Bearer knode-test'], 'X-Team': ['a', 'b'] }, httpCheckFrequency: 200 },
+    config: {
+      staticPodPath: undefined,
+      staticPodURL: url,
+      staticPodURLHeader: { Authorization: ['Bearer knode-test'], 'X-Team': ['a', 'b'] },
+      httpCheckFrequency: 200,
+    },
   });
   const first = await node.waitForPod('from-url', 'Running', (p) => p.status?.phase === 'Running');
   expect(first.metadata.annotations?.['kubernetes.io/config.source']).toBe('http');
@@ -91,6 +98,9 @@ it('runs the pods a manifest URL serves, with the configured headers, and follow
   body = stringify(pod('replacement', SLEEP));
   await node.waitForPod('replacement', 'Running', (p) => p.status?.phase === 'Running' && !!containerOf(p, 'main')?.state?.running);
   const client = new CriClient(runtime.endpoint);
-  await eventually(async () => (await client.listContainers({ labelSelector: { [KubeletLabels.podUid]: first.metadata.uid! } })).length === 0, 'the old pod to be removed');
+  await eventually(
+    async () => (await client.listContainers({ labelSelector: { [KubeletLabels.podUid]: first.metadata.uid! } })).length === 0,
+    'the old pod to be removed',
+  );
   client.close();
 });

@@ -14,7 +14,10 @@ import { eventually } from '../helpers/runtimes.js';
 const ENV = { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' };
 
 function logLines(path: string): string[] {
-  return readFileSync(path, 'utf8').trimEnd().split('\n').map((line) => line.split(' ').slice(1).join(' '));
+  return readFileSync(path, 'utf8')
+    .trimEnd()
+    .split('\n')
+    .map((line) => line.split(' ').slice(1).join(' '));
 }
 
 describe('the spawner', () => {
@@ -36,7 +39,10 @@ describe('the spawner', () => {
   it('starts a process in a session of its own, writes its output as CRI log lines and reports its exit code', async () => {
     const s = await ready();
     const log = join(mkdtempSync(join(tmpdir(), 'knode-spawner-')), 'c/0.log');
-    const p = await s.start({ file: 'sh', args: ['-c', 'echo out; echo err >&2; printf partial; exit 3'], cwd: '/', env: ENV, logPath: log }, () => {});
+    const p = await s.start(
+      { file: 'sh', args: ['-c', 'echo out; echo err >&2; printf partial; exit 3'], cwd: '/', env: ENV, logPath: log },
+      () => {},
+    );
     const exit = await p.closed;
     expect(exit).toMatchObject({ exitCode: 3, signal: null });
     expect(logLines(log).sort()).toEqual(['stderr F err', 'stdout F out', 'stdout P partial'].sort());
@@ -49,16 +55,24 @@ describe('the spawner', () => {
     // As util-linux's set-up does: the go-ahead read from fd 3, the pid written there, fd 3 closed, then the program
     // (which keeps running: the line came first). Without a gate the go-ahead comes at once.
     const setUp = 'read -r _ <&3; echo $$ >&3; exec 3>&-; exec sleep 30';
-    const told = await s.start({ file: 'sh', args: ['-c', setUp], cwd: '/', env: ENV, logPath: join(dir, 'told.log'), reportSetUp: true }, () => {});
+    const told = await s.start(
+      { file: 'sh', args: ['-c', setUp], cwd: '/', env: ENV, logPath: join(dir, 'told.log'), reportSetUp: true },
+      () => {},
+    );
     expect(await told.setUp).toBe(told.pid);
     expect(readProcStat(told.pid)?.state).not.toBe('Z');
     process.kill(-told.pid, 'SIGKILL');
     await told.closed;
     // Gated: it waits in its read (still the shell, nothing reported) until the gate opens.
     const waiting = `echo waiting; ${setUp}`;
-    const waits = async (log: string) => eventually(() => existsSync(log) && logLines(log).includes('stdout F waiting'), 'the set-up to wait');
+    const waits = async (log: string) =>
+      eventually(() => existsSync(log) && logLines(log).includes('stdout F waiting'), 'the set-up to wait');
     let open!: (go: boolean) => void;
-    const gated = await s.start({ file: 'sh', args: ['-c', waiting], cwd: '/', env: ENV, logPath: join(dir, 'gated.log'), reportSetUp: true }, () => {}, { gate: new Promise<boolean>((r) => (open = r)) });
+    const gated = await s.start(
+      { file: 'sh', args: ['-c', waiting], cwd: '/', env: ENV, logPath: join(dir, 'gated.log'), reportSetUp: true },
+      () => {},
+      { gate: new Promise<boolean>((r) => (open = r)) },
+    );
     let reported = false;
     void gated.setUp!.then(() => (reported = true));
     await waits(join(dir, 'gated.log'));
@@ -69,18 +83,35 @@ describe('the spawner', () => {
     process.kill(-gated.pid, 'SIGKILL');
     await gated.closed;
     // A gate that stays shut: the process waits until its caller ends it.
-    const shut = await s.start({ file: 'sh', args: ['-c', waiting], cwd: '/', env: ENV, logPath: join(dir, 'shut.log'), reportSetUp: true }, () => {}, { gate: Promise.resolve(false) });
+    const shut = await s.start(
+      { file: 'sh', args: ['-c', waiting], cwd: '/', env: ENV, logPath: join(dir, 'shut.log'), reportSetUp: true },
+      () => {},
+      { gate: Promise.resolve(false) },
+    );
     await waits(join(dir, 'shut.log'));
     expect(commOf(shut.pid)).toBe('sh');
     process.kill(-shut.pid, 'SIGKILL');
     expect(await shut.setUp).toBeUndefined();
     await shut.closed;
     // A set-up that failed: fd 3 closed with nothing on it.
-    const failed = await s.start({ file: 'sh', args: ['-c', 'exec 3>&-; sleep 0.2; exit 32'], cwd: '/', env: ENV, logPath: join(dir, 'failed.log'), reportSetUp: true }, () => {});
+    const failed = await s.start(
+      {
+        file: 'sh',
+        args: ['-c', 'exec 3>&-; sleep 0.2; exit 32'],
+        cwd: '/',
+        env: ENV,
+        logPath: join(dir, 'failed.log'),
+        reportSetUp: true,
+      },
+      () => {},
+    );
     expect(await failed.setUp).toBeUndefined();
     expect((await failed.closed).exitCode).toBe(32);
     // Not asked: no pipe at fd 3, and nothing to wait for.
-    const plain = await s.start({ file: 'sh', args: ['-c', '{ echo x >&3; } 2>/dev/null && exit 1; exit 0'], cwd: '/', env: ENV, logPath: join(dir, 'plain.log') }, () => {});
+    const plain = await s.start(
+      { file: 'sh', args: ['-c', '{ echo x >&3; } 2>/dev/null && exit 1; exit 0'], cwd: '/', env: ENV, logPath: join(dir, 'plain.log') },
+      () => {},
+    );
     expect(plain.setUp).toBeUndefined();
     expect((await plain.closed).exitCode).toBe(0);
   });
@@ -89,7 +120,8 @@ describe('the spawner', () => {
     const s = await ready();
     const dir = mkdtempSync(join(tmpdir(), 'knode-spawner-'));
     const setUp = 'echo waiting; read -r _ <&3; echo $$ >&3; exec 3>&-; exec sleep 30';
-    const waits = async (log: string) => eventually(() => existsSync(log) && logLines(log).includes('stdout F waiting'), 'the set-up to wait');
+    const waits = async (log: string) =>
+      eventually(() => existsSync(log) && logLines(log).includes('stdout F waiting'), 'the set-up to wait');
     // Runs that end when a line comes down their fifo: this test says when.
     const fifo = (name: string) => {
       const path = join(dir, name);
@@ -98,7 +130,11 @@ describe('the spawner', () => {
     };
     const mounting = fifo('mounting');
     const ran = s.run(['sh', '-c', 'read -r _ < "$0"', mounting], 'root-a');
-    const held = await s.start({ file: 'sh', args: ['-c', setUp], cwd: '/', env: ENV, logPath: join(dir, 'held.log'), reportSetUp: true }, () => {}, { gate: Promise.resolve(true), after: 'root-a' });
+    const held = await s.start(
+      { file: 'sh', args: ['-c', setUp], cwd: '/', env: ENV, logPath: join(dir, 'held.log'), reportSetUp: true },
+      () => {},
+      { gate: Promise.resolve(true), after: 'root-a' },
+    );
     let reported = false;
     void held.setUp!.then(() => (reported = true));
     await waits(join(dir, 'held.log'));
@@ -111,19 +147,31 @@ describe('the spawner', () => {
     await held.closed;
     // A run that ended well before the start: the go-ahead comes at once.
     expect(await s.run(['true'], 'root-b')).toEqual({ ok: true, reason: '' });
-    const after = await s.start({ file: 'sh', args: ['-c', setUp], cwd: '/', env: ENV, logPath: join(dir, 'after.log'), reportSetUp: true }, () => {}, { gate: Promise.resolve(true), after: 'root-b' });
+    const after = await s.start(
+      { file: 'sh', args: ['-c', setUp], cwd: '/', env: ENV, logPath: join(dir, 'after.log'), reportSetUp: true },
+      () => {},
+      { gate: Promise.resolve(true), after: 'root-b' },
+    );
     expect(await after.setUp).toBe(after.pid);
     process.kill(-after.pid, 'SIGKILL');
     await after.closed;
     // A run that failed: no go-ahead, before or after its end; the caller ends the start.
     const failing = fifo('failing');
     const failed = s.run(['sh', '-c', 'read -r _ < "$0"; echo refused >&2; exit 32', failing], 'root-c');
-    const refused = await s.start({ file: 'sh', args: ['-c', setUp], cwd: '/', env: ENV, logPath: join(dir, 'refused.log'), reportSetUp: true }, () => {}, { gate: Promise.resolve(true), after: 'root-c' });
+    const refused = await s.start(
+      { file: 'sh', args: ['-c', setUp], cwd: '/', env: ENV, logPath: join(dir, 'refused.log'), reportSetUp: true },
+      () => {},
+      { gate: Promise.resolve(true), after: 'root-c' },
+    );
     await waits(join(dir, 'refused.log'));
     writeFileSync(failing, 'done\n');
     expect(await failed).toEqual({ ok: false, reason: 'refused' });
     // Another start after the failure gets no go-ahead either.
-    const late = await s.start({ file: 'sh', args: ['-c', setUp], cwd: '/', env: ENV, logPath: join(dir, 'late.log'), reportSetUp: true }, () => {}, { gate: Promise.resolve(true), after: 'root-c' });
+    const late = await s.start(
+      { file: 'sh', args: ['-c', setUp], cwd: '/', env: ENV, logPath: join(dir, 'late.log'), reportSetUp: true },
+      () => {},
+      { gate: Promise.resolve(true), after: 'root-c' },
+    );
     await waits(join(dir, 'late.log'));
     expect([commOf(refused.pid), commOf(late.pid)]).toEqual(['sh', 'sh']);
     for (const p of [refused, late]) {
@@ -139,7 +187,10 @@ describe('the spawner', () => {
     // As util-linux's set-up does: the go-ahead, its pid reported, then the start line before the program.
     const setUp = 'set -e; read -r _ <&3; echo $$ >&3; read -r _ <&3; exec 3>&-; echo started; exec sleep 30';
     const log = join(dir, 'held.log');
-    const held = await s.start({ file: 'sh', args: ['-c', setUp], cwd: '/', env: ENV, logPath: log, reportSetUp: true, held: true }, () => {});
+    const held = await s.start(
+      { file: 'sh', args: ['-c', setUp], cwd: '/', env: ENV, logPath: log, reportSetUp: true, held: true },
+      () => {},
+    );
     expect(await held.setUp).toBe(held.pid);
     // Reported, and asleep in its read: still the shell, no program.
     await eventually(() => readProcStat(held.pid)?.state === 'S', 'the held process to wait');
@@ -153,19 +204,36 @@ describe('the spawner', () => {
     process.kill(-held.pid, 'SIGKILL');
     await held.closed;
     // Released before its set-up is done: it goes on to its program once set up.
-    const early = await s.start({ file: 'sh', args: ['-c', `sleep 0.2; ${setUp}`], cwd: '/', env: ENV, logPath: join(dir, 'early.log'), reportSetUp: true, held: true }, () => {});
+    const early = await s.start(
+      {
+        file: 'sh',
+        args: ['-c', `sleep 0.2; ${setUp}`],
+        cwd: '/',
+        env: ENV,
+        logPath: join(dir, 'early.log'),
+        reportSetUp: true,
+        held: true,
+      },
+      () => {},
+    );
     early.release();
     expect(await early.setUp).toBe(early.pid);
     await eventually(() => commOf(early.pid) === 'sleep', 'the program of one released early');
     process.kill(-early.pid, 'SIGKILL');
     await early.closed;
     // Not held: both lines come with the go-ahead.
-    const plain = await s.start({ file: 'sh', args: ['-c', setUp], cwd: '/', env: ENV, logPath: join(dir, 'plain.log'), reportSetUp: true }, () => {});
+    const plain = await s.start(
+      { file: 'sh', args: ['-c', setUp], cwd: '/', env: ENV, logPath: join(dir, 'plain.log'), reportSetUp: true },
+      () => {},
+    );
     await eventually(() => commOf(plain.pid) === 'sleep', 'the program of one not held');
     process.kill(-plain.pid, 'SIGKILL');
     await plain.closed;
     // Held when its spawner ends: its read finds the end of fd 3, and it ends without its program.
-    const left = await s.start({ file: 'sh', args: ['-c', setUp], cwd: '/', env: ENV, logPath: join(dir, 'left.log'), reportSetUp: true, held: true }, () => {});
+    const left = await s.start(
+      { file: 'sh', args: ['-c', setUp], cwd: '/', env: ENV, logPath: join(dir, 'left.log'), reportSetUp: true, held: true },
+      () => {},
+    );
     expect(await left.setUp).toBe(left.pid);
     s.close();
     await eventually(() => readProcStat(left.pid) === undefined, 'the held process to end with its spawner');
@@ -186,7 +254,7 @@ describe('the spawner', () => {
     expect(readFileSync(join(dir, 'here'), 'utf8')).toBe('y\n');
   });
 
-  it('starts a program nobody follows (a pod\'s holder) in a session of its own, and says why one cannot start', async () => {
+  it("starts a program nobody follows (a pod's holder) in a session of its own, and says why one cannot start", async () => {
     const s = await ready();
     const pid = await s.detach(['sleep', '30']);
     expect(readProcStat(pid)).toMatchObject({ pgid: pid, state: expect.stringMatching(/^[RS]$/) });
@@ -201,11 +269,15 @@ describe('the spawner', () => {
   it('refuses a program that does not exist and a log it cannot open, saying which', async () => {
     const s = await ready();
     const dir = mkdtempSync(join(tmpdir(), 'knode-spawner-'));
-    const missing = await s.start({ file: 'no-such-program-here', args: [], cwd: '/', env: ENV, logPath: join(dir, 'a.log') }, () => {}).catch((err: Error) => err);
+    const missing = await s
+      .start({ file: 'no-such-program-here', args: [], cwd: '/', env: ENV, logPath: join(dir, 'a.log') }, () => {})
+      .catch((err: Error) => err);
     expect(missing).toBeInstanceOf(SpawnError);
     expect(missing).toMatchObject({ stage: 'exec', code: 'ENOENT' });
     writeFileSync(join(dir, 'a-file'), '');
-    const unwritable = await s.start({ file: 'true', args: [], cwd: '/', env: ENV, logPath: join(dir, 'a-file', '0.log') }, () => {}).catch((err: Error) => err);
+    const unwritable = await s
+      .start({ file: 'true', args: [], cwd: '/', env: ENV, logPath: join(dir, 'a-file', '0.log') }, () => {})
+      .catch((err: Error) => err);
     expect(unwritable).toMatchObject({ stage: 'log' });
     expect((unwritable as Error).message).toMatch(/EEXIST|ENOTDIR/);
   });
@@ -213,7 +285,9 @@ describe('the spawner', () => {
   it('refuses a NUL in an argument or a variable, and goes on starting others', async () => {
     const s = await ready();
     const dir = mkdtempSync(join(tmpdir(), 'knode-spawner-'));
-    const refused = await s.start({ file: 'true', args: [], cwd: '/', env: { ...ENV, BAD: 'a\0b' }, logPath: join(dir, 'bad.log') }, () => {}).catch((err: Error) => err);
+    const refused = await s
+      .start({ file: 'true', args: [], cwd: '/', env: { ...ENV, BAD: 'a\0b' }, logPath: join(dir, 'bad.log') }, () => {})
+      .catch((err: Error) => err);
     expect(refused).toMatchObject({ stage: 'exec', code: 'ERR_INVALID_ARG_VALUE' });
     expect(s.ready).toBe(true);
     const next = await s.start({ file: 'sh', args: ['-c', 'exit 4'], cwd: '/', env: ENV, logPath: join(dir, 'ok.log') }, () => {});
@@ -225,7 +299,16 @@ describe('the spawner', () => {
     const dir = mkdtempSync(join(tmpdir(), 'knode-spawner-'));
     const log = join(dir, '0.log');
     const trigger = join(dir, 'go');
-    const p = await s.start({ file: 'sh', args: ['-c', `echo before; until [ -e ${trigger} ]; do sleep 0.02; done; echo after`], cwd: '/', env: ENV, logPath: log }, () => {});
+    const p = await s.start(
+      {
+        file: 'sh',
+        args: ['-c', `echo before; until [ -e ${trigger} ]; do sleep 0.02; done; echo after`],
+        cwd: '/',
+        env: ENV,
+        logPath: log,
+      },
+      () => {},
+    );
     await eventually(() => existsSync(log) && readFileSync(log, 'utf8').includes('before'), 'the first line');
     renameSync(log, `${log}.1`);
     await p.reopenLog();
@@ -237,7 +320,11 @@ describe('the spawner', () => {
 
   it('kills the process group of everything it started when its runtime dies without a word (SIGKILL)', async () => {
     // A wrapper's child (the program under unshare --fork) is in its group.
-    const owner = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '../helpers/spawner-owner.ts'), 'sh', '-c', 'sleep 301 & exec sleep 300'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const owner = spawn(
+      process.execPath,
+      ['--import', 'tsx', join(import.meta.dirname, '../helpers/spawner-owner.ts'), 'sh', '-c', 'sleep 301 & exec sleep 300'],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     let out = '';
     owner.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     const pid = Number(await eventually(() => /^(\d+)\n/.exec(out)?.[1], 'the owner to start its process'));
@@ -287,16 +374,22 @@ describe('the spawner', () => {
       const { s, orders, waiting } = await withSpares();
       expect(readdirSync(orders)).toEqual([]);
       const dir = mkdtempSync(join(tmpdir(), 'knode-spawner-'));
-      const env = { PATH: '/usr/bin:/bin', QUOTED: "it's \"x\" $HOME `y`", LINES: 'a\nb' };
+      const env = { PATH: '/usr/bin:/bin', QUOTED: 'it\'s "x" $HOME `y`', LINES: 'a\nb' };
       const p = await s.start({ file: '/usr/bin/env', args: [], cwd: '/', env, logPath: join(dir, 'env.log') }, () => {});
       expect(waiting).toContain(p.pid);
       expect(readProcStat(p.pid)?.pgid ?? p.pid).toBe(p.pid);
       expect((await p.closed).exitCode).toBe(0);
-      expect(logLines(join(dir, 'env.log')).sort()).toEqual(['stdout F LINES=a', 'stdout F PATH=/usr/bin:/bin', 'stdout F QUOTED=it\'s "x" $HOME `y`', 'stdout F b'].sort());
+      expect(logLines(join(dir, 'env.log')).sort()).toEqual(
+        ['stdout F LINES=a', 'stdout F PATH=/usr/bin:/bin', 'stdout F QUOTED=it\'s "x" $HOME `y`', 'stdout F b'].sort(),
+      );
       // A set-up's protocol on fd 3 goes through a spare as through a fork: the go-ahead, the pid, the start line.
       const setUp = 'read -r _ <&3; echo $$ >&3; read -r _ <&3; exec 3>&-; echo started; exit 7';
       let open!: (go: boolean) => void;
-      const held = await s.start({ file: '/bin/sh', args: ['-c', setUp], cwd: '/', env: ENV, logPath: join(dir, 'held.log'), reportSetUp: true, held: true }, () => {}, { gate: new Promise<boolean>((r) => (open = r)) });
+      const held = await s.start(
+        { file: '/bin/sh', args: ['-c', setUp], cwd: '/', env: ENV, logPath: join(dir, 'held.log'), reportSetUp: true, held: true },
+        () => {},
+        { gate: new Promise<boolean>((r) => (open = r)) },
+      );
       expect(waiting).toContain(held.pid);
       open(true);
       expect(await held.setUp).toBe(held.pid);
@@ -311,7 +404,10 @@ describe('the spawner', () => {
       const dir = mkdtempSync(join(tmpdir(), 'knode-spawner-'));
       expect(await s.run(['/bin/sh', '-c', `echo x; echo $$ > ${join(dir, 'ran')}`])).toEqual({ ok: true, reason: '' });
       expect(waiting).toContain(Number(readFileSync(join(dir, 'ran'), 'utf8')));
-      expect(await s.run(['/bin/sh', '-c', 'echo "umount: not mounted." >&2; exit 32'])).toEqual({ ok: false, reason: 'umount: not mounted.' });
+      expect(await s.run(['/bin/sh', '-c', 'echo "umount: not mounted." >&2; exit 32'])).toEqual({
+        ok: false,
+        reason: 'umount: not mounted.',
+      });
       const holder = await s.detach(['/bin/sh', '-c', 'echo ready >&3; exec sleep 30']);
       expect(waiting).toContain(holder);
       expect(readProcStat(holder)).toMatchObject({ pgid: holder });
@@ -319,7 +415,10 @@ describe('the spawner', () => {
       // All four taken; what comes next, and what a shell could not run as asked, is forked.
       const left = mkdtempSync(join(tmpdir(), 'knode-spawner-'));
       const byName = await s.start({ file: 'sh', args: ['-c', 'exit 5'], cwd: '/', env: ENV, logPath: join(left, 'a.log') }, () => {});
-      const dotted = await s.start({ file: '/usr/bin/env', args: [], cwd: '/', env: { 'my.var': '1' }, logPath: join(left, 'b.log') }, () => {});
+      const dotted = await s.start(
+        { file: '/usr/bin/env', args: [], cwd: '/', env: { 'my.var': '1' }, logPath: join(left, 'b.log') },
+        () => {},
+      );
       for (const p of [byName, dotted]) expect(waiting).not.toContain(p.pid);
       expect((await byName.closed).exitCode).toBe(5);
       await dotted.closed;
@@ -341,7 +440,10 @@ describe('the spawner', () => {
     it('end with their spawner', async () => {
       const { s, waiting } = await withSpares();
       s.close();
-      await eventually(() => waiting.every((pid) => readProcStat(pid) === undefined || readProcStat(pid)!.state === 'Z'), 'the spares to end');
+      await eventually(
+        () => waiting.every((pid) => readProcStat(pid) === undefined || readProcStat(pid)!.state === 'Z'),
+        'the spares to end',
+      );
     });
   });
 });

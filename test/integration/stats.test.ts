@@ -46,21 +46,32 @@ describe.each(runtimesUnderTest())('the Summary API on the $name runtime', (runt
     node.writePod('burner', { containers: [{ name: 'burn', image, command: ['sh', '-c', 'trap "exit 143" TERM; while :; do :; done'] }] });
     node.writePod('holder', {
       volumes: [{ name: 'scratch', emptyDir: {} }],
-      containers: [{
-        name: 'hold', image,
-        command: ['sh', '-c', `head -c 2097152 /dev/zero > ${vol}/blob; x=$(head -c 40000000 /dev/zero | tr '\\0' a); echo held; sleep 300`],
-        volumeMounts: [{ name: 'scratch', mountPath: '/scratch' }],
-      }],
+      containers: [
+        {
+          name: 'hold',
+          image,
+          command: [
+            'sh',
+            '-c',
+            `head -c 2097152 /dev/zero > ${vol}/blob; x=$(head -c 40000000 /dev/zero | tr '\\0' a); echo held; sleep 300`,
+          ],
+          volumeMounts: [{ name: 'scratch', mountPath: '/scratch' }],
+        },
+      ],
     });
     await node.waitForPod('burner', 'Running', (p) => p.status?.phase === 'Running');
     await node.waitForPod('holder', 'Running', (p) => p.status?.phase === 'Running');
 
     // Each request is a reading: CPU rates appear from the second one on.
-    const busy = await eventually(async () => {
-      const s = await summary();
-      const burn = podOf(s, 'burner')?.containers.find((c) => c.name === 'burn');
-      return (burn?.cpu?.usageNanoCores ?? 0) > 0.1e9 ? s : undefined;
-    }, 'the burner to use a tenth of a core or more', 30_000);
+    const busy = await eventually(
+      async () => {
+        const s = await summary();
+        const burn = podOf(s, 'burner')?.containers.find((c) => c.name === 'burn');
+        return (burn?.cpu?.usageNanoCores ?? 0) > 0.1e9 ? s : undefined;
+      },
+      'the burner to use a tenth of a core or more',
+      30_000,
+    );
     expect(summaryProblems(structs, busy)).toEqual([]);
 
     expect(busy.node.nodeName).toBe(node.nodeName);
@@ -73,10 +84,14 @@ describe.each(runtimesUnderTest())('the Summary API on the $name runtime', (runt
     expect(burner.podRef).toEqual({ name: `burner-${node.nodeName}`, namespace: 'default', uid: node.pod('burner')!.metadata.uid });
     expect(burner.cpu!.usageCoreNanoSeconds).toBeGreaterThan(0);
 
-    const holder = await eventually(async () => {
-      const h = podOf(await summary(), 'holder');
-      return (h?.containers[0]?.memory?.workingSetBytes ?? 0) > 30e6 ? h : undefined;
-    }, 'the holder to hold 30 MB or more', 30_000);
+    const holder = await eventually(
+      async () => {
+        const h = podOf(await summary(), 'holder');
+        return (h?.containers[0]?.memory?.workingSetBytes ?? 0) > 30e6 ? h : undefined;
+      },
+      'the holder to hold 30 MB or more',
+      30_000,
+    );
     expect(holder.containers.map((c) => c.name)).toEqual(['hold']);
     expect(holder.memory!.workingSetBytes).toBeGreaterThanOrEqual(holder.containers[0].memory!.workingSetBytes!);
     const scratch = holder.volume!.find((v) => v.name === 'scratch')!;
@@ -97,14 +112,24 @@ describe.each(runtimesUnderTest())('the Summary API on the $name runtime', (runt
     expect(podOf(lean, 'holder')!.volume).toBeUndefined();
 
     const metrics = await text(api, '/metrics/resource');
-    expect(metrics).toMatch(new RegExp(`^container_cpu_usage_seconds_total\\{container="burn",namespace="default",pod="burner-${node.nodeName}"\\} [\\d.e+]+ \\d+$`, 'm'));
-    expect(metrics).toMatch(new RegExp(`^pod_memory_working_set_bytes\\{namespace="default",pod="holder-${node.nodeName}"\\} \\d+ \\d+$`, 'm'));
+    expect(metrics).toMatch(
+      new RegExp(
+        `^container_cpu_usage_seconds_total\\{container="burn",namespace="default",pod="burner-${node.nodeName}"\\} [\\d.e+]+ \\d+$`,
+        'm',
+      ),
+    );
+    expect(metrics).toMatch(
+      new RegExp(`^pod_memory_working_set_bytes\\{namespace="default",pod="holder-${node.nodeName}"\\} \\d+ \\d+$`, 'm'),
+    );
     expect(metrics).toMatch(/^node_cpu_usage_seconds_total [\d.e+]+ \d+$/m);
     expect(metrics).toMatch(/^resource_scrape_error 0$/m);
 
     // Stop burning before the next suite.
     node.removePod('burner');
-    const running = { labelSelector: { 'io.kubernetes.pod.name': `burner-${node.nodeName}` }, state: { state: 'CONTAINER_RUNNING' as const } };
+    const running = {
+      labelSelector: { 'io.kubernetes.pod.name': `burner-${node.nodeName}` },
+      state: { state: 'CONTAINER_RUNNING' as const },
+    };
     await eventually(async () => (await node.client.listContainers(running)).length === 0, 'the burner to stop', 30_000);
   });
 });

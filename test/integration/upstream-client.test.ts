@@ -17,7 +17,8 @@ let runtime: EmbeddedRuntimeProcess;
 let rt: grpc.Client & Callable;
 let img: grpc.Client & Callable;
 
-function call(client: Callable, method: string, req: object): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+function call(client: Callable, method: string, req: object): Promise<any> {
+  // eslint-disable-line @typescript-eslint/no-explicit-any
   return new Promise((resolve, reject) => client[method].call(client, req, (err, res) => (err ? reject(err) : resolve(res))));
 }
 
@@ -46,7 +47,10 @@ describe('a client built from upstream cri-api', () => {
       labels: { app: 'upstream' },
       linux: {
         cgroup_parent: '/kubepods',
-        security_context: { namespace_options: { network: 'NODE', userns_options: { mode: 'NODE' } }, seccomp: { profile_type: 'RuntimeDefault' } },
+        security_context: {
+          namespace_options: { network: 'NODE', userns_options: { mode: 'NODE' } },
+          seccomp: { profile_type: 'RuntimeDefault' },
+        },
         resources: { cpu_shares: 2, memory_limit_in_bytes: '67108864' },
       },
     };
@@ -61,7 +65,10 @@ describe('a client built from upstream cri-api', () => {
         envs: [{ key: 'VALUE', value: Buffer.from('from upstream') }],
         log_path: 'main/0.log',
         CDI_devices: [{ name: 'vendor.com/device=none' }],
-        linux: { resources: { cpu_quota: '50000', unified: { 'memory.high': 'max' } }, security_context: { masked_paths: ['/proc/kcore'], no_new_privs: true } },
+        linux: {
+          resources: { cpu_quota: '50000', unified: { 'memory.high': 'max' } },
+          security_context: { masked_paths: ['/proc/kcore'], no_new_privs: true },
+        },
         stop_signal: 'SIGNAL_SIGINT',
       },
     });

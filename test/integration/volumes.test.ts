@@ -27,20 +27,45 @@ describe.each(runtimesUnderTest())('volumes on the $name runtime', (runtime) => 
     const node = await nodes.start();
     const shared = at('KNODE_MOUNT_SHARED', '/shared');
     const info = at('KNODE_MOUNT_ETC_PODINFO', '/etc/podinfo');
-    node.writePod('vols', {
-      volumes: [
-        { name: 'shared', emptyDir: {} },
-        { name: 'podinfo', downwardAPI: { items: [{ path: 'labels', fieldRef: { fieldPath: 'metadata.labels' } }, { path: 'name', fieldRef: { fieldPath: 'metadata.name' } }] } },
-      ],
-      containers: [
-        { name: 'writer', image, command: ['sh', '-c', `echo "hello from writer" > ${shared}/msg; sleep 300`], volumeMounts: [{ name: 'shared', mountPath: '/shared' }] },
-        {
-          name: 'reader', image,
-          command: ['sh', '-c', `while [ ! -f ${shared}/msg ]; do sleep 0.1; done; cat ${shared}/msg; cat ${info}/labels; echo; cat ${info}/name; echo; sleep 300`],
-          volumeMounts: [{ name: 'shared', mountPath: '/shared' }, { name: 'podinfo', mountPath: '/etc/podinfo', readOnly: true }],
-        },
-      ],
-    }, { labels: { app: 'vols', tier: 'test' } });
+    node.writePod(
+      'vols',
+      {
+        volumes: [
+          { name: 'shared', emptyDir: {} },
+          {
+            name: 'podinfo',
+            downwardAPI: {
+              items: [
+                { path: 'labels', fieldRef: { fieldPath: 'metadata.labels' } },
+                { path: 'name', fieldRef: { fieldPath: 'metadata.name' } },
+              ],
+            },
+          },
+        ],
+        containers: [
+          {
+            name: 'writer',
+            image,
+            command: ['sh', '-c', `echo "hello from writer" > ${shared}/msg; sleep 300`],
+            volumeMounts: [{ name: 'shared', mountPath: '/shared' }],
+          },
+          {
+            name: 'reader',
+            image,
+            command: [
+              'sh',
+              '-c',
+              `while [ ! -f ${shared}/msg ]; do sleep 0.1; done; cat ${shared}/msg; cat ${info}/labels; echo; cat ${info}/name; echo; sleep 300`,
+            ],
+            volumeMounts: [
+              { name: 'shared', mountPath: '/shared' },
+              { name: 'podinfo', mountPath: '/etc/podinfo', readOnly: true },
+            ],
+          },
+        ],
+      },
+      { labels: { app: 'vols', tier: 'test' } },
+    );
     const pod = await node.waitForPod('vols', 'Running', (p) => p.status?.phase === 'Running');
     const log = await eventually(async () => {
       const text = await logOf(node, 'vols', 'reader');
@@ -65,7 +90,15 @@ describe.each(runtimesUnderTest())('volumes on the $name runtime', (runtime) => 
     const ip = pod.status!.podIP!;
     expect(ip).toBeTruthy();
     const log = (await logOf(node, 'named', 'main')).split('\n').map((l) => l.replace(/^\S+ stdout F /, ''));
-    expect(log).toEqual(expect.arrayContaining(['# Kubernetes-managed hosts file.', '127.0.0.1\tlocalhost', `${ip}\tweb-1`, '# Entries added by HostAliases.', '10.1.2.3\tdb.internal\tdb']));
+    expect(log).toEqual(
+      expect.arrayContaining([
+        '# Kubernetes-managed hosts file.',
+        '127.0.0.1\tlocalhost',
+        `${ip}\tweb-1`,
+        '# Entries added by HostAliases.',
+        '10.1.2.3\tdb.internal\tdb',
+      ]),
+    );
   });
 
   it('keeps a pod Pending with FailedMount for a volume it cannot fill, and refuses a subPath out of its volume', async () => {
@@ -77,22 +110,36 @@ describe.each(runtimesUnderTest())('volumes on the $name runtime', (runtime) => 
     // A subPath with `..` never gets as far as a pod: the manifest is refused, naming the field.
     node.writePod('escape', {
       volumes: [{ name: 'data', emptyDir: {} }],
-      containers: [{ name: 'main', image, command: ['sleep', '300'], volumeMounts: [{ name: 'data', mountPath: '/data', subPath: '../../etc' }] }],
+      containers: [
+        { name: 'main', image, command: ['sleep', '300'], volumeMounts: [{ name: 'data', mountPath: '/data', subPath: '../../etc' }] },
+      ],
     });
     // One that leads out through a symlink in the volume is found when the container is made.
     const host = mkdtempSync(join(tmpdir(), 'knode-subpath-'));
     symlinkSync('/etc', join(host, 'out'));
     node.writePod('symlinked', {
       volumes: [{ name: 'data', hostPath: { path: host } }],
-      containers: [{ name: 'main', image, command: ['sleep', '300'], volumeMounts: [{ name: 'data', mountPath: '/data', subPath: 'out' }] }],
+      containers: [
+        { name: 'main', image, command: ['sleep', '300'], volumeMounts: [{ name: 'data', mountPath: '/data', subPath: 'out' }] },
+      ],
     });
     const failed = await eventually(() => node.events.find((e) => e.reason === 'FailedMount'), 'FailedMount');
-    expect(failed.message).toMatch(/volume "config": configmap "app-config" not found: knode serves static pods without an apiserver \(give --kubeconfig\)/);
+    expect(failed.message).toMatch(
+      /volume "config": configmap "app-config" not found: knode serves static pods without an apiserver \(give --kubeconfig\)/,
+    );
     expect(node.pod('needs-cm')?.status?.phase).toBe('Pending');
-    const invalid = await eventually(() => node.events.find((e) => e.type === 'ManifestError' && /escape\.yaml/.test(e.message ?? '')), 'the escaping subPath to be refused');
-    expect(invalid.message).toMatch(/spec\.containers\[0\]\.volumeMounts\[0\]\.subPath: Invalid value: "\.\.\/\.\.\/etc": must not contain '\.\.'/);
+    const invalid = await eventually(
+      () => node.events.find((e) => e.type === 'ManifestError' && /escape\.yaml/.test(e.message ?? '')),
+      'the escaping subPath to be refused',
+    );
+    expect(invalid.message).toMatch(
+      /spec\.containers\[0\]\.volumeMounts\[0\]\.subPath: Invalid value: "\.\.\/\.\.\/etc": must not contain '\.\.'/,
+    );
     expect(node.pod('escape')).toBeUndefined();
-    const refused = await eventually(() => node.events.find((e) => e.type === 'ContainerWaiting' && e.reason === 'CreateContainerConfigError'), 'CreateContainerConfigError');
+    const refused = await eventually(
+      () => node.events.find((e) => e.type === 'ContainerWaiting' && e.reason === 'CreateContainerConfigError'),
+      'CreateContainerConfigError',
+    );
     expect(refused.message).toMatch(/subPath "out" of volume "data" leads out of the volume \(through a symlink\)/);
   });
 });
@@ -108,10 +155,20 @@ describe('hostPath volumes (embedded runtime)', () => {
     try {
       node.writePod('host', {
         volumes: [{ name: 'made', hostPath: { path: join(base, 'made/here'), type: 'DirectoryOrCreate' } }],
-        containers: [{ name: 'main', image, command: ['sh', '-c', 'echo written > $KNODE_MOUNT_DATA/file; sleep 300'], volumeMounts: [{ name: 'made', mountPath: '/data' }] }],
+        containers: [
+          {
+            name: 'main',
+            image,
+            command: ['sh', '-c', 'echo written > $KNODE_MOUNT_DATA/file; sleep 300'],
+            volumeMounts: [{ name: 'made', mountPath: '/data' }],
+          },
+        ],
       });
       // The shell creates the file, then writes the line: wait for the line, not the file.
-      const written = await eventually(() => (existsSync(join(base, 'made/here/file')) ? readFileSync(join(base, 'made/here/file'), 'utf8') || undefined : undefined), 'the container to write into the host path');
+      const written = await eventually(
+        () => (existsSync(join(base, 'made/here/file')) ? readFileSync(join(base, 'made/here/file'), 'utf8') || undefined : undefined),
+        'the container to write into the host path',
+      );
       expect(written).toBe('written\n');
       node.writePod('missing', {
         volumes: [{ name: 'nope', hostPath: { path: join(base, 'absent'), type: 'Directory' } }],
@@ -134,7 +191,14 @@ describe.each(runtimesUnderTest().filter((r) => r.kind === 'containerd'))('read-
       node.writePod('ro', {
         restartPolicy: 'Never',
         volumes: [{ name: 'data', emptyDir: {} }],
-        containers: [{ name: 'main', image, command: ['sh', '-c', 'touch /data/x && echo wrote || echo refused'], volumeMounts: [{ name: 'data', mountPath: '/data', readOnly: true }] }],
+        containers: [
+          {
+            name: 'main',
+            image,
+            command: ['sh', '-c', 'touch /data/x && echo wrote || echo refused'],
+            volumeMounts: [{ name: 'data', mountPath: '/data', readOnly: true }],
+          },
+        ],
       });
       const pod = await node.waitForPod('ro', 'Succeeded', (p) => p.status?.phase === 'Succeeded');
       const id = containerOf(pod, 'main')!.containerID!.split('://')[1];

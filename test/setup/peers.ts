@@ -61,14 +61,22 @@ export default function setup(project: TestProject) {
   project.provide('registry', { host: registry.host, images: registry.images });
   let one: { endpoint: string; stop(): void };
   try {
-    one = start({ script: join(import.meta.dirname, '../containerd/containerd.sh'), off: allOff, endpoint: process.env.KNODE_TEST_CONTAINERD_ENDPOINT });
+    one = start({
+      script: join(import.meta.dirname, '../containerd/containerd.sh'),
+      off: allOff,
+      endpoint: process.env.KNODE_TEST_CONTAINERD_ENDPOINT,
+    });
   } catch (err) {
     registry.stop();
     throw err;
   }
   let two: { endpoint: string; stop(): void };
   try {
-    two = start({ script: join(import.meta.dirname, '../peers/containerd2.sh'), off: allOff || process.env.KNODE_TEST_CONTAINERD2 === 'off', endpoint: process.env.KNODE_TEST_CONTAINERD2_ENDPOINT });
+    two = start({
+      script: join(import.meta.dirname, '../peers/containerd2.sh'),
+      off: allOff || process.env.KNODE_TEST_CONTAINERD2 === 'off',
+      endpoint: process.env.KNODE_TEST_CONTAINERD2_ENDPOINT,
+    });
   } catch (err) {
     one.stop();
     registry.stop();

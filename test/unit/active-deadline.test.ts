@@ -9,7 +9,11 @@ import { FakeClock } from '../../src/util/clock.js';
 const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);
 
 function pod(activeDeadlineSeconds: number | undefined, status?: PodStatus): Pod {
-  return { metadata: { name: 'deadline', namespace: 'default', uid: 'uid-1' }, spec: { activeDeadlineSeconds, containers: [{ name: 'main' }] }, ...(status ? { status } : {}) };
+  return {
+    metadata: { name: 'deadline', namespace: 'default', uid: 'uid-1' },
+    spec: { activeDeadlineSeconds, containers: [{ name: 'main' }] },
+    ...(status ? { status } : {}),
+  };
 }
 
 function handler(statuses: Record<string, PodStatus> = {}) {
@@ -35,19 +39,25 @@ describe('ActiveDeadlineHandler', () => {
     expect(deadline.shouldEvict(pod(seconds)).evict).toBe(want);
   });
 
-  it('measures from the status manager\'s start time, else from the pod\'s own status', async () => {
+  it("measures from the status manager's start time, else from the pod's own status", async () => {
     const { clock, deadline } = handler({ 'uid-1': { startTime: rfc3339(T0 + 5_000) } });
     await clock.advance(10_000);
     expect(deadline.shouldSync(pod(8, { startTime: rfc3339(T0) }))).toBe(false);
     expect(handler().deadline.shouldSync(pod(8, { startTime: rfc3339(T0 - 10_000) }))).toBe(true);
   });
 
-  it('evicts with the kubelet\'s reason and message, and says so on the event stream', async () => {
+  it("evicts with the kubelet's reason and message, and says so on the event stream", async () => {
     const { clock, seen, deadline } = handler({ 'uid-1': { startTime: rfc3339(T0) } });
     expect(deadline.shouldEvict(pod(8))).toEqual({ evict: false });
     expect(seen).toEqual([]);
     await clock.advance(8_000);
-    expect(deadline.shouldEvict(pod(8))).toEqual({ evict: true, reason: 'DeadlineExceeded', message: 'Pod was active on the node longer than the specified deadline' });
-    expect(seen).toMatchObject([{ type: 'PodDeadlineExceeded', pod: 'default/deadline', uid: 'uid-1', reason: 'DeadlineExceeded', at: T0 + 8_000 }]);
+    expect(deadline.shouldEvict(pod(8))).toEqual({
+      evict: true,
+      reason: 'DeadlineExceeded',
+      message: 'Pod was active on the node longer than the specified deadline',
+    });
+    expect(seen).toMatchObject([
+      { type: 'PodDeadlineExceeded', pod: 'default/deadline', uid: 'uid-1', reason: 'DeadlineExceeded', at: T0 + 8_000 },
+    ]);
   });
 });

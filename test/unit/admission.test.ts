@@ -57,36 +57,66 @@ describe('canAdmitPod', () => {
       'too much memory',
       pod('new', [requests(undefined, '5Gi')]),
       [pod('a', [requests(undefined, '4Gi')])],
-      { admit: false, reason: 'OutOfmemory', message: `Node didn't have enough resource: memory, requested: ${5 * 2 ** 30}, used: ${4 * 2 ** 30}, capacity: ${8 * 2 ** 30}` },
+      {
+        admit: false,
+        reason: 'OutOfmemory',
+        message: `Node didn't have enough resource: memory, requested: ${5 * 2 ** 30}, used: ${4 * 2 ** 30}, capacity: ${8 * 2 ** 30}`,
+      },
     ],
     ['no requests at all on a busy node', pod('new'), [pod('a', [requests('4', '8Gi')])], { admit: true }],
     [
       'a host port another pod holds',
       pod('new', [hostPort(8080)]),
       [pod('a', [hostPort(8080)])],
-      { admit: false, reason: 'NodePorts', message: "Predicate NodePorts failed: node(s) didn't have free ports for the requested pod ports (TCP 0.0.0.0:8080)" },
+      {
+        admit: false,
+        reason: 'NodePorts',
+        message: "Predicate NodePorts failed: node(s) didn't have free ports for the requested pod ports (TCP 0.0.0.0:8080)",
+      },
     ],
     [
       'a host port on all addresses against one on a single address',
       pod('new', [hostPort(8080)]),
       [pod('a', [hostPort(8080, { hostIP: '127.0.0.1' })])],
-      { admit: false, reason: 'NodePorts', message: "Predicate NodePorts failed: node(s) didn't have free ports for the requested pod ports (TCP 0.0.0.0:8080)" },
+      {
+        admit: false,
+        reason: 'NodePorts',
+        message: "Predicate NodePorts failed: node(s) didn't have free ports for the requested pod ports (TCP 0.0.0.0:8080)",
+      },
     ],
     [
       'a host port on one address against one on all addresses',
       pod('new', [hostPort(8080, { hostIP: '127.0.0.1' })]),
       [pod('a', [hostPort(8080)])],
-      { admit: false, reason: 'NodePorts', message: "Predicate NodePorts failed: node(s) didn't have free ports for the requested pod ports (TCP 127.0.0.1:8080)" },
+      {
+        admit: false,
+        reason: 'NodePorts',
+        message: "Predicate NodePorts failed: node(s) didn't have free ports for the requested pod ports (TCP 127.0.0.1:8080)",
+      },
     ],
     ['the same host port over UDP', pod('new', [hostPort(8080, { protocol: 'UDP' })]), [pod('a', [hostPort(8080)])], { admit: true }],
-    ['the same host port on another host IP', pod('new', [hostPort(8080, { hostIP: '127.0.0.2' })]), [pod('a', [hostPort(8080, { hostIP: '127.0.0.1' })])], { admit: true }],
+    [
+      'the same host port on another host IP',
+      pod('new', [hostPort(8080, { hostIP: '127.0.0.2' })]),
+      [pod('a', [hostPort(8080, { hostIP: '127.0.0.1' })])],
+      { admit: true },
+    ],
     ['another host port', pod('new', [hostPort(8081)]), [pod('a', [hostPort(8080)])], { admit: true }],
-    ['container ports without host ports', pod('new', [{ ports: [{ containerPort: 80 }] }]), [pod('a', [{ ports: [{ containerPort: 80 }] }])], { admit: true }],
+    [
+      'container ports without host ports',
+      pod('new', [{ ports: [{ containerPort: 80 }] }]),
+      [pod('a', [{ ports: [{ containerPort: 80 }] }])],
+      { admit: true },
+    ],
     [
       'a Windows pod',
       pod('new', [{}], { os: { name: 'windows' } }),
       [],
-      { admit: false, reason: 'PodOSNotSupported', message: 'Failed to admit pod as the OS field "windows" does not match node OS "linux"' },
+      {
+        admit: false,
+        reason: 'PodOSNotSupported',
+        message: 'Failed to admit pod as the OS field "windows" does not match node OS "linux"',
+      },
     ],
     ['a Linux pod', pod('new', [{}], { os: { name: 'linux' } }), [], { admit: true }],
   ])('%s', (_case, candidate, active, expected) => {
@@ -100,7 +130,7 @@ describe('canAdmitPod', () => {
 
   it.each<[string, Partial<Pod['spec']>, Partial<AdmitResult>]>([
     ['a node selector for another OS', { nodeSelector: { 'kubernetes.io/os': 'windows' } }, { admit: false, reason: 'NodeAffinity' }],
-    ['a node selector for the node\'s OS', { nodeSelector: { 'kubernetes.io/os': 'linux' } }, { admit: true }],
+    ["a node selector for the node's OS", { nodeSelector: { 'kubernetes.io/os': 'linux' } }, { admit: true }],
     ['the OS field set to another OS', { os: { name: 'windows' } }, { admit: false, reason: 'PodOSNotSupported' }],
   ])('on a node labelled linux: %s', (_case, spec, expected) => {
     const verdict = canAdmitPod(pod('new', [{}], spec), [], node, { 'kubernetes.io/os': 'linux', 'kubernetes.io/arch': 'amd64' });

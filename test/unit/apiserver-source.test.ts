@@ -68,7 +68,7 @@ describe('the apiserver source', () => {
     source.stop();
   });
 
-  it('retries a failing apiserver with client-go\'s backoff, warns once, and keeps the last pods meanwhile', async () => {
+  it("retries a failing apiserver with client-go's backoff, warns once, and keeps the last pods meanwhile", async () => {
     const { cluster, clock, source, warnings, snapshots } = setup();
     cluster.putPod(pod('a'));
     await source.start();

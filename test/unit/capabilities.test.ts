@@ -1,10 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { ALL_CAPABILITIES, containerCapabilities, DEFAULT_CAPABILITIES } from '../../src/runtime/sandbox/capabilities.js';
 
-describe('the capabilities a sandboxed container keeps (containerd\'s rules)', () => {
+describe("the capabilities a sandboxed container keeps (containerd's rules)", () => {
   it.each([
     ['nothing asked: the default set', false, [], [], [...DEFAULT_CAPABILITIES].sort()],
-    ['one added, one dropped, with and without CAP_', false, ['NET_ADMIN'], ['CAP_KILL'], [...DEFAULT_CAPABILITIES.filter((c) => c !== 'kill'), 'net_admin'].sort()],
+    [
+      'one added, one dropped, with and without CAP_',
+      false,
+      ['NET_ADMIN'],
+      ['CAP_KILL'],
+      [...DEFAULT_CAPABILITIES.filter((c) => c !== 'kill'), 'net_admin'].sort(),
+    ],
     ['ALL dropped, then one added', false, ['CHOWN'], ['ALL'], ['chown']],
     ['ALL dropped', false, [], ['all'], []],
     ['ALL added, one dropped', false, ['ALL'], ['SYS_ADMIN'], ALL_CAPABILITIES.filter((c) => c !== 'sys_admin').sort()],
@@ -17,7 +23,7 @@ describe('the capabilities a sandboxed container keeps (containerd\'s rules)', (
     expect(containerCapabilities(false, ['ALL'], [])).toBeUndefined();
   });
 
-  it('lists them in the kernel\'s order, and refuses a name Linux does not have', () => {
+  it("lists them in the kernel's order, and refuses a name Linux does not have", () => {
     expect(containerCapabilities(false, ['SYS_ADMIN'], ['ALL'])).toEqual(['sys_admin']);
     expect(containerCapabilities(false, ['setuid', 'chown'], ['ALL'])).toEqual(['chown', 'setuid']);
     expect(() => containerCapabilities(false, ['FLY'], [])).toThrow('unknown capability "FLY"');

@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { Container, Pod, PodSpec } from '../../src/engine/api/v1.js';
 import type { ContainerInstance, ContainerRuntimeState, RuntimePodStatus, SandboxInstance } from '../../src/engine/container/types.js';
-import { computePodActions, shouldContainerBeRestarted, type ComputeContext, type PodActions } from '../../src/engine/kuberuntime/compute-pod-actions.js';
+import {
+  computePodActions,
+  shouldContainerBeRestarted,
+  type ComputeContext,
+  type PodActions,
+} from '../../src/engine/kuberuntime/compute-pod-actions.js';
 import { hashContainer } from '../../src/engine/kuberuntime/labels.js';
 
 // ---- builders ---------------------------------------------------------------
@@ -54,7 +59,8 @@ function instance(spec: Container, state: ContainerRuntimeState, over: Partial<C
   };
 }
 const running = (spec: Container, over: Partial<ContainerInstance> = {}) => instance(spec, 'running', over);
-const exited = (spec: Container, exitCode: number, over: Partial<ContainerInstance> = {}) => instance(spec, 'exited', { exitCode, ...over });
+const exited = (spec: Container, exitCode: number, over: Partial<ContainerInstance> = {}) =>
+  instance(spec, 'exited', { exitCode, ...over });
 
 function runtime(sandboxes: SandboxInstance[], containers: ContainerInstance[] = []): RuntimePodStatus {
   return { uid: 'uid-1', name: 'web', namespace: 'default', ips: sandboxes[0]?.ip ? [sandboxes[0].ip] : [], sandboxes, containers };
@@ -75,7 +81,16 @@ interface Expected {
 
 /** The answer for a ready sandbox `sb-1` where nothing has to happen; rows override what differs. */
 function expected(over: Partial<Expected> = {}): Expected {
-  return { killPod: false, createSandbox: false, sandboxId: 'sb-1', attempt: 0, initContainersToStart: [], containersToStart: [], containersToKill: {}, ...over };
+  return {
+    killPod: false,
+    createSandbox: false,
+    sandboxId: 'sb-1',
+    attempt: 0,
+    initContainersToStart: [],
+    containersToStart: [],
+    containersToKill: {},
+    ...over,
+  };
 }
 
 /** A brand-new sandbox for the pod (the first one, or a replacement). */
@@ -105,7 +120,10 @@ interface Row {
   kills?: Record<string, { reason?: string; message?: string | RegExp }>;
 }
 
-const failLiveness = (id: string): ComputeContext => ({ probeFailed: (cid) => (cid === id ? `Container failed liveness probe, will be restarted` : undefined), started: () => undefined });
+const failLiveness = (id: string): ComputeContext => ({
+  probeFailed: (cid) => (cid === id ? `Container failed liveness probe, will be restarted` : undefined),
+  started: () => undefined,
+});
 /** The startup probe of container `id`: no verdict yet, failed, or succeeded. */
 const startup = (id: string, verdict: 'failed' | 'succeeded' | undefined): ComputeContext => ({
   probeFailed: (cid) => (cid === id && verdict === 'failed' ? 'Container proxy failed startup probe' : undefined),
@@ -237,14 +255,12 @@ const containerRows: Row[] = [
       ['Never', 0, []],
       ['Never', 1, []],
     ] as const
-  ).map(
-    ([restartPolicy, exitCode, start]): Row => ({
-      name: `restartPolicy ${restartPolicy}, container exited ${exitCode}: ${start.length ? 'start it' : 'leave it'}`,
-      pod: pod({ restartPolicy, containers: [app, keeper] }),
-      status: runtime([sandbox()], [exited(app, exitCode), running(keeper)]),
-      want: expected({ containersToStart: [...start] }),
-    }),
-  ),
+  ).map(([restartPolicy, exitCode, start]): Row => ({
+    name: `restartPolicy ${restartPolicy}, container exited ${exitCode}: ${start.length ? 'start it' : 'leave it'}`,
+    pod: pod({ restartPolicy, containers: [app, keeper] }),
+    status: runtime([sandbox()], [exited(app, exitCode), running(keeper)]),
+    want: expected({ containersToStart: [...start] }),
+  })),
   {
     name: 'restartPolicy Never, every container exited: kill the pod',
     pod: pod({ restartPolicy: 'Never', containers: [app, keeper] }),

@@ -18,19 +18,32 @@ const HEAD = 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfigurat
 
 describe('readKubeletConfigFile', () => {
   it('reads the fields knode implements, durations in Go syntax', () => {
-    const path = file(`${HEAD}staticPodPath: /etc/pods\nstaticPodURL: http://x/pods\nstaticPodURLHeader:\n  Authorization: ["Bearer t"]\nsyncFrequency: 1m30s\nfileCheckFrequency: 5s\nhttpCheckFrequency: 500ms\nmaxPods: 42\naddress: 127.0.0.2\nreadOnlyPort: 0\ncontainerRuntimeEndpoint: unix:///run/containerd/containerd.sock\nruntimeRequestTimeout: 3m\n`);
+    const path = file(
+      `${HEAD}staticPodPath: /etc/pods\nstaticPodURL: http://x/pods\nstaticPodURLHeader:\n  Authorization: ["Bearer t"]\nsyncFrequency: 1m30s\nfileCheckFrequency: 5s\nhttpCheckFrequency: 500ms\nmaxPods: 42\naddress: 127.0.0.2\nreadOnlyPort: 0\ncontainerRuntimeEndpoint: unix:///run/containerd/containerd.sock\nruntimeRequestTimeout: 3m\n`,
+    );
     expect(readKubeletConfigFile(path)).toEqual({
       values: {
-        staticPodPath: '/etc/pods', staticPodURL: 'http://x/pods', staticPodURLHeader: { Authorization: ['Bearer t'] },
-        syncFrequency: 90_000, fileCheckFrequency: 5_000, httpCheckFrequency: 500, maxPods: 42, address: '127.0.0.2', readOnlyPort: 0,
-        containerRuntimeEndpoint: 'unix:///run/containerd/containerd.sock', runtimeRequestTimeout: 180_000,
+        staticPodPath: '/etc/pods',
+        staticPodURL: 'http://x/pods',
+        staticPodURLHeader: { Authorization: ['Bearer t'] },
+        syncFrequency: 90_000,
+        fileCheckFrequency: 5_000,
+        httpCheckFrequency: 500,
+        maxPods: 42,
+        address: '127.0.0.2',
+        readOnlyPort: 0,
+        containerRuntimeEndpoint: 'unix:///run/containerd/containerd.sock',
+        runtimeRequestTimeout: 180_000,
       },
       warnings: [],
     });
   });
 
   it('reads the handler switches as booleans, and refuses anything else there', () => {
-    expect(readKubeletConfigFile(file(`${HEAD}enableProfilingHandler: true\nenableSystemLogHandler: false\n`)).values).toEqual({ enableProfilingHandler: true, enableSystemLogHandler: false });
+    expect(readKubeletConfigFile(file(`${HEAD}enableProfilingHandler: true\nenableSystemLogHandler: false\n`)).values).toEqual({
+      enableProfilingHandler: true,
+      enableSystemLogHandler: false,
+    });
     const path = file(`${HEAD}enableProfilingHandler: "yes"\n`);
     expect(() => readKubeletConfigFile(path)).toThrow(`${path}:3: enableProfilingHandler: expected true or false, got "yes"`);
   });
@@ -47,18 +60,26 @@ describe('readKubeletConfigFile', () => {
     const path = file(`${HEAD}allowedUnsafeSysctls: ["kernel.msg*", "fs.mqueue.*"]\n`);
     expect(readKubeletConfigFile(path).values).toEqual({ allowedUnsafeSysctls: ['kernel.msg*', 'fs.mqueue.*'] });
     expect(kubeletConfigFromFlags('/r', { config: path }, {}).allowedUnsafeSysctls).toEqual(['kernel.msg*', 'fs.mqueue.*']);
-    expect(kubeletConfigFromFlags('/r', { config: path, 'allowed-unsafe-sysctls': 'kernel.sem, net.core.somaxconn' }, {}).allowedUnsafeSysctls).toEqual(['kernel.sem', 'net.core.somaxconn']);
-    expect(() => kubeletConfigFromFlags('/r', { 'allowed-unsafe-sysctls': 'vm.swappiness' }, {})).toThrow('--allowed-unsafe-sysctls: the sysctls "vm.swappiness" are not known to be namespaced');
+    expect(
+      kubeletConfigFromFlags('/r', { config: path, 'allowed-unsafe-sysctls': 'kernel.sem, net.core.somaxconn' }, {}).allowedUnsafeSysctls,
+    ).toEqual(['kernel.sem', 'net.core.somaxconn']);
+    expect(() => kubeletConfigFromFlags('/r', { 'allowed-unsafe-sysctls': 'vm.swappiness' }, {})).toThrow(
+      '--allowed-unsafe-sysctls: the sysctls "vm.swappiness" are not known to be namespaced',
+    );
     const notList = file(`${HEAD}allowedUnsafeSysctls: kernel.sem\n`);
-    expect(() => readKubeletConfigFile(notList)).toThrow(`${notList}:3: allowedUnsafeSysctls: expected a list of strings, got "kernel.sem"`);
+    expect(() => readKubeletConfigFile(notList)).toThrow(
+      `${notList}:3: allowedUnsafeSysctls: expected a list of strings, got "kernel.sem"`,
+    );
   });
 
-  it('reads the drain\'s shutdownGracePeriod and its critical pods\' part (none by default), and refuses a part larger than the whole', () => {
+  it("reads the drain's shutdownGracePeriod and its critical pods' part (none by default), and refuses a part larger than the whole", () => {
     const path = file(`${HEAD}shutdownGracePeriod: 30s\nshutdownGracePeriodCriticalPods: 10s\n`);
     expect(readKubeletConfigFile(path).values).toEqual({ shutdownGracePeriod: 30_000, shutdownGracePeriodCriticalPods: 10_000 });
     expect(kubeletConfigFromFlags('/r', {}, {})).toMatchObject({ shutdownGracePeriod: 0, shutdownGracePeriodCriticalPods: 0 });
     const larger = file(`${HEAD}shutdownGracePeriod: 5s\nshutdownGracePeriodCriticalPods: 10s\n`);
-    expect(() => kubeletConfigFromFlags('/r', { config: larger }, {})).toThrow(`${larger}: shutdownGracePeriodCriticalPods (10s) must be at most shutdownGracePeriod (5s)`);
+    expect(() => kubeletConfigFromFlags('/r', { config: larger }, {})).toThrow(
+      `${larger}: shutdownGracePeriodCriticalPods (10s) must be at most shutdownGracePeriod (5s)`,
+    );
   });
 
   it('reads JSON too', () => {
@@ -97,8 +118,21 @@ describe('the effective configuration', () => {
   it('takes the kubelet defaults, then the file, then the flags, then what the command decides', () => {
     const path = file(`${HEAD}maxPods: 50\nsyncFrequency: 30s\nfileCheckFrequency: 10s\nstaticPodPath: /from/file\n`);
     const warnings: string[] = [];
-    const config = kubeletConfigFromFlags('/root/dir', { config: path, 'max-pods': 20, 'file-check-frequency': '2s' }, { staticPodPath: undefined, runOnce: true }, (w) => warnings.push(w));
-    expect(config).toMatchObject({ maxPods: 20, syncFrequency: 30_000, fileCheckFrequency: 2_000, httpCheckFrequency: 20_000, staticPodPath: '/from/file', runOnce: true, rootDir: '/root/dir' });
+    const config = kubeletConfigFromFlags(
+      '/root/dir',
+      { config: path, 'max-pods': 20, 'file-check-frequency': '2s' },
+      { staticPodPath: undefined, runOnce: true },
+      (w) => warnings.push(w),
+    );
+    expect(config).toMatchObject({
+      maxPods: 20,
+      syncFrequency: 30_000,
+      fileCheckFrequency: 2_000,
+      httpCheckFrequency: 20_000,
+      staticPodPath: '/from/file',
+      runOnce: true,
+      rootDir: '/root/dir',
+    });
     expect(warnings).toEqual([]);
   });
 
@@ -106,11 +140,25 @@ describe('the effective configuration', () => {
     const config = defaultKubeletConfiguration('/r', { staticPodPath: '/p', syncFrequency: 90_000, maxPods: 12 });
     const path = file(JSON.stringify(toKubeletConfigurationDocument(config)), 'json');
     const { values } = readKubeletConfigFile(path);
-    expect(values).toMatchObject({ staticPodPath: '/p', syncFrequency: 90_000, maxPods: 12, fileCheckFrequency: 20_000, readOnlyPort: 10255 });
+    expect(values).toMatchObject({
+      staticPodPath: '/p',
+      syncFrequency: 90_000,
+      maxPods: 12,
+      fileCheckFrequency: 20_000,
+      readOnlyPort: 10255,
+    });
   });
 
   it.each([
-    [0, '0s'], [500, '500ms'], [1_000, '1s'], [20_000, '20s'], [60_000, '1m'], [90_000, '1m30s'], [3_600_000, '1h'], [3_690_000, '1h1m30s'], [1_500, '1.5s'],
+    [0, '0s'],
+    [500, '500ms'],
+    [1_000, '1s'],
+    [20_000, '20s'],
+    [60_000, '1m'],
+    [90_000, '1m30s'],
+    [3_600_000, '1h'],
+    [3_690_000, '1h1m30s'],
+    [1_500, '1.5s'],
   ])('formats %i ms as %s', (ms, text) => {
     expect(formatGoDuration(ms)).toBe(text);
   });

@@ -15,13 +15,35 @@ const pod: Pod = { metadata: { name: 'liveness-fail', namespace: 'default', uid:
 
 function instance(n: number, state: 'running' | 'exited', startedAt: number, finishedAt = 0): ContainerInstance {
   return {
-    id: `main-${n}`, name: 'main', state, createdAt: startedAt, startedAt, finishedAt, exitCode: state === 'exited' ? 137 : 0,
-    image: main.image!, imageRef: '', imageId: '', reason: '', message: '', hash: '', restartCount: n, logPath: '', labels: {}, annotations: {},
+    id: `main-${n}`,
+    name: 'main',
+    state,
+    createdAt: startedAt,
+    startedAt,
+    finishedAt,
+    exitCode: state === 'exited' ? 137 : 0,
+    image: main.image!,
+    imageRef: '',
+    imageId: '',
+    reason: '',
+    message: '',
+    hash: '',
+    restartCount: n,
+    logPath: '',
+    labels: {},
+    annotations: {},
   };
 }
 
 /** The pod's containers, newest first (as the runtime manager lists them). */
-const status = (...containers: ContainerInstance[]): RuntimePodStatus => ({ uid: 'uid-1', name: 'liveness-fail', namespace: 'default', ips: [], sandboxes: [], containers });
+const status = (...containers: ContainerInstance[]): RuntimePodStatus => ({
+  uid: 'uid-1',
+  name: 'liveness-fail',
+  namespace: 'default',
+  ips: [],
+  sandboxes: [],
+  containers,
+});
 
 function manager() {
   const clock = new FakeClock(T0);
@@ -65,7 +87,9 @@ describe('doBackOff', () => {
     expect(backOff(containers, status(instance(2, 'exited', at(6), at(9))))).toBeUndefined();
     // Restarted at 19 s and killed at 22 s: now 20 s from the previous end.
     await clock.advance(3_000);
-    expect(backOff(containers, status(instance(3, 'running', at(19)), instance(2, 'exited', at(6), at(9))))?.message).toMatch(/^back-off 20s /);
+    expect(backOff(containers, status(instance(3, 'running', at(19)), instance(2, 'exited', at(6), at(9))))?.message).toMatch(
+      /^back-off 20s /,
+    );
   });
 
   it('does not back off a container that never exited', async () => {

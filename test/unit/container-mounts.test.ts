@@ -10,7 +10,15 @@ import { recordMounts, type ImageVolumeRoot } from '../../src/runtime/container-
 
 /** A mount as the CRI server hands it over, every field at its default. */
 const mount = (m: Partial<Mount__Output>): Mount__Output => ({
-  containerPath: '/vol', hostPath: '', readonly: false, selinuxRelabel: false, propagation: 'PROPAGATION_PRIVATE', recursiveReadOnly: false, image: null, imageSubPath: '', ...m,
+  containerPath: '/vol',
+  hostPath: '',
+  readonly: false,
+  selinuxRelabel: false,
+  propagation: 'PROPAGATION_PRIVATE',
+  recursiveReadOnly: false,
+  image: null,
+  imageSubPath: '',
+  ...m,
 });
 
 /** An image's files for volumes: a root with /data/file and /link, a symlink to /data (absolute, resolved inside the root). */
@@ -26,9 +34,27 @@ describe('recordMounts: image volumes', () => {
   it("keeps the image asked for, its id and where its files (or the sub path's) are; a symlink in the sub path is followed inside the image", () => {
     const { root, find } = imageRoot();
     const image = { image: 'tools:1.0', userSpecifiedImage: 'tools:1.0', annotations: {}, runtimeHandler: '', imageRef: '' };
-    expect(recordMounts('c', [mount({ image, readonly: true }), mount({ containerPath: '/sub', image, readonly: true, imageSubPath: 'link' })], undefined, find)).toEqual([
-      { containerPath: '/vol', hostPath: root, readonly: true, image: { image: 'tools:1.0', imageId: 'sha256:abc', userSpecifiedImage: 'tools:1.0' } },
-      { containerPath: '/sub', hostPath: join(root, 'data'), readonly: true, image: { image: 'tools:1.0', imageId: 'sha256:abc', userSpecifiedImage: 'tools:1.0' }, imageSubPath: 'link' },
+    expect(
+      recordMounts(
+        'c',
+        [mount({ image, readonly: true }), mount({ containerPath: '/sub', image, readonly: true, imageSubPath: 'link' })],
+        undefined,
+        find,
+      ),
+    ).toEqual([
+      {
+        containerPath: '/vol',
+        hostPath: root,
+        readonly: true,
+        image: { image: 'tools:1.0', imageId: 'sha256:abc', userSpecifiedImage: 'tools:1.0' },
+      },
+      {
+        containerPath: '/sub',
+        hostPath: join(root, 'data'),
+        readonly: true,
+        image: { image: 'tools:1.0', imageId: 'sha256:abc', userSpecifiedImage: 'tools:1.0' },
+        imageSubPath: 'link',
+      },
     ]);
   });
 
@@ -36,7 +62,11 @@ describe('recordMounts: image volumes', () => {
     const { find, asked } = imageRoot();
     const image = { image: 'tools:1.0', userSpecifiedImage: '', annotations: {}, runtimeHandler: '', imageRef: '' };
     expect(() => recordMounts('c', [mount({ image, readonly: true })], 'sandboxes are turned off (--sandbox off)', find)).toThrow(
-      expect.objectContaining({ code: 12, message: 'container "c": mount /vol: image volumes need a sandbox, and the container runs as a host process (sandboxes are turned off (--sandbox off))' }),
+      expect.objectContaining({
+        code: 12,
+        message:
+          'container "c": mount /vol: image volumes need a sandbox, and the container runs as a host process (sandboxes are turned off (--sandbox off))',
+      }),
     );
     expect(asked).toEqual([]);
   });
@@ -47,7 +77,10 @@ describe('recordMounts: image volumes', () => {
       throw new Error('no space left on device');
     };
     expect(() => recordMounts('c', [mount({ image, readonly: true })], undefined, broken)).toThrow(
-      expect.objectContaining({ code: 2, message: 'container "c": mount /vol: the files of image volume "tools:1.0" could not be stacked: no space left on device' }),
+      expect.objectContaining({
+        code: 2,
+        message: 'container "c": mount /vol: the files of image volume "tools:1.0" could not be stacked: no space left on device',
+      }),
     );
   });
 });

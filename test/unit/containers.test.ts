@@ -15,9 +15,13 @@ import { SyncError, SyncErrors } from '../../src/engine/kuberuntime/sync-result.
 import { Backoff } from '../../src/util/backoff.js';
 import { FakeClock } from '../../src/util/clock.js';
 
-const RUNC_MESSAGE = 'failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: exec: "no-such-command": executable file not found in $PATH';
+const RUNC_MESSAGE =
+  'failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: exec: "no-such-command": executable file not found in $PATH';
 
-const pod: Pod = { metadata: { name: 'web', namespace: 'default', uid: 'uid-1' }, spec: { containers: [{ name: 'main', image: 'busybox:1.36' }] } };
+const pod: Pod = {
+  metadata: { name: 'web', namespace: 'default', uid: 'uid-1' },
+  spec: { containers: [{ name: 'main', image: 'busybox:1.36' }] },
+};
 const main: Container = pod.spec.containers[0];
 
 let root: string | undefined;
@@ -98,18 +102,27 @@ describe('ContainerManager.startContainer: what a failed runtime call leaves in 
     expect((await failure(start)).reason).toBe(SyncErrors.imagePull);
     expect(seen.filter((e) => e.type === 'ContainerFailed').map((e) => e.message)).toEqual(['Error: ErrImagePull']);
     expect((await failure(start)).reason).toBe(SyncErrors.imagePullBackOff);
-    expect(seen.filter((e) => e.type === 'ContainerFailed').map((e) => e.message)).toEqual(['Error: ErrImagePull', 'Error: ImagePullBackOff']);
+    expect(seen.filter((e) => e.type === 'ContainerFailed').map((e) => e.message)).toEqual([
+      'Error: ErrImagePull',
+      'Error: ImagePullBackOff',
+    ]);
   });
 
   it('an image volume that could not be pulled fails the container that mounts it before its own image is pulled (toKubeContainerImageVolumes)', async () => {
     const { manager, seen, sandboxConfig, addresses } = setup({});
     const mounting: Container = { ...main, volumeMounts: [{ name: 'tools', mountPath: '/tools' }] };
-    const pulls = new Map([['tools', new SyncError(SyncErrors.imagePullBackOff, 'Back-off pulling image "tools:1.0": ErrImagePull: not found')]]);
-    const err = await failure(() => manager.startContainer('sb-1', sandboxConfig, mounting, pod, emptyPodStatus('uid-1'), addresses, new Map([['tools', '']]), pulls));
+    const pulls = new Map([
+      ['tools', new SyncError(SyncErrors.imagePullBackOff, 'Back-off pulling image "tools:1.0": ErrImagePull: not found')],
+    ]);
+    const err = await failure(() =>
+      manager.startContainer('sb-1', sandboxConfig, mounting, pod, emptyPodStatus('uid-1'), addresses, new Map([['tools', '']]), pulls),
+    );
     expect([err.reason, err.message]).toEqual([SyncErrors.imagePullBackOff, 'Back-off pulling image "tools:1.0": ErrImagePull: not found']);
     expect(seen.map((e) => [e.type, e.message])).toEqual([['ContainerFailed', 'Error: ImagePullBackOff']]);
     // A container that does not mount it starts.
-    await expect(manager.startContainer('sb-1', sandboxConfig, main, pod, emptyPodStatus('uid-1'), addresses, new Map([['tools', '']]), pulls)).resolves.toBe('c-1');
+    await expect(
+      manager.startContainer('sb-1', sandboxConfig, main, pod, emptyPodStatus('uid-1'), addresses, new Map([['tools', '']]), pulls),
+    ).resolves.toBe('c-1');
   });
 
   it('a failure that is not a CRI error keeps its message', async () => {

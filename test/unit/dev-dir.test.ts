@@ -20,8 +20,20 @@ describe("a container's /dev before its mounts", () => {
     const made = join(root, 'made');
     devTemplate(made);
     expect(listing(made)).toEqual([
-      'core -> /proc/kcore', 'fd -> /proc/self/fd', 'full file 644', 'null file 644', 'ptmx -> pts/ptmx', 'pts dir 755', 'random file 644',
-      'shm dir 755', 'stderr -> /proc/self/fd/2', 'stdin -> /proc/self/fd/0', 'stdout -> /proc/self/fd/1', 'tty file 644', 'urandom file 644', 'zero file 644',
+      'core -> /proc/kcore',
+      'fd -> /proc/self/fd',
+      'full file 644',
+      'null file 644',
+      'ptmx -> pts/ptmx',
+      'pts dir 755',
+      'random file 644',
+      'shm dir 755',
+      'stderr -> /proc/self/fd/2',
+      'stdin -> /proc/self/fd/0',
+      'stdout -> /proc/self/fd/1',
+      'tty file 644',
+      'urandom file 644',
+      'zero file 644',
     ]);
     expect((lstatSync(made).mode & 0o777).toString(8)).toBe('755');
     const spare = join(root, 'spare');

@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { EncodedListCache } from '../../src/runtime/encoded-lists.js';
 
-const sandbox = (id: string) => ({ id, metadata: { name: id, uid: `uid-${id}`, namespace: 'default', attempt: 0 }, state: 'SANDBOX_READY', createdAt: 1, labels: {}, annotations: {}, runtimeHandler: '' });
+const sandbox = (id: string) => ({
+  id,
+  metadata: { name: id, uid: `uid-${id}`, namespace: 'default', attempt: 0 },
+  state: 'SANDBOX_READY',
+  createdAt: 1,
+  labels: {},
+  annotations: {},
+  runtimeHandler: '',
+});
 
 describe('encoded list answers', () => {
   it('walks the cache now and then, not on every list of a few records', () => {

@@ -10,15 +10,23 @@ function setup() {
   const events = new EventStream(() => clock.now());
   const recorder = new EventRecorder(cluster, clock, 'n1', () => {});
   recorder.start(events);
-  const started = (pod = 'shop/web') => events.emit({ type: 'ContainerStarted', pod, uid: 'uid-1', container: 'app', reason: 'Started', message: 'Started container app' });
+  const started = (pod = 'shop/web') =>
+    events.emit({ type: 'ContainerStarted', pod, uid: 'uid-1', container: 'app', reason: 'Started', message: 'Started container app' });
   return { cluster, clock, events, recorder, started };
 }
 
 describe('the event recorder', () => {
-  it('posts the kubelet\'s events on the pod and container, from the kubelet on this node', async () => {
+  it("posts the kubelet's events on the pod and container, from the kubelet on this node", async () => {
     const { cluster, recorder, started, events } = setup();
     started();
-    events.emit({ type: 'ProbeFailed', pod: 'shop/web', uid: 'uid-1', container: 'app', reason: 'Unhealthy', message: 'Liveness probe failed: timeout' });
+    events.emit({
+      type: 'ProbeFailed',
+      pod: 'shop/web',
+      uid: 'uid-1',
+      container: 'app',
+      reason: 'Unhealthy',
+      message: 'Liveness probe failed: timeout',
+    });
     events.emit({ type: 'PodSynced', pod: 'shop/web', uid: 'uid-1' });
     await recorder.idle();
     expect(cluster.events.map((e) => [e.type, e.reason, e.message])).toEqual([
@@ -50,7 +58,15 @@ describe('the event recorder', () => {
 
   it('throttles a pod that floods: 25 at once, then one per 5 minutes', async () => {
     const { cluster, clock, recorder, events } = setup();
-    for (let i = 0; i < 40; i++) events.emit({ type: 'ContainerFailed', pod: 'shop/web', uid: 'uid-1', container: 'app', reason: 'Failed', message: `Error: attempt ${i}` });
+    for (let i = 0; i < 40; i++)
+      events.emit({
+        type: 'ContainerFailed',
+        pod: 'shop/web',
+        uid: 'uid-1',
+        container: 'app',
+        reason: 'Failed',
+        message: `Error: attempt ${i}`,
+      });
     await recorder.idle();
     expect(cluster.events).toHaveLength(25);
     await clock.advance(5 * 60_000);

@@ -26,8 +26,19 @@ function eventSource(): { runtime: RuntimeService; push(uid: string): void } {
     },
   } as unknown as RuntimeService;
   const push = (uid: string) => {
-    const labels = { [NodeNameLabel]: NODE, [KubeletLabels.podUid]: uid, [KubeletLabels.podName]: uid, [KubeletLabels.podNamespace]: 'default' };
-    queue.push({ containerId: `c-${uid}`, containerEventType: 'CONTAINER_STARTED_EVENT', createdAt: '0', podSandboxStatus: { labels } as never, containersStatuses: [] } as unknown as ContainerEvent);
+    const labels = {
+      [NodeNameLabel]: NODE,
+      [KubeletLabels.podUid]: uid,
+      [KubeletLabels.podName]: uid,
+      [KubeletLabels.podNamespace]: 'default',
+    };
+    queue.push({
+      containerId: `c-${uid}`,
+      containerEventType: 'CONTAINER_STARTED_EVENT',
+      createdAt: '0',
+      podSandboxStatus: { labels } as never,
+      containersStatuses: [],
+    } as unknown as ContainerEvent);
     wake();
   };
   return { runtime, push };
@@ -214,7 +225,9 @@ describe('GenericPLEG relists side by side', () => {
   it('reads the pods a full relist finds changed eight at a time, and sends their events once all are read', async () => {
     const clock = new FakeClock();
     const started = Array.from({ length: 20 }, (_, i): RunningPod => ({
-      uid: `p${i}`, name: `p${i}`, namespace: 'default',
+      uid: `p${i}`,
+      name: `p${i}`,
+      namespace: 'default',
       sandboxes: [{ id: `s${i}`, state: 'ready', createdAt: 1 }],
       containers: [{ id: `c${i}`, name: 'app', state: 'running', createdAt: 2, hash: 'h', sandboxId: `s${i}` }],
     }));

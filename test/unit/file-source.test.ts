@@ -89,7 +89,15 @@ afterEach(() => {
 
 describe('FileSource', () => {
   it('sends a snapshot of every manifest at start, defaulted as static pods', async () => {
-    writeFileSync(join(dir, 'b.json'), JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'from-json' }, spec: { containers: [{ name: 'c', image: 'x:1' }] } }));
+    writeFileSync(
+      join(dir, 'b.json'),
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'from-json' },
+        spec: { containers: [{ name: 'c', image: 'x:1' }] },
+      }),
+    );
     writeFileSync(join(dir, 'a.yaml'), `${podYaml('first')}---\n${podYaml('second')}`);
 
     await fileSource(dir).start();
@@ -121,7 +129,12 @@ describe('FileSource', () => {
 
     expect(sink.last).toEqual(['ok-node1', 'upper-node1']);
     // The visible files it does not read are named once each (the kubelet would read them); hidden ones and directories are not.
-    const ignored = (files: string[]) => files.map((f) => ({ source: join(dir, f), document: 0, message: expect.stringMatching(/^ignored: only \.yaml, \.yml and \.json files/) }));
+    const ignored = (files: string[]) =>
+      files.map((f) => ({
+        source: join(dir, f),
+        document: 0,
+        message: expect.stringMatching(/^ignored: only \.yaml, \.yml and \.json files/),
+      }));
     expect(sink.errors).toEqual(ignored(['noext', 'notes.txt', 'pod.yaml.swp']));
     await clock.advance(PERIOD);
     await source.read();
@@ -463,7 +476,10 @@ describe('FileSource', () => {
     expect(read).toHaveBeenCalledTimes(2);
     await read.mock.results[1].value;
     expect(sink.last).toEqual(['b-node1']);
-    expect(watchers.map((w) => [w.path, w.closed])).toEqual([[dir, true], [dir, false]]);
+    expect(watchers.map((w) => [w.path, w.closed])).toEqual([
+      [dir, true],
+      [dir, false],
+    ]);
   });
 
   it('watches a directory made again under the same name, however quickly', async () => {

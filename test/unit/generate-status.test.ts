@@ -108,7 +108,15 @@ const containerRows: ContainerRow[] = [
     pod: pod({ containers: [c('app')] }),
     runtime: runtime([]),
     container: 'app',
-    want: { state: { waiting: { reason: 'ContainerCreating' } }, lastState: {}, ready: false, started: false, restartCount: 0, image: 'busybox:1.36', imageID: '' },
+    want: {
+      state: { waiting: { reason: 'ContainerCreating' } },
+      lastState: {},
+      ready: false,
+      started: false,
+      restartCount: 0,
+      image: 'busybox:1.36',
+      imageID: '',
+    },
   },
   {
     name: 'never created, pod with init containers: waiting PodInitializing',
@@ -190,7 +198,12 @@ const containerRows: ContainerRow[] = [
     pod: pod({ containers: [c('app')] }),
     runtime: runtime([sandbox()], [running('app', { id: 'app-2', restartCount: 1 }), exited('app', 2)]),
     container: 'app',
-    want: { state: { running: { startedAt: STARTED_TEXT } }, lastState: terminatedApp(2, 'Error'), containerID: 'containerd://app-2', restartCount: 1 },
+    want: {
+      state: { running: { startedAt: STARTED_TEXT } },
+      lastState: terminatedApp(2, 'Error'),
+      containerID: 'containerd://app-2',
+      restartCount: 1,
+    },
   },
   {
     name: 'exited, CrashLoopBackOff in the reason cache: waiting with that reason, the termination moves to lastState',
@@ -198,7 +211,12 @@ const containerRows: ContainerRow[] = [
     runtime: runtime([sandbox()], [exited('app', 1, { restartCount: 3 })]),
     ctx: { reasons: reasons(['app', SyncErrors.crashLoopBackOff, crashLoop]) },
     container: 'app',
-    want: { state: { waiting: { reason: 'CrashLoopBackOff', message: crashLoop } }, lastState: terminatedApp(1, 'Error'), restartCount: 3, ready: false },
+    want: {
+      state: { waiting: { reason: 'CrashLoopBackOff', message: crashLoop } },
+      lastState: terminatedApp(1, 'Error'),
+      restartCount: 3,
+      ready: false,
+    },
   },
   {
     name: 'never created, ErrImagePull in the reason cache: waiting ErrImagePull',
@@ -217,7 +235,7 @@ const containerRows: ContainerRow[] = [
     want: { state: { running: { startedAt: STARTED_TEXT } }, ready: true },
   },
   {
-    name: "a reason-cache entry of another container does not touch this one",
+    name: 'a reason-cache entry of another container does not touch this one',
     pod: pod({ containers: [c('app'), c('other')] }),
     runtime: runtime([sandbox()], [exited('app', 1)]),
     ctx: { reasons: reasons(['other', SyncErrors.imagePull, 'nope']) },
@@ -260,7 +278,10 @@ const containerRows: ContainerRow[] = [
     runtime: runtime([sandbox()], [exited('setup', 128, { reason: 'StartError' })]),
     ctx: { reasons: reasons(['setup', SyncErrors.runContainer, 'failed to start']) },
     container: 'setup',
-    want: { state: { waiting: { reason: 'RunContainerError', message: 'failed to start' } }, lastState: terminatedApp(128, 'StartError', 'setup-1') },
+    want: {
+      state: { waiting: { reason: 'RunContainerError', message: 'failed to start' } },
+      lastState: terminatedApp(128, 'StartError', 'setup-1'),
+    },
   },
   {
     name: 'init container that failed to start under restartPolicy Always: waiting RunContainerError, as it starts again',
@@ -268,7 +289,10 @@ const containerRows: ContainerRow[] = [
     runtime: runtime([sandbox()], [exited('setup', 128, { reason: 'StartError' })]),
     ctx: { reasons: reasons(['setup', SyncErrors.runContainer, 'failed to start']) },
     container: 'setup',
-    want: { state: { waiting: { reason: 'RunContainerError', message: 'failed to start' } }, lastState: terminatedApp(128, 'StartError', 'setup-1') },
+    want: {
+      state: { waiting: { reason: 'RunContainerError', message: 'failed to start' } },
+      lastState: terminatedApp(128, 'StartError', 'setup-1'),
+    },
   },
   {
     name: 'sidecar that failed to start under restartPolicy Never: waiting RunContainerError, as a sidecar always restarts',
@@ -276,7 +300,10 @@ const containerRows: ContainerRow[] = [
     runtime: runtime([sandbox()], [exited('proxy', 128, { reason: 'StartError' })]),
     ctx: { reasons: reasons(['proxy', SyncErrors.runContainer, 'failed to start']) },
     container: 'proxy',
-    want: { state: { waiting: { reason: 'RunContainerError', message: 'failed to start' } }, lastState: terminatedApp(128, 'StartError', 'proxy-1') },
+    want: {
+      state: { waiting: { reason: 'RunContainerError', message: 'failed to start' } },
+      lastState: terminatedApp(128, 'StartError', 'proxy-1'),
+    },
   },
   {
     name: 'init container exited 0, an entry in the reason cache: stays terminated, as it will not start again',
@@ -292,7 +319,17 @@ const containerRows: ContainerRow[] = [
     runtime: runtime([sandbox()]),
     ctx: {
       oldStatus: {
-        containerStatuses: [{ name: 'app', state: { waiting: { reason: 'CrashLoopBackOff' } }, lastState: terminatedApp(1, 'Error'), ready: false, restartCount: 4, image: 'busybox:1.36', imageID: '' }],
+        containerStatuses: [
+          {
+            name: 'app',
+            state: { waiting: { reason: 'CrashLoopBackOff' } },
+            lastState: terminatedApp(1, 'Error'),
+            ready: false,
+            restartCount: 4,
+            image: 'busybox:1.36',
+            imageID: '',
+          },
+        ],
       },
     },
     container: 'app',
@@ -310,7 +347,11 @@ describe('generateAPIPodStatus: container statuses', () => {
   });
 
   it('lists init containers apart, and leaves the list out when there are none', () => {
-    const withInit = generateAPIPodStatus(pod({ initContainers: [c('setup')], containers: [c('app')] }), runtime([sandbox()], [exited('setup', 0)]), ctx());
+    const withInit = generateAPIPodStatus(
+      pod({ initContainers: [c('setup')], containers: [c('app')] }),
+      runtime([sandbox()], [exited('setup', 0)]),
+      ctx(),
+    );
     expect(withInit.initContainerStatuses?.map((s) => s.name)).toEqual(['setup']);
     expect(withInit.containerStatuses?.map((s) => s.name)).toEqual(['app']);
     const without = generateAPIPodStatus(pod({ containers: [c('app')] }), runtime([sandbox()]), ctx());
@@ -333,7 +374,10 @@ describe('generateAPIPodStatus: container statuses', () => {
       runtime([sandbox()], [running('migrate'), running('proxy')]),
       ctx(),
     );
-    expect(got.initContainerStatuses?.map((s) => [s.name, s.started, s.ready])).toEqual([['migrate', true, false], ['proxy', true, true]]);
+    expect(got.initContainerStatuses?.map((s) => [s.name, s.started, s.ready])).toEqual([
+      ['migrate', true, false],
+      ['proxy', true, true],
+    ]);
   });
 });
 
@@ -349,7 +393,10 @@ interface ConditionRow {
 
 const unready = (names: string) => `containers with unready status: [${names}]`;
 const incomplete = (names: string) => `containers with incomplete status: [${names}]`;
-const notReady = (names: string) => [cond('Ready', 'False', 'ContainersNotReady', unready(names)), cond('ContainersReady', 'False', 'ContainersNotReady', unready(names))];
+const notReady = (names: string) => [
+  cond('Ready', 'False', 'ContainersNotReady', unready(names)),
+  cond('ContainersReady', 'False', 'ContainersNotReady', unready(names)),
+];
 const allReady = [cond('Ready', 'True'), cond('ContainersReady', 'True')];
 const scheduled = cond('PodScheduled', 'True');
 /** The kubelet's PodReadyToStartContainers=False, with PodSandboxChanged's reason as the message. */
@@ -385,19 +432,34 @@ const conditionRows: ConditionRow[] = [
     name: 'no init container has run yet',
     pod: pod({ initContainers: [c('setup'), c('migrate')], containers: [c('app')] }),
     runtime: runtime([sandbox()]),
-    want: [cond('PodReadyToStartContainers', 'True'), cond('Initialized', 'False', 'ContainersNotInitialized', incomplete('setup migrate')), ...notReady('app'), scheduled],
+    want: [
+      cond('PodReadyToStartContainers', 'True'),
+      cond('Initialized', 'False', 'ContainersNotInitialized', incomplete('setup migrate')),
+      ...notReady('app'),
+      scheduled,
+    ],
   },
   {
     name: 'first init container done, second running',
     pod: pod({ initContainers: [c('setup'), c('migrate')], containers: [c('app')] }),
     runtime: runtime([sandbox()], [running('migrate'), exited('setup', 0)]),
-    want: [cond('PodReadyToStartContainers', 'True'), cond('Initialized', 'False', 'ContainersNotInitialized', incomplete('migrate')), ...notReady('app'), scheduled],
+    want: [
+      cond('PodReadyToStartContainers', 'True'),
+      cond('Initialized', 'False', 'ContainersNotInitialized', incomplete('migrate')),
+      ...notReady('app'),
+      scheduled,
+    ],
   },
   {
     name: 'init container failed',
     pod: pod({ initContainers: [c('setup')], containers: [c('app')] }),
     runtime: runtime([sandbox()], [exited('setup', 1)]),
-    want: [cond('PodReadyToStartContainers', 'True'), cond('Initialized', 'False', 'ContainersNotInitialized', incomplete('setup')), ...notReady('app'), scheduled],
+    want: [
+      cond('PodReadyToStartContainers', 'True'),
+      cond('Initialized', 'False', 'ContainersNotInitialized', incomplete('setup')),
+      ...notReady('app'),
+      scheduled,
+    ],
   },
   {
     name: 'init containers done, app running',
@@ -416,7 +478,12 @@ const conditionRows: ConditionRow[] = [
     pod: pod({ initContainers: [sidecar('proxy')], containers: [c('app')] }),
     runtime: runtime([sandbox()], [running('proxy')]),
     ctx: { started: () => false },
-    want: [cond('PodReadyToStartContainers', 'True'), cond('Initialized', 'False', 'ContainersNotInitialized', incomplete('proxy')), ...notReady('proxy app'), scheduled],
+    want: [
+      cond('PodReadyToStartContainers', 'True'),
+      cond('Initialized', 'False', 'ContainersNotInitialized', incomplete('proxy')),
+      ...notReady('proxy app'),
+      scheduled,
+    ],
   },
   {
     name: 'sidecar started but not ready: initialized, and the pod is not ready',
@@ -492,10 +559,48 @@ describe('generateAPIPodStatus: conditions', () => {
   const times = (s: PodStatus) => Object.fromEntries((s.conditions ?? []).map((x) => [x.type, x.lastTransitionTime]));
 
   it.each([
-    ['no old status: every condition changes now', undefined, runtime([sandbox()], [running('app')]), { PodReadyToStartContainers: NOW_TEXT, Initialized: NOW_TEXT, Ready: NOW_TEXT, ContainersReady: NOW_TEXT, PodScheduled: NOW_TEXT }],
-    ['same statuses as before: the old times stay', old('True'), runtime([sandbox()], [running('app')]), { PodReadyToStartContainers: EARLIER_TEXT, Initialized: EARLIER_TEXT, Ready: EARLIER_TEXT, ContainersReady: EARLIER_TEXT, PodScheduled: EARLIER_TEXT }],
-    ['Ready flips to False: only Ready and ContainersReady move', old('True'), runtime([sandbox()], [exited('app', 1)]), { PodReadyToStartContainers: EARLIER_TEXT, Initialized: EARLIER_TEXT, Ready: NOW_TEXT, ContainersReady: NOW_TEXT, PodScheduled: EARLIER_TEXT }],
-    ['Ready flips to True: only Ready and ContainersReady move', old('False'), runtime([sandbox()], [running('app')]), { PodReadyToStartContainers: EARLIER_TEXT, Initialized: EARLIER_TEXT, Ready: NOW_TEXT, ContainersReady: NOW_TEXT, PodScheduled: EARLIER_TEXT }],
+    [
+      'no old status: every condition changes now',
+      undefined,
+      runtime([sandbox()], [running('app')]),
+      { PodReadyToStartContainers: NOW_TEXT, Initialized: NOW_TEXT, Ready: NOW_TEXT, ContainersReady: NOW_TEXT, PodScheduled: NOW_TEXT },
+    ],
+    [
+      'same statuses as before: the old times stay',
+      old('True'),
+      runtime([sandbox()], [running('app')]),
+      {
+        PodReadyToStartContainers: EARLIER_TEXT,
+        Initialized: EARLIER_TEXT,
+        Ready: EARLIER_TEXT,
+        ContainersReady: EARLIER_TEXT,
+        PodScheduled: EARLIER_TEXT,
+      },
+    ],
+    [
+      'Ready flips to False: only Ready and ContainersReady move',
+      old('True'),
+      runtime([sandbox()], [exited('app', 1)]),
+      {
+        PodReadyToStartContainers: EARLIER_TEXT,
+        Initialized: EARLIER_TEXT,
+        Ready: NOW_TEXT,
+        ContainersReady: NOW_TEXT,
+        PodScheduled: EARLIER_TEXT,
+      },
+    ],
+    [
+      'Ready flips to True: only Ready and ContainersReady move',
+      old('False'),
+      runtime([sandbox()], [running('app')]),
+      {
+        PodReadyToStartContainers: EARLIER_TEXT,
+        Initialized: EARLIER_TEXT,
+        Ready: NOW_TEXT,
+        ContainersReady: NOW_TEXT,
+        PodScheduled: EARLIER_TEXT,
+      },
+    ],
   ] as const)('%s', (_name, oldStatus, rt, want) => {
     const s = generateAPIPodStatus(p, rt, ctx({ oldStatus }));
     expect(times(s)).toEqual(want);
@@ -507,12 +612,36 @@ describe('generateAPIPodStatus: conditions', () => {
 
 describe('generateAPIPodStatus: phase', () => {
   it.each([
-    ['from the containers: running → Running', pod({ containers: [c('app')] }), runtime([sandbox()], [running('app')]), undefined, 'Running'],
+    [
+      'from the containers: running → Running',
+      pod({ containers: [c('app')] }),
+      runtime([sandbox()], [running('app')]),
+      undefined,
+      'Running',
+    ],
     ['from the containers: nothing yet → Pending', pod({ containers: [c('app')] }), runtime([]), undefined, 'Pending'],
-    ['Running may become Succeeded', pod({ restartPolicy: 'Never', containers: [c('app')] }), runtime([sandbox()], [exited('app', 0)]), 'Running', 'Succeeded'],
+    [
+      'Running may become Succeeded',
+      pod({ restartPolicy: 'Never', containers: [c('app')] }),
+      runtime([sandbox()], [exited('app', 0)]),
+      'Running',
+      'Succeeded',
+    ],
     ['a Succeeded pod stays Succeeded even if it looks Pending', pod({ containers: [c('app')] }), runtime([]), 'Succeeded', 'Succeeded'],
-    ['a Failed pod stays Failed even if a container runs', pod({ containers: [c('app')] }), runtime([sandbox()], [running('app')]), 'Failed', 'Failed'],
-    ['a Failed pod does not become Succeeded', pod({ restartPolicy: 'Never', containers: [c('app')] }), runtime([sandbox()], [exited('app', 0)]), 'Failed', 'Failed'],
+    [
+      'a Failed pod stays Failed even if a container runs',
+      pod({ containers: [c('app')] }),
+      runtime([sandbox()], [running('app')]),
+      'Failed',
+      'Failed',
+    ],
+    [
+      'a Failed pod does not become Succeeded',
+      pod({ restartPolicy: 'Never', containers: [c('app')] }),
+      runtime([sandbox()], [exited('app', 0)]),
+      'Failed',
+      'Failed',
+    ],
   ] as const)('%s', (_name, p, rt, oldPhase, want) => {
     expect(generateAPIPodStatus(p, rt, ctx({ oldStatus: oldPhase ? { phase: oldPhase } : undefined })).phase).toBe(want);
   });
@@ -520,7 +649,11 @@ describe('generateAPIPodStatus: phase', () => {
   it('fails a Never pod whose init container failed to start, and kubectl shows Init:StartError', () => {
     const p = pod({ restartPolicy: 'Never', initContainers: [c('setup')], containers: [c('app')] });
     const rt = runtime([sandbox()], [exited('setup', 128, { reason: 'StartError' })]);
-    const got = generateAPIPodStatus(p, rt, ctx({ reasons: reasons(['setup', SyncErrors.runContainer, 'exec: "no-such-command": executable file not found in $PATH']) }));
+    const got = generateAPIPodStatus(
+      p,
+      rt,
+      ctx({ reasons: reasons(['setup', SyncErrors.runContainer, 'exec: "no-such-command": executable file not found in $PATH']) }),
+    );
     expect(got.phase).toBe('Failed');
     expect(got.initContainerStatuses?.[0].state).toEqual(terminatedApp(128, 'StartError', 'setup-1'));
     expect(podRow({ ...p, status: got }).status).toBe('Init:StartError');
@@ -528,12 +661,21 @@ describe('generateAPIPodStatus: phase', () => {
 
   it('keeps the DisruptionTarget condition a node shutdown set, and the Failed phase with its reason, once the containers are stopped', () => {
     const p = pod({ containers: [c('app')] });
-    const disruption: PodCondition = { type: 'DisruptionTarget', status: 'True', reason: 'TerminationByKubelet', message: 'Pod was terminated in response to imminent node shutdown.', lastProbeTime: null, lastTransitionTime: EARLIER_TEXT };
+    const disruption: PodCondition = {
+      type: 'DisruptionTarget',
+      status: 'True',
+      reason: 'TerminationByKubelet',
+      message: 'Pod was terminated in response to imminent node shutdown.',
+      lastProbeTime: null,
+      lastTransitionTime: EARLIER_TEXT,
+    };
     const oldStatus: PodStatus = { phase: 'Failed', reason: 'Terminated', message: disruption.message, conditions: [disruption] };
     const got = generateAPIPodStatus(p, runtime([sandbox('notready')], [exited('app', 137)]), ctx({ podIsTerminal: true, oldStatus }));
     expect(got).toMatchObject({ phase: 'Failed', reason: 'Terminated', message: disruption.message });
     expect(got.conditions?.at(-1)).toEqual(disruption);
-    expect(generateAPIPodStatus(p, runtime([sandbox()], [running('app')]), ctx()).conditions?.map((x) => x.type)).not.toContain('DisruptionTarget');
+    expect(generateAPIPodStatus(p, runtime([sandbox()], [running('app')]), ctx()).conditions?.map((x) => x.type)).not.toContain(
+      'DisruptionTarget',
+    );
   });
 
   it('uses podIsTerminal: an Always pod whose containers all exited is Failed once terminal', () => {
@@ -546,12 +688,26 @@ describe('generateAPIPodStatus: phase', () => {
 
 describe('generateAPIPodStatus: pod sync handlers', () => {
   const p = pod({ containers: [c('app')] });
-  const deadline = { shouldEvict: () => ({ evict: true, reason: 'DeadlineExceeded', message: 'Pod was active on the node longer than the specified deadline' }) };
+  const deadline = {
+    shouldEvict: () => ({
+      evict: true,
+      reason: 'DeadlineExceeded',
+      message: 'Pod was active on the node longer than the specified deadline',
+    }),
+  };
   const keep = { shouldEvict: () => ({ evict: false }) };
 
   it('fails a running pod that a handler evicts, with its reason and message, and no longer Ready', () => {
-    const s = generateAPIPodStatus(p, runtime([sandbox()], [running('app')]), ctx({ podSyncHandlers: [keep, deadline], oldStatus: { phase: 'Running' } }));
-    expect(s).toMatchObject({ phase: 'Failed', reason: 'DeadlineExceeded', message: 'Pod was active on the node longer than the specified deadline' });
+    const s = generateAPIPodStatus(
+      p,
+      runtime([sandbox()], [running('app')]),
+      ctx({ podSyncHandlers: [keep, deadline], oldStatus: { phase: 'Running' } }),
+    );
+    expect(s).toMatchObject({
+      phase: 'Failed',
+      reason: 'DeadlineExceeded',
+      message: 'Pod was active on the node longer than the specified deadline',
+    });
     expect(conditionsOf(s).find((x) => x.type === 'Ready')).toEqual(cond('Ready', 'False', 'PodFailed'));
   });
 
@@ -563,7 +719,11 @@ describe('generateAPIPodStatus: pod sync handlers', () => {
 
   it('keeps the reason and message of a phase that stays, and drops them when it changes', () => {
     const rt = runtime([sandbox()], [running('app')]);
-    expect(generateAPIPodStatus(p, rt, ctx({ oldStatus: { phase: 'Running', reason: 'R', message: 'M' } }))).toMatchObject({ phase: 'Running', reason: 'R', message: 'M' });
+    expect(generateAPIPodStatus(p, rt, ctx({ oldStatus: { phase: 'Running', reason: 'R', message: 'M' } }))).toMatchObject({
+      phase: 'Running',
+      reason: 'R',
+      message: 'M',
+    });
     expect(generateAPIPodStatus(p, rt, ctx({ oldStatus: { phase: 'Pending', reason: 'R', message: 'M' } }))).not.toHaveProperty('reason');
   });
 
@@ -579,7 +739,12 @@ describe('generateAPIPodStatus: addresses and start time', () => {
 
   it('takes the pod IP from the sandbox, the host IP from the context', () => {
     const s = generateAPIPodStatus(p, runtime([sandbox()], [running('app')]), ctx());
-    expect(s).toMatchObject({ podIP: '10.88.0.5', podIPs: [{ ip: '10.88.0.5' }], hostIP: '192.168.1.10', hostIPs: [{ ip: '192.168.1.10' }] });
+    expect(s).toMatchObject({
+      podIP: '10.88.0.5',
+      podIPs: [{ ip: '10.88.0.5' }],
+      hostIP: '192.168.1.10',
+      hostIPs: [{ ip: '192.168.1.10' }],
+    });
   });
 
   it('gives a hostNetwork pod the host IP', () => {
@@ -603,7 +768,9 @@ describe('generateAPIPodStatus: addresses and start time', () => {
 // ---- QoS class --------------------------------------------------------------
 
 describe('qosClass', () => {
-  const res = (requests?: Record<string, string | number>, limits?: Record<string, string | number>) => ({ resources: { ...(requests ? { requests } : {}), ...(limits ? { limits } : {}) } });
+  const res = (requests?: Record<string, string | number>, limits?: Record<string, string | number>) => ({
+    resources: { ...(requests ? { requests } : {}), ...(limits ? { limits } : {}) },
+  });
   const full = { cpu: '500m', memory: '128Mi' };
 
   const rows: [string, Pick<PodSpec, 'containers' | 'initContainers'>, PodStatus['qosClass']][] = [
@@ -613,11 +780,23 @@ describe('qosClass', () => {
     ['limits only on cpu', { containers: [c('a', res(undefined, { cpu: '1' }))] }, 'Burstable'],
     ['cpu and memory limits equal to requests', { containers: [c('a', res(full, full))] }, 'Guaranteed'],
     ['cpu and memory limits, requests left to default to them', { containers: [c('a', res(undefined, full))] }, 'Guaranteed'],
-    ['numbers and strings of the same value', { containers: [c('a', res({ cpu: 1, memory: '1Gi' }, { cpu: '1', memory: '1Gi' }))] }, 'Guaranteed'],
+    [
+      'numbers and strings of the same value',
+      { containers: [c('a', res({ cpu: 1, memory: '1Gi' }, { cpu: '1', memory: '1Gi' }))] },
+      'Guaranteed',
+    ],
     ['one guaranteed container, one without resources', { containers: [c('a', res(full, full)), c('b')] }, 'Burstable'],
     ['init containers count too', { initContainers: [c('setup')], containers: [c('a', res(full, full))] }, 'Burstable'],
-    ['guaranteed init and regular containers', { initContainers: [c('setup', res(full, full))], containers: [c('a', res(undefined, full))] }, 'Guaranteed'],
-    ['requests equal to limits as quantities, written differently', { containers: [c('a', res({ cpu: '1', memory: '1Gi' }, { cpu: '1000m', memory: '1024Mi' }))] }, 'Guaranteed'],
+    [
+      'guaranteed init and regular containers',
+      { initContainers: [c('setup', res(full, full))], containers: [c('a', res(undefined, full))] },
+      'Guaranteed',
+    ],
+    [
+      'requests equal to limits as quantities, written differently',
+      { containers: [c('a', res({ cpu: '1', memory: '1Gi' }, { cpu: '1000m', memory: '1024Mi' }))] },
+      'Guaranteed',
+    ],
     ['only an ephemeral-storage request', { containers: [c('a', res({ 'ephemeral-storage': '1Gi' }))] }, 'BestEffort'],
     ['only a zero cpu request', { containers: [c('a', res({ cpu: '0' }))] }, 'BestEffort'],
   ];

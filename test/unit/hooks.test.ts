@@ -9,7 +9,10 @@ import { FakeClock } from '../../src/util/clock.js';
 import { goQuote, goStringList } from '../../src/util/go-format.js';
 
 const UID = '0b6c1f7e-4f2a-4d7e-9a51-7c3e2f1d9b10';
-const pod: Pod = { metadata: { name: 'poststart-fail-diffnode', namespace: 'default', uid: UID }, spec: { containers: [{ name: 'main', image: 'busybox:1.36' }] } };
+const pod: Pod = {
+  metadata: { name: 'poststart-fail-diffnode', namespace: 'default', uid: UID },
+  spec: { containers: [{ name: 'main', image: 'busybox:1.36' }] },
+};
 const main: Container = pod.spec.containers[0];
 
 /** A hook runner whose ExecSync answers `answer` (or fails with it). */
@@ -28,19 +31,35 @@ const exec = (...command: string[]): LifecycleHandler => ({ exec: { command } })
 describe('HookRunner: failures worded as the kubelet words them (lifecycle/handlers.go, the PostStartHookError message)', () => {
   it('an exec hook that exits 1 with no output: exactly the kubelet text', async () => {
     const got = await runner({ exitCode: 1 }).run('c-1', main, pod, exec('sh', '-c', 'exit 1'), '10.88.0.5');
-    expect(got).toBe(`Exec lifecycle hook ([sh -c exit 1]) for Container "main" in Pod "poststart-fail-diffnode_default(${UID})" failed - error: command 'sh -c exit 1' exited with 1: , message: ""`);
+    expect(got).toBe(
+      `Exec lifecycle hook ([sh -c exit 1]) for Container "main" in Pod "poststart-fail-diffnode_default(${UID})" failed - error: command 'sh -c exit 1' exited with 1: , message: ""`,
+    );
   });
 
-  it("an exec hook with output: stderr in the error (CRI client), stdout and stderr in the message, %q-quoted", async () => {
-    const got = await runner({ exitCode: 7, stdout: 'tried\n', stderr: 'not today\n' }).run('c-1', main, pod, exec('sh', '-c', 'echo tried; echo not today >&2; exit 7'), '');
+  it('an exec hook with output: stderr in the error (CRI client), stdout and stderr in the message, %q-quoted', async () => {
+    const got = await runner({ exitCode: 7, stdout: 'tried\n', stderr: 'not today\n' }).run(
+      'c-1',
+      main,
+      pod,
+      exec('sh', '-c', 'echo tried; echo not today >&2; exit 7'),
+      '',
+    );
     expect(got).toBe(
       `Exec lifecycle hook ([sh -c echo tried; echo not today >&2; exit 7]) for Container "main" in Pod "poststart-fail-diffnode_default(${UID})" failed - error: command 'sh -c echo tried; echo not today >&2; exit 7' exited with 7: not today\n, message: "tried\\nnot today\\n"`,
     );
   });
 
   it('an exec hook the runtime cannot run: the gRPC error as the Go client prints it', async () => {
-    const got = await runner(new CriError('ExecSync', GrpcCode.NOT_FOUND, 'container "c-1" not found')).run('c-1', main, pod, exec('true'), '');
-    expect(got).toBe(`Exec lifecycle hook ([true]) for Container "main" in Pod "poststart-fail-diffnode_default(${UID})" failed - error: rpc error: code = NotFound desc = container "c-1" not found, message: ""`);
+    const got = await runner(new CriError('ExecSync', GrpcCode.NOT_FOUND, 'container "c-1" not found')).run(
+      'c-1',
+      main,
+      pod,
+      exec('true'),
+      '',
+    );
+    expect(got).toBe(
+      `Exec lifecycle hook ([true]) for Container "main" in Pod "poststart-fail-diffnode_default(${UID})" failed - error: rpc error: code = NotFound desc = container "c-1" not found, message: ""`,
+    );
   });
 
   it('an exec hook that succeeds: no message', async () => {

@@ -18,7 +18,11 @@ describe('relayedMappings', () => {
   });
 
   it('refuses SCTP and ports out of range, naming the mapping', () => {
-    expect(() => relayedMappings([{ protocol: 'SCTP', containerPort: 1, hostPort: 2, hostIp: '' }])).toThrow('port mapping 2 -> 1: protocol SCTP is not supported');
-    expect(() => relayedMappings([{ protocol: 'TCP', containerPort: 70000, hostPort: 2, hostIp: '' }])).toThrow('port mapping 2 -> 70000: a port is out of range');
+    expect(() => relayedMappings([{ protocol: 'SCTP', containerPort: 1, hostPort: 2, hostIp: '' }])).toThrow(
+      'port mapping 2 -> 1: protocol SCTP is not supported',
+    );
+    expect(() => relayedMappings([{ protocol: 'TCP', containerPort: 70000, hostPort: 2, hostIp: '' }])).toThrow(
+      'port mapping 2 -> 70000: a port is out of range',
+    );
   });
 });

@@ -14,7 +14,17 @@ describe('the hostile manifest corpus', () => {
     expect(hostileCorpus().map((c) => c.text)).toEqual(corpus.map((c) => c.text));
   });
 
-  it.each(['wrong type', 'huge', 'deep nesting', 'yaml bomb', 'unicode and control characters', 'path traversal', 'absurd numbers', 'syntax', 'fuzz'])('decodes every %s case without throwing, quickly, naming where each problem is', (category) => {
+  it.each([
+    'wrong type',
+    'huge',
+    'deep nesting',
+    'yaml bomb',
+    'unicode and control characters',
+    'path traversal',
+    'absurd numbers',
+    'syntax',
+    'fuzz',
+  ])('decodes every %s case without throwing, quickly, naming where each problem is', (category) => {
     const cases = corpus.filter((c) => c.category === category);
     expect(cases.length).toBeGreaterThan(0);
     const failures: string[] = [];
@@ -33,14 +43,16 @@ describe('the hostile manifest corpus', () => {
       if (ms > 10_000) failures.push(`${c.name}: took ${ms.toFixed(0)} ms`);
       const { decoded, pods } = result;
       for (const e of decoded.errors) {
-        if (e.source !== file || !Number.isInteger(e.document) || !e.message) failures.push(`${c.name}: an error without its place: ${JSON.stringify(e).slice(0, 200)}`);
+        if (e.source !== file || !Number.isInteger(e.document) || !e.message)
+          failures.push(`${c.name}: an error without its place: ${JSON.stringify(e).slice(0, 200)}`);
       }
       if (c.mustRefuse && pods.length > 0) failures.push(`${c.name}: accepted a pod it must refuse`);
       if (c.mustRefuse && decoded.errors.length === 0 && !decoded.unreadable) failures.push(`${c.name}: refused without saying why`);
       if (c.field && pods.length === 0 && !decoded.errors.some((e) => e.field?.startsWith(c.field!))) {
         failures.push(`${c.name}: no error names ${c.field} (got ${decoded.errors.map((e) => e.field).join(', ')})`);
       }
-      if (c.field && decoded.errors.length > 0 && !decoded.errors.every((e) => e.pod === undefined || typeof e.pod === 'string')) failures.push(`${c.name}: a pod name that is not a string`);
+      if (c.field && decoded.errors.length > 0 && !decoded.errors.every((e) => e.pod === undefined || typeof e.pod === 'string'))
+        failures.push(`${c.name}: a pod name that is not a string`);
       // What is accepted is a valid pod, whatever the input looked like.
       for (const p of decoded.pods) expect(validatePod(p.pod, { nameSuffixLength: 0 })).toEqual([]);
     }

@@ -7,10 +7,25 @@ import { ReasonCache } from '../../src/engine/status/reason-cache.js';
 import type { PodWorkerInfo } from '../../src/engine/pod-workers.js';
 
 const pod = (uid: string) => ({ metadata: { uid, name: uid, namespace: 'default' }, spec: { containers: [] } });
-const deadSandbox = (uid: string): RunningPod => ({ uid, name: uid, namespace: 'default', sandboxes: [{ id: `s-${uid}`, state: 'notready', createdAt: 1 }], containers: [] });
+const deadSandbox = (uid: string): RunningPod => ({
+  uid,
+  name: uid,
+  namespace: 'default',
+  sandboxes: [{ id: `s-${uid}`, state: 'notready', createdAt: 1 }],
+  containers: [],
+});
 
 /** Housekeeping over a pod cache that holds an entry for each of `cached`, with the given desired pods, workers and runtime pods. */
-function setup(o: { cached: string[]; desired: string[]; workers: string[]; inRuntime: RunningPod[]; whileListing?: () => void; rejected?: string[]; pods?: Record<string, ReturnType<typeof pod>>; removing?: () => Promise<void> }) {
+function setup(o: {
+  cached: string[];
+  desired: string[];
+  workers: string[];
+  inRuntime: RunningPod[];
+  whileListing?: () => void;
+  rejected?: string[];
+  pods?: Record<string, ReturnType<typeof pod>>;
+  removing?: () => Promise<void>;
+}) {
   const podCache = new PodCache();
   for (const uid of o.cached) podCache.set(uid, emptyPodStatus(uid, uid, 'default'), undefined, 1);
   const removed: string[] = [];
@@ -52,7 +67,12 @@ const cachedUids = (cache: PodCache) => [...cache.entries()].map(([uid]) => uid)
 
 describe('housekeeping and the pod cache', () => {
   it('forgets the cached state of pods gone from the runtime that no source or worker knows, and keeps the rest', async () => {
-    const world = { cached: ['desired', 'worker', 'gone', 'dead'], desired: ['desired'], workers: ['desired', 'worker'], inRuntime: [deadSandbox('dead')] };
+    const world = {
+      cached: ['desired', 'worker', 'gone', 'dead'],
+      desired: ['desired'],
+      workers: ['desired', 'worker'],
+      inRuntime: [deadSandbox('dead')],
+    };
     const { housekeeping, podCache, removed } = setup(world);
     await housekeeping.handlePodCleanups();
     expect(removed).toEqual(['dead']);
@@ -73,8 +93,19 @@ describe('housekeeping and the pod cache', () => {
   });
 
   it('kills no pod that a source added while the pass waited on the runtime', async () => {
-    const live: RunningPod = { uid: 'new', name: 'new', namespace: 'default', sandboxes: [{ id: 's-new', state: 'ready', createdAt: 1 }], containers: [] };
-    const world = { cached: [], desired: [] as string[], workers: [] as string[], inRuntime: [live, { ...live, uid: 'orphan', name: 'orphan' }] };
+    const live: RunningPod = {
+      uid: 'new',
+      name: 'new',
+      namespace: 'default',
+      sandboxes: [{ id: 's-new', state: 'ready', createdAt: 1 }],
+      containers: [],
+    };
+    const world = {
+      cached: [],
+      desired: [] as string[],
+      workers: [] as string[],
+      inRuntime: [live, { ...live, uid: 'orphan', name: 'orphan' }],
+    };
     const { housekeeping, killed } = setup({ ...world, whileListing: () => (world.desired.push('new'), world.workers.push('new')) });
     await housekeeping.handlePodCleanups();
     expect(killed).toEqual(['orphan']);
@@ -84,7 +115,14 @@ describe('housekeeping and the pod cache', () => {
 describe('housekeeping and a UID used again', () => {
   it('starts anew an admitted pod that no worker knows, its last life forgotten; not a rejected or finished one', async () => {
     const succeeded = { ...pod('done'), status: { phase: 'Succeeded' } };
-    const world = { cached: [], desired: ['again', 'running', 'refused', 'done'], workers: ['running'], rejected: ['refused'], inRuntime: [], pods: { done: succeeded } };
+    const world = {
+      cached: [],
+      desired: ['again', 'running', 'refused', 'done'],
+      workers: ['running'],
+      rejected: ['refused'],
+      inRuntime: [],
+      pods: { done: succeeded },
+    };
     const { housekeeping, created, statusesDeleted } = setup(world);
     await housekeeping.handlePodCleanups();
     expect(created).toEqual(['again']);
@@ -110,19 +148,31 @@ describe('housekeeping and the runtime', () => {
   });
 });
 
-
 describe('housekeeping as /node shows it', () => {
   it('counts its passes, and says for how long a pass has been under way and at which step', async () => {
     const { housekeeping } = setup({ cached: [], desired: [], workers: [], inRuntime: [deadSandbox('dead')] });
     expect(housekeeping.state()).toEqual({ passes: 0, last: undefined, running: undefined });
     await housekeeping.handlePodCleanups();
-    expect(housekeeping.state()).toMatchObject({ passes: 1, last: { at: expect.any(String), durationMs: expect.any(Number) }, running: undefined });
+    expect(housekeeping.state()).toMatchObject({
+      passes: 1,
+      last: { at: expect.any(String), durationMs: expect.any(Number) },
+      running: undefined,
+    });
     // A pass held up by the runtime: a second one is not started, and the state names the step it waits in.
     let answer!: () => void;
-    const held = setup({ cached: [], desired: [], workers: [], inRuntime: [deadSandbox('stuck')], removing: () => new Promise<void>((resolve) => (answer = resolve)) });
+    const held = setup({
+      cached: [],
+      desired: [],
+      workers: [],
+      inRuntime: [deadSandbox('stuck')],
+      removing: () => new Promise<void>((resolve) => (answer = resolve)),
+    });
     const pass = held.housekeeping.handlePodCleanups();
     await held.housekeeping.handlePodCleanups();
-    expect(held.housekeeping.state()).toMatchObject({ passes: 0, running: { step: 'removing pod default/stuck', forMs: expect.any(Number) } });
+    expect(held.housekeeping.state()).toMatchObject({
+      passes: 0,
+      running: { step: 'removing pod default/stuck', forMs: expect.any(Number) },
+    });
     answer();
     await pass;
     expect(held.housekeeping.state()).toMatchObject({ passes: 1, running: undefined });

@@ -7,7 +7,13 @@ import { findInRootfs, imageProcess, mkdirInRoot, resolveInRoot, resolveUser } f
 const none = { command: [], args: [], envs: [], workingDir: '' };
 
 describe('imageProcess: the image config merged with the container config (containerd and Docker rules)', () => {
-  const image = { Entrypoint: ['/bin/echo', 'entrypoint'], Cmd: ['hello'], Env: ['PATH=/opt/bin:/bin', 'MODE=image', 'EMPTY='], WorkingDir: '/srv', User: '1000:1000' };
+  const image = {
+    Entrypoint: ['/bin/echo', 'entrypoint'],
+    Cmd: ['hello'],
+    Env: ['PATH=/opt/bin:/bin', 'MODE=image', 'EMPTY='],
+    WorkingDir: '/srv',
+    User: '1000:1000',
+  };
 
   it('runs Entrypoint with Cmd when the container gives neither command nor args', () => {
     expect(imageProcess(image, none).argv).toEqual(['/bin/echo', 'entrypoint', 'hello']);
@@ -32,7 +38,13 @@ describe('imageProcess: the image config merged with the container config (conta
   });
 
   it("layers the container's env over the image's, and gives PATH a default", () => {
-    const env = imageProcess(image, { ...none, envs: [{ key: 'MODE', value: 'pod' }, { key: 'X', value: '1' }] }).env;
+    const env = imageProcess(image, {
+      ...none,
+      envs: [
+        { key: 'MODE', value: 'pod' },
+        { key: 'X', value: '1' },
+      ],
+    }).env;
     expect(env).toEqual({ PATH: '/opt/bin:/bin', MODE: 'pod', EMPTY: '', X: '1' });
     expect(imageProcess({ Cmd: ['x'] }, none).env.PATH).toBe('/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin');
   });

@@ -41,7 +41,10 @@ describe('ImagePuller: the status messages and events of a failed pull, as image
     const { ensure, seen } = setup(new CriError('PullImage', GrpcCode.UNKNOWN, CONTAINERD));
     const err = await ensure();
     expect(err).toMatchObject({ reason: SyncErrors.imagePull, message: CONTAINERD });
-    expect(seen.find((e) => e.type === 'ImagePullFailed')).toMatchObject({ reason: 'Failed', message: `Failed to pull image "${IMAGE}": ${CONTAINERD}` });
+    expect(seen.find((e) => e.type === 'ImagePullFailed')).toMatchObject({
+      reason: 'Failed',
+      message: `Failed to pull image "${IMAGE}": ${CONTAINERD}`,
+    });
   });
 
   it('ErrImagePull with a code other than UNKNOWN: the Go client keeps the code (rpc error: code = ... desc = ...)', async () => {
@@ -50,11 +53,19 @@ describe('ImagePuller: the status messages and events of a failed pull, as image
   });
 
   it('ImagePullBackOff: the status names the last pull error, the BackOff event does not; a new attempt brings the new error', async () => {
-    const { ensure, seen, clock } = setup(new CriError('PullImage', GrpcCode.UNKNOWN, CONTAINERD), new CriError('PullImage', GrpcCode.UNKNOWN, 'second failure'));
+    const { ensure, seen, clock } = setup(
+      new CriError('PullImage', GrpcCode.UNKNOWN, CONTAINERD),
+      new CriError('PullImage', GrpcCode.UNKNOWN, 'second failure'),
+    );
     await ensure();
     const backOff = await ensure();
-    expect(backOff).toMatchObject({ reason: SyncErrors.imagePullBackOff, message: `Back-off pulling image "${IMAGE}": ErrImagePull: ${CONTAINERD}` });
-    expect(seen.filter((e) => e.type === 'ImagePullBackOff').map((e) => [e.reason, e.message])).toEqual([['BackOff', `Back-off pulling image "${IMAGE}"`]]);
+    expect(backOff).toMatchObject({
+      reason: SyncErrors.imagePullBackOff,
+      message: `Back-off pulling image "${IMAGE}": ErrImagePull: ${CONTAINERD}`,
+    });
+    expect(seen.filter((e) => e.type === 'ImagePullBackOff').map((e) => [e.reason, e.message])).toEqual([
+      ['BackOff', `Back-off pulling image "${IMAGE}"`],
+    ]);
 
     await clock.advance(10_000);
     expect((await ensure())!.message).toBe('second failure');

@@ -11,7 +11,13 @@ const dir = mkdtempSync(join(tmpdir(), 'knode-logs-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let files = 0;
 
-const T = ['2026-01-01T10:00:00.000000001Z', '2026-01-01T10:00:01.5Z', '2026-01-01T10:00:02.25Z', '2026-01-01T10:00:03.125Z', '2026-01-01T10:00:04.0625Z'];
+const T = [
+  '2026-01-01T10:00:00.000000001Z',
+  '2026-01-01T10:00:01.5Z',
+  '2026-01-01T10:00:02.25Z',
+  '2026-01-01T10:00:03.125Z',
+  '2026-01-01T10:00:04.0625Z',
+];
 
 /** One CRI log entry, newline included. */
 const entry = (time: string, stream: 'stdout' | 'stderr', tag: 'F' | 'P', text: string) => `${time} ${stream} ${tag} ${text}\n`;
@@ -50,20 +56,62 @@ interface Row {
 }
 
 const rows: Row[] = [
-  { name: 'plain lines from both streams, in file order', content: full(0, 'hello') + full(1, 'oops', 'stderr') + full(2, 'world'), want: ['hello', 'oops', 'world'] },
+  {
+    name: 'plain lines from both streams, in file order',
+    content: full(0, 'hello') + full(1, 'oops', 'stderr') + full(2, 'world'),
+    want: ['hello', 'oops', 'world'],
+  },
   { name: 'an empty file', content: '', want: [] },
   { name: 'an empty line', content: full(0, 'a') + full(1, '') + full(2, 'b'), want: ['a', '', 'b'] },
   { name: 'text keeps its own spaces', content: full(0, '  two  spaces  '), want: ['  two  spaces  '] },
-  { name: 'timestamps prefix each line with its RFC 3339 time', content: full(1, 'hello') + full(2, 'world'), options: { timestamps: true }, want: [`${T[1]} hello`, `${T[2]} world`] },
-  { name: 'partial entries are joined with the full one that ends them', content: entry(T[0], 'stdout', 'P', 'hel') + entry(T[1], 'stdout', 'P', 'lo ') + entry(T[2], 'stdout', 'F', 'world') + full(3, 'next'), want: ['hello world', 'next'] },
-  { name: 'an unterminated final partial entry is flushed at the end', content: full(0, 'a') + entry(T[1], 'stdout', 'P', 'no newline yet'), want: ['a', 'no newline yet'] },
-  { name: 'an unterminated final partial entry keeps its time', content: entry(T[3], 'stdout', 'P', 'tail'), options: { timestamps: true }, want: [`${T[3]} tail`] },
+  {
+    name: 'timestamps prefix each line with its RFC 3339 time',
+    content: full(1, 'hello') + full(2, 'world'),
+    options: { timestamps: true },
+    want: [`${T[1]} hello`, `${T[2]} world`],
+  },
+  {
+    name: 'partial entries are joined with the full one that ends them',
+    content: entry(T[0], 'stdout', 'P', 'hel') + entry(T[1], 'stdout', 'P', 'lo ') + entry(T[2], 'stdout', 'F', 'world') + full(3, 'next'),
+    want: ['hello world', 'next'],
+  },
+  {
+    name: 'an unterminated final partial entry is flushed at the end',
+    content: full(0, 'a') + entry(T[1], 'stdout', 'P', 'no newline yet'),
+    want: ['a', 'no newline yet'],
+  },
+  {
+    name: 'an unterminated final partial entry keeps its time',
+    content: entry(T[3], 'stdout', 'P', 'tail'),
+    options: { timestamps: true },
+    want: [`${T[3]} tail`],
+  },
   { name: 'lines that are not CRI entries are skipped', content: `garbage\n${full(0, 'ok')}`, want: ['ok'] },
-  { name: 'tailLines gives the last N lines', content: full(0, 'a') + full(1, 'b') + full(2, 'c') + full(3, 'd'), options: { tailLines: 2 }, want: ['c', 'd'] },
-  { name: 'tailLines larger than the log gives all of it', content: full(0, 'a') + full(1, 'b'), options: { tailLines: 10 }, want: ['a', 'b'] },
-  { name: 'tailLines with timestamps', content: full(0, 'a') + full(1, 'b'), options: { tailLines: 1, timestamps: true }, want: [`${T[1]} b`] },
+  {
+    name: 'tailLines gives the last N lines',
+    content: full(0, 'a') + full(1, 'b') + full(2, 'c') + full(3, 'd'),
+    options: { tailLines: 2 },
+    want: ['c', 'd'],
+  },
+  {
+    name: 'tailLines larger than the log gives all of it',
+    content: full(0, 'a') + full(1, 'b'),
+    options: { tailLines: 10 },
+    want: ['a', 'b'],
+  },
+  {
+    name: 'tailLines with timestamps',
+    content: full(0, 'a') + full(1, 'b'),
+    options: { tailLines: 1, timestamps: true },
+    want: [`${T[1]} b`],
+  },
   { name: 'tailLines 0 gives nothing', content: full(0, 'a') + full(1, 'b'), options: { tailLines: 0 }, want: [] },
-  { name: "a joined line carries its first piece's time", content: entry(T[0], 'stdout', 'P', 'hel') + entry(T[1], 'stdout', 'F', 'lo'), options: { timestamps: true }, want: [`${T[0]} hello`] },
+  {
+    name: "a joined line carries its first piece's time",
+    content: entry(T[0], 'stdout', 'P', 'hel') + entry(T[1], 'stdout', 'F', 'lo'),
+    options: { timestamps: true },
+    want: [`${T[0]} hello`],
+  },
 ];
 
 describe('readContainerLog', () => {

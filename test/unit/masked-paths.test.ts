@@ -33,28 +33,56 @@ const mounts = () => [{ hostPath: volume, containerPath: '/data' }];
 
 describe('pathMaskArgs', () => {
   it('covers a masked file with /dev/null (a device bind) and a masked directory with an empty read-only tmpfs', () => {
-    expect(pathMaskArgs(['/bin/busybox', '/tmp'], [], rootfs, [])).toEqual(['--dev-bind', '/dev/null', '/bin/busybox', '--tmpfs', '/tmp', '--remount-ro', '/tmp']);
+    expect(pathMaskArgs(['/bin/busybox', '/tmp'], [], rootfs, [])).toEqual([
+      '--dev-bind',
+      '/dev/null',
+      '/bin/busybox',
+      '--tmpfs',
+      '/tmp',
+      '--remount-ro',
+      '/tmp',
+    ]);
   });
 
   it('binds a read-only path onto itself from where it is, before the masks', () => {
     expect(pathMaskArgs(['/proc/keys'], ['/tmp', '/proc/sys'], rootfs, [])).toEqual([
-      '--ro-bind', join(rootfs, 'tmp'), '/tmp',
-      '--ro-bind', '/proc/sys', '/proc/sys',
-      '--dev-bind', '/dev/null', '/proc/keys',
+      '--ro-bind',
+      join(rootfs, 'tmp'),
+      '/tmp',
+      '--ro-bind',
+      '/proc/sys',
+      '/proc/sys',
+      '--dev-bind',
+      '/dev/null',
+      '/proc/keys',
     ]);
   });
 
   it('follows symlinks inside the root, never out of it', () => {
-    expect(pathMaskArgs(['/bin/ls', '/lib'], [], rootfs, [])).toEqual(['--dev-bind', '/dev/null', '/bin/busybox', '--tmpfs', '/usr/lib', '--remount-ro', '/usr/lib']);
+    expect(pathMaskArgs(['/bin/ls', '/lib'], [], rootfs, [])).toEqual([
+      '--dev-bind',
+      '/dev/null',
+      '/bin/busybox',
+      '--tmpfs',
+      '/usr/lib',
+      '--remount-ro',
+      '/usr/lib',
+    ]);
     // /etc/passwd is the host's, not the root's: there is nothing to mask.
     expect(pathMaskArgs(['/bin/passwd-link'], ['/bin/passwd-link'], rootfs, [])).toEqual([]);
   });
 
   it('finds a path inside a volume in its directory, and the volume itself', () => {
     expect(pathMaskArgs(['/data/secret'], ['/data/cache', '/data'], rootfs, mounts())).toEqual([
-      '--ro-bind', join(volume, 'cache'), '/data/cache',
-      '--ro-bind', volume, '/data',
-      '--dev-bind', '/dev/null', '/data/secret',
+      '--ro-bind',
+      join(volume, 'cache'),
+      '/data/cache',
+      '--ro-bind',
+      volume,
+      '/data',
+      '--dev-bind',
+      '/dev/null',
+      '/data/secret',
     ]);
   });
 

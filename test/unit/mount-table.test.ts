@@ -45,7 +45,11 @@ describe('mountTable', () => {
           { hostPath: '/v/c', containerPath: '/c', readonly: false, propagation: 'PROPAGATION_BIDIRECTIONAL' },
         ],
       },
-      ['/v/a /r/c1/root/a none rbind,rprivate 0 0', '/v/b /r/c1/root/b none rbind,ro,rslave 0 0', '/v/c /r/c1/root/c none rbind,rshared 0 0'],
+      [
+        '/v/a /r/c1/root/a none rbind,rprivate 0 0',
+        '/v/b /r/c1/root/b none rbind,ro,rslave 0 0',
+        '/v/c /r/c1/root/c none rbind,rshared 0 0',
+      ],
     ],
     [
       'a recursive read-only volume: what the host mounts under it is made read-only too',
@@ -54,7 +58,14 @@ describe('mountTable', () => {
     ],
     [
       'read-only and masked paths after the volumes, and a read-only root last',
-      { readonlyPaths: ['/proc/sys'], masked: [{ containerPath: '/proc/kcore', directory: false }, { containerPath: '/proc/acpi', directory: true }], readonlyRootfs: true },
+      {
+        readonlyPaths: ['/proc/sys'],
+        masked: [
+          { containerPath: '/proc/kcore', directory: false },
+          { containerPath: '/proc/acpi', directory: true },
+        ],
+        readonlyRootfs: true,
+      },
       [
         '/r/c1/root/proc/sys /r/c1/root/proc/sys none rbind,ro 0 0',
         '/dev/null /r/c1/root/proc/kcore none bind 0 0',
@@ -65,9 +76,16 @@ describe('mountTable', () => {
     [
       'its overlay mounted at the new root in place of a bind of its root file system, first',
       { overlay: { lower: '/r/images/abc', upper: '/r/c1/upper', work: '/r/c1/work' } },
-      ['overlay /r/c1/root overlay lowerdir=/r/images/abc,upperdir=/r/c1/upper,workdir=/r/c1/work 0 0', 'proc /r/c1/root/proc proc nosuid,nodev,noexec 0 0'],
+      [
+        'overlay /r/c1/root overlay lowerdir=/r/images/abc,upperdir=/r/c1/upper,workdir=/r/c1/work 0 0',
+        'proc /r/c1/root/proc proc nosuid,nodev,noexec 0 0',
+      ],
     ],
-    ['blanks and backslashes written as octal escapes', { mounts: [{ hostPath: '/v/my dir\\x', containerPath: '/with\ttab', readonly: false }] }, ['/v/my\\040dir\\134x /r/c1/root/with\\011tab none rbind,rprivate 0 0']],
+    [
+      'blanks and backslashes written as octal escapes',
+      { mounts: [{ hostPath: '/v/my dir\\x', containerPath: '/with\ttab', readonly: false }] },
+      ['/v/my\\040dir\\134x /r/c1/root/with\\011tab none rbind,rprivate 0 0'],
+    ],
   ])('%s', (_name, changes, wanted) => {
     const all = lines({ ...base, ...changes });
     expect(all).toEqual(expect.arrayContaining(wanted));
@@ -94,7 +112,7 @@ describe('the read-only copy of /sys', () => {
     expect(sysLines({ ...base, readonlySys: '/run/k/sys', privileged: true })).toEqual(['/sys /r/c1/root/sys none rbind 0 0']);
   });
 
-  it('is made by a table that binds the host\'s /sys privately and remounts each mount under it read-only, escaping blanks', () => {
+  it("is made by a table that binds the host's /sys privately and remounts each mount under it read-only, escaping blanks", () => {
     expect(readonlySysTable('/run/my k/sys', ['/sys/fs/cgroup', '/sys/fs/cgroup/memory']).trimEnd().split('\n')).toEqual([
       '/sys /run/my\\040k/sys none rbind,ro,rprivate 0 0',
       '/run/my\\040k/sys/fs/cgroup /run/my\\040k/sys/fs/cgroup none remount,bind,ro 0 0',
@@ -107,7 +125,12 @@ describe('mountinfo', () => {
   const table = parseMountinfo(MOUNTINFO);
 
   it('reads mount points and peer groups, undoing the octal escapes', () => {
-    expect(table).toEqual([{ mountPoint: '/proc' }, { mountPoint: '/', shared: 1 }, { mountPoint: '/mnt/data', shared: 7, master: 3 }, { mountPoint: '/mnt/data/with space', master: 9 }]);
+    expect(table).toEqual([
+      { mountPoint: '/proc' },
+      { mountPoint: '/', shared: 1 },
+      { mountPoint: '/mnt/data', shared: 7, master: 3 },
+      { mountPoint: '/mnt/data/with space', master: 9 },
+    ]);
   });
 
   it('finds the mount a path is on, and the mounts under a directory', () => {

@@ -31,14 +31,24 @@ describe('makeMounts', () => {
   it('resolves recursiveReadOnly as the kubelet does: IfPossible where the runtime can, Enabled or a CreateContainerConfigError', () => {
     const dir = mkdtempSync(join(tmpdir(), 'knode-mounts-'));
     const volumes = new Map([['v', dir]]);
-    const withMount = (m: Partial<NonNullable<Container['volumeMounts']>[number]>): Container => ({ name: 'c', image: 'busybox', volumeMounts: [{ name: 'v', mountPath: '/v', readOnly: true, ...m }] });
+    const withMount = (m: Partial<NonNullable<Container['volumeMounts']>[number]>): Container => ({
+      name: 'c',
+      image: 'busybox',
+      volumeMounts: [{ name: 'v', mountPath: '/v', readOnly: true, ...m }],
+    });
     expect(makeMounts(withMount({ recursiveReadOnly: 'IfPossible' }), volumes, true)[0].recursiveReadOnly).toBe(true);
     expect(makeMounts(withMount({ recursiveReadOnly: 'IfPossible' }), volumes, false)[0]).not.toHaveProperty('recursiveReadOnly');
     expect(makeMounts(withMount({ recursiveReadOnly: 'Enabled' }), volumes, true)[0].recursiveReadOnly).toBe(true);
     expect(makeMounts(withMount({ recursiveReadOnly: 'Disabled' }), volumes, true)[0]).not.toHaveProperty('recursiveReadOnly');
-    expect(() => makeMounts(withMount({ recursiveReadOnly: 'Enabled' }), volumes, false)).toThrow('volume "v" requested recursive read-only mode, but it is not supported by the runtime');
-    expect(() => makeMounts(withMount({ recursiveReadOnly: 'Enabled', readOnly: false }), volumes, true)).toThrow('volume "v" requested recursive read-only mode, but it is not read-only');
-    expect(() => makeMounts(withMount({ recursiveReadOnly: 'IfPossible', mountPropagation: 'HostToContainer' }), volumes, true)).toThrow('volume "v" requested recursive read-only mode, but it is not compatible with propagation "HostToContainer"');
+    expect(() => makeMounts(withMount({ recursiveReadOnly: 'Enabled' }), volumes, false)).toThrow(
+      'volume "v" requested recursive read-only mode, but it is not supported by the runtime',
+    );
+    expect(() => makeMounts(withMount({ recursiveReadOnly: 'Enabled', readOnly: false }), volumes, true)).toThrow(
+      'volume "v" requested recursive read-only mode, but it is not read-only',
+    );
+    expect(() => makeMounts(withMount({ recursiveReadOnly: 'IfPossible', mountPropagation: 'HostToContainer' }), volumes, true)).toThrow(
+      'volume "v" requested recursive read-only mode, but it is not compatible with propagation "HostToContainer"',
+    );
   });
 
   it('makes an image volume the pulled image, read-only whatever the mount says, with no host path and its subPath for the runtime to find', () => {
@@ -53,12 +63,24 @@ describe('makeMounts', () => {
         { name: 'v', mountPath: '/v' },
       ],
     };
-    expect(makeMounts(container, new Map([['tools', ''], ['v', dir]]), false, new Map([['tools', image]]))).toEqual([
+    expect(
+      makeMounts(
+        container,
+        new Map([
+          ['tools', ''],
+          ['v', dir],
+        ]),
+        false,
+        new Map([['tools', image]]),
+      ),
+    ).toEqual([
       { containerPath: '/tools', hostPath: '', image, imageSubPath: '', readonly: true },
       { containerPath: '/bin-only', hostPath: '', image, imageSubPath: 'usr/bin', readonly: true },
       { containerPath: '/v', hostPath: dir, readonly: false },
     ]);
     const escaping: Container = { name: 'c', image: 'busybox', volumeMounts: [{ name: 'tools', mountPath: '/t', subPath: '../etc' }] };
-    expect(() => makeMounts(escaping, new Map([['tools', '']]), false, new Map([['tools', image]]))).toThrow('subPath "../etc" of volume "tools" must be a relative path inside the volume');
+    expect(() => makeMounts(escaping, new Map([['tools', '']]), false, new Map([['tools', image]]))).toThrow(
+      'subPath "../etc" of volume "tools" must be a relative path inside the volume',
+    );
   });
 });

@@ -42,8 +42,24 @@ function setup(shutdownGracePeriodMs: number, criticalPodsMs: number, pods: Pod[
   const seen: LifecycleEvent[] = [];
   events.subscribe((e) => seen.push(e));
   const syncer = new StopSyncer();
-  workers = new PodWorkers({ syncer, cache, workQueue: new WorkQueue(clock), clock, random: () => 0, events, resyncInterval: 60_000, backOffPeriod: 10_000 });
-  const shutdown = new NodeShutdown({ podWorkers: workers, activePods: () => pods, events, clock, shutdownGracePeriodMs, shutdownGracePeriodCriticalPodsMs: criticalPodsMs });
+  workers = new PodWorkers({
+    syncer,
+    cache,
+    workQueue: new WorkQueue(clock),
+    clock,
+    random: () => 0,
+    events,
+    resyncInterval: 60_000,
+    backOffPeriod: 10_000,
+  });
+  const shutdown = new NodeShutdown({
+    podWorkers: workers,
+    activePods: () => pods,
+    events,
+    clock,
+    shutdownGracePeriodMs,
+    shutdownGracePeriodCriticalPodsMs: criticalPodsMs,
+  });
   /** Time moves on and the cache becomes current, so waiting workers go on. */
   const relist = async (ms = 1) => {
     await clock.advance(ms);
@@ -59,10 +75,17 @@ afterEach(async () => {
 });
 
 describe('shutdownGroups (the kubelet migrateConfig and groupByPriority)', () => {
-  const pods = [pod('app', { priority: 100 }), pod('critical', { priority: 2_000_000_000 }), pod('above', { priority: 2_000_001_000 }), pod('low', { priority: -5 }), pod('none')];
-  const names = (groups: ReturnType<typeof shutdownGroups>) => groups.map((g) => ({ priority: g.priority, grace: g.gracePeriodSeconds, pods: g.pods.map((p) => p.metadata.name) }));
+  const pods = [
+    pod('app', { priority: 100 }),
+    pod('critical', { priority: 2_000_000_000 }),
+    pod('above', { priority: 2_000_001_000 }),
+    pod('low', { priority: -5 }),
+    pod('none'),
+  ];
+  const names = (groups: ReturnType<typeof shutdownGroups>) =>
+    groups.map((g) => ({ priority: g.priority, grace: g.gracePeriodSeconds, pods: g.pods.map((p) => p.metadata.name) }));
 
-  it('puts pods below system-critical priority first with the shutdown grace period less the critical pods\' part, then the critical ones', () => {
+  it("puts pods below system-critical priority first with the shutdown grace period less the critical pods' part, then the critical ones", () => {
     expect(names(shutdownGroups(30_000, 10_000, pods))).toEqual([
       { priority: 0, grace: 20, pods: ['app', 'low', 'none'] },
       { priority: 2_000_000_000, grace: 10, pods: ['critical', 'above'] },
@@ -70,7 +93,9 @@ describe('shutdownGroups (the kubelet migrateConfig and groupByPriority)', () =>
   });
 
   it('without a shutdown grace period, stops every pod at once with its own', () => {
-    expect(names(shutdownGroups(0, 0, pods))).toEqual([{ priority: 0, grace: undefined, pods: ['app', 'critical', 'above', 'low', 'none'] }]);
+    expect(names(shutdownGroups(0, 0, pods))).toEqual([
+      { priority: 0, grace: undefined, pods: ['app', 'critical', 'above', 'low', 'none'] },
+    ]);
   });
 });
 
@@ -88,14 +113,24 @@ describe('NodeShutdown', () => {
     await relist();
     await relist();
     expect(drained).toBe(true);
-    expect(syncer.stopped.map((s) => [s.pod, s.grace])).toEqual([['app', 20], ['quick', 2], ['critical', 5]]);
+    expect(syncer.stopped.map((s) => [s.pod, s.grace])).toEqual([
+      ['app', 20],
+      ['quick', 2],
+      ['critical', 5],
+    ]);
     expect(syncer.stopped[0].status).toMatchObject({
       phase: 'Failed',
       reason: 'Terminated',
       message: NODE_SHUTDOWN_MESSAGE,
-      conditions: [{ type: 'Ready', status: 'True' }, { type: 'DisruptionTarget', status: 'True', reason: 'TerminationByKubelet', message: NODE_SHUTDOWN_MESSAGE }],
+      conditions: [
+        { type: 'Ready', status: 'True' },
+        { type: 'DisruptionTarget', status: 'True', reason: 'TerminationByKubelet', message: NODE_SHUTDOWN_MESSAGE },
+      ],
     });
-    expect(seen.find((e) => e.type === 'NodeShutdown')).toMatchObject({ reason: 'Shutdown', message: 'draining the node: stopping 3 pods' });
+    expect(seen.find((e) => e.type === 'NodeShutdown')).toMatchObject({
+      reason: 'Shutdown',
+      message: 'draining the node: stopping 3 pods',
+    });
   });
 
   it("stops the critical pods only once the others stopped or their group's time ran out", async () => {

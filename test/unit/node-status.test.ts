@@ -48,12 +48,25 @@ describe('the node status', () => {
     await nodeStatus.waitRegistered();
     const node = cluster.nodes.get('n1')!;
     expect(node.metadata.labels).toEqual({ 'kubernetes.io/hostname': 'n1', tier: 'edge' });
-    expect(node.status?.capacity).toMatchObject({ pods: '110', cpu: expect.stringMatching(/^\d+$/), memory: expect.stringMatching(/^\d+Ki$/) });
+    expect(node.status?.capacity).toMatchObject({
+      pods: '110',
+      cpu: expect.stringMatching(/^\d+$/),
+      memory: expect.stringMatching(/^\d+Ki$/),
+    });
     expect(node.status?.allocatable).toEqual(node.status?.capacity);
     expect(node.status?.addresses?.[0]).toEqual({ type: 'InternalIP', address: '10.1.2.3' });
     expect(node.status?.daemonEndpoints).toEqual({ kubeletEndpoint: { Port: 10250 } });
-    expect(node.status?.nodeInfo).toMatchObject({ containerRuntimeVersion: 'knode://0.1.0', kubeletVersion: expect.stringMatching(/^v1\.\d+\.\d+-knode\.0\.1\.0$/), operatingSystem: 'linux' });
-    expect(node.status?.conditions?.map((c) => `${c.type}=${c.status}`)).toEqual(['MemoryPressure=False', 'DiskPressure=False', 'PIDPressure=False', 'Ready=True']);
+    expect(node.status?.nodeInfo).toMatchObject({
+      containerRuntimeVersion: 'knode://0.1.0',
+      kubeletVersion: expect.stringMatching(/^v1\.\d+\.\d+-knode\.0\.1\.0$/),
+      operatingSystem: 'linux',
+    });
+    expect(node.status?.conditions?.map((c) => `${c.type}=${c.status}`)).toEqual([
+      'MemoryPressure=False',
+      'DiskPressure=False',
+      'PIDPressure=False',
+      'Ready=True',
+    ]);
     expect(ready(cluster)).toMatchObject({ reason: 'KubeletReady', message: 'kubelet is posting ready status' });
     expect(nodeStatus.uid).toBe(node.metadata.uid);
     await nodeStatus.stop();
@@ -91,7 +104,11 @@ describe('the node status', () => {
     events.emit({ type: 'RuntimeUnhealthy', pod: '', uid: '', message: 'down' });
     await flushMicrotasks();
     expect(patches()).toBe(1);
-    expect(ready(cluster)).toMatchObject({ status: 'False', reason: 'KubeletNotReady', message: 'container runtime is down: the runtime does not answer' });
+    expect(ready(cluster)).toMatchObject({
+      status: 'False',
+      reason: 'KubeletNotReady',
+      message: 'container runtime is down: the runtime does not answer',
+    });
     expect(seen).toContain('NodeReadyChanged KubeletNotReady');
     problems.length = 0;
     await clock.advance(10_000);
@@ -122,7 +139,14 @@ describe('the node lease', () => {
   function lease() {
     const { cluster, clock } = setup();
     const warnings: string[] = [];
-    const nodeLease = new NodeLease({ client: cluster, clock, nodeName: 'n1', durationSeconds: 40, nodeUid: () => 'node-uid', warn: (m) => warnings.push(m) });
+    const nodeLease = new NodeLease({
+      client: cluster,
+      clock,
+      nodeName: 'n1',
+      durationSeconds: 40,
+      nodeUid: () => 'node-uid',
+      warn: (m) => warnings.push(m),
+    });
     return { cluster, clock, nodeLease, warnings };
   }
 

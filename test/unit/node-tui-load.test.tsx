@@ -16,7 +16,19 @@ it('redraws at most once per refresh while a thousand pods change, and shows a w
   for (let round = 0; round < 6; round++) {
     for (let i = 0; i < 1000; i++) {
       const phase = round < 2 ? 'Pending' : 'Running';
-      push({ type: 'StatusChanged', pod: `default/pod-${String(i).padStart(4, '0')}`, uid: `uid-${i}`, at: Date.now(), detail: { phase, status: phase, ready: round < 2 ? '0/1' : '1/1', restarts: 0, containers: `main=${round < 2 ? 'waiting:ContainerCreating' : 'running:'}:0` } });
+      push({
+        type: 'StatusChanged',
+        pod: `default/pod-${String(i).padStart(4, '0')}`,
+        uid: `uid-${i}`,
+        at: Date.now(),
+        detail: {
+          phase,
+          status: phase,
+          ready: round < 2 ? '0/1' : '1/1',
+          restarts: 0,
+          containers: `main=${round < 2 ? 'waiting:ContainerCreating' : 'running:'}:0`,
+        },
+      });
       events++;
     }
     await new Promise((r) => setTimeout(r, 100));

@@ -48,18 +48,44 @@ async function until(lastFrame: () => string | undefined, check: (frame: string)
     await tick();
   }
 }
-const has = (...parts: string[]) => (frame: string) => parts.every((p) => frame.includes(p));
+const has =
+  (...parts: string[]) =>
+  (frame: string) =>
+    parts.every((p) => frame.includes(p));
 
 const twoPods: LifecycleEvent[] = [
-  { type: 'NodeStarted', pod: '', uid: '', at: NOW - 60_000, message: 'node node-a on knode-runtime 0.1.0', detail: { nodeName: 'node-a', runtimeName: 'knode-runtime', runtimeVersion: '0.1.0', sources: 'file', evented: false } },
+  {
+    type: 'NodeStarted',
+    pod: '',
+    uid: '',
+    at: NOW - 60_000,
+    message: 'node node-a on knode-runtime 0.1.0',
+    detail: { nodeName: 'node-a', runtimeName: 'knode-runtime', runtimeVersion: '0.1.0', sources: 'file', evented: false },
+  },
   { type: 'SourceReady', pod: '', uid: '', at: NOW - 59_000, message: 'source "file" seen', detail: { source: 'file' } },
   {
-    type: 'StatusChanged', pod: 'default/web', uid: 'uid-web', at: NOW - 30_000, message: 'Running 1/1',
+    type: 'StatusChanged',
+    pod: 'default/web',
+    uid: 'uid-web',
+    at: NOW - 30_000,
+    message: 'Running 1/1',
     detail: { phase: 'Running', version: 2, status: 'Running', ready: '1/1', restarts: 0, ip: '10.0.0.7', containers: 'nginx=running::0' },
   },
   {
-    type: 'StatusChanged', pod: 'default/db', uid: 'uid-db', at: NOW - 20_000, message: 'ContainerCreating 0/2',
-    detail: { phase: 'Pending', version: 1, status: 'ContainerCreating', ready: '0/2', restarts: 0, ip: '', containers: 'postgres=waiting:ContainerCreating:0,exporter=waiting:ContainerCreating:0' },
+    type: 'StatusChanged',
+    pod: 'default/db',
+    uid: 'uid-db',
+    at: NOW - 20_000,
+    message: 'ContainerCreating 0/2',
+    detail: {
+      phase: 'Pending',
+      version: 1,
+      status: 'ContainerCreating',
+      ready: '0/2',
+      restarts: 0,
+      ip: '',
+      containers: 'postgres=waiting:ContainerCreating:0,exporter=waiting:ContainerCreating:0',
+    },
   },
 ];
 
@@ -91,7 +117,15 @@ describe('NodeTui', () => {
     const { lastFrame } = render(<NodeTui subscribe={source.subscribe} onQuit={() => {}} refreshMs={10} now={() => NOW} />);
     source.push(...twoPods);
     expect(await until(lastFrame, has('node-a', 'default/web'))).not.toContain('draining');
-    source.push({ type: 'NodeShutdown', pod: '', uid: '', at: NOW, reason: 'Shutdown', message: 'draining the node: stopping 2 pods', detail: { pods: 2 } });
+    source.push({
+      type: 'NodeShutdown',
+      pod: '',
+      uid: '',
+      at: NOW,
+      reason: 'Shutdown',
+      message: 'draining the node: stopping 2 pods',
+      detail: { pods: 2 },
+    });
     const frame = await until(lastFrame, has('draining: stopping every pod'));
     expect(frame.split('\n').find((l) => l.includes('PLEG'))).toContain('draining: stopping every pod');
   });
@@ -157,7 +191,12 @@ describe('NodeTui', () => {
   it('shows the selected pod’s start-up waterfall on t', async () => {
     const source = eventSource();
     const trace: PodTrace = {
-      pod: 'default/web', uid: 'uid-web', kind: 'start-up', startedAt: 1000, finishedAt: 1600, outcome: 'Ready',
+      pod: 'default/web',
+      uid: 'uid-web',
+      kind: 'start-up',
+      startedAt: 1000,
+      finishedAt: 1600,
+      outcome: 'Ready',
       stages: [
         { name: 'seen by source', start: 1000, end: 1000 },
         { name: 'image pulled', container: 'nginx', start: 1010, end: 1500 },
@@ -165,7 +204,9 @@ describe('NodeTui', () => {
       ],
     };
     const traceOf = vi.fn((pod: string) => (pod === 'default/web' ? trace : undefined));
-    const { lastFrame, stdin } = render(<NodeTui subscribe={source.subscribe} onQuit={() => {}} traceOf={traceOf} refreshMs={10} now={() => NOW} />);
+    const { lastFrame, stdin } = render(
+      <NodeTui subscribe={source.subscribe} onQuit={() => {}} traceOf={traceOf} refreshMs={10} now={() => NOW} />,
+    );
     source.push(...twoPods);
     await until(lastFrame, has('default/web', 'default/db'));
     stdin.write(DOWN);
@@ -180,7 +221,9 @@ describe('NodeTui', () => {
 
   it('says so when the selected pod has no trace', async () => {
     const source = eventSource();
-    const { lastFrame, stdin } = render(<NodeTui subscribe={source.subscribe} onQuit={() => {}} traceOf={() => undefined} refreshMs={10} now={() => NOW} />);
+    const { lastFrame, stdin } = render(
+      <NodeTui subscribe={source.subscribe} onQuit={() => {}} traceOf={() => undefined} refreshMs={10} now={() => NOW} />,
+    );
     source.push(...twoPods);
     await until(lastFrame, has('default/db'));
     stdin.write('t');

@@ -7,7 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RegistryError } from '../../src/runtime/oci/auth.js';
 import { RegistryClient } from '../../src/runtime/oci/registry-client.js';
 
-const manifest = Buffer.from(JSON.stringify({ schemaVersion: 2, mediaType: 'application/vnd.oci.image.manifest.v1+json', config: {}, layers: [] }));
+const manifest = Buffer.from(
+  JSON.stringify({ schemaVersion: 2, mediaType: 'application/vnd.oci.image.manifest.v1+json', config: {}, layers: [] }),
+);
 const digest = `sha256:${createHash('sha256').update(manifest).digest('hex')}`;
 const basic = `Basic ${Buffer.from('me:pw').toString('base64')}`;
 let server: Server;
@@ -19,7 +21,12 @@ beforeAll(async () => {
     if (path.startsWith('/v2/private/') && req.headers.authorization !== basic) {
       res.writeHead(401, { 'www-authenticate': 'Basic realm="test"' }).end();
     } else if (path.endsWith('/manifests/lying')) {
-      res.writeHead(200, { 'content-type': 'application/vnd.oci.image.manifest.v1+json', 'docker-content-digest': `sha256:${'0'.repeat(64)}` }).end(manifest);
+      res
+        .writeHead(200, {
+          'content-type': 'application/vnd.oci.image.manifest.v1+json',
+          'docker-content-digest': `sha256:${'0'.repeat(64)}`,
+        })
+        .end(manifest);
     } else if (path.includes('/manifests/')) {
       res.writeHead(200, { 'content-type': 'application/vnd.oci.image.manifest.v1+json', 'docker-content-digest': digest }).end(manifest);
     } else if (path.includes('/blobs/')) {
@@ -50,7 +57,9 @@ describe('RegistryClient', () => {
   });
 
   it("refuses a manifest whose bytes do not hash to the registry's Docker-Content-Digest", async () => {
-    await expect(new RegistryClient(endpoint(), 'public/app', undefined).manifest('lying')).rejects.toThrow(/has digest sha256:[a-f0-9]{64}, but the registry says sha256:0{64}/);
+    await expect(new RegistryClient(endpoint(), 'public/app', undefined).manifest('lying')).rejects.toThrow(
+      /has digest sha256:[a-f0-9]{64}, but the registry says sha256:0{64}/,
+    );
   });
 
   it('an insecure host named without a scheme: HTTPS first, then plain HTTP', async () => {

@@ -27,24 +27,38 @@ async function unpack(entries: TarSpec[], gzip = false) {
 describe('readTar', () => {
   it('reads ustar entries, pax long names and content split across chunks', async () => {
     const long = `${'d'.repeat(120)}/file`;
-    const tar = makeTar([{ path: 'a', type: 'dir' }, { path: 'a/b', content: 'hello' }, { path: long, content: 'x'.repeat(1000) }, { path: 'l', type: 'symlink', linkPath: 'a/b' }]);
+    const tar = makeTar([
+      { path: 'a', type: 'dir' },
+      { path: 'a/b', content: 'hello' },
+      { path: long, content: 'x'.repeat(1000) },
+      { path: 'l', type: 'symlink', linkPath: 'a/b' },
+    ]);
     const seen: [string, string, string][] = [];
     for await (const { entry, body } of readTar(chunks(tar, 97))) {
       let text = '';
       for await (const c of body) text += c.toString();
       seen.push([entry.path, entry.type, entry.type === 'symlink' ? entry.linkPath : String(text.length)]);
     }
-    expect(seen).toEqual([['a/', 'directory', '0'], ['a/b', 'file', '5'], [long, 'file', '1000'], ['l', 'symlink', 'a/b']]);
+    expect(seen).toEqual([
+      ['a/', 'directory', '0'],
+      ['a/b', 'file', '5'],
+      [long, 'file', '1000'],
+      ['l', 'symlink', 'a/b'],
+    ]);
   });
 
   it('joins a POSIX ustar prefix and name', async () => {
     const names: string[] = [];
-    for await (const { entry } of readTar(chunks(makeTar([{ path: 'file', prefix: 'usr/share/very/deep', content: 'x' }])))) names.push(entry.path);
+    for await (const { entry } of readTar(chunks(makeTar([{ path: 'file', prefix: 'usr/share/very/deep', content: 'x' }]))))
+      names.push(entry.path);
     expect(names).toEqual(['usr/share/very/deep/file']);
   });
 
   it('skips the bodies a reader leaves unread', async () => {
-    const tar = makeTar([{ path: 'big', content: 'y'.repeat(5000) }, { path: 'next', content: 'z' }]);
+    const tar = makeTar([
+      { path: 'big', content: 'y'.repeat(5000) },
+      { path: 'next', content: 'z' },
+    ]);
     const names: string[] = [];
     for await (const { entry } of readTar(chunks(tar))) names.push(entry.path);
     expect(names).toEqual(['big', 'next']);
@@ -102,14 +116,21 @@ describe('unpackLayer', () => {
   });
 
   it('follows a relative symlink that stays inside the layer', async () => {
-    const { dir } = await unpack([{ path: 'usr/lib', type: 'dir' }, { path: 'lib', type: 'symlink', linkPath: 'usr/lib' }, { path: 'lib/x.so', content: 'so' }]);
+    const { dir } = await unpack([
+      { path: 'usr/lib', type: 'dir' },
+      { path: 'lib', type: 'symlink', linkPath: 'usr/lib' },
+      { path: 'lib/x.so', content: 'so' },
+    ]);
     expect(readFileSync(join(dir, 'usr/lib/x.so'), 'utf8')).toBe('so');
     expect(lstatSync(join(dir, 'lib')).isSymbolicLink()).toBe(true);
   });
 
   it('replaces a symlink by a file instead of writing through it', async () => {
     const outside = join(scratch(), 'victim');
-    const { dir } = await unpack([{ path: 'f', type: 'symlink', linkPath: outside }, { path: 'f', content: 'mine' }]);
+    const { dir } = await unpack([
+      { path: 'f', type: 'symlink', linkPath: outside },
+      { path: 'f', content: 'mine' },
+    ]);
     expect(readFileSync(join(dir, 'f'), 'utf8')).toBe('mine');
     expect(existsSync(outside)).toBe(false);
   });
@@ -118,18 +139,56 @@ describe('unpackLayer', () => {
     ['a ../ entry', [{ path: '../escape', content: 'x' }], '../escape'],
     ['a ../ in the middle', [{ path: 'a/../../escape', content: 'x' }], 'a/../../escape'],
     ['an absolute path', [{ path: '/etc/passwd', content: 'x' }], '/etc/passwd'],
-    ['a write through an absolute symlink', [{ path: 'etc', type: 'symlink', linkPath: '/etc' }, { path: 'etc/evil', content: 'x' }], 'etc/evil'],
-    ['a write through a relative symlink out', [{ path: 'up', type: 'symlink', linkPath: '../..' }, { path: 'up/evil', content: 'x' }], 'up/evil'],
+    [
+      'a write through an absolute symlink',
+      [
+        { path: 'etc', type: 'symlink', linkPath: '/etc' },
+        { path: 'etc/evil', content: 'x' },
+      ],
+      'etc/evil',
+    ],
+    [
+      'a write through a relative symlink out',
+      [
+        { path: 'up', type: 'symlink', linkPath: '../..' },
+        { path: 'up/evil', content: 'x' },
+      ],
+      'up/evil',
+    ],
     [
       'a symlink chain leading out',
-      [{ path: 'a', type: 'symlink', linkPath: 'b' }, { path: 'b', type: 'symlink', linkPath: 'c/..' }, { path: 'c', type: 'symlink', linkPath: '..' }, { path: 'a/evil', content: 'x' }],
+      [
+        { path: 'a', type: 'symlink', linkPath: 'b' },
+        { path: 'b', type: 'symlink', linkPath: 'c/..' },
+        { path: 'c', type: 'symlink', linkPath: '..' },
+        { path: 'a/evil', content: 'x' },
+      ],
       'a/evil',
     ],
-    ['a symlink loop', [{ path: 'a', type: 'symlink', linkPath: 'b' }, { path: 'b', type: 'symlink', linkPath: 'a' }, { path: 'a/x', content: 'x' }], 'a/x'],
+    [
+      'a symlink loop',
+      [
+        { path: 'a', type: 'symlink', linkPath: 'b' },
+        { path: 'b', type: 'symlink', linkPath: 'a' },
+        { path: 'a/x', content: 'x' },
+      ],
+      'a/x',
+    ],
     ['a hard link to ../', [{ path: 'h', type: 'hardlink', linkPath: '../../etc/passwd' }], 'h'],
     ['a hard link to an absolute path', [{ path: 'h', type: 'hardlink', linkPath: '/etc/passwd' }], 'h'],
-    ['a hard link through a symlink out', [{ path: 'etc', type: 'symlink', linkPath: '/etc' }, { path: 'h', type: 'hardlink', linkPath: 'etc/passwd' }], 'h'],
-    ['a whiteout through a symlink out', [{ path: 'etc', type: 'symlink', linkPath: '/etc' }, { path: 'etc/.wh.passwd' }], 'etc/.wh.passwd'],
+    [
+      'a hard link through a symlink out',
+      [
+        { path: 'etc', type: 'symlink', linkPath: '/etc' },
+        { path: 'h', type: 'hardlink', linkPath: 'etc/passwd' },
+      ],
+      'h',
+    ],
+    [
+      'a whiteout through a symlink out',
+      [{ path: 'etc', type: 'symlink', linkPath: '/etc' }, { path: 'etc/.wh.passwd' }],
+      'etc/.wh.passwd',
+    ],
   ])('refuses %s, naming the entry', async (_, entries, entry) => {
     const dir = join(scratch(), 'layer');
     const error = await unpackLayer(chunks(makeTar(entries)), dir).catch((e: unknown) => e);

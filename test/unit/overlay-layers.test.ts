@@ -19,7 +19,10 @@ function overlay(): OverlayLayers & { dir: string } {
   const dir = mkdtempSync(join(tmpdir(), 'knode-layers-'));
   made.push(dir);
   const lower = join(dir, 'lower');
-  for (const sub of ['etc', 'proc', 'run', 'bin', 'var', 'upper', 'work', 'merged'].map((d) => (['upper', 'work', 'merged'].includes(d) ? join(dir, d) : join(lower, d)))) mkdirSync(sub, { recursive: true });
+  for (const sub of ['etc', 'proc', 'run', 'bin', 'var', 'upper', 'work', 'merged'].map((d) =>
+    ['upper', 'work', 'merged'].includes(d) ? join(dir, d) : join(lower, d),
+  ))
+    mkdirSync(sub, { recursive: true });
   chmodSync(join(lower, 'etc'), 0o750);
   if (process.getuid?.() === 0) chownSync(join(lower, 'etc'), 1000, 1000);
   writeFileSync(join(lower, 'bin', 'sh'), '');
@@ -50,9 +53,13 @@ describe('makeInLayers', () => {
     // Made once: found in the upper layer the next time.
     expect(makeInLayers(layers, '/etc/hostname', 'file', 'the mount point')).toBe('/etc/hostname');
     expect(makeInLayers(layers, '/.knode', 'directory', 'the mount point')).toBe('/.knode');
-    expect(() => makeInLayers(layers, '/bin/sh/x', 'directory', 'the mount point')).toThrow('the mount point /bin/sh/x is not a directory: /bin/sh');
+    expect(() => makeInLayers(layers, '/bin/sh/x', 'directory', 'the mount point')).toThrow(
+      'the mount point /bin/sh/x is not a directory: /bin/sh',
+    );
     // A dangling symlink is not followed, nor made over.
-    expect(() => makeInLayers(layers, '/var/lock/x', 'directory', 'the mount point')).toThrow('cannot make the mount point /var/lock/x: EEXIST at /var/lock');
+    expect(() => makeInLayers(layers, '/var/lock/x', 'directory', 'the mount point')).toThrow(
+      'cannot make the mount point /var/lock/x: EEXIST at /var/lock',
+    );
     expect(() => lstatSync(join(layers.upper, 'var'))).toThrow();
   });
 
@@ -68,7 +75,11 @@ describe('makeInLayers', () => {
     const before = overlay();
     const early = paths.map(([path, kind]) => makeInLayers(before, path, kind, 'the mount point'));
     const mount = (o: OverlayLayers & { dir: string }) => {
-      const res = spawnSync('mount', ['-t', 'overlay', 'overlay', '-o', `lowerdir=${o.lower},upperdir=${o.upper},workdir=${join(o.dir, 'work')}`, join(o.dir, 'merged')], { encoding: 'utf8' });
+      const res = spawnSync(
+        'mount',
+        ['-t', 'overlay', 'overlay', '-o', `lowerdir=${o.lower},upperdir=${o.upper},workdir=${join(o.dir, 'work')}`, join(o.dir, 'merged')],
+        { encoding: 'utf8' },
+      );
       expect(res.status, res.stderr).toBe(0);
       return join(o.dir, 'merged');
     };
@@ -79,11 +90,18 @@ describe('makeInLayers', () => {
     expect(early).toEqual(late);
     for (const resolved of early) {
       const [a, b] = [lstatSync(join(mergedEarly, resolved)), lstatSync(join(mergedAfter, resolved))];
-      expect({ dir: a.isDirectory(), mode: a.mode, uid: a.uid, gid: a.gid }).toEqual({ dir: b.isDirectory(), mode: b.mode, uid: b.uid, gid: b.gid });
+      expect({ dir: a.isDirectory(), mode: a.mode, uid: a.uid, gid: a.gid }).toEqual({
+        dir: b.isDirectory(),
+        mode: b.mode,
+        uid: b.uid,
+        gid: b.gid,
+      });
     }
     expect(mode(join(mergedEarly, 'etc'))).toBe(0o750);
     expect(statSync(join(mergedEarly, 'etc')).uid).toBe(1000);
-    expect(() => makeInRoot(mergedAfter, '/var/lock/x', 'directory', 'the mount point')).toThrow('cannot make the mount point /var/lock/x: EEXIST at /var/lock');
+    expect(() => makeInRoot(mergedAfter, '/var/lock/x', 'directory', 'the mount point')).toThrow(
+      'cannot make the mount point /var/lock/x: EEXIST at /var/lock',
+    );
     // The image's files are still seen through a directory made in the upper layer.
     expect(lstatSync(join(mergedEarly, 'bin', 'sh')).isFile()).toBe(true);
   });

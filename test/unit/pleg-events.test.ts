@@ -16,7 +16,14 @@ function relisted(sandboxes: Record<string, 'ready' | 'notready'>, containers: R
     name: 'web',
     namespace: 'default',
     sandboxes: Object.entries(sandboxes).map(([id, state]) => ({ id, state, createdAt: 1 })),
-    containers: Object.entries(containers).map(([id, state]) => ({ id, name: id.replace(/-\d+$/, ''), state, createdAt: 2, hash: 'h', sandboxId: 'sb-1' })),
+    containers: Object.entries(containers).map(([id, state]) => ({
+      id,
+      name: id.replace(/-\d+$/, ''),
+      state,
+      createdAt: 2,
+      hash: 'h',
+      sandboxId: 'sb-1',
+    })),
   };
 }
 
@@ -68,26 +75,66 @@ describe('computeEvents', () => {
     ['pod unseen before and after', undefined, undefined, {}],
     ['nothing changed', relisted({ 'sb-1': 'ready' }, { 'app-1': 'running' }), relisted({ 'sb-1': 'ready' }, { 'app-1': 'running' }), {}],
     ['new pod: its sandbox counts as a started container', undefined, relisted({ 'sb-1': 'ready' }), { 'sb-1': ['ContainerStarted'] }],
-    ['container created: reported as changed', relisted({ 'sb-1': 'ready' }), relisted({ 'sb-1': 'ready' }, { 'app-1': 'created' }), { 'app-1': ['ContainerChanged'] }],
-    ['created container started', relisted({ 'sb-1': 'ready' }, { 'app-1': 'created' }), relisted({ 'sb-1': 'ready' }, { 'app-1': 'running' }), { 'app-1': ['ContainerStarted'] }],
-    ['container started between relists', relisted({ 'sb-1': 'ready' }), relisted({ 'sb-1': 'ready' }, { 'app-1': 'running' }), { 'app-1': ['ContainerStarted'] }],
-    ['container exited', relisted({ 'sb-1': 'ready' }, { 'app-1': 'running' }), relisted({ 'sb-1': 'ready' }, { 'app-1': 'exited' }), { 'app-1': ['ContainerDied'] }],
+    [
+      'container created: reported as changed',
+      relisted({ 'sb-1': 'ready' }),
+      relisted({ 'sb-1': 'ready' }, { 'app-1': 'created' }),
+      { 'app-1': ['ContainerChanged'] },
+    ],
+    [
+      'created container started',
+      relisted({ 'sb-1': 'ready' }, { 'app-1': 'created' }),
+      relisted({ 'sb-1': 'ready' }, { 'app-1': 'running' }),
+      { 'app-1': ['ContainerStarted'] },
+    ],
+    [
+      'container started between relists',
+      relisted({ 'sb-1': 'ready' }),
+      relisted({ 'sb-1': 'ready' }, { 'app-1': 'running' }),
+      { 'app-1': ['ContainerStarted'] },
+    ],
+    [
+      'container exited',
+      relisted({ 'sb-1': 'ready' }, { 'app-1': 'running' }),
+      relisted({ 'sb-1': 'ready' }, { 'app-1': 'exited' }),
+      { 'app-1': ['ContainerDied'] },
+    ],
     [
       'container restarted: the old instance died, the new one started',
       relisted({ 'sb-1': 'ready' }, { 'app-1': 'running' }),
       relisted({ 'sb-1': 'ready' }, { 'app-1': 'exited', 'app-2': 'running' }),
       { 'app-1': ['ContainerDied'], 'app-2': ['ContainerStarted'] },
     ],
-    ['exited container removed', relisted({ 'sb-1': 'ready' }, { 'app-1': 'exited' }), relisted({ 'sb-1': 'ready' }), { 'app-1': ['ContainerRemoved'] }],
-    ['running container removed at once', relisted({ 'sb-1': 'ready' }, { 'app-1': 'running' }), relisted({ 'sb-1': 'ready' }), { 'app-1': ['ContainerDied', 'ContainerRemoved'] }],
-    ['sandbox stopped: it counts as a container that died', relisted({ 'sb-1': 'ready' }, { 'app-1': 'exited' }), relisted({ 'sb-1': 'notready' }, { 'app-1': 'exited' }), { 'sb-1': ['ContainerDied'] }],
+    [
+      'exited container removed',
+      relisted({ 'sb-1': 'ready' }, { 'app-1': 'exited' }),
+      relisted({ 'sb-1': 'ready' }),
+      { 'app-1': ['ContainerRemoved'] },
+    ],
+    [
+      'running container removed at once',
+      relisted({ 'sb-1': 'ready' }, { 'app-1': 'running' }),
+      relisted({ 'sb-1': 'ready' }),
+      { 'app-1': ['ContainerDied', 'ContainerRemoved'] },
+    ],
+    [
+      'sandbox stopped: it counts as a container that died',
+      relisted({ 'sb-1': 'ready' }, { 'app-1': 'exited' }),
+      relisted({ 'sb-1': 'notready' }, { 'app-1': 'exited' }),
+      { 'sb-1': ['ContainerDied'] },
+    ],
     [
       'whole pod gone while running: sandbox and container die and are removed',
       relisted({ 'sb-1': 'ready' }, { 'app-1': 'running' }),
       undefined,
       { 'sb-1': ['ContainerDied', 'ContainerRemoved'], 'app-1': ['ContainerDied', 'ContainerRemoved'] },
     ],
-    ['stopped pod gone: only removals', relisted({ 'sb-1': 'notready' }, { 'app-1': 'exited' }), undefined, { 'sb-1': ['ContainerRemoved'], 'app-1': ['ContainerRemoved'] }],
+    [
+      'stopped pod gone: only removals',
+      relisted({ 'sb-1': 'notready' }, { 'app-1': 'exited' }),
+      undefined,
+      { 'sb-1': ['ContainerRemoved'], 'app-1': ['ContainerRemoved'] },
+    ],
     [
       'sandbox replaced: the old one is removed, the new one started',
       relisted({ 'sb-1': 'notready' }),
@@ -100,6 +147,8 @@ describe('computeEvents', () => {
   });
 
   it('carries the pod uid as id and the container id as data', () => {
-    expect(computeEvents('pod-42', undefined, { ...relisted({}, { 'app-1': 'running' }), uid: 'pod-42' })).toEqual([{ id: 'pod-42', type: 'ContainerStarted', data: 'app-1' }]);
+    expect(computeEvents('pod-42', undefined, { ...relisted({}, { 'app-1': 'running' }), uid: 'pod-42' })).toEqual([
+      { id: 'pod-42', type: 'ContainerStarted', data: 'app-1' },
+    ]);
   });
 });

@@ -99,7 +99,7 @@ describe('PodCache.getNewerThan', () => {
     expect(early.value?.status.ips).toEqual(['1']);
   });
 
-  it('rejects with the signal\'s reason on abort, and forgets the waiter', async () => {
+  it("rejects with the signal's reason on abort, and forgets the waiter", async () => {
     const cache = new PodCache();
     const abort = new AbortController();
     const result = watch(cache.getNewerThan('a', 100, abort.signal));
@@ -154,7 +154,15 @@ describe('GenericPLEG.relistPod after a sync', () => {
     const clock = new FakeClock();
     const cache = new PodCache();
     const runtime = { getPodStatus: async (uid: string) => emptyPodStatus(uid) } as unknown as RuntimeManager;
-    const pleg = new GenericPLEG({ runtime, cache, clock, events: new EventStream(() => clock.now()), onEvent: () => {}, period: () => 10_000, relistThreshold: 180_000 });
+    const pleg = new GenericPLEG({
+      runtime,
+      cache,
+      clock,
+      events: new EventStream(() => clock.now()),
+      onEvent: () => {},
+      period: () => 10_000,
+      relistThreshold: 180_000,
+    });
     // The worker's last sync ended now; the clock has not moved since.
     const syncedAt = clock.now();
     await pleg.relistPod('u1', 'p', 'default', syncedAt);
@@ -168,7 +176,15 @@ describe('GenericPLEG.relistPod after a sync', () => {
     const clock = new FakeClock();
     const cache = new PodCache();
     const runtime = { getPodStatus: async (uid: string) => emptyPodStatus(uid) } as unknown as RuntimeManager;
-    const pleg = new GenericPLEG({ runtime, cache, clock, events: new EventStream(() => clock.now()), onEvent: () => {}, period: () => 10_000, relistThreshold: 180_000 });
+    const pleg = new GenericPLEG({
+      runtime,
+      cache,
+      clock,
+      events: new EventStream(() => clock.now()),
+      onEvent: () => {},
+      period: () => 10_000,
+      relistThreshold: 180_000,
+    });
     await clock.advance(100);
     await pleg.relistPod('u1', 'p', 'default');
     // A sync that changed nothing ends now and takes the status as current; in the same
@@ -203,12 +219,26 @@ describe('PodCache.touch', () => {
 describe('GenericPLEG.runningPods', () => {
   it('is nothing before the first relist, then each pod as its last relist saw it', async () => {
     const clock = new FakeClock();
-    const web = { uid: 'u1', name: 'web', namespace: 'default', sandboxes: [{ id: 's1', state: 'ready' as const, createdAt: 1 }], containers: [] };
+    const web = {
+      uid: 'u1',
+      name: 'web',
+      namespace: 'default',
+      sandboxes: [{ id: 's1', state: 'ready' as const, createdAt: 1 }],
+      containers: [],
+    };
     const runtime = {
       getPods: async () => [web],
       getPodStatus: async (uid: string) => emptyPodStatus(uid, 'web', 'default'),
     } as unknown as RuntimeManager;
-    const pleg = new GenericPLEG({ runtime, cache: new PodCache(), clock, events: new EventStream(() => clock.now()), onEvent: () => {}, period: () => 10_000, relistThreshold: 180_000 });
+    const pleg = new GenericPLEG({
+      runtime,
+      cache: new PodCache(),
+      clock,
+      events: new EventStream(() => clock.now()),
+      onEvent: () => {},
+      period: () => 10_000,
+      relistThreshold: 180_000,
+    });
     expect(pleg.runningPods()).toBeUndefined();
     await pleg.relist();
     expect(pleg.runningPods()).toEqual([web]);
@@ -229,7 +259,15 @@ describe('GenericPLEG.reschedule', () => {
         return [];
       },
     } as unknown as RuntimeManager;
-    const pleg = new GenericPLEG({ runtime, cache: new PodCache(), clock, events: new EventStream(() => clock.now()), onEvent: () => {}, period: () => period, relistThreshold: 180_000 });
+    const pleg = new GenericPLEG({
+      runtime,
+      cache: new PodCache(),
+      clock,
+      events: new EventStream(() => clock.now()),
+      onEvent: () => {},
+      period: () => period,
+      relistThreshold: 180_000,
+    });
     pleg.start();
     // The runtime's events begin to flow before the first relist ran: the period grows to 30 s.
     period = 30_000;
@@ -262,7 +300,15 @@ describe('GenericPLEG.healthy', () => {
         return [];
       },
     } as unknown as RuntimeManager;
-    const pleg = new GenericPLEG({ runtime, cache: new PodCache(), clock, events: new EventStream(() => clock.now()), onEvent: () => {}, period: () => 30_000, relistThreshold: 180_000 });
+    const pleg = new GenericPLEG({
+      runtime,
+      cache: new PodCache(),
+      clock,
+      events: new EventStream(() => clock.now()),
+      onEvent: () => {},
+      period: () => 30_000,
+      relistThreshold: 180_000,
+    });
     await clock.advance(1_000_000);
     expect(pleg.healthy()).toEqual({ ok: true, message: '' });
     pleg.start();

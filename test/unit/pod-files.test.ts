@@ -29,7 +29,9 @@ describe('PodFiles', () => {
       ['/etc/resolv.conf', join(dir, 's1', 'resolv.conf')],
     ]);
     expect(readFileSync(join(dir, 's1', 'hostname'), 'utf8')).toBe('web-0\n');
-    expect(readFileSync(join(dir, 's1', 'resolv.conf'), 'utf8')).toBe('search default.svc.cluster.local\nnameserver 10.96.0.10\noptions ndots:5\n');
+    expect(readFileSync(join(dir, 's1', 'resolv.conf'), 'utf8')).toBe(
+      'search default.svc.cluster.local\nnameserver 10.96.0.10\noptions ndots:5\n',
+    );
     const inode = statSync(join(dir, 's1', 'resolv.conf')).ino;
     await files.mounts(sandbox(dns));
     expect(statSync(join(dir, 's1', 'resolv.conf')).ino).toBe(inode);

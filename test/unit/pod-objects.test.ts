@@ -18,7 +18,10 @@ import { FakeCluster } from '../helpers/fake-cluster.js';
 const addresses = { podIP: '10.0.0.5', podIPs: ['10.0.0.5'], hostIP: '10.0.0.1', nodeName: 'n1' };
 
 function pod(spec: Partial<Pod['spec']> = {}): Pod {
-  return { metadata: { name: 'web', namespace: 'shop', uid: 'uid-1' }, spec: { containers: [{ name: 'c', image: 'busybox:1.36' }], ...spec } };
+  return {
+    metadata: { name: 'web', namespace: 'shop', uid: 'uid-1' },
+    spec: { containers: [{ name: 'c', image: 'busybox:1.36' }], ...spec },
+  };
 }
 
 function setup() {
@@ -61,7 +64,11 @@ describe('env from ConfigMaps and Secrets', () => {
 
   it.each([
     ['a missing ConfigMap', { name: 'X', valueFrom: { configMapKeyRef: { name: 'nope', key: 'k' } } }, 'configmap "nope" not found'],
-    ['a missing key', { name: 'X', valueFrom: { configMapKeyRef: { name: 'settings', key: 'nope' } } }, "couldn't find key nope in ConfigMap shop/settings"],
+    [
+      'a missing key',
+      { name: 'X', valueFrom: { configMapKeyRef: { name: 'settings', key: 'nope' } } },
+      "couldn't find key nope in ConfigMap shop/settings",
+    ],
     ['a missing Secret', { name: 'X', valueFrom: { secretKeyRef: { name: 'nope', key: 'k' } } }, 'secret "nope" not found'],
   ])('%s is a CreateContainerConfigError unless optional', async (_name, env, message) => {
     const { objects } = setup();
@@ -75,9 +82,18 @@ describe('env from ConfigMaps and Secrets', () => {
 
   it('says why when the apiserver fails, without guessing not found', async () => {
     const { cluster, objects } = setup();
-    cluster.failNext('getSecret', new ClusterError(403, 'Forbidden', 'get secret shop/creds: 403 Forbidden: no relationship found between node and this object'));
-    const err = await envOf(objects, { name: 'c', env: [{ name: 'X', valueFrom: { secretKeyRef: { name: 'creds', key: 'user', optional: true } } }] }).catch((e: unknown) => e);
-    expect(err).toMatchObject({ reason: 'CreateContainerConfigError', message: expect.stringMatching(/no relationship found between node and this object/) });
+    cluster.failNext(
+      'getSecret',
+      new ClusterError(403, 'Forbidden', 'get secret shop/creds: 403 Forbidden: no relationship found between node and this object'),
+    );
+    const err = await envOf(objects, {
+      name: 'c',
+      env: [{ name: 'X', valueFrom: { secretKeyRef: { name: 'creds', key: 'user', optional: true } } }],
+    }).catch((e: unknown) => e);
+    expect(err).toMatchObject({
+      reason: 'CreateContainerConfigError',
+      message: expect.stringMatching(/no relationship found between node and this object/),
+    });
   });
 });
 
@@ -102,12 +118,18 @@ describe('the object manager', () => {
     await clock.advance(2_880_000);
     cluster.failNext('createToken', new ClusterError(0, 'Unreachable', 'connection refused'));
     expect(await objects.serviceAccountToken(p, '', 3600)).toBe('token-2');
-    expect(cluster.calls.filter((c) => c.startsWith('createToken'))).toEqual(['createToken shop/builder web', 'createToken shop/builder web', 'createToken shop/builder web']);
+    expect(cluster.calls.filter((c) => c.startsWith('createToken'))).toEqual([
+      'createToken shop/builder web',
+      'createToken shop/builder web',
+      'createToken shop/builder web',
+    ]);
   });
 
   it('on a standalone node, says an apiserver is needed', async () => {
     const objects = new ObjectManager(undefined, new FakeClock());
-    await expect(objects.secret('shop', 'creds')).rejects.toThrow(/secret "creds" not found: knode serves static pods without an apiserver \(give --kubeconfig\)/);
+    await expect(objects.secret('shop', 'creds')).rejects.toThrow(
+      /secret "creds" not found: knode serves static pods without an apiserver \(give --kubeconfig\)/,
+    );
   });
 });
 
@@ -115,7 +137,13 @@ describe('configMap, secret and projected volumes', () => {
   function volumes() {
     const { cluster, clock, objects } = setup();
     const root = mkdtempSync(join(tmpdir(), 'knode-vol-'));
-    const manager = new VolumeManager(root, () => addresses, () => {}, objects, () => clock.now());
+    const manager = new VolumeManager(
+      root,
+      () => addresses,
+      () => {},
+      objects,
+      () => clock.now(),
+    );
     return { cluster, clock, manager };
   }
 
@@ -155,8 +183,14 @@ describe('configMap, secret and projected volumes', () => {
 
   it('fail with the reason when an object is missing, unless optional', async () => {
     const { manager } = volumes();
-    await expect(manager.waitForAttachAndMount(pod({ volumes: [{ name: 'cfg', configMap: { name: 'nope' } }] }))).rejects.toThrow('volume "cfg": configmap "nope" not found');
-    await expect(manager.waitForAttachAndMount(pod({ volumes: [{ name: 'cfg', configMap: { name: 'settings', items: [{ key: 'nope', path: 'x' }] } }] }))).rejects.toThrow('volume "cfg": configmap "settings" has no key "nope"');
+    await expect(manager.waitForAttachAndMount(pod({ volumes: [{ name: 'cfg', configMap: { name: 'nope' } }] }))).rejects.toThrow(
+      'volume "cfg": configmap "nope" not found',
+    );
+    await expect(
+      manager.waitForAttachAndMount(
+        pod({ volumes: [{ name: 'cfg', configMap: { name: 'settings', items: [{ key: 'nope', path: 'x' }] } }] }),
+      ),
+    ).rejects.toThrow('volume "cfg": configmap "settings" has no key "nope"');
     const dirs = await manager.waitForAttachAndMount(pod({ volumes: [{ name: 'cfg', secret: { secretName: 'nope', optional: true } }] }));
     expect(readdirSync(dirs.get('cfg')!).filter((f) => !f.startsWith('..'))).toEqual([]);
   });
@@ -165,17 +199,19 @@ describe('configMap, secret and projected volumes', () => {
     const { cluster, manager } = volumes();
     cluster.configMaps.set('shop/kube-root-ca.crt', { 'ca.crt': '-----BEGIN CERTIFICATE-----' });
     const p = pod({
-      volumes: [{
-        name: 'kube-api-access-x1',
-        projected: {
-          defaultMode: 0o644,
-          sources: [
-            { serviceAccountToken: { expirationSeconds: 3607, path: 'token' } },
-            { configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
-            { downwardAPI: { items: [{ path: 'namespace', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } }] } },
-          ],
+      volumes: [
+        {
+          name: 'kube-api-access-x1',
+          projected: {
+            defaultMode: 0o644,
+            sources: [
+              { serviceAccountToken: { expirationSeconds: 3607, path: 'token' } },
+              { configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
+              { downwardAPI: { items: [{ path: 'namespace', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } }] } },
+            ],
+          },
         },
-      }],
+      ],
     });
     const dir = (await manager.waitForAttachAndMount(p)).get('kube-api-access-x1')!;
     expect([read(dir, 'token'), read(dir, 'ca.crt'), read(dir, 'namespace')]).toEqual(['token-1', '-----BEGIN CERTIFICATE-----', 'shop']);

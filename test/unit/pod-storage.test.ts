@@ -2,7 +2,18 @@ import { describe, expect, it, vi } from 'vitest';
 import type { Pod } from '../../src/engine/api/v1.js';
 import { PodStorage, type PodOperation, type PodUpdate } from '../../src/engine/config/pod-storage.js';
 
-function pod(name: string, patch: { image?: string; status?: Pod['status']; annotations?: Record<string, string>; labels?: Record<string, string>; deletionTimestamp?: string; uid?: string; namespace?: string } = {}): Pod {
+function pod(
+  name: string,
+  patch: {
+    image?: string;
+    status?: Pod['status'];
+    annotations?: Record<string, string>;
+    labels?: Record<string, string>;
+    deletionTimestamp?: string;
+    uid?: string;
+    namespace?: string;
+  } = {},
+): Pod {
   return {
     metadata: {
       uid: patch.uid ?? `uid-${name}`,
@@ -29,22 +40,37 @@ describe('PodStorage.merge', () => {
     ['only config.seen changed', [pod('a')], [pod('a', { annotations: { 'kubernetes.io/config.seen': '2026-02-02T00:00:00.000Z' } })], []],
     ['only config.source changed', [pod('a')], [pod('a', { annotations: { 'kubernetes.io/config.source': 'http' } })], []],
     ['only the status changed', [pod('a')], [pod('a', { status: { phase: 'Running' } })], [['RECONCILE', ['a']]]],
-    ['a spec and status change is an update only', [pod('a')], [pod('a', { image: 'busybox:2', status: { phase: 'Running' } })], [['UPDATE', ['a']]]],
+    [
+      'a spec and status change is an update only',
+      [pod('a')],
+      [pod('a', { image: 'busybox:2', status: { phase: 'Running' } })],
+      [['UPDATE', ['a']]],
+    ],
     ['deletionTimestamp newly set', [pod('a')], [pod('a', { deletionTimestamp: '2026-01-01T00:01:00Z' })], [['DELETE', ['a']]]],
     ['the pod is gone', [pod('a'), pod('b')], [pod('b')], [['REMOVE', ['a']]]],
-    ['a new pod already being deleted is an ADD', [pod('a')], [pod('a'), pod('b', { deletionTimestamp: '2026-01-01T00:01:00Z' })], [['ADD', ['b']]]],
-    ['everything at once, in the kubelet\'s order', [pod('gone'), pod('upd'), pod('del'), pod('rec')], [
-      pod('rec', { status: { phase: 'Running' } }),
-      pod('del', { deletionTimestamp: '2026-01-01T00:01:00Z' }),
-      pod('upd', { image: 'busybox:2' }),
-      pod('new'),
-    ], [
-      ['REMOVE', ['gone']],
-      ['ADD', ['new']],
-      ['UPDATE', ['upd']],
-      ['DELETE', ['del']],
-      ['RECONCILE', ['rec']],
-    ]],
+    [
+      'a new pod already being deleted is an ADD',
+      [pod('a')],
+      [pod('a'), pod('b', { deletionTimestamp: '2026-01-01T00:01:00Z' })],
+      [['ADD', ['b']]],
+    ],
+    [
+      "everything at once, in the kubelet's order",
+      [pod('gone'), pod('upd'), pod('del'), pod('rec')],
+      [
+        pod('rec', { status: { phase: 'Running' } }),
+        pod('del', { deletionTimestamp: '2026-01-01T00:01:00Z' }),
+        pod('upd', { image: 'busybox:2' }),
+        pod('new'),
+      ],
+      [
+        ['REMOVE', ['gone']],
+        ['ADD', ['new']],
+        ['UPDATE', ['upd']],
+        ['DELETE', ['del']],
+        ['RECONCILE', ['rec']],
+      ],
+    ],
   ])('second snapshot: %s', (_case, first, second, expected) => {
     const storage = new PodStorage();
     expect(summary(storage.merge('file', first))).toEqual([['ADD', first.map((p) => p.metadata.name!)]]);
@@ -77,7 +103,7 @@ describe('PodStorage.merge', () => {
     expect(storage.seenAllSources([])).toBe(true);
   });
 
-  it('keeps sources apart: a snapshot of one never removes another\'s pods', () => {
+  it("keeps sources apart: a snapshot of one never removes another's pods", () => {
     const storage = new PodStorage();
     storage.merge('file', [pod('a')]);
     storage.merge('http', [pod('b')]);

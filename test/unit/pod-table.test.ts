@@ -20,10 +20,13 @@ function row(over: Partial<PodRow> = {}): PodRow {
 
 describe('formatTable', () => {
   it('pads every column but the last to its widest cell, three spaces apart', () => {
-    const out = formatTable(['NAME', 'READY', 'STATUS'], [
-      ['web', '1/1', 'Running'],
-      ['database-0', '0/2', 'CrashLoopBackOff'],
-    ]);
+    const out = formatTable(
+      ['NAME', 'READY', 'STATUS'],
+      [
+        ['web', '1/1', 'Running'],
+        ['database-0', '0/2', 'CrashLoopBackOff'],
+      ],
+    );
     expect(out.split('\n')).toEqual([
       'NAME         READY   STATUS',
       'web          1/1     Running',
@@ -51,15 +54,39 @@ interface CellRow {
 
 const cellRows: CellRow[] = [
   { name: 'a running pod', row: row(), want: ['web', '1/1', 'Running', '0', '5m'] },
-  { name: 'restarts with a last restart time: "3 (12s ago)"', row: row({ restarts: 3, lastRestart: NOW - 12_000 }), want: ['web', '1/1', 'Running', '3 (12s ago)', '5m'] },
+  {
+    name: 'restarts with a last restart time: "3 (12s ago)"',
+    row: row({ restarts: 3, lastRestart: NOW - 12_000 }),
+    want: ['web', '1/1', 'Running', '3 (12s ago)', '5m'],
+  },
   { name: 'restarts without a last restart time: the count alone', row: row({ restarts: 3 }), want: ['web', '1/1', 'Running', '3', '5m'] },
-  { name: 'no restarts: no time even if one is known', row: row({ restarts: 0, lastRestart: NOW - 12_000 }), want: ['web', '1/1', 'Running', '0', '5m'] },
+  {
+    name: 'no restarts: no time even if one is known',
+    row: row({ restarts: 0, lastRestart: NOW - 12_000 }),
+    want: ['web', '1/1', 'Running', '0', '5m'],
+  },
   { name: 'an age in kubectl format', row: row({ createdAt: NOW - (2 * 60 + 5) * 1000 }), want: ['web', '1/1', 'Running', '0', '2m5s'] },
   { name: 'no creation time: <unknown>', row: row({ createdAt: 0 }), want: ['web', '1/1', 'Running', '0', '<unknown>'] },
-  { name: 'namespace first with all namespaces', row: row({ namespace: 'kube-system' }), withNamespace: true, want: ['kube-system', 'web', '1/1', 'Running', '0', '5m'] },
+  {
+    name: 'namespace first with all namespaces',
+    row: row({ namespace: 'kube-system' }),
+    withNamespace: true,
+    want: ['kube-system', 'web', '1/1', 'Running', '0', '5m'],
+  },
   { name: 'wide adds IP and NODE', row: row(), wide: true, want: ['web', '1/1', 'Running', '0', '5m', '10.0.0.7', 'node-a'] },
-  { name: 'wide with no IP or node: <none>', row: row({ ip: '', node: '' }), wide: true, want: ['web', '1/1', 'Running', '0', '5m', '<none>', '<none>'] },
-  { name: 'wide and all namespaces together', row: row(), wide: true, withNamespace: true, want: ['default', 'web', '1/1', 'Running', '0', '5m', '10.0.0.7', 'node-a'] },
+  {
+    name: 'wide with no IP or node: <none>',
+    row: row({ ip: '', node: '' }),
+    wide: true,
+    want: ['web', '1/1', 'Running', '0', '5m', '<none>', '<none>'],
+  },
+  {
+    name: 'wide and all namespaces together',
+    row: row(),
+    wide: true,
+    withNamespace: true,
+    want: ['default', 'web', '1/1', 'Running', '0', '5m', '10.0.0.7', 'node-a'],
+  },
 ];
 
 describe('podCells', () => {
@@ -68,7 +95,15 @@ describe('podCells', () => {
   });
 
   it('lines up with the kubectl headers', () => {
-    const rows = [podCells(row(), NOW, true, false), podCells(row({ name: 'db', ready: '0/1', status: 'CrashLoopBackOff', restarts: 3, lastRestart: NOW - 12_000, ip: '' }), NOW, true, false)];
+    const rows = [
+      podCells(row(), NOW, true, false),
+      podCells(
+        row({ name: 'db', ready: '0/1', status: 'CrashLoopBackOff', restarts: 3, lastRestart: NOW - 12_000, ip: '' }),
+        NOW,
+        true,
+        false,
+      ),
+    ];
     expect(formatTable(WIDE_COLUMNS, rows).split('\n')).toEqual([
       'NAME   READY   STATUS             RESTARTS      AGE   IP         NODE',
       'web    1/1     Running            0             5m    10.0.0.7   node-a',

@@ -3,7 +3,14 @@ import type { Pod } from '../../src/engine/api/v1.js';
 import { emptyPodStatus, type RunningPod, type RuntimePodStatus } from '../../src/engine/container/types.js';
 import { EventStream, type LifecycleEvent } from '../../src/engine/events.js';
 import { PodCache } from '../../src/engine/pleg/pod-cache.js';
-import { PodWorkers, type PodSyncer, type PodWorkersOptions, type SyncPodResult, type UpdatePodOptions, type UpdateType } from '../../src/engine/pod-workers.js';
+import {
+  PodWorkers,
+  type PodSyncer,
+  type PodWorkersOptions,
+  type SyncPodResult,
+  type UpdatePodOptions,
+  type UpdateType,
+} from '../../src/engine/pod-workers.js';
 import { WorkQueue } from '../../src/engine/work-queue.js';
 import { FakeClock, flushMicrotasks } from '../../src/util/clock.js';
 
@@ -77,7 +84,9 @@ function pod(uid: string, image = 'v1', extra: { grace?: number; deletionGrace?:
       uid,
       name: `pod-${uid}`,
       namespace: 'default',
-      ...(extra.deletionGrace !== undefined ? { deletionTimestamp: '2026-01-01T00:00:00Z', deletionGracePeriodSeconds: extra.deletionGrace } : {}),
+      ...(extra.deletionGrace !== undefined
+        ? { deletionTimestamp: '2026-01-01T00:00:00Z', deletionGracePeriodSeconds: extra.deletionGrace }
+        : {}),
     },
     spec: { containers: [{ name: 'main', image }], terminationGracePeriodSeconds: extra.grace ?? 30 },
   };
@@ -111,7 +120,7 @@ afterEach(async () => {
 });
 
 describe('PodWorkers', () => {
-  it('syncs a new pod only once the cache has a status newer than the worker\'s last sync', async () => {
+  it("syncs a new pod only once the cache has a status newer than the worker's last sync", async () => {
     const { cache, clock, syncer, update, stateOf } = setup();
     update({ updateType: 'create', pod: pod('a') });
     await flushMicrotasks(50);
@@ -214,7 +223,12 @@ describe('PodWorkers', () => {
     await relist();
     expect(syncer.history).toEqual(['syncPod(create, v1)', 'syncTerminatingPod(v1, 30)', 'syncTerminatedPod(v1)']);
     expect(stateOf('a')).toMatchObject({ state: 'terminated', finished: true, working: false });
-    expect(seen.filter((e) => e.type !== 'PodSynced').map((e) => e.type)).toEqual(['WorkerStarted', 'PodTerminating', 'PodTerminated', 'WorkerFinished']);
+    expect(seen.filter((e) => e.type !== 'PodSynced').map((e) => e.type)).toEqual([
+      'WorkerStarted',
+      'PodTerminating',
+      'PodTerminated',
+      'WorkerFinished',
+    ]);
     // Each pass of the worker reports the state it ran in.
     expect(seen.filter((e) => e.type === 'PodSynced').map((e) => e.detail?.state)).toEqual(['syncing', 'terminating', 'terminated']);
 
@@ -273,7 +287,10 @@ describe('PodWorkers', () => {
 
     expect(workQueue.dueAt('a')).toBe(clock.now() + BACKOFF);
     expect(stateOf('a')).toMatchObject({ state: 'syncing', working: false, lastError: 'syncPod failed' });
-    expect(seen.find((e) => e.type === 'SyncFailed')).toMatchObject({ reason: 'FailedSync', message: 'error syncing pod, skipping: syncPod failed' });
+    expect(seen.find((e) => e.type === 'SyncFailed')).toMatchObject({
+      reason: 'FailedSync',
+      message: 'error syncing pod, skipping: syncPod failed',
+    });
 
     update({ updateType: 'sync', pod: pod('a') });
     await relist();
@@ -306,8 +323,18 @@ describe('PodWorkers', () => {
   it.each([
     { name: 'a crash-loop back-off ending in 5s: at its end', backOff: { endsInMs: 5_000 }, random: 0, delay: 5_000 },
     { name: 'a crash-loop back-off ending in 5s, full jitter: up to half again', backOff: { endsInMs: 5_000 }, random: 1, delay: 7_500 },
-    { name: 'a crash-loop back-off ending in 80s: at the resync interval, so the pod syncs during it', backOff: { endsInMs: 80_000 }, random: 0, delay: RESYNC },
-    { name: 'a crash-loop back-off ending in 80s, half jitter: the resync interval and a quarter', backOff: { endsInMs: 80_000 }, random: 0.5, delay: RESYNC * 1.25 },
+    {
+      name: 'a crash-loop back-off ending in 80s: at the resync interval, so the pod syncs during it',
+      backOff: { endsInMs: 80_000 },
+      random: 0,
+      delay: RESYNC,
+    },
+    {
+      name: 'a crash-loop back-off ending in 80s, half jitter: the resync interval and a quarter',
+      backOff: { endsInMs: 80_000 },
+      random: 0.5,
+      delay: RESYNC * 1.25,
+    },
     { name: 'a crash-loop back-off already over: at once', backOff: { endsInMs: -100 }, random: 1, delay: 0 },
     { name: 'an image pull back-off (no end named): after the back-off period', backOff: {}, random: 0, delay: BACKOFF },
   ])('after a sync that met $name', async ({ backOff, random, delay }) => {
@@ -326,7 +353,16 @@ describe('PodWorkers', () => {
     const cache = new PodCache();
     const syncer = new FakeSyncer();
     syncer.failures.syncPod = 1;
-    workers = new PodWorkers({ syncer, cache, workQueue, clock, random: () => 0, events: new EventStream(() => clock.now()), resyncInterval: 5_000, backOffPeriod: BACKOFF });
+    workers = new PodWorkers({
+      syncer,
+      cache,
+      workQueue,
+      clock,
+      random: () => 0,
+      events: new EventStream(() => clock.now()),
+      resyncInterval: 5_000,
+      backOffPeriod: BACKOFF,
+    });
     workers.updatePod({ updateType: 'create', pod: pod('a') });
     await clock.advance(1);
     cache.updateTime(clock.now());
@@ -367,7 +403,11 @@ describe('PodWorkers', () => {
     expect(known.get('b')?.state).toBe('terminating');
     await relist();
     await relist();
-    expect(syncer.calls.filter((c) => 'pod' in c && c.pod.metadata.uid === 'b').map((c) => c.fn)).toEqual(['syncPod', 'syncTerminatingPod', 'syncTerminatedPod']);
+    expect(syncer.calls.filter((c) => 'pod' in c && c.pod.metadata.uid === 'b').map((c) => c.fn)).toEqual([
+      'syncPod',
+      'syncTerminatingPod',
+      'syncTerminatedPod',
+    ]);
 
     known = workers.syncKnownPods(new Set(['a']));
     expect([...known.keys()]).toEqual(['a']);
@@ -385,7 +425,10 @@ describe('PodWorkers', () => {
     syncer.result = { terminal: false, runtimeUntouched: true };
     update({ updateType: 'sync', pod: pod('a') });
     await relist();
-    expect(after).toEqual([['a', 'changed'], ['a', 'untouched']]);
+    expect(after).toEqual([
+      ['a', 'changed'],
+      ['a', 'untouched'],
+    ]);
   });
 
   it('tells after a failed sync too, with when it failed (its retry waits for a newer status)', async () => {
@@ -463,11 +506,28 @@ describe('PodWorkers', () => {
   });
 
   it.each<[string, Pod, UpdatePodOptions[], number]>([
-    ['the spec\'s grace period', pod('a', 'v1', { grace: 45 }), [{ updateType: 'kill' }], 45],
-    ['the smallest override', pod('a'), [{ updateType: 'kill', gracePeriodOverride: 20 }, { updateType: 'kill', gracePeriodOverride: 10 }, { updateType: 'kill', gracePeriodOverride: 15 }], 10],
+    ["the spec's grace period", pod('a', 'v1', { grace: 45 }), [{ updateType: 'kill' }], 45],
+    [
+      'the smallest override',
+      pod('a'),
+      [
+        { updateType: 'kill', gracePeriodOverride: 20 },
+        { updateType: 'kill', gracePeriodOverride: 10 },
+        { updateType: 'kill', gracePeriodOverride: 15 },
+      ],
+      10,
+    ],
     ['an override shorter than the spec', pod('a', 'v1', { grace: 45 }), [{ updateType: 'kill', gracePeriodOverride: 5 }], 5],
     ['the deletion grace period', pod('a'), [{ updateType: 'update', pod: pod('a', 'v1', { deletionGrace: 7 }) }], 7],
-    ['a later, longer deletion grace period cannot lengthen it', pod('a'), [{ updateType: 'kill', gracePeriodOverride: 3 }, { updateType: 'update', pod: pod('a', 'v1', { deletionGrace: 20 }) }], 3],
+    [
+      'a later, longer deletion grace period cannot lengthen it',
+      pod('a'),
+      [
+        { updateType: 'kill', gracePeriodOverride: 3 },
+        { updateType: 'update', pod: pod('a', 'v1', { deletionGrace: 20 }) },
+      ],
+      3,
+    ],
   ])('terminates with %s', async (_case, desired, kills, grace) => {
     const { syncer, update, relist } = setup();
     const release = syncer.hold();

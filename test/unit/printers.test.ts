@@ -10,7 +10,8 @@ const sidecar = (name: string): Container => ({ ...c(name), restartPolicy: 'Alwa
 function status(name: string, state: ContainerState, over: Partial<ContainerStatus> = {}): ContainerStatus {
   return { name, state, lastState: {}, ready: false, restartCount: 0, image: 'busybox', imageID: '', ...over };
 }
-const waiting = (name: string, reason?: string, over: Partial<ContainerStatus> = {}) => status(name, { waiting: reason ? { reason } : {} }, over);
+const waiting = (name: string, reason?: string, over: Partial<ContainerStatus> = {}) =>
+  status(name, { waiting: reason ? { reason } : {} }, over);
 const running = (name: string, over: Partial<ContainerStatus> = {}) =>
   status(name, { running: { startedAt: '2026-01-01T00:00:00Z' } }, { ready: true, started: true, ...over });
 const terminated = (name: string, exitCode: number, reason?: string, signal?: number, over: Partial<ContainerStatus> = {}) =>
@@ -53,20 +54,52 @@ interface Row {
 
 const rows: Row[] = [
   // Phase and the pod's own reason.
-  { name: 'no container statuses yet: the phase', pod: pod(one, { phase: 'Pending' }), want: { status: 'Pending', ready: '0/1', restarts: 0 } },
-  { name: 'every container running and ready', pod: pod(two, { phase: 'Running', containerStatuses: [running('a'), running('b')] }), want: { status: 'Running', ready: '2/2' } },
-  { name: 'a running container that is not ready is not counted', pod: pod(two, { phase: 'Running', containerStatuses: [running('a'), running('b', { ready: false })] }), want: { status: 'Running', ready: '1/2' } },
-  { name: "the pod's status.reason wins over the phase", pod: pod(one, { phase: 'Failed', reason: 'OutOfcpu' }), want: { status: 'OutOfcpu', ready: '0/1' } },
+  {
+    name: 'no container statuses yet: the phase',
+    pod: pod(one, { phase: 'Pending' }),
+    want: { status: 'Pending', ready: '0/1', restarts: 0 },
+  },
+  {
+    name: 'every container running and ready',
+    pod: pod(two, { phase: 'Running', containerStatuses: [running('a'), running('b')] }),
+    want: { status: 'Running', ready: '2/2' },
+  },
+  {
+    name: 'a running container that is not ready is not counted',
+    pod: pod(two, { phase: 'Running', containerStatuses: [running('a'), running('b', { ready: false })] }),
+    want: { status: 'Running', ready: '1/2' },
+  },
+  {
+    name: "the pod's status.reason wins over the phase",
+    pod: pod(one, { phase: 'Failed', reason: 'OutOfcpu' }),
+    want: { status: 'OutOfcpu', ready: '0/1' },
+  },
 
   // Init containers.
   {
     name: 'first init container running: Init:0/2',
-    pod: pod(one, { phase: 'Pending', initContainerStatuses: [running('i1', { ready: false }), waiting('i2', 'PodInitializing')], containerStatuses: [waiting('app', 'PodInitializing')] }, { inits: [c('i1'), c('i2')] }),
+    pod: pod(
+      one,
+      {
+        phase: 'Pending',
+        initContainerStatuses: [running('i1', { ready: false }), waiting('i2', 'PodInitializing')],
+        containerStatuses: [waiting('app', 'PodInitializing')],
+      },
+      { inits: [c('i1'), c('i2')] },
+    ),
     want: { status: 'Init:0/2', ready: '0/1' },
   },
   {
     name: 'first init container done, second running: Init:1/2',
-    pod: pod(one, { phase: 'Pending', initContainerStatuses: [terminated('i1', 0, 'Completed'), running('i2', { ready: false })], containerStatuses: [waiting('app', 'PodInitializing')] }, { inits: [c('i1'), c('i2')] }),
+    pod: pod(
+      one,
+      {
+        phase: 'Pending',
+        initContainerStatuses: [terminated('i1', 0, 'Completed'), running('i2', { ready: false })],
+        containerStatuses: [waiting('app', 'PodInitializing')],
+      },
+      { inits: [c('i1'), c('i2')] },
+    ),
     want: { status: 'Init:1/2' },
   },
   {
@@ -81,7 +114,15 @@ const rows: Row[] = [
   },
   {
     name: 'init container in CrashLoopBackOff: Init:CrashLoopBackOff, its restarts counted',
-    pod: pod(one, { phase: 'Pending', initContainerStatuses: [waiting('i1', 'CrashLoopBackOff', restarted(4, T1))], containerStatuses: [waiting('app', 'PodInitializing')] }, { inits: [c('i1')] }),
+    pod: pod(
+      one,
+      {
+        phase: 'Pending',
+        initContainerStatuses: [waiting('i1', 'CrashLoopBackOff', restarted(4, T1))],
+        containerStatuses: [waiting('app', 'PodInitializing')],
+      },
+      { inits: [c('i1')] },
+    ),
     want: { status: 'Init:CrashLoopBackOff', restarts: 4, lastRestart: Date.parse(T1) },
   },
   {
@@ -91,7 +132,11 @@ const rows: Row[] = [
   },
   {
     name: 'init container failed with a reason: Init:Error',
-    pod: pod(one, { phase: 'Failed', initContainerStatuses: [terminated('i1', 1, 'Error')], containerStatuses: [waiting('app', 'PodInitializing')] }, { inits: [c('i1')] }),
+    pod: pod(
+      one,
+      { phase: 'Failed', initContainerStatuses: [terminated('i1', 1, 'Error')], containerStatuses: [waiting('app', 'PodInitializing')] },
+      { inits: [c('i1')] },
+    ),
     want: { status: 'Init:Error' },
   },
   {
@@ -106,29 +151,64 @@ const rows: Row[] = [
   },
   {
     name: 'the first blocking init container decides, later ones are not looked at',
-    pod: pod(one, { phase: 'Pending', initContainerStatuses: [terminated('i1', 0, 'Completed'), waiting('i2', 'CrashLoopBackOff', restarted(2, T1)), waiting('i3', 'ErrImagePull', restarted(5, T2))] }, { inits: [c('i1'), c('i2'), c('i3')] }),
+    pod: pod(
+      one,
+      {
+        phase: 'Pending',
+        initContainerStatuses: [
+          terminated('i1', 0, 'Completed'),
+          waiting('i2', 'CrashLoopBackOff', restarted(2, T1)),
+          waiting('i3', 'ErrImagePull', restarted(5, T2)),
+        ],
+      },
+      { inits: [c('i1'), c('i2'), c('i3')] },
+    ),
     want: { status: 'Init:CrashLoopBackOff', restarts: 2, lastRestart: Date.parse(T1) },
   },
 
   // Restartable init containers (sidecars).
   {
     name: 'a started, ready sidecar counts in READY and does not block',
-    pod: pod(one, { phase: 'Running', initContainerStatuses: [running('proxy')], containerStatuses: [running('app')] }, { inits: [sidecar('proxy')] }),
+    pod: pod(
+      one,
+      { phase: 'Running', initContainerStatuses: [running('proxy')], containerStatuses: [running('app')] },
+      { inits: [sidecar('proxy')] },
+    ),
     want: { status: 'Running', ready: '2/2' },
   },
   {
     name: 'a started sidecar that is not ready is counted in the total only',
-    pod: pod(one, { phase: 'Running', initContainerStatuses: [running('proxy', { ready: false })], containerStatuses: [running('app')] }, { inits: [sidecar('proxy')] }),
+    pod: pod(
+      one,
+      { phase: 'Running', initContainerStatuses: [running('proxy', { ready: false })], containerStatuses: [running('app')] },
+      { inits: [sidecar('proxy')] },
+    ),
     want: { status: 'Running', ready: '1/2' },
   },
   {
     name: 'a sidecar not started yet keeps the pod initializing',
-    pod: pod(one, { phase: 'Pending', initContainerStatuses: [running('proxy', { ready: false, started: false })], containerStatuses: [waiting('app', 'PodInitializing')] }, { inits: [sidecar('proxy')] }),
+    pod: pod(
+      one,
+      {
+        phase: 'Pending',
+        initContainerStatuses: [running('proxy', { ready: false, started: false })],
+        containerStatuses: [waiting('app', 'PodInitializing')],
+      },
+      { inits: [sidecar('proxy')] },
+    ),
     want: { status: 'Init:0/1', ready: '0/2' },
   },
   {
     name: 'sidecar and regular container restarts are summed, the newest restart kept',
-    pod: pod(one, { phase: 'Running', initContainerStatuses: [running('proxy', restarted(2, T2))], containerStatuses: [running('app', restarted(3, T1))] }, { inits: [sidecar('proxy')] }),
+    pod: pod(
+      one,
+      {
+        phase: 'Running',
+        initContainerStatuses: [running('proxy', restarted(2, T2))],
+        containerStatuses: [running('app', restarted(3, T1))],
+      },
+      { inits: [sidecar('proxy')] },
+    ),
     want: { status: 'Running', ready: '2/2', restarts: 5, lastRestart: Date.parse(T2) },
   },
 
@@ -138,13 +218,41 @@ const rows: Row[] = [
     pod: pod(one, { phase: 'Running', containerStatuses: [waiting('app', 'CrashLoopBackOff', restarted(3, T1))] }),
     want: { status: 'CrashLoopBackOff', ready: '0/1', restarts: 3, lastRestart: Date.parse(T1) },
   },
-  { name: 'a container being created', pod: pod(one, { phase: 'Pending', containerStatuses: [waiting('app', 'ContainerCreating')] }), want: { status: 'ContainerCreating', ready: '0/1' } },
-  { name: 'a waiting reason wins over a running sibling', pod: pod(two, { phase: 'Running', containerStatuses: [running('a'), waiting('b', 'ImagePullBackOff')] }), want: { status: 'ImagePullBackOff', ready: '1/2' } },
-  { name: 'the first container with a reason decides (statuses read last to first)', pod: pod(two, { phase: 'Running', containerStatuses: [waiting('a', 'ErrImagePull'), waiting('b', 'CrashLoopBackOff')] }), want: { status: 'ErrImagePull' } },
-  { name: 'all containers completed: Completed', pod: pod(one, { phase: 'Succeeded', containerStatuses: [terminated('app', 0, 'Completed')] }), want: { status: 'Completed', ready: '0/1' } },
-  { name: 'a container failed: Error', pod: pod(one, { phase: 'Failed', containerStatuses: [terminated('app', 1, 'Error')] }), want: { status: 'Error', ready: '0/1' } },
-  { name: 'terminated without a reason: ExitCode:2', pod: pod(one, { phase: 'Failed', containerStatuses: [terminated('app', 2)] }), want: { status: 'ExitCode:2' } },
-  { name: 'terminated by a signal without a reason: Signal:15', pod: pod(one, { phase: 'Failed', containerStatuses: [terminated('app', 143, undefined, 15)] }), want: { status: 'Signal:15' } },
+  {
+    name: 'a container being created',
+    pod: pod(one, { phase: 'Pending', containerStatuses: [waiting('app', 'ContainerCreating')] }),
+    want: { status: 'ContainerCreating', ready: '0/1' },
+  },
+  {
+    name: 'a waiting reason wins over a running sibling',
+    pod: pod(two, { phase: 'Running', containerStatuses: [running('a'), waiting('b', 'ImagePullBackOff')] }),
+    want: { status: 'ImagePullBackOff', ready: '1/2' },
+  },
+  {
+    name: 'the first container with a reason decides (statuses read last to first)',
+    pod: pod(two, { phase: 'Running', containerStatuses: [waiting('a', 'ErrImagePull'), waiting('b', 'CrashLoopBackOff')] }),
+    want: { status: 'ErrImagePull' },
+  },
+  {
+    name: 'all containers completed: Completed',
+    pod: pod(one, { phase: 'Succeeded', containerStatuses: [terminated('app', 0, 'Completed')] }),
+    want: { status: 'Completed', ready: '0/1' },
+  },
+  {
+    name: 'a container failed: Error',
+    pod: pod(one, { phase: 'Failed', containerStatuses: [terminated('app', 1, 'Error')] }),
+    want: { status: 'Error', ready: '0/1' },
+  },
+  {
+    name: 'terminated without a reason: ExitCode:2',
+    pod: pod(one, { phase: 'Failed', containerStatuses: [terminated('app', 2)] }),
+    want: { status: 'ExitCode:2' },
+  },
+  {
+    name: 'terminated by a signal without a reason: Signal:15',
+    pod: pod(one, { phase: 'Failed', containerStatuses: [terminated('app', 143, undefined, 15)] }),
+    want: { status: 'Signal:15' },
+  },
   {
     name: 'one completed, one still running, pod Ready: Running',
     pod: pod(two, { phase: 'Running', conditions: [readyTrue], containerStatuses: [running('a'), terminated('b', 0, 'Completed')] }),
@@ -152,37 +260,93 @@ const rows: Row[] = [
   },
   {
     name: 'one completed, one still running, pod not Ready: NotReady',
-    pod: pod(two, { phase: 'Running', conditions: [{ type: 'Ready', status: 'False' }], containerStatuses: [running('a'), terminated('b', 0, 'Completed')] }),
+    pod: pod(two, {
+      phase: 'Running',
+      conditions: [{ type: 'Ready', status: 'False' }],
+      containerStatuses: [running('a'), terminated('b', 0, 'Completed')],
+    }),
     want: { status: 'NotReady', ready: '1/2' },
   },
   {
     name: 'Completed stays when nothing runs any more',
-    pod: pod(two, { phase: 'Succeeded', conditions: [readyTrue], containerStatuses: [terminated('a', 0, 'Completed'), terminated('b', 0, 'Completed')] }),
+    pod: pod(two, {
+      phase: 'Succeeded',
+      conditions: [readyTrue],
+      containerStatuses: [terminated('a', 0, 'Completed'), terminated('b', 0, 'Completed')],
+    }),
     want: { status: 'Completed', ready: '0/2' },
   },
 
   // Deletion.
-  { name: 'a deleted running pod: Terminating', pod: pod(one, { phase: 'Running', containerStatuses: [running('app')] }, { deletionTimestamp: T1 }), want: { status: 'Terminating', ready: '1/1' } },
-  { name: 'a deleted pod in CrashLoopBackOff: Terminating', pod: pod(one, { phase: 'Running', containerStatuses: [waiting('app', 'CrashLoopBackOff')] }, { deletionTimestamp: T1 }), want: { status: 'Terminating' } },
+  {
+    name: 'a deleted running pod: Terminating',
+    pod: pod(one, { phase: 'Running', containerStatuses: [running('app')] }, { deletionTimestamp: T1 }),
+    want: { status: 'Terminating', ready: '1/1' },
+  },
+  {
+    name: 'a deleted pod in CrashLoopBackOff: Terminating',
+    pod: pod(one, { phase: 'Running', containerStatuses: [waiting('app', 'CrashLoopBackOff')] }, { deletionTimestamp: T1 }),
+    want: { status: 'Terminating' },
+  },
 
   // The other columns.
-  { name: 'restarts without a last termination time: no lastRestart', pod: pod(one, { phase: 'Running', containerStatuses: [running('app', { restartCount: 2 })] }), want: { restarts: 2, lastRestart: undefined } },
+  {
+    name: 'restarts without a last termination time: no lastRestart',
+    pod: pod(one, { phase: 'Running', containerStatuses: [running('app', { restartCount: 2 })] }),
+    want: { restarts: 2, lastRestart: undefined },
+  },
   // Kubelet-parity rows (kubectl's printPod).
-  { name: 'a Succeeded pod being deleted stays Completed', pod: pod(one, { phase: 'Succeeded', containerStatuses: [terminated('app', 0, 'Completed')] }, { deletionTimestamp: T2 }), want: { status: 'Completed' } },
-  { name: 'a Failed pod being deleted stays Error', pod: pod(one, { phase: 'Failed', containerStatuses: [terminated('app', 1, 'Error')] }, { deletionTimestamp: T2 }), want: { status: 'Error' } },
-  { name: 'a pod of a lost node being deleted is Unknown', pod: pod(one, { phase: 'Running', reason: 'NodeLost', containerStatuses: [running('app')] }, { deletionTimestamp: T2 }), want: { status: 'Unknown' } },
+  {
+    name: 'a Succeeded pod being deleted stays Completed',
+    pod: pod(one, { phase: 'Succeeded', containerStatuses: [terminated('app', 0, 'Completed')] }, { deletionTimestamp: T2 }),
+    want: { status: 'Completed' },
+  },
+  {
+    name: 'a Failed pod being deleted stays Error',
+    pod: pod(one, { phase: 'Failed', containerStatuses: [terminated('app', 1, 'Error')] }, { deletionTimestamp: T2 }),
+    want: { status: 'Error' },
+  },
+  {
+    name: 'a pod of a lost node being deleted is Unknown',
+    pod: pod(one, { phase: 'Running', reason: 'NodeLost', containerStatuses: [running('app')] }, { deletionTimestamp: T2 }),
+    want: { status: 'Unknown' },
+  },
   {
     name: 'once initialized, a finished init container no longer counts its restarts',
-    pod: pod(one, { phase: 'Running', initContainerStatuses: [terminated('i', 0, 'Completed', undefined, restarted(2, T1))], containerStatuses: [running('app')] }, { inits: [c('i')] }),
+    pod: pod(
+      one,
+      {
+        phase: 'Running',
+        initContainerStatuses: [terminated('i', 0, 'Completed', undefined, restarted(2, T1))],
+        containerStatuses: [running('app')],
+      },
+      { inits: [c('i')] },
+    ),
     want: { restarts: 0, lastRestart: undefined, status: 'Running' },
   },
   {
     name: 'with Initialized True the regular containers decide, even if an init status lags',
-    pod: pod(one, { phase: 'Running', conditions: [initializedTrue], initContainerStatuses: [waiting('i', 'PodInitializing')], containerStatuses: [waiting('app', 'CrashLoopBackOff')] }, { inits: [c('i')] }),
+    pod: pod(
+      one,
+      {
+        phase: 'Running',
+        conditions: [initializedTrue],
+        initContainerStatuses: [waiting('i', 'PodInitializing')],
+        containerStatuses: [waiting('app', 'CrashLoopBackOff')],
+      },
+      { inits: [c('i')] },
+    ),
     want: { status: 'CrashLoopBackOff' },
   },
   // kubectl remembers the time of any last termination; it shows it only beside a non-zero count.
-  { name: 'a last termination without restarts: no restarts, the time kept', pod: pod(one, { phase: 'Running', containerStatuses: [running('app', { lastState: { terminated: { exitCode: 0, finishedAt: T1 } } })] }), want: { restarts: 0, lastRestart: Date.parse(T1) } },
+  {
+    name: 'a last termination without restarts: no restarts, the time kept',
+    pod: pod(one, {
+      phase: 'Running',
+      containerStatuses: [running('app', { lastState: { terminated: { exitCode: 0, finishedAt: T1 } } })],
+    }),
+    want: { restarts: 0, lastRestart: Date.parse(T1) },
+  },
 ];
 
 describe('podRow', () => {

@@ -13,12 +13,41 @@ import { FakeClock } from '../../src/util/clock.js';
 const container: Container = {
   name: 'main',
   image: 'busybox',
-  startupProbe: { exec: { command: ['test', '-f', '/tmp/up'] }, periodSeconds: 3, failureThreshold: 3, successThreshold: 1, timeoutSeconds: 1 },
+  startupProbe: {
+    exec: { command: ['test', '-f', '/tmp/up'] },
+    periodSeconds: 3,
+    failureThreshold: 3,
+    successThreshold: 1,
+    timeoutSeconds: 1,
+  },
 };
-const pod: Pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'default', uid: 'u1' }, spec: { containers: [container] } };
+const pod: Pod = {
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name: 'p', namespace: 'default', uid: 'u1' },
+  spec: { containers: [container] },
+};
 
 function instance(state: ContainerInstance['state'], startedAt: number): ContainerInstance {
-  return { id: 'c1', name: 'main', state, createdAt: 0, startedAt, finishedAt: 0, exitCode: 0, image: 'busybox', imageRef: '', imageId: '', reason: '', message: '', hash: '', restartCount: 0, logPath: '', labels: {}, annotations: {} };
+  return {
+    id: 'c1',
+    name: 'main',
+    state,
+    createdAt: 0,
+    startedAt,
+    finishedAt: 0,
+    exitCode: 0,
+    image: 'busybox',
+    imageRef: '',
+    imageId: '',
+    reason: '',
+    message: '',
+    hash: '',
+    restartCount: 0,
+    logPath: '',
+    labels: {},
+    annotations: {},
+  };
 }
 
 function setup(execExitCode: () => number) {

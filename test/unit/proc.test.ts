@@ -10,7 +10,16 @@ import { withoutProcess } from '../../src/runtime/stats.js';
 describe('/proc parsing', () => {
   it('reads fields after a command name holding spaces and parentheses', () => {
     const line = '4242 (my (odd) cmd) S 1 4242 4242 0 -1 4194560 100 0 0 0 7 3 0 0 20 0 1 0 123456 1000000 250 18446744073709551615';
-    expect(parseProcStat(line)).toEqual({ pid: 4242, state: 'S', ppid: 1, pgid: 4242, utimeTicks: 7, stimeTicks: 3, startTime: '123456', rssPages: 250 });
+    expect(parseProcStat(line)).toEqual({
+      pid: 4242,
+      state: 'S',
+      ppid: 1,
+      pgid: 4242,
+      utimeTicks: 7,
+      stimeTicks: 3,
+      startTime: '123456',
+      rssPages: 250,
+    });
   });
 
   it('reads this very process', () => {
@@ -37,10 +46,18 @@ describe('/proc parsing', () => {
 });
 
 describe('container usage', () => {
-  it('leaves a wrapper process out of its group\'s usage', () => {
+  it("leaves a wrapper process out of its group's usage", () => {
     const wrapper = parseProcStat('10 (unshare) S 1 10 10 0 -1 0 0 0 0 0 2 1 0 0 20 0 1 0 5 0 300 0')!;
-    expect(withoutProcess({ cpuNanoseconds: 100e6, rssBytes: 2_000_000, processes: 3 }, wrapper)).toEqual({ cpuNanoseconds: 70e6, rssBytes: 2_000_000 - 300 * 4096, processes: 2 });
-    expect(withoutProcess({ cpuNanoseconds: 1, rssBytes: 2, processes: 1 }, undefined)).toEqual({ cpuNanoseconds: 1, rssBytes: 2, processes: 1 });
+    expect(withoutProcess({ cpuNanoseconds: 100e6, rssBytes: 2_000_000, processes: 3 }, wrapper)).toEqual({
+      cpuNanoseconds: 70e6,
+      rssBytes: 2_000_000 - 300 * 4096,
+      processes: 2,
+    });
+    expect(withoutProcess({ cpuNanoseconds: 1, rssBytes: 2, processes: 1 }, undefined)).toEqual({
+      cpuNanoseconds: 1,
+      rssBytes: 2,
+      processes: 1,
+    });
   });
 });
 
@@ -73,7 +90,12 @@ describe('detachHere', () => {
     const pid = await detachHere(['/usr/bin/env', 'sh', '-c', `env > ${before}; ${HOLDER_READY} && exec sleep 30`]);
     try {
       // What it did before its line is done, and it still runs, as the leader of its own session.
-      expect(readFileSync(before, 'utf8').split('\n').filter((line) => line !== '' && !line.startsWith('PWD=')).map((line) => line.split('=')[0])).toEqual(['PATH']);
+      expect(
+        readFileSync(before, 'utf8')
+          .split('\n')
+          .filter((line) => line !== '' && !line.startsWith('PWD='))
+          .map((line) => line.split('=')[0]),
+      ).toEqual(['PATH']);
       expect(readProcStat(pid)?.state).not.toBe('Z');
       expect(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[3]).toBe(String(pid));
     } finally {

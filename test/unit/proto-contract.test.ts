@@ -33,7 +33,8 @@ describe(`proto/runtime/v1/api.proto against upstream ${CRI_API}`, () => {
         if (!other) problems.push(`${where}: not upstream`);
         else {
           if (other.id !== field.id) problems.push(`${where}: number ${field.id}, upstream ${other.id}`);
-          if (other.type !== field.type && !sameWireType(field.type, other.type)) problems.push(`${where}: type ${field.type}, upstream ${other.type}`);
+          if (other.type !== field.type && !sameWireType(field.type, other.type))
+            problems.push(`${where}: type ${field.type}, upstream ${other.type}`);
           if (other.repeated !== field.repeated || other.map !== field.map) problems.push(`${where}: label differs`);
         }
       }
@@ -61,7 +62,11 @@ describe(`proto/runtime/v1/api.proto against upstream ${CRI_API}`, () => {
       for (const method of mine.methodsArray) {
         const other = theirs.methods[method.name];
         if (!other) problems.push(`${serviceName}.${method.name}: not upstream`);
-        else if (other.requestType !== method.requestType || other.responseType !== method.responseType || !!other.responseStream !== !!method.responseStream) {
+        else if (
+          other.requestType !== method.requestType ||
+          other.responseType !== method.responseType ||
+          !!other.responseStream !== !!method.responseStream
+        ) {
           problems.push(`${serviceName}.${method.name}: signature differs`);
         }
       }
@@ -72,11 +77,28 @@ describe(`proto/runtime/v1/api.proto against upstream ${CRI_API}`, () => {
   it('covers every call knode needs', () => {
     const runtime = ours.lookupService('runtime.v1.RuntimeService').methodsArray.map((m) => m.name);
     const image = ours.lookupService('runtime.v1.ImageService').methodsArray.map((m) => m.name);
-    expect(runtime).toEqual(expect.arrayContaining([
-      'Version', 'RunPodSandbox', 'StopPodSandbox', 'RemovePodSandbox', 'PodSandboxStatus', 'ListPodSandbox',
-      'CreateContainer', 'StartContainer', 'StopContainer', 'RemoveContainer', 'ListContainers', 'ContainerStatus',
-      'ExecSync', 'ReopenContainerLog', 'ContainerStats', 'ListContainerStats', 'Status', 'GetContainerEvents',
-    ]));
+    expect(runtime).toEqual(
+      expect.arrayContaining([
+        'Version',
+        'RunPodSandbox',
+        'StopPodSandbox',
+        'RemovePodSandbox',
+        'PodSandboxStatus',
+        'ListPodSandbox',
+        'CreateContainer',
+        'StartContainer',
+        'StopContainer',
+        'RemoveContainer',
+        'ListContainers',
+        'ContainerStatus',
+        'ExecSync',
+        'ReopenContainerLog',
+        'ContainerStats',
+        'ListContainerStats',
+        'Status',
+        'GetContainerEvents',
+      ]),
+    );
     expect(image).toEqual(expect.arrayContaining(['ListImages', 'ImageStatus', 'PullImage', 'RemoveImage', 'ImageFsInfo']));
   });
 });

@@ -73,7 +73,11 @@ describe('RuntimeState when the disk refuses a write', () => {
   it('keeps a change to a known record in memory, says so once, and writes it when the disk takes it', () => {
     const dir = scratch();
     const told: string[] = [];
-    const state = new RuntimeState(dir, () => {}, (err) => told.push(err.message));
+    const state = new RuntimeState(
+      dir,
+      () => {},
+      (err) => told.push(err.message),
+    );
     const record = sandbox('known');
     state.saveSandbox(record);
     const allow = refuse(join(dir, 'sandboxes', 'known.json'));
@@ -150,7 +154,11 @@ describe('CriLogWriter when the disk refuses output', () => {
   it('drops what the file refuses and says so once, without throwing', () => {
     // /dev/full answers every write with ENOSPC, as a full disk does.
     const told: string[] = [];
-    const log = new CriLogWriter('/dev/full', () => new Date('2026-11-23T10:00:00Z'), (err) => told.push(err.message));
+    const log = new CriLogWriter(
+      '/dev/full',
+      () => new Date('2026-11-23T10:00:00Z'),
+      (err) => told.push(err.message),
+    );
     log.write('stdout', Buffer.from('lost 1\nlost 2\n'));
     log.write('stderr', Buffer.from('lost 3\n'));
     log.end();

@@ -33,7 +33,10 @@ describe('the runtime health check', () => {
     expect(health.error).toBe('NetworkReady=false reason:NoCNI message:no network plugin');
     set(conditions(cond('RuntimeReady', true), cond('NetworkReady', true)));
     await health.check();
-    expect(seen).toEqual(['RuntimeUnhealthy: the runtime does not answer: connect ECONNREFUSED', 'RuntimeHealthy: the container runtime is ready again']);
+    expect(seen).toEqual([
+      'RuntimeUnhealthy: the runtime does not answer: connect ECONNREFUSED',
+      'RuntimeHealthy: the container runtime is ready again',
+    ]);
   });
 
   it("keeps whether the runtime's default handler makes recursive read-only mounts, from its last answer", async () => {
@@ -59,7 +62,10 @@ describe('the runtime health check', () => {
     setPleg({ ok: true, message: '' });
     await health.check();
     await health.check();
-    expect(seen).toEqual(['PLEGUnhealthy: PLEG is not healthy: pleg was last seen active 181s ago; threshold is 180s', 'PLEGHealthy: the PLEG relists again']);
+    expect(seen).toEqual([
+      'PLEGUnhealthy: PLEG is not healthy: pleg was last seen active 181s ago; threshold is 180s',
+      'PLEGHealthy: the PLEG relists again',
+    ]);
   });
 
   it("keeps the runtime's own conditions, saying a false one when first seen and each change after", async () => {

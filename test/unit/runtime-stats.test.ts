@@ -21,12 +21,29 @@ function runtime(): EmbeddedRuntime {
 }
 
 function sandbox(rt: EmbeddedRuntime, name: string): Promise<string> {
-  const config = { metadata: { name, uid: `uid-${name}`, namespace: 'default', attempt: 0 }, labels: {}, annotations: {}, linux: { securityContext: { namespaceOptions: { network: 'NODE', pid: 'CONTAINER' } } } };
+  const config = {
+    metadata: { name, uid: `uid-${name}`, namespace: 'default', attempt: 0 },
+    labels: {},
+    annotations: {},
+    linux: { securityContext: { namespaceOptions: { network: 'NODE', pid: 'CONTAINER' } } },
+  };
   return rt.sandboxes.run(config as unknown as PodSandboxConfig__Output, '');
 }
 
 function container(rt: EmbeddedRuntime, sandboxId: string, name: string): string {
-  const config = { metadata: { name, attempt: 0 }, image: { image: 'busybox:1.36' }, command: ['sleep', '60'], args: [], envs: [], mounts: [], devices: [], labels: {}, annotations: {}, workingDir: '', logPath: '' };
+  const config = {
+    metadata: { name, attempt: 0 },
+    image: { image: 'busybox:1.36' },
+    command: ['sleep', '60'],
+    args: [],
+    envs: [],
+    mounts: [],
+    devices: [],
+    labels: {},
+    annotations: {},
+    workingDir: '',
+    logPath: '',
+  };
   return rt.containers.create(sandboxId, config as unknown as ContainerConfig__Output);
 }
 
@@ -40,7 +57,13 @@ describe('embedded runtime: pod sandbox stats', () => {
     const b = container(rt, two, 'b');
     const c = container(rt, two, 'c');
     const byId = new Map(rt.podSandboxStats(null).map((s) => [s.attributes?.id, (s.linux?.containers ?? []).map((x) => x.attributes?.id)]));
-    expect(byId).toEqual(new Map([[empty, []], [one, [a]], [two, [b, c]]]));
+    expect(byId).toEqual(
+      new Map([
+        [empty, []],
+        [one, [a]],
+        [two, [b, c]],
+      ]),
+    );
     expect(rt.podSandboxStats({ id: two, labelSelector: {} } as never).map((s) => s.linux?.containers?.length)).toEqual([2]);
   });
 
@@ -57,7 +80,7 @@ describe('embedded runtime: pod sandbox stats', () => {
 });
 
 describe('embedded runtime state: containers by sandbox', () => {
-  it('finds a sandbox\'s containers after saves, deletes and a reload from disk', async () => {
+  it("finds a sandbox's containers after saves, deletes and a reload from disk", async () => {
     const rt = runtime();
     const one = await sandbox(rt, 'one');
     const two = await sandbox(rt, 'two');

@@ -65,22 +65,29 @@ describe('ScratchSpace', () => {
     expect(existsSync(space.dir)).toBe(false);
   });
 
-  it.skipIf(process.getuid?.() !== 0)("holds the read-only copy of the host's /sys, read-only all the way down, detached when opened again and when closed", () => {
-    const root = rootDir();
-    const space = ScratchSpace.open(root, [root]);
-    const submounts = mountsUnder(hostMounts(), '/sys');
-    expect(makeReadonlySys(join(space.dir, 'sys'), submounts)).toEqual({ dir: join(space.dir, 'sys') });
-    const options = (mountPoint: string) => readFileSync('/proc/self/mountinfo', 'utf8').split('\n').map((l) => l.split(' ')).find((f) => f[4] === mountPoint)?.[5];
-    for (const at of ['/sys', ...submounts]) expect(options(join(space.dir, at)), at).toMatch(/^ro,/);
-    expect(readdirSync(join(space.dir, 'sys'))).toEqual(readdirSync('/sys'));
-    // A runtime killed before its close left it mounted: the next one detaches it before emptying the space.
-    const again = ScratchSpace.open(root, [root]);
-    expect(mountsUnder(hostMounts(), again.dir)).toEqual([]);
-    expect(readdirSync(again.dir)).toEqual([]);
-    makeReadonlySys(join(again.dir, 'sys'), submounts);
-    expect(mountsUnder(hostMounts(), again.dir).length).toBe(1 + submounts.length);
-    again.close();
-    expect(mountsUnder(hostMounts(), again.dir)).toEqual([]);
-    expect(existsSync(again.dir)).toBe(false);
-  });
+  it.skipIf(process.getuid?.() !== 0)(
+    "holds the read-only copy of the host's /sys, read-only all the way down, detached when opened again and when closed",
+    () => {
+      const root = rootDir();
+      const space = ScratchSpace.open(root, [root]);
+      const submounts = mountsUnder(hostMounts(), '/sys');
+      expect(makeReadonlySys(join(space.dir, 'sys'), submounts)).toEqual({ dir: join(space.dir, 'sys') });
+      const options = (mountPoint: string) =>
+        readFileSync('/proc/self/mountinfo', 'utf8')
+          .split('\n')
+          .map((l) => l.split(' '))
+          .find((f) => f[4] === mountPoint)?.[5];
+      for (const at of ['/sys', ...submounts]) expect(options(join(space.dir, at)), at).toMatch(/^ro,/);
+      expect(readdirSync(join(space.dir, 'sys'))).toEqual(readdirSync('/sys'));
+      // A runtime killed before its close left it mounted: the next one detaches it before emptying the space.
+      const again = ScratchSpace.open(root, [root]);
+      expect(mountsUnder(hostMounts(), again.dir)).toEqual([]);
+      expect(readdirSync(again.dir)).toEqual([]);
+      makeReadonlySys(join(again.dir, 'sys'), submounts);
+      expect(mountsUnder(hostMounts(), again.dir).length).toBe(1 + submounts.length);
+      again.close();
+      expect(mountsUnder(hostMounts(), again.dir)).toEqual([]);
+      expect(existsSync(again.dir)).toBe(false);
+    },
+  );
 });

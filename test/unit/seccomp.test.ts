@@ -79,7 +79,8 @@ describe('compileSeccomp', () => {
     for (const [op, test] of Object.entries(holds) as [keyof typeof holds, (a: bigint, b: bigint) => boolean][]) {
       for (const pivot of pivots) {
         const filter = compileSeccomp(profile(op, pivot));
-        for (const v of values) expect(run(filter, 'personality', [0n, 0n, v]), `${op} ${v} against ${pivot}`).toBe(test(v, BigInt(pivot)) ? EPERM : ALLOW);
+        for (const v of values)
+          expect(run(filter, 'personality', [0n, 0n, v]), `${op} ${v} against ${pivot}`).toBe(test(v, BigInt(pivot)) ? EPERM : ALLOW);
       }
     }
     const masked = compileSeccomp(profile('SCMP_CMP_MASKED_EQ', 0x1000000ff, 0x100000001));
@@ -87,7 +88,10 @@ describe('compileSeccomp', () => {
   });
 
   it('kills a call of another architecture or of the x32 ABI, and gives unnamed calls the default action', () => {
-    const filter = compileSeccomp({ defaultAction: 'SCMP_ACT_ERRNO', syscalls: [{ names: ['read', 'no_such_call'], action: 'SCMP_ACT_ALLOW' }] });
+    const filter = compileSeccomp({
+      defaultAction: 'SCMP_ACT_ERRNO',
+      syscalls: [{ names: ['read', 'no_such_call'], action: 'SCMP_ACT_ALLOW' }],
+    });
     expect(run(filter, 'read')).toBe(ALLOW);
     expect(run(filter, 'write')).toBe(EPERM);
     expect(run(filter, 'read', [], 0x40000003)).toBe(KILL_PROCESS);
@@ -98,7 +102,15 @@ describe('compileSeccomp', () => {
     const filter = compileSeccomp({
       defaultAction: 'SCMP_ACT_ALLOW',
       syscalls: [
-        { names: ['socket'], action: 'SCMP_ACT_ERRNO', errnoRet: 97, args: [{ index: 0, value: 40, op: 'SCMP_CMP_EQ' }, { index: 1, value: 1, op: 'SCMP_CMP_EQ' }] },
+        {
+          names: ['socket'],
+          action: 'SCMP_ACT_ERRNO',
+          errnoRet: 97,
+          args: [
+            { index: 0, value: 40, op: 'SCMP_CMP_EQ' },
+            { index: 1, value: 1, op: 'SCMP_CMP_EQ' },
+          ],
+        },
         { names: ['socket'], action: 'SCMP_ACT_KILL_PROCESS', args: [{ index: 0, value: 38, op: 'SCMP_CMP_EQ' }] },
       ],
     });
@@ -110,9 +122,21 @@ describe('compileSeccomp', () => {
 
   it('refuses what it cannot compile, naming the rule', () => {
     expect(() => compileSeccomp({ defaultAction: 'SCMP_ACT_NOTIFY' })).toThrow(SeccompError);
-    expect(() => compileSeccomp({ defaultAction: 'SCMP_ACT_ALLOW', syscalls: [{ names: ['read'], action: 'SCMP_ACT_ERRNO', args: [{ index: 6, value: 0, op: 'SCMP_CMP_EQ' }] }] })).toThrow('syscalls[0].args[0].index: must be 0 to 5, got 6');
-    expect(() => compileSeccomp({ defaultAction: 'SCMP_ACT_ALLOW', syscalls: [{ names: ['read'], action: 'SCMP_ACT_ERRNO', args: [{ index: 0, value: 0, op: 'SCMP_CMP_ALMOST' as SeccompOperator }] }] })).toThrow('unknown operator');
-    expect(() => compileSeccomp({ defaultAction: 'SCMP_ACT_ALLOW' }, 'ppc64')).toThrow('seccomp filters are compiled for x86_64 and arm64 hosts only, not ppc64');
+    expect(() =>
+      compileSeccomp({
+        defaultAction: 'SCMP_ACT_ALLOW',
+        syscalls: [{ names: ['read'], action: 'SCMP_ACT_ERRNO', args: [{ index: 6, value: 0, op: 'SCMP_CMP_EQ' }] }],
+      }),
+    ).toThrow('syscalls[0].args[0].index: must be 0 to 5, got 6');
+    expect(() =>
+      compileSeccomp({
+        defaultAction: 'SCMP_ACT_ALLOW',
+        syscalls: [{ names: ['read'], action: 'SCMP_ACT_ERRNO', args: [{ index: 0, value: 0, op: 'SCMP_CMP_ALMOST' as SeccompOperator }] }],
+      }),
+    ).toThrow('unknown operator');
+    expect(() => compileSeccomp({ defaultAction: 'SCMP_ACT_ALLOW' }, 'ppc64')).toThrow(
+      'seccomp filters are compiled for x86_64 and arm64 hosts only, not ppc64',
+    );
   });
 });
 
@@ -122,8 +146,10 @@ describe('filters for arm64 hosts', () => {
   it("numbers calls as arm64 does, and kills a call of another architecture (32-bit arm's too)", () => {
     // read is 63 on arm64 (0 on x86_64), openat 56, mount 40.
     expect([AARCH64_SYSCALLS.read, AARCH64_SYSCALLS.openat, AARCH64_SYSCALLS.mount]).toEqual([63, 56, 40]);
-    for (const call of ['read', 'write', 'openat', 'execve', 'mmap', 'clone', 'exit_group', 'fchmodat', 'setresuid']) expect(run(arm64, call, [], AARCH64), call).toBe(ALLOW);
-    for (const call of ['mount', 'umount2', 'unshare', 'setns', 'reboot', 'sethostname']) expect(run(arm64, call, [], AARCH64), call).toBe(EPERM);
+    for (const call of ['read', 'write', 'openat', 'execve', 'mmap', 'clone', 'exit_group', 'fchmodat', 'setresuid'])
+      expect(run(arm64, call, [], AARCH64), call).toBe(ALLOW);
+    for (const call of ['mount', 'umount2', 'unshare', 'setns', 'reboot', 'sethostname'])
+      expect(run(arm64, call, [], AARCH64), call).toBe(EPERM);
     for (const arch of [X86_64, I386, ARM]) expect(run(arm64, 63, [], arch)).toBe(KILL_PROCESS);
     // Numbers with bit 30 set are no other ABI's on arm64: an unknown number gets the default.
     expect(run(arm64, 0x40000000, [], AARCH64)).toBe(EPERM);
@@ -146,8 +172,34 @@ describe('the RuntimeDefault profile', () => {
   const everything = compileSeccomp(runtimeDefaultProfile(undefined));
 
   it("allows a program's ordinary calls and refuses the host-wide ones with EPERM", () => {
-    for (const call of ['read', 'write', 'openat', 'execve', 'mmap', 'clone', 'wait4', 'exit_group', 'chmod', 'setresuid', 'capset', 'prctl']) expect(run(withDefaults, call), call).toBe(ALLOW);
-    for (const call of ['mount', 'umount2', 'unshare', 'setns', 'reboot', 'init_module', 'kexec_load', 'sethostname', 'kcmp', 'open_by_handle_at']) expect(run(withDefaults, call), call).toBe(EPERM);
+    for (const call of [
+      'read',
+      'write',
+      'openat',
+      'execve',
+      'mmap',
+      'clone',
+      'wait4',
+      'exit_group',
+      'chmod',
+      'setresuid',
+      'capset',
+      'prctl',
+    ])
+      expect(run(withDefaults, call), call).toBe(ALLOW);
+    for (const call of [
+      'mount',
+      'umount2',
+      'unshare',
+      'setns',
+      'reboot',
+      'init_module',
+      'kexec_load',
+      'sethostname',
+      'kcmp',
+      'open_by_handle_at',
+    ])
+      expect(run(withDefaults, call), call).toBe(EPERM);
   });
 
   it('lets in what a kept capability needs: mount with SYS_ADMIN, kcmp with SYS_PTRACE', () => {

@@ -3,7 +3,14 @@ import { existsSync, mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { prepareSetuidKit, seccompPrefix, setuidPrefix, STATIC_APPLETS, STATIC_INIT, staticApplet } from '../../src/runtime/sandbox/setuid-kit.js';
+import {
+  prepareSetuidKit,
+  seccompPrefix,
+  setuidPrefix,
+  STATIC_APPLETS,
+  STATIC_INIT,
+  staticApplet,
+} from '../../src/runtime/sandbox/setuid-kit.js';
 
 let dir: string;
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
@@ -12,21 +19,52 @@ describe('the setuid kit', () => {
   it("copies the host's setpriv with the loader and libraries ldd names, and runs it through that loader inside the sandbox", () => {
     dir = mkdtempSync(join(tmpdir(), 'knode-kit-'));
     const kit = prepareSetuidKit(join(dir, 'kit'), '/usr/bin/setpriv');
-    expect(kit).toMatchObject({ ok: true, dir: join(dir, 'kit'), loader: expect.stringMatching(/^ld-linux.*\.so\.\d+$/), programs: [], applets: false });
+    expect(kit).toMatchObject({
+      ok: true,
+      dir: join(dir, 'kit'),
+      loader: expect.stringMatching(/^ld-linux.*\.so\.\d+$/),
+      programs: [],
+      applets: false,
+    });
     if (!kit.ok) throw new Error(kit.reason);
     const files = readdirSync(kit.dir);
     expect(files).toEqual(expect.arrayContaining(['setpriv', kit.loader, 'libc.so.6']));
     expect(files.some((f) => f.includes('.partial-'))).toBe(false);
-    expect(setuidPrefix(kit, 1000, 2000)).toEqual([`/.knode/${kit.loader}`, '--library-path', '/.knode', '/.knode/setpriv', '--reuid=1000', '--regid=2000', '--clear-groups', '--']);
+    expect(setuidPrefix(kit, 1000, 2000)).toEqual([
+      `/.knode/${kit.loader}`,
+      '--library-path',
+      '/.knode',
+      '/.knode/setpriv',
+      '--reuid=1000',
+      '--regid=2000',
+      '--clear-groups',
+      '--',
+    ]);
   });
 
   it('holds bwrap, mount and umount too when asked, with their libraries (bwrap loads a seccomp filter for an exec)', () => {
     dir = mkdtempSync(join(tmpdir(), 'knode-kit-'));
-    const kit = prepareSetuidKit(join(dir, 'kit'), '/usr/bin/setpriv', ['/usr/bin/bwrap', undefined, '/usr/bin/umount', join(dir, 'missing')]);
+    const kit = prepareSetuidKit(join(dir, 'kit'), '/usr/bin/setpriv', [
+      '/usr/bin/bwrap',
+      undefined,
+      '/usr/bin/umount',
+      join(dir, 'missing'),
+    ]);
     if (!kit.ok) throw new Error(kit.reason);
     expect(kit.programs).toEqual(['bwrap', 'umount']);
     expect(readdirSync(kit.dir)).toEqual(expect.arrayContaining(['setpriv', 'bwrap', 'libcap.so.2', 'umount', 'libmount.so.1']));
-    expect(seccompPrefix(kit, 3)).toEqual([`/.knode/${kit.loader}`, '--library-path', '/.knode', '/.knode/bwrap', '--dev-bind', '/', '/', '--seccomp', '3', '--']);
+    expect(seccompPrefix(kit, 3)).toEqual([
+      `/.knode/${kit.loader}`,
+      '--library-path',
+      '/.knode',
+      '/.knode/bwrap',
+      '--dev-bind',
+      '/',
+      '/',
+      '--seccomp',
+      '3',
+      '--',
+    ]);
   });
 
   it('holds a static busybox when given one, run as mount, umount, nsenter and unshare by links of those names, and as the set-up shell; never a dynamic one', () => {

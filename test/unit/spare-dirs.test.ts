@@ -20,7 +20,10 @@ function parent(): string {
 
 const track = (pool: SpareDirs) => (pools.push(pool), pool);
 
-const spares = (dir: string) => readdirSync(dir).filter((n) => n.startsWith('.spare-')).sort();
+const spares = (dir: string) =>
+  readdirSync(dir)
+    .filter((n) => n.startsWith('.spare-'))
+    .sort();
 
 describe('SpareDirs', () => {
   it('deletes what a runtime before left, keeps as many spares as asked, and renames one into place with its directories', async () => {
@@ -28,7 +31,10 @@ describe('SpareDirs', () => {
     mkdirSync(join(dir, '.spare-1-0', 'upper'), { recursive: true });
     mkdirSync(join(dir, 'c0'));
     const pool = track(new SpareDirs(dir, SpareDirs.subdirs(['upper', 'work', 'rootfs']), 2));
-    await vi.waitFor(() => expect(spares(dir).length === 2 && !spares(dir).includes('.spare-1-0')).toBe(true), { timeout: 10_000, interval: 5 });
+    await vi.waitFor(() => expect(spares(dir).length === 2 && !spares(dir).includes('.spare-1-0')).toBe(true), {
+      timeout: 10_000,
+      interval: 5,
+    });
     expect(existsSync(join(dir, 'c0'))).toBe(true);
 
     expect(pool.take(join(dir, 'c1'))).toBe(true);

@@ -5,7 +5,13 @@ import { once } from 'node:events';
 import { createServer, connect, type Socket } from 'node:net';
 import { constants, createDeflate, inflateSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { decodeHeaderBlock, encodeHeaderBlock, HEADER_DICTIONARY, SpdyConnection, type SpdyStream } from '../../src/runtime/streaming/spdy.js';
+import {
+  decodeHeaderBlock,
+  encodeHeaderBlock,
+  HEADER_DICTIONARY,
+  SpdyConnection,
+  type SpdyStream,
+} from '../../src/runtime/streaming/spdy.js';
 
 function controlFrame(type: number, flags: number, body: Buffer): Buffer {
   const head = Buffer.alloc(8);
@@ -34,7 +40,12 @@ function peerCompressor() {
     });
 }
 
-async function synStream(compress: ReturnType<typeof peerCompressor>, id: number, headers: Record<string, string>, fin = false): Promise<Buffer> {
+async function synStream(
+  compress: ReturnType<typeof peerCompressor>,
+  id: number,
+  headers: Record<string, string>,
+  fin = false,
+): Promise<Buffer> {
   const fixed = Buffer.alloc(10);
   fixed.writeUInt32BE(id, 0);
   return controlFrame(1, fin ? 1 : 0, Buffer.concat([fixed, await compress(headers)]));
@@ -49,7 +60,13 @@ function frameReader(socket: Socket) {
     while (buffered.length >= 8 && buffered.length >= 8 + (buffered.readUInt32BE(4) & 0xffffff)) {
       const length = buffered.readUInt32BE(4) & 0xffffff;
       const control = (buffered[0] & 0x80) !== 0;
-      frames.push({ control, type: control ? buffered.readUInt16BE(2) : 0, streamId: control ? 0 : buffered.readUInt32BE(0), flags: buffered[4], data: buffered.subarray(8, 8 + length) });
+      frames.push({
+        control,
+        type: control ? buffered.readUInt16BE(2) : 0,
+        streamId: control ? 0 : buffered.readUInt32BE(0),
+        flags: buffered[4],
+        data: buffered.subarray(8, 8 + length),
+      });
       buffered = buffered.subarray(8 + length);
     }
   });
@@ -110,7 +127,10 @@ describe('SPDY/3.1 server connection', () => {
     await once(stdout, 'end');
     expect(received).toBe('to the server');
 
-    const replies = await until(() => (frames.filter((f) => f.type === 2).length === 2 ? frames.filter((f) => f.type === 2) : undefined), 'two SYN_REPLYs');
+    const replies = await until(
+      () => (frames.filter((f) => f.type === 2).length === 2 ? frames.filter((f) => f.type === 2) : undefined),
+      'two SYN_REPLYs',
+    );
     // Each reply's header block continues the one before: inflated together, they are two empty blocks.
     const blocks = replies.map((f) => f.data.subarray(4));
     expect(replies.map((f) => f.data.readUInt32BE(0))).toEqual([1, 3]);
@@ -118,7 +138,10 @@ describe('SPDY/3.1 server connection', () => {
     expect(inflated).toEqual(Buffer.concat([encodeHeaderBlock({}), encodeHeaderBlock({})]));
 
     stdout.end(Buffer.from('to the peer'));
-    const data = await until(() => (frames.some((f) => !f.control && f.flags === 1) ? frames.filter((f) => !f.control) : undefined), 'data with FIN');
+    const data = await until(
+      () => (frames.some((f) => !f.control && f.flags === 1) ? frames.filter((f) => !f.control) : undefined),
+      'data with FIN',
+    );
     expect(Buffer.concat(data.map((f) => f.data)).toString()).toBe('to the peer');
     expect(data.every((f) => f.streamId === 3)).toBe(true);
   });
@@ -156,7 +179,12 @@ describe('SPDY/3.1 server connection', () => {
   });
 
   it('decodes a header block and refuses one cut short', () => {
-    expect(decodeHeaderBlock(encodeHeaderBlock({ Port: '8080', requestid: '0' }))).toEqual(new Map([['port', ['8080']], ['requestid', ['0']]]));
+    expect(decodeHeaderBlock(encodeHeaderBlock({ Port: '8080', requestid: '0' }))).toEqual(
+      new Map([
+        ['port', ['8080']],
+        ['requestid', ['0']],
+      ]),
+    );
     expect(() => decodeHeaderBlock(encodeHeaderBlock({ port: '8080' }).subarray(0, 10))).toThrow(/cut short/);
   });
 });

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { Pod } from '../../src/engine/api/v1.js';
-import { applyStaticPodDefaults, canonicalJson, defaultPullPolicy, staticPodUid, type StaticPodOrigin } from '../../src/engine/config/static-pod.js';
+import {
+  applyStaticPodDefaults,
+  canonicalJson,
+  defaultPullPolicy,
+  staticPodUid,
+  type StaticPodOrigin,
+} from '../../src/engine/config/static-pod.js';
 
 const SEEN = Date.UTC(2026, 2, 4, 5, 6, 7, 890);
 const origin: StaticPodOrigin = { source: 'file', location: '/etc/kubernetes/manifests/web.yaml', nodeName: 'Node-A', seenAt: SEEN };
@@ -38,7 +44,7 @@ describe('applyStaticPodDefaults', () => {
     expect(applyStaticPodDefaults(m, origin).metadata.namespace).toBe('kube-system');
   });
 
-  it('sets the hash, source and seen annotations, beside the manifest\'s own', () => {
+  it("sets the hash, source and seen annotations, beside the manifest's own", () => {
     const m = manifest();
     m.metadata.annotations = { owner: 'me' };
     const p = applyStaticPodDefaults(m, origin);
@@ -49,7 +55,11 @@ describe('applyStaticPodDefaults', () => {
       'kubernetes.io/config.source': 'file',
       'kubernetes.io/config.seen': new Date(SEEN).toISOString(),
     });
-    expect(applyStaticPodDefaults(manifest(), { ...origin, source: 'http', location: 'http://x/pod.yaml' }).metadata.annotations?.['kubernetes.io/config.source']).toBe('http');
+    expect(
+      applyStaticPodDefaults(manifest(), { ...origin, source: 'http', location: 'http://x/pod.yaml' }).metadata.annotations?.[
+        'kubernetes.io/config.source'
+      ],
+    ).toBe('http');
   });
 
   it('sets creationTimestamp to the seen time, in whole seconds, and the phase to Pending', () => {
@@ -57,7 +67,7 @@ describe('applyStaticPodDefaults', () => {
     expect(pod.status).toEqual({ phase: 'Pending' });
   });
 
-  it('adds a NoExecute toleration for every taint after the manifest\'s own', () => {
+  it("adds a NoExecute toleration for every taint after the manifest's own", () => {
     expect(pod.spec.tolerations).toEqual([{ operator: 'Exists', effect: 'NoExecute' }]);
     const m = manifest();
     m.spec.tolerations = [{ key: 'k', operator: 'Equal', value: 'v', effect: 'NoSchedule' }];
@@ -67,7 +77,7 @@ describe('applyStaticPodDefaults', () => {
     ]);
   });
 
-  it('applies the API server\'s pod defaults', () => {
+  it("applies the API server's pod defaults", () => {
     expect(pod.spec).toMatchObject({
       restartPolicy: 'Always',
       terminationGracePeriodSeconds: 30,
@@ -83,13 +93,21 @@ describe('applyStaticPodDefaults', () => {
     m.spec.restartPolicy = 'Never';
     m.spec.terminationGracePeriodSeconds = 0;
     m.spec.enableServiceLinks = false;
-    expect(applyStaticPodDefaults(m, origin).spec).toMatchObject({ restartPolicy: 'Never', terminationGracePeriodSeconds: 0, enableServiceLinks: false });
+    expect(applyStaticPodDefaults(m, origin).spec).toMatchObject({
+      restartPolicy: 'Never',
+      terminationGracePeriodSeconds: 0,
+      enableServiceLinks: false,
+    });
   });
 
   it('applies container defaults to regular and init containers', () => {
     const [nginx, pinned] = pod.spec.containers;
     const [init] = pod.spec.initContainers!;
-    expect(nginx).toMatchObject({ imagePullPolicy: 'Always', terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File' });
+    expect(nginx).toMatchObject({
+      imagePullPolicy: 'Always',
+      terminationMessagePath: '/dev/termination-log',
+      terminationMessagePolicy: 'File',
+    });
     expect(nginx.ports).toEqual([{ containerPort: 80, protocol: 'TCP' }]);
     expect(pinned.imagePullPolicy).toBe('IfNotPresent');
     expect(init).toMatchObject({ imagePullPolicy: 'Always', terminationMessagePath: '/dev/termination-log' });
@@ -103,13 +121,23 @@ describe('applyStaticPodDefaults', () => {
 
   it("defaults an image volume's pullPolicy as a container's (Always for latest), and keeps one the manifest sets", () => {
     const m = manifest();
-    m.spec.volumes = [{ name: 'latest', image: { reference: 'tools' } }, { name: 'pinned', image: { reference: 'tools:1.0' } }, { name: 'never', image: { reference: 'tools', pullPolicy: 'Never' } }];
+    m.spec.volumes = [
+      { name: 'latest', image: { reference: 'tools' } },
+      { name: 'pinned', image: { reference: 'tools:1.0' } },
+      { name: 'never', image: { reference: 'tools', pullPolicy: 'Never' } },
+    ];
     expect(applyStaticPodDefaults(m, origin).spec.volumes!.map((v) => v.image?.pullPolicy)).toEqual(['Always', 'IfNotPresent', 'Never']);
   });
 
   it('fills the probe defaults and keeps what the manifest sets', () => {
     const [nginx, pinned] = pod.spec.containers;
-    expect(nginx.livenessProbe).toEqual({ httpGet: { path: '/', port: 80 }, timeoutSeconds: 1, periodSeconds: 10, successThreshold: 1, failureThreshold: 3 });
+    expect(nginx.livenessProbe).toEqual({
+      httpGet: { path: '/', port: 80 },
+      timeoutSeconds: 1,
+      periodSeconds: 10,
+      successThreshold: 1,
+      failureThreshold: 3,
+    });
     expect(pinned.readinessProbe).toEqual({ timeoutSeconds: 1, periodSeconds: 3, successThreshold: 1, failureThreshold: 9 });
     expect(pinned.livenessProbe).toBeUndefined();
   });
@@ -146,7 +174,10 @@ describe('staticPodUid', () => {
   it('does not depend on the order of keys in the manifest', () => {
     const m = manifest();
     const reordered = {
-      spec: { initContainers: m.spec.initContainers, containers: m.spec.containers.map((c) => Object.fromEntries(Object.entries(c).reverse())) },
+      spec: {
+        initContainers: m.spec.initContainers,
+        containers: m.spec.containers.map((c) => Object.fromEntries(Object.entries(c).reverse())),
+      },
       metadata: { labels: m.metadata.labels, name: m.metadata.name },
       kind: m.kind,
       apiVersion: m.apiVersion,

@@ -23,9 +23,15 @@ describe('host readings', () => {
   });
 
   it('derives usage, working set and rss from /proc/meminfo as cAdvisor does for the root cgroup', () => {
-    const meminfo = 'MemTotal:       1000 kB\nMemFree:         200 kB\nMemAvailable:    600 kB\nInactive(file):  300 kB\nAnonPages:       250 kB\n';
+    const meminfo =
+      'MemTotal:       1000 kB\nMemFree:         200 kB\nMemAvailable:    600 kB\nInactive(file):  300 kB\nAnonPages:       250 kB\n';
     expect(readHostMemory(meminfo, 'pgfault 42\npgmajfault 7\n')).toEqual({
-      capacityBytes: 1000 * 1024, usageBytes: 800 * 1024, workingSetBytes: 500 * 1024, rssBytes: 250 * 1024, pageFaults: 42, majorPageFaults: 7,
+      capacityBytes: 1000 * 1024,
+      usageBytes: 800 * 1024,
+      workingSetBytes: 500 * 1024,
+      rssBytes: 250 * 1024,
+      pageFaults: 42,
+      majorPageFaults: 7,
     });
     expect(readHostMemory('', '')).toBeUndefined();
   });
@@ -48,26 +54,61 @@ function pod(name: string, containers: [string, number | undefined, number][]): 
   return {
     podRef: { name, namespace: 'default', uid: `uid-${name}` },
     startTime: T,
-    containers: containers.map(([c, cpu, mem]) => ({ name: c, startTime: T, cpu: { time: T, usageCoreNanoSeconds: 5e9, ...(cpu === undefined ? {} : { usageNanoCores: cpu }) }, memory: { time: T, workingSetBytes: mem } })),
+    containers: containers.map(([c, cpu, mem]) => ({
+      name: c,
+      startTime: T,
+      cpu: { time: T, usageCoreNanoSeconds: 5e9, ...(cpu === undefined ? {} : { usageNanoCores: cpu }) },
+      memory: { time: T, workingSetBytes: mem },
+    })),
     cpu: { time: T, usageCoreNanoSeconds: 5e9 },
     memory: { time: T, workingSetBytes: containers.reduce((n, [, , m]) => n + m, 0) },
   };
 }
 
 const summary: Summary = {
-  node: { nodeName: 'n1', startTime: T, cpu: { time: T, usageNanoCores: 512_300_000, usageCoreNanoSeconds: 9e12 }, memory: { time: T, workingSetBytes: 3 * 1024 ** 3 } },
-  pods: [pod('web', [['app', 12_000_001, 50 * 1024 * 1024], ['sidecar', 1_000_000, 10 * 1024 * 1024 + 5]]), pod('db', [['pg', 250_000_000, 8 * 1024 * 1024]]), pod('done', [])],
+  node: {
+    nodeName: 'n1',
+    startTime: T,
+    cpu: { time: T, usageNanoCores: 512_300_000, usageCoreNanoSeconds: 9e12 },
+    memory: { time: T, workingSetBytes: 3 * 1024 ** 3 },
+  },
+  pods: [
+    pod('web', [
+      ['app', 12_000_001, 50 * 1024 * 1024],
+      ['sidecar', 1_000_000, 10 * 1024 * 1024 + 5],
+    ]),
+    pod('db', [['pg', 250_000_000, 8 * 1024 * 1024]]),
+    pod('done', []),
+  ],
 };
 
 describe('kubectl top from a Summary', () => {
   it('prints millicores rounded up and mebibytes rounded down', () => {
-    expect([formatCpu(0), formatCpu(1), formatCpu(1_000_000), formatCpu(1_000_001), formatCpu(undefined)]).toEqual(['0m', '1m', '1m', '2m', '<unknown>']);
-    expect([formatMemory(0), formatMemory(1024 * 1024 - 1), formatMemory(5 * 1024 * 1024), formatMemory(undefined)]).toEqual(['0Mi', '0Mi', '5Mi', '<unknown>']);
+    expect([formatCpu(0), formatCpu(1), formatCpu(1_000_000), formatCpu(1_000_001), formatCpu(undefined)]).toEqual([
+      '0m',
+      '1m',
+      '1m',
+      '2m',
+      '<unknown>',
+    ]);
+    expect([formatMemory(0), formatMemory(1024 * 1024 - 1), formatMemory(5 * 1024 * 1024), formatMemory(undefined)]).toEqual([
+      '0Mi',
+      '0Mi',
+      '5Mi',
+      '<unknown>',
+    ]);
   });
 
   it("sums a pod's containers, and leaves its CPU unknown while a container has no rate yet", () => {
     expect(podUsage(summary.pods[0])).toMatchObject({ name: 'web', nanoCores: 13_000_001, workingSetBytes: 60 * 1024 * 1024 + 5 });
-    expect(podUsage(pod('new', [['a', undefined, 1], ['b', 5, 1]])).nanoCores).toBeUndefined();
+    expect(
+      podUsage(
+        pod('new', [
+          ['a', undefined, 1],
+          ['b', 5, 1],
+        ]),
+      ).nanoCores,
+    ).toBeUndefined();
   });
 
   it('lists pods by name, or by usage, and per container, leaving out pods with nothing running', () => {
@@ -76,7 +117,11 @@ describe('kubectl top from a Summary', () => {
       'db     250m         8Mi',
       'web    14m          60Mi',
     ]);
-    expect(topPodsTable(summary, { containers: false, allNamespaces: true, sortBy: 'memory' }).split('\n').map((l) => l.split(/ +/)[1])).toEqual(['NAME', 'web', 'db']);
+    expect(
+      topPodsTable(summary, { containers: false, allNamespaces: true, sortBy: 'memory' })
+        .split('\n')
+        .map((l) => l.split(/ +/)[1]),
+    ).toEqual(['NAME', 'web', 'db']);
     expect(topPodsTable(summary, { containers: true, allNamespaces: false, sortBy: 'cpu' }).split('\n')).toEqual([
       'POD   NAME      CPU(cores)   MEMORY(bytes)',
       'db    pg        250m         8Mi',
@@ -87,9 +132,28 @@ describe('kubectl top from a Summary', () => {
 
   it("sorts by usage as kubectl does: pods by their sums, then each pod's containers among themselves", () => {
     const mi = 1024 * 1024;
-    const many: Summary = { node: summary.node, pods: [pod('big', [['small', 1, 2 * mi], ['large', 1, 3 * mi]]), pod('one', [['only', 1, 4 * mi]])] };
-    expect(topPodsTable(many, { containers: true, allNamespaces: false, sortBy: 'memory' }).split('\n').slice(1).map((l) => l.split(/ +/).slice(0, 2).join('/'))).toEqual(['big/large', 'big/small', 'one/only']);
-    expect(topPodsTable(many, { containers: true, allNamespaces: false, sortBy: undefined }).split('\n').slice(1).map((l) => l.split(/ +/).slice(0, 2).join('/'))).toEqual(['big/large', 'big/small', 'one/only']);
+    const many: Summary = {
+      node: summary.node,
+      pods: [
+        pod('big', [
+          ['small', 1, 2 * mi],
+          ['large', 1, 3 * mi],
+        ]),
+        pod('one', [['only', 1, 4 * mi]]),
+      ],
+    };
+    expect(
+      topPodsTable(many, { containers: true, allNamespaces: false, sortBy: 'memory' })
+        .split('\n')
+        .slice(1)
+        .map((l) => l.split(/ +/).slice(0, 2).join('/')),
+    ).toEqual(['big/large', 'big/small', 'one/only']);
+    expect(
+      topPodsTable(many, { containers: true, allNamespaces: false, sortBy: undefined })
+        .split('\n')
+        .slice(1)
+        .map((l) => l.split(/ +/).slice(0, 2).join('/')),
+    ).toEqual(['big/large', 'big/small', 'one/only']);
   });
 
   it('shows the node against its capacity with kubectl top node percentages', () => {
@@ -118,8 +182,27 @@ describe('/metrics/resource', () => {
 describe('the stats provider', () => {
   // A runtime like containerd 1.6: no ListPodSandboxStats, and container stats with
   // cumulative CPU time only, so the rate is the provider's to compute.
-  const sandbox = (uid: string): PodSandbox => ({ id: `sb-${uid}`, metadata: { name: uid, namespace: 'default', uid, attempt: 0 }, state: 'SANDBOX_READY', createdAt: 1, labels: { 'io.kubernetes.pod.uid': uid }, annotations: {}, runtimeHandler: '' });
-  const container = (uid: string, name: string): Container => ({ id: `${uid}-${name}`, podSandboxId: `sb-${uid}`, metadata: { name, attempt: 0 }, image: { image: 'busybox' } as Container['image'], imageRef: 'busybox', imageId: '', state: 'CONTAINER_RUNNING', createdAt: 1, labels: { 'io.kubernetes.pod.uid': uid, 'io.kubernetes.container.name': name }, annotations: {} });
+  const sandbox = (uid: string): PodSandbox => ({
+    id: `sb-${uid}`,
+    metadata: { name: uid, namespace: 'default', uid, attempt: 0 },
+    state: 'SANDBOX_READY',
+    createdAt: 1,
+    labels: { 'io.kubernetes.pod.uid': uid },
+    annotations: {},
+    runtimeHandler: '',
+  });
+  const container = (uid: string, name: string): Container => ({
+    id: `${uid}-${name}`,
+    podSandboxId: `sb-${uid}`,
+    metadata: { name, attempt: 0 },
+    image: { image: 'busybox' } as Container['image'],
+    imageRef: 'busybox',
+    imageId: '',
+    state: 'CONTAINER_RUNNING',
+    createdAt: 1,
+    labels: { 'io.kubernetes.pod.uid': uid, 'io.kubernetes.container.name': name },
+    annotations: {},
+  });
 
   function setup() {
     const clock = new FakeClock();
@@ -130,22 +213,42 @@ describe('the stats provider', () => {
     const runtime = {
       listPodSandbox: async () => [sandbox('a'), sandbox('b')],
       listContainers: async () => containers,
-      listPodSandboxStats: async () => { throw new CriError('ListPodSandboxStats', GrpcCode.UNIMPLEMENTED, 'unknown method'); },
+      listPodSandboxStats: async () => {
+        throw new CriError('ListPodSandboxStats', GrpcCode.UNIMPLEMENTED, 'unknown method');
+      },
       listContainerStats: async (): Promise<ContainerStats[]> => {
         statCalls++;
-        return containers.map((c) => ({
-          attributes: { id: c.id, metadata: c.metadata, labels: c.labels, annotations: {} },
-          cpu: { timestamp: clock.now() * 1e6, usageCoreNanoSeconds: { value: used.get(c.id)! } },
-        } as ContainerStats));
+        return containers.map(
+          (c) =>
+            ({
+              attributes: { id: c.id, metadata: c.metadata, labels: c.labels, annotations: {} },
+              cpu: { timestamp: clock.now() * 1e6, usageCoreNanoSeconds: { value: used.get(c.id)! } },
+            }) as ContainerStats,
+        );
       },
     } as unknown as RuntimeService & ImageService;
-    const provider = new SummaryProvider({ runtime, clock, nodeName: 'n1', rootDir: tmpdir(), podLogsDir: tmpdir(), volumesDir: (uid) => join(tmpdir(), 'no-such-dir', uid), startedAt: 0, allNodes: true });
+    const provider = new SummaryProvider({
+      runtime,
+      clock,
+      nodeName: 'n1',
+      rootDir: tmpdir(),
+      podLogsDir: tmpdir(),
+      volumesDir: (uid) => join(tmpdir(), 'no-such-dir', uid),
+      startedAt: 0,
+      allNodes: true,
+    });
     /** Ten seconds pass, each container using CORES of CPU. */
     const run = async (cores: Record<string, number>) => {
       for (const [id, n] of Object.entries(cores)) used.set(id, used.get(id)! + n * 10e9);
       await clock.advance(10_000);
     };
-    const rates = async (): Promise<Record<string, Record<string, number | undefined>>> => Object.fromEntries((await provider.get(true)).pods.map((p) => [p.podRef.uid, { pod: p.cpu?.usageNanoCores, ...Object.fromEntries(p.containers.map((c) => [c.name, c.cpu?.usageNanoCores])) }]));
+    const rates = async (): Promise<Record<string, Record<string, number | undefined>>> =>
+      Object.fromEntries(
+        (await provider.get(true)).pods.map((p) => [
+          p.podRef.uid,
+          { pod: p.cpu?.usageNanoCores, ...Object.fromEntries(p.containers.map((c) => [c.name, c.cpu?.usageNanoCores])) },
+        ]),
+      );
     return { clock, provider, run, rates, calls: () => statCalls };
   }
 
@@ -155,7 +258,10 @@ describe('the stats provider', () => {
     await run({ 'a-one': 2, 'b-two': 2, 'a-three': 2 });
     await provider.refresh();
     await run({ 'a-one': 0.5, 'b-two': 1, 'a-three': 0.25 });
-    expect(await rates()).toEqual({ a: { pod: 750_000_000, one: 500_000_000, three: 250_000_000 }, b: { pod: 1_000_000_000, two: 1_000_000_000 } });
+    expect(await rates()).toEqual({
+      a: { pod: 750_000_000, one: 500_000_000, three: 250_000_000 },
+      b: { pod: 1_000_000_000, two: 1_000_000_000 },
+    });
   });
 
   it('reads nothing while nobody asks for usage, and stops five minutes after the last request', async () => {

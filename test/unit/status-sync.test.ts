@@ -16,16 +16,33 @@ const running: PodStatus = {
     { type: 'Ready', status: 'True', lastTransitionTime: '2026-01-01T00:00:05Z' },
     { type: 'PodScheduled', status: 'True', lastTransitionTime: '2026-01-01T00:00:00Z' },
   ],
-  containerStatuses: [{ name: 'c', ready: true, restartCount: 0, image: 'busybox:1.36', imageID: '', state: { running: { startedAt: '2026-01-01T00:00:04Z' } } }],
+  containerStatuses: [
+    {
+      name: 'c',
+      ready: true,
+      restartCount: 0,
+      image: 'busybox:1.36',
+      imageID: '',
+      state: { running: { startedAt: '2026-01-01T00:00:04Z' } },
+    },
+  ],
 };
 
 function apiPod(name: string, extra: Partial<Pod['metadata']> = {}): Pod {
-  return { metadata: { name, namespace: 'default', annotations: { [ConfigSourceAnnotation]: 'api' }, ...extra }, spec: { nodeName: 'n1', containers: [{ name: 'c', image: 'busybox:1.36' }] } };
+  return {
+    metadata: { name, namespace: 'default', annotations: { [ConfigSourceAnnotation]: 'api' }, ...extra },
+    spec: { nodeName: 'n1', containers: [{ name: 'c', image: 'busybox:1.36' }] },
+  };
 }
 
 function staticPod(name: string, hash: string): Pod {
   return {
-    metadata: { name, namespace: 'default', uid: `static-${hash}`, annotations: { [ConfigSourceAnnotation]: 'file', [ConfigHashAnnotation]: hash } },
+    metadata: {
+      name,
+      namespace: 'default',
+      uid: `static-${hash}`,
+      annotations: { [ConfigSourceAnnotation]: 'file', [ConfigHashAnnotation]: hash },
+    },
     spec: { containers: [{ name: 'c', image: 'busybox:1.36' }] },
   };
 }
@@ -38,7 +55,15 @@ function setup() {
   const statusManager = new StatusManager(events);
   const warnings: string[] = [];
   const terminated = new Set<string>();
-  const sync = new StatusSync({ client: cluster, podManager, statusManager, events, clock, isTerminated: (uid) => terminated.has(uid), warn: (m) => warnings.push(m) });
+  const sync = new StatusSync({
+    client: cluster,
+    podManager,
+    statusManager,
+    events,
+    clock,
+    isTerminated: (uid) => terminated.has(uid),
+    warn: (m) => warnings.push(m),
+  });
   sync.start();
   /** A pod the apiserver has and the source delivered (as the watch would). */
   const bound = (pod: Pod) => {
@@ -51,13 +76,22 @@ function setup() {
 }
 
 describe('mergePodStatus', () => {
-  it('keeps conditions the kubelet does not own, and their order after the kubelet\'s', () => {
-    const old: PodStatus = { phase: 'Pending', conditions: [{ type: 'DisruptionTarget', status: 'True' }, { type: 'Ready', status: 'False' }] };
+  it("keeps conditions the kubelet does not own, and their order after the kubelet's", () => {
+    const old: PodStatus = {
+      phase: 'Pending',
+      conditions: [
+        { type: 'DisruptionTarget', status: 'True' },
+        { type: 'Ready', status: 'False' },
+      ],
+    };
     expect(mergePodStatus(old, running)?.conditions?.map((c) => c.type)).toEqual(['Ready', 'PodScheduled', 'DisruptionTarget']);
   });
 
-  it('keeps the apiserver\'s transition time for a condition whose status did not change', () => {
-    const old: PodStatus = { phase: 'Running', conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: '2025-12-31T00:00:00Z' }] };
+  it("keeps the apiserver's transition time for a condition whose status did not change", () => {
+    const old: PodStatus = {
+      phase: 'Running',
+      conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: '2025-12-31T00:00:00Z' }],
+    };
     expect(mergePodStatus(old, running)?.conditions?.[0].lastTransitionTime).toBe('2025-12-31T00:00:00Z');
   });
 
@@ -86,7 +120,7 @@ describe('the status sync', () => {
     expect(cluster.calls.filter((c) => c.startsWith('patchPodStatus'))).toHaveLength(1);
   });
 
-  it('writes a static pod\'s status to its mirror pod, and nothing while there is none', async () => {
+  it("writes a static pod's status to its mirror pod, and nothing while there is none", async () => {
     const { cluster, podManager, statusManager, sync, mirrors } = setup();
     const pod = staticPod('etcd-n1', 'h1');
     podManager.addPod(pod);

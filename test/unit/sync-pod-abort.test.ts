@@ -73,16 +73,23 @@ describe('SyncPod when the pod is killed during it', () => {
   it('cancels a StartContainer under way when the kill comes, and calls that no failure', async () => {
     const killed = new AbortController();
     let startSignal: AbortSignal | undefined;
-    const answers: Record<string, unknown> = { runPodSandbox: 'sb-1', podSandboxStatus: { status: { id: 'sb-1', network: { ip: '' } } }, imageStatus: { image: { id: 'img' } }, createContainer: 'c-1' };
+    const answers: Record<string, unknown> = {
+      runPodSandbox: 'sb-1',
+      podSandboxStatus: { status: { id: 'sb-1', network: { ip: '' } } },
+      imageStatus: { image: { id: 'img' } },
+      createContainer: 'c-1',
+    };
     const runtime = new Proxy({} as RuntimeService & ImageService, {
-      get: (_target, method: string) => async (...args: unknown[]) => {
-        if (method !== 'startContainer') return answers[method];
-        // As a client whose call the runtime had not answered: it fails once the call is cancelled.
-        startSignal = args[1] as AbortSignal;
-        killed.abort();
-        if (startSignal.aborted) throw new Error('StartContainer: CANCELLED: Cancelled on client');
-        return undefined;
-      },
+      get:
+        (_target, method: string) =>
+        async (...args: unknown[]) => {
+          if (method !== 'startContainer') return answers[method];
+          // As a client whose call the runtime had not answered: it fails once the call is cancelled.
+          startSignal = args[1] as AbortSignal;
+          killed.abort();
+          if (startSignal.aborted) throw new Error('StartContainer: CANCELLED: Cancelled on client');
+          return undefined;
+        },
     });
     const events: string[] = [];
     const stream = new EventStream(() => 0);

@@ -7,7 +7,11 @@ import { SysctlAllowlist } from '../../src/engine/sysctl-allowlist.js';
 function pod(sysctls: string[], spec: Partial<Pod['spec']> = {}): Pod {
   return {
     metadata: { uid: 'u', name: 'p', namespace: 'default' },
-    spec: { containers: [{ name: 'c', image: 'busybox' }], securityContext: { sysctls: sysctls.map((name) => ({ name, value: '1' })) }, ...spec },
+    spec: {
+      containers: [{ name: 'c', image: 'busybox' }],
+      securityContext: { sysctls: sysctls.map((name) => ({ name, value: '1' })) },
+      ...spec,
+    },
   };
 }
 
@@ -21,17 +25,34 @@ describe('SysctlAllowlist', () => {
     ['no sysctls', safeOnly, pod([]), { admit: true }],
     ['the safe ones', safeOnly, pod(['kernel.shm_rmid_forced', 'net.ipv4.ip_local_port_range', 'net/ipv4/tcp_rmem']), { admit: true }],
     ['an unsafe one without the flag', safeOnly, pod(['kernel.msgmax']), forbidden('"kernel.msgmax" not allowlisted')],
-    ['unsafe ones the flag names or prefixes', withUnsafe, pod(['kernel.msgmax', 'fs.mqueue.msg_max', 'kernel.sem', 'net.core.somaxconn']), { admit: true }],
+    [
+      'unsafe ones the flag names or prefixes',
+      withUnsafe,
+      pod(['kernel.msgmax', 'fs.mqueue.msg_max', 'kernel.sem', 'net.core.somaxconn']),
+      { admit: true },
+    ],
     ['a slashed name, reported in the dotted form', safeOnly, pod(['kernel/shmmax']), forbidden('"kernel.shmmax" not allowlisted')],
-    ['an IPC sysctl with hostIPC', safeOnly, pod(['kernel.shm_rmid_forced'], { hostIPC: true }), forbidden('"kernel.shm_rmid_forced" not allowed with host IPC enabled')],
-    ['a network sysctl with hostNetwork', safeOnly, pod(['net.ipv4.tcp_syncookies'], { hostNetwork: true }), forbidden('"net.ipv4.tcp_syncookies" not allowed with host Net enabled')],
+    [
+      'an IPC sysctl with hostIPC',
+      safeOnly,
+      pod(['kernel.shm_rmid_forced'], { hostIPC: true }),
+      forbidden('"kernel.shm_rmid_forced" not allowed with host IPC enabled'),
+    ],
+    [
+      'a network sysctl with hostNetwork',
+      safeOnly,
+      pod(['net.ipv4.tcp_syncookies'], { hostNetwork: true }),
+      forbidden('"net.ipv4.tcp_syncookies" not allowed with host Net enabled'),
+    ],
   ])('%s', (_what, list, p, want) => {
     expect(list.admit(p)).toEqual(want);
   });
 
   it("admits a user namespace's sysctls only to a pod with hostUsers: false", () => {
     const users = new SysctlAllowlist(['user.max_user_namespaces'], '6.1.0');
-    expect(users.admit(pod(['user.max_user_namespaces']))).toEqual(forbidden('"user.max_user_namespaces" not allowed with host User enabled'));
+    expect(users.admit(pod(['user.max_user_namespaces']))).toEqual(
+      forbidden('"user.max_user_namespaces" not allowed with host User enabled'),
+    );
     expect(users.admit(pod(['user.max_user_namespaces'], { hostUsers: false }))).toEqual({ admit: true });
   });
 

@@ -17,14 +17,21 @@ describe('normalizeSysctlName', () => {
 
 describe('sysctlFiles', () => {
   it('takes network sysctls in a network namespace of its own (a pod network)', () => {
-    expect(sysctlFiles({ 'net.ipv4.ip_unprivileged_port_start': '80', 'net/ipv4/conf/eth0.100/forwarding': '1' }, { ...own, net: true })).toEqual([
+    expect(
+      sysctlFiles({ 'net.ipv4.ip_unprivileged_port_start': '80', 'net/ipv4/conf/eth0.100/forwarding': '1' }, { ...own, net: true }),
+    ).toEqual([
       ['net/ipv4/ip_unprivileged_port_start', '80'],
       ['net/ipv4/conf/eth0.100/forwarding', '1'],
     ]);
   });
 
   it('takes IPC and UTS sysctls, dotted or slashed, as files under /proc/sys in the order given', () => {
-    expect(sysctlFiles({ 'kernel.shm_rmid_forced': '1', 'fs.mqueue.msg_max': '100', 'kernel/sem': '250 32000 32 128', 'kernel.domainname': 'example' }, own)).toEqual([
+    expect(
+      sysctlFiles(
+        { 'kernel.shm_rmid_forced': '1', 'fs.mqueue.msg_max': '100', 'kernel/sem': '250 32000 32 128', 'kernel.domainname': 'example' },
+        own,
+      ),
+    ).toEqual([
       ['kernel/shm_rmid_forced', '1'],
       ['fs/mqueue/msg_max', '100'],
       ['kernel/sem', '250 32000 32 128'],
@@ -34,9 +41,24 @@ describe('sysctlFiles', () => {
 
   it.each([
     ['a host-wide sysctl', { 'kernel.pid_max': '4096' }, own, 'sysctl "kernel.pid_max" is not in a separate kernel namespace'],
-    ['a network sysctl (no network namespace)', { 'net.ipv4.ip_local_port_range': '1024 65000' }, own, 'sysctl "net.ipv4.ip_local_port_range" is not allowed in the host\'s network namespace'],
-    ['a UTS sysctl in the host\'s UTS namespace (a host-network pod)', { 'kernel.domainname': 'x' }, { ipc: true, uts: false }, 'sysctl "kernel.domainname" is not allowed in the host\'s UTS namespace'],
-    ['an IPC sysctl with the host\'s IPC namespace', { 'kernel.shmmax': '1' }, { ipc: false, uts: true }, 'sysctl "kernel.shmmax" is not allowed in the host\'s IPC namespace'],
+    [
+      'a network sysctl (no network namespace)',
+      { 'net.ipv4.ip_local_port_range': '1024 65000' },
+      own,
+      'sysctl "net.ipv4.ip_local_port_range" is not allowed in the host\'s network namespace',
+    ],
+    [
+      "a UTS sysctl in the host's UTS namespace (a host-network pod)",
+      { 'kernel.domainname': 'x' },
+      { ipc: true, uts: false },
+      'sysctl "kernel.domainname" is not allowed in the host\'s UTS namespace',
+    ],
+    [
+      "an IPC sysctl with the host's IPC namespace",
+      { 'kernel.shmmax': '1' },
+      { ipc: false, uts: true },
+      'sysctl "kernel.shmmax" is not allowed in the host\'s IPC namespace',
+    ],
     ['a name that climbs out of /proc/sys', { 'kernel/../../etc/passwd': 'x' }, own, 'not a sysctl name'],
     ['a name with a space', { 'kernel.shm rmid': '1' }, own, 'not a sysctl name'],
     ['an empty component', { 'kernel..shmmax': '1' }, own, 'not a sysctl name'],

@@ -80,7 +80,10 @@ describe('TraceRecorder', () => {
     emit({ type: 'ImagePulling', container: 'app', at: 1120 });
     emit({ type: 'ImagePulled', at: 1400, detail: { volume: 'tools', durationMs: 290 } });
     emit({ type: 'ImagePulled', container: 'app', at: 1500 });
-    expect(recorder.forPod('default/web')[0].stages.slice(2)).toEqual([stage('image pulled', 1110, 1400, 'volume tools'), stage('image pulled', 1120, 1500, 'app')]);
+    expect(recorder.forPod('default/web')[0].stages.slice(2)).toEqual([
+      stage('image pulled', 1110, 1400, 'volume tools'),
+      stage('image pulled', 1120, 1500, 'app'),
+    ]);
   });
 
   it('keeps the trace open after PodRunning for the PodReady that follows', () => {
@@ -169,14 +172,22 @@ describe('TraceRecorder', () => {
   });
 
   it('ends a trace with the pod failing, rejected or removed', () => {
-    for (const [type, outcome] of [['PodFailed', 'Failed'], ['PodSucceeded', 'Succeeded'], ['PodRejected', 'Rejected'], ['PodRemoved', 'Removed']] as const) {
+    for (const [type, outcome] of [
+      ['PodFailed', 'Failed'],
+      ['PodSucceeded', 'Succeeded'],
+      ['PodRejected', 'Rejected'],
+      ['PodRemoved', 'Removed'],
+    ] as const) {
       const { recorder, emit } = setup();
       emit({ type: 'PodSeen', at: 0 });
       emit({ type, at: 40 });
       emit({ type: 'ContainerStarted', container: 'late', at: 50 });
       const [trace] = recorder.forPod('default/web');
       expect(trace, type).toMatchObject({ finishedAt: 40, outcome });
-      expect(trace.stages.some((s) => s.container === 'late'), type).toBe(false);
+      expect(
+        trace.stages.some((s) => s.container === 'late'),
+        type,
+      ).toBe(false);
     }
   });
 
@@ -237,7 +248,10 @@ describe('TraceRecorder', () => {
     startUp(emit);
     emit({ type: 'PodRemoved', at: 5000 });
     startUp(emit, 6000);
-    expect(recorder.forPod('default/web').map((t) => [t.kind, t.outcome, t.startedAt])).toEqual([['start-up', 'Ready', 6000], ['start-up', 'Ready', 1000]]);
+    expect(recorder.forPod('default/web').map((t) => [t.kind, t.outcome, t.startedAt])).toEqual([
+      ['start-up', 'Ready', 6000],
+      ['start-up', 'Ready', 1000],
+    ]);
   });
 });
 
@@ -277,7 +291,13 @@ describe('formatWaterfall', () => {
   });
 
   it('says "in progress" for a trace that has not finished, and marks nothing for a single stage', () => {
-    const out = formatWaterfall({ pod: 'default/web', uid: 'u1', kind: 'restart', startedAt: 0, stages: [stage('container died (PLEG)', 0, 0)] });
+    const out = formatWaterfall({
+      pod: 'default/web',
+      uid: 'u1',
+      kind: 'restart',
+      startedAt: 0,
+      stages: [stage('container died (PLEG)', 0, 0)],
+    });
     expect(out.split('\n')[0]).toContain('restart: in progress');
     expect(out).not.toContain('slowest');
   });
@@ -288,7 +308,15 @@ describe('formatWaterfall', () => {
 describe('toChromeTrace', () => {
   const traces: PodTrace[] = [
     recordedStartUp(),
-    { pod: 'default/db', uid: 'uid-db', kind: 'restart', startedAt: 2000.4, finishedAt: 2600, outcome: 'Running', stages: [stage('container died (PLEG)', 2000.4, 2000.4), stage('container started', 2000.4, 2600.6, 'pg')] },
+    {
+      pod: 'default/db',
+      uid: 'uid-db',
+      kind: 'restart',
+      startedAt: 2000.4,
+      finishedAt: 2600,
+      outcome: 'Running',
+      stages: [stage('container died (PLEG)', 2000.4, 2000.4), stage('container started', 2000.4, 2600.6, 'pg')],
+    },
   ];
 
   it('writes trace-event JSON: complete events in whole microseconds and a thread name per trace', () => {

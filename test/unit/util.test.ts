@@ -191,7 +191,12 @@ describe('parseDuration', () => {
 
 describe('parseNodeLabels', () => {
   it('reads key=value pairs, with or without a prefix, as the kubelet does', () => {
-    expect(parseNodeLabels('tier=edge, example.com/zone=lab,empty=,node.kubernetes.io/role=worker')).toEqual({ tier: 'edge', 'example.com/zone': 'lab', empty: '', 'node.kubernetes.io/role': 'worker' });
+    expect(parseNodeLabels('tier=edge, example.com/zone=lab,empty=,node.kubernetes.io/role=worker')).toEqual({
+      tier: 'edge',
+      'example.com/zone': 'lab',
+      empty: '',
+      'node.kubernetes.io/role': 'worker',
+    });
   });
 
   it.each([

@@ -33,7 +33,11 @@ export default class ImageImport extends BaseCommand {
       images = await importImages(client.endpoint, file, flags['base-name']);
     } catch (err) {
       if (err instanceof CriError && err.code === GrpcCode.UNIMPLEMENTED) {
-        throw new UserError('usage', `the runtime at ${client.endpoint} has no import verb (only knode's embedded runtime does)`, 'for containerd: ctr -n k8s.io images import FILE');
+        throw new UserError(
+          'usage',
+          `the runtime at ${client.endpoint} has no import verb (only knode's embedded runtime does)`,
+          'for containerd: ctr -n k8s.io images import FILE',
+        );
       }
       if (err instanceof CriError) throw new UserError('workloadFailed', err.details);
       throw err;

@@ -36,7 +36,12 @@ export default class ImagePull extends BaseCommand {
       try {
         imageRef = await client.pullImage({ image: args.image }, auth);
       } catch (err) {
-        if (err instanceof CriError) throw new UserError('workloadFailed', err.details, 'check the name and tag, and the registry (knode runtime status shows where images come from)');
+        if (err instanceof CriError)
+          throw new UserError(
+            'workloadFailed',
+            err.details,
+            'check the name and tag, and the registry (knode runtime status shows where images come from)',
+          );
         throw err;
       }
       const seconds = (performance.now() - started) / 1000;

@@ -4,7 +4,8 @@ import { UserError } from '../../util/user-error.js';
 
 export default class ImageRemove extends BaseCommand {
   static override summary = 'Remove images from the runtime (CRI RemoveImage).';
-  static override description = 'Removes each named image (by reference or image id). On the embedded runtime, blobs and unpacked layers no other image uses are deleted with it.';
+  static override description =
+    'Removes each named image (by reference or image id). On the embedded runtime, blobs and unpacked layers no other image uses are deleted with it.';
   static override strict = false;
   static override examples = ['<%= config.bin %> image rm busybox:1.36', '<%= config.bin %> image rm sha256:86b62f119ab4...'];
 
@@ -27,6 +28,7 @@ export default class ImageRemove extends BaseCommand {
     } finally {
       client.close();
     }
-    if (missing.length) throw new UserError('workloadFailed', `no such image: ${missing.join(', ')}`, 'knode image ls lists the images the runtime has');
+    if (missing.length)
+      throw new UserError('workloadFailed', `no such image: ${missing.join(', ')}`, 'knode image ls lists the images the runtime has');
   }
 }

@@ -24,9 +24,19 @@ SIGINT or SIGTERM stops the server and every container it runs.`;
   static override flags = {
     socket: Flags.string({ description: 'Serve on this unix socket path instead of <root-dir>/run/runtime.sock' }),
     'shutdown-grace-period': Flags.integer({ description: 'Seconds each container gets to stop when the runtime shuts down', default: 10 }),
-    'cni-conf-dir': Flags.string({ description: 'Where the CNI network configuration for pods is (the first .conflist, .conf or .json by name) [default: <root-dir>/cni/net.d]' }),
-    'cni-bin-dir': Flags.string({ description: 'Where CNI plugins are, comma-separated, searched in order', default: DEFAULT_CNI_BIN_DIRS.join(',') }),
-    sandbox: Flags.string({ description: 'Run containers of real images in bubblewrap sandboxes (auto), or as host processes (off)', options: ['auto', 'off'], default: 'auto' }),
+    'cni-conf-dir': Flags.string({
+      description:
+        'Where the CNI network configuration for pods is (the first .conflist, .conf or .json by name) [default: <root-dir>/cni/net.d]',
+    }),
+    'cni-bin-dir': Flags.string({
+      description: 'Where CNI plugins are, comma-separated, searched in order',
+      default: DEFAULT_CNI_BIN_DIRS.join(','),
+    }),
+    sandbox: Flags.string({
+      description: 'Run containers of real images in bubblewrap sandboxes (auto), or as host processes (off)',
+      options: ['auto', 'off'],
+      default: 'auto',
+    }),
   };
 
   async run(): Promise<void> {

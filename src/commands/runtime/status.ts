@@ -25,15 +25,27 @@ export default class RuntimeStatus extends BaseCommand {
       try {
         version = await client.version();
       } catch (err) {
-        throw new UserError('runtimeUnavailable', `no runtime answers at ${endpoint}: ${(err as Error).message}`,
-          flags['runtime-endpoint'] ? undefined : 'start it with `knode runtime serve`, or let `knode apply`/`knode run` start it');
+        throw new UserError(
+          'runtimeUnavailable',
+          `no runtime answers at ${endpoint}: ${(err as Error).message}`,
+          flags['runtime-endpoint'] ? undefined : 'start it with `knode runtime serve`, or let `knode apply`/`knode run` start it',
+        );
       }
       const [status, sandboxes, containers, images] = await Promise.all([
-        client.status(true), client.listPodSandbox(), client.listContainers(), client.listImages(),
+        client.status(true),
+        client.listPodSandbox(),
+        client.listContainers(),
+        client.listImages(),
       ]);
       const running = containers.filter((c) => c.state === 'CONTAINER_RUNNING').length;
       if (flags.output === 'json') {
-        this.log(JSON.stringify({ endpoint, version, status, sandboxes: sandboxes.length, containers: containers.length, running, images: images.length }, null, 2));
+        this.log(
+          JSON.stringify(
+            { endpoint, version, status, sandboxes: sandboxes.length, containers: containers.length, running, images: images.length },
+            null,
+            2,
+          ),
+        );
         return;
       }
       const line = (key: string, value: string) => this.log(`${`${key}:`.padEnd(15)}${value}`);

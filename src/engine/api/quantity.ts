@@ -7,8 +7,21 @@ export function parseCpu(q: string | number): number {
 }
 
 const SUFFIXES: Record<string, number> = {
-  Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60,
-  n: 1e-9, u: 1e-6, m: 1e-3, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18,
+  Ki: 2 ** 10,
+  Mi: 2 ** 20,
+  Gi: 2 ** 30,
+  Ti: 2 ** 40,
+  Pi: 2 ** 50,
+  Ei: 2 ** 60,
+  n: 1e-9,
+  u: 1e-6,
+  m: 1e-3,
+  k: 1e3,
+  M: 1e6,
+  G: 1e9,
+  T: 1e12,
+  P: 1e15,
+  E: 1e18,
 };
 
 const QUANTITY = /^([+-]?[0-9]*\.?[0-9]+|[+-]?[0-9]+\.)(?:[eE]([+-]?[0-9]+)|([a-zA-Z]{1,2}))?$/;
@@ -20,9 +33,11 @@ const QUANTITY = /^([+-]?[0-9]*\.?[0-9]+|[+-]?[0-9]+\.)(?:[eE]([+-]?[0-9]+)|([a-
  */
 export function quantityProblem(q: unknown): string | undefined {
   if (typeof q === 'number') return Number.isFinite(q) && q >= 0 ? undefined : 'must be a finite, non-negative quantity';
-  if (typeof q !== 'string') return `expected a quantity such as "100m" or "64Mi", got ${q === null ? 'null' : Array.isArray(q) ? 'array' : typeof q}`;
+  if (typeof q !== 'string')
+    return `expected a quantity such as "100m" or "64Mi", got ${q === null ? 'null' : Array.isArray(q) ? 'array' : typeof q}`;
   const match = QUANTITY.exec(q.trim());
-  if (!match || (match[3] !== undefined && SUFFIXES[match[3]] === undefined)) return 'quantities must match the regular expression \'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$\'';
+  if (!match || (match[3] !== undefined && SUFFIXES[match[3]] === undefined))
+    return "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
   const value = parseQuantity(q);
   if (!Number.isFinite(value)) return 'must be a finite quantity';
   if (value < 0) return 'must be greater than or equal to 0';

@@ -39,7 +39,12 @@ export interface ClusterClient {
   /** The apiserver's URL, for messages. */
   readonly server: string;
   listPods(fieldSelector: string): Promise<{ items: Pod[]; resourceVersion: string }>;
-  watchPods(fieldSelector: string, resourceVersion: string, timeoutSeconds: number, onEvent: (type: WatchEventType, object: Record<string, unknown>) => void): Promise<PodWatch>;
+  watchPods(
+    fieldSelector: string,
+    resourceVersion: string,
+    timeoutSeconds: number,
+    onEvent: (type: WatchEventType, object: Record<string, unknown>) => void,
+  ): Promise<PodWatch>;
   getPod(namespace: string, name: string): Promise<Pod>;
   createPod(pod: Pod): Promise<Pod>;
   /** Deletes with a UID precondition, so a pod recreated under the same name is never hit. */
@@ -58,12 +63,23 @@ export interface ClusterClient {
   /** A Secret's data (base64), as the API has it. */
   getSecret(namespace: string, name: string): Promise<{ data?: Record<string, string> }>;
   /** A service account token bound to the pod (TokenRequest); the token and when it expires (ms since the epoch). */
-  createToken(namespace: string, serviceAccount: string, request: { audiences: string[]; expirationSeconds: number; pod: { name: string; uid: string } }): Promise<{ token: string; expiresAt: number }>;
+  createToken(
+    namespace: string,
+    serviceAccount: string,
+    request: { audiences: string[]; expirationSeconds: number; pod: { name: string; uid: string } },
+  ): Promise<{ token: string; expiresAt: number }>;
   createEvent(event: Event): Promise<Event>;
   /** Who a bearer token belongs to (TokenReview); undefined when the apiserver does not accept it. */
   reviewToken(token: string): Promise<{ user: string; groups: string[] } | undefined>;
   /** Whether a user may do this to this node (SubjectAccessReview), and why not. */
-  reviewAccess(request: { user: string; groups: string[]; verb: string; resource: string; subresource: string; name: string }): Promise<{ allowed: boolean; reason: string }>;
+  reviewAccess(request: {
+    user: string;
+    groups: string[];
+    verb: string;
+    resource: string;
+    subresource: string;
+    name: string;
+  }): Promise<{ allowed: boolean; reason: string }>;
   patchEvent(namespace: string, name: string, patch: object): Promise<Event>;
 }
 
@@ -80,7 +96,8 @@ export async function loadKubeConfig(path: string): Promise<KubeConfig> {
   const kc = new k8s.KubeConfig();
   if (path === 'default') kc.loadFromDefault();
   else kc.loadFromFile(path);
-  if (!kc.getCurrentCluster()) throw new Error(`kubeconfig ${path === 'default' ? '($KUBECONFIG, ~/.kube/config or in-cluster)' : path}: no current cluster`);
+  if (!kc.getCurrentCluster())
+    throw new Error(`kubeconfig ${path === 'default' ? '($KUBECONFIG, ~/.kube/config or in-cluster)' : path}: no current cluster`);
   return kc;
 }
 
@@ -98,7 +115,10 @@ export async function connectCluster(kc: KubeConfig): Promise<ClusterClient> {
   async function call<T>(what: string, request: () => Promise<unknown>): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new ClusterError(0, 'Timeout', `${what}: no answer from ${server} within ${REQUEST_TIMEOUT_MS / 1000}s`)), REQUEST_TIMEOUT_MS);
+      timer = setTimeout(
+        () => reject(new ClusterError(0, 'Timeout', `${what}: no answer from ${server} within ${REQUEST_TIMEOUT_MS / 1000}s`)),
+        REQUEST_TIMEOUT_MS,
+      );
     });
     try {
       return plain(await Promise.race([request(), timeout])) as T;
@@ -112,7 +132,9 @@ export async function connectCluster(kc: KubeConfig): Promise<ClusterClient> {
   return {
     server,
     async listPods(fieldSelector) {
-      const list = await call<{ items: Pod[]; metadata?: { resourceVersion?: string } }>('list pods', () => core.listPodForAllNamespaces({ fieldSelector }));
+      const list = await call<{ items: Pod[]; metadata?: { resourceVersion?: string } }>('list pods', () =>
+        core.listPodForAllNamespaces({ fieldSelector }),
+      );
       return { items: list.items.map(withPodKind), resourceVersion: list.metadata?.resourceVersion ?? '' };
     },
     async watchPods(fieldSelector, resourceVersion, timeoutSeconds, onEvent) {
@@ -136,48 +158,85 @@ export async function connectCluster(kc: KubeConfig): Promise<ClusterClient> {
         },
       };
     },
-    getPod: (namespace, name) => call<Pod>(`get pod ${namespace}/${name}`, () => core.readNamespacedPod({ namespace, name })).then(withPodKind),
-    createPod: (pod) => call<Pod>(`create pod ${pod.metadata.namespace}/${pod.metadata.name}`, () => core.createNamespacedPod({ namespace: pod.metadata.namespace!, body: pod as never })).then(withPodKind),
+    getPod: (namespace, name) =>
+      call<Pod>(`get pod ${namespace}/${name}`, () => core.readNamespacedPod({ namespace, name })).then(withPodKind),
+    createPod: (pod) =>
+      call<Pod>(`create pod ${pod.metadata.namespace}/${pod.metadata.name}`, () =>
+        core.createNamespacedPod({ namespace: pod.metadata.namespace!, body: pod as never }),
+      ).then(withPodKind),
     async deletePod(namespace, name, uid, gracePeriodSeconds) {
-      await call(`delete pod ${namespace}/${name}`, () => core.deleteNamespacedPod({ namespace, name, gracePeriodSeconds, body: { gracePeriodSeconds, preconditions: { uid } } }));
+      await call(`delete pod ${namespace}/${name}`, () =>
+        core.deleteNamespacedPod({ namespace, name, gracePeriodSeconds, body: { gracePeriodSeconds, preconditions: { uid } } }),
+      );
     },
-    patchPodStatus: (namespace, name, patch) => call<Pod>(`patch status of pod ${namespace}/${name}`, () => core.patchNamespacedPodStatus({ namespace, name, body: patch }, strategic)),
+    patchPodStatus: (namespace, name, patch) =>
+      call<Pod>(`patch status of pod ${namespace}/${name}`, () =>
+        core.patchNamespacedPodStatus({ namespace, name, body: patch }, strategic),
+      ),
     getNode: (name) => call<Node>(`get node ${name}`, () => core.readNode({ name })),
     createNode: (node) => call<Node>(`create node ${node.metadata.name}`, () => core.createNode({ body: node as never })),
     patchNode: (name, patch) => call<Node>(`patch node ${name}`, () => core.patchNode({ name, body: patch }, strategic)),
-    patchNodeStatus: (name, patch) => call<Node>(`patch status of node ${name}`, () => core.patchNodeStatus({ name, body: patch }, strategic)),
-    getLease: (namespace, name) => call<Lease>(`get lease ${namespace}/${name}`, () => coordination.readNamespacedLease({ namespace, name })),
-    createLease: (lease) => call<Lease>(`create lease ${lease.metadata.name}`, () => coordination.createNamespacedLease({ namespace: lease.metadata.namespace!, body: lease as never })),
-    updateLease: (lease) => call<Lease>(`update lease ${lease.metadata.name}`, () => coordination.replaceNamespacedLease({ namespace: lease.metadata.namespace!, name: lease.metadata.name!, body: lease as never })),
+    patchNodeStatus: (name, patch) =>
+      call<Node>(`patch status of node ${name}`, () => core.patchNodeStatus({ name, body: patch }, strategic)),
+    getLease: (namespace, name) =>
+      call<Lease>(`get lease ${namespace}/${name}`, () => coordination.readNamespacedLease({ namespace, name })),
+    createLease: (lease) =>
+      call<Lease>(`create lease ${lease.metadata.name}`, () =>
+        coordination.createNamespacedLease({ namespace: lease.metadata.namespace!, body: lease as never }),
+      ),
+    updateLease: (lease) =>
+      call<Lease>(`update lease ${lease.metadata.name}`, () =>
+        coordination.replaceNamespacedLease({ namespace: lease.metadata.namespace!, name: lease.metadata.name!, body: lease as never }),
+      ),
     getConfigMap: (namespace, name) => call(`get configmap ${namespace}/${name}`, () => core.readNamespacedConfigMap({ namespace, name })),
     getSecret: (namespace, name) => call(`get secret ${namespace}/${name}`, () => core.readNamespacedSecret({ namespace, name })),
     async createToken(namespace, serviceAccount, request) {
       const body = {
         apiVersion: 'authentication.k8s.io/v1',
         kind: 'TokenRequest',
-        spec: { audiences: request.audiences, expirationSeconds: request.expirationSeconds, boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: request.pod.name, uid: request.pod.uid } },
+        spec: {
+          audiences: request.audiences,
+          expirationSeconds: request.expirationSeconds,
+          boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: request.pod.name, uid: request.pod.uid },
+        },
       };
-      const answer = await call<{ status: { token: string; expirationTimestamp: string } }>(`create token for serviceaccount ${namespace}/${serviceAccount}`, () =>
-        core.createNamespacedServiceAccountToken({ namespace, name: serviceAccount, body: body as never }),
+      const answer = await call<{ status: { token: string; expirationTimestamp: string } }>(
+        `create token for serviceaccount ${namespace}/${serviceAccount}`,
+        () => core.createNamespacedServiceAccountToken({ namespace, name: serviceAccount, body: body as never }),
       );
       return { token: answer.status.token, expiresAt: Date.parse(answer.status.expirationTimestamp) };
     },
     async reviewToken(token) {
       const body = { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } };
-      const review = await call<{ status?: { authenticated?: boolean; user?: { username?: string; groups?: string[] } } }>('review a token', () => authentication.createTokenReview({ body: body as never }));
-      return review.status?.authenticated ? { user: review.status.user?.username ?? '', groups: review.status.user?.groups ?? [] } : undefined;
+      const review = await call<{ status?: { authenticated?: boolean; user?: { username?: string; groups?: string[] } } }>(
+        'review a token',
+        () => authentication.createTokenReview({ body: body as never }),
+      );
+      return review.status?.authenticated
+        ? { user: review.status.user?.username ?? '', groups: review.status.user?.groups ?? [] }
+        : undefined;
     },
     async reviewAccess(request) {
       const body = {
         apiVersion: 'authorization.k8s.io/v1',
         kind: 'SubjectAccessReview',
-        spec: { user: request.user, groups: request.groups, resourceAttributes: { verb: request.verb, resource: request.resource, subresource: request.subresource, name: request.name } },
+        spec: {
+          user: request.user,
+          groups: request.groups,
+          resourceAttributes: { verb: request.verb, resource: request.resource, subresource: request.subresource, name: request.name },
+        },
       };
-      const review = await call<{ status?: { allowed?: boolean; reason?: string } }>('review access', () => authorization.createSubjectAccessReview({ body: body as never }));
+      const review = await call<{ status?: { allowed?: boolean; reason?: string } }>('review access', () =>
+        authorization.createSubjectAccessReview({ body: body as never }),
+      );
       return { allowed: review.status?.allowed === true, reason: review.status?.reason ?? '' };
     },
-    createEvent: (event) => call<Event>(`create event ${event.metadata.name}`, () => core.createNamespacedEvent({ namespace: event.metadata.namespace!, body: event as never })),
-    patchEvent: (namespace, name, patch) => call<Event>(`patch event ${name}`, () => core.patchNamespacedEvent({ namespace, name, body: patch }, strategic)),
+    createEvent: (event) =>
+      call<Event>(`create event ${event.metadata.name}`, () =>
+        core.createNamespacedEvent({ namespace: event.metadata.namespace!, body: event as never }),
+      ),
+    patchEvent: (namespace, name, patch) =>
+      call<Event>(`patch event ${name}`, () => core.patchNamespacedEvent({ namespace, name, body: patch }, strategic)),
   };
 }
 
@@ -190,7 +249,11 @@ function withPodKind(pod: Pod): Pod {
  * (second precision, as metav1.Time), undefined fields disappear.
  */
 export function plain(value: unknown): unknown {
-  return JSON.parse(JSON.stringify(value ?? null, (_key, v: unknown) => (typeof v === 'string' && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.000Z$/.test(v) ? v.replace('.000Z', 'Z') : v)));
+  return JSON.parse(
+    JSON.stringify(value ?? null, (_key, v: unknown) =>
+      typeof v === 'string' && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.000Z$/.test(v) ? v.replace('.000Z', 'Z') : v,
+    ),
+  );
 }
 
 function toClusterError(what: string, server: string, err: unknown): ClusterError {

@@ -64,7 +64,22 @@ export function clusterNode(d: ClusterNodeDeps): ClusterNode {
     mirrorPods: d.mirrorPods,
     recorder: new EventRecorder(client, clock, config.nodeName, warn),
     nodeStatus,
-    lease: new NodeLease({ client, clock, nodeName: config.nodeName, durationSeconds: config.nodeLeaseDurationSeconds, nodeUid: () => nodeStatus.uid, warn }),
-    statusSync: new StatusSync({ client, podManager: d.podManager, statusManager: d.statusManager, events, clock, isTerminated: d.isTerminated, warn }),
+    lease: new NodeLease({
+      client,
+      clock,
+      nodeName: config.nodeName,
+      durationSeconds: config.nodeLeaseDurationSeconds,
+      nodeUid: () => nodeStatus.uid,
+      warn,
+    }),
+    statusSync: new StatusSync({
+      client,
+      podManager: d.podManager,
+      statusManager: d.statusManager,
+      events,
+      clock,
+      isTerminated: d.isTerminated,
+      warn,
+    }),
   };
 }

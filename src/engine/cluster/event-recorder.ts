@@ -130,7 +130,12 @@ export class EventRecorder {
         reportingComponent: 'kubelet',
         reportingInstance: this.nodeName,
       };
-      this.post(reason, involved, () => this.client.createEvent(event), () => this.recorded.delete(key));
+      this.post(
+        reason,
+        involved,
+        () => this.client.createEvent(event),
+        () => this.recorded.delete(key),
+      );
     }
     this.forgetOld(now);
   }
@@ -142,7 +147,9 @@ export class EventRecorder {
         await send();
       } catch (err) {
         onFailure();
-        this.warn(`posting event ${reason} for ${involved.kind} ${involved.namespace ? `${involved.namespace}/` : ''}${involved.name}: ${(err as Error).message}`);
+        this.warn(
+          `posting event ${reason} for ${involved.kind} ${involved.namespace ? `${involved.namespace}/` : ''}${involved.name}: ${(err as Error).message}`,
+        );
       }
     });
   }

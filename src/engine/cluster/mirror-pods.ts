@@ -31,7 +31,10 @@ export class MirrorPods {
   reconcileInBackground(staticPod: Pod): void {
     const key = podFullName(staticPod);
     if (this.inFlight.has(key)) return;
-    this.inFlight.set(key, this.reconcile(staticPod).finally(() => this.inFlight.delete(key)));
+    this.inFlight.set(
+      key,
+      this.reconcile(staticPod).finally(() => this.inFlight.delete(key)),
+    );
   }
 
   /** Waits for the reconciles in flight. */
@@ -71,7 +74,8 @@ export class MirrorPods {
     try {
       await this.d.client.deletePod(mirror.metadata.namespace!, mirror.metadata.name!, mirror.metadata.uid!, 0);
     } catch (err) {
-      if (!ClusterError.notFound(err) && !ClusterError.conflict(err)) this.d.warn(`deleting mirror pod ${podRef(mirror)}: ${(err as Error).message}`);
+      if (!ClusterError.notFound(err) && !ClusterError.conflict(err))
+        this.d.warn(`deleting mirror pod ${podRef(mirror)}: ${(err as Error).message}`);
     }
   }
 }

@@ -27,7 +27,9 @@ export function osImage(): string {
 }
 
 export function goArch(): string {
-  return ({ x64: 'amd64', arm64: 'arm64', arm: 'arm', ppc64: 'ppc64le', s390x: 's390x' } as Record<string, string>)[process.arch] ?? process.arch;
+  return (
+    ({ x64: 'amd64', arm64: 'arm64', arm: 'arm', ppc64: 'ppc64le', s390x: 's390x' } as Record<string, string>)[process.arch] ?? process.arch
+  );
 }
 
 export function systemInfo(runtimeName: string, runtimeVersion: string, knodeVersion: string): NodeSystemInfo {
@@ -90,8 +92,18 @@ export function pressureConditions(rootDir: string): Condition[] {
   const disk = nodefsAvailableFraction(rootDir);
   return [
     memory !== undefined && memory < MEMORY_AVAILABLE_MIN_BYTES
-      ? { type: 'MemoryPressure', status: 'True', reason: 'KubeletHasInsufficientMemory', message: 'kubelet has insufficient memory available' }
-      : { type: 'MemoryPressure', status: 'False', reason: 'KubeletHasSufficientMemory', message: 'kubelet has sufficient memory available' },
+      ? {
+          type: 'MemoryPressure',
+          status: 'True',
+          reason: 'KubeletHasInsufficientMemory',
+          message: 'kubelet has insufficient memory available',
+        }
+      : {
+          type: 'MemoryPressure',
+          status: 'False',
+          reason: 'KubeletHasSufficientMemory',
+          message: 'kubelet has sufficient memory available',
+        },
     disk !== undefined && disk < NODEFS_AVAILABLE_MIN_FRACTION
       ? { type: 'DiskPressure', status: 'True', reason: 'KubeletHasDiskPressure', message: 'kubelet has disk pressure' }
       : { type: 'DiskPressure', status: 'False', reason: 'KubeletHasNoDiskPressure', message: 'kubelet has no disk pressure' },

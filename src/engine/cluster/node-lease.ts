@@ -6,7 +6,6 @@ import { ClusterError, type ClusterClient } from './client.js';
 /** Where node leases live. */
 export const NODE_LEASE_NAMESPACE = 'kube-node-lease';
 
-
 export interface NodeLeaseDeps {
   client: ClusterClient;
   clock: Clock;
@@ -89,11 +88,20 @@ export class NodeLease {
 
   private desired(existing: Lease | undefined, now: string): Lease {
     const uid = this.d.nodeUid();
-    const owned = existing?.metadata.ownerReferences?.length ? existing.metadata.ownerReferences : uid ? [{ apiVersion: 'v1', kind: 'Node', name: this.d.nodeName, uid }] : undefined;
+    const owned = existing?.metadata.ownerReferences?.length
+      ? existing.metadata.ownerReferences
+      : uid
+        ? [{ apiVersion: 'v1', kind: 'Node', name: this.d.nodeName, uid }]
+        : undefined;
     return {
       apiVersion: 'coordination.k8s.io/v1',
       kind: 'Lease',
-      metadata: { ...existing?.metadata, name: this.d.nodeName, namespace: NODE_LEASE_NAMESPACE, ...(owned ? { ownerReferences: owned } : {}) },
+      metadata: {
+        ...existing?.metadata,
+        name: this.d.nodeName,
+        namespace: NODE_LEASE_NAMESPACE,
+        ...(owned ? { ownerReferences: owned } : {}),
+      },
       spec: {
         holderIdentity: this.d.nodeName,
         leaseDurationSeconds: this.d.durationSeconds,

@@ -62,7 +62,8 @@ export class NodeStatusManager {
     this.registered = this.register().then(() => {
       this.timer = this.d.clock.setInterval(() => void this.update(), this.d.updateFrequency);
       this.unsubscribe = this.d.events.subscribe((e) => {
-        if (['RuntimeUnhealthy', 'RuntimeHealthy', 'RuntimeConditionChanged', 'PLEGUnhealthy', 'PLEGHealthy'].includes(e.type)) void this.update();
+        if (['RuntimeUnhealthy', 'RuntimeHealthy', 'RuntimeConditionChanged', 'PLEGUnhealthy', 'PLEGHealthy'].includes(e.type))
+          void this.update();
       });
     });
     this.registered.catch(() => {});
@@ -98,7 +99,13 @@ export class NodeStatusManager {
         this.lastStatus = this.node.status;
         this.lastReadyStatus = this.node.status?.conditions?.find((c) => c.type === 'Ready')?.status;
         this.lastReport = this.d.clock.now();
-        this.d.events.emit({ type: 'NodeRegistered', pod: '', uid: '', message: `node ${this.d.nodeName} registered with ${this.d.client.server}`, detail: { uid: this.node.metadata.uid ?? '' } });
+        this.d.events.emit({
+          type: 'NodeRegistered',
+          pod: '',
+          uid: '',
+          message: `node ${this.d.nodeName} registered with ${this.d.client.server}`,
+          detail: { uid: this.node.metadata.uid ?? '' },
+        });
         return;
       } catch (err) {
         const message = `registering node ${this.d.nodeName}: ${(err as Error).message}`;
@@ -114,7 +121,11 @@ export class NodeStatusManager {
     const node: Node = {
       apiVersion: 'v1',
       kind: 'Node',
-      metadata: { name: this.d.nodeName, labels: this.d.labels, annotations: { 'volumes.kubernetes.io/controller-managed-attach-detach': 'true' } },
+      metadata: {
+        name: this.d.nodeName,
+        labels: this.d.labels,
+        annotations: { 'volumes.kubernetes.io/controller-managed-attach-detach': 'true' },
+      },
       spec: {},
       status,
     };
@@ -143,7 +154,13 @@ export class NodeStatusManager {
       const before = this.lastReadyStatus;
       this.lastReadyStatus = ready?.status;
       if (before !== undefined && before !== ready?.status) {
-        this.d.events.emit({ type: 'NodeReadyChanged', pod: '', uid: '', reason: ready?.reason, message: `node ${this.d.nodeName} Ready=${ready?.status}: ${ready?.message ?? ''}` });
+        this.d.events.emit({
+          type: 'NodeReadyChanged',
+          pod: '',
+          uid: '',
+          reason: ready?.reason,
+          message: `node ${this.d.nodeName} Ready=${ready?.status}: ${ready?.message ?? ''}`,
+        });
       }
     } catch (err) {
       this.d.warn(`updating the status of node ${this.d.nodeName}: ${(err as Error).message}`);
@@ -157,12 +174,19 @@ export class NodeStatusManager {
   private computeStatus(previous: NodeStatus | undefined): NodeStatus {
     const now = rfc3339(this.d.clock.now());
     const runtime = this.d.runtime();
-    const fromRuntime = (this.d.runtimeConditions?.() ?? []).map((c) => ({ type: c.type, status: c.status ? ('True' as const) : ('False' as const), reason: c.reason || c.type, message: c.message }));
-    const conditions = [...pressureConditions(this.d.rootDir), readyCondition(this.d.problems()), ...fromRuntime].map((c): NodeCondition => {
-      const before = previous?.conditions?.find((p) => p.type === c.type);
-      const transition = before && before.status === c.status ? (before.lastTransitionTime ?? now) : now;
-      return { ...c, lastHeartbeatTime: now, lastTransitionTime: transition };
-    });
+    const fromRuntime = (this.d.runtimeConditions?.() ?? []).map((c) => ({
+      type: c.type,
+      status: c.status ? ('True' as const) : ('False' as const),
+      reason: c.reason || c.type,
+      message: c.message,
+    }));
+    const conditions = [...pressureConditions(this.d.rootDir), readyCondition(this.d.problems()), ...fromRuntime].map(
+      (c): NodeCondition => {
+        const before = previous?.conditions?.find((p) => p.type === c.type);
+        const transition = before && before.status === c.status ? (before.lastTransitionTime ?? now) : now;
+        return { ...c, lastHeartbeatTime: now, lastTransitionTime: transition };
+      },
+    );
     const cap = capacity(this.d.maxPods, this.d.rootDir);
     return {
       capacity: cap,

@@ -58,13 +58,18 @@ export class ObjectManager {
   async serviceAccountToken(pod: Pod, audience: string, expirationSeconds: number): Promise<string> {
     const namespace = pod.metadata.namespace!;
     const account = pod.spec.serviceAccountName || 'default';
-    if (!this.client) throw new ObjectError(`serviceaccount "${account}" token: knode serves static pods without an apiserver (give --kubeconfig)`, false);
+    if (!this.client)
+      throw new ObjectError(`serviceaccount "${account}" token: knode serves static pods without an apiserver (give --kubeconfig)`, false);
     const key = `${namespace}/${account}/${audience}/${expirationSeconds}/${pod.metadata.uid}`;
     const now = this.clock.now();
     const cached = this.tokens.get(key);
     if (cached && now < cached.issuedAt + (cached.expiresAt - cached.issuedAt) * TOKEN_REFRESH_FRACTION) return cached.token;
     try {
-      const answer = await this.client.createToken(namespace, account, { audiences: audience ? [audience] : [], expirationSeconds, pod: { name: pod.metadata.name!, uid: pod.metadata.uid! } });
+      const answer = await this.client.createToken(namespace, account, {
+        audiences: audience ? [audience] : [],
+        expirationSeconds,
+        pod: { name: pod.metadata.name!, uid: pod.metadata.uid! },
+      });
       this.tokens.set(key, { token: answer.token, issuedAt: now, expiresAt: answer.expiresAt });
       return answer.token;
     } catch (err) {
@@ -79,8 +84,14 @@ export class ObjectManager {
     for (const key of this.tokens.keys()) if (key.endsWith(`/${uid}`)) this.tokens.delete(key);
   }
 
-  private async get(kind: string, namespace: string, name: string, fetch: (client: ClusterClient) => Promise<ConfigData>): Promise<ConfigData> {
-    if (!this.client) throw new ObjectError(`${kind} "${name}" not found: knode serves static pods without an apiserver (give --kubeconfig)`, true);
+  private async get(
+    kind: string,
+    namespace: string,
+    name: string,
+    fetch: (client: ClusterClient) => Promise<ConfigData>,
+  ): Promise<ConfigData> {
+    if (!this.client)
+      throw new ObjectError(`${kind} "${name}" not found: knode serves static pods without an apiserver (give --kubeconfig)`, true);
     const key = `${kind}/${namespace}/${name}`;
     const cached = this.objects.get(key);
     if (cached && this.clock.now() - cached.at < OBJECT_TTL_MS) return cached.data;

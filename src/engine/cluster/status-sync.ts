@@ -48,7 +48,8 @@ export class StatusSync {
   start(): void {
     this.unsubscribe = this.d.events.subscribe((e) => {
       // PodSynced too: a pod synced because its mirror pod came or changed gets its status there at once.
-      if (e.type === 'StatusChanged' || e.type === 'PodSynced' || e.type === 'PodTerminated' || e.type === 'WorkerFinished') this.mark(e.uid);
+      if (e.type === 'StatusChanged' || e.type === 'PodSynced' || e.type === 'PodTerminated' || e.type === 'WorkerFinished')
+        this.mark(e.uid);
     });
     this.timer = this.d.clock.setInterval(() => {
       for (const pod of this.d.podManager.getPods()) this.mark(pod.metadata.uid!);

@@ -121,7 +121,11 @@ export class ApiserverSource {
   private handle(type: WatchEventType, object: Record<string, unknown>): ClusterError | undefined {
     if (type === 'ERROR') {
       const status = object as { code?: number; reason?: string; message?: string };
-      return new ClusterError(status.code ?? 500, status.reason ?? '', `watch pods: ${status.code ?? ''} ${status.reason ?? ''}: ${status.message ?? ''}`);
+      return new ClusterError(
+        status.code ?? 500,
+        status.reason ?? '',
+        `watch pods: ${status.code ?? ''} ${status.reason ?? ''}: ${status.message ?? ''}`,
+      );
     }
     const pod = object as unknown as Pod;
     const version = pod.metadata?.resourceVersion;

@@ -79,7 +79,8 @@ export function readKubeletConfigFile(path: string): ConfigFileResult {
     const [target, kind] = field;
     (values as Record<string, unknown>)[target] = convert(value, kind, `${at(pair)}: ${key}`);
   }
-  if (seen.kind !== 'KubeletConfiguration') throw new ConfigFileError(`${path}: kind must be KubeletConfiguration, got ${JSON.stringify(seen.kind ?? null)}`);
+  if (seen.kind !== 'KubeletConfiguration')
+    throw new ConfigFileError(`${path}: kind must be KubeletConfiguration, got ${JSON.stringify(seen.kind ?? null)}`);
   if (seen.apiVersion !== 'kubelet.config.k8s.io/v1beta1') {
     throw new ConfigFileError(`${path}: apiVersion must be kubelet.config.k8s.io/v1beta1, got ${JSON.stringify(seen.apiVersion ?? null)}`);
   }
@@ -95,7 +96,8 @@ function convert(value: unknown, kind: Kind, where: string): unknown {
       if (typeof value !== 'boolean') throw new ConfigFileError(`${where}: expected true or false, got ${JSON.stringify(value)}`);
       return value;
     case 'integer':
-      if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw new ConfigFileError(`${where}: expected a non-negative integer, got ${JSON.stringify(value)}`);
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < 0)
+        throw new ConfigFileError(`${where}: expected a non-negative integer, got ${JSON.stringify(value)}`);
       return value;
     case 'duration':
       if (typeof value !== 'string') throw new ConfigFileError(`${where}: expected a duration such as "20s", got ${JSON.stringify(value)}`);
@@ -105,10 +107,15 @@ function convert(value: unknown, kind: Kind, where: string): unknown {
         throw new ConfigFileError(`${where}: ${(err as Error).message}: ${(err as DurationError).hint}`);
       }
     case 'strings':
-      if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) throw new ConfigFileError(`${where}: expected a list of strings, got ${JSON.stringify(value)}`);
+      if (!Array.isArray(value) || !value.every((v) => typeof v === 'string'))
+        throw new ConfigFileError(`${where}: expected a list of strings, got ${JSON.stringify(value)}`);
       return value;
     case 'headers': {
-      const ok = value && typeof value === 'object' && !Array.isArray(value) && Object.values(value).every((v) => Array.isArray(v) && v.every((x) => typeof x === 'string'));
+      const ok =
+        value &&
+        typeof value === 'object' &&
+        !Array.isArray(value) &&
+        Object.values(value).every((v) => Array.isArray(v) && v.every((x) => typeof x === 'string'));
       if (!ok) throw new ConfigFileError(`${where}: expected a map of header names to lists of values`);
       return value;
     }

@@ -234,7 +234,11 @@ export class FileSource {
     for (const file of ignored) {
       if (this.ignoredReported.has(file)) continue;
       this.ignoredReported.add(file);
-      this.sink.error({ source: file, document: 0, message: 'ignored: only .yaml, .yml and .json files are read as manifests (the kubelet reads every file not starting with a dot)' });
+      this.sink.error({
+        source: file,
+        document: 0,
+        message: 'ignored: only .yaml, .yml and .json files are read as manifests (the kubelet reads every file not starting with a dot)',
+      });
     }
     if (!all) return;
     const present = new Set(ignored);
@@ -259,7 +263,8 @@ export class FileSource {
     }
     const { decoded, pods } = decodeStaticPods(file, text, this.nodeName, this.clock.now());
     const empty = text.trim() === '';
-    if (empty) decoded.errors.push({ source: file, document: 0, message: 'the file is empty (caught mid-write?); remove it to remove its pods' });
+    if (empty)
+      decoded.errors.push({ source: file, document: 0, message: 'the file is empty (caught mid-write?); remove it to remove its pods' });
     for (const error of decoded.errors) this.sink.error(error);
     const documents = decoded.pods.map((p) => p.document);
     if (previous && (decoded.unreadable || empty)) {
@@ -273,7 +278,9 @@ export class FileSource {
       // gives a pod of the same name.
       const broken = new Set(decoded.errors.map((e) => e.document));
       const names = new Set(pods.map((p) => p.metadata.name));
-      const kept = previous.pods.flatMap((pod, i) => (broken.has(previous.documents[i]) && !names.has(pod.metadata.name) ? [{ pod, document: previous.documents[i] }] : []));
+      const kept = previous.pods.flatMap((pod, i) =>
+        broken.has(previous.documents[i]) && !names.has(pod.metadata.name) ? [{ pod, document: previous.documents[i] }] : [],
+      );
       const all = [...pods.map((pod, i) => ({ pod, document: documents[i] })), ...kept].sort((a, b) => a.document - b.document);
       this.files.set(file, { text, pods: all.map((p) => p.pod), documents: all.map((p) => p.document), stamp });
       return;

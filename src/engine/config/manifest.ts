@@ -65,7 +65,11 @@ export function decodeManifest(source: string, text: string, nameSuffixLength = 
   }
   const depth = flowDepth(text);
   if (depth > MAX_FLOW_DEPTH) {
-    out.errors.push({ source, document: 0, message: `brackets nested deeper than ${MAX_FLOW_DEPTH} levels; a pod manifest needs a handful` });
+    out.errors.push({
+      source,
+      document: 0,
+      message: `brackets nested deeper than ${MAX_FLOW_DEPTH} levels; a pod manifest needs a handful`,
+    });
     out.unreadable = true;
     return out;
   }
@@ -90,14 +94,19 @@ export function decodeManifest(source: string, text: string, nameSuffixLength = 
     }
     if (value === null || value === undefined) return; // an empty document
     if (refersToItself(value)) {
-      out.errors.push({ source, document: index, message: 'YAML: an alias refers to the node that contains it (a cycle); a manifest must be a tree' });
+      out.errors.push({
+        source,
+        document: index,
+        message: 'YAML: an alias refers to the node that contains it (a cycle); a manifest must be a tree',
+      });
       return;
     }
     for (const [prefix, pod] of objectsOf(value, source, index, out.errors)) {
       const name = nameOf(pod);
       const problems = validatePod(pod, { nameSuffixLength });
       if (problems.length > 0) {
-        for (const p of problems) out.errors.push({ source, document: index, pod: name, field: `${prefix}${p.field}` || undefined, message: p.message });
+        for (const p of problems)
+          out.errors.push({ source, document: index, pod: name, field: `${prefix}${p.field}` || undefined, message: p.message });
       } else {
         out.pods.push({ pod: pod as unknown as Pod, document: index });
       }
@@ -110,9 +119,18 @@ export function decodeManifest(source: string, text: string, nameSuffixLength = 
  * The pods a document holds, each with the field prefix that locates it:
  * itself ('') when it is a Pod, its items (`items[i].`) when it is a List or PodList.
  */
-function* objectsOf(value: unknown, source: string, document: number, errors: ManifestError[]): Generator<[string, Record<string, unknown>]> {
+function* objectsOf(
+  value: unknown,
+  source: string,
+  document: number,
+  errors: ManifestError[],
+): Generator<[string, Record<string, unknown>]> {
   if (typeof value !== 'object' || Array.isArray(value) || value === null) {
-    errors.push({ source, document, message: `expected a Pod, List or PodList object, got ${Array.isArray(value) ? 'an array' : typeof value}` });
+    errors.push({
+      source,
+      document,
+      message: `expected a Pod, List or PodList object, got ${Array.isArray(value) ? 'an array' : typeof value}`,
+    });
     return;
   }
   const obj = value as Record<string, unknown>;
@@ -129,14 +147,25 @@ function* objectsOf(value: unknown, source: string, document: number, errors: Ma
     for (const [i, item] of obj.items.entries()) {
       const kindOfItem = (item as Record<string, unknown> | null)?.kind;
       if (kind === 'List' && kindOfItem !== 'Pod') {
-        errors.push({ source, document, field: `items[${i}].kind`, message: `Unsupported value: ${JSON.stringify(kindOfItem ?? null)}: knode runs Pods` });
+        errors.push({
+          source,
+          document,
+          field: `items[${i}].kind`,
+          message: `Unsupported value: ${JSON.stringify(kindOfItem ?? null)}: knode runs Pods`,
+        });
         continue;
       }
       yield [`items[${i}].`, { kind: 'Pod', apiVersion: 'v1', ...(item as Record<string, unknown>) }];
     }
     return;
   }
-  errors.push({ source, document, pod: nameOf(obj), field: 'kind', message: `Unsupported value: ${JSON.stringify(kind ?? null)}: supported kinds: "Pod", "List", "PodList"` });
+  errors.push({
+    source,
+    document,
+    pod: nameOf(obj),
+    field: 'kind',
+    message: `Unsupported value: ${JSON.stringify(kind ?? null)}: supported kinds: "Pod", "List", "PodList"`,
+  });
 }
 
 function nameOf(obj: Record<string, unknown>): string | undefined {

@@ -34,17 +34,36 @@ export class PodConfig {
   ) {
     const watchForChanges = !config.runOnce;
     if (config.staticPodPath) {
-      this.sources.push(new FileSource(config.staticPodPath, config.nodeName, clock, config.fileCheckFrequency, this.sinkFor('file'), watchForChanges));
+      this.sources.push(
+        new FileSource(config.staticPodPath, config.nodeName, clock, config.fileCheckFrequency, this.sinkFor('file'), watchForChanges),
+      );
     }
     if (config.staticPodURL) {
       this.sources.push(
-        new UrlSource(config.staticPodURL, config.staticPodURLHeader, config.nodeName, clock, config.httpCheckFrequency, this.sinkFor('http'), watchForChanges),
+        new UrlSource(
+          config.staticPodURL,
+          config.staticPodURLHeader,
+          config.nodeName,
+          clock,
+          config.httpCheckFrequency,
+          this.sinkFor('http'),
+          watchForChanges,
+        ),
       );
     }
     if (cluster) {
       const sink = this.sinkFor('api');
       // The kubelet marks every pod with the source it came from.
-      const annotated = { ...sink, snapshot: (pods: Pod[]) => sink.snapshot(pods.map((p) => ({ ...p, metadata: { ...p.metadata, annotations: { ...p.metadata.annotations, [ConfigSourceAnnotation]: 'api' } } }))) };
+      const annotated = {
+        ...sink,
+        snapshot: (pods: Pod[]) =>
+          sink.snapshot(
+            pods.map((p) => ({
+              ...p,
+              metadata: { ...p.metadata, annotations: { ...p.metadata.annotations, [ConfigSourceAnnotation]: 'api' } },
+            })),
+          ),
+      };
       this.sources.push(new ApiserverSource({ client: cluster.client, nodeName: config.nodeName, clock, warn: cluster.warn }, annotated));
     }
   }
@@ -82,13 +101,25 @@ export class PodConfig {
       snapshot: (pods: Parameters<PodStorage['merge']>[1]) => {
         const firstTime = !this.storage.seenAllSources([source]);
         const updates = this.storage.merge(source, pods, (dup) =>
-          this.events.emit({ type: 'ManifestError', pod: podRef(dup), uid: dup.metadata.uid ?? '', reason: 'DuplicatePod', message: `duplicate pod name ${podRef(dup)} in source ${source}; ignoring the later one` }),
+          this.events.emit({
+            type: 'ManifestError',
+            pod: podRef(dup),
+            uid: dup.metadata.uid ?? '',
+            reason: 'DuplicatePod',
+            message: `duplicate pod name ${podRef(dup)} in source ${source}; ignoring the later one`,
+          }),
         );
         if (firstTime) this.events.emit({ type: 'SourceReady', pod: '', uid: '', message: `source "${source}" seen`, detail: { source } });
         for (const update of updates) this.onUpdate(update);
       },
       error: (error: Parameters<typeof formatManifestError>[0]) =>
-        this.events.emit({ type: 'ManifestError', pod: error.pod ?? '', uid: '', reason: 'FailedToDecode', message: formatManifestError(error) }),
+        this.events.emit({
+          type: 'ManifestError',
+          pod: error.pod ?? '',
+          uid: '',
+          reason: 'FailedToDecode',
+          message: formatManifestError(error),
+        }),
     };
   }
 }

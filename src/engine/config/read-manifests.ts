@@ -16,7 +16,12 @@ export async function listManifestFiles(path: string, ignored?: string[]): Promi
   if (!(await stat(path)).isDirectory()) return [path];
   const entries = await readdir(path, { withFileTypes: true });
   const visible = entries.filter((e) => !e.name.startsWith('.') && (e.isFile() || e.isSymbolicLink()));
-  ignored?.push(...visible.filter((e) => !isManifestName(e.name)).map((e) => join(path, e.name)).sort());
+  ignored?.push(
+    ...visible
+      .filter((e) => !isManifestName(e.name))
+      .map((e) => join(path, e.name))
+      .sort(),
+  );
   return visible
     .filter((e) => isManifestName(e.name))
     .map((e) => join(path, e.name))

@@ -60,6 +60,8 @@ export class UrlSource {
     if (decoded.unreadable && this.lastBody !== undefined) return; // keep the last good state
     this.lastBody = body;
     const seenAt = this.clock.now();
-    this.sink.snapshot(decoded.pods.map(({ pod }) => applyStaticPodDefaults(pod, { source: 'http', location: this.url, nodeName: this.nodeName, seenAt })));
+    this.sink.snapshot(
+      decoded.pods.map(({ pod }) => applyStaticPodDefaults(pod, { source: 'http', location: this.url, nodeName: this.nodeName, seenAt })),
+    );
   }
 }

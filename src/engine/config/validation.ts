@@ -113,7 +113,10 @@ class Checker {
     const nameOk = name.length > 0 && name.length <= 63 && QUALIFIED_NAME.test(name);
     const prefixOk = slash < 0 || (prefix.length > 0 && prefix.length <= 253 && DNS_SUBDOMAIN.test(prefix));
     if (!nameOk || !prefixOk) {
-      this.fail(field, `Invalid value: "${truncate(key)}": a qualified name must be at most 63 alphanumeric characters, '-', '_' or '.' (starting and ending alphanumeric), with an optional DNS subdomain prefix and '/'`);
+      this.fail(
+        field,
+        `Invalid value: "${truncate(key)}": a qualified name must be at most 63 alphanumeric characters, '-', '_' or '.' (starting and ending alphanumeric), with an optional DNS subdomain prefix and '/'`,
+      );
     }
   }
 
@@ -122,7 +125,10 @@ class Checker {
     for (const [key, value] of Object.entries(v)) {
       this.qualifiedName(field, key);
       if (this.string(`${field}[${key}]`, value) && (value.length > 63 || !LABEL_VALUE.test(value))) {
-        this.fail(`${field}[${key}]`, `Invalid value: "${truncate(value)}": a label value must be empty or at most 63 alphanumeric characters, '-', '_' or '.', starting and ending alphanumeric`);
+        this.fail(
+          `${field}[${key}]`,
+          `Invalid value: "${truncate(value)}": a label value must be empty or at most 63 alphanumeric characters, '-', '_' or '.', starting and ending alphanumeric`,
+        );
       }
     }
   }
@@ -144,7 +150,10 @@ class Checker {
   dnsSubdomain(field: string, v: unknown, maxLength = MAX_NAME): void {
     if (!this.string(field, v, true)) return;
     if (v.length > maxLength || !DNS_SUBDOMAIN.test(v)) {
-      this.fail(field, `Invalid value: "${truncate(v)}": must be a lowercase RFC 1123 subdomain (a-z, 0-9, '-', '.', at most ${maxLength} characters)`);
+      this.fail(
+        field,
+        `Invalid value: "${truncate(v)}": must be a lowercase RFC 1123 subdomain (a-z, 0-9, '-', '.', at most ${maxLength} characters)`,
+      );
     }
   }
 }
@@ -195,8 +204,10 @@ function validateSpec(c: Checker, spec: Obj): void {
   if (c.array('spec.hostAliases', spec.hostAliases)) {
     spec.hostAliases.forEach((a, i) => {
       if (!c.object(`spec.hostAliases[${i}]`, a, true)) return;
-      if (c.string(`spec.hostAliases[${i}].ip`, a.ip, true) && isIP(a.ip) === 0) c.fail(`spec.hostAliases[${i}].ip`, `Invalid value: "${truncate(a.ip)}": must be a valid IP address`);
-      if (c.array(`spec.hostAliases[${i}].hostnames`, a.hostnames)) a.hostnames.forEach((h, j) => c.dnsSubdomain(`spec.hostAliases[${i}].hostnames[${j}]`, h, 253));
+      if (c.string(`spec.hostAliases[${i}].ip`, a.ip, true) && isIP(a.ip) === 0)
+        c.fail(`spec.hostAliases[${i}].ip`, `Invalid value: "${truncate(a.ip)}": must be a valid IP address`);
+      if (c.array(`spec.hostAliases[${i}].hostnames`, a.hostnames))
+        a.hostnames.forEach((h, j) => c.dnsSubdomain(`spec.hostAliases[${i}].hostnames[${j}]`, h, 253));
     });
   }
   if (c.array('spec.volumes', spec.volumes)) {
@@ -217,7 +228,8 @@ function validateSpec(c: Checker, spec: Obj): void {
 function validateVolumeSource(c: Checker, path: string, v: Obj): void {
   if (v.hostPath !== undefined && c.object(`${path}.hostPath`, v.hostPath)) {
     const p = `${path}.hostPath.path`;
-    if (c.string(p, v.hostPath.path, true) && v.hostPath.path.split('/').includes('..')) c.fail(p, `Invalid value: "${truncate(v.hostPath.path)}": must not contain '..'`);
+    if (c.string(p, v.hostPath.path, true) && v.hostPath.path.split('/').includes('..'))
+      c.fail(p, `Invalid value: "${truncate(v.hostPath.path)}": must not contain '..'`);
   }
   const items = (source: unknown, at: string) => {
     if (!isObject(source) || !c.array(`${at}.items`, source.items)) return;
@@ -234,7 +246,8 @@ function validateVolumeSource(c: Checker, path: string, v: Obj): void {
     v.projected.sources.forEach((src, j) => {
       if (!isObject(src)) return;
       for (const kind of ['downwardAPI', 'configMap', 'secret']) items(src[kind], `${path}.projected.sources[${j}].${kind}`);
-      if (isObject(src.serviceAccountToken)) c.relativePath(`${path}.projected.sources[${j}].serviceAccountToken.path`, src.serviceAccountToken.path, true);
+      if (isObject(src.serviceAccountToken))
+        c.relativePath(`${path}.projected.sources[${j}].serviceAccountToken.path`, src.serviceAccountToken.path, true);
     });
   }
 }
@@ -257,7 +270,8 @@ function validateSecurityContext(c: Checker, path: string, sc: unknown, pod: boo
   for (const id of ['runAsUser', 'runAsGroup', ...(pod ? ['fsGroup'] : [])]) c.integer(`${path}.${id}`, sc[id], 0, MAX_ID);
   c.boolean(`${path}.runAsNonRoot`, sc.runAsNonRoot);
   if (pod) {
-    if (c.array(`${path}.supplementalGroups`, sc.supplementalGroups)) sc.supplementalGroups.forEach((g, i) => c.integer(`${path}.supplementalGroups[${i}]`, g, 0, MAX_ID));
+    if (c.array(`${path}.supplementalGroups`, sc.supplementalGroups))
+      sc.supplementalGroups.forEach((g, i) => c.integer(`${path}.supplementalGroups[${i}]`, g, 0, MAX_ID));
   } else {
     for (const flag of ['readOnlyRootFilesystem', 'privileged', 'allowPrivilegeEscalation']) c.boolean(`${path}.${flag}`, sc[flag]);
     if (sc.capabilities !== undefined && c.object(`${path}.capabilities`, sc.capabilities)) {
@@ -268,7 +282,8 @@ function validateSecurityContext(c: Checker, path: string, sc: unknown, pod: boo
     if (sc.allowPrivilegeEscalation === false) {
       if (sc.privileged === true) c.fail(path, 'Invalid value: cannot set `allowPrivilegeEscalation` to false and `privileged` to true');
       const added: unknown = (sc.capabilities as { add?: unknown } | undefined)?.add;
-      if (Array.isArray(added) && added.includes('CAP_SYS_ADMIN')) c.fail(path, 'Invalid value: cannot set `allowPrivilegeEscalation` to false and `capabilities.Add` CAP_SYS_ADMIN');
+      if (Array.isArray(added) && added.includes('CAP_SYS_ADMIN'))
+        c.fail(path, 'Invalid value: cannot set `allowPrivilegeEscalation` to false and `capabilities.Add` CAP_SYS_ADMIN');
     }
   }
   validateSeccompProfile(c, `${path}.seccompProfile`, sc.seccompProfile);
@@ -280,7 +295,8 @@ function validateSeccompProfile(c: Checker, path: string, profile: unknown): voi
   if (!c.string(`${path}.type`, profile.type, true)) return;
   c.oneOf(`${path}.type`, profile.type, ['Localhost', 'RuntimeDefault', 'Unconfined']);
   if (profile.type === 'Localhost') c.relativePath(`${path}.localhostProfile`, profile.localhostProfile, true);
-  else if (profile.localhostProfile !== undefined && profile.localhostProfile !== null) c.fail(`${path}.localhostProfile`, 'Invalid value: can only be set when seccomp type is Localhost');
+  else if (profile.localhostProfile !== undefined && profile.localhostProfile !== null)
+    c.fail(`${path}.localhostProfile`, 'Invalid value: can only be set when seccomp type is Localhost');
 }
 
 /** securityContext.sysctls as the apiserver checks them: a valid name once each, a string value, none of a namespace the pod shares with the host. */
@@ -294,14 +310,19 @@ function validateSysctls(c: Checker, path: string, sysctls: unknown, spec: Recor
     if (!c.string(`${at}.name`, item.name, true)) return;
     const name = item.name;
     if (name.length > SYSCTL_MAX_LENGTH || !SYSCTL_NAME.test(name)) {
-      c.fail(`${at}.name`, `Invalid value: "${truncate(name)}": must have at most ${SYSCTL_MAX_LENGTH} characters and match regex ${SYSCTL_NAME.source}`);
+      c.fail(
+        `${at}.name`,
+        `Invalid value: "${truncate(name)}": must have at most ${SYSCTL_MAX_LENGTH} characters and match regex ${SYSCTL_NAME.source}`,
+      );
     } else if (names.has(name)) {
       c.fail(`${at}.name`, `Duplicate value: "${name}"`);
     }
     names.add(name);
     const ns = namespaceOf(normalizeSysctlName(name));
-    if (spec.hostNetwork === true && ns === 'Net') c.fail(`${at}.name`, `Invalid value: "${name}": may not be specified when 'hostNetwork' is true`);
-    if (spec.hostIPC === true && ns === 'IPC') c.fail(`${at}.name`, `Invalid value: "${name}": may not be specified when 'hostIPC' is true`);
+    if (spec.hostNetwork === true && ns === 'Net')
+      c.fail(`${at}.name`, `Invalid value: "${name}": may not be specified when 'hostNetwork' is true`);
+    if (spec.hostIPC === true && ns === 'IPC')
+      c.fail(`${at}.name`, `Invalid value: "${name}": may not be specified when 'hostIPC' is true`);
   });
 }
 
@@ -312,7 +333,8 @@ function validateContainer(c: Checker, path: string, ctr: unknown, names: Set<st
     if (names.has(ctr.name)) c.fail(`${path}.name`, `Duplicate value: "${ctr.name}"`);
     names.add(ctr.name);
   }
-  if (c.string(`${path}.image`, ctr.image, true) && /\s/.test(ctr.image)) c.fail(`${path}.image`, `Invalid value: "${truncate(ctr.image)}": must not contain spaces`);
+  if (c.string(`${path}.image`, ctr.image, true) && /\s/.test(ctr.image))
+    c.fail(`${path}.image`, `Invalid value: "${truncate(ctr.image)}": must not contain spaces`);
   c.strings(`${path}.command`, ctr.command);
   c.strings(`${path}.args`, ctr.args);
   c.string(`${path}.workingDir`, ctr.workingDir);
@@ -326,11 +348,15 @@ function validateContainer(c: Checker, path: string, ctr: unknown, names: Set<st
       const p = `${path}.env[${i}]`;
       if (!c.object(p, e, true)) return;
       if (c.string(`${p}.name`, e.name, true) && !ENV_NAME.test(e.name)) {
-        c.fail(`${p}.name`, `Invalid value: "${truncate(e.name)}": a valid environment variable name must consist of letters, digits, '_', '-' or '.' and not start with a digit`);
+        c.fail(
+          `${p}.name`,
+          `Invalid value: "${truncate(e.name)}": a valid environment variable name must consist of letters, digits, '_', '-' or '.' and not start with a digit`,
+        );
       }
       c.string(`${p}.value`, e.value);
       if (e.valueFrom !== undefined && c.object(`${p}.valueFrom`, e.valueFrom) && e.valueFrom.fieldRef !== undefined) {
-        if (c.object(`${p}.valueFrom.fieldRef`, e.valueFrom.fieldRef)) c.string(`${p}.valueFrom.fieldRef.fieldPath`, e.valueFrom.fieldRef.fieldPath, true);
+        if (c.object(`${p}.valueFrom.fieldRef`, e.valueFrom.fieldRef))
+          c.string(`${p}.valueFrom.fieldRef.fieldPath`, e.valueFrom.fieldRef.fieldPath, true);
       }
     });
   }
@@ -363,11 +389,13 @@ function validateContainer(c: Checker, path: string, ctr: unknown, names: Set<st
       if (m.subPath !== undefined && m.subPath !== '') c.relativePath(`${p}.subPath`, m.subPath, false);
       c.oneOf(`${p}.mountPropagation`, m.mountPropagation, ['Bidirectional', 'HostToContainer', 'None']);
       const privileged = isObject(ctr.securityContext) && ctr.securityContext.privileged === true;
-      if (m.mountPropagation === 'Bidirectional' && !privileged) c.fail(`${p}.mountPropagation`, 'Forbidden: Bidirectional mount propagation is available only to privileged containers');
+      if (m.mountPropagation === 'Bidirectional' && !privileged)
+        c.fail(`${p}.mountPropagation`, 'Forbidden: Bidirectional mount propagation is available only to privileged containers');
       c.oneOf(`${p}.recursiveReadOnly`, m.recursiveReadOnly, ['Disabled', 'Enabled', 'IfPossible']);
       if (m.recursiveReadOnly === 'Enabled' || m.recursiveReadOnly === 'IfPossible') {
         if (m.readOnly !== true) c.fail(`${p}.recursiveReadOnly`, 'Forbidden: may only be specified when readOnly is true');
-        if (m.mountPropagation !== undefined && m.mountPropagation !== null && m.mountPropagation !== 'None') c.fail(`${p}.recursiveReadOnly`, 'Forbidden: may only be specified when mountPropagation is None or not specified');
+        if (m.mountPropagation !== undefined && m.mountPropagation !== null && m.mountPropagation !== 'None')
+          c.fail(`${p}.recursiveReadOnly`, 'Forbidden: may only be specified when mountPropagation is None or not specified');
       }
     });
   }

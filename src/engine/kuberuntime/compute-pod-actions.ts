@@ -80,7 +80,12 @@ export function computePodActions(pod: Pod, status: RuntimePodStatus, ctx: Compu
         changes.containersToStart.push(index);
         // It may still run: kill it first, so two instances never run at once.
         if (current?.state === 'unknown') {
-          changes.containersToKill.set(current.id, { name: container.name, container, reason: 'Unknown', message: `Container is in "unknown" state, try killing it before restart` });
+          changes.containersToKill.set(current.id, {
+            name: container.name,
+            container,
+            reason: 'Unknown',
+            message: `Container is in "unknown" state, try killing it before restart`,
+          });
         }
       }
       return;
@@ -129,7 +134,8 @@ export function podSandboxChanged(pod: Pod, status: RuntimePodStatus): SandboxCh
   const [newest] = status.sandboxes;
   if (!newest) return { changed: true, attempt: 0, sandboxId: '', reason: 'no pod sandbox exists' };
   const again = (reason: string) => ({ changed: true, attempt: newest.attempt + 1, sandboxId: newest.id, reason });
-  if (status.sandboxes.filter((s) => s.state === 'ready').length > 1) return again('multiple pod sandboxes are ready and need to be reconciled');
+  if (status.sandboxes.filter((s) => s.state === 'ready').length > 1)
+    return again('multiple pod sandboxes are ready and need to be reconciled');
   if (newest.state !== 'ready') return again('pod sandbox is not ready');
   if (networkChanged(pod, newest)) return { ...again('network namespace mode changed and sandbox needs to be recreated'), sandboxId: '' };
   if (!pod.spec.hostNetwork && newest.ip === '') return again('pod sandbox has no IP address');
@@ -155,10 +161,12 @@ function computeInitContainerActions(pod: Pod, status: RuntimePodStatus, changes
   // past (its init containers' records may be gone). An exited one proves it only when
   // every init container's newest run succeeded: it may be left from an earlier sandbox.
   const regularStates = pod.spec.containers.map((c) => findContainer(status, c.name)?.state);
-  const initsSucceeded = inits.filter((c) => !isRestartableInit(c)).every((c) => {
-    const current = findContainer(status, c.name);
-    return current?.state === 'exited' && current.exitCode === 0;
-  });
+  const initsSucceeded = inits
+    .filter((c) => !isRestartableInit(c))
+    .every((c) => {
+      const current = findContainer(status, c.name);
+      return current?.state === 'exited' && current.exitCode === 0;
+    });
   const initializedBefore =
     regularStates.some((s) => s === 'created' || s === 'running') || (initsSucceeded && regularStates.some((s) => s === 'exited'));
   for (let i = 0; i < inits.length; i++) {
@@ -170,17 +178,32 @@ function computeInitContainerActions(pod: Pod, status: RuntimePodStatus, changes
         if (container.startupProbe && ctx.started?.(current.id, container.name) === false) {
           // Not started yet: wait for the startup probe, or restart the sidecar when it failed.
           if (probeFailed) {
-            changes.containersToKill.set(current.id, { name: container.name, container, reason: 'Unhealthy', message: `Init container ${container.name} failed startup probe` });
+            changes.containersToKill.set(current.id, {
+              name: container.name,
+              container,
+              reason: 'Unhealthy',
+              message: `Init container ${container.name} failed startup probe`,
+            });
             changes.initContainersToStart.push(i);
           }
           if (!initializedBefore) return false;
           continue;
         }
         if (specChanged(current, container)) {
-          changes.containersToKill.set(current.id, { name: container.name, container, reason: '', message: `Init container ${container.name} definition changed` });
+          changes.containersToKill.set(current.id, {
+            name: container.name,
+            container,
+            reason: '',
+            message: `Init container ${container.name} definition changed`,
+          });
           changes.initContainersToStart.push(i);
         } else if (probeFailed) {
-          changes.containersToKill.set(current.id, { name: container.name, container, reason: 'Unhealthy', message: `Init container ${container.name} failed liveness probe` });
+          changes.containersToKill.set(current.id, {
+            name: container.name,
+            container,
+            reason: 'Unhealthy',
+            message: `Init container ${container.name} failed liveness probe`,
+          });
           changes.initContainersToStart.push(i);
         }
         continue;
@@ -208,7 +231,12 @@ function computeInitContainerActions(pod: Pod, status: RuntimePodStatus, changes
         return false;
       default:
         // Created but never started, or unknown: kill it, and start it again unless the pod never restarts.
-        changes.containersToKill.set(current.id, { name: container.name, container, reason: 'Unknown', message: `Init container ${container.name} is in "${current.state}" state, try killing it before restart` });
+        changes.containersToKill.set(current.id, {
+          name: container.name,
+          container,
+          reason: 'Unknown',
+          message: `Init container ${container.name} is in "${current.state}" state, try killing it before restart`,
+        });
         if (restartPolicyOf(pod) === 'Never') {
           changes.killPod = true;
           changes.initContainersToStart = [];

@@ -24,7 +24,17 @@ export interface ContainerConfigOptions {
   imageVolumes?: ImageVolumes;
 }
 
-export function generateContainerConfig(pod: Pod, container: Container, restartCount: number, imageRef: string, nodeName: string, addresses: PodAddresses, volumes: PodVolumes = new Map(), envSources?: EnvSources, options: ContainerConfigOptions = {}): ContainerConfig {
+export function generateContainerConfig(
+  pod: Pod,
+  container: Container,
+  restartCount: number,
+  imageRef: string,
+  nodeName: string,
+  addresses: PodAddresses,
+  volumes: PodVolumes = new Map(),
+  envSources?: EnvSources,
+  options: ContainerConfigOptions = {},
+): ContainerConfig {
   const memoryCapacity = addresses.allocatable?.memory ?? 0;
   const env = makeEnvironmentVariables(pod, container, addresses, envSources);
   const { command, args } = expandCommand(container, env);
@@ -44,7 +54,10 @@ export function generateContainerConfig(pod: Pod, container: Container, restartC
     stdinOnce: container.stdinOnce ?? false,
     tty: container.tty ?? false,
     // The pod's namespaces on every container (without them a runtime puts it in the sandbox's PID namespace), its user and groups.
-    linux: { resources: linuxContainerResources(pod, container, memoryCapacity), securityContext: linuxContainerSecurityContext(pod, container, { seccomp: options.seccomp }) },
+    linux: {
+      resources: linuxContainerResources(pod, container, memoryCapacity),
+      securityContext: linuxContainerSecurityContext(pod, container, { seccomp: options.seccomp }),
+    },
     ...(stopSignal && STOP_SIGNALS.has(stopSignal) ? { stopSignal: `SIGNAL_${stopSignal}` as ContainerConfig['stopSignal'] } : {}),
   };
 }

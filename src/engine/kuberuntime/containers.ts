@@ -68,12 +68,21 @@ export class ContainerManager {
     // container that already restarted n times was last given initial * 2^(n-1), recorded
     // about when it started (so one that then ran for a long time starts over, as it would have).
     const { initial } = this.d.crashLoopBackOff;
-    if (last.restartCount > 0) this.d.crashLoopBackOff.restore(key, initial * 2 ** (last.restartCount - 1), last.startedAt || last.finishedAt);
+    if (last.restartCount > 0)
+      this.d.crashLoopBackOff.restore(key, initial * 2 ** (last.restartCount - 1), last.startedAt || last.finishedAt);
     if (this.d.crashLoopBackOff.isInBackOffSince(key, last.finishedAt)) {
       const delay = Math.round(this.d.crashLoopBackOff.get(key) / 1000);
       const remainingMs = this.d.crashLoopBackOff.remaining(key, last.finishedAt);
       const message = `back-off ${delay}s restarting failed container=${container.name} pod=${pod.metadata.name}_${pod.metadata.namespace}(${pod.metadata.uid})`;
-      this.d.events.emit({ type: 'ContainerBackOff', pod: podRef(pod), uid: pod.metadata.uid!, container: container.name, reason: 'BackOff', message: 'Back-off restarting failed container', detail: { remainingMs } });
+      this.d.events.emit({
+        type: 'ContainerBackOff',
+        pod: podRef(pod),
+        uid: pod.metadata.uid!,
+        container: container.name,
+        reason: 'BackOff',
+        message: 'Back-off restarting failed container',
+        detail: { remainingMs },
+      });
       throw new SyncError(SyncErrors.crashLoopBackOff, message, remainingMs);
     }
     this.d.crashLoopBackOff.next(key, last.finishedAt);
@@ -90,7 +99,11 @@ export class ContainerManager {
       if (!volume.image) continue;
       try {
         const ref = await this.d.puller.ensureVolumeImage(pod, volume, sandboxConfig);
-        pulls.set(volume.name, { image: ref, userSpecifiedImage: volume.image.reference ?? '', annotations: pod.metadata.annotations ?? {} });
+        pulls.set(volume.name, {
+          image: ref,
+          userSpecifiedImage: volume.image.reference ?? '',
+          annotations: pod.metadata.annotations ?? {},
+        });
       } catch (err) {
         pulls.set(volume.name, err instanceof SyncError ? err : new SyncError(SyncErrors.imagePull, (err as Error).message));
       }
@@ -117,7 +130,17 @@ export class ContainerManager {
    * before the next step with SyncAborted; a container created by then is
    * left to the kill.
    */
-  async startContainer(sandboxId: string, sandboxConfig: PodSandboxConfig, container: Container, pod: Pod, status: RuntimePodStatus, addresses: PodAddresses, volumes: PodVolumes, imageVolumePulls: ImageVolumePulls = new Map(), signal?: AbortSignal): Promise<string> {
+  async startContainer(
+    sandboxId: string,
+    sandboxConfig: PodSandboxConfig,
+    container: Container,
+    pod: Pod,
+    status: RuntimePodStatus,
+    addresses: PodAddresses,
+    volumes: PodVolumes,
+    imageVolumePulls: ImageVolumePulls = new Map(),
+    signal?: AbortSignal,
+  ): Promise<string> {
     const { runtime, events } = this.d;
     const base = { pod: podRef(pod), uid: pod.metadata.uid!, container: container.name };
     let imageRef: string;
@@ -158,27 +181,57 @@ export class ContainerManager {
     try {
       id = await runtime.createContainer(sandboxId, config, sandboxConfig);
     } catch (err) {
-      events.emit({ ...base, type: 'ContainerFailed', reason: 'Failed', message: `Error: ${runtimeMessage(err)}`, detail: criCallDetail(err) });
+      events.emit({
+        ...base,
+        type: 'ContainerFailed',
+        reason: 'Failed',
+        message: `Error: ${runtimeMessage(err)}`,
+        detail: criCallDetail(err),
+      });
       throw new SyncError(SyncErrors.createContainer, runtimeMessage(err));
     }
-    events.emit({ ...base, type: 'ContainerCreated', reason: 'Created', message: `Created container ${container.name}`, detail: { containerId: id, restartCount } });
+    events.emit({
+      ...base,
+      type: 'ContainerCreated',
+      reason: 'Created',
+      message: `Created container ${container.name}`,
+      detail: { containerId: id, restartCount },
+    });
     if (signal?.aborted) throw new SyncAborted('StartContainer');
     try {
       await runtime.startContainer(id, signal);
     } catch (err) {
       // The kill that cancelled the call handles the container, started or not, as the kubelet's cancelled context does.
       if (signal?.aborted) throw new SyncAborted('StartContainer');
-      events.emit({ ...base, type: 'ContainerFailed', reason: 'Failed', message: `Error: ${runtimeMessage(err)}`, detail: { containerId: id, ...criCallDetail(err) } });
+      events.emit({
+        ...base,
+        type: 'ContainerFailed',
+        reason: 'Failed',
+        message: `Error: ${runtimeMessage(err)}`,
+        detail: { containerId: id, ...criCallDetail(err) },
+      });
       throw new SyncError(SyncErrors.runContainer, runtimeMessage(err));
     }
     const containerType = pod.spec.initContainers?.some((c) => c.name === container.name) ? 'init_container' : 'container';
-    events.emit({ ...base, type: 'ContainerStarted', reason: 'Started', message: `Started container ${container.name}`, detail: { containerId: id, restartCount, containerType } });
+    events.emit({
+      ...base,
+      type: 'ContainerStarted',
+      reason: 'Started',
+      message: `Started container ${container.name}`,
+      detail: { containerId: id, restartCount, containerType },
+    });
     const postStart = container.lifecycle?.postStart;
     if (postStart) {
       const failure = await this.d.hooks.run(id, container, pod, postStart, addresses.podIP);
       if (failure) {
         // As the kubelet, the event leaves the hook's output out (it may hold secrets); the status and the log have it.
-        events.emit({ ...base, type: 'ContainerFailed', reason: 'FailedPostStartHook', message: 'PostStartHook failed', detail: { containerId: id, error: failure } });
+        events.emit({
+          ...base,
+          type: 'ContainerFailed',
+          reason: 'FailedPostStartHook',
+          message: 'PostStartHook failed',
+          detail: { containerId: id, error: failure },
+        });
         await this.killContainer(pod, id, container.name, container, `FailedPostStartHook`, 'PostStartHook failed');
         throw new SyncError(SyncErrors.postStartHook, failure);
       }
@@ -191,10 +244,27 @@ export class ContainerManager {
    * time counts against the period), then StopContainer with what is left,
    * never less than two seconds.
    */
-  async killContainer(pod: Pod | undefined, containerId: string, name: string, spec: Container | undefined, reason: string, message: string, gracePeriodOverride?: number, annotations: Record<string, string> = {}): Promise<void> {
+  async killContainer(
+    pod: Pod | undefined,
+    containerId: string,
+    name: string,
+    spec: Container | undefined,
+    reason: string,
+    message: string,
+    gracePeriodOverride?: number,
+    annotations: Record<string, string> = {},
+  ): Promise<void> {
     const { runtime, clock, events } = this.d;
     let grace = gracePeriodOverride ?? gracePeriodOf(pod, annotations);
-    events.emit({ type: 'ContainerKilling', pod: pod ? podRef(pod) : '', uid: pod?.metadata.uid ?? '', container: name, reason: 'Killing', message: `Stopping container ${name}${message ? `: ${message}` : ''}`, detail: { gracePeriodSeconds: grace, reason } });
+    events.emit({
+      type: 'ContainerKilling',
+      pod: pod ? podRef(pod) : '',
+      uid: pod?.metadata.uid ?? '',
+      container: name,
+      reason: 'Killing',
+      message: `Stopping container ${name}${message ? `: ${message}` : ''}`,
+      detail: { gracePeriodSeconds: grace, reason },
+    });
     const preStop = spec?.lifecycle?.preStop ?? parsePreStop(annotations[KubeletAnnotations.preStopHandler]);
     if (preStop && grace > 0) {
       const started = clock.now();
@@ -223,16 +293,39 @@ export class ContainerManager {
     return image?.username ? { username: image.username } : { uid: 0 };
   }
 
-  private async runPreStop(containerId: string, container: Container, handler: LifecycleHandler, graceSeconds: number, pod: Pod | undefined): Promise<void> {
+  private async runPreStop(
+    containerId: string,
+    container: Container,
+    handler: LifecycleHandler,
+    graceSeconds: number,
+    pod: Pod | undefined,
+  ): Promise<void> {
     const abort = new AbortController();
     const timer = this.d.clock.setTimeout(() => abort.abort(new Error('grace period exceeded')), graceSeconds * 1000);
     try {
       const outcome = await Promise.race([
-        this.d.hooks.run(containerId, container, pod, handler, '', abort.signal).then((error) => (error ? { message: 'PreStopHook failed', error } : undefined)),
-        new Promise<{ message: string }>((resolve) => abort.signal.addEventListener('abort', () => resolve({ message: `PreStopHook did not finish within the grace period of ${graceSeconds}s` }), { once: true })),
+        this.d.hooks
+          .run(containerId, container, pod, handler, '', abort.signal)
+          .then((error) => (error ? { message: 'PreStopHook failed', error } : undefined)),
+        new Promise<{ message: string }>((resolve) =>
+          abort.signal.addEventListener(
+            'abort',
+            () => resolve({ message: `PreStopHook did not finish within the grace period of ${graceSeconds}s` }),
+            { once: true },
+          ),
+        ),
       ]);
       // As the kubelet, a failed hook's event leaves its output out (it may hold secrets); the detail keeps it for the log.
-      if (outcome && pod) this.d.events.emit({ type: 'ContainerFailed', pod: podRef(pod), uid: pod.metadata.uid!, container: container.name, reason: 'FailedPreStopHook', message: outcome.message, ...('error' in outcome ? { detail: { error: outcome.error } } : {}) });
+      if (outcome && pod)
+        this.d.events.emit({
+          type: 'ContainerFailed',
+          pod: podRef(pod),
+          uid: pod.metadata.uid!,
+          container: container.name,
+          reason: 'FailedPreStopHook',
+          message: outcome.message,
+          ...('error' in outcome ? { detail: { error: outcome.error } } : {}),
+        });
     } finally {
       timer.cancel();
     }

@@ -31,7 +31,10 @@ export async function fetchEnvSources(pod: Pod, container: Container, objects: O
   for (const [kind, name] of wanted) {
     if (sources[kind].has(name)) continue;
     try {
-      const data = kind === 'configMaps' ? await objects.configMap(pod.metadata.namespace!, name) : await objects.secret(pod.metadata.namespace!, name);
+      const data =
+        kind === 'configMaps'
+          ? await objects.configMap(pod.metadata.namespace!, name)
+          : await objects.secret(pod.metadata.namespace!, name);
       sources[kind].set(name, data);
     } catch (err) {
       if (err instanceof ObjectError && err.notFound) sources[kind].set(name, null);
@@ -57,7 +60,12 @@ export interface PodAddresses {
  * keys resolved. A missing ConfigMap, Secret or key is a
  * CreateContainerConfigError unless the reference is optional.
  */
-export function makeEnvironmentVariables(pod: Pod, container: Container, addresses: PodAddresses, sources: EnvSources = { configMaps: new Map(), secrets: new Map() }): { name: string; value: string }[] {
+export function makeEnvironmentVariables(
+  pod: Pod,
+  container: Container,
+  addresses: PodAddresses,
+  sources: EnvSources = { configMaps: new Map(), secrets: new Map() },
+): { name: string; value: string }[] {
   const values = new Map<string, string>();
   const out: { name: string; value: string }[] = [];
   const set = (name: string, value: string) => {
@@ -100,7 +108,10 @@ function resolveValueFrom(pod: Pod, container: Container, env: EnvVar, addresses
     if (value !== undefined) return value.toString('utf8');
     if (ref.optional) return undefined;
     if (!data) throw new SyncError(SyncErrors.createContainerConfig, `${kind} "${ref.name ?? ''}" not found`);
-    throw new SyncError(SyncErrors.createContainerConfig, `couldn't find key ${ref.key} in ${kind === 'configmap' ? 'ConfigMap' : 'Secret'} ${pod.metadata.namespace}/${ref.name ?? ''}`);
+    throw new SyncError(
+      SyncErrors.createContainerConfig,
+      `couldn't find key ${ref.key} in ${kind === 'configmap' ? 'ConfigMap' : 'Secret'} ${pod.metadata.namespace}/${ref.name ?? ''}`,
+    );
   }
   return '';
 }
@@ -147,7 +158,14 @@ export function resourceFieldValue(container: Container, ref: ResourceFieldSelec
   const limit = container.resources?.limits?.[name];
   const fallback = name === 'cpu' ? a.allocatable?.cpu : name === 'memory' ? a.allocatable?.memory : undefined;
   const limitValue = limit !== undefined ? parse(limit) : (fallback ?? 0);
-  const value = kind === 'limits' ? limitValue : container.resources?.requests?.[name] !== undefined ? parse(container.resources.requests[name]) : limit !== undefined ? limitValue : 0;
+  const value =
+    kind === 'limits'
+      ? limitValue
+      : container.resources?.requests?.[name] !== undefined
+        ? parse(container.resources.requests[name])
+        : limit !== undefined
+          ? limitValue
+          : 0;
   const divisor = ref.divisor !== undefined ? parse(ref.divisor) : name === 'cpu' ? 1000 : 1;
   return String(Math.ceil(value / (divisor || 1)));
 }

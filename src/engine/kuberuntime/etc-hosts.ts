@@ -16,7 +16,13 @@ export const ETC_HOSTS = '/etc/hosts';
  * As in the kubelet, there is no file while the pod has no IP (a host-network
  * sandbox on a standalone node has none).
  */
-export function makeHostsMount(rootDir: string, pod: Pod, container: Container, podIPs: string[], nodeHosts = '/etc/hosts'): Mount | undefined {
+export function makeHostsMount(
+  rootDir: string,
+  pod: Pod,
+  container: Container,
+  podIPs: string[],
+  nodeHosts = '/etc/hosts',
+): Mount | undefined {
   if (podIPs.length === 0) return undefined;
   if (container.volumeMounts?.some((m) => m.mountPath === ETC_HOSTS)) return undefined;
   const dir = podDir(rootDir, pod.metadata.uid!);

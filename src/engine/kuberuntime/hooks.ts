@@ -20,7 +20,14 @@ export class HookRunner {
     private readonly clock: Clock,
   ) {}
 
-  async run(containerId: string, container: Container, pod: Pod | undefined, handler: LifecycleHandler, podIP: string, signal?: AbortSignal): Promise<string | undefined> {
+  async run(
+    containerId: string,
+    container: Container,
+    pod: Pod | undefined,
+    handler: LifecycleHandler,
+    podIP: string,
+    signal?: AbortSignal,
+  ): Promise<string | undefined> {
     const where = `for Container ${goQuote(container.name)} in Pod ${goQuote(podDesc(pod))} failed - error:`;
     if (handler.exec) {
       const command = handler.exec.command ?? [];
@@ -48,7 +55,10 @@ export class HookRunner {
     try {
       const res = await this.runtime.execSync(containerId, command, 0);
       if (res.exitCode === 0) return undefined;
-      return { error: `command '${command.join(' ')}' exited with ${res.exitCode}: ${res.stderr.toString('utf8')}`, output: Buffer.concat([res.stdout, res.stderr]) };
+      return {
+        error: `command '${command.join(' ')}' exited with ${res.exitCode}: ${res.stderr.toString('utf8')}`,
+        output: Buffer.concat([res.stdout, res.stderr]),
+      };
     } catch (err) {
       return { error: goErrorString(err), output: Buffer.alloc(0) };
     }

@@ -27,18 +27,33 @@ export class ImagePuller {
 
   /** The image of `container`, by its imagePullPolicy. */
   ensureImageExists(pod: Pod, container: Container, sandboxConfig: PodSandboxConfig): Promise<string> {
-    return this.ensure(pod, container.image ?? '', container.imagePullPolicy ?? 'IfNotPresent', sandboxConfig, { container: container.name });
+    return this.ensure(pod, container.image ?? '', container.imagePullPolicy ?? 'IfNotPresent', sandboxConfig, {
+      container: container.name,
+    });
   }
 
   /** The image of image volume `volume`, by its pullPolicy: its events are the pod's, naming no container (their detail names the volume). */
   ensureVolumeImage(pod: Pod, volume: Volume, sandboxConfig: PodSandboxConfig): Promise<string> {
-    return this.ensure(pod, volume.image?.reference ?? '', volume.image?.pullPolicy ?? 'IfNotPresent', sandboxConfig, { volume: volume.name });
+    return this.ensure(pod, volume.image?.reference ?? '', volume.image?.pullPolicy ?? 'IfNotPresent', sandboxConfig, {
+      volume: volume.name,
+    });
   }
 
-  private async ensure(pod: Pod, image: string, policy: string, sandboxConfig: PodSandboxConfig, forWhat: { container: string } | { volume: string }): Promise<string> {
+  private async ensure(
+    pod: Pod,
+    image: string,
+    policy: string,
+    sandboxConfig: PodSandboxConfig,
+    forWhat: { container: string } | { volume: string },
+  ): Promise<string> {
     const volume: Record<string, string> = 'volume' in forWhat ? { volume: forWhat.volume } : {};
-    const base = { pod: podRef(pod), uid: pod.metadata.uid ?? '', ...('container' in forWhat ? { container: forWhat.container } : { detail: volume }) };
-    if (image === '' || /\s/.test(image)) throw new SyncError(SyncErrors.invalidImageName, `Failed to apply default image tag "${image}": invalid reference format`);
+    const base = {
+      pod: podRef(pod),
+      uid: pod.metadata.uid ?? '',
+      ...('container' in forWhat ? { container: forWhat.container } : { detail: volume }),
+    };
+    if (image === '' || /\s/.test(image))
+      throw new SyncError(SyncErrors.invalidImageName, `Failed to apply default image tag "${image}": invalid reference format`);
     const spec = { image };
     let present: string | undefined;
     try {
@@ -67,12 +82,24 @@ export class ImagePuller {
     try {
       const ref = await this.images.pullImage(spec, undefined, sandboxConfig);
       const took = this.clock.now() - started;
-      this.events.emit({ ...base, type: 'ImagePulled', reason: 'Pulled', message: `Successfully pulled image "${image}" in ${took.toFixed(0)}ms`, detail: { ...volume, durationMs: took } });
+      this.events.emit({
+        ...base,
+        type: 'ImagePulled',
+        reason: 'Pulled',
+        message: `Successfully pulled image "${image}" in ${took.toFixed(0)}ms`,
+        detail: { ...volume, durationMs: took },
+      });
       return ref;
     } catch (err) {
       this.backoff.next(key, this.clock.now());
       const message = pullErrorString(err);
-      this.events.emit({ ...base, type: 'ImagePullFailed', reason: 'Failed', message: `Failed to pull image "${image}": ${message}`, detail: { ...volume, ...criCallDetail(err) } });
+      this.events.emit({
+        ...base,
+        type: 'ImagePullFailed',
+        reason: 'Failed',
+        message: `Failed to pull image "${image}": ${message}`,
+        detail: { ...volume, ...criCallDetail(err) },
+      });
       // Only pulls still backing off need their error kept (pods removed meanwhile leave theirs here).
       for (const k of this.lastPullError.keys()) if (!this.backoff.isInBackOffSinceUpdate(k)) this.lastPullError.delete(k);
       this.lastPullError.set(key, `${SyncErrors.imagePull}: ${message}`);

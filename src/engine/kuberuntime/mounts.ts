@@ -19,18 +19,32 @@ export type ImageVolumes = ReadonlyMap<string, ImageSpec>;
  * An image volume is its pulled image, read-only, with no host path; its
  * subPath is the runtime's to find in the image.
  */
-export function makeMounts(container: Container, volumes: PodVolumes, supportsRecursiveReadOnly = false, imageVolumes: ImageVolumes = new Map()): Mount[] {
+export function makeMounts(
+  container: Container,
+  volumes: PodVolumes,
+  supportsRecursiveReadOnly = false,
+  imageVolumes: ImageVolumes = new Map(),
+): Mount[] {
   const mounts: Mount[] = [];
   for (const m of container.volumeMounts ?? []) {
     const base = volumes.get(m.name);
-    if (base === undefined) throw new SyncError(SyncErrors.createContainerConfig, `volume "${m.name}" of container ${container.name} is not a volume of the pod`);
+    if (base === undefined)
+      throw new SyncError(SyncErrors.createContainerConfig, `volume "${m.name}" of container ${container.name} is not a volume of the pod`);
     let sub: string | undefined;
     if (m.subPath) {
       sub = descendingPath(m.subPath);
-      if (sub === undefined) throw new SyncError(SyncErrors.createContainerConfig, `subPath "${m.subPath}" of volume "${m.name}" must be a relative path inside the volume`);
+      if (sub === undefined)
+        throw new SyncError(
+          SyncErrors.createContainerConfig,
+          `subPath "${m.subPath}" of volume "${m.name}" must be a relative path inside the volume`,
+        );
     }
     const recursiveReadOnly = resolveRecursiveReadOnly(m, supportsRecursiveReadOnly);
-    const common = { containerPath: m.mountPath, ...propagationOf(m.mountPropagation), ...(recursiveReadOnly ? { recursiveReadOnly } : {}) };
+    const common = {
+      containerPath: m.mountPath,
+      ...propagationOf(m.mountPropagation),
+      ...(recursiveReadOnly ? { recursiveReadOnly } : {}),
+    };
     const image = imageVolumes.get(m.name);
     if (image) {
       mounts.push({ ...common, hostPath: '', image, imageSubPath: m.subPath ?? '', readonly: true });
@@ -47,7 +61,10 @@ function subPathIn(base: string, sub: string, m: VolumeMount): string {
   if (!existsSync(hostPath)) mkdirSync(hostPath, { recursive: true, mode: 0o755 });
   const inside = relative(realpathSync(base), realpathSync(hostPath));
   if (inside.startsWith('..') || isAbsolute(inside)) {
-    throw new SyncError(SyncErrors.createContainerConfig, `subPath "${m.subPath}" of volume "${m.name}" leads out of the volume (through a symlink)`);
+    throw new SyncError(
+      SyncErrors.createContainerConfig,
+      `subPath "${m.subPath}" of volume "${m.name}" leads out of the volume (through a symlink)`,
+    );
   }
   return hostPath;
 }
@@ -56,12 +73,20 @@ function subPathIn(base: string, sub: string, m: VolumeMount): string {
 function resolveRecursiveReadOnly(m: VolumeMount, supported: boolean): boolean {
   const mode = m.recursiveReadOnly;
   if (mode === undefined || mode === 'Disabled') return false;
-  if (!m.readOnly) throw new SyncError(SyncErrors.createContainerConfig, `volume "${m.name}" requested recursive read-only mode, but it is not read-only`);
+  if (!m.readOnly)
+    throw new SyncError(SyncErrors.createContainerConfig, `volume "${m.name}" requested recursive read-only mode, but it is not read-only`);
   if (m.mountPropagation !== undefined && m.mountPropagation !== 'None') {
-    throw new SyncError(SyncErrors.createContainerConfig, `volume "${m.name}" requested recursive read-only mode, but it is not compatible with propagation "${m.mountPropagation}"`);
+    throw new SyncError(
+      SyncErrors.createContainerConfig,
+      `volume "${m.name}" requested recursive read-only mode, but it is not compatible with propagation "${m.mountPropagation}"`,
+    );
   }
   if (mode === 'IfPossible') return supported;
-  if (!supported) throw new SyncError(SyncErrors.createContainerConfig, `volume "${m.name}" requested recursive read-only mode, but it is not supported by the runtime`);
+  if (!supported)
+    throw new SyncError(
+      SyncErrors.createContainerConfig,
+      `volume "${m.name}" requested recursive read-only mode, but it is not supported by the runtime`,
+    );
   return true;
 }
 

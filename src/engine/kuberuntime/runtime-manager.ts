@@ -60,7 +60,11 @@ export class RuntimeManager {
    * (`knode delete`, `knode pleg` on its own, the relist benchmark): the real
    * clock, the kubelet's backoffs, this host's IP.
    */
-  static standalone(runtime: RuntimeService & ImageService, config: Pick<KubeletConfiguration, 'nodeName' | 'rootDir' | 'podLogsDir'>, events?: EventStream): RuntimeManager {
+  static standalone(
+    runtime: RuntimeService & ImageService,
+    config: Pick<KubeletConfiguration, 'nodeName' | 'rootDir' | 'podLogsDir'>,
+    events?: EventStream,
+  ): RuntimeManager {
     const clock = new RealClock();
     return new RuntimeManager({
       runtime,
@@ -92,12 +96,23 @@ export class RuntimeManager {
       const uid = labels[KubeletLabels.podUid] ?? '';
       let pod = pods.get(uid);
       if (!pod) {
-        pod = { uid, name: labels[KubeletLabels.podName] ?? '', namespace: labels[KubeletLabels.podNamespace] ?? '', sandboxes: [], containers: [] };
+        pod = {
+          uid,
+          name: labels[KubeletLabels.podName] ?? '',
+          namespace: labels[KubeletLabels.podNamespace] ?? '',
+          sandboxes: [],
+          containers: [],
+        };
         pods.set(uid, pod);
       }
       return pod;
     };
-    for (const s of sandboxes) podOf(s.labels).sandboxes.push({ id: s.id, state: s.state === 'SANDBOX_READY' ? 'ready' : 'notready', createdAt: nsToMs(s.createdAt) });
+    for (const s of sandboxes)
+      podOf(s.labels).sandboxes.push({
+        id: s.id,
+        state: s.state === 'SANDBOX_READY' ? 'ready' : 'notready',
+        createdAt: nsToMs(s.createdAt),
+      });
     for (const c of containers) {
       podOf(c.labels).containers.push({
         id: c.id,
@@ -134,7 +149,10 @@ export class RuntimeManager {
   }
 
   private async runningContainer(uid: string, name: string): Promise<string | undefined> {
-    const running = await this.rt.listContainers({ labelSelector: { [KubeletLabels.podUid]: uid, [KubeletLabels.containerName]: name }, state: { state: 'CONTAINER_RUNNING' } });
+    const running = await this.rt.listContainers({
+      labelSelector: { [KubeletLabels.podUid]: uid, [KubeletLabels.containerName]: name },
+      state: { state: 'CONTAINER_RUNNING' },
+    });
     return running[0]?.id;
   }
 
@@ -142,9 +160,13 @@ export class RuntimeManager {
   async getPodStatus(uid: string, name: string, namespace: string): Promise<RuntimePodStatus> {
     const selector = { labelSelector: { [KubeletLabels.podUid]: uid } };
     const [sandboxList, containerList] = await Promise.all([this.rt.listPodSandbox(selector), this.rt.listContainers(selector)]);
-    const sandboxes = (await Promise.all(sandboxList.map((s) => this.sandboxInstance(s.id)))).filter((s): s is SandboxInstance => s !== undefined);
+    const sandboxes = (await Promise.all(sandboxList.map((s) => this.sandboxInstance(s.id)))).filter(
+      (s): s is SandboxInstance => s !== undefined,
+    );
     sandboxes.sort((a, b) => b.createdAt - a.createdAt);
-    const containers = (await Promise.all(containerList.map((c) => this.containerInstance(c.id)))).filter((c): c is ContainerInstance => c !== undefined);
+    const containers = (await Promise.all(containerList.map((c) => this.containerInstance(c.id)))).filter(
+      (c): c is ContainerInstance => c !== undefined,
+    );
     containers.sort((a, b) => b.createdAt - a.createdAt);
     const newest = sandboxes[0];
     return { uid, name, namespace, ips: newest?.state === 'ready' && newest.ip ? [newest.ip] : [], sandboxes, containers };
@@ -185,7 +207,13 @@ export class RuntimeManager {
    * started: a pod removed while it waited for a busy runtime is not started
    * only to be stopped.
    */
-  async syncPod(pod: Pod, status: RuntimePodStatus, ctx: ComputeContext = {}, volumes: PodVolumes = new Map(), signal?: AbortSignal): Promise<PodSyncResult> {
+  async syncPod(
+    pod: Pod,
+    status: RuntimePodStatus,
+    ctx: ComputeContext = {},
+    volumes: PodVolumes = new Map(),
+    signal?: AbortSignal,
+  ): Promise<PodSyncResult> {
     const result = new PodSyncResult();
     const actions = computePodActions(pod, status, ctx);
     const ref = podRef(pod);
@@ -199,7 +227,11 @@ export class RuntimeManager {
       for (const [id, kill] of actions.containersToKill) {
         try {
           // A probe that fails may shorten the grace period (its terminationGracePeriodSeconds).
-          const probeGrace = kill.reason === 'Unhealthy' ? (kill.container?.livenessProbe?.terminationGracePeriodSeconds ?? kill.container?.startupProbe?.terminationGracePeriodSeconds) : undefined;
+          const probeGrace =
+            kill.reason === 'Unhealthy'
+              ? (kill.container?.livenessProbe?.terminationGracePeriodSeconds ??
+                kill.container?.startupProbe?.terminationGracePeriodSeconds)
+              : undefined;
           await this.containers.killContainer(pod, id, kill.name, kill.container, kill.reason, kill.message, probeGrace);
           result.add({ action: 'KillContainer', target: kill.name });
         } catch (err) {
@@ -220,11 +252,26 @@ export class RuntimeManager {
         sandboxId = await this.rt.runPodSandbox(sandboxConfig);
         const created = (await this.rt.podSandboxStatus(sandboxId)).status;
         // As the kubelet's determinePodSandboxIPs: the sandbox's IP, then its additional ones.
-        podIPs = created?.network?.ip ? [created.network.ip, ...(created.network.additionalIps ?? []).map((a) => a.ip).filter(Boolean)] : [];
+        podIPs = created?.network?.ip
+          ? [created.network.ip, ...(created.network.additionalIps ?? []).map((a) => a.ip).filter(Boolean)]
+          : [];
         result.add({ action: 'CreatePodSandbox', target: sandboxId });
-        this.o.events.emit({ type: 'SandboxCreated', pod: ref, uid, reason: 'SandboxCreated', message: `Created pod sandbox ${sandboxId.slice(0, 13)}`, detail: { sandboxId, attempt: actions.attempt } });
+        this.o.events.emit({
+          type: 'SandboxCreated',
+          pod: ref,
+          uid,
+          reason: 'SandboxCreated',
+          message: `Created pod sandbox ${sandboxId.slice(0, 13)}`,
+          detail: { sandboxId, attempt: actions.attempt },
+        });
         if (!pod.spec.hostNetwork && podIPs[0] === this.o.hostIP) {
-          this.o.events.emit({ type: 'PodNetworkMissing', pod: ref, uid, reason: 'NoPodNetwork', message: `the runtime gave the pod the node's IP (${podIPs[0]}): it has no pod network, so the pod shares the host's network although it is not hostNetwork` });
+          this.o.events.emit({
+            type: 'PodNetworkMissing',
+            pod: ref,
+            uid,
+            reason: 'NoPodNetwork',
+            message: `the runtime gave the pod the node's IP (${podIPs[0]}): it has no pod network, so the pod shares the host's network although it is not hostNetwork`,
+          });
         }
       } catch (err) {
         const message = `Failed to create pod sandbox: ${(err as Error).message}`;
@@ -280,7 +327,12 @@ export class RuntimeManager {
    * does, so the sidecars serve the containers until those are gone; then its
    * sandboxes.
    */
-  private async killPodWithResult(pod: Pod | undefined, running: RunningPod | RuntimePodStatus, gracePeriodOverride: number | undefined, result: PodSyncResult): Promise<void> {
+  private async killPodWithResult(
+    pod: Pod | undefined,
+    running: RunningPod | RuntimePodStatus,
+    gracePeriodOverride: number | undefined,
+    result: PodSyncResult,
+  ): Promise<void> {
     const live = running.containers.filter((c) => c.state === 'running' || c.state === 'created' || c.state === 'unknown');
     const sidecars = (pod?.spec.initContainers ?? []).filter(isRestartableInit).map((c) => c.name);
     const kill = async (c: (typeof live)[number]) => {

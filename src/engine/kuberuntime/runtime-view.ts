@@ -58,14 +58,28 @@ function withStatus(pod: Pod, instances: ContainerInstance[], runtimeName: strin
       state: running
         ? { running: { startedAt: rfc3339(c.startedAt) } }
         : c.state === 'exited'
-          ? { terminated: { exitCode: c.exitCode, reason: c.reason || (c.exitCode === 0 ? 'Completed' : 'Error'), startedAt: rfc3339(c.startedAt), finishedAt: rfc3339(c.finishedAt) } }
+          ? {
+              terminated: {
+                exitCode: c.exitCode,
+                reason: c.reason || (c.exitCode === 0 ? 'Completed' : 'Error'),
+                startedAt: rfc3339(c.startedAt),
+                finishedAt: rfc3339(c.finishedAt),
+              },
+            }
           : { waiting: {} },
     });
   }
   const running = statuses.filter((s) => s.state?.running).length;
   const exited = statuses.filter((s) => s.state?.terminated);
   pod.status = {
-    phase: running > 0 ? 'Running' : exited.length > 0 && exited.length === statuses.length ? (exited.every((s) => s.state!.terminated!.exitCode === 0) ? 'Succeeded' : 'Failed') : 'Pending',
+    phase:
+      running > 0
+        ? 'Running'
+        : exited.length > 0 && exited.length === statuses.length
+          ? exited.every((s) => s.state!.terminated!.exitCode === 0)
+            ? 'Succeeded'
+            : 'Failed'
+          : 'Pending',
     containerStatuses: statuses,
     conditions: [{ type: 'Ready', status: statuses.length > 0 && running === statuses.length ? 'True' : 'False' }],
   };

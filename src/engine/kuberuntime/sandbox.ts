@@ -24,7 +24,9 @@ function sysctlsOf(pod: Pod): { sysctls?: Record<string, string> } {
 export function generatePodSandboxConfig(pod: Pod, attempt: number, nodeName: string, podLogsDir: string): PodSandboxConfig {
   const spec = pod.spec;
   const portMappings = [...(spec.initContainers ?? []), ...spec.containers].flatMap((c) =>
-    (c.ports ?? []).filter((p) => p.hostPort).map((p) => ({ protocol: p.protocol ?? 'TCP', containerPort: p.containerPort, hostPort: p.hostPort, hostIp: p.hostIP ?? '' })),
+    (c.ports ?? [])
+      .filter((p) => p.hostPort)
+      .map((p) => ({ protocol: p.protocol ?? 'TCP', containerPort: p.containerPort, hostPort: p.hostPort, hostIp: p.hostIP ?? '' })),
   );
   const config: PodSandboxConfig = {
     metadata: { name: pod.metadata.name, namespace: pod.metadata.namespace, uid: pod.metadata.uid, attempt },
@@ -36,7 +38,11 @@ export function generatePodSandboxConfig(pod: Pod, attempt: number, nodeName: st
       cgroupParent: '',
       // As the kubelet: privileged when any container is (runtimes refuse a privileged container in a sandbox that is not),
       // and the runtime's default seccomp profile, whatever the containers have.
-      securityContext: { namespaceOptions: namespacesForPod(pod), ...(hasPrivilegedContainer(pod) ? { privileged: true } : {}), seccomp: { profileType: 'RuntimeDefault' } },
+      securityContext: {
+        namespaceOptions: namespacesForPod(pod),
+        ...(hasPrivilegedContainer(pod) ? { privileged: true } : {}),
+        seccomp: { profileType: 'RuntimeDefault' },
+      },
       ...sysctlsOf(pod),
     },
   };
@@ -47,5 +53,7 @@ export function generatePodSandboxConfig(pod: Pod, attempt: number, nodeName: st
 
 /** The kubelet's HasPrivilegedContainer: any container, init and ephemeral ones too, asks for privileged. */
 function hasPrivilegedContainer(pod: Pod): boolean {
-  return [...(pod.spec.initContainers ?? []), ...pod.spec.containers].some((c) => (c.securityContext as { privileged?: boolean } | undefined)?.privileged === true);
+  return [...(pod.spec.initContainers ?? []), ...pod.spec.containers].some(
+    (c) => (c.securityContext as { privileged?: boolean } | undefined)?.privileged === true,
+  );
 }

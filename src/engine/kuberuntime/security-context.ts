@@ -43,7 +43,9 @@ export function seccompProfileRoot(rootDir: string): string {
  * has refused a Localhost profile without a path.)
  */
 export function seccompProfileFor(pod: Pod, container: Container, options: SeccompOptions): SecurityProfile {
-  const chosen = (container.securityContext as SecurityFields | undefined)?.seccompProfile ?? (pod.spec.securityContext as SecurityFields | undefined)?.seccompProfile;
+  const chosen =
+    (container.securityContext as SecurityFields | undefined)?.seccompProfile ??
+    (pod.spec.securityContext as SecurityFields | undefined)?.seccompProfile;
   switch (chosen?.type) {
     case 'RuntimeDefault':
       return { profileType: 'RuntimeDefault' };
@@ -79,7 +81,11 @@ export interface SecurityContextOptions {
 }
 
 /** The container's CRI security context: the pod's namespaces, its user and groups, a read-only root, privileged, no_new_privs, capabilities added and dropped (as given: the runtime knows their names), the masked and read-only paths of its procMount, its seccomp profile. */
-export function linuxContainerSecurityContext(pod: Pod, container: Container, options: SecurityContextOptions = {}): LinuxContainerSecurityContext {
+export function linuxContainerSecurityContext(
+  pod: Pod,
+  container: Container,
+  options: SecurityContextOptions = {},
+): LinuxContainerSecurityContext {
   const masked = options.masked ?? defaultMaskedPaths();
   const podContext = (pod.spec.securityContext ?? {}) as SecurityFields;
   const sc = effective(pod, container);
@@ -94,7 +100,15 @@ export function linuxContainerSecurityContext(pod: Pod, container: Container, op
     ...(sc.privileged ? { privileged: true } : {}),
     // AddNoNewPrivileges: only an explicit allowPrivilegeEscalation: false sets it.
     ...(sc.allowPrivilegeEscalation === false ? { noNewPrivs: true } : {}),
-    ...(sc.capabilities ? { capabilities: { addCapabilities: sc.capabilities.add ?? [], dropCapabilities: sc.capabilities.drop ?? [], addAmbientCapabilities: [] } } : {}),
+    ...(sc.capabilities
+      ? {
+          capabilities: {
+            addCapabilities: sc.capabilities.add ?? [],
+            dropCapabilities: sc.capabilities.drop ?? [],
+            addAmbientCapabilities: [],
+          },
+        }
+      : {}),
     // Sent for a privileged container too: the runtime leaves them out there (ConvertToRuntimeMaskedPaths).
     maskedPaths: sc.procMount === 'Unmasked' ? [] : [...masked],
     readonlyPaths: sc.procMount === 'Unmasked' ? [] : [...DEFAULT_READONLY_PATHS],
@@ -110,7 +124,9 @@ let defaultMasked: string[] | undefined;
 /** The kubelet's (and moby's) masked paths of a Default procMount, with the thermal_throttle directory of each possible CPU that has one on this host. */
 export function defaultMaskedPaths(): string[] {
   defaultMasked ??= [
-    ...['asound', 'acpi', 'interrupts', 'kcore', 'keys', 'latency_stats', 'timer_list', 'timer_stats', 'sched_debug', 'scsi'].map((p) => `/proc/${p}`),
+    ...['asound', 'acpi', 'interrupts', 'kcore', 'keys', 'latency_stats', 'timer_list', 'timer_stats', 'sched_debug', 'scsi'].map(
+      (p) => `/proc/${p}`,
+    ),
     '/sys/firmware',
     '/sys/devices/virtual/powercap',
     ...possibleCpus()
@@ -152,6 +168,7 @@ export function verifyRunAsNonRoot(pod: Pod, container: Container, image?: { uid
   const who = `(pod: "${pod.metadata.name}_${pod.metadata.namespace}(${pod.metadata.uid})", container: ${container.name})`;
   if (sc.runAsUser !== undefined) return sc.runAsUser === 0 ? `container's runAsUser breaks non-root policy ${who}` : undefined;
   if (image?.uid !== undefined) return image.uid === 0 ? `container has runAsNonRoot and image will run as root ${who}` : undefined;
-  if (image?.username) return `container has runAsNonRoot and image has non-numeric user (${image.username}), cannot verify user is non-root ${who}`;
+  if (image?.username)
+    return `container has runAsNonRoot and image has non-numeric user (${image.username}), cannot verify user is non-root ${who}`;
   return `container has runAsNonRoot and image will run as root ${who}`;
 }

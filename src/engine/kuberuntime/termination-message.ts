@@ -35,7 +35,11 @@ export async function terminationMessage(status: CriContainerStatus): Promise<st
   let message = mount ? await readTail(mount.hostPath, MAX_MESSAGE_BYTES) : '';
   const fallback = policy === 'FallbackToLogsOnError' && status.exitCode !== 0 && status.reason !== 'ContainerCannotRun';
   if (message === '' && fallback && status.logPath) {
-    const lines = (await readTail(status.logPath, 64 * 1024)).split('\n').filter((l) => l !== '').slice(-MAX_LOG_LINES).map(logText);
+    const lines = (await readTail(status.logPath, 64 * 1024))
+      .split('\n')
+      .filter((l) => l !== '')
+      .slice(-MAX_LOG_LINES)
+      .map(logText);
     message = lines.join('\n');
     if (Buffer.byteLength(message) > MAX_MESSAGE_BYTES) message = Buffer.from(message).subarray(-MAX_MESSAGE_BYTES).toString('utf8');
   }

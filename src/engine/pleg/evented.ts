@@ -56,7 +56,14 @@ export class EventedHints {
   private setMode(mode: PlegMode, message: string): void {
     if (mode === this.mode) return;
     this.mode = mode;
-    this.events.emit({ type: 'PLEGRelist', pod: '', uid: '', reason: mode === 'evented' ? 'EventedPLEG' : 'GenericPLEG', message, detail: { mode } });
+    this.events.emit({
+      type: 'PLEGRelist',
+      pod: '',
+      uid: '',
+      reason: mode === 'evented' ? 'EventedPLEG' : 'GenericPLEG',
+      message,
+      detail: { mode },
+    });
     this.onModeChange(mode);
   }
 
@@ -119,13 +126,23 @@ export class EventedHints {
   afterSync(uid: string, name: string, namespace: string, syncedAt: number, outcome: SyncOutcome): void {
     if (outcome === 'failed') {
       if (this.afterFailure.has(uid) || this.abort.signal.aborted) return;
-      this.afterFailure.set(uid, this.clock.setTimeout(() => {
-        this.afterFailure.delete(uid);
-        this.hint(uid, name, namespace, syncedAt);
-      }, this.failedSyncRelistDelay));
+      this.afterFailure.set(
+        uid,
+        this.clock.setTimeout(() => {
+          this.afterFailure.delete(uid);
+          this.hint(uid, name, namespace, syncedAt);
+        }, this.failedSyncRelistDelay),
+      );
       return;
     }
-    if (outcome === 'untouched' && this.mode === 'evented' && !this.pending.has(uid) && !this.running.has(uid) && this.pleg.confirm(uid, syncedAt)) return;
+    if (
+      outcome === 'untouched' &&
+      this.mode === 'evented' &&
+      !this.pending.has(uid) &&
+      !this.running.has(uid) &&
+      this.pleg.confirm(uid, syncedAt)
+    )
+      return;
     this.hint(uid, name, namespace, syncedAt);
   }
 

@@ -132,7 +132,13 @@ export class GenericPLEG {
       try {
         pods = await runtime.getPods();
       } catch (err) {
-        this.o.events.emit({ type: 'PLEGRelist', pod: '', uid: '', reason: 'RelistFailed', message: `GetPods failed: ${(err as Error).message}` });
+        this.o.events.emit({
+          type: 'PLEGRelist',
+          pod: '',
+          uid: '',
+          reason: 'RelistFailed',
+          message: `GetPods failed: ${(err as Error).message}`,
+        });
         return;
       }
       this.lastRelist = timestamp;
@@ -159,7 +165,9 @@ export class GenericPLEG {
       const durationMs = clock.now() - timestamp;
       const containers = pods.reduce((n, p) => n + p.containers.length, 0);
       this.o.events.emit({
-        type: 'PLEGRelist', pod: '', uid: '',
+        type: 'PLEGRelist',
+        pod: '',
+        uid: '',
         message: `relisted ${pods.length} pods, ${containers} containers in ${durationMs.toFixed(1)}ms: ${toSend.length} events`,
         detail: { durationMs, pods: pods.length, containers, events: toSend.length },
       });
@@ -236,7 +244,14 @@ function toRunningPod(status: RuntimePodStatus): RunningPod {
     name: status.name,
     namespace: status.namespace,
     sandboxes: status.sandboxes.map((s) => ({ id: s.id, state: s.state, createdAt: s.createdAt })),
-    containers: status.containers.map((c) => ({ id: c.id, name: c.name, state: c.state, createdAt: c.createdAt, hash: c.hash, sandboxId: '' })),
+    containers: status.containers.map((c) => ({
+      id: c.id,
+      name: c.name,
+      state: c.state,
+      createdAt: c.createdAt,
+      hash: c.hash,
+      sandboxId: '',
+    })),
   };
 }
 
@@ -255,7 +270,8 @@ export function computeEvents(uid: string, old: RunningPod | undefined, current:
   const after = statesOf(current);
   const events: PodLifecycleEvent[] = [];
   for (const id of new Set([...before.keys(), ...after.keys()])) {
-    for (const type of generateEvents(before.get(id) ?? 'nonexistent', after.get(id) ?? 'nonexistent')) events.push({ id: uid, type, data: id });
+    for (const type of generateEvents(before.get(id) ?? 'nonexistent', after.get(id) ?? 'nonexistent'))
+      events.push({ id: uid, type, data: id });
   }
   return events;
 }

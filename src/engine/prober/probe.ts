@@ -46,9 +46,12 @@ async function execProbe(command: string[], target: ProbeTarget, timeoutSeconds:
   try {
     const res = await runtime.execSync(target.containerId, command, timeoutSeconds);
     const output = cap(Buffer.concat([res.stdout, res.stderr]).toString('utf8'));
-    return res.exitCode === 0 ? { result: 'success', output } : { result: 'failure', output: output || `command ${JSON.stringify(command)} exited with ${res.exitCode}` };
+    return res.exitCode === 0
+      ? { result: 'success', output }
+      : { result: 'failure', output: output || `command ${JSON.stringify(command)} exited with ${res.exitCode}` };
   } catch (err) {
-    if (err instanceof CriError && err.code === GrpcCode.DEADLINE_EXCEEDED) return { result: 'failure', output: `command ${JSON.stringify(command)} timed out` };
+    if (err instanceof CriError && err.code === GrpcCode.DEADLINE_EXCEEDED)
+      return { result: 'failure', output: `command ${JSON.stringify(command)} timed out` };
     return { result: 'unknown', output: (err as Error).message };
   }
 }
@@ -68,7 +71,10 @@ async function httpProbe(action: HTTPGetAction, target: ProbeTarget, timeoutSeco
     return { result: 'failure', output: `HTTP probe failed with statuscode: ${res.status}` };
   } catch (err) {
     const e = err as Error & { cause?: Error };
-    const why = e.name === 'TimeoutError' ? `context deadline exceeded (Client.Timeout exceeded while awaiting headers)` : (e.cause?.message ?? e.message);
+    const why =
+      e.name === 'TimeoutError'
+        ? `context deadline exceeded (Client.Timeout exceeded while awaiting headers)`
+        : (e.cause?.message ?? e.message);
     return { result: 'failure', output: `Get "${url}": ${why}` };
   }
 }
@@ -86,7 +92,9 @@ function tcpProbe(host: string, port: number, timeoutSeconds: number): Promise<P
   });
 }
 
-type HealthClient = grpc.Client & { Check(req: object, options: grpc.CallOptions, cb: (err: grpc.ServiceError | null, res?: { status: string }) => void): void };
+type HealthClient = grpc.Client & {
+  Check(req: object, options: grpc.CallOptions, cb: (err: grpc.ServiceError | null, res?: { status: string }) => void): void;
+};
 let healthService: grpc.ServiceClientConstructor | undefined;
 
 function healthClient(address: string): HealthClient {
@@ -104,7 +112,11 @@ function grpcProbe(host: string, port: number, service: string, timeoutSeconds: 
   return new Promise((resolve) => {
     client.Check({ service }, { deadline: Date.now() + timeoutSeconds * 1000 }, (err, res) => {
       client.close();
-      if (err) resolve({ result: 'failure', output: `failed to connect service "${address}" within ${timeoutSeconds}s: ${err.details || err.message}` });
+      if (err)
+        resolve({
+          result: 'failure',
+          output: `failed to connect service "${address}" within ${timeoutSeconds}s: ${err.details || err.message}`,
+        });
       else if (res?.status === 'SERVING') resolve({ result: 'success', output: '' });
       else resolve({ result: 'failure', output: `service unhealthy (responded with "${res?.status ?? 'UNKNOWN'}")` });
     });

@@ -17,7 +17,11 @@ const KINDS: [ProbeKind, (c: Container) => Probe | undefined][] = [
  * status (readiness makes containers Ready; startup makes them Started) read.
  */
 export class ProberManager {
-  readonly results: Record<ProbeKind, ResultsCache> = { liveness: new ResultsCache(), readiness: new ResultsCache(), startup: new ResultsCache() };
+  readonly results: Record<ProbeKind, ResultsCache> = {
+    liveness: new ResultsCache(),
+    readiness: new ResultsCache(),
+    startup: new ResultsCache(),
+  };
   private readonly workers = new Map<string, ProbeWorker>();
 
   constructor(private readonly d: ProberDeps) {}

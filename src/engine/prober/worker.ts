@@ -121,10 +121,22 @@ export class ProbeWorker {
     if (this.kind !== 'startup' && this.container.startupProbe && startup !== 'success') return;
     if (this.d.clock.now() - current.startedAt < (this.probe.initialDelaySeconds ?? 0) * 1000) return;
 
-    const outcome = await runProbe(this.probe, { container: this.container, containerId: current.id, podIP: this.d.podIP(uid) }, this.d.runtime);
+    const outcome = await runProbe(
+      this.probe,
+      { container: this.container, containerId: current.id, podIP: this.d.podIP(uid) },
+      this.d.runtime,
+    );
     if (this.stopped || outcome.result === 'unknown') return;
     if (outcome.result === 'failure') {
-      this.d.events.emit({ type: 'ProbeFailed', pod: podRef(this.pod), uid, container: this.container.name, reason: 'Unhealthy', message: `${TITLE[this.kind]} probe failed: ${outcome.output}`, detail: { probe: this.kind } });
+      this.d.events.emit({
+        type: 'ProbeFailed',
+        pod: podRef(this.pod),
+        uid,
+        container: this.container.name,
+        reason: 'Unhealthy',
+        message: `${TITLE[this.kind]} probe failed: ${outcome.output}`,
+        detail: { probe: this.kind },
+      });
     }
     if (outcome.result === this.lastResult) this.resultRun++;
     else {
@@ -142,6 +154,7 @@ export class ProbeWorker {
   }
 
   private set(result: ProbeResult): void {
-    if (this.d.results[this.kind].set(this.containerId, result)) this.d.onChange(this.pod.metadata.uid!, this.kind, this.containerId, result);
+    if (this.d.results[this.kind].set(this.containerId, result))
+      this.d.onChange(this.pod.metadata.uid!, this.kind, this.containerId, result);
   }
 }

@@ -15,13 +15,21 @@ let busy = false;
  */
 export async function serveDebug(pathname: string, url: URL, nodeName: string, res: ServerResponse): Promise<void> {
   if (pathname === '/debug' || pathname === '/debug/') {
-    return text(res, 200, 'profile?seconds=N  a V8 CPU profile (.cpuprofile) of N seconds (default 30)\nheap               a heap snapshot (.heapsnapshot)\n');
+    return text(
+      res,
+      200,
+      'profile?seconds=N  a V8 CPU profile (.cpuprofile) of N seconds (default 30)\nheap               a heap snapshot (.heapsnapshot)\n',
+    );
   }
   const kind = pathname === '/debug/profile' ? 'profile' : pathname === '/debug/heap' ? 'heap' : undefined;
   if (!kind) return text(res, 404, `no such profile: ${pathname} (there are /debug/profile and /debug/heap)\n`);
   const seconds = Number(url.searchParams.get('seconds') ?? '30');
   if (kind === 'profile' && !(seconds > 0 && seconds <= MAX_PROFILE_SECONDS)) {
-    return text(res, 400, `seconds=${url.searchParams.get('seconds')}: expected a number of seconds above 0 and at most ${MAX_PROFILE_SECONDS}\n`);
+    return text(
+      res,
+      400,
+      `seconds=${url.searchParams.get('seconds')}: expected a number of seconds above 0 and at most ${MAX_PROFILE_SECONDS}\n`,
+    );
   }
   if (busy) return text(res, 409, 'a profile is being taken already; try again when it is done\n');
   busy = true;
@@ -41,10 +49,16 @@ export async function serveDebug(pathname: string, url: URL, nodeName: string, r
       });
       const { profile } = await session.post('Profiler.stop');
       if (aborted) return;
-      res.writeHead(200, { 'content-type': 'application/json', 'content-disposition': `attachment; filename="knode-${nodeName}-${stamp}.cpuprofile"` });
+      res.writeHead(200, {
+        'content-type': 'application/json',
+        'content-disposition': `attachment; filename="knode-${nodeName}-${stamp}.cpuprofile"`,
+      });
       res.end(JSON.stringify(profile));
     } else {
-      res.writeHead(200, { 'content-type': 'application/json', 'content-disposition': `attachment; filename="knode-${nodeName}-${stamp}.heapsnapshot"` });
+      res.writeHead(200, {
+        'content-type': 'application/json',
+        'content-disposition': `attachment; filename="knode-${nodeName}-${stamp}.heapsnapshot"`,
+      });
       session.on('HeapProfiler.addHeapSnapshotChunk', (m) => res.write(m.params.chunk));
       await session.post('HeapProfiler.takeHeapSnapshot');
       res.end();

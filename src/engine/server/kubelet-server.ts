@@ -63,7 +63,13 @@ export class KubeletServer {
   async start(): Promise<void> {
     const { cert, key } = await servingCertificate(this.o);
     this.server = createServer(
-      { cert, key, requestCert: true, rejectUnauthorized: false, ...(this.o.clientCAFile ? { ca: readFileSync(this.o.clientCAFile) } : {}) },
+      {
+        cert,
+        key,
+        requestCert: true,
+        rejectUnauthorized: false,
+        ...(this.o.clientCAFile ? { ca: readFileSync(this.o.clientCAFile) } : {}),
+      },
       (req, res) => {
         this.handle(req, res).catch((err: Error) => {
           if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
@@ -124,7 +130,10 @@ export class KubeletServer {
     const subresource = subresourceOf(path);
     const decision = await this.authorize(caller, verb, subresource);
     if (decision.allowed) return undefined;
-    return { status: 403, message: `Forbidden (user=${caller.user}, verb=${verb}, resource=nodes, subresource=${subresource})${decision.reason ? `: ${decision.reason}` : ''}\n` };
+    return {
+      status: 403,
+      message: `Forbidden (user=${caller.user}, verb=${verb}, resource=nodes, subresource=${subresource})${decision.reason ? `: ${decision.reason}` : ''}\n`,
+    };
   }
 
   private async authenticate(req: IncomingMessage): Promise<Caller | undefined> {
@@ -180,12 +189,33 @@ async function servingCertificate(o: KubeletServerOptions): Promise<{ cert: Buff
   const key = join(o.certDir, 'kubelet.key');
   if (!existsSync(cert) || !existsSync(key)) {
     mkdirSync(o.certDir, { recursive: true, mode: 0o700 });
-    const san = [`DNS:${o.nodeName}`, /^[\d.]+$/.test(o.address) || o.address.includes(':') ? `IP:${o.address}` : `DNS:${o.address}`].join(',');
+    const san = [`DNS:${o.nodeName}`, /^[\d.]+$/.test(o.address) || o.address.includes(':') ? `IP:${o.address}` : `DNS:${o.address}`].join(
+      ',',
+    );
     try {
-      await run('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '365',
-        '-subj', `/CN=${o.nodeName}@${Math.floor(Date.now() / 1000)}`, '-addext', `subjectAltName=${san}`, '-keyout', key, '-out', cert]);
+      await run('openssl', [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-days',
+        '365',
+        '-subj',
+        `/CN=${o.nodeName}@${Math.floor(Date.now() / 1000)}`,
+        '-addext',
+        `subjectAltName=${san}`,
+        '-keyout',
+        key,
+        '-out',
+        cert,
+      ]);
     } catch (err) {
-      throw new Error(`no serving certificate for the kubelet API: give --tls-cert-file and --tls-private-key-file, or install openssl to have one made (${(err as Error).message.split('\n')[0]})`);
+      throw new Error(
+        `no serving certificate for the kubelet API: give --tls-cert-file and --tls-private-key-file, or install openssl to have one made (${(err as Error).message.split('\n')[0]})`,
+      );
     }
   }
   return { cert: readFileSync(cert), key: readFileSync(key) };

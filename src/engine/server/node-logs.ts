@@ -68,7 +68,9 @@ function listing(dir: string, res: ServerResponse): void {
     .sort()
     .map((n) => `<a href="${encodeURIComponent(n).replace(/%2F$/, '/')}">${escapeHtml(n)}</a>`);
   res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-  res.end(`<!doctype html>\n<meta name="viewport" content="width=device-width">\n<pre>\n${lines.join('\n')}${lines.length ? '\n' : ''}</pre>\n`);
+  res.end(
+    `<!doctype html>\n<meta name="viewport" content="width=device-width">\n<pre>\n${lines.join('\n')}${lines.length ? '\n' : ''}</pre>\n`,
+  );
 }
 
 function contentType(path: string): string {

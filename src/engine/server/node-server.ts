@@ -48,7 +48,8 @@ export class NodeServer {
     const { socketPath } = this.options;
     mkdirSync(dirname(socketPath), { recursive: true, mode: 0o700 });
     if (existsSync(socketPath)) {
-      if (await socketAnswers(socketPath)) throw new Error(`another knode node serves ${socketPath}; stop it first, or give this one another --root-dir`);
+      if (await socketAnswers(socketPath))
+        throw new Error(`another knode node serves ${socketPath}; stop it first, or give this one another --root-dir`);
       rmSync(socketPath);
     }
     this.servers.push(await listen(createServer(handler({ profiling: true })), (s, cb) => s.listen(socketPath, cb)));
@@ -56,12 +57,16 @@ export class NodeServer {
     chmodSync(socketPath, 0o600);
     if (this.options.port > 0) {
       try {
-        const tcp = await listen(createServer(handler({ profiling: isLoopback(this.options.address) })), (s, cb) => s.listen(this.options.port, this.options.address, cb));
+        const tcp = await listen(createServer(handler({ profiling: isLoopback(this.options.address) })), (s, cb) =>
+          s.listen(this.options.port, this.options.address, cb),
+        );
         this.servers.push(tcp);
         const info = tcp.address() as { address: string; port: number };
         this.tcpAddress = { address: info.address, port: info.port };
       } catch (err) {
-        this.options.warn(`the read-only API is not on ${this.options.address}:${this.options.port} (${(err as Error).message}); it is on ${socketPath}`);
+        this.options.warn(
+          `the read-only API is not on ${this.options.address}:${this.options.port} (${(err as Error).message}); it is on ${socketPath}`,
+        );
       }
     }
   }

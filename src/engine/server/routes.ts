@@ -15,7 +15,14 @@ export interface RouteAccess {
   profiling: boolean;
 }
 
-type Handler = (k: Kubelet, url: URL, req: IncomingMessage, res: ServerResponse, streams: Set<ServerResponse>, access: RouteAccess) => Promise<void> | void;
+type Handler = (
+  k: Kubelet,
+  url: URL,
+  req: IncomingMessage,
+  res: ServerResponse,
+  streams: Set<ServerResponse>,
+  access: RouteAccess,
+) => Promise<void> | void;
 
 /** Routes of the read-only API, by path (prefix match where the path carries names). */
 const ROUTES: [RegExp, Handler][] = [
@@ -30,13 +37,22 @@ const ROUTES: [RegExp, Handler][] = [
   [/^\/traces\/[^/]+\/[^/]+$/, traces],
   [/^\/containerLogs\/[^/]+\/[^/]+\/[^/]+$/, containerLogs],
   [/^\/stats\/summary\/?$/, summary],
-  [/^\/metrics\/resource$/, async (k, _url, _req, res) => text(res, 200, resourceMetrics(await k.stats.get(true)), 'text/plain; version=0.0.4; charset=utf-8')],
+  [
+    /^\/metrics\/resource$/,
+    async (k, _url, _req, res) => text(res, 200, resourceMetrics(await k.stats.get(true)), 'text/plain; version=0.0.4; charset=utf-8'),
+  ],
   [/^\/configz$/, (k, _url, _req, res) => json(res, 200, { kubeletconfig: toKubeletConfigurationDocument(k.config) })],
   [/^\/logs(\/.*)?$/, nodeLogs],
   [/^\/debug(\/.*)?$/, debug],
 ];
 
-export async function route(kubelet: Kubelet, req: IncomingMessage, res: ServerResponse, streams: Set<ServerResponse>, access: RouteAccess): Promise<void> {
+export async function route(
+  kubelet: Kubelet,
+  req: IncomingMessage,
+  res: ServerResponse,
+  streams: Set<ServerResponse>,
+  access: RouteAccess,
+): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://knode');
   if (req.method !== 'GET') return json(res, 405, { message: `${req.method} is not allowed: the API is read-only` });
   for (const [pattern, handler] of ROUTES) if (pattern.test(url.pathname)) return handler(kubelet, url, req, res, streams, access);
@@ -68,9 +84,18 @@ function nodeLogs(k: Kubelet, url: URL, _req: IncomingMessage, res: ServerRespon
   serveNodeLog(k.config.nodeLogDir, url.pathname, res);
 }
 
-async function debug(k: Kubelet, url: URL, _req: IncomingMessage, res: ServerResponse, _streams: Set<ServerResponse>, access: RouteAccess): Promise<void> {
-  if (!k.config.enableProfilingHandler) return text(res, 404, 'profiling is off: start knode run with --enable-profiling-handler (enableProfilingHandler: true)\n');
-  if (!access.profiling) return text(res, 403, 'profiling is served on the unix socket, a loopback read-only port and the authenticated kubelet API only\n');
+async function debug(
+  k: Kubelet,
+  url: URL,
+  _req: IncomingMessage,
+  res: ServerResponse,
+  _streams: Set<ServerResponse>,
+  access: RouteAccess,
+): Promise<void> {
+  if (!k.config.enableProfilingHandler)
+    return text(res, 404, 'profiling is off: start knode run with --enable-profiling-handler (enableProfilingHandler: true)\n');
+  if (!access.profiling)
+    return text(res, 403, 'profiling is served on the unix socket, a loopback read-only port and the authenticated kubelet API only\n');
   await serveDebug(url.pathname, url, k.config.nodeName, res);
 }
 
@@ -91,10 +116,16 @@ function pods(k: Kubelet, _url: URL, _req: IncomingMessage, res: ServerResponse)
 /** The pods the runtime runs for this node, as the kubelet's /runningpods shows them: identity and containers only. */
 async function runningPods(k: Kubelet, _url: URL, _req: IncomingMessage, res: ServerResponse): Promise<void> {
   const running = (await k.runtimeManager.getPods()).filter((p) => p.containers.some((c) => c.state === 'running'));
-  json(res, 200, podList(running.map((p) => ({
-    metadata: { name: p.name, namespace: p.namespace, uid: p.uid },
-    spec: { containers: p.containers.filter((c) => c.state === 'running').map((c) => ({ name: c.name })) },
-  }))));
+  json(
+    res,
+    200,
+    podList(
+      running.map((p) => ({
+        metadata: { name: p.name, namespace: p.namespace, uid: p.uid },
+        spec: { containers: p.containers.filter((c) => c.state === 'running').map((c) => ({ name: c.name })) },
+      })),
+    ),
+  );
 }
 
 async function metrics(k: Kubelet, _url: URL, _req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -117,7 +148,14 @@ function node(k: Kubelet, _url: URL, _req: IncomingMessage, res: ServerResponse)
 }
 
 /** Lifecycle events as they happen, NDJSON (or SSE when asked for), optionally for one pod. */
-function stream(k: Kubelet, url: URL, req: IncomingMessage, res: ServerResponse, streams: Set<ServerResponse>, keep: (e: LifecycleEvent) => boolean): void {
+function stream(
+  k: Kubelet,
+  url: URL,
+  req: IncomingMessage,
+  res: ServerResponse,
+  streams: Set<ServerResponse>,
+  keep: (e: LifecycleEvent) => boolean,
+): void {
   const sse = url.searchParams.get('format') === 'sse' || (req.headers.accept ?? '').includes('text/event-stream');
   const pod = url.searchParams.get('pod');
   res.writeHead(200, { 'content-type': sse ? 'text/event-stream' : 'application/x-ndjson', 'cache-control': 'no-cache' });
@@ -148,7 +186,11 @@ function traces(k: Kubelet, url: URL, _req: IncomingMessage, res: ServerResponse
   const [, , namespace, name] = url.pathname.split('/').map(decodeURIComponent);
   const found = k.traces.forPod(`${namespace}/${name}`);
   if (found.length > 0) return json(res, 200, { traces: found });
-  if (findPod(k, namespace, name, res)) json(res, 404, { message: `no start-up of ${namespace}/${name} was traced by this node (it may have started before knode did)`, suggestions: [] });
+  if (findPod(k, namespace, name, res))
+    json(res, 404, {
+      message: `no start-up of ${namespace}/${name} was traced by this node (it may have started before knode did)`,
+      suggestions: [],
+    });
 }
 
 async function containerLogs(k: Kubelet, url: URL, req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -161,8 +203,11 @@ async function containerLogs(k: Kubelet, url: URL, req: IncomingMessage, res: Se
   const instance = previous ? instances[1] : instances[0];
   if (!instance) {
     const names = [...(pod.spec.initContainers ?? []), ...pod.spec.containers].map((c) => c.name);
-    if (!names.includes(container)) return json(res, 404, { message: `container ${container} is not in pod ${namespace}/${name}`, suggestions: names });
-    return json(res, 400, { message: `${previous ? 'previous terminated ' : ''}container "${container}" in pod "${name}" ${previous ? 'not found' : 'is waiting to start'}` });
+    if (!names.includes(container))
+      return json(res, 404, { message: `container ${container} is not in pod ${namespace}/${name}`, suggestions: names });
+    return json(res, 400, {
+      message: `${previous ? 'previous terminated ' : ''}container "${container}" in pod "${name}" ${previous ? 'not found' : 'is waiting to start'}`,
+    });
   }
   if (!instance.logPath) return json(res, 404, { message: `container ${container} has no log file` });
   const abort = new AbortController();

@@ -33,7 +33,8 @@ export async function serveStream(k: Kubelet, req: IncomingMessage, socket: Dupl
   let target: string | undefined;
   if (kind === 'portForward') {
     const ports = url.searchParams.getAll('port').map(Number);
-    if (ports.some((p) => !Number.isInteger(p) || p < 1 || p > 65535)) return refuse(socket, 400, `invalid port in ${url.searchParams.getAll('port').join(',')}`);
+    if (ports.some((p) => !Number.isInteger(p) || p < 1 || p > 65535))
+      return refuse(socket, 400, `invalid port in ${url.searchParams.getAll('port').join(',')}`);
     target = await k.runtimeManager.getPortForward(podUid, ports);
     if (!target) return refuse(socket, 404, `pod ${namespace}/${name} has no ready sandbox`);
   } else {
@@ -91,8 +92,12 @@ function proxyUpgrade(target: string, req: IncomingMessage, socket: Duplex, head
 }
 
 export function refuse(socket: Duplex, status: number, message: string): void {
-  const reason = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 500: 'Internal Server Error', 502: 'Bad Gateway' }[status] ?? 'Error';
+  const reason =
+    { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 500: 'Internal Server Error', 502: 'Bad Gateway' }[
+      status
+    ] ?? 'Error';
   const body = `${message}\n`;
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
-

@@ -65,7 +65,12 @@ export function readHostMemory(meminfo = read('/proc/meminfo'), vmstat = read('/
   const free = kb.get('MemFree');
   if (total === undefined || free === undefined) return undefined;
   const usage = total - free;
-  const counters = new Map(vmstat.split('\n').map((l) => l.split(' ') as [string, string]).map(([k, v]) => [k, Number(v)]));
+  const counters = new Map(
+    vmstat
+      .split('\n')
+      .map((l) => l.split(' ') as [string, string])
+      .map(([k, v]) => [k, Number(v)]),
+  );
   return {
     capacityBytes: total,
     usageBytes: usage,

@@ -7,18 +7,32 @@ import type { Summary } from './types.js';
  */
 export function resourceMetrics(summary: Summary): string {
   const families: Record<string, { help: string; type: 'counter' | 'gauge'; samples: string[] }> = {
-    container_cpu_usage_seconds_total: { help: '[STABLE] Cumulative cpu time consumed by the container in core-seconds', type: 'counter', samples: [] },
+    container_cpu_usage_seconds_total: {
+      help: '[STABLE] Cumulative cpu time consumed by the container in core-seconds',
+      type: 'counter',
+      samples: [],
+    },
     container_memory_working_set_bytes: { help: '[STABLE] Current working set of the container in bytes', type: 'gauge', samples: [] },
     container_start_time_seconds: { help: '[STABLE] Start time of the container since unix epoch in seconds', type: 'gauge', samples: [] },
-    node_cpu_usage_seconds_total: { help: '[STABLE] Cumulative cpu time consumed by the node in core-seconds', type: 'counter', samples: [] },
+    node_cpu_usage_seconds_total: {
+      help: '[STABLE] Cumulative cpu time consumed by the node in core-seconds',
+      type: 'counter',
+      samples: [],
+    },
     node_memory_working_set_bytes: { help: '[STABLE] Current working set of the node in bytes', type: 'gauge', samples: [] },
     pod_cpu_usage_seconds_total: { help: '[STABLE] Cumulative cpu time consumed by the pod in core-seconds', type: 'counter', samples: [] },
     pod_memory_working_set_bytes: { help: '[STABLE] Current working set of the pod in bytes', type: 'gauge', samples: [] },
-    resource_scrape_error: { help: '[STABLE] 1 if there was an error while getting container metrics, 0 otherwise', type: 'gauge', samples: [] },
+    resource_scrape_error: {
+      help: '[STABLE] 1 if there was an error while getting container metrics, 0 otherwise',
+      type: 'gauge',
+      samples: [],
+    },
   };
   const add = (name: string, labels: Record<string, string>, value: number | undefined, time?: string) => {
     if (value === undefined) return;
-    const l = Object.entries(labels).map(([k, v]) => `${k}="${escapeLabel(v)}"`).join(',');
+    const l = Object.entries(labels)
+      .map(([k, v]) => `${k}="${escapeLabel(v)}"`)
+      .join(',');
     families[name].samples.push(`${name}${l ? `{${l}}` : ''} ${value}${time ? ` ${Date.parse(time)}` : ''}`);
   };
   const { node } = summary;

@@ -124,7 +124,10 @@ export class SummaryProvider {
         if (err instanceof CriError && err.code === GrpcCode.UNIMPLEMENTED) this.sandboxStatsMissing = true;
       }
     }
-    const stats = groupBy(await this.o.runtime.listContainerStats({ labelSelector: this.selector() }), (s) => s.attributes?.labels[KubeletLabels.podUid]);
+    const stats = groupBy(
+      await this.o.runtime.listContainerStats({ labelSelector: this.selector() }),
+      (s) => s.attributes?.labels[KubeletLabels.podUid],
+    );
     const out = new Map<string, PodSandboxStats>();
     for (const sandbox of sandboxes) {
       const mine = stats.get(sandbox.metadata?.uid) ?? [];
@@ -134,7 +137,15 @@ export class SummaryProvider {
         attributes: { id: sandbox.id, metadata: sandbox.metadata, labels: sandbox.labels, annotations: sandbox.annotations },
         linux: {
           cpu: { timestamp: ts, usageCoreNanoSeconds: { value: sum((c) => c.cpu?.usageCoreNanoSeconds?.value) }, usageNanoCores: null },
-          memory: { timestamp: ts, workingSetBytes: { value: sum((c) => c.memory?.workingSetBytes?.value) }, usageBytes: { value: sum((c) => c.memory?.usageBytes?.value) }, rssBytes: { value: sum((c) => c.memory?.rssBytes?.value) }, availableBytes: null, pageFaults: null, majorPageFaults: null },
+          memory: {
+            timestamp: ts,
+            workingSetBytes: { value: sum((c) => c.memory?.workingSetBytes?.value) },
+            usageBytes: { value: sum((c) => c.memory?.usageBytes?.value) },
+            rssBytes: { value: sum((c) => c.memory?.rssBytes?.value) },
+            availableBytes: null,
+            pageFaults: null,
+            majorPageFaults: null,
+          },
           process: null,
           containers: mine,
         },
@@ -148,7 +159,13 @@ export class SummaryProvider {
     return this.o.allNodes ? {} : { [NodeNameLabel]: this.o.nodeName };
   }
 
-  private podStats(s: Sample, time: string, onlyCpuAndMemory: boolean, rootFs: FsUsage | undefined, imageFs: FsStats | undefined): PodStats {
+  private podStats(
+    s: Sample,
+    time: string,
+    onlyCpuAndMemory: boolean,
+    rootFs: FsUsage | undefined,
+    imageFs: FsStats | undefined,
+  ): PodStats {
     const meta = s.sandbox.metadata!;
     const podRef = { name: meta.name, namespace: meta.namespace, uid: meta.uid };
     const logsDir = join(this.o.podLogsDir, `${meta.namespace}_${meta.name}_${meta.uid}`);
@@ -161,7 +178,12 @@ export class SummaryProvider {
         memory: memory(time, stats?.memory),
       };
       if (!onlyCpuAndMemory) {
-        out.rootfs = { ...imageFs, time, usedBytes: stats?.writableLayer?.usedBytes?.value ?? 0, inodesUsed: stats?.writableLayer?.inodesUsed?.value ?? 0 };
+        out.rootfs = {
+          ...imageFs,
+          time,
+          usedBytes: stats?.writableLayer?.usedBytes?.value ?? 0,
+          inodesUsed: stats?.writableLayer?.inodesUsed?.value ?? 0,
+        };
         out.logs = { ...fsCapacity(rootFs), time, ...diskUsage(join(logsDir, name)) };
       }
       return out;
@@ -178,8 +200,14 @@ export class SummaryProvider {
       const volumes = this.volumes(meta.uid, time, rootFs);
       pod.volume = volumes;
       // Ephemeral storage: writable layers, logs and the pod's own volumes (emptyDir, configMap ...).
-      const used = [...containers.map((c) => (c.rootfs?.usedBytes ?? 0) + (c.logs?.usedBytes ?? 0)), ...volumes.map((v) => v.usedBytes ?? 0)].reduce((a, b) => a + b, 0);
-      const inodes = [...containers.map((c) => (c.rootfs?.inodesUsed ?? 0) + (c.logs?.inodesUsed ?? 0)), ...volumes.map((v) => v.inodesUsed ?? 0)].reduce((a, b) => a + b, 0);
+      const used = [
+        ...containers.map((c) => (c.rootfs?.usedBytes ?? 0) + (c.logs?.usedBytes ?? 0)),
+        ...volumes.map((v) => v.usedBytes ?? 0),
+      ].reduce((a, b) => a + b, 0);
+      const inodes = [
+        ...containers.map((c) => (c.rootfs?.inodesUsed ?? 0) + (c.logs?.inodesUsed ?? 0)),
+        ...volumes.map((v) => v.inodesUsed ?? 0),
+      ].reduce((a, b) => a + b, 0);
       pod['ephemeral-storage'] = { ...fsCapacity(rootFs), time, usedBytes: used, inodesUsed: inodes };
     }
     return pod;
@@ -202,7 +230,13 @@ export class SummaryProvider {
     return out.sort((a, b) => a.name.localeCompare(b.name));
   }
 
-  private nodeStats(now: number, time: string, onlyCpuAndMemory: boolean, rootFs: FsUsage | undefined, imageFs: FsStats | undefined): Summary['node'] {
+  private nodeStats(
+    now: number,
+    time: string,
+    onlyCpuAndMemory: boolean,
+    rootFs: FsUsage | undefined,
+    imageFs: FsStats | undefined,
+  ): Summary['node'] {
     const host = readHostCpu();
     const mem = readHostMemory();
     const boot = readBootTime();
@@ -211,16 +245,32 @@ export class SummaryProvider {
     const rss = process.memoryUsage().rss;
     const node: Summary['node'] = {
       nodeName: this.o.nodeName,
-      systemContainers: [{
-        name: 'kubelet',
-        startTime: new Date(this.o.startedAt).toISOString(),
-        cpu: { time, usageCoreNanoSeconds: ownCpu, ...nanoCores(this.nanoCores('kubelet', now * 1e6, ownCpu)) },
-        memory: { time, usageBytes: rss, workingSetBytes: rss, rssBytes: rss },
-      }],
+      systemContainers: [
+        {
+          name: 'kubelet',
+          startTime: new Date(this.o.startedAt).toISOString(),
+          cpu: { time, usageCoreNanoSeconds: ownCpu, ...nanoCores(this.nanoCores('kubelet', now * 1e6, ownCpu)) },
+          memory: { time, usageBytes: rss, workingSetBytes: rss, rssBytes: rss },
+        },
+      ],
       startTime: new Date(boot ?? this.o.startedAt).toISOString(),
-      cpu: host ? { time, usageCoreNanoSeconds: host.usageCoreNanoSeconds, ...nanoCores(this.nanoCores('node', now * 1e6, host.usageCoreNanoSeconds)) } : undefined,
+      cpu: host
+        ? {
+            time,
+            usageCoreNanoSeconds: host.usageCoreNanoSeconds,
+            ...nanoCores(this.nanoCores('node', now * 1e6, host.usageCoreNanoSeconds)),
+          }
+        : undefined,
       memory: mem
-        ? { time, availableBytes: mem.capacityBytes - mem.workingSetBytes, usageBytes: mem.usageBytes, workingSetBytes: mem.workingSetBytes, rssBytes: mem.rssBytes, pageFaults: mem.pageFaults, majorPageFaults: mem.majorPageFaults }
+        ? {
+            time,
+            availableBytes: mem.capacityBytes - mem.workingSetBytes,
+            usageBytes: mem.usageBytes,
+            workingSetBytes: mem.workingSetBytes,
+            rssBytes: mem.rssBytes,
+            pageFaults: mem.pageFaults,
+            majorPageFaults: mem.majorPageFaults,
+          }
         : undefined,
     };
     if (!onlyCpuAndMemory) {

@@ -1,5 +1,13 @@
 import { isRestartableInit } from '../api/pod-util.js';
-import { rfc3339, type Container, type ContainerState, type ContainerStatus, type Pod, type PodCondition, type PodStatus } from '../api/v1.js';
+import {
+  rfc3339,
+  type Container,
+  type ContainerState,
+  type ContainerStatus,
+  type Pod,
+  type PodCondition,
+  type PodStatus,
+} from '../api/v1.js';
 import { findContainer, instancesOf, type ContainerInstance, type RuntimePodStatus } from '../container/types.js';
 import { shouldContainerBeRestarted } from '../container/helpers.js';
 import { podSandboxChanged } from '../kuberuntime/compute-pod-actions.js';
@@ -71,10 +79,26 @@ export function generateAPIPodStatus(pod: Pod, runtime: RuntimePodStatus, ctx: S
   return status;
 }
 
-function containerStatus(pod: Pod, c: Container, runtime: RuntimePodStatus, ctx: StatusContext, isInit: boolean, hasInits: boolean): ContainerStatus {
+function containerStatus(
+  pod: Pod,
+  c: Container,
+  runtime: RuntimePodStatus,
+  ctx: StatusContext,
+  isInit: boolean,
+  hasInits: boolean,
+): ContainerStatus {
   const [newest, previous] = instancesOf(runtime, c.name);
   const old = [...(ctx.oldStatus?.initContainerStatuses ?? []), ...(ctx.oldStatus?.containerStatuses ?? [])].find((s) => s.name === c.name);
-  const status: ContainerStatus = { name: c.name, state: {}, lastState: {}, ready: false, restartCount: 0, image: c.image ?? '', imageID: '', started: false };
+  const status: ContainerStatus = {
+    name: c.name,
+    state: {},
+    lastState: {},
+    ready: false,
+    restartCount: 0,
+    image: c.image ?? '',
+    imageID: '',
+    started: false,
+  };
   if (!newest) {
     status.state = { waiting: { reason: hasInits ? 'PodInitializing' : 'ContainerCreating' } };
     if (old) {
@@ -143,7 +167,14 @@ function displayImage(c: ContainerInstance, spec: Container): string {
   return c.image && !c.image.startsWith('sha256:') ? c.image : (spec.image ?? c.image);
 }
 
-function conditions(pod: Pod, runtime: RuntimePodStatus, inits: ContainerStatus[], regular: ContainerStatus[], phase: string, ctx: StatusContext): PodCondition[] {
+function conditions(
+  pod: Pod,
+  runtime: RuntimePodStatus,
+  inits: ContainerStatus[],
+  regular: ContainerStatus[],
+  phase: string,
+  ctx: StatusContext,
+): PodCondition[] {
   const initSpecs = pod.spec.initContainers ?? [];
   const completed = phase === 'Succeeded' || phase === 'Failed';
   const anyRegularStarted = regular.some((s) => s.state?.running || s.state?.terminated || s.lastState?.terminated);
@@ -159,9 +190,11 @@ function conditions(pod: Pod, runtime: RuntimePodStatus, inits: ContainerStatus[
   ];
   const ready = unready.length === 0 && !completed;
   const notReady =
-    phase === 'Failed' ? { reason: 'PodFailed' }
-    : phase === 'Succeeded' ? { reason: 'PodCompleted' }
-    : { reason: 'ContainersNotReady', message: `containers with unready status: [${unready.join(' ')}]` };
+    phase === 'Failed'
+      ? { reason: 'PodFailed' }
+      : phase === 'Succeeded'
+        ? { reason: 'PodCompleted' }
+        : { reason: 'ContainersNotReady', message: `containers with unready status: [${unready.join(' ')}]` };
 
   const list: Omit<PodCondition, 'lastTransitionTime'>[] = [
     sandbox.changed
@@ -169,14 +202,20 @@ function conditions(pod: Pod, runtime: RuntimePodStatus, inits: ContainerStatus[
       : { type: 'PodReadyToStartContainers', status: 'True' },
     initialized
       ? { type: 'Initialized', status: 'True', ...(phase === 'Succeeded' ? { reason: 'PodCompleted' } : {}) }
-      : { type: 'Initialized', status: 'False', reason: 'ContainersNotInitialized', message: `containers with incomplete status: [${incomplete.join(' ')}]` },
+      : {
+          type: 'Initialized',
+          status: 'False',
+          reason: 'ContainersNotInitialized',
+          message: `containers with incomplete status: [${incomplete.join(' ')}]`,
+        },
     ready ? { type: 'Ready', status: 'True' } : { type: 'Ready', status: 'False', ...notReady },
     ready ? { type: 'ContainersReady', status: 'True' } : { type: 'ContainersReady', status: 'False', ...notReady },
     { type: 'PodScheduled', status: 'True' },
   ];
   const generated: PodCondition[] = list.map((c) => {
     const previous = ctx.oldStatus?.conditions?.find((o) => o.type === c.type);
-    const lastTransitionTime = previous && previous.status === c.status && previous.lastTransitionTime ? previous.lastTransitionTime : rfc3339(ctx.now);
+    const lastTransitionTime =
+      previous && previous.status === c.status && previous.lastTransitionTime ? previous.lastTransitionTime : rfc3339(ctx.now);
     return { ...c, lastProbeTime: null, lastTransitionTime };
   });
   // A disruption (a node shutdown) is a one-time event, not read from the containers: its condition is kept as it was set.

@@ -44,13 +44,23 @@ export class StatusManager {
       ...base,
       type: 'StatusChanged',
       message: `${row.status} ${row.ready}`,
-      detail: { phase: status.phase ?? '', version, status: row.status, ready: row.ready, restarts: row.restarts, ip: status.podIP ?? '', containers: containerSummary(status) },
+      detail: {
+        phase: status.phase ?? '',
+        version,
+        status: row.status,
+        ready: row.ready,
+        restarts: row.restarts,
+        ip: status.podIP ?? '',
+        containers: containerSummary(status),
+      },
     });
     const before = previous?.status;
     if (allRunning(status) && !allRunning(before)) this.events.emit({ ...base, type: 'PodRunning', message: 'every container started' });
     if (isReady(status) && !isReady(before)) this.events.emit({ ...base, type: 'PodReady', message: 'all containers ready' });
-    if (status.phase === 'Succeeded' && before?.phase !== 'Succeeded') this.events.emit({ ...base, type: 'PodSucceeded', message: 'all containers completed' });
-    if (status.phase === 'Failed' && before?.phase !== 'Failed') this.events.emit({ ...base, type: 'PodFailed', reason: status.reason, message: status.message ?? failureOf(status) });
+    if (status.phase === 'Succeeded' && before?.phase !== 'Succeeded')
+      this.events.emit({ ...base, type: 'PodSucceeded', message: 'all containers completed' });
+    if (status.phase === 'Failed' && before?.phase !== 'Failed')
+      this.events.emit({ ...base, type: 'PodFailed', reason: status.reason, message: status.message ?? failureOf(status) });
   }
 
   removeOrphanedStatuses(known: Set<string>): void {
@@ -87,7 +97,9 @@ function isReady(status: PodStatus | undefined): boolean {
 }
 
 function failureOf(status: PodStatus): string {
-  const failed = [...(status.initContainerStatuses ?? []), ...(status.containerStatuses ?? [])].find((c) => (c.state?.terminated?.exitCode ?? 0) !== 0 || (c.lastState?.terminated?.exitCode ?? 0) !== 0);
+  const failed = [...(status.initContainerStatuses ?? []), ...(status.containerStatuses ?? [])].find(
+    (c) => (c.state?.terminated?.exitCode ?? 0) !== 0 || (c.lastState?.terminated?.exitCode ?? 0) !== 0,
+  );
   const t = failed?.state?.terminated ?? failed?.lastState?.terminated;
   return failed && t ? `container ${failed.name} exited with ${t.exitCode} (${t.reason ?? 'Error'})` : 'pod failed';
 }

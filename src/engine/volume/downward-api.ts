@@ -15,11 +15,18 @@ export interface DownwardItem {
 export function downwardApiFiles(pod: Pod, items: DownwardItem[], addresses: PodAddresses): Map<string, string> {
   const files = new Map<string, string>();
   for (const item of items) {
-    if (item.path.startsWith('/') || item.path.split('/').includes('..')) throw new Error(`downwardAPI item path "${item.path}" must be relative and stay inside the volume`);
+    if (item.path.startsWith('/') || item.path.split('/').includes('..'))
+      throw new Error(`downwardAPI item path "${item.path}" must be relative and stay inside the volume`);
     const field = item.fieldRef?.fieldPath;
     if (field === 'metadata.labels' || field === 'metadata.annotations') {
       const map = (field === 'metadata.labels' ? pod.metadata.labels : pod.metadata.annotations) ?? {};
-      files.set(item.path, Object.keys(map).sort().map((k) => `${k}=${JSON.stringify(map[k])}`).join('\n'));
+      files.set(
+        item.path,
+        Object.keys(map)
+          .sort()
+          .map((k) => `${k}=${JSON.stringify(map[k])}`)
+          .join('\n'),
+      );
     } else if (field) {
       files.set(item.path, podFieldValue(pod, field, addresses));
     } else if (item.resourceFieldRef) {

@@ -81,21 +81,35 @@ export class VolumeManager {
     // Nothing on the node: the runtime mounts the image itself (its pull is the sync's, before containers start).
     if (v.image) return '';
     try {
-      if (v.downwardAPI) return this.files(dir('kubernetes.io~downward-api'), this.downwardFiles(pod, (v.downwardAPI as { items?: DownwardItem[]; defaultMode?: number })));
+      if (v.downwardAPI)
+        return this.files(
+          dir('kubernetes.io~downward-api'),
+          this.downwardFiles(pod, v.downwardAPI as { items?: DownwardItem[]; defaultMode?: number }),
+        );
       if (v.configMap) {
         const source = v.configMap as ObjectSource & { defaultMode?: number };
         return this.files(dir('kubernetes.io~configmap'), await this.objectFiles(pod, 'configMap', source, source.defaultMode));
       }
       if (v.secret) {
         const source = v.secret as ObjectSource & { secretName?: string; defaultMode?: number };
-        return this.files(dir('kubernetes.io~secret'), await this.objectFiles(pod, 'secret', { ...source, name: source.secretName }, source.defaultMode));
+        return this.files(
+          dir('kubernetes.io~secret'),
+          await this.objectFiles(pod, 'secret', { ...source, name: source.secretName }, source.defaultMode),
+        );
       }
-      if (v.projected) return this.files(dir('kubernetes.io~projected'), await this.projectedFiles(pod, v.projected as { sources?: Record<string, unknown>[]; defaultMode?: number }));
+      if (v.projected)
+        return this.files(
+          dir('kubernetes.io~projected'),
+          await this.projectedFiles(pod, v.projected as { sources?: Record<string, unknown>[]; defaultMode?: number }),
+        );
     } catch (err) {
       throw new VolumeError(`volume "${v.name}": ${(err as Error).message}`);
     }
     const kind = Object.keys(v).find((k) => k !== 'name') ?? 'unknown';
-    if (kind === 'persistentVolumeClaim') throw new VolumeError(`volume "${v.name}": persistentVolumeClaim "${(v[kind] as { claimName?: string }).claimName ?? ''}" cannot be attached: knode does not support claims`);
+    if (kind === 'persistentVolumeClaim')
+      throw new VolumeError(
+        `volume "${v.name}": persistentVolumeClaim "${(v[kind] as { claimName?: string }).claimName ?? ''}" cannot be attached: knode does not support claims`,
+      );
     throw new VolumeError(`volume "${v.name}": ${kind} volumes are not supported by knode`);
   }
 
@@ -103,15 +117,28 @@ export class VolumeManager {
     const items = source.items ?? [];
     const contents = downwardApiFiles(pod, items, this.addressesOf(pod));
     const modes = new Map(items.map((i) => [i.path, i.mode]));
-    return new Map([...contents].map(([path, text]) => [path, { data: Buffer.from(text), mode: modes.get(path) ?? source.defaultMode ?? DEFAULT_FILE_MODE }]));
+    return new Map(
+      [...contents].map(([path, text]) => [
+        path,
+        { data: Buffer.from(text), mode: modes.get(path) ?? source.defaultMode ?? DEFAULT_FILE_MODE },
+      ]),
+    );
   }
 
   /** A configMap's or secret's keys as files (all of them, or the listed items). */
-  private async objectFiles(pod: Pod, kind: 'configMap' | 'secret', source: ObjectSource, defaultMode: number | undefined): Promise<Map<string, VolumeFile>> {
+  private async objectFiles(
+    pod: Pod,
+    kind: 'configMap' | 'secret',
+    source: ObjectSource,
+    defaultMode: number | undefined,
+  ): Promise<Map<string, VolumeFile>> {
     const name = source.name ?? '';
     let data: ConfigData;
     try {
-      data = kind === 'configMap' ? await this.objects.configMap(pod.metadata.namespace!, name) : await this.objects.secret(pod.metadata.namespace!, name);
+      data =
+        kind === 'configMap'
+          ? await this.objects.configMap(pod.metadata.namespace!, name)
+          : await this.objects.secret(pod.metadata.namespace!, name);
     } catch (err) {
       if (err instanceof ObjectError && err.notFound && source.optional) return new Map();
       throw err;
@@ -130,7 +157,10 @@ export class VolumeManager {
     return files;
   }
 
-  private async projectedFiles(pod: Pod, projected: { sources?: Record<string, unknown>[]; defaultMode?: number }): Promise<Map<string, VolumeFile>> {
+  private async projectedFiles(
+    pod: Pod,
+    projected: { sources?: Record<string, unknown>[]; defaultMode?: number },
+  ): Promise<Map<string, VolumeFile>> {
     const files = new Map<string, VolumeFile>();
     const add = (more: Map<string, VolumeFile>) => {
       for (const [path, file] of more) {
@@ -141,7 +171,8 @@ export class VolumeManager {
     for (const source of projected.sources ?? []) {
       const [kind, body] = Object.entries(source)[0] ?? [];
       if (kind === 'downwardAPI') add(this.downwardFiles(pod, { ...(body as object), defaultMode: projected.defaultMode }));
-      else if (kind === 'configMap' || kind === 'secret') add(await this.objectFiles(pod, kind, body as ObjectSource, projected.defaultMode));
+      else if (kind === 'configMap' || kind === 'secret')
+        add(await this.objectFiles(pod, kind, body as ObjectSource, projected.defaultMode));
       else if (kind === 'serviceAccountToken') {
         const t = body as { audience?: string; expirationSeconds?: number; path: string };
         const token = await this.objects.serviceAccountToken(pod, t.audience ?? '', t.expirationSeconds ?? DEFAULT_TOKEN_SECONDS);
@@ -190,7 +221,17 @@ function hostPath(volume: string, path: string, type: string): string {
   const kind = () => {
     try {
       const s = statSync(path);
-      return s.isDirectory() ? 'Directory' : s.isFile() ? 'File' : s.isSocket() ? 'Socket' : s.isCharacterDevice() ? 'CharDevice' : s.isBlockDevice() ? 'BlockDevice' : 'other';
+      return s.isDirectory()
+        ? 'Directory'
+        : s.isFile()
+          ? 'File'
+          : s.isSocket()
+            ? 'Socket'
+            : s.isCharacterDevice()
+              ? 'CharDevice'
+              : s.isBlockDevice()
+                ? 'BlockDevice'
+                : 'other';
     } catch {
       return 'missing';
     }
@@ -203,13 +244,17 @@ function hostPath(volume: string, path: string, type: string): string {
       break;
     case 'FileOrCreate':
       if (kind() === 'missing') {
-        if (!existsSync(dirname(path))) throw new VolumeError(`volume "${volume}": hostPath type check failed: ${dirname(path)} does not exist`);
+        if (!existsSync(dirname(path)))
+          throw new VolumeError(`volume "${volume}": hostPath type check failed: ${dirname(path)} does not exist`);
         closeSync(openSync(path, 'a', 0o644));
       }
       break;
   }
   const expected = type.replace('OrCreate', '');
   const actual = kind();
-  if (actual !== expected) throw new VolumeError(`volume "${volume}": hostPath type check failed: ${path} is not a ${expected}${actual === 'missing' ? ' (it does not exist)' : ''}`);
+  if (actual !== expected)
+    throw new VolumeError(
+      `volume "${volume}": hostPath type check failed: ${path} is not a ${expected}${actual === 'missing' ? ' (it does not exist)' : ''}`,
+    );
   return path;
 }

@@ -48,7 +48,9 @@ const PLUGIN_TIMEOUT_MS = 60_000;
 export function loadConfList(dir: string): NetworkConfList | undefined {
   let names: string[];
   try {
-    names = readdirSync(dir).filter((n) => EXTENSIONS.some((e) => n.endsWith(e)) && !n.startsWith('.')).sort();
+    names = readdirSync(dir)
+      .filter((n) => EXTENSIONS.some((e) => n.endsWith(e)) && !n.startsWith('.'))
+      .sort();
   } catch {
     return undefined;
   }
@@ -60,14 +62,20 @@ export function loadConfList(dir: string): NetworkConfList | undefined {
   } catch (err) {
     throw new CniError(`${file}: not a CNI network configuration: ${(err as Error).message}`);
   }
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new CniError(`${file}: not a CNI network configuration: not a JSON object`);
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    throw new CniError(`${file}: not a CNI network configuration: not a JSON object`);
   const conf = raw as Record<string, unknown>;
   const plugins = Array.isArray(conf.plugins) ? conf.plugins : conf.type !== undefined ? [conf] : undefined;
   if (!plugins || plugins.length === 0) throw new CniError(`${file}: plugins: a network configuration list needs at least one plugin`);
   if (typeof conf.name !== 'string' || conf.name === '') throw new CniError(`${file}: name: required`);
   if (typeof conf.cniVersion !== 'string' || conf.cniVersion === '') throw new CniError(`${file}: cniVersion: required`);
   plugins.forEach((p: unknown, i) => {
-    if (typeof p !== 'object' || p === null || typeof (p as PluginConf).type !== 'string' || !/^[A-Za-z0-9._-]+$/.test((p as PluginConf).type)) {
+    if (
+      typeof p !== 'object' ||
+      p === null ||
+      typeof (p as PluginConf).type !== 'string' ||
+      !/^[A-Za-z0-9._-]+$/.test((p as PluginConf).type)
+    ) {
       throw new CniError(`${file}: plugins[${i}].type: required, a program's name`);
     }
   });
@@ -114,7 +122,12 @@ export async function addNetwork(list: NetworkConfList, at: CniAttachment, binDi
  * Runs the list's DEL, last plugin first, each given the result ADD made;
  * goes on past a plugin that fails and throws the first failure at the end.
  */
-export async function delNetwork(list: NetworkConfList, at: CniAttachment, binDirs: readonly string[], prevResult?: CniResult): Promise<void> {
+export async function delNetwork(
+  list: NetworkConfList,
+  at: CniAttachment,
+  binDirs: readonly string[],
+  prevResult?: CniResult,
+): Promise<void> {
   let first: Error | undefined;
   for (const plugin of [...list.plugins].reverse()) {
     await runPlugin('DEL', list, plugin, at, binDirs, prevResult).catch((err: Error) => (first ??= err));
@@ -122,7 +135,14 @@ export async function delNetwork(list: NetworkConfList, at: CniAttachment, binDi
   if (first) throw first;
 }
 
-function runPlugin(command: 'ADD' | 'DEL', list: NetworkConfList, plugin: PluginConf, at: CniAttachment, binDirs: readonly string[], prevResult?: CniResult): Promise<CniResult> {
+function runPlugin(
+  command: 'ADD' | 'DEL',
+  list: NetworkConfList,
+  plugin: PluginConf,
+  at: CniAttachment,
+  binDirs: readonly string[],
+  prevResult?: CniResult,
+): Promise<CniResult> {
   const program = findPlugin(plugin.type, binDirs);
   if (!program) return Promise.reject(new CniError(`CNI plugin "${plugin.type}" (${list.file}) is in none of ${binDirs.join(', ')}`));
   const conf: Record<string, unknown> = { ...plugin, cniVersion: list.cniVersion, name: list.name };
@@ -140,21 +160,26 @@ function runPlugin(command: 'ADD' | 'DEL', list: NetworkConfList, plugin: Plugin
     CNI_ARGS: ['IgnoreUnknown=1', ...Object.entries(at.args).map(([k, v]) => `${k}=${v}`)].join(';'),
   };
   return new Promise((resolve, reject) => {
-    const child = execFile(program, [], { env, timeout: PLUGIN_TIMEOUT_MS, maxBuffer: 4 << 20, encoding: 'utf8' }, (err, stdout, stderr) => {
-      if (err) {
-        reject(new CniError(`CNI plugin ${plugin.type} ${command}: ${pluginError(stdout) ?? (stderr.trim() || err.message)}`));
-        return;
-      }
-      if (command === 'DEL' || stdout.trim() === '') {
-        resolve(prevResult ?? {});
-        return;
-      }
-      try {
-        resolve(JSON.parse(stdout) as CniResult);
-      } catch {
-        reject(new CniError(`CNI plugin ${plugin.type} ${command}: its answer is not JSON: ${stdout.slice(0, 200)}`));
-      }
-    });
+    const child = execFile(
+      program,
+      [],
+      { env, timeout: PLUGIN_TIMEOUT_MS, maxBuffer: 4 << 20, encoding: 'utf8' },
+      (err, stdout, stderr) => {
+        if (err) {
+          reject(new CniError(`CNI plugin ${plugin.type} ${command}: ${pluginError(stdout) ?? (stderr.trim() || err.message)}`));
+          return;
+        }
+        if (command === 'DEL' || stdout.trim() === '') {
+          resolve(prevResult ?? {});
+          return;
+        }
+        try {
+          resolve(JSON.parse(stdout) as CniResult);
+        } catch {
+          reject(new CniError(`CNI plugin ${plugin.type} ${command}: its answer is not JSON: ${stdout.slice(0, 200)}`));
+        }
+      },
+    );
     child.stdin?.end(JSON.stringify(conf));
   });
 }
@@ -173,6 +198,8 @@ function pluginError(stdout: string): string | undefined {
 /** The addresses of RESULT on the interface named IFNAME (or any, if no interface is named), without their prefix length; IPv4 first. */
 export function resultIps(result: CniResult, ifName: string): string[] {
   const ifIndex = (result.interfaces ?? []).findIndex((i) => i.name === ifName && i.sandbox);
-  const ips = (result.ips ?? []).filter((ip) => ip.interface === undefined || ifIndex < 0 || ip.interface === ifIndex).map((ip) => ip.address.split('/')[0]);
+  const ips = (result.ips ?? [])
+    .filter((ip) => ip.interface === undefined || ifIndex < 0 || ip.interface === ifIndex)
+    .map((ip) => ip.address.split('/')[0]);
   return [...ips.filter((ip) => !ip.includes(':')), ...ips.filter((ip) => ip.includes(':'))];
 }

@@ -7,7 +7,16 @@ import { execFile } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, rmSync, statfsSync } from 'node:fs';
 import { join } from 'node:path';
 import { whichSystem } from '../container-process.js';
-import { addNetwork, CniError, delNetwork, loadConfList, resultIps, type CniAttachment, type CniResult, type NetworkConfList } from './cni.js';
+import {
+  addNetwork,
+  CniError,
+  delNetwork,
+  loadConfList,
+  resultIps,
+  type CniAttachment,
+  type CniResult,
+  type NetworkConfList,
+} from './cni.js';
 
 /** A pod's attachment to the network, kept in its sandbox's record so that a restarted runtime can take it down. */
 export interface PodNetworkRecord {
@@ -42,7 +51,12 @@ export interface PodIdentity {
 const IF_NAME = 'eth0';
 /** statfs's f_type of a namespace file (a bind mount of one). */
 const NSFS_MAGIC = 0x6e736673;
-const LOOPBACK: NetworkConfList = { cniVersion: '1.0.0', name: 'cni-loopback', plugins: [{ type: 'loopback' }], file: 'the runtime (loopback)' };
+const LOOPBACK: NetworkConfList = {
+  cniVersion: '1.0.0',
+  name: 'cni-loopback',
+  plugins: [{ type: 'loopback' }],
+  file: 'the runtime (loopback)',
+};
 
 export class PodNetwork {
   private readonly unshare = whichSystem('unshare');
@@ -66,8 +80,18 @@ export class PodNetwork {
   condition(): { ready: boolean; reason: string; message: string; network?: string } {
     try {
       const list = this.configured();
-      if (!list) return { ready: true, reason: '', message: `pods share the host network${this.options.confDir ? ` (no CNI configuration in ${this.options.confDir})` : ''}` };
-      return { ready: true, reason: '', message: `pods get their own network: CNI network "${list.name}" from ${list.file}`, network: list.name };
+      if (!list)
+        return {
+          ready: true,
+          reason: '',
+          message: `pods share the host network${this.options.confDir ? ` (no CNI configuration in ${this.options.confDir})` : ''}`,
+        };
+      return {
+        ready: true,
+        reason: '',
+        message: `pods get their own network: CNI network "${list.name}" from ${list.file}`,
+        network: list.name,
+      };
     } catch (err) {
       return { ready: false, reason: 'NetworkPluginNotReady', message: (err as Error).message };
     }
@@ -107,7 +131,12 @@ export class PodNetwork {
     if (!this.isKept(record)) rmSync(record.netns, { force: true });
     try {
       // With the network the pod was attached to, as libcni keeps it: the file may have changed or gone since.
-      await delNetwork(record.list, { ...this.attachment(record.netns, pod), runtimeConfig: record.runtimeConfig }, this.options.binDirs, record.result);
+      await delNetwork(
+        record.list,
+        { ...this.attachment(record.netns, pod), runtimeConfig: record.runtimeConfig },
+        this.options.binDirs,
+        record.result,
+      );
     } catch (err) {
       if (!options.force) throw err;
     }
@@ -148,6 +177,8 @@ export class PodNetwork {
 
 function run(file: string, args: string[]): Promise<void> {
   return new Promise((resolve, reject) => {
-    execFile(file, args, { timeout: 10_000, encoding: 'utf8' }, (err, _stdout, stderr) => (err ? reject(new Error(stderr.trim() || err.message)) : resolve()));
+    execFile(file, args, { timeout: 10_000, encoding: 'utf8' }, (err, _stdout, stderr) =>
+      err ? reject(new Error(stderr.trim() || err.message)) : resolve(),
+    );
   });
 }

@@ -8,7 +8,17 @@ import { closeSync, createReadStream, existsSync, openSync, readFileSync, readSy
 import { join, sep } from 'node:path';
 import { formatReference, parseReference, repository } from '../reference.js';
 import type { ContentStore } from './content-store.js';
-import { isIndex, ManifestError, MediaType, parseManifest, selectManifest, type Descriptor, type ImageIndex, type ImageManifest, type Platform } from './manifest.js';
+import {
+  isIndex,
+  ManifestError,
+  MediaType,
+  parseManifest,
+  selectManifest,
+  type Descriptor,
+  type ImageIndex,
+  type ImageManifest,
+  type Platform,
+} from './manifest.js';
 import { entryPath, unpackLayer } from './unpack.js';
 
 /** One image of an archive, its blobs in the store (layers not unpacked yet). */
@@ -96,7 +106,10 @@ function imageName(annotations: Record<string, string>, baseName: string | undef
   const name = annotations['io.containerd.image.name'] ?? annotations['org.opencontainers.image.ref.name'];
   if (!name) return undefined;
   if (name.includes('/') || name.includes(':')) return formatReference(parseReference(name));
-  if (!baseName) throw new ManifestError(`the archive names an image only by its tag "${name}": say which repository it belongs to with --base-name (e.g. docker.io/library/busybox)`);
+  if (!baseName)
+    throw new ManifestError(
+      `the archive names an image only by its tag "${name}": say which repository it belongs to with --base-name (e.g. docker.io/library/busybox)`,
+    );
   return formatReference(parseReference(`${baseName}:${name}`));
 }
 

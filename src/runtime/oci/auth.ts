@@ -100,7 +100,12 @@ export async function reasonOf(res: Response): Promise<{ message: string; code?:
  * basic credentials (or none), or, with an identity token, the OAuth2
  * refresh-token POST.
  */
-export async function fetchToken(challenge: Challenge, scope: string, creds: Credentials | undefined, signal: AbortSignal): Promise<string> {
+export async function fetchToken(
+  challenge: Challenge,
+  scope: string,
+  creds: Credentials | undefined,
+  signal: AbortSignal,
+): Promise<string> {
   const realm = challenge.params.realm;
   if (!realm) throw new RegistryError('the registry asked for a bearer token but named no realm');
   const url = new URL(realm);
@@ -108,7 +113,12 @@ export async function fetchToken(challenge: Challenge, scope: string, creds: Cre
   const scopes = challenge.params.scope ? [challenge.params.scope] : [scope];
   let res: Response;
   if (creds?.identityToken) {
-    const form = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: creds.identityToken, client_id: 'knode', scope: scopes.join(' ') });
+    const form = new URLSearchParams({
+      grant_type: 'refresh_token',
+      refresh_token: creds.identityToken,
+      client_id: 'knode',
+      scope: scopes.join(' '),
+    });
     if (service) form.set('service', service);
     res = await fetch(url, { method: 'POST', body: form, signal });
   } else {

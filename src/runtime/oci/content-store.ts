@@ -93,7 +93,8 @@ export class ContentStore {
       for await (const chunk of source) {
         hash.update(chunk);
         written += chunk.length;
-        if (size !== undefined && written > size) throw new DigestMismatchError(`blob ${digest} is larger than the ${size} bytes its descriptor says`);
+        if (size !== undefined && written > size)
+          throw new DigestMismatchError(`blob ${digest} is larger than the ${size} bytes its descriptor says`);
         await file.write(chunk);
       }
     } catch (err) {
@@ -105,7 +106,9 @@ export class ContentStore {
     const actual = `sha256:${hash.digest('hex')}`;
     if (actual !== digest || (size !== undefined && written !== size)) {
       rmSync(tmp, { force: true });
-      throw new DigestMismatchError(`blob ${digest} failed verification: got ${written} bytes with digest ${actual}${size !== undefined ? ` (want ${size} bytes)` : ''}`);
+      throw new DigestMismatchError(
+        `blob ${digest} failed verification: got ${written} bytes with digest ${actual}${size !== undefined ? ` (want ${size} bytes)` : ''}`,
+      );
     }
     renameSync(tmp, path);
   }
@@ -160,7 +163,10 @@ export class ContentStore {
 
   /** Removes blobs and layers that no image keeps and no pull in progress has pinned. */
   collectGarbage(keepBlobs: Set<string>, keepLayers: Set<string>): void {
-    for (const [kind, keep] of [['blobs', keepBlobs], ['layers', keepLayers]] as const) {
+    for (const [kind, keep] of [
+      ['blobs', keepBlobs],
+      ['layers', keepLayers],
+    ] as const) {
       const dir = join(this.dir, kind, 'sha256');
       for (const name of readdirSync(dir)) {
         const digest = `sha256:${name}`;

@@ -147,7 +147,13 @@ export class OciImageStore implements RuntimeImages {
       other.repoDigests = other.repoDigests.filter((d) => !image.repoDigests.includes(d));
     }
     const previous = this.images.get(id);
-    const blobs = new Set([...(previous?.blobs ?? []), image.topDigest, image.manifestDigest, id, ...image.manifest.layers.map((l) => l.digest)]);
+    const blobs = new Set([
+      ...(previous?.blobs ?? []),
+      image.topDigest,
+      image.manifestDigest,
+      id,
+      ...image.manifest.layers.map((l) => l.digest),
+    ]);
     const record: ImageRecord = {
       id,
       repoTags: [...new Set([...(previous?.repoTags ?? []), ...image.repoTags])],

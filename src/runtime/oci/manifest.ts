@@ -73,7 +73,8 @@ export const DIGEST = /^sha256:[a-f0-9]{64}$/;
 
 /** A digest the store can use as a file name: sha256 only, lowercase hex. */
 export function checkDigest(digest: unknown, what: string): string {
-  if (typeof digest !== 'string' || !DIGEST.test(digest)) throw new ManifestError(`${what}: unsupported or malformed digest ${JSON.stringify(digest)}`);
+  if (typeof digest !== 'string' || !DIGEST.test(digest))
+    throw new ManifestError(`${what}: unsupported or malformed digest ${JSON.stringify(digest)}`);
   return digest;
 }
 
@@ -113,7 +114,8 @@ export function parseManifest(bytes: Buffer, contentType: string): ImageIndex | 
     if (!Array.isArray(doc.layers)) throw new ManifestError('manifest has no layers');
     const layers = doc.layers.map((l, i) => descriptor(l, `layers[${i}]`));
     for (const layer of layers) {
-      if (layer.mediaType === MediaType.ociLayerZstd) throw new ManifestError(`layer ${layer.digest} is zstd-compressed, which this runtime cannot decompress (Node 20 has no zstd)`);
+      if (layer.mediaType === MediaType.ociLayerZstd)
+        throw new ManifestError(`layer ${layer.digest} is zstd-compressed, which this runtime cannot decompress (Node 20 has no zstd)`);
       if (!LAYER_TYPES.has(layer.mediaType)) throw new ManifestError(`layer ${layer.digest} has unsupported media type ${layer.mediaType}`);
     }
     return { mediaType: mediaType || MediaType.ociManifest, config: descriptor(doc.config, 'config'), layers };
@@ -135,7 +137,15 @@ export function parseImageConfig(bytes: Buffer, layerCount: number): ImageConfig
   return doc;
 }
 
-const NODE_ARCH: Record<string, string> = { x64: 'amd64', arm64: 'arm64', arm: 'arm', ia32: '386', ppc64: 'ppc64le', s390x: 's390x', riscv64: 'riscv64' };
+const NODE_ARCH: Record<string, string> = {
+  x64: 'amd64',
+  arm64: 'arm64',
+  arm: 'arm',
+  ia32: '386',
+  ppc64: 'ppc64le',
+  s390x: 's390x',
+  riscv64: 'riscv64',
+};
 
 /** The platform this runtime runs images for: the host's. */
 export function hostPlatform(): Platform {
@@ -166,7 +176,9 @@ function variantOf(p: Platform): string {
  * artifacts) never match. Throws, naming what the index has, when none does.
  */
 export function selectManifest(index: ImageIndex, want: Platform): Descriptor {
-  const candidates = index.manifests.filter((m) => m.platform && m.platform.os === want.os && m.platform.architecture === want.architecture);
+  const candidates = index.manifests.filter(
+    (m) => m.platform && m.platform.os === want.os && m.platform.architecture === want.architecture,
+  );
   const exact = candidates.find((m) => variantOf(m.platform!) === variantOf(want));
   const loose = candidates.find((m) => !m.platform!.variant || !want.variant);
   const chosen = exact ?? loose;
@@ -174,6 +186,7 @@ export function selectManifest(index: ImageIndex, want: Platform): Descriptor {
     const has = index.manifests.map((m) => formatPlatform(m.platform)).join(', ') || 'nothing';
     throw new ManifestError(`no image for platform ${formatPlatform(want)} (the index has: ${has})`);
   }
-  if (isIndex(chosen.mediaType)) throw new ManifestError(`the entry for ${formatPlatform(want)} is itself an index, which images do not nest`);
+  if (isIndex(chosen.mediaType))
+    throw new ManifestError(`the entry for ${formatPlatform(want)} is itself an index, which images do not nest`);
   return chosen;
 }

@@ -7,7 +7,17 @@ import type { ImageReference } from '../reference.js';
 import { formatReference } from '../reference.js';
 import { credentialsFor, RegistryError } from './auth.js';
 import type { ContentStore, LayerRecord } from './content-store.js';
-import { isIndex, ManifestError, parseImageConfig, parseManifest, selectManifest, type Descriptor, type ImageConfig, type ImageManifest, type Platform } from './manifest.js';
+import {
+  isIndex,
+  ManifestError,
+  parseImageConfig,
+  parseManifest,
+  selectManifest,
+  type Descriptor,
+  type ImageConfig,
+  type ImageManifest,
+  type Platform,
+} from './manifest.js';
 import { RegistryClient, type FetchedManifest } from './registry-client.js';
 import { endpointsFor, type RegistryConfig } from './registry-config.js';
 import { eachLimited } from '../../util/each-limited.js';
@@ -55,11 +65,24 @@ export async function pullImage(ref: ImageReference, options: PullOptions): Prom
     }
     const image = parseManifest(manifest.bytes, manifest.contentType);
     if (isIndex(image.mediaType)) throw new ManifestError(`${name}: the platform entry is an index, which images do not nest`);
-    const stored = await storeImage(options.store, image as ImageManifest, options.registries.platform, (d) => client.blob(d.digest), options.concurrency);
-    return { ...stored, manifest: image as ImageManifest, topDigest: top.digest, manifestDigest: manifest.digest, manifestSize: manifest.bytes.length, release: () => {
-      stored.release();
-      releases.forEach((r) => r());
-    } };
+    const stored = await storeImage(
+      options.store,
+      image as ImageManifest,
+      options.registries.platform,
+      (d) => client.blob(d.digest),
+      options.concurrency,
+    );
+    return {
+      ...stored,
+      manifest: image as ImageManifest,
+      topDigest: top.digest,
+      manifestDigest: manifest.digest,
+      manifestSize: manifest.bytes.length,
+      release: () => {
+        stored.release();
+        releases.forEach((r) => r());
+      },
+    };
   } catch (err) {
     releases.forEach((r) => r());
     throw err;
@@ -72,7 +95,9 @@ async function resolve(ref: ImageReference, options: PullOptions): Promise<{ cli
   const reasons: string[] = [];
   let allNotFound = true;
   for (const endpoint of endpointsFor(options.registries, ref.domain)) {
-    const client = new RegistryClient(endpoint, ref.path, credentialsFor(options.auth, [endpoint.host, ref.domain]), { timeoutMs: options.timeoutMs });
+    const client = new RegistryClient(endpoint, ref.path, credentialsFor(options.auth, [endpoint.host, ref.domain]), {
+      timeoutMs: options.timeoutMs,
+    });
     try {
       const top = await client.manifest(ref.digest ?? ref.tag ?? 'latest');
       if (ref.digest && top.digest !== ref.digest) throw new RegistryError(`${endpoint.host}: answered ${top.digest} for ${ref.digest}`);
@@ -138,7 +163,11 @@ export async function storeImage(
   }
 }
 
-async function ensureBlob(store: ContentStore, desc: Descriptor, fetchBlob: ((d: Descriptor) => Promise<AsyncIterable<Uint8Array>>) | undefined): Promise<void> {
+async function ensureBlob(
+  store: ContentStore,
+  desc: Descriptor,
+  fetchBlob: ((d: Descriptor) => Promise<AsyncIterable<Uint8Array>>) | undefined,
+): Promise<void> {
   if (store.hasBlob(desc.digest, desc.size)) return;
   if (!fetchBlob) throw new ManifestError(`blob ${desc.digest} is missing`);
   await store.writeBlob(desc.digest, await fetchBlob(desc), desc.size);

@@ -52,7 +52,8 @@ export class RegistryClient {
     for await (const chunk of idle(res.body, this.timeoutMs, controller, `${this.endpoint.host}: manifest ${reference}`)) {
       length += chunk.length;
       // Manifests are small; a registry that sends more is not sending a manifest.
-      if (length > MAX_MANIFEST_BYTES) throw new RegistryError(`${this.endpoint.host}: manifest ${reference} is larger than ${MAX_MANIFEST_BYTES} bytes`);
+      if (length > MAX_MANIFEST_BYTES)
+        throw new RegistryError(`${this.endpoint.host}: manifest ${reference} is larger than ${MAX_MANIFEST_BYTES} bytes`);
       parts.push(chunk);
     }
     const bytes = Buffer.concat(parts);
@@ -124,7 +125,12 @@ export class RegistryClient {
 }
 
 /** A body that fails when no chunk arrives for `timeoutMs` (a stalled registry must not hang a pull). */
-async function* idle(body: ReadableStream<Uint8Array>, timeoutMs: number, controller: AbortController, what: string): AsyncGenerator<Uint8Array> {
+async function* idle(
+  body: ReadableStream<Uint8Array>,
+  timeoutMs: number,
+  controller: AbortController,
+  what: string,
+): AsyncGenerator<Uint8Array> {
   let timer: NodeJS.Timeout | undefined;
   const arm = () => {
     clearTimeout(timer);
@@ -137,7 +143,9 @@ async function* idle(body: ReadableStream<Uint8Array>, timeoutMs: number, contro
       yield chunk;
     }
   } catch (err) {
-    throw new RegistryError(controller.signal.aborted ? String((controller.signal.reason as Error).message) : `${what}: ${networkReason(err)}`);
+    throw new RegistryError(
+      controller.signal.aborted ? String((controller.signal.reason as Error).message) : `${what}: ${networkReason(err)}`,
+    );
   } finally {
     clearTimeout(timer);
   }

@@ -59,18 +59,23 @@ export function loadRegistryConfig(file: string): RegistryConfig {
 }
 
 export function parseRegistryConfig(doc: unknown): RegistryConfig {
-  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new RegistryConfigError('want a mapping with "registries" (and "platform")');
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc))
+    throw new RegistryConfigError('want a mapping with "registries" (and "platform")');
   const { registries = {}, platform, ...rest } = doc as Record<string, unknown>;
   const unknownKeys = Object.keys(rest);
   if (unknownKeys.length) throw new RegistryConfigError(`unknown key "${unknownKeys[0]}" (known: registries, platform)`);
-  if (typeof registries !== 'object' || registries === null || Array.isArray(registries)) throw new RegistryConfigError('"registries" must map registry names to settings');
+  if (typeof registries !== 'object' || registries === null || Array.isArray(registries))
+    throw new RegistryConfigError('"registries" must map registry names to settings');
   const out: RegistryConfig = { registries: {}, platform: platform === undefined ? hostPlatform() : parsePlatform(String(platform)) };
   for (const [name, raw] of Object.entries(registries as Record<string, unknown>)) {
     const entry = (raw ?? {}) as Record<string, unknown>;
     const { mirrors = [], server, insecure = false, ...extra } = entry;
-    if (Object.keys(extra).length) throw new RegistryConfigError(`registries.${name}: unknown key "${Object.keys(extra)[0]}" (known: mirrors, server, insecure)`);
-    if (!Array.isArray(mirrors) || mirrors.some((m) => typeof m !== 'string')) throw new RegistryConfigError(`registries.${name}.mirrors must be a list of URLs`);
-    if (server !== undefined && typeof server !== 'string') throw new RegistryConfigError(`registries.${name}.server must be a URL or "none"`);
+    if (Object.keys(extra).length)
+      throw new RegistryConfigError(`registries.${name}: unknown key "${Object.keys(extra)[0]}" (known: mirrors, server, insecure)`);
+    if (!Array.isArray(mirrors) || mirrors.some((m) => typeof m !== 'string'))
+      throw new RegistryConfigError(`registries.${name}.mirrors must be a list of URLs`);
+    if (server !== undefined && typeof server !== 'string')
+      throw new RegistryConfigError(`registries.${name}.server must be a URL or "none"`);
     if (typeof insecure !== 'boolean') throw new RegistryConfigError(`registries.${name}.insecure must be true or false`);
     out.registries[name] = { mirrors: mirrors as string[], server, insecure };
   }
@@ -91,11 +96,14 @@ function endpoint(config: RegistryConfig, registry: string, url: string): Regist
   } catch {
     throw new RegistryConfigError(`registries.${registry}: "${url}" is not a URL`);
   }
-  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new RegistryConfigError(`registries.${registry}: "${url}": only http and https`);
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')
+    throw new RegistryConfigError(`registries.${registry}: "${url}": only http and https`);
   const host = parsed.host;
   const insecure = isInsecure(config, host);
   if (parsed.protocol === 'http:' && !insecure) {
-    throw new RegistryConfigError(`registries.${registry}: "${url}" is plain HTTP; allow it with "insecure: true" under registries."${host}"`);
+    throw new RegistryConfigError(
+      `registries.${registry}: "${url}" is plain HTTP; allow it with "insecure: true" under registries."${host}"`,
+    );
   }
   const base = `${parsed.protocol}//${host}${parsed.pathname.replace(/\/+$/, '').replace(/\/v2$/, '')}`;
   return { base, host, httpFallback: !schemed && insecure };

@@ -3,7 +3,22 @@
 // the result is the image's filesystem as overlayfs would show it. Nothing
 // is ever followed through a symlink, so a lower layer's symlink cannot
 // redirect an upper layer's files out of the target.
-import { chmodSync, copyFileSync, constants, lchownSync, lstatSync, lutimesSync, mkdirSync, readdirSync, readlinkSync, rmSync, symlinkSync, chownSync, utimesSync, type Stats } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  constants,
+  lchownSync,
+  lstatSync,
+  lutimesSync,
+  mkdirSync,
+  readdirSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  chownSync,
+  utimesSync,
+  type Stats,
+} from 'node:fs';
 import { join } from 'node:path';
 
 export interface StackedLayer {
@@ -20,7 +35,8 @@ export function composeRootfs(layers: StackedLayer[], target: string): void {
   for (const layer of layers) {
     for (const dir of layer.opaque) {
       const path = dir === '' ? target : pathBelow(target, dir);
-      if (path && lstatOrUndefined(path)?.isDirectory()) for (const child of readdirSync(path)) rmSync(join(path, child), { recursive: true, force: true });
+      if (path && lstatOrUndefined(path)?.isDirectory())
+        for (const child of readdirSync(path)) rmSync(join(path, child), { recursive: true, force: true });
     }
     for (const whiteout of layer.whiteouts) {
       const path = pathBelow(target, whiteout);

@@ -106,8 +106,15 @@ function checksumOk(block: Buffer): boolean {
 }
 
 const TYPES: Record<string, TarEntryType> = {
-  '0': 'file', '\0': 'file', '7': 'file', '1': 'hardlink', '2': 'symlink',
-  '3': 'char', '4': 'block', '5': 'directory', '6': 'fifo',
+  '0': 'file',
+  '\0': 'file',
+  '7': 'file',
+  '1': 'hardlink',
+  '2': 'symlink',
+  '3': 'char',
+  '4': 'block',
+  '5': 'directory',
+  '6': 'fifo',
 };
 
 /** `LEN key=value\n` records; LEN counts the whole record. */

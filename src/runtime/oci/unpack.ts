@@ -79,7 +79,8 @@ export function resolveInside(root: string, parts: string[], entry: string, crea
     if (stat.isSymbolicLink()) {
       if (++hops > MAX_SYMLINK_HOPS) throw new LayerEntryError(entry, 'goes through too many symlinks');
       const target = readlinkSync(next);
-      if (isAbsolute(target)) throw new LayerEntryError(entry, `goes through symlink "${relative(root, next)}" -> "${target}", which leads out of the layer`);
+      if (isAbsolute(target))
+        throw new LayerEntryError(entry, `goes through symlink "${relative(root, next)}" -> "${target}", which leads out of the layer`);
       pending.unshift(...target.split('/'));
       continue;
     }

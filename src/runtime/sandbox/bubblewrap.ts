@@ -85,7 +85,9 @@ export class Bubblewrap {
     this.bwrap = found.bwrap;
     this.nsenter = found.nsenter;
     this.unshare = which('unshare');
-    this.kit = found.available ? prepareSetuidKit(kitDir, which('setpriv'), [found.bwrap, which('mount'), which('umount')], which('busybox')) : { ok: false, reason: 'no sandboxes' };
+    this.kit = found.available
+      ? prepareSetuidKit(kitDir, which('setpriv'), [found.bwrap, which('mount'), which('umount')], which('busybox'))
+      : { ok: false, reason: 'no sandboxes' };
     this.wrappers = new Set([...WRAPPERS, ...(this.kit.ok ? [this.kit.loader.slice(0, 15)] : [])]);
   }
 
@@ -118,30 +120,105 @@ export class Bubblewrap {
    * otherwise bwrap, in a user namespace. `detach` starts it (the runtime's
    * spawner, whose fork costs less).
    */
-  async startHolder(hostname: string | undefined, netns?: string, detach: (argv: readonly string[]) => Promise<number> = detachHere): Promise<NamespaceHolder> {
+  async startHolder(
+    hostname: string | undefined,
+    netns?: string,
+    detach: (argv: readonly string[]) => Promise<number> = detachHere,
+  ): Promise<NamespaceHolder> {
     const uts = hostname === undefined ? [] : ['--uts'];
     let [file, args] =
       process.getuid?.() === 0 && this.unshare
-        ? [this.unshare, ['--ipc', ...uts, '--pid', '--fork', '--kill-child', '--', '/bin/sh', '-c', `${hostname === undefined ? '' : 'echo "$2" > /proc/sys/kernel/hostname && '}${HOLDER_READY} && ${HOLDER_LOOP}`, 'holder', this.pause, hostname ?? '']]
-        : [this.bwrap, ['--unshare-ipc', ...(hostname === undefined ? [] : ['--unshare-uts', '--hostname', hostname]), '--unshare-pid', '--ro-bind', '/', '/', '--proc', '/proc', '--dev', '/dev', '--as-pid-1', '--', '/bin/sh', '-c', `${HOLDER_READY} && ${HOLDER_LOOP}`, 'holder', this.pause]];
+        ? [
+            this.unshare,
+            [
+              '--ipc',
+              ...uts,
+              '--pid',
+              '--fork',
+              '--kill-child',
+              '--',
+              '/bin/sh',
+              '-c',
+              `${hostname === undefined ? '' : 'echo "$2" > /proc/sys/kernel/hostname && '}${HOLDER_READY} && ${HOLDER_LOOP}`,
+              'holder',
+              this.pause,
+              hostname ?? '',
+            ],
+          ]
+        : [
+            this.bwrap,
+            [
+              '--unshare-ipc',
+              ...(hostname === undefined ? [] : ['--unshare-uts', '--hostname', hostname]),
+              '--unshare-pid',
+              '--ro-bind',
+              '/',
+              '/',
+              '--proc',
+              '/proc',
+              '--dev',
+              '/dev',
+              '--as-pid-1',
+              '--',
+              '/bin/sh',
+              '-c',
+              `${HOLDER_READY} && ${HOLDER_LOOP}`,
+              'holder',
+              this.pause,
+            ],
+          ];
     // The pod's own network (a pod network, root only): the holder is made in it, and holds it for its containers.
     if (netns) [file, args] = [this.nsenter, [`--net=${netns}`, '--', file, ...args]];
-    const pid = await detach([file, ...args]).catch((err: Error) => Promise.reject(new Error(`could not start the process that holds the pod's namespaces: ${err.message}`)));
+    const pid = await detach([file, ...args]).catch((err: Error) =>
+      Promise.reject(new Error(`could not start the process that holds the pod's namespaces: ${err.message}`)),
+    );
     return { pid, startTime: readProcStat(pid)?.startTime ?? '' };
   }
 
   /** Writes sysctls (files under /proc/sys, values) in the IPC and UTS namespaces of `program`, a holder's PID 1 (the UTS one the host's for a host-network pod, where none are allowed); rejects with what the write said. */
   writeSysctls(program: number, files: readonly (readonly [string, string])[]): Promise<void> {
     const user = process.getuid?.() === 0 ? [] : ['--user'];
-    const args = [`--target=${program}`, ...user, '--ipc', '--uts', ...joined(program, 'net'), '--', '/bin/sh', '-c', WRITE_SYSCTLS, 'sh', ...files.flat()];
+    const args = [
+      `--target=${program}`,
+      ...user,
+      '--ipc',
+      '--uts',
+      ...joined(program, 'net'),
+      '--',
+      '/bin/sh',
+      '-c',
+      WRITE_SYSCTLS,
+      'sh',
+      ...files.flat(),
+    ];
     return new Promise((resolve, reject) => {
-      execFile(this.nsenter, args, { timeout: 10_000, encoding: 'utf8' }, (err, _stdout, stderr) => (err ? reject(new Error(stderr.trim() || err.message)) : resolve()));
+      execFile(this.nsenter, args, { timeout: 10_000, encoding: 'utf8' }, (err, _stdout, stderr) =>
+        err ? reject(new Error(stderr.trim() || err.message)) : resolve(),
+      );
     });
   }
 
   /** The command before a program's argv that runs it in its sandbox. */
   wrapper(p: SandboxedProcess): string[] {
-    const args = [this.nsenter, `--target=${p.holder}`, ...(p.hostIpc ? [] : ['--ipc']), ...joined(p.holder, 'uts'), ...joined(p.holder, 'net'), '--', this.bwrap, '--bind', p.rootfs, '/', '--proc', '/proc', '--dev', '/dev', p.privileged ? '--bind' : '--ro-bind', '/sys', '/sys'];
+    const args = [
+      this.nsenter,
+      `--target=${p.holder}`,
+      ...(p.hostIpc ? [] : ['--ipc']),
+      ...joined(p.holder, 'uts'),
+      ...joined(p.holder, 'net'),
+      '--',
+      this.bwrap,
+      '--bind',
+      p.rootfs,
+      '/',
+      '--proc',
+      '/proc',
+      '--dev',
+      '/dev',
+      p.privileged ? '--bind' : '--ro-bind',
+      '/sys',
+      '/sys',
+    ];
     // The program dies with the runtime (a restart's recovery stops the others by their process group).
     // Not in a shared PID namespace: there bwrap forks the program from a short-lived intermediate
     // child, and a program whose parent-death signal is armed before that child has exited gets
@@ -176,15 +253,38 @@ export class Bubblewrap {
    * with supplementary `groups` (and no_new_privs when the container has it): set by the kit's setpriv,
    * which the sandbox then holds (wrapper).
    */
-  execWrapper(program: number, uid: number, gid: number, groups: readonly number[] = [], capabilities?: readonly string[], seccomp?: string, noNewPrivs = false): string[] {
+  execWrapper(
+    program: number,
+    uid: number,
+    gid: number,
+    groups: readonly number[] = [],
+    capabilities?: readonly string[],
+    seccomp?: string,
+    noNewPrivs = false,
+  ): string[] {
     const args = [this.nsenter, `--target=${program}`, '--mount', '--uts', '--ipc', '--pid', ...joined(program, 'net')];
     const extras = { noNewPrivs };
     if (seccomp) {
       // Under the container's filter: the host's shell opens it at fd 3, which nsenter and the kit's bwrap keep.
-      if (!this.kit.ok || !this.kit.programs.includes('bwrap')) throw new Error(`cannot run an exec under the container's seccomp filter: the sandbox has no bwrap to load it (${this.kit.ok ? 'bwrap links against another loader than setpriv' : this.kit.reason})`);
-      return ['/bin/sh', '-c', 'exec 3<"$0" && exec "$@"', seccomp, ...args, '--root', '--wd', '--', ...seccompPrefix(this.kit, 3), ...setuidPrefix(this.kit, uid, gid, groups, capabilities, extras)];
+      if (!this.kit.ok || !this.kit.programs.includes('bwrap'))
+        throw new Error(
+          `cannot run an exec under the container's seccomp filter: the sandbox has no bwrap to load it (${this.kit.ok ? 'bwrap links against another loader than setpriv' : this.kit.reason})`,
+        );
+      return [
+        '/bin/sh',
+        '-c',
+        'exec 3<"$0" && exec "$@"',
+        seccomp,
+        ...args,
+        '--root',
+        '--wd',
+        '--',
+        ...seccompPrefix(this.kit, 3),
+        ...setuidPrefix(this.kit, uid, gid, groups, capabilities, extras),
+      ];
     }
-    if ((groups.length > 0 || capabilities || noNewPrivs) && this.kit.ok) return [...args, '--root', '--wd', '--', ...setuidPrefix(this.kit, uid, gid, groups, capabilities, extras)];
+    if ((groups.length > 0 || capabilities || noNewPrivs) && this.kit.ok)
+      return [...args, '--root', '--wd', '--', ...setuidPrefix(this.kit, uid, gid, groups, capabilities, extras)];
     if (uid !== 0 || gid !== 0) args.push(...(this.kit.ok ? [] : ['--user']), `--setuid=${uid}`, `--setgid=${gid}`);
     args.push('--root', '--wd', '--');
     return args;
@@ -237,7 +337,6 @@ export function depth(path: string): number {
   return path.split('/').filter(Boolean).length;
 }
 
-
 /** bwrap and nsenter, and a sandbox tried once: new PID, IPC and UTS namespaces, the host's / read-only. */
 function detect(): { available: boolean; reason: string; bwrap: string; nsenter: string } {
   const bwrap = which('bwrap');
@@ -245,11 +344,37 @@ function detect(): { available: boolean; reason: string; bwrap: string; nsenter:
   if (!bwrap) return { available: false, reason: 'bubblewrap (bwrap) is not installed', bwrap: '', nsenter: '' };
   if (!nsenter) return { available: false, reason: 'nsenter (util-linux) is not installed', bwrap, nsenter: '' };
   const version = spawnSync(bwrap, ['--version'], { encoding: 'utf8' }).stdout.trim();
-  const res = spawnSync(bwrap, ['--unshare-pid', '--unshare-ipc', '--unshare-uts', '--hostname', 'knode-probe', '--ro-bind', '/', '/', '--proc', '/proc', '--dev', '/dev', '--as-pid-1', '--', 'true'], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-    encoding: 'utf8',
-    timeout: 10_000,
-  });
-  if (res.error || res.status !== 0) return { available: false, reason: `bwrap cannot make namespaces here: ${res.stderr?.trim() || res.error?.message || `exit ${res.status}`}`, bwrap, nsenter };
+  const res = spawnSync(
+    bwrap,
+    [
+      '--unshare-pid',
+      '--unshare-ipc',
+      '--unshare-uts',
+      '--hostname',
+      'knode-probe',
+      '--ro-bind',
+      '/',
+      '/',
+      '--proc',
+      '/proc',
+      '--dev',
+      '/dev',
+      '--as-pid-1',
+      '--',
+      'true',
+    ],
+    {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      encoding: 'utf8',
+      timeout: 10_000,
+    },
+  );
+  if (res.error || res.status !== 0)
+    return {
+      available: false,
+      reason: `bwrap cannot make namespaces here: ${res.stderr?.trim() || res.error?.message || `exit ${res.status}`}`,
+      bwrap,
+      nsenter,
+    };
   return { available: true, reason: version, bwrap, nsenter };
 }

@@ -88,7 +88,8 @@ export class ContainerRootfs {
   /** What `runtime status` says. */
   describe(): string {
     if (this.mode === 'copy') return `a copy of its image per container (${this.reason})`;
-    const shared = this.reachesNamespaces === true ? 'mounted while its set-up starts' : `mounted before its set-up starts: ${this.reachesNamespaces}`;
+    const shared =
+      this.reachesNamespaces === true ? 'mounted while its set-up starts' : `mounted before its set-up starts: ${this.reachesNamespaces}`;
     return `a kernel overlay per container over its image (${shared})`;
   }
 
@@ -107,7 +108,12 @@ export class ContainerRootfs {
     return this.stack('volumes', imageId, layers, []);
   }
 
-  private stack(kind: 'images' | 'volumes', imageId: string, layers: () => StackedLayer[], mountPoints: readonly (readonly [string, 'directory' | 'file'])[]): string {
+  private stack(
+    kind: 'images' | 'volumes',
+    imageId: string,
+    layers: () => StackedLayer[],
+    mountPoints: readonly (readonly [string, 'directory' | 'file'])[],
+  ): string {
     const root = join(this.dir, kind, imageId.replace(/^sha256:/, ''));
     if (existsSync(root)) return root;
     const partial = `${root}.partial-${process.pid}`;
@@ -172,7 +178,10 @@ export class ContainerRootfs {
   startMount(id: string, imageId: string, layers: () => StackedLayer[]): void {
     if (this.mode === 'copy') return;
     const base = this.base(id);
-    const argv = [this.tools.mount, ...overlayArgs(this.imageRoot(imageId, layers), join(base, 'upper'), join(base, 'work'), join(base, 'rootfs'))];
+    const argv = [
+      this.tools.mount,
+      ...overlayArgs(this.imageRoot(imageId, layers), join(base, 'upper'), join(base, 'work'), join(base, 'rootfs')),
+    ];
     // After an unmount (a runtime restart unmounts its created containers), not over it.
     const unmounted = this.unmounting.get(id) ?? Promise.resolve();
     this.unmounting.delete(id);

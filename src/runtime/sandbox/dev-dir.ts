@@ -5,7 +5,14 @@ import { chmodSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from 'no
 import { join } from 'node:path';
 import { DEVICES } from './mount-table.js';
 
-const LINKS: readonly (readonly [string, string])[] = [['fd', '/proc/self/fd'], ['stdin', '/proc/self/fd/0'], ['stdout', '/proc/self/fd/1'], ['stderr', '/proc/self/fd/2'], ['ptmx', 'pts/ptmx'], ['core', '/proc/kcore']];
+const LINKS: readonly (readonly [string, string])[] = [
+  ['fd', '/proc/self/fd'],
+  ['stdin', '/proc/self/fd/0'],
+  ['stdout', '/proc/self/fd/1'],
+  ['stderr', '/proc/self/fd/2'],
+  ['ptmx', 'pts/ptmx'],
+  ['core', '/proc/kcore'],
+];
 
 /** Makes a container's /dev at `dir`, unless it is there (a start that found no spare). */
 export function devTemplate(dir: string): void {

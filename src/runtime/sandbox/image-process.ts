@@ -47,7 +47,8 @@ export function imageProcess(image: ImageConfig['config'] | undefined, asked: Co
     if (!(entrypoint.length === 1 && entrypoint[0] === '')) command = [...entrypoint];
   }
   const argv = [...command, ...args];
-  if (argv.length === 0) throw new ImageProcessError('no command specified: the container has no command or args, and the image no Entrypoint or Cmd');
+  if (argv.length === 0)
+    throw new ImageProcessError('no command specified: the container has no command or args, and the image no Entrypoint or Cmd');
   const env: Record<string, string> = {};
   for (const entry of image?.Env ?? []) {
     const eq = entry.indexOf('=');
@@ -131,7 +132,12 @@ export function findInRootfs(
   /** Where a path of the root file system is on the host, when it is not `rootfs` (a root not mounted yet: hostPathInLayers). */
   inRoot: (path: string) => string | undefined = (rest) => resolveInRoot(rootfs, rest),
 ): string | undefined {
-  const candidates = command.includes('/') ? [posix.resolve(cwd, command)] : path.split(':').filter(Boolean).map((dir) => posix.join(posix.resolve('/', dir), command));
+  const candidates = command.includes('/')
+    ? [posix.resolve(cwd, command)]
+    : path
+        .split(':')
+        .filter(Boolean)
+        .map((dir) => posix.join(posix.resolve('/', dir), command));
   for (const candidate of candidates) {
     const { root, rest } = rootHolding(rootfs, candidate, mounts);
     const host = root === rootfs ? inRoot(rest) : resolveInRoot(root, rest);
@@ -146,11 +152,16 @@ export function findInRootfs(
  * that holds it (or is it), else inside `rootfs`. `base` is where that root
  * is in the container, `rest` the path inside it.
  */
-export function rootHolding(rootfs: string, path: string, mounts: readonly { hostPath: string; containerPath: string }[]): { root: string; base: string; rest: string } {
+export function rootHolding(
+  rootfs: string,
+  path: string,
+  mounts: readonly { hostPath: string; containerPath: string }[],
+): { root: string; base: string; rest: string } {
   let holder: { root: string; base: string } | undefined;
   for (const m of mounts) {
     const base = posix.resolve('/', m.containerPath);
-    if ((path === base || path.startsWith(`${base}/`)) && (!holder || base.length > holder.base.length)) holder = { root: m.hostPath, base };
+    if ((path === base || path.startsWith(`${base}/`)) && (!holder || base.length > holder.base.length))
+      holder = { root: m.hostPath, base };
   }
   const { root, base } = holder ?? { root: rootfs, base: '/' };
   return { root, base, rest: posix.relative(base, path) };
@@ -158,7 +169,11 @@ export function rootHolding(rootfs: string, path: string, mounts: readonly { hos
 
 /** The host path of `path` inside `root`, every symlink on the way resolved against `root`; undefined when something is missing or loops. */
 export function resolveInRoot(root: string, path: string): string | undefined {
-  const parts = walkInRoot(path, (rel) => lstatOrUndefined(join(root, rel)), (rel) => readlinkSync(join(root, rel)));
+  const parts = walkInRoot(
+    path,
+    (rel) => lstatOrUndefined(join(root, rel)),
+    (rel) => readlinkSync(join(root, rel)),
+  );
   return parts && join(root, ...parts);
 }
 
@@ -167,7 +182,11 @@ export function resolveInRoot(root: string, path: string): string | undefined {
  * the root that `lstat` and `readlink` look into (paths relative to it);
  * undefined when something is missing or the links loop.
  */
-export function walkInRoot(path: string, lstat: (rel: string) => Stats | undefined, readlink: (rel: string) => string): string[] | undefined {
+export function walkInRoot(
+  path: string,
+  lstat: (rel: string) => Stats | undefined,
+  readlink: (rel: string) => string,
+): string[] | undefined {
   const pending = path.split('/').filter(Boolean);
   const done: string[] = [];
   let hops = 0;
@@ -217,7 +236,8 @@ export function makeInRoot(root: string, path: string, kind: 'directory' | 'file
     },
     lstat: (at) => lstatOrUndefined(join(root, at)),
     // O_EXCL: a dangling symlink there is an error, never followed out of the root.
-    make: (dir, name, file) => (file ? closeSync(openSync(join(root, dir, name), 'wx', 0o644)) : mkdirSync(join(root, dir, name), { mode: 0o755 })),
+    make: (dir, name, file) =>
+      file ? closeSync(openSync(join(root, dir, name), 'wx', 0o644)) : mkdirSync(join(root, dir, name), { mode: 0o755 }),
   });
 }
 
@@ -240,7 +260,9 @@ export function makeAlong(path: string, kind: 'directory' | 'file', what: string
       try {
         root.make(resolved, part, last && kind === 'file');
       } catch (err) {
-        throw new ImageProcessError(`cannot make ${what} ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message} at ${next}`);
+        throw new ImageProcessError(
+          `cannot make ${what} ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message} at ${next}`,
+        );
       }
     } else if ((!last || kind === 'directory') && !root.lstat(found)?.isDirectory()) {
       throw new ImageProcessError(`${what} ${path} is not a directory: ${next}`);

@@ -29,7 +29,10 @@ import { hostPathInLayers, type OverlayLayers } from './overlay-layers.js';
 export type SandboxSetting = 'auto' | 'off';
 
 /** What every sandboxed container gets mounted: the kernel's file systems, the setuid kit and the pod's files. */
-const CONTAINER_MOUNT_POINTS = [...FIXED_MOUNT_POINTS.map((path) => [path, 'directory'] as const), ...Object.values(POD_FILES).map((path) => [path, 'file'] as const)];
+const CONTAINER_MOUNT_POINTS = [
+  ...FIXED_MOUNT_POINTS.map((path) => [path, 'directory'] as const),
+  ...Object.values(POD_FILES).map((path) => [path, 'file'] as const),
+];
 
 export class ImageSandboxes {
   readonly bubblewrap: Bubblewrap | undefined;
@@ -56,7 +59,11 @@ export class ImageSandboxes {
       if (!this.off) {
         const kit = this.bubblewrap.setuidKit;
         const applet = (name: 'mount' | 'umount') => (kit.ok ? staticApplet(kit, name) : undefined) ?? name;
-        this.rootfs = new ContainerRootfs(join(dir, 'rootfs'), { mount: applet('mount'), umount: applet('umount') }, CONTAINER_MOUNT_POINTS);
+        this.rootfs = new ContainerRootfs(
+          join(dir, 'rootfs'),
+          { mount: applet('mount'), umount: applet('umount') },
+          CONTAINER_MOUNT_POINTS,
+        );
         this.mountSandbox = MountSandbox.detect(join(dir, 'bin'), this.bubblewrap.setuidKit, dir);
         this.holders = new PodHolders(this.bubblewrap);
       }
@@ -82,11 +89,18 @@ export class ImageSandboxes {
   describe(): string {
     if (!this.enabled) return `host processes: ${this.off}`;
     const setup = this.mountSandbox;
-    const own = typeof setup === 'string' ? `bwrap sets no_new_privs in every container (no util-linux setup: ${setup})` : `without seccomp, a container without no_new_privs or with a Bidirectional mount set up by util-linux as runc sets one up (its /dev made in ${setup.scratch.dir}${setup.scratch.onTmpfs ? ', a tmpfs' : ''})`;
+    const own =
+      typeof setup === 'string'
+        ? `bwrap sets no_new_privs in every container (no util-linux setup: ${setup})`
+        : `without seccomp, a container without no_new_privs or with a Bidirectional mount set up by util-linux as runc sets one up (its /dev made in ${setup.scratch.dir}${setup.scratch.onTmpfs ? ', a tmpfs' : ''})`;
     const kit = this.bubblewrap!.setuidKit;
-    const applets = kit.ok && kit.applets ? "; mounts, unmounts, pivot_root, nsenter, unshare and the set-up's shell by a static busybox's applets" : '';
+    const applets =
+      kit.ok && kit.applets ? "; mounts, unmounts, pivot_root, nsenter, unshare and the set-up's shell by a static busybox's applets" : '';
     // util-linux's set-ups mount their own overlay, in their namespace; the rest are mounted on the host.
-    const inNamespace = typeof setup !== 'string' && this.rootfs!.mode === 'overlay' ? "a util-linux set-up mounts its container's overlay in the container's own mount namespace; on the host for the others: " : '';
+    const inNamespace =
+      typeof setup !== 'string' && this.rootfs!.mode === 'overlay'
+        ? "a util-linux set-up mounts its container's overlay in the container's own mount namespace; on the host for the others: "
+        : '';
     return `${this.bubblewrap!.describe()}; ${own}; root file systems: ${inNamespace}${this.rootfs!.describe()}${applets}`;
   }
 
@@ -103,7 +117,11 @@ export class ImageSandboxes {
     let capabilities: string[] | undefined;
     let filter: Buffer | undefined;
     try {
-      capabilities = containerCapabilities(security?.privileged ?? false, security?.capabilities?.addCapabilities, security?.capabilities?.dropCapabilities);
+      capabilities = containerCapabilities(
+        security?.privileged ?? false,
+        security?.capabilities?.addCapabilities,
+        security?.capabilities?.dropCapabilities,
+      );
       filter = seccompFilter(security?.seccomp, security?.privileged ?? false, capabilities);
       checkPathList('maskedPaths', security?.maskedPaths ?? []);
       checkPathList('readonlyPaths', security?.readonlyPaths ?? []);
@@ -117,7 +135,8 @@ export class ImageSandboxes {
         runAsGroup: security?.runAsGroup ? security.runAsGroup.value : undefined,
       });
     } catch (err) {
-      if (err instanceof ImageProcessError || err instanceof CapabilityError || err instanceof PathListError || err instanceof SeccompError) throw invalid(`container "${config.metadata?.name}": ${err.message}`);
+      if (err instanceof ImageProcessError || err instanceof CapabilityError || err instanceof PathListError || err instanceof SeccompError)
+        throw invalid(`container "${config.metadata?.name}": ${err.message}`);
       throw err;
     }
     let files: string;
@@ -125,12 +144,16 @@ export class ImageSandboxes {
       files = this.rootfs!.prepare(id, image.id, () => store.rootfsLayers(image));
     } catch (err) {
       this.forget(id);
-      throw unknown(`failed to create containerd container: failed to prepare the root file system of image ${image.id}: ${(err as Error).message}`);
+      throw unknown(
+        `failed to create containerd container: failed to prepare the root file system of image ${image.id}: ${(err as Error).message}`,
+      );
     }
     try {
       // The image's /etc/passwd and /etc/group name the user, as containerd reads them at create.
       const { uid, gid } = resolveUser(files, process.user);
-      const groups = [...new Set([...imageGroups(files, uid), ...(security?.supplementalGroups ?? []).map(Number)])].filter((g) => g !== gid);
+      const groups = [...new Set([...imageGroups(files, uid), ...(security?.supplementalGroups ?? []).map(Number)])].filter(
+        (g) => g !== gid,
+      );
       // Beside the root file system, gone with it.
       const seccomp = filter ? join(dirname(this.rootfs!.path(id)), 'seccomp.bpf') : undefined;
       if (seccomp) {
@@ -142,7 +165,12 @@ export class ImageSandboxes {
       // Set up by util-linux (no filter, no no_new_privs, no Bidirectional mount), over an overlay, with
       // nothing to look for in its mounted root: its own table mounts its root, in its namespace.
       const ownRoot =
-        typeof this.mountSandbox !== 'string' && this.rootfs!.mode === 'overlay' && !filter && !security?.noNewPrivs && !config.mounts.some((m) => m.propagation === 'PROPAGATION_BIDIRECTIONAL') && kernelPathsOnly(maskedPaths ?? [], readonlyPaths ?? []);
+        typeof this.mountSandbox !== 'string' &&
+        this.rootfs!.mode === 'overlay' &&
+        !filter &&
+        !security?.noNewPrivs &&
+        !config.mounts.some((m) => m.propagation === 'PROPAGATION_BIDIRECTIONAL') &&
+        kernelPathsOnly(maskedPaths ?? [], readonlyPaths ?? []);
       // Mounted on the host while the create answers; the start waits for it.
       if (!ownRoot) this.rootfs!.startMount(id, image.id, () => store.rootfsLayers(image));
       return {
@@ -180,10 +208,18 @@ export class ImageSandboxes {
    * (bwrap sets the one and makes slaves of the others); util-linux sets up
    * the rest, as runc does.
    */
-  async processSpec(c: ContainerRecord, spec: SandboxedSpec, sandbox: SandboxRecord, holder: number, sharedPid: number | 'own' | 'node'): Promise<Omit<ProcessSpec, 'logPath' | 'stdin' | 'beforeExec'>> {
+  async processSpec(
+    c: ContainerRecord,
+    spec: SandboxedSpec,
+    sandbox: SandboxRecord,
+    holder: number,
+    sharedPid: number | 'own' | 'node',
+  ): Promise<Omit<ProcessSpec, 'logPath' | 'stdin' | 'beforeExec'>> {
     const bwrap = this.bubblewrap!;
     if (typeof sharedPid === 'number' && (spec.uid !== 0 || spec.gid !== 0) && !bwrap.usersJoinPidNamespaces) {
-      throw new Error(`user ${spec.uid}:${spec.gid} cannot run in a shared PID namespace on the embedded runtime's sandboxes: without setpriv, non-root users get a user namespace, which cannot join the pod's PID namespace; run it as root or without shareProcessNamespace`);
+      throw new Error(
+        `user ${spec.uid}:${spec.gid} cannot run in a shared PID namespace on the embedded runtime's sandboxes: without setpriv, non-root users get a user namespace, which cannot join the pod's PID namespace; run it as root or without shareProcessNamespace`,
+      );
     }
     const store = this.images as OciImageStore;
     const imageLayers = () => {
@@ -193,11 +229,33 @@ export class ImageSandboxes {
     };
     const mounts: LaunchedProcess['mounts'] = [...(await this.podFiles.mounts(sandbox)), ...c.mounts];
     const pid = sharedPid === 'own' ? 'CONTAINER' : sharedPid === 'node' ? 'NODE' : 'SHARED';
-    const sandboxed = { rootfs: spec.rootfs, cwd: spec.cwd, holder, pid, uid: spec.uid, gid: spec.gid, groups: spec.groups ?? [], mounts, readonlyRootfs: spec.readonlyRootfs === true, capabilities: spec.capabilities, privileged: spec.privileged === true, maskedPaths: spec.maskedPaths ?? [], readonlyPaths: spec.readonlyPaths ?? [], hostIpc: sandbox.namespaces.ipc === 'NODE' } as const;
-    const common = { argv: spec.argv, programTimeoutMs: PROGRAM_TIMEOUT_MS, hasProgram: (command: string) => findInRootfs(spec.rootfs, command, spec.env.PATH ?? '', spec.cwd, c.mounts) !== undefined, env: { ...spec.env, HOSTNAME: podHostname(sandbox) }, cwd: spec.cwd };
+    const sandboxed = {
+      rootfs: spec.rootfs,
+      cwd: spec.cwd,
+      holder,
+      pid,
+      uid: spec.uid,
+      gid: spec.gid,
+      groups: spec.groups ?? [],
+      mounts,
+      readonlyRootfs: spec.readonlyRootfs === true,
+      capabilities: spec.capabilities,
+      privileged: spec.privileged === true,
+      maskedPaths: spec.maskedPaths ?? [],
+      readonlyPaths: spec.readonlyPaths ?? [],
+      hostIpc: sandbox.namespaces.ipc === 'NODE',
+    } as const;
+    const common = {
+      argv: spec.argv,
+      programTimeoutMs: PROGRAM_TIMEOUT_MS,
+      hasProgram: (command: string) => findInRootfs(spec.rootfs, command, spec.env.PATH ?? '', spec.cwd, c.mounts) !== undefined,
+      env: { ...spec.env, HOSTNAME: podHostname(sandbox) },
+      cwd: spec.cwd,
+    };
     const setup = this.mountSandbox;
     // The program looked for in its overlay's layers, before its root is mounted.
-    const hasProgramIn = (layers: OverlayLayers) => (command: string) => findInRootfs(spec.rootfs, command, spec.env.PATH ?? '', spec.cwd, c.mounts, (path) => hostPathInLayers(layers, path)) !== undefined;
+    const hasProgramIn = (layers: OverlayLayers) => (command: string) =>
+      findInRootfs(spec.rootfs, command, spec.env.PATH ?? '', spec.cwd, c.mounts, (path) => hostPathInLayers(layers, path)) !== undefined;
     // Its create started the mount.
     const rootMounted = async () => {
       await this.rootfs!.mounted(c.id, c.imageId, imageLayers);
@@ -205,28 +263,64 @@ export class ImageSandboxes {
     if (spec.ownRoot && typeof setup !== 'string') {
       const layers = await this.rootfs!.layersOf(c.id, c.imageId, imageLayers);
       // What the kernel would refuse to mount, said before the set-up starts; its set-up says what else fails.
-      if (layers && !statSync(layers.lower, { throwIfNoEntry: false })?.isDirectory()) throw new Error(`${MOUNT_FAILED}: its image's stacked layers (${layers.lower}) are not a directory`);
+      if (layers && !statSync(layers.lower, { throwIfNoEntry: false })?.isDirectory())
+        throw new Error(`${MOUNT_FAILED}: its image's stacked layers (${layers.lower}) are not a directory`);
       if (layers) {
-        const launch = setup.wrapper({ ...sandboxed, id: c.id, noNewPrivs: false, sharedPid: typeof sharedPid === 'number' ? sharedPid : undefined, overlay: layers });
-        return { ...common, hasProgram: hasProgramIn(layers), wrapper: launch.argv, orphanGuard: launch.orphanGuard, prepare: () => launch.prepare(async () => {}), programOf: (wrapperPid) => setup.programOf(wrapperPid), reportsSetUp: true };
+        const launch = setup.wrapper({
+          ...sandboxed,
+          id: c.id,
+          noNewPrivs: false,
+          sharedPid: typeof sharedPid === 'number' ? sharedPid : undefined,
+          overlay: layers,
+        });
+        return {
+          ...common,
+          hasProgram: hasProgramIn(layers),
+          wrapper: launch.argv,
+          orphanGuard: launch.orphanGuard,
+          prepare: () => launch.prepare(async () => {}),
+          programOf: (wrapperPid) => setup.programOf(wrapperPid),
+          reportsSetUp: true,
+        };
       }
     }
     // Set up below with its root mounted on the host (a runtime started again without util-linux's set-up or
     // overlays since its create): its record says so, for its unmount.
     if (spec.ownRoot) delete spec.ownRoot;
-    if (typeof setup !== 'string' && !spec.seccomp && (!spec.noNewPrivs || mounts.some((m) => m.propagation === 'PROPAGATION_BIDIRECTIONAL'))) {
+    if (
+      typeof setup !== 'string' &&
+      !spec.seccomp &&
+      (!spec.noNewPrivs || mounts.some((m) => m.propagation === 'PROPAGATION_BIDIRECTIONAL'))
+    ) {
       // The wrapper starts while the root is mounted, when that mount reaches its namespace: its mount points
       // are made in the overlay's layers meanwhile.
       const early = this.rootfs!.reachesNamespaces === true;
       if (!early) await rootMounted();
       const overlay = early ? await this.rootfs!.layersOf(c.id, c.imageId, imageLayers) : undefined;
-      const launch = setup.wrapper({ ...sandboxed, id: c.id, noNewPrivs: spec.noNewPrivs === true, sharedPid: typeof sharedPid === 'number' ? sharedPid : undefined, layers: overlay });
-      const process = { ...common, wrapper: launch.argv, orphanGuard: launch.orphanGuard, programOf: (wrapperPid: number) => setup.programOf(wrapperPid), reportsSetUp: true };
+      const launch = setup.wrapper({
+        ...sandboxed,
+        id: c.id,
+        noNewPrivs: spec.noNewPrivs === true,
+        sharedPid: typeof sharedPid === 'number' ? sharedPid : undefined,
+        layers: overlay,
+      });
+      const process = {
+        ...common,
+        wrapper: launch.argv,
+        orphanGuard: launch.orphanGuard,
+        programOf: (wrapperPid: number) => setup.programOf(wrapperPid),
+        reportsSetUp: true,
+      };
       // The spawner runs the mount: the set-up's go-ahead waits for it there, and the program is looked for in the layers.
       if (overlay && !launch.readsRoot && this.rootfs!.handedToRunner(c.id)) {
         const done = rootMounted();
         done.catch(() => {}); // the start's error
-        return { ...process, hasProgram: hasProgramIn(overlay), prepare: () => launch.prepare(() => Promise.resolve()), awaits: { key: c.id, done } };
+        return {
+          ...process,
+          hasProgram: hasProgramIn(overlay),
+          prepare: () => launch.prepare(() => Promise.resolve()),
+          awaits: { key: c.id, done },
+        };
       }
       return { ...process, prepare: () => launch.prepare(rootMounted) };
     }
@@ -236,7 +330,12 @@ export class ImageSandboxes {
     // The files bwrap reads at fds from PIDNS_FD on: the PID namespace to join, then the seccomp filter.
     const files = [...(typeof sharedPid === 'number' ? [`/proc/${sharedPid}/ns/pid`] : []), ...(spec.seccomp ? [spec.seccomp] : [])];
     const seccompFd = spec.seccomp ? PIDNS_FD + files.length - 1 : undefined;
-    return { ...common, wrapper: bwrap.wrapper({ ...sandboxed, seccompFd }), files, programOf: (wrapperPid) => bwrap.programOf(wrapperPid) };
+    return {
+      ...common,
+      wrapper: bwrap.wrapper({ ...sandboxed, seccompFd }),
+      files,
+      programOf: (wrapperPid) => bwrap.programOf(wrapperPid),
+    };
   }
 
   /**
@@ -299,9 +398,16 @@ export class ImageSandboxes {
   execWrapper(spec: SandboxedSpec, program: number): string[] {
     // Under a filter the exec goes through the kit's bwrap, which makes its scratch root on the container's /tmp.
     if (spec.seccomp) ensureTmp(spec.rootfs);
-    return this.bubblewrap!.execWrapper(program, spec.uid, spec.gid, spec.groups ?? [], spec.capabilities, spec.seccomp, spec.noNewPrivs === true);
+    return this.bubblewrap!.execWrapper(
+      program,
+      spec.uid,
+      spec.gid,
+      spec.groups ?? [],
+      spec.capabilities,
+      spec.seccomp,
+      spec.noNewPrivs === true,
+    );
   }
-
 }
 
 /** Makes /tmp (1777) in a container's root file system that has nothing there (an image without one, or a container that removed it). */

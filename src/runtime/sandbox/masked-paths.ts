@@ -28,7 +28,12 @@ export function checkPathList(field: string, paths: readonly string[]): void {
 }
 
 /** The paths that are there, as the sandbox sees them (symlinks resolved) and where they are on the host: each read-only one, and each masked one with whether it is a directory. */
-export function locatePaths(masked: readonly string[], readonly: readonly string[], rootfs: string, mounts: readonly BoundPath[]): { readonly: BoundPath[]; masked: { containerPath: string; directory: boolean }[] } {
+export function locatePaths(
+  masked: readonly string[],
+  readonly: readonly string[],
+  rootfs: string,
+  mounts: readonly BoundPath[],
+): { readonly: BoundPath[]; masked: { containerPath: string; directory: boolean }[] } {
   const found = (paths: readonly string[]) => paths.map((p) => locate(p, rootfs, mounts)).filter((f): f is Found => f !== undefined);
   return {
     readonly: found(readonly).map((f) => ({ hostPath: f.host, containerPath: f.target })),
@@ -37,12 +42,19 @@ export function locatePaths(masked: readonly string[], readonly: readonly string
 }
 
 /** The bwrap arguments that apply them, after the volumes are mounted. */
-export function pathMaskArgs(masked: readonly string[], readonly: readonly string[], rootfs: string, mounts: readonly BoundPath[]): string[] {
+export function pathMaskArgs(
+  masked: readonly string[],
+  readonly: readonly string[],
+  rootfs: string,
+  mounts: readonly BoundPath[],
+): string[] {
   const paths = locatePaths(masked, readonly, rootfs, mounts);
   return [
     ...paths.readonly.flatMap((p) => ['--ro-bind', p.hostPath, p.containerPath]),
     // A masked file gets /dev/null, a device: plain binds are nodev.
-    ...paths.masked.flatMap((p) => (p.directory ? ['--tmpfs', p.containerPath, '--remount-ro', p.containerPath] : ['--dev-bind', '/dev/null', p.containerPath])),
+    ...paths.masked.flatMap((p) =>
+      p.directory ? ['--tmpfs', p.containerPath, '--remount-ro', p.containerPath] : ['--dev-bind', '/dev/null', p.containerPath],
+    ),
   ];
 }
 

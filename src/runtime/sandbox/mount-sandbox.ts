@@ -107,7 +107,8 @@ export class MountSandbox {
   static detect(binDir: string, kit: SetuidKit, rootDir: string): MountSandbox | string {
     if (process.getuid?.() !== 0) return 'it needs root';
     if (!kit.ok) return kit.reason;
-    if (!kit.programs.includes('mount') || !kit.programs.includes('umount')) return "the kit has no mount and umount (they link against another loader than setpriv's)";
+    if (!kit.programs.includes('mount') || !kit.programs.includes('umount'))
+      return "the kit has no mount and umount (they link against another loader than setpriv's)";
     const names = { setpriv: 'setpriv', nsenter: 'nsenter', unshare: 'unshare', mount: 'mount', pivotRoot: 'pivot_root' } as const;
     const tools: Partial<Tools> = {};
     for (const [key, name] of Object.entries(names) as [keyof Tools, string][]) {
@@ -139,7 +140,12 @@ export class MountSandbox {
    * otherwise it makes what it needs in p.layers, and the mount need only
    * be made before the init shell's go-ahead.
    */
-  wrapper(p: LaunchedProcess): { argv: string[]; prepare: (mounted: () => Promise<void>) => Promise<void>; orphanGuard?: string[]; readsRoot: boolean } {
+  wrapper(p: LaunchedProcess): {
+    argv: string[];
+    prepare: (mounted: () => Promise<void>) => Promise<void>;
+    orphanGuard?: string[];
+    readsRoot: boolean;
+  } {
     const base = this.scratch.of(p.id);
     const root = join(base, 'root');
     const table = join(base, 'mounts');
@@ -158,7 +164,13 @@ export class MountSandbox {
     const orphanGuard = p.pid === 'CONTAINER' ? [t.setpriv, '--pdeathsig=KILL', '--'] : undefined;
     // busybox's nsenter forks unless told not to (-F); util-linux's only to enter a PID namespace, as both do then.
     const staticNsenter = staticApplet(this.kit, 'nsenter');
-    const argv = [staticNsenter ?? t.nsenter, `--target=${p.holder}`, ...(p.hostIpc ? [] : ['--ipc']), ...joined(p.holder, 'uts'), ...joined(p.holder, 'net')];
+    const argv = [
+      staticNsenter ?? t.nsenter,
+      `--target=${p.holder}`,
+      ...(p.hostIpc ? [] : ['--ipc']),
+      ...joined(p.holder, 'uts'),
+      ...joined(p.holder, 'net'),
+    ];
     if (p.pid === 'SHARED') argv.push(`--pid=/proc/${p.sharedPid}/ns/pid`);
     else if (staticNsenter) argv.push('-F');
     // util-linux's unshare for a Bidirectional mount (busybox's --propagation=unchanged fails: it remounts / with no
@@ -170,7 +182,13 @@ export class MountSandbox {
     argv.push(...this.init, '-c', this.script(), INIT, table, root, p.cwd, ...slaves);
     argv.push(...setuidPrefix(this.kit, p.uid, p.gid, p.groups, p.capabilities, { noNewPrivs: p.noNewPrivs, dieWithParent: true }));
     const layers = p.overlay ?? inLayers(p);
-    return { argv, prepare: (mounted) => this.prepare(p, layers, { dev: join(base, 'dev'), root, table, hostTable }, p.overlay ? async () => {} : mounted), orphanGuard, readsRoot: layers === undefined };
+    return {
+      argv,
+      prepare: (mounted) =>
+        this.prepare(p, layers, { dev: join(base, 'dev'), root, table, hostTable }, p.overlay ? async () => {} : mounted),
+      orphanGuard,
+      readsRoot: layers === undefined,
+    };
   }
 
   /**
@@ -179,16 +197,23 @@ export class MountSandbox {
    * once its root is `mounted` too. The mount points are made in `layers`
    * (inLayers) while the mount runs, when there are.
    */
-  private async prepare(p: LaunchedProcess, layers: OverlayLayers | undefined, at: { dev: string; root: string; table: string; hostTable: ReturnType<typeof hostMounts> }, mounted: () => Promise<void>): Promise<void> {
+  private async prepare(
+    p: LaunchedProcess,
+    layers: OverlayLayers | undefined,
+    at: { dev: string; root: string; table: string; hostTable: ReturnType<typeof hostMounts> },
+    mounted: () => Promise<void>,
+  ): Promise<void> {
     const { dev, root, table, hostTable } = at;
     const mounting = mounted();
     mounting.catch(() => {}); // awaited below
     mkdirSync(root, { recursive: true, mode: 0o700 });
     if (!this.devSpares.take(dev)) devTemplate(dev);
     if (!layers) await mounting;
-    const make: MakeInRootfs = (path, kind, what) => (layers ? makeInLayers(layers, path, kind, what) : makeInRoot(p.rootfs, path, kind, what));
+    const make: MakeInRootfs = (path, kind, what) =>
+      layers ? makeInLayers(layers, path, kind, what) : makeInRoot(p.rootfs, path, kind, what);
     for (const fixed of FIXED_MOUNT_POINTS) {
-      if (make(fixed, 'directory', 'the mount point') !== fixed) throw new Error(`the image's ${fixed} is a symbolic link: it cannot be mounted on`);
+      if (make(fixed, 'directory', 'the mount point') !== fixed)
+        throw new Error(`the image's ${fixed} is a symbolic link: it cannot be mounted on`);
     }
     make(p.cwd, 'directory', 'the working directory');
     // A volume under /dev (the termination log) gets its mount point in the container's /dev.
@@ -196,7 +221,8 @@ export class MountSandbox {
     for (const m of mounts) {
       if (m.propagation !== 'PROPAGATION_BIDIRECTIONAL') continue;
       const on = mountOf(hostTable, m.hostPath);
-      if (on?.shared === undefined) throw new Error(`path "${m.hostPath}" is mounted on "${on?.mountPoint ?? '/'}" but it is not a shared mount`);
+      if (on?.shared === undefined)
+        throw new Error(`path "${m.hostPath}" is mounted on "${on?.mountPoint ?? '/'}" but it is not a shared mount`);
     }
     const paths = locatePaths(p.maskedPaths ?? [], p.readonlyPaths ?? [], p.rootfs, mounts);
     writeFileSync(
@@ -296,13 +322,19 @@ type Placed = { hostPath: string; containerPath: string; asked: string };
  * one of `fixed`, mounted before them) that holds it, and its container path
  * as that mount point resolved.
  */
-function placeMounts(p: LaunchedProcess, fixed: readonly Placed[], makeInRootfs: MakeInRootfs): (LaunchedProcess['mounts'][number] & Placed)[] {
+function placeMounts(
+  p: LaunchedProcess,
+  fixed: readonly Placed[],
+  makeInRootfs: MakeInRootfs,
+): (LaunchedProcess['mounts'][number] & Placed)[] {
   const placed: (LaunchedProcess['mounts'][number] & Placed)[] = [];
   for (const m of [...p.mounts].sort((a, b) => depth(a.containerPath) - depth(b.containerPath))) {
     const asked = posix.resolve('/', m.containerPath);
     const holder = [...fixed, ...placed].filter((h) => asked.startsWith(`${h.asked}/`)).sort((a, b) => b.asked.length - a.asked.length)[0];
     const kind = isDirectory(m.hostPath) ? 'directory' : 'file';
-    const inside = holder ? makeInRoot(holder.hostPath, asked.slice(holder.asked.length), kind, 'the mount point') : makeInRootfs(asked, kind, 'the mount point');
+    const inside = holder
+      ? makeInRoot(holder.hostPath, asked.slice(holder.asked.length), kind, 'the mount point')
+      : makeInRootfs(asked, kind, 'the mount point');
     const base = holder ? holder.containerPath : '/';
     placed.push({ ...m, asked, containerPath: posix.join(base, inside) });
   }
@@ -316,4 +348,3 @@ function isDirectory(path: string): boolean {
     return true; // missing: the mount says so
   }
 }
-

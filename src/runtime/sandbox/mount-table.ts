@@ -95,7 +95,8 @@ export function mountTable(t: MountTable): string {
  */
 export function readonlySysTable(dir: string, sysSubmounts: readonly string[]): string {
   const lines = [['/sys', dir, 'none', 'rbind,ro,rprivate']];
-  for (const sub of sysSubmounts) lines.push([`${dir}${sub.slice('/sys'.length)}`, `${dir}${sub.slice('/sys'.length)}`, 'none', 'remount,bind,ro']);
+  for (const sub of sysSubmounts)
+    lines.push([`${dir}${sub.slice('/sys'.length)}`, `${dir}${sub.slice('/sys'.length)}`, 'none', 'remount,bind,ro']);
   return tableText(lines);
 }
 

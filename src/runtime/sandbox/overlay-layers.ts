@@ -40,7 +40,11 @@ export function makeInLayers(layers: OverlayLayers, path: string, kind: 'directo
 /** Container path `path` with every symlink resolved inside the root; undefined when something is missing or loops. */
 export function resolveInLayers(layers: OverlayLayers, path: string): string | undefined {
   // The upper layer holds no symlinks: what is there is the root's.
-  const parts = walkInRoot(path, (rel) => statIn(layers, rel), (rel) => readlinkSync(join(layers.lower, rel)));
+  const parts = walkInRoot(
+    path,
+    (rel) => statIn(layers, rel),
+    (rel) => readlinkSync(join(layers.lower, rel)),
+  );
   return parts && posix.join('/', ...parts);
 }
 

@@ -76,6 +76,10 @@ function resolvConf(dns: SandboxRecord['dns']): string {
       return '';
     }
   }
-  const lines = [...(dns.searches.length ? [`search ${dns.searches.join(' ')}`] : []), ...dns.servers.map((s) => `nameserver ${s}`), ...(dns.options.length ? [`options ${dns.options.join(' ')}`] : [])];
+  const lines = [
+    ...(dns.searches.length ? [`search ${dns.searches.join(' ')}`] : []),
+    ...dns.servers.map((s) => `nameserver ${s}`),
+    ...(dns.options.length ? [`options ${dns.options.join(' ')}`] : []),
+  ];
   return `${lines.join('\n')}\n`;
 }

@@ -85,7 +85,9 @@ export class PodHolders {
     try {
       await this.bubblewrap.writeSysctls(init, sandbox.sysctls ?? []);
     } catch (err) {
-      throw new Error(`failed to set the pod's sysctls (${(sandbox.sysctls ?? []).map(([file, value]) => `${file.replaceAll('/', '.')}=${value}`).join(', ')}): ${(err as Error).message}`);
+      throw new Error(
+        `failed to set the pod's sysctls (${(sandbox.sysctls ?? []).map(([file, value]) => `${file.replaceAll('/', '.')}=${value}`).join(', ')}): ${(err as Error).message}`,
+      );
     }
   }
 }

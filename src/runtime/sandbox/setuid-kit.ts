@@ -60,7 +60,12 @@ function linkedFiles(program: string): { libraries: string[]; loader: string } |
  * same loader. Not ok where setpriv is missing or is not a dynamically
  * linked program whose loader ldd names.
  */
-export function prepareSetuidKit(dir: string, setpriv: string | undefined, others: readonly (string | undefined)[] = [], busybox?: string): SetuidKit {
+export function prepareSetuidKit(
+  dir: string,
+  setpriv: string | undefined,
+  others: readonly (string | undefined)[] = [],
+  busybox?: string,
+): SetuidKit {
   if (!setpriv) return { ok: false, reason: 'setpriv (util-linux) is not installed' };
   const linked = linkedFiles(setpriv);
   if (typeof linked === 'string') return { ok: false, reason: linked };
@@ -103,7 +108,10 @@ function isStaticBusybox(busybox: string): boolean {
 }
 
 /** The kit's static `applet` (or its set-up shell, STATIC_INIT), as the host sees it; undefined when the kit has no static busybox. */
-export function staticApplet(kit: Extract<SetuidKit, { ok: true }>, applet: (typeof STATIC_APPLETS)[number] | typeof STATIC_INIT): string | undefined {
+export function staticApplet(
+  kit: Extract<SetuidKit, { ok: true }>,
+  applet: (typeof STATIC_APPLETS)[number] | typeof STATIC_INIT,
+): string | undefined {
   return kit.applets ? join(kit.dir, 'static', applet) : undefined;
 }
 
@@ -134,7 +142,14 @@ export interface SetprivExtras {
  * `capabilities`, the bounding set is those alone (root's program then has
  * them and no more; another user's, none).
  */
-export function setuidPrefix(kit: Extract<SetuidKit, { ok: true }>, uid: number, gid: number, groups: readonly number[] = [], capabilities?: readonly string[], extras: SetprivExtras = {}): string[] {
+export function setuidPrefix(
+  kit: Extract<SetuidKit, { ok: true }>,
+  uid: number,
+  gid: number,
+  groups: readonly number[] = [],
+  capabilities?: readonly string[],
+  extras: SetprivExtras = {},
+): string[] {
   const supplementary = groups.length > 0 ? `--groups=${groups.join(',')}` : '--clear-groups';
   const bounding = capabilities ? [`--bounding-set=${['-all', ...capabilities.map((c) => `+${c}`)].join(',')}`] : [];
   const more = [...(extras.noNewPrivs ? ['--no-new-privs'] : []), ...(extras.dieWithParent ? ['--pdeathsig=KILL'] : [])];

@@ -90,6 +90,8 @@ export class SpareDirs {
 
   private async clearLeftovers(): Promise<void> {
     const names = await readdir(this.parent).catch(() => [] as string[]);
-    await Promise.all(names.filter((n) => n.startsWith(PREFIX)).map((n) => rm(join(this.parent, n), { recursive: true, force: true }).catch(() => {})));
+    await Promise.all(
+      names.filter((n) => n.startsWith(PREFIX)).map((n) => rm(join(this.parent, n), { recursive: true, force: true }).catch(() => {})),
+    );
   }
 }

@@ -9,7 +9,16 @@ import { normalizeSysctlName, swapSysctlSeparators } from '../../util/sysctl-nam
 /** Why a sysctl cannot be set (INVALID_ARGUMENT at RunPodSandbox). */
 export class SysctlError extends Error {}
 
-const IPC_SYSCTLS = new Set(['kernel.msgmax', 'kernel.msgmnb', 'kernel.msgmni', 'kernel.sem', 'kernel.shmall', 'kernel.shmmax', 'kernel.shmmni', 'kernel.shm_rmid_forced']);
+const IPC_SYSCTLS = new Set([
+  'kernel.msgmax',
+  'kernel.msgmnb',
+  'kernel.msgmni',
+  'kernel.sem',
+  'kernel.shmall',
+  'kernel.shmmax',
+  'kernel.shmmni',
+  'kernel.shm_rmid_forced',
+]);
 const UTS_SYSCTLS = new Set(['kernel.domainname', 'kernel.hostname']);
 
 /** The pod's own namespaces that sysctls can be set in. */
@@ -27,7 +36,8 @@ export interface SysctlNamespaces {
  */
 export function sysctlFiles(sysctls: Record<string, string>, own: SysctlNamespaces): [file: string, value: string][] {
   return Object.entries(sysctls).map(([name, value]) => {
-    if (!/^[A-Za-z0-9_.\/-]+$/.test(name) || name.split(/[./]/).some((part) => part === '' || part === '..')) throw new SysctlError(`sysctl "${name}": not a sysctl name`);
+    if (!/^[A-Za-z0-9_.\/-]+$/.test(name) || name.split(/[./]/).some((part) => part === '' || part === '..'))
+      throw new SysctlError(`sysctl "${name}": not a sysctl name`);
     if (/[\n\0]/.test(value)) throw new SysctlError(`sysctl "${name}": its value has a newline or a NUL`);
     // The kubelet's normal form is dotted; a slash there is part of a name (a VLAN's "eth0/100").
     const dotted = normalizeSysctlName(name);
@@ -37,7 +47,10 @@ export function sysctlFiles(sysctls: Record<string, string>, own: SysctlNamespac
     } else if (UTS_SYSCTLS.has(dotted)) {
       if (!own.uts) throw new SysctlError(`sysctl "${name}" is not allowed in the host's UTS namespace`);
     } else if (dotted.startsWith('net.')) {
-      if (!own.net) throw new SysctlError(`sysctl "${name}" is not allowed in the host's network namespace (the pod has none of its own: it is on the host's network, or no pod network is configured)`);
+      if (!own.net)
+        throw new SysctlError(
+          `sysctl "${name}" is not allowed in the host's network namespace (the pod has none of its own: it is on the host's network, or no pod network is configured)`,
+        );
     } else {
       throw new SysctlError(`sysctl "${name}" is not in a separate kernel namespace`);
     }

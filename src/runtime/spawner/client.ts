@@ -79,7 +79,10 @@ export class Spawner {
   private isReady = false;
   private seq = 0;
   private asks = 0;
-  private readonly starting = new Map<number, { resolve: (p: SpawnedProcess) => void; reject: (err: Error) => void; onLogError: (err: Error) => void; reportSetUp?: boolean }>();
+  private readonly starting = new Map<
+    number,
+    { resolve: (p: SpawnedProcess) => void; reject: (err: Error) => void; onLogError: (err: Error) => void; reportSetUp?: boolean }
+  >();
   private readonly running = new Map<number, Started>();
   private readonly reopening = new Map<number, { resolve: () => void; reject: (err: Error) => void }>();
   private readonly runs = new Map<number, (ran: Ran) => void>();
@@ -95,7 +98,11 @@ export class Spawner {
     const main = fileURLToPath(new URL(`./main${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url));
     // From the sources (tests), the spawner is TypeScript too.
     const execArgv = main.endsWith('.ts') ? ['--import', 'tsx'] : [];
-    this.child = fork(main, [], { execArgv: [...execArgv, ...NODE_FLAGS], stdio: ['ignore', 'ignore', 'inherit', 'ipc'], serialization: 'json' });
+    this.child = fork(main, [], {
+      execArgv: [...execArgv, ...NODE_FLAGS],
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+      serialization: 'json',
+    });
     this.child.on('message', (reply: SpawnerReply) => this.receive(reply));
     this.child.on('error', () => {});
     this.child.on('exit', (code, signal) => this.died(code, signal));
@@ -109,7 +116,9 @@ export class Spawner {
 
   /** What `runtime status` says. */
   describe(): string {
-    return this.isReady ? `a spawner process (pid ${this.child.pid}) forks the containers and writes their logs` : 'the runtime forks the containers itself (no spawner running)';
+    return this.isReady
+      ? `a spawner process (pid ${this.child.pid}) forks the containers and writes their logs`
+      : 'the runtime forks the containers itself (no spawner running)';
   }
 
   /**
@@ -121,7 +130,11 @@ export class Spawner {
    * `gate`, once that resolves true (never, when false: its caller ends it);
    * a `held` one execs its program only once released (SpawnedProcess.release).
    */
-  start(req: Omit<StartRequest, 'type' | 'seq' | 'gated'>, onLogError: (err: Error) => void, options: StartOptions = {}): Promise<SpawnedProcess> {
+  start(
+    req: Omit<StartRequest, 'type' | 'seq' | 'gated'>,
+    onLogError: (err: Error) => void,
+    options: StartOptions = {},
+  ): Promise<SpawnedProcess> {
     if (!this.isReady) return Promise.reject(new Error('the spawner is not running'));
     return new Promise((resolve, reject) => {
       this.queued.push({ ...options, req, onLogError, resolve, reject });
@@ -137,7 +150,12 @@ export class Spawner {
         continue;
       }
       const seq = ++this.seq;
-      this.starting.set(seq, { resolve: next.resolve, reject: next.reject, onLogError: next.onLogError, reportSetUp: next.req.reportSetUp });
+      this.starting.set(seq, {
+        resolve: next.resolve,
+        reject: next.reject,
+        onLogError: next.onLogError,
+        reportSetUp: next.req.reportSetUp,
+      });
       this.child.send({ type: 'start', seq, ...next.req, gated: next.gate !== undefined });
       // After the start on the same channel, so the spawner has the process when its go-ahead comes.
       void next.gate?.then((go) => {
@@ -234,7 +252,14 @@ export class Spawner {
         const release = () => {
           if (this.child.connected) this.child.send({ type: 'release', seq: reply.seq });
         };
-        waiting.resolve({ pid: reply.pid, closed, reopenLog: () => this.reopen(reply.seq), setUp: setUpDone, setUpFailure: () => failed, release });
+        waiting.resolve({
+          pid: reply.pid,
+          closed,
+          reopenLog: () => this.reopen(reply.seq),
+          setUp: setUpDone,
+          setUpFailure: () => failed,
+          release,
+        });
         return;
       }
       case 'failed': {
@@ -295,7 +320,8 @@ export class Spawner {
    * reported exited, as after a restart of the runtime.
    */
   private died(code: number | null, signal: NodeJS.Signals | null): void {
-    const unexpected = this.isReady && (this.starting.size > 0 || this.running.size > 0 || (code !== 0 && code !== null) || signal !== null);
+    const unexpected =
+      this.isReady && (this.starting.size > 0 || this.running.size > 0 || (code !== 0 && code !== null) || signal !== null);
     this.isReady = false;
     if (unexpected) this.warn(`the spawner exited (${signal ?? `code ${code}`}); containers are spawned by the runtime itself from now on`);
     const gone = new Error('the spawner exited');

@@ -45,7 +45,12 @@ function start(req: StartRequest): void {
   let child: ChildProcess | undefined;
   try {
     if (req.cwd === '/') child = spares?.take({ file: req.file, args: req.args, env: req.env, keepFd3: req.reportSetUp });
-    child ??= spawn(req.file, req.args, { cwd: req.cwd, env: req.env, detached: true, stdio: ['ignore', 'pipe', 'pipe', ...(req.reportSetUp ? (['pipe'] as const) : [])] });
+    child ??= spawn(req.file, req.args, {
+      cwd: req.cwd,
+      env: req.env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe', ...(req.reportSetUp ? (['pipe'] as const) : [])],
+    });
   } catch (err) {
     // Refused before any fork (a NUL in argv or env): the start fails, the spawner and its other containers go on.
     log?.end();

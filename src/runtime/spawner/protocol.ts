@@ -47,7 +47,12 @@ export interface RunRequest {
 }
 
 /** Reopen the log of the process started as `seq` (ReopenContainerLog), answered with `reopened`; run a program to its end (a mount, an unmount), answered with `ran`. */
-export type SpawnerRequest = StartRequest | { type: 'reopen'; seq: number; ask: number } | GoRequest | { type: 'release'; seq: number } | RunRequest
+export type SpawnerRequest =
+  | StartRequest
+  | { type: 'reopen'; seq: number; ask: number }
+  | GoRequest
+  | { type: 'release'; seq: number }
+  | RunRequest
   /** Start a program in a session of its own that the spawner does not follow (a pod's holder), answered with `detached`. */
   | { type: 'detach'; ask: number; file: string; args: string[] }
   /** Fork spare shells of `shell` (a static busybox: the argv before `-c`) for starts, runs and detaches, their orders written in `dir` (a tmpfs where there is one); unanswered. */

@@ -135,7 +135,12 @@ export class SpareShells {
     }
     let child: ChildProcess;
     try {
-      child = spawn(this.shell[0], [...this.shell.slice(1), '-c', SCRIPT, SPARE_MARK], { cwd: '/', env: {}, detached: true, stdio: ['ignore', 'pipe', 'pipe', 'pipe', order] });
+      child = spawn(this.shell[0], [...this.shell.slice(1), '-c', SCRIPT, SPARE_MARK], {
+        cwd: '/',
+        env: {},
+        detached: true,
+        stdio: ['ignore', 'pipe', 'pipe', 'pipe', order],
+      });
     } catch {
       closeSync(order);
       return;

@@ -87,7 +87,9 @@ function forward(data: SpdyStream, errorStream: SpdyStream, host: string, descri
 function forwardInNamespace(data: SpdyStream, errorStream: SpdyStream, netns: { path: string; nsenter: string }, describe: string): void {
   const port = portOf(data, errorStream);
   if (port === undefined) return;
-  const relay = spawn(netns.nsenter, [`--net=${netns.path}`, '--', process.execPath, '-e', RELAY, String(port)], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const relay = spawn(netns.nsenter, [`--net=${netns.path}`, '--', process.execPath, '-e', RELAY, String(port)], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let stderr = '';
   relay.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   relay.stdin.on('error', () => {});
@@ -95,7 +97,8 @@ function forwardInNamespace(data: SpdyStream, errorStream: SpdyStream, netns: { 
   relay.stdout.pipe(data, { end: false });
   relay.once('error', (err) => (stderr ||= err.message));
   relay.once('close', (code) => {
-    if (code !== 0 && !errorStream.writableEnded) errorStream.end(`error forwarding port ${port} to ${describe}: ${stderr.trim() || `the relay exited with ${code}`}`);
+    if (code !== 0 && !errorStream.writableEnded)
+      errorStream.end(`error forwarding port ${port} to ${describe}: ${stderr.trim() || `the relay exited with ${code}`}`);
     else if (!errorStream.writableEnded) errorStream.end();
     data.end();
   });

@@ -59,7 +59,11 @@ export async function serveRemoteCommand(
   connection.close();
 }
 
-async function collectStreams(connection: SpdyConnection, options: StreamOptions, protocol: string): Promise<Map<string, SpdyStream> | undefined> {
+async function collectStreams(
+  connection: SpdyConnection,
+  options: StreamOptions,
+  protocol: string,
+): Promise<Map<string, SpdyStream> | undefined> {
   const expected = new Set(['error']);
   if (options.stdin) expected.add('stdin');
   if (options.stdout) expected.add('stdout');
@@ -109,11 +113,23 @@ function followResizes(stream: SpdyStream | undefined, listener: (size: Terminal
 }
 
 function statusMessage(outcome: CommandOutcome, protocol: string): string {
-  const failure = 'error' in outcome ? outcome.error : outcome.exitCode === 0 ? undefined : `command terminated with non-zero exit code: exit status ${outcome.exitCode}`;
+  const failure =
+    'error' in outcome
+      ? outcome.error
+      : outcome.exitCode === 0
+        ? undefined
+        : `command terminated with non-zero exit code: exit status ${outcome.exitCode}`;
   if (protocol !== 'v4.channel.k8s.io') return failure ?? '';
   if (failure === undefined) return JSON.stringify({ metadata: {}, status: 'Success' });
   if ('error' in outcome) {
-    return JSON.stringify({ metadata: {}, status: 'Failure', message: `Internal error occurred: ${failure}`, reason: 'InternalError', details: { causes: [{ message: failure }] }, code: 500 });
+    return JSON.stringify({
+      metadata: {},
+      status: 'Failure',
+      message: `Internal error occurred: ${failure}`,
+      reason: 'InternalError',
+      details: { causes: [{ message: failure }] },
+      code: 500,
+    });
   }
   return JSON.stringify({
     metadata: {},

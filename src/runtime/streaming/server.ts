@@ -83,7 +83,9 @@ export class StreamingServer {
     socket.on('error', () => {});
     const request = this.take(req, true);
     if (!request) {
-      socket.end('HTTP/1.1 404 Not Found\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\nnot found: the URL is unknown or has expired\n');
+      socket.end(
+        'HTTP/1.1 404 Not Found\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\nnot found: the URL is unknown or has expired\n',
+      );
       return;
     }
     const protocols = request.kind === 'portforward' ? [PORT_FORWARD_PROTOCOL] : REMOTE_COMMAND_PROTOCOLS;

@@ -19,7 +19,15 @@ const DICTIONARY_WORDS = [
   ...'content-md5 content-range content-type date etag expect expires from host if-match if-modified-since if-none-match'.split(' '),
   ...'if-range if-unmodified-since last-modified location max-forwards pragma proxy-authenticate proxy-authorization range'.split(' '),
   ...'referer retry-after server te trailer transfer-encoding upgrade user-agent vary via warning www-authenticate method get'.split(' '),
-  'status', '200 OK', 'version', 'HTTP/1.1', 'url', 'public', 'set-cookie', 'keep-alive', 'origin',
+  'status',
+  '200 OK',
+  'version',
+  'HTTP/1.1',
+  'url',
+  'public',
+  'set-cookie',
+  'keep-alive',
+  'origin',
 ];
 const DICTIONARY_TEXT =
   '100101201202205206300302303304305306307402405406407408409410411412413414415416417502504505' +
@@ -88,7 +96,15 @@ export function decodeHeaderBlock(block: Buffer): SpdyHeaders {
 
 export function encodeHeaderBlock(headers: Record<string, string>): Buffer {
   const entries = Object.entries(headers);
-  return Buffer.concat([uint32(entries.length), ...entries.flatMap(([k, v]) => [uint32(Buffer.byteLength(k)), Buffer.from(k.toLowerCase()), uint32(Buffer.byteLength(v)), Buffer.from(v)])]);
+  return Buffer.concat([
+    uint32(entries.length),
+    ...entries.flatMap(([k, v]) => [
+      uint32(Buffer.byteLength(k)),
+      Buffer.from(k.toLowerCase()),
+      uint32(Buffer.byteLength(v)),
+      Buffer.from(v),
+    ]),
+  ]);
 }
 
 function adler32(data: Buffer): number {
@@ -373,19 +389,32 @@ export const PROTOCOL_HEADER = 'x-stream-protocol-version';
  * choice that the server takes), as Kubernetes' httpstream handshake does;
  * answers an error and returns undefined when it cannot.
  */
-export function upgradeToSpdy(req: IncomingMessage, socket: Socket, head: Buffer, protocols: string[]): { connection: SpdyConnection; protocol: string } | undefined {
+export function upgradeToSpdy(
+  req: IncomingMessage,
+  socket: Socket,
+  head: Buffer,
+  protocols: string[],
+): { connection: SpdyConnection; protocol: string } | undefined {
   const refuse = (status: string, message: string) => {
-    socket.end(`HTTP/1.1 ${status}\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(message)}\r\nConnection: close\r\n\r\n${message}`);
+    socket.end(
+      `HTTP/1.1 ${status}\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(message)}\r\nConnection: close\r\n\r\n${message}`,
+    );
     return undefined;
   };
   const upgrade = (req.headers.upgrade ?? '').toLowerCase();
-  if (!upgrade.split(',').some((u) => u.trim() === 'spdy/3.1')) return refuse('400 Bad Request', `unable to upgrade: missing upgrade headers in request: ${JSON.stringify(req.headers)}\n`);
+  if (!upgrade.split(',').some((u) => u.trim() === 'spdy/3.1'))
+    return refuse('400 Bad Request', `unable to upgrade: missing upgrade headers in request: ${JSON.stringify(req.headers)}\n`);
   const offered = req.headersDistinct[PROTOCOL_HEADER]?.flatMap((v) => v.split(',').map((s) => s.trim())).filter(Boolean) ?? [];
   const protocol = offered.find((p) => protocols.includes(p));
   if (!protocol) {
-    return refuse('403 Forbidden', `unable to upgrade: unable to negotiate protocol: client supports [${offered.join(' ')}], server accepts [${protocols.join(' ')}]\n`);
+    return refuse(
+      '403 Forbidden',
+      `unable to upgrade: unable to negotiate protocol: client supports [${offered.join(' ')}], server accepts [${protocols.join(' ')}]\n`,
+    );
   }
-  socket.write(`HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\nX-Stream-Protocol-Version: ${protocol}\r\n\r\n`);
+  socket.write(
+    `HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\nX-Stream-Protocol-Version: ${protocol}\r\n\r\n`,
+  );
   const connection = new SpdyConnection(socket, head);
   return { connection, protocol };
 }

@@ -33,10 +33,14 @@ export function NodeTui({ subscribe, onQuit, traceOf, logsOf, refreshMs = 250, n
   const { stdout } = useStdout();
   const rows = Math.max(5, (stdout?.rows ?? 40) - 22);
 
-  useEffect(() => subscribe((e) => {
-    applyEvent(view.current, e);
-    dirty.current = true;
-  }), [subscribe]);
+  useEffect(
+    () =>
+      subscribe((e) => {
+        applyEvent(view.current, e);
+        dirty.current = true;
+      }),
+    [subscribe],
+  );
   useEffect(() => {
     const timer = setInterval(() => {
       if (!dirty.current) return;
@@ -73,7 +77,9 @@ export function NodeTui({ subscribe, onQuit, traceOf, logsOf, refreshMs = 250, n
       <Box borderStyle="single" borderTop borderBottom={false} borderLeft={false} borderRight={false} flexDirection="column">
         {pane === 'events' && <Events events={view.current.events.slice(-12)} />}
         {pane === 'detail' && current && <Detail pod={current} now={now()} />}
-        {pane === 'trace' && current && <Text>{traceOf?.(current.pod) ? formatWaterfall(traceOf(current.pod)!) : `no start-up trace of ${current.pod}`}</Text>}
+        {pane === 'trace' && current && (
+          <Text>{traceOf?.(current.pod) ? formatWaterfall(traceOf(current.pod)!) : `no start-up trace of ${current.pod}`}</Text>
+        )}
         {pane === 'logs' && current && <Text>{logLines.slice(-12).join('\n') || `(no output from ${current.pod} yet)`}</Text>}
       </Box>
       <Text dimColor>↑/↓ select · Enter detail · t trace · l logs · Esc events · q quit (containers keep running)</Text>
@@ -101,20 +107,55 @@ function Header({ view, pods }: { view: NodeView; pods: PodView[] }) {
 }
 
 /** Column widths that fit the table (with its two-column selection mark) in 100 columns. */
-const COLUMNS: [string, number][] = [['NAME', 25], ['PHASE', 10], ['READY', 6], ['STATUS', 18], ['RESTARTS', 9], ['WORKER', 12], ['LAST SYNC', 10], ['BACKOFF', 8]];
+const COLUMNS: [string, number][] = [
+  ['NAME', 25],
+  ['PHASE', 10],
+  ['READY', 6],
+  ['STATUS', 18],
+  ['RESTARTS', 9],
+  ['WORKER', 12],
+  ['LAST SYNC', 10],
+  ['BACKOFF', 8],
+];
 
 function cells(values: string[]): string {
   return values.map((v, i) => v.slice(0, COLUMNS[i][1] - 1).padEnd(COLUMNS[i][1])).join('');
 }
 
-function PodTable({ pods, selected, now, total, first }: { pods: PodView[]; selected?: string; now: number; total: number; first: number }) {
+function PodTable({
+  pods,
+  selected,
+  now,
+  total,
+  first,
+}: {
+  pods: PodView[];
+  selected?: string;
+  now: number;
+  total: number;
+  first: number;
+}) {
   return (
     <Box flexDirection="column" marginTop={1}>
       <Text bold>{`  ${cells(COLUMNS.map(([c]) => c))}`}</Text>
       {pods.map((p) => {
-        const color = p.worker === 'rejected' || p.status === 'CrashLoopBackOff' || p.phase === 'Failed' ? 'red' : p.phase === 'Running' ? 'green' : undefined;
+        const color =
+          p.worker === 'rejected' || p.status === 'CrashLoopBackOff' || p.phase === 'Failed'
+            ? 'red'
+            : p.phase === 'Running'
+              ? 'green'
+              : undefined;
         const backoff = p.backoffUntil && p.backoffUntil > now ? humanDuration(p.backoffUntil - now) : '';
-        const row = cells([p.pod, p.phase, p.ready, p.status, String(p.restarts), p.worker, p.lastSync ? `${humanDuration(now - p.lastSync)} ago` : '', backoff]);
+        const row = cells([
+          p.pod,
+          p.phase,
+          p.ready,
+          p.status,
+          String(p.restarts),
+          p.worker,
+          p.lastSync ? `${humanDuration(now - p.lastSync)} ago` : '',
+          backoff,
+        ]);
         return (
           <Text key={p.uid} color={color} inverse={p.uid === selected}>
             {`${p.uid === selected ? '>' : ' '} ${row}`}
@@ -133,8 +174,12 @@ function Events({ events }: { events: LifecycleEvent[] }) {
 function Detail({ pod, now }: { pod: PodView; now: number }) {
   return (
     <Box flexDirection="column">
-      <Text bold>{pod.pod} ({pod.uid})</Text>
-      <Text>phase {pod.phase} · status {pod.status} · worker {pod.worker} · seen {humanDuration(now - pod.seenAt)} ago</Text>
+      <Text bold>
+        {pod.pod} ({pod.uid})
+      </Text>
+      <Text>
+        phase {pod.phase} · status {pod.status} · worker {pod.worker} · seen {humanDuration(now - pod.seenAt)} ago
+      </Text>
       {[...pod.containers.values()].map((c) => (
         <Text key={c.name}>{`  ${c.name.padEnd(20)} ${c.state.padEnd(8)} ${c.reason.padEnd(22)} restarts ${c.restartCount}`}</Text>
       ))}

@@ -59,7 +59,10 @@ export function applyEvent(view: NodeView, e: LifecycleEvent): NodeView {
     case 'NodeStarted':
       view.nodeName = String(d.nodeName ?? '');
       view.runtime = `${d.runtimeName ?? ''} ${d.runtimeVersion ?? ''}`.trim();
-      for (const s of String(d.sources ?? '').split(',').filter(Boolean)) if (!view.sources.has(s)) view.sources.set(s, false);
+      for (const s of String(d.sources ?? '')
+        .split(',')
+        .filter(Boolean))
+        if (!view.sources.has(s)) view.sources.set(s, false);
       break;
     case 'SourceReady':
       view.sources.set(String(d.source ?? ''), true);
@@ -87,7 +90,17 @@ export function applyEvent(view: NodeView, e: LifecycleEvent): NodeView {
 function podOf(view: NodeView, e: LifecycleEvent): PodView {
   let pod = view.pods.get(e.uid);
   if (!pod) {
-    pod = { pod: e.pod, uid: e.uid, phase: 'Pending', status: 'Pending', ready: '0/0', restarts: 0, worker: 'syncing', containers: new Map(), seenAt: e.at };
+    pod = {
+      pod: e.pod,
+      uid: e.uid,
+      phase: 'Pending',
+      status: 'Pending',
+      ready: '0/0',
+      restarts: 0,
+      worker: 'syncing',
+      containers: new Map(),
+      seenAt: e.at,
+    };
     view.pods.set(e.uid, pod);
   }
   if (e.pod) pod.pod = e.pod;
@@ -119,7 +132,9 @@ function applyPodEvent(view: NodeView, e: LifecycleEvent): void {
       pod.ready = String(d.ready ?? pod.ready);
       pod.restarts = Number(d.restarts ?? pod.restarts);
       if (pod.status !== 'CrashLoopBackOff') pod.backoffUntil = undefined;
-      for (const entry of String(d.containers ?? '').split(',').filter(Boolean)) {
+      for (const entry of String(d.containers ?? '')
+        .split(',')
+        .filter(Boolean)) {
         const [name, rest] = entry.split('=');
         const [state, reason, restarts] = rest.split(':');
         Object.assign(container(name), { state, reason, restartCount: Number(restarts) || 0 });

@@ -88,7 +88,9 @@ function actionValue(action: SeccompAction, errno: number | undefined, where: st
     case 'SCMP_ACT_LOG':
       return RET_LOG;
     default:
-      throw new SeccompError(`${where}: action ${String(action)} is not supported (SCMP_ACT_NOTIFY needs a listener the runtime does not have)`);
+      throw new SeccompError(
+        `${where}: action ${String(action)} is not supported (SCMP_ACT_NOTIFY needs a listener the runtime does not have)`,
+      );
   }
 }
 
@@ -101,7 +103,8 @@ function halves(value: number, where: string): [high: number, low: number] {
 
 /** The checks of one argument condition: they fall through when it holds and jump to `fail` when not. */
 function condition(arg: SeccompArg, where: string): Insn[] {
-  if (!Number.isInteger(arg.index) || arg.index < 0 || arg.index > 5) throw new SeccompError(`${where}.index: must be 0 to 5, got ${arg.index}`);
+  if (!Number.isInteger(arg.index) || arg.index < 0 || arg.index > 5)
+    throw new SeccompError(`${where}.index: must be 0 to 5, got ${arg.index}`);
   const [hi, lo] = halves(arg.value, `${where}.value`);
   const high = load(argHigh(arg.index));
   const low = load(argLow(arg.index));
@@ -131,7 +134,10 @@ function condition(arg: SeccompArg, where: string): Insn[] {
 
 /** One rule for one call: its conditions (all must hold), then its action; a failed condition goes on past it. */
 function ruleCode(rule: SeccompRule, where: string): Insn[] {
-  const code = [...(rule.args ?? []).flatMap((arg, i) => condition(arg, `${where}.args[${i}]`)), ret(actionValue(rule.action, rule.errnoRet, where))];
+  const code = [
+    ...(rule.args ?? []).flatMap((arg, i) => condition(arg, `${where}.args[${i}]`)),
+    ret(actionValue(rule.action, rule.errnoRet, where)),
+  ];
   return code.map((ins, at) => {
     const past = code.length - at - 1; // a jump of this many lands just after the rule
     return { ...ins, jt: ins.jt === 'fail' ? past : ins.jt, jf: ins.jf === 'fail' ? past : ins.jf };
@@ -169,11 +175,13 @@ export function compileSeccomp(profile: SeccompProfile, arch: string = process.a
   for (const [nr, rules] of byCall) {
     // The number is in the accumulator until a rule loads an argument; every block ends in a return.
     const block = [...rules.flat(), ret(fallback)];
-    if (block.length > 255) throw new SeccompError(`the rules of system call ${nr} are too long for one filter jump (${block.length} instructions)`);
+    if (block.length > 255)
+      throw new SeccompError(`the rules of system call ${nr} are too long for one filter jump (${block.length} instructions)`);
     program.push(insn(JEQ, nr, 0, block.length), ...block);
   }
   program.push(ret(fallback));
-  if (program.length > MAX_INSTRUCTIONS) throw new SeccompError(`the profile makes a filter of ${program.length} instructions, more than the kernel's ${MAX_INSTRUCTIONS}`);
+  if (program.length > MAX_INSTRUCTIONS)
+    throw new SeccompError(`the profile makes a filter of ${program.length} instructions, more than the kernel's ${MAX_INSTRUCTIONS}`);
 
   const bytes = Buffer.alloc(program.length * 8);
   program.forEach((ins, i) => {

@@ -18,7 +18,11 @@ const defaults = new Map<string, Buffer>();
  * SeccompError with containerd's wording when a Localhost profile cannot be
  * read or compiled.
  */
-export function seccompFilter(profile: SecurityProfile__Output | null | undefined, privileged: boolean, capabilities: readonly string[] | undefined): Buffer | undefined {
+export function seccompFilter(
+  profile: SecurityProfile__Output | null | undefined,
+  privileged: boolean,
+  capabilities: readonly string[] | undefined,
+): Buffer | undefined {
   if (!profile || privileged) return undefined;
   switch (profile.profileType) {
     case 'Unconfined':
@@ -39,7 +43,8 @@ export function seccompFilter(profile: SecurityProfile__Output | null | undefine
 
 /** A Localhost profile: an absolute path to the JSON of an OCI LinuxSeccomp. */
 function readLocalhostProfile(path: string): SeccompProfile {
-  if (!path || !isAbsolute(path)) throw new SeccompError(`failed to generate seccomp spec opts: localhost profile path must be absolute, got "${path}"`);
+  if (!path || !isAbsolute(path))
+    throw new SeccompError(`failed to generate seccomp spec opts: localhost profile path must be absolute, got "${path}"`);
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -72,7 +77,8 @@ function shapeProblem(p: unknown): string | undefined {
     if (r.args !== undefined && r.args !== null && !Array.isArray(r.args)) return `syscalls[${i}].args: expected an array`;
     for (const [j, arg] of ((r.args as unknown[] | null) ?? []).entries()) {
       const a = arg as Record<string, unknown>;
-      if (typeof a !== 'object' || a === null || typeof a.index !== 'number' || typeof a.value !== 'number' || typeof a.op !== 'string') return `syscalls[${i}].args[${j}]: expected index, value and op`;
+      if (typeof a !== 'object' || a === null || typeof a.index !== 'number' || typeof a.value !== 'number' || typeof a.op !== 'string')
+        return `syscalls[${i}].args[${j}]: expected index, value and op`;
     }
   }
   return undefined;

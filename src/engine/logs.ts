@@ -27,7 +27,7 @@ const FOLLOW_POLL_MS = 200;
  */
 export async function* readContainerLog(path: string, options: LogOptions = {}): AsyncGenerator<string> {
   const parser = new CriLineParser(options.timestamps ?? false);
-  let offset = 0;
+  let offset: number;
   const first = await stat(path);
   let inode = first.ino;
   const size = first.size;

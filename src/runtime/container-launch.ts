@@ -50,12 +50,12 @@ export class ContainerLaunch {
     cmd: string[],
     timeoutSeconds: number,
   ): Promise<ExecResult> {
-    const run = this.execCommand(c, sandbox, program, cmd);
+    const run = this.execCommand(c, sandbox, program);
     return execSync(cmd, run.env, run.cwd, timeoutSeconds, run.wrapper, run.hasProgram);
   }
 
-  /** How `cmd` is run beside a running container: what enters its namespaces (or sandbox), its environment and directory. */
-  execCommand(c: ContainerRecord, sandbox: SandboxRecord | undefined, program: number | undefined, cmd: string[]): ExecCommand {
+  /** How a command is run beside a running container: what enters its namespaces (or sandbox), its environment and directory. */
+  execCommand(c: ContainerRecord, sandbox: SandboxRecord | undefined, program: number | undefined): ExecCommand {
     const hostname = sandbox ? podHostname(sandbox) : '';
     if (c.sandboxed) {
       if (program === undefined) throw precondition(`container ${c.id} is not running`);

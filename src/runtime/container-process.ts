@@ -183,7 +183,7 @@ export class ContainerProcess {
     try {
       log = new CriLogWriter(spec.logPath, undefined, spec.onLogError);
     } catch (err) {
-      throw new Error(logErrorMessage(spec.logPath, err as Error));
+      throw new Error(logErrorMessage(spec.logPath, err as Error), { cause: err });
     }
     const spare = fitsSpare ? spares?.take() : undefined;
     let child: ChildProcess;

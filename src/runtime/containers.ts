@@ -325,7 +325,7 @@ export class ContainerService {
     const c = lookup(this.state.containers, id, 'container');
     if (cmd.length === 0) throw invalid('exec command is empty');
     if (c.state !== 'CONTAINER_RUNNING') throw precondition(`container ${c.id} is not running`);
-    const run = this.launch.execCommand(c, this.state.sandboxes.get(c.podSandboxId), await this.programOf(c.id), cmd);
+    const run = this.launch.execCommand(c, this.state.sandboxes.get(c.podSandboxId), await this.programOf(c.id));
     // Behind a wrapper, a missing program would be an exit code: it is an error, as with runc.
     const found = run.hasProgram ? run.hasProgram(cmd[0]) : findExecutable(cmd[0], run.env.PATH ?? '', run.cwd) !== undefined;
     if (run.wrapper && !found)

@@ -109,7 +109,11 @@ function descendants(roots: number[]): number[] {
   }
   const out: number[] = [];
   const queue = [...roots];
-  while (queue.length) for (const c of children.get(queue.shift()!) ?? []) (out.push(c), queue.push(c));
+  while (queue.length)
+    for (const c of children.get(queue.shift()!) ?? []) {
+      out.push(c);
+      queue.push(c);
+    }
   return out;
 }
 
@@ -135,7 +139,7 @@ function shimsOf(socket: string): number[] {
  */
 async function removeCgroups(ids: string[]): Promise<void> {
   const root = '/sys/fs/cgroup';
-  let hierarchies: string[] = [];
+  let hierarchies: string[];
   try {
     hierarchies = readdirSync(root).map((h) => join(root, h, 'k8s.io'));
   } catch {

@@ -343,6 +343,8 @@ function traversalCases(): HostileCase[] {
 }
 
 function numberCases(): HostileCase[] {
+  // Numbers past what a double holds exactly are the point: the decoder must refuse them.
+  /* eslint-disable no-loss-of-precision */
   const fields: [string, unknown[]][] = [
     ['spec.terminationGracePeriodSeconds', [-1, -9007199254740992, 1e309, 1.5]],
     ['spec.activeDeadlineSeconds', [0, -5, 1.5, 1e400]],
@@ -355,6 +357,7 @@ function numberCases(): HostileCase[] {
     ['spec.containers.0.resources.limits.memory', ['-1Gi', '1e1000', 'lots', '12XB', '']],
     ['spec.containers.0.resources.limits.cpu', ['-100m', 'NaN', '1.5.5', 'Infinity']],
   ];
+  /* eslint-enable no-loss-of-precision */
   const out: HostileCase[] = [];
   for (const [path, values] of fields) {
     for (const [i, v] of values.entries()) {

@@ -17,8 +17,8 @@ let runtime: EmbeddedRuntimeProcess;
 let rt: grpc.Client & Callable;
 let img: grpc.Client & Callable;
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the upstream client's replies are untyped JSON
 function call(client: Callable, method: string, req: object): Promise<any> {
-  // eslint-disable-line @typescript-eslint/no-explicit-any
   return new Promise((resolve, reject) => client[method].call(client, req, (err, res) => (err ? reject(err) : resolve(res))));
 }
 

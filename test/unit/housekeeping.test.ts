@@ -40,7 +40,10 @@ function setup(o: {
       isKnown: (uid: string) => o.workers.includes(uid),
       updatePod: (u: { updateType: string; runningPod?: RunningPod; pod?: { metadata: { uid: string } } }) => {
         if (u.updateType === 'kill') killed.push(u.runningPod!.uid);
-        else (created.push(u.pod!.metadata.uid), o.workers.push(u.pod!.metadata.uid));
+        else {
+          created.push(u.pod!.metadata.uid);
+          o.workers.push(u.pod!.metadata.uid);
+        }
       },
     },
     isRejected: (uid: string) => o.rejected?.includes(uid) ?? false,

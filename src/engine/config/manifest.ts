@@ -218,7 +218,7 @@ function flowDepth(text: string): number {
       else if (ch === quote) quote = '';
       continue;
     }
-    if (ch === '"' || (ch === "'" && (i === 0 || /[\s\[{,:]/.test(text[i - 1])))) quote = ch;
+    if (ch === '"' || (ch === "'" && (i === 0 || /[\s[{,:]/.test(text[i - 1])))) quote = ch;
     else if (ch === '#' && (i === 0 || /\s/.test(text[i - 1]))) {
       const end = text.indexOf('\n', i);
       i = end < 0 ? text.length : end;

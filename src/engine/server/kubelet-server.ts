@@ -215,6 +215,7 @@ async function servingCertificate(o: KubeletServerOptions): Promise<{ cert: Buff
     } catch (err) {
       throw new Error(
         `no serving certificate for the kubelet API: give --tls-cert-file and --tls-private-key-file, or install openssl to have one made (${(err as Error).message.split('\n')[0]})`,
+        { cause: err },
       );
     }
   }

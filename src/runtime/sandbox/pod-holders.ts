@@ -87,6 +87,7 @@ export class PodHolders {
     } catch (err) {
       throw new Error(
         `failed to set the pod's sysctls (${(sandbox.sysctls ?? []).map(([file, value]) => `${file.replaceAll('/', '.')}=${value}`).join(', ')}): ${(err as Error).message}`,
+        { cause: err },
       );
     }
   }

@@ -36,7 +36,7 @@ export interface SysctlNamespaces {
  */
 export function sysctlFiles(sysctls: Record<string, string>, own: SysctlNamespaces): [file: string, value: string][] {
   return Object.entries(sysctls).map(([name, value]) => {
-    if (!/^[A-Za-z0-9_.\/-]+$/.test(name) || name.split(/[./]/).some((part) => part === '' || part === '..'))
+    if (!/^[A-Za-z0-9_./-]+$/.test(name) || name.split(/[./]/).some((part) => part === '' || part === '..'))
       throw new SysctlError(`sysctl "${name}": not a sysctl name`);
     if (/[\n\0]/.test(value)) throw new SysctlError(`sysctl "${name}": its value has a newline or a NUL`);
     // The kubelet's normal form is dotted; a slash there is part of a name (a VLAN's "eth0/100").

@@ -1,0 +1,81 @@
+// ESLint: the TypeScript rules that catch bugs, and the layers of docs/design.md
+// as import boundaries, so a file that crosses a layer fails `npm test`.
+import js from '@eslint/js';
+import boundaries from 'eslint-plugin-boundaries';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+/** The layers, by folder; a file belongs to the first pattern that matches. */
+const elements = [
+  { type: 'commands', pattern: 'src/commands/**' },
+  { type: 'cli', pattern: 'src/cli/**' },
+  { type: 'ui', pattern: 'src/ui/**' },
+  { type: 'controllers', pattern: 'src/controllers/**' },
+  { type: 'engine', pattern: 'src/engine/**' },
+  { type: 'cri', pattern: 'src/cri/**' },
+  { type: 'runtime', pattern: 'src/runtime/**' },
+  { type: 'util', pattern: 'src/util/**' },
+];
+
+/**
+ * Who may import whom. Commands are the top; the engine knows only the CRI
+ * client and util; the embedded runtime is a program of its own that shares
+ * the CRI types and util; util imports nothing of ours.
+ */
+const layerRules = [
+  { from: 'commands', allow: ['commands', 'cli', 'ui', 'controllers', 'engine', 'cri', 'runtime', 'util'] },
+  { from: 'cli', allow: ['cli', 'ui', 'controllers', 'engine', 'cri', 'util'] },
+  { from: 'ui', allow: ['ui', 'engine', 'cri', 'util'] },
+  { from: 'controllers', allow: ['controllers', 'engine', 'util'] },
+  { from: 'engine', allow: ['engine', 'cri', 'util'] },
+  { from: 'cri', allow: ['cri', 'util'] },
+  { from: 'runtime', allow: ['runtime', 'cri', 'util'] },
+  { from: 'util', allow: ['util'] },
+];
+
+/** Packages that draw or parse a command line: only commands, cli and ui may use them. */
+const facePackages = ['ink', 'ink-*', 'react', 'react/*', '@oclif/*', 'listr2'];
+
+const element = (types) => ({ element: { types: { anyOf: types } } });
+
+/** The layer rules as boundaries policies: each layer may import the layers it lists, and nothing else of ours. */
+const policies = layerRules.map(({ from, allow }) => ({ from: element([from]), allow: { to: element(allow) } }));
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'src/cri/gen/**', 'test/lint/fixtures/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  { files: ['**/*.js'], languageOptions: { globals: globals.node } },
+  {
+    files: ['**/*.{ts,tsx}'],
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+    },
+  },
+  {
+    // The TUI's tests read a terminal's escape sequences.
+    files: ['test/e2e/tui.test.ts'],
+    rules: { 'no-control-regex': 'off' },
+  },
+  {
+    files: ['src/**/*.{ts,tsx}'],
+    plugins: { boundaries },
+    settings: {
+      'boundaries/elements': elements,
+      'boundaries/include': ['src/**/*'],
+      'import/resolver': { typescript: { project: './tsconfig.json' } },
+    },
+    rules: {
+      'boundaries/dependencies': ['error', { default: 'disallow', policies }],
+    },
+  },
+  {
+    files: ['src/{controllers,engine,cri,runtime,util}/**/*.{ts,tsx}'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: facePackages, message: 'Only commands, cli and ui draw or parse a command line (docs/design.md).' }] },
+      ],
+    },
+  },
+);

@@ -1,6 +1,7 @@
 import { Command, Errors, Flags, type Interfaces } from '@oclif/core';
 import { CriClient } from '../cri/client.js';
 import { ensureEmbeddedRuntime } from '../cri/embedded.js';
+import { globalSettingFlags } from './kubelet-flags.js';
 import { defaultRootDir } from '../util/paths.js';
 import { ExitCode, UserError } from '../util/user-error.js';
 
@@ -12,15 +13,7 @@ export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(type
  */
 export abstract class BaseCommand extends Command {
   static override baseFlags = {
-    'root-dir': Flags.string({
-      description: 'Directory for knode state, the embedded runtime and logs [default: $KNODE_ROOT_DIR or ~/.knode]',
-      helpGroup: 'GLOBAL',
-    }),
-    'runtime-endpoint': Flags.string({
-      description:
-        'CRI endpoint of the container runtime, e.g. unix:///run/containerd/containerd.sock [default: the embedded runtime, started when needed]',
-      helpGroup: 'GLOBAL',
-    }),
+    ...globalSettingFlags,
     verbose: Flags.boolean({ description: 'Show stack traces of unexpected errors', helpGroup: 'GLOBAL', default: false }),
     // Read by bin/run.js before anything draws (as NO_COLOR is); declared here so every command accepts it.
     'no-color': Flags.boolean({

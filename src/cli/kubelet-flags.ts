@@ -3,37 +3,57 @@ import { resolve } from 'node:path';
 import { readKubeletConfigFile } from '../engine/config/config-file.js';
 import { DurationError, formatGoDuration, parseGoDuration } from '../engine/config/duration.js';
 import { defaultKubeletConfiguration, type KubeletConfiguration } from '../engine/config/kubelet-config.js';
+import { defaultText, type Setting, type SettingCommand, settingFor, SETTINGS } from '../engine/config/settings.js';
 import { SysctlAllowlist } from '../engine/sysctl-allowlist.js';
 import { UserError } from '../util/user-error.js';
 
-/**
- * Flags that fill the KubeletConfiguration, shared by `run`, `apply` and
- * `delete`. None has an oclif default: what is not given comes from --config,
- * then from the kubelet's defaults, so a flag always wins over the file.
- */
-export const kubeletFlags = {
-  config: Flags.string({ description: 'A kubelet.config.k8s.io/v1beta1 KubeletConfiguration file (YAML or JSON); flags override it' }),
-  'node-name': Flags.string({ description: 'Name of this node; static pods are named <pod>-<node-name> [default: the hostname]' }),
-  'max-pods': Flags.integer({ description: 'Pods this node admits at most [default: 110]' }),
-  'allowed-unsafe-sysctls': Flags.string({
-    description:
-      "Comma-separated sysctls, or prefixes ending in '*', that pods may set beside the safe ones (kernel.shm_rmid_forced, net.ipv4.ip_local_port_range, ...)",
-  }),
-  'seccomp-default': Flags.boolean({
-    description: "Give containers that name no seccomp profile the runtime's default one (RuntimeDefault) rather than none [default: off]",
-    allowNo: true,
-  }),
-  'sync-frequency': Flags.string({ description: 'How often a running pod is synced again (Go duration) [default: 1m]' }),
-  pleg: Flags.string({
-    description:
-      'evented: runtime container events trigger relists of the pod (falls back to relist when the runtime has none); relist: relist every --pleg-relist-period only [default: evented]',
-    options: ['evented', 'relist'],
-  }),
-  'pleg-relist-period': Flags.string({ description: 'Period of the full PLEG relist (Go duration) [default: 1s]' }),
-  'pleg-relist-threshold': Flags.string({
-    description: 'How long without a finished relist before the PLEG, and so the node, is unhealthy (Go duration) [default: 3m]',
-  }),
+/** A setting's description in --help: the table's, ending in its default. */
+function flagDescription(setting: Setting): string {
+  const shown = defaultText(setting);
+  return shown === undefined ? setting.description : `${setting.description} [default: ${shown}]`;
+}
+
+/** A setting's oclif flag: the flag of its type, with its description and default. */
+function settingFlag(setting: Setting, helpGroup?: string) {
+  const description = flagDescription(setting);
+  switch (setting.type) {
+    case 'int':
+      return Flags.integer({ description, helpGroup });
+    case 'bool':
+      return Flags.boolean({ description, helpGroup, allowNo: setting.allowNo ?? false });
+    case 'enum':
+      return Flags.string({ description, helpGroup, options: Object.keys(setting.options ?? {}) });
+    case 'headers':
+      return Flags.string({ description, helpGroup, multiple: true });
+    default:
+      return Flags.string({ description, helpGroup });
+  }
+}
+
+function flagsOf(command: SettingCommand, helpGroup?: string) {
+  return Object.fromEntries(
+    SETTINGS.filter((s) => s.flag && s.commands.includes(command)).map((s) => [s.flag!, settingFlag(s, helpGroup)]),
+  );
+}
+
+/** The global flags that are settings (the table's `all` rows), typed for the commands that read them. */
+export const globalSettingFlags = {
+  'root-dir': Flags.string({ description: flagDescription(settingFor('rootDir')), helpGroup: 'GLOBAL' }),
+  'runtime-endpoint': Flags.string({ description: flagDescription(settingFor('containerRuntimeEndpoint')), helpGroup: 'GLOBAL' }),
 };
+
+/**
+ * The flags of a command that fill the KubeletConfiguration, made from the
+ * settings table (src/engine/config/settings.ts), with --config. None has an
+ * oclif default: what is not given comes from --config, then from the
+ * kubelet's defaults, so a flag always wins over the file.
+ */
+export function kubeletFlags(command: 'run' | 'apply' | 'delete') {
+  return {
+    config: Flags.string({ description: 'A kubelet.config.k8s.io/v1beta1 KubeletConfiguration file (YAML or JSON); flags override it' }),
+    ...flagsOf(command),
+  };
+}
 
 /** A Go duration flag in milliseconds; a bad one is a usage error naming the flag. */
 export function parseDuration(text: string, flag: string): number {
@@ -44,15 +64,6 @@ export function parseDuration(text: string, flag: string): number {
     throw new UserError('usage', `--${flag}: ${err.message}`, err.hint);
   }
 }
-
-const DURATION_FLAGS: [string, keyof KubeletConfiguration][] = [
-  ['sync-frequency', 'syncFrequency'],
-  ['pleg-relist-period', 'plegRelistPeriod'],
-  ['pleg-relist-threshold', 'plegRelistThreshold'],
-  ['file-check-frequency', 'fileCheckFrequency'],
-  ['http-check-frequency', 'httpCheckFrequency'],
-  ['node-status-update-frequency', 'nodeStatusUpdateFrequency'],
-];
 
 const LABEL_KEY = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
 const LABEL_VALUE = /^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$/;
@@ -132,32 +143,12 @@ export function kubeletConfigFromFlags(
       throw new UserError('usage', (err as Error).message, 'see the fields knode reads in the README (KubeletConfiguration)');
     }
   }
-  const fromFlags: Partial<KubeletConfiguration> = {};
-  if (flags['node-name'] !== undefined) fromFlags.nodeName = String(flags['node-name']).toLowerCase();
-  if (flags['max-pods'] !== undefined) fromFlags.maxPods = Number(flags['max-pods']);
-  if (flags['allowed-unsafe-sysctls'] !== undefined)
-    fromFlags.allowedUnsafeSysctls = String(flags['allowed-unsafe-sysctls'])
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean);
-  if (flags['seccomp-default'] !== undefined) fromFlags.seccompDefault = Boolean(flags['seccomp-default']);
-  if (flags.pleg !== undefined) fromFlags.eventedPleg = flags.pleg !== 'relist';
-  if (flags.address !== undefined) fromFlags.address = String(flags.address);
-  if (flags['read-only-port'] !== undefined) fromFlags.readOnlyPort = Number(flags['read-only-port']);
-  if (flags.port !== undefined) fromFlags.port = Number(flags.port);
-  if (flags.kubeconfig !== undefined) fromFlags.kubeconfig = String(flags.kubeconfig);
-  if (flags['node-ip'] !== undefined) fromFlags.nodeIP = String(flags['node-ip']);
-  if (flags['tls-cert-file'] !== undefined) fromFlags.tlsCertFile = String(flags['tls-cert-file']);
-  if (flags['tls-private-key-file'] !== undefined) fromFlags.tlsPrivateKeyFile = String(flags['tls-private-key-file']);
-  if (flags['client-ca-file'] !== undefined) fromFlags.clientCAFile = String(flags['client-ca-file']);
-  if (flags['enable-profiling-handler'] !== undefined) fromFlags.enableProfilingHandler = Boolean(flags['enable-profiling-handler']);
-  if (flags['node-log-dir'] !== undefined) fromFlags.nodeLogDir = resolve(String(flags['node-log-dir']));
-  if (flags['node-labels'] !== undefined) fromFlags.nodeLabels = parseNodeLabels(String(flags['node-labels']));
-  for (const [flag, field] of DURATION_FLAGS) {
-    if (flags[flag] !== undefined) (fromFlags as Record<string, unknown>)[field] = parseDuration(String(flags[flag]), flag);
+  const fromFlags: Record<string, unknown> = {};
+  for (const setting of SETTINGS) {
+    if (setting.flag && flags[setting.flag] !== undefined) fromFlags[setting.field] = flagValue(setting, flags[setting.flag]);
   }
   const decided = Object.fromEntries(Object.entries(extra).filter(([, v]) => v !== undefined));
-  const config = defaultKubeletConfiguration(rootDir, { ...fromFile, ...fromFlags, ...decided });
+  const config = defaultKubeletConfiguration(rootDir, { ...fromFile, ...(fromFlags as Partial<KubeletConfiguration>), ...decided });
   try {
     new SysctlAllowlist(config.allowedUnsafeSysctls);
   } catch (err) {
@@ -175,4 +166,46 @@ export function kubeletConfigFromFlags(
     );
   }
   return config;
+}
+
+/** A flag's value as the setting's type reads it; a bad one is a usage error naming the flag. */
+function flagValue(setting: Setting, value: unknown): unknown {
+  const flag = setting.flag!;
+  switch (setting.type) {
+    case 'duration':
+      return parseDuration(String(value), flag);
+    case 'int':
+      return Number(value);
+    case 'bool':
+      return Boolean(value);
+    case 'path':
+      return resolve(String(value));
+    case 'name':
+      return String(value).toLowerCase();
+    case 'strings':
+      return String(value)
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
+    case 'labels':
+      return parseNodeLabels(String(value));
+    case 'headers':
+      return parseHeaders(value as string[], flag);
+    case 'enum':
+      return setting.options?.[String(value)];
+    case 'string':
+      return String(value);
+  }
+}
+
+/** 'Name: value' flags as a map of header names to their values. */
+function parseHeaders(values: string[], flag: string): Record<string, string[]> {
+  const headers: Record<string, string[]> = {};
+  for (const h of values) {
+    const colon = h.indexOf(':');
+    if (colon <= 0) throw new UserError('usage', `--${flag} "${h}": expected 'Name: value'`);
+    const name = h.slice(0, colon).trim();
+    (headers[name] ??= []).push(h.slice(colon + 1).trim());
+  }
+  return headers;
 }

@@ -1,24 +1,15 @@
 import { stringify } from 'yaml';
 import { toKubeletConfigurationDocument } from '../engine/config/config-file.js';
-import { formatGoDuration } from '../engine/config/duration.js';
 import type { KubeletConfiguration } from '../engine/config/kubelet-config.js';
+import { formatSetting, SETTINGS } from '../engine/config/settings.js';
 
 /**
  * The effective configuration as `knode run --print-config` shows it: a
  * KubeletConfiguration document that --config reads back, then knode's own
- * settings as comments.
+ * settings (the table's non-file ones) as comments.
  */
 export function printConfig(config: KubeletConfiguration): string {
-  const knode = {
-    nodeName: config.nodeName,
-    rootDir: config.rootDir,
-    podLogsDir: config.podLogsDir,
-    nodeLogDir: config.nodeLogDir,
-    pleg: config.eventedPleg ? 'evented' : 'relist',
-    plegRelistPeriod: formatGoDuration(config.plegRelistPeriod),
-    plegEventedRelistPeriod: formatGoDuration(config.plegEventedRelistPeriod),
-    plegRelistThreshold: formatGoDuration(config.plegRelistThreshold),
-  };
+  const knode = Object.fromEntries(SETTINGS.filter((s) => !s.file && !s.unprinted).map((s) => [s.name, formatSetting(s, config[s.field])]));
   const comments = stringify({ knode })
     .trimEnd()
     .split('\n')

@@ -26,7 +26,7 @@ export default class Apply extends BaseCommand {
     filename: Flags.string({ char: 'f', description: 'Manifest file, directory, or - for stdin', required: true }),
     timeout: Flags.string({ description: 'How long to wait for the pods (Go duration)', default: '4m' }),
     output: Flags.string({ char: 'o', description: 'Print the pods with their status as a v1 PodList', options: ['json', 'yaml'] }),
-    ...kubeletFlags,
+    ...kubeletFlags('apply'),
   };
 
   async run(): Promise<void> {
@@ -35,12 +35,7 @@ export default class Apply extends BaseCommand {
     const path = this.manifestPath(flags.filename, rootDir);
     const timeout = parseDuration(flags.timeout, 'timeout');
     const warn = (message: string) => this.logToStderr(`Warning: ${message}`);
-    const config = kubeletConfigFromFlags(
-      rootDir,
-      flags,
-      { staticPodPath: path, runOnce: true, containerRuntimeEndpoint: flags['runtime-endpoint'] },
-      warn,
-    );
+    const config = kubeletConfigFromFlags(rootDir, flags, { staticPodPath: path, runOnce: true }, warn);
     const client = await this.connectRuntime({ ...flags, 'runtime-endpoint': config.containerRuntimeEndpoint || undefined });
     config.containerRuntimeEndpoint = client.endpoint;
     const kubelet = new Kubelet(config, { runtime: client });

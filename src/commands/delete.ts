@@ -19,7 +19,7 @@ export default class Delete extends BaseCommand {
   static override flags = {
     filename: Flags.string({ char: 'f', description: 'Manifest file or directory', required: true }),
     'grace-period': Flags.integer({ description: 'Seconds each pod gets to stop [default: its terminationGracePeriodSeconds]' }),
-    ...kubeletFlags,
+    ...kubeletFlags('delete'),
   };
 
   async run(): Promise<void> {

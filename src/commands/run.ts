@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { BaseCommand } from '../cli/base-command.js';
 import { kubeletConfigFromFlags, kubeletFlags } from '../cli/kubelet-flags.js';
 import { printConfig } from '../cli/print-config.js';
@@ -31,51 +31,11 @@ On a terminal it shows the live view; otherwise it logs one line per lifecycle e
   ];
 
   static override flags = {
-    'static-dir': Flags.string({ description: 'Directory (or file) of static pod manifests, watched for changes' }),
-    'manifest-url': Flags.string({ description: 'URL of pod manifests, polled' }),
-    'manifest-url-header': Flags.string({ description: "Header for --manifest-url requests, 'Name: value' (repeatable)", multiple: true }),
-    'file-check-frequency': Flags.string({
-      description: 'How often the static dir is read again besides change events (Go duration) [default: 20s]',
-    }),
-    'http-check-frequency': Flags.string({ description: 'How often the manifest URL is fetched (Go duration) [default: 20s]' }),
     output: Flags.string({
       description:
         'tui: the live view (default on a terminal); plain: log lines on stderr (default otherwise); json: NDJSON events on stdout',
       options: ['tui', 'plain', 'json'],
     }),
-    address: Flags.string({ description: 'Address of the read-only API (loopback unless --allow-remote) [default: 127.0.0.1]' }),
-    kubeconfig: Flags.string({
-      description:
-        'Join the cluster of this kubeconfig: run the pods bound to this node, register the Node, renew its Lease, report pod status, keep mirror pods of static pods. `default` finds one as kubectl does ($KUBECONFIG, ~/.kube/config, in-cluster)',
-    }),
-    'node-labels': Flags.string({
-      description: "Labels to register the Node with, 'key=value,...' (a nodeSelector may also ask for them)",
-    }),
-    'node-status-update-frequency': Flags.string({
-      description: 'How often the Node status is computed and, when it changed, written (Go duration) [default: 10s]',
-    }),
-    port: Flags.integer({
-      description:
-        'Port of the kubelet API (HTTPS, on --node-ip; served with --kubeconfig, for kubectl logs); 0 turns it off [default: 10250]',
-    }),
-    'node-ip': Flags.string({
-      description: "The node's IP: its InternalIP, the pods' hostIP, where the kubelet API listens [default: the host's primary IP]",
-    }),
-    'tls-cert-file': Flags.string({ description: 'Serving certificate of the kubelet API [default: self-signed, made under --root-dir]' }),
-    'tls-private-key-file': Flags.string({ description: 'Key of --tls-cert-file' }),
-    'client-ca-file': Flags.string({
-      description:
-        "CA whose client certificates may call the kubelet API (the apiserver's --kubelet-client-certificate); bearer tokens are checked with the apiserver",
-    }),
-    'read-only-port': Flags.integer({
-      description:
-        'Port of the read-only API (/pods, /healthz, /metrics ...); 0 turns TCP off (the unix socket <root-dir>/run/knode.sock stays) [default: 10255]',
-    }),
-    'enable-profiling-handler': Flags.boolean({
-      description:
-        'Serve /debug/profile?seconds=N (a V8 CPU profile) and /debug/heap (a heap snapshot) on the unix socket, a loopback read-only port and the kubelet API [default: off]',
-    }),
-    'node-log-dir': Flags.string({ description: 'The directory /logs/ serves, as the kubelet serves /var/log [default: /var/log]' }),
     'print-config': Flags.boolean({
       description: 'Print the effective configuration (defaults, --config, flags) as a KubeletConfiguration and exit',
       default: false,
@@ -100,31 +60,14 @@ On a terminal it shows the live view; otherwise it logs one line per lifecycle e
       options: ['text', 'json'],
       default: 'text',
     }),
-    ...kubeletFlags,
+    ...kubeletFlags('run'),
   };
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Run);
     const rootDir = this.rootDir(flags);
-    const headers: Record<string, string[]> = {};
-    for (const h of flags['manifest-url-header'] ?? []) {
-      const colon = h.indexOf(':');
-      if (colon <= 0) throw new UserError('usage', `--manifest-url-header "${h}": expected 'Name: value'`);
-      const name = h.slice(0, colon).trim();
-      (headers[name] ??= []).push(h.slice(colon + 1).trim());
-    }
     const warn = (message: string) => process.stderr.write(`knode: warning: ${message}\n`);
-    const config = kubeletConfigFromFlags(
-      rootDir,
-      flags,
-      {
-        staticPodPath: flags['static-dir'] ? resolve(flags['static-dir']) : undefined,
-        staticPodURL: flags['manifest-url'],
-        staticPodURLHeader: flags['manifest-url-header'] ? headers : undefined,
-        containerRuntimeEndpoint: flags['runtime-endpoint'],
-      },
-      warn,
-    );
+    const config = kubeletConfigFromFlags(rootDir, flags, {}, warn);
     if (flags['print-config']) {
       this.log(printConfig(config));
       return;

@@ -1,41 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { isMap, isScalar, LineCounter, parseDocument, type Pair } from 'yaml';
-import { type DurationError, formatGoDuration, parseGoDuration } from './duration.js';
+import { type DurationError, parseGoDuration } from './duration.js';
 import type { KubeletConfiguration } from './kubelet-config.js';
+import { formatSetting, SETTINGS, type SettingType } from './settings.js';
 
 /** A configuration file knode cannot use: the message names the file, the line and the field. */
 export class ConfigFileError extends Error {
   override readonly name = 'ConfigFileError';
 }
 
-type Kind = 'string' | 'integer' | 'boolean' | 'duration' | 'headers' | 'strings';
-
-/** The KubeletConfiguration fields knode honours, and where each goes. */
-const FIELDS: Record<string, [keyof KubeletConfiguration, Kind]> = {
-  staticPodPath: ['staticPodPath', 'string'],
-  staticPodURL: ['staticPodURL', 'string'],
-  staticPodURLHeader: ['staticPodURLHeader', 'headers'],
-  syncFrequency: ['syncFrequency', 'duration'],
-  fileCheckFrequency: ['fileCheckFrequency', 'duration'],
-  httpCheckFrequency: ['httpCheckFrequency', 'duration'],
-  maxPods: ['maxPods', 'integer'],
-  allowedUnsafeSysctls: ['allowedUnsafeSysctls', 'strings'],
-  seccompDefault: ['seccompDefault', 'boolean'],
-  address: ['address', 'string'],
-  readOnlyPort: ['readOnlyPort', 'integer'],
-  port: ['port', 'integer'],
-  tlsCertFile: ['tlsCertFile', 'string'],
-  tlsPrivateKeyFile: ['tlsPrivateKeyFile', 'string'],
-  nodeStatusUpdateFrequency: ['nodeStatusUpdateFrequency', 'duration'],
-  nodeStatusReportFrequency: ['nodeStatusReportFrequency', 'duration'],
-  nodeLeaseDurationSeconds: ['nodeLeaseDurationSeconds', 'integer'],
-  containerRuntimeEndpoint: ['containerRuntimeEndpoint', 'string'],
-  runtimeRequestTimeout: ['runtimeRequestTimeout', 'duration'],
-  enableProfilingHandler: ['enableProfilingHandler', 'boolean'],
-  enableSystemLogHandler: ['enableSystemLogHandler', 'boolean'],
-  shutdownGracePeriod: ['shutdownGracePeriod', 'duration'],
-  shutdownGracePeriodCriticalPods: ['shutdownGracePeriodCriticalPods', 'duration'],
-};
+/** The KubeletConfiguration fields knode honours, by name: the settings table's file fields. */
+const FIELDS = new Map(SETTINGS.filter((s) => s.file).map((s) => [s.name, s]));
 
 export interface ConfigFileResult {
   values: Partial<KubeletConfiguration>;
@@ -71,13 +46,12 @@ export function readKubeletConfigFile(path: string): ConfigFileResult {
     const value = (pair.value as { toJSON?: () => unknown } | null)?.toJSON?.() ?? null;
     seen[key] = value;
     if (key === 'apiVersion' || key === 'kind') continue;
-    const field = FIELDS[key];
-    if (!field) {
+    const setting = FIELDS.get(key);
+    if (!setting) {
       warnings.push(`${at(pair)}: field ${key} is not implemented by knode; it is ignored`);
       continue;
     }
-    const [target, kind] = field;
-    (values as Record<string, unknown>)[target] = convert(value, kind, `${at(pair)}: ${key}`);
+    (values as Record<string, unknown>)[setting.field] = convert(value, setting.type, `${at(pair)}: ${key}`);
   }
   if (seen.kind !== 'KubeletConfiguration')
     throw new ConfigFileError(`${path}: kind must be KubeletConfiguration, got ${JSON.stringify(seen.kind ?? null)}`);
@@ -87,15 +61,18 @@ export function readKubeletConfigFile(path: string): ConfigFileResult {
   return { values, warnings };
 }
 
-function convert(value: unknown, kind: Kind, where: string): unknown {
-  switch (kind) {
+/** A file value of the setting's type; anything else is an error naming the line and field. */
+function convert(value: unknown, type: SettingType, where: string): unknown {
+  switch (type) {
     case 'string':
+    case 'path':
+    case 'name':
       if (typeof value !== 'string') throw new ConfigFileError(`${where}: expected a string, got ${JSON.stringify(value)}`);
       return value;
-    case 'boolean':
+    case 'bool':
       if (typeof value !== 'boolean') throw new ConfigFileError(`${where}: expected true or false, got ${JSON.stringify(value)}`);
       return value;
-    case 'integer':
+    case 'int':
       if (typeof value !== 'number' || !Number.isInteger(value) || value < 0)
         throw new ConfigFileError(`${where}: expected a non-negative integer, got ${JSON.stringify(value)}`);
       return value;
@@ -119,16 +96,19 @@ function convert(value: unknown, kind: Kind, where: string): unknown {
       if (!ok) throw new ConfigFileError(`${where}: expected a map of header names to lists of values`);
       return value;
     }
+    case 'labels':
+    case 'enum':
+      throw new Error(`${where}: a ${type} setting is not read from a file`);
   }
 }
 
 /** The effective configuration as a KubeletConfiguration document (`knode run --print-config`): it can be fed back with --config. */
 export function toKubeletConfigurationDocument(config: KubeletConfiguration): Record<string, unknown> {
   const doc: Record<string, unknown> = { apiVersion: 'kubelet.config.k8s.io/v1beta1', kind: 'KubeletConfiguration' };
-  for (const [name, [target, kind]] of Object.entries(FIELDS)) {
-    const value = config[target];
+  for (const setting of FIELDS.values()) {
+    const value = config[setting.field];
     if (value === undefined || value === '' || (typeof value === 'object' && Object.keys(value).length === 0)) continue;
-    doc[name] = kind === 'duration' ? formatGoDuration(value as number) : value;
+    doc[setting.name] = formatSetting(setting, value);
   }
   return doc;
 }

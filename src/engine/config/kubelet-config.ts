@@ -1,5 +1,4 @@
-import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { SETTINGS, settingDefault } from './settings.js';
 
 /**
  * The one configuration object the engine takes: the kubelet's
@@ -72,41 +71,14 @@ export interface KubeletConfiguration {
   runOnce: boolean;
 }
 
-/** The kubelet's defaults. */
+/** The kubelet's defaults, as the settings table (settings.ts) gives them, then `overrides`. */
 export function defaultKubeletConfiguration(rootDir: string, overrides: Partial<KubeletConfiguration> = {}): KubeletConfiguration {
-  return {
-    nodeName: hostname().toLowerCase(),
-    rootDir,
-    staticPodURLHeader: {},
-    fileCheckFrequency: 20_000,
-    httpCheckFrequency: 20_000,
-    syncFrequency: 60_000,
-    maxPods: 110,
-    allowedUnsafeSysctls: [],
-    seccompDefault: false,
-    runtimeRequestTimeout: 120_000,
-    containerRuntimeEndpoint: '',
-    address: '127.0.0.1',
-    readOnlyPort: 10255,
-    port: 10250,
-    nodeLabels: {},
-    nodeStatusUpdateFrequency: 10_000,
-    nodeStatusReportFrequency: 300_000,
-    nodeLeaseDurationSeconds: 40,
-    // The kubelet's default is true; knode profiles only when asked to.
-    enableProfilingHandler: false,
-    enableSystemLogHandler: true,
-    shutdownGracePeriod: 0,
-    shutdownGracePeriodCriticalPods: 0,
-    nodeLogDir: '/var/log',
-    plegRelistPeriod: 1_000,
-    eventedPleg: true,
-    plegEventedRelistPeriod: 30_000,
-    plegRelistThreshold: 180_000,
-    podLogsDir: join(rootDir, 'pods'),
-    runOnce: false,
-    ...overrides,
-  };
+  const defaults: Record<string, unknown> = {};
+  for (const setting of SETTINGS) {
+    const value = settingDefault(setting, { rootDir });
+    if (value !== undefined) defaults[setting.field] = value;
+  }
+  return { ...(defaults as unknown as KubeletConfiguration), ...overrides };
 }
 
 /** Constants of the kubelet that are not configuration. */

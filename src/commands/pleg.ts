@@ -50,7 +50,7 @@ export default class Pleg extends BaseCommand {
       clock,
       events,
       period: () => flags.period,
-      relistThreshold: 180_000,
+      relistThreshold: config.plegRelistThreshold,
       onEvent: (e) => {
         const { namespace, name } = cache.get(e.id).status;
         events.emit({

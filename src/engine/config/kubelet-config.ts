@@ -87,7 +87,6 @@ export const KubeletConstants = {
   syncLoopTick: 1_000,
   /** Error backoff of a pod worker (kubelet backOffPeriod). */
   workerBackOffPeriod: 10_000,
-  workerResyncJitterFactor: 0.5,
   crashLoopBackOffInitial: 10_000,
   crashLoopBackOffMax: 300_000,
   imageBackOffInitial: 10_000,

@@ -2,6 +2,7 @@ import { Flags } from '@oclif/core';
 import { BaseCommand } from '../cli/base-command.js';
 import { NodeClient } from '../cli/node-client.js';
 import { defaultKubeletConfiguration } from '../engine/config/kubelet-config.js';
+import { settingFor } from '../engine/config/settings.js';
 import { EventStream, type LifecycleEvent } from '../engine/events.js';
 import { RuntimeManager } from '../engine/kuberuntime/runtime-manager.js';
 import { GenericPLEG } from '../engine/pleg/generic.js';
@@ -22,7 +23,10 @@ export default class Pleg extends BaseCommand {
   static override flags = {
     json: Flags.boolean({ description: 'NDJSON, one event per line', default: false }),
     'node-name': Flags.string({ description: 'Without a node: whose pods to relist [default: the hostname]' }),
-    period: Flags.integer({ description: 'Without a node: relist period in milliseconds', default: 1000 }),
+    period: Flags.integer({
+      description: 'Without a node: relist period in milliseconds',
+      default: settingFor('plegRelistPeriod').default as number,
+    }),
   };
 
   async run(): Promise<void> {

@@ -13,7 +13,7 @@ import { ExitCode, UserError } from '../util/user-error.js';
 
 export default class Apply extends BaseCommand {
   static override summary = 'Apply manifests once (runOnce): run every pod until Running or Succeeded, then report.';
-  static override description = `Reads the pod manifests once (a file, a directory of .yaml/.yml/.json files, or - for stdin) and runs every pod as the kubelet's runOnce mode does: until all its containers have started (Running) or, for run-to-completion pods (restartPolicy OnFailure or Never), until it has completed (Succeeded); or until it cannot get there (image pull failure, crash loop, rejection) or --timeout passes. Exits 0 only if every pod made it. The pods keep running in the runtime afterwards; \`knode run --static-dir\` on the same manifests adopts them.`;
+  static override description = `Runs every pod of a file, a directory or - (stdin) as the kubelet's runOnce mode does, until Running (Succeeded for OnFailure and Never pods), a failure or --timeout; exits 0 only if every pod made it. The pods keep running afterwards. See docs/cli.md.`;
 
   static override examples = [
     '<%= config.bin %> apply -f examples/hello.yaml',

@@ -12,7 +12,7 @@ import { ExitCode, UserError } from '../util/user-error.js';
 
 export default class Delete extends BaseCommand {
   static override summary = 'Stop and remove the pods of manifests that `knode apply` started.';
-  static override description = `The pods are found by the UIDs their manifests give (the same hash of manifest, path and node that apply used), stopped with their grace periods and preStop hooks, and removed from the runtime with their containers. A running node whose --static-dir holds these manifests would start them again: remove the files there instead.`;
+  static override description = `Finds the pods by the UIDs apply gave them, stops them with their grace periods and preStop hooks, and removes them. A node whose --static-dir holds the manifests starts them again. See docs/cli.md.`;
 
   static override examples = ['<%= config.bin %> delete -f examples/hello.yaml', '<%= config.bin %> delete -f examples/ --grace-period 0'];
 

@@ -8,7 +8,7 @@ import { UserError } from '../util/user-error.js';
 
 export default class Logs extends BaseCommand {
   static override summary = "Print a container's logs, as kubectl logs does.";
-  static override description = 'Reads through the running node, or straight from the runtime when no node runs.';
+  static override description = `Reads through the running node, or straight from the runtime when no node runs. See docs/cli.md.`;
   static override examples = [
     '<%= config.bin %> logs hello-myhost',
     '<%= config.bin %> logs web-myhost -c app -f',

@@ -12,8 +12,7 @@ import { formatEventJson, formatEventLine } from '../ui/event-line.js';
 
 export default class Pleg extends BaseCommand {
   static override summary = 'Stream pod lifecycle events (PLEG) live, with relist timings.';
-  static override description =
-    'From the running node; when no node runs, relists the runtime itself every --period and prints what changed for the pods knode made for --node-name.';
+  static override description = `From the running node; when no node runs, relists the runtime itself every --period for the pods of --node-name. See docs/cli.md.`;
   static override examples = [
     '<%= config.bin %> pleg',
     '<%= config.bin %> pleg --json | jq .reason',

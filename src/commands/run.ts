@@ -16,9 +16,7 @@ import { UserError } from '../util/user-error.js';
 
 export default class Run extends BaseCommand {
   static override summary = 'Run the node: drive pods from static manifests or a URL to their desired state.';
-  static override description = `The long-running kubelet. Pods come from --static-dir (a directory of manifests, watched) and --manifest-url (polled); knode keeps each one at its spec on the container runtime: restarts by policy, crash-loop backoff, image pulls, termination. Pods the runtime runs for this node that no source names are stopped, as the kubelet does, so a restart of knode adopts what is running.
-
-On a terminal it shows the live view; otherwise it logs one line per lifecycle event to stderr (up to -v, as text or --log-format json), or, with --output json, writes the NDJSON event stream to stdout. SIGINT/SIGTERM stop knode and leave the containers running; with --drain-on-exit knode first stops every pod (Failed, reason Terminated, as the kubelet's graceful node shutdown does), each within its terminationGracePeriodSeconds, or within shutdownGracePeriod (--config) in all, critical pods last.`;
+  static override description = `The long-running kubelet: keeps the pods of --static-dir, --manifest-url and --kubeconfig at their spec, and adopts the pods the runtime already runs for this node. SIGINT/SIGTERM leave the containers running; --drain-on-exit stops every pod first. See docs/cli.md and docs/configuration.md.`;
 
   static override examples = [
     '<%= config.bin %> run --static-dir examples',

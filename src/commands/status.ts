@@ -13,9 +13,7 @@ import { formatCpu, formatMemory, podUsage, type PodUsage } from '../ui/top-tabl
 
 export default class Status extends BaseCommand {
   static override summary = 'Show the pods on this node as kubectl get pods does.';
-  static override description = `Asks the running node (knode run) under --root-dir for its pods. When no node runs, reads the runtime alone and says so: without the manifests, restart policies and init containers are unknown there.
-
--o json and -o yaml print a v1 PodList (or a Pod, given a name), as the Kubernetes API would, so scripts written for kubectl work.`;
+  static override description = `Asks the running node under --root-dir; when none runs, reads the runtime alone and says so. -o json|yaml prints a v1 PodList (or a Pod), as the Kubernetes API would. See docs/cli.md.`;
 
   static override examples = [
     '<%= config.bin %> status',

@@ -7,7 +7,7 @@ import { topNodeTable, topPodsTable, type TopSort } from '../ui/top-table.js';
 
 export default class Top extends BaseCommand {
   static override summary = 'Show CPU and memory of the pods (or the node) as kubectl top does.';
-  static override description = `Reads the running node's Summary API (/stats/summary, the numbers metrics-server gives kubectl top): CPU in millicores, memory as the working set in MiB. When no node runs, reads the runtime's container stats directly and says so.`;
+  static override description = `Reads the running node's Summary API (CPU in millicores, memory as the working set); when no node runs, the runtime's stats. See docs/node-api.md.`;
 
   static override examples = ['<%= config.bin %> top', '<%= config.bin %> top --containers --sort-by memory', '<%= config.bin %> top node'];
 

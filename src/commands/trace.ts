@@ -8,7 +8,7 @@ import { UserError } from '../util/user-error.js';
 
 export default class Trace extends BaseCommand {
   static override summary = "Show a pod's start-up as a waterfall of stages.";
-  static override description = `From the running node: seen by source → admitted → worker started → volumes ready → sandbox created → image pulled → each container created and started → PLEG observed → status Running → Ready, each with when it happened and how long it took; the slowest stage is marked. The node keeps the traces of its last 500 starts, restarts included (--all shows every one of the pod's).`;
+  static override description = `From the running node: each stage from seen by a source to Ready, when it happened and how long it took; the slowest is marked. --all shows every start of the pod the node kept. See docs/cli.md.`;
 
   static override examples = [
     '<%= config.bin %> trace hello-myhost',

@@ -9,7 +9,7 @@ import { UserError } from '../../util/user-error.js';
 
 export default class ImageImport extends BaseCommand {
   static override summary = 'Import images from an OCI layout tarball or a docker save archive, for machines without a registry.';
-  static override description = `The embedded runtime reads the archive itself (through its own knode.v1.Images service beside CRI) and keeps its images as if they were pulled: blobs verified, layers unpacked with the same checks. It needs real images, i.e. <root-dir>/registries.yaml (may be empty). Archives that name images by tag only (umoci, skopeo oci-archive:) need --base-name. For containerd, use its own \`ctr images import\`.`;
+  static override description = `The embedded runtime keeps the images as if pulled; it needs <root-dir>/registries.yaml (may be empty), and archives that name images by tag only need --base-name. See docs/runtime/images.md.`;
 
   static override examples = [
     '<%= config.bin %> image import busybox.tar',

@@ -4,6 +4,7 @@ import { imageTable } from '../../ui/image-table.js';
 
 export default class ImageList extends BaseCommand {
   static override summary = "List the runtime's images (CRI ListImages), as crictl images does.";
+  static override description = `The images of the runtime --runtime-endpoint names, or of the embedded one. See docs/runtime/images.md.`;
   static override examples = ['<%= config.bin %> image ls', '<%= config.bin %> image ls -o json'];
 
   static override flags = {

@@ -6,7 +6,7 @@ import { UserError } from '../../util/user-error.js';
 
 export default class ImagePull extends BaseCommand {
   static override summary = 'Pull an image into the runtime, as the kubelet would (CRI PullImage).';
-  static override description = `On the embedded runtime, pulls are real when <root-dir>/registries.yaml exists (it names mirrors and insecure registries; it may be empty); without it, images are records and a pull fetches nothing. On another runtime (--runtime-endpoint), that runtime pulls.`;
+  static override description = `On the embedded runtime, pulls are real when <root-dir>/registries.yaml exists (it may be empty); without it, images are records. See docs/runtime/images.md.`;
 
   static override examples = [
     '<%= config.bin %> image pull busybox:1.36',

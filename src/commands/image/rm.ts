@@ -4,8 +4,7 @@ import { UserError } from '../../util/user-error.js';
 
 export default class ImageRemove extends BaseCommand {
   static override summary = 'Remove images from the runtime (CRI RemoveImage).';
-  static override description =
-    'Removes each named image (by reference or image id). On the embedded runtime, blobs and unpacked layers no other image uses are deleted with it.';
+  static override description = `Removes each image named by reference or image id; the embedded runtime also deletes the blobs and layers no other image uses. See docs/runtime/images.md.`;
   static override strict = false;
   static override examples = ['<%= config.bin %> image rm busybox:1.36', '<%= config.bin %> image rm sha256:86b62f119ab4...'];
 

@@ -7,13 +7,7 @@ import { UserError } from '../../util/user-error.js';
 
 export default class RuntimeServe extends BaseCommand {
   static override summary = 'Run the embedded CRI runtime in the foreground.';
-  static override description = `Serves CRI runtime.v1 (RuntimeService and ImageService) over gRPC on a unix socket, <root-dir>/run/runtime.sock by default. Commands that need a runtime start it on their own (detached) when nothing answers there, so you rarely run this yourself.
-
-Images are real when <root-dir>/registries.yaml exists (mirrors and insecure registries; it may be empty): pulls speak the OCI distribution API, verify every digest and unpack layers under <root-dir>/runtime/images. A container of a real image runs in a bubblewrap sandbox: its own root file system from the image's layers (a kernel overlay as root, a copy otherwise), the image's Entrypoint, Cmd, Env, WorkingDir and User merged with the container's, its mounts bound in, its own PID namespace (or the pod's, or the host's, as CRI asks), and the pod's IPC and UTS namespaces with the pod's hostname. The network is the host's, unless the CNI directory (<root-dir>/cni/net.d, or --cni-conf-dir) holds a network configuration: then a pod off the host's network gets a network namespace of its own, attached to that network by its CNI plugins (as containerd does; root only), and its IP from them.
-
-Without registries.yaml, images are records: a pull succeeds for any well-formed reference except from hosts under the reserved .invalid domain, which fail as an unreachable registry does, and containers run as host processes, each in its own process group, in the PID namespace CRI asks for where the host allows (root, unshare and nsenter). So do all containers with --sandbox off, or where bubblewrap is missing or cannot make namespaces (the runtime says so when it starts, and in knode runtime status).
-
-SIGINT or SIGTERM stops the server and every container it runs.`;
+  static override description = `Serves CRI runtime.v1 over gRPC on <root-dir>/run/runtime.sock; commands start it in the background when nothing answers there. SIGINT or SIGTERM stops it and every container it runs. See docs/runtime/README.md.`;
 
   static override examples = [
     '<%= config.bin %> runtime serve',

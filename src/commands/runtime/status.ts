@@ -6,6 +6,7 @@ import { UserError } from '../../util/user-error.js';
 
 export default class RuntimeStatus extends BaseCommand {
   static override summary = 'Show whether the container runtime answers, its version, conditions and what it holds.';
+  static override description = `Asks the runtime --runtime-endpoint names, or the embedded one, without starting it. See docs/runtime/README.md.`;
   static override examples = [
     '<%= config.bin %> runtime status',
     '<%= config.bin %> runtime status -o json',

@@ -6,6 +6,7 @@ import { UserError } from '../../util/user-error.js';
 
 export default class RuntimeStop extends BaseCommand {
   static override summary = 'Stop the embedded runtime and every container it runs.';
+  static override description = `Stops the embedded runtime running in the background under --root-dir. See docs/runtime/README.md.`;
   static override examples = ['<%= config.bin %> runtime stop', '<%= config.bin %> runtime stop --root-dir /tmp/knode'];
 
   static override flags = {

@@ -140,7 +140,7 @@ export function kubeletConfigFromFlags(
       fromFile = file.values;
       for (const w of file.warnings) warn(w);
     } catch (err) {
-      throw new UserError('usage', (err as Error).message, 'see the fields knode reads in the README (KubeletConfiguration)');
+      throw new UserError('usage', (err as Error).message, 'see the fields knode reads in docs/configuration.md');
     }
   }
   const fromFlags: Record<string, unknown> = {};

@@ -2,6 +2,7 @@ import { Flags } from '@oclif/core';
 import { join } from 'node:path';
 import { BaseCommand } from '../cli/base-command.js';
 import { kubeletConfigFromFlags, kubeletFlags } from '../cli/kubelet-flags.js';
+import { checkRunConfig } from '../cli/run-config.js';
 import { printConfig } from '../cli/print-config.js';
 import { superviseEmbeddedRuntime } from '../cli/runtime-supervisor.js';
 import { nextStopSignal } from '../cli/signals.js';
@@ -70,20 +71,7 @@ export default class Run extends BaseCommand {
       this.log(printConfig(config));
       return;
     }
-    if (!config.staticPodPath && !config.staticPodURL && !config.kubeconfig) {
-      throw new UserError(
-        'usage',
-        'knode run needs at least one pod source',
-        'give --static-dir DIR, --manifest-url URL and/or --kubeconfig FILE (or staticPodPath/staticPodURL in --config)',
-      );
-    }
-    if (!isLoopback(config.address) && !flags['allow-remote']) {
-      throw new UserError(
-        'usage',
-        `--address ${config.address} is not a loopback address`,
-        'the read-only API shows every pod and its logs without authentication; add --allow-remote if you mean it',
-      );
-    }
+    checkRunConfig(config, flags['allow-remote']);
     const client = await this.connectRuntime({ ...flags, 'runtime-endpoint': config.containerRuntimeEndpoint || undefined });
     config.containerRuntimeEndpoint = client.endpoint;
     const cluster = config.kubeconfig ? await this.joinCluster(config.kubeconfig) : undefined;

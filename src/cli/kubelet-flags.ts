@@ -30,10 +30,10 @@ function settingFlag(setting: Setting, helpGroup?: string) {
   }
 }
 
+/** A command's setting flags, in name order (the order of shell completions and the usage line). */
 function flagsOf(command: SettingCommand, helpGroup?: string) {
-  return Object.fromEntries(
-    SETTINGS.filter((s) => s.flag && s.commands.includes(command)).map((s) => [s.flag!, settingFlag(s, helpGroup)]),
-  );
+  const settings = SETTINGS.filter((s) => s.flag && s.commands.includes(command)).sort((a, b) => a.flag!.localeCompare(b.flag!));
+  return Object.fromEntries(settings.map((s) => [s.flag!, settingFlag(s, helpGroup)]));
 }
 
 /** The global flags that are settings (the table's `all` rows), typed for the commands that read them. */

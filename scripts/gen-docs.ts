@@ -62,7 +62,7 @@ export function configurationDoc(): string {
     '',
     '# Configuration',
     '',
-    'Every setting knode has is on this page.',
+    'Every setting of the node is on this page: what `run`, `apply` and `delete` read.',
     'One table in the code, src/engine/config/settings.ts, defines them all.',
     'The flags, the `--config` parser, `knode run --print-config` and this page are made from it.',
     '',

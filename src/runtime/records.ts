@@ -148,12 +148,12 @@ export interface ImageRecord {
   username?: string;
 }
 
-/** The hostname a pod's containers get: the one its config gives, else the node's (as containerd falls back to os.Hostname()). */
 /** The pod's own network namespace (a pod network's), while it has one. */
 export function podNetns(sandbox: Pick<SandboxRecord, 'podNetwork'>): string | undefined {
   return sandbox.podNetwork && !sandbox.podNetwork.removed ? sandbox.podNetwork.netns : undefined;
 }
 
+/** The hostname a pod's containers get: the one its config gives, else the node's (as containerd falls back to os.Hostname()). */
 export function podHostname(sandbox: Pick<SandboxRecord, 'hostname'>): string {
   return sandbox.hostname || hostname();
 }

@@ -9,13 +9,6 @@ import type { PodVolumes } from '../volume/volume-manager.js';
 
 const STOP_SIGNALS = new Set(['SIGTERM', 'SIGINT', 'SIGQUIT', 'SIGKILL', 'SIGHUP', 'SIGUSR1', 'SIGUSR2', 'SIGWINCH', 'SIGSTOP']);
 
-/**
- * The CRI container config for one start of a container (generateContainerConfig):
- * metadata with the restart count as attempt, the resolved environment, the
- * expanded command, the log path `<name>/<restartCount>.log`, the pod's
- * namespace modes and security context, and the kubelet's labels and annotations that let a
- * restarted kubelet recognise it.
- */
 /** What a container's config is made with besides the pod: what the runtime supports, the kubelet's seccomp settings. */
 export interface ContainerConfigOptions {
   supportsRecursiveReadOnly?: boolean;
@@ -24,6 +17,13 @@ export interface ContainerConfigOptions {
   imageVolumes?: ImageVolumes;
 }
 
+/**
+ * The CRI container config for one start of a container (generateContainerConfig):
+ * metadata with the restart count as attempt, the resolved environment, the
+ * expanded command, the log path `<name>/<restartCount>.log`, the pod's
+ * namespace modes and security context, and the kubelet's labels and annotations that let a
+ * restarted kubelet recognise it.
+ */
 export function generateContainerConfig(
   pod: Pod,
   container: Container,

@@ -39,7 +39,6 @@ export interface SyncResult {
   error?: SyncError;
 }
 
-/** What one runtime SyncPod did, step by step (the kubelet's PodSyncResult). */
 /** A sync step left undone because the pod was killed meanwhile (the kubelet's cancelled context): not a failure. */
 export class SyncAborted extends Error {
   constructor(step: string) {
@@ -47,6 +46,7 @@ export class SyncAborted extends Error {
   }
 }
 
+/** What one runtime SyncPod did, step by step (the kubelet's PodSyncResult). */
 export class PodSyncResult {
   readonly results: SyncResult[] = [];
   syncError: Error | undefined;

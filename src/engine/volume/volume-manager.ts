@@ -35,6 +35,11 @@ interface ObjectSource {
   optional?: boolean;
 }
 
+/** A pod's own directory under the root dir (the kubelet's /var/lib/kubelet/pods/<uid>): its volumes live in `volumes/`. */
+export function podDir(rootDir: string, uid: string): string {
+  return join(rootDir, 'kubelet', 'pods', uid);
+}
+
 /**
  * The kubelet's volume manager: emptyDir (a directory, or tmpfs for medium
  * Memory where the host lets it mount), hostPath (with its type checks),
@@ -45,11 +50,6 @@ interface ObjectSource {
  * without one (a standalone node) they fail with a clear FailedMount.
  * Claims are not supported.
  */
-/** A pod's own directory under the root dir (the kubelet's /var/lib/kubelet/pods/<uid>): its volumes live in `volumes/`. */
-export function podDir(rootDir: string, uid: string): string {
-  return join(rootDir, 'kubelet', 'pods', uid);
-}
-
 export class VolumeManager {
   private readonly memoryMounts = new Set<string>();
 

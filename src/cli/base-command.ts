@@ -4,14 +4,22 @@ import { ensureEmbeddedRuntime } from '../cri/embedded.js';
 import { globalSettingFlags } from './kubelet-flags.js';
 import { defaultRootDir } from '../util/paths.js';
 import { ExitCode, UserError } from '../util/user-error.js';
+import { onFirstStopSignal, type StopSignal } from './signals.js';
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>;
 
+/** The exit code of a waiting command that a signal interrupted. */
+const SIGNAL_EXIT_CODES: Record<StopSignal, number> = { SIGINT: ExitCode.interrupted, SIGTERM: ExitCode.terminated };
+
 /**
  * What every knode command shares: the root dir, the runtime endpoint, and
- * one mapping from errors to messages and exit codes.
+ * one mapping from errors and signals to messages and exit codes.
  */
 export abstract class BaseCommand extends Command {
+  /** The signal that interrupted the command, once one did (see interruptSignal). */
+  private interruptedBy: StopSignal | undefined;
+  private stopListening: (() => void) | undefined;
+
   static override baseFlags = {
     ...globalSettingFlags,
     verbose: Flags.boolean({ description: 'Show stack traces of unexpected errors', helpGroup: 'GLOBAL', default: false }),
@@ -45,6 +53,29 @@ export abstract class BaseCommand extends Command {
       );
     }
     return client;
+  }
+
+  /**
+   * Aborts on the first SIGINT or SIGTERM, for a command that waits (apply,
+   * logs -f, status --watch, pleg). The command ends as it would, then
+   * exits 130 (SIGINT) or 143 (SIGTERM) whatever its own outcome: a script
+   * must tell "interrupted" from "done". A second signal ends it at once.
+   */
+  protected interruptSignal(): AbortSignal {
+    const abort = new AbortController();
+    this.stopListening?.();
+    this.stopListening = onFirstStopSignal((signal) => {
+      this.interruptedBy = signal;
+      abort.abort();
+    });
+    return abort.signal;
+  }
+
+  protected override async finally(err: Error | undefined): Promise<unknown> {
+    this.stopListening?.();
+    const result = await super.finally(err);
+    if (this.interruptedBy) this.exit(SIGNAL_EXIT_CODES[this.interruptedBy]);
+    return result;
   }
 
   protected override async catch(err: Error & { exitCode?: number }): Promise<unknown> {

@@ -39,15 +39,12 @@ export default class Apply extends BaseCommand {
     const client = await this.connectRuntime({ ...flags, 'runtime-endpoint': config.containerRuntimeEndpoint || undefined });
     config.containerRuntimeEndpoint = client.endpoint;
     const kubelet = new Kubelet(config, { runtime: client });
-    const abort = new AbortController();
-    const onSignal = () => abort.abort();
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
+    const interrupted = this.interruptSignal();
     let resolveOutcomes!: (o: PodOutcome[]) => void;
     const outcomes = new Promise<PodOutcome[]>((r) => (resolveOutcomes = r));
     let rendering: Promise<void> | undefined;
     try {
-      const result = await runOnce(kubelet, timeout, abort.signal, (pods) => {
+      const result = await runOnce(kubelet, timeout, interrupted, (pods) => {
         rendering = renderApplyTasks(pods.map(podRef), { subscribe: (l) => kubelet.events.subscribe(l), outcomes }, !!process.stderr.isTTY);
       });
       resolveOutcomes(result.outcomes);
@@ -59,8 +56,6 @@ export default class Apply extends BaseCommand {
       }
       this.summarize(result.outcomes, path, result.manifestErrors.length);
     } finally {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
       client.close();
     }
   }

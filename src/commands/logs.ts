@@ -29,8 +29,7 @@ export default class Logs extends BaseCommand {
     const { args, flags } = await this.parse(Logs);
     const [namespace, name] = args.pod.includes('/') ? args.pod.split('/', 2) : ['default', args.pod];
     const node = await NodeClient.find(this.rootDir(flags));
-    const abort = new AbortController();
-    process.once('SIGINT', () => abort.abort());
+    const interrupted = this.interruptSignal();
     if (node) {
       const pods = (await node.json<PodList>('/pods')).body.items;
       const pod = pods.find((p) => p.metadata.namespace === namespace && p.metadata.name === name);
@@ -46,7 +45,7 @@ export default class Logs extends BaseCommand {
         timestamps: String(flags.timestamps),
       });
       if (flags.tail !== undefined) query.set('tailLines', String(flags.tail));
-      const res = await node.open(`/containerLogs/${namespace}/${name}/${container}?${query}`, abort.signal);
+      const res = await node.open(`/containerLogs/${namespace}/${name}/${container}?${query}`, interrupted);
       if (res.statusCode !== 200) {
         let text = '';
         for await (const chunk of res) text += chunk;
@@ -55,11 +54,11 @@ export default class Logs extends BaseCommand {
       try {
         for await (const chunk of res) process.stdout.write(chunk);
       } catch (err) {
-        if (!abort.signal.aborted) throw err;
+        if (!interrupted.aborted) throw err;
       }
       return;
     }
-    await this.fromRuntime(flags, namespace, name, abort.signal);
+    await this.fromRuntime(flags, namespace, name, interrupted);
   }
 
   /** Without a node: the runtime's record of the container says where its log is. */

@@ -31,12 +31,11 @@ export default class Pleg extends BaseCommand {
   async run(): Promise<void> {
     const { flags } = await this.parse(Pleg);
     const print = (e: LifecycleEvent) => this.log(flags.json ? formatEventJson(e) : formatEventLine(e));
-    const abort = new AbortController();
-    process.once('SIGINT', () => abort.abort());
+    const interrupted = this.interruptSignal();
     const node = await NodeClient.find(this.rootDir(flags));
     if (node) {
       const opened = () => this.logToStderr(`Streaming PLEG events from the node under ${this.rootDir(flags)} (Ctrl-C stops).`);
-      for await (const e of node.ndjson<LifecycleEvent>('/pleg', abort.signal, opened)) print(e);
+      for await (const e of node.ndjson<LifecycleEvent>('/pleg', interrupted, opened)) print(e);
       return;
     }
     const client = await this.connectRuntime(flags);
@@ -66,7 +65,7 @@ export default class Pleg extends BaseCommand {
       },
     });
     pleg.start();
-    await new Promise<void>((resolve) => abort.signal.addEventListener('abort', () => resolve(), { once: true }));
+    await new Promise<void>((resolve) => interrupted.addEventListener('abort', () => resolve(), { once: true }));
     pleg.stop();
     await pleg.idle();
     client.close();

@@ -105,9 +105,8 @@ export default class Status extends BaseCommand {
 
   /** kubectl get -w: a row for each change of a pod's status. */
   private async watch(node: NodeClient, name: string | undefined, wide: boolean, allNamespaces: boolean): Promise<void> {
-    const abort = new AbortController();
-    process.once('SIGINT', () => abort.abort());
-    for await (const event of node.ndjson<LifecycleEvent>('/events', abort.signal)) {
+    const interrupted = this.interruptSignal();
+    for await (const event of node.ndjson<LifecycleEvent>('/events', interrupted)) {
       if (event.type !== 'StatusChanged' && event.type !== 'PodRemoved') continue;
       const pods = (await node.json<PodList>('/pods')).body.items;
       const pod = pods.find((p) => `${p.metadata.namespace}/${p.metadata.name}` === event.pod);

@@ -73,6 +73,8 @@ export async function renderApplyTasks(pods: string[], progress: ApplyProgress, 
     {
       concurrent: true,
       exitOnError: false,
+      // knode apply owns SIGINT (listr2's own handler would exit 127 before the summary).
+      registerSignalListeners: false,
       renderer: tty ? 'default' : 'simple',
       rendererOptions: { logger, collapseErrors: false },
     },

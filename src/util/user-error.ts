@@ -7,8 +7,10 @@ export const ExitCode = {
   usage: 2,
   /** The container runtime could not be reached or started. */
   runtimeUnavailable: 3,
-  /** Interrupted by SIGINT/SIGTERM. */
+  /** A waiting command interrupted by SIGINT (Ctrl-C): 128 + 2, as a shell reports a process the signal killed. */
   interrupted: 130,
+  /** A waiting command stopped by SIGTERM: 128 + 15, as a shell reports a process the signal killed. */
+  terminated: 143,
 } as const;
 
 export type ExitCodeName = keyof typeof ExitCode;

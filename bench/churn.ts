@@ -59,8 +59,8 @@ export interface Footprint {
 /**
  * The quiet window on an empty node in which the footprint is read: V8 gives
  * pages back only when its memory reducer runs, which on an idle process can
- * be half a minute after the work ended (measured: 187 MiB for 25 s after the
- * node emptied, then 94 MiB). RSS is the lowest seen in the window.
+ * come long after the work ended (bench/notes/churn.md). RSS is the lowest
+ * seen in the window.
  */
 const QUIET_MS = 60_000;
 const SAMPLE_MS = 2_000;

@@ -118,10 +118,10 @@ async function side(mode: SandboxFigures['mode'], registries: string): Promise<S
 /**
  * How long the machine is left alone after each pod: what a runtime does
  * once a pod has started is done then, as on a node with one runtime, not in
- * the middle of the next runtime's pod, which it slowed by a millisecond and
- * more (the host processes' median by 1.2-1.4 ms when the sandboxed
- * runtimes' spawners began to make spare shells again 30 ms after a start).
- * The longest such wait is the host processes' spares, 250 ms after a start.
+ * the middle of the next runtime's pod, which it slowed (the host processes'
+ * median, when the sandboxed runtimes' spawners began to make spare shells
+ * again 30 ms after a start: bench/notes/sandboxes.md). The longest such
+ * wait is the host processes' spares, 250 ms after a start.
  */
 const PAUSE_MS = Number(process.env.KNODE_BENCH_SANDBOX_PAUSE_MS ?? 300);
 
@@ -129,7 +129,7 @@ const PAUSE_MS = Number(process.env.KNODE_BENCH_SANDBOX_PAUSE_MS ?? 300);
  * Every mode's runtime at once, their pods in turn (pod i of each, in an
  * order that rotates with i): what slows the machine for a while slows all
  * of them, so the differences between them hold where one mode after the
- * other swung by 10 ms and more.
+ * other swung widely (bench/notes/sandboxes.md).
  */
 async function measure(modes: readonly SandboxFigures['mode'][], registries: string, pods: number): Promise<SandboxFigures[]> {
   const sides: Side[] = [];

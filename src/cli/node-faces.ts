@@ -38,7 +38,7 @@ export async function showNode(
 }
 
 /**
- * Ink and React cost ~45 MiB and half a second to load: only the live view
+ * Ink and React cost memory and time to load (bench/notes/density.md): only the live view
  * pays for them. Ink decides once, when it loads, whether it runs under CI
  * (the CI or CONTINUOUS_INTEGRATION variables) and then draws nothing until
  * it exits, and its chalk turns colour off under CI. The live view is only

@@ -83,8 +83,8 @@ export class CriClient implements RuntimeService, ImageService {
       'grpc.max_receive_message_length': MAX_MESSAGE,
       'grpc.max_send_message_length': MAX_MESSAGE,
       'grpc.enable_channelz': 0,
-      // HTTP/2's default window is 64 KiB: a list of 1,000 containers (700 KB) would wait
-      // for a dozen WINDOW_UPDATE round trips between the two processes. Over a local
+      // HTTP/2's default window is 64 KiB: a list of 1,000 containers spans many windows and would
+      // wait for a WINDOW_UPDATE round trip after each (bench/notes/cri-and-startup.md). Over a local
       // socket the whole answer may as well come at once.
       'grpc-node.flow_control_window': MAX_MESSAGE,
     };

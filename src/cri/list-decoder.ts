@@ -6,9 +6,9 @@ import type { PodSandbox__Output } from './gen/runtime/v1/PodSandbox.js';
  * ListPodSandbox: every relist, every housekeeping pass), written for their
  * messages alone. They give what @grpc/proto-loader gives with knode's
  * loader options (every field present, enums as names, int64 as numbers)
- * in less time (2.6 ms where it took 4.2, for 1,000 containers carrying the
- * kubelet's labels: an answer of 700 KB of short strings, where the generic
- * decoder makes two passes, decode and then toObject).
+ * in less time: an answer is mostly short strings (the kubelet's labels),
+ * over which the generic decoder makes two passes, decode and then toObject
+ * (bench/notes/cri-and-startup.md).
  * Fields they do not know are skipped, as any protobuf reader skips them.
  */
 

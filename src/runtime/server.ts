@@ -151,8 +151,8 @@ export function runtimeHandlers(rt: EmbeddedRuntime, log: Log, streams: EventStr
  * Writes a server stream's messages without waiting for each to be sent.
  * grpc-js's ServerWritableStream is an object-mode Writable that hands the
  * HTTP/2 stream one message, and the next only once that one has left: one
- * message per turn of the event loop, which a burst of pods makes long (a
- * 1,000-pod burst queued events for up to 19 s). The call under it writes
+ * message per turn of the event loop, which a burst of pods makes long: its
+ * events queued up behind one another (bench/notes/density.md). The call under it writes
  * straight to the HTTP/2 stream, in order, and what is queued goes out
  * together. Where a grpc-js release hides that call, messages go through the
  * Writable as before.

@@ -17,10 +17,10 @@ const DEFAULT_SIZE = 2;
 
 /**
  * How long the pool waits for a pause in container creates and starts before
- * it spawns spares. In a burst of 1,000 pods through knode the runtime had a
- * 50 ms pause before nearly every start, and 927 of the 1,000 containers came
- * from spares: each costs the machine a shell and an env(1) more than a
- * spawn, and the burst took 46-53 s instead of 39-41. With 250 ms none did.
+ * it spawns spares. With a short wait, a burst of pods had such a pause
+ * before nearly every start, and most containers came from spares: each
+ * costs the machine a shell and an env(1) more than a spawn, and the burst
+ * took longer. With this wait none did (bench/notes/cri-and-startup.md).
  */
 const QUIET_MS = 250;
 
@@ -45,8 +45,8 @@ export interface SpareOrder {
  * session of its own, with its output on pipes, waiting on fd 3 for the
  * script that makes it the container: a change of directory, and an exec of
  * env(1) with the container's environment and argv. Spawning costs this
- * thread a fork, 8-10 ms on a small VM; taking a spare costs a write to a
- * pipe. Spares are made once the runtime has been quiet for a moment, so
+ * thread a fork, milliseconds on a small VM; taking a spare costs a write
+ * to a pipe. Spares are made once the runtime has been quiet for a moment, so
  * they never compete with the calls of a burst, which spawn as before.
  */
 export class SpareProcesses {

@@ -18,8 +18,8 @@ const SLACK = 512;
  * not at all (temp file + rename), with blanks after the JSON; a change that
  * fits in the file is then written over it in one write of at most a page,
  * which keeps the file whole too, and costs far less: on ext4, a rename or a
- * truncation over a file that has data starts that data's writeback (1.1 ms
- * a record on this project's VM against 20 us in place). A change that does
+ * truncation over a file that has data starts that data's writeback, where
+ * a write in place does not (bench/notes/churn.md). A change that does
  * not fit takes the temp file and the rename again.
  */
 export class RecordDir<T extends { id: string }> {
@@ -43,8 +43,8 @@ export class RecordDir<T extends { id: string }> {
 
   /**
    * Deletes the record's file, off this thread: an ext4 unlink of a file
-   * just written took 1.8 ms of it on this VM (a CPU profile of 200 pods
-   * made and removed). Rejects, naming the file, when it cannot be deleted.
+   * just written is slow (bench/notes/sandboxes.md). Rejects, naming the
+   * file, when it cannot be deleted.
    */
   async delete(id: string): Promise<void> {
     this.sizes.delete(id);

@@ -1,7 +1,7 @@
 /**
  * One at a time, one per turn of the event loop: each caller waits for its
  * turn, and between two turns the loop reads and writes its sockets. A fork
- * costs this thread 10-20 ms; a burst of container starts taken in one go
+ * blocks this thread for milliseconds; a burst of container starts taken in one go
  * answers none of them (nor anything else) until the last has forked, where
  * taken in turns each start is answered as soon as it is done.
  */

@@ -17,8 +17,8 @@ export interface SourceSink {
  * Events from a burst of writes are folded into one read after this quiet
  * time: the events of one write (a create and a change) arrive together, so a
  * few milliseconds fold them. The kubelet reads on each event; this adds what
- * a lone pod waits before its manifest is read (it was 50 ms, which the
- * side-by-side with the kubelet measured as start-up).
+ * a lone pod waits before its manifest is read, so it stays short (a longer
+ * one showed as start-up beside the kubelet: bench/notes/kubelet-side-by-side.md).
  */
 const WATCH_DEBOUNCE_MS = 5;
 /** How soon a missing path is looked for again, doubling up to the poll period (the kubelet's watch retry). */

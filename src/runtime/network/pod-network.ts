@@ -107,7 +107,7 @@ export class PodNetwork {
     await this.makeNamespace(netns);
     const record: PodNetworkRecord = { netns, list, runtimeConfig: portMappings.length > 0 ? { portMappings } : undefined };
     try {
-      // Side by side: the loopback plugin touches lo alone (each plugin is a program that takes 20-50 ms to run).
+      // Side by side: the loopback plugin touches lo alone (each plugin is a program of its own, slow to run).
       [, record.result] = await Promise.all([
         addNetwork(LOOPBACK, { ...this.attachment(netns, pod), ifName: 'lo' }, this.options.binDirs),
         addNetwork(list, { ...this.attachment(netns, pod), runtimeConfig: record.runtimeConfig }, this.options.binDirs),

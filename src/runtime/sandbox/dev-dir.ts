@@ -23,7 +23,7 @@ export function devTemplate(dir: string): void {
 
 /**
  * Fills a spare /dev (`dir`, made) for SpareDirs, ahead of the set-up that
- * takes it: its fifteen calls were 0.3 ms of each set-up in a CPU profile.
+ * takes it: its fifteen calls showed in each set-up's CPU profile.
  */
 export async function fillDev(dir: string): Promise<void> {
   fill(dir);

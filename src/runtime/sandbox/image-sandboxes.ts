@@ -68,7 +68,7 @@ export class ImageSandboxes {
         this.holders = new PodHolders(this.bubblewrap);
       }
     }
-    // On the scratch tmpfs where there is one: on this VM's ext4 a new pod's two files took 1.9 ms of the thread.
+    // On the scratch tmpfs where there is one: on ext4 a new pod's two files cost the thread (bench/notes/sandboxes.md).
     const scratch = typeof this.mountSandbox === 'string' ? undefined : this.mountSandbox.scratch;
     this.podFiles = new PodFiles(join(scratch?.dir ?? dir, 'pods'));
   }

@@ -283,7 +283,7 @@ export class MountSandbox {
       '[ -z "$h" ] || read -r _ <&3',
       `[ -z "$a" ] || ${mount} --make-slave "$a"`,
       `[ -z "$b" ] || ${mount} --make-slave "$b"`,
-      // The table's paths are resolved already (in the root, or on the host): libmount need not look them up (1-2 ms a start).
+      // The table's paths are resolved already (in the root, or on the host): libmount need not look them up again, in every start.
       // In the C locale, whatever the container's LANG: util-linux reads no locale files then. A mount that fails is
       // the start's error: what mount said goes to fd 3 after a '!' (and to the container's log).
       `LC_ALL=C ${mount} --no-canonicalize -a -T "$t" 2>"$t.err" || { [ -z "$h" ] || { printf '!'; tr '\\n' ' ' <"$t.err"; echo; } >&3; cat "$t.err" >&2; exit 32; }`,

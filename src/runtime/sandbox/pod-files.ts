@@ -38,8 +38,8 @@ export class PodFiles {
   }
 
   /**
-   * Deletes the pod's files off this thread (ext4's unlinks took 2.4 ms of it
-   * a pod on this VM): resolves once they are gone. Files asked for meanwhile
+   * Deletes the pod's files off this thread (ext4's unlinks are slow):
+   * resolves once they are gone. Files asked for meanwhile
    * (a restart of the runtime releases every pod) are written after.
    */
   remove(sandboxId: string): Promise<void> {
@@ -56,7 +56,7 @@ export class PodFiles {
 /**
  * Writes a pod's file (atomically) unless it holds `text` already: each of
  * the pod's starts asks for it, and a rename over a file costs more than a
- * read (on this VM's ext4 it starts the writeback of the file it replaces).
+ * read (on ext4 it starts the writeback of the file it replaces).
  */
 function writeIfChanged(path: string, text: string): void {
   try {

@@ -1,9 +1,8 @@
 // A read-only copy of the host's /sys, made once per runtime in its scratch
 // space, that a container that is not privileged binds recursively as its
-// /sys (mount-table.ts). 50 `unshare -m mount -a` of a table binding the
-// host's /sys and remounting its eleven cgroup mounts read-only, against 50
-// of one binding this copy, three rounds interleaved: 3.0-3.7 ms against
-// 2.3-2.9 ms a start.
+// /sys (mount-table.ts). Binding this copy makes each start quicker than
+// binding the host's /sys and remounting its cgroup mounts read-only in every
+// start (bench/notes/sandboxes.md).
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { readonlySysTable } from './mount-table.js';

@@ -2,8 +2,8 @@
 // while it runs: the directory that becomes its /dev, the empty directory
 // its new root is bound at, and its table of mounts. A tmpfs holds them
 // where the host has one (/run, else /dev/shm), as runc and containerd keep
-// their state under /run: on this VM's ext4 the fifteen files and links of
-// one /dev took 4 ms, on tmpfs 0.08 ms (60 tries each), and a start made
+// their state under /run: the fifteen files and links of one /dev cost far
+// more on ext4 than on tmpfs (bench/notes/sandboxes.md), and a start makes
 // them on its way. Without a tmpfs they stay under the runtime's directory.
 // It also holds the read-only copy of the host's /sys (readonly-sys.ts): what
 // is mounted in it is unmounted before it is emptied; the sandboxed pods'

@@ -1,10 +1,10 @@
 // Directories made ahead of the containers that need them, in libuv's pool
 // while nothing waits, and renamed into place: a container's own directory
 // with its overlay's upper, work and mount directories (CreateContainer), and
-// the directory that becomes its /dev (its set-up). On this VM's ext4 the
-// four mkdirs took 1.5-1.7 ms of the runtime's thread (0.7 ms on a quiet
-// day), the rename 0.04 ms; made in the pool at the create instead, they were
-// done 3-4 ms after it had answered, and its mount and set-up waited for them.
+// the directory that becomes its /dev (its set-up). On ext4 the mkdirs cost
+// the runtime's thread far more than the rename; made in the pool at the
+// create instead, they were done only after it had answered, and its mount
+// and set-up waited for them (bench/notes/sandboxes.md).
 import { renameSync } from 'node:fs';
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -14,8 +14,8 @@ const PREFIX = '.spare-';
 
 /**
  * How long no spare must be taken before more are made: not at once, in the
- * middle of the create or set-up that took one, where the pool's calls were
- * 0.3 ms of the runtime's thread each (a CPU profile of 200 pods), nor in a
+ * middle of the create or set-up that took one, where the pool's calls
+ * cost the runtime's thread too (they show in its CPU profile), nor in a
  * burst, whose creates make their own once the spares are gone.
  */
 const REFILL_DELAY_MS = 30;

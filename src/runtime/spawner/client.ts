@@ -39,8 +39,9 @@ interface Started {
 
 /**
  * Starts handed to the spawner at a time: enough that it never waits for the
- * next while the runtime's loop is busy (a turn took 35 ms in a 1,000-pod
- * burst, a spawn 7-15 ms), few enough that the rest wait where they can be cancelled.
+ * next while the runtime's loop is busy (in a burst a turn of the loop lasts
+ * longer than a spawn: bench/notes/density.md), few enough that the rest wait
+ * where they can be cancelled.
  */
 const SENT_AT_ONCE = 8;
 

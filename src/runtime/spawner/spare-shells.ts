@@ -3,11 +3,9 @@
 // a static busybox shell in a session of its own, its output on pipes, that
 // waits on fd 3 for a line and then reads its order (an exec of the program,
 // with the program's environment) from fd 4, a file on the scratch tmpfs
-// that the spawner unlinked as soon as the shell had it. A fork of this Node
-// process costs about 1 ms (a static program's fork and exit, from Node, took
-// 1.74-2.22 ms where a waiting shell told to exec it took 0.82-1.05, 200 of
-// each), and the shell's exec costs less than a fork: the start of a sandbox
-// forks three programs on its way, the chain last.
+// that the spawner unlinked as soon as the shell had it. A waiting shell's
+// exec costs less than a fork of this Node process (bench/notes/sandboxes.md),
+// and the start of a sandbox forks three programs on its way, the chain last.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, closeSync, constants, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';

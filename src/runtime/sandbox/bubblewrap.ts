@@ -116,7 +116,7 @@ export class Bubblewrap {
    * the pod's hostname, in the network namespace NETNS if the pod has one of
    * its own; without a hostname (a host-network pod) it stays in the host's
    * UTS namespace, as containerd leaves such a pod there. As root,
-   * util-linux's unshare (half of bwrap's start-up time: it mounts nothing);
+   * util-linux's unshare (it starts quicker than bwrap: it mounts nothing);
    * otherwise bwrap, in a user namespace. `detach` starts it (the runtime's
    * spawner, whose fork costs less).
    */

@@ -24,8 +24,8 @@ export type SetuidKit = { ok: true; dir: string; loader: string; programs: strin
 
 /**
  * What a static busybox in the kit runs for a container's set-up and its
- * root file system: it starts in a third of the time util-linux's programs
- * take (no loader, no libraries to map). Each is a link named after it (the
+ * root file system: it starts quicker than util-linux's programs (no
+ * loader, no libraries to map). Each is a link named after it (the
  * name its process has, as util-linux's).
  */
 export const STATIC_APPLETS = ['mount', 'umount', 'nsenter', 'unshare'] as const;

@@ -1,13 +1,9 @@
-// Each sandboxed container's own root file system, made from its image's
-// layers: the layers are stacked once per image (oci/rootfs.ts), and a
-// container gets a kernel overlay over that stack where the host allows
-// (root), its writes going to a directory of its own, or a copy of it
-// otherwise. Removing the container unmounts and deletes what it wrote.
-// The directory the overlays are mounted in is a shared mount, as the
-// kubelet makes its root directory rshared: a container's mount namespace,
-// made as a slave of the host's, still gets its root file system when that
-// is mounted after the namespace was made, so its set-up need not wait for
-// the mount to start.
+// Each sandboxed container's own root file system: a kernel overlay over
+// its image's layers, stacked once per image (oci/rootfs.ts), where the host
+// allows (root), or a copy of the stack otherwise. Removing the container
+// unmounts and deletes what it wrote. The overlays' directory is a shared
+// mount, so a container's namespace made before its mount still gets it.
+// Why: docs/runtime/sandboxes.md, "Root file systems".
 import { spawnSync } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';

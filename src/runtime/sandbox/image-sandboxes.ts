@@ -200,13 +200,9 @@ export class ImageSandboxes {
   /**
    * How StartContainer runs a sandboxed container, in `holder`'s namespaces,
    * and in its own PID namespace, the host's, or the one whose PID 1 is
-   * `sharedPid`, once its root file system is mounted (util-linux's set-up:
-   * its mount table is made in `prepare`, while the wrapper starts; the
-   * table mounts its overlay itself when its create said so, spec.ownRoot).
-   * bwrap runs it where it can run it as asked: under a seccomp filter (which
-   * only bwrap loads here), or with no_new_privs and no Bidirectional mount
-   * (bwrap sets the one and makes slaves of the others); util-linux sets up
-   * the rest, as runc does.
+   * `sharedPid`. bwrap runs it where it can run it as asked, util-linux the
+   * rest: the table in docs/runtime/sandboxes.md, "The two programs that
+   * make sandboxes". With spec.ownRoot its table mounts its overlay itself.
    */
   async processSpec(
     c: ContainerRecord,

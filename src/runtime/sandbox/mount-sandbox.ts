@@ -1,13 +1,9 @@
-// Containers that bubblewrap cannot run as CRI asks, set up with util-linux
-// as runc sets one up. bwrap always sets no_new_privs, so a setuid program
-// never gains its owner's rights (CRI's no_new_privs is off unless the pod
-// says allowPrivilegeEscalation: false), and it makes every mount a slave of
-// the host's, so a Bidirectional mount's mounts never reach the host. Here
-// the container gets a mount namespace from unshare, every mount from one
-// `mount -a` over a table written for it (mount-table.ts), its root from
-// pivot_root, and its user, groups, bounding set and no_new_privs (only when
-// asked) from the kit's setpriv. Root only; never under a seccomp filter,
-// which only bwrap loads here.
+// Containers that bubblewrap cannot run as CRI asks (bwrap always sets
+// no_new_privs and makes every mount a slave), set up with util-linux as
+// runc sets one up: unshare, one `mount -a` over a table (mount-table.ts),
+// pivot_root, then the kit's setpriv. Root only; never under a seccomp
+// filter. Why and when: docs/runtime/sandboxes.md, "The two programs that
+// make sandboxes"; the start: its "The start protocol".
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import { whichSystem as which } from '../container-process.js';
@@ -125,20 +121,15 @@ export class MountSandbox {
 
   /**
    * The command before a program's argv that runs it in its container, in
-   * `p.holder`'s namespaces, and what must be done on the host before its
-   * init shell goes on (`prepare`): the container's /dev and the directory
-   * its root is bound at, its mount points in its root file system and its
-   * table of mounts, given what mounts its root file system (`mounted`).
-   * That mount must be made before the wrapper starts unless it reaches
-   * mount namespaces made before it (p.layers says it does); the init waits
-   * for a line on fd 3 when that is open, so `prepare` can run while it
-   * starts. `prepare` throws when a Bidirectional mount's source is not
-   * shared with the host (containerd's check: nothing would propagate).
-   * `orphanGuard`: what ties the wrapper to its parent when the runtime,
-   * not the spawner, forks it (ProcessSpec.orphanGuard). `readsRoot`: that
-   * `prepare` looks in the mounted root (it waits for the mount first);
-   * otherwise it makes what it needs in p.layers, and the mount need only
-   * be made before the init shell's go-ahead.
+   * `p.holder`'s namespaces (steps 4-10 of docs/runtime/sandboxes.md's
+   * start protocol). `prepare` does the host's part while the wrapper
+   * starts: the container's /dev, its root's directory, its mount points
+   * and its table, given what mounts its root (`mounted`); it throws when a
+   * Bidirectional mount's source is not shared (containerd's check).
+   * Without p.layers, the mount must be made before the wrapper starts.
+   * `orphanGuard`: what ties the wrapper to its parent when the runtime
+   * forks it (ProcessSpec.orphanGuard). `readsRoot`: `prepare` waits for
+   * the mounted root, having no layers to make its mount points in.
    */
   wrapper(p: LaunchedProcess): {
     argv: string[];
@@ -254,16 +245,11 @@ export class MountSandbox {
   /**
    * The init shell's script: $1 the table, $2 the new root, $3 the working
    * directory, $4 and $5 the mount points to make slaves first (with a
-   * Bidirectional mount; '' otherwise); then the program under setpriv. With
-   * those, the old root is made a slave before it goes, so that its unmount
-   * reaches no host mount (as runc's pivotRoot does). When fd 3 is open
-   * (reportsSetUp: the spawner's socket), it first waits for a line on it,
-   * the runtime's go-ahead, and once every mount is made writes its pid (the
-   * program's to be) there (or, when mount fails, '!' and what mount said,
-   * and exits) and waits for a second line, its start, before
-   * it closes it and execs: as runc's init waits on its exec fifo, a
-   * container made by its create (held) is set up and waits for its start.
-   * An end of fd 3 instead of a line ends it.
+   * Bidirectional mount; '' otherwise); then the program under setpriv.
+   * With fd 3 open (the spawner's socket) it waits for the go-ahead, reports
+   * its pid or '!' and mount's error, and waits for its start, as runc's
+   * init waits on its exec fifo (steps 5-10 of docs/runtime/sandboxes.md's
+   * start protocol). An end of fd 3 instead of a line ends it.
    */
   private script(): string {
     const { mount } = this.tools;

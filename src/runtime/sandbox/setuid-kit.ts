@@ -1,11 +1,9 @@
 // How a sandboxed container runs as a non-root user without a user
-// namespace: util-linux's setpriv, with the libraries and loader it links
-// against, copied once into the runtime's directory and bound read-only
-// into the sandbox at KIT_PATH. Inside, after bwrap has made the root, the
-// loader runs setpriv, which takes the user and group and execs the
-// program, as runc does between its setup and the program. The user is then
-// the same on the host as in the container: files it writes are its own,
-// not root's, and it can join the pod's PID namespace.
+// namespace: util-linux's setpriv, with its loader and libraries, copied
+// once into the runtime's directory and bound read-only at KIT_PATH, sets
+// the user and execs the program, as runc does. The user is then the same
+// on the host as in the container (docs/runtime/sandboxes.md, "Users,
+// groups and capabilities").
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import { basename, join } from 'node:path';

@@ -65,7 +65,10 @@ export default class Pleg extends BaseCommand {
       },
     });
     pleg.start();
+    // The clock's timers do not hold the process open, so this does until a signal: without it knode exits 13 (an unsettled await).
+    const holdOpen = setInterval(() => {}, 2 ** 30);
     await new Promise<void>((resolve) => interrupted.addEventListener('abort', () => resolve(), { once: true }));
+    clearInterval(holdOpen);
     pleg.stop();
     await pleg.idle();
     client.close();

@@ -41,7 +41,7 @@ function start(args: string[]): { child: ChildProcess; stdout: () => string; std
 }
 
 describe('interrupted commands', () => {
-  it('knode apply exits 130 on SIGINT before its pod finished, with the summary; logs -f too', async () => {
+  it('knode apply exits 130 on SIGINT before its pod finished, with the summary; logs -f and pleg too', async () => {
     const root = newRoot();
     const apply = start(['apply', '-f', longRunningPod(root), '--root-dir', root, '--node-name', 'e2e']);
     await eventually(
@@ -62,6 +62,16 @@ describe('interrupted commands', () => {
     );
     logs.child.kill('SIGINT');
     expect(await logs.exited, logs.stderr()).toBe(130);
+
+    // Without a node, pleg relists the runtime until Ctrl-C (it used to exit 13 after its first relist).
+    const pleg = start(['pleg', '--root-dir', root, '--node-name', 'e2e']);
+    await eventually(
+      () => (pleg.stdout().match(/PLEGRelist/g) ?? []).length >= 2,
+      () => `two relists; stderr: ${pleg.stderr()}`,
+      30_000,
+    );
+    pleg.child.kill('SIGINT');
+    expect(await pleg.exited, pleg.stderr()).toBe(130);
   });
 
   it('knode apply exits 143 on SIGTERM before its pod finished', async () => {

@@ -16,7 +16,10 @@ function newRoot(): string {
   return root;
 }
 
+const children: ChildProcess[] = [];
+
 afterAll(async () => {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   for (const root of roots) await knode(['runtime', 'stop', '--root-dir', root]);
 });
 
@@ -32,6 +35,7 @@ function longRunningPod(root: string): string {
 
 function start(args: string[]): { child: ChildProcess; stdout: () => string; stderr: () => string; exited: Promise<number | null> } {
   const child = spawn(process.execPath, [cliEntry, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+  children.push(child);
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (d) => (stdout += d));
@@ -63,7 +67,7 @@ describe('interrupted commands', () => {
     logs.child.kill('SIGINT');
     expect(await logs.exited, logs.stderr()).toBe(130);
 
-    // Without a node, pleg relists the runtime until Ctrl-C (it used to exit 13 after its first relist).
+    // Without a node, pleg relists the runtime itself, until Ctrl-C.
     const pleg = start(['pleg', '--root-dir', root, '--node-name', 'e2e']);
     await eventually(
       () => (pleg.stdout().match(/PLEGRelist/g) ?? []).length >= 2,

@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 // tests show that each one refuses what it is there to refuse.
 const fixture = (name: string) => readFileSync(new URL(`../../lint/fixtures/${name}`, import.meta.url), 'utf8');
 
-describe('the layer rules', () => {
+// ESLint loads typescript-eslint and the import resolver on its first file: seconds on a busy machine.
+describe('the layer rules', { timeout: 60_000 }, () => {
   const eslint = new ESLint({ cwd: new URL('../../..', import.meta.url).pathname });
   const lintAs = async (filePath: string, text: string) => {
     const [result] = await eslint.lintText(text, { filePath });

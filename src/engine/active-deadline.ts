@@ -1,16 +1,12 @@
 import type { Clock } from '../util/clock.js';
 import { podRef } from './api/pod-util.js';
-import type { Pod, PodStatus } from './api/v1.js';
+import type { Pod } from './api/v1.js';
 import type { EventStream } from './events.js';
 import type { PodSyncHandler, PodSyncLoopHandler, ShouldEvictResponse } from './lifecycle.js';
+import type { PodStatusProvider } from './status/status-manager.js';
 
 export const DEADLINE_EXCEEDED_REASON = 'DeadlineExceeded';
 export const DEADLINE_EXCEEDED_MESSAGE = 'Pod was active on the node longer than the specified deadline';
-
-/** Where the latest status of a pod comes from (the status manager). */
-export interface PodStatusProvider {
-  getPodStatus(uid: string): PodStatus | undefined;
-}
 
 /**
  * Enforces spec.activeDeadlineSeconds, measured from status.startTime (the

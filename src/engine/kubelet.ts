@@ -16,7 +16,7 @@ import { EventedHints, type PlegMode } from './pleg/evented.js';
 import { GenericPLEG } from './pleg/generic.js';
 import { PodCache } from './pleg/pod-cache.js';
 import type { PodLifecycleEvent } from './pleg/types.js';
-import { PodManager } from './pod-manager.js';
+import { BasicPodManager, type PodManager } from './pod-manager.js';
 import { podDir, VolumeManager } from './volume/volume-manager.js';
 import { SummaryProvider } from './stats/summary.js';
 import { join } from 'node:path';
@@ -28,7 +28,7 @@ import { NODE_SHUTTING_DOWN, NodeShutdown } from './node-shutdown.js';
 import { PodWorkers } from './pod-workers.js';
 import { RuntimeHealth } from './runtime-health.js';
 import { ReasonCache } from './status/reason-cache.js';
-import { StatusManager } from './status/status-manager.js';
+import { BasicStatusManager, type StatusManager } from './status/status-manager.js';
 import { SyncHandler } from './sync-handler.js';
 import { WorkQueue } from './work-queue.js';
 import type { ClusterClient } from './cluster/client.js';
@@ -64,7 +64,7 @@ type LoopMessage =
 export class Kubelet {
   readonly events: EventStream;
   readonly clock: Clock;
-  readonly podManager = new PodManager();
+  readonly podManager: PodManager = new BasicPodManager();
   readonly podCache = new PodCache();
   /** SyncPod and its kin for the pod workers (runOnce asks it for a pod's status after a failed step). */
   readonly syncer: KubeletPodSyncer;
@@ -120,7 +120,7 @@ export class Kubelet {
     const runtime = instrumentRuntime(deps.runtime, (method, ms, failed) => this.metrics.observeRuntimeCall(method, ms, failed));
     this.runtime = runtime;
     this.runtimeHealth = new RuntimeHealth(runtime, this.events, () => this.pleg.healthy());
-    this.statusManager = new StatusManager(this.events);
+    this.statusManager = new BasicStatusManager(this.events);
     this.objects = new ObjectManager(deps.cluster, clock);
     this.workQueue = new WorkQueue(clock);
     this.runtimeManager = new RuntimeManager({

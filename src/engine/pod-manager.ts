@@ -7,11 +7,28 @@ export function isMirrorPod(pod: Pod): boolean {
 }
 
 /**
- * The desired pods, by UID and by full name: the kubelet's source of truth
- * for what should run (its podManager). Mirror pods are kept apart: they are
- * never run, only matched to the static pods they mirror (by full name).
+ * The desired pods: the kubelet's source of truth for what should run
+ * (upstream's pod.Manager). Mirror pods are kept apart: they are never run,
+ * only matched to the static pods they mirror (by full name). Its users take
+ * this interface, so that a test can hand them a small fake.
  */
-export class PodManager {
+export interface PodManager {
+  addPod(pod: Pod): void;
+  updatePod(pod: Pod): void;
+  removePod(pod: Pod): void;
+  getPodByUid(uid: string): Pod | undefined;
+  getPodByFullName(fullName: string): Pod | undefined;
+  /** The pods to run (mirror pods are not among them). */
+  getPods(): Pod[];
+  /** The mirror pod of a static pod, if the apiserver has one. */
+  getMirrorPodByPod(pod: Pod): Pod | undefined;
+  /** The static pod a mirror pod stands for, if it still runs here. */
+  getPodByMirrorPod(mirror: Pod): Pod | undefined;
+  getMirrorPods(): Pod[];
+}
+
+/** The pod manager in memory, by UID and by full name (upstream's basicManager). */
+export class BasicPodManager implements PodManager {
   private readonly byUid = new Map<string, Pod>();
   private readonly byName = new Map<string, Pod>();
   private readonly mirrorsByName = new Map<string, Pod>();
@@ -47,17 +64,14 @@ export class PodManager {
     return this.byName.get(fullName);
   }
 
-  /** The pods to run (mirror pods are not among them). */
   getPods(): Pod[] {
     return [...this.byUid.values()];
   }
 
-  /** The mirror pod of a static pod, if the apiserver has one. */
   getMirrorPodByPod(pod: Pod): Pod | undefined {
     return this.mirrorsByName.get(podFullName(pod));
   }
 
-  /** The static pod a mirror pod stands for, if it still runs here. */
   getPodByMirrorPod(mirror: Pod): Pod | undefined {
     return this.byName.get(podFullName(mirror));
   }

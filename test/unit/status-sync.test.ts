@@ -5,8 +5,8 @@ import { ClusterError } from '../../src/engine/cluster/client.js';
 import { MirrorPods, mirrorPodOf } from '../../src/engine/cluster/mirror-pods.js';
 import { mergePodStatus, StatusSync } from '../../src/engine/cluster/status-sync.js';
 import { EventStream } from '../../src/engine/events.js';
-import { PodManager } from '../../src/engine/pod-manager.js';
-import { StatusManager } from '../../src/engine/status/status-manager.js';
+import { BasicPodManager } from '../../src/engine/pod-manager.js';
+import { BasicStatusManager } from '../../src/engine/status/status-manager.js';
 import { FakeClock } from '../../src/util/clock.js';
 import { FakeCluster } from '../helpers/fake-cluster.js';
 
@@ -51,8 +51,8 @@ function setup() {
   const cluster = new FakeCluster();
   const clock = new FakeClock();
   const events = new EventStream(() => clock.now());
-  const podManager = new PodManager();
-  const statusManager = new StatusManager(events);
+  const podManager = new BasicPodManager();
+  const statusManager = new BasicStatusManager(events);
   const warnings: string[] = [];
   const terminated = new Set<string>();
   const sync = new StatusSync({

@@ -10,14 +10,33 @@ interface Entry {
   pod: Pod;
 }
 
+/** Where the latest status of a pod comes from (upstream's status.PodStatusProvider). */
+export interface PodStatusProvider {
+  getPodStatus(uid: string): PodStatus | undefined;
+}
+
 /**
- * The kubelet's status manager: the latest API status of every pod, with a
- * version that grows on each real change. It reports the moments people ask
- * about (first Running with every container started, Ready, Succeeded,
- * Failed) on the event stream. Syncing statuses to an apiserver comes with
- * the apiserver source.
+ * The kubelet's status manager (upstream's status.Manager): the latest API
+ * status of every pod. Its users take this interface, so that a test can
+ * hand them a small fake.
  */
-export class StatusManager {
+export interface StatusManager extends PodStatusProvider {
+  /** The pod as the API would show it now: its spec with the latest status. */
+  podWithStatus(pod: Pod): Pod;
+  setPodStatus(pod: Pod, status: PodStatus): void;
+  /** Forgets the statuses of pods whose UID is not in `known`. */
+  removeOrphanedStatuses(known: Set<string>): void;
+  deletePodStatus(uid: string): void;
+}
+
+/**
+ * The status manager in memory (upstream's status manager): the latest API
+ * status of every pod, with a version that grows on each real change. It
+ * reports the moments people ask about (first Running with every container
+ * started, Ready, Succeeded, Failed) on the event stream. The cluster's
+ * StatusSync writes the statuses to an apiserver, when the node has joined one.
+ */
+export class BasicStatusManager implements StatusManager {
   private readonly statuses = new Map<string, Entry>();
 
   constructor(private readonly events: EventStream) {}
@@ -26,7 +45,6 @@ export class StatusManager {
     return this.statuses.get(uid)?.status;
   }
 
-  /** The pod as the API would show it now: its spec with the latest status. */
   podWithStatus(pod: Pod): Pod {
     const status = this.getPodStatus(pod.metadata.uid ?? '');
     return status ? { ...pod, status } : pod;

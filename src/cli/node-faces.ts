@@ -1,9 +1,12 @@
-import type { Kubelet } from '../engine/kubelet.js';
+import type { HostInterface } from '../engine/server/host.js';
 import { readContainerLog } from '../engine/logs.js';
 import { eventVerbosity, formatEventJson, formatEventLine, formatEventLogJson } from '../ui/event-line.js';
 
 export type NodeOutput = 'tui' | 'plain' | 'json';
 export type LogFormat = 'text' | 'json';
+
+/** What the faces read of the kubelet: its events, its traces, and the pods' logs. */
+export type NodeFaceHost = Pick<HostInterface, 'events' | 'traces' | 'getPods' | 'getRuntimePodStatus'>;
 
 /**
  * Shows a running node the way the user asked: the live TUI; plain, the
@@ -12,7 +15,7 @@ export type LogFormat = 'text' | 'json';
  * programs. Resolves when the user quits the TUI (`q`); never for the others.
  */
 export async function showNode(
-  kubelet: Kubelet,
+  kubelet: NodeFaceHost,
   output: NodeOutput,
   verbosity: number,
   logFormat: LogFormat = 'text',
@@ -57,10 +60,10 @@ async function loadTui(): Promise<typeof import('../ui/tui/render.js')> {
 }
 
 /** The last lines of the newest container of a pod (`namespace/name`). */
-async function lastLogLines(kubelet: Kubelet, ref: string): Promise<string[]> {
-  const pod = kubelet.podManager.getPods().find((p) => `${p.metadata.namespace}/${p.metadata.name}` === ref);
+async function lastLogLines(kubelet: NodeFaceHost, ref: string): Promise<string[]> {
+  const pod = kubelet.getPods().find((p) => `${p.metadata.namespace}/${p.metadata.name}` === ref);
   if (!pod) return [`${ref} is not on this node any more`];
-  const newest = kubelet.podCache.get(pod.metadata.uid!).status.containers.find((c) => c.logPath);
+  const newest = kubelet.getRuntimePodStatus(pod.metadata.uid!).containers.find((c) => c.logPath);
   if (!newest) return ['no container has written a log yet'];
   const lines: string[] = [`--- ${newest.name} (${newest.logPath})`];
   for await (const line of readContainerLog(newest.logPath, { tailLines: 20 })) lines.push(line);

@@ -1,5 +1,5 @@
 import { ensureEmbeddedRuntime } from '../cri/embedded.js';
-import type { Kubelet } from '../engine/kubelet.js';
+import type { EventStream } from '../engine/events.js';
 
 /**
  * Keeps the embedded runtime up for a node that uses it: when the kubelet
@@ -7,7 +7,11 @@ import type { Kubelet } from '../engine/kubelet.js';
  * its state from disk, and the kubelet restarts containers by policy).
  * Returns the unsubscribe.
  */
-export function superviseEmbeddedRuntime(kubelet: Kubelet, rootDir: string, warn: (message: string) => void): () => void {
+export function superviseEmbeddedRuntime(
+  kubelet: { readonly events: Pick<EventStream, 'subscribe'> },
+  rootDir: string,
+  warn: (message: string) => void,
+): () => void {
   let restarting = false;
   return kubelet.events.subscribe((e) => {
     if (e.type !== 'RuntimeUnhealthy' || restarting || !/does not answer/.test(e.message ?? '')) return;

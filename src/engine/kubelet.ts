@@ -1,8 +1,11 @@
-import type { ImageService, RuntimeService } from '../cri/runtime-service.js';
+import type { ImageService, RuntimeService, StreamFlags } from '../cri/runtime-service.js';
 import { AsyncQueue } from '../util/async-queue.js';
 import { Backoff } from '../util/backoff.js';
 import { RealClock, type Clock, type Timer } from '../util/clock.js';
 import type { Pod } from './api/v1.js';
+import type { RunningPod, RuntimePodStatus } from './container/types.js';
+import type { HostInterface, NodeHealth, NodeState } from './server/host.js';
+import type { RunOnceHost } from './run-once.js';
 import { PodConfig } from './config/pod-config.js';
 import { KubeletConstants, type KubeletConfiguration } from './config/kubelet-config.js';
 import type { PodUpdate } from './config/pod-storage.js';
@@ -59,46 +62,47 @@ type LoopMessage =
  * worker; workers drive the runtime through the runtime manager; the PLEG
  * reports what changed; the status manager keeps each pod's API status. The
  * engine takes one KubeletConfiguration and a CRI runtime, nothing else, and
- * reports everything on one event stream.
+ * reports everything on one event stream. The HTTP servers and the faces see
+ * it as a HostInterface, runOnce as a RunOnceHost; its parts stay private.
  */
-export class Kubelet {
+export class Kubelet implements HostInterface, RunOnceHost {
   readonly events: EventStream;
   readonly clock: Clock;
   readonly podManager: PodManager = new BasicPodManager();
-  readonly podCache = new PodCache();
-  /** SyncPod and its kin for the pod workers (runOnce asks it for a pod's status after a failed step). */
-  readonly syncer: KubeletPodSyncer;
   readonly statusManager: StatusManager;
-  readonly reasonCache = new ReasonCache();
-  /** ConfigMaps, Secrets and service account tokens for the pods (from the apiserver, when joined). */
-  readonly objects: ObjectManager;
-  readonly workQueue: WorkQueue;
-  readonly podWorkers: PodWorkers;
-  readonly runtimeManager: RuntimeManager;
-  readonly pleg: GenericPLEG;
   readonly podConfig: PodConfig;
-  readonly handler: SyncHandler;
-  /** Asked on each sync loop tick for pods to sync without queued work (the active deadline). */
-  readonly podSyncLoopHandlers: PodSyncLoopHandler[] = [];
-  /** Asked on each pod status whether the pod must fail (the active deadline). */
-  readonly podSyncHandlers: PodSyncHandler[] = [];
-  readonly prober: ProberManager;
   readonly hostIP: string;
   readonly metrics: KubeletMetrics;
   readonly traces: TraceRecorder;
   /** The Summary API's numbers (/stats/summary, /metrics/resource, knode top). */
   readonly stats: SummaryProvider;
-  /** The runtime, every call timed for the metrics. */
-  readonly runtime: RuntimeService & ImageService;
   runtimeName = 'cri';
   runtimeVersion = '';
   plegMode: PlegMode | 'starting' = 'starting';
+  private readonly podCache = new PodCache();
+  /** SyncPod and its kin for the pod workers. */
+  private readonly syncer: KubeletPodSyncer;
+  private readonly reasonCache = new ReasonCache();
+  /** ConfigMaps, Secrets and service account tokens for the pods (from the apiserver, when joined). */
+  private readonly objects: ObjectManager;
+  private readonly workQueue: WorkQueue;
+  private readonly podWorkers: PodWorkers;
+  private readonly runtimeManager: RuntimeManager;
+  private readonly pleg: GenericPLEG;
+  private readonly handler: SyncHandler;
+  /** Asked on each sync loop tick for pods to sync without queued work (the active deadline). */
+  private readonly podSyncLoopHandlers: PodSyncLoopHandler[] = [];
+  /** Asked on each pod status whether the pod must fail (the active deadline). */
+  private readonly podSyncHandlers: PodSyncHandler[] = [];
+  private readonly prober: ProberManager;
+  /** The runtime, every call timed for the metrics. */
+  private readonly runtime: RuntimeService & ImageService;
   /** The node's parts that talk to the apiserver, when it has joined one. */
-  readonly cluster: ClusterNode | undefined;
+  private readonly cluster: ClusterNode | undefined;
   private readonly evented: EventedHints | undefined;
-  readonly housekeeping: Housekeeping;
+  private readonly housekeeping: Housekeeping;
   /** Stops the pods before knode exits, when asked to (knode run --drain-on-exit). */
-  readonly shutdown: NodeShutdown;
+  private readonly shutdown: NodeShutdown;
   private housekeepingPass: Promise<void> = Promise.resolve();
   private readonly inbox = new AsyncQueue<LoopMessage>();
   private readonly timers: Timer[] = [];
@@ -436,7 +440,7 @@ export class Kubelet {
   }
 
   /** Running pods (a ready sandbox) and containers by state, from the pod cache. */
-  runtimeCounts(): RuntimeCounts {
+  private runtimeCounts(): RuntimeCounts {
     let pods = 0;
     const containers: Record<string, number> = {};
     for (const [, entry] of this.podCache.entries()) {
@@ -447,7 +451,7 @@ export class Kubelet {
   }
 
   /** Whether the node is healthy: the PLEG relists and the runtime answers. */
-  healthz(): { ok: boolean; reasons: string[] } {
+  healthz(): NodeHealth {
     const reasons: string[] = [];
     const pleg = this.pleg.healthy();
     if (!pleg.ok) reasons.push(`PLEG is not healthy: ${pleg.message}`);
@@ -458,5 +462,45 @@ export class Kubelet {
   /** Pods with their latest status, as /pods and `knode status` show them. */
   podsWithStatus(): Pod[] {
     return this.podManager.getPods().map((p) => this.statusManager.podWithStatus(p));
+  }
+
+  nodeState(): NodeState {
+    return {
+      runtime: { name: this.runtimeName, version: this.runtimeVersion },
+      pleg: { mode: this.plegMode, ...this.pleg.healthy() },
+      sources: this.podConfig.sourceNames,
+      sourcesReady: this.podConfig.seenAllSources(),
+      workers: this.podWorkers.workers(),
+      housekeeping: this.housekeeping.state(),
+    };
+  }
+
+  getPods(): Pod[] {
+    return this.podManager.getPods();
+  }
+
+  getRuntimePodStatus(uid: string): RuntimePodStatus {
+    return this.podCache.get(uid).status;
+  }
+
+  getRunningPods(): Promise<RunningPod[]> {
+    return this.runtimeManager.getPods();
+  }
+
+  getExec(uid: string, container: string, command: string[], flags: StreamFlags): Promise<string | undefined> {
+    return this.runtimeManager.getExec(uid, container, command, flags);
+  }
+
+  getAttach(uid: string, container: string, flags: StreamFlags): Promise<string | undefined> {
+    return this.runtimeManager.getAttach(uid, container, flags);
+  }
+
+  getPortForward(uid: string, ports: number[]): Promise<string | undefined> {
+    return this.runtimeManager.getPortForward(uid, ports);
+  }
+
+  /** Writes the status the next sync would, from the runtime's last report (runOnce, after a pod stopped at a failed step). */
+  refreshPodStatus(pod: Pod): void {
+    this.syncer.refreshStatus(pod, this.podCache.get(pod.metadata.uid!).status);
   }
 }

@@ -1,7 +1,10 @@
 import { podRef } from './api/pod-util.js';
 import type { Pod } from './api/v1.js';
-import type { LifecycleEvent } from './events.js';
-import type { Kubelet } from './kubelet.js';
+import type { Clock } from '../util/clock.js';
+import type { PodConfig } from './config/pod-config.js';
+import type { EventStream, LifecycleEvent } from './events.js';
+import type { PodManager } from './pod-manager.js';
+import type { StatusManager } from './status/status-manager.js';
 
 /** Waiting reasons after which a pod will not get to Running without a human (or minutes of backoff). */
 const FATAL_WAITING_REASONS = new Set([
@@ -36,6 +39,19 @@ export interface RunOnceResult {
   manifestErrors: string[];
 }
 
+/** What runOnce needs of the kubelet; the Kubelet implements it. */
+export interface RunOnceHost {
+  readonly events: Pick<EventStream, 'subscribe'>;
+  readonly clock: Clock;
+  readonly podManager: Pick<PodManager, 'getPodByUid'>;
+  readonly podConfig: Pick<PodConfig, 'desiredPods'>;
+  readonly statusManager: Pick<StatusManager, 'podWithStatus'>;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** Writes the status the next sync would, from the runtime's last report. */
+  refreshPodStatus(pod: Pod): void;
+}
+
 /**
  * runOnce (`knode apply`): starts the kubelet on sources read once, waits
  * until every pod they hold is Running (all containers started) or, for
@@ -44,7 +60,7 @@ export interface RunOnceResult {
  * Containers keep running in the runtime.
  */
 export async function runOnce(
-  kubelet: Kubelet,
+  kubelet: RunOnceHost,
   timeoutMs: number,
   signal?: AbortSignal,
   onStarted?: (pods: Pod[]) => void,
@@ -122,8 +138,7 @@ export async function runOnce(
     }
     // A pod stopped at a failed step: its status says why, as the kubelet's next sync would.
     for (const pod of pods) {
-      if (FATAL_WAITING_REASONS.has(outcomes.get(pod.metadata.uid!)!.result))
-        kubelet.syncer.refreshStatus(pod, kubelet.podCache.get(pod.metadata.uid!).status);
+      if (FATAL_WAITING_REASONS.has(outcomes.get(pod.metadata.uid!)!.result)) kubelet.refreshPodStatus(pod);
     }
     const withStatus = pods.map((p) => kubelet.statusManager.podWithStatus(p));
     return { outcomes: pods.map((p) => outcomes.get(p.metadata.uid!)!), pods: withStatus, manifestErrors };

@@ -8,7 +8,7 @@ import type { TLSSocket } from 'node:tls';
 import { promisify } from 'node:util';
 import type { Clock } from '../../util/clock.js';
 import type { ClusterClient } from '../cluster/client.js';
-import type { Kubelet } from '../kubelet.js';
+import type { HostInterface } from './host.js';
 import { route } from './routes.js';
 import { isStreamPath, refuse, serveStream } from './stream-routes.js';
 
@@ -56,7 +56,7 @@ export class KubeletServer {
   listening: { address: string; port: number } | undefined;
 
   constructor(
-    private readonly kubelet: Kubelet,
+    private readonly host: HostInterface,
     private readonly o: KubeletServerOptions,
   ) {}
 
@@ -112,13 +112,13 @@ export class KubeletServer {
       res.end('run is not implemented by knode; use exec\n');
       return;
     }
-    await route(this.kubelet, req, res, this.streams, { profiling: true });
+    await route(this.host, req, res, this.streams, { profiling: true });
   }
 
   private async upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     const denied = await this.check(req);
     if (denied) return refuse(socket, denied.status, denied.message.trimEnd());
-    await serveStream(this.kubelet, req, socket, head);
+    await serveStream(this.host, req, socket, head);
   }
 
   /** Authentication, then authorization of the request on this Node; the refusal, or undefined when it may go on. */

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { chmodSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { socketAnswers } from '../../util/socket.js';
-import type { Kubelet } from '../kubelet.js';
+import type { HostInterface } from './host.js';
 import { route, type RouteAccess } from './routes.js';
 
 export interface NodeServerOptions {
@@ -30,7 +30,7 @@ export class NodeServer {
   private readonly streams = new Set<ServerResponse>();
 
   constructor(
-    private readonly kubelet: Kubelet,
+    private readonly host: HostInterface,
     private readonly options: NodeServerOptions,
   ) {}
 
@@ -40,7 +40,7 @@ export class NodeServer {
   async start(): Promise<void> {
     // Profiling, where it is on, stays on this machine: the socket, and TCP only on loopback.
     const handler = (access: RouteAccess) => (req: IncomingMessage, res: ServerResponse) => {
-      route(this.kubelet, req, res, this.streams, access).catch((err: Error) => {
+      route(this.host, req, res, this.streams, access).catch((err: Error) => {
         if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
         res.end(`internal error: ${err.message}\n`);
       });

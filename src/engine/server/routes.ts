@@ -2,11 +2,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { podRef } from '../api/pod-util.js';
 import type { Pod, PodList } from '../api/v1.js';
 import type { LifecycleEvent } from '../events.js';
-import type { Kubelet } from '../kubelet.js';
 import { readContainerLog } from '../logs.js';
 import { toKubeletConfigurationDocument } from '../config/config-file.js';
 import { resourceMetrics } from '../stats/resource-metrics.js';
 import { serveDebug } from './debug.js';
+import type { HostInterface } from './host.js';
 import { serveNodeLog } from './node-logs.js';
 
 /** What a listener lets its callers reach beyond the read-only endpoints. */
@@ -16,7 +16,7 @@ export interface RouteAccess {
 }
 
 type Handler = (
-  k: Kubelet,
+  k: HostInterface,
   url: URL,
   req: IncomingMessage,
   res: ServerResponse,
@@ -47,7 +47,7 @@ const ROUTES: [RegExp, Handler][] = [
 ];
 
 export async function route(
-  kubelet: Kubelet,
+  kubelet: HostInterface,
   req: IncomingMessage,
   res: ServerResponse,
   streams: Set<ServerResponse>,
@@ -70,11 +70,11 @@ function text(res: ServerResponse, status: number, body: string, type = 'text/pl
 }
 
 /** The Summary API (stats.k8s.io/v1alpha1); `only_cpu_and_memory=true` leaves out filesystems, as the kubelet does. */
-async function summary(k: Kubelet, url: URL, _req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function summary(k: HostInterface, url: URL, _req: IncomingMessage, res: ServerResponse): Promise<void> {
   json(res, 200, await k.stats.get(url.searchParams.get('only_cpu_and_memory') === 'true'));
 }
 
-function nodeLogs(k: Kubelet, url: URL, _req: IncomingMessage, res: ServerResponse): void {
+function nodeLogs(k: HostInterface, url: URL, _req: IncomingMessage, res: ServerResponse): void {
   if (!k.config.enableSystemLogHandler) return text(res, 404, 'the node log handler is off (enableSystemLogHandler: false)\n');
   if (url.pathname === '/logs') {
     res.writeHead(301, { location: '/logs/' });
@@ -85,7 +85,7 @@ function nodeLogs(k: Kubelet, url: URL, _req: IncomingMessage, res: ServerRespon
 }
 
 async function debug(
-  k: Kubelet,
+  k: HostInterface,
   url: URL,
   _req: IncomingMessage,
   res: ServerResponse,
@@ -99,7 +99,7 @@ async function debug(
   await serveDebug(url.pathname, url, k.config.nodeName, res);
 }
 
-function healthz(k: Kubelet, _url: URL, _req: IncomingMessage, res: ServerResponse): void {
+function healthz(k: HostInterface, _url: URL, _req: IncomingMessage, res: ServerResponse): void {
   const health = k.healthz();
   res.writeHead(health.ok ? 200 : 500, { 'content-type': 'text/plain' });
   res.end(health.ok ? 'ok' : `${health.reasons.join('\n')}\n`);
@@ -109,13 +109,13 @@ function podList(items: Pod[]): PodList {
   return { apiVersion: 'v1', kind: 'PodList', metadata: { resourceVersion: '' }, items };
 }
 
-function pods(k: Kubelet, _url: URL, _req: IncomingMessage, res: ServerResponse): void {
+function pods(k: HostInterface, _url: URL, _req: IncomingMessage, res: ServerResponse): void {
   json(res, 200, podList(k.podsWithStatus()));
 }
 
 /** The pods the runtime runs for this node, as the kubelet's /runningpods shows them: identity and containers only. */
-async function runningPods(k: Kubelet, _url: URL, _req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const running = (await k.runtimeManager.getPods()).filter((p) => p.containers.some((c) => c.state === 'running'));
+async function runningPods(k: HostInterface, _url: URL, _req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const running = (await k.getRunningPods()).filter((p) => p.containers.some((c) => c.state === 'running'));
   json(
     res,
     200,
@@ -128,28 +128,29 @@ async function runningPods(k: Kubelet, _url: URL, _req: IncomingMessage, res: Se
   );
 }
 
-async function metrics(k: Kubelet, _url: URL, _req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function metrics(k: HostInterface, _url: URL, _req: IncomingMessage, res: ServerResponse): Promise<void> {
   const text = await k.metrics.registry.metrics();
   res.writeHead(200, { 'content-type': k.metrics.registry.contentType });
   res.end(text);
 }
 
-function node(k: Kubelet, _url: URL, _req: IncomingMessage, res: ServerResponse): void {
+function node(k: HostInterface, _url: URL, _req: IncomingMessage, res: ServerResponse): void {
+  const state = k.nodeState();
   json(res, 200, {
     nodeName: k.config.nodeName,
-    runtime: { name: k.runtimeName, version: k.runtimeVersion, endpoint: k.config.containerRuntimeEndpoint },
-    pleg: { mode: k.plegMode, ...k.pleg.healthy() },
-    sources: k.podConfig.sourceNames,
-    sourcesReady: k.podConfig.seenAllSources(),
+    runtime: { ...state.runtime, endpoint: k.config.containerRuntimeEndpoint },
+    pleg: state.pleg,
+    sources: state.sources,
+    sourcesReady: state.sourcesReady,
     health: k.healthz(),
-    workers: k.podWorkers.workers(),
-    housekeeping: k.housekeeping.state(),
+    workers: state.workers,
+    housekeeping: state.housekeeping,
   });
 }
 
 /** Lifecycle events as they happen, NDJSON (or SSE when asked for), optionally for one pod. */
 function stream(
-  k: Kubelet,
+  k: HostInterface,
   url: URL,
   req: IncomingMessage,
   res: ServerResponse,
@@ -173,8 +174,8 @@ function stream(
 }
 
 /** The pod a path names (`namespace/name`), or a 404 naming the pods it might have meant. */
-function findPod(k: Kubelet, namespace: string, name: string, res: ServerResponse): Pod | undefined {
-  const pods = k.podManager.getPods();
+function findPod(k: HostInterface, namespace: string, name: string, res: ServerResponse): Pod | undefined {
+  const pods = k.getPods();
   const found = pods.find((p) => p.metadata.namespace === namespace && p.metadata.name === name);
   if (found) return found;
   const near = pods.map(podRef).filter((r) => r.includes(name) || name.includes(r.split('/')[1]));
@@ -182,7 +183,7 @@ function findPod(k: Kubelet, namespace: string, name: string, res: ServerRespons
   return undefined;
 }
 
-function traces(k: Kubelet, url: URL, _req: IncomingMessage, res: ServerResponse): void {
+function traces(k: HostInterface, url: URL, _req: IncomingMessage, res: ServerResponse): void {
   const [, , namespace, name] = url.pathname.split('/').map(decodeURIComponent);
   const found = k.traces.forPod(`${namespace}/${name}`);
   if (found.length > 0) return json(res, 200, { traces: found });
@@ -193,12 +194,12 @@ function traces(k: Kubelet, url: URL, _req: IncomingMessage, res: ServerResponse
     });
 }
 
-async function containerLogs(k: Kubelet, url: URL, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function containerLogs(k: HostInterface, url: URL, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const [, , namespace, name, container] = url.pathname.split('/').map(decodeURIComponent);
   const pod = findPod(k, namespace, name, res);
   if (!pod) return;
   const uid = pod.metadata.uid!;
-  const instances = k.podCache.get(uid).status.containers.filter((c) => c.name === container);
+  const instances = k.getRuntimePodStatus(uid).containers.filter((c) => c.name === container);
   const previous = url.searchParams.get('previous') === 'true';
   const instance = previous ? instances[1] : instances[0];
   if (!instance) {
@@ -219,7 +220,7 @@ async function containerLogs(k: Kubelet, url: URL, req: IncomingMessage, res: Se
     timestamps: url.searchParams.get('timestamps') === 'true',
     follow: url.searchParams.get('follow') === 'true' && !previous,
     signal: abort.signal,
-    stillRunning: () => k.podCache.get(uid).status.containers.find((c) => c.id === instance.id)?.state === 'running',
+    stillRunning: () => k.getRuntimePodStatus(uid).containers.find((c) => c.id === instance.id)?.state === 'running',
   });
   try {
     for await (const line of lines) res.write(`${line}\n`);

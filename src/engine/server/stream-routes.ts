@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { connect } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { StreamFlags } from '../../cri/runtime-service.js';
-import type { Kubelet } from '../kubelet.js';
+import type { HostInterface } from './host.js';
 
 /** /exec and /attach: namespace, pod, [uid,] container; /portForward: namespace, pod[, uid]. */
 const STREAM_PATH = /^\/(exec|attach|portForward)\/([^/]+)\/([^/]+)(?:\/([^/]+))?(?:\/([^/]+))?\/?$/;
@@ -18,7 +18,7 @@ export function isStreamPath(pathname: string): boolean {
  * kubelet's proxyStream does; the stream protocol (SPDY) is between the
  * client and the runtime. Errors are answered on the raw connection.
  */
-export async function serveStream(k: Kubelet, req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+export async function serveStream(k: HostInterface, req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
   const url = new URL(req.url ?? '/', 'https://knode');
   const match = STREAM_PATH.exec(url.pathname);
   if (!match) return refuse(socket, 404, `no such endpoint: ${url.pathname}`);
@@ -26,7 +26,7 @@ export async function serveStream(k: Kubelet, req: IncomingMessage, socket: Dupl
   const [uid, container] = kind === 'portForward' ? [third, undefined] : fourth === undefined ? [undefined, third] : [third, fourth];
   if (kind !== 'portForward' && !container) return refuse(socket, 400, `${kind} needs a container: /${kind}/{namespace}/{pod}/{container}`);
   if (kind === 'portForward' && fourth !== undefined) return refuse(socket, 404, `no such endpoint: ${url.pathname}`);
-  const pod = k.podManager.getPods().find((p) => p.metadata.namespace === namespace && p.metadata.name === name);
+  const pod = k.getPods().find((p) => p.metadata.namespace === namespace && p.metadata.name === name);
   if (!pod || (uid !== undefined && pod.metadata.uid !== uid)) return refuse(socket, 404, 'pod does not exist');
   const podUid = pod.metadata.uid ?? '';
 
@@ -35,7 +35,7 @@ export async function serveStream(k: Kubelet, req: IncomingMessage, socket: Dupl
     const ports = url.searchParams.getAll('port').map(Number);
     if (ports.some((p) => !Number.isInteger(p) || p < 1 || p > 65535))
       return refuse(socket, 400, `invalid port in ${url.searchParams.getAll('port').join(',')}`);
-    target = await k.runtimeManager.getPortForward(podUid, ports);
+    target = await k.getPortForward(podUid, ports);
     if (!target) return refuse(socket, 404, `pod ${namespace}/${name} has no ready sandbox`);
   } else {
     const flags = streamFlags(url.searchParams);
@@ -43,9 +43,9 @@ export async function serveStream(k: Kubelet, req: IncomingMessage, socket: Dupl
     if (kind === 'exec') {
       const command = url.searchParams.getAll('command');
       if (command.length === 0) return refuse(socket, 400, 'you must specify a command (the command parameter)');
-      target = await k.runtimeManager.getExec(podUid, container!, command, flags);
+      target = await k.getExec(podUid, container!, command, flags);
     } else {
-      target = await k.runtimeManager.getAttach(podUid, container!, flags);
+      target = await k.getAttach(podUid, container!, flags);
     }
     if (!target) return refuse(socket, 404, `container not found ("${container}")`);
   }

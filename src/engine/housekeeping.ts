@@ -17,15 +17,16 @@ export interface HousekeepingState {
   running?: { forMs: number; step: string };
 }
 
+/** What a pass reads and changes: only the parts of each component it uses, so a test can fake them. */
 export interface HousekeepingDeps {
-  podManager: PodManager;
-  podWorkers: PodWorkers;
-  statusManager: StatusManager;
+  podManager: Pick<PodManager, 'getPods' | 'getPodByUid'>;
+  podWorkers: Pick<PodWorkers, 'syncKnownPods' | 'isKnown' | 'updatePod'>;
+  statusManager: Pick<StatusManager, 'removeOrphanedStatuses' | 'deletePodStatus'>;
   reasons: ReasonCache;
   podCache: PodCache;
-  runtime: RuntimeManager;
+  runtime: Pick<RuntimeManager, 'removePod' | 'removeDeadContainers'>;
   events: EventStream;
-  mirrorPods?: MirrorPods;
+  mirrorPods?: Pick<MirrorPods, 'deleteOrphans'>;
   /** Whether admission turned the pod away (it never gets a worker). */
   isRejected: (uid: string) => boolean;
   /**

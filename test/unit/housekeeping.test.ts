@@ -4,7 +4,7 @@ import { EventStream } from '../../src/engine/events.js';
 import { Housekeeping, type HousekeepingDeps } from '../../src/engine/housekeeping.js';
 import { PodCache } from '../../src/engine/pleg/pod-cache.js';
 import { ReasonCache } from '../../src/engine/status/reason-cache.js';
-import type { PodWorkerInfo } from '../../src/engine/pod-workers.js';
+import type { PodWorkerInfo, UpdatePodOptions } from '../../src/engine/pod-workers.js';
 
 const pod = (uid: string) => ({ metadata: { uid, name: uid, namespace: 'default' }, spec: { containers: [] } });
 const deadSandbox = (uid: string): RunningPod => ({
@@ -33,16 +33,16 @@ function setup(o: {
   const created: string[] = [];
   const statusesDeleted: string[] = [];
   const podOf = (uid: string) => o.pods?.[uid] ?? pod(uid);
-  const deps = {
+  const deps: HousekeepingDeps = {
     podManager: { getPods: () => o.desired.map(podOf), getPodByUid: (uid: string) => (o.desired.includes(uid) ? podOf(uid) : undefined) },
     podWorkers: {
       syncKnownPods: () => new Map(o.workers.map((uid) => [uid, { uid } as PodWorkerInfo])),
       isKnown: (uid: string) => o.workers.includes(uid),
-      updatePod: (u: { updateType: string; runningPod?: RunningPod; pod?: { metadata: { uid: string } } }) => {
+      updatePod: (u: UpdatePodOptions) => {
         if (u.updateType === 'kill') killed.push(u.runningPod!.uid);
         else {
-          created.push(u.pod!.metadata.uid);
-          o.workers.push(u.pod!.metadata.uid);
+          created.push(u.pod!.metadata.uid!);
+          o.workers.push(u.pod!.metadata.uid!);
         }
       },
     },
@@ -59,10 +59,10 @@ function setup(o: {
         await o.removing?.();
         removed.push(p.uid);
       },
-      removeDeadContainers: async () => {},
+      removeDeadContainers: async () => 0,
     },
     events: new EventStream(() => 0),
-  } as unknown as HousekeepingDeps;
+  };
   return { housekeeping: new Housekeeping(deps), podCache, removed, killed, created, statusesDeleted };
 }
 

@@ -53,7 +53,7 @@ export class Housekeeping {
   private passes = 0;
   private last: { at: string; durationMs: number } | undefined;
 
-  constructor(private readonly d: HousekeepingDeps) {}
+  constructor(private readonly deps: HousekeepingDeps) {}
 
   /** What /node says of housekeeping: the passes done, the last one, and the one under way (for how long, at which step). */
   state(): HousekeepingState {
@@ -73,7 +73,7 @@ export class Housekeeping {
     const durationMs = performance.now() - started;
     this.passes++;
     this.last = { at: new Date().toISOString(), durationMs: Math.round(durationMs * 10) / 10 };
-    this.d.events.emit({
+    this.deps.events.emit({
       type: 'Housekeeping',
       pod: '',
       uid: '',
@@ -83,7 +83,7 @@ export class Housekeeping {
   }
 
   private async cleanup(pass: { step: string }): Promise<void> {
-    const { podManager, podWorkers, statusManager, runtime, events } = this.d;
+    const { podManager, podWorkers, statusManager, runtime, events } = this.deps;
     const desired = new Set(podManager.getPods().map((p) => p.metadata.uid!));
     const workers = podWorkers.syncKnownPods(desired);
     this.restartReusedUids();
@@ -93,7 +93,7 @@ export class Housekeeping {
     // As the PLEG last saw the runtime (its relist every period and the events since): listing the
     // runtime every pass, as the kubelet does, decodes every pod's sandboxes and containers again.
     pass.step = 'orphans';
-    const runningPods = this.d.runtimePods();
+    const runningPods = this.deps.runtimePods();
     if (!runningPods) return;
     // The sync loop goes on while a pass waits on the runtime: a pod is an orphan only if, now,
     // no source wants it and no worker knows it (a pod added meanwhile has both).
@@ -114,21 +114,21 @@ export class Housekeeping {
       } else {
         pass.step = `removing pod ${pod.namespace}/${pod.name}`;
         await runtime.removePod(pod);
-        this.d.podCache.delete(pod.uid);
-        this.d.reasons.remove(pod.uid);
+        this.deps.podCache.delete(pod.uid);
+        this.deps.reasons.remove(pod.uid);
       }
     }
 
     // Pods gone from the runtime that no worker or source knows: their cache entries go too (the
     // runtime's last events for a removed pod write one after the pod was deleted).
     const inRuntime = new Set(runningPods.map((p) => p.uid));
-    for (const [uid] of [...this.d.podCache.entries()]) if (!knownNow(uid) && !inRuntime.has(uid)) this.d.podCache.forget(uid);
+    for (const [uid] of [...this.deps.podCache.entries()]) if (!knownNow(uid) && !inRuntime.has(uid)) this.deps.podCache.forget(uid);
 
     pass.step = 'mirror pods';
-    await this.d.mirrorPods?.deleteOrphans();
+    await this.deps.mirrorPods?.deleteOrphans();
 
     for (const pod of podManager.getPods()) {
-      const cached = this.d.podCache.get(pod.metadata.uid!);
+      const cached = this.deps.podCache.get(pod.metadata.uid!);
       pass.step = `dead containers of ${podRef(pod)}`;
       if (cached.modified > 0) await runtime.removeDeadContainers(cached.status);
     }
@@ -141,12 +141,12 @@ export class Housekeeping {
    * count as its restarts, as in the kubelet).
    */
   private restartReusedUids(): void {
-    const { podManager, podWorkers, statusManager, events } = this.d;
+    const { podManager, podWorkers, statusManager, events } = this.deps;
     for (const pod of podManager.getPods()) {
       const uid = pod.metadata.uid!;
-      if (podWorkers.isKnown(uid) || this.d.isRejected(uid) || isTerminalPhase(pod)) continue;
+      if (podWorkers.isKnown(uid) || this.deps.isRejected(uid) || isTerminalPhase(pod)) continue;
       statusManager.deletePodStatus(uid);
-      this.d.reasons.remove(uid);
+      this.deps.reasons.remove(uid);
       events.emit({
         type: 'PodRestarted',
         pod: podRef(pod),

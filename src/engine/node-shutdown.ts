@@ -75,7 +75,7 @@ export interface NodeShutdownDeps {
 export class NodeShutdown {
   private drained: Promise<void> | undefined;
 
-  constructor(private readonly d: NodeShutdownDeps) {}
+  constructor(private readonly deps: NodeShutdownDeps) {}
 
   get shuttingDown(): boolean {
     return this.drained !== undefined;
@@ -93,8 +93,8 @@ export class NodeShutdown {
   }
 
   private async stopPods(): Promise<void> {
-    const { events, clock } = this.d;
-    const pods = this.d.activePods();
+    const { events, clock } = this.deps;
+    const pods = this.deps.activePods();
     events.emit({
       type: 'NodeShutdown',
       pod: '',
@@ -103,8 +103,8 @@ export class NodeShutdown {
       message: `draining the node: stopping ${pods.length} pod${pods.length === 1 ? '' : 's'}`,
       detail: { pods: pods.length },
     });
-    await this.d.onShutdown?.();
-    for (const group of shutdownGroups(this.d.shutdownGracePeriodMs, this.d.shutdownGracePeriodCriticalPodsMs, pods)) {
+    await this.deps.onShutdown?.();
+    for (const group of shutdownGroups(this.deps.shutdownGracePeriodMs, this.deps.shutdownGracePeriodCriticalPodsMs, pods)) {
       if (group.pods.length === 0) continue;
       let longest = 0;
       const stopped = group.pods.map((pod) => {
@@ -112,7 +112,7 @@ export class NodeShutdown {
         const grace = group.gracePeriodSeconds === undefined ? own : Math.min(own, group.gracePeriodSeconds);
         longest = Math.max(longest, grace);
         return new Promise<void>((resolve) =>
-          this.d.podWorkers.updatePod({
+          this.deps.podWorkers.updatePod({
             updateType: 'kill',
             pod,
             gracePeriodOverride: grace,
@@ -126,7 +126,7 @@ export class NodeShutdown {
       await Promise.race([Promise.all(stopped), new Promise<void>((resolve) => (timer = clock.setTimeout(resolve, waitMs)))]);
       timer?.cancel();
     }
-    await this.d.afterDrain?.();
+    await this.deps.afterDrain?.();
   }
 
   /** The status a pod stopped by the drain gets: Failed unless it had succeeded, its reason and message, and a DisruptionTarget condition. */
@@ -142,7 +142,7 @@ export class NodeShutdown {
       reason: 'TerminationByKubelet',
       message: NODE_SHUTDOWN_MESSAGE,
       lastProbeTime: null,
-      lastTransitionTime: previous?.lastTransitionTime ?? rfc3339(this.d.clock.now()),
+      lastTransitionTime: previous?.lastTransitionTime ?? rfc3339(this.deps.clock.now()),
     });
     status.conditions = conditions;
   }

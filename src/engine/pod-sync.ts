@@ -49,62 +49,65 @@ const ORPHAN_GRACE_PERIOD_SECONDS = 1;
 export class KubeletPodSyncer implements PodSyncer {
   private readonly volumesReady = new Set<string>();
 
-  constructor(private readonly d: PodSyncDeps) {}
+  constructor(private readonly deps: PodSyncDeps) {}
 
   private status(pod: Pod, runtime: RuntimePodStatus, podIsTerminal: boolean): PodStatus {
     return generateAPIPodStatus(pod, runtime, {
-      now: this.d.clock.now(),
-      hostIP: this.d.hostIP,
-      runtimeName: this.d.runtimeName(),
-      reasons: this.d.reasons,
+      now: this.deps.clock.now(),
+      hostIP: this.deps.hostIP,
+      runtimeName: this.deps.runtimeName(),
+      reasons: this.deps.reasons,
       // After a restart the apiserver's status is the last one written (start time, transition times).
-      oldStatus: this.d.statusManager.getPodStatus(pod.metadata.uid!) ?? pod.status,
+      oldStatus: this.deps.statusManager.getPodStatus(pod.metadata.uid!) ?? pod.status,
       podIsTerminal,
-      podSyncHandlers: this.d.podSyncHandlers,
-      ready: (name, id) => this.d.prober.isReady(pod, name, id),
-      started: (name, id) => this.d.prober.isStarted(pod, name, id),
+      podSyncHandlers: this.deps.podSyncHandlers,
+      ready: (name, id) => this.deps.prober.isReady(pod, name, id),
+      started: (name, id) => this.deps.prober.isStarted(pod, name, id),
     });
   }
 
   /** Writes the status the next sync would (the reasons of the last one included), without syncing. */
   refreshStatus(pod: Pod, runtime: RuntimePodStatus): void {
-    this.d.statusManager.setPodStatus(pod, this.status(pod, runtime, false));
+    this.deps.statusManager.setPodStatus(pod, this.status(pod, runtime, false));
   }
 
   async syncPod(_updateType: UpdateType, pod: Pod, runtime: RuntimePodStatus, signal?: AbortSignal): Promise<SyncPodResult> {
     const uid = pod.metadata.uid!;
     const apiStatus = this.status(pod, runtime, false);
-    this.d.statusManager.setPodStatus(pod, apiStatus);
+    this.deps.statusManager.setPodStatus(pod, apiStatus);
     // The apiserver's copy of a static pod; never waited for: pods start without the apiserver.
-    if (this.d.mirrorPods && isStaticPod(pod)) this.d.mirrorPods.reconcileInBackground(pod);
+    if (this.deps.mirrorPods && isStaticPod(pod)) this.deps.mirrorPods.reconcileInBackground(pod);
     if (apiStatus.phase === 'Succeeded' || apiStatus.phase === 'Failed') return { terminal: true };
-    const runtimeError = this.d.runtimeError();
+    const runtimeError = this.deps.runtimeError();
     if (runtimeError) throw new Error(`container runtime is not ready: ${runtimeError}`);
     let volumes;
     try {
-      volumes = await this.d.volumes.waitForAttachAndMount(pod);
+      volumes = await this.deps.volumes.waitForAttachAndMount(pod);
     } catch (err) {
       // The pod stays Pending; the worker tries again after its backoff.
-      this.d.events.emit({ type: 'SyncFailed', pod: podRef(pod), uid, reason: 'FailedMount', message: (err as Error).message });
+      this.deps.events.emit({ type: 'SyncFailed', pod: podRef(pod), uid, reason: 'FailedMount', message: (err as Error).message });
       throw err;
     }
     if (!this.volumesReady.has(uid)) {
       this.volumesReady.add(uid);
-      this.d.events.emit({ type: 'VolumesReady', pod: podRef(pod), uid, detail: { volumes: volumes.size } });
+      this.deps.events.emit({ type: 'VolumesReady', pod: podRef(pod), uid, detail: { volumes: volumes.size } });
     }
-    this.d.prober.addPod(pod);
+    this.deps.prober.addPod(pod);
     if (signal?.aborted) return { terminal: false };
-    const result = await this.d.runtime.syncPod(
+    const result = await this.deps.runtime.syncPod(
       pod,
       runtime,
-      { probeFailed: (id, name) => this.d.prober.probeFailed(name, id), started: (id, name) => this.d.prober.isStarted(pod, name, id) },
+      {
+        probeFailed: (id, name) => this.deps.prober.probeFailed(name, id),
+        started: (id, name) => this.deps.prober.isStarted(pod, name, id),
+      },
       volumes,
       signal,
     );
-    this.d.reasons.update(uid, result);
+    this.deps.reasons.update(uid, result);
     for (const r of result.results) {
       if (r.action === 'StartContainer' && r.error)
-        this.d.events.emit({
+        this.deps.events.emit({
           type: 'ContainerWaiting',
           pod: podRef(pod),
           uid,
@@ -135,36 +138,36 @@ export class KubeletPodSyncer implements PodSyncer {
     gracePeriodSeconds: number,
     statusFn?: (status: PodStatus) => void,
   ): Promise<void> {
-    this.d.prober.stopLivenessAndStartup(pod.metadata.uid!);
+    this.deps.prober.stopLivenessAndStartup(pod.metadata.uid!);
     const before = this.status(pod, runtime, false);
     statusFn?.(before);
-    this.d.statusManager.setPodStatus(pod, before);
-    const result = await this.d.runtime.killPod(pod, runtime, gracePeriodSeconds);
+    this.deps.statusManager.setPodStatus(pod, before);
+    const result = await this.deps.runtime.killPod(pod, runtime, gracePeriodSeconds);
     const error = result.error();
     if (error) throw error;
-    const stopped = await this.d.runtime.getPodStatus(pod.metadata.uid!, pod.metadata.name!, pod.metadata.namespace!);
+    const stopped = await this.deps.runtime.getPodStatus(pod.metadata.uid!, pod.metadata.name!, pod.metadata.namespace!);
     const running = stopped.containers.filter((c) => c.state === 'running').map((c) => c.name);
     if (running.length > 0) throw new Error(`detected running containers after a successful KillPod: ${running.join(', ')}`);
-    this.d.statusManager.setPodStatus(pod, this.status(pod, stopped, true));
+    this.deps.statusManager.setPodStatus(pod, this.status(pod, stopped, true));
   }
 
   async syncTerminatingRuntimePod(running: RunningPod): Promise<void> {
-    const result = await this.d.runtime.killPod(undefined, running, ORPHAN_GRACE_PERIOD_SECONDS);
+    const result = await this.deps.runtime.killPod(undefined, running, ORPHAN_GRACE_PERIOD_SECONDS);
     const error = result.error();
     if (error) throw error;
   }
 
   async syncTerminatedPod(pod: Pod, runtime: RuntimePodStatus): Promise<void> {
     const uid = pod.metadata.uid!;
-    this.d.statusManager.setPodStatus(pod, this.status(pod, runtime, true));
+    this.deps.statusManager.setPodStatus(pod, this.status(pod, runtime, true));
     this.volumesReady.delete(uid);
-    this.d.prober.removePod(uid);
-    await this.d.volumes.tearDown(uid);
+    this.deps.prober.removePod(uid);
+    await this.deps.volumes.tearDown(uid);
     // A pod no source wants any more leaves nothing behind in the runtime.
-    if (!this.d.podManager.getPodByUid(uid)) {
-      await this.d.runtime.removePod(runtime);
-      this.d.reasons.remove(uid);
-      rmSync(join(this.d.rootDir, 'kubelet', 'pods', uid), { recursive: true, force: true });
+    if (!this.deps.podManager.getPodByUid(uid)) {
+      await this.deps.runtime.removePod(runtime);
+      this.deps.reasons.remove(uid);
+      rmSync(join(this.deps.rootDir, 'kubelet', 'pods', uid), { recursive: true, force: true });
     }
   }
 }

@@ -117,7 +117,7 @@ export class PodWorkers {
   private readonly abort = new AbortController();
   private readonly loops = new Set<Promise<void>>();
 
-  constructor(private readonly o: PodWorkersOptions) {
+  constructor(private readonly opts: PodWorkersOptions) {
     // Every waiting worker listens on this one signal; a node with many pods has many.
     setMaxListeners(0, this.abort.signal);
   }
@@ -126,7 +126,7 @@ export class PodWorkers {
     if (this.abort.signal.aborted) return;
     const uid = options.pod?.metadata.uid ?? options.runningPod?.uid;
     if (!uid) return;
-    const { events } = this.o;
+    const { events } = this.opts;
     let status = this.statuses.get(uid);
     if (!status) {
       const orphan = !options.pod;
@@ -189,7 +189,7 @@ export class PodWorkers {
       if (status.finished && !status.working) {
         status.retry?.cancel();
         this.statuses.delete(status.uid);
-        this.o.workQueue.forget(status.uid);
+        this.opts.workQueue.forget(status.uid);
       } else if (status.state === 'syncing' && !desired.has(status.uid)) {
         this.updatePod({ updateType: 'kill', pod: status.desired });
       }
@@ -222,7 +222,7 @@ export class PodWorkers {
   private startTerminating(status: PodSyncStatus): void {
     status.state = 'terminating';
     status.syncAbort?.abort();
-    this.o.events.emit({ type: 'PodTerminating', pod: status.pod, uid: status.uid, reason: 'Killing', message: 'stopping the pod' });
+    this.opts.events.emit({ type: 'PodTerminating', pod: status.pod, uid: status.uid, reason: 'Killing', message: 'stopping the pod' });
   }
 
   private startLoop(status: PodSyncStatus): void {
@@ -237,7 +237,7 @@ export class PodWorkers {
   }
 
   private async workerLoop(status: PodSyncStatus): Promise<void> {
-    const { syncer, cache, clock, events } = this.o;
+    const { syncer, cache, clock, events } = this.opts;
     const signal = this.abort.signal;
     while (status.pending && !signal.aborted) {
       const update = status.pending;
@@ -291,7 +291,7 @@ export class PodWorkers {
           detail: { updateType: update.updateType, state: stateBefore, durationMs: clock.now() - started },
         });
         if (status.desired && !status.finished)
-          this.o.afterSync?.(status.desired, status.lastSyncTime, runtimeUntouched ? 'untouched' : 'changed');
+          this.opts.afterSync?.(status.desired, status.lastSyncTime, runtimeUntouched ? 'untouched' : 'changed');
       } catch (err) {
         if (signal.aborted) return;
         // As the kubelet: a retry waits for a runtime status newer than this failed attempt.
@@ -306,15 +306,15 @@ export class PodWorkers {
         });
         // A failed sync may have changed the runtime too (a sandbox made before the image pull
         // failed), and its retry waits for a status newer than the failure: the pod is relisted.
-        if (status.desired && !status.finished) this.o.afterSync?.(status.desired, status.lastSyncTime, 'failed');
+        if (status.desired && !status.finished) this.opts.afterSync?.(status.desired, status.lastSyncTime, 'failed');
         this.retryLater(status);
         continue;
       }
       if (next === 'now') status.pending ??= { updateType: 'sync', pod: status.desired };
       else if (next === 'resync')
-        this.o.workQueue.enqueue(
+        this.opts.workQueue.enqueue(
           status.uid,
-          backOff ? this.retryDelay(backOff.endsInMs) : jitter(this.o.resyncInterval, RESYNC_JITTER, this.o.random),
+          backOff ? this.retryDelay(backOff.endsInMs) : jitter(this.opts.resyncInterval, RESYNC_JITTER, this.opts.random),
         );
     }
   }
@@ -325,19 +325,19 @@ export class PodWorkers {
    * So a pod in a long crash-loop back-off still syncs (and shows CrashLoopBackOff) meanwhile.
    */
   private retryDelay(backOffEndsInMs?: number): number {
-    const wait = Math.min(Math.max(backOffEndsInMs ?? this.o.backOffPeriod, 0), this.o.resyncInterval);
-    return jitter(wait, BACKOFF_JITTER, this.o.random);
+    const wait = Math.min(Math.max(backOffEndsInMs ?? this.opts.backOffPeriod, 0), this.opts.resyncInterval);
+    return jitter(wait, BACKOFF_JITTER, this.opts.random);
   }
 
   /** After an error: a syncing pod comes back through the work queue; a terminating one retries itself. */
   private retryLater(status: PodSyncStatus): void {
     const delay = this.retryDelay();
     if (status.state === 'syncing') {
-      this.o.workQueue.enqueue(status.uid, delay);
+      this.opts.workQueue.enqueue(status.uid, delay);
       return;
     }
     status.retry?.cancel();
-    status.retry = this.o.clock.setTimeout(() => {
+    status.retry = this.opts.clock.setTimeout(() => {
       status.retry = undefined;
       if (!status.finished) this.updatePod({ updateType: 'sync', pod: status.desired, runningPod: status.runningPod });
     }, delay);

@@ -42,10 +42,10 @@ export class SyncHandler {
   private readonly labels;
   private readonly sysctls;
 
-  constructor(private readonly d: SyncHandlerDeps) {
-    this.node = nodeAllocatable(d.maxPods);
-    this.labels = { ...nodeLabels(d.nodeName), ...d.extraLabels };
-    this.sysctls = new SysctlAllowlist(d.allowedUnsafeSysctls);
+  constructor(private readonly deps: SyncHandlerDeps) {
+    this.node = nodeAllocatable(deps.maxPods);
+    this.labels = { ...nodeLabels(deps.nodeName), ...deps.extraLabels };
+    this.sysctls = new SysctlAllowlist(deps.allowedUnsafeSysctls);
   }
 
   handleConfigUpdate(update: PodUpdate): void {
@@ -53,9 +53,9 @@ export class SyncHandler {
     const mirrors = update.pods.filter(isMirrorPod);
     if (mirrors.length > 0) {
       for (const mirror of mirrors) {
-        if (update.op === 'REMOVE') this.d.podManager.removePod(mirror);
-        else this.d.podManager.updatePod(mirror);
-        const staticPod = this.d.podManager.getPodByMirrorPod(mirror);
+        if (update.op === 'REMOVE') this.deps.podManager.removePod(mirror);
+        else this.deps.podManager.updatePod(mirror);
+        const staticPod = this.deps.podManager.getPodByMirrorPod(mirror);
         if (staticPod) this.dispatchWork(staticPod, 'sync');
       }
       update = { ...update, pods: update.pods.filter((p) => !isMirrorPod(p)) };
@@ -64,7 +64,7 @@ export class SyncHandler {
     switch (update.op) {
       case 'ADD':
         for (const pod of update.pods)
-          this.d.events.emit({
+          this.deps.events.emit({
             type: 'PodSeen',
             pod: podRef(pod),
             uid: pod.metadata.uid!,
@@ -76,7 +76,7 @@ export class SyncHandler {
       case 'UPDATE':
       case 'DELETE': // graceful deletion: the pod carries its deletionTimestamp
         for (const pod of update.pods)
-          this.d.events.emit({
+          this.deps.events.emit({
             type: update.op === 'UPDATE' ? 'PodUpdated' : 'PodDeleted',
             pod: podRef(pod),
             uid: pod.metadata.uid!,
@@ -97,11 +97,11 @@ export class SyncHandler {
     const sorted = [...pods].sort((a, b) => (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? ''));
     for (const pod of sorted) {
       const uid = pod.metadata.uid!;
-      this.d.podManager.addPod(pod);
+      this.deps.podManager.addPod(pod);
       if (isTerminalPhase(pod)) continue;
       const active = this.activePods().filter((p) => p.metadata.uid !== uid);
       // The sysctl handler comes before the predicates, as the kubelet registers them.
-      const shutdown = this.d.shutdownAdmit?.() ?? { admit: true };
+      const shutdown = this.deps.shutdownAdmit?.() ?? { admit: true };
       const allowed = shutdown.admit ? this.sysctls.admit(pod) : shutdown;
       const verdict = allowed.admit ? canAdmitPod(pod, active, this.node, this.labels) : allowed;
       if (!verdict.admit) {
@@ -109,29 +109,29 @@ export class SyncHandler {
         continue;
       }
       this.rejected.delete(uid);
-      this.d.events.emit({ type: 'PodAdmitted', pod: podRef(pod), uid });
+      this.deps.events.emit({ type: 'PodAdmitted', pod: podRef(pod), uid });
       this.dispatchWork(pod, 'create');
     }
   }
 
   handlePodUpdates(pods: Pod[]): void {
     for (const pod of pods) {
-      this.d.podManager.updatePod(pod);
+      this.deps.podManager.updatePod(pod);
       this.dispatchWork(pod, 'update');
     }
   }
 
   handlePodRemoves(pods: Pod[]): void {
     for (const pod of pods) {
-      this.d.podManager.removePod(pod);
-      this.d.events.emit({ type: 'PodRemoved', pod: podRef(pod), uid: pod.metadata.uid!, message: 'no source wants the pod any more' });
+      this.deps.podManager.removePod(pod);
+      this.deps.events.emit({ type: 'PodRemoved', pod: podRef(pod), uid: pod.metadata.uid!, message: 'no source wants the pod any more' });
       if (this.rejected.delete(pod.metadata.uid!)) continue;
-      this.d.podWorkers.updatePod({ updateType: 'kill', pod });
+      this.deps.podWorkers.updatePod({ updateType: 'kill', pod });
     }
   }
 
   handlePodReconcile(pods: Pod[]): void {
-    for (const pod of pods) this.d.podManager.updatePod(pod);
+    for (const pod of pods) this.deps.podManager.updatePod(pod);
   }
 
   handlePodSyncs(pods: Pod[]): void {
@@ -140,7 +140,7 @@ export class SyncHandler {
 
   handlePlegEvent(event: PodLifecycleEvent): void {
     if (!isSyncPodWorthy(event)) return;
-    const pod = this.d.podManager.getPodByUid(event.id);
+    const pod = this.deps.podManager.getPodByUid(event.id);
     if (pod) this.handlePodSyncs([pod]);
   }
 
@@ -151,25 +151,25 @@ export class SyncHandler {
 
   /** Pods admitted and not finished: what admission weighs a new pod against. */
   activePods(): Pod[] {
-    return this.d.podManager
+    return this.deps.podManager
       .getPods()
       .filter(
         (p) =>
           !this.rejected.has(p.metadata.uid!) &&
-          this.d.statusManager.getPodStatus(p.metadata.uid!)?.phase !== 'Failed' &&
-          this.d.statusManager.getPodStatus(p.metadata.uid!)?.phase !== 'Succeeded',
+          this.deps.statusManager.getPodStatus(p.metadata.uid!)?.phase !== 'Failed' &&
+          this.deps.statusManager.getPodStatus(p.metadata.uid!)?.phase !== 'Succeeded',
       );
   }
 
   private dispatchWork(pod: Pod, updateType: UpdateType): void {
     if (this.rejected.has(pod.metadata.uid!)) return;
-    this.d.podWorkers.updatePod({ updateType, pod });
+    this.deps.podWorkers.updatePod({ updateType, pod });
   }
 
   private rejectPod(pod: Pod, reason: string, message: string): void {
     const uid = pod.metadata.uid!;
     this.rejected.add(uid);
-    this.d.events.emit({ type: 'PodRejected', pod: podRef(pod), uid, reason, message });
-    this.d.statusManager.setPodStatus(pod, { phase: 'Failed', reason, message: `Pod was rejected: ${message}` });
+    this.deps.events.emit({ type: 'PodRejected', pod: podRef(pod), uid, reason, message });
+    this.deps.statusManager.setPodStatus(pod, { phase: 'Failed', reason, message: `Pod was rejected: ${message}` });
   }
 }

@@ -48,23 +48,23 @@ export type TopSort = 'cpu' | 'memory' | undefined;
  * `--sort-by` orders the pods by their sums and, with `--containers`, each
  * pod's containers among themselves (by name when unsorted): a pod's rows stay together.
  */
-export function topPodsTable(summary: Summary, o: { containers: boolean; allNamespaces: boolean; sortBy: TopSort }): string {
+export function topPodsTable(summary: Summary, opts: { containers: boolean; allNamespaces: boolean; sortBy: TopSort }): string {
   const pods = summary.pods.filter((p) => p.containers.length > 0).map(podUsage);
   const key = (u: { nanoCores?: number; workingSetBytes?: number }) =>
-    o.sortBy === 'cpu' ? (u.nanoCores ?? -1) : (u.workingSetBytes ?? -1);
-  if (o.sortBy) pods.sort((a, b) => key(b) - key(a));
+    opts.sortBy === 'cpu' ? (u.nanoCores ?? -1) : (u.workingSetBytes ?? -1);
+  if (opts.sortBy) pods.sort((a, b) => key(b) - key(a));
   else pods.sort((a, b) => `${a.namespace}/${a.name}`.localeCompare(`${b.namespace}/${b.name}`));
-  const ns = (p: PodUsage) => (o.allNamespaces ? [p.namespace] : []);
-  if (o.containers) {
-    const header = [...(o.allNamespaces ? ['NAMESPACE'] : []), 'POD', 'NAME', 'CPU(cores)', 'MEMORY(bytes)'];
+  const ns = (p: PodUsage) => (opts.allNamespaces ? [p.namespace] : []);
+  if (opts.containers) {
+    const header = [...(opts.allNamespaces ? ['NAMESPACE'] : []), 'POD', 'NAME', 'CPU(cores)', 'MEMORY(bytes)'];
     const ordered = (cs: PodUsage['containers']) =>
-      [...cs].sort(o.sortBy ? (a, b) => key(b) - key(a) : (a, b) => a.name.localeCompare(b.name));
+      [...cs].sort(opts.sortBy ? (a, b) => key(b) - key(a) : (a, b) => a.name.localeCompare(b.name));
     const rows = pods.flatMap((p) =>
       ordered(p.containers).map((c) => [...ns(p), p.name, c.name, formatCpu(c.nanoCores), formatMemory(c.workingSetBytes)]),
     );
     return formatTable(header, rows);
   }
-  const header = [...(o.allNamespaces ? ['NAMESPACE'] : []), 'NAME', 'CPU(cores)', 'MEMORY(bytes)'];
+  const header = [...(opts.allNamespaces ? ['NAMESPACE'] : []), 'NAME', 'CPU(cores)', 'MEMORY(bytes)'];
   return formatTable(
     header,
     pods.map((p) => [...ns(p), p.name, formatCpu(p.nanoCores), formatMemory(p.workingSetBytes)]),

@@ -16,7 +16,7 @@ const deadSandbox = (uid: string): RunningPod => ({
 });
 
 /** Housekeeping over a pod cache that holds an entry for each of `cached`, with the given desired pods, workers and runtime pods. */
-function setup(o: {
+function setup(opts: {
   cached: string[];
   desired: string[];
   workers: string[];
@@ -27,36 +27,39 @@ function setup(o: {
   removing?: () => Promise<void>;
 }) {
   const podCache = new PodCache();
-  for (const uid of o.cached) podCache.set(uid, emptyPodStatus(uid, uid, 'default'), undefined, 1);
+  for (const uid of opts.cached) podCache.set(uid, emptyPodStatus(uid, uid, 'default'), undefined, 1);
   const removed: string[] = [];
   const killed: string[] = [];
   const created: string[] = [];
   const statusesDeleted: string[] = [];
-  const podOf = (uid: string) => o.pods?.[uid] ?? pod(uid);
+  const podOf = (uid: string) => opts.pods?.[uid] ?? pod(uid);
   const deps: HousekeepingDeps = {
-    podManager: { getPods: () => o.desired.map(podOf), getPodByUid: (uid: string) => (o.desired.includes(uid) ? podOf(uid) : undefined) },
+    podManager: {
+      getPods: () => opts.desired.map(podOf),
+      getPodByUid: (uid: string) => (opts.desired.includes(uid) ? podOf(uid) : undefined),
+    },
     podWorkers: {
-      syncKnownPods: () => new Map(o.workers.map((uid) => [uid, { uid } as PodWorkerInfo])),
-      isKnown: (uid: string) => o.workers.includes(uid),
+      syncKnownPods: () => new Map(opts.workers.map((uid) => [uid, { uid } as PodWorkerInfo])),
+      isKnown: (uid: string) => opts.workers.includes(uid),
       updatePod: (u: UpdatePodOptions) => {
         if (u.updateType === 'kill') killed.push(u.runningPod!.uid);
         else {
           created.push(u.pod!.metadata.uid!);
-          o.workers.push(u.pod!.metadata.uid!);
+          opts.workers.push(u.pod!.metadata.uid!);
         }
       },
     },
-    isRejected: (uid: string) => o.rejected?.includes(uid) ?? false,
+    isRejected: (uid: string) => opts.rejected?.includes(uid) ?? false,
     statusManager: { removeOrphanedStatuses: () => {}, deletePodStatus: (uid: string) => void statusesDeleted.push(uid) },
     reasons: new ReasonCache(),
     podCache,
     runtimePods: () => {
-      o.whileListing?.();
-      return o.inRuntime;
+      opts.whileListing?.();
+      return opts.inRuntime;
     },
     runtime: {
       removePod: async (p: RunningPod) => {
-        await o.removing?.();
+        await opts.removing?.();
         removed.push(p.uid);
       },
       removeDeadContainers: async () => 0,

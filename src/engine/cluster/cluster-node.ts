@@ -39,8 +39,8 @@ export interface ClusterNodeDeps {
 }
 
 /** The Node object and its status, the Lease, pod statuses and events in the apiserver, for a node that joined it. */
-export function clusterNode(d: ClusterNodeDeps): ClusterNode {
-  const { client, config, clock, events, warn } = d;
+export function clusterNode(deps: ClusterNodeDeps): ClusterNode {
+  const { client, config, clock, events, warn } = deps;
   const nodeStatus = new NodeStatusManager({
     client,
     clock,
@@ -49,19 +49,19 @@ export function clusterNode(d: ClusterNodeDeps): ClusterNode {
     labels: { ...nodeLabels(config.nodeName), ...config.nodeLabels },
     maxPods: config.maxPods,
     rootDir: config.rootDir,
-    hostIP: d.hostIP,
+    hostIP: deps.hostIP,
     kubeletPort: config.port,
-    knodeVersion: d.knodeVersion,
-    runtime: d.runtime,
-    problems: d.problems,
-    runtimeConditions: d.runtimeConditions,
+    knodeVersion: deps.knodeVersion,
+    runtime: deps.runtime,
+    problems: deps.problems,
+    runtimeConditions: deps.runtimeConditions,
     updateFrequency: config.nodeStatusUpdateFrequency,
     reportFrequency: config.nodeStatusReportFrequency,
     warn,
   });
   return {
     client,
-    mirrorPods: d.mirrorPods,
+    mirrorPods: deps.mirrorPods,
     recorder: new EventRecorder(client, clock, config.nodeName, warn),
     nodeStatus,
     lease: new NodeLease({
@@ -74,11 +74,11 @@ export function clusterNode(d: ClusterNodeDeps): ClusterNode {
     }),
     statusSync: new StatusSync({
       client,
-      podManager: d.podManager,
-      statusManager: d.statusManager,
+      podManager: deps.podManager,
+      statusManager: deps.statusManager,
       events,
       clock,
-      isTerminated: d.isTerminated,
+      isTerminated: deps.isTerminated,
       warn,
     }),
   };

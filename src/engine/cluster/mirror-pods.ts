@@ -25,7 +25,7 @@ export class MirrorPods {
   /** Reconciles in flight, by the static pod's full name (one at a time per pod). */
   private readonly inFlight = new Map<string, Promise<void>>();
 
-  constructor(private readonly d: MirrorPodsDeps) {}
+  constructor(private readonly deps: MirrorPodsDeps) {}
 
   /** reconcile() without waiting; a second call while one runs for the same pod is dropped. */
   reconcileInBackground(staticPod: Pod): void {
@@ -44,38 +44,38 @@ export class MirrorPods {
 
   /** Makes the static pod's mirror pod current (the kubelet does this on every syncPod of a static pod). */
   async reconcile(staticPod: Pod): Promise<void> {
-    const mirror = this.d.podManager.getMirrorPodByPod(staticPod);
+    const mirror = this.deps.podManager.getMirrorPodByPod(staticPod);
     let replaced = false;
     if (mirror && (mirror.metadata.deletionTimestamp || !isMirrorOf(mirror, staticPod))) {
       await this.delete(mirror);
       replaced = true;
     }
     if (mirror && !replaced) return;
-    const nodeUid = this.d.nodeUid();
+    const nodeUid = this.deps.nodeUid();
     if (!nodeUid) return; // the Node is not registered yet: the next sync creates it
     try {
-      await this.d.client.createPod(mirrorPodOf(staticPod, this.d.nodeName, nodeUid));
+      await this.deps.client.createPod(mirrorPodOf(staticPod, this.deps.nodeName, nodeUid));
     } catch (err) {
       // A mirror already there with the right hash is what we wanted; the watch brings it.
       if (ClusterError.conflict(err)) return;
-      this.d.warn(`mirror pod of ${podRef(staticPod)}: ${(err as Error).message}`);
+      this.deps.warn(`mirror pod of ${podRef(staticPod)}: ${(err as Error).message}`);
     }
   }
 
   /** Deletes mirror pods whose static pod no longer runs here (the kubelet's deleteOrphanedMirrorPods). */
   async deleteOrphans(): Promise<void> {
-    for (const mirror of this.d.podManager.getMirrorPods()) {
-      const staticPod = this.d.podManager.getPodByMirrorPod(mirror);
+    for (const mirror of this.deps.podManager.getMirrorPods()) {
+      const staticPod = this.deps.podManager.getPodByMirrorPod(mirror);
       if (!staticPod && !mirror.metadata.deletionTimestamp) await this.delete(mirror);
     }
   }
 
   private async delete(mirror: Pod): Promise<void> {
     try {
-      await this.d.client.deletePod(mirror.metadata.namespace!, mirror.metadata.name!, mirror.metadata.uid!, 0);
+      await this.deps.client.deletePod(mirror.metadata.namespace!, mirror.metadata.name!, mirror.metadata.uid!, 0);
     } catch (err) {
       if (!ClusterError.notFound(err) && !ClusterError.conflict(err))
-        this.d.warn(`deleting mirror pod ${podRef(mirror)}: ${(err as Error).message}`);
+        this.deps.warn(`deleting mirror pod ${podRef(mirror)}: ${(err as Error).message}`);
     }
   }
 }

@@ -34,10 +34,10 @@ export class NodeLease {
   /** Renewals that reached the apiserver (for tests and metrics). */
   renewals = 0;
 
-  constructor(private readonly d: NodeLeaseDeps) {}
+  constructor(private readonly deps: NodeLeaseDeps) {}
 
   get renewInterval(): number {
-    return (this.d.durationSeconds * 1000) / 4;
+    return (this.deps.durationSeconds * 1000) / 4;
   }
 
   start(): void {
@@ -52,7 +52,7 @@ export class NodeLease {
 
   private schedule(ms: number): void {
     if (this.stopped) return;
-    this.timer = this.d.clock.setTimeout(() => {
+    this.timer = this.deps.clock.setTimeout(() => {
       this.renewing = this.renew().finally(() => (this.renewing = undefined));
     }, ms);
   }
@@ -66,45 +66,45 @@ export class NodeLease {
       this.schedule(this.renewInterval);
     } catch (err) {
       this.lease = undefined; // read it again next time (a conflict means someone else wrote it)
-      const message = `renewing lease ${NODE_LEASE_NAMESPACE}/${this.d.nodeName}: ${(err as Error).message}`;
-      if (message !== this.lastWarning) this.d.warn(message);
+      const message = `renewing lease ${NODE_LEASE_NAMESPACE}/${this.deps.nodeName}: ${(err as Error).message}`;
+      if (message !== this.lastWarning) this.deps.warn(message);
       this.lastWarning = message;
       this.schedule(Math.min(this.retry.next(), this.renewInterval));
     }
   }
 
   private async write(): Promise<Lease> {
-    const now = microTime(this.d.clock.now());
+    const now = microTime(this.deps.clock.now());
     if (!this.lease) {
       try {
-        this.lease = await this.d.client.getLease(NODE_LEASE_NAMESPACE, this.d.nodeName);
+        this.lease = await this.deps.client.getLease(NODE_LEASE_NAMESPACE, this.deps.nodeName);
       } catch (err) {
         if (!ClusterError.notFound(err)) throw err;
-        return this.d.client.createLease(this.desired(undefined, now));
+        return this.deps.client.createLease(this.desired(undefined, now));
       }
     }
-    return this.d.client.updateLease(this.desired(this.lease, now));
+    return this.deps.client.updateLease(this.desired(this.lease, now));
   }
 
   private desired(existing: Lease | undefined, now: string): Lease {
-    const uid = this.d.nodeUid();
+    const uid = this.deps.nodeUid();
     const owned = existing?.metadata.ownerReferences?.length
       ? existing.metadata.ownerReferences
       : uid
-        ? [{ apiVersion: 'v1', kind: 'Node', name: this.d.nodeName, uid }]
+        ? [{ apiVersion: 'v1', kind: 'Node', name: this.deps.nodeName, uid }]
         : undefined;
     return {
       apiVersion: 'coordination.k8s.io/v1',
       kind: 'Lease',
       metadata: {
         ...existing?.metadata,
-        name: this.d.nodeName,
+        name: this.deps.nodeName,
         namespace: NODE_LEASE_NAMESPACE,
         ...(owned ? { ownerReferences: owned } : {}),
       },
       spec: {
-        holderIdentity: this.d.nodeName,
-        leaseDurationSeconds: this.d.durationSeconds,
+        holderIdentity: this.deps.nodeName,
+        leaseDurationSeconds: this.deps.durationSeconds,
         // A MicroTime needs its six digits; what came back through client-node has three.
         acquireTime: existing?.spec.acquireTime ? microTime(Date.parse(existing.spec.acquireTime)) : now,
         renewTime: now,

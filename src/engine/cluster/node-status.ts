@@ -50,7 +50,7 @@ export class NodeStatusManager {
   private registered: Promise<void> | undefined;
   private lastReadyStatus: string | undefined;
 
-  constructor(private readonly d: NodeStatusDeps) {}
+  constructor(private readonly deps: NodeStatusDeps) {}
 
   /** The registered Node's UID (mirror pods and the Lease are owned by it). */
   get uid(): string | undefined {
@@ -60,8 +60,8 @@ export class NodeStatusManager {
   /** Starts registering (retried until it works) and then updating; does not wait for the apiserver. */
   start(): void {
     this.registered = this.register().then(() => {
-      this.timer = this.d.clock.setInterval(() => void this.update(), this.d.updateFrequency);
-      this.unsubscribe = this.d.events.subscribe((e) => {
+      this.timer = this.deps.clock.setInterval(() => void this.update(), this.deps.updateFrequency);
+      this.unsubscribe = this.deps.events.subscribe((e) => {
         if (['RuntimeUnhealthy', 'RuntimeHealthy', 'RuntimeConditionChanged', 'PLEGUnhealthy', 'PLEGHealthy'].includes(e.type))
           void this.update();
       });
@@ -98,21 +98,21 @@ export class NodeStatusManager {
         this.node = await this.tryRegister();
         this.lastStatus = this.node.status;
         this.lastReadyStatus = this.node.status?.conditions?.find((c) => c.type === 'Ready')?.status;
-        this.lastReport = this.d.clock.now();
-        this.d.events.emit({
+        this.lastReport = this.deps.clock.now();
+        this.deps.events.emit({
           type: 'NodeRegistered',
           pod: '',
           uid: '',
-          message: `node ${this.d.nodeName} registered with ${this.d.client.server}`,
+          message: `node ${this.deps.nodeName} registered with ${this.deps.client.server}`,
           detail: { uid: this.node.metadata.uid ?? '' },
         });
         return;
       } catch (err) {
-        const message = `registering node ${this.d.nodeName}: ${(err as Error).message}`;
-        if (message !== lastWarning) this.d.warn(message);
+        const message = `registering node ${this.deps.nodeName}: ${(err as Error).message}`;
+        if (message !== lastWarning) this.deps.warn(message);
         lastWarning = message;
       }
-      await this.d.clock.sleep(retry.next(), this.abort.signal);
+      await this.deps.clock.sleep(retry.next(), this.abort.signal);
     }
   }
 
@@ -122,48 +122,48 @@ export class NodeStatusManager {
       apiVersion: 'v1',
       kind: 'Node',
       metadata: {
-        name: this.d.nodeName,
-        labels: this.d.labels,
+        name: this.deps.nodeName,
+        labels: this.deps.labels,
         annotations: { 'volumes.kubernetes.io/controller-managed-attach-detach': 'true' },
       },
       spec: {},
       status,
     };
     try {
-      return await this.d.client.createNode(node);
+      return await this.deps.client.createNode(node);
     } catch (err) {
       if (!ClusterError.conflict(err)) throw err;
     }
     // The Node is there from an earlier run (or another kubelet): adopt it, with our labels.
-    const existing = await this.d.client.getNode(this.d.nodeName);
-    const missing = Object.entries(this.d.labels).filter(([k, v]) => existing.metadata.labels?.[k] !== v);
+    const existing = await this.deps.client.getNode(this.deps.nodeName);
+    const missing = Object.entries(this.deps.labels).filter(([k, v]) => existing.metadata.labels?.[k] !== v);
     if (missing.length === 0) return existing;
-    return this.d.client.patchNode(this.d.nodeName, { metadata: { labels: Object.fromEntries(missing) } });
+    return this.deps.client.patchNode(this.deps.nodeName, { metadata: { labels: Object.fromEntries(missing) } });
   }
 
   private async patchStatus(): Promise<void> {
-    const now = this.d.clock.now();
+    const now = this.deps.clock.now();
     const status = this.computeStatus(this.lastStatus);
     const changed = !isDeepStrictEqual(withoutHeartbeats(status), withoutHeartbeats(this.lastStatus));
-    if (!changed && now - this.lastReport < this.d.reportFrequency) return;
+    if (!changed && now - this.lastReport < this.deps.reportFrequency) return;
     try {
-      this.node = await this.d.client.patchNodeStatus(this.d.nodeName, { status });
+      this.node = await this.deps.client.patchNodeStatus(this.deps.nodeName, { status });
       this.lastStatus = status;
       this.lastReport = now;
       const ready = status.conditions?.find((c) => c.type === 'Ready');
       const before = this.lastReadyStatus;
       this.lastReadyStatus = ready?.status;
       if (before !== undefined && before !== ready?.status) {
-        this.d.events.emit({
+        this.deps.events.emit({
           type: 'NodeReadyChanged',
           pod: '',
           uid: '',
           reason: ready?.reason,
-          message: `node ${this.d.nodeName} Ready=${ready?.status}: ${ready?.message ?? ''}`,
+          message: `node ${this.deps.nodeName} Ready=${ready?.status}: ${ready?.message ?? ''}`,
         });
       }
     } catch (err) {
-      this.d.warn(`updating the status of node ${this.d.nodeName}: ${(err as Error).message}`);
+      this.deps.warn(`updating the status of node ${this.deps.nodeName}: ${(err as Error).message}`);
       if (ClusterError.notFound(err)) {
         // Someone deleted the Node: register it again, as the kubelet does on restart.
         this.node = await this.tryRegister().catch(() => undefined);
@@ -172,29 +172,29 @@ export class NodeStatusManager {
   }
 
   private computeStatus(previous: NodeStatus | undefined): NodeStatus {
-    const now = rfc3339(this.d.clock.now());
-    const runtime = this.d.runtime();
-    const fromRuntime = (this.d.runtimeConditions?.() ?? []).map((c) => ({
+    const now = rfc3339(this.deps.clock.now());
+    const runtime = this.deps.runtime();
+    const fromRuntime = (this.deps.runtimeConditions?.() ?? []).map((c) => ({
       type: c.type,
       status: c.status ? ('True' as const) : ('False' as const),
       reason: c.reason || c.type,
       message: c.message,
     }));
-    const conditions = [...pressureConditions(this.d.rootDir), readyCondition(this.d.problems()), ...fromRuntime].map(
+    const conditions = [...pressureConditions(this.deps.rootDir), readyCondition(this.deps.problems()), ...fromRuntime].map(
       (c): NodeCondition => {
         const before = previous?.conditions?.find((p) => p.type === c.type);
         const transition = before && before.status === c.status ? (before.lastTransitionTime ?? now) : now;
         return { ...c, lastHeartbeatTime: now, lastTransitionTime: transition };
       },
     );
-    const cap = capacity(this.d.maxPods, this.d.rootDir);
+    const cap = capacity(this.deps.maxPods, this.deps.rootDir);
     return {
       capacity: cap,
       allocatable: cap,
       conditions,
-      addresses: addresses(this.d.hostIP),
-      daemonEndpoints: { kubeletEndpoint: { Port: this.d.kubeletPort } },
-      nodeInfo: systemInfo(runtime.name, runtime.version, this.d.knodeVersion),
+      addresses: addresses(this.deps.hostIP),
+      daemonEndpoints: { kubeletEndpoint: { Port: this.deps.kubeletPort } },
+      nodeInfo: systemInfo(runtime.name, runtime.version, this.deps.knodeVersion),
     };
   }
 }

@@ -43,16 +43,16 @@ export class StatusSync {
   private unsubscribe: (() => void) | undefined;
   private stopped = false;
 
-  constructor(private readonly d: StatusSyncDeps) {}
+  constructor(private readonly deps: StatusSyncDeps) {}
 
   start(): void {
-    this.unsubscribe = this.d.events.subscribe((e) => {
+    this.unsubscribe = this.deps.events.subscribe((e) => {
       // PodSynced too: a pod synced because its mirror pod came or changed gets its status there at once.
       if (e.type === 'StatusChanged' || e.type === 'PodSynced' || e.type === 'PodTerminated' || e.type === 'WorkerFinished')
         this.mark(e.uid);
     });
-    this.timer = this.d.clock.setInterval(() => {
-      for (const pod of this.d.podManager.getPods()) this.mark(pod.metadata.uid!);
+    this.timer = this.deps.clock.setInterval(() => {
+      for (const pod of this.deps.podManager.getPods()) this.mark(pod.metadata.uid!);
     }, BATCH_SYNC_PERIOD_MS);
   }
 
@@ -81,25 +81,25 @@ export class StatusSync {
       try {
         await this.syncPod(uid);
       } catch (err) {
-        this.d.warn(`status of pod ${uid}: ${(err as Error).message}`);
+        this.deps.warn(`status of pod ${uid}: ${(err as Error).message}`);
       }
     }
   }
 
   private async syncPod(uid: string): Promise<void> {
-    const pod = this.d.podManager.getPodByUid(uid);
+    const pod = this.deps.podManager.getPodByUid(uid);
     if (!pod) {
       this.written.delete(uid);
       this.deleted.delete(uid);
       return;
     }
-    const status = this.d.statusManager.getPodStatus(uid);
-    const target = isStaticPod(pod) ? this.d.podManager.getMirrorPodByPod(pod) : pod;
+    const status = this.deps.statusManager.getPodStatus(uid);
+    const target = isStaticPod(pod) ? this.deps.podManager.getMirrorPodByPod(pod) : pod;
     if (status && target) await this.patch(target, status);
-    if (!isStaticPod(pod) && pod.metadata.deletionTimestamp && this.d.isTerminated(uid) && !this.deleted.has(uid)) {
+    if (!isStaticPod(pod) && pod.metadata.deletionTimestamp && this.deps.isTerminated(uid) && !this.deleted.has(uid)) {
       // Every container is stopped: the pod object can go now (the kubelet's canBeDeleted).
       try {
-        await this.d.client.deletePod(pod.metadata.namespace!, pod.metadata.name!, uid, 0);
+        await this.deps.client.deletePod(pod.metadata.namespace!, pod.metadata.name!, uid, 0);
         this.deleted.add(uid);
       } catch (err) {
         if (ClusterError.notFound(err) || ClusterError.conflict(err)) this.deleted.add(uid);
@@ -113,12 +113,12 @@ export class StatusSync {
     const old = target.status ?? {};
     const merged = mergePodStatus(old, status);
     if (!merged) {
-      this.d.warn(`pod ${podRef(target)}: the apiserver has it ${old.phase}; not changing a finished pod to ${status.phase}`);
+      this.deps.warn(`pod ${podRef(target)}: the apiserver has it ${old.phase}; not changing a finished pod to ${status.phase}`);
       return;
     }
     if (isDeepStrictEqual(comparable(merged), comparable(old)) || isDeepStrictEqual(this.written.get(key), merged)) return;
     try {
-      await this.d.client.patchPodStatus(target.metadata.namespace!, target.metadata.name!, { metadata: { uid: key }, status: merged });
+      await this.deps.client.patchPodStatus(target.metadata.namespace!, target.metadata.name!, { metadata: { uid: key }, status: merged });
       this.written.set(key, merged);
     } catch (err) {
       // Gone or replaced under the same name: the source will tell the node.

@@ -51,7 +51,7 @@ export function backOffKey(pod: Pod, container: Container): string {
 
 /** Starting and killing one container, with image pulls, backoff and lifecycle hooks (kuberuntime_container.go). */
 export class ContainerManager {
-  constructor(private readonly d: ContainerManagerDeps) {}
+  constructor(private readonly deps: ContainerManagerDeps) {}
 
   /**
    * Refuses to start a container whose last run ended less than its backoff ago
@@ -67,14 +67,14 @@ export class ContainerManager {
     // After a restart of knode the backoff is gone from memory, not from the runtime: a
     // container that already restarted n times was last given initial * 2^(n-1), recorded
     // about when it started (so one that then ran for a long time starts over, as it would have).
-    const { initial } = this.d.crashLoopBackOff;
+    const { initial } = this.deps.crashLoopBackOff;
     if (last.restartCount > 0)
-      this.d.crashLoopBackOff.restore(key, initial * 2 ** (last.restartCount - 1), last.startedAt || last.finishedAt);
-    if (this.d.crashLoopBackOff.isInBackOffSince(key, last.finishedAt)) {
-      const delay = Math.round(this.d.crashLoopBackOff.get(key) / 1000);
-      const remainingMs = this.d.crashLoopBackOff.remaining(key, last.finishedAt);
+      this.deps.crashLoopBackOff.restore(key, initial * 2 ** (last.restartCount - 1), last.startedAt || last.finishedAt);
+    if (this.deps.crashLoopBackOff.isInBackOffSince(key, last.finishedAt)) {
+      const delay = Math.round(this.deps.crashLoopBackOff.get(key) / 1000);
+      const remainingMs = this.deps.crashLoopBackOff.remaining(key, last.finishedAt);
       const message = `back-off ${delay}s restarting failed container=${container.name} pod=${pod.metadata.name}_${pod.metadata.namespace}(${pod.metadata.uid})`;
-      this.d.events.emit({
+      this.deps.events.emit({
         type: 'ContainerBackOff',
         pod: podRef(pod),
         uid: pod.metadata.uid!,
@@ -85,7 +85,7 @@ export class ContainerManager {
       });
       throw new SyncError(SyncErrors.crashLoopBackOff, message, remainingMs);
     }
-    this.d.crashLoopBackOff.next(key, last.finishedAt);
+    this.deps.crashLoopBackOff.next(key, last.finishedAt);
   }
 
   /**
@@ -98,7 +98,7 @@ export class ContainerManager {
     for (const volume of pod.spec.volumes ?? []) {
       if (!volume.image) continue;
       try {
-        const ref = await this.d.puller.ensureVolumeImage(pod, volume, sandboxConfig);
+        const ref = await this.deps.puller.ensureVolumeImage(pod, volume, sandboxConfig);
         pulls.set(volume.name, {
           image: ref,
           userSpecifiedImage: volume.image.reference ?? '',
@@ -141,13 +141,13 @@ export class ContainerManager {
     imageVolumePulls: ImageVolumePulls = new Map(),
     signal?: AbortSignal,
   ): Promise<string> {
-    const { runtime, events } = this.d;
+    const { runtime, events } = this.deps;
     const base = { pod: podRef(pod), uid: pod.metadata.uid!, container: container.name };
     let imageRef: string;
     let imageVolumes: ImageVolumes;
     try {
       imageVolumes = this.imageVolumesOf(container, imageVolumePulls);
-      imageRef = await this.d.puller.ensureImageExists(pod, container, sandboxConfig);
+      imageRef = await this.deps.puller.ensureImageExists(pod, container, sandboxConfig);
     } catch (err) {
       // The kubelet's event names the reason alone (ErrImagePull, ImagePullBackOff ...); the pull's own events say why.
       if (err instanceof SyncError) events.emit({ ...base, type: 'ContainerFailed', reason: 'Failed', message: `Error: ${err.reason}` });
@@ -159,16 +159,16 @@ export class ContainerManager {
     try {
       const nonRoot = verifyRunAsNonRoot(pod, container, needsImageUser(pod, container) ? await this.imageUser(imageRef) : undefined);
       if (nonRoot) throw new SyncError(SyncErrors.createContainerConfig, nonRoot);
-      const envSources = await fetchEnvSources(pod, container, this.d.objects);
-      config = generateContainerConfig(pod, container, restartCount, imageRef, this.d.nodeName, addresses, volumes, envSources, {
-        supportsRecursiveReadOnly: this.d.supportsRecursiveReadOnly?.() ?? false,
-        seccomp: { profileRoot: seccompProfileRoot(this.d.rootDir), fallbackToRuntimeDefault: this.d.seccompDefault === true },
+      const envSources = await fetchEnvSources(pod, container, this.deps.objects);
+      config = generateContainerConfig(pod, container, restartCount, imageRef, this.deps.nodeName, addresses, volumes, envSources, {
+        supportsRecursiveReadOnly: this.deps.supportsRecursiveReadOnly?.() ?? false,
+        seccomp: { profileRoot: seccompProfileRoot(this.deps.rootDir), fallbackToRuntimeDefault: this.deps.seccompDefault === true },
         imageVolumes,
       });
-      const hosts = makeHostsMount(this.d.rootDir, pod, container, addresses.podIPs);
+      const hosts = makeHostsMount(this.deps.rootDir, pod, container, addresses.podIPs);
       if (hosts) config.mounts = [...(config.mounts ?? []), hosts];
       if (container.terminationMessagePath) {
-        const hostPath = await createTerminationMessageFile(this.d.rootDir, pod.metadata.uid!, container.name);
+        const hostPath = await createTerminationMessageFile(this.deps.rootDir, pod.metadata.uid!, container.name);
         config.mounts = [...(config.mounts ?? []), { containerPath: container.terminationMessagePath, hostPath, readonly: false }];
       }
     } catch (err) {
@@ -222,7 +222,7 @@ export class ContainerManager {
     });
     const postStart = container.lifecycle?.postStart;
     if (postStart) {
-      const failure = await this.d.hooks.run(id, container, pod, postStart, addresses.podIP);
+      const failure = await this.deps.hooks.run(id, container, pod, postStart, addresses.podIP);
       if (failure) {
         // As the kubelet, the event leaves the hook's output out (it may hold secrets); the status and the log have it.
         events.emit({
@@ -254,7 +254,7 @@ export class ContainerManager {
     gracePeriodOverride?: number,
     annotations: Record<string, string> = {},
   ): Promise<void> {
-    const { runtime, clock, events } = this.d;
+    const { runtime, clock, events } = this.deps;
     let grace = gracePeriodOverride ?? gracePeriodOf(pod, annotations);
     events.emit({
       type: 'ContainerKilling',
@@ -285,7 +285,7 @@ export class ContainerManager {
   private async imageUser(imageRef: string): Promise<{ uid?: number; username?: string }> {
     let image;
     try {
-      image = await this.d.images.imageStatus({ image: imageRef });
+      image = await this.deps.images.imageStatus({ image: imageRef });
     } catch (err) {
       throw new SyncError(SyncErrors.createContainerConfig, `failed to get the user of image ${imageRef}: ${runtimeMessage(err)}`);
     }
@@ -301,10 +301,10 @@ export class ContainerManager {
     pod: Pod | undefined,
   ): Promise<void> {
     const abort = new AbortController();
-    const timer = this.d.clock.setTimeout(() => abort.abort(new Error('grace period exceeded')), graceSeconds * 1000);
+    const timer = this.deps.clock.setTimeout(() => abort.abort(new Error('grace period exceeded')), graceSeconds * 1000);
     try {
       const outcome = await Promise.race([
-        this.d.hooks
+        this.deps.hooks
           .run(containerId, container, pod, handler, '', abort.signal)
           .then((error) => (error ? { message: 'PreStopHook failed', error } : undefined)),
         new Promise<{ message: string }>((resolve) =>
@@ -317,7 +317,7 @@ export class ContainerManager {
       ]);
       // As the kubelet, a failed hook's event leaves its output out (it may hold secrets); the detail keeps it for the log.
       if (outcome && pod)
-        this.d.events.emit({
+        this.deps.events.emit({
           type: 'ContainerFailed',
           pod: podRef(pod),
           uid: pod.metadata.uid!,

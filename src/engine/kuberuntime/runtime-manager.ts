@@ -80,16 +80,16 @@ export class RuntimeManager {
     });
   }
 
-  constructor(private readonly o: RuntimeManagerOptions) {
-    this.rt = o.runtime;
-    const puller = new ImagePuller(o.images, o.imageBackOff, o.clock, o.events);
-    const hooks = new HookRunner(o.runtime, o.clock);
-    this.containers = new ContainerManager({ ...o, puller, hooks, objects: o.objects ?? new ObjectManager(undefined, o.clock) });
+  constructor(private readonly opts: RuntimeManagerOptions) {
+    this.rt = opts.runtime;
+    const puller = new ImagePuller(opts.images, opts.imageBackOff, opts.clock, opts.events);
+    const hooks = new HookRunner(opts.runtime, opts.clock);
+    this.containers = new ContainerManager({ ...opts, puller, hooks, objects: opts.objects ?? new ObjectManager(undefined, opts.clock) });
   }
 
   /** Every pod this node's kubelet made, from two list calls (the PLEG's relist). */
   async getPods(): Promise<RunningPod[]> {
-    const selector = { labelSelector: { [NodeNameLabel]: this.o.nodeName } };
+    const selector = { labelSelector: { [NodeNameLabel]: this.opts.nodeName } };
     const [sandboxes, containers] = await Promise.all([this.rt.listPodSandbox(selector), this.rt.listContainers(selector)]);
     const pods = new Map<string, RunningPod>();
     const podOf = (labels: Record<string, string>) => {
@@ -242,7 +242,7 @@ export class RuntimeManager {
     }
 
     let sandboxId = actions.sandboxId;
-    const sandboxConfig = generatePodSandboxConfig(pod, actions.attempt, this.o.nodeName, this.o.podLogsDir);
+    const sandboxConfig = generatePodSandboxConfig(pod, actions.attempt, this.opts.nodeName, this.opts.podLogsDir);
     let podIPs = status.ips;
     if (signal?.aborted) return result;
     if (actions.createSandbox) {
@@ -256,7 +256,7 @@ export class RuntimeManager {
           ? [created.network.ip, ...(created.network.additionalIps ?? []).map((a) => a.ip).filter(Boolean)]
           : [];
         result.add({ action: 'CreatePodSandbox', target: sandboxId });
-        this.o.events.emit({
+        this.opts.events.emit({
           type: 'SandboxCreated',
           pod: ref,
           uid,
@@ -264,8 +264,8 @@ export class RuntimeManager {
           message: `Created pod sandbox ${sandboxId.slice(0, 13)}`,
           detail: { sandboxId, attempt: actions.attempt },
         });
-        if (!pod.spec.hostNetwork && podIPs[0] === this.o.hostIP) {
-          this.o.events.emit({
+        if (!pod.spec.hostNetwork && podIPs[0] === this.opts.hostIP) {
+          this.opts.events.emit({
             type: 'PodNetworkMissing',
             pod: ref,
             uid,
@@ -275,7 +275,7 @@ export class RuntimeManager {
         }
       } catch (err) {
         const message = `Failed to create pod sandbox: ${(err as Error).message}`;
-        this.o.events.emit({ type: 'SandboxFailed', pod: ref, uid, reason: 'FailedCreatePodSandBox', message });
+        this.opts.events.emit({ type: 'SandboxFailed', pod: ref, uid, reason: 'FailedCreatePodSandBox', message });
         result.add({ action: 'CreatePodSandbox', target: ref, error: new SyncError(SyncErrors.createPodSandbox, message) });
         return result;
       }
@@ -311,7 +311,7 @@ export class RuntimeManager {
 
   /** What the downward API tells a pod with these IPs. */
   addresses(podIPs: string[]): PodAddresses {
-    return { podIP: podIPs[0] ?? '', podIPs, hostIP: this.o.hostIP, nodeName: this.o.nodeName, allocatable: this.allocatable };
+    return { podIP: podIPs[0] ?? '', podIPs, hostIP: this.opts.hostIP, nodeName: this.opts.nodeName, allocatable: this.allocatable };
   }
 
   /** Kills every container of a pod in parallel, then stops its sandboxes. */
@@ -392,7 +392,7 @@ export class RuntimeManager {
   }
 
   sandboxConfigFor(pod: Pod, attempt: number): PodSandboxConfig {
-    return generatePodSandboxConfig(pod, attempt, this.o.nodeName, this.o.podLogsDir);
+    return generatePodSandboxConfig(pod, attempt, this.opts.nodeName, this.opts.podLogsDir);
   }
 }
 

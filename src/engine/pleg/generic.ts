@@ -53,10 +53,10 @@ export class GenericPLEG {
   /** When the scheduled full relist is due (Infinity while one runs or none is scheduled). */
   private due = Infinity;
 
-  constructor(private readonly o: PlegOptions) {}
+  constructor(private readonly opts: PlegOptions) {}
 
   start(): void {
-    this.started = this.o.clock.now();
+    this.started = this.opts.clock.now();
     this.schedule(0);
   }
 
@@ -77,8 +77,8 @@ export class GenericPLEG {
    */
   healthy(): { ok: boolean; message: string } {
     if (this.started === undefined) return { ok: true, message: '' };
-    const since = this.o.clock.now() - (this.lastRelist || this.started);
-    const threshold = this.o.relistThreshold + this.o.period();
+    const since = this.opts.clock.now() - (this.lastRelist || this.started);
+    const threshold = this.opts.relistThreshold + this.opts.period();
     if (since > threshold) {
       return { ok: false, message: `pleg was last seen active ${Math.round(since / 1000)}s ago; threshold is ${threshold / 1000}s` };
     }
@@ -101,18 +101,18 @@ export class GenericPLEG {
    * wait for it before their first sync).
    */
   reschedule(): void {
-    const period = this.o.period();
-    if (this.o.clock.now() + period >= this.due) return;
+    const period = this.opts.period();
+    if (this.opts.clock.now() + period >= this.due) return;
     this.schedule(period);
   }
 
   private schedule(delay: number): void {
     if (this.stopped) return;
     this.timer?.cancel();
-    this.due = this.o.clock.now() + delay;
-    this.timer = this.o.clock.setTimeout(() => {
+    this.due = this.opts.clock.now() + delay;
+    this.timer = this.opts.clock.setTimeout(() => {
       this.due = Infinity;
-      void this.relist().finally(() => this.schedule(this.o.period()));
+      void this.relist().finally(() => this.schedule(this.opts.period()));
     }, delay);
   }
 
@@ -126,13 +126,13 @@ export class GenericPLEG {
   /** One full relist of every pod this node made. */
   relist(): Promise<void> {
     this.full = this.after([this.full, ...this.targeted.values()], async () => {
-      const { runtime, cache, clock } = this.o;
+      const { runtime, cache, clock } = this.opts;
       const timestamp = clock.now();
       let pods: RunningPod[];
       try {
         pods = await runtime.getPods();
       } catch (err) {
-        this.o.events.emit({
+        this.opts.events.emit({
           type: 'PLEGRelist',
           pod: '',
           uid: '',
@@ -164,14 +164,14 @@ export class GenericPLEG {
       cache.updateTime(timestamp);
       const durationMs = clock.now() - timestamp;
       const containers = pods.reduce((n, p) => n + p.containers.length, 0);
-      this.o.events.emit({
+      this.opts.events.emit({
         type: 'PLEGRelist',
         pod: '',
         uid: '',
         message: `relisted ${pods.length} pods, ${containers} containers in ${durationMs.toFixed(1)}ms: ${toSend.length} events`,
         detail: { durationMs, pods: pods.length, containers, events: toSend.length },
       });
-      for (const e of toSend) this.o.onEvent(e);
+      for (const e of toSend) this.opts.onEvent(e);
     });
     return this.full;
   }
@@ -188,7 +188,7 @@ export class GenericPLEG {
       // Newer than what the cache holds, too: relists run one after another, so this one reads the
       // runtime after that entry was read, even within its millisecond, or after a confirm() that
       // stamped it a millisecond ahead (a worker waiting for a status newer than its sync needs it).
-      const timestamp = Math.max(this.o.clock.now(), after + 1, this.o.cache.get(uid).modified + 1);
+      const timestamp = Math.max(this.opts.clock.now(), after + 1, this.opts.cache.get(uid).modified + 1);
       const status = await this.updateCache(uid, name, namespace, timestamp);
       if (!status) return;
       const rec = this.record(uid);
@@ -196,7 +196,7 @@ export class GenericPLEG {
       const events = computeEvents(uid, rec.old, rec.current);
       rec.old = rec.current;
       if (!rec.current) this.records.delete(uid);
-      for (const e of events) this.o.onEvent(e);
+      for (const e of events) this.opts.onEvent(e);
     });
     this.targeted.set(uid, run);
     void run.then(() => {
@@ -212,7 +212,7 @@ export class GenericPLEG {
    */
   confirm(uid: string, after: number): boolean {
     if (this.targeted.has(uid)) return false;
-    return this.o.cache.touch(uid, Math.max(this.o.clock.now(), after + 1));
+    return this.opts.cache.touch(uid, Math.max(this.opts.clock.now(), after + 1));
   }
 
   private record(uid: string): PodRecord {
@@ -226,13 +226,13 @@ export class GenericPLEG {
 
   private async updateCache(uid: string, name: string, namespace: string, timestamp: number): Promise<RuntimePodStatus | undefined> {
     try {
-      const status = await this.o.runtime.getPodStatus(uid, name, namespace);
-      this.o.cache.set(uid, status, undefined, timestamp);
+      const status = await this.opts.runtime.getPodStatus(uid, name, namespace);
+      this.opts.cache.set(uid, status, undefined, timestamp);
       this.needsReinspection.delete(uid);
       return status;
     } catch (err) {
       this.needsReinspection.add(uid);
-      this.o.cache.set(uid, this.o.cache.get(uid).status, err as Error, timestamp);
+      this.opts.cache.set(uid, this.opts.cache.get(uid).status, err as Error, timestamp);
       return undefined;
     }
   }

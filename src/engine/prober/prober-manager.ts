@@ -24,7 +24,7 @@ export class ProberManager {
   };
   private readonly workers = new Map<string, ProbeWorker>();
 
-  constructor(private readonly d: ProberDeps) {}
+  constructor(private readonly deps: ProberDeps) {}
 
   /** Starts the workers a pod's probes need (again after a spec change); idempotent. */
   addPod(pod: Pod): void {
@@ -35,7 +35,7 @@ export class ProberManager {
         const probe = probeOf(container);
         const key = `${uid}/${container.name}/${kind}`;
         if (!probe || this.workers.has(key)) continue;
-        const worker = new ProbeWorker(kind, pod, container, probe, { ...this.d, results: this.results });
+        const worker = new ProbeWorker(kind, pod, container, probe, { ...this.deps, results: this.results });
         this.workers.set(key, worker);
         worker.start();
       }

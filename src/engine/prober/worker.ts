@@ -66,18 +66,18 @@ export class ProbeWorker {
     private readonly pod: Pod,
     private readonly container: Container,
     private readonly probe: Probe,
-    private readonly d: WorkerDeps,
+    private readonly deps: WorkerDeps,
   ) {}
 
   start(): void {
     // Spread the first runs of many workers (a restarted kubelet) over one period.
-    this.schedule(this.d.random() * this.period());
+    this.schedule(this.deps.random() * this.period());
   }
 
   stop(): void {
     this.stopped = true;
     this.timer?.cancel();
-    if (this.containerId) this.d.results[this.kind].remove(this.containerId);
+    if (this.containerId) this.deps.results[this.kind].remove(this.containerId);
   }
 
   private period(): number {
@@ -86,15 +86,15 @@ export class ProbeWorker {
 
   private schedule(delay: number): void {
     if (this.stopped) return;
-    this.timer = this.d.clock.setTimeout(() => {
+    this.timer = this.deps.clock.setTimeout(() => {
       void this.doProbe().finally(() => this.schedule(this.period()));
     }, delay);
   }
 
   private async doProbe(): Promise<void> {
     const uid = this.pod.metadata.uid!;
-    const results = this.d.results[this.kind];
-    const current = this.d.current(uid, this.container.name);
+    const results = this.deps.results[this.kind];
+    const current = this.deps.current(uid, this.container.name);
     // Not created yet, or created and not yet started (the runtime seen between
     // CreateContainer and StartContainer): wait for more information. Counting a
     // container about to start as failed would have the sync kill it for a failed
@@ -116,19 +116,19 @@ export class ProbeWorker {
       this.set('success');
       return;
     }
-    const startup = this.d.results.startup.get(current.id);
+    const startup = this.deps.results.startup.get(current.id);
     if (this.kind === 'startup' && startup === 'success') return;
     if (this.kind !== 'startup' && this.container.startupProbe && startup !== 'success') return;
-    if (this.d.clock.now() - current.startedAt < (this.probe.initialDelaySeconds ?? 0) * 1000) return;
+    if (this.deps.clock.now() - current.startedAt < (this.probe.initialDelaySeconds ?? 0) * 1000) return;
 
     const outcome = await runProbe(
       this.probe,
-      { container: this.container, containerId: current.id, podIP: this.d.podIP(uid) },
-      this.d.runtime,
+      { container: this.container, containerId: current.id, podIP: this.deps.podIP(uid) },
+      this.deps.runtime,
     );
     if (this.stopped || outcome.result === 'unknown') return;
     if (outcome.result === 'failure') {
-      this.d.events.emit({
+      this.deps.events.emit({
         type: 'ProbeFailed',
         pod: podRef(this.pod),
         uid,
@@ -154,7 +154,7 @@ export class ProbeWorker {
   }
 
   private set(result: ProbeResult): void {
-    if (this.d.results[this.kind].set(this.containerId, result))
-      this.d.onChange(this.pod.metadata.uid!, this.kind, this.containerId, result);
+    if (this.deps.results[this.kind].set(this.containerId, result))
+      this.deps.onChange(this.pod.metadata.uid!, this.kind, this.containerId, result);
   }
 }

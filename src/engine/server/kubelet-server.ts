@@ -57,18 +57,18 @@ export class KubeletServer {
 
   constructor(
     private readonly host: HostInterface,
-    private readonly o: KubeletServerOptions,
+    private readonly opts: KubeletServerOptions,
   ) {}
 
   async start(): Promise<void> {
-    const { cert, key } = await servingCertificate(this.o);
+    const { cert, key } = await servingCertificate(this.opts);
     this.server = createServer(
       {
         cert,
         key,
         requestCert: true,
         rejectUnauthorized: false,
-        ...(this.o.clientCAFile ? { ca: readFileSync(this.o.clientCAFile) } : {}),
+        ...(this.opts.clientCAFile ? { ca: readFileSync(this.opts.clientCAFile) } : {}),
       },
       (req, res) => {
         this.handle(req, res).catch((err: Error) => {
@@ -83,7 +83,7 @@ export class KubeletServer {
     });
     await new Promise<void>((resolve, reject) => {
       this.server!.once('error', reject);
-      this.server!.listen(this.o.port, this.o.address, () => resolve());
+      this.server!.listen(this.opts.port, this.opts.address, () => resolve());
     });
     const info = this.server.address() as { address: string; port: number };
     this.listening = { address: info.address, port: info.port };
@@ -138,7 +138,7 @@ export class KubeletServer {
 
   private async authenticate(req: IncomingMessage): Promise<Caller | undefined> {
     const socket = req.socket as TLSSocket;
-    if (this.o.clientCAFile && socket.authorized) {
+    if (this.opts.clientCAFile && socket.authorized) {
       const subject = socket.getPeerCertificate().subject as unknown as Record<string, string | string[]> | undefined;
       const cn = subject?.CN;
       const o = subject?.O;
@@ -147,7 +147,7 @@ export class KubeletServer {
     const auth = req.headers.authorization;
     if (auth?.startsWith('Bearer ')) {
       try {
-        return await this.o.client.reviewToken(auth.slice('Bearer '.length).trim());
+        return await this.opts.client.reviewToken(auth.slice('Bearer '.length).trim());
       } catch {
         return undefined;
       }
@@ -157,11 +157,11 @@ export class KubeletServer {
 
   private async authorize(caller: Caller, verb: string, subresource: string): Promise<{ allowed: boolean; reason: string }> {
     const key = `${caller.user}\n${caller.groups.join(',')}\n${verb}\n${subresource}`;
-    const now = this.o.clock.now();
+    const now = this.opts.clock.now();
     const cached = this.decisions.get(key);
     if (cached && now < cached.until) return cached;
     try {
-      const decision = await this.o.client.reviewAccess({ ...caller, verb, resource: 'nodes', subresource, name: this.o.nodeName });
+      const decision = await this.opts.client.reviewAccess({ ...caller, verb, resource: 'nodes', subresource, name: this.opts.nodeName });
       this.decisions.set(key, { ...decision, until: now + (decision.allowed ? ALLOWED_TTL_MS : DENIED_TTL_MS) });
       return decision;
     } catch (err) {
@@ -183,15 +183,16 @@ export function subresourceOf(path: string): string {
 }
 
 /** The serving certificate: the files given, or a self-signed one for this node made once with openssl. */
-async function servingCertificate(o: KubeletServerOptions): Promise<{ cert: Buffer; key: Buffer }> {
-  if (o.certFile && o.keyFile) return { cert: readFileSync(o.certFile), key: readFileSync(o.keyFile) };
-  const cert = join(o.certDir, 'kubelet.crt');
-  const key = join(o.certDir, 'kubelet.key');
+async function servingCertificate(opts: KubeletServerOptions): Promise<{ cert: Buffer; key: Buffer }> {
+  if (opts.certFile && opts.keyFile) return { cert: readFileSync(opts.certFile), key: readFileSync(opts.keyFile) };
+  const cert = join(opts.certDir, 'kubelet.crt');
+  const key = join(opts.certDir, 'kubelet.key');
   if (!existsSync(cert) || !existsSync(key)) {
-    mkdirSync(o.certDir, { recursive: true, mode: 0o700 });
-    const san = [`DNS:${o.nodeName}`, /^[\d.]+$/.test(o.address) || o.address.includes(':') ? `IP:${o.address}` : `DNS:${o.address}`].join(
-      ',',
-    );
+    mkdirSync(opts.certDir, { recursive: true, mode: 0o700 });
+    const san = [
+      `DNS:${opts.nodeName}`,
+      /^[\d.]+$/.test(opts.address) || opts.address.includes(':') ? `IP:${opts.address}` : `DNS:${opts.address}`,
+    ].join(',');
     try {
       await run('openssl', [
         'req',
@@ -204,7 +205,7 @@ async function servingCertificate(o: KubeletServerOptions): Promise<{ cert: Buff
         '-days',
         '365',
         '-subj',
-        `/CN=${o.nodeName}@${Math.floor(Date.now() / 1000)}`,
+        `/CN=${opts.nodeName}@${Math.floor(Date.now() / 1000)}`,
         '-addext',
         `subjectAltName=${san}`,
         '-keyout',

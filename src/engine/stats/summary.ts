@@ -49,15 +49,15 @@ export class SummaryProvider {
   /** When usage was last asked for (get). */
   private askedAt = Number.NEGATIVE_INFINITY;
 
-  constructor(private readonly o: SummaryProviderOptions) {}
+  constructor(private readonly opts: SummaryProviderOptions) {}
 
   async get(onlyCpuAndMemory = false): Promise<Summary> {
-    const now = this.o.clock.now();
+    const now = this.opts.clock.now();
     this.askedAt = now;
     const time = new Date(now).toISOString();
     const samples = await this.sample();
     const imageFs = onlyCpuAndMemory ? undefined : await this.imageFs(time);
-    const rootFs = readFsUsage(this.o.rootDir);
+    const rootFs = readFsUsage(this.opts.rootDir);
     const pods = samples.map((s) => this.podStats(s, time, onlyCpuAndMemory, rootFs, imageFs));
     return { node: this.nodeStats(now, time, onlyCpuAndMemory, rootFs, imageFs), pods };
   }
@@ -72,21 +72,21 @@ export class SummaryProvider {
    * no rate (CPU unknown), and `knode top` reads again a second later.
    */
   async refresh(): Promise<void> {
-    if (this.o.clock.now() - this.askedAt > WARM_FOR_MS) return;
-    const time = new Date(this.o.clock.now()).toISOString();
+    if (this.opts.clock.now() - this.askedAt > WARM_FOR_MS) return;
+    const time = new Date(this.opts.clock.now()).toISOString();
     for (const s of await this.sample()) {
       this.cpu(`pod/${s.sandbox.id}`, time, s.stats?.cpu ?? undefined);
       for (const { container, stats } of s.containers) this.cpu(container.id, time, stats?.cpu);
     }
     const host = readHostCpu();
-    if (host) this.nanoCores('node', this.o.clock.now() * 1e6, host.usageCoreNanoSeconds);
+    if (host) this.nanoCores('node', this.opts.clock.now() * 1e6, host.usageCoreNanoSeconds);
   }
 
   private async sample(): Promise<Sample[]> {
     const mine = this.selector();
     const [sandboxes, containers] = await Promise.all([
-      this.o.runtime.listPodSandbox({ labelSelector: mine }),
-      this.o.runtime.listContainers({ labelSelector: mine, state: { state: 'CONTAINER_RUNNING' } }),
+      this.opts.runtime.listPodSandbox({ labelSelector: mine }),
+      this.opts.runtime.listContainers({ labelSelector: mine, state: { state: 'CONTAINER_RUNNING' } }),
     ]);
     // The latest sandbox of each pod (the kubelet's removeTerminatedPods), ready ones first.
     const latest = new Map<string, PodSandbox>();
@@ -116,7 +116,7 @@ export class SummaryProvider {
   private async usage(sandboxes: PodSandbox[]): Promise<Map<string, PodSandboxStats>> {
     if (!this.sandboxStatsMissing) {
       try {
-        const stats = await this.o.runtime.listPodSandboxStats({ labelSelector: this.selector() });
+        const stats = await this.opts.runtime.listPodSandboxStats({ labelSelector: this.selector() });
         return new Map(stats.map((s) => [s.attributes?.id ?? '', s]));
       } catch (err) {
         // containerd 1.6 has no ListPodSandboxStats; containerd 2 fails it for a sandbox without a
@@ -125,7 +125,7 @@ export class SummaryProvider {
       }
     }
     const stats = groupBy(
-      await this.o.runtime.listContainerStats({ labelSelector: this.selector() }),
+      await this.opts.runtime.listContainerStats({ labelSelector: this.selector() }),
       (s) => s.attributes?.labels[KubeletLabels.podUid],
     );
     const out = new Map<string, PodSandboxStats>();
@@ -156,7 +156,7 @@ export class SummaryProvider {
 
   /** This node's sandboxes and containers: a runtime may be shared with other nodes. */
   private selector(): Record<string, string> {
-    return this.o.allNodes ? {} : { [NodeNameLabel]: this.o.nodeName };
+    return this.opts.allNodes ? {} : { [NodeNameLabel]: this.opts.nodeName };
   }
 
   private podStats(
@@ -168,7 +168,7 @@ export class SummaryProvider {
   ): PodStats {
     const meta = s.sandbox.metadata!;
     const podRef = { name: meta.name, namespace: meta.namespace, uid: meta.uid };
-    const logsDir = join(this.o.podLogsDir, `${meta.namespace}_${meta.name}_${meta.uid}`);
+    const logsDir = join(this.opts.podLogsDir, `${meta.namespace}_${meta.name}_${meta.uid}`);
     const containers = s.containers.map(({ container, stats }) => {
       const name = container.metadata?.name ?? container.labels[KubeletLabels.containerName];
       const out: ContainerStats = {
@@ -215,7 +215,7 @@ export class SummaryProvider {
 
   /** Every volume directory of the pod (`volumes/<plugin>/<name>`): what it holds. */
   private volumes(uid: string, time: string, rootFs: FsUsage | undefined): VolumeStats[] {
-    const dir = this.o.volumesDir(uid);
+    const dir = this.opts.volumesDir(uid);
     if (!existsSync(dir)) return [];
     const out: VolumeStats[] = [];
     for (const plugin of readdirSync(dir)) {
@@ -244,16 +244,16 @@ export class SummaryProvider {
     const ownCpu = (own.user + own.system) * 1000;
     const rss = process.memoryUsage().rss;
     const node: Summary['node'] = {
-      nodeName: this.o.nodeName,
+      nodeName: this.opts.nodeName,
       systemContainers: [
         {
           name: 'kubelet',
-          startTime: new Date(this.o.startedAt).toISOString(),
+          startTime: new Date(this.opts.startedAt).toISOString(),
           cpu: { time, usageCoreNanoSeconds: ownCpu, ...nanoCores(this.nanoCores('kubelet', now * 1e6, ownCpu)) },
           memory: { time, usageBytes: rss, workingSetBytes: rss, rssBytes: rss },
         },
       ],
-      startTime: new Date(boot ?? this.o.startedAt).toISOString(),
+      startTime: new Date(boot ?? this.opts.startedAt).toISOString(),
       cpu: host
         ? {
             time,
@@ -284,7 +284,7 @@ export class SummaryProvider {
   /** The image filesystem: usage as the runtime reports it, capacity of the filesystem it names. */
   private async imageFs(time: string): Promise<FsStats | undefined> {
     try {
-      const info = await this.o.runtime.imageFsInfo();
+      const info = await this.opts.runtime.imageFsInfo();
       const fs = info.imageFilesystems[0];
       if (!fs) return undefined;
       const mount = fs.fsId?.mountpoint;
@@ -298,7 +298,7 @@ export class SummaryProvider {
   private cpu(id: string, time: string, cpu: CriContainerStats['cpu'] | undefined): CPUStats | undefined {
     if (!cpu) return undefined;
     const total = cpu.usageCoreNanoSeconds?.value ?? 0;
-    const computed = this.nanoCores(id, cpu.timestamp || this.o.clock.now() * 1e6, total);
+    const computed = this.nanoCores(id, cpu.timestamp || this.opts.clock.now() * 1e6, total);
     const given = cpu.usageNanoCores?.value;
     return { time, usageCoreNanoSeconds: total, ...nanoCores(given ? given : computed) };
   }

@@ -76,9 +76,9 @@ export class Kubelet implements HostInterface, RunOnceHost {
   readonly traces: TraceRecorder;
   /** The Summary API's numbers (/stats/summary, /metrics/resource, knode top). */
   readonly stats: SummaryProvider;
-  runtimeName = 'cri';
-  runtimeVersion = '';
-  plegMode: PlegMode | 'starting' = 'starting';
+  /** The runtime's name and version, as its Version call answered at start. */
+  private runtimeInfo = { name: 'cri', version: '' };
+  private plegMode: PlegMode | 'starting' = 'starting';
   private readonly podCache = new PodCache();
   /** SyncPod and its kin for the pod workers. */
   private readonly syncer: KubeletPodSyncer;
@@ -321,8 +321,7 @@ export class Kubelet implements HostInterface, RunOnceHost {
   async start(): Promise<void> {
     this.cluster?.recorder.start(this.events);
     const version = await this.runtime.version();
-    this.runtimeName = version.runtimeName;
-    this.runtimeVersion = version.runtimeVersion;
+    this.runtimeInfo = { name: version.runtimeName, version: version.runtimeVersion };
     if (!this.evented) this.plegMode = 'generic';
     await this.runtimeHealth.check();
     this.events.emit({
@@ -437,6 +436,14 @@ export class Kubelet implements HostInterface, RunOnceHost {
   private getPodsToSync(): Pod[] {
     const due = new Set(this.workQueue.getWork());
     return this.podManager.getPods().filter((pod) => due.has(pod.metadata.uid!) || this.podSyncLoopHandlers.some((h) => h.shouldSync(pod)));
+  }
+
+  get runtimeName(): string {
+    return this.runtimeInfo.name;
+  }
+
+  get runtimeVersion(): string {
+    return this.runtimeInfo.version;
   }
 
   /** Running pods (a ready sandbox) and containers by state, from the pod cache. */

@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CriError, GrpcCode } from '../../src/cri/errors.js';
-import type { ImageService, RuntimeService } from '../../src/cri/runtime-service.js';
 import type { Container, Pod } from '../../src/engine/api/v1.js';
 import { ObjectManager } from '../../src/engine/cluster/object-manager.js';
 import { emptyPodStatus } from '../../src/engine/container/types.js';
@@ -14,6 +13,7 @@ import { ImagePuller } from '../../src/engine/kuberuntime/image-puller.js';
 import { SyncError, SyncErrors } from '../../src/engine/kuberuntime/sync-result.js';
 import { Backoff } from '../../src/util/backoff.js';
 import { FakeClock } from '../../src/util/clock.js';
+import { FakeRuntimeService } from '../helpers/fake-runtime-service.js';
 
 const RUNC_MESSAGE =
   'failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: exec: "no-such-command": executable file not found in $PATH';
@@ -37,28 +37,16 @@ function setup(failing: { createContainer?: Error; startContainer?: Error; pullI
   const events = new EventStream(() => clock.now());
   const seen: LifecycleEvent[] = [];
   events.subscribe((e) => seen.push(e));
-  const runtime = {
-    createContainer: async () => {
-      if (failing.createContainer) throw failing.createContainer;
-      return 'c-1';
-    },
-    startContainer: async () => {
-      if (failing.startContainer) throw failing.startContainer;
-    },
-    stopContainer: async () => {
-      if (failing.stopContainer) throw failing.stopContainer;
-    },
-  } as unknown as RuntimeService;
-  const images = {
-    imageStatus: async () => (failing.pullImage ? null : { id: 'sha256:abc' }),
-    pullImage: async () => {
-      throw failing.pullImage;
-    },
-  } as unknown as ImageService;
+  const runtime = new FakeRuntimeService();
+  for (const call of ['createContainer', 'startContainer', 'pullImage', 'stopContainer'] as const) {
+    const err = failing[call];
+    if (err) runtime.injectError(call, err);
+  }
+  if (!failing.pullImage) runtime.addImage(main.image!);
   const manager = new ContainerManager({
     runtime,
-    images,
-    puller: new ImagePuller(images, new Backoff(clock, 10_000, 300_000), clock, events),
+    images: runtime,
+    puller: new ImagePuller(runtime, new Backoff(clock, 10_000, 300_000), clock, events),
     hooks: new HookRunner(runtime, clock),
     crashLoopBackOff: new Backoff(clock, 10_000, 300_000),
     clock,

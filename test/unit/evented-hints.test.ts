@@ -1,70 +1,55 @@
 import { describe, expect, it } from 'vitest';
-import type { RuntimeService } from '../../src/cri/runtime-service.js';
-import { KubeletLabels, type ContainerEvent } from '../../src/cri/types.js';
-import { emptyPodStatus, type RunningPod, type RuntimePodStatus } from '../../src/engine/container/types.js';
+import { KubeletAnnotations, KubeletLabels, type ContainerEvent } from '../../src/cri/types.js';
+import { emptyPodStatus } from '../../src/engine/container/types.js';
 import { EventStream } from '../../src/engine/events.js';
-import type { RuntimeManager } from '../../src/engine/kuberuntime/runtime-manager.js';
-import { NodeNameLabel } from '../../src/engine/kuberuntime/labels.js';
 import { EventedHints } from '../../src/engine/pleg/evented.js';
 import { GenericPLEG } from '../../src/engine/pleg/generic.js';
 import { PodCache } from '../../src/engine/pleg/pod-cache.js';
 import type { PodLifecycleEvent } from '../../src/engine/pleg/types.js';
 import { FakeClock } from '../../src/util/clock.js';
+import { FakeRuntimeService, fakeRuntimeManager, fakeSandboxStatus, podLabels } from '../helpers/fake-runtime-service.js';
 
 const NODE = 'node-a';
 
-/** A runtime whose event stream yields what the test pushes. */
-function eventSource(): { runtime: RuntimeService; push(uid: string): void } {
-  const queue: ContainerEvent[] = [];
-  let wake = () => {};
-  const runtime = {
-    async *getContainerEvents(signal: AbortSignal) {
-      while (!signal.aborted) {
-        while (queue.length > 0) yield queue.shift()!;
-        await new Promise<void>((r) => (wake = r));
-      }
-    },
-  } as unknown as RuntimeService;
-  const push = (uid: string) => {
-    const labels = {
-      [NodeNameLabel]: NODE,
-      [KubeletLabels.podUid]: uid,
-      [KubeletLabels.podName]: uid,
-      [KubeletLabels.podNamespace]: 'default',
-    };
-    queue.push({
-      containerId: `c-${uid}`,
-      containerEventType: 'CONTAINER_STARTED_EVENT',
-      createdAt: '0',
-      podSandboxStatus: { labels } as never,
-      containersStatuses: [],
-    } as unknown as ContainerEvent);
-    wake();
-  };
-  return { runtime, push };
-}
+/** The event of a container of pod UID that started. */
+const started = (uid: string): ContainerEvent => ({
+  containerId: `c-${uid}`,
+  containerEventType: 'CONTAINER_STARTED_EVENT',
+  createdAt: 0,
+  podSandboxStatus: fakeSandboxStatus({ labels: podLabels({ uid, name: uid, namespace: 'default' }, NODE) }),
+  containersStatuses: [],
+});
 
-/** A PLEG on a runtime manager whose pod status reads wait until released, recording the order of reads and relists. */
-function slowPleg(clock: FakeClock, events: EventStream, inRuntime: RunningPod[] = [], onEvent: (e: PodLifecycleEvent) => void = () => {}) {
+/**
+ * A PLEG on a runtime whose pod status reads wait until released, recording the
+ * order of reads and relists: a relist lists the node's sandboxes, a read of
+ * one pod's status lists that pod's.
+ */
+function slowPleg(clock: FakeClock, events: EventStream, onEvent: (e: PodLifecycleEvent) => void = () => {}) {
   const log: string[] = [];
   const waiting: (() => void)[] = [];
-  const runtime = {
-    getPods: async () => {
-      log.push('relist');
-      return inRuntime;
-    },
-    getPodStatus: (uid: string): Promise<RuntimePodStatus> => {
-      log.push(uid);
-      return new Promise((r) => waiting.push(() => r(emptyPodStatus(uid, uid, 'default'))));
-    },
-  } as unknown as RuntimeManager;
+  const runtime = new FakeRuntimeService(() => clock.now());
+  runtime.beforeCall('listPodSandbox', (filter) => {
+    const uid = filter?.labelSelector?.[KubeletLabels.podUid];
+    if (uid === undefined) return void log.push('relist');
+    log.push(uid);
+    return new Promise((r) => waiting.push(r));
+  });
   const cache = new PodCache();
-  const pleg = new GenericPLEG({ runtime, cache, clock, events, onEvent, period: () => 10_000, relistThreshold: 180_000 });
+  const pleg = new GenericPLEG({
+    runtime: fakeRuntimeManager(runtime, clock, NODE),
+    cache,
+    clock,
+    events,
+    onEvent,
+    period: () => 10_000,
+    relistThreshold: 180_000,
+  });
   const release = async () => {
     while (waiting.length > 0) waiting.shift()!();
     await new Promise((r) => setImmediate(r));
   };
-  return { pleg, log, release, cache };
+  return { pleg, log, release, cache, runtime };
 }
 
 const settle = () => new Promise((r) => setTimeout(r, 20));
@@ -73,9 +58,10 @@ const settle = () => new Promise((r) => setTimeout(r, 20));
 function startHints() {
   const clock = new FakeClock();
   const events = new EventStream(() => clock.now());
-  const { pleg, log, release, cache } = slowPleg(clock, events);
-  const source = eventSource();
-  const hints = new EventedHints(source.runtime, pleg, clock, events, NODE, () => {}, 1_000);
+  const { pleg, log, release, cache, runtime } = slowPleg(clock, events);
+  /** The runtime's event stream yields what the test pushes. */
+  const source = { push: (uid: string) => runtime.emitContainerEvent(started(uid)) };
+  const hints = new EventedHints(runtime, pleg, clock, events, NODE, () => {}, 1_000);
   hints.start();
   return { clock, pleg, log, release, source, hints, cache };
 }
@@ -224,15 +210,20 @@ describe('GenericPLEG relists side by side', () => {
 
   it('reads the pods a full relist finds changed eight at a time, and sends their events once all are read', async () => {
     const clock = new FakeClock();
-    const started = Array.from({ length: 20 }, (_, i): RunningPod => ({
-      uid: `p${i}`,
-      name: `p${i}`,
-      namespace: 'default',
-      sandboxes: [{ id: `s${i}`, state: 'ready', createdAt: 1 }],
-      containers: [{ id: `c${i}`, name: 'app', state: 'running', createdAt: 2, hash: 'h', sandboxId: `s${i}` }],
-    }));
     const sent: string[] = [];
-    const { pleg, log, release } = slowPleg(clock, new EventStream(() => clock.now()), started, (e) => void sent.push(e.id));
+    const { pleg, log, release, runtime } = slowPleg(clock, new EventStream(() => clock.now()), (e) => void sent.push(e.id));
+    for (let i = 0; i < 20; i++) {
+      const labels = podLabels({ uid: `p${i}`, name: `p${i}`, namespace: 'default' }, NODE);
+      runtime.addSandbox({ id: `s${i}`, createdAt: 1e6, labels });
+      runtime.addContainer(`s${i}`, {
+        id: `c${i}`,
+        metadata: { name: 'app', attempt: 0 },
+        state: 'CONTAINER_RUNNING',
+        createdAt: 2e6,
+        labels: { ...labels, [KubeletLabels.containerName]: 'app' },
+        annotations: { [KubeletAnnotations.containerHash]: 'h' },
+      });
+    }
     const relisted = pleg.relist();
     await settle();
     expect(log).toEqual(['relist', 'p0', 'p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7']);

@@ -2,11 +2,11 @@ import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { CriError, GrpcCode } from '../../src/cri/errors.js';
-import type { RuntimeService } from '../../src/cri/runtime-service.js';
 import type { Container, LifecycleHandler, Pod } from '../../src/engine/api/v1.js';
 import { HookRunner } from '../../src/engine/kuberuntime/hooks.js';
 import { FakeClock } from '../../src/util/clock.js';
 import { goQuote, goStringList } from '../../src/util/go-format.js';
+import { FakeRuntimeService } from '../helpers/fake-runtime-service.js';
 
 const UID = '0b6c1f7e-4f2a-4d7e-9a51-7c3e2f1d9b10';
 const pod: Pod = {
@@ -17,12 +17,11 @@ const main: Container = pod.spec.containers[0];
 
 /** A hook runner whose ExecSync answers `answer` (or fails with it). */
 function runner(answer: { exitCode: number; stdout?: string; stderr?: string } | Error) {
-  const runtime = {
-    execSync: async () => {
-      if (answer instanceof Error) throw answer;
-      return { exitCode: answer.exitCode, stdout: Buffer.from(answer.stdout ?? ''), stderr: Buffer.from(answer.stderr ?? '') };
-    },
-  } as unknown as RuntimeService;
+  const runtime = new FakeRuntimeService();
+  runtime.respond('execSync', () => {
+    if (answer instanceof Error) throw answer;
+    return { exitCode: answer.exitCode, stdout: Buffer.from(answer.stdout ?? ''), stderr: Buffer.from(answer.stderr ?? '') };
+  });
   return new HookRunner(runtime, new FakeClock());
 }
 

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { CriError, GrpcCode } from '../../src/cri/errors.js';
-import type { ImageService } from '../../src/cri/runtime-service.js';
 import type { Container, Pod } from '../../src/engine/api/v1.js';
 import { EventStream, type LifecycleEvent } from '../../src/engine/events.js';
 import { ImagePuller } from '../../src/engine/kuberuntime/image-puller.js';
 import { SyncError, SyncErrors } from '../../src/engine/kuberuntime/sync-result.js';
 import { Backoff } from '../../src/util/backoff.js';
 import { FakeClock } from '../../src/util/clock.js';
+import { FakeRuntimeService } from '../helpers/fake-runtime-service.js';
 
 const IMAGE = 'registry.example/team/app:1';
 const CONTAINERD = `failed to pull and unpack image "${IMAGE}": failed to resolve reference "${IMAGE}": ${IMAGE}: not found`;
@@ -19,14 +19,8 @@ function setup(...pullErrors: Error[]) {
   const events = new EventStream(() => clock.now());
   const seen: LifecycleEvent[] = [];
   events.subscribe((e) => seen.push(e));
-  const images = {
-    imageStatus: async () => null,
-    pullImage: async () => {
-      const err = pullErrors.shift();
-      if (err) throw err;
-      return 'sha256:abc';
-    },
-  } as unknown as ImageService;
+  const images = new FakeRuntimeService();
+  images.injectError('pullImage', ...pullErrors);
   const puller = new ImagePuller(images, new Backoff(clock, 10_000, 300_000), clock, events);
   const ensure = () =>
     puller.ensureImageExists(pod, main, {} as never).then(

@@ -2,10 +2,10 @@ import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { emptyPodStatus, type RuntimePodStatus } from '../../src/engine/container/types.js';
 import { PodCache, type CachedPodStatus } from '../../src/engine/pleg/pod-cache.js';
-import type { RuntimeManager } from '../../src/engine/kuberuntime/runtime-manager.js';
 import { EventStream } from '../../src/engine/events.js';
 import { GenericPLEG } from '../../src/engine/pleg/generic.js';
 import { FakeClock, flushMicrotasks } from '../../src/util/clock.js';
+import { FakeRuntimeService, fakeRuntimeManager, podLabels } from '../helpers/fake-runtime-service.js';
 
 const status = (uid: string, ip: string): RuntimePodStatus => ({ ...emptyPodStatus(uid, 'web', 'default'), ips: [ip] });
 
@@ -153,7 +153,7 @@ describe('GenericPLEG.relistPod after a sync', () => {
   it('stamps what it sees as newer than the sync that asked for it, even within the same millisecond', async () => {
     const clock = new FakeClock();
     const cache = new PodCache();
-    const runtime = { getPodStatus: async (uid: string) => emptyPodStatus(uid) } as unknown as RuntimeManager;
+    const runtime = fakeRuntimeManager(new FakeRuntimeService(), clock);
     const pleg = new GenericPLEG({
       runtime,
       cache,
@@ -175,7 +175,7 @@ describe('GenericPLEG.relistPod after a sync', () => {
   it("stamps a relist an event asked for newer than a confirm() of the pod's last sync, within the same millisecond", async () => {
     const clock = new FakeClock();
     const cache = new PodCache();
-    const runtime = { getPodStatus: async (uid: string) => emptyPodStatus(uid) } as unknown as RuntimeManager;
+    const runtime = fakeRuntimeManager(new FakeRuntimeService(), clock);
     const pleg = new GenericPLEG({
       runtime,
       cache,
@@ -226,10 +226,9 @@ describe('GenericPLEG.runningPods', () => {
       sandboxes: [{ id: 's1', state: 'ready' as const, createdAt: 1 }],
       containers: [],
     };
-    const runtime = {
-      getPods: async () => [web],
-      getPodStatus: async (uid: string) => emptyPodStatus(uid, 'web', 'default'),
-    } as unknown as RuntimeManager;
+    const fake = new FakeRuntimeService();
+    fake.addSandbox({ id: 's1', createdAt: 1e6, labels: podLabels(web, 'node-1') });
+    const runtime = fakeRuntimeManager(fake, clock);
     const pleg = new GenericPLEG({
       runtime,
       cache: new PodCache(),
@@ -243,6 +242,7 @@ describe('GenericPLEG.runningPods', () => {
     await pleg.relist();
     expect(pleg.runningPods()).toEqual([web]);
     // A targeted relist that finds the pod gone takes it out.
+    fake.sandboxes.delete('s1');
     await pleg.relistPod('u1', 'web', 'default');
     expect(pleg.runningPods()).toEqual([]);
   });
@@ -251,14 +251,10 @@ describe('GenericPLEG.runningPods', () => {
 describe('GenericPLEG.reschedule', () => {
   it('never puts off a relist that is due sooner: the first, due at start, runs at once when the period grows; a shorter period brings the next one forward', async () => {
     const clock = new FakeClock();
-    let relists = 0;
     let period = 1_000;
-    const runtime = {
-      getPods: async () => {
-        relists++;
-        return [];
-      },
-    } as unknown as RuntimeManager;
+    const fake = new FakeRuntimeService();
+    const runtime = fakeRuntimeManager(fake, clock);
+    const relists = () => fake.calls('listPodSandbox').length;
     const pleg = new GenericPLEG({
       runtime,
       cache: new PodCache(),
@@ -273,19 +269,19 @@ describe('GenericPLEG.reschedule', () => {
     period = 30_000;
     pleg.reschedule();
     await clock.advance(0);
-    expect(relists).toBe(1);
+    expect(relists()).toBe(1);
     await clock.advance(29_999);
-    expect(relists).toBe(1);
+    expect(relists()).toBe(1);
     await clock.advance(1);
-    expect(relists).toBe(2);
+    expect(relists()).toBe(2);
     // The events stop: the next relist comes a short period from now, not at the end of the long one.
     await clock.advance(10_000);
     period = 1_000;
     pleg.reschedule();
     await clock.advance(1_000);
-    expect(relists).toBe(3);
+    expect(relists()).toBe(3);
     await clock.advance(1_000);
-    expect(relists).toBe(4);
+    expect(relists()).toBe(4);
     pleg.stop();
   });
 });
@@ -293,13 +289,8 @@ describe('GenericPLEG.reschedule', () => {
 describe('GenericPLEG.healthy', () => {
   it('is healthy before it starts; turns unhealthy once no relist succeeded for the threshold past the period, and healthy with the next that does', async () => {
     const clock = new FakeClock();
-    let down = false;
-    const runtime = {
-      getPods: async () => {
-        if (down) throw new Error('connection refused');
-        return [];
-      },
-    } as unknown as RuntimeManager;
+    const fake = new FakeRuntimeService();
+    const runtime = fakeRuntimeManager(fake, clock);
     const pleg = new GenericPLEG({
       runtime,
       cache: new PodCache(),
@@ -314,12 +305,14 @@ describe('GenericPLEG.healthy', () => {
     pleg.start();
     await pleg.relist();
     // The runtime stops answering: the relists every period fail.
-    down = true;
+    fake.respond('listPodSandbox', () => {
+      throw new Error('connection refused');
+    });
     await clock.advance(210_000);
     expect(pleg.healthy()).toEqual({ ok: true, message: '' });
     await clock.advance(1);
     expect(pleg.healthy()).toEqual({ ok: false, message: 'pleg was last seen active 210s ago; threshold is 210s' });
-    down = false;
+    fake.respond('listPodSandbox', undefined);
     await clock.advance(30_000);
     expect(pleg.healthy()).toEqual({ ok: true, message: '' });
     pleg.stop();

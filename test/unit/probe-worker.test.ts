@@ -2,13 +2,13 @@
 // not yet started is waited for, not counted as failed, so the sync that sees it
 // running a moment later does not kill it for a failed startup or liveness probe.
 import { describe, expect, it } from 'vitest';
-import type { RuntimeService } from '../../src/cri/runtime-service.js';
 import type { Container, Pod } from '../../src/engine/api/v1.js';
 import type { ContainerInstance } from '../../src/engine/container/types.js';
 import { EventStream } from '../../src/engine/events.js';
 import { ProberManager } from '../../src/engine/prober/prober-manager.js';
 import type { ProbeResult } from '../../src/engine/prober/probe.js';
 import { FakeClock } from '../../src/util/clock.js';
+import { FakeRuntimeService } from '../helpers/fake-runtime-service.js';
 
 const container: Container = {
   name: 'main',
@@ -54,13 +54,9 @@ function setup(execExitCode: () => number) {
   const clock = new FakeClock();
   let current: ContainerInstance | undefined;
   const changes: [string, ProbeResult][] = [];
-  const execs: string[] = [];
-  const runtime = {
-    execSync: async (id: string) => {
-      execs.push(id);
-      return { exitCode: execExitCode(), stdout: Buffer.alloc(0), stderr: Buffer.alloc(0) };
-    },
-  } as unknown as RuntimeService;
+  const runtime = new FakeRuntimeService();
+  runtime.respond('execSync', () => ({ exitCode: execExitCode(), stdout: Buffer.alloc(0), stderr: Buffer.alloc(0) }));
+  const execs = () => runtime.calls('execSync').map(([id]) => id);
   const prober = new ProberManager({
     runtime,
     clock,
@@ -81,11 +77,11 @@ describe('probe worker', () => {
     await t.clock.advance(10_000);
     expect(t.prober.probeFailed('main', 'c1')).toBeUndefined();
     expect(t.changes).toEqual([]);
-    expect(t.execs).toEqual([]);
+    expect(t.execs()).toEqual([]);
 
     t.set(instance('running', t.clock.now()));
     await t.clock.advance(3_000);
-    expect(t.execs).toEqual(['c1']);
+    expect(t.execs()).toEqual(['c1']);
     // One failure of three: still not a verdict.
     expect(t.prober.probeFailed('main', 'c1')).toBeUndefined();
     await t.clock.advance(6_000);

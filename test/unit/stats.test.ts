@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CriError, GrpcCode } from '../../src/cri/errors.js';
-import type { ImageService, RuntimeService } from '../../src/cri/runtime-service.js';
 import type { Container, ContainerStats, PodSandbox } from '../../src/cri/types.js';
 import { diskUsage, readBootTime, readHostCpu, readHostMemory } from '../../src/engine/stats/host.js';
 import { SummaryProvider } from '../../src/engine/stats/summary.js';
@@ -11,6 +10,7 @@ import { resourceMetrics } from '../../src/engine/stats/resource-metrics.js';
 import type { PodStats, Summary } from '../../src/engine/stats/types.js';
 import { FakeClock } from '../../src/util/clock.js';
 import { formatCpu, formatMemory, podUsage, topNodeTable, topPodsTable } from '../../src/ui/top-table.js';
+import { FakeRuntimeService } from '../helpers/fake-runtime-service.js';
 
 const T = '2026-11-23T10:00:00.000Z';
 
@@ -209,24 +209,21 @@ describe('the stats provider', () => {
     const containers = [container('a', 'one'), container('b', 'two'), container('a', 'three')];
     /** Each container's CPU time so far (ns): the test moves it. */
     const used = new Map(containers.map((c) => [c.id, 0]));
-    let statCalls = 0;
-    const runtime = {
-      listPodSandbox: async () => [sandbox('a'), sandbox('b')],
-      listContainers: async () => containers,
-      listPodSandboxStats: async () => {
-        throw new CriError('ListPodSandboxStats', GrpcCode.UNIMPLEMENTED, 'unknown method');
-      },
-      listContainerStats: async (): Promise<ContainerStats[]> => {
-        statCalls++;
-        return containers.map(
-          (c) =>
-            ({
-              attributes: { id: c.id, metadata: c.metadata, labels: c.labels, annotations: {} },
-              cpu: { timestamp: clock.now() * 1e6, usageCoreNanoSeconds: { value: used.get(c.id)! } },
-            }) as ContainerStats,
-        );
-      },
-    } as unknown as RuntimeService & ImageService;
+    const runtime = new FakeRuntimeService();
+    for (const s of [sandbox('a'), sandbox('b')]) runtime.addSandbox(s);
+    for (const c of containers) runtime.addContainer(c.podSandboxId, c);
+    runtime.respond('listPodSandboxStats', () => {
+      throw new CriError('ListPodSandboxStats', GrpcCode.UNIMPLEMENTED, 'unknown method');
+    });
+    runtime.respond('listContainerStats', () =>
+      containers.map(
+        (c) =>
+          ({
+            attributes: { id: c.id, metadata: c.metadata, labels: c.labels, annotations: {} },
+            cpu: { timestamp: clock.now() * 1e6, usageCoreNanoSeconds: { value: used.get(c.id)! } },
+          }) as ContainerStats,
+      ),
+    );
     const provider = new SummaryProvider({
       runtime,
       clock,
@@ -249,7 +246,7 @@ describe('the stats provider', () => {
           { pod: p.cpu?.usageNanoCores, ...Object.fromEntries(p.containers.map((c) => [c.name, c.cpu?.usageNanoCores])) },
         ]),
       );
-    return { clock, provider, run, rates, calls: () => statCalls };
+    return { clock, provider, run, rates, calls: () => runtime.calls('listContainerStats').length };
   }
 
   it("gives each container's and pod's CPU rate over the last refresh period, each container under its own pod", async () => {

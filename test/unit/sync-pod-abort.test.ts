@@ -7,29 +7,19 @@ import type { Pod } from '../../src/engine/api/v1.js';
 import { emptyPodStatus } from '../../src/engine/container/types.js';
 import { EventStream } from '../../src/engine/events.js';
 import { RuntimeManager } from '../../src/engine/kuberuntime/runtime-manager.js';
+import { FakeRuntimeService, type FakeMethod } from '../helpers/fake-runtime-service.js';
 
 const pod: Pod = {
   metadata: { uid: 'u1', name: 'web', namespace: 'default' },
   spec: { containers: [{ name: 'main', image: 'busybox:1.36', imagePullPolicy: 'IfNotPresent' }] },
 };
 
-/** A CRI runtime that records each call's method name; `during[method]` runs before that call answers. */
-function recordingRuntime(during: Record<string, () => void> = {}) {
-  const calls: string[] = [];
-  const answers: Record<string, unknown> = {
-    runPodSandbox: 'sb-1',
-    podSandboxStatus: { status: { id: 'sb-1', network: { ip: '' } } },
-    imageStatus: { image: { id: 'img', spec: { image: 'busybox:1.36' } } },
-    createContainer: 'c-1',
-  };
-  const runtime = new Proxy({} as RuntimeService & ImageService, {
-    get: (_target, method: string) => async () => {
-      calls.push(method);
-      during[method]?.();
-      return answers[method];
-    },
-  });
-  return { runtime, calls };
+/** The fake runtime, holding the pod's image; `during[method]` runs as that call begins. */
+function recordingRuntime(during: { [M in FakeMethod]?: () => void } = {}) {
+  const runtime = new FakeRuntimeService();
+  runtime.addImage('busybox:1.36');
+  for (const method of Object.keys(during) as FakeMethod[]) runtime.beforeCall(method, during[method]);
+  return { runtime, calls: runtime.called };
 }
 
 let dir: string | undefined;
@@ -73,23 +63,12 @@ describe('SyncPod when the pod is killed during it', () => {
   it('cancels a StartContainer under way when the kill comes, and calls that no failure', async () => {
     const killed = new AbortController();
     let startSignal: AbortSignal | undefined;
-    const answers: Record<string, unknown> = {
-      runPodSandbox: 'sb-1',
-      podSandboxStatus: { status: { id: 'sb-1', network: { ip: '' } } },
-      imageStatus: { image: { id: 'img' } },
-      createContainer: 'c-1',
-    };
-    const runtime = new Proxy({} as RuntimeService & ImageService, {
-      get:
-        (_target, method: string) =>
-        async (...args: unknown[]) => {
-          if (method !== 'startContainer') return answers[method];
-          // As a client whose call the runtime had not answered: it fails once the call is cancelled.
-          startSignal = args[1] as AbortSignal;
-          killed.abort();
-          if (startSignal.aborted) throw new Error('StartContainer: CANCELLED: Cancelled on client');
-          return undefined;
-        },
+    const { runtime } = recordingRuntime();
+    runtime.respond('startContainer', (_id, signal) => {
+      // As a client whose call the runtime had not answered: it fails once the call is cancelled.
+      startSignal = signal;
+      killed.abort();
+      if (startSignal?.aborted) throw new Error('StartContainer: CANCELLED: Cancelled on client');
     });
     const events: string[] = [];
     const stream = new EventStream(() => 0);

@@ -1,6 +1,7 @@
+import { eventVerbosity } from '../engine/events-table.js';
 import type { HostInterface } from '../engine/server/host.js';
 import { readContainerLog } from '../engine/logs.js';
-import { eventVerbosity, formatEventJson, formatEventLine, formatEventLogJson } from '../ui/event-line.js';
+import { formatEventJson, formatEventLine, formatEventLogJson } from '../ui/event-line.js';
 
 export type NodeOutput = 'tui' | 'plain' | 'json';
 export type LogFormat = 'text' | 'json';

@@ -1,51 +1,5 @@
 import type { LifecycleEvent } from '../engine/events.js';
-
-/** Events too frequent for a line each unless asked for (-v 4). */
-const NOISY = new Set(['PLEGRelist', 'StatusChanged', 'Housekeeping']);
-/** The steps inside a pod worker's pass: -v 3. */
-const DETAIL = new Set(['PodSynced', 'PLEGEvent', 'WorkerStarted', 'WorkerFinished', 'VolumesReady']);
-/** What went wrong: shown at every verbosity, as klog's errors and warnings are. */
-const PROBLEMS = new Set([
-  'ManifestError',
-  'PodRejected',
-  'SyncFailed',
-  'SandboxFailed',
-  'PodNetworkMissing',
-  'ImagePullFailed',
-  'ImagePullBackOff',
-  'ContainerFailed',
-  'ContainerBackOff',
-  'ProbeFailed',
-  'PodFailed',
-  'ClusterWarning',
-  'RuntimeUnhealthy',
-  'PLEGUnhealthy',
-  'RuntimeConditionChanged',
-  'NodeReadyChanged',
-  'OrphanKilled',
-]);
-
-export function isNoisy(event: LifecycleEvent): boolean {
-  return NOISY.has(event.type) && !(event.type === 'PLEGRelist' && event.reason);
-}
-
-/**
- * The klog verbosity an event is logged at (`-v`): 0 problems and the pod
- * lifecycle (what knode always showed), 3 the worker's inner steps, 4 relists,
- * status changes and housekeeping. `-v 2` and up add pod UIDs to the lines.
- */
-export function eventVerbosity(event: LifecycleEvent): number {
-  if (PROBLEMS.has(event.type)) return 0;
-  if (isNoisy(event)) return 4;
-  if (DETAIL.has(event.type)) return 3;
-  return 0;
-}
-
-/** Whether a severity letter of klog's (I, W, E) fits: problems are warnings, failures errors. */
-function severity(event: LifecycleEvent): 'I' | 'W' | 'E' {
-  if (['PodFailed', 'RuntimeUnhealthy', 'PLEGUnhealthy', 'ManifestError'].includes(event.type)) return 'E';
-  return PROBLEMS.has(event.type) ? 'W' : 'I';
-}
+import { eventSeverity, eventVerbosity } from '../engine/events-table.js';
 
 /**
  * One plain line per lifecycle event, klog-like: time, event, pod (and
@@ -70,7 +24,7 @@ export function formatEventLogJson(event: LifecycleEvent, verbosity = 0): string
   const line: Record<string, unknown> = {
     ts: event.at / 1000,
     v: eventVerbosity(event),
-    severity: severity(event),
+    severity: eventSeverity(event),
     msg: event.message || event.type,
     event: event.type,
   };

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { LifecycleEvent } from '../../src/engine/events.js';
-import { eventVerbosity, formatEventLine, formatEventLogJson } from '../../src/ui/event-line.js';
+import { eventVerbosity } from '../../src/engine/events-table.js';
+import { formatEventLine, formatEventLogJson } from '../../src/ui/event-line.js';
 
 const at = Date.parse('2026-11-23T10:00:01.250Z');
 const started: LifecycleEvent = {

@@ -1,4 +1,5 @@
 import type { LifecycleEvent } from '../../engine/events.js';
+import { isQuiet } from '../../engine/events-table.js';
 
 export type WorkerState = 'syncing' | 'terminating' | 'terminated' | 'finished' | 'rejected';
 
@@ -41,8 +42,6 @@ export interface NodeView {
 }
 
 const EVENT_HISTORY = 200;
-/** Events that do not go into the events pane (they arrive every second). */
-const QUIET = new Set(['PLEGRelist', 'PodSynced', 'StatusChanged', 'PLEGEvent']);
 
 export function emptyNodeView(): NodeView {
   return { nodeName: '', runtime: '', sources: new Map(), plegMode: 'starting', runtimeHealthy: true, pods: new Map(), events: [] };
@@ -80,7 +79,7 @@ export function applyEvent(view: NodeView, e: LifecycleEvent): NodeView {
       break;
   }
   if (e.uid) applyPodEvent(view, e);
-  if (!QUIET.has(e.type)) {
+  if (!isQuiet(e)) {
     view.events.push(e);
     if (view.events.length > EVENT_HISTORY) view.events.splice(0, view.events.length - EVENT_HISTORY);
   }

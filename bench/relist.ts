@@ -59,7 +59,7 @@ export async function benchRelist(rt: BenchRuntime, containers: number): Promise
   const runtime = RuntimeManager.standalone(client, { nodeName, rootDir: '/tmp', podLogsDir: '/tmp' }, events);
   const durations: number[] = [];
   events.subscribe((e) => {
-    if (e.type === 'PLEGRelist' && typeof e.detail?.durationMs === 'number') durations.push(e.detail.durationMs);
+    if (e.type === 'PLEGRelist' && e.detail && 'durationMs' in e.detail) durations.push(e.detail.durationMs);
   });
   const pleg = new GenericPLEG({
     runtime,

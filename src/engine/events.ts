@@ -1,79 +1,10 @@
-/**
- * Every stage of a pod's life that the engine reports, as one typed union.
- * The faces (plain log lines, NDJSON, the TUI, trace, metrics) all read this
- * stream; a new stage is a new member here, never an ad-hoc string.
- */
-export type LifecycleEventType =
-  // the node
-  | 'NodeStarted'
-  /** knode run --drain-on-exit: the node stops its pods before knode exits (reason Shutdown, as the kubelet's node event). */
-  | 'NodeShutdown'
-  // sources and admission
-  | 'SourceReady'
-  | 'ManifestError'
-  | 'PodSeen'
-  | 'PodUpdated'
-  | 'PodDeleted'
-  | 'PodRemoved'
-  | 'PodAdmitted'
-  | 'PodRejected'
-  // the pod worker
-  | 'WorkerStarted'
-  /** A pod created again with the UID of one that ended (a static pod's manifest put back) is started anew. */
-  | 'PodRestarted'
-  /** One pass of a pod worker finished: detail.updateType, detail.state, detail.durationMs. */
-  | 'PodSynced'
-  | 'SyncFailed'
-  | 'VolumesReady'
-  | 'SandboxCreated'
-  /** A pod off the host's network got the node's IP: the runtime has no pod network, so the pod shares the host's. */
-  | 'PodNetworkMissing'
-  | 'SandboxFailed'
-  | 'ImagePulling'
-  | 'ImagePulled'
-  | 'ImagePullFailed'
-  | 'ImagePullBackOff'
-  | 'ContainerCreated'
-  | 'ContainerStarted'
-  | 'ContainerFailed'
-  | 'ContainerBackOff'
-  /** A container could not start this time; `reason` is its waiting reason (ErrImagePull, CrashLoopBackOff ...). */
-  | 'ContainerWaiting'
-  | 'ContainerKilling'
-  /** A probe failed once (reason Unhealthy); detail.probe is liveness, readiness or startup. */
-  | 'ProbeFailed'
-  /** The pod ran longer than its activeDeadlineSeconds and is failed (reason DeadlineExceeded). */
-  | 'PodDeadlineExceeded'
-  | 'PodTerminating'
-  | 'PodTerminated'
-  | 'WorkerFinished'
-  // PLEG and status
-  | 'PLEGEvent'
-  | 'PLEGRelist'
-  | 'StatusChanged'
-  | 'PodRunning'
-  | 'PodReady'
-  | 'PodSucceeded'
-  | 'PodFailed'
-  // the node
-  /** The Node object was registered with (or adopted from) the apiserver. */
-  | 'NodeRegistered'
-  /** The Node's Ready condition changed; reason and message are the condition's. */
-  | 'NodeReadyChanged'
-  /** Writing to the apiserver failed (node status, lease, pod status, mirror pod); message says what. */
-  | 'ClusterWarning'
-  | 'RuntimeUnhealthy'
-  /** A condition of the runtime's own (ContainerSandboxReady) is false, or changed; the message says which and why. */
-  | 'RuntimeConditionChanged'
-  | 'RuntimeHealthy'
-  /** No relist finished within the PLEG's threshold (the node is not ready); PLEGHealthy once one does. */
-  | 'PLEGUnhealthy'
-  | 'PLEGHealthy'
-  | 'Housekeeping'
-  | 'OrphanKilled';
+import type { PlegMode } from './pleg/evented.js';
+import type { PodLifecycleEventType } from './pleg/types.js';
+import type { UpdateType, WorkerState } from './pod-workers.js';
+import type { ProbeKind } from './prober/worker.js';
 
-export interface LifecycleEvent {
-  type: LifecycleEventType;
+/** What every lifecycle event carries, whatever its type. */
+interface EventCommon {
   /** `namespace/name`, or '' for node-level events. */
   pod: string;
   uid: string;
@@ -83,8 +14,144 @@ export interface LifecycleEvent {
   /** A kubelet event reason where one exists (Pulled, Created, Started, BackOff, Killing ...). */
   reason?: string;
   message?: string;
-  /** Stage-specific numbers: durations in ms, counts. */
-  detail?: Record<string, string | number | boolean>;
+}
+
+/** A type that carries no detail. */
+interface NoDetail {
+  detail?: never;
+}
+
+/** One container in a StatusChanged: its state, why, and its restarts (the TUI's detail pane shows them). */
+export interface ContainerSummary {
+  name: string;
+  state: 'waiting' | 'running' | 'exited';
+  reason: string;
+  restartCount: number;
+}
+
+/** The call and code of a failed CRI call (knode's messages leave them out). */
+export interface CriCallDetail {
+  call?: string;
+  code?: string;
+}
+
+/** An image volume's pull names no container: its detail names the volume. */
+interface ImageVolume {
+  volume?: string;
+}
+
+/**
+ * Every stage of a pod's life that the engine reports, each with its payload:
+ * the fields it sets beyond the common ones, and its `detail`. The faces
+ * (plain log lines, NDJSON, the TUI, trace, metrics) all read this stream; a
+ * new stage is a new member here (and a row in EVENT_CLASSES), never an
+ * ad-hoc string.
+ */
+export interface LifecyclePayloads {
+  // the node
+  NodeStarted: {
+    detail: { nodeName: string; runtimeName: string; runtimeVersion: string; sources: string[]; evented: boolean };
+  };
+  /** knode run --drain-on-exit: the node stops its pods before knode exits (reason Shutdown, as the kubelet's node event). */
+  NodeShutdown: { detail: { pods: number } };
+  // sources and admission
+  SourceReady: { detail: { source: string } };
+  ManifestError: NoDetail;
+  PodSeen: { detail: { source: string } };
+  PodUpdated: NoDetail;
+  PodDeleted: NoDetail;
+  PodRemoved: NoDetail;
+  PodAdmitted: NoDetail;
+  PodRejected: NoDetail;
+  // the pod worker
+  WorkerStarted: NoDetail;
+  /** A pod created again with the UID of one that ended (a static pod's manifest put back) is started anew. */
+  PodRestarted: NoDetail;
+  /** One pass of a pod worker finished: its update type, the worker's state before it, and how long it took. */
+  PodSynced: { detail: { updateType: UpdateType; state: WorkerState; durationMs: number } };
+  SyncFailed: NoDetail;
+  VolumesReady: { detail: { volumes: number } };
+  SandboxCreated: { detail: { sandboxId: string; attempt: number } };
+  /** A pod off the host's network got the node's IP: the runtime has no pod network, so the pod shares the host's. */
+  PodNetworkMissing: NoDetail;
+  SandboxFailed: NoDetail;
+  ImagePulling: { detail?: ImageVolume };
+  ImagePulled: { detail: ImageVolume & { durationMs: number } };
+  ImagePullFailed: { detail?: ImageVolume & CriCallDetail };
+  ImagePullBackOff: { detail?: ImageVolume };
+  ContainerCreated: { container: string; detail: { containerId: string; restartCount: number } };
+  ContainerStarted: {
+    container: string;
+    detail: { containerId: string; restartCount: number; containerType: 'container' | 'init_container' };
+  };
+  /** A container failed a step; a failed hook's detail keeps its output (the event leaves it out, as the kubelet's). */
+  ContainerFailed: { container: string; detail?: CriCallDetail & { containerId?: string; error?: string } };
+  /** The restart backoff still runs: remainingMs until the container may start again. */
+  ContainerBackOff: { container: string; detail: { remainingMs: number } };
+  /** A container could not start this time; `reason` is its waiting reason (ErrImagePull, CrashLoopBackOff ...). */
+  ContainerWaiting: { container: string } & NoDetail;
+  /** detail.reason is the kubelet's reason for the kill; the event's own reason is Killing. */
+  ContainerKilling: { container: string; detail: { gracePeriodSeconds: number; reason: string } };
+  /** A probe failed once (reason Unhealthy). */
+  ProbeFailed: { container: string; detail: { probe: ProbeKind } };
+  /** The pod ran longer than its activeDeadlineSeconds and is failed (reason DeadlineExceeded). */
+  PodDeadlineExceeded: NoDetail;
+  PodTerminating: NoDetail;
+  PodTerminated: NoDetail;
+  WorkerFinished: NoDetail;
+  // PLEG and status
+  /** A PLEG event on its way to the sync loop: `reason` is its type, detail.containerId its container. */
+  PLEGEvent: { reason: PodLifecycleEventType; detail: { containerId: string } };
+  /** A relist's timings; with a reason, a failed relist (no detail) or a change of mode. */
+  PLEGRelist: { detail?: { durationMs: number; pods: number; containers: number; events: number } | { mode: PlegMode } };
+  StatusChanged: {
+    detail: {
+      phase: string;
+      version: number;
+      /** kubectl's STATUS and READY columns. */
+      status: string;
+      ready: string;
+      restarts: number;
+      ip: string;
+      containers: ContainerSummary[];
+    };
+  };
+  PodRunning: NoDetail;
+  PodReady: NoDetail;
+  PodSucceeded: NoDetail;
+  PodFailed: NoDetail;
+  // the node
+  /** The Node object was registered with (or adopted from) the apiserver. */
+  NodeRegistered: { detail: { uid: string } };
+  /** The Node's Ready condition changed; reason and message are the condition's. */
+  NodeReadyChanged: NoDetail;
+  /** Writing to the apiserver failed (node status, lease, pod status, mirror pod); message says what. */
+  ClusterWarning: NoDetail;
+  RuntimeUnhealthy: NoDetail;
+  /** A condition of the runtime's own (ContainerSandboxReady) is false, or changed; the message says which and why. */
+  RuntimeConditionChanged: NoDetail;
+  RuntimeHealthy: NoDetail;
+  /** No relist finished within the PLEG's threshold (the node is not ready); PLEGHealthy once one does. */
+  PLEGUnhealthy: NoDetail;
+  PLEGHealthy: NoDetail;
+  Housekeeping: { detail: { durationMs: number } };
+  OrphanKilled: NoDetail;
+}
+
+export type LifecycleEventType = keyof LifecyclePayloads;
+
+/** The event of one type: the common fields, narrowed and extended by its payload. */
+export type LifecycleEventOf<T extends LifecycleEventType> = { type: T } & EventCommon & LifecyclePayloads[T];
+
+/** A discriminated union on `type`: a switch on it gives each branch its own detail. */
+export type LifecycleEvent = { [T in LifecycleEventType]: LifecycleEventOf<T> }[LifecycleEventType];
+
+/** What emit takes: an event whose time the stream may fill in. */
+export type EmittedEvent = LifecycleEvent extends infer E ? (E extends LifecycleEvent ? Omit<E, 'at'> & { at?: number } : never) : never;
+
+/** A type guard for one event type: `events.filter(ofType('PodSynced'))` gives PodSynced events, detail and all. */
+export function ofType<T extends LifecycleEventType>(type: T): (event: LifecycleEvent) => event is Extract<LifecycleEvent, { type: T }> {
+  return (event): event is Extract<LifecycleEvent, { type: T }> => event.type === type;
 }
 
 export type LifecycleListener = (event: LifecycleEvent) => void;
@@ -100,7 +167,7 @@ export class EventStream {
     return () => this.listeners.delete(listener);
   }
 
-  emit(event: Omit<LifecycleEvent, 'at'> & { at?: number }): void {
+  emit(event: EmittedEvent): void {
     const full: LifecycleEvent = { ...event, at: event.at ?? this.now() };
     for (const listener of this.listeners) listener(full);
   }

@@ -333,7 +333,7 @@ export class Kubelet implements HostInterface, RunOnceHost {
         nodeName: this.config.nodeName,
         runtimeName: this.runtimeName,
         runtimeVersion: this.runtimeVersion,
-        sources: this.podConfig.sourceNames.join(','),
+        sources: this.podConfig.sourceNames,
         evented: this.config.eventedPleg,
       },
     });

@@ -134,16 +134,16 @@ export class KubeletMetrics {
         this.seen.delete(e.uid);
         break;
       case 'PodSynced':
-        this.workerDuration.observe({ operation_type: String(e.detail?.updateType ?? 'sync') }, Number(e.detail?.durationMs ?? 0) / 1000);
+        this.workerDuration.observe({ operation_type: e.detail?.updateType ?? 'sync' }, (e.detail?.durationMs ?? 0) / 1000);
         break;
       case 'PLEGRelist':
-        if (typeof e.detail?.durationMs !== 'number') break;
+        if (!e.detail || !('durationMs' in e.detail)) break;
         this.relistDuration.observe(e.detail.durationMs / 1000);
         if (this.lastRelist) this.relistInterval.observe((e.at - this.lastRelist) / 1000);
         this.lastRelist = e.at;
         break;
       case 'ContainerStarted':
-        this.startedContainers.inc({ container_type: String(e.detail?.containerType ?? 'container') });
+        this.startedContainers.inc({ container_type: e.detail?.containerType ?? 'container' });
         break;
       case 'SandboxCreated':
         this.startedPods.inc();

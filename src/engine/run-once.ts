@@ -107,7 +107,7 @@ export async function runOnce(
         decide(e, false, 'CreatePodSandboxError', e.reason, e.message);
         break;
       case 'StatusChanged':
-        lastState.set(e.uid, String(e.detail?.phase ?? ''));
+        lastState.set(e.uid, e.detail?.phase ?? '');
         break;
     }
   });

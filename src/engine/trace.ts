@@ -90,12 +90,13 @@ export class TraceRecorder {
     if (!trace) return;
     if (trace.finishedAt !== undefined && e.type !== 'PodReady') return;
     // An image volume's pull names no container: its volume stands in.
-    const pulled = e.container ?? (typeof e.detail?.volume === 'string' ? `volume ${e.detail.volume}` : undefined);
+    const volume = e.type === 'ImagePulling' || e.type === 'ImagePulled' ? e.detail?.volume : undefined;
+    const pulled = e.container ?? (volume !== undefined ? `volume ${volume}` : undefined);
     if (e.type === 'ImagePulling') this.pulling.set(`${e.uid}/${pulled}`, e.at);
     const names = this.names.get(e.uid) ?? new Map<string, string>();
     this.names.set(e.uid, names);
-    if (e.type === 'ContainerStarted' && typeof e.detail?.containerId === 'string') names.set(e.detail.containerId, e.container ?? '');
-    const died = e.type === 'PLEGEvent' && e.reason === 'ContainerDied' ? names.get(String(e.detail?.containerId)) : undefined;
+    if (e.type === 'ContainerStarted' && e.detail?.containerId !== undefined) names.set(e.detail.containerId, e.container ?? '');
+    const died = e.type === 'PLEGEvent' && e.reason === 'ContainerDied' ? names.get(e.detail?.containerId ?? '') : undefined;
     if (died !== undefined) this.push(trace, 'container exited', { ...e, container: died });
     if (e.type === 'PLEGEvent' && e.reason === 'ContainerStarted' && !trace.stages.some((s) => s.name === 'PLEG observed')) {
       this.push(trace, 'PLEG observed', e);

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { KubeletLabels } from '../../src/cri/types.js';
 import { podRow } from '../../src/engine/api/printers.js';
 import type { PodSpec } from '../../src/engine/api/v1.js';
+import { ofType } from '../../src/engine/events.js';
 import { containerOf, nodesOn, sleepUntilTerm, type TestNode } from '../helpers/node.js';
 import { eventually, runtimesUnderTest } from '../helpers/runtimes.js';
 import { SkewClock } from '../helpers/skew-clock.js';
@@ -397,7 +398,7 @@ describe('the engine on the embedded runtime (host-process specifics)', () => {
     const started = Date.now();
     node.removePod('stubborn');
     const killing = await eventually(
-      () => node.events.find((e) => e.type === 'ContainerKilling' && e.uid === pod.metadata.uid),
+      () => node.events.filter(ofType('ContainerKilling')).find((e) => e.uid === pod.metadata.uid),
       'the kill to start',
     );
     expect(killing.detail?.gracePeriodSeconds).toBe(2);
@@ -447,7 +448,7 @@ describe('the engine on the embedded runtime (host-process specifics)', () => {
       ],
     });
     const failed = await eventually(
-      () => node.events.find((e) => e.type === 'ContainerFailed' && e.reason === 'FailedPostStartHook'),
+      () => node.events.filter(ofType('ContainerFailed')).find((e) => e.reason === 'FailedPostStartHook'),
       'the hook to fail',
     );
     // As the kubelet's: the event leaves the hook's output out, the status has it in the handler runner's words.

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CriClient } from '../../src/cri/client.js';
 import type { CriError } from '../../src/cri/errors.js';
 import type { ContainerConfig, Mount } from '../../src/cri/types.js';
+import { ofType } from '../../src/engine/events.js';
 import { containerConfig, ownSandboxConfig, runPodToEnd, waitExited } from '../helpers/cri.js';
 import { containerOf, startNode, type TestNode } from '../helpers/node.js';
 import { startImageRuntime, type ImageRuntime } from '../helpers/registry.js';
@@ -166,7 +167,7 @@ describe('image volumes in pods (knode on the embedded runtime)', () => {
     expect(lines.slice(0, 3)).toEqual(['added', 'kept', 'opaque']);
     expect(lines.at(-1)).toBe('done');
     // The volume's pull is the pod's (Always: pulled although present), naming no container; its detail names the volume.
-    const pulls = node.events.filter((e) => e.pod.endsWith(`/tools-${node.nodeName}`) && e.type === 'ImagePulled');
+    const pulls = node.events.filter(ofType('ImagePulled')).filter((e) => e.pod.endsWith(`/tools-${node.nodeName}`));
     expect(pulls.map((e) => [e.container, e.detail?.volume, e.message?.replace(/ in \d+ms$/, '')])).toEqual([
       [undefined, 'tools', 'Successfully pulled image "busybox-layers:1.0"'],
     ]);

@@ -4,7 +4,8 @@ import { eventVerbosity } from '../../src/engine/events-table.js';
 import { formatEventLine, formatEventLogJson } from '../../src/ui/event-line.js';
 
 const at = Date.parse('2026-11-23T10:00:01.250Z');
-const started: LifecycleEvent = {
+// A part of the detail only: the JSON line below shows each of its keys.
+const started = {
   type: 'ContainerStarted',
   pod: 'default/web-n1',
   uid: 'u-1',
@@ -13,17 +14,12 @@ const started: LifecycleEvent = {
   reason: 'Started',
   message: 'Started container app',
   detail: { restartCount: 0 },
-};
+} as LifecycleEvent;
 
 describe('log lines of a running node', () => {
   it('puts problems and the pod lifecycle at 0, worker steps at 3, relists and status changes at 4', () => {
-    const e = (type: LifecycleEvent['type'], extra: Partial<LifecycleEvent> = {}): LifecycleEvent => ({
-      type,
-      pod: 'default/p',
-      uid: 'u',
-      at,
-      ...extra,
-    });
+    const e = (type: LifecycleEvent['type'], extra: { reason?: string } = {}) =>
+      ({ type, pod: 'default/p', uid: 'u', at, ...extra }) as LifecycleEvent;
     expect([e('ContainerStarted'), e('PodRunning'), e('SyncFailed'), e('ClusterWarning'), e('ProbeFailed')].map(eventVerbosity)).toEqual([
       0, 0, 0, 0, 0,
     ]);
@@ -36,7 +32,7 @@ describe('log lines of a running node', () => {
   it('names the pod as namespace/name, and adds its UID from -v 2', () => {
     expect(formatEventLine(started)).toBe('10:00:01.250 ContainerStarted  default/web-n1/app [Started] Started container app');
     expect(formatEventLine(started, 2)).toBe('10:00:01.250 ContainerStarted  default/web-n1/app (u-1) [Started] Started container app');
-    expect(formatEventLine({ type: 'NodeStarted', pod: '', uid: '', at, message: 'node n1' }, 5)).toBe(
+    expect(formatEventLine({ type: 'NodeStarted', pod: '', uid: '', at, message: 'node n1' } as LifecycleEvent, 5)).toBe(
       '10:00:01.250 NodeStarted       node node n1',
     );
   });
@@ -55,7 +51,15 @@ describe('log lines of a running node', () => {
     });
     expect(JSON.parse(formatEventLogJson(started, 2)).podUID).toBe('u-1');
     const failed = JSON.parse(
-      formatEventLogJson({ type: 'ContainerFailed', pod: 'default/web-n1', uid: 'u-1', at, reason: 'Failed', message: 'Error: boom' }),
+      formatEventLogJson({
+        type: 'ContainerFailed',
+        pod: 'default/web-n1',
+        uid: 'u-1',
+        at,
+        container: 'app',
+        reason: 'Failed',
+        message: 'Error: boom',
+      }),
     );
     expect([failed.severity, failed.msg]).toEqual(['W', 'Error: boom']);
   });

@@ -11,7 +11,15 @@ function setup() {
   const recorder = new EventRecorder(cluster, clock, 'n1', () => {});
   recorder.start(events);
   const started = (pod = 'shop/web') =>
-    events.emit({ type: 'ContainerStarted', pod, uid: 'uid-1', container: 'app', reason: 'Started', message: 'Started container app' });
+    events.emit({
+      type: 'ContainerStarted',
+      pod,
+      uid: 'uid-1',
+      container: 'app',
+      reason: 'Started',
+      message: 'Started container app',
+      detail: { containerId: 'c-1', restartCount: 0, containerType: 'container' },
+    });
   return { cluster, clock, events, recorder, started };
 }
 
@@ -26,8 +34,9 @@ describe('the event recorder', () => {
       container: 'app',
       reason: 'Unhealthy',
       message: 'Liveness probe failed: timeout',
+      detail: { probe: 'liveness' },
     });
-    events.emit({ type: 'PodSynced', pod: 'shop/web', uid: 'uid-1' });
+    events.emit({ type: 'PodSynced', pod: 'shop/web', uid: 'uid-1', detail: { updateType: 'sync', state: 'syncing', durationMs: 1 } });
     await recorder.idle();
     expect(cluster.events.map((e) => [e.type, e.reason, e.message])).toEqual([
       ['Normal', 'Started', 'Started container app'],
@@ -77,7 +86,8 @@ describe('the event recorder', () => {
 
   it('posts Starting and NodeReady/NodeNotReady on the Node', async () => {
     const { cluster, recorder, events } = setup();
-    events.emit({ type: 'NodeStarted', pod: '', uid: '' });
+    const detail = { nodeName: 'n1', runtimeName: 'knode-runtime', runtimeVersion: '0.1.0', sources: ['file'], evented: false };
+    events.emit({ type: 'NodeStarted', pod: '', uid: '', detail });
     events.emit({ type: 'NodeReadyChanged', pod: '', uid: '', reason: 'KubeletNotReady', message: 'runtime down' });
     await recorder.idle();
     expect(cluster.events.map((e) => [e.involvedObject.kind, e.involvedObject.name, e.reason, e.message])).toEqual([

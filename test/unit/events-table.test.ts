@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { LifecycleEvent, LifecycleEventType } from '../../src/engine/events.js';
+import { EventStream, type LifecycleEvent, type LifecycleEventType } from '../../src/engine/events.js';
 import { EVENT_CLASSES, eventSeverity, eventVerbosity, isQuiet, type EventClass } from '../../src/engine/events-table.js';
 import { applyEvent, emptyNodeView } from '../../src/ui/tui/node-view.js';
 
@@ -54,5 +54,27 @@ describe('the event classes', () => {
       expect([type, listed]).toEqual([type, !row.quiet]);
       expect(isQuiet(eventOf(type))).toBe(row.quiet);
     }
+  });
+});
+
+describe('the typed event stream', () => {
+  it('refuses at compile time a payload that is not the type’s', () => {
+    const seen: LifecycleEvent[] = [];
+    const events = new EventStream(() => 5);
+    events.subscribe((e) => seen.push(e));
+    events.emit({ type: 'VolumesReady', pod: 'default/web', uid: 'u', detail: { volumes: 2 } });
+    // @ts-expect-error: VolumesReady counts its volumes in a number.
+    events.emit({ type: 'VolumesReady', pod: 'default/web', uid: 'u', detail: { volumes: '2' } });
+    const synced = { updateType: 'sync', state: 'syncing', durationMs: 1 } as const;
+    // @ts-expect-error: PodSynced's detail has no phase.
+    events.emit({ type: 'PodSynced', pod: 'default/web', uid: 'u', detail: { ...synced, phase: 'x' } });
+    // @ts-expect-error: ContainerStarted names its container and carries its detail.
+    events.emit({ type: 'ContainerStarted', pod: 'default/web', uid: 'u' });
+    expect(seen.map((e) => [e.type, e.at])).toEqual([
+      ['VolumesReady', 5],
+      ['VolumesReady', 5],
+      ['PodSynced', 5],
+      ['ContainerStarted', 5],
+    ]);
   });
 });

@@ -23,10 +23,16 @@ it('redraws at most once per refresh while a thousand pods change, and shows a w
         at: Date.now(),
         detail: {
           phase,
+          version: round + 1,
           status: phase,
           ready: round < 2 ? '0/1' : '1/1',
           restarts: 0,
-          containers: `main=${round < 2 ? 'waiting:ContainerCreating' : 'running:'}:0`,
+          ip: '',
+          containers: [
+            round < 2
+              ? { name: 'main', state: 'waiting', reason: 'ContainerCreating', restartCount: 0 }
+              : { name: 'main', state: 'running', reason: '', restartCount: 0 },
+          ],
         },
       });
       events++;

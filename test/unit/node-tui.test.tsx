@@ -60,7 +60,7 @@ const twoPods: LifecycleEvent[] = [
     uid: '',
     at: NOW - 60_000,
     message: 'node node-a on knode-runtime 0.1.0',
-    detail: { nodeName: 'node-a', runtimeName: 'knode-runtime', runtimeVersion: '0.1.0', sources: 'file', evented: false },
+    detail: { nodeName: 'node-a', runtimeName: 'knode-runtime', runtimeVersion: '0.1.0', sources: ['file'], evented: false },
   },
   { type: 'SourceReady', pod: '', uid: '', at: NOW - 59_000, message: 'source "file" seen', detail: { source: 'file' } },
   {
@@ -69,7 +69,15 @@ const twoPods: LifecycleEvent[] = [
     uid: 'uid-web',
     at: NOW - 30_000,
     message: 'Running 1/1',
-    detail: { phase: 'Running', version: 2, status: 'Running', ready: '1/1', restarts: 0, ip: '10.0.0.7', containers: 'nginx=running::0' },
+    detail: {
+      phase: 'Running',
+      version: 2,
+      status: 'Running',
+      ready: '1/1',
+      restarts: 0,
+      ip: '10.0.0.7',
+      containers: [{ name: 'nginx', state: 'running', reason: '', restartCount: 0 }],
+    },
   },
   {
     type: 'StatusChanged',
@@ -84,7 +92,10 @@ const twoPods: LifecycleEvent[] = [
       ready: '0/2',
       restarts: 0,
       ip: '',
-      containers: 'postgres=waiting:ContainerCreating:0,exporter=waiting:ContainerCreating:0',
+      containers: [
+        { name: 'postgres', state: 'waiting', reason: 'ContainerCreating', restartCount: 0 },
+        { name: 'exporter', state: 'waiting', reason: 'ContainerCreating', restartCount: 0 },
+      ],
     },
   },
 ];

@@ -4,20 +4,12 @@ import { applyEvent, emptyNodeView, type NodeView, type PodView } from '../../sr
 
 // ---- helpers ----------------------------------------------------------------
 
-const node = (type: LifecycleEventType, over: Partial<LifecycleEvent> = {}): LifecycleEvent => ({
-  type,
-  pod: '',
-  uid: '',
-  at: 1000,
-  ...over,
-});
-const podEvent = (type: LifecycleEventType, over: Partial<LifecycleEvent> = {}): LifecycleEvent => ({
-  type,
-  pod: 'default/web',
-  uid: 'uid-web',
-  at: 1000,
-  ...over,
-});
+/** The fields a test sets; a detail may be partial, as the view keeps what it had for a field left out. */
+type Over = Partial<Omit<LifecycleEvent, 'type' | 'detail'>> & { detail?: object };
+
+const node = (type: LifecycleEventType, over: Over = {}) => ({ type, pod: '', uid: '', at: 1000, ...over }) as LifecycleEvent;
+const podEvent = (type: LifecycleEventType, over: Over = {}) =>
+  ({ type, pod: 'default/web', uid: 'uid-web', at: 1000, ...over }) as LifecycleEvent;
 
 function fold(events: LifecycleEvent[]): NodeView {
   return events.reduce((view, e) => applyEvent(view, e), emptyNodeView());
@@ -25,9 +17,9 @@ function fold(events: LifecycleEvent[]): NodeView {
 const web = (view: NodeView): PodView | undefined => view.pods.get('uid-web');
 
 const nodeStarted = node('NodeStarted', {
-  detail: { nodeName: 'node-a', runtimeName: 'knode-runtime', runtimeVersion: '0.1.0', sources: 'file,http', evented: false },
+  detail: { nodeName: 'node-a', runtimeName: 'knode-runtime', runtimeVersion: '0.1.0', sources: ['file', 'http'], evented: false },
 });
-const statusChanged = (detail: LifecycleEvent['detail'], at = 1000) => podEvent('StatusChanged', { at, detail });
+const statusChanged = (detail: object, at = 1000) => podEvent('StatusChanged', { at, detail });
 
 // ---- the table --------------------------------------------------------------
 
@@ -132,7 +124,7 @@ const rows: Row[] = [
   },
   {
     name: 'StatusChanged sets phase, status, ready and restarts',
-    events: [statusChanged({ phase: 'Running', version: 3, status: 'Running', ready: '1/2', restarts: 3, ip: '10.0.0.7', containers: '' })],
+    events: [statusChanged({ phase: 'Running', version: 3, status: 'Running', ready: '1/2', restarts: 3, ip: '10.0.0.7', containers: [] })],
     pick: (v) => {
       const p = web(v)!;
       return [p.phase, p.status, p.ready, p.restarts];
@@ -140,14 +132,18 @@ const rows: Row[] = [
     want: ['Running', 'Running', '1/2', 3],
   },
   {
-    name: 'StatusChanged parses the containers (name=state:reason:restarts)',
+    name: 'StatusChanged sets the containers, with their state, reason and restarts',
     events: [
       statusChanged({
         phase: 'Running',
         status: 'CrashLoopBackOff',
         ready: '1/3',
         restarts: 5,
-        containers: 'setup=exited:Completed:0,app=running::2,side=waiting:CrashLoopBackOff:5',
+        containers: [
+          { name: 'setup', state: 'exited', reason: 'Completed', restartCount: 0 },
+          { name: 'app', state: 'running', reason: '', restartCount: 2 },
+          { name: 'side', state: 'waiting', reason: 'CrashLoopBackOff', restartCount: 5 },
+        ],
       }),
     ],
     pick: (v) => web(v)!.containers,
@@ -159,7 +155,10 @@ const rows: Row[] = [
   },
   {
     name: 'a later StatusChanged updates a container in place',
-    events: [statusChanged({ containers: 'app=waiting:ContainerCreating:0' }), statusChanged({ containers: 'app=running::0' })],
+    events: [
+      statusChanged({ containers: [{ name: 'app', state: 'waiting', reason: 'ContainerCreating', restartCount: 0 }] }),
+      statusChanged({ containers: [{ name: 'app', state: 'running', reason: '', restartCount: 0 }] }),
+    ],
     pick: (v) => [...web(v)!.containers.values()],
     want: [{ name: 'app', state: 'running', reason: '', restartCount: 0 }],
   },
@@ -246,7 +245,9 @@ const rows: Row[] = [
   },
   {
     name: 'ContainerStarted: the container runs, with its restart count',
-    events: [podEvent('ContainerStarted', { container: 'app', detail: { containerId: 'c1', restartCount: 2, containerType: 'regular' } })],
+    events: [
+      podEvent('ContainerStarted', { container: 'app', detail: { containerId: 'c1', restartCount: 2, containerType: 'container' } }),
+    ],
     pick: (v) => web(v)!.containers.get('app'),
     want: { name: 'app', state: 'running', reason: '', restartCount: 2 },
   },

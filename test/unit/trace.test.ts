@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { EventStream, type LifecycleEvent } from '../../src/engine/events.js';
+import { EventStream, type EmittedEvent, type LifecycleEvent } from '../../src/engine/events.js';
 import { TraceRecorder, type PodTrace, type TraceStage } from '../../src/engine/trace.js';
 import { formatWaterfall, toChromeTrace } from '../../src/ui/trace-view.js';
 
 // ---- helpers ----------------------------------------------------------------
 
-type Emit = Omit<LifecycleEvent, 'at' | 'pod' | 'uid'> & { at: number; pod?: string; uid?: string };
+/** A test's event: the detail holds only what the recorder reads. */
+type Emit = Partial<Omit<LifecycleEvent, 'type' | 'detail'>> & { type: LifecycleEvent['type']; at: number; detail?: object };
 
 function setup(limit?: number) {
   let clock = 0;
@@ -13,7 +14,7 @@ function setup(limit?: number) {
   const recorder = new TraceRecorder(events, limit);
   const emit = (e: Emit) => {
     clock = e.at;
-    events.emit({ pod: 'default/web', uid: 'uid-web', ...e });
+    events.emit({ pod: 'default/web', uid: 'uid-web', ...e } as EmittedEvent);
   };
   return { events, recorder, emit };
 }

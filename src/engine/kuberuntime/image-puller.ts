@@ -46,7 +46,7 @@ export class ImagePuller {
     sandboxConfig: PodSandboxConfig,
     forWhat: { container: string } | { volume: string },
   ): Promise<string> {
-    const volume: Record<string, string> = 'volume' in forWhat ? { volume: forWhat.volume } : {};
+    const volume: { volume?: string } = 'volume' in forWhat ? { volume: forWhat.volume } : {};
     const base = {
       pod: podRef(pod),
       uid: pod.metadata.uid ?? '',

@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { podRef } from '../api/pod-util.js';
 import { podRow } from '../api/printers.js';
 import type { Pod, PodStatus } from '../api/v1.js';
-import type { EventStream } from '../events.js';
+import type { ContainerSummary, EventStream } from '../events.js';
 
 interface Entry {
   status: PodStatus;
@@ -90,15 +90,14 @@ export class BasicStatusManager implements StatusManager {
   }
 }
 
-/** Each container as `name=state[:reason]:restarts`, comma-separated (the TUI's detail pane reads it). */
-function containerSummary(status: PodStatus): string {
-  return [...(status.initContainerStatuses ?? []), ...(status.containerStatuses ?? [])]
-    .map((c) => {
-      const state = c.state?.running ? 'running' : c.state?.terminated ? 'exited' : 'waiting';
-      const reason = c.state?.waiting?.reason ?? c.state?.terminated?.reason ?? '';
-      return `${c.name}=${state}:${reason}:${c.restartCount}`;
-    })
-    .join(',');
+/** Each container's state, reason and restarts (the TUI's detail pane shows them). */
+function containerSummary(status: PodStatus): ContainerSummary[] {
+  return [...(status.initContainerStatuses ?? []), ...(status.containerStatuses ?? [])].map((c) => ({
+    name: c.name,
+    state: c.state?.running ? 'running' : c.state?.terminated ? 'exited' : 'waiting',
+    reason: c.state?.waiting?.reason ?? c.state?.terminated?.reason ?? '',
+    restartCount: c.restartCount,
+  }));
 }
 
 function withoutTimes(status: PodStatus): PodStatus {

@@ -1,14 +1,9 @@
-import type { LifecycleEvent } from '../../engine/events.js';
+import type { ContainerSummary, LifecycleEvent } from '../../engine/events.js';
 import { isQuiet } from '../../engine/events-table.js';
 
 export type WorkerState = 'syncing' | 'terminating' | 'terminated' | 'finished' | 'rejected';
 
-export interface ContainerView {
-  name: string;
-  state: 'waiting' | 'running' | 'exited';
-  reason: string;
-  restartCount: number;
-}
+export type ContainerView = ContainerSummary;
 
 export interface PodView {
   pod: string;
@@ -53,23 +48,23 @@ export function emptyNodeView(): NodeView {
  * worker, the recent events. Mutates and returns `view`.
  */
 export function applyEvent(view: NodeView, e: LifecycleEvent): NodeView {
-  const d = e.detail ?? {};
   switch (e.type) {
-    case 'NodeStarted':
-      view.nodeName = String(d.nodeName ?? '');
+    case 'NodeStarted': {
+      const d = partial(e.detail);
+      view.nodeName = d.nodeName ?? '';
       view.runtime = `${d.runtimeName ?? ''} ${d.runtimeVersion ?? ''}`.trim();
-      for (const s of String(d.sources ?? '')
-        .split(',')
-        .filter(Boolean))
-        if (!view.sources.has(s)) view.sources.set(s, false);
+      for (const s of d.sources ?? []) if (!view.sources.has(s)) view.sources.set(s, false);
       break;
+    }
     case 'SourceReady':
-      view.sources.set(String(d.source ?? ''), true);
+      view.sources.set(partial(e.detail).source ?? '', true);
       break;
-    case 'PLEGRelist':
-      if (typeof d.durationMs === 'number') view.lastRelistMs = d.durationMs;
-      if (d.mode) view.plegMode = String(d.mode);
+    case 'PLEGRelist': {
+      const d = partial(e.detail);
+      if ('durationMs' in d && d.durationMs !== undefined) view.lastRelistMs = d.durationMs;
+      if ('mode' in d && d.mode) view.plegMode = d.mode;
       break;
+    }
     case 'NodeShutdown':
       view.draining = true;
       break;
@@ -107,7 +102,6 @@ function podOf(view: NodeView, e: LifecycleEvent): PodView {
 }
 
 function applyPodEvent(view: NodeView, e: LifecycleEvent): void {
-  const d = e.detail ?? {};
   if (e.type === 'PodRemoved' || e.type === 'WorkerFinished') {
     const pod = view.pods.get(e.uid);
     if (pod && e.type === 'WorkerFinished') pod.worker = 'finished';
@@ -125,20 +119,16 @@ function applyPodEvent(view: NodeView, e: LifecycleEvent): void {
     return c;
   };
   switch (e.type) {
-    case 'StatusChanged':
-      pod.phase = String(d.phase ?? pod.phase);
-      pod.status = String(d.status ?? pod.status);
-      pod.ready = String(d.ready ?? pod.ready);
-      pod.restarts = Number(d.restarts ?? pod.restarts);
+    case 'StatusChanged': {
+      const d = partial(e.detail);
+      pod.phase = d.phase ?? pod.phase;
+      pod.status = d.status ?? pod.status;
+      pod.ready = d.ready ?? pod.ready;
+      pod.restarts = d.restarts ?? pod.restarts;
       if (pod.status !== 'CrashLoopBackOff') pod.backoffUntil = undefined;
-      for (const entry of String(d.containers ?? '')
-        .split(',')
-        .filter(Boolean)) {
-        const [name, rest] = entry.split('=');
-        const [state, reason, restarts] = rest.split(':');
-        Object.assign(container(name), { state, reason, restartCount: Number(restarts) || 0 });
-      }
+      for (const c of d.containers ?? []) Object.assign(container(c.name), c);
       break;
+    }
     case 'PodRejected':
       pod.worker = 'rejected';
       pod.status = e.reason ?? 'Rejected';
@@ -157,21 +147,28 @@ function applyPodEvent(view: NodeView, e: LifecycleEvent): void {
       pod.lastError = e.message;
       break;
     case 'ContainerStarted': {
-      const c = container(e.container ?? '');
+      const c = container(e.container);
       c.state = 'running';
       c.reason = '';
-      c.restartCount = Number(d.restartCount ?? c.restartCount);
+      c.restartCount = partial(e.detail).restartCount ?? c.restartCount;
       break;
     }
     case 'ContainerWaiting': {
-      const c = container(e.container ?? '');
+      const c = container(e.container);
       c.state = 'waiting';
       c.reason = e.reason ?? '';
       pod.lastError = e.message;
       break;
     }
-    case 'ContainerBackOff':
-      if (typeof d.remainingMs === 'number') pod.backoffUntil = e.at + d.remainingMs;
+    case 'ContainerBackOff': {
+      const { remainingMs } = partial(e.detail);
+      if (remainingMs !== undefined) pod.backoffUntil = e.at + remainingMs;
       break;
+    }
   }
+}
+
+/** An event's detail with each field possibly absent: for a field an event leaves out, the view keeps what it had. */
+function partial<D extends object>(detail: D | undefined): Partial<D> {
+  return detail ?? {};
 }

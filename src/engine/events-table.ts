@@ -77,13 +77,13 @@ export const EVENT_CLASSES: Record<LifecycleEventType, EventClass> = {
 };
 
 /** Whether something went wrong: a problem or a failure. */
-export function isProblem(event: LifecycleEvent): boolean {
+function isProblem(event: LifecycleEvent): boolean {
   const { class: c } = EVENT_CLASSES[event.type];
   return c === 'problem' || c === 'failure';
 }
 
 /** Whether the event is too frequent for a line each; a relist with a reason (failed, or a change of mode) is not. */
-export function isNoisy(event: LifecycleEvent): boolean {
+function isNoisy(event: LifecycleEvent): boolean {
   return EVENT_CLASSES[event.type].class === 'noisy' && !(event.type === 'PLEGRelist' && event.reason);
 }
 

@@ -1,7 +1,7 @@
 // Writes docs/configuration.md from the settings table
 // (src/engine/config/settings.ts), and the flag reference of docs/cli.md,
 // between its generated:cli markers, from oclif.manifest.json. `npm run docs`
-// runs it after a build; test/unit/docs.test.ts fails when the files are stale.
+// runs it after a build; test/unit/house/docs.test.ts fails when the files are stale.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';

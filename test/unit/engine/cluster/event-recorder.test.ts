@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import { EventRecorder } from '../../../../src/engine/cluster/event-recorder.js';
+import { EventStream } from '../../../../src/engine/events.js';
+import { FakeClock } from '../../../../src/util/clock.js';
+import { FakeCluster } from '../../../helpers/fake-cluster.js';
+
+function setup() {
+  const cluster = new FakeCluster();
+  const clock = new FakeClock();
+  const events = new EventStream(() => clock.now());
+  const recorder = new EventRecorder(cluster, clock, 'n1', () => {});
+  recorder.start(events);
+  const started = (pod = 'shop/web') =>
+    events.emit({
+      type: 'ContainerStarted',
+      pod,
+      uid: 'uid-1',
+      container: 'app',
+      reason: 'Started',
+      message: 'Started container app',
+      detail: { containerId: 'c-1', restartCount: 0, containerType: 'container' },
+    });
+  return { cluster, clock, events, recorder, started };
+}
+
+describe('the event recorder', () => {
+  it("posts the kubelet's events on the pod and container, from the kubelet on this node", async () => {
+    const { cluster, recorder, started, events } = setup();
+    started();
+    events.emit({
+      type: 'ProbeFailed',
+      pod: 'shop/web',
+      uid: 'uid-1',
+      container: 'app',
+      reason: 'Unhealthy',
+      message: 'Liveness probe failed: timeout',
+      detail: { probe: 'liveness' },
+    });
+    events.emit({ type: 'PodSynced', pod: 'shop/web', uid: 'uid-1', detail: { updateType: 'sync', state: 'syncing', durationMs: 1 } });
+    await recorder.idle();
+    expect(cluster.events.map((e) => [e.type, e.reason, e.message])).toEqual([
+      ['Normal', 'Started', 'Started container app'],
+      ['Warning', 'Unhealthy', 'Liveness probe failed: timeout'],
+    ]);
+    expect(cluster.events[0]).toMatchObject({
+      metadata: { namespace: 'shop', name: expect.stringMatching(/^web\.[0-9a-f]+$/) },
+      involvedObject: { kind: 'Pod', namespace: 'shop', name: 'web', uid: 'uid-1', fieldPath: 'spec.containers{app}' },
+      source: { component: 'kubelet', host: 'n1' },
+      count: 1,
+    });
+  });
+
+  it('counts a repeat within 10 minutes on the first event, and creates a new one after', async () => {
+    const { cluster, clock, recorder, started } = setup();
+    started();
+    await clock.advance(60_000);
+    started();
+    started();
+    await recorder.idle();
+    expect(cluster.calls.filter((c) => /Event/.test(c)).map((c) => c.split(' ')[0])).toEqual(['createEvent', 'patchEvent', 'patchEvent']);
+    expect(cluster.events[0].count).toBe(3);
+    await clock.advance(10 * 60_000);
+    started();
+    await recorder.idle();
+    expect(cluster.events).toHaveLength(2);
+  });
+
+  it('throttles a pod that floods: 25 at once, then one per 5 minutes', async () => {
+    const { cluster, clock, recorder, events } = setup();
+    for (let i = 0; i < 40; i++)
+      events.emit({
+        type: 'ContainerFailed',
+        pod: 'shop/web',
+        uid: 'uid-1',
+        container: 'app',
+        reason: 'Failed',
+        message: `Error: attempt ${i}`,
+      });
+    await recorder.idle();
+    expect(cluster.events).toHaveLength(25);
+    await clock.advance(5 * 60_000);
+    events.emit({ type: 'ContainerFailed', pod: 'shop/web', uid: 'uid-1', container: 'app', reason: 'Failed', message: 'Error: later' });
+    await recorder.idle();
+    expect(cluster.events.at(-1)?.message).toBe('Error: later');
+  });
+
+  it('posts Starting and NodeReady/NodeNotReady on the Node', async () => {
+    const { cluster, recorder, events } = setup();
+    const detail = { nodeName: 'n1', runtimeName: 'knode-runtime', runtimeVersion: '0.1.0', sources: ['file'], evented: false };
+    events.emit({ type: 'NodeStarted', pod: '', uid: '', detail });
+    events.emit({ type: 'NodeReadyChanged', pod: '', uid: '', reason: 'KubeletNotReady', message: 'runtime down' });
+    await recorder.idle();
+    expect(cluster.events.map((e) => [e.involvedObject.kind, e.involvedObject.name, e.reason, e.message])).toEqual([
+      ['Node', 'n1', 'Starting', 'Starting kubelet.'],
+      ['Node', 'n1', 'NodeNotReady', 'Node n1 status is now: NodeNotReady'],
+    ]);
+  });
+});

@@ -1,0 +1,197 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigHashAnnotation, ConfigMirrorAnnotation, ConfigSourceAnnotation } from '../../../../src/engine/api/pod-util.js';
+import type { Pod, PodStatus } from '../../../../src/engine/api/v1.js';
+import { ClusterError } from '../../../../src/engine/cluster/client.js';
+import { MirrorPods, mirrorPodOf } from '../../../../src/engine/cluster/mirror-pods.js';
+import { mergePodStatus, StatusSync } from '../../../../src/engine/cluster/status-sync.js';
+import { EventStream } from '../../../../src/engine/events.js';
+import { BasicPodManager } from '../../../../src/engine/pod-manager.js';
+import { BasicStatusManager } from '../../../../src/engine/status/status-manager.js';
+import { FakeClock } from '../../../../src/util/clock.js';
+import { FakeCluster } from '../../../helpers/fake-cluster.js';
+
+const running: PodStatus = {
+  phase: 'Running',
+  conditions: [
+    { type: 'Ready', status: 'True', lastTransitionTime: '2026-01-01T00:00:05Z' },
+    { type: 'PodScheduled', status: 'True', lastTransitionTime: '2026-01-01T00:00:00Z' },
+  ],
+  containerStatuses: [
+    {
+      name: 'c',
+      ready: true,
+      restartCount: 0,
+      image: 'busybox:1.36',
+      imageID: '',
+      state: { running: { startedAt: '2026-01-01T00:00:04Z' } },
+    },
+  ],
+};
+
+function apiPod(name: string, extra: Partial<Pod['metadata']> = {}): Pod {
+  return {
+    metadata: { name, namespace: 'default', annotations: { [ConfigSourceAnnotation]: 'api' }, ...extra },
+    spec: { nodeName: 'n1', containers: [{ name: 'c', image: 'busybox:1.36' }] },
+  };
+}
+
+function staticPod(name: string, hash: string): Pod {
+  return {
+    metadata: {
+      name,
+      namespace: 'default',
+      uid: `static-${hash}`,
+      annotations: { [ConfigSourceAnnotation]: 'file', [ConfigHashAnnotation]: hash },
+    },
+    spec: { containers: [{ name: 'c', image: 'busybox:1.36' }] },
+  };
+}
+
+function setup() {
+  const cluster = new FakeCluster();
+  const clock = new FakeClock();
+  const events = new EventStream(() => clock.now());
+  const podManager = new BasicPodManager();
+  const statusManager = new BasicStatusManager(events);
+  const warnings: string[] = [];
+  const terminated = new Set<string>();
+  const sync = new StatusSync({
+    client: cluster,
+    podManager,
+    statusManager,
+    events,
+    clock,
+    isTerminated: (uid) => terminated.has(uid),
+    warn: (m) => warnings.push(m),
+  });
+  sync.start();
+  /** A pod the apiserver has and the source delivered (as the watch would). */
+  const bound = (pod: Pod) => {
+    const stored = cluster.putPod(pod);
+    podManager.addPod(stored);
+    return stored;
+  };
+  const mirrors = new MirrorPods({ client: cluster, podManager, nodeName: 'n1', nodeUid: () => 'node-uid', warn: (m) => warnings.push(m) });
+  return { cluster, clock, events, podManager, statusManager, sync, warnings, terminated, bound, mirrors };
+}
+
+describe('mergePodStatus', () => {
+  it("keeps conditions the kubelet does not own, and their order after the kubelet's", () => {
+    const old: PodStatus = {
+      phase: 'Pending',
+      conditions: [
+        { type: 'DisruptionTarget', status: 'True' },
+        { type: 'Ready', status: 'False' },
+      ],
+    };
+    expect(mergePodStatus(old, running)?.conditions?.map((c) => c.type)).toEqual(['Ready', 'PodScheduled', 'DisruptionTarget']);
+  });
+
+  it("keeps the apiserver's transition time for a condition whose status did not change", () => {
+    const old: PodStatus = {
+      phase: 'Running',
+      conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: '2025-12-31T00:00:00Z' }],
+    };
+    expect(mergePodStatus(old, running)?.conditions?.[0].lastTransitionTime).toBe('2025-12-31T00:00:00Z');
+  });
+
+  it.each([
+    ['Succeeded', 'Running', false],
+    ['Failed', 'Pending', false],
+    ['Succeeded', 'Failed', true],
+    ['Running', 'Succeeded', true],
+  ] as const)('from %s to %s is written: %s', (from, to, written) => {
+    expect(mergePodStatus({ phase: from }, { phase: to }) !== undefined).toBe(written);
+  });
+});
+
+describe('the status sync', () => {
+  it('patches the status subresource of an apiserver pod when its status changes, with its UID, once', async () => {
+    const { cluster, podManager, statusManager, sync, bound } = setup();
+    const pod = bound(apiPod('web'));
+    statusManager.setPodStatus(pod, running);
+    await sync.idle();
+    expect(cluster.calls.filter((c) => c.startsWith('patchPodStatus'))).toEqual(['patchPodStatus default/web']);
+    expect(cluster.pods.get('default/web')?.status?.phase).toBe('Running');
+    // The watch brings the patched pod back (a RECONCILE): nothing to write again.
+    podManager.updatePod(cluster.pods.get('default/web')!);
+    statusManager.setPodStatus(pod, { ...running });
+    await sync.idle();
+    expect(cluster.calls.filter((c) => c.startsWith('patchPodStatus'))).toHaveLength(1);
+  });
+
+  it("writes a static pod's status to its mirror pod, and nothing while there is none", async () => {
+    const { cluster, podManager, statusManager, sync, mirrors } = setup();
+    const pod = staticPod('etcd-n1', 'h1');
+    podManager.addPod(pod);
+    statusManager.setPodStatus(pod, running);
+    await sync.idle();
+    expect(cluster.calls.filter((c) => c.startsWith('patchPodStatus'))).toEqual([]);
+    await mirrors.reconcile(pod);
+    podManager.addPod(cluster.pods.get('default/etcd-n1')!);
+    statusManager.setPodStatus(pod, { ...running, phase: 'Running', podIP: '10.0.0.9' });
+    await sync.idle();
+    expect(cluster.pods.get('default/etcd-n1')?.status?.podIP).toBe('10.0.0.9');
+  });
+
+  it('deletes a pod being deleted once its worker has stopped every container, with grace 0 and its UID', async () => {
+    const { cluster, statusManager, sync, bound, terminated, events } = setup();
+    const pod = bound(apiPod('leaving', { deletionTimestamp: '2026-01-01T00:01:00Z', deletionGracePeriodSeconds: 30 }));
+    statusManager.setPodStatus(pod, running);
+    await sync.idle();
+    expect(cluster.pods.has('default/leaving')).toBe(true);
+    terminated.add(pod.metadata.uid!);
+    events.emit({ type: 'PodTerminated', pod: 'default/leaving', uid: pod.metadata.uid! });
+    await sync.idle();
+    expect(cluster.calls.filter((c) => c.startsWith('deletePod'))).toEqual([`deletePod default/leaving ${pod.metadata.uid} 0`]);
+    expect(cluster.pods.has('default/leaving')).toBe(false);
+  });
+
+  it('retries a failed patch at the next batch sync, 10 s later', async () => {
+    const { cluster, clock, statusManager, sync, bound, warnings } = setup();
+    const pod = bound(apiPod('flaky'));
+    cluster.failNext('patchPodStatus', new ClusterError(500, 'InternalError', 'etcd leader changed'));
+    statusManager.setPodStatus(pod, running);
+    await sync.idle();
+    expect(warnings[0]).toMatch(/etcd leader changed/);
+    expect(cluster.pods.get('default/flaky')?.status).toBeUndefined();
+    await clock.advance(10_000);
+    await sync.idle();
+    expect(cluster.pods.get('default/flaky')?.status?.phase).toBe('Running');
+  });
+});
+
+describe('mirror pods', () => {
+  it('are the static pod with the mirror annotation, bound to and owned by the node', () => {
+    const mirror = mirrorPodOf(staticPod('etcd-n1', 'h1'), 'n1', 'node-uid');
+    expect(mirror.metadata).toMatchObject({
+      name: 'etcd-n1',
+      annotations: { [ConfigMirrorAnnotation]: 'h1', [ConfigHashAnnotation]: 'h1', [ConfigSourceAnnotation]: 'file' },
+      ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: 'n1', uid: 'node-uid', controller: true }],
+    });
+    expect(mirror.metadata.uid).toBeUndefined();
+    expect(mirror.spec.nodeName).toBe('n1');
+  });
+
+  it('are replaced when the static pod changes, and deleted when it goes', async () => {
+    const { cluster, podManager, mirrors } = setup();
+    const v1 = staticPod('web-n1', 'h1');
+    podManager.addPod(v1);
+    await mirrors.reconcile(v1);
+    podManager.addPod(cluster.pods.get('default/web-n1')!);
+    await mirrors.reconcile(v1);
+    expect(cluster.calls.filter((c) => c.startsWith('createPod'))).toHaveLength(1);
+
+    const v2 = staticPod('web-n1', 'h2');
+    podManager.removePod(v1);
+    podManager.addPod(v2);
+    await mirrors.reconcile(v2);
+    expect(cluster.pods.get('default/web-n1')?.metadata.annotations?.[ConfigMirrorAnnotation]).toBe('h2');
+
+    podManager.removePod(podManager.getMirrorPodByPod(v2)!);
+    podManager.addPod(cluster.pods.get('default/web-n1')!);
+    podManager.removePod(v2);
+    await mirrors.deleteOrphans();
+    expect(cluster.pods.has('default/web-n1')).toBe(false);
+  });
+});

@@ -1,0 +1,238 @@
+import { describe, expect, it } from 'vitest';
+import { KubeletAnnotations, KubeletLabels, type ContainerEvent } from '../../../../src/cri/types.js';
+import { emptyPodStatus } from '../../../../src/engine/container/types.js';
+import { EventStream } from '../../../../src/engine/events.js';
+import { EventedHints } from '../../../../src/engine/pleg/evented.js';
+import { GenericPLEG } from '../../../../src/engine/pleg/generic.js';
+import { PodCache } from '../../../../src/engine/pleg/pod-cache.js';
+import type { PodLifecycleEvent } from '../../../../src/engine/pleg/types.js';
+import { FakeClock } from '../../../../src/util/clock.js';
+import { FakeRuntimeService, fakeRuntimeManager, fakeSandboxStatus, podLabels } from '../../../helpers/fake-runtime-service.js';
+
+const NODE = 'node-a';
+
+/** The event of a container of pod UID that started. */
+const started = (uid: string): ContainerEvent => ({
+  containerId: `c-${uid}`,
+  containerEventType: 'CONTAINER_STARTED_EVENT',
+  createdAt: 0,
+  podSandboxStatus: fakeSandboxStatus({ labels: podLabels({ uid, name: uid, namespace: 'default' }, NODE) }),
+  containersStatuses: [],
+});
+
+/**
+ * A PLEG on a runtime whose pod status reads wait until released, recording the
+ * order of reads and relists: a relist lists the node's sandboxes, a read of
+ * one pod's status lists that pod's.
+ */
+function slowPleg(clock: FakeClock, events: EventStream, onEvent: (e: PodLifecycleEvent) => void = () => {}) {
+  const log: string[] = [];
+  const waiting: (() => void)[] = [];
+  const runtime = new FakeRuntimeService(() => clock.now());
+  runtime.beforeCall('listPodSandbox', (filter) => {
+    const uid = filter?.labelSelector?.[KubeletLabels.podUid];
+    if (uid === undefined) return void log.push('relist');
+    log.push(uid);
+    return new Promise((r) => waiting.push(r));
+  });
+  const cache = new PodCache();
+  const pleg = new GenericPLEG({
+    runtime: fakeRuntimeManager(runtime, clock, NODE),
+    cache,
+    clock,
+    events,
+    onEvent,
+    period: () => 10_000,
+    relistThreshold: 180_000,
+  });
+  const release = async () => {
+    while (waiting.length > 0) waiting.shift()!();
+    await new Promise((r) => setImmediate(r));
+  };
+  return { pleg, log, release, cache, runtime };
+}
+
+const settle = () => new Promise((r) => setTimeout(r, 20));
+
+/** Hints from a runtime's event stream, started, over a PLEG whose relists wait to be released. */
+function startHints() {
+  const clock = new FakeClock();
+  const events = new EventStream(() => clock.now());
+  const { pleg, log, release, cache, runtime } = slowPleg(clock, events);
+  /** The runtime's event stream yields what the test pushes. */
+  const source = { push: (uid: string) => runtime.emitContainerEvent(started(uid)) };
+  const hints = new EventedHints(runtime, pleg, clock, events, NODE, () => {}, 1_000);
+  hints.start();
+  return { clock, pleg, log, release, source, hints, cache };
+}
+
+describe('evented PLEG hints', () => {
+  it('relists different pods side by side, at most eight at once, and each waiting pod once', async () => {
+    const { log, release, source, hints } = startHints();
+    for (let i = 0; i < 20; i++) source.push(`p${i}`);
+    await settle();
+    expect(log).toEqual(['p0', 'p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7']);
+    // p15 waits: five more hints for it, apart in time, are still one relist.
+    for (let i = 0; i < 5; i++) {
+      source.push('p15');
+      await settle();
+    }
+    for (let i = 0; i < 5; i++) await release();
+    await settle();
+    expect(log).toHaveLength(20);
+    expect(new Set(log).size).toBe(20);
+    hints.stop();
+  });
+
+  it('relists a pod whose relist runs once more after it, never two at once', async () => {
+    const { log, release, source, hints } = startHints();
+    source.push('a');
+    await settle();
+    expect(log).toEqual(['a']);
+    for (let i = 0; i < 5; i++) {
+      source.push('a');
+      await settle();
+    }
+    hints.hint('a', 'a', 'default');
+    await settle();
+    expect(log).toEqual(['a']);
+    for (let i = 0; i < 3; i++) await release();
+    await settle();
+    expect(log).toEqual(['a', 'a']);
+    hints.stop();
+  });
+
+  it('lets the periodic relist run after at most the targeted relists under way, however many are waiting', async () => {
+    const { pleg, log, release, source, hints } = startHints();
+    for (let i = 0; i < 100; i++) source.push(`p${i}`);
+    await settle();
+    const relisted = pleg.relist();
+    await release();
+    await relisted;
+    // Was: every one of the 100 targeted relists first.
+    expect(log.indexOf('relist')).toBe(8);
+    for (let i = 0; i < 100; i++) await release();
+    expect(log.filter((x) => x !== 'relist')).toHaveLength(100);
+    hints.stop();
+  });
+});
+
+describe('after a sync', () => {
+  /** Hints with events flowing, and pod a's status cached at 100. */
+  async function flowing() {
+    const h = startHints();
+    h.source.push('other');
+    await settle();
+    await h.release();
+    h.log.length = 0;
+    h.cache.set('a', emptyPodStatus('a', 'a', 'default'), undefined, 100);
+    await h.clock.advance(1_000);
+    return h;
+  }
+
+  it('takes the cached status as current after a sync that did nothing to the runtime: no relist', async () => {
+    const { log, cache, clock, hints } = await flowing();
+    hints.afterSync('a', 'a', 'default', clock.now(), 'untouched');
+    await settle();
+    expect(log).toEqual([]);
+    expect(cache.get('a').modified).toBeGreaterThan(clock.now() - 1);
+    hints.stop();
+  });
+
+  it('relists the pod after a sync that did something, or when a relist of it is already on its way', async () => {
+    const { log, release, source, clock, hints } = await flowing();
+    hints.afterSync('a', 'a', 'default', clock.now(), 'changed');
+    await settle();
+    expect(log).toEqual(['a']);
+    await release();
+
+    source.push('a');
+    await settle();
+    hints.afterSync('a', 'a', 'default', clock.now(), 'untouched');
+    await release();
+    await settle();
+    expect(log).toEqual(['a', 'a', 'a']);
+    hints.stop();
+  });
+
+  it('relists the pod a period after a failed sync, once however often it fails meanwhile, stamped newer than the failure', async () => {
+    const { log, release, cache, clock, hints } = await flowing();
+    const failedAt = clock.now();
+    hints.afterSync('a', 'a', 'default', failedAt, 'failed');
+    await clock.advance(500);
+    hints.afterSync('a', 'a', 'default', clock.now(), 'failed');
+    await settle();
+    expect(log).toEqual([]);
+    await clock.advance(500);
+    await settle();
+    expect(log).toEqual(['a']);
+    await release();
+    expect(cache.get('a').modified).toBeGreaterThan(failedAt);
+    await clock.advance(5_000);
+    await settle();
+    expect(log).toEqual(['a']);
+    hints.stop();
+  });
+
+  it('relists the pod after every sync while no events flow', async () => {
+    const { log, cache, clock, hints } = startHints();
+    cache.set('a', emptyPodStatus('a', 'a', 'default'), undefined, 100);
+    hints.afterSync('a', 'a', 'default', clock.now(), 'untouched');
+    await settle();
+    expect(log).toEqual(['a']);
+    hints.stop();
+  });
+});
+
+describe('GenericPLEG relists side by side', () => {
+  it('runs targeted relists of different pods at once, of one pod one after the other, and a full relist alone', async () => {
+    const clock = new FakeClock();
+    const { pleg, log, release } = slowPleg(clock, new EventStream(() => clock.now()));
+    const done: string[] = [];
+    void pleg.relistPod('a', 'a', 'default').then(() => done.push('a1'));
+    void pleg.relistPod('a', 'a', 'default').then(() => done.push('a2'));
+    void pleg.relistPod('b', 'b', 'default').then(() => done.push('b'));
+    await settle();
+    expect(log).toEqual(['a', 'b']);
+    void pleg.relist().then(() => done.push('relist'));
+    void pleg.relistPod('c', 'c', 'default').then(() => done.push('c'));
+    await release();
+    await settle();
+    // a's second relist ran once its first was done; the full relist waits for it, and c for the full relist.
+    expect(log).toEqual(['a', 'b', 'a']);
+    await release();
+    await settle();
+    expect(log).toEqual(['a', 'b', 'a', 'relist', 'c']);
+    await release();
+    await pleg.idle();
+    expect(done).toEqual(['a1', 'b', 'a2', 'relist', 'c']);
+  });
+
+  it('reads the pods a full relist finds changed eight at a time, and sends their events once all are read', async () => {
+    const clock = new FakeClock();
+    const sent: string[] = [];
+    const { pleg, log, release, runtime } = slowPleg(clock, new EventStream(() => clock.now()), (e) => void sent.push(e.id));
+    for (let i = 0; i < 20; i++) {
+      const labels = podLabels({ uid: `p${i}`, name: `p${i}`, namespace: 'default' }, NODE);
+      runtime.addSandbox({ id: `s${i}`, createdAt: 1e6, labels });
+      runtime.addContainer(`s${i}`, {
+        id: `c${i}`,
+        metadata: { name: 'app', attempt: 0 },
+        state: 'CONTAINER_RUNNING',
+        createdAt: 2e6,
+        labels: { ...labels, [KubeletLabels.containerName]: 'app' },
+        annotations: { [KubeletAnnotations.containerHash]: 'h' },
+      });
+    }
+    const relisted = pleg.relist();
+    await settle();
+    expect(log).toEqual(['relist', 'p0', 'p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7']);
+    await release();
+    await settle();
+    expect(log).toHaveLength(17);
+    expect(sent).toEqual([]);
+    for (let i = 0; i < 3; i++) await release();
+    await relisted;
+    expect(new Set(sent).size).toBe(20);
+  });
+});

@@ -18,7 +18,11 @@ import {
   type PodSandboxFilter,
   type PodSandboxStatus,
 } from '../../src/cri/types.js';
+import { ObjectManager } from '../../src/engine/cluster/object-manager.js';
 import { EventStream } from '../../src/engine/events.js';
+import { ContainerManager } from '../../src/engine/kuberuntime/containers.js';
+import { HookRunner } from '../../src/engine/kuberuntime/hooks.js';
+import { ImagePuller } from '../../src/engine/kuberuntime/image-puller.js';
 import { NodeNameLabel } from '../../src/engine/kuberuntime/labels.js';
 import { RuntimeManager } from '../../src/engine/kuberuntime/runtime-manager.js';
 import { Backoff } from '../../src/util/backoff.js';
@@ -99,6 +103,26 @@ export function fakeRuntimeManager(runtime: FakeRuntimeService, clock: Clock, no
     crashLoopBackOff: new Backoff(clock, 10_000, 300_000),
     imageBackOff: new Backoff(clock, 10_000, 300_000),
     hostIP: '10.0.0.1',
+  });
+}
+
+/**
+ * The real ContainerManager over the fake, with the kubelet's back-offs
+ * (10 s doubling to 5 min) on `clock`; `rootDir` is where it writes
+ * termination messages and back-off files.
+ */
+export function fakeContainerManager(runtime: FakeRuntimeService, clock: Clock, events: EventStream, rootDir: string): ContainerManager {
+  return new ContainerManager({
+    runtime,
+    images: runtime,
+    puller: new ImagePuller(runtime, new Backoff(clock, 10_000, 300_000), clock, events),
+    hooks: new HookRunner(runtime, clock),
+    crashLoopBackOff: new Backoff(clock, 10_000, 300_000),
+    clock,
+    events,
+    nodeName: 'node-1',
+    rootDir,
+    objects: new ObjectManager(undefined, clock),
   });
 }
 

@@ -4,14 +4,10 @@ import { describe, expect, it } from 'vitest';
 import type { Container, Pod } from '../../../../src/engine/api/v1.js';
 import type { ContainerInstance, RuntimePodStatus } from '../../../../src/engine/container/types.js';
 import { EventStream } from '../../../../src/engine/events.js';
-import { ObjectManager } from '../../../../src/engine/cluster/object-manager.js';
 import { ContainerManager } from '../../../../src/engine/kuberuntime/containers.js';
-import { HookRunner } from '../../../../src/engine/kuberuntime/hooks.js';
-import { ImagePuller } from '../../../../src/engine/kuberuntime/image-puller.js';
 import { SyncError, SyncErrors } from '../../../../src/engine/kuberuntime/sync-result.js';
-import { Backoff } from '../../../../src/util/backoff.js';
 import { FakeClock } from '../../../../src/util/clock.js';
-import { FakeRuntimeService } from '../../../helpers/fake-runtime-service.js';
+import { fakeContainerManager, FakeRuntimeService } from '../../../helpers/fake-runtime-service.js';
 
 const T0 = Date.UTC(2026, 0, 1);
 const main: Container = { name: 'main', image: 'busybox:1.36', command: ['sleep', '3600'] };
@@ -53,18 +49,8 @@ function manager() {
   const clock = new FakeClock(T0);
   const events = new EventStream(() => clock.now());
   const runtime = new FakeRuntimeService(() => clock.now());
-  const containers = new ContainerManager({
-    runtime,
-    images: runtime,
-    puller: new ImagePuller(runtime, new Backoff(clock, 10_000, 300_000), clock, events),
-    hooks: new HookRunner(runtime, clock),
-    crashLoopBackOff: new Backoff(clock, 10_000, 300_000),
-    clock,
-    events,
-    nodeName: 'node-1',
-    rootDir: '/nonexistent', // doBackOff writes no file
-    objects: new ObjectManager(undefined, clock),
-  });
+  // doBackOff writes no file
+  const containers = fakeContainerManager(runtime, clock, events, '/nonexistent');
   return { clock, containers };
 }
 

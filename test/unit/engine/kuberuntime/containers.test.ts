@@ -4,16 +4,11 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CriError, GrpcCode } from '../../../../src/cri/errors.js';
 import type { Container, Pod } from '../../../../src/engine/api/v1.js';
-import { ObjectManager } from '../../../../src/engine/cluster/object-manager.js';
 import { emptyPodStatus } from '../../../../src/engine/container/types.js';
 import { EventStream, type LifecycleEvent } from '../../../../src/engine/events.js';
-import { ContainerManager } from '../../../../src/engine/kuberuntime/containers.js';
-import { HookRunner } from '../../../../src/engine/kuberuntime/hooks.js';
-import { ImagePuller } from '../../../../src/engine/kuberuntime/image-puller.js';
 import { SyncError, SyncErrors } from '../../../../src/engine/kuberuntime/sync-result.js';
-import { Backoff } from '../../../../src/util/backoff.js';
 import { FakeClock } from '../../../../src/util/clock.js';
-import { FakeRuntimeService } from '../../../helpers/fake-runtime-service.js';
+import { fakeContainerManager, FakeRuntimeService } from '../../../helpers/fake-runtime-service.js';
 
 const RUNC_MESSAGE =
   'failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: exec: "no-such-command": executable file not found in $PATH';
@@ -43,18 +38,7 @@ function setup(failing: { createContainer?: Error; startContainer?: Error; pullI
     if (err) runtime.injectError(call, err);
   }
   if (!failing.pullImage) runtime.addImage(main.image!);
-  const manager = new ContainerManager({
-    runtime,
-    images: runtime,
-    puller: new ImagePuller(runtime, new Backoff(clock, 10_000, 300_000), clock, events),
-    hooks: new HookRunner(runtime, clock),
-    crashLoopBackOff: new Backoff(clock, 10_000, 300_000),
-    clock,
-    events,
-    nodeName: 'node-1',
-    rootDir: root,
-    objects: new ObjectManager(undefined, clock),
-  });
+  const manager = fakeContainerManager(runtime, clock, events, root);
   const sandboxConfig = { metadata: { name: 'web', namespace: 'default', uid: 'uid-1', attempt: 0 } } as never;
   const addresses = { podIP: '', podIPs: [], hostIP: '10.0.0.1', nodeName: 'node-1' };
   const start = () => manager.startContainer('sb-1', sandboxConfig, main, pod, emptyPodStatus('uid-1'), addresses, new Map());

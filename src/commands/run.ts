@@ -1,19 +1,14 @@
 import { Flags } from '@oclif/core';
-import { join } from 'node:path';
 import { BaseCommand } from '../cli/base-command.js';
 import { kubeletConfigFromFlags, kubeletFlags } from '../cli/kubelet-flags.js';
+import { joinCluster, startNodeServers } from '../cli/node-servers.js';
 import { checkRunConfig } from '../cli/run-config.js';
 import { printConfig } from '../cli/print-config.js';
 import { superviseEmbeddedRuntime } from '../cli/runtime-supervisor.js';
 import { nextStopSignal } from '../cli/signals.js';
-import { connectCluster, loadKubeConfig, type ClusterClient } from '../engine/cluster/client.js';
 import { Kubelet } from '../engine/kubelet.js';
 import { showNode, type LogFormat, type NodeOutput } from '../cli/node-faces.js';
-import { KubeletServer } from '../engine/server/kubelet-server.js';
-import { isLoopback, NodeServer } from '../engine/server/node-server.js';
-import type { KubeletConfiguration } from '../engine/config/kubelet-config.js';
 import { rootPaths } from '../util/paths.js';
-import { UserError } from '../util/user-error.js';
 
 export default class Run extends BaseCommand {
   static override summary = 'Run the node: drive pods from static manifests or a URL to their desired state.';
@@ -74,7 +69,7 @@ export default class Run extends BaseCommand {
     checkRunConfig(config, flags['allow-remote']);
     const client = await this.connectRuntime({ ...flags, 'runtime-endpoint': config.containerRuntimeEndpoint || undefined });
     config.containerRuntimeEndpoint = client.endpoint;
-    const cluster = config.kubeconfig ? await this.joinCluster(config.kubeconfig) : undefined;
+    const cluster = config.kubeconfig ? await joinCluster(config.kubeconfig) : undefined;
     const kubelet = new Kubelet(config, { runtime: client, cluster, version: this.config.version });
     const embedded = client.endpoint === `unix://${rootPaths(rootDir).runtimeSocket}`;
     const unsupervise = embedded ? superviseEmbeddedRuntime(kubelet, rootDir, warn) : () => {};
@@ -82,25 +77,12 @@ export default class Run extends BaseCommand {
     const plain = output === 'plain';
     const face = await showNode(kubelet, output, flags.v, flags['log-format'] as LogFormat);
     const stopped = Promise.race([nextStopSignal(), face.quit.then(() => 'quit')]);
-    if (!isLoopback(config.address)) warn(`the read-only API listens on ${config.address}:${config.readOnlyPort}, beyond this machine`);
-    const server = new NodeServer(kubelet, {
-      socketPath: rootPaths(rootDir).nodeSocket,
-      address: config.address,
-      port: config.readOnlyPort,
-      warn,
-    });
-    try {
-      await server.start();
-    } catch (err) {
-      throw new UserError('usage', (err as Error).message);
-    }
-    const kubeletServer = cluster && config.port > 0 ? await this.serveKubeletApi(kubelet, cluster, config, rootDir) : undefined;
+    const servers = await startNodeServers(kubelet, config, rootDir, cluster, warn);
     await kubelet.start();
     if (plain) {
-      const api = server.tcpAddress ? `http://${server.tcpAddress.address}:${server.tcpAddress.port}` : rootPaths(rootDir).nodeSocket;
       const onExit = flags['drain-on-exit'] ? 'stops every pod, then knode' : 'stops knode and leaves containers running';
       process.stderr.write(
-        `knode: node ${config.nodeName} on ${kubelet.runtimeName} ${kubelet.runtimeVersion} (${client.endpoint}); API ${api}; Ctrl-C ${onExit}\n`,
+        `knode: node ${config.nodeName} on ${kubelet.runtimeName} ${kubelet.runtimeVersion} (${client.endpoint}); API ${servers.api}; Ctrl-C ${onExit}\n`,
       );
     }
     const signal = await stopped;
@@ -109,8 +91,7 @@ export default class Run extends BaseCommand {
     unsupervise();
     if (output !== 'json')
       process.stderr.write(`knode: ${signal}: stopping; ${drained ? 'its pods are stopped' : 'containers keep running'}\n`);
-    await server.stop();
-    await kubeletServer?.stop();
+    await servers.stop();
     await kubelet.stop();
     client.close();
   }
@@ -122,46 +103,5 @@ export default class Run extends BaseCommand {
         `knode: ${signal}: draining the node, stopping its pods (a second SIGINT/SIGTERM stops knode without waiting for them)\n`,
       );
     return Promise.race([kubelet.drain().then(() => true), nextStopSignal().then(() => false)]);
-  }
-
-  private async serveKubeletApi(
-    kubelet: Kubelet,
-    client: ClusterClient,
-    config: KubeletConfiguration,
-    rootDir: string,
-  ): Promise<KubeletServer> {
-    const server = new KubeletServer(kubelet, {
-      address: kubelet.hostIP,
-      port: config.port,
-      certFile: config.tlsCertFile,
-      keyFile: config.tlsPrivateKeyFile,
-      certDir: join(rootDir, 'pki'),
-      clientCAFile: config.clientCAFile,
-      nodeName: config.nodeName,
-      client,
-      clock: kubelet.clock,
-    });
-    try {
-      await server.start();
-    } catch (err) {
-      throw new UserError(
-        'usage',
-        `the kubelet API cannot listen on ${kubelet.hostIP}:${config.port}: ${(err as Error).message}`,
-        'give another --port (0 turns it off), or --node-ip',
-      );
-    }
-    return server;
-  }
-
-  private async joinCluster(path: string): Promise<ClusterClient> {
-    try {
-      return await connectCluster(await loadKubeConfig(path));
-    } catch (err) {
-      throw new UserError(
-        'usage',
-        `--kubeconfig ${path}: ${(err as Error).message}`,
-        'give a kubeconfig whose user is this node (CN=system:node:<node-name>, O=system:nodes), see the README',
-      );
-    }
   }
 }

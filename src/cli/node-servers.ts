@@ -1,0 +1,87 @@
+import { join } from 'node:path';
+import { connectCluster, loadKubeConfig, type ClusterClient } from '../engine/cluster/client.js';
+import type { KubeletConfiguration } from '../engine/config/kubelet-config.js';
+import type { Kubelet } from '../engine/kubelet.js';
+import { KubeletServer } from '../engine/server/kubelet-server.js';
+import { isLoopback, NodeServer } from '../engine/server/node-server.js';
+import { rootPaths } from '../util/paths.js';
+import { UserError } from '../util/user-error.js';
+
+/** The node's API servers that `knode run` starts: the read-only API, and the kubelet API when the node joined a cluster. */
+export interface NodeServers {
+  /** The read-only API's TCP address, when it listens on one (otherwise only its unix socket). */
+  readonly api: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the read-only API (its socket under the root dir, and `address:readOnlyPort`)
+ * and, for a node of a cluster with a `port`, the kubelet API. A listener that
+ * cannot start is a usage error naming the flag to change.
+ */
+export async function startNodeServers(
+  kubelet: Kubelet,
+  config: KubeletConfiguration,
+  rootDir: string,
+  cluster: ClusterClient | undefined,
+  warn: (message: string) => void,
+): Promise<NodeServers> {
+  const socketPath = rootPaths(rootDir).nodeSocket;
+  if (!isLoopback(config.address)) warn(`the read-only API listens on ${config.address}:${config.readOnlyPort}, beyond this machine`);
+  const server = new NodeServer(kubelet, { socketPath, address: config.address, port: config.readOnlyPort, warn });
+  try {
+    await server.start();
+  } catch (err) {
+    throw new UserError('usage', (err as Error).message);
+  }
+  const kubeletServer = cluster && config.port > 0 ? await serveKubeletApi(kubelet, cluster, config, rootDir) : undefined;
+  return {
+    api: server.tcpAddress ? `http://${server.tcpAddress.address}:${server.tcpAddress.port}` : socketPath,
+    async stop() {
+      await server.stop();
+      await kubeletServer?.stop();
+    },
+  };
+}
+
+async function serveKubeletApi(
+  kubelet: Kubelet,
+  client: ClusterClient,
+  config: KubeletConfiguration,
+  rootDir: string,
+): Promise<KubeletServer> {
+  const server = new KubeletServer(kubelet, {
+    address: kubelet.hostIP,
+    port: config.port,
+    certFile: config.tlsCertFile,
+    keyFile: config.tlsPrivateKeyFile,
+    certDir: join(rootDir, 'pki'),
+    clientCAFile: config.clientCAFile,
+    nodeName: config.nodeName,
+    client,
+    clock: kubelet.clock,
+  });
+  try {
+    await server.start();
+  } catch (err) {
+    throw new UserError(
+      'usage',
+      `the kubelet API cannot listen on ${kubelet.hostIP}:${config.port}: ${(err as Error).message}`,
+      'give another --port (0 turns it off), or --node-ip',
+    );
+  }
+  return server;
+}
+
+/** The cluster of `--kubeconfig`, connected as this node; a kubeconfig that cannot be used is a usage error. */
+export async function joinCluster(path: string): Promise<ClusterClient> {
+  try {
+    return await connectCluster(await loadKubeConfig(path));
+  } catch (err) {
+    throw new UserError(
+      'usage',
+      `--kubeconfig ${path}: ${(err as Error).message}`,
+      'give a kubeconfig whose user is this node (CN=system:node:<node-name>, O=system:nodes), see docs/cluster.md',
+    );
+  }
+}

@@ -67,7 +67,8 @@ describe('embedded runtime: pod sandbox stats', () => {
     expect(rt.podSandboxStats({ id: two, labelSelector: {} } as never).map((s) => s.linux?.containers?.length)).toEqual([2]);
   });
 
-  it('looks each container up a bounded number of times, however many sandboxes there are', async () => {
+  // A thousand sandboxes and containers, each saved to disk: seconds on a busy machine.
+  it('looks each container up a bounded number of times, however many sandboxes there are', { timeout: 60_000 }, async () => {
     const rt = runtime();
     for (let i = 0; i < 1000; i++) container(rt, await sandbox(rt, `p${i}`), 'main');
     const lookups = vi.spyOn(rt.state.containers, 'get');

@@ -41,6 +41,11 @@ export class SpareDirs {
     void this.clearLeftovers().then(() => this.fill());
   }
 
+  /** How many spares are ready to be taken. */
+  get readyCount(): number {
+    return this.ready.length;
+  }
+
   /** Renames a spare to `target` (which must not exist); false when none was ready or the rename failed, the spare kept then. */
   take(target: string): boolean {
     const spare = this.ready.shift();

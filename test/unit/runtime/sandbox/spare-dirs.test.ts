@@ -25,25 +25,16 @@ const spares = (dir: string) =>
     .filter((n) => n.startsWith('.spare-'))
     .sort();
 
-/**
- * The spares filled with every one of `subdirs`: a spare's directory appears
- * before its subdirectories, and the pool gives it only once they are made.
- */
-const filled = (dir: string, subdirs: string[]) => spares(dir).filter((n) => subdirs.every((sub) => existsSync(join(dir, n, sub))));
-
 describe('SpareDirs', () => {
   it('deletes what a runtime before left, keeps as many spares as asked, and renames one into place with its directories', async () => {
     const dir = parent();
     mkdirSync(join(dir, '.spare-1-0', 'upper'), { recursive: true });
     mkdirSync(join(dir, 'c0'));
     const pool = track(new SpareDirs(dir, SpareDirs.subdirs(['upper', 'work', 'rootfs']), 2));
-    await vi.waitFor(
-      () => expect(filled(dir, ['upper', 'work', 'rootfs']).length === 2 && !spares(dir).includes('.spare-1-0')).toBe(true),
-      {
-        timeout: 10_000,
-        interval: 5,
-      },
-    );
+    await vi.waitFor(() => expect(pool.readyCount === 2 && spares(dir).length === 2 && !spares(dir).includes('.spare-1-0')).toBe(true), {
+      timeout: 10_000,
+      interval: 5,
+    });
     expect(existsSync(join(dir, 'c0'))).toBe(true);
 
     expect(pool.take(join(dir, 'c1'))).toBe(true);
@@ -55,7 +46,7 @@ describe('SpareDirs', () => {
   it('keeps its spare when the target is there already with something in it (a container made before a restart)', async () => {
     const dir = parent();
     const pool = track(new SpareDirs(dir, SpareDirs.subdirs(['upper']), 1));
-    await vi.waitFor(() => expect(filled(dir, ['upper'])).toHaveLength(1), { timeout: 10_000, interval: 5 });
+    await vi.waitFor(() => expect([pool.readyCount, spares(dir).length]).toEqual([1, 1]), { timeout: 10_000, interval: 5 });
     mkdirSync(join(dir, 'c1', 'upper'), { recursive: true });
     writeFileSync(join(dir, 'c1', 'upper', 'written'), 'x');
     expect(pool.take(join(dir, 'c1'))).toBe(false);

@@ -1,9 +1,10 @@
 import { watch, type FSWatcher } from 'node:fs';
 import type { Stats } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { Clock, Timer } from '../../util/clock.js';
 import type { Pod } from '../api/v1.js';
+import { readManifestFile } from './bounded-read.js';
 import type { ManifestError } from './manifest.js';
 import { decodeStaticPods, isManifestName, listManifestFiles } from './read-manifests.js';
 
@@ -68,6 +69,8 @@ export class FileSource {
   private missingReported = false;
   /** Files without a manifest extension already reported as ignored (once each). */
   private readonly ignoredReported = new Set<string>();
+  /** Files skipped or refused, with the message last reported for each (reported again only when it changes). */
+  private readonly unreadReported = new Map<string, string>();
 
   constructor(
     private readonly path: string,
@@ -194,6 +197,7 @@ export class FileSource {
     }
     const present = new Set(files);
     for (const file of [...this.files.keys()]) if (!present.has(file)) this.files.delete(file);
+    for (const file of [...this.unreadReported.keys()]) if (!present.has(file)) this.unreadReported.delete(file);
     for (const file of files) await this.readFile(file, skipUnchanged);
     if (!this.stopped) this.sink.snapshot(this.pods());
   }
@@ -218,8 +222,11 @@ export class FileSource {
       if (!isManifestName(name)) {
         if (isFile) this.reportIgnored([file], false);
         else this.ignoredReported.delete(file);
-      } else if (isFile) await this.readFile(file, false, info);
-      else this.files.delete(file);
+      } else if (info) await this.readFile(file, false, info);
+      else {
+        this.files.delete(file);
+        this.unreadReported.delete(file);
+      }
     }
     if (!this.stopped) this.sink.snapshot(this.pods());
   }
@@ -250,13 +257,17 @@ export class FileSource {
     const info = known ?? (await stat(file).catch(() => undefined));
     const stamp = info && Date.now() - info.mtimeMs > SETTLED_MS ? stampOf(info) : undefined;
     if (skipUnchanged && stamp !== undefined && previous?.stamp === stamp) return;
-    let text: string;
-    try {
-      text = await readFile(file, 'utf8');
-    } catch (err) {
-      this.sink.error({ source: file, document: 0, message: `cannot read: ${(err as Error).message}` });
+    const read = await readManifestFile(file);
+    if (!('text' in read)) {
+      const message = 'skipped' in read ? read.skipped : read.refused;
+      if (this.unreadReported.get(file) !== message) this.sink.error({ source: file, document: 0, message });
+      this.unreadReported.set(file, message);
+      // What is not a regular file gives no pods, as in the kubelet; a file too large or unreadable keeps its last good pods.
+      if ('skipped' in read) this.files.delete(file);
       return;
     }
+    this.unreadReported.delete(file);
+    const text = read.text;
     if (previous && previous.text === text) {
       previous.stamp = stamp;
       return;

@@ -48,7 +48,9 @@ const KUBE_YAML = {
  * sync loop's thread. 3 MiB is the apiserver's own limit on a request body.
  */
 const MAX_ALIASES = 100;
-const MAX_BYTES = 3 * 1024 * 1024;
+/** The largest manifest knode reads: files, stdin and URL bodies are refused past it, before they are read whole. */
+export const MAX_MANIFEST_BYTES = 3 * 1024 * 1024;
+const MAX_BYTES = MAX_MANIFEST_BYTES;
 const MAX_FLOW_DEPTH = 100;
 
 /**

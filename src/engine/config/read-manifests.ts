@@ -1,6 +1,7 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import type { Pod } from '../api/v1.js';
+import { readManifestFile } from './bounded-read.js';
 import { decodeManifest, formatManifestError, type DecodedManifest } from './manifest.js';
 import { applyStaticPodDefaults } from './static-pod.js';
 
@@ -8,17 +9,19 @@ const MANIFEST_EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
 
 /**
  * The manifest files a path names: itself, or a directory's visible .yaml/.yml/.json
- * files, sorted. The directory's other visible files go to IGNORED, if given: the
+ * entries, sorted. Entries of any type are listed (a directory, a FIFO or a
+ * device named x.yaml too): the read skips what is not a regular file, and says so.
+ * The directory's other visible files go to IGNORED, if given: the
  * kubelet reads every file not starting with a dot, so a manifest without an
  * extension runs there and not here, and deserves a word.
  */
 export async function listManifestFiles(path: string, ignored?: string[]): Promise<string[]> {
   if (!(await stat(path)).isDirectory()) return [path];
   const entries = await readdir(path, { withFileTypes: true });
-  const visible = entries.filter((e) => !e.name.startsWith('.') && (e.isFile() || e.isSymbolicLink()));
+  const visible = entries.filter((e) => !e.name.startsWith('.'));
   ignored?.push(
     ...visible
-      .filter((e) => !isManifestName(e.name))
+      .filter((e) => !isManifestName(e.name) && (e.isFile() || e.isSymbolicLink()))
       .map((e) => join(path, e.name))
       .sort(),
   );
@@ -45,7 +48,12 @@ export async function readManifests(path: string, nodeName: string): Promise<{ p
   const pods: Pod[] = [];
   const errors: string[] = [];
   for (const file of await listManifestFiles(path)) {
-    const { decoded, pods: filePods } = decodeStaticPods(file, await readFile(file, 'utf8'), nodeName, Date.now());
+    const read = await readManifestFile(file);
+    if (!('text' in read)) {
+      errors.push(formatManifestError({ source: file, document: 0, message: 'skipped' in read ? read.skipped : read.refused }));
+      continue;
+    }
+    const { decoded, pods: filePods } = decodeStaticPods(file, read.text, nodeName, Date.now());
     pods.push(...filePods);
     errors.push(...decoded.errors.map(formatManifestError));
   }

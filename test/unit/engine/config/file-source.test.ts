@@ -22,15 +22,16 @@ vi.mock('node:fs', async (importOriginal) => {
   return { ...actual, watch };
 });
 
-// readFile counts its calls, so a test can tell a poll that read a file from one that only looked at it.
+// open counts its calls (a manifest is read through an opened handle), so a
+// test can tell a poll that read a file from one that only looked at it.
 const reads = vi.hoisted(() => ({ count: 0 }));
 vi.mock('node:fs/promises', async (importOriginal) => {
   const actual = await importOriginal<typeof import('node:fs/promises')>();
-  const readFile = ((...args: Parameters<typeof actual.readFile>) => {
+  const open = ((...args: Parameters<typeof actual.open>) => {
     reads.count++;
-    return actual.readFile(...args);
-  }) as typeof actual.readFile;
-  return { ...actual, readFile };
+    return actual.open(...args);
+  }) as typeof actual.open;
+  return { ...actual, open };
 });
 
 const NODE = 'node1';
@@ -128,23 +129,29 @@ describe('FileSource', () => {
     await source.start();
 
     expect(sink.last).toEqual(['ok-node1', 'upper-node1']);
-    // The visible files it does not read are named once each (the kubelet would read them); hidden ones and directories are not.
+    // The visible files it does not read are named once each (the kubelet would read them); hidden ones are not.
+    // A directory with a manifest's name is named once too, as the kubelet logs it, and not read.
     const ignored = (files: string[]) =>
       files.map((f) => ({
         source: join(dir, f),
         document: 0,
         message: expect.stringMatching(/^ignored: only \.yaml, \.yml and \.json files/),
       }));
-    expect(sink.errors).toEqual(ignored(['noext', 'notes.txt', 'pod.yaml.swp']));
+    const skippedDir = {
+      source: join(dir, 'sub.yaml'),
+      document: 0,
+      message: 'skipped: a directory (not read recursively, as in the kubelet), not a regular file',
+    };
+    expect(sink.errors).toEqual([...ignored(['noext', 'notes.txt', 'pod.yaml.swp']), skippedDir]);
     await clock.advance(PERIOD);
     await source.read();
-    expect(sink.errors).toHaveLength(3);
+    expect(sink.errors).toHaveLength(4);
     // Removed and written again: named again.
     rmSync(join(dir, 'noext'));
     await source.read();
     writeFileSync(join(dir, 'noext'), podYaml('noext'));
     await source.read();
-    expect(sink.errors.slice(3)).toEqual(ignored(['noext']));
+    expect(sink.errors.slice(4)).toEqual(ignored(['noext']));
   });
 
   it('reads a single file when the path is one', async () => {
@@ -409,7 +416,13 @@ describe('FileSource', () => {
       mkdirSync(join(dir, 'b.yaml'));
       await notify('a.yaml', 'b.yaml');
       expect(sink.last).toEqual([]);
-      expect(sink.errors).toEqual([]);
+      expect(sink.errors).toEqual([
+        {
+          source: join(dir, 'b.yaml'),
+          document: 0,
+          message: 'skipped: a directory (not read recursively, as in the kubelet), not a regular file',
+        },
+      ]);
     });
 
     it('reads everything when a notification names no file', async () => {

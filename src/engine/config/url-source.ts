@@ -1,6 +1,7 @@
 import type { Clock, Timer } from '../../util/clock.js';
 import type { SourceSink } from './file-source.js';
-import { decodeManifest } from './manifest.js';
+import { readCapped } from './bounded-read.js';
+import { decodeManifest, MAX_MANIFEST_BYTES } from './manifest.js';
 import { applyStaticPodDefaults } from './static-pod.js';
 
 /** The kubelet's HTTP client timeout for the manifest URL. */
@@ -44,8 +45,17 @@ export class UrlSource {
       const headers = new Headers();
       for (const [name, values] of Object.entries(this.headers)) for (const v of values) headers.append(name, v);
       const res = await fetch(this.url, { headers, signal: AbortSignal.any([this.abort.signal, AbortSignal.timeout(FETCH_TIMEOUT_MS)]) });
-      body = await res.text();
-      if (!res.ok) throw new Error(`${res.status} ${res.statusText}`.trim());
+      if (!res.ok) {
+        await res.body?.cancel();
+        throw new Error(`${res.status} ${res.statusText}`.trim());
+      }
+      const length = Number(res.headers.get('content-length') ?? NaN);
+      if (length > MAX_MANIFEST_BYTES) {
+        await res.body?.cancel();
+        throw new Error(`the body is larger than ${MAX_MANIFEST_BYTES} bytes (Content-Length ${length}); not read`);
+      }
+      // Capped as it streams: a body without a length, or longer than it said, is cut off past the limit.
+      body = res.body ? await readCapped(res.body, MAX_MANIFEST_BYTES, 'the body') : '';
     } catch (err) {
       if (this.abort.signal.aborted) return;
       const message = `fetching the manifest failed: ${(err as Error).message}`;

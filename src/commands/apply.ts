@@ -1,11 +1,13 @@
 import { Flags } from '@oclif/core';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { stringify } from 'yaml';
 import { BaseCommand } from '../cli/base-command.js';
 import { kubeletConfigFromFlags, kubeletFlags, parseDuration } from '../cli/kubelet-flags.js';
 import { podRef } from '../engine/api/pod-util.js';
+import { kindOf, readCapped } from '../engine/config/bounded-read.js';
+import { MAX_MANIFEST_BYTES } from '../engine/config/manifest.js';
 import { Kubelet } from '../engine/kubelet.js';
 import { runOnce, type PodOutcome } from '../engine/run-once.js';
 import { renderApplyTasks } from '../ui/apply-tasks.js';
@@ -32,7 +34,7 @@ export default class Apply extends BaseCommand {
   async run(): Promise<void> {
     const { flags } = await this.parse(Apply);
     const rootDir = this.rootDir(flags);
-    const path = this.manifestPath(flags.filename, rootDir);
+    const path = await this.manifestPath(flags.filename, rootDir);
     const timeout = parseDuration(flags.timeout, 'timeout');
     const warn = (message: string) => this.logToStderr(`Warning: ${message}`);
     const config = kubeletConfigFromFlags(rootDir, flags, { staticPodPath: path, runOnce: true }, warn);
@@ -73,14 +75,33 @@ export default class Apply extends BaseCommand {
     if (manifestErrors > 0) this.exit(ExitCode.usage);
   }
 
-  /** The path to read; stdin is saved under the root dir first, so its pods get a stable UID. */
-  private manifestPath(filename: string, rootDir: string): string {
+  /**
+   * The path to read; stdin is saved under the root dir first, so its pods get a stable UID.
+   * A path that is neither a directory nor a regular file (a device, a FIFO) is a usage error:
+   * in a directory it would be skipped, but named alone it can only be a mistake. Stdin is read
+   * up to the manifest limit and refused past it.
+   */
+  private async manifestPath(filename: string, rootDir: string): Promise<string> {
     if (filename !== '-') {
       const path = resolve(filename);
-      if (!existsSync(path)) throw new UserError('usage', `${filename}: no such file or directory`);
+      let info;
+      try {
+        info = statSync(path);
+      } catch {
+        throw new UserError('usage', `${filename}: no such file or directory`);
+      }
+      if (!info.isDirectory() && !info.isFile())
+        throw new UserError('usage', `${filename}: ${kindOf(info)}, not a regular file or a directory of manifests`);
       return path;
     }
-    const text = readFileSync(0, 'utf8');
+    let text: string;
+    try {
+      text = await readCapped(process.stdin, MAX_MANIFEST_BYTES, 'stdin');
+    } catch (err) {
+      throw new UserError('usage', (err as Error).message);
+    } finally {
+      process.stdin.destroy();
+    }
     const dir = join(rootDir, 'apply');
     mkdirSync(dir, { recursive: true });
     const file = join(dir, `stdin-${createHash('sha256').update(text).digest('hex').slice(0, 16)}.yaml`);

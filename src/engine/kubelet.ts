@@ -141,6 +141,7 @@ export class Kubelet implements HostInterface, RunOnceHost {
       objects: this.objects,
       supportsRecursiveReadOnly: () => this.runtimeHealth.supportsRecursiveReadOnly(),
       seccompDefault: config.seccompDefault,
+      clusterDomain: config.clusterDomain,
     });
     this.stats = new SummaryProvider({
       runtime,

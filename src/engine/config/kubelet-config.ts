@@ -31,6 +31,8 @@ export interface KubeletConfiguration {
   /** The kubelet API's serving certificate and key; without them a self-signed pair is made under the root dir. */
   tlsCertFile?: string;
   tlsPrivateKeyFile?: string;
+  /** The cluster's DNS domain (--cluster-domain): a pod with a subdomain is `<hostname>.<subdomain>.<namespace>.svc.<clusterDomain>`. */
+  clusterDomain: string;
   /** Client certificates signed by this CA may call the kubelet API (authentication.x509.clientCAFile). */
   clientCAFile?: string;
   /** The node's IP (--node-ip): its InternalIP, status.hostIP, and where the kubelet API listens. Default: the host's primary IP. */

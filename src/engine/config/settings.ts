@@ -192,6 +192,17 @@ export const SETTINGS: readonly Setting[] = [
     description: 'Key of --tls-cert-file',
   },
   {
+    field: 'clusterDomain',
+    name: 'clusterDomain',
+    file: true,
+    flag: 'cluster-domain',
+    commands: ['run', 'apply'],
+    type: 'string',
+    default: '',
+    description:
+      "The cluster's DNS domain. A pod with a subdomain gets the name HOSTNAME.SUBDOMAIN.NAMESPACE.svc.DOMAIN in its /etc/hosts; empty (the kubelet's default) leaves it ending in svc.",
+  },
+  {
     field: 'nodeStatusUpdateFrequency',
     name: 'nodeStatusUpdateFrequency',
     file: true,

@@ -39,6 +39,8 @@ export interface ContainerManagerDeps {
   supportsRecursiveReadOnly?: () => boolean;
   /** The kubelet's seccompDefault: containers naming no profile get RuntimeDefault. */
   seccompDefault?: boolean;
+  /** The kubelet's clusterDomain: the domain of a pod with a subdomain ends in it (its /etc/hosts FQDN line). */
+  clusterDomain?: string;
 }
 
 /** The pulls of a pod's image volumes, by volume name: the image to mount, or why it could not be pulled. */
@@ -165,7 +167,7 @@ export class ContainerManager {
         seccomp: { profileRoot: seccompProfileRoot(this.deps.rootDir), fallbackToRuntimeDefault: this.deps.seccompDefault === true },
         imageVolumes,
       });
-      const hosts = makeHostsMount(this.deps.rootDir, pod, container, addresses.podIPs);
+      const hosts = makeHostsMount(this.deps.rootDir, pod, container, addresses.podIPs, { clusterDomain: this.deps.clusterDomain });
       if (hosts) config.mounts = [...(config.mounts ?? []), hosts];
       if (container.terminationMessagePath) {
         const hostPath = await createTerminationMessageFile(this.deps.rootDir, pod.metadata.uid!, container.name);

@@ -42,6 +42,8 @@ export interface RuntimeManagerOptions {
   supportsRecursiveReadOnly?: () => boolean;
   /** The kubelet's seccompDefault: containers naming no profile get RuntimeDefault. */
   seccompDefault?: boolean;
+  /** The kubelet's clusterDomain: the domain of a pod with a subdomain ends in it (its /etc/hosts FQDN line). */
+  clusterDomain?: string;
 }
 
 /**

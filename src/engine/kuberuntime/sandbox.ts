@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { PodSandboxConfig } from '../../cri/types.js';
 import type { Pod } from '../api/v1.js';
+import { podHostnameAndDomain } from './etc-hosts.js';
 import { sandboxLabels } from './labels.js';
 import { namespacesForPod } from './namespaces.js';
 
@@ -47,7 +48,7 @@ export function generatePodSandboxConfig(pod: Pod, attempt: number, nodeName: st
     },
   };
   // A host-network pod shares the node's UTS namespace: runtimes refuse to set its hostname.
-  if (!spec.hostNetwork) config.hostname = (spec.hostname ?? pod.metadata.name ?? '').slice(0, 63).replace(/[-.]+$/, '');
+  if (!spec.hostNetwork) config.hostname = podHostnameAndDomain(pod).hostname;
   return config;
 }
 

@@ -22,6 +22,7 @@ describe('the settings table', () => {
       address: '127.0.0.1',
       readOnlyPort: 10255,
       port: 10250,
+      clusterDomain: '',
       nodeLabels: {},
       nodeStatusUpdateFrequency: 10_000,
       nodeStatusReportFrequency: 300_000,

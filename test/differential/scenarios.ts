@@ -124,6 +124,17 @@ export const scenarios: Scenario[] = [
     spec: { containers: [sh('main', SLEEP)], terminationGracePeriodSeconds: 2 },
   },
   {
+    name: 'hostname-subdomain',
+    what: "hostname + subdomain on the pod network: exits 0 only if /etc/hosts names the pod's FQDN (no clusterDomain: 'svc.')",
+    spec: {
+      containers: [sh('main', `awk '$2 == "web.sub.default.svc." && $3 == "web"' /etc/hosts | grep -q .`)],
+      hostname: 'web',
+      subdomain: 'sub',
+      restartPolicy: 'Never',
+      terminationGracePeriodSeconds: 2,
+    },
+  },
+  {
     name: 'two-containers-one-exits',
     what: 'restartPolicy Always, one container sleeps, the other exits 0 (and is restarted)',
     spec: pod([sh('app', SLEEP), sh('once', 'exit 0')]),

@@ -111,6 +111,11 @@ function containerStatus(
     status.imageID = newest.imageRef;
     status.restartCount = newest.restartCount;
     status.state = stateOf(newest, ctx.runtimeName);
+    // The last termination outlives the runtime's record of it, as in the kubelet (RestartAllContainersOnContainerExits, on
+    // since v1.36): a failed run that garbage collection or the init-container prune removed stays the lastState once a
+    // retry succeeds. The old status's own termination, when it was another instance, else its lastState.
+    if (old?.state?.terminated && old.containerID !== status.containerID) status.lastState = { terminated: old.state.terminated };
+    else if (old?.lastState?.terminated) status.lastState = { terminated: old.lastState.terminated };
     if (previous?.state === 'exited') status.lastState = stateOf(previous, ctx.runtimeName);
     if (newest.state === 'running') {
       status.started = ctx.started?.(c.name, newest.id) ?? true;

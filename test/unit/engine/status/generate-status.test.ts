@@ -107,6 +107,20 @@ const terminatedApp = (exitCode: number, reason: string, id = 'app-1') => ({
   terminated: { exitCode, reason, startedAt: STARTED_TEXT, finishedAt: FINISHED_TEXT, containerID: `containerd://${id}` },
 });
 
+/** An old API status of `app` with this state and last state, of the instance `id`. */
+function oldApp(state: ContainerStatus['state'], lastState: ContainerStatus['lastState'], id: string): ContainerStatus {
+  return {
+    name: 'app',
+    state,
+    lastState,
+    ready: false,
+    restartCount: 1,
+    image: 'busybox:1.36',
+    imageID: '',
+    containerID: `containerd://${id}`,
+  };
+}
+
 const containerRows: ContainerRow[] = [
   {
     name: 'never created, pod without init containers: waiting ContainerCreating',
@@ -339,6 +353,52 @@ const containerRows: ContainerRow[] = [
     },
     container: 'app',
     want: { state: { waiting: { reason: 'ContainerCreating' } }, lastState: terminatedApp(1, 'Error'), restartCount: 4 },
+  },
+  {
+    name: 'OnFailure, exited 0 on a retry, the failed run collected: the old status keeps it as lastState',
+    pod: pod({ restartPolicy: 'OnFailure', containers: [c('app')] }),
+    runtime: runtime([sandbox()], [exited('app', 0, { id: 'app-2', restartCount: 1 })]),
+    ctx: { oldStatus: { containerStatuses: [oldApp({ running: { startedAt: STARTED_TEXT } }, terminatedApp(1, 'Error'), 'app-2')] } },
+    container: 'app',
+    want: { state: terminatedApp(0, 'Completed', 'app-2'), lastState: terminatedApp(1, 'Error'), restartCount: 1 },
+  },
+  {
+    name: "the old status's own termination, of another instance, becomes lastState",
+    pod: pod({ restartPolicy: 'OnFailure', containers: [c('app')] }),
+    runtime: runtime([sandbox()], [running('app', { id: 'app-2', restartCount: 1 })]),
+    ctx: { oldStatus: { containerStatuses: [oldApp(terminatedApp(1, 'Error'), {}, 'app-1')] } },
+    container: 'app',
+    want: { state: { running: { startedAt: STARTED_TEXT } }, lastState: terminatedApp(1, 'Error') },
+  },
+  {
+    name: "the old status's termination of this same instance is its state, not its lastState",
+    pod: pod({ restartPolicy: 'Never', containers: [c('app')] }),
+    runtime: runtime([sandbox()], [exited('app', 1)]),
+    ctx: { oldStatus: { containerStatuses: [oldApp(terminatedApp(1, 'Error'), {}, 'app-1')] } },
+    container: 'app',
+    want: { state: terminatedApp(1, 'Error'), lastState: {} },
+  },
+  {
+    name: 'a previous instance in the runtime wins over the old status',
+    pod: pod({ containers: [c('app')] }),
+    runtime: runtime([sandbox()], [running('app', { id: 'app-3', restartCount: 2 }), exited('app', 2, { id: 'app-2' })]),
+    ctx: { oldStatus: { containerStatuses: [oldApp({ waiting: { reason: 'CrashLoopBackOff' } }, terminatedApp(1, 'Error'), 'app-2')] } },
+    container: 'app',
+    want: { state: { running: { startedAt: STARTED_TEXT } }, lastState: terminatedApp(2, 'Error', 'app-2') },
+  },
+  {
+    name: 'OnFailure, an init container that succeeded on a retry after its failed run was pruned: lastState kept',
+    pod: pod({ restartPolicy: 'OnFailure', initContainers: [c('setup')], containers: [c('app')] }),
+    runtime: runtime([sandbox()], [running('app'), exited('setup', 0, { id: 'setup-2', restartCount: 1 })]),
+    ctx: {
+      oldStatus: {
+        initContainerStatuses: [
+          { ...oldApp({ running: { startedAt: STARTED_TEXT } }, terminatedApp(1, 'Error', 'setup-1'), 'setup-2'), name: 'setup' },
+        ],
+      },
+    },
+    container: 'setup',
+    want: { state: terminatedApp(0, 'Completed', 'setup-2'), lastState: terminatedApp(1, 'Error', 'setup-1'), ready: true },
   },
 ];
 

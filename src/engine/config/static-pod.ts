@@ -73,8 +73,49 @@ export function applyPodSpecDefaults(pod: Pod): void {
   spec.enableServiceLinks ??= true;
   for (const c of spec.initContainers ?? []) applyContainerDefaults(c);
   for (const c of spec.containers) applyContainerDefaults(c);
-  for (const v of spec.volumes ?? []) if (v.image) v.image.pullPolicy ??= defaultPullPolicy(v.image.reference ?? '');
+  for (const v of spec.volumes ?? []) {
+    if (!VOLUME_SOURCES.some((source) => v[source] !== undefined && v[source] !== null)) v.emptyDir = {};
+    if (v.image) v.image.pullPolicy ??= defaultPullPolicy(v.image.reference ?? '');
+  }
 }
+
+/**
+ * The fields of a v1 VolumeSource. A volume that sets none of them is an
+ * emptyDir (SetDefaults_Volume); other keys are dropped by the apiserver's
+ * decoder, so they do not count as a source.
+ */
+const VOLUME_SOURCES = [
+  'hostPath',
+  'emptyDir',
+  'gcePersistentDisk',
+  'awsElasticBlockStore',
+  'gitRepo',
+  'secret',
+  'nfs',
+  'iscsi',
+  'glusterfs',
+  'persistentVolumeClaim',
+  'rbd',
+  'flexVolume',
+  'cinder',
+  'cephfs',
+  'flocker',
+  'downwardAPI',
+  'fc',
+  'azureFile',
+  'configMap',
+  'vsphereVolume',
+  'quobyte',
+  'azureDisk',
+  'photonPersistentDisk',
+  'projected',
+  'portworxVolume',
+  'scaleIO',
+  'storageos',
+  'csi',
+  'ephemeral',
+  'image',
+] as const;
 
 function applyContainerDefaults(c: Container): void {
   c.imagePullPolicy ??= defaultPullPolicy(c.image ?? '');

@@ -161,6 +161,21 @@ describe('applyStaticPodDefaults', () => {
     expect(pod.metadata.uid).toBe(staticPodUid(manifest(), origin));
     expect(applyStaticPodDefaults(manifest(), { ...origin, seenAt: SEEN + 60_000 }).metadata.uid).toBe(pod.metadata.uid);
   });
+
+  it('makes a volume with no source an emptyDir, as SetDefaults_Volume does, and leaves the others', () => {
+    const m = manifest();
+    m.spec.volumes = [
+      { name: 'bare' },
+      { name: 'unknown-key', bogus: {} },
+      { name: 'null-source', hostPath: null as never },
+      { name: 'host', hostPath: { path: '/tmp' } },
+      { name: 'cm', configMap: { name: 'c' } },
+    ];
+    const p = applyStaticPodDefaults(m, origin);
+    expect(p.spec.volumes?.map((v) => v.emptyDir)).toEqual([{}, {}, {}, undefined, undefined]);
+    expect(p.spec.volumes?.[3].hostPath).toEqual({ path: '/tmp' });
+    expect(m.spec.volumes?.[0]).toEqual({ name: 'bare' });
+  });
 });
 
 describe('staticPodUid', () => {

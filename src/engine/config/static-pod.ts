@@ -125,11 +125,12 @@ function applyContainerDefaults(c: Container): void {
   for (const probe of [c.livenessProbe, c.readinessProbe, c.startupProbe]) if (probe) applyProbeDefaults(probe);
 }
 
+/** SetDefaults_Probe: a field left out or set to 0 gets its default. */
 function applyProbeDefaults(p: Probe): void {
-  p.timeoutSeconds ??= 1;
-  p.periodSeconds ??= 10;
-  p.successThreshold ??= 1;
-  p.failureThreshold ??= 3;
+  p.timeoutSeconds ||= 1;
+  p.periodSeconds ||= 10;
+  p.successThreshold ||= 1;
+  p.failureThreshold ||= 3;
 }
 
 /** `Always` when the tag is `latest` (given, or implied by no tag and no digest), else `IfNotPresent`. */

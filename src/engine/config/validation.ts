@@ -373,13 +373,7 @@ function validateContainer(c: Checker, path: string, ctr: unknown, names: Set<st
   }
   validateResources(c, `${path}.resources`, ctr.resources);
   validateSecurityContext(c, `${path}.securityContext`, ctr.securityContext, false);
-  for (const probe of ['livenessProbe', 'readinessProbe', 'startupProbe'] as const) {
-    const value = ctr[probe];
-    if (value === undefined || !c.object(`${path}.${probe}`, value)) continue;
-    for (const field of ['initialDelaySeconds', 'timeoutSeconds', 'periodSeconds', 'successThreshold', 'failureThreshold']) {
-      c.integer(`${path}.${probe}.${field}`, value[field], field === 'initialDelaySeconds' ? 0 : 1);
-    }
-  }
+  for (const probe of ['livenessProbe', 'readinessProbe', 'startupProbe'] as const) validateProbe(c, `${path}.${probe}`, ctr[probe], probe);
   if (c.array(`${path}.volumeMounts`, ctr.volumeMounts)) {
     ctr.volumeMounts.forEach((m, i) => {
       const p = `${path}.volumeMounts[${i}]`;
@@ -399,4 +393,80 @@ function validateContainer(c: Checker, path: string, ctr: unknown, names: Set<st
       }
     });
   }
+}
+
+/** The handler kinds of a probe; exactly one is set. */
+const PROBE_HANDLERS = ['exec', 'httpGet', 'tcpSocket', 'grpc'] as const;
+
+/**
+ * A probe as the apiserver checks it (validateProbe and its liveness,
+ * readiness and startup variants), after the v1 defaults: a 0 threshold,
+ * period or timeout is the default, an httpGet with no path or scheme is `/`
+ * over HTTP.
+ */
+function validateProbe(c: Checker, path: string, probe: unknown, kind: 'livenessProbe' | 'readinessProbe' | 'startupProbe'): void {
+  if (probe === undefined || probe === null || !c.object(path, probe)) return;
+  let handlers = 0;
+  for (const handler of PROBE_HANDLERS) {
+    const action = probe[handler];
+    if (action === undefined || action === null) continue;
+    const at = `${path}.${handler}`;
+    if (handlers++ > 0) {
+      c.fail(at, 'Forbidden: may not specify more than 1 handler type');
+      continue;
+    }
+    if (!c.object(at, action)) continue;
+    if (handler === 'exec') {
+      if (c.array(`${at}.command`, action.command) ? action.command.length === 0 : action.command === undefined || action.command === null)
+        c.fail(`${at}.command`, 'Required value');
+      else c.strings(`${at}.command`, action.command);
+    } else {
+      portNumOrName(c, `${at}.port`, action.port, handler === 'grpc');
+    }
+    if (handler === 'httpGet') {
+      c.string(`${at}.path`, action.path);
+      if (action.scheme !== undefined && action.scheme !== null && action.scheme !== '')
+        c.oneOf(`${at}.scheme`, action.scheme, ['HTTP', 'HTTPS']);
+    }
+  }
+  if (handlers === 0) c.fail(path, 'Required value: must specify a handler type');
+  for (const field of ['initialDelaySeconds', 'timeoutSeconds', 'periodSeconds', 'successThreshold', 'failureThreshold']) {
+    const value = probe[field];
+    if (c.integer(`${path}.${field}`, value, Number.MIN_SAFE_INTEGER, MAX_ID) && value < 0)
+      c.fail(`${path}.${field}`, `Invalid value: ${value}: must be greater than or equal to 0`);
+  }
+  const grace = probe.terminationGracePeriodSeconds;
+  if (grace !== undefined && grace !== null && c.integer(`${path}.terminationGracePeriodSeconds`, grace, Number.MIN_SAFE_INTEGER)) {
+    if (grace <= 0) c.fail(`${path}.terminationGracePeriodSeconds`, `Invalid value: ${grace}: must be greater than 0`);
+    if (kind === 'readinessProbe')
+      c.fail(`${path}.terminationGracePeriodSeconds`, `Invalid value: ${grace}: must not be set for readinessProbes`);
+  }
+  const success = probe.successThreshold;
+  if (kind !== 'readinessProbe' && typeof success === 'number' && success !== 0 && success !== 1)
+    c.fail(`${path}.successThreshold`, `Invalid value: ${success}: must be 1`);
+}
+
+/** A port given as a number (1-65535) or as a name (an IANA_SVC_NAME), as ValidatePortNumOrName checks it; a missing port is 0. */
+function portNumOrName(c: Checker, path: string, port: unknown, numberOnly: boolean): void {
+  if (port === undefined || port === null) port = 0;
+  if (typeof port === 'string' && !numberOnly) {
+    for (const message of portNameProblems(port)) c.fail(path, `Invalid value: ${JSON.stringify(port)}: ${message}`);
+    return;
+  }
+  if (typeof port !== 'number' || !Number.isInteger(port)) {
+    c.fail(path, `expected ${numberOnly ? 'an integer' : 'an integer or a string'}, got ${typeName(port)}`);
+    return;
+  }
+  if (port < 1 || port > 65535) c.fail(path, `Invalid value: ${port}: must be between 1 and 65535, inclusive`);
+}
+
+/** IsValidPortName: what is wrong with a port name (an IANA_SVC_NAME), in the apiserver's words. */
+function portNameProblems(name: string): string[] {
+  const problems: string[] = [];
+  if (name.length > 15) problems.push('must be no more than 15 characters');
+  if (!/^[-a-z0-9]+$/.test(name)) problems.push('must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)');
+  if (!/[a-z]/.test(name)) problems.push('must contain at least one letter (a-z)');
+  if (name.includes('--')) problems.push('must not contain consecutive hyphens');
+  if (name.startsWith('-') || name.endsWith('-')) problems.push('must not begin or end with a hyphen');
+  return problems;
 }

@@ -301,7 +301,7 @@ describe('validatePod', () => {
               { name: 'POD', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
             ],
             ports: [{ containerPort: 80, hostPort: 8080, protocol: 'TCP', name: 'http' }],
-            livenessProbe: { initialDelaySeconds: 0, periodSeconds: 5 },
+            livenessProbe: { exec: { command: ['true'] }, initialDelaySeconds: 0, periodSeconds: 5 },
             volumeMounts: [{ name: 'data', mountPath: '/data' }],
           }),
         ],
@@ -442,9 +442,9 @@ describe('validatePod', () => {
       [{ field: 'spec.containers[0].env[0].valueFrom.fieldRef.fieldPath', message: 'Required value' }],
     ],
     [
-      'probe periodSeconds 0',
-      { containers: [c({ readinessProbe: { periodSeconds: 0 } })] },
-      [{ field: 'spec.containers[0].readinessProbe.periodSeconds', message: expect.stringContaining('got 0') }],
+      'probe periodSeconds -1 (0 is the default, as in the apiserver)',
+      { containers: [c({ readinessProbe: { exec: { command: ['true'] }, periodSeconds: -1 } })] },
+      [{ field: 'spec.containers[0].readinessProbe.periodSeconds', message: 'Invalid value: -1: must be greater than or equal to 0' }],
     ],
     [
       'a mountPropagation Kubernetes does not have',

@@ -162,6 +162,13 @@ describe('applyStaticPodDefaults', () => {
     expect(applyStaticPodDefaults(manifest(), { ...origin, seenAt: SEEN + 60_000 }).metadata.uid).toBe(pod.metadata.uid);
   });
 
+  it('gives a probe field set to 0 its default, as SetDefaults_Probe does', () => {
+    const m = manifest();
+    m.spec.containers[1].readinessProbe = { periodSeconds: 0, timeoutSeconds: 0, successThreshold: 0, failureThreshold: 0 };
+    const p = applyStaticPodDefaults(m, origin);
+    expect(p.spec.containers[1].readinessProbe).toEqual({ timeoutSeconds: 1, periodSeconds: 10, successThreshold: 1, failureThreshold: 3 });
+  });
+
   it('makes a volume with no source an emptyDir, as SetDefaults_Volume does, and leaves the others', () => {
     const m = manifest();
     m.spec.volumes = [

@@ -1,0 +1,178 @@
+// Pod validation as the apiserver's (pkg/apis/core/validation/validation.go):
+// each row breaks one rule of a valid pod and names the field path and the
+// message the apiserver gives for it (`kubectl create --dry-run=server`).
+import { describe, expect, it } from 'vitest';
+import { validatePod } from '../../../../src/engine/config/validation.js';
+
+type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** A valid pod with one container, a volume it mounts, and a port. */
+function pod(): Obj {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'web' },
+    spec: {
+      containers: [
+        {
+          name: 'main',
+          image: 'busybox:1.36',
+          ports: [{ name: 'http', containerPort: 8080 }],
+          volumeMounts: [{ name: 'data', mountPath: '/data' }],
+        },
+      ],
+      volumes: [{ name: 'data', emptyDir: {} }],
+    },
+  };
+}
+
+type Row = [what: string, mutate: (p: Obj) => void, field: string, message: string];
+
+const ctr = (p: Obj): Obj => p.spec.containers[0];
+const C = 'spec.containers[0]';
+
+function check(rows: Row[]): void {
+  it.each(rows)('%s', (_what, mutate, field, message) => {
+    const p = pod();
+    mutate(p);
+    expect(validatePod(p, { nameSuffixLength: 0 })).toContainEqual({ field, message });
+  });
+}
+
+function accepts(rows: [what: string, mutate: (p: Obj) => void][]): void {
+  it.each(rows)('accepts %s', (_what, mutate) => {
+    const p = pod();
+    mutate(p);
+    expect(validatePod(p, { nameSuffixLength: 0 })).toEqual([]);
+  });
+}
+
+describe('validatePod: probes', () => {
+  check([
+    [
+      'a probe without a handler',
+      (p) => (ctr(p).livenessProbe = { periodSeconds: 5 }),
+      `${C}.livenessProbe`,
+      'Required value: must specify a handler type',
+    ],
+    [
+      'a probe with two handlers',
+      (p) => (ctr(p).readinessProbe = { exec: { command: ['true'] }, tcpSocket: { port: 80 } }),
+      `${C}.readinessProbe.tcpSocket`,
+      'Forbidden: may not specify more than 1 handler type',
+    ],
+    [
+      'a negative period',
+      (p) => (ctr(p).livenessProbe = { exec: { command: ['true'] }, periodSeconds: -1 }),
+      `${C}.livenessProbe.periodSeconds`,
+      'Invalid value: -1: must be greater than or equal to 0',
+    ],
+    ['an exec probe without a command', (p) => (ctr(p).startupProbe = { exec: {} }), `${C}.startupProbe.exec.command`, 'Required value'],
+    [
+      'successThreshold 2 on a liveness probe',
+      (p) => (ctr(p).livenessProbe = { tcpSocket: { port: 80 }, successThreshold: 2 }),
+      `${C}.livenessProbe.successThreshold`,
+      'Invalid value: 2: must be 1',
+    ],
+    [
+      'successThreshold 3 on a startup probe',
+      (p) => (ctr(p).startupProbe = { tcpSocket: { port: 80 }, successThreshold: 3 }),
+      `${C}.startupProbe.successThreshold`,
+      'Invalid value: 3: must be 1',
+    ],
+    [
+      'terminationGracePeriodSeconds on a readiness probe',
+      (p) => (ctr(p).readinessProbe = { tcpSocket: { port: 80 }, terminationGracePeriodSeconds: 5 }),
+      `${C}.readinessProbe.terminationGracePeriodSeconds`,
+      'Invalid value: 5: must not be set for readinessProbes',
+    ],
+    [
+      'terminationGracePeriodSeconds 0 on a liveness probe',
+      (p) => (ctr(p).livenessProbe = { tcpSocket: { port: 80 }, terminationGracePeriodSeconds: 0 }),
+      `${C}.livenessProbe.terminationGracePeriodSeconds`,
+      'Invalid value: 0: must be greater than 0',
+    ],
+    [
+      'port 0',
+      (p) => (ctr(p).livenessProbe = { tcpSocket: { port: 0 } }),
+      `${C}.livenessProbe.tcpSocket.port`,
+      'Invalid value: 0: must be between 1 and 65535, inclusive',
+    ],
+    [
+      'port -1',
+      (p) => (ctr(p).livenessProbe = { httpGet: { port: -1 } }),
+      `${C}.livenessProbe.httpGet.port`,
+      'Invalid value: -1: must be between 1 and 65535, inclusive',
+    ],
+    [
+      'port 99999',
+      (p) => (ctr(p).readinessProbe = { grpc: { port: 99999 } }),
+      `${C}.readinessProbe.grpc.port`,
+      'Invalid value: 99999: must be between 1 and 65535, inclusive',
+    ],
+    [
+      'no port at all',
+      (p) => (ctr(p).readinessProbe = { tcpSocket: {} }),
+      `${C}.readinessProbe.tcpSocket.port`,
+      'Invalid value: 0: must be between 1 and 65535, inclusive',
+    ],
+    [
+      'a port name over 15 characters',
+      (p) => (ctr(p).livenessProbe = { httpGet: { port: 'a-very-long-port-name' } }),
+      `${C}.livenessProbe.httpGet.port`,
+      'Invalid value: "a-very-long-port-name": must be no more than 15 characters',
+    ],
+    [
+      'a port name in capitals',
+      (p) => (ctr(p).livenessProbe = { httpGet: { port: 'HTTP' } }),
+      `${C}.livenessProbe.httpGet.port`,
+      'Invalid value: "HTTP": must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)',
+    ],
+    [
+      'a port name of digits',
+      (p) => (ctr(p).livenessProbe = { tcpSocket: { port: '8080' } }),
+      `${C}.livenessProbe.tcpSocket.port`,
+      'Invalid value: "8080": must contain at least one letter (a-z)',
+    ],
+    [
+      'a port name with two hyphens in a row',
+      (p) => (ctr(p).livenessProbe = { tcpSocket: { port: 'a--b' } }),
+      `${C}.livenessProbe.tcpSocket.port`,
+      'Invalid value: "a--b": must not contain consecutive hyphens',
+    ],
+    [
+      'a port name ending in a hyphen',
+      (p) => (ctr(p).livenessProbe = { tcpSocket: { port: 'web-' } }),
+      `${C}.livenessProbe.tcpSocket.port`,
+      'Invalid value: "web-": must not begin or end with a hyphen',
+    ],
+    [
+      'an httpGet scheme other than HTTP or HTTPS',
+      (p) => (ctr(p).livenessProbe = { httpGet: { port: 80, scheme: 'FTP' } }),
+      `${C}.livenessProbe.httpGet.scheme`,
+      'Unsupported value: "FTP": supported values: "HTTP", "HTTPS"',
+    ],
+    [
+      'a bad probe in an init container',
+      (p) => (p.spec.initContainers = [{ name: 'init', image: 'busybox', restartPolicy: 'Always', startupProbe: {} }]),
+      'spec.initContainers[0].startupProbe',
+      'Required value: must specify a handler type',
+    ],
+  ]);
+  accepts([
+    [
+      'successThreshold 1 and 0 (the default) on liveness and startup probes',
+      (p) => {
+        ctr(p).livenessProbe = { tcpSocket: { port: 80 }, successThreshold: 1 };
+        ctr(p).startupProbe = { tcpSocket: { port: 'http' }, successThreshold: 0 };
+      },
+    ],
+    ['successThreshold 3 on a readiness probe', (p) => (ctr(p).readinessProbe = { exec: { command: ['true'] }, successThreshold: 3 })],
+    ['an httpGet probe with no path and no scheme (defaulted)', (p) => (ctr(p).livenessProbe = { httpGet: { port: 8080 } })],
+    ['an HTTPS probe on a named port', (p) => (ctr(p).livenessProbe = { httpGet: { port: 'http', scheme: 'HTTPS' } })],
+    [
+      'terminationGracePeriodSeconds on a liveness probe',
+      (p) => (ctr(p).livenessProbe = { grpc: { port: 9000 }, terminationGracePeriodSeconds: 3 }),
+    ],
+  ]);
+});

@@ -193,6 +193,7 @@ function validateSpec(c: Checker, spec: Obj): void {
   validateSecurityContext(c, 'spec.securityContext', spec.securityContext, true);
   if (isObject(spec.securityContext)) validateSysctls(c, 'spec.securityContext.sysctls', spec.securityContext.sysctls, spec);
   c.stringMap('spec.nodeSelector', spec.nodeSelector);
+  validateTolerations(c, 'spec.tolerations', spec.tolerations);
   const names = new Set<string>();
   if (c.array('spec.initContainers', spec.initContainers)) {
     spec.initContainers.forEach((ctr, i) => validateContainer(c, `spec.initContainers[${i}]`, ctr, names, true));
@@ -469,4 +470,52 @@ function portNameProblems(name: string): string[] {
   if (name.includes('--')) problems.push('must not contain consecutive hyphens');
   if (name.startsWith('-') || name.endsWith('-')) problems.push('must not begin or end with a hyphen');
   return problems;
+}
+
+const LABEL_VALUE_MESSAGE =
+  "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
+
+/** IsValidLabelValue: what is wrong with a label value, in the apiserver's words. */
+function labelValueProblems(value: string): string[] {
+  const problems: string[] = [];
+  if (value.length > 63) problems.push('must be no more than 63 characters');
+  if (!LABEL_VALUE.test(value)) problems.push(LABEL_VALUE_MESSAGE);
+  return problems;
+}
+
+/** ValidateTolerations: a key is a label name, an empty key needs Exists, tolerationSeconds needs NoExecute, Exists takes no value. */
+function validateTolerations(c: Checker, path: string, tolerations: unknown): void {
+  if (!c.array(path, tolerations)) return;
+  tolerations.forEach((t, i) => {
+    const at = `${path}[${i}]`;
+    if (!c.object(at, t, true)) return;
+    for (const field of ['key', 'operator', 'value', 'effect']) c.string(`${at}.${field}`, t[field]);
+    const str = (v: unknown) => (typeof v === 'string' ? v : '');
+    const [key, operator, value, effect] = [str(t.key), str(t.operator), str(t.value), str(t.effect)];
+    if (key.length > 0) c.qualifiedName(`${at}.key`, key);
+    if (key.length === 0 && operator !== 'Exists')
+      c.fail(
+        `${at}.operator`,
+        `Invalid value: ${JSON.stringify(operator)}: operator must be Exists when \`key\` is empty, which means "match all values and all keys"`,
+      );
+    const seconds = t.tolerationSeconds;
+    if (seconds !== undefined && seconds !== null) {
+      c.integer(`${at}.tolerationSeconds`, seconds, Number.MIN_SAFE_INTEGER);
+      if (effect !== 'NoExecute')
+        c.fail(`${at}.effect`, `Invalid value: ${JSON.stringify(effect)}: effect must be 'NoExecute' when \`tolerationSeconds\` is set`);
+    }
+    if (operator === 'Equal' || operator === '') {
+      const problems = labelValueProblems(value);
+      if (problems.length > 0) c.fail(`${at}.operator`, `Invalid value: ${JSON.stringify(value)}: ${problems.join(';')}`);
+    } else if (operator === 'Exists') {
+      if (value.length > 0)
+        c.fail(`${at}.operator`, `Invalid value: ${JSON.stringify(value)}: value must be empty when \`operator\` is 'Exists'`);
+    } else if (operator === 'Lt' || operator === 'Gt') {
+      // The TaintTolerationComparisonOperators gate is off by default in v1.37.
+      c.fail(`${at}.operator`, `Unsupported value: ${JSON.stringify(operator)}: supported values: "Equal", "Exists", "Lt", "Gt"`);
+    } else {
+      c.fail(`${at}.operator`, `Unsupported value: ${JSON.stringify(operator)}: supported values: "Equal", "Exists"`);
+    }
+    if (effect.length > 0) c.oneOf(`${at}.effect`, effect, ['NoSchedule', 'PreferNoSchedule', 'NoExecute']);
+  });
 }

@@ -176,3 +176,57 @@ describe('validatePod: probes', () => {
     ],
   ]);
 });
+
+describe('validatePod: tolerations', () => {
+  const tol = (t: Obj) => (p: Obj) => (p.spec.tolerations = [t]);
+  const T = 'spec.tolerations[0]';
+  check([
+    [
+      'an effect Kubernetes does not have',
+      tol({ key: 'k', operator: 'Exists', effect: 'NoRun' }),
+      `${T}.effect`,
+      'Unsupported value: "NoRun": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"',
+    ],
+    [
+      'tolerationSeconds without NoExecute',
+      tol({ key: 'k', operator: 'Exists', effect: 'NoSchedule', tolerationSeconds: 30 }),
+      `${T}.effect`,
+      'Invalid value: "NoSchedule": effect must be \'NoExecute\' when `tolerationSeconds` is set',
+    ],
+    [
+      'tolerationSeconds with no effect',
+      tol({ key: 'k', operator: 'Exists', tolerationSeconds: 30 }),
+      `${T}.effect`,
+      'Invalid value: "": effect must be \'NoExecute\' when `tolerationSeconds` is set',
+    ],
+    [
+      'a value with operator Exists',
+      tol({ key: 'k', operator: 'Exists', value: 'v' }),
+      `${T}.operator`,
+      'Invalid value: "v": value must be empty when `operator` is \'Exists\'',
+    ],
+    [
+      'an operator Kubernetes does not have',
+      tol({ key: 'k', operator: 'In', value: 'v' }),
+      `${T}.operator`,
+      'Unsupported value: "In": supported values: "Equal", "Exists"',
+    ],
+    [
+      'no key with operator Equal',
+      tol({ operator: 'Equal', value: 'v' }),
+      `${T}.operator`,
+      'Invalid value: "Equal": operator must be Exists when `key` is empty, which means "match all values and all keys"',
+    ],
+    [
+      'a value that is not a label value',
+      tol({ key: 'k', value: 'a b' }),
+      `${T}.operator`,
+      "Invalid value: \"a b\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
+    ],
+  ]);
+  accepts([
+    ['a toleration of everything', tol({ operator: 'Exists' })],
+    ['an Equal toleration with tolerationSeconds and NoExecute', tol({ key: 'k', value: 'v', effect: 'NoExecute', tolerationSeconds: 30 })],
+    ['a key with no operator (Equal) and no value', tol({ key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' })],
+  ]);
+});

@@ -185,6 +185,13 @@ export function validatePod(raw: unknown, options: ValidateOptions): FieldError[
   return c.errors;
 }
 
+/** What the checks of one container need to know of the pod around it. */
+interface PodContext {
+  hostNetwork: boolean;
+  /** The names of the pod's volumes. */
+  volumes: Set<string>;
+}
+
 function validateSpec(c: Checker, spec: Obj): void {
   c.oneOf('spec.restartPolicy', spec.restartPolicy, ['Always', 'OnFailure', 'Never']);
   c.integer('spec.terminationGracePeriodSeconds', spec.terminationGracePeriodSeconds, 0);
@@ -194,13 +201,16 @@ function validateSpec(c: Checker, spec: Obj): void {
   if (isObject(spec.securityContext)) validateSysctls(c, 'spec.securityContext.sysctls', spec.securityContext.sysctls, spec);
   c.stringMap('spec.nodeSelector', spec.nodeSelector);
   validateTolerations(c, 'spec.tolerations', spec.tolerations);
+  const volumes = new Set<string>();
+  if (Array.isArray(spec.volumes)) for (const v of spec.volumes) if (isObject(v) && typeof v.name === 'string') volumes.add(v.name);
+  const pod: PodContext = { hostNetwork: spec.hostNetwork === true, volumes };
   const names = new Set<string>();
   if (c.array('spec.initContainers', spec.initContainers)) {
-    spec.initContainers.forEach((ctr, i) => validateContainer(c, `spec.initContainers[${i}]`, ctr, names, true));
+    spec.initContainers.forEach((ctr, i) => validateContainer(c, `spec.initContainers[${i}]`, ctr, names, true, pod));
   }
   if (c.array('spec.containers', spec.containers, true)) {
     if (spec.containers.length === 0) c.fail('spec.containers', 'Required value: a pod needs at least one container');
-    spec.containers.forEach((ctr, i) => validateContainer(c, `spec.containers[${i}]`, ctr, names, false));
+    spec.containers.forEach((ctr, i) => validateContainer(c, `spec.containers[${i}]`, ctr, names, false, pod));
   }
   if (c.array('spec.hostAliases', spec.hostAliases)) {
     spec.hostAliases.forEach((a, i) => {
@@ -212,13 +222,13 @@ function validateSpec(c: Checker, spec: Obj): void {
     });
   }
   if (c.array('spec.volumes', spec.volumes)) {
-    const volumes = new Set<string>();
+    const seen = new Set<string>();
     spec.volumes.forEach((v, i) => {
       if (!c.object(`spec.volumes[${i}]`, v, true)) return;
       c.dnsLabel(`spec.volumes[${i}].name`, v.name);
       if (typeof v.name === 'string') {
-        if (volumes.has(v.name)) c.fail(`spec.volumes[${i}].name`, `Duplicate value: "${v.name}"`);
-        volumes.add(v.name);
+        if (seen.has(v.name)) c.fail(`spec.volumes[${i}].name`, `Duplicate value: "${v.name}"`);
+        seen.add(v.name);
       }
       validateVolumeSource(c, `spec.volumes[${i}]`, v);
     });
@@ -327,8 +337,9 @@ function validateSysctls(c: Checker, path: string, sysctls: unknown, spec: Recor
   });
 }
 
-function validateContainer(c: Checker, path: string, ctr: unknown, names: Set<string>, init: boolean): void {
+function validateContainer(c: Checker, path: string, ctr: unknown, names: Set<string>, init: boolean, pod: PodContext): void {
   if (!c.object(path, ctr, true)) return;
+  const { hostNetwork } = pod;
   c.dnsLabel(`${path}.name`, ctr.name);
   if (typeof ctr.name === 'string') {
     if (names.has(ctr.name)) c.fail(`${path}.name`, `Duplicate value: "${ctr.name}"`);
@@ -362,6 +373,7 @@ function validateContainer(c: Checker, path: string, ctr: unknown, names: Set<st
     });
   }
   if (c.array(`${path}.ports`, ctr.ports)) {
+    const portNames = new Set<string>();
     ctr.ports.forEach((port, i) => {
       const p = `${path}.ports[${i}]`;
       if (!c.object(p, port, true)) return;
@@ -369,7 +381,16 @@ function validateContainer(c: Checker, path: string, ctr: unknown, names: Set<st
       c.integer(`${p}.containerPort`, port.containerPort, 1, 65535);
       c.integer(`${p}.hostPort`, port.hostPort, 0, 65535);
       c.oneOf(`${p}.protocol`, port.protocol, ['TCP', 'UDP', 'SCTP']);
-      if (port.name !== undefined) c.string(`${p}.name`, port.name);
+      if (port.name !== undefined && c.string(`${p}.name`, port.name) && port.name.length > 0) {
+        const problems = portNameProblems(port.name);
+        for (const message of problems) c.fail(`${p}.name`, `Invalid value: ${JSON.stringify(port.name)}: ${message}`);
+        if (problems.length === 0 && portNames.has(port.name)) c.fail(`${p}.name`, `Duplicate value: ${JSON.stringify(port.name)}`);
+        portNames.add(port.name);
+      }
+      // validatePodHostNetworkDeps, for regular containers: an unset hostPort is defaulted to the containerPort.
+      const hostPort = port.hostPort ?? 0;
+      if (hostNetwork && !init && hostPort !== 0 && typeof port.containerPort === 'number' && hostPort !== port.containerPort)
+        c.fail(`${p}.hostPort`, `Invalid value: ${JSON.stringify(hostPort)}: must match \`containerPort\` when \`hostNetwork\` is true`);
     });
   }
   validateResources(c, `${path}.resources`, ctr.resources);

@@ -300,7 +300,7 @@ describe('validatePod', () => {
               { name: 'A_B.c-d', value: 'x' },
               { name: 'POD', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
             ],
-            ports: [{ containerPort: 80, hostPort: 8080, protocol: 'TCP', name: 'http' }],
+            ports: [{ containerPort: 80, hostPort: 80, protocol: 'TCP', name: 'http' }],
             livenessProbe: { exec: { command: ['true'] }, initialDelaySeconds: 0, periodSeconds: 5 },
             volumeMounts: [{ name: 'data', mountPath: '/data' }],
           }),

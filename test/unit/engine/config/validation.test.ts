@@ -230,3 +230,45 @@ describe('validatePod: tolerations', () => {
     ['a key with no operator (Equal) and no value', tol({ key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' })],
   ]);
 });
+
+describe('validatePod: container ports', () => {
+  const P = `${C}.ports`;
+  check([
+    ['two ports of one name', (p) => ctr(p).ports.push({ name: 'http', containerPort: 8081 }), `${P}[1].name`, 'Duplicate value: "http"'],
+    [
+      'a port name over 15 characters',
+      (p) => (ctr(p).ports[0].name = 'a-very-long-port-name'),
+      `${P}[0].name`,
+      'Invalid value: "a-very-long-port-name": must be no more than 15 characters',
+    ],
+    [
+      'a port name with an underscore',
+      (p) => (ctr(p).ports[0].name = 'my_port'),
+      `${P}[0].name`,
+      'Invalid value: "my_port": must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)',
+    ],
+    [
+      'hostPort other than containerPort under hostNetwork',
+      (p) => {
+        p.spec.hostNetwork = true;
+        ctr(p).ports[0].hostPort = 9090;
+      },
+      `${P}[0].hostPort`,
+      'Invalid value: 9090: must match `containerPort` when `hostNetwork` is true',
+    ],
+  ]);
+  accepts([
+    [
+      'hostNetwork with hostPort unset (defaulted) or equal',
+      (p) => {
+        p.spec.hostNetwork = true;
+        ctr(p).ports.push({ containerPort: 9090, hostPort: 9090 });
+      },
+    ],
+    ['hostPort other than containerPort without hostNetwork', (p) => (ctr(p).ports[0].hostPort = 9090)],
+    [
+      'the same name in two containers',
+      (p) => p.spec.containers.push({ name: 'b', image: 'busybox', ports: [{ name: 'http', containerPort: 81 }] }),
+    ],
+  ]);
+});

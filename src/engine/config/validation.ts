@@ -366,10 +366,8 @@ function validateContainer(c: Checker, path: string, ctr: unknown, names: Set<st
         );
       }
       c.string(`${p}.value`, e.value);
-      if (e.valueFrom !== undefined && c.object(`${p}.valueFrom`, e.valueFrom) && e.valueFrom.fieldRef !== undefined) {
-        if (c.object(`${p}.valueFrom.fieldRef`, e.valueFrom.fieldRef))
-          c.string(`${p}.valueFrom.fieldRef.fieldPath`, e.valueFrom.fieldRef.fieldPath, true);
-      }
+      if (e.valueFrom !== undefined && e.valueFrom !== null && c.object(`${p}.valueFrom`, e.valueFrom))
+        validateEnvValueFrom(c, `${p}.valueFrom`, e.valueFrom, typeof e.value === 'string' ? e.value : '');
     });
   }
   if (c.array(`${path}.ports`, ctr.ports)) {
@@ -539,4 +537,59 @@ function validateTolerations(c: Checker, path: string, tolerations: unknown): vo
     }
     if (effect.length > 0) c.oneOf(`${at}.effect`, effect, ['NoSchedule', 'PreferNoSchedule', 'NoExecute']);
   });
+}
+
+const ENV_SOURCES = ['fieldRef', 'resourceFieldRef', 'configMapKeyRef', 'secretKeyRef', 'fileKeyRef'] as const;
+
+/** The pod fields an env var's fieldRef may name (validEnvDownwardAPIFieldPathExpressions). */
+const ENV_FIELD_PATHS = [
+  'metadata.name',
+  'metadata.namespace',
+  'metadata.uid',
+  'spec.nodeName',
+  'spec.serviceAccountName',
+  'status.hostIP',
+  'status.hostIPs',
+  'status.podIP',
+  'status.podIPs',
+];
+
+/** The pod fields the downward API knows at all (ConvertDownwardAPIFieldLabel); `spec.host` is the old name of spec.nodeName. */
+const DOWNWARD_FIELDS = [
+  'metadata.annotations',
+  'metadata.labels',
+  ...ENV_FIELD_PATHS,
+  'spec.restartPolicy',
+  'spec.schedulerName',
+  'status.phase',
+];
+
+/** validateEnvVarValueFrom: exactly one source, none beside a non-empty value, a fieldRef the downward API can give an env var. */
+function validateEnvValueFrom(c: Checker, path: string, from: Obj, value: string): void {
+  const sources = ENV_SOURCES.filter((s) => from[s] !== undefined && from[s] !== null).length;
+  if (sources === 0)
+    c.fail(
+      path,
+      'Invalid value: "": must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef`, `secretKeyRef` or `fileKeyRef`',
+    );
+  else if (value.length > 0) c.fail(path, 'Invalid value: "": may not be specified when `value` is not empty');
+  else if (sources > 1) c.fail(path, 'Invalid value: "": may not have more than one field specified at a time');
+  const ref = from.fieldRef;
+  if (ref === undefined || ref === null || !c.object(`${path}.fieldRef`, ref)) return;
+  const at = `${path}.fieldRef.fieldPath`;
+  if (!c.string(at, ref.fieldPath, true)) return;
+  const fieldPath = ref.fieldPath;
+  const version = ref.apiVersion || 'v1';
+  const converting = (why: string) => c.fail(at, `Invalid value: ${JSON.stringify(fieldPath)}: error converting fieldPath: ${why}`);
+  if (version !== 'v1') return converting(`unsupported pod version: ${String(version)}`);
+  const subscripted = /^(.*?)\['(.*)'\]$/.exec(fieldPath);
+  if (subscripted) {
+    if (subscripted[1] !== 'metadata.annotations' && subscripted[1] !== 'metadata.labels')
+      converting(`field label does not support subscript: ${fieldPath}`);
+    return;
+  }
+  const internal = fieldPath === 'spec.host' ? 'spec.nodeName' : fieldPath;
+  if (!DOWNWARD_FIELDS.includes(internal)) return converting(`field label not supported: ${fieldPath}`);
+  if (!ENV_FIELD_PATHS.includes(internal))
+    c.fail(at, `Unsupported value: ${JSON.stringify(internal)}: supported values: ${ENV_FIELD_PATHS.map((f) => `"${f}"`).join(', ')}`);
 }

@@ -272,3 +272,58 @@ describe('validatePod: container ports', () => {
     ],
   ]);
 });
+
+describe('validatePod: env', () => {
+  const env = (e: Obj) => (p: Obj) => (ctr(p).env = [e]);
+  const E = `${C}.env[0]`;
+  check([
+    [
+      'value with valueFrom',
+      env({ name: 'X', value: 'v', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }),
+      `${E}.valueFrom`,
+      'Invalid value: "": may not be specified when `value` is not empty',
+    ],
+    [
+      'two sources in one valueFrom',
+      env({ name: 'X', valueFrom: { fieldRef: { fieldPath: 'metadata.name' }, configMapKeyRef: { name: 'c', key: 'k' } } }),
+      `${E}.valueFrom`,
+      'Invalid value: "": may not have more than one field specified at a time',
+    ],
+    [
+      'an empty valueFrom',
+      env({ name: 'X', valueFrom: {} }),
+      `${E}.valueFrom`,
+      'Invalid value: "": must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef`, `secretKeyRef` or `fileKeyRef`',
+    ],
+    [
+      'a fieldPath the downward API does not have',
+      env({ name: 'X', valueFrom: { fieldRef: { fieldPath: 'spec.bogus' } } }),
+      `${E}.valueFrom.fieldRef.fieldPath`,
+      'Invalid value: "spec.bogus": error converting fieldPath: field label not supported: spec.bogus',
+    ],
+    [
+      'a fieldPath env does not support',
+      env({ name: 'X', valueFrom: { fieldRef: { fieldPath: 'status.phase' } } }),
+      `${E}.valueFrom.fieldRef.fieldPath`,
+      'Unsupported value: "status.phase": supported values: "metadata.name", "metadata.namespace", "metadata.uid", "spec.nodeName", "spec.serviceAccountName", "status.hostIP", "status.hostIPs", "status.podIP", "status.podIPs"',
+    ],
+    [
+      'a subscript on a field without one',
+      env({ name: 'X', valueFrom: { fieldRef: { fieldPath: "metadata.name['x']" } } }),
+      `${E}.valueFrom.fieldRef.fieldPath`,
+      "Invalid value: \"metadata.name['x']\": error converting fieldPath: field label does not support subscript: metadata.name['x']",
+    ],
+    [
+      'a fieldRef apiVersion other than v1',
+      env({ name: 'X', valueFrom: { fieldRef: { apiVersion: 'v2', fieldPath: 'metadata.name' } } }),
+      `${E}.valueFrom.fieldRef.fieldPath`,
+      'Invalid value: "metadata.name": error converting fieldPath: unsupported pod version: v2',
+    ],
+  ]);
+  accepts([
+    ['a fieldRef of the pod IP', env({ name: 'X', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } })],
+    ['a fieldRef of a label', env({ name: 'X', valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath: "metadata.labels['app']" } } })],
+    ['an empty value with valueFrom', env({ name: 'X', value: '', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } })],
+    ['a resourceFieldRef', env({ name: 'X', valueFrom: { resourceFieldRef: { resource: 'limits.cpu' } } })],
+  ]);
+});

@@ -235,12 +235,16 @@ function validateSpec(c: Checker, spec: Obj): void {
   }
 }
 
+/** The hostPath types (supportedHostPathTypes), sorted as the apiserver lists them; "" checks nothing. */
+const HOST_PATH_TYPES = ['', 'BlockDevice', 'CharDevice', 'Directory', 'DirectoryOrCreate', 'File', 'FileOrCreate', 'Socket'];
+
 /** The parts of a volume source that name paths: a hostPath without `..`, item paths inside the volume; an image volume's reference and pull policy. */
 function validateVolumeSource(c: Checker, path: string, v: Obj): void {
   if (v.hostPath !== undefined && c.object(`${path}.hostPath`, v.hostPath)) {
     const p = `${path}.hostPath.path`;
     if (c.string(p, v.hostPath.path, true) && v.hostPath.path.split('/').includes('..'))
       c.fail(p, `Invalid value: "${truncate(v.hostPath.path)}": must not contain '..'`);
+    c.oneOf(`${path}.hostPath.type`, v.hostPath.type, HOST_PATH_TYPES);
   }
   const items = (source: unknown, at: string) => {
     if (!isObject(source) || !c.array(`${at}.items`, source.items)) return;
@@ -395,11 +399,15 @@ function validateContainer(c: Checker, path: string, ctr: unknown, names: Set<st
   validateSecurityContext(c, `${path}.securityContext`, ctr.securityContext, false);
   for (const probe of ['livenessProbe', 'readinessProbe', 'startupProbe'] as const) validateProbe(c, `${path}.${probe}`, ctr[probe], probe);
   if (c.array(`${path}.volumeMounts`, ctr.volumeMounts)) {
+    const mountPaths = new Set<string>();
     ctr.volumeMounts.forEach((m, i) => {
       const p = `${path}.volumeMounts[${i}]`;
       if (!c.object(p, m, true)) return;
-      c.string(`${p}.name`, m.name, true);
-      c.string(`${p}.mountPath`, m.mountPath, true);
+      if (c.string(`${p}.name`, m.name, true) && !pod.volumes.has(m.name)) c.fail(`${p}.name`, `Not found: ${JSON.stringify(m.name)}`);
+      if (c.string(`${p}.mountPath`, m.mountPath, true)) {
+        if (mountPaths.has(m.mountPath)) c.fail(`${p}.mountPath`, `Invalid value: ${JSON.stringify(m.mountPath)}: must be unique`);
+        mountPaths.add(m.mountPath);
+      }
       if (m.subPath !== undefined && m.subPath !== '') c.relativePath(`${p}.subPath`, m.subPath, false);
       c.oneOf(`${p}.mountPropagation`, m.mountPropagation, ['Bidirectional', 'HostToContainer', 'None']);
       const privileged = isObject(ctr.securityContext) && ctr.securityContext.privileged === true;

@@ -448,7 +448,10 @@ describe('validatePod', () => {
     ],
     [
       'a mountPropagation Kubernetes does not have',
-      { containers: [c({ volumeMounts: [{ name: 'v', mountPath: '/v', mountPropagation: 'Both' }] })] },
+      {
+        containers: [c({ volumeMounts: [{ name: 'v', mountPath: '/v', mountPropagation: 'Both' }] })],
+        volumes: [{ name: 'v', emptyDir: {} }],
+      },
       [
         {
           field: 'spec.containers[0].volumeMounts[0].mountPropagation',
@@ -458,7 +461,10 @@ describe('validatePod', () => {
     ],
     [
       'Bidirectional in a container that is not privileged',
-      { containers: [c({ volumeMounts: [{ name: 'v', mountPath: '/v', mountPropagation: 'Bidirectional' }] })] },
+      {
+        containers: [c({ volumeMounts: [{ name: 'v', mountPath: '/v', mountPropagation: 'Bidirectional' }] })],
+        volumes: [{ name: 'v', emptyDir: {} }],
+      },
       [
         {
           field: 'spec.containers[0].volumeMounts[0].mountPropagation',
@@ -468,7 +474,10 @@ describe('validatePod', () => {
     ],
     [
       'a recursiveReadOnly Kubernetes does not have',
-      { containers: [c({ volumeMounts: [{ name: 'v', mountPath: '/v', readOnly: true, recursiveReadOnly: 'Always' }] })] },
+      {
+        containers: [c({ volumeMounts: [{ name: 'v', mountPath: '/v', readOnly: true, recursiveReadOnly: 'Always' }] })],
+        volumes: [{ name: 'v', emptyDir: {} }],
+      },
       [
         {
           field: 'spec.containers[0].volumeMounts[0].recursiveReadOnly',
@@ -482,6 +491,7 @@ describe('validatePod', () => {
         containers: [
           c({ volumeMounts: [{ name: 'v', mountPath: '/v', recursiveReadOnly: 'Enabled', mountPropagation: 'HostToContainer' }] }),
         ],
+        volumes: [{ name: 'v', emptyDir: {} }],
       },
       [
         {
@@ -496,7 +506,7 @@ describe('validatePod', () => {
     ],
     [
       'volume mount without a path',
-      { containers: [c({ volumeMounts: [{ name: 'v' }] })] },
+      { containers: [c({ volumeMounts: [{ name: 'v' }] })], volumes: [{ name: 'v', emptyDir: {} }] },
       [{ field: 'spec.containers[0].volumeMounts[0].mountPath', message: 'Required value' }],
     ],
     [

@@ -327,3 +327,38 @@ describe('validatePod: env', () => {
     ['a resourceFieldRef', env({ name: 'X', valueFrom: { resourceFieldRef: { resource: 'limits.cpu' } } })],
   ]);
 });
+
+describe('validatePod: volume mounts and volumes', () => {
+  const M = `${C}.volumeMounts`;
+  check([
+    [
+      'two mounts at one path',
+      (p) => ctr(p).volumeMounts.push({ name: 'data', mountPath: '/data' }),
+      `${M}[1].mountPath`,
+      'Invalid value: "/data": must be unique',
+    ],
+    ['a mount naming no volume', (p) => (ctr(p).volumeMounts[0].name = 'nope'), `${M}[0].name`, 'Not found: "nope"'],
+    [
+      'a mount in an init container naming no volume',
+      (p) => (p.spec.initContainers = [{ name: 'init', image: 'busybox', volumeMounts: [{ name: 'nope', mountPath: '/x' }] }]),
+      'spec.initContainers[0].volumeMounts[0].name',
+      'Not found: "nope"',
+    ],
+    [
+      'a hostPath type Kubernetes does not have',
+      (p) => (p.spec.volumes[0] = { name: 'data', hostPath: { path: '/tmp', type: 'Bogus' } }),
+      'spec.volumes[0].hostPath.type',
+      'Unsupported value: "Bogus": supported values: "", "BlockDevice", "CharDevice", "Directory", "DirectoryOrCreate", "File", "FileOrCreate", "Socket"',
+    ],
+  ]);
+  accepts([
+    ['one volume at two paths', (p) => ctr(p).volumeMounts.push({ name: 'data', mountPath: '/other' })],
+    [
+      'the same path in two containers',
+      (p) => p.spec.containers.push({ name: 'b', image: 'busybox', volumeMounts: [{ name: 'data', mountPath: '/data' }] }),
+    ],
+    ['a hostPath of type Directory', (p) => (p.spec.volumes[0] = { name: 'data', hostPath: { path: '/tmp', type: 'Directory' } })],
+    ['a hostPath of type ""', (p) => (p.spec.volumes[0] = { name: 'data', hostPath: { path: '/tmp', type: '' } })],
+    ['a volume with no source (an emptyDir by default)', (p) => (p.spec.volumes[0] = { name: 'data' })],
+  ]);
+});

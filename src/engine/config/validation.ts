@@ -181,8 +181,50 @@ export function validatePod(raw: unknown, options: ValidateOptions): FieldError[
     c.stringMap('metadata.annotations', meta.annotations);
     if (isObject(meta.annotations)) for (const key of Object.keys(meta.annotations)) c.qualifiedName('metadata.annotations', key);
   }
-  if (c.object('spec', raw.spec, true)) validateSpec(c, raw.spec);
+  if (isObject(raw.metadata) && isObject(raw.metadata.annotations)) {
+    const size = Object.entries(raw.metadata.annotations).reduce(
+      (n, [k, v]) => n + Buffer.byteLength(k) + (typeof v === 'string' ? Buffer.byteLength(v) : 0),
+      0,
+    );
+    if (size > MAX_ANNOTATIONS_BYTES) c.fail('metadata.annotations', `Too long: may not be more than ${MAX_ANNOTATIONS_BYTES} bytes`);
+  }
+  if (c.object('spec', raw.spec, true)) {
+    validateSpec(c, raw.spec);
+    // ValidatePodCreate: ephemeral containers come only through their subresource, on a pod that exists.
+    if (Array.isArray(raw.spec.ephemeralContainers) && raw.spec.ephemeralContainers.length > 0)
+      c.fail('spec.ephemeralContainers', 'Forbidden: cannot be set on create');
+  }
   return c.errors;
+}
+
+/** TotalAnnotationSizeLimitB: the bytes of every annotation key and value together. */
+const MAX_ANNOTATIONS_BYTES = 256 * 1024;
+
+/**
+ * The pod-wide rules of ValidatePodSpec knode had not checked: dnsPolicy,
+ * dnsConfig under policy None, os.name, shareProcessNamespace with hostPID.
+ * An unset dnsPolicy is ClusterFirst (the v1 default).
+ */
+function validatePodLevel(c: Checker, spec: Obj): void {
+  if (spec.dnsPolicy !== undefined && spec.dnsPolicy !== null && spec.dnsPolicy !== '')
+    c.oneOf('spec.dnsPolicy', spec.dnsPolicy, ['ClusterFirstWithHostNet', 'ClusterFirst', 'Default', 'None']);
+  if (spec.dnsPolicy === 'None') {
+    if (spec.dnsConfig === undefined || spec.dnsConfig === null)
+      c.fail('spec.dnsConfig', 'Required value: must provide `dnsConfig` when `dnsPolicy` is None');
+    else if (
+      c.object('spec.dnsConfig', spec.dnsConfig) &&
+      !(Array.isArray(spec.dnsConfig.nameservers) && spec.dnsConfig.nameservers.length > 0)
+    )
+      c.fail('spec.dnsConfig.nameservers', 'Required value: must provide at least one DNS nameserver when `dnsPolicy` is None');
+  }
+  if (spec.os !== undefined && spec.os !== null && c.object('spec.os', spec.os)) {
+    if (spec.os.name === undefined || spec.os.name === null || spec.os.name === '') c.fail('spec.os.name', 'Required value');
+    else if (c.string('spec.os.name', spec.os.name) && !['linux', 'windows'].includes(spec.os.name))
+      c.fail('spec.os', `Unsupported value: ${JSON.stringify(spec.os.name)}: supported values: "linux", "windows"`);
+  }
+  c.boolean('spec.shareProcessNamespace', spec.shareProcessNamespace);
+  if (spec.shareProcessNamespace === true && spec.hostPID === true)
+    c.fail('spec.shareProcessNamespace', 'Invalid value: true: ShareProcessNamespace and HostPID cannot both be enabled');
 }
 
 /** What the checks of one container need to know of the pod around it. */
@@ -200,6 +242,7 @@ function validateSpec(c: Checker, spec: Obj): void {
   validateSecurityContext(c, 'spec.securityContext', spec.securityContext, true);
   if (isObject(spec.securityContext)) validateSysctls(c, 'spec.securityContext.sysctls', spec.securityContext.sysctls, spec);
   c.stringMap('spec.nodeSelector', spec.nodeSelector);
+  validatePodLevel(c, spec);
   validateTolerations(c, 'spec.tolerations', spec.tolerations);
   const volumes = new Set<string>();
   if (Array.isArray(spec.volumes)) for (const v of spec.volumes) if (isObject(v) && typeof v.name === 'string') volumes.add(v.name);

@@ -362,3 +362,58 @@ describe('validatePod: volume mounts and volumes', () => {
     ['a volume with no source (an emptyDir by default)', (p) => (p.spec.volumes[0] = { name: 'data' })],
   ]);
 });
+
+describe('validatePod: pod-wide rules', () => {
+  check([
+    [
+      'a dnsPolicy Kubernetes does not have',
+      (p) => (p.spec.dnsPolicy = 'Cluster'),
+      'spec.dnsPolicy',
+      'Unsupported value: "Cluster": supported values: "ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"',
+    ],
+    [
+      'dnsPolicy None without dnsConfig',
+      (p) => (p.spec.dnsPolicy = 'None'),
+      'spec.dnsConfig',
+      'Required value: must provide `dnsConfig` when `dnsPolicy` is None',
+    ],
+    [
+      'dnsPolicy None without nameservers',
+      (p) => Object.assign(p.spec, { dnsPolicy: 'None', dnsConfig: { searches: ['a.example'] } }),
+      'spec.dnsConfig.nameservers',
+      'Required value: must provide at least one DNS nameserver when `dnsPolicy` is None',
+    ],
+    [
+      'an os Kubernetes does not have',
+      (p) => (p.spec.os = { name: 'plan9' }),
+      'spec.os',
+      'Unsupported value: "plan9": supported values: "linux", "windows"',
+    ],
+    ['an os without a name', (p) => (p.spec.os = {}), 'spec.os.name', 'Required value'],
+    [
+      'shareProcessNamespace with hostPID',
+      (p) => Object.assign(p.spec, { shareProcessNamespace: true, hostPID: true }),
+      'spec.shareProcessNamespace',
+      'Invalid value: true: ShareProcessNamespace and HostPID cannot both be enabled',
+    ],
+    [
+      'ephemeralContainers on create',
+      (p) => (p.spec.ephemeralContainers = [{ name: 'debug', image: 'busybox' }]),
+      'spec.ephemeralContainers',
+      'Forbidden: cannot be set on create',
+    ],
+    [
+      'annotations over 256 KiB in all',
+      (p) => (p.metadata.annotations = { a: 'x'.repeat(200 * 1024), b: 'y'.repeat(100 * 1024) }),
+      'metadata.annotations',
+      'Too long: may not be more than 262144 bytes',
+    ],
+  ]);
+  accepts([
+    ['dnsPolicy None with a nameserver', (p) => Object.assign(p.spec, { dnsPolicy: 'None', dnsConfig: { nameservers: ['1.1.1.1'] } })],
+    ['dnsPolicy ClusterFirstWithHostNet', (p) => (p.spec.dnsPolicy = 'ClusterFirstWithHostNet')],
+    ['os linux', (p) => (p.spec.os = { name: 'linux' })],
+    ['shareProcessNamespace alone', (p) => (p.spec.shareProcessNamespace = true)],
+    ['annotations of just under 256 KiB', (p) => (p.metadata.annotations = { a: 'x'.repeat(256 * 1024 - 1) })],
+  ]);
+});

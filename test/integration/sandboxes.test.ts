@@ -210,10 +210,11 @@ describe('bubblewrap sandboxes for real images (embedded runtime)', () => {
       },
     });
     // /etc/hostname is the pod's file, bound in (busybox's applets are links to it here: masking one would mask them all).
+    // touch's error goes to stdout, so the log has the lines in the order the command wrote them.
     const show = [
       'sh',
       '-c',
-      "wc -c < /etc/hostname; wc -c < /proc/keys; ls /sys/firmware | wc -l; touch /tmp/x; grep ' /proc/sys ' /proc/self/mountinfo | cut -d' ' -f6 | cut -d, -f1",
+      "wc -c < /etc/hostname; wc -c < /proc/keys; ls /sys/firmware | wc -l; touch /tmp/x 2>&1; grep ' /proc/sys ' /proc/self/mountinfo | cut -d' ' -f6 | cut -d, -f1",
     ];
     const masked = await runToEnd('masked', containerConfig('masked', show, security({})));
     expect(masked.lines).toEqual(['0', '0', '0', 'touch: /tmp/x: Read-only file system', 'ro']);

@@ -27,6 +27,8 @@ export const EVENT_CLASSES: Record<LifecycleEventType, EventClass> = {
   NodeShutdown: lifecycle,
   SourceReady: lifecycle,
   ManifestError: failure,
+  ManifestSkipped: problem,
+  WorkloadEvent: lifecycle,
   PodSeen: lifecycle,
   PodUpdated: lifecycle,
   PodDeleted: lifecycle,

@@ -57,6 +57,10 @@ export interface LifecyclePayloads {
   // sources and admission
   SourceReady: { detail: { source: string } };
   ManifestError: NoDetail;
+  /** An object of a kind the node does not run (a Service), or that the node leaves to its cluster. */
+  ManifestSkipped: NoDetail;
+  /** A local controller's event about a workload (SuccessfulCreate, ScalingReplicaSet, Completed…), as kube-controller-manager posts it. */
+  WorkloadEvent: { detail: { kind: string; namespace: string; name: string; eventType: 'Normal' | 'Warning' } };
   PodSeen: { detail: { source: string } };
   PodUpdated: NoDetail;
   PodDeleted: NoDetail;

@@ -34,7 +34,8 @@ import { ReasonCache } from './status/reason-cache.js';
 import { BasicStatusManager, type StatusManager } from './status/status-manager.js';
 import { SyncHandler } from './sync-handler.js';
 import { WorkQueue } from './work-queue.js';
-import type { ClusterClient } from './cluster/client.js';
+import type { ClusterClient, LocalApi } from './cluster/client.js';
+import { StatusSync } from './cluster/status-sync.js';
 import { clusterNode, type ClusterNode } from './cluster/cluster-node.js';
 import { MirrorPods } from './cluster/mirror-pods.js';
 import { ObjectManager } from './cluster/object-manager.js';
@@ -43,6 +44,12 @@ export interface KubeletDeps {
   runtime: RuntimeService & ImageService;
   /** The apiserver to join (pods bound to the node, Node, Lease, pod status, mirror pods); none: a standalone node. */
   cluster?: ClusterClient;
+  /**
+   * A standalone node's local apiserver, over which its workload controllers
+   * run (Deployments, Jobs…): it takes the manifests' other objects, and its
+   * pods come in through the api source as a cluster's would.
+   */
+  local?: LocalApi;
   /** knode's version, as the Node reports it. */
   version?: string;
   clock?: Clock;
@@ -99,6 +106,8 @@ export class Kubelet implements HostInterface, RunOnceHost {
   private readonly runtime: RuntimeService & ImageService;
   /** The node's parts that talk to the apiserver, when it has joined one. */
   private readonly cluster: ClusterNode | undefined;
+  /** Pod statuses written to the local apiserver of a standalone node's controllers. */
+  private readonly localStatus: StatusSync | undefined;
   private readonly evented: EventedHints | undefined;
   private readonly housekeeping: Housekeeping;
   /** Stops the pods before knode exits, when asked to (knode run --drain-on-exit). */
@@ -125,7 +134,8 @@ export class Kubelet implements HostInterface, RunOnceHost {
     this.runtime = runtime;
     this.runtimeHealth = new RuntimeHealth(runtime, this.events, () => this.pleg.healthy());
     this.statusManager = new BasicStatusManager(this.events);
-    this.objects = new ObjectManager(deps.cluster, clock);
+    const local = deps.cluster ? undefined : deps.local;
+    this.objects = new ObjectManager(deps.cluster ?? local, clock);
     this.workQueue = new WorkQueue(clock);
     this.runtimeManager = new RuntimeManager({
       runtime,
@@ -274,6 +284,7 @@ export class Kubelet implements HostInterface, RunOnceHost {
       onShutdown: async () => this.cluster?.nodeStatus.update(),
       afterDrain: async () => {
         await this.cluster?.statusSync.idle();
+        await this.localStatus?.idle();
         await this.cluster?.recorder.idle();
       },
     });
@@ -294,8 +305,22 @@ export class Kubelet implements HostInterface, RunOnceHost {
       clock,
       this.events,
       (update) => this.inbox.push({ kind: 'config', update }),
-      deps.cluster ? { client: deps.cluster, warn: clusterWarn } : undefined,
+      deps.cluster || local ? { client: (deps.cluster ?? local)!, warn: clusterWarn } : undefined,
+      local,
     );
+    // A pod admission rejected never ran: it may go at once.
+    const isTerminated = (uid: string) =>
+      this.podWorkers.isKnown(uid) ? !this.podWorkers.couldHaveRunningContainers(uid) : this.handler.isRejected(uid);
+    if (local)
+      this.localStatus = new StatusSync({
+        client: local,
+        podManager: this.podManager,
+        statusManager: this.statusManager,
+        events: this.events,
+        clock,
+        isTerminated,
+        warn: clusterWarn,
+      });
     if (deps.cluster && mirrorPods) {
       this.cluster = clusterNode({
         client: deps.cluster,
@@ -310,9 +335,7 @@ export class Kubelet implements HostInterface, RunOnceHost {
         runtime: () => ({ name: this.runtimeName, version: this.runtimeVersion }),
         problems: () => [...this.healthz().reasons, ...(this.shutdown.shuttingDown ? [NODE_SHUTTING_DOWN] : [])],
         runtimeConditions: () => this.runtimeHealth.conditions(),
-        // A pod admission rejected never ran: it may go at once.
-        isTerminated: (uid) =>
-          this.podWorkers.isKnown(uid) ? !this.podWorkers.couldHaveRunningContainers(uid) : this.handler.isRejected(uid),
+        isTerminated,
         warn: clusterWarn,
       });
     }
@@ -341,6 +364,7 @@ export class Kubelet implements HostInterface, RunOnceHost {
     this.cluster?.nodeStatus.start();
     this.cluster?.lease.start();
     this.cluster?.statusSync.start();
+    this.localStatus?.start();
     this.pleg.start();
     this.evented?.start();
     this.loop = this.syncLoop();
@@ -369,6 +393,7 @@ export class Kubelet implements HostInterface, RunOnceHost {
     await this.cluster?.nodeStatus.stop();
     await this.cluster?.lease.stop();
     await this.cluster?.statusSync.stop();
+    await this.localStatus?.stop();
     await this.cluster?.recorder.stop();
     this.evented?.stop();
     this.pleg.stop();

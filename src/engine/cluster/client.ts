@@ -2,6 +2,7 @@
 // @kubernetes/client-node (its KubeConfig, typed API clients and Watch). What
 // the engine gets back is plain API JSON (times as RFC 3339 strings), as from
 // every other source; client-node's model classes stay inside this file.
+import type { KubeObject } from '../api/workloads.js';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Event, Lease, Node } from '../api/cluster.js';
 import type { Pod } from '../api/v1.js';
@@ -81,6 +82,26 @@ export interface ClusterClient {
     name: string;
   }): Promise<{ allowed: boolean; reason: string }>;
   patchEvent(namespace: string, name: string, patch: object): Promise<Event>;
+}
+
+/**
+ * What a node needs of an apiserver for its pods that are not static: the
+ * api source (list and watch), pod status, ConfigMaps and Secrets. A cluster's
+ * apiserver, or a standalone node's local object store (LocalApi).
+ */
+export type PodApi = Pick<
+  ClusterClient,
+  'server' | 'listPods' | 'watchPods' | 'patchPodStatus' | 'deletePod' | 'getConfigMap' | 'getSecret'
+>;
+
+/**
+ * A standalone node's local apiserver: the object store its workload
+ * controllers run over. Manifests' objects of other kinds than Pod go into it
+ * per source; the pods the controllers make come back through the api source.
+ */
+export interface LocalApi extends PodApi {
+  /** The full set of objects SOURCE holds now: new ones are created, changed ones updated, missing ones deleted. */
+  applyObjects(source: string, objects: KubeObject[]): void;
 }
 
 /** The kubelet's request timeout towards the apiserver (client-go's default for the kubelet is 10 s for lease calls). */

@@ -1,6 +1,6 @@
 import type { Clock } from '../../util/clock.js';
 import type { Pod } from '../api/v1.js';
-import { ClusterError, type ClusterClient } from './client.js';
+import { ClusterError, type ClusterClient, type PodApi } from './client.js';
 
 /** A ConfigMap's or Secret's keys, decoded. */
 export type ConfigData = Map<string, Buffer>;
@@ -33,7 +33,7 @@ export class ObjectManager {
   private readonly tokens = new Map<string, { token: string; issuedAt: number; expiresAt: number }>();
 
   constructor(
-    private readonly client: ClusterClient | undefined,
+    private readonly client: (PodApi & Partial<Pick<ClusterClient, 'createToken'>>) | undefined,
     private readonly clock: Clock,
   ) {}
 
@@ -58,8 +58,11 @@ export class ObjectManager {
   async serviceAccountToken(pod: Pod, audience: string, expirationSeconds: number): Promise<string> {
     const namespace = pod.metadata.namespace!;
     const account = pod.spec.serviceAccountName || 'default';
-    if (!this.client)
-      throw new ObjectError(`serviceaccount "${account}" token: knode serves static pods without an apiserver (give --kubeconfig)`, false);
+    if (!this.client?.createToken)
+      throw new ObjectError(
+        `serviceaccount "${account}" token: a standalone node issues no tokens (give --kubeconfig to join a cluster)`,
+        false,
+      );
     const key = `${namespace}/${account}/${audience}/${expirationSeconds}/${pod.metadata.uid}`;
     const now = this.clock.now();
     const cached = this.tokens.get(key);
@@ -84,12 +87,7 @@ export class ObjectManager {
     for (const key of this.tokens.keys()) if (key.endsWith(`/${uid}`)) this.tokens.delete(key);
   }
 
-  private async get(
-    kind: string,
-    namespace: string,
-    name: string,
-    fetch: (client: ClusterClient) => Promise<ConfigData>,
-  ): Promise<ConfigData> {
+  private async get(kind: string, namespace: string, name: string, fetch: (client: PodApi) => Promise<ConfigData>): Promise<ConfigData> {
     if (!this.client)
       throw new ObjectError(`${kind} "${name}" not found: knode serves static pods without an apiserver (give --kubeconfig)`, true);
     const key = `${kind}/${namespace}/${name}`;

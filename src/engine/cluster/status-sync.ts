@@ -5,7 +5,7 @@ import type { Pod, PodCondition, PodStatus } from '../api/v1.js';
 import type { EventStream } from '../events.js';
 import type { PodManager } from '../pod-manager.js';
 import type { StatusManager } from '../status/status-manager.js';
-import { ClusterError, type ClusterClient } from './client.js';
+import { ClusterError, type PodApi } from './client.js';
 
 /** The kubelet's status manager resyncs every pod this often (syncPeriod). */
 const BATCH_SYNC_PERIOD_MS = 10_000;
@@ -14,7 +14,7 @@ const BATCH_SYNC_PERIOD_MS = 10_000;
 const KUBELET_CONDITIONS = new Set(['PodScheduled', 'Ready', 'Initialized', 'ContainersReady', 'PodReadyToStartContainers']);
 
 export interface StatusSyncDeps {
-  client: ClusterClient;
+  client: Pick<PodApi, 'patchPodStatus' | 'deletePod'>;
   podManager: PodManager;
   statusManager: StatusManager;
   events: EventStream;

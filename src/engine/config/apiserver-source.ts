@@ -1,14 +1,14 @@
 import { RetryDelay } from '../../util/backoff.js';
 import type { Clock } from '../../util/clock.js';
 import type { Pod } from '../api/v1.js';
-import { ClusterError, type ClusterClient, type PodWatch, type WatchEventType } from '../cluster/client.js';
+import { ClusterError, type PodApi, type PodWatch, type WatchEventType } from '../cluster/client.js';
 import type { SourceSink } from './file-source.js';
 
 /** client-go's minWatchTimeout: each watch asks the server to end it after 5 to 10 minutes. */
 const MIN_WATCH_TIMEOUT_S = 300;
 
 export interface ApiserverSourceOptions {
-  client: ClusterClient;
+  client: Pick<PodApi, 'listPods' | 'watchPods'>;
   nodeName: string;
   clock: Clock;
   random?: () => number;

@@ -4,6 +4,7 @@ import { stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { Clock, Timer } from '../../util/clock.js';
 import type { Pod } from '../api/v1.js';
+import type { KubeObject } from '../api/workloads.js';
 import { readManifestFile } from './bounded-read.js';
 import type { ManifestError } from './manifest.js';
 import { decodeStaticPods, isManifestName, listManifestFiles } from './read-manifests.js';
@@ -12,6 +13,10 @@ export interface SourceSink {
   /** The full set of pods the source wants now. */
   snapshot(pods: Pod[]): void;
   error(error: ManifestError): void;
+  /** The full set of objects of other kinds (Deployments, ConfigMaps…) the source holds now, sent after each snapshot. */
+  objects?(objects: KubeObject[]): void;
+  /** An object of a kind a node does not run (a Service), named once per read of its file. */
+  skipped?(notice: ManifestError): void;
 }
 
 /**
@@ -36,6 +41,8 @@ interface FileState {
   pods: Pod[];
   /** The YAML document each pod came from, index for index. */
   documents: number[];
+  /** The file's objects of other kinds, each with its document. */
+  objects: { object: KubeObject; document: number }[];
   /** The file's stamp when this text was read, if it had settled (the poll skips a file whose stamp is unchanged). */
   stamp?: string;
 }
@@ -192,14 +199,14 @@ export class FileSource {
       this.closeWatcher();
       this.retryMissing();
       this.files.clear();
-      if (!this.stopped) this.sink.snapshot([]);
+      if (!this.stopped) this.send();
       return;
     }
     const present = new Set(files);
     for (const file of [...this.files.keys()]) if (!present.has(file)) this.files.delete(file);
     for (const file of [...this.unreadReported.keys()]) if (!present.has(file)) this.unreadReported.delete(file);
     for (const file of files) await this.readFile(file, skipUnchanged);
-    if (!this.stopped) this.sink.snapshot(this.pods());
+    if (!this.stopped) this.send();
   }
 
   /**
@@ -228,12 +235,14 @@ export class FileSource {
         this.unreadReported.delete(file);
       }
     }
-    if (!this.stopped) this.sink.snapshot(this.pods());
+    if (!this.stopped) this.send();
   }
 
-  /** Every file's pods, in the order of their paths. */
-  private pods(): Pod[] {
-    return [...this.files.keys()].sort().flatMap((file) => this.files.get(file)!.pods);
+  /** Sends every file's pods, then every file's other objects, in the order of their paths. */
+  private send(): void {
+    const files = [...this.files.keys()].sort().map((file) => this.files.get(file)!);
+    this.sink.snapshot(files.flatMap((f) => f.pods));
+    this.sink.objects?.(files.flatMap((f) => f.objects.map((o) => o.object)));
   }
 
   /** Reports each ignored file once; ALL: these are every ignored file there is (the others were removed). */
@@ -277,7 +286,9 @@ export class FileSource {
     if (empty)
       decoded.errors.push({ source: file, document: 0, message: 'the file is empty (caught mid-write?); remove it to remove its pods' });
     for (const error of decoded.errors) this.sink.error(error);
+    for (const notice of decoded.skipped) this.sink.skipped?.(notice);
     const documents = decoded.pods.map((p) => p.document);
+    const objects = decoded.objects;
     if (previous && (decoded.unreadable || empty)) {
       // Keep the last good pods; remember the text so the same error is not reported on every poll.
       this.files.set(file, { ...previous, text, stamp });
@@ -293,10 +304,19 @@ export class FileSource {
         broken.has(previous.documents[i]) && !names.has(pod.metadata.name) ? [{ pod, document: previous.documents[i] }] : [],
       );
       const all = [...pods.map((pod, i) => ({ pod, document: documents[i] })), ...kept].sort((a, b) => a.document - b.document);
-      this.files.set(file, { text, pods: all.map((p) => p.pod), documents: all.map((p) => p.document), stamp });
+      const keyOf = (o: KubeObject) => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`;
+      const objectKeys = new Set(objects.map((o) => keyOf(o.object)));
+      const keptObjects = previous.objects.filter((o) => broken.has(o.document) && !objectKeys.has(keyOf(o.object)));
+      this.files.set(file, {
+        text,
+        pods: all.map((p) => p.pod),
+        documents: all.map((p) => p.document),
+        objects: [...objects, ...keptObjects].sort((a, b) => a.document - b.document),
+        stamp,
+      });
       return;
     }
-    this.files.set(file, { text, pods, documents, stamp });
+    this.files.set(file, { text, pods, documents, objects, stamp });
   }
 }
 

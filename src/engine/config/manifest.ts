@@ -1,5 +1,7 @@
 import { parseAllDocuments, type Tags } from 'yaml';
 import type { Pod } from '../api/v1.js';
+import type { KubeObject } from '../api/workloads.js';
+import { validateObject, WORKLOAD_KINDS } from './object-validation.js';
 import { validatePod } from './validation.js';
 
 /** One problem with one manifest, named so a user can find it: file, document, pod, field. */
@@ -9,6 +11,8 @@ export interface ManifestError {
   /** 0-based index of the YAML document; problems inside a List's items name `items[i]` in the field. */
   document: number;
   pod?: string;
+  /** An object other than a pod, as `Deployment "web"`. */
+  object?: string;
   field?: string;
   message: string;
 }
@@ -16,6 +20,7 @@ export interface ManifestError {
 export function formatManifestError(e: ManifestError): string {
   const where = [`${e.source}`, `document ${e.document}`];
   if (e.pod) where.push(`pod "${e.pod}"`);
+  else if (e.object) where.push(e.object);
   return `${where.join(', ')}${e.field ? `: ${e.field}` : ''}: ${e.message}`;
 }
 
@@ -24,9 +29,18 @@ export interface DecodedPod {
   document: number;
 }
 
+export interface DecodedObject {
+  object: KubeObject;
+  document: number;
+}
+
 export interface DecodedManifest {
   pods: DecodedPod[];
+  /** Objects of the other kinds a standalone node runs (WORKLOAD_KINDS), valid. */
+  objects: DecodedObject[];
   errors: ManifestError[];
+  /** Objects of kinds a node does not run (a Service, an Ingress), each named once. */
+  skipped: ManifestError[];
   /** The text did not parse at all (a syntax error, or a file caught mid-write). */
   unreadable: boolean;
 }
@@ -59,7 +73,7 @@ const MAX_FLOW_DEPTH = 100;
  * are returned, so one broken pod never stops the others.
  */
 export function decodeManifest(source: string, text: string, nameSuffixLength = 0): DecodedManifest {
-  const out: DecodedManifest = { pods: [], errors: [], unreadable: false };
+  const out: DecodedManifest = { pods: [], objects: [], errors: [], skipped: [], unreadable: false };
   if (text.length > MAX_BYTES) {
     out.errors.push({ source, document: 0, message: `manifest is larger than ${MAX_BYTES} bytes` });
     out.unreadable = true;
@@ -103,14 +117,27 @@ export function decodeManifest(source: string, text: string, nameSuffixLength = 
       });
       return;
     }
-    for (const [prefix, pod] of objectsOf(value, source, index, out.errors)) {
-      const name = nameOf(pod);
-      const problems = validatePod(pod, { nameSuffixLength });
-      if (problems.length > 0) {
+    for (const [prefix, obj] of objectsOf(value, source, index, out.errors)) {
+      const name = nameOf(obj);
+      const kind = String(obj.kind);
+      if (kind === 'Pod') {
+        const problems = validatePod(obj, { nameSuffixLength });
         for (const p of problems)
           out.errors.push({ source, document: index, pod: name, field: `${prefix}${p.field}` || undefined, message: p.message });
+        if (problems.length === 0) out.pods.push({ pod: obj as unknown as Pod, document: index });
+      } else if (Object.hasOwn(WORKLOAD_KINDS, kind)) {
+        const problems = validateObject(obj);
+        const object = `${kind} ${JSON.stringify(name ?? '')}`;
+        for (const p of problems)
+          out.errors.push({ source, document: index, object, field: `${prefix}${p.field}` || undefined, message: p.message });
+        if (problems.length === 0) out.objects.push({ object: obj as KubeObject, document: index });
       } else {
-        out.pods.push({ pod: pod as unknown as Pod, document: index });
+        out.skipped.push({
+          source,
+          document: index,
+          object: `${kind} ${JSON.stringify(name ?? '')}`,
+          message: `a ${kind} is not run on a node; skipped (knode runs Pods and ${Object.keys(WORKLOAD_KINDS).join(', ')})`,
+        });
       }
     }
   });
@@ -118,8 +145,9 @@ export function decodeManifest(source: string, text: string, nameSuffixLength = 
 }
 
 /**
- * The pods a document holds, each with the field prefix that locates it:
- * itself ('') when it is a Pod, its items (`items[i].`) when it is a List or PodList.
+ * The objects a document holds, each with the field prefix that locates it:
+ * itself ('') when it is an object, its items (`items[i].`) when it is a List
+ * or PodList. What kind each is decides the caller.
  */
 function* objectsOf(
   value: unknown,
@@ -131,43 +159,36 @@ function* objectsOf(
     errors.push({
       source,
       document,
-      message: `expected a Pod, List or PodList object, got ${Array.isArray(value) ? 'an array' : typeof value}`,
+      message: `expected a Pod, List or other API object, got ${Array.isArray(value) ? 'an array' : typeof value}`,
     });
     return;
   }
   const obj = value as Record<string, unknown>;
   const kind = obj.kind;
-  if (kind === 'Pod') {
-    yield ['', obj];
-    return;
-  }
   if (kind === 'List' || kind === 'PodList') {
     if (!Array.isArray(obj.items)) {
       errors.push({ source, document, field: 'items', message: `a ${kind} needs an items array` });
       return;
     }
     for (const [i, item] of obj.items.entries()) {
-      const kindOfItem = (item as Record<string, unknown> | null)?.kind;
-      if (kind === 'List' && kindOfItem !== 'Pod') {
+      const itemObj = item as Record<string, unknown> | null;
+      if (kind === 'PodList') yield [`items[${i}].`, { kind: 'Pod', apiVersion: 'v1', ...itemObj }];
+      else if (typeof itemObj?.kind !== 'string' || itemObj.kind === '' || itemObj.kind === 'List')
         errors.push({
           source,
           document,
           field: `items[${i}].kind`,
-          message: `Unsupported value: ${JSON.stringify(kindOfItem ?? null)}: knode runs Pods`,
+          message: `${itemObj?.kind === 'List' ? 'Unsupported value: "List": a List inside a List' : 'Required value'}`,
         });
-        continue;
-      }
-      yield [`items[${i}].`, { kind: 'Pod', apiVersion: 'v1', ...(item as Record<string, unknown>) }];
+      else yield [`items[${i}].`, itemObj];
     }
     return;
   }
-  errors.push({
-    source,
-    document,
-    pod: nameOf(obj),
-    field: 'kind',
-    message: `Unsupported value: ${JSON.stringify(kind ?? null)}: supported kinds: "Pod", "List", "PodList"`,
-  });
+  if (typeof kind !== 'string' || kind === '') {
+    errors.push({ source, document, pod: nameOf(obj), field: 'kind', message: `Required value: Object 'Kind' is missing` });
+    return;
+  }
+  yield ['', obj];
 }
 
 function nameOf(obj: Record<string, unknown>): string | undefined {

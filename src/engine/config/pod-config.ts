@@ -1,12 +1,13 @@
 import type { Clock } from '../../util/clock.js';
 import { ConfigSourceAnnotation, podRef } from '../api/pod-util.js';
 import type { Pod } from '../api/v1.js';
-import type { ClusterClient } from '../cluster/client.js';
+import type { KubeObject } from '../api/workloads.js';
+import type { LocalApi, PodApi } from '../cluster/client.js';
 import type { EventStream } from '../events.js';
 import { ApiserverSource } from './apiserver-source.js';
 import { FileSource } from './file-source.js';
 import type { KubeletConfiguration } from './kubelet-config.js';
-import { formatManifestError } from './manifest.js';
+import { formatManifestError, type ManifestError } from './manifest.js';
 import { PodStorage, type PodUpdate } from './pod-storage.js';
 import { UrlSource } from './url-source.js';
 
@@ -24,13 +25,22 @@ interface Source {
 export class PodConfig {
   private readonly storage = new PodStorage();
   private readonly sources: Source[] = [];
+  /** Objects of other kinds already reported as not run here (a node in a cluster runs only pods). */
+  private readonly notRun = new Set<string>();
 
+  /**
+   * API: where pods bound to this node come from besides the manifests (a
+   * cluster's apiserver, or the local one of a standalone node's
+   * controllers). LOCAL: the local apiserver, which takes the manifests'
+   * objects of other kinds.
+   */
   constructor(
     config: KubeletConfiguration,
     clock: Clock,
     private readonly events: EventStream,
     private readonly onUpdate: (update: PodUpdate) => void,
-    cluster?: { client: ClusterClient; warn: (message: string) => void },
+    api?: { client: Pick<PodApi, 'listPods' | 'watchPods'>; warn: (message: string) => void },
+    private readonly local?: LocalApi,
   ) {
     const watchForChanges = !config.runOnce;
     if (config.staticPodPath) {
@@ -51,7 +61,7 @@ export class PodConfig {
         ),
       );
     }
-    if (cluster) {
+    if (api) {
       const sink = this.sinkFor('api');
       // The kubelet marks every pod with the source it came from.
       const annotated = {
@@ -64,7 +74,7 @@ export class PodConfig {
             })),
           ),
       };
-      this.sources.push(new ApiserverSource({ client: cluster.client, nodeName: config.nodeName, clock, warn: cluster.warn }, annotated));
+      this.sources.push(new ApiserverSource({ client: api.client, nodeName: config.nodeName, clock, warn: api.warn }, annotated));
     }
   }
 
@@ -112,7 +122,7 @@ export class PodConfig {
         if (firstTime) this.events.emit({ type: 'SourceReady', pod: '', uid: '', message: `source "${source}" seen`, detail: { source } });
         for (const update of updates) this.onUpdate(update);
       },
-      error: (error: Parameters<typeof formatManifestError>[0]) =>
+      error: (error: ManifestError) =>
         this.events.emit({
           type: 'ManifestError',
           pod: error.pod ?? '',
@@ -120,6 +130,30 @@ export class PodConfig {
           reason: 'FailedToDecode',
           message: formatManifestError(error),
         }),
+      skipped: (notice: ManifestError) => this.skipped(notice),
+      objects: (objects: KubeObject[]) => {
+        if (this.local) this.local.applyObjects(source, objects);
+        else this.notRunHere(source, objects);
+      },
     };
+  }
+
+  private skipped(notice: ManifestError): void {
+    this.events.emit({ type: 'ManifestSkipped', pod: '', uid: '', reason: 'NotRunOnNode', message: formatManifestError(notice) });
+  }
+
+  /** A node in a cluster runs pods only: the cluster's controllers run the rest, once given to its apiserver. */
+  private notRunHere(source: string, objects: KubeObject[]): void {
+    for (const o of objects) {
+      const key = `${source}/${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`;
+      if (this.notRun.has(key)) continue;
+      this.notRun.add(key);
+      this.skipped({
+        source,
+        document: 0,
+        object: `${o.kind} ${JSON.stringify(o.metadata.name)}`,
+        message: `not run: a node in a cluster runs only pods; give the ${o.kind} to the apiserver (kubectl apply)`,
+      });
+    }
   }
 }

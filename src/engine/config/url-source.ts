@@ -67,11 +67,13 @@ export class UrlSource {
     if (body === this.lastBody) return;
     const decoded = decodeManifest(this.url, body, this.nodeName.length + 1);
     for (const error of decoded.errors) this.sink.error(error);
+    for (const notice of decoded.skipped) this.sink.skipped?.(notice);
     if (decoded.unreadable && this.lastBody !== undefined) return; // keep the last good state
     this.lastBody = body;
     const seenAt = this.clock.now();
     this.sink.snapshot(
       decoded.pods.map(({ pod }) => applyStaticPodDefaults(pod, { source: 'http', location: this.url, nodeName: this.nodeName, seenAt })),
     );
+    this.sink.objects?.(decoded.objects.map((o) => o.object));
   }
 }

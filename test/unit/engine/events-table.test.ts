@@ -36,6 +36,7 @@ describe('the event classes', () => {
         'RuntimeConditionChanged',
         'NodeReadyChanged',
         'OrphanKilled',
+        'ManifestSkipped',
       ].sort(),
     );
     expect(typesOf((r) => r.class === 'step')).toEqual(['PLEGEvent', 'PodSynced', 'VolumesReady', 'WorkerFinished', 'WorkerStarted']);

@@ -31,6 +31,22 @@ function podObject(name: string, spec: Record<string, unknown> = {}): Record<str
 
 const names = (decoded: ReturnType<typeof decodeManifest>) => decoded.pods.map((p) => p.pod.metadata.name);
 
+const DEPLOYMENT = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  selector:
+    matchLabels: { app: web }
+  template:
+    metadata:
+      labels: { app: web }
+    spec:
+      containers:
+        - name: web
+          image: busybox
+`;
+
 describe('decodeManifest', () => {
   it('returns the good pods of a multi-document file and names every bad one by source, document, pod and field', () => {
     const text = [
@@ -102,8 +118,10 @@ describe('decodeManifest', () => {
     };
     const decoded = decodeManifest(SOURCE, JSON.stringify(list));
     expect(names(decoded)).toEqual(['ok']);
+    expect(decoded.skipped).toEqual([
+      { source: SOURCE, document: 0, object: 'Service "svc"', message: expect.stringContaining('a Service is not run on a node; skipped') },
+    ]);
     expect(decoded.errors).toEqual([
-      { source: SOURCE, document: 0, field: 'items[1].kind', message: expect.stringContaining('Unsupported value: "Service"') },
       {
         source: SOURCE,
         document: 0,
@@ -129,22 +147,32 @@ describe('decodeManifest', () => {
     expect(decoded.errors).toEqual([{ source: SOURCE, document: 0, field: 'items', message: 'a PodList needs an items array' }]);
   });
 
-  it.each([
-    ['Deployment', 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n', 'web', '"Deployment"'],
-    ['no kind at all', 'metadata:\n  name: web\n', 'web', 'null'],
-  ])('rejects an unknown kind: %s', (_case, text, pod, shown) => {
-    const decoded = decodeManifest(SOURCE, text);
+  it('takes a Deployment as an object for the local controllers, validated as the apiserver would', () => {
+    const good = decodeManifest(SOURCE, DEPLOYMENT);
+    expect(good.errors).toEqual([]);
+    expect(good.objects.map((o) => [o.object.kind, o.object.metadata.name, o.document])).toEqual([['Deployment', 'web', 0]]);
+    const bad = decodeManifest(SOURCE, 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n');
+    expect(bad.objects).toEqual([]);
+    expect(bad.errors).toEqual([{ source: SOURCE, document: 0, object: 'Deployment "web"', field: 'spec', message: 'Required value' }]);
+    expect(formatManifestError(bad.errors[0])).toBe(`${SOURCE}, document 0, Deployment "web": spec: Required value`);
+  });
+
+  it('rejects a document without a kind', () => {
+    const decoded = decodeManifest(SOURCE, 'metadata:\n  name: web\n');
     expect(decoded.pods).toEqual([]);
     expect(decoded.unreadable).toBe(false);
     expect(decoded.errors).toEqual([
-      {
-        source: SOURCE,
-        document: 0,
-        pod,
-        field: 'kind',
-        message: `Unsupported value: ${shown}: supported kinds: "Pod", "List", "PodList"`,
-      },
+      { source: SOURCE, document: 0, pod: 'web', field: 'kind', message: "Required value: Object 'Kind' is missing" },
     ]);
+  });
+
+  it('names each object of a kind a node does not run once, and keeps the rest', () => {
+    const decoded = decodeManifest(SOURCE, `apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n---\n${DEPLOYMENT}`);
+    expect(decoded.errors).toEqual([]);
+    expect(decoded.skipped).toEqual([
+      { source: SOURCE, document: 0, object: 'Service "web"', message: expect.stringContaining('a Service is not run on a node') },
+    ]);
+    expect(decoded.objects).toHaveLength(1);
   });
 
   it.each([
@@ -248,7 +276,7 @@ describe('decodeManifest', () => {
   });
 
   it('returns nothing for an empty file', () => {
-    expect(decodeManifest(SOURCE, '')).toEqual({ pods: [], errors: [], unreadable: false });
+    expect(decodeManifest(SOURCE, '')).toEqual({ pods: [], objects: [], skipped: [], errors: [], unreadable: false });
   });
 
   it('leaves room in the name for the node suffix', () => {

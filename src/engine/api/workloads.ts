@@ -1,0 +1,147 @@
+// The objects besides pods that a manifest may hold and a standalone node
+// runs through its local controllers: apps/v1, batch/v1 and the v1 kinds pods
+// refer to. As their JSON is; a subset, grown as the controllers need it.
+import type { ObjectMeta, PodSpec } from './v1.js';
+
+/** Any API object: what the object store keeps. */
+export interface KubeObject {
+  apiVersion: string;
+  kind: string;
+  metadata: ObjectMeta;
+  [field: string]: unknown;
+}
+
+export interface LabelSelectorRequirement {
+  key: string;
+  operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
+  values?: string[];
+}
+
+export interface LabelSelector {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: LabelSelectorRequirement[];
+}
+
+export interface PodTemplateSpec {
+  metadata?: ObjectMeta;
+  spec: PodSpec;
+}
+
+export interface WorkloadCondition {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  lastUpdateTime?: string;
+  lastTransitionTime?: string;
+  lastProbeTime?: string;
+  reason?: string;
+  message?: string;
+}
+
+export interface ReplicaSet extends KubeObject {
+  spec: { replicas?: number; minReadySeconds?: number; selector: LabelSelector; template: PodTemplateSpec };
+  status?: {
+    replicas: number;
+    fullyLabeledReplicas?: number;
+    readyReplicas?: number;
+    availableReplicas?: number;
+    observedGeneration?: number;
+    conditions?: WorkloadCondition[];
+  };
+}
+
+export interface Deployment extends KubeObject {
+  spec: {
+    replicas?: number;
+    selector: LabelSelector;
+    template: PodTemplateSpec;
+    strategy?: { type?: 'RollingUpdate' | 'Recreate'; rollingUpdate?: { maxSurge?: number | string; maxUnavailable?: number | string } };
+    minReadySeconds?: number;
+    revisionHistoryLimit?: number;
+    progressDeadlineSeconds?: number;
+    paused?: boolean;
+  };
+  status?: {
+    observedGeneration?: number;
+    replicas?: number;
+    updatedReplicas?: number;
+    readyReplicas?: number;
+    availableReplicas?: number;
+    unavailableReplicas?: number;
+    conditions?: WorkloadCondition[];
+    collisionCount?: number;
+  };
+}
+
+export interface Job extends KubeObject {
+  spec: {
+    parallelism?: number;
+    completions?: number | null;
+    activeDeadlineSeconds?: number;
+    backoffLimit?: number;
+    completionMode?: 'NonIndexed' | 'Indexed';
+    suspend?: boolean;
+    ttlSecondsAfterFinished?: number;
+    manualSelector?: boolean;
+    selector?: LabelSelector;
+    template: PodTemplateSpec;
+  };
+  status?: {
+    startTime?: string;
+    completionTime?: string;
+    active?: number;
+    ready?: number;
+    succeeded?: number;
+    failed?: number;
+    terminating?: number;
+    completedIndexes?: string;
+    conditions?: WorkloadCondition[];
+    uncountedTerminatedPods?: { succeeded?: string[]; failed?: string[] };
+  };
+}
+
+export interface ConfigMap extends KubeObject {
+  data?: Record<string, string>;
+  binaryData?: Record<string, string>;
+  immutable?: boolean;
+}
+
+export interface Secret extends KubeObject {
+  type?: string;
+  /** base64, as the API keeps it. */
+  data?: Record<string, string>;
+  /** Write-only in the API: merged into data (base64) when stored. */
+  stringData?: Record<string, string>;
+  immutable?: boolean;
+}
+
+/** Whether LABELS match the selector (an empty selector matches everything, as metav1.LabelSelectorAsSelector). */
+export function selectorMatches(selector: LabelSelector | undefined, labels: Record<string, string> | undefined): boolean {
+  if (!selector) return false;
+  const have = labels ?? {};
+  for (const [k, v] of Object.entries(selector.matchLabels ?? {})) if (have[k] !== v) return false;
+  for (const r of selector.matchExpressions ?? []) {
+    const present = Object.prototype.hasOwnProperty.call(have, r.key);
+    switch (r.operator) {
+      case 'In':
+        if (!present || !(r.values ?? []).includes(have[r.key])) return false;
+        break;
+      case 'NotIn':
+        if (present && (r.values ?? []).includes(have[r.key])) return false;
+        break;
+      case 'Exists':
+        if (!present) return false;
+        break;
+      case 'DoesNotExist':
+        if (present) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
+/** The object's controller, from its ownerReferences. */
+export function controllerOf(meta: ObjectMeta): { kind: string; name: string; uid: string } | undefined {
+  return meta.ownerReferences?.find((o) => o.controller);
+}

@@ -1,0 +1,181 @@
+// Validation of the objects besides pods that a manifest may hold, with the
+// apiserver's field paths and texts (pkg/apis/{core,apps,batch}/validation).
+// A pod template is validated as the pod it becomes, so the pods the local
+// controllers make pass the same checks as a static pod.
+import { selectorMatches, type LabelSelector } from '../api/workloads.js';
+import { Checker, isObject, MAX_NAME, type FieldError, type Obj } from './field-checker.js';
+import { validatePod } from './validation.js';
+
+/** The kinds a standalone node runs besides pods, each with its group version. */
+export const WORKLOAD_KINDS: Readonly<Record<string, string>> = {
+  ConfigMap: 'v1',
+  Secret: 'v1',
+  Namespace: 'v1',
+  ServiceAccount: 'v1',
+  Deployment: 'apps/v1',
+  ReplicaSet: 'apps/v1',
+  Job: 'batch/v1',
+};
+
+/** core.MaxSecretSize: a ConfigMap's or Secret's data together. */
+export const MAX_CONFIG_BYTES = 1024 * 1024;
+const CONFIG_KEY = /^[-._a-zA-Z0-9]+$/;
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/** Validates an object of one of WORKLOAD_KINDS; an empty list means it can be stored. */
+export function validateObject(raw: Obj): FieldError[] {
+  const c = new Checker();
+  const kind = String(raw.kind);
+  c.oneOf('apiVersion', raw.apiVersion, [WORKLOAD_KINDS[kind]]);
+  if (c.object('metadata', raw.metadata, true)) {
+    const meta = raw.metadata;
+    if (meta.name === undefined || meta.name === '') c.fail('metadata.name', 'Required value: name or generateName is required');
+    else if (kind === 'Namespace' || kind === 'ServiceAccount') c.dnsLabel('metadata.name', meta.name);
+    else c.dnsSubdomain('metadata.name', meta.name, MAX_NAME);
+    if (meta.namespace !== undefined && kind !== 'Namespace') c.dnsLabel('metadata.namespace', meta.namespace);
+    c.labels('metadata.labels', meta.labels);
+    c.stringMap('metadata.annotations', meta.annotations);
+  }
+  switch (kind) {
+    case 'ConfigMap':
+      configData(c, raw);
+      break;
+    case 'Secret':
+      secretData(c, raw);
+      break;
+    case 'Deployment':
+    case 'ReplicaSet':
+      if (c.object('spec', raw.spec, true)) replicated(c, raw.spec, kind);
+      break;
+    case 'Job':
+      if (c.object('spec', raw.spec, true)) job(c, raw.spec);
+      break;
+  }
+  return c.errors;
+}
+
+function configData(c: Checker, raw: Obj): void {
+  let total = 0;
+  for (const bag of ['data', 'binaryData'] as const) {
+    const values = raw[bag];
+    if (!c.object(bag, values)) continue;
+    for (const [key, value] of Object.entries(values)) {
+      if (!CONFIG_KEY.test(key) || key.length > MAX_NAME)
+        c.fail(
+          `${bag}[${key}]`,
+          `Invalid value: ${JSON.stringify(key)}: a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')`,
+        );
+      if (bag === 'data' && isObject(raw.binaryData) && key in raw.binaryData)
+        c.fail(`data[${key}]`, `Invalid value: ${JSON.stringify(key)}: duplicate of key present in binaryData`);
+      if (typeof value !== 'string') c.fail(`${bag}[${key}]`, `expected a string, got ${typeof value}`);
+      else if (bag === 'binaryData' && !BASE64.test(value))
+        c.fail(`${bag}[${key}]`, 'illegal base64 data: ConfigMap binaryData must be base64');
+      else total += bag === 'binaryData' ? Buffer.from(value, 'base64').length : Buffer.byteLength(value);
+    }
+  }
+  if (total > MAX_CONFIG_BYTES) c.fail('', `Too long: may not be more than ${MAX_CONFIG_BYTES} bytes`);
+}
+
+function secretData(c: Checker, raw: Obj): void {
+  let total = 0;
+  for (const bag of ['data', 'stringData'] as const) {
+    const values = raw[bag];
+    if (!c.object(bag, values)) continue;
+    for (const [key, value] of Object.entries(values)) {
+      if (!CONFIG_KEY.test(key) || key.length > MAX_NAME)
+        c.fail(
+          `${bag}[${key}]`,
+          `Invalid value: ${JSON.stringify(key)}: a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')`,
+        );
+      if (typeof value !== 'string') c.fail(`${bag}[${key}]`, `expected a string, got ${typeof value}`);
+      else if (bag === 'data' && !BASE64.test(value.replace(/\s/g, '')))
+        // What the apiserver's decoder answers for a value that is not base64.
+        c.fail(`${bag}[${key}]`, `Secret in version "v1" cannot be handled as a Secret: illegal base64 data`);
+      else total += bag === 'data' ? Buffer.from(value, 'base64').length : Buffer.byteLength(value);
+    }
+  }
+  if (raw.type !== undefined) c.string('type', raw.type);
+  if (total > MAX_CONFIG_BYTES) c.fail('data', `Too long: may not be more than ${MAX_CONFIG_BYTES} bytes`);
+}
+
+function replicated(c: Checker, spec: Obj, kind: string): void {
+  nonNegative(c, 'spec.replicas', spec.replicas);
+  nonNegative(c, 'spec.minReadySeconds', spec.minReadySeconds);
+  const selector = selectorOf(c, spec.selector);
+  if (kind === 'Deployment') {
+    nonNegative(c, 'spec.revisionHistoryLimit', spec.revisionHistoryLimit);
+    if (spec.progressDeadlineSeconds !== undefined && nonNegative(c, 'spec.progressDeadlineSeconds', spec.progressDeadlineSeconds)) {
+      const minReady = typeof spec.minReadySeconds === 'number' ? spec.minReadySeconds : 0;
+      if ((spec.progressDeadlineSeconds as number) <= minReady)
+        c.fail(
+          'spec.progressDeadlineSeconds',
+          `Invalid value: ${String(spec.progressDeadlineSeconds)}: must be greater than minReadySeconds`,
+        );
+    }
+    if (spec.strategy !== undefined && c.object('spec.strategy', spec.strategy)) {
+      c.oneOf('spec.strategy.type', spec.strategy.type, ['Recreate', 'RollingUpdate']);
+      if (spec.strategy.type === 'Recreate' && spec.strategy.rollingUpdate !== undefined)
+        c.fail('spec.strategy.rollingUpdate', "Forbidden: may not be specified when strategy `type` is 'Recreate'");
+    }
+  }
+  template(c, spec.template, selector, ['Always']);
+}
+
+function job(c: Checker, spec: Obj): void {
+  for (const field of ['parallelism', 'completions', 'backoffLimit', 'ttlSecondsAfterFinished'])
+    nonNegative(c, `spec.${field}`, spec[field]);
+  if (spec.activeDeadlineSeconds !== undefined) c.integer('spec.activeDeadlineSeconds', spec.activeDeadlineSeconds, 1);
+  if (spec.completionMode !== undefined) c.oneOf('spec.completionMode', spec.completionMode, ['NonIndexed', 'Indexed']);
+  if (spec.completionMode === 'Indexed' && (spec.completions === undefined || spec.completions === null))
+    c.fail('spec.completions', 'Required value: when completion mode is Indexed');
+  // The apiserver makes the selector from the template's controller-uid label unless manualSelector is set.
+  const selector = spec.manualSelector === true ? selectorOf(c, spec.selector) : undefined;
+  template(c, spec.template, selector, ['OnFailure', 'Never']);
+}
+
+function nonNegative(c: Checker, field: string, v: unknown): boolean {
+  if (v === undefined || v === null) return false;
+  if (typeof v !== 'number' || !Number.isInteger(v)) {
+    c.fail(field, `expected an integer, got ${typeof v}`);
+    return false;
+  }
+  if (v < 0 || v > 2_147_483_647) {
+    c.fail(field, `Invalid value: ${v}: must be greater than or equal to 0`);
+    return false;
+  }
+  return true;
+}
+
+function selectorOf(c: Checker, raw: unknown): LabelSelector | undefined {
+  if (!c.object('spec.selector', raw, true)) return undefined;
+  const selector = raw as LabelSelector;
+  if (Object.keys(selector.matchLabels ?? {}).length === 0 && (selector.matchExpressions ?? []).length === 0) {
+    c.fail('spec.selector', 'Invalid value: "": empty selector is invalid for deployment');
+    return undefined;
+  }
+  c.labels('spec.selector.matchLabels', selector.matchLabels);
+  return selector;
+}
+
+/** The template as the pod it becomes: the pod's own rules, the selector, and the restart policies the kind allows. */
+function template(c: Checker, raw: unknown, selector: LabelSelector | undefined, policies: string[]): void {
+  if (!c.object('spec.template', raw, true)) return;
+  const meta = isObject(raw.metadata) ? raw.metadata : {};
+  if (selector && !selectorMatches(selector, meta.labels as Record<string, string> | undefined))
+    c.fail(
+      'spec.template.metadata.labels',
+      `Invalid value: ${JSON.stringify(meta.labels ?? {})}: \`selector\` does not match template \`labels\``,
+    );
+  const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { ...meta, name: 'template' }, spec: raw.spec };
+  for (const e of validatePod(pod, { nameSuffixLength: 0 })) c.fail(`spec.template.${e.field}`, e.message);
+  if (isObject(raw.spec)) {
+    const policy = raw.spec.restartPolicy ?? 'Always';
+    if (!policies.includes(String(policy)))
+      c.fail(
+        'spec.template.spec.restartPolicy',
+        `Unsupported value: ${JSON.stringify(policy)}: supported values: ${policies.map((p) => JSON.stringify(p)).join(', ')}`,
+      );
+    if (policies.length === 1 && raw.spec.activeDeadlineSeconds !== undefined)
+      c.fail('spec.template.spec.activeDeadlineSeconds', 'Forbidden: activeDeadlineSeconds in ReplicaSet is not Supported');
+  }
+}

@@ -1,4 +1,5 @@
 import { Flags } from '@oclif/core';
+import { localWorkloads, startWorkloads } from '../cli/workloads.js';
 import { BaseCommand } from '../cli/base-command.js';
 import { kubeletConfigFromFlags, kubeletFlags } from '../cli/kubelet-flags.js';
 import { joinCluster, startNodeServers } from '../cli/node-servers.js';
@@ -70,7 +71,9 @@ export default class Run extends BaseCommand {
     const client = await this.connectRuntime({ ...flags, 'runtime-endpoint': config.containerRuntimeEndpoint || undefined });
     config.containerRuntimeEndpoint = client.endpoint;
     const cluster = config.kubeconfig ? await joinCluster(config.kubeconfig) : undefined;
-    const kubelet = new Kubelet(config, { runtime: client, cluster, version: this.config.version });
+    const workloads = cluster ? undefined : localWorkloads(config, rootDir);
+    const kubelet = new Kubelet(config, { runtime: client, cluster, local: workloads?.api, version: this.config.version });
+    if (workloads) startWorkloads(workloads, kubelet.events);
     const embedded = client.endpoint === `unix://${rootPaths(rootDir).runtimeSocket}`;
     const unsupervise = embedded ? superviseEmbeddedRuntime(kubelet, rootDir, warn) : () => {};
     const output = (flags.output ?? (process.stdout.isTTY ? 'tui' : 'plain')) as NodeOutput;
@@ -93,6 +96,7 @@ export default class Run extends BaseCommand {
       process.stderr.write(`knode: ${signal}: stopping; ${drained ? 'its pods are stopped' : 'containers keep running'}\n`);
     await servers.stop();
     await kubelet.stop();
+    workloads?.stop();
     client.close();
   }
 

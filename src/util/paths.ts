@@ -24,6 +24,8 @@ export function rootPaths(rootDir: string) {
     logs: join(root, 'logs'),
     runtimeLog: join(root, 'logs', 'runtime.log'),
     podLogs: join(root, 'pods'),
+    /** A standalone node's workload objects (Deployments, Jobs, their pods…), saved by its local apiserver. */
+    objects: join(root, 'objects.json'),
   };
 }
 

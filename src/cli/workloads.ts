@@ -1,0 +1,28 @@
+import { LocalWorkloads } from '../controllers/index.js';
+import type { KubeletConfiguration } from '../engine/config/kubelet-config.js';
+import type { EventStream } from '../engine/events.js';
+import { nodeLabels } from '../engine/sync-handler.js';
+import { rootPaths } from '../util/paths.js';
+
+/** The local controllers of a standalone node, their objects saved under the root dir (a node in a cluster has none). */
+export function localWorkloads(config: KubeletConfiguration, rootDir: string): LocalWorkloads {
+  return new LocalWorkloads({
+    nodeName: config.nodeName,
+    nodeLabels: { ...nodeLabels(config.nodeName), ...config.nodeLabels },
+    file: rootPaths(rootDir).objects,
+  });
+}
+
+/** Starts the controllers, their events reported on the node's stream. */
+export function startWorkloads(workloads: LocalWorkloads, events: EventStream): void {
+  workloads.start(({ object, type, reason, message }) =>
+    events.emit({
+      type: 'WorkloadEvent',
+      pod: '',
+      uid: object.metadata.uid ?? '',
+      reason,
+      message: `${object.kind.toLowerCase()}/${object.metadata.name}: ${message}`,
+      detail: { kind: object.kind, namespace: object.metadata.namespace ?? '', name: object.metadata.name ?? '', eventType: type },
+    }),
+  );
+}

@@ -1,0 +1,197 @@
+// What every local controller shares: its dependencies, a work queue of
+// object keys, and the pods it makes from a template, bound to this node as
+// the scheduler would bind them.
+import type { Clock, Timer } from '../util/clock.js';
+import type { Pod, PodCondition } from '../engine/api/v1.js';
+import { rfc3339 } from '../engine/api/v1.js';
+import type { KubeObject, PodTemplateSpec } from '../engine/api/workloads.js';
+import type { ObjectStore } from './store.js';
+
+/** An event about an object, as a controller's EventRecorder would post it. */
+export interface ControllerEvent {
+  object: KubeObject;
+  type: 'Normal' | 'Warning';
+  reason: string;
+  message: string;
+}
+
+export interface ControllerDeps {
+  store: ObjectStore;
+  clock: Clock;
+  /** The node every pod is bound to, and its labels (for the scheduler's node selector check). */
+  nodeName: string;
+  nodeLabels: Record<string, string>;
+  record: (event: ControllerEvent) => void;
+}
+
+export interface Controller {
+  start(): void;
+  stop(): void;
+}
+
+/**
+ * A controller's work queue: keys are synced one at a time, a key added
+ * while queued is synced once, and a key can be asked for again later (a
+ * minReadySeconds or a back-off to wait out) on the clock.
+ */
+export class WorkQueue {
+  private readonly queued = new Set<string>();
+  private readonly later = new Map<string, Timer>();
+  private draining = false;
+  private stopped = false;
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly sync: (key: string) => void,
+    private readonly onError: (key: string, err: Error) => void,
+  ) {}
+
+  add(key: string): void {
+    if (this.stopped) return;
+    this.queued.add(key);
+    if (!this.draining) {
+      this.draining = true;
+      queueMicrotask(() => this.drain());
+    }
+  }
+
+  /** Syncs KEY again after MS (the earliest of several asks wins). */
+  addAfter(key: string, ms: number): void {
+    if (this.stopped) return;
+    if (ms <= 0) return this.add(key);
+    const at = this.clock.now() + ms;
+    const existing = this.later.get(key) as (Timer & { at?: number }) | undefined;
+    if (existing?.at !== undefined && existing.at <= at) return;
+    existing?.cancel();
+    const timer = this.clock.setTimeout(() => {
+      this.later.delete(key);
+      this.add(key);
+    }, ms) as Timer & { at?: number };
+    timer.at = at;
+    this.later.set(key, timer);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    for (const t of this.later.values()) t.cancel();
+    this.later.clear();
+    this.queued.clear();
+  }
+
+  private drain(): void {
+    // A sync's writes queue more keys; they are taken in the same drain, each once per round.
+    let rounds = 0;
+    while (this.queued.size > 0 && !this.stopped && rounds++ < 10_000) {
+      const [key] = this.queued;
+      this.queued.delete(key);
+      try {
+        this.sync(key);
+      } catch (err) {
+        this.onError(key, err as Error);
+      }
+    }
+    this.draining = false;
+  }
+}
+
+export function objectKey(o: { metadata: { namespace?: string; name?: string } }): string {
+  return `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
+}
+
+export function splitKey(key: string): [string, string] {
+  const slash = key.indexOf('/');
+  return [key.slice(0, slash), key.slice(slash + 1)];
+}
+
+/** Creates a pod in the store (a Pod is a KubeObject whose apiVersion and kind are set). */
+export function createPod(store: ObjectStore, pod: Pod): Pod {
+  return store.create({ ...pod, apiVersion: 'v1', kind: 'Pod' } as KubeObject) as unknown as Pod;
+}
+
+/** The pods in NAMESPACE whose controller is OWNER. */
+export function podsControlledBy(store: ObjectStore, namespace: string, ownerUid: string): Pod[] {
+  return store
+    .list<KubeObject>('Pod', namespace)
+    .filter((p) => p.metadata.ownerReferences?.some((r) => r.controller && r.uid === ownerUid)) as unknown as Pod[];
+}
+
+/** A pod that counts towards a controller's replicas: not finished, not being deleted (controller.IsPodActive). */
+export function isPodActive(pod: Pod): boolean {
+  return pod.status?.phase !== 'Succeeded' && pod.status?.phase !== 'Failed' && !pod.metadata.deletionTimestamp;
+}
+
+export function podReadyCondition(pod: Pod): PodCondition | undefined {
+  return pod.status?.conditions?.find((c) => c.type === 'Ready');
+}
+
+export function isPodReady(pod: Pod): boolean {
+  return podReadyCondition(pod)?.status === 'True';
+}
+
+/** Ready for at least minReadySeconds at NOW (podutil.IsPodAvailable). */
+export function isPodAvailable(pod: Pod, minReadySeconds: number, now: number): boolean {
+  const ready = podReadyCondition(pod);
+  if (ready?.status !== 'True') return false;
+  if (minReadySeconds <= 0) return true;
+  const since = ready.lastTransitionTime ? Date.parse(ready.lastTransitionTime) : 0;
+  return since + minReadySeconds * 1000 <= now;
+}
+
+/**
+ * A pod from OWNER's template (controller.GetPodFromTemplate): the template's
+ * labels, annotations and spec, generateName, the controller reference;
+ * bound to this node when its node selector allows, else left Pending and
+ * unschedulable, as the scheduler would leave it.
+ */
+export function podFromTemplate(
+  deps: Pick<ControllerDeps, 'nodeName' | 'nodeLabels' | 'clock'>,
+  template: PodTemplateSpec,
+  owner: KubeObject,
+  opts: { generateName?: string; name?: string; labels?: Record<string, string>; annotations?: Record<string, string> },
+): Pod {
+  const spec = structuredClone(template.spec);
+  const pod: Pod = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      ...(opts.name ? { name: opts.name } : { generateName: opts.generateName }),
+      namespace: owner.metadata.namespace,
+      labels: { ...template.metadata?.labels, ...opts.labels },
+      ...(template.metadata?.annotations || opts.annotations
+        ? { annotations: { ...template.metadata?.annotations, ...opts.annotations } }
+        : {}),
+      ownerReferences: [
+        {
+          apiVersion: owner.apiVersion,
+          kind: owner.kind,
+          name: owner.metadata.name!,
+          uid: owner.metadata.uid!,
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
+    },
+    spec,
+  };
+  const now = rfc3339(deps.clock.now());
+  const unmatched = Object.entries(spec.nodeSelector ?? {}).some(([k, v]) => deps.nodeLabels[k] !== v);
+  if (unmatched) {
+    pod.status = {
+      phase: 'Pending',
+      conditions: [
+        {
+          type: 'PodScheduled',
+          status: 'False',
+          lastProbeTime: null,
+          lastTransitionTime: now,
+          reason: 'Unschedulable',
+          message: "0/1 nodes are available: 1 node(s) didn't match Pod's node affinity/selector.",
+        },
+      ],
+    };
+  } else {
+    spec.nodeName = deps.nodeName;
+    pod.status = { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: now }] };
+  }
+  return pod;
+}

@@ -1,0 +1,192 @@
+import { readFileSync } from 'node:fs';
+import { isDeepStrictEqual } from 'node:util';
+import type { Clock, Timer } from '../util/clock.js';
+import { writeFileAtomic } from '../util/atomic-file.js';
+import { ClusterError, type LocalApi, type PodWatch, type WatchEventType } from '../engine/cluster/client.js';
+import type { Pod } from '../engine/api/v1.js';
+import type { ConfigMap, KubeObject, Secret } from '../engine/api/workloads.js';
+import type { ObjectStore, StoreEvent } from './store.js';
+
+/** How soon after a change the store is saved: a burst of changes is written once. */
+const SAVE_DELAY_MS = 200;
+
+interface Applied {
+  source: string;
+  /** The object as its manifest last gave it, to tell an edit from a controller's own write. */
+  manifest: unknown;
+}
+
+interface SavedState {
+  resourceVersion: number;
+  objects: KubeObject[];
+  applied: [string, Applied][];
+}
+
+/**
+ * A standalone node's apiserver, over the object store: the pods bound to
+ * the node for the api source (list and watch from a resourceVersion, 410
+ * when it is too old), pod status from the node, ConfigMaps and Secrets for
+ * its pods, and the manifests' objects per source, as `kubectl apply --prune`
+ * would keep them. Saved under the root dir, so a restart finds the same
+ * objects and pods (same names and uids) and adopts what runs.
+ */
+export class LocalApiserver implements LocalApi {
+  readonly server = 'local';
+  private readonly applied = new Map<string, Applied>();
+  private saveTimer: Timer | undefined;
+
+  constructor(
+    readonly store: ObjectStore,
+    private readonly clock: Clock,
+    private readonly file?: string,
+  ) {
+    if (file) this.restore(file);
+    if (file) store.watch(() => this.scheduleSave());
+  }
+
+  async listPods(fieldSelector: string): Promise<{ items: Pod[]; resourceVersion: string }> {
+    const node = nodeOf(fieldSelector);
+    const items = this.store.list<KubeObject>('Pod').filter((p) => !node || (p.spec as Pod['spec']).nodeName === node);
+    return { items: items as unknown as Pod[], resourceVersion: String(this.store.resourceVersion) };
+  }
+
+  async watchPods(
+    fieldSelector: string,
+    resourceVersion: string,
+    _timeoutSeconds: number,
+    onEvent: (type: WatchEventType, object: Record<string, unknown>) => void,
+  ): Promise<PodWatch> {
+    const node = nodeOf(fieldSelector);
+    let finish!: (end: { error?: ClusterError }) => void;
+    const done = new Promise<{ error?: ClusterError }>((resolve) => (finish = resolve));
+    const past = this.store.changesSince(Number(resourceVersion) || 0);
+    if (!past) {
+      finish({ error: new ClusterError(410, 'Expired', `too old resource version: ${resourceVersion}`) });
+      return { done, stop: () => {} };
+    }
+    const deliver = (e: StoreEvent) => {
+      if (e.object.kind !== 'Pod') return;
+      if (node && (e.object.spec as Pod['spec']).nodeName !== node) return;
+      onEvent(e.type, e.object as unknown as Record<string, unknown>);
+    };
+    // Delivered after this call returns, as a watch's events come after it is open.
+    const unsubscribe = this.store.watch(deliver);
+    queueMicrotask(() => past.forEach(deliver));
+    return {
+      done,
+      stop: () => {
+        unsubscribe();
+        finish({});
+      },
+    };
+  }
+
+  async patchPodStatus(namespace: string, name: string, patch: object): Promise<Pod> {
+    const { metadata, status } = patch as { metadata?: { uid?: string }; status: unknown };
+    return this.store.updateStatus('Pod', namespace, name, status, metadata?.uid) as unknown as Pod;
+  }
+
+  async deletePod(namespace: string, name: string, uid: string, gracePeriodSeconds: number): Promise<void> {
+    this.store.delete('Pod', namespace, name, { uid, gracePeriodSeconds });
+  }
+
+  async getConfigMap(namespace: string, name: string): Promise<{ data?: Record<string, string>; binaryData?: Record<string, string> }> {
+    const cm = this.store.get<ConfigMap>('ConfigMap', namespace, name);
+    if (!cm) throw new ClusterError(404, 'NotFound', `configmap "${name}" not found`);
+    return { data: cm.data, binaryData: cm.binaryData };
+  }
+
+  async getSecret(namespace: string, name: string): Promise<{ data?: Record<string, string> }> {
+    const secret = this.store.get<Secret>('Secret', namespace, name);
+    if (!secret) throw new ClusterError(404, 'NotFound', `secret "${name}" not found`);
+    return { data: secret.data };
+  }
+
+  /**
+   * The objects SOURCE's manifests hold now. A new one is created; one whose
+   * manifest changed is updated (what a controller wrote, its status, stays);
+   * one the source no longer holds is deleted, with what it controls.
+   */
+  applyObjects(source: string, objects: KubeObject[]): void {
+    const wanted = new Set<string>();
+    for (const raw of objects) {
+      const object = normalize(raw);
+      const key = keyOf(object);
+      if (wanted.has(key)) continue; // the first of two same-named objects wins, as for pods
+      wanted.add(key);
+      const owner = this.applied.get(key);
+      if (owner && owner.source !== source) continue; // another source has it
+      const existing = this.store.get(object.kind, object.metadata.namespace!, object.metadata.name!);
+      if (!existing) this.store.create(object);
+      else if (!owner || !isDeepStrictEqual(owner.manifest, object))
+        this.store.update({ ...object, metadata: { ...existing.metadata, ...object.metadata } });
+      this.applied.set(key, { source, manifest: object });
+    }
+    for (const [key, owner] of [...this.applied]) {
+      if (owner.source !== source || wanted.has(key)) continue;
+      this.applied.delete(key);
+      const [kind, namespace, name] = key.split('/');
+      try {
+        this.store.delete(kind, namespace, name);
+      } catch (err) {
+        if (!ClusterError.notFound(err)) throw err;
+      }
+    }
+    this.scheduleSave();
+  }
+
+  /** Writes the store now (at exit, so nothing waits on the timer). */
+  save(): void {
+    this.saveTimer?.cancel();
+    this.saveTimer = undefined;
+    if (!this.file) return;
+    const state: SavedState = { resourceVersion: this.store.resourceVersion, objects: this.store.dump(), applied: [...this.applied] };
+    writeFileAtomic(this.file, JSON.stringify(state));
+  }
+
+  private scheduleSave(): void {
+    if (!this.file || this.saveTimer) return;
+    this.saveTimer = this.clock.setTimeout(() => {
+      this.saveTimer = undefined;
+      this.save();
+    }, SAVE_DELAY_MS);
+  }
+
+  private restore(file: string): void {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch {
+      return; // the first start
+    }
+    const state = JSON.parse(text) as SavedState;
+    this.store.load(state.objects, state.resourceVersion);
+    for (const [key, applied] of state.applied) this.applied.set(key, applied);
+  }
+}
+
+/** The node a `spec.nodeName=<node>` field selector names. */
+function nodeOf(fieldSelector: string): string | undefined {
+  return /(?:^|,)spec\.nodeName=([^,]*)/.exec(fieldSelector)?.[1];
+}
+
+function keyOf(o: KubeObject): string {
+  return `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
+}
+
+/** What the apiserver makes of a manifest's object on create: the default namespace, a Secret's stringData folded into data. */
+function normalize(raw: KubeObject): KubeObject {
+  const o = structuredClone(raw);
+  if (o.kind !== 'Namespace') o.metadata.namespace ||= 'default';
+  if (o.kind === 'Secret') {
+    const secret = o as Secret;
+    secret.type ??= 'Opaque';
+    if (secret.stringData) {
+      secret.data = { ...secret.data };
+      for (const [k, v] of Object.entries(secret.stringData)) secret.data[k] = Buffer.from(v).toString('base64');
+      delete secret.stringData;
+    }
+  }
+  delete o.status;
+  return o;
+}

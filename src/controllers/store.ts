@@ -1,0 +1,223 @@
+import { randomUUID } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
+import type { Clock } from '../util/clock.js';
+import { ClusterError } from '../engine/cluster/client.js';
+import { rfc3339 } from '../engine/api/v1.js';
+import type { KubeObject } from '../engine/api/workloads.js';
+import { applyDefaults, prepareForCreate } from './defaults.js';
+
+export type StoreEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+export interface StoreEvent {
+  type: StoreEventType;
+  object: KubeObject;
+  resourceVersion: number;
+}
+
+/** How many changes a watch can resume from; an older resourceVersion gets 410 Gone, as from etcd after compaction. */
+const HISTORY = 5_000;
+
+/**
+ * The apiserver's storage for one node, in process: objects by kind,
+ * namespace and name, one resourceVersion counter, and watches that resume
+ * from a version. It does what the apiserver does on write (uid, creation
+ * time, generation on a spec change, generateName, graceful pod deletion,
+ * ownerReference garbage collection) so the controllers over it behave as
+ * over a real one. Reads return copies: no caller shares the store's objects.
+ */
+export class ObjectStore {
+  private readonly objects = new Map<string, KubeObject>();
+  private readonly history: StoreEvent[] = [];
+  private readonly watchers = new Set<(event: StoreEvent) => void>();
+  private version = 0;
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly random: () => number = Math.random,
+  ) {}
+
+  get resourceVersion(): number {
+    return this.version;
+  }
+
+  get<T extends KubeObject>(kind: string, namespace: string, name: string): T | undefined {
+    const o = this.objects.get(keyOf(kind, namespace, name));
+    return o ? (structuredClone(o) as T) : undefined;
+  }
+
+  /** Every object of KIND (in NAMESPACE, if given), ordered by namespace and name. */
+  list<T extends KubeObject>(kind: string, namespace?: string): T[] {
+    const out: T[] = [];
+    for (const o of this.objects.values())
+      if (o.kind === kind && (namespace === undefined || o.metadata.namespace === namespace)) out.push(structuredClone(o) as T);
+    return out.sort((a, b) =>
+      keyOf(a.kind, a.metadata.namespace, a.metadata.name).localeCompare(keyOf(b.kind, b.metadata.namespace, b.metadata.name)),
+    );
+  }
+
+  /** Creates OBJECT as the apiserver does: a name from generateName, a uid, the creation time, generation 1. */
+  create<T extends KubeObject>(object: T): T {
+    const o = structuredClone(object);
+    const meta = o.metadata;
+    if (o.kind !== 'Namespace') meta.namespace ||= 'default';
+    if (!meta.name && meta.generateName) {
+      do meta.name = meta.generateName + randomSuffix(this.random);
+      while (this.objects.has(keyOf(o.kind, meta.namespace, meta.name)));
+    }
+    if (!meta.name)
+      throw new ClusterError(422, 'Invalid', `${o.kind} is invalid: metadata.name: Required value: name or generateName is required`);
+    const key = keyOf(o.kind, meta.namespace, meta.name);
+    if (this.objects.has(key))
+      throw new ClusterError(409, 'AlreadyExists', `${lowerKind(o.kind)} ${JSON.stringify(meta.name)} already exists`);
+    meta.uid = randomUUID();
+    meta.creationTimestamp = rfc3339(this.clock.now());
+    meta.generation = 1;
+    delete meta.deletionTimestamp;
+    prepareForCreate(o);
+    this.commit('ADDED', key, o);
+    return structuredClone(o);
+  }
+
+  /**
+   * Replaces an object's metadata and spec (or data), keeping its status and
+   * identity; the generation moves when the spec changes. A uid in OBJECT is
+   * a precondition.
+   */
+  update<T extends KubeObject>(object: T): T {
+    const key = keyOf(object.kind, object.metadata.namespace || 'default', object.metadata.name);
+    const old = this.existing(key, object.kind, object.metadata.name!, object.metadata.uid);
+    const o: KubeObject = structuredClone(object);
+    o.metadata = {
+      ...o.metadata,
+      namespace: old.metadata.namespace,
+      uid: old.metadata.uid,
+      creationTimestamp: old.metadata.creationTimestamp,
+      deletionTimestamp: old.metadata.deletionTimestamp,
+      deletionGracePeriodSeconds: old.metadata.deletionGracePeriodSeconds,
+      generation: old.metadata.generation,
+    };
+    if ('status' in old) o.status = old.status;
+    else delete o.status;
+    applyDefaults(o);
+    if (!isDeepStrictEqual(o.spec, old.spec)) o.metadata.generation = (old.metadata.generation ?? 1) + 1;
+    if (isDeepStrictEqual(o, old)) return structuredClone(old) as T;
+    this.commit('MODIFIED', key, o);
+    return structuredClone(o) as T;
+  }
+
+  /** Sets an object's status (the status subresource); a uid is a precondition. */
+  updateStatus<T extends KubeObject>(kind: string, namespace: string, name: string, status: unknown, uid?: string): T {
+    const key = keyOf(kind, namespace, name);
+    const old = this.existing(key, kind, name, uid);
+    if (isDeepStrictEqual(old.status, status)) return structuredClone(old) as T;
+    const o: KubeObject = { ...old, status: structuredClone(status) };
+    this.commit('MODIFIED', key, o);
+    return structuredClone(o) as T;
+  }
+
+  /**
+   * Deletes as the apiserver does. A pod with a grace period is marked (its
+   * deletionTimestamp set) and goes when the node deletes it with grace 0,
+   * once its containers stopped; anything else goes at once, and the objects
+   * it controls follow (the garbage collector's background cascade).
+   */
+  delete(kind: string, namespace: string, name: string, options: { uid?: string; gracePeriodSeconds?: number } = {}): void {
+    const key = keyOf(kind, namespace, name);
+    const old = this.existing(key, kind, name, options.uid);
+    if (kind === 'Pod') {
+      const spec = old.spec as { terminationGracePeriodSeconds?: number; nodeName?: string } | undefined;
+      const grace = options.gracePeriodSeconds ?? spec?.terminationGracePeriodSeconds ?? 30;
+      const phase = (old.status as { phase?: string } | undefined)?.phase;
+      const finished = phase === 'Succeeded' || phase === 'Failed';
+      if (grace > 0 && spec?.nodeName && !finished) {
+        if (old.metadata.deletionTimestamp) return;
+        const o = structuredClone(old);
+        o.metadata.deletionTimestamp = rfc3339(this.clock.now() + grace * 1000);
+        o.metadata.deletionGracePeriodSeconds = grace;
+        this.commit('MODIFIED', key, o);
+        return;
+      }
+    }
+    this.objects.delete(key);
+    this.emit('DELETED', old);
+    for (const dependent of [...this.objects.values()])
+      if (dependent.metadata.ownerReferences?.some((r) => r.uid === old.metadata.uid))
+        this.delete(dependent.kind, dependent.metadata.namespace ?? '', dependent.metadata.name!);
+  }
+
+  /** Calls LISTENER with every change from now on; returns the unsubscribe. */
+  watch(listener: (event: StoreEvent) => void): () => void {
+    this.watchers.add(listener);
+    return () => this.watchers.delete(listener);
+  }
+
+  /** The changes after VERSION, or undefined when they are no longer kept (410 Gone). */
+  changesSince(version: number): StoreEvent[] | undefined {
+    if (version > this.version) return [];
+    const first = this.history[0]?.resourceVersion ?? this.version + 1;
+    if (version < first - 1 && version !== this.version) return undefined;
+    return this.history.filter((e) => e.resourceVersion > version);
+  }
+
+  /** Every object, for saving. */
+  dump(): KubeObject[] {
+    return [...this.objects.values()].map((o) => structuredClone(o));
+  }
+
+  /** Loads saved objects (at start, before any watch), keeping their identities. */
+  load(objects: KubeObject[], version: number): void {
+    for (const o of objects) this.objects.set(keyOf(o.kind, o.metadata.namespace, o.metadata.name), structuredClone(o));
+    this.version = Math.max(this.version, version);
+  }
+
+  private existing(key: string, kind: string, name: string, uid: string | undefined): KubeObject {
+    const old = this.objects.get(key);
+    if (!old) throw new ClusterError(404, 'NotFound', `${lowerKind(kind)} ${JSON.stringify(name)} not found`);
+    if (uid && old.metadata.uid !== uid)
+      throw new ClusterError(
+        409,
+        'Conflict',
+        `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${old.metadata.uid ?? ''}`,
+      );
+    return old;
+  }
+
+  private commit(type: StoreEventType, key: string, o: KubeObject): void {
+    this.objects.set(key, o);
+    this.emit(type, o);
+  }
+
+  private emit(type: StoreEventType, o: KubeObject): void {
+    this.version++;
+    o.metadata.resourceVersion = String(this.version);
+    const event: StoreEvent = { type, object: o, resourceVersion: this.version };
+    this.history.push(event);
+    if (this.history.length > HISTORY) this.history.splice(0, this.history.length - HISTORY);
+    for (const listener of [...this.watchers]) listener({ ...event, object: structuredClone(o) });
+  }
+}
+
+function keyOf(kind: string, namespace: string | undefined, name: string | undefined): string {
+  return `${kind}/${namespace ?? ''}/${name ?? ''}`;
+}
+
+/** "replicasets" as the apiserver names a resource in its messages (`pods "web" not found`). */
+function lowerKind(kind: string): string {
+  const lower = kind.toLowerCase();
+  return lower.endsWith('s') ? `${lower}es` : `${lower}s`;
+}
+
+/** The apiserver's SimpleNameGenerator: five characters without vowels or look-alikes (utilrand.String). */
+const ALPHANUMS = 'bcdfghjklmnpqrstvwxz2456789';
+export function randomSuffix(random: () => number, length = 5): string {
+  let out = '';
+  for (let i = 0; i < length; i++) out += ALPHANUMS[Math.floor(random() * ALPHANUMS.length)];
+  return out;
+}
+
+/** rand.SafeEncodeString: each byte of S as one of the generator's characters, as pod-template-hash is spelled. */
+export function safeEncode(s: string): string {
+  let out = '';
+  for (const byte of Buffer.from(s)) out += ALPHANUMS[byte % ALPHANUMS.length];
+  return out;
+}

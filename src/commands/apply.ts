@@ -11,6 +11,8 @@ import { MAX_MANIFEST_BYTES } from '../engine/config/manifest.js';
 import { Kubelet } from '../engine/kubelet.js';
 import { runOnce, type PodOutcome } from '../engine/run-once.js';
 import { renderApplyTasks } from '../ui/apply-tasks.js';
+import { localWorkloads, startWorkloads } from '../cli/workloads.js';
+import { waitForRollouts, type RolloutState } from '../controllers/index.js';
 import { ExitCode, UserError } from '../util/user-error.js';
 
 export default class Apply extends BaseCommand {
@@ -40,38 +42,66 @@ export default class Apply extends BaseCommand {
     const config = kubeletConfigFromFlags(rootDir, flags, { staticPodPath: path, runOnce: true }, warn);
     const client = await this.connectRuntime({ ...flags, 'runtime-endpoint': config.containerRuntimeEndpoint || undefined });
     config.containerRuntimeEndpoint = client.endpoint;
-    const kubelet = new Kubelet(config, { runtime: client });
+    const workloads = localWorkloads(config, rootDir);
+    const kubelet = new Kubelet(config, { runtime: client, local: workloads.api });
+    startWorkloads(workloads, kubelet.events);
     const interrupted = this.interruptSignal();
+    let rollouts = new Map<string, RolloutState>();
     let resolveOutcomes!: (o: PodOutcome[]) => void;
     const outcomes = new Promise<PodOutcome[]>((r) => (resolveOutcomes = r));
     let rendering: Promise<void> | undefined;
     try {
-      const result = await runOnce(kubelet, timeout, interrupted, (pods) => {
-        rendering = renderApplyTasks(pods.map(podRef), { subscribe: (l) => kubelet.events.subscribe(l), outcomes }, !!process.stderr.isTTY);
-      });
+      const result = await runOnce(
+        kubelet,
+        timeout,
+        interrupted,
+        (pods) => {
+          rendering = renderApplyTasks(
+            pods.map(podRef),
+            { subscribe: (l) => kubelet.events.subscribe(l), outcomes },
+            !!process.stderr.isTTY,
+          );
+        },
+        async (stop) => {
+          rollouts = await waitForRollouts(workloads.store, workloads.api.keysFrom(`file:${path}`), stop);
+        },
+      );
       resolveOutcomes(result.outcomes);
       await rendering;
       for (const error of result.manifestErrors) this.logToStderr(`Error: ${error}`);
+      for (const [, state] of rollouts) this.logToStderr(state.message);
       if (flags.output) {
-        const list = { apiVersion: 'v1', kind: 'PodList', metadata: { resourceVersion: '' }, items: result.pods };
+        const items = [...result.pods, ...workloads.withDependents([...rollouts.keys()])];
+        const list = {
+          apiVersion: 'v1',
+          kind: items.length === result.pods.length ? 'PodList' : 'List',
+          metadata: { resourceVersion: '' },
+          items,
+        };
         this.log(flags.output === 'json' ? JSON.stringify(list, null, 2) : stringify(list).trimEnd());
       }
-      this.summarize(result.outcomes, path, result.manifestErrors.length);
+      this.summarize(result.outcomes, [...rollouts.values()], path, result.manifestErrors.length);
     } finally {
+      workloads.stop();
       client.close();
     }
   }
 
-  private summarize(outcomes: PodOutcome[], path: string, manifestErrors: number): void {
+  /** One line per failed pod, a count of pods and of workloads; exit 1 when any failed, 2 for bad manifests. */
+  private summarize(outcomes: PodOutcome[], rollouts: RolloutState[], path: string, manifestErrors: number): void {
     const failed = outcomes.filter((o) => !o.ok);
     for (const o of failed) this.logToStderr(`${o.pod}: ${o.result}${o.message ? `: ${o.message}` : ''}`);
     const counts = new Map<string, number>();
     for (const o of outcomes) counts.set(o.ok ? o.result : 'failed', (counts.get(o.ok ? o.result : 'failed') ?? 0) + 1);
-    this.logToStderr(
-      `${outcomes.length} pod${outcomes.length === 1 ? '' : 's'}: ${[...counts].map(([k, n]) => `${n} ${k}`).join(', ') || 'none'}`,
-    );
-    if (failed.length > 0) this.exit(ExitCode.workloadFailed);
-    if (outcomes.length === 0 && manifestErrors === 0) throw new UserError('usage', `no pods in ${path}`);
+    if (outcomes.length > 0 || rollouts.length === 0)
+      this.logToStderr(`${plural(outcomes.length, 'pod')}: ${[...counts].map(([k, n]) => `${n} ${k}`).join(', ') || 'none'}`);
+    const unfinished = rollouts.filter((r) => r.state !== 'ready').length;
+    if (rollouts.length > 0)
+      this.logToStderr(
+        `${plural(rollouts.length, 'workload')}: ${rollouts.length - unfinished} ready${unfinished > 0 ? `, ${unfinished} not` : ''}`,
+      );
+    if (failed.length > 0 || unfinished > 0) this.exit(ExitCode.workloadFailed);
+    if (outcomes.length === 0 && rollouts.length === 0 && manifestErrors === 0) throw new UserError('usage', `no pods in ${path}`);
     if (manifestErrors > 0) this.exit(ExitCode.usage);
   }
 
@@ -108,4 +138,8 @@ export default class Apply extends BaseCommand {
     writeFileSync(file, text);
     return file;
   }
+}
+
+function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }

@@ -1,4 +1,5 @@
 import { RealClock, type Clock } from '../util/clock.js';
+import type { KubeObject } from '../engine/api/workloads.js';
 import type { Controller, ControllerEvent } from './controller.js';
 import { DeploymentController } from './deployment.js';
 import { LocalApiserver } from './local-api.js';
@@ -8,6 +9,7 @@ import { ObjectStore } from './store.js';
 export type { ControllerEvent } from './controller.js';
 export { LocalApiserver } from './local-api.js';
 export { ObjectStore } from './store.js';
+export { rolloutState, waitForRollouts, type RolloutState } from './rollout.js';
 
 export interface WorkloadsOptions {
   nodeName: string;
@@ -50,5 +52,25 @@ export class LocalWorkloads {
   stop(): void {
     for (const c of this.controllers) c.stop();
     this.api.save();
+  }
+
+  /** The objects KEYS name, then what they control (a Deployment's ReplicaSets, their pods), with their status. */
+  withDependents(keys: string[]): KubeObject[] {
+    const out: KubeObject[] = [];
+    const seen = new Set<string>();
+    const visit = (o: KubeObject) => {
+      if (seen.has(o.metadata.uid!)) return;
+      seen.add(o.metadata.uid!);
+      out.push(o);
+      for (const kind of ['ReplicaSet', 'Job', 'Pod', 'PersistentVolumeClaim'])
+        for (const d of this.store.list(kind, o.metadata.namespace))
+          if (d.metadata.ownerReferences?.some((r) => r.uid === o.metadata.uid)) visit(d);
+    };
+    for (const key of keys) {
+      const [kind, namespace, name] = key.split('/');
+      const o = this.store.get(kind, namespace, name);
+      if (o) visit(o);
+    }
+    return out;
   }
 }

@@ -135,6 +135,11 @@ export class LocalApiserver implements LocalApi {
     this.scheduleSave();
   }
 
+  /** The objects (`kind/namespace/name`) that LOCATION's manifests hold. */
+  keysFrom(location: string): string[] {
+    return [...this.applied].filter(([, a]) => a.source === location).map(([key]) => key);
+  }
+
   /** Writes the store now (at exit, so nothing waits on the timer). */
   save(): void {
     this.saveTimer?.cancel();

@@ -1,4 +1,4 @@
-import { podRef } from './api/pod-util.js';
+import { ConfigSourceAnnotation, podRef } from './api/pod-util.js';
 import type { Pod } from './api/v1.js';
 import type { Clock } from '../util/clock.js';
 import type { PodConfig } from './config/pod-config.js';
@@ -64,6 +64,8 @@ export async function runOnce(
   timeoutMs: number,
   signal?: AbortSignal,
   onStarted?: (pods: Pod[]) => void,
+  /** More to wait for once the sources were read (the local controllers' workloads); STOP fires at the timeout or the signal. */
+  waitAlso?: (stop: AbortSignal) => Promise<void>,
 ): Promise<RunOnceResult> {
   const outcomes = new Map<string, PodOutcome>();
   const seenAt = new Map<string, number>();
@@ -111,16 +113,24 @@ export async function runOnce(
         break;
     }
   });
-  const timer = kubelet.clock.setTimeout(() => resolveDone(), timeoutMs);
-  const onAbort = () => resolveDone();
+  const stop = new AbortController();
+  const timer = kubelet.clock.setTimeout(() => {
+    stop.abort();
+    resolveDone();
+  }, timeoutMs);
+  const onAbort = () => {
+    stop.abort();
+    resolveDone();
+  };
   signal?.addEventListener('abort', onAbort, { once: true });
   try {
     await kubelet.start();
-    const pods = kubelet.podConfig.desiredPods();
+    // The static pods; a controller's pods (from the api source) are its workload's to judge.
+    const pods = kubelet.podConfig.desiredPods().filter((p) => p.metadata.annotations?.[ConfigSourceAnnotation] !== 'api');
     wanted = new Set(pods.map((p) => p.metadata.uid!));
     onStarted?.(pods);
     if ([...wanted].every((uid) => outcomes.has(uid))) resolveDone();
-    await done;
+    await Promise.all([done, waitAlso?.(stop.signal)]);
     for (const pod of pods) {
       const uid = pod.metadata.uid!;
       if (outcomes.has(uid)) continue;

@@ -1,14 +1,13 @@
 // `knode apply` and `knode run` as a user runs them: bin/run.js as a child
 // process, the embedded runtime it starts by itself, exit codes and output.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CriClient } from '../../src/cri/client.js';
 import { KubeletLabels } from '../../src/cri/types.js';
-import { knode } from '../helpers/cli.js';
-import { cliEntry, eventually, repoRoot } from '../helpers/runtimes.js';
+import { knode, startKnodeRun, type RunningNode } from '../helpers/cli.js';
+import { eventually, repoRoot } from '../helpers/runtimes.js';
 
 const roots: string[] = [];
 function newRoot(): string {
@@ -24,22 +23,35 @@ afterAll(async () => {
 const examples = join(repoRoot, 'examples');
 
 describe('knode apply', () => {
-  it('runs the examples until Running or Succeeded, exits 0, and prints a v1 PodList with -o json', async () => {
+  it('runs the examples until Running, Succeeded or rolled out, exits 0, and prints a v1 List with -o json', async () => {
     const root = newRoot();
     const res = await knode(['apply', '-f', examples, '--root-dir', root, '--node-name', 'e2e', '-o', 'json']);
     expect(res.code, res.stderr).toBe(0);
     const list = JSON.parse(res.stdout);
-    expect(list).toMatchObject({ apiVersion: 'v1', kind: 'PodList' });
-    const phases = Object.fromEntries(
-      list.items.map((p: { metadata: { name: string }; status: { phase: string } }) => [p.metadata.name, p.status.phase]),
+    expect(list).toMatchObject({ apiVersion: 'v1', kind: 'List' });
+    type Item = { kind: string; metadata: { name: string }; status?: { phase?: string; availableReplicas?: number } };
+    const items: Item[] = list.items;
+    const phases = Object.fromEntries(items.filter((p) => p.kind === 'Pod').map((p) => [p.metadata.name, p.status?.phase]));
+    const greeters = Object.keys(phases).filter((name) =>
+      /^greeter-[bcdfghjklmnpqrstvwxz2456789]{1,10}-[bcdfghjklmnpqrstvwxz2456789]{5}$/.test(name),
     );
-    expect(phases).toEqual({ 'hello-e2e': 'Running', 'web-e2e': 'Running', 'once-e2e': 'Succeeded' });
+    expect(greeters).toHaveLength(2);
+    expect(phases).toEqual({
+      'hello-e2e': 'Running',
+      'web-e2e': 'Running',
+      'once-e2e': 'Succeeded',
+      ...Object.fromEntries(greeters.map((name) => [name, 'Running'])),
+    });
+    expect(items.find((o) => o.kind === 'Deployment')?.status?.availableReplicas).toBe(2);
+    expect(items.map((o) => o.kind).filter((k) => k !== 'Pod')).toEqual(['ConfigMap', 'Deployment', 'ReplicaSet']);
     expect(res.stderr).toMatch(/3 pods: 2 Running, 1 Succeeded/);
+    expect(res.stderr).toContain('deployment "greeter" successfully rolled out');
+    expect(res.stderr).toMatch(/2 workloads: 2 ready/);
     // The pods keep running after apply exits.
     const client = new CriClient(`unix://${join(root, 'run', 'runtime.sock')}`);
     const running = await client.listContainers({ state: { state: 'CONTAINER_RUNNING' } });
     client.close();
-    expect(running.map((c) => c.labels[KubeletLabels.containerName]).sort()).toEqual(['app', 'hello', 'log-shipper']);
+    expect(running.map((c) => c.labels[KubeletLabels.containerName]).sort()).toEqual(['app', 'greeter', 'greeter', 'hello', 'log-shipper']);
   });
 
   it('exits 1 and says why when a pod cannot start', async () => {
@@ -80,19 +92,8 @@ describe('knode apply', () => {
   });
 });
 
-function startRun(
-  root: string,
-  args: string[] = [],
-  staticDir = examples,
-): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, [cliEntry, 'run', '--static-dir', staticDir, '--root-dir', root, '--node-name', 'e2e', ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (out += d));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, output: () => out, exited };
+function startRun(root: string, args: string[] = [], staticDir = examples): RunningNode {
+  return startKnodeRun(staticDir, root, args);
 }
 
 describe('knode run', () => {
@@ -113,8 +114,8 @@ describe('knode run', () => {
     const runningIds = async () => (await client.listContainers({ state: { state: 'CONTAINER_RUNNING' } })).map((c) => c.id).sort();
     const before = await eventually(async () => {
       const ids = await runningIds();
-      return ids.length === 3 ? ids : undefined;
-    }, 'hello, log-shipper and app running');
+      return ids.length === 5 ? ids : undefined;
+    }, 'hello, log-shipper, app and the two greeters running');
     const allBefore = (await client.listContainers()).length;
 
     first.child.kill('SIGKILL');
@@ -144,19 +145,19 @@ describe('knode run', () => {
     const client = new CriClient(`unix://${join(root, 'run', 'runtime.sock')}`);
     const running = async () =>
       (await client.listContainers({ state: { state: 'CONTAINER_RUNNING' } })).map((c) => c.labels[KubeletLabels.containerName]).sort();
-    await eventually(async () => (await running()).length === 3, 'hello, log-shipper and app running');
+    await eventually(async () => (await running()).length === 5, 'hello, log-shipper, app and the two greeters running');
 
     run.child.kill('SIGTERM');
     expect(await run.exited).toBe(0);
     expect(run.output()).toContain('knode: SIGTERM: draining the node, stopping its pods');
-    expect(run.output()).toMatch(/NodeShutdown .*draining the node: stopping 2 pods/);
+    expect(run.output()).toMatch(/NodeShutdown .*draining the node: stopping 4 pods/);
     expect(run.output()).toContain('knode: SIGTERM: stopping; its pods are stopped');
     expect(await running()).toEqual([]);
-    expect((await client.listPodSandbox()).map((s) => s.state)).toEqual(['SANDBOX_NOTREADY', 'SANDBOX_NOTREADY', 'SANDBOX_NOTREADY']);
+    expect((await client.listPodSandbox()).map((s) => s.state)).toEqual(Array(5).fill('SANDBOX_NOTREADY'));
 
     const again = startRun(root);
-    await eventually(async () => (await running()).length === 3, 'the pods to run again', 30_000);
-    expect(await running()).toEqual(['app', 'hello', 'log-shipper']);
+    await eventually(async () => (await running()).length === 5, 'the pods to run again', 30_000);
+    expect(await running()).toEqual(['app', 'greeter', 'greeter', 'hello', 'log-shipper']);
     again.child.kill('SIGTERM');
     expect(await again.exited).toBe(0);
     client.close();

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { cliEntry } from './runtimes.js';
 
 export interface CliResult {
@@ -31,4 +31,23 @@ export function knode(
     });
     child.stdin.end(options.input ?? '');
   });
+}
+
+export interface RunningNode {
+  child: ChildProcess;
+  /** Everything it printed so far, stdout and stderr together. */
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+/** Starts `knode run --static-dir DIR` (node name e2e, plain output when not a TTY) as a child process. */
+export function startKnodeRun(staticDir: string, root: string, args: string[] = []): RunningNode {
+  const child = spawn(process.execPath, [cliEntry, 'run', '--static-dir', staticDir, '--root-dir', root, '--node-name', 'e2e', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, output: () => out, exited };
 }

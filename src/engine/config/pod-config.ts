@@ -45,7 +45,14 @@ export class PodConfig {
     const watchForChanges = !config.runOnce;
     if (config.staticPodPath) {
       this.sources.push(
-        new FileSource(config.staticPodPath, config.nodeName, clock, config.fileCheckFrequency, this.sinkFor('file'), watchForChanges),
+        new FileSource(
+          config.staticPodPath,
+          config.nodeName,
+          clock,
+          config.fileCheckFrequency,
+          this.sinkFor('file', `file:${config.staticPodPath}`),
+          watchForChanges,
+        ),
       );
     }
     if (config.staticPodURL) {
@@ -56,7 +63,7 @@ export class PodConfig {
           config.nodeName,
           clock,
           config.httpCheckFrequency,
-          this.sinkFor('http'),
+          this.sinkFor('http', `http:${config.staticPodURL}`),
           watchForChanges,
         ),
       );
@@ -106,7 +113,8 @@ export class PodConfig {
     return this.storage.seenAllSources(this.sourceNames);
   }
 
-  private sinkFor(source: string) {
+  /** A source's sink; LOCATION names where its objects came from, as the local apiserver keeps them apart. */
+  private sinkFor(source: string, location = source) {
     return {
       snapshot: (pods: Parameters<PodStorage['merge']>[1]) => {
         const firstTime = !this.storage.seenAllSources([source]);
@@ -132,8 +140,8 @@ export class PodConfig {
         }),
       skipped: (notice: ManifestError) => this.skipped(notice),
       objects: (objects: KubeObject[]) => {
-        if (this.local) this.local.applyObjects(source, objects);
-        else this.notRunHere(source, objects);
+        if (this.local) this.local.applyObjects(location, objects);
+        else this.notRunHere(location, objects);
       },
     };
   }

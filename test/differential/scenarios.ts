@@ -487,6 +487,33 @@ export const scenarios: Scenario[] = [
     ),
   },
 
+  {
+    name: 'fsgroup-volumes',
+    what: 'fsGroup 2000: the emptyDir is group 2000 mode 2777, a downwardAPI file group 2000 (exits 0, else 3; stat in its message)',
+    spec: pod(
+      [
+        sh(
+          'main',
+          "s=$(stat -c '%g %a' /scratch; stat -L -c '%g %a' /info/name); echo $s > /dev/termination-log; [ \"$s\" = '2000 2777 2000 644' ] || exit 3",
+          {
+            volumeMounts: [
+              { name: 'scratch', mountPath: '/scratch' },
+              { name: 'info', mountPath: '/info' },
+            ],
+          },
+        ),
+      ],
+      {
+        restartPolicy: 'Never',
+        securityContext: { fsGroup: 2000 },
+        volumes: [
+          { name: 'scratch', emptyDir: {} },
+          { name: 'info', downwardAPI: { items: [{ path: 'name', fieldRef: { fieldPath: 'metadata.name' } }] } },
+        ],
+      },
+    ),
+  },
+
   // Manifests: edits, removals, file names, YAML
   {
     name: 'edit-running',

@@ -77,6 +77,35 @@ describe.each(runtimesUnderTest())('volumes on the $name runtime', (runtime) => 
     expect(node.events.find((e) => e.type === 'VolumesReady')?.detail?.volumes).toBe(2);
   });
 
+  it('gives the volumes of a pod with an fsGroup that group, with setgid, as the kubelet', async () => {
+    const node = await nodes.start();
+    const scratch = at('KNODE_MOUNT_SCRATCH', '/scratch');
+    const info = at('KNODE_MOUNT_INFO', '/info');
+    node.writePod('owned', {
+      restartPolicy: 'Never',
+      securityContext: { fsGroup: 2000 },
+      volumes: [
+        { name: 'scratch', emptyDir: {} },
+        { name: 'info', downwardAPI: { items: [{ path: 'name', fieldRef: { fieldPath: 'metadata.name' } }] } },
+      ],
+      containers: [
+        {
+          name: 'main',
+          image,
+          command: ['sh', '-c', `stat -c 'scratch %g %a' ${scratch}; stat -L -c 'info %g %a' ${info}/name`],
+          volumeMounts: [
+            { name: 'scratch', mountPath: '/scratch' },
+            { name: 'info', mountPath: '/info' },
+          ],
+        },
+      ],
+    });
+    await node.waitForPod('owned', 'Succeeded', (p) => p.status?.phase === 'Succeeded');
+    const log = await logOf(node, 'owned', 'main');
+    expect(log).toContain('stdout F scratch 2000 2777');
+    expect(log).toContain('stdout F info 2000 644');
+  });
+
   it('gives a pod on the pod network the kubelet-managed /etc/hosts, with its IP, its hostname and the hostAliases', async () => {
     const node = await nodes.start();
     const hosts = at('KNODE_MOUNT_ETC_HOSTS', '/etc/hosts');

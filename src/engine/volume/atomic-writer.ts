@@ -24,9 +24,12 @@ export interface VolumeFile {
  * container never sees half an update: the files go into a fresh
  * `..<timestamp>` directory, the `..data` symlink is swapped to it in one
  * rename, and each top-level name is a symlink through `..data`. Unchanged
- * content is not rewritten. Paths must be relative and stay inside the volume.
+ * content is not rewritten (content only, as the kubelet's shouldWriteFile:
+ * a mode the volume's ownership changed is no change). `setPerms` runs once
+ * the new version is written and before it is swapped in, as the kubelet's
+ * fsGroup hook. Paths must be relative and stay inside the volume.
  */
-export function writeAtomically(dir: string, files: Map<string, VolumeFile>, now: number): void {
+export function writeAtomically(dir: string, files: Map<string, VolumeFile>, now: number, setPerms?: () => void): void {
   for (const path of files.keys()) {
     if (path === '' || path.startsWith('/') || path.split('/').some((p) => p === '..' || p.startsWith('..'))) {
       throw new Error(`invalid path "${path}": it must be relative, stay inside the volume and not start with ".."`);
@@ -40,11 +43,13 @@ export function writeAtomically(dir: string, files: Map<string, VolumeFile>, now
   const version = `..${new Date(now).toISOString().replace(/[-:]/g, '_')}.${process.pid}${Math.floor(Math.random() * 1e6)}`;
   const target = join(dir, version);
   mkdirSync(target, { recursive: true });
+  chmodSync(target, 0o755);
   for (const [path, file] of files) {
     mkdirSync(dirname(join(target, path)), { recursive: true });
     writeFileSync(join(target, path), file.data);
     chmodSync(join(target, path), file.mode);
   }
+  setPerms?.();
   const tmpLink = join(dir, '..data_tmp');
   rmSync(tmpLink, { force: true });
   symlinkSync(version, tmpLink);
@@ -77,7 +82,7 @@ function unchanged(current: string, files: Map<string, VolumeFile>): boolean {
     if (countFiles(current) !== files.size) return false;
     for (const [path, file] of files) {
       const full = join(current, path);
-      if ((lstatSync(full).mode & 0o777) !== file.mode || !readFileSync(full).equals(file.data)) return false;
+      if (!readFileSync(full).equals(file.data)) return false;
     }
     return true;
   } catch {

@@ -7,6 +7,7 @@ import { ObjectError, type ConfigData, type ObjectManager } from '../cluster/obj
 import type { PodAddresses } from '../kuberuntime/env.js';
 import { writeAtomically, type VolumeFile } from './atomic-writer.js';
 import { downwardApiFiles, type DownwardItem } from './downward-api.js';
+import { setVolumeOwnership } from './ownership.js';
 
 const run = promisify(execFile);
 
@@ -83,22 +84,25 @@ export class VolumeManager {
     try {
       if (v.downwardAPI)
         return this.files(
+          pod,
           dir('kubernetes.io~downward-api'),
           this.downwardFiles(pod, v.downwardAPI as { items?: DownwardItem[]; defaultMode?: number }),
         );
       if (v.configMap) {
         const source = v.configMap as ObjectSource & { defaultMode?: number };
-        return this.files(dir('kubernetes.io~configmap'), await this.objectFiles(pod, 'configMap', source, source.defaultMode));
+        return this.files(pod, dir('kubernetes.io~configmap'), await this.objectFiles(pod, 'configMap', source, source.defaultMode));
       }
       if (v.secret) {
         const source = v.secret as ObjectSource & { secretName?: string; defaultMode?: number };
         return this.files(
+          pod,
           dir('kubernetes.io~secret'),
           await this.objectFiles(pod, 'secret', { ...source, name: source.secretName }, source.defaultMode),
         );
       }
       if (v.projected)
         return this.files(
+          pod,
           dir('kubernetes.io~projected'),
           await this.projectedFiles(pod, v.projected as { sources?: Record<string, unknown>[]; defaultMode?: number }),
         );
@@ -176,14 +180,17 @@ export class VolumeManager {
       else if (kind === 'serviceAccountToken') {
         const t = body as { audience?: string; expirationSeconds?: number; path: string };
         const token = await this.objects.serviceAccountToken(pod, t.audience ?? '', t.expirationSeconds ?? DEFAULT_TOKEN_SECONDS);
-        add(new Map([[t.path, { data: Buffer.from(token), mode: projected.defaultMode ?? DEFAULT_FILE_MODE }]]));
+        // With an fsGroup the token is 0600, and the ownership change makes it 0640 (as the kubelet).
+        const mode = fsGroupOf(pod) !== undefined ? 0o600 : (projected.defaultMode ?? DEFAULT_FILE_MODE);
+        add(new Map([[t.path, { data: Buffer.from(token), mode }]]));
       } else throw new Error(`projected ${kind ?? 'unknown'} sources are not supported by knode`);
     }
     return files;
   }
 
   private async emptyDir(pod: Pod, path: string, spec: { medium?: string; sizeLimit?: string | number }): Promise<string> {
-    if (!existsSync(path)) {
+    const fresh = !existsSync(path);
+    if (fresh) {
       mkdirSync(path, { recursive: true });
       chmodSync(path, 0o777);
     }
@@ -197,11 +204,19 @@ export class VolumeManager {
         this.memoryMounts.add(path); // say it once
       }
     }
+    // Once, at set-up, as the kubelet (its ready file makes later set-ups return early); errors are its log lines.
+    if (fresh)
+      try {
+        setVolumeOwnership(path, fsGroupOf(pod), false);
+      } catch {
+        // The kubelet ignores what ChangePermissions returns for an emptyDir.
+      }
     return path;
   }
 
-  private files(dir: string, files: Map<string, VolumeFile>): string {
-    writeAtomically(dir, files, this.now());
+  /** A read-only volume's files, and its ownership by the pod's fsGroup whenever a new version is written. */
+  private files(pod: Pod, dir: string, files: Map<string, VolumeFile>): string {
+    writeAtomically(dir, files, this.now(), () => setVolumeOwnership(dir, fsGroupOf(pod), true));
     return dir;
   }
 
@@ -214,6 +229,15 @@ export class VolumeManager {
     }
     rmSync(volumes, { recursive: true, force: true });
   }
+}
+
+/**
+ * The group the kubelet gives the pod's volumes. The policy (fsGroupChangePolicy)
+ * is not passed on: the kubelet's emptyDir, configMap, secret, downwardAPI and
+ * projected plugins all change ownership recursively whatever it says.
+ */
+function fsGroupOf(pod: Pod): number | undefined {
+  return (pod.spec.securityContext as { fsGroup?: number } | undefined)?.fsGroup;
 }
 
 /** A hostPath volume after its type check (and creation, for the OrCreate types). */

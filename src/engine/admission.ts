@@ -1,6 +1,9 @@
 import { cpus, totalmem } from 'node:os';
 import type { Pod } from './api/v1.js';
 import { parseCpu, parseMemory } from './api/quantity.js';
+import { matchesRequiredNodeAffinity } from './node-affinity.js';
+import { isCriticalPod, podsToPreempt } from './preemption.js';
+import { podRequest } from './resource-request.js';
 
 export interface NodeAllocatable {
   /** Millicores. */
@@ -18,62 +21,84 @@ export interface AdmitResult {
   admit: boolean;
   reason?: string;
   message?: string;
+  /** Admitted as a critical pod once these pods are preempted (the kubelet's CriticalPodAdmissionHandler). */
+  preempt?: Pod[];
 }
 
+/** A reason the kubelet's generalFilter gives: a resource short (InsufficientResourceError) or a predicate failed. */
+export type FailureReason =
+  | { kind: 'resource'; resource: 'pods' | 'cpu' | 'memory'; requested: number; used: number; capacity: number }
+  | { kind: 'predicate'; name: string; desc: string };
+
 /**
- * The kubelet's admission: a pod fits when the node's pod count, CPU and
- * memory requests and host ports leave room for it beside the pods already
- * admitted, and when it asks for this node's OS.
+ * The kubelet's predicate admit handler (pkg/kubelet/lifecycle/predicate.go),
+ * in its order and with its words: the pod's `kubernetes.io/os` label, its
+ * OS field, then every general filter at once (room for one more pod, CPU
+ * and memory requests, required node affinity and nodeSelector, host
+ * ports), the first failure reported. A critical pod (static, mirror or
+ * system-critical priority) short of resources alone goes through the
+ * preemption path instead (preemption.ts).
  */
-export function canAdmitPod(pod: Pod, active: Pod[], node: NodeAllocatable, nodeLabels: Record<string, string> = {}): AdmitResult {
-  const os = pod.spec.os?.name;
-  if (os && os !== 'linux') {
+export function canAdmitPod(
+  pod: Pod,
+  active: Pod[],
+  node: NodeAllocatable,
+  nodeLabels: Record<string, string> = {},
+  nodeName = '',
+): AdmitResult {
+  const osLabel = pod.metadata.labels?.['kubernetes.io/os'];
+  if (osLabel !== undefined && osLabel !== 'linux') {
     return {
       admit: false,
-      reason: 'PodOSNotSupported',
-      message: `Failed to admit pod as the OS field "${os}" does not match node OS "linux"`,
+      reason: 'PodOSSelectorNodeLabelDoesNotMatch',
+      message: "Failed to admit pod as the `kubernetes.io/os` label doesn't match node label",
     };
   }
-  const mismatch = Object.entries(pod.spec.nodeSelector ?? {}).find(([key, value]) => nodeLabels[key] !== value);
-  if (mismatch) {
-    return {
-      admit: false,
-      reason: 'NodeAffinity',
-      message: `Predicate NodeAffinity failed: node(s) didn't match Pod's node affinity/selector (${mismatch[0]}=${mismatch[1]})`,
-    };
+  if (pod.spec.os && pod.spec.os.name !== 'linux') {
+    return { admit: false, reason: 'PodOSNotSupported', message: "Failed to admit pod as the OS field doesn't match node OS" };
   }
-  if (active.length + 1 > node.pods) {
-    return {
-      admit: false,
-      reason: 'OutOfpods',
-      message: `Node didn't have enough resource: pods, requested: 1, used: ${active.length}, capacity: ${node.pods}`,
-    };
-  }
-  for (const [resource, capacity, parse] of [
-    ['cpu', node.cpu, parseCpu],
-    ['memory', node.memory, parseMemory],
-  ] as const) {
-    const requested = podRequest(pod, resource, parse);
-    if (requested === 0) continue;
-    const used = active.reduce((sum, p) => sum + podRequest(p, resource, parse), 0);
-    if (used + requested > capacity) {
-      return {
-        admit: false,
-        reason: `OutOf${resource}`,
-        message: `Node didn't have enough resource: ${resource}, requested: ${requested}, used: ${used}, capacity: ${capacity}`,
-      };
+  let reasons = generalFilter(pod, active, node, nodeLabels, nodeName);
+  if (reasons.length === 0) return { admit: true };
+  if (isCriticalPod(pod)) {
+    const others = reasons.filter((r) => r.kind !== 'resource');
+    if (others.length === 0) {
+      const outcome = podsToPreempt(pod, active, reasons as Extract<FailureReason, { kind: 'resource' }>[]);
+      if ('error' in outcome)
+        return {
+          admit: false,
+          reason: 'UnexpectedAdmissionError',
+          message: `Unexpected error while attempting to recover from admission failure: preemption: error finding a set of pods to preempt: ${outcome.error}`,
+        };
+      return { admit: true, preempt: outcome.pods };
     }
+    reasons = others;
   }
+  const first = reasons[0];
+  if (first.kind === 'predicate') return { admit: false, reason: first.name, message: `Predicate ${first.name} failed: ${first.desc}` };
+  return {
+    admit: false,
+    reason: `OutOf${first.resource}`,
+    message: `Node didn't have enough resource: ${first.resource}, requested: ${first.requested}, used: ${first.used}, capacity: ${first.capacity}`,
+  };
+}
+
+/** scheduler.AdmissionCheck with every failure: resources (pods, cpu, memory), NodeAffinity, NodePorts. */
+function generalFilter(pod: Pod, active: Pod[], node: NodeAllocatable, labels: Record<string, string>, nodeName: string): FailureReason[] {
+  const reasons: FailureReason[] = [];
+  if (active.length + 1 > node.pods)
+    reasons.push({ kind: 'resource', resource: 'pods', requested: 1, used: active.length, capacity: node.pods });
+  for (const resource of ['cpu', 'memory'] as const) {
+    const requested = podRequest(pod, resource);
+    if (requested === 0) continue;
+    const used = active.reduce((sum, p) => sum + podRequest(p, resource), 0);
+    if (used + requested > node[resource]) reasons.push({ kind: 'resource', resource, requested, used, capacity: node[resource] });
+  }
+  if (!matchesRequiredNodeAffinity(pod, labels, nodeName))
+    reasons.push({ kind: 'predicate', name: 'NodeAffinity', desc: "node(s) didn't match Pod's node affinity/selector" });
   const taken = active.flatMap(hostPorts);
-  const clash = hostPorts(pod).find((p) => taken.some((t) => portsConflict(p, t)));
-  if (clash) {
-    return {
-      admit: false,
-      reason: 'NodePorts',
-      message: `Predicate NodePorts failed: node(s) didn't have free ports for the requested pod ports (${clash.protocol} ${clash.ip}:${clash.port})`,
-    };
-  }
-  return { admit: true };
+  if (hostPorts(pod).some((p) => taken.some((t) => portsConflict(p, t))))
+    reasons.push({ kind: 'predicate', name: 'NodePorts', desc: "node(s) didn't have free ports for the requested pod ports" });
+  return reasons;
 }
 
 interface HostPort {
@@ -91,16 +116,6 @@ function hostPorts(pod: Pod): HostPort[] {
 /** Same protocol and port, and the same IP or either one the wildcard 0.0.0.0. */
 function portsConflict(a: HostPort, b: HostPort): boolean {
   return a.protocol === b.protocol && a.port === b.port && (a.ip === b.ip || a.ip === '0.0.0.0' || b.ip === '0.0.0.0');
-}
-
-/** A pod's effective request: the sum of its containers, or the largest init container if that is more. */
-function podRequest(pod: Pod, resource: string, parse: (q: string | number) => number): number {
-  const sum = pod.spec.containers.reduce((s, c) => s + parse(c.resources?.requests?.[resource] ?? c.resources?.limits?.[resource] ?? 0), 0);
-  const init = Math.max(
-    0,
-    ...(pod.spec.initContainers ?? []).map((c) => parse(c.resources?.requests?.[resource] ?? c.resources?.limits?.[resource] ?? 0)),
-  );
-  return Math.max(sum, init);
 }
 
 export { parseCpu, parseMemory };

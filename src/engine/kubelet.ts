@@ -272,6 +272,7 @@ export class Kubelet implements HostInterface, RunOnceHost {
       nodeName: config.nodeName,
       extraLabels: config.nodeLabels,
       shutdownAdmit: () => this.shutdown.admit(),
+      now: () => clock.now(),
     });
     this.shutdown = new NodeShutdown({
       podWorkers: this.podWorkers,

@@ -1,5 +1,5 @@
 import { isTerminalPhase, podRef } from './api/pod-util.js';
-import type { Pod } from './api/v1.js';
+import { rfc3339, type Pod, type PodStatus } from './api/v1.js';
 import { canAdmitPod, nodeAllocatable, type AdmitResult } from './admission.js';
 import { SysctlAllowlist } from './sysctl-allowlist.js';
 import { goArch } from './cluster/node-info.js';
@@ -9,6 +9,8 @@ import type { PodLifecycleEvent } from './pleg/types.js';
 import { isSyncPodWorthy } from './pleg/types.js';
 import { isMirrorPod, type PodManager } from './pod-manager.js';
 import type { PodWorkers, UpdateType } from './pod-workers.js';
+import { PREEMPT_MESSAGE, PREEMPT_REASON } from './preemption.js';
+import { qosClassOf } from './status/qos.js';
 import type { StatusManager } from './status/status-manager.js';
 
 export interface SyncHandlerDeps {
@@ -24,6 +26,8 @@ export interface SyncHandlerDeps {
   extraLabels?: Record<string, string>;
   /** The node shutdown's word on a new pod: none while the node drains. */
   shutdownAdmit?: () => AdmitResult;
+  /** The clock's now, for the DisruptionTarget condition of a preempted pod. */
+  now?: () => number;
 }
 
 /** The labels a node carries that a pod's nodeSelector can ask for. */
@@ -103,11 +107,12 @@ export class SyncHandler {
       // The sysctl handler comes before the predicates, as the kubelet registers them.
       const shutdown = this.deps.shutdownAdmit?.() ?? { admit: true };
       const allowed = shutdown.admit ? this.sysctls.admit(pod) : shutdown;
-      const verdict = allowed.admit ? canAdmitPod(pod, active, this.node, this.labels) : allowed;
+      const verdict = allowed.admit ? canAdmitPod(pod, active, this.node, this.labels, this.deps.nodeName) : allowed;
       if (!verdict.admit) {
         this.rejectPod(pod, verdict.reason!, verdict.message!);
         continue;
       }
+      for (const victim of verdict.preempt ?? []) this.preempt(victim);
       this.rejected.delete(uid);
       this.deps.events.emit({ type: 'PodAdmitted', pod: podRef(pod), uid });
       this.dispatchWork(pod, 'create');
@@ -170,6 +175,39 @@ export class SyncHandler {
     const uid = pod.metadata.uid!;
     this.rejected.add(uid);
     this.deps.events.emit({ type: 'PodRejected', pod: podRef(pod), uid, reason, message });
-    this.deps.statusManager.setPodStatus(pod, { phase: 'Failed', reason, message: `Pod was rejected: ${message}` });
+    this.deps.statusManager.setPodStatus(pod, {
+      qosClass: qosClassOf(pod),
+      phase: 'Failed',
+      reason,
+      message: `Pod was rejected: ${message}`,
+    });
+  }
+
+  /**
+   * Kills a pod to make room for a critical one, its status Failed with the
+   * kubelet's reason, message and DisruptionTarget condition. The kubelet
+   * waits for the kill before it admits the critical pod; here the critical
+   * pod's worker starts at once, and the runtime frees the room as the kill ends.
+   */
+  private preempt(victim: Pod): void {
+    const now = this.deps.now ?? Date.now;
+    const statusFn = (status: PodStatus) => {
+      status.phase = 'Failed';
+      status.reason = PREEMPT_REASON;
+      status.message = PREEMPT_MESSAGE;
+      const previous = status.conditions?.find((c) => c.type === 'DisruptionTarget' && c.status === 'True');
+      status.conditions = [
+        ...(status.conditions ?? []).filter((c) => c.type !== 'DisruptionTarget'),
+        {
+          type: 'DisruptionTarget',
+          status: 'True',
+          reason: 'TerminationByKubelet',
+          message: 'Pod was preempted by Kubelet to accommodate a critical pod.',
+          lastProbeTime: null,
+          lastTransitionTime: previous?.lastTransitionTime ?? rfc3339(now()),
+        },
+      ];
+    };
+    this.deps.podWorkers.updatePod({ updateType: 'kill', pod: victim, statusFn });
   }
 }

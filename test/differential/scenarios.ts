@@ -514,6 +514,58 @@ export const scenarios: Scenario[] = [
     ),
   },
 
+  // Admission: rejected pods, in the kubelet's words
+  {
+    name: 'admit-cpu-static',
+    what: 'asks for 1000 CPUs: a static pod is critical, so the preemption path rejects it (UnexpectedAdmissionError)',
+    spec: pod([sh('main', SLEEP, { resources: { requests: { cpu: '1000' } } })]),
+  },
+  {
+    name: 'admit-node-selector',
+    what: 'a nodeSelector the node does not have (NodeAffinity)',
+    spec: pod([sh('main', SLEEP)], { nodeSelector: { disk: 'ssd' } }),
+  },
+  {
+    name: 'admit-node-affinity',
+    what: 'required node affinity to any other host name (NodeAffinity)',
+    spec: pod([sh('main', SLEEP)], {
+      affinity: {
+        nodeAffinity: {
+          requiredDuringSchedulingIgnoredDuringExecution: {
+            nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'NotIn', values: ['diffnode'] }] }],
+          },
+        },
+      },
+    } as Partial<PodSpec>),
+  },
+  {
+    name: 'admit-os-field',
+    what: 'os.name windows (PodOSNotSupported)',
+    spec: pod([sh('main', SLEEP)], { os: { name: 'windows' } }),
+  },
+  {
+    name: 'admit-os-label',
+    what: 'labelled kubernetes.io/os: windows (PodOSSelectorNodeLabelDoesNotMatch)',
+    spec: pod([sh('main', SLEEP)]),
+    text: [
+      'apiVersion: v1',
+      'kind: Pod',
+      'metadata:',
+      '  name: admit-os-label',
+      '  labels:',
+      '    kubernetes.io/os: windows',
+      'spec:',
+      '  hostNetwork: true',
+      '  terminationGracePeriodSeconds: 2',
+      '  containers:',
+      '    - name: main',
+      `      image: ${IMAGE}`,
+      '      imagePullPolicy: IfNotPresent',
+      '      command: ["sh", "-c", "sleep 3600"]',
+      '',
+    ].join('\n'),
+  },
+
   // Manifests: edits, removals, file names, YAML
   {
     name: 'edit-running',

@@ -285,15 +285,18 @@ describe.each(runtimesUnderTest())('the engine on the $name runtime', (runtime) 
     }
   });
 
-  it('rejects a pod beyond --max-pods as Failed with OutOfpods, and runs the ones that fit', async () => {
+  it('rejects a static pod beyond --max-pods as the kubelet does a critical pod it cannot make room for, and runs the ones that fit', async () => {
     const node = await nodes.start({ config: { maxPods: 1 } });
     node.writePod('first', { containers: [sleeper()] });
     await node.waitForPod('first', 'Running', (p) => p.status?.phase === 'Running');
     node.writePod('second', { containers: [sleeper()] });
     const rejected = await node.waitForPod('second', 'rejected', (p) => p.status?.phase === 'Failed');
+    // Static pods are critical: short of a pod slot they go through preemption, and no other pod may be preempted.
     expect(rejected.status).toMatchObject({
-      reason: 'OutOfpods',
-      message: expect.stringContaining("Node didn't have enough resource: pods"),
+      qosClass: 'BestEffort',
+      reason: 'UnexpectedAdmissionError',
+      message:
+        'Pod was rejected: Unexpected error while attempting to recover from admission failure: preemption: error finding a set of pods to preempt: no set of running pods found to reclaim resources: [(res: pods, q: 1), ]',
     });
     expect(await containersOf(node, rejected.metadata.uid!)).toEqual([]);
   });

@@ -71,7 +71,7 @@ describe('canAdmitPod', () => {
       {
         admit: false,
         reason: 'NodePorts',
-        message: "Predicate NodePorts failed: node(s) didn't have free ports for the requested pod ports (TCP 0.0.0.0:8080)",
+        message: "Predicate NodePorts failed: node(s) didn't have free ports for the requested pod ports",
       },
     ],
     [
@@ -81,7 +81,7 @@ describe('canAdmitPod', () => {
       {
         admit: false,
         reason: 'NodePorts',
-        message: "Predicate NodePorts failed: node(s) didn't have free ports for the requested pod ports (TCP 0.0.0.0:8080)",
+        message: "Predicate NodePorts failed: node(s) didn't have free ports for the requested pod ports",
       },
     ],
     [
@@ -91,7 +91,7 @@ describe('canAdmitPod', () => {
       {
         admit: false,
         reason: 'NodePorts',
-        message: "Predicate NodePorts failed: node(s) didn't have free ports for the requested pod ports (TCP 127.0.0.1:8080)",
+        message: "Predicate NodePorts failed: node(s) didn't have free ports for the requested pod ports",
       },
     ],
     ['the same host port over UDP', pod('new', [hostPort(8080, { protocol: 'UDP' })]), [pod('a', [hostPort(8080)])], { admit: true }],
@@ -115,7 +115,7 @@ describe('canAdmitPod', () => {
       {
         admit: false,
         reason: 'PodOSNotSupported',
-        message: 'Failed to admit pod as the OS field "windows" does not match node OS "linux"',
+        message: "Failed to admit pod as the OS field doesn't match node OS",
       },
     ],
     ['a Linux pod', pod('new', [{}], { os: { name: 'linux' } }), [], { admit: true }],
@@ -182,5 +182,96 @@ describe('parseMemory', () => {
     ['lots', 0],
   ])('%j → %s bytes', (q, bytes) => {
     expect(parseMemory(q)).toBe(bytes);
+  });
+});
+
+describe('admission in the kubelet words', () => {
+  const labels = { 'kubernetes.io/os': 'linux', 'kubernetes.io/hostname': 'n1', disk: 'ssd', gen: '5' };
+  const admit = (p: Pod, active: Pod[] = []) => canAdmitPod(p, active, node, labels, 'n1');
+  const affinity = (...terms: object[]): Partial<Pod['spec']> =>
+    ({
+      affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: terms } } },
+    }) as Partial<Pod['spec']>;
+  const NODE_AFFINITY = {
+    admit: false,
+    reason: 'NodeAffinity',
+    message: "Predicate NodeAffinity failed: node(s) didn't match Pod's node affinity/selector",
+  };
+  const staticPod = (p: Pod): Pod => ({ ...p, metadata: { ...p.metadata, annotations: { 'kubernetes.io/config.source': 'file' } } });
+
+  it.each<[string, Partial<Pod['spec']>, boolean]>([
+    ['a nodeSelector the node lacks', { nodeSelector: { disk: 'hdd' } }, false],
+    ['a nodeSelector the node has', { nodeSelector: { disk: 'ssd' } }, true],
+    ['an In term that matches', affinity({ matchExpressions: [{ key: 'disk', operator: 'In', values: ['ssd', 'nvme'] }] }), true],
+    ['a NotIn term on its value', affinity({ matchExpressions: [{ key: 'disk', operator: 'NotIn', values: ['ssd'] }] }), false],
+    ['DoesNotExist on a label it has', affinity({ matchExpressions: [{ key: 'disk', operator: 'DoesNotExist' }] }), false],
+    ['Gt below its value', affinity({ matchExpressions: [{ key: 'gen', operator: 'Gt', values: ['4'] }] }), true],
+    ['Lt below its value', affinity({ matchExpressions: [{ key: 'gen', operator: 'Lt', values: ['4'] }] }), false],
+    ['its name by matchFields', affinity({ matchFields: [{ key: 'metadata.name', operator: 'In', values: ['n1'] }] }), true],
+    ['another name by matchFields', affinity({ matchFields: [{ key: 'metadata.name', operator: 'In', values: ['n2'] }] }), false],
+    [
+      'one term of two matching',
+      affinity({ matchExpressions: [{ key: 'zone', operator: 'Exists' }] }, { matchExpressions: [{ key: 'disk', operator: 'Exists' }] }),
+      true,
+    ],
+    ['an empty term', affinity({}), false],
+  ])('node affinity: %s', (_case, spec, fits) => {
+    expect(admit(pod('new', [{}], spec))).toEqual(fits ? { admit: true } : NODE_AFFINITY);
+  });
+
+  it('rejects a pod labelled for another OS before looking at its OS field', () => {
+    const p = pod('new', [{}], { os: { name: 'windows' } });
+    p.metadata.labels = { 'kubernetes.io/os': 'windows' };
+    expect(admit(p)).toEqual({
+      admit: false,
+      reason: 'PodOSSelectorNodeLabelDoesNotMatch',
+      message: "Failed to admit pod as the `kubernetes.io/os` label doesn't match node label",
+    });
+  });
+
+  it('reports the first failure of all: resources before node affinity before ports', () => {
+    const p = pod('new', [{ ...requests('5'), ...hostPort(80) }], { nodeSelector: { disk: 'hdd' } });
+    expect(admit(p, [pod('a', [hostPort(80)])]).reason).toBe('OutOfcpu');
+    expect(
+      admit({ ...p, spec: { ...p.spec, containers: [{ name: 'c', image: 'busybox', ...hostPort(80) }] } }, [pod('a', [hostPort(80)])]),
+    ).toEqual(NODE_AFFINITY);
+  });
+
+  it('gives a static pod short of CPU the preemption error when no pod can be preempted', () => {
+    expect(admit(staticPod(pod('new', [requests('5')])), [staticPod(pod('a', [requests('1')]))])).toEqual({
+      admit: false,
+      reason: 'UnexpectedAdmissionError',
+      message:
+        'Unexpected error while attempting to recover from admission failure: preemption: error finding a set of pods to preempt: no set of running pods found to reclaim resources: [(res: cpu, q: 2000), ]',
+    });
+  });
+
+  it('lists every resource a critical pod lacks, and counts a pod slot as one', () => {
+    const full = [pod('a'), pod('b'), pod('c')].map(staticPod);
+    const verdict = admit(staticPod(pod('new', [requests('6', '9Gi')])), full);
+    expect(verdict.reason).toBe('UnexpectedAdmissionError');
+    expect(verdict.message).toMatch(/\[\(res: pods, q: 1\), \(res: cpu, q: 2000\), \(res: memory, q: 1073741824\), \]$/);
+  });
+
+  it('reports what else is wrong with a critical pod instead of preempting', () => {
+    expect(admit(staticPod(pod('new', [requests('5')], { nodeSelector: { disk: 'hdd' } })))).toEqual(NODE_AFFINITY);
+  });
+
+  it('admits a critical pod by preempting the non-critical pods nearest to what it lacks', () => {
+    // Full (3 pods of 3) and 3.5 CPUs of 4 requested: one pod slot and 1.5 CPUs short.
+    const small = pod('small', [requests('500m')]);
+    const big = pod('big', [requests('2')]);
+    const peer = staticPod(pod('peer', [requests('1')]));
+    expect(admit(staticPod(pod('new', [requests('2')])), [small, big, peer])).toEqual({ admit: true, preempt: [big] });
+    // BestEffort goes before Burstable, even when a Burstable pod would be nearer.
+    const idle = pod('idle');
+    expect(admit(staticPod(pod('new')), [idle, big, peer])).toEqual({ admit: true, preempt: [idle] });
+    // A pod of system-critical priority is critical too; another critical pod is never preempted.
+    const priority = pod('prio', [requests('2')], { priority: 2_000_000_000 });
+    expect(admit(priority, [pod('x', [requests('3')])])).toEqual({
+      admit: true,
+      preempt: [expect.objectContaining({ spec: expect.anything() })],
+    });
+    expect(admit(priority, [staticPod(pod('x', [requests('3')]))]).reason).toBe('UnexpectedAdmissionError');
   });
 });

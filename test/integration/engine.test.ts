@@ -310,12 +310,25 @@ describe.each(runtimesUnderTest())('the engine on the $name runtime', (runtime) 
       'apiVersion: v1\nkind: Pod\nmetadata:\n  name: broken\nspec:\n  containers:\n    - name: c\n      image: busybox:1.36\n      command: "not-a-list"\n',
     );
     writeFileSync(`${node.podsDir}/garbage.yaml`, 'kind: Pod\n  metadata: [unclosed\n');
+    writeFileSync(`${node.podsDir}/versionless.yaml`, 'kind: Pod\nmetadata:\n  name: versionless\n');
+    writeFileSync(
+      `${node.podsDir}/greedy.yaml`,
+      'apiVersion: v1\nkind: Pod\nmetadata:\n  name: greedy\nspec:\n  containers:\n    - name: c\n      image: busybox:1.36\n      resources: {requests: {cpu: 2}, limits: {cpu: 1}}\n',
+    );
     await node.waitForPod('good', 'Running', (p) => p.status?.phase === 'Running');
     const errors = node.events.filter((e) => e.type === 'ManifestError').map((e) => e.message);
     expect(errors).toContainEqual(
       expect.stringMatching(/broken\.yaml, document 0, pod "broken": spec\.containers\[0\]\.command: expected an array/),
     );
     expect(errors).toContainEqual(expect.stringMatching(/garbage\.yaml, document 0: YAML/));
+    expect(errors).toContainEqual(
+      expect.stringMatching(/versionless\.yaml, document 0, pod "versionless": apiVersion: Object 'apiVersion' is missing in/),
+    );
+    expect(errors).toContainEqual(
+      expect.stringMatching(
+        /greedy\.yaml, document 0, pod "greedy": spec\.containers\[0\]\.resources\.requests: Invalid value: "2": must be less than or equal to cpu limit of 1/,
+      ),
+    );
     expect(file).toContain('good.yaml');
   });
 });

@@ -60,3 +60,81 @@ export function parseQuantity(q: string | number): number {
 export function parseMemory(q: string | number): number {
   return Math.ceil(parseQuantity(q) - 1e-9) || 0;
 }
+
+/** A quantity exactly, as resource.Quantity holds it: value = mantissa × 10^scale, and the format it was written in. */
+interface ExactQuantity {
+  mantissa: bigint;
+  scale: number;
+  format: 'DecimalSI' | 'BinarySI' | 'DecimalExponent';
+}
+
+const DECIMAL_EXPONENTS: Record<string, number> = { n: -9, u: -6, m: -3, '': 0, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
+const BINARY_POWERS: Record<string, number> = { Ki: 1, Mi: 2, Gi: 3, Ti: 4, Pi: 5, Ei: 6 };
+
+/** A quantity as resource.ParseQuantity reads it, rounded up to nano units as it rounds; undefined when malformed. */
+function exactQuantity(q: string | number): ExactQuantity | undefined {
+  const text = typeof q === 'number' ? String(q) : q.trim();
+  const match = /^([+-]?)([0-9]*)(?:\.([0-9]*))?(?:[eE]([+-]?[0-9]+)|([a-zA-Z]{0,2}))$/.exec(text);
+  if (!match || (match[2] === '' && (match[3] ?? '') === '')) return undefined;
+  const [, sign, whole, fraction = '', exponent, suffix = ''] = match;
+  let mantissa = BigInt(`${whole}${fraction}` || '0');
+  let scale = -fraction.length;
+  let format: ExactQuantity['format'] = 'DecimalSI';
+  if (exponent !== undefined) {
+    scale += Number(exponent);
+    format = 'DecimalExponent';
+  } else if (suffix in BINARY_POWERS) {
+    mantissa *= 1024n ** BigInt(BINARY_POWERS[suffix]);
+    format = 'BinarySI';
+  } else if (suffix in DECIMAL_EXPONENTS) {
+    scale += DECIMAL_EXPONENTS[suffix];
+  } else return undefined;
+  if (scale < -9) {
+    // Quantities keep nano precision at most, rounding up (away from zero).
+    const divisor = 10n ** BigInt(-9 - scale);
+    mantissa = mantissa / divisor + (mantissa % divisor === 0n ? 0n : 1n);
+    scale = -9;
+  }
+  return { mantissa: sign === '-' ? -mantissa : mantissa, scale, format };
+}
+
+/** Quantity.Cmp: -1, 0 or 1; undefined when either is malformed. */
+export function compareQuantities(a: string | number, b: string | number): number | undefined {
+  const [x, y] = [exactQuantity(a), exactQuantity(b)];
+  if (!x || !y) return undefined;
+  const scale = Math.min(x.scale, y.scale);
+  const [vx, vy] = [x.mantissa * 10n ** BigInt(x.scale - scale), y.mantissa * 10n ** BigInt(y.scale - scale)];
+  return vx < vy ? -1 : vx > vy ? 1 : 0;
+}
+
+/** Quantity.String: the canonical form the apiserver prints ("2000m" is "2", "1024Mi" is "1Gi", "1.5" is "1500m"). */
+export function canonicalQuantity(q: string | number): string {
+  const exact = exactQuantity(q);
+  if (!exact) return String(q);
+  let { mantissa, scale, format } = exact;
+  if (mantissa === 0n) return '0';
+  if (format === 'BinarySI') {
+    const value = scale >= 0 ? mantissa * 10n ** BigInt(scale) : undefined;
+    const whole = scale < 0 && mantissa % 10n ** BigInt(-scale) === 0n ? mantissa / 10n ** BigInt(-scale) : value;
+    if (whole === undefined || (whole > -1024n && whole < 1024n)) format = 'DecimalSI';
+    else {
+      let amount = whole;
+      let power = 0;
+      while (power < 6 && amount % 1024n === 0n) {
+        amount /= 1024n;
+        power++;
+      }
+      return `${amount}${Object.keys(BINARY_POWERS)[power - 1] ?? ''}`;
+    }
+  }
+  while (mantissa % 10n === 0n) {
+    mantissa /= 10n;
+    scale++;
+  }
+  const extra = ((scale % 3) + 3) % 3;
+  mantissa *= 10n ** BigInt(extra);
+  scale -= extra;
+  if (format === 'DecimalExponent') return scale === 0 ? `${mantissa}` : `${mantissa}e${scale}`;
+  const suffix = Object.entries(DECIMAL_EXPONENTS).find(([, e]) => e === scale)?.[0];
+  return suffix !== undefined ? `${mantissa}${suffix}` : `${mantissa}e${scale}`;
+}

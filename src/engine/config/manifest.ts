@@ -165,6 +165,23 @@ function* objectsOf(
   }
   const obj = value as Record<string, unknown>;
   const kind = obj.kind;
+  // The kubelet's decoder (the apimachinery JSON serializer) wants both before anything else, kind first.
+  for (const [key, label] of [
+    ['kind', 'Kind'],
+    ['apiVersion', 'apiVersion'],
+  ] as const) {
+    if (obj[key] === undefined || obj[key] === null || obj[key] === '') {
+      const data = JSON.stringify(obj);
+      errors.push({
+        source,
+        document,
+        pod: nameOf(obj),
+        field: key,
+        message: `Object '${label}' is missing in '${data.length > 200 ? `${data.slice(0, 197)}...` : data}'`,
+      });
+      return;
+    }
+  }
   if (kind === 'List' || kind === 'PodList') {
     if (!Array.isArray(obj.items)) {
       errors.push({ source, document, field: 'items', message: `a ${kind} needs an items array` });
@@ -184,8 +201,15 @@ function* objectsOf(
     }
     return;
   }
-  if (typeof kind !== 'string' || kind === '') {
-    errors.push({ source, document, pod: nameOf(obj), field: 'kind', message: `Required value: Object 'Kind' is missing` });
+  if (typeof kind !== 'string') {
+    const type = Array.isArray(kind) ? 'array' : typeof kind === 'object' ? 'object' : typeof kind;
+    errors.push({
+      source,
+      document,
+      pod: nameOf(obj),
+      field: 'kind',
+      message: `json: cannot unmarshal ${type} into Go struct field .kind of type string`,
+    });
     return;
   }
   yield ['', obj];

@@ -1,10 +1,12 @@
 // The apiserver's rules for a container's probes, ports and env sources, and
 // for the pod's tolerations (validateProbe, validateContainerPorts,
 // validateEnvVarValueFrom, ValidateTolerations in validation.go).
-import { Checker, typeName, MAX_ID, LABEL_VALUE, type Obj } from './field-checker.js';
+import { Checker, typeName, LABEL_VALUE, type Obj } from './field-checker.js';
 
 /** The handler kinds of a probe; exactly one is set. */
 const PROBE_HANDLERS = ['exec', 'httpGet', 'tcpSocket', 'grpc'] as const;
+/** The handler kinds of a lifecycle hook (LifecycleHandler): no grpc, and sleep. */
+const LIFECYCLE_HANDLERS = ['exec', 'httpGet', 'tcpSocket', 'sleep'] as const;
 
 /**
  * A probe as the apiserver checks it (validateProbe and its liveness,
@@ -14,33 +16,10 @@ const PROBE_HANDLERS = ['exec', 'httpGet', 'tcpSocket', 'grpc'] as const;
  */
 export function validateProbe(c: Checker, path: string, probe: unknown, kind: 'livenessProbe' | 'readinessProbe' | 'startupProbe'): void {
   if (probe === undefined || probe === null || !c.object(path, probe)) return;
-  let handlers = 0;
-  for (const handler of PROBE_HANDLERS) {
-    const action = probe[handler];
-    if (action === undefined || action === null) continue;
-    const at = `${path}.${handler}`;
-    if (handlers++ > 0) {
-      c.fail(at, 'Forbidden: may not specify more than 1 handler type');
-      continue;
-    }
-    if (!c.object(at, action)) continue;
-    if (handler === 'exec') {
-      if (c.array(`${at}.command`, action.command) ? action.command.length === 0 : action.command === undefined || action.command === null)
-        c.fail(`${at}.command`, 'Required value');
-      else c.strings(`${at}.command`, action.command);
-    } else {
-      portNumOrName(c, `${at}.port`, action.port, handler === 'grpc');
-    }
-    if (handler === 'httpGet') {
-      c.string(`${at}.path`, action.path);
-      if (action.scheme !== undefined && action.scheme !== null && action.scheme !== '')
-        c.oneOf(`${at}.scheme`, action.scheme, ['HTTP', 'HTTPS']);
-    }
-  }
-  if (handlers === 0) c.fail(path, 'Required value: must specify a handler type');
+  validateHandler(c, path, probe, PROBE_HANDLERS, undefined);
   for (const field of ['initialDelaySeconds', 'timeoutSeconds', 'periodSeconds', 'successThreshold', 'failureThreshold']) {
     const value = probe[field];
-    if (c.integer(`${path}.${field}`, value, Number.MIN_SAFE_INTEGER, MAX_ID) && value < 0)
+    if (int32(c, `${path}.${field}`, value, 'Probe') && value < 0)
       c.fail(`${path}.${field}`, `Invalid value: ${value}: must be greater than or equal to 0`);
   }
   const grace = probe.terminationGracePeriodSeconds;
@@ -52,6 +31,69 @@ export function validateProbe(c: Checker, path: string, probe: unknown, kind: 'l
   const success = probe.successThreshold;
   if (kind !== 'readinessProbe' && typeof success === 'number' && success !== 0 && success !== 1)
     c.fail(`${path}.successThreshold`, `Invalid value: ${success}: must be 1`);
+}
+
+/**
+ * validateHandler: exactly one handler (probes: exec, httpGet, tcpSocket,
+ * grpc; lifecycle hooks: exec, httpGet, tcpSocket, sleep), each checked; a
+ * sleep within the pod's grace period.
+ */
+function validateHandler(c: Checker, path: string, handler: Obj, kinds: readonly string[], grace: number | undefined): void {
+  let handlers = 0;
+  for (const kind of kinds) {
+    const action = handler[kind];
+    if (action === undefined || action === null) continue;
+    const at = `${path}.${kind}`;
+    if (handlers++ > 0) {
+      c.fail(at, 'Forbidden: may not specify more than 1 handler type');
+      continue;
+    }
+    if (!c.object(at, action)) continue;
+    if (kind === 'exec') {
+      if (c.array(`${at}.command`, action.command) ? action.command.length === 0 : action.command === undefined || action.command === null)
+        c.fail(`${at}.command`, 'Required value');
+      else c.strings(`${at}.command`, action.command);
+    } else if (kind === 'sleep') {
+      // An unset seconds decodes as 0.
+      const seconds = action.seconds ?? 0;
+      if (c.integer(`${at}.seconds`, seconds, Number.MIN_SAFE_INTEGER) && grace !== undefined && (seconds < 0 || seconds > grace))
+        c.fail(at, `Invalid value: ${seconds}: must be non-negative and less than terminationGracePeriodSeconds (${grace})`);
+    } else {
+      portNumOrName(c, `${at}.port`, action.port, kind === 'grpc');
+    }
+    if (kind === 'httpGet') {
+      c.string(`${at}.path`, action.path);
+      if (action.scheme !== undefined && action.scheme !== null && action.scheme !== '')
+        c.oneOf(`${at}.scheme`, action.scheme, ['HTTP', 'HTTPS']);
+    }
+  }
+  if (handlers === 0) c.fail(path, 'Required value: must specify a handler type');
+}
+
+/** validateLifecycle: postStart and preStop each a handler as a probe's, or a sleep; `grace` is the pod's terminationGracePeriodSeconds after defaulting. */
+export function validateLifecycle(c: Checker, path: string, lifecycle: unknown, grace: number): void {
+  if (lifecycle === undefined || lifecycle === null || !c.object(path, lifecycle)) return;
+  for (const hook of ['postStart', 'preStop']) {
+    const handler = lifecycle[hook];
+    if (handler !== undefined && handler !== null && c.object(`${path}.${hook}`, handler))
+      validateHandler(c, `${path}.${hook}`, handler, LIFECYCLE_HANDLERS, grace);
+  }
+}
+
+/** The largest and smallest int32: what the apiserver's decoder fits an int32 field into. */
+const INT32 = { min: -2147483648, max: 2147483647 };
+
+/**
+ * An int32 field: an integer the decoder can fit, else its error (the pod is
+ * never decoded, so nothing else of it is checked by the apiserver). `struct`
+ * is the Go type holding the field, as the decoder's message names it.
+ */
+export function int32(c: Checker, path: string, v: unknown, struct: string): v is number {
+  if (!c.integer(path, v, Number.MIN_SAFE_INTEGER)) return false;
+  if (v >= INT32.min && v <= INT32.max) return true;
+  const goPath = path.replace(/\[[^\]]*\]/g, '');
+  c.fail(path, `json: cannot unmarshal number ${v} into Go struct field ${struct}.${goPath} of type int32`);
+  return false;
 }
 
 /** A port given as a number (1-65535) or as a name (an IANA_SVC_NAME), as ValidatePortNumOrName checks it; a missing port is 0. */

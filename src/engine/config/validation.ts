@@ -2,11 +2,18 @@
 // field path kubectl would print (`spec.containers[0].image`). A pod with any
 // problem is not run; the others in the same file are.
 import { isIP } from 'node:net';
-import { quantityProblem } from '../api/quantity.js';
+import { canonicalQuantity, compareQuantities, quantityProblem } from '../api/quantity.js';
 import { namespaceOf, SYSCTL_MAX_LENGTH, SYSCTL_NAME } from '../sysctl-allowlist.js';
 import { normalizeSysctlName } from '../../util/sysctl-name.js';
 import { Checker, isObject, truncate, MAX_ID, MAX_NAME, ENV_NAME, type FieldError, type Obj } from './field-checker.js';
-import { validateProbe, validateTolerations, validateEnvValueFrom, portNameProblems } from './spec-field-validation.js';
+import {
+  validateProbe,
+  validateTolerations,
+  validateEnvValueFrom,
+  portNameProblems,
+  validateLifecycle,
+  int32,
+} from './spec-field-validation.js';
 
 export type { FieldError } from './field-checker.js';
 
@@ -78,6 +85,8 @@ function validatePodLevel(c: Checker, spec: Obj): void {
 /** What the checks of one container need to know of the pod around it. */
 interface PodContext {
   hostNetwork: boolean;
+  /** terminationGracePeriodSeconds after defaulting (30): a sleep hook's bound. */
+  grace: number;
   /** The names of the pod's volumes. */
   volumes: Set<string>;
 }
@@ -87,6 +96,7 @@ function validateSpec(c: Checker, spec: Obj): void {
   c.integer('spec.terminationGracePeriodSeconds', spec.terminationGracePeriodSeconds, 0);
   c.integer('spec.activeDeadlineSeconds', spec.activeDeadlineSeconds, 1);
   c.boolean('spec.hostNetwork', spec.hostNetwork);
+  int32(c, 'spec.priority', spec.priority, 'PodSpec');
   validateSecurityContext(c, 'spec.securityContext', spec.securityContext, true);
   if (isObject(spec.securityContext)) validateSysctls(c, 'spec.securityContext.sysctls', spec.securityContext.sysctls, spec);
   c.stringMap('spec.nodeSelector', spec.nodeSelector);
@@ -94,7 +104,8 @@ function validateSpec(c: Checker, spec: Obj): void {
   validateTolerations(c, 'spec.tolerations', spec.tolerations);
   const volumes = new Set<string>();
   if (Array.isArray(spec.volumes)) for (const v of spec.volumes) if (isObject(v) && typeof v.name === 'string') volumes.add(v.name);
-  const pod: PodContext = { hostNetwork: spec.hostNetwork === true, volumes };
+  const grace = typeof spec.terminationGracePeriodSeconds === 'number' ? spec.terminationGracePeriodSeconds : 30;
+  const pod: PodContext = { hostNetwork: spec.hostNetwork === true, grace, volumes };
   const names = new Set<string>();
   if (c.array('spec.initContainers', spec.initContainers)) {
     spec.initContainers.forEach((ctr, i) => validateContainer(c, `spec.initContainers[${i}]`, ctr, names, true, pod));
@@ -168,6 +179,31 @@ function validateResources(c: Checker, path: string, resources: unknown): void {
       if (problem) c.fail(`${path}.${group}[${name}]`, `Invalid value: ${JSON.stringify(q)?.slice(0, 64)}: ${problem}`);
     }
   }
+  // validateResourceRequirements: a request at most its limit, equal to it for what cannot be overcommitted.
+  const limits = isObject(resources.limits) ? resources.limits : {};
+  if (!isObject(resources.requests)) return;
+  for (const [name, q] of Object.entries(resources.requests)) {
+    if (quantityProblem(q)) continue;
+    const limit = limits[name];
+    const overcommit = !name.startsWith('hugepages-') && !isExtendedResource(name);
+    if (limit === undefined || limit === null) {
+      if (!overcommit) c.fail(`${path}.limits`, 'Required value: Limit must be set for non overcommitable resources');
+      continue;
+    }
+    if (quantityProblem(limit)) continue;
+    const cmp = compareQuantities(q as string | number, limit as string | number);
+    const [value, bound] = [canonicalQuantity(q as string | number), canonicalQuantity(limit as string | number)];
+    if (cmp !== 0 && !overcommit) c.fail(`${path}.requests`, `Invalid value: "${value}": must be equal to ${name} limit of ${bound}`);
+    else if (cmp === 1) c.fail(`${path}.requests`, `Invalid value: "${value}": must be less than or equal to ${name} limit of ${bound}`);
+  }
+}
+
+/** IsExtendedResourceName: a domain-qualified name outside kubernetes.io (not a quota's `requests.` name). */
+function isExtendedResource(name: string): boolean {
+  if (!name.includes('/') || name.includes('kubernetes.io/') || name.startsWith('requests.')) return false;
+  return /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/.test(
+    `requests.${name}`,
+  );
 }
 
 /** The securityContext fields knode passes on (security-context.ts): ids as the apiserver bounds them, flags as booleans. */
@@ -270,9 +306,14 @@ function validateContainer(c: Checker, path: string, ctr: unknown, names: Set<st
     ctr.ports.forEach((port, i) => {
       const p = `${path}.ports[${i}]`;
       if (!c.object(p, port, true)) return;
-      if (port.containerPort === undefined) c.fail(`${p}.containerPort`, 'Required value');
-      c.integer(`${p}.containerPort`, port.containerPort, 1, 65535);
-      c.integer(`${p}.hostPort`, port.hostPort, 0, 65535);
+      if (port.containerPort === undefined || port.containerPort === 0) c.fail(`${p}.containerPort`, 'Required value');
+      else if (
+        int32(c, `${p}.containerPort`, port.containerPort, 'ContainerPort') &&
+        (port.containerPort < 1 || port.containerPort > 65535)
+      )
+        c.fail(`${p}.containerPort`, `Invalid value: ${port.containerPort}: must be between 1 and 65535, inclusive`);
+      if (int32(c, `${p}.hostPort`, port.hostPort, 'ContainerPort') && (port.hostPort < 0 || port.hostPort > 65535))
+        c.fail(`${p}.hostPort`, `Invalid value: ${port.hostPort}: must be between 1 and 65535, inclusive`);
       c.oneOf(`${p}.protocol`, port.protocol, ['TCP', 'UDP', 'SCTP']);
       if (port.name !== undefined && c.string(`${p}.name`, port.name) && port.name.length > 0) {
         const problems = portNameProblems(port.name);
@@ -288,7 +329,16 @@ function validateContainer(c: Checker, path: string, ctr: unknown, names: Set<st
   }
   validateResources(c, `${path}.resources`, ctr.resources);
   validateSecurityContext(c, `${path}.securityContext`, ctr.securityContext, false);
-  for (const probe of ['livenessProbe', 'readinessProbe', 'startupProbe'] as const) validateProbe(c, `${path}.${probe}`, ctr[probe], probe);
+  const sidecar = init && ctr.restartPolicy === 'Always';
+  if (init && !sidecar) {
+    for (const field of ['lifecycle', 'livenessProbe', 'readinessProbe', 'startupProbe'])
+      if (ctr[field] !== undefined && ctr[field] !== null)
+        c.fail(`${path}.${field}`, 'Forbidden: may not be set for init containers without restartPolicy=Always');
+  } else {
+    for (const probe of ['livenessProbe', 'readinessProbe', 'startupProbe'] as const)
+      validateProbe(c, `${path}.${probe}`, ctr[probe], probe);
+    validateLifecycle(c, `${path}.lifecycle`, ctr.lifecycle, pod.grace);
+  }
   if (c.array(`${path}.volumeMounts`, ctr.volumeMounts)) {
     const mountPaths = new Set<string>();
     ctr.volumeMounts.forEach((m, i) => {

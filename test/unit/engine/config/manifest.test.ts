@@ -134,7 +134,7 @@ describe('decodeManifest', () => {
 
   it('names a bad List item by its index in the field path and keeps the good ones', () => {
     const noImage = podObject('b', { containers: [{ name: 'main' }] });
-    const decoded = decodeManifest(SOURCE, JSON.stringify({ kind: 'List', items: [podObject('a'), noImage] }));
+    const decoded = decodeManifest(SOURCE, JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [podObject('a'), noImage] }));
     expect(names(decoded)).toEqual(['a']);
     expect(decoded.errors).toEqual([
       { source: SOURCE, document: 0, pod: 'b', field: 'items[1].spec.containers[0].image', message: 'Required value' },
@@ -155,15 +155,6 @@ describe('decodeManifest', () => {
     expect(bad.objects).toEqual([]);
     expect(bad.errors).toEqual([{ source: SOURCE, document: 0, object: 'Deployment "web"', field: 'spec', message: 'Required value' }]);
     expect(formatManifestError(bad.errors[0])).toBe(`${SOURCE}, document 0, Deployment "web": spec: Required value`);
-  });
-
-  it('rejects a document without a kind', () => {
-    const decoded = decodeManifest(SOURCE, 'metadata:\n  name: web\n');
-    expect(decoded.pods).toEqual([]);
-    expect(decoded.unreadable).toBe(false);
-    expect(decoded.errors).toEqual([
-      { source: SOURCE, document: 0, pod: 'web', field: 'kind', message: "Required value: Object 'Kind' is missing" },
-    ]);
   });
 
   it('names each object of a kind a node does not run once, and keeps the rest', () => {
@@ -217,8 +208,29 @@ describe('decodeManifest', () => {
     expect(decoded.errors[0].message).toMatch(/^YAML: .*alias/i);
   });
 
+  it.each([
+    [
+      'kind',
+      'kind',
+      'apiVersion: v1\nmetadata:\n  name: web\n',
+      `Object 'Kind' is missing in '{"apiVersion":"v1","metadata":{"name":"web"}}'`,
+    ],
+    [
+      'apiVersion',
+      'apiVersion',
+      'kind: Pod\nmetadata:\n  name: web\n',
+      `Object 'apiVersion' is missing in '{"kind":"Pod","metadata":{"name":"web"}}'`,
+    ],
+    ['both (kind is named first)', 'kind', 'metadata:\n  name: web\n', `Object 'Kind' is missing in '{"metadata":{"name":"web"}}'`],
+  ])('refuses a document without %s, as the kubelet decoder words it', (_case, field, text, message) => {
+    const decoded = decodeManifest(SOURCE, text);
+    expect(decoded.pods).toEqual([]);
+    expect(decoded.errors).toEqual([{ source: SOURCE, document: 0, pod: 'web', field, message }]);
+  });
+
   it('allows a few aliases', () => {
     const text = [
+      'apiVersion: v1',
       'kind: Pod',
       'metadata:',
       '  name: aliased',
@@ -236,6 +248,7 @@ describe('decodeManifest', () => {
 
   it('reads YAML 1.1 as the kubelet does: y/n/on/off are booleans, 0644 is octal (420); no sexagesimals or timestamps', () => {
     const text = [
+      'apiVersion: v1',
       'kind: Pod',
       'metadata:',
       '  name: yaml11',
@@ -252,6 +265,7 @@ describe('decodeManifest', () => {
     expect(decoded.pods[0].pod.metadata.annotations).toEqual({ when: '2026-01-01', ratio: '1:20' });
     // An env var named N is the boolean false: refused with its field, as the kubelet refuses the file.
     const env = [
+      'apiVersion: v1',
       'kind: Pod',
       'metadata:',
       '  name: yaml11-env',
@@ -397,12 +411,12 @@ describe('validatePod', () => {
     [
       'containerPort 0',
       { containers: [c({ ports: [{ containerPort: 0 }] })] },
-      [{ field: 'spec.containers[0].ports[0].containerPort', message: 'must be between 1 and 65535, got 0' }],
+      [{ field: 'spec.containers[0].ports[0].containerPort', message: 'Required value' }],
     ],
     [
       'containerPort 70000',
       { containers: [c({ ports: [{ containerPort: 70000 }] })] },
-      [{ field: 'spec.containers[0].ports[0].containerPort', message: 'must be between 1 and 65535, got 70000' }],
+      [{ field: 'spec.containers[0].ports[0].containerPort', message: 'Invalid value: 70000: must be between 1 and 65535, inclusive' }],
     ],
     [
       'containerPort as a string',
@@ -417,7 +431,7 @@ describe('validatePod', () => {
     [
       'hostPort out of range',
       { containers: [c({ ports: [{ containerPort: 80, hostPort: 65536 }] })] },
-      [{ field: 'spec.containers[0].ports[0].hostPort', message: 'must be between 0 and 65535, got 65536' }],
+      [{ field: 'spec.containers[0].ports[0].hostPort', message: 'Invalid value: 65536: must be between 1 and 65535, inclusive' }],
     ],
     [
       'bad protocol',

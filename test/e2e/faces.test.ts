@@ -26,7 +26,8 @@ async function freePort(): Promise<number> {
 }
 
 beforeAll(async () => {
-  cpSync(join(repoRoot, 'examples'), pods, { recursive: true });
+  // The example pods; the workloads example has a suite of its own (workloads.test.ts).
+  cpSync(join(repoRoot, 'examples'), pods, { recursive: true, filter: (src) => !src.endsWith('workloads.yaml') });
   port = await freePort();
   node = spawn(
     process.execPath,

@@ -1,0 +1,151 @@
+// Workloads through the real path: `knode run --static-dir` on the embedded
+// runtime, a ConfigMap, a Secret and a Deployment in the directory, the
+// local controllers making the pods, the node running them. Without image
+// file systems the runtime names a mount's host path in KNODE_MOUNT_<NAME>.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { knode, startKnodeRun } from '../helpers/cli.js';
+import { eventually } from '../helpers/runtimes.js';
+
+const root = mkdtempSync(join(tmpdir(), 'knode-workloads-'));
+const dir = join(root, 'manifests');
+mkdirSync(dir);
+
+afterAll(async () => {
+  await knode(['runtime', 'stop', '--root-dir', root]);
+});
+
+function manifest(version: string): string {
+  return `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: settings
+data:
+  GREETING: hello ${version}
+---
+apiVersion: v1
+kind: Secret
+metadata:
+  name: creds
+stringData:
+  password: s3cret
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  replicas: 2
+  selector:
+    matchLabels: { app: web }
+  template:
+    metadata:
+      labels: { app: web, version: "${version}" }
+    spec:
+      terminationGracePeriodSeconds: 5
+      containers:
+        - name: web
+          image: busybox:1.36
+          command: ["sh", "-c", "trap 'exit 0' TERM; echo \\"$GREETING $(cat \${KNODE_MOUNT_CREDS:-/creds}/password)\\"; while true; do sleep 1 & wait $!; done"]
+          envFrom:
+            - configMapRef: { name: settings }
+          volumeMounts:
+            - { name: creds, mountPath: /creds }
+      volumes:
+        - name: creds
+          secret: { secretName: creds }
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: web
+spec:
+  ports: [{ port: 80 }]
+`;
+}
+
+interface PodRow {
+  metadata: { name: string; labels: Record<string, string>; ownerReferences?: { kind: string; name: string }[] };
+  status: { phase: string };
+}
+
+/** The node's pods that are Running, by name. */
+async function runningPods(): Promise<PodRow[]> {
+  const res = await knode(['status', '-o', 'json', '--root-dir', root]);
+  if (res.code !== 0) return [];
+  return (JSON.parse(res.stdout).items as PodRow[]).filter((p) => p.status.phase === 'Running');
+}
+
+describe('a Deployment in the static dir', () => {
+  it('runs as ReplicaSet pods with its ConfigMap and Secret, survives a restart, rolls out an edit, and goes with its file', async () => {
+    const file = join(dir, 'web.yaml');
+    writeFileSync(file, manifest('v1'));
+    const first = startKnodeRun(dir, root, ['--output', 'plain']);
+    const v1 = await eventually(
+      async () => {
+        const pods = await runningPods();
+        return pods.length === 2 ? pods : undefined;
+      },
+      () => `two web pods Running; the node said:\n${first.output()}`,
+      60_000,
+    );
+    const hash = v1[0].metadata.labels['pod-template-hash'];
+    for (const pod of v1) {
+      expect(pod.metadata.name).toMatch(new RegExp(`^web-${hash}-[bcdfghjklmnpqrstvwxz2456789]{5}$`));
+      expect(pod.metadata.ownerReferences).toMatchObject([{ kind: 'ReplicaSet', name: `web-${hash}` }]);
+    }
+    expect(first.output()).toMatch(/ManifestSkipped .*Service "web": a Service is not run on a node/);
+    const logs = await eventually(async () => {
+      const res = await knode(['logs', v1[0].metadata.name, '--root-dir', root]);
+      return res.stdout.includes('hello') ? res.stdout : undefined;
+    }, 'the pod to log its greeting');
+    expect(logs).toContain('hello v1 s3cret');
+
+    // A restart finds the same pods: same names, nothing created again.
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+    const saved = JSON.parse(readFileSync(join(root, 'objects.json'), 'utf8')) as { objects: { kind: string }[] };
+    expect(saved.objects.map((o) => o.kind).sort()).toEqual(['ConfigMap', 'Deployment', 'Pod', 'Pod', 'ReplicaSet', 'Secret']);
+    const second = startKnodeRun(dir, root, ['--output', 'plain']);
+    await eventually(
+      () => /PodRunning/.test(second.output()),
+      () => `the pods adopted; the node said:\n${second.output()}`,
+      30_000,
+    );
+    expect((await runningPods()).map((p) => p.metadata.name).sort()).toEqual(v1.map((p) => p.metadata.name).sort());
+    expect(second.output()).not.toMatch(/ContainerCreated|SuccessfulCreate/);
+
+    // An edit of the template rolls out: a new ReplicaSet, every pod replaced, the new value read.
+    writeFileSync(file, manifest('v2'));
+    const v2 = await eventually(
+      async () => {
+        const pods = await runningPods();
+        return pods.length === 2 && pods.every((p) => p.metadata.labels.version === 'v2') ? pods : undefined;
+      },
+      () => `two v2 pods Running and no v1; the node said:\n${second.output()}`,
+      60_000,
+    );
+    expect(v2[0].metadata.labels['pod-template-hash']).not.toBe(hash);
+    expect(second.output()).toMatch(/ScalingReplicaSet\] deployment\/web: Scaled up replica set web-\w+ from 0 to 1/);
+    expect(second.output()).toMatch(new RegExp(`ScalingReplicaSet\\] deployment/web: Scaled down replica set web-${hash} from 2 to 1`));
+    const newLogs = await eventually(async () => {
+      const res = await knode(['logs', v2[0].metadata.name, '--root-dir', root]);
+      return res.stdout.includes('hello') ? res.stdout : undefined;
+    }, 'the new pod to log its greeting');
+    expect(newLogs).toContain('hello v2 s3cret');
+
+    // The file goes: the Deployment, its ReplicaSets and its pods go with it.
+    rmSync(file);
+    await eventually(
+      async () => (await runningPods()).length === 0,
+      () => `every pod gone; the node said:\n${second.output()}`,
+      30_000,
+    );
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+    const after = JSON.parse(readFileSync(join(root, 'objects.json'), 'utf8')) as { objects: { kind: string }[] };
+    expect(after.objects).toEqual([]);
+  });
+});

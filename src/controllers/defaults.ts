@@ -3,7 +3,7 @@
 // PrepareForCreate (a Job's generated selector), and a pod's validation.
 import { ClusterError } from '../engine/cluster/client.js';
 import type { Pod } from '../engine/api/v1.js';
-import type { Deployment, Job, KubeObject, ReplicaSet } from '../engine/api/workloads.js';
+import type { CronJob, Deployment, Job, KubeObject, ReplicaSet } from '../engine/api/workloads.js';
 import { applyPodSpecDefaults } from '../engine/config/static-pod.js';
 import { validatePod } from '../engine/config/validation.js';
 
@@ -24,6 +24,8 @@ export function applyDefaults(o: KubeObject): void {
       return defaultTemplate(o as ReplicaSet);
     case 'Job':
       return defaultJob(o as Job);
+    case 'CronJob':
+      return defaultCronJob(o as CronJob);
   }
 }
 
@@ -71,9 +73,21 @@ function defaultJob(job: Job): void {
   spec.completionMode ??= 'NonIndexed';
   spec.suspend ??= false;
   spec.manualSelector ??= false;
+  for (const rule of spec.podFailurePolicy?.rules ?? []) for (const pattern of rule.onPodConditions ?? []) pattern.status ??= 'True';
   const templateLabels = spec.template.metadata?.labels;
   if (templateLabels && Object.keys(job.metadata.labels ?? {}).length === 0) job.metadata.labels = { ...templateLabels };
   const pod = { metadata: {}, spec: spec.template.spec } as Pod;
+  applyPodSpecDefaults(pod);
+}
+
+function defaultCronJob(cj: CronJob): void {
+  const spec = cj.spec;
+  spec.concurrencyPolicy ??= 'Allow';
+  spec.suspend ??= false;
+  spec.successfulJobsHistoryLimit ??= 3;
+  spec.failedJobsHistoryLimit ??= 1;
+  // The job template's pod spec is defaulted as a pod's; its JobSpec is not (it is no Job yet).
+  const pod = { metadata: {}, spec: spec.jobTemplate.spec.template.spec } as Pod;
   applyPodSpecDefaults(pod);
 }
 

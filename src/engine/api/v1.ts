@@ -16,6 +16,7 @@ export interface ObjectMeta {
   deletionGracePeriodSeconds?: number;
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
+  finalizers?: string[];
   ownerReferences?: { apiVersion: string; kind: string; name: string; uid: string; controller?: boolean; blockOwnerDeletion?: boolean }[];
 }
 

@@ -81,6 +81,7 @@ export interface Job extends KubeObject {
     completionMode?: 'NonIndexed' | 'Indexed';
     suspend?: boolean;
     ttlSecondsAfterFinished?: number;
+    podFailurePolicy?: PodFailurePolicy;
     manualSelector?: boolean;
     selector?: LabelSelector;
     template: PodTemplateSpec;
@@ -96,6 +97,48 @@ export interface Job extends KubeObject {
     completedIndexes?: string;
     conditions?: WorkloadCondition[];
     uncountedTerminatedPods?: { succeeded?: string[]; failed?: string[] };
+  };
+}
+
+export interface PodFailurePolicyRule {
+  action: 'FailJob' | 'FailIndex' | 'Ignore' | 'Count';
+  onExitCodes?: { containerName?: string; operator: 'In' | 'NotIn'; values: number[] };
+  onPodConditions?: { type: string; status?: 'True' | 'False' | 'Unknown' }[];
+}
+
+export interface PodFailurePolicy {
+  rules: PodFailurePolicyRule[];
+}
+
+export interface JobTemplateSpec {
+  metadata?: ObjectMeta;
+  spec: Job['spec'];
+}
+
+export interface ObjectReference {
+  apiVersion?: string;
+  kind?: string;
+  namespace?: string;
+  name?: string;
+  uid?: string;
+  resourceVersion?: string;
+}
+
+export interface CronJob extends KubeObject {
+  spec: {
+    schedule: string;
+    timeZone?: string;
+    startingDeadlineSeconds?: number;
+    concurrencyPolicy?: 'Allow' | 'Forbid' | 'Replace';
+    suspend?: boolean;
+    jobTemplate: JobTemplateSpec;
+    successfulJobsHistoryLimit?: number;
+    failedJobsHistoryLimit?: number;
+  };
+  status?: {
+    active?: ObjectReference[];
+    lastScheduleTime?: string;
+    lastSuccessfulTime?: string;
   };
 }
 

@@ -2,6 +2,7 @@
 // apiserver's field paths and texts (pkg/apis/{core,apps,batch}/validation).
 // A pod template is validated as the pod it becomes, so the pods the local
 // controllers make pass the same checks as a static pod.
+import { parseCronSchedule, timeZoneProblem } from '../api/cron-schedule.js';
 import { selectorMatches, type LabelSelector } from '../api/workloads.js';
 import { Checker, isObject, MAX_NAME, type FieldError, type Obj } from './field-checker.js';
 import { validatePod } from './validation.js';
@@ -15,6 +16,7 @@ export const WORKLOAD_KINDS: Readonly<Record<string, string>> = {
   Deployment: 'apps/v1',
   ReplicaSet: 'apps/v1',
   Job: 'batch/v1',
+  CronJob: 'batch/v1',
 };
 
 /** core.MaxSecretSize: a ConfigMap's or Secret's data together. */
@@ -49,6 +51,9 @@ export function validateObject(raw: Obj): FieldError[] {
       break;
     case 'Job':
       if (c.object('spec', raw.spec, true)) job(c, raw.spec);
+      break;
+    case 'CronJob':
+      if (c.object('spec', raw.spec, true)) cronJob(c, raw.spec);
       break;
   }
   return c.errors;
@@ -121,16 +126,88 @@ function replicated(c: Checker, spec: Obj, kind: string): void {
   template(c, spec.template, selector, ['Always']);
 }
 
-function job(c: Checker, spec: Obj): void {
+function job(c: Checker, spec: Obj, at = 'spec'): void {
   for (const field of ['parallelism', 'completions', 'backoffLimit', 'ttlSecondsAfterFinished'])
-    nonNegative(c, `spec.${field}`, spec[field]);
-  if (spec.activeDeadlineSeconds !== undefined) c.integer('spec.activeDeadlineSeconds', spec.activeDeadlineSeconds, 1);
-  if (spec.completionMode !== undefined) c.oneOf('spec.completionMode', spec.completionMode, ['NonIndexed', 'Indexed']);
+    nonNegative(c, `${at}.${field}`, spec[field]);
+  if (spec.activeDeadlineSeconds !== undefined) c.integer(`${at}.activeDeadlineSeconds`, spec.activeDeadlineSeconds, 1);
+  if (spec.completionMode !== undefined) c.oneOf(`${at}.completionMode`, spec.completionMode, ['NonIndexed', 'Indexed']);
   if (spec.completionMode === 'Indexed' && (spec.completions === undefined || spec.completions === null))
-    c.fail('spec.completions', 'Required value: when completion mode is Indexed');
+    c.fail(`${at}.completions`, 'Required value: when completion mode is Indexed');
+  if (spec.podFailurePolicy !== undefined) podFailurePolicy(c, spec.podFailurePolicy, spec, at);
   // The apiserver makes the selector from the template's controller-uid label unless manualSelector is set.
   const selector = spec.manualSelector === true ? selectorOf(c, spec.selector) : undefined;
-  template(c, spec.template, selector, ['OnFailure', 'Never']);
+  if (at !== 'spec' && spec.selector !== undefined)
+    c.fail(`${at}.selector`, `Invalid value: ${JSON.stringify(spec.selector)}: \`selector\` will be auto-generated`);
+  template(c, spec.template, selector, ['OnFailure', 'Never'], at);
+}
+
+function podFailurePolicy(c: Checker, raw: unknown, spec: Obj, base: string): void {
+  const at = `${base}.podFailurePolicy`;
+  if (!c.object(at, raw) || !Array.isArray(raw.rules)) return;
+  const policy = isObject(spec.template) && isObject(spec.template.spec) ? spec.template.spec.restartPolicy : undefined;
+  if (policy === 'OnFailure')
+    c.fail(
+      `${base}.template.spec.restartPolicy`,
+      `Invalid value: ${JSON.stringify(policy ?? '')}: only "Never" is supported when podFailurePolicy is specified`,
+    );
+  raw.rules.forEach((rule: unknown, i: number) => {
+    const path = `${at}.rules[${i}]`;
+    if (!c.object(path, rule, true)) return;
+    c.oneOf(`${path}.action`, rule.action, ['Count', 'FailIndex', 'FailJob', 'Ignore']);
+    const exit = rule.onExitCodes;
+    const conds = rule.onPodConditions;
+    if ((exit === undefined) === (conds === undefined))
+      c.fail(path, 'Invalid value: specifying one of OnExitCodes and OnPodConditions is required');
+    if (exit !== undefined && c.object(`${path}.onExitCodes`, exit)) {
+      c.oneOf(`${path}.onExitCodes.operator`, exit.operator, ['In', 'NotIn']);
+      const values = Array.isArray(exit.values) ? (exit.values as unknown[]) : [];
+      if (values.length === 0) c.fail(`${path}.onExitCodes.values`, 'Invalid value: []: at least one value is required');
+      values.forEach((v, j) => {
+        if (exit.operator === 'In' && v === 0)
+          c.fail(`${path}.onExitCodes.values[${j}]`, 'Invalid value: 0: must not be 0 for the In operator');
+      });
+    }
+  });
+}
+
+function cronJob(c: Checker, spec: Obj): void {
+  const timeZone = spec.timeZone;
+  if (typeof spec.schedule !== 'string' || spec.schedule === '') c.fail('spec.schedule', 'Required value');
+  else {
+    try {
+      parseCronSchedule(spec.schedule, typeof timeZone === 'string' && !timeZoneProblem(timeZone) ? timeZone : undefined);
+    } catch (err) {
+      c.fail('spec.schedule', `Invalid value: ${JSON.stringify(spec.schedule)}: ${(err as Error).message}`);
+    }
+    if (spec.schedule.includes('TZ'))
+      c.fail(
+        'spec.schedule',
+        `Invalid value: ${JSON.stringify(spec.schedule)}: cannot use TZ or CRON_TZ in schedule, use timeZone field instead`,
+      );
+  }
+  nonNegative(c, 'spec.startingDeadlineSeconds', spec.startingDeadlineSeconds);
+  if (timeZone !== undefined && timeZone !== null) {
+    if (typeof timeZone !== 'string' || timeZone === '')
+      c.fail('spec.timeZone', `Invalid value: "": timeZone must be nil or non-empty string`);
+    else if (timeZone.toLowerCase() === 'local')
+      c.fail(
+        'spec.timeZone',
+        `Invalid value: ${JSON.stringify(timeZone)}: timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones`,
+      );
+    else {
+      const problem = timeZone
+        .split('/')
+        .some((part) => part === '.' || part === '..' || part.startsWith('-') || !/^[A-Za-z.\-_0-9+]{1,14}$/.test(part))
+        ? `unknown time zone ${timeZone}`
+        : timeZoneProblem(timeZone);
+      if (problem) c.fail('spec.timeZone', `Invalid value: ${JSON.stringify(timeZone)}: ${problem}`);
+    }
+  }
+  if (spec.concurrencyPolicy !== undefined) c.oneOf('spec.concurrencyPolicy', spec.concurrencyPolicy, ['Allow', 'Forbid', 'Replace']);
+  nonNegative(c, 'spec.successfulJobsHistoryLimit', spec.successfulJobsHistoryLimit);
+  nonNegative(c, 'spec.failedJobsHistoryLimit', spec.failedJobsHistoryLimit);
+  if (c.object('spec.jobTemplate', spec.jobTemplate, true) && c.object('spec.jobTemplate.spec', spec.jobTemplate.spec, true))
+    job(c, spec.jobTemplate.spec, 'spec.jobTemplate.spec');
 }
 
 function nonNegative(c: Checker, field: string, v: unknown): boolean {
@@ -158,21 +235,21 @@ function selectorOf(c: Checker, raw: unknown): LabelSelector | undefined {
 }
 
 /** The template as the pod it becomes: the pod's own rules, the selector, and the restart policies the kind allows. */
-function template(c: Checker, raw: unknown, selector: LabelSelector | undefined, policies: string[]): void {
-  if (!c.object('spec.template', raw, true)) return;
+function template(c: Checker, raw: unknown, selector: LabelSelector | undefined, policies: string[], at = 'spec'): void {
+  if (!c.object(`${at}.template`, raw, true)) return;
   const meta = isObject(raw.metadata) ? raw.metadata : {};
   if (selector && !selectorMatches(selector, meta.labels as Record<string, string> | undefined))
     c.fail(
-      'spec.template.metadata.labels',
+      `${at}.template.metadata.labels`,
       `Invalid value: ${JSON.stringify(meta.labels ?? {})}: \`selector\` does not match template \`labels\``,
     );
   const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { ...meta, name: 'template' }, spec: raw.spec };
-  for (const e of validatePod(pod, { nameSuffixLength: 0 })) c.fail(`spec.template.${e.field}`, e.message);
+  for (const e of validatePod(pod, { nameSuffixLength: 0 })) c.fail(`${at}.template.${e.field}`, e.message);
   if (isObject(raw.spec)) {
     const policy = raw.spec.restartPolicy ?? 'Always';
     if (!policies.includes(String(policy)))
       c.fail(
-        'spec.template.spec.restartPolicy',
+        `${at}.template.spec.restartPolicy`,
         `Unsupported value: ${JSON.stringify(policy)}: supported values: ${policies.map((p) => JSON.stringify(p)).join(', ')}`,
       );
     if (policies.length === 1 && raw.spec.activeDeadlineSeconds !== undefined)

@@ -65,4 +65,25 @@ describe('objects other than pods, validated as the apiserver validates them', (
       ),
     ).toEqual([`${SOURCE}, document 0, Deployment "web": apiVersion: Unsupported value: "v1": supported values: "apps/v1"`]);
   });
+
+  it('refuses a CronJob whose schedule, timeZone or concurrencyPolicy the apiserver refuses, and takes a good one', () => {
+    const cron = (fields: string) =>
+      `apiVersion: batch/v1\nkind: CronJob\nmetadata:\n  name: tick\nspec:\n${fields}\n  jobTemplate:\n    spec:\n      template:\n        spec:\n          restartPolicy: Never\n          containers:\n            - name: main\n              image: busybox\n`;
+    expect(errorsOf(cron('  schedule: "*/5 * * * *"\n  timeZone: Europe/Paris\n  concurrencyPolicy: Forbid'))).toEqual([]);
+    expect(errorsOf(cron('  schedule: "@hourly"'))).toEqual([]);
+    expect(errorsOf(cron('  schedule: "* * * * * *"'))).toEqual([
+      `${SOURCE}, document 0, CronJob "tick": spec.schedule: Invalid value: "* * * * * *": expected exactly 5 fields, found 6: [* * * * * *]`,
+    ]);
+    expect(errorsOf(cron('  schedule: "61 * * * *"'))[0]).toContain('CronJob "tick": spec.schedule: Invalid value: "61 * * * *": ');
+    expect(errorsOf(cron('  concurrencyPolicy: Sometimes'))).toEqual([
+      `${SOURCE}, document 0, CronJob "tick": spec.schedule: Required value`,
+      `${SOURCE}, document 0, CronJob "tick": spec.concurrencyPolicy: Unsupported value: "Sometimes": supported values: "Allow", "Forbid", "Replace"`,
+    ]);
+    expect(errorsOf(cron('  schedule: "0 * * * *"\n  timeZone: Mars/Olympus'))).toEqual([
+      `${SOURCE}, document 0, CronJob "tick": spec.timeZone: Invalid value: "Mars/Olympus": unknown time zone Mars/Olympus`,
+    ]);
+    expect(errorsOf(cron('  schedule: "TZ=UTC 0 * * * *"'))).toEqual([
+      `${SOURCE}, document 0, CronJob "tick": spec.schedule: Invalid value: "TZ=UTC 0 * * * *": cannot use TZ or CRON_TZ in schedule, use timeZone field instead`,
+    ]);
+  });
 });

@@ -2,9 +2,11 @@ import { RealClock, type Clock } from '../util/clock.js';
 import type { KubeObject } from '../engine/api/workloads.js';
 import type { Controller, ControllerEvent } from './controller.js';
 import { DeploymentController } from './deployment.js';
+import { JobController } from './job.js';
 import { LocalApiserver } from './local-api.js';
 import { ReplicaSetController } from './replicaset.js';
 import { ObjectStore } from './store.js';
+import { TtlAfterFinishedController } from './ttl-after-finished.js';
 
 export type { ControllerEvent } from './controller.js';
 export { LocalApiserver } from './local-api.js';
@@ -45,7 +47,12 @@ export class LocalWorkloads {
       nodeLabels: this.opts.nodeLabels,
       record,
     };
-    this.controllers = [new ReplicaSetController(deps), new DeploymentController(deps)];
+    this.controllers = [
+      new ReplicaSetController(deps),
+      new DeploymentController(deps),
+      new JobController(deps),
+      new TtlAfterFinishedController(deps),
+    ];
     for (const c of this.controllers) c.start();
   }
 

@@ -139,7 +139,7 @@ export class ReplicaSetController implements Controller {
 const PHASE_RANK: Record<string, number> = { Pending: 0, Unknown: 1, Running: 2 };
 
 /** controller.ActivePods' order: the pod to delete first sorts first. */
-function deletionRank(a: Pod, b: Pod, now: number): number {
+export function deletionRank(a: Pod, b: Pod, now: number): number {
   const bound = (p: Pod) => (p.spec.nodeName ? 1 : 0);
   if (bound(a) !== bound(b)) return bound(a) - bound(b);
   const phase = (p: Pod) => PHASE_RANK[p.status?.phase ?? 'Pending'] ?? 0;

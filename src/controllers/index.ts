@@ -1,6 +1,7 @@
 import { RealClock, type Clock } from '../util/clock.js';
 import type { KubeObject } from '../engine/api/workloads.js';
 import type { Controller, ControllerEvent } from './controller.js';
+import { CronJobController } from './cronjob.js';
 import { DeploymentController } from './deployment.js';
 import { JobController } from './job.js';
 import { LocalApiserver } from './local-api.js';
@@ -52,6 +53,7 @@ export class LocalWorkloads {
       new DeploymentController(deps),
       new JobController(deps),
       new TtlAfterFinishedController(deps),
+      new CronJobController(deps),
     ];
     for (const c of this.controllers) c.start();
   }

@@ -3,7 +3,7 @@ import { rfc3339 } from '../engine/api/v1.js';
 import { parseCronSchedule, rfc3339InZone, timeZoneProblem, type CronSchedule } from '../engine/api/cron-schedule.js';
 import { controllerOf, type CronJob, type Job, type ObjectReference } from '../engine/api/workloads.js';
 import { objectKey, splitKey, WorkQueue, type Controller, type ControllerDeps } from './controller.js';
-import { finishedCondition } from './job.js';
+import { finishedCondition } from './job-util.js';
 
 export const SCHEDULED_TIMESTAMP = 'batch.kubernetes.io/cronjob-scheduled-timestamp';
 /** nextScheduleDelta: the requeue lands this long after the scheduled time, against clock skew. */

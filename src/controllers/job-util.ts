@@ -3,7 +3,9 @@
 // failure back-off, completion indexes and their interval strings, and the
 // pod failure policy's verdict on a failed pod.
 import type { ContainerStatus, Pod } from '../engine/api/v1.js';
-import type { Job, PodFailurePolicy } from '../engine/api/workloads.js';
+import { rfc3339 } from '../engine/api/v1.js';
+import type { Job, PodFailurePolicy, WorkloadCondition } from '../engine/api/workloads.js';
+import { deletionRank } from './replicaset.js';
 
 export const TRACKING_FINALIZER = 'batch.kubernetes.io/job-tracking';
 export const COMPLETION_INDEX = 'batch.kubernetes.io/job-completion-index';
@@ -11,6 +13,9 @@ export const COMPLETION_INDEX_ENV = 'JOB_COMPLETION_INDEX';
 /** DefaultJobPodFailureBackOff and MaxJobPodFailureBackOff. */
 export const BACKOFF_BASE_MS = 10_000;
 export const BACKOFF_MAX_MS = 6 * 60_000;
+
+export type JobStatus = NonNullable<Job['status']>;
+export type Finished = Omit<WorkloadCondition, 'lastUpdateTime'>;
 
 export function isIndexed(job: Job): boolean {
   return job.spec.completionMode === 'Indexed';
@@ -180,4 +185,64 @@ export function pastBackoffLimitOnFailure(job: Job, pods: Pod[]): boolean {
   }
   const limit = job.spec.backoffLimit ?? 6;
   return limit === 0 ? restarts > 0 : restarts >= limit;
+}
+
+/** The Job's Complete or Failed condition, when it has finished. */
+export function finishedCondition(job: Job): WorkloadCondition | undefined {
+  return job.status?.conditions?.find((c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True');
+}
+
+export function condition(type: string, reason: string, message: string, now: number): Finished {
+  const at = rfc3339(now);
+  return { type, status: 'True', lastProbeTime: at, lastTransitionTime: at, reason, message };
+}
+
+export function isTerminal(pod: Pod): boolean {
+  return pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';
+}
+
+/** activePodsForRemoval: for Indexed, duplicate and out-of-range indexes first; then in the ActivePods order. */
+export function podsForRemoval(job: Job, active: Pod[], atLeast: number, now: number): Pod[] {
+  const rm: Pod[] = [];
+  let left = active;
+  if (isIndexed(job)) {
+    const seen = new Set<number>();
+    left = [];
+    const completions = job.spec.completions ?? 0;
+    for (const pod of [...active].sort((a, b) => completionIndex(a) - completionIndex(b))) {
+      const ix = completionIndex(pod);
+      if (ix < 0 || ix >= completions || seen.has(ix)) rm.push(pod);
+      else {
+        seen.add(ix);
+        left.push(pod);
+      }
+    }
+  }
+  if (rm.length < atLeast) rm.push(...[...left].sort((a, b) => deletionRank(a, b, now)).slice(0, atLeast - rm.length));
+  return rm;
+}
+
+/** The counters as the API writes them: omitted when 0 (active, succeeded, failed are not pointers upstream). */
+export function setCount(status: JobStatus, field: 'active' | 'succeeded' | 'failed', value: number): void {
+  if (value > 0) status[field] = value;
+  else delete status[field];
+}
+
+/** The fields in the order `kubectl get job -o yaml` shows them. */
+export function orderStatus(s: JobStatus): JobStatus {
+  const order = [
+    'conditions',
+    'startTime',
+    'completionTime',
+    'active',
+    'succeeded',
+    'failed',
+    'completedIndexes',
+    'terminating',
+    'ready',
+    'uncountedTerminatedPods',
+  ] as const;
+  const out: Record<string, unknown> = {};
+  for (const k of order) if (s[k] !== undefined) out[k] = s[k];
+  return out as JobStatus;
 }

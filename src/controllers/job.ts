@@ -1,6 +1,6 @@
 import { ClusterError } from '../engine/cluster/client.js';
 import { rfc3339, type ObjectMeta, type Pod } from '../engine/api/v1.js';
-import { controllerOf, type Job, type KubeObject, type WorkloadCondition } from '../engine/api/workloads.js';
+import { controllerOf, type Job, type KubeObject } from '../engine/api/workloads.js';
 import {
   createPod,
   isPodActive,
@@ -13,7 +13,6 @@ import {
   type Controller,
   type ControllerDeps,
 } from './controller.js';
-import { deletionRank } from './replicaset.js';
 import {
   backoffRemaining,
   COMPLETION_INDEX,
@@ -29,16 +28,21 @@ import {
   parseIndexes,
   pastBackoffLimitOnFailure,
   TRACKING_FINALIZER,
+  condition,
+  finishedCondition,
+  isTerminal,
+  orderStatus,
+  podsForRemoval,
+  setCount,
   type BackoffRecord,
+  type Finished,
+  type JobStatus,
 } from './job-util.js';
 
 /** MaxPodCreateDeletePerSync. */
 const MAX_PODS_PER_SYNC = 500;
 /** names.MaxGeneratedNameLength: a generateName keeps room for the 5 random characters. */
 const MAX_GENERATED_NAME = 58;
-
-type JobStatus = NonNullable<Job['status']>;
-type Finished = Omit<WorkloadCondition, 'lastUpdateTime'>;
 
 /**
  * The Job controller (pkg/controller/job) for one node: pods `<job>-<5
@@ -75,7 +79,8 @@ export class JobController implements Controller {
         const owner = controllerOf(e.object.metadata);
         if (owner?.kind !== 'Job') return;
         const pod = e.object as unknown as Pod;
-        if (e.type === 'DELETED' && hasTrackingFinalizer(pod)) {
+        const job = this.deps.store.get('Job', e.object.metadata.namespace!, owner.name);
+        if (e.type === 'DELETED' && hasTrackingFinalizer(pod) && job?.metadata.uid === owner.uid) {
           // The apiserver would keep it, marked, until the finalizer goes.
           pod.metadata.deletionTimestamp ??= rfc3339(this.deps.clock.now());
           const list = this.gone.get(owner.uid) ?? [];
@@ -167,6 +172,7 @@ export class JobController implements Controller {
       const complete = completions === undefined ? succeeded > 0 : succeeded >= completions;
       if (complete && activePods.length === 0)
         finished = condition('SuccessCriteriaMet', 'CompletionsReached', 'Reached expected number of succeeded pods', now);
+      else this.suspension(job, status, now);
     }
 
     // trackJobStatusAndRemoveFinalizers: count what finished, then drop the finalizers of the counted pods.
@@ -213,6 +219,24 @@ export class JobController implements Controller {
     if (status.conditions.length === 0) delete status.conditions;
     this.deps.store.updateStatus('Job', namespace, name, orderStatus(status), uid);
     if (done) this.recordFinished(job, status, finished!);
+  }
+
+  /** The Suspended condition: True while suspended (startTime cleared); False on resume (startTime now), with its event. */
+  private suspension(job: Job, status: JobStatus, now: number): void {
+    const conditions = status.conditions!;
+    const i = conditions.findIndex((c) => c.type === 'Suspended');
+    const old = conditions[i];
+    const [state, reason, message, event] = job.spec.suspend
+      ? (['True', 'JobSuspended', 'Job suspended', 'Suspended'] as const)
+      : (['False', 'JobResumed', 'Job resumed', 'Resumed'] as const);
+    if (!old && state === 'False') return;
+    if (old && old.status === state && old.reason === reason && old.message === message) return;
+    const next = { ...condition('Suspended', reason, message, now), status: state };
+    if (i >= 0) conditions[i] = next;
+    else conditions.push(next);
+    this.deps.record({ object: job, type: 'Normal', reason: event, message });
+    if (job.spec.suspend) delete status.startTime;
+    else status.startTime = rfc3339(now);
   }
 
   /** manageJob: the pods to delete (too many) or to make (too few, once the back-off allows). */
@@ -338,64 +362,4 @@ export class JobController implements Controller {
     if (job) this.deps.record({ object: job, type: 'Warning', reason: 'SyncFailed', message: err.message });
     this.queue.addAfter(key, 1000);
   }
-}
-
-/** The Job's Complete or Failed condition, when it has finished. */
-export function finishedCondition(job: Job): WorkloadCondition | undefined {
-  return job.status?.conditions?.find((c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True');
-}
-
-function condition(type: string, reason: string, message: string, now: number): Finished {
-  const at = rfc3339(now);
-  return { type, status: 'True', lastProbeTime: at, lastTransitionTime: at, reason, message };
-}
-
-function isTerminal(pod: Pod): boolean {
-  return pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';
-}
-
-/** activePodsForRemoval: for Indexed, duplicate and out-of-range indexes first; then in the ActivePods order. */
-function podsForRemoval(job: Job, active: Pod[], atLeast: number, now: number): Pod[] {
-  const rm: Pod[] = [];
-  let left = active;
-  if (isIndexed(job)) {
-    const seen = new Set<number>();
-    left = [];
-    const completions = job.spec.completions ?? 0;
-    for (const pod of [...active].sort((a, b) => completionIndex(a) - completionIndex(b))) {
-      const ix = completionIndex(pod);
-      if (ix < 0 || ix >= completions || seen.has(ix)) rm.push(pod);
-      else {
-        seen.add(ix);
-        left.push(pod);
-      }
-    }
-  }
-  if (rm.length < atLeast) rm.push(...[...left].sort((a, b) => deletionRank(a, b, now)).slice(0, atLeast - rm.length));
-  return rm;
-}
-
-/** The counters as the API writes them: omitted when 0 (active, succeeded, failed are not pointers upstream). */
-function setCount(status: JobStatus, field: 'active' | 'succeeded' | 'failed', value: number): void {
-  if (value > 0) status[field] = value;
-  else delete status[field];
-}
-
-/** The fields in the order `kubectl get job -o yaml` shows them. */
-function orderStatus(s: JobStatus): JobStatus {
-  const order = [
-    'conditions',
-    'startTime',
-    'completionTime',
-    'active',
-    'succeeded',
-    'failed',
-    'completedIndexes',
-    'terminating',
-    'ready',
-    'uncountedTerminatedPods',
-  ] as const;
-  const out: Record<string, unknown> = {};
-  for (const k of order) if (s[k] !== undefined) out[k] = s[k];
-  return out as JobStatus;
 }

@@ -1,7 +1,7 @@
 import type { Job } from '../engine/api/workloads.js';
 import { ClusterError } from '../engine/cluster/client.js';
 import { objectKey, splitKey, WorkQueue, type Controller, type ControllerDeps } from './controller.js';
-import { finishedCondition } from './job.js';
+import { finishedCondition } from './job-util.js';
 
 /**
  * The TTL-after-finished controller (pkg/controller/ttlafterfinished): a

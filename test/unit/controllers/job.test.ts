@@ -246,6 +246,29 @@ describe('the local Job controller', () => {
     await clock.advance(1_000);
     expect(get()).toBeUndefined();
     expect(pods()).toEqual([]);
+    // The source sends the same manifest again at its next read: the Job is not run again; a changed one is.
+    await apply({ ttlSecondsAfterFinished: 60 });
+    expect(get()).toBeUndefined();
+    await apply({ ttlSecondsAfterFinished: 30 });
+    expect(get()).toBeDefined();
+  });
+
+  it('deletes the pods of a suspended Job and sets Suspended, then resumes with a new startTime', async () => {
+    await apply({ parallelism: 2, completions: 2 });
+    await clock.advance(5_000);
+    await apply({ parallelism: 2, completions: 2, suspend: true });
+    expect(live()).toEqual([]);
+    expect(conditions()).toEqual([['Suspended', 'JobSuspended', 'Job suspended']]);
+    expect(get()!.status?.startTime).toBeUndefined();
+    await reap();
+    expect(get()!.status).toMatchObject({ terminating: 0, ready: 0 });
+    expect(get()!.status?.failed).toBeUndefined();
+    await clock.advance(5_000);
+    await apply({ parallelism: 2, completions: 2, suspend: false });
+    expect(live()).toHaveLength(2);
+    expect(conditions()).toEqual([['Suspended', 'JobResumed', 'Job resumed']]);
+    expect(get()!.status?.startTime).toBe(at());
+    expect(messages().filter((m) => /^(Suspended|Resumed)/.test(m))).toEqual(['Suspended: Job suspended', 'Resumed: Job resumed']);
   });
 
   it('counts a pod deleted by someone else as failed and replaces it', async () => {

@@ -237,6 +237,33 @@ describe('the local Job controller', () => {
     expect(get()!.status?.failed).toBe(1);
   });
 
+  it('does not count a failure an onPodConditions Ignore rule matches toward backoffLimit', async () => {
+    await apply({ backoffLimit: 0, podFailurePolicy: { rules: [{ action: 'Ignore', onPodConditions: [{ type: 'DisruptionTarget' }] }] } });
+    const [pod] = live();
+    workloads.store.updateStatus('Pod', 'default', pod.metadata.name!, {
+      ...pod.status,
+      phase: 'Failed',
+      conditions: [...(pod.status?.conditions ?? []), { type: 'DisruptionTarget', status: 'True', reason: 'EvictionByEvictionAPI' }],
+    });
+    await flushMicrotasks();
+    expect(get()!.status?.failed).toBeUndefined();
+    expect(get()!.status?.conditions).toBeUndefined();
+    await clock.advance(10_000);
+    expect(live()).toHaveLength(1);
+  });
+
+  it('replaces a failed Indexed pod with one of the same index, after the back-off', async () => {
+    await apply({ completions: 2, parallelism: 2, completionMode: 'Indexed', backoffLimit: 3 });
+    const first = pods().find((p) => p.metadata.labels?.['batch.kubernetes.io/job-completion-index'] === '1')!;
+    await exit(first, 1);
+    await clock.advance(9_000);
+    expect(live()).toHaveLength(1);
+    await clock.advance(1_000);
+    const again = live().find((p) => p.metadata.uid !== first.metadata.uid && p.metadata.name!.startsWith('pi-1-'));
+    expect(again?.metadata.annotations?.['batch.kubernetes.io/job-completion-index']).toBe('1');
+    expect(get()!.status).toMatchObject({ failed: 1, active: 2 });
+  });
+
   it('deletes a finished Job with its pods ttlSecondsAfterFinished after it finished', async () => {
     await apply({ ttlSecondsAfterFinished: 60 });
     await exit(live()[0], 0);

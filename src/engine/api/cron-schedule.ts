@@ -3,7 +3,15 @@
 // an optional TZ= or CRON_TZ= prefix, in the CronJob's time zone or the
 // host's. The fields are parsed by cron-parser; this file only shapes the
 // input and the errors as the apiserver words them.
-import { CronExpressionParser } from 'cron-parser';
+import { createRequire } from 'node:module';
+import type * as CronParser from 'cron-parser';
+
+// Loaded on the first schedule read: cron-parser and luxon take ~100 ms to
+// load, which every command that decodes a manifest would pay otherwise.
+let parser: typeof CronParser.CronExpressionParser | undefined;
+function cronParser(): typeof CronParser.CronExpressionParser {
+  return (parser ??= (createRequire(import.meta.url)('cron-parser') as typeof CronParser).CronExpressionParser);
+}
 
 export interface CronSchedule {
   /** The first activation strictly after AFTER (ms since the epoch). */
@@ -54,6 +62,7 @@ export function parseCronSchedule(schedule: string, timeZone?: string): CronSche
   if (odd) throw new Error(`failed to parse int from ${odd}: strconv.Atoi: parsing ${JSON.stringify(odd)}: invalid syntax`);
   const options = (currentDate: number) => ({ currentDate: new Date(currentDate), ...(tz ? { tz } : {}) });
   // Parse once now, so a bad field is reported when the schedule is read, not when it fires.
+  const CronExpressionParser = cronParser();
   CronExpressionParser.parse(spec, options(Date.UTC(2000, 0, 1)));
   return {
     next: (after) => CronExpressionParser.parse(spec, options(after)).next().getTime(),

@@ -36,17 +36,21 @@ describe('knode apply', () => {
       /^greeter-[bcdfghjklmnpqrstvwxz2456789]{1,10}-[bcdfghjklmnpqrstvwxz2456789]{5}$/.test(name),
     );
     expect(greeters).toHaveLength(2);
+    const counters = Object.keys(phases).filter((name) => /^count-[bcdfghjklmnpqrstvwxz2456789]{5}$/.test(name));
+    expect(counters).toHaveLength(3);
     expect(phases).toEqual({
       'hello-e2e': 'Running',
       'web-e2e': 'Running',
       'once-e2e': 'Succeeded',
       ...Object.fromEntries(greeters.map((name) => [name, 'Running'])),
+      ...Object.fromEntries(counters.map((name) => [name, 'Succeeded'])),
     });
     expect(items.find((o) => o.kind === 'Deployment')?.status?.availableReplicas).toBe(2);
-    expect(items.map((o) => o.kind).filter((k) => k !== 'Pod')).toEqual(['ConfigMap', 'Deployment', 'ReplicaSet']);
+    expect(items.map((o) => o.kind).filter((k) => k !== 'Pod')).toEqual(['ConfigMap', 'Deployment', 'ReplicaSet', 'Job']);
     expect(res.stderr).toMatch(/3 pods: 2 Running, 1 Succeeded/);
     expect(res.stderr).toContain('deployment "greeter" successfully rolled out');
-    expect(res.stderr).toMatch(/2 workloads: 2 ready/);
+    expect(res.stderr).toContain('job "count" completed');
+    expect(res.stderr).toMatch(/3 workloads: 3 ready/);
     // The pods keep running after apply exits.
     const client = new CriClient(`unix://${join(root, 'run', 'runtime.sock')}`);
     const running = await client.listContainers({ state: { state: 'CONTAINER_RUNNING' } });
@@ -110,6 +114,7 @@ describe('knode run', () => {
     const settled = (out: string) =>
       /PodRunning +default\/hello-e2e/.test(out) && /PodRunning +default\/web-e2e/.test(out) && /PodSucceeded +default\/once-e2e/.test(out);
     await eventually(() => settled(first.output()), 'hello and web Running, once Succeeded', 30_000);
+    await eventually(() => /job\/count: Job completed/.test(first.output()), 'the example Job to complete', 30_000);
     const client = new CriClient(endpoint);
     const runningIds = async () => (await client.listContainers({ state: { state: 'CONTAINER_RUNNING' } })).map((c) => c.id).sort();
     const before = await eventually(async () => {
@@ -142,6 +147,7 @@ describe('knode run', () => {
     const settled = (out: string) =>
       /PodRunning +default\/hello-e2e/.test(out) && /PodRunning +default\/web-e2e/.test(out) && /PodSucceeded +default\/once-e2e/.test(out);
     await eventually(() => settled(run.output()), 'hello and web Running, once Succeeded', 30_000);
+    await eventually(() => /job\/count: Job completed/.test(run.output()), 'the example Job to complete', 30_000);
     const client = new CriClient(`unix://${join(root, 'run', 'runtime.sock')}`);
     const running = async () =>
       (await client.listContainers({ state: { state: 'CONTAINER_RUNNING' } })).map((c) => c.labels[KubeletLabels.containerName]).sort();
@@ -153,7 +159,7 @@ describe('knode run', () => {
     expect(run.output()).toMatch(/NodeShutdown .*draining the node: stopping 4 pods/);
     expect(run.output()).toContain('knode: SIGTERM: stopping; its pods are stopped');
     expect(await running()).toEqual([]);
-    expect((await client.listPodSandbox()).map((s) => s.state)).toEqual(Array(5).fill('SANDBOX_NOTREADY'));
+    expect((await client.listPodSandbox()).map((s) => s.state)).toEqual(Array(8).fill('SANDBOX_NOTREADY'));
 
     const again = startRun(root);
     await eventually(async () => (await running()).length === 5, 'the pods to run again', 30_000);

@@ -1,9 +1,19 @@
 // What the apiserver does to an object before it is first stored: the
 // scheme's defaults (pkg/apis/{apps,batch}/v1/defaults.go), the strategies'
 // PrepareForCreate (a Job's generated selector), and a pod's validation.
+import { isDeepStrictEqual } from 'node:util';
 import { ClusterError } from '../engine/cluster/client.js';
 import type { Pod } from '../engine/api/v1.js';
-import type { CronJob, Deployment, Job, KubeObject, ReplicaSet } from '../engine/api/workloads.js';
+import type {
+  CronJob,
+  DaemonSet,
+  Deployment,
+  Job,
+  KubeObject,
+  PersistentVolumeClaim,
+  ReplicaSet,
+  StatefulSet,
+} from '../engine/api/workloads.js';
 import { applyPodSpecDefaults } from '../engine/config/static-pod.js';
 import { validatePod } from '../engine/config/validation.js';
 
@@ -12,6 +22,16 @@ export function prepareForCreate(o: KubeObject): void {
   if (o.kind === 'Pod') return preparePod(o as unknown as Pod);
   applyDefaults(o);
   if (o.kind === 'Job' && !(o as Job).spec.manualSelector) generateSelector(o as Job);
+  if (o.kind === 'DaemonSet') setTemplateGeneration(o, 1);
+}
+
+/** The strategies' PrepareForUpdate, after the defaults: what moves with a changed object (OLD is as stored). */
+export function prepareForUpdate(o: KubeObject, old: KubeObject): void {
+  if (o.kind === 'DaemonSet') {
+    const generation = Number(old.metadata.annotations?.[TEMPLATE_GENERATION] ?? 1) || 1;
+    const changed = !isDeepStrictEqual((o as DaemonSet).spec.template, (old as DaemonSet).spec.template);
+    setTemplateGeneration(o, changed ? generation + 1 : generation);
+  }
 }
 
 /** The scheme's defaults, applied on every write (create and update), as the apiserver's decoder applies them. */
@@ -26,6 +46,14 @@ export function applyDefaults(o: KubeObject): void {
       return defaultJob(o as Job);
     case 'CronJob':
       return defaultCronJob(o as CronJob);
+    // StatefulSet, DaemonSet and their claims
+    case 'StatefulSet':
+      return defaultStatefulSet(o as StatefulSet);
+    case 'DaemonSet':
+      return defaultDaemonSet(o as DaemonSet);
+    case 'PersistentVolumeClaim':
+      (o as PersistentVolumeClaim).spec.volumeMode ??= 'Filesystem';
+      return;
   }
 }
 
@@ -97,4 +125,44 @@ function generateSelector(job: Job): void {
   for (const key of ['job-name', 'batch.kubernetes.io/job-name']) labels[key] ??= job.metadata.name!;
   for (const key of ['controller-uid', 'batch.kubernetes.io/controller-uid']) labels[key] ??= job.metadata.uid!;
   job.spec.selector = { matchLabels: { 'batch.kubernetes.io/controller-uid': job.metadata.uid! } };
+}
+
+// --- StatefulSet, DaemonSet (pkg/apis/apps/v1/defaults.go, the daemonset strategy's templateGeneration) ---
+
+/** The v1 spelling of a DaemonSet's templateGeneration, which its pods carry as pod-template-generation. */
+export const TEMPLATE_GENERATION = 'deprecated.daemonset.template.generation';
+
+function setTemplateGeneration(o: KubeObject, generation: number): void {
+  o.metadata.annotations = { ...o.metadata.annotations, [TEMPLATE_GENERATION]: String(generation) };
+}
+
+function defaultStatefulSet(set: StatefulSet): void {
+  const spec = set.spec;
+  spec.replicas ??= 1;
+  spec.podManagementPolicy ??= 'OrderedReady';
+  spec.updateStrategy ??= {};
+  spec.updateStrategy.type ??= 'RollingUpdate';
+  if (spec.updateStrategy.type === 'RollingUpdate') {
+    spec.updateStrategy.rollingUpdate ??= {};
+    spec.updateStrategy.rollingUpdate.partition ??= 0;
+  }
+  spec.revisionHistoryLimit ??= 10;
+  spec.persistentVolumeClaimRetentionPolicy ??= {};
+  spec.persistentVolumeClaimRetentionPolicy.whenDeleted ??= 'Retain';
+  spec.persistentVolumeClaimRetentionPolicy.whenScaled ??= 'Retain';
+  for (const claim of spec.volumeClaimTemplates ?? []) claim.spec.volumeMode ??= 'Filesystem';
+  defaultTemplate(set);
+}
+
+function defaultDaemonSet(ds: DaemonSet): void {
+  const spec = ds.spec;
+  spec.updateStrategy ??= {};
+  spec.updateStrategy.type ??= 'RollingUpdate';
+  if (spec.updateStrategy.type === 'RollingUpdate') {
+    spec.updateStrategy.rollingUpdate ??= {};
+    spec.updateStrategy.rollingUpdate.maxUnavailable ??= 1;
+    spec.updateStrategy.rollingUpdate.maxSurge ??= 0;
+  }
+  spec.revisionHistoryLimit ??= 10;
+  defaultTemplate(ds);
 }

@@ -4,7 +4,7 @@ import type { Clock } from '../util/clock.js';
 import { ClusterError } from '../engine/cluster/client.js';
 import { rfc3339 } from '../engine/api/v1.js';
 import type { KubeObject } from '../engine/api/workloads.js';
-import { applyDefaults, prepareForCreate } from './defaults.js';
+import { applyDefaults, prepareForCreate, prepareForUpdate } from './defaults.js';
 
 export type StoreEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
@@ -99,6 +99,7 @@ export class ObjectStore {
     if ('status' in old) o.status = old.status;
     else delete o.status;
     applyDefaults(o);
+    prepareForUpdate(o, old);
     if (!isDeepStrictEqual(o.spec, old.spec)) o.metadata.generation = (old.metadata.generation ?? 1) + 1;
     if (isDeepStrictEqual(o, old)) return structuredClone(old) as T;
     this.commit('MODIFIED', key, o);

@@ -188,3 +188,73 @@ export function selectorMatches(selector: LabelSelector | undefined, labels: Rec
 export function controllerOf(meta: ObjectMeta): { kind: string; name: string; uid: string } | undefined {
   return meta.ownerReferences?.find((o) => o.controller);
 }
+
+// --- StatefulSet, DaemonSet, PersistentVolumeClaim, ControllerRevision ---
+
+export interface PersistentVolumeClaim extends KubeObject {
+  spec: {
+    accessModes?: string[];
+    resources?: { requests?: Record<string, string | number>; limits?: Record<string, string | number> };
+    volumeMode?: 'Filesystem' | 'Block';
+    storageClassName?: string;
+    volumeName?: string;
+    selector?: LabelSelector;
+  };
+  status?: { phase?: 'Pending' | 'Bound' | 'Lost'; accessModes?: string[]; capacity?: Record<string, string | number> };
+}
+
+export interface StatefulSet extends KubeObject {
+  spec: {
+    replicas?: number;
+    selector: LabelSelector;
+    template: PodTemplateSpec;
+    serviceName?: string;
+    podManagementPolicy?: 'OrderedReady' | 'Parallel';
+    updateStrategy?: { type?: 'RollingUpdate' | 'OnDelete'; rollingUpdate?: { partition?: number; maxUnavailable?: number | string } };
+    volumeClaimTemplates?: { metadata: ObjectMeta; spec: PersistentVolumeClaim['spec'] }[];
+    minReadySeconds?: number;
+    revisionHistoryLimit?: number;
+    persistentVolumeClaimRetentionPolicy?: { whenDeleted?: 'Retain' | 'Delete'; whenScaled?: 'Retain' | 'Delete' };
+    ordinals?: { start?: number };
+  };
+  status?: {
+    observedGeneration?: number;
+    replicas: number;
+    readyReplicas?: number;
+    currentReplicas?: number;
+    updatedReplicas?: number;
+    availableReplicas?: number;
+    currentRevision?: string;
+    updateRevision?: string;
+    collisionCount?: number;
+  };
+}
+
+export interface DaemonSet extends KubeObject {
+  spec: {
+    selector: LabelSelector;
+    template: PodTemplateSpec;
+    updateStrategy?: {
+      type?: 'RollingUpdate' | 'OnDelete';
+      rollingUpdate?: { maxUnavailable?: number | string; maxSurge?: number | string };
+    };
+    minReadySeconds?: number;
+    revisionHistoryLimit?: number;
+  };
+  status?: {
+    currentNumberScheduled: number;
+    numberMisscheduled: number;
+    desiredNumberScheduled: number;
+    numberReady: number;
+    observedGeneration?: number;
+    updatedNumberScheduled?: number;
+    numberAvailable?: number;
+    numberUnavailable?: number;
+  };
+}
+
+/** A saved pod template of a StatefulSet or DaemonSet (apps/v1 ControllerRevision). */
+export interface ControllerRevision extends KubeObject {
+  data: { spec: { template: PodTemplateSpec } };
+  revision: number;
+}

@@ -6,6 +6,7 @@ import { parseCronSchedule, timeZoneProblem } from '../api/cron-schedule.js';
 import { selectorMatches, type LabelSelector } from '../api/workloads.js';
 import { Checker, isObject, MAX_NAME, type FieldError, type Obj } from './field-checker.js';
 import { validatePod } from './validation.js';
+import { parseQuantity, quantityProblem } from '../api/quantity.js';
 
 /** The kinds a standalone node runs besides pods, each with its group version. */
 export const WORKLOAD_KINDS: Readonly<Record<string, string>> = {
@@ -17,6 +18,10 @@ export const WORKLOAD_KINDS: Readonly<Record<string, string>> = {
   ReplicaSet: 'apps/v1',
   Job: 'batch/v1',
   CronJob: 'batch/v1',
+  // StatefulSet, DaemonSet and their claims
+  StatefulSet: 'apps/v1',
+  DaemonSet: 'apps/v1',
+  PersistentVolumeClaim: 'v1',
 };
 
 /** core.MaxSecretSize: a ConfigMap's or Secret's data together. */
@@ -54,6 +59,16 @@ export function validateObject(raw: Obj): FieldError[] {
       break;
     case 'CronJob':
       if (c.object('spec', raw.spec, true)) cronJob(c, raw.spec);
+      break;
+    // StatefulSet, DaemonSet and their claims
+    case 'StatefulSet':
+      if (c.object('spec', raw.spec, true)) statefulSet(c, raw.spec);
+      break;
+    case 'DaemonSet':
+      if (c.object('spec', raw.spec, true)) daemonSet(c, raw.spec);
+      break;
+    case 'PersistentVolumeClaim':
+      if (c.object('spec', raw.spec, true)) claimSpec(c, 'spec', raw.spec);
       break;
   }
   return c.errors;
@@ -138,7 +153,7 @@ function job(c: Checker, spec: Obj, at = 'spec'): void {
   const selector = spec.manualSelector === true ? selectorOf(c, spec.selector) : undefined;
   if (at !== 'spec' && spec.selector !== undefined)
     c.fail(`${at}.selector`, `Invalid value: ${JSON.stringify(spec.selector)}: \`selector\` will be auto-generated`);
-  template(c, spec.template, selector, ['OnFailure', 'Never'], at);
+  template(c, spec.template, selector, ['OnFailure', 'Never'], 'Job', at);
 }
 
 function podFailurePolicy(c: Checker, raw: unknown, spec: Obj, base: string): void {
@@ -223,11 +238,11 @@ function nonNegative(c: Checker, field: string, v: unknown): boolean {
   return true;
 }
 
-function selectorOf(c: Checker, raw: unknown): LabelSelector | undefined {
+function selectorOf(c: Checker, raw: unknown, kind = 'deployment'): LabelSelector | undefined {
   if (!c.object('spec.selector', raw, true)) return undefined;
   const selector = raw as LabelSelector;
   if (Object.keys(selector.matchLabels ?? {}).length === 0 && (selector.matchExpressions ?? []).length === 0) {
-    c.fail('spec.selector', 'Invalid value: "": empty selector is invalid for deployment');
+    c.fail('spec.selector', `Invalid value: "": empty selector is invalid for ${kind}`);
     return undefined;
   }
   c.labels('spec.selector.matchLabels', selector.matchLabels);
@@ -235,7 +250,14 @@ function selectorOf(c: Checker, raw: unknown): LabelSelector | undefined {
 }
 
 /** The template as the pod it becomes: the pod's own rules, the selector, and the restart policies the kind allows. */
-function template(c: Checker, raw: unknown, selector: LabelSelector | undefined, policies: string[], at = 'spec'): void {
+function template(
+  c: Checker,
+  raw: unknown,
+  selector: LabelSelector | undefined,
+  policies: string[],
+  kind = 'ReplicaSet',
+  at = 'spec',
+): void {
   if (!c.object(`${at}.template`, raw, true)) return;
   const meta = isObject(raw.metadata) ? raw.metadata : {};
   if (selector && !selectorMatches(selector, meta.labels as Record<string, string> | undefined))
@@ -253,6 +275,131 @@ function template(c: Checker, raw: unknown, selector: LabelSelector | undefined,
         `Unsupported value: ${JSON.stringify(policy)}: supported values: ${policies.map((p) => JSON.stringify(p)).join(', ')}`,
       );
     if (policies.length === 1 && raw.spec.activeDeadlineSeconds !== undefined)
-      c.fail('spec.template.spec.activeDeadlineSeconds', 'Forbidden: activeDeadlineSeconds in ReplicaSet is not Supported');
+      c.fail(`${at}.template.spec.activeDeadlineSeconds`, `Forbidden: activeDeadlineSeconds in ${kind} is not Supported`);
   }
+}
+
+// --- StatefulSet, DaemonSet and PersistentVolumeClaim (pkg/apis/apps/validation, core's ValidatePersistentVolumeClaimSpec) ---
+
+const ACCESS_MODES = ['ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOnce', 'ReadWriteOncePod'];
+
+function claimSpec(c: Checker, path: string, spec: Obj): void {
+  const modes = spec.accessModes;
+  if (!Array.isArray(modes) || modes.length === 0) c.fail(`${path}.accessModes`, 'Required value: at least 1 access mode is required');
+  else {
+    for (const mode of modes) c.oneOf(`${path}.accessModes`, mode, ACCESS_MODES);
+    if (modes.includes('ReadWriteOncePod') && modes.length > 1)
+      c.fail(`${path}.accessModes`, 'Forbidden: may not use ReadWriteOncePod with other access modes');
+  }
+  const requests = isObject(spec.resources) && isObject(spec.resources.requests) ? spec.resources.requests : {};
+  const storage = requests.storage;
+  if (storage === undefined) c.fail(`${path}.resources[storage]`, 'Required value');
+  else if (typeof storage !== 'string' && typeof storage !== 'number')
+    c.fail(`${path}.resources[storage]`, `expected a quantity, got ${typeof storage}`);
+  else {
+    const problem = quantityProblem(storage);
+    if (problem) c.fail(`${path}.resources[storage]`, problem);
+    else if (parseQuantity(storage) <= 0) c.fail(`${path}.resources[storage]`, `Invalid value: "${storage}": must be greater than zero`);
+  }
+  if (spec.volumeMode !== undefined) c.oneOf(`${path}.volumeMode`, spec.volumeMode, ['Block', 'Filesystem']);
+}
+
+function statefulSet(c: Checker, spec: Obj): void {
+  const policy = spec.podManagementPolicy;
+  if (policy !== undefined && policy !== 'OrderedReady' && policy !== 'Parallel')
+    c.fail('spec.podManagementPolicy', `Invalid value: ${JSON.stringify(policy)}: must be 'OrderedReady' or 'Parallel'`);
+  if (spec.updateStrategy !== undefined && c.object('spec.updateStrategy', spec.updateStrategy)) {
+    const strategy = spec.updateStrategy;
+    const type = strategy.type ?? 'RollingUpdate';
+    if (type === 'OnDelete' && strategy.rollingUpdate !== undefined)
+      c.fail(
+        'spec.updateStrategy.rollingUpdate',
+        `Invalid value: ${JSON.stringify(strategy.rollingUpdate)}: only allowed for updateStrategy 'RollingUpdate'`,
+      );
+    else if (type === 'RollingUpdate' && isObject(strategy.rollingUpdate))
+      nonNegative(c, 'spec.updateStrategy.rollingUpdate.partition', strategy.rollingUpdate.partition);
+    else if (type !== 'OnDelete' && type !== 'RollingUpdate')
+      c.fail('spec.updateStrategy', `Invalid value: ${JSON.stringify(strategy)}: must be 'RollingUpdate' or 'OnDelete'`);
+  }
+  if (
+    spec.persistentVolumeClaimRetentionPolicy !== undefined &&
+    c.object('spec.persistentVolumeClaimRetentionPolicy', spec.persistentVolumeClaimRetentionPolicy)
+  )
+    for (const when of ['whenDeleted', 'whenScaled']) {
+      const value = spec.persistentVolumeClaimRetentionPolicy[when];
+      if (value !== undefined) c.oneOf(`spec.persistentVolumeClaimRetentionPolicy.${when}`, value, ['Retain', 'Delete']);
+    }
+  const claimVolumes: Obj[] = [];
+  if (spec.volumeClaimTemplates !== undefined && c.array('spec.volumeClaimTemplates', spec.volumeClaimTemplates))
+    spec.volumeClaimTemplates.forEach((t, i) => {
+      if (!c.object(`spec.volumeClaimTemplates[${i}]`, t, true)) return;
+      const name = isObject(t.metadata) ? t.metadata.name : undefined;
+      if (typeof name === 'string') claimVolumes.push({ name, persistentVolumeClaim: { claimName: name } });
+      if (c.object(`spec.volumeClaimTemplates[${i}].spec`, t.spec, true)) claimSpec(c, `spec.volumeClaimTemplates[${i}].spec`, t.spec);
+    });
+  nonNegative(c, 'spec.replicas', spec.replicas);
+  nonNegative(c, 'spec.minReadySeconds', spec.minReadySeconds);
+  if (isObject(spec.ordinals)) nonNegative(c, 'spec.ordinals.start', spec.ordinals.start);
+  if (typeof spec.serviceName === 'string' && spec.serviceName !== '') c.dnsLabel('spec.serviceName', spec.serviceName);
+  const selector = selectorOf(c, spec.selector, 'statefulset');
+  // The controller sets hostname and subdomain, and a volume per claim template: the template is checked with them.
+  let raw = spec.template;
+  if (isObject(raw) && isObject(raw.spec)) {
+    const names = new Set(claimVolumes.map((v) => v.name));
+    const own = Array.isArray(raw.spec.volumes) ? raw.spec.volumes.filter((v) => !isObject(v) || !names.has(v.name as string)) : [];
+    const podSpec: Obj = { ...raw.spec, volumes: [...claimVolumes, ...own] };
+    delete podSpec.hostname;
+    delete podSpec.subdomain;
+    if (claimVolumes.length === 0 && own.length === 0) delete podSpec.volumes;
+    raw = { ...raw, spec: podSpec };
+  }
+  template(c, raw, selector, ['Always'], 'StatefulSet');
+}
+
+function daemonSet(c: Checker, spec: Obj): void {
+  const selector = selectorOf(c, spec.selector, 'daemonset');
+  template(c, spec.template, selector, ['Always'], 'DaemonSet');
+  nonNegative(c, 'spec.minReadySeconds', spec.minReadySeconds);
+  nonNegative(c, 'spec.revisionHistoryLimit', spec.revisionHistoryLimit);
+  if (spec.updateStrategy === undefined || !c.object('spec.updateStrategy', spec.updateStrategy)) return;
+  const strategy = spec.updateStrategy;
+  const type = strategy.type ?? 'RollingUpdate';
+  if (type === 'OnDelete') return;
+  if (type !== 'RollingUpdate') {
+    c.fail('spec.updateStrategy', `Unsupported value: ${JSON.stringify(strategy)}: supported values: "RollingUpdate", "OnDelete"`);
+    return;
+  }
+  const rolling = isObject(strategy.rollingUpdate) ? strategy.rollingUpdate : {};
+  const unavailable = intOrPercent(c, 'spec.updateStrategy.rollingUpdate.maxUnavailable', rolling.maxUnavailable ?? 1);
+  const surge = intOrPercent(c, 'spec.updateStrategy.rollingUpdate.maxSurge', rolling.maxSurge ?? 0);
+  if (unavailable !== 0 && surge !== 0)
+    c.fail(
+      'spec.updateStrategy.rollingUpdate.maxSurge',
+      `Invalid value: ${JSON.stringify(rolling.maxSurge)}: may not be set when maxUnavailable is non-zero`,
+    );
+  else if (unavailable === 0 && surge === 0)
+    c.fail('spec.updateStrategy.rollingUpdate.maxUnavailable', 'Required value: cannot be 0 when maxSurge is 0');
+}
+
+/** ValidatePositiveIntOrPercent and IsNotMoreThan100Percent; the value (a percent as its number), or undefined when invalid. */
+function intOrPercent(c: Checker, field: string, v: unknown): number | undefined {
+  if (typeof v === 'number' && Number.isInteger(v)) {
+    if (v >= 0) return v;
+    c.fail(field, `Invalid value: ${v}: must be greater than or equal to 0`);
+    return undefined;
+  }
+  const m = typeof v === 'string' ? /^(\d+)%$/.exec(v) : null;
+  if (!m) {
+    c.fail(
+      field,
+      `Invalid value: ${JSON.stringify(v)}: a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')`,
+    );
+    return undefined;
+  }
+  const percent = Number(m[1]);
+  if (percent > 100) {
+    c.fail(field, `Invalid value: ${JSON.stringify(v)}: must not be greater than 100%`);
+    return undefined;
+  }
+  return percent;
 }

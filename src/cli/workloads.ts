@@ -10,6 +10,7 @@ export function localWorkloads(config: KubeletConfiguration, rootDir: string): L
     nodeName: config.nodeName,
     nodeLabels: { ...nodeLabels(config.nodeName), ...config.nodeLabels },
     file: rootPaths(rootDir).objects,
+    claimsDir: rootPaths(rootDir).claims,
   });
 }
 

@@ -8,6 +8,8 @@ import { LocalApiserver } from './local-api.js';
 import { ReplicaSetController } from './replicaset.js';
 import { ObjectStore } from './store.js';
 import { TtlAfterFinishedController } from './ttl-after-finished.js';
+// StatefulSet, DaemonSet and their claims
+import { ClaimController } from './claims.js';
 
 export type { ControllerEvent } from './controller.js';
 export { LocalApiserver } from './local-api.js';
@@ -19,6 +21,8 @@ export interface WorkloadsOptions {
   nodeLabels: Record<string, string>;
   /** Where the objects are saved (none: kept in memory only). */
   file?: string;
+  /** Where claims' directories live (none: claims are bound but have no directory, as in unit tests). */
+  claimsDir?: string;
   clock?: Clock;
   random?: () => number;
 }
@@ -37,7 +41,7 @@ export class LocalWorkloads {
   constructor(private readonly opts: WorkloadsOptions) {
     const clock = opts.clock ?? new RealClock();
     this.store = new ObjectStore(clock, opts.random);
-    this.api = new LocalApiserver(this.store, clock, opts.file);
+    this.api = new LocalApiserver(this.store, clock, opts.file, opts.claimsDir);
   }
 
   start(record: (event: ControllerEvent) => void): void {
@@ -55,6 +59,8 @@ export class LocalWorkloads {
       new TtlAfterFinishedController(deps),
       new CronJobController(deps),
     ];
+    // StatefulSet, DaemonSet and their claims
+    this.controllers.push(new ClaimController(deps, this.opts.claimsDir));
     for (const c of this.controllers) c.start();
   }
 

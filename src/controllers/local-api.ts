@@ -1,10 +1,11 @@
-import { readFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import type { Clock, Timer } from '../util/clock.js';
 import { writeFileAtomic } from '../util/atomic-file.js';
 import { ClusterError, type LocalApi, type PodWatch, type WatchEventType } from '../engine/cluster/client.js';
 import type { Pod } from '../engine/api/v1.js';
-import type { ConfigMap, KubeObject, Secret } from '../engine/api/workloads.js';
+import type { ConfigMap, KubeObject, PersistentVolumeClaim, Secret } from '../engine/api/workloads.js';
 import type { ObjectStore, StoreEvent } from './store.js';
 
 /** How soon after a change the store is saved: a burst of changes is written once. */
@@ -39,6 +40,8 @@ export class LocalApiserver implements LocalApi {
     readonly store: ObjectStore,
     private readonly clock: Clock,
     private readonly file?: string,
+    /** Where claims' directories live (`<claimsDir>/<namespace>/<name>`). */
+    private readonly claimsDir?: string,
   ) {
     if (file) this.restore(file);
     if (file) store.watch(() => this.scheduleSave());
@@ -100,6 +103,12 @@ export class LocalApiserver implements LocalApi {
     const secret = this.store.get<Secret>('Secret', namespace, name);
     if (!secret) throw new ClusterError(404, 'NotFound', `secret "${name}" not found`);
     return { data: secret.data };
+  }
+
+  async claimPath(namespace: string, name: string): Promise<string> {
+    const claim = this.store.get<PersistentVolumeClaim>('PersistentVolumeClaim', namespace, name);
+    if (!claim || !this.claimsDir) throw new ClusterError(404, 'NotFound', `persistentvolumeclaims "${name}" not found`);
+    return ensureClaimDir(this.claimsDir, namespace, name);
   }
 
   /**
@@ -197,4 +206,12 @@ function normalize(raw: KubeObject): KubeObject {
   }
   delete o.status;
   return o;
+}
+
+/** A claim's directory, made when missing: writable by every user, as the hostPath provisioner makes its volumes. */
+export function ensureClaimDir(claimsDir: string, namespace: string, name: string): string {
+  const dir = join(claimsDir, namespace, name);
+  mkdirSync(dir, { recursive: true });
+  chmodSync(dir, 0o777);
+  return dir;
 }

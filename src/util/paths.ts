@@ -26,6 +26,8 @@ export function rootPaths(rootDir: string) {
     podLogs: join(root, 'pods'),
     /** A standalone node's workload objects (Deployments, Jobs, their pods…), saved by its local apiserver. */
     objects: join(root, 'objects.json'),
+    /** A standalone node's PersistentVolumeClaims, one directory each (`<namespace>/<name>`), kept until the claim is deleted. */
+    claims: join(root, 'claims'),
   };
 }
 

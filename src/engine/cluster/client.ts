@@ -102,6 +102,11 @@ export type PodApi = Pick<
 export interface LocalApi extends PodApi {
   /** The full set of objects SOURCE holds now: new ones are created, changed ones updated, missing ones deleted. */
   applyObjects(source: string, objects: KubeObject[]): void;
+  /**
+   * The host directory of a PersistentVolumeClaim, made when missing; a
+   * ClusterError 404 when the claim does not exist (the pod waits for it).
+   */
+  claimPath?(namespace: string, name: string): Promise<string>;
 }
 
 /** The kubelet's request timeout towards the apiserver (client-go's default for the kubelet is 10 s for lease calls). */

@@ -1,6 +1,6 @@
 import type { Clock } from '../../util/clock.js';
 import type { Pod } from '../api/v1.js';
-import { ClusterError, type ClusterClient, type PodApi } from './client.js';
+import { ClusterError, type ClusterClient, type LocalApi, type PodApi } from './client.js';
 
 /** A ConfigMap's or Secret's keys, decoded. */
 export type ConfigData = Map<string, Buffer>;
@@ -33,7 +33,7 @@ export class ObjectManager {
   private readonly tokens = new Map<string, { token: string; issuedAt: number; expiresAt: number }>();
 
   constructor(
-    private readonly client: (PodApi & Partial<Pick<ClusterClient, 'createToken'>>) | undefined,
+    private readonly client: (PodApi & Partial<Pick<ClusterClient, 'createToken'>> & Partial<Pick<LocalApi, 'claimPath'>>) | undefined,
     private readonly clock: Clock,
   ) {}
 
@@ -79,6 +79,24 @@ export class ObjectManager {
       // A token that is still valid serves while a new one cannot be had.
       if (cached && now < cached.expiresAt) return cached.token;
       throw new ObjectError(`serviceaccount "${account}" token: ${(err as Error).message}`, ClusterError.notFound(err));
+    }
+  }
+
+  /**
+   * The host directory of a PersistentVolumeClaim (a standalone node's local
+   * apiserver keeps one per claim); the kubelet's desired state populator's
+   * text when the claim cannot be had.
+   */
+  async claimPath(namespace: string, name: string): Promise<string> {
+    if (!this.client?.claimPath)
+      throw new ObjectError(`persistentVolumeClaim "${name}" cannot be attached: knode supports claims only on a standalone node`, false);
+    try {
+      return await this.client.claimPath(namespace, name);
+    } catch (err) {
+      throw new ObjectError(
+        `error processing PVC ${namespace}/${name}: failed to fetch PVC from API server: ${(err as Error).message}`,
+        ClusterError.notFound(err),
+      );
     }
   }
 

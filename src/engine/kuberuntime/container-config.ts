@@ -46,7 +46,7 @@ export function generateContainerConfig(
     args,
     workingDir: container.workingDir ?? '',
     envs: env.map((e) => ({ key: e.name, value: e.value })),
-    mounts: makeMounts(container, volumes, options.supportsRecursiveReadOnly === true, options.imageVolumes),
+    mounts: makeMounts(container, volumes, options.supportsRecursiveReadOnly === true, options.imageVolumes, readOnlyClaims(pod)),
     labels: containerLabels(pod, container, nodeName),
     annotations: containerAnnotations(pod, container, restartCount),
     logPath: `${container.name}/${restartCount}.log`,
@@ -60,4 +60,11 @@ export function generateContainerConfig(
     },
     ...(stopSignal && STOP_SIGNALS.has(stopSignal) ? { stopSignal: `SIGNAL_${stopSignal}` as ContainerConfig['stopSignal'] } : {}),
   };
+}
+
+/** The pod's volumes of claims it asks read-only: every mount of them is read-only, as the claim's mounter makes it. */
+function readOnlyClaims(pod: Pod): Set<string> {
+  return new Set(
+    (pod.spec.volumes ?? []).filter((v) => (v.persistentVolumeClaim as { readOnly?: boolean } | undefined)?.readOnly).map((v) => v.name),
+  );
 }

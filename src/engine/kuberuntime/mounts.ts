@@ -24,6 +24,7 @@ export function makeMounts(
   volumes: PodVolumes,
   supportsRecursiveReadOnly = false,
   imageVolumes: ImageVolumes = new Map(),
+  readOnlyVolumes: ReadonlySet<string> = new Set(),
 ): Mount[] {
   const mounts: Mount[] = [];
   for (const m of container.volumeMounts ?? []) {
@@ -50,7 +51,11 @@ export function makeMounts(
       mounts.push({ ...common, hostPath: '', image, imageSubPath: m.subPath ?? '', readonly: true });
       continue;
     }
-    mounts.push({ ...common, hostPath: sub === undefined ? base : subPathIn(base, sub, m), readonly: m.readOnly ?? false });
+    mounts.push({
+      ...common,
+      hostPath: sub === undefined ? base : subPathIn(base, sub, m),
+      readonly: (m.readOnly ?? false) || readOnlyVolumes.has(m.name),
+    });
   }
   return mounts;
 }

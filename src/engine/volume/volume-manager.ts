@@ -49,10 +49,13 @@ export function podDir(rootDir: string, uid: string): string {
  * volumes (nothing here: their images are pulled by the sync and mounted by
  * the runtime). ConfigMaps, Secrets and tokens come from the apiserver;
  * without one (a standalone node) they fail with a clear FailedMount.
- * Claims are not supported.
+ * A persistentVolumeClaim is the directory the local apiserver keeps for the
+ * claim (a standalone node only); a pod whose claim does not exist waits.
  */
 export class VolumeManager {
   private readonly memoryMounts = new Set<string>();
+  /** Each pod's claims once mounted (`<uid>/<volume>`): a claim deleted under a running pod stays its until the pod goes. */
+  private readonly claimMounts = new Map<string, string>();
 
   constructor(
     private readonly rootDir: string,
@@ -100,6 +103,7 @@ export class VolumeManager {
           await this.objectFiles(pod, 'secret', { ...source, name: source.secretName }, source.defaultMode),
         );
       }
+      if (v.persistentVolumeClaim) return await this.claim(pod, v.name, v.persistentVolumeClaim as { claimName?: string });
       if (v.projected)
         return this.files(
           pod,
@@ -110,11 +114,16 @@ export class VolumeManager {
       throw new VolumeError(`volume "${v.name}": ${(err as Error).message}`);
     }
     const kind = Object.keys(v).find((k) => k !== 'name') ?? 'unknown';
-    if (kind === 'persistentVolumeClaim')
-      throw new VolumeError(
-        `volume "${v.name}": persistentVolumeClaim "${(v[kind] as { claimName?: string }).claimName ?? ''}" cannot be attached: knode does not support claims`,
-      );
     throw new VolumeError(`volume "${v.name}": ${kind} volumes are not supported by knode`);
+  }
+
+  private async claim(pod: Pod, volume: string, source: { claimName?: string }): Promise<string> {
+    const key = `${pod.metadata.uid}/${volume}`;
+    const mounted = this.claimMounts.get(key);
+    if (mounted) return mounted;
+    const path = await this.objects.claimPath(pod.metadata.namespace!, source.claimName ?? '');
+    this.claimMounts.set(key, path);
+    return path;
   }
 
   private downwardFiles(pod: Pod, source: { items?: (DownwardItem & { mode?: number })[]; defaultMode?: number }): Map<string, VolumeFile> {
@@ -228,6 +237,7 @@ export class VolumeManager {
       this.memoryMounts.delete(path);
     }
     rmSync(volumes, { recursive: true, force: true });
+    for (const key of [...this.claimMounts.keys()]) if (key.startsWith(`${uid}/`)) this.claimMounts.delete(key);
   }
 }
 

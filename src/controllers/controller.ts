@@ -5,6 +5,7 @@ import type { Clock, Timer } from '../util/clock.js';
 import type { Pod, PodCondition } from '../engine/api/v1.js';
 import { rfc3339 } from '../engine/api/v1.js';
 import type { KubeObject, PodTemplateSpec } from '../engine/api/workloads.js';
+import type { Taint } from './node-fit.js';
 import type { ObjectStore } from './store.js';
 
 /** An event about an object, as a controller's EventRecorder would post it. */
@@ -21,6 +22,8 @@ export interface ControllerDeps {
   /** The node every pod is bound to, and its labels (for the scheduler's node selector check). */
   nodeName: string;
   nodeLabels: Record<string, string>;
+  /** The node's taints (a standalone node has none unless configured), for the DaemonSet controller's fit. */
+  nodeTaints?: Taint[];
   record: (event: ControllerEvent) => void;
 }
 

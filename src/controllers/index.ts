@@ -10,6 +10,7 @@ import { ObjectStore } from './store.js';
 import { TtlAfterFinishedController } from './ttl-after-finished.js';
 // StatefulSet, DaemonSet and their claims
 import { ClaimController } from './claims.js';
+import { DaemonSetController } from './daemonset.js';
 import { StatefulSetController } from './statefulset.js';
 
 export type { ControllerEvent } from './controller.js';
@@ -61,7 +62,7 @@ export class LocalWorkloads {
       new CronJobController(deps),
     ];
     // StatefulSet, DaemonSet and their claims
-    this.controllers.push(new ClaimController(deps, this.opts.claimsDir), new StatefulSetController(deps));
+    this.controllers.push(new ClaimController(deps, this.opts.claimsDir), new StatefulSetController(deps), new DaemonSetController(deps));
     for (const c of this.controllers) c.start();
   }
 

@@ -40,13 +40,17 @@ spec:
 `;
 
 describe('a StatefulSet on knode run', () => {
-  it('brings web-0 up before web-1, each writing into its claim, and keeps the claims after a scale to 0', async () => {
+  it('brings web-0 up before web-1, each writing into its claim, and keeps the claims after a scale to 0 (a pod with a missing claim waits)', async () => {
     const root = mkdtempSync(join(tmpdir(), 'knode-e2e-sts-'));
     roots.push(root);
     const manifests = join(root, 'manifests');
     mkdirSync(manifests);
     const file = join(manifests, 'web.yaml');
     writeFileSync(file, manifest(2));
+    writeFileSync(
+      join(manifests, 'waiter.yaml'),
+      'apiVersion: v1\nkind: Pod\nmetadata:\n  name: waiter\nspec:\n  containers:\n    - name: main\n      image: busybox:1.36\n      command: ["sleep", "600"]\n  volumes:\n    - name: data\n      persistentVolumeClaim: { claimName: nope }\n',
+    );
     const child = spawn(process.execPath, [cliEntry, 'run', '--static-dir', manifests, '--root-dir', root, '--node-name', 'e2e'], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -63,6 +67,12 @@ describe('a StatefulSet on knode run', () => {
       const running0 = out.search(/PodRunning +default\/web-0\b/);
       expect(running0).toBeGreaterThanOrEqual(0);
       expect(out.search(/default\/web-1\b/)).toBeGreaterThan(running0);
+      // A pod naming a claim that does not exist waits, as the kubelet's volume manager has it wait.
+      await eventually(
+        () => /default\/waiter-e2e +\[FailedMount\] .*persistentvolumeclaims "nope" not found/.test(out),
+        () => `waiter's FailedMount; output:\n${out}`,
+      );
+      expect(out).not.toMatch(/ContainerStarted +default\/waiter-e2e/);
       const claim = (n: number) => join(root, 'claims', 'default', `data-web-${n}`, 'file');
       for (const n of [0, 1])
         expect(

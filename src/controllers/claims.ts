@@ -1,4 +1,4 @@
-import { rmSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Pod } from '../engine/api/v1.js';
 import type { KubeObject, PersistentVolumeClaim } from '../engine/api/workloads.js';
@@ -30,6 +30,25 @@ export class ClaimController implements Controller {
       } else if (e.object.kind === 'Pod' && e.type === 'DELETED') for (const key of [...this.releasing]) this.removeWhenUnused(key);
     });
     for (const claim of this.deps.store.list<PersistentVolumeClaim>('PersistentVolumeClaim')) this.bind(claim);
+    // A claim deleted while its pods ran, before a restart: its directory is still to go.
+    for (const key of this.directories())
+      if (!this.deps.store.get('PersistentVolumeClaim', ...splitClaim(key))) {
+        this.releasing.add(key);
+        this.removeWhenUnused(key);
+      }
+  }
+
+  /** Every claim directory there is, as `<namespace>/<name>`. */
+  private directories(): string[] {
+    if (!this.claimsDir) return [];
+    const list = (dir: string) => {
+      try {
+        return readdirSync(dir);
+      } catch {
+        return [];
+      }
+    };
+    return list(this.claimsDir).flatMap((namespace) => list(join(this.claimsDir!, namespace)).map((name) => `${namespace}/${name}`));
   }
 
   stop(): void {
@@ -54,7 +73,7 @@ export class ClaimController implements Controller {
   }
 
   private removeWhenUnused(key: string): void {
-    const [namespace, name] = key.split('/');
+    const [namespace, name] = splitClaim(key);
     if (this.deps.store.get('PersistentVolumeClaim', namespace, name)) return void this.releasing.delete(key); // made again
     const used = (this.deps.store.list<KubeObject>('Pod', namespace) as unknown as Pod[]).some((pod) =>
       (pod.spec.volumes ?? []).some((v) => (v.persistentVolumeClaim as { claimName?: string } | undefined)?.claimName === name),
@@ -63,4 +82,9 @@ export class ClaimController implements Controller {
     this.releasing.delete(key);
     if (this.claimsDir) rmSync(join(this.claimsDir, namespace, name), { recursive: true, force: true });
   }
+}
+
+function splitClaim(key: string): [string, string] {
+  const [namespace, name] = key.split('/');
+  return [namespace, name];
 }

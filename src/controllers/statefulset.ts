@@ -126,6 +126,7 @@ export class StatefulSetController implements Controller {
         continue;
       }
       if (ordered && pod !== firstUnhealthy && !this.healthy(set, pod, minReady, now)) return;
+      if (set.spec.persistentVolumeClaimRetentionPolicy?.whenScaled === 'Delete') this.claimsGoWith(set, pod);
       this.deletePod(set, pod);
       if (ordered) return;
     }
@@ -218,6 +219,20 @@ export class StatefulSetController implements Controller {
         this.event(set, 'FailedCreate', message);
         throw new Error(message, { cause: err });
       }
+    }
+  }
+
+  /** whenScaled Delete: a condemned pod's claims get the pod as owner, so they go when it is gone. */
+  private claimsGoWith(set: StatefulSet, pod: Pod): void {
+    const ordinal = ordinalOf(set, pod)!;
+    for (const template of set.spec.volumeClaimTemplates ?? []) {
+      const claim = this.deps.store.get('PersistentVolumeClaim', set.metadata.namespace!, claimName(set, template.metadata.name!, ordinal));
+      if (!claim || claim.metadata.ownerReferences?.some((r) => r.uid === pod.metadata.uid)) continue;
+      const owner = { apiVersion: 'v1', kind: 'Pod', name: pod.metadata.name!, uid: pod.metadata.uid!, blockOwnerDeletion: true };
+      this.deps.store.update({
+        ...claim,
+        metadata: { ...claim.metadata, ownerReferences: [...(claim.metadata.ownerReferences ?? []), owner] },
+      });
     }
   }
 

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -129,6 +129,28 @@ describe('the local StatefulSet controller', () => {
     expect(get().status).toMatchObject({ replicas: 1, readyReplicas: 1 });
   });
 
+  it('with whenScaled Delete, a scaled-down pod takes its claim with it, and the claim its directory', async () => {
+    const policy = { persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Retain' as const, whenScaled: 'Delete' as const } };
+    workloads.api.applyObjects('file', [statefulSet({ ...policy, replicas: 2 })]);
+    for (let i = 0; i < 3; i++) await kubeletRound();
+    expect(existsSync(join(claimsDir, 'default', 'www-web-1'))).toBe(true);
+    workloads.api.applyObjects('file', [statefulSet({ ...policy, replicas: 1 })]);
+    await flushMicrotasks();
+    expect(claims().map((c) => c.metadata.name)).toEqual(['www-web-0', 'www-web-1']);
+    await kubeletRound();
+    expect(names()).toEqual(['web-0']);
+    expect(claims().map((c) => c.metadata.name)).toEqual(['www-web-0']);
+    expect(existsSync(join(claimsDir, 'default', 'www-web-1'))).toBe(false);
+  });
+
+  it('removes at start the directory of a claim deleted before a restart', async () => {
+    mkdirSync(join(claimsDir, 'default', 'gone'), { recursive: true });
+    const again = new LocalWorkloads({ nodeName: NODE, nodeLabels: {}, clock, claimsDir });
+    again.start(() => {});
+    expect(existsSync(join(claimsDir, 'default', 'gone'))).toBe(false);
+    again.stop();
+  });
+
   it('Parallel makes every pod at once', async () => {
     workloads.api.applyObjects('file', [statefulSet({ podManagementPolicy: 'Parallel' })]);
     await flushMicrotasks();
@@ -194,7 +216,6 @@ describe('the local StatefulSet controller', () => {
     workloads.store.create(pod);
     workloads.api.applyObjects('file', []);
     await flushMicrotasks();
-    const { existsSync } = await import('node:fs');
     expect(existsSync(dir)).toBe(true);
     await expect(workloads.api.claimPath('default', 'shared')).rejects.toThrow('persistentvolumeclaims "shared" not found');
     workloads.store.delete('Pod', 'default', 'user', { gracePeriodSeconds: 0 });

@@ -1,16 +1,20 @@
-import { readdirSync, rmSync } from 'node:fs';
+import { readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Pod } from '../engine/api/v1.js';
 import type { KubeObject, PersistentVolumeClaim } from '../engine/api/workloads.js';
 import type { Controller, ControllerDeps } from './controller.js';
 import { ensureClaimDir } from './local-api.js';
 
+/** Beside a deleted claim's directory while pods still use it (no claim name starts with a dot). */
+const RELEASED = (name: string) => `.${name}.released`;
+
 /**
  * PersistentVolumeClaims on one node, as the PV controller with a local
  * provisioner and the pvc-protection controller keep them: a claim is bound
  * at once to a directory under the root dir (status Bound, capacity as
  * requested); a deleted claim's directory goes once no pod in the store
- * names it, so data outlives pods but not its claim.
+ * names it, so data outlives pods but not its claim. A directory waiting
+ * for its pods is marked on disk, so a restart in between still removes it.
  */
 export class ClaimController implements Controller {
   private unsubscribe: (() => void) | undefined;
@@ -25,30 +29,12 @@ export class ClaimController implements Controller {
   start(): void {
     this.unsubscribe = this.deps.store.watch((e) => {
       if (e.object.kind === 'PersistentVolumeClaim') {
-        if (e.type === 'DELETED') this.release(e.object);
+        if (e.type === 'DELETED') this.release(`${e.object.metadata.namespace}/${e.object.metadata.name}`);
         else this.bind(e.object as PersistentVolumeClaim);
       } else if (e.object.kind === 'Pod' && e.type === 'DELETED') for (const key of [...this.releasing]) this.removeWhenUnused(key);
     });
     for (const claim of this.deps.store.list<PersistentVolumeClaim>('PersistentVolumeClaim')) this.bind(claim);
-    // A claim deleted while its pods ran, before a restart: its directory is still to go.
-    for (const key of this.directories())
-      if (!this.deps.store.get('PersistentVolumeClaim', ...splitClaim(key))) {
-        this.releasing.add(key);
-        this.removeWhenUnused(key);
-      }
-  }
-
-  /** Every claim directory there is, as `<namespace>/<name>`. */
-  private directories(): string[] {
-    if (!this.claimsDir) return [];
-    const list = (dir: string) => {
-      try {
-        return readdirSync(dir);
-      } catch {
-        return [];
-      }
-    };
-    return list(this.claimsDir).flatMap((namespace) => list(join(this.claimsDir!, namespace)).map((name) => `${namespace}/${name}`));
+    for (const key of this.marked()) this.release(key);
   }
 
   stop(): void {
@@ -66,21 +52,47 @@ export class ClaimController implements Controller {
     this.deps.store.updateStatus('PersistentVolumeClaim', namespace!, name!, status, claim.metadata.uid);
   }
 
-  private release(claim: KubeObject): void {
-    const key = `${claim.metadata.namespace}/${claim.metadata.name}`;
+  private release(key: string): void {
     this.releasing.add(key);
-    this.removeWhenUnused(key);
+    if (this.removeWhenUnused(key) || !this.claimsDir) return;
+    const [namespace, name] = splitClaim(key);
+    writeFileSync(join(this.claimsDir, namespace, RELEASED(name)), '');
   }
 
-  private removeWhenUnused(key: string): void {
+  /** Removes the directory of a deleted claim that no pod names; whether it is settled (removed, or the claim is back). */
+  private removeWhenUnused(key: string): boolean {
     const [namespace, name] = splitClaim(key);
-    if (this.deps.store.get('PersistentVolumeClaim', namespace, name)) return void this.releasing.delete(key); // made again
-    const used = (this.deps.store.list<KubeObject>('Pod', namespace) as unknown as Pod[]).some((pod) =>
-      (pod.spec.volumes ?? []).some((v) => (v.persistentVolumeClaim as { claimName?: string } | undefined)?.claimName === name),
-    );
-    if (used) return;
+    const back = this.deps.store.get('PersistentVolumeClaim', namespace, name) !== undefined;
+    if (!back) {
+      const used = (this.deps.store.list<KubeObject>('Pod', namespace) as unknown as Pod[]).some((pod) =>
+        (pod.spec.volumes ?? []).some((v) => (v.persistentVolumeClaim as { claimName?: string } | undefined)?.claimName === name),
+      );
+      if (used) return false;
+    }
     this.releasing.delete(key);
-    if (this.claimsDir) rmSync(join(this.claimsDir, namespace, name), { recursive: true, force: true });
+    if (this.claimsDir) {
+      if (!back) rmSync(join(this.claimsDir, namespace, name), { recursive: true, force: true });
+      rmSync(join(this.claimsDir, namespace, RELEASED(name)), { force: true });
+    }
+    return true;
+  }
+
+  /** The claims marked released on disk (by a run that stopped before their pods went). */
+  private marked(): string[] {
+    if (!this.claimsDir) return [];
+    const list = (dir: string) => {
+      try {
+        return readdirSync(dir);
+      } catch {
+        return [];
+      }
+    };
+    return list(this.claimsDir).flatMap((namespace) =>
+      list(join(this.claimsDir!, namespace))
+        .map((entry) => /^\.(.+)\.released$/.exec(entry)?.[1])
+        .filter((name): name is string => name !== undefined)
+        .map((name) => `${namespace}/${name}`),
+    );
   }
 }
 

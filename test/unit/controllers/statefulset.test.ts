@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -143,11 +143,13 @@ describe('the local StatefulSet controller', () => {
     expect(existsSync(join(claimsDir, 'default', 'www-web-1'))).toBe(false);
   });
 
-  it('removes at start the directory of a claim deleted before a restart', async () => {
+  it('removes at start the directory of a claim deleted before a restart, and no other', async () => {
     mkdirSync(join(claimsDir, 'default', 'gone'), { recursive: true });
+    writeFileSync(join(claimsDir, 'default', '.gone.released'), '');
+    mkdirSync(join(claimsDir, 'default', 'unknown'), { recursive: true });
     const again = new LocalWorkloads({ nodeName: NODE, nodeLabels: {}, clock, claimsDir });
     again.start(() => {});
-    expect(existsSync(join(claimsDir, 'default', 'gone'))).toBe(false);
+    expect(readdirSync(join(claimsDir, 'default'))).toEqual(['unknown']);
     again.stop();
   });
 
@@ -217,9 +219,10 @@ describe('the local StatefulSet controller', () => {
     workloads.api.applyObjects('file', []);
     await flushMicrotasks();
     expect(existsSync(dir)).toBe(true);
+    expect(existsSync(join(claimsDir, 'default', '.shared.released'))).toBe(true);
     await expect(workloads.api.claimPath('default', 'shared')).rejects.toThrow('persistentvolumeclaims "shared" not found');
     workloads.store.delete('Pod', 'default', 'user', { gracePeriodSeconds: 0 });
     await flushMicrotasks();
-    expect(existsSync(dir)).toBe(false);
+    expect(readdirSync(join(claimsDir, 'default'))).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 // When a workload is done, as `kubectl rollout status` and `kubectl wait
 // --for=condition=complete` judge it, over the local object store.
-import type { Deployment, Job, KubeObject, ReplicaSet, WorkloadCondition } from '../engine/api/workloads.js';
+import type { DaemonSet, Deployment, Job, KubeObject, ReplicaSet, StatefulSet, WorkloadCondition } from '../engine/api/workloads.js';
 import type { ObjectStore } from './store.js';
 
 export interface RolloutState {
@@ -26,6 +26,11 @@ export function rolloutState(o: KubeObject): RolloutState {
     }
     case 'Job':
       return jobState(o as Job, ref);
+    // StatefulSet and DaemonSet
+    case 'StatefulSet':
+      return statefulSetState(o as StatefulSet);
+    case 'DaemonSet':
+      return daemonSetState(o as DaemonSet);
     default:
       if (typeof o.status === 'object' && o.status && 'readyReplicas' in o.status) return replicatedState(o, ref);
       return { state: 'ready', message: `${ref} created` };
@@ -80,6 +85,59 @@ function replicatedState(o: KubeObject, ref: string): RolloutState {
   const ready = status.readyReplicas ?? status.numberReady ?? 0;
   if (ready < wanted) return { state: 'waiting', message: `Waiting for ${wanted - ready} pods to be ready...` };
   return { state: 'ready', message: `${ref} successfully rolled out` };
+}
+
+// --- StatefulSet and DaemonSet: kubectl's StatefulSetStatusViewer and DaemonSetStatusViewer ---
+
+function statefulSetState(set: StatefulSet): RolloutState {
+  const status = set.status;
+  if (set.spec.updateStrategy?.type === 'OnDelete')
+    return { state: 'ready', message: 'rollout status is only available for RollingUpdate strategy type' };
+  if (!status?.observedGeneration || (set.metadata.generation ?? 1) > status.observedGeneration)
+    return { state: 'waiting', message: 'Waiting for statefulset spec update to be observed...' };
+  const wanted = set.spec.replicas ?? 1;
+  const ready = status.readyReplicas ?? 0;
+  if (ready < wanted) return { state: 'waiting', message: `Waiting for ${wanted - ready} pods to be ready...` };
+  const updated = status.updatedReplicas ?? 0;
+  const partition = set.spec.updateStrategy?.rollingUpdate?.partition;
+  if (set.spec.updateStrategy?.rollingUpdate) {
+    if (partition !== undefined && updated < wanted - partition)
+      return {
+        state: 'waiting',
+        message: `Waiting for partitioned roll out to finish: ${updated} out of ${wanted - partition} new pods have been updated...`,
+      };
+    return { state: 'ready', message: `partitioned roll out complete: ${updated} new pods have been updated...` };
+  }
+  if (status.updateRevision !== status.currentRevision)
+    return {
+      state: 'waiting',
+      message: `waiting for statefulset rolling update to complete ${updated} pods at revision ${status.updateRevision ?? ''}...`,
+    };
+  return {
+    state: 'ready',
+    message: `statefulset rolling update complete ${status.currentReplicas ?? 0} pods at revision ${status.currentRevision ?? ''}...`,
+  };
+}
+
+function daemonSetState(ds: DaemonSet): RolloutState {
+  const name = JSON.stringify(ds.metadata.name);
+  if (ds.spec.updateStrategy?.type === 'OnDelete')
+    return { state: 'ready', message: 'rollout status is only available for RollingUpdate strategy type' };
+  const status = ds.status;
+  if (!status || (ds.metadata.generation ?? 1) > (status.observedGeneration ?? 0))
+    return { state: 'waiting', message: 'Waiting for daemon set spec update to be observed...' };
+  const desired = status.desiredNumberScheduled;
+  if ((status.updatedNumberScheduled ?? 0) < desired)
+    return {
+      state: 'waiting',
+      message: `Waiting for daemon set ${name} rollout to finish: ${status.updatedNumberScheduled ?? 0} out of ${desired} new pods have been updated...`,
+    };
+  if ((status.numberAvailable ?? 0) < desired)
+    return {
+      state: 'waiting',
+      message: `Waiting for daemon set ${name} rollout to finish: ${status.numberAvailable ?? 0} of ${desired} updated pods are available...`,
+    };
+  return { state: 'ready', message: `daemon set ${name} successfully rolled out` };
 }
 
 function condition(conditions: WorkloadCondition[] | undefined, type: string): WorkloadCondition | undefined {

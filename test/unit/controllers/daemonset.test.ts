@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { FakeClock, flushMicrotasks } from '../../../src/util/clock.js';
-import { LocalWorkloads, type ControllerEvent } from '../../../src/controllers/index.js';
+import { LocalWorkloads, rolloutState, type ControllerEvent } from '../../../src/controllers/index.js';
 import { rfc3339, type Pod } from '../../../src/engine/api/v1.js';
 import type { DaemonSet, KubeObject } from '../../../src/engine/api/workloads.js';
 import { fitsNodeAffinity, untoleratedTaints } from '../../../src/controllers/node-fit.js';
@@ -81,7 +81,9 @@ describe('the local DaemonSet controller', () => {
       },
     });
     expect(get().spec.updateStrategy).toEqual({ type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1, maxSurge: 0 } });
+    expect(rolloutState(get()).message).toBe('Waiting for daemon set "agent" rollout to finish: 0 of 1 updated pods are available...');
     await kubeletRound();
+    expect(rolloutState(get())).toEqual({ state: 'ready', message: 'daemon set "agent" successfully rolled out' });
     expect(get().status).toEqual({
       currentNumberScheduled: 1,
       numberMisscheduled: 0,

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeClock, flushMicrotasks } from '../../../src/util/clock.js';
-import { LocalWorkloads, type ControllerEvent } from '../../../src/controllers/index.js';
+import { LocalWorkloads, rolloutState, type ControllerEvent } from '../../../src/controllers/index.js';
 import { rfc3339, type Pod } from '../../../src/engine/api/v1.js';
 import type { KubeObject, PersistentVolumeClaim, StatefulSet } from '../../../src/engine/api/workloads.js';
 
@@ -74,6 +74,7 @@ describe('the local StatefulSet controller', () => {
     workloads.api.applyObjects('file', [statefulSet()]);
     await flushMicrotasks();
     expect(names()).toEqual(['web-0']);
+    expect(rolloutState(get())).toEqual({ state: 'waiting', message: 'Waiting for 3 pods to be ready...' });
     await kubeletRound();
     expect(names()).toEqual(['web-0', 'web-1']);
     await kubeletRound();
@@ -113,6 +114,7 @@ describe('the local StatefulSet controller', () => {
       updateRevision: revision,
     });
     expect(workloads.store.list('ControllerRevision').map((r) => r.metadata.name)).toEqual([revision]);
+    expect(rolloutState(get())).toEqual({ state: 'ready', message: 'partitioned roll out complete: 3 new pods have been updated...' });
   });
 
   it('scales down from the highest ordinal, one at a time, and keeps the claims', async () => {

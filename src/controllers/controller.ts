@@ -4,6 +4,7 @@
 import type { Clock, Timer } from '../util/clock.js';
 import type { Pod, PodCondition } from '../engine/api/v1.js';
 import { rfc3339 } from '../engine/api/v1.js';
+import { matchesRequiredNodeAffinity } from '../engine/node-affinity.js';
 import type { KubeObject, PodTemplateSpec } from '../engine/api/workloads.js';
 import type { Taint } from './node-fit.js';
 import type { ObjectStore } from './store.js';
@@ -143,8 +144,8 @@ export function isPodAvailable(pod: Pod, minReadySeconds: number, now: number): 
 /**
  * A pod from OWNER's template (controller.GetPodFromTemplate): the template's
  * labels, annotations and spec, generateName, the controller reference;
- * bound to this node when its node selector allows, else left Pending and
- * unschedulable, as the scheduler would leave it.
+ * bound to this node when its node selector and required node affinity
+ * allow, else left Pending and unschedulable, as the scheduler would leave it.
  */
 export function podFromTemplate(
   deps: Pick<ControllerDeps, 'nodeName' | 'nodeLabels' | 'clock'>,
@@ -177,7 +178,7 @@ export function podFromTemplate(
     spec,
   };
   const now = rfc3339(deps.clock.now());
-  const unmatched = Object.entries(spec.nodeSelector ?? {}).some(([k, v]) => deps.nodeLabels[k] !== v);
+  const unmatched = !matchesRequiredNodeAffinity({ metadata: {}, spec } as Pod, deps.nodeLabels, deps.nodeName);
   if (unmatched) {
     pod.status = {
       phase: 'Pending',

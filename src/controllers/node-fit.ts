@@ -1,7 +1,8 @@
 // Whether a pod fits this node as the scheduler's filters decide it: the
 // node selector, the required node affinity (labels and the metadata.name
 // field), and the node's taints against the pod's tolerations.
-import type { PodSpec } from '../engine/api/v1.js';
+import type { Pod, PodSpec } from '../engine/api/v1.js';
+import { matchesRequiredNodeAffinity } from '../engine/node-affinity.js';
 
 export interface Taint {
   key: string;
@@ -11,15 +12,9 @@ export interface Taint {
 
 export type Toleration = NonNullable<PodSpec['tolerations']>[number];
 
-interface NodeSelectorRequirement {
-  key: string;
-  operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist' | 'Gt' | 'Lt';
-  values?: string[];
-}
-
 interface NodeSelectorTerm {
-  matchExpressions?: NodeSelectorRequirement[];
-  matchFields?: NodeSelectorRequirement[];
+  matchExpressions?: { key: string; operator: string; values?: string[] }[];
+  matchFields?: { key: string; operator: string; values?: string[] }[];
 }
 
 export interface NodeAffinity {
@@ -40,39 +35,7 @@ export function affinityOf(spec: PodSpec): { nodeAffinity?: NodeAffinity; [field
 
 /** nodeaffinity.NewRequiredNodeAffinity(...).Match: the node selector, and one of the required terms (none: any node). */
 export function fitsNodeAffinity(spec: PodSpec, node: Node): boolean {
-  for (const [k, v] of Object.entries(spec.nodeSelector ?? {})) if (node.labels[k] !== v) return false;
-  const terms = affinityOf(spec)?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms;
-  if (!terms) return true;
-  const fields: Record<string, string> = { 'metadata.name': node.name };
-  return terms.some(
-    (t) =>
-      ((t.matchExpressions ?? []).length > 0 || (t.matchFields ?? []).length > 0) &&
-      (t.matchExpressions ?? []).every((r) => requirementMatches(r, node.labels)) &&
-      (t.matchFields ?? []).every((r) => requirementMatches(r, fields)),
-  );
-}
-
-function requirementMatches(r: NodeSelectorRequirement, labels: Record<string, string>): boolean {
-  const has = Object.prototype.hasOwnProperty.call(labels, r.key);
-  const value = labels[r.key];
-  switch (r.operator) {
-    case 'In':
-      return has && (r.values ?? []).includes(value);
-    case 'NotIn':
-      return !has || !(r.values ?? []).includes(value);
-    case 'Exists':
-      return has;
-    case 'DoesNotExist':
-      return !has;
-    case 'Gt':
-    case 'Lt': {
-      const [a, b] = [Number(value), Number(r.values?.[0])];
-      if (!has || !Number.isInteger(a) || !Number.isInteger(b)) return false;
-      return r.operator === 'Gt' ? a > b : a < b;
-    }
-    default:
-      return false;
-  }
+  return matchesRequiredNodeAffinity({ metadata: {}, spec } as Pod, node.labels, node.name);
 }
 
 /** v1helper.TolerationsTolerateTaint for one taint. */

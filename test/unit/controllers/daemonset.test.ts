@@ -44,7 +44,8 @@ describe('the local DaemonSet controller', () => {
 
   async function kubeletRound(): Promise<void> {
     await flushMicrotasks();
-    for (const pod of pods()) {
+    // Only the pods bound to this node reach its kubelet.
+    for (const pod of pods().filter((p) => p.spec.nodeName === NODE)) {
       if (pod.metadata.deletionTimestamp) workloads.store.delete('Pod', 'default', pod.metadata.name!, { gracePeriodSeconds: 0 });
       else if (pod.status?.phase !== 'Running')
         workloads.store.updateStatus('Pod', 'default', pod.metadata.name!, {

@@ -58,7 +58,8 @@ describe('the local StatefulSet controller', () => {
   /** The kubelet's part, one round: pods being deleted go, the others run and are Ready. */
   async function kubeletRound(): Promise<void> {
     await flushMicrotasks();
-    for (const pod of pods()) {
+    // Only the pods bound to this node reach its kubelet.
+    for (const pod of pods().filter((p) => p.spec.nodeName === NODE)) {
       if (pod.metadata.deletionTimestamp) workloads.store.delete('Pod', 'default', pod.metadata.name!, { gracePeriodSeconds: 0 });
       else if (pod.status?.phase !== 'Running')
         workloads.store.updateStatus('Pod', 'default', pod.metadata.name!, {
@@ -153,6 +154,26 @@ describe('the local StatefulSet controller', () => {
     again.start(() => {});
     expect(readdirSync(join(claimsDir, 'default'))).toEqual(['unknown']);
     again.stop();
+  });
+
+  it('leaves a pod whose required node affinity names another node Unschedulable, and OrderedReady waits on it', async () => {
+    const set = statefulSet();
+    const template = (set.spec as StatefulSet['spec']).template;
+    Object.assign(template.spec, {
+      affinity: {
+        nodeAffinity: {
+          requiredDuringSchedulingIgnoredDuringExecution: {
+            nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: ['elsewhere'] }] }],
+          },
+        },
+      },
+    });
+    workloads.api.applyObjects('file', [set]);
+    await kubeletRound();
+    await kubeletRound();
+    expect(names()).toEqual(['web-0']);
+    expect(pods()[0].spec.nodeName).toBeUndefined();
+    expect(pods()[0].status?.conditions?.[0]).toMatchObject({ type: 'PodScheduled', status: 'False', reason: 'Unschedulable' });
   });
 
   it('Parallel makes every pod at once', async () => {

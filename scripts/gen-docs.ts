@@ -39,6 +39,7 @@ const TYPES: Record<Setting['type'], string> = {
   headers: 'header map',
   labels: 'label map',
   enum: 'one of',
+  quantity: 'quantity',
 };
 
 function typeOf(setting: Setting): string {

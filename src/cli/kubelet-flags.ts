@@ -1,8 +1,9 @@
 import { Flags } from '@oclif/core';
 import { resolve } from 'node:path';
+import { parseByteQuantity } from '../engine/api/quantity.js';
 import { readKubeletConfigFile } from '../engine/config/config-file.js';
 import { DurationError, formatGoDuration, parseGoDuration } from '../engine/config/duration.js';
-import { defaultKubeletConfiguration, type KubeletConfiguration } from '../engine/config/kubelet-config.js';
+import { containerLogProblem, defaultKubeletConfiguration, type KubeletConfiguration } from '../engine/config/kubelet-config.js';
 import { defaultText, type Setting, type SettingCommand, settingFor, SETTINGS } from '../engine/config/settings.js';
 import { SysctlAllowlist } from '../engine/sysctl-allowlist.js';
 import { UserError } from '../util/user-error.js';
@@ -158,6 +159,8 @@ export function kubeletConfigFromFlags(
       "give sysctl names or prefixes ending in '*' of a namespaced group: kernel.shm*, kernel.msg*, kernel.sem, fs.mqueue.*, net.*",
     );
   }
+  const logProblem = containerLogProblem(config);
+  if (logProblem) throw new UserError('usage', `invalid configuration: ${logProblem}`, 'see containerLog* in docs/configuration.md');
   if (config.shutdownGracePeriodCriticalPods > config.shutdownGracePeriod) {
     throw new UserError(
       'usage',
@@ -174,6 +177,12 @@ function flagValue(setting: Setting, value: unknown): unknown {
   switch (setting.type) {
     case 'duration':
       return parseDuration(String(value), flag);
+    case 'quantity': {
+      const size = parseByteQuantity(String(value));
+      if ('problem' in size)
+        throw new UserError('usage', `--${flag} ${String(value)}: ${size.problem}`, 'give a size such as 10Mi or 512Ki');
+      return size.bytes;
+    }
     case 'int':
       return Number(value);
     case 'bool':

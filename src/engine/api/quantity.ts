@@ -138,3 +138,29 @@ export function canonicalQuantity(q: string | number): string {
   const suffix = Object.entries(DECIMAL_EXPONENTS).find(([, e]) => e === scale)?.[0];
   return suffix !== undefined ? `${mantissa}${suffix}` : `${mantissa}e${scale}`;
 }
+
+/**
+ * A size in bytes written as a quantity ("10Mi", "512Ki", "1G", -1), as the
+ * kubelet's containerLogMaxSize is read; negative sizes are allowed (they
+ * turn the feature off). Why not, for a malformed or fractional one.
+ */
+export function parseByteQuantity(q: string | number): { bytes: number } | { problem: string } {
+  const text = String(q).trim();
+  const sign = text.startsWith('-') ? -1 : 1;
+  const problem = quantityProblem(sign < 0 ? text.slice(1) : text);
+  if (problem) return { problem };
+  const bytes = sign * parseQuantity(text.replace(/^-/, ''));
+  if (!Number.isSafeInteger(bytes)) return { problem: 'must be a whole number of bytes' };
+  return { bytes };
+}
+
+/** Bytes as a quantity, in the largest binary unit that divides them ("10Mi", "1536", "-1"). */
+export function formatByteQuantity(bytes: number): string {
+  if (bytes <= 0) return String(bytes);
+  const units = ['Ei', 'Pi', 'Ti', 'Gi', 'Mi', 'Ki'] as const;
+  for (const unit of units) {
+    const factor = SUFFIXES[unit];
+    if (bytes % factor === 0) return `${bytes / factor}${unit}`;
+  }
+  return String(bytes);
+}

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { isMap, isScalar, LineCounter, parseDocument, type Pair } from 'yaml';
+import { parseByteQuantity } from '../api/quantity.js';
 import { type DurationError, parseGoDuration } from './duration.js';
 import type { KubeletConfiguration } from './kubelet-config.js';
 import { formatSetting, SETTINGS, type SettingType } from './settings.js';
@@ -83,6 +84,13 @@ function convert(value: unknown, type: SettingType, where: string): unknown {
       } catch (err) {
         throw new ConfigFileError(`${where}: ${(err as Error).message}: ${(err as DurationError).hint}`);
       }
+    case 'quantity': {
+      if (typeof value !== 'string' && typeof value !== 'number')
+        throw new ConfigFileError(`${where}: expected a quantity such as "10Mi", got ${JSON.stringify(value)}`);
+      const size = parseByteQuantity(value);
+      if ('problem' in size) throw new ConfigFileError(`${where}: ${JSON.stringify(value)}: ${size.problem}`);
+      return size.bytes;
+    }
     case 'strings':
       if (!Array.isArray(value) || !value.every((v) => typeof v === 'string'))
         throw new ConfigFileError(`${where}: expected a list of strings, got ${JSON.stringify(value)}`);

@@ -53,6 +53,14 @@ export interface KubeletConfiguration {
   shutdownGracePeriod: number;
   /** The part of shutdownGracePeriod kept for system-critical pods, stopped after the others. */
   shutdownGracePeriodCriticalPods: number;
+  /** A container's log is rotated once it reaches this many bytes; negative: never. */
+  containerLogMaxSize: number;
+  /** The most log files a container keeps: the current one and the rotated ones. */
+  containerLogMaxFiles: number;
+  /** How often the running containers' logs are checked for rotation. */
+  containerLogMonitorInterval: number;
+  /** How many container logs are rotated at once. */
+  containerLogMaxWorkers: number;
 
   // knode's fields
   /** The directory /logs/ serves (the kubelet's /var/log). */
@@ -81,6 +89,15 @@ export function defaultKubeletConfiguration(rootDir: string, overrides: Partial<
     if (value !== undefined) defaults[setting.field] = value;
   }
   return { ...(defaults as unknown as KubeletConfiguration), ...overrides };
+}
+
+/** What the kubelet's validation says of the container log settings, or undefined when they are good (its texts). */
+export function containerLogProblem(config: KubeletConfiguration): string | undefined {
+  if (config.containerLogMaxWorkers < 1) return 'containerLogMaxWorkers must be greater than or equal to 1';
+  if (config.containerLogMonitorInterval < 3_000)
+    return 'containerLogMonitorInterval must be a positive time duration greater than or equal to 3s';
+  if (config.containerLogMaxFiles <= 1) return 'containerLogMaxFiles must be greater than 1';
+  return undefined;
 }
 
 /** Constants of the kubelet that are not configuration. */

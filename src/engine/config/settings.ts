@@ -1,16 +1,18 @@
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { formatByteQuantity } from '../api/quantity.js';
 import { formatGoDuration } from './duration.js';
 import type { KubeletConfiguration } from './kubelet-config.js';
 
 /**
  * How a setting is written. In a --config file: duration "1m30s", int a
  * non-negative integer, bool true/false, string/path/name text, strings a list,
- * headers a map of header names to lists of values. On the command line:
+ * headers a map of header names to lists of values, quantity a size in bytes
+ * written as a Kubernetes quantity ("10Mi", a negative one turns the feature off). On the command line:
  * strings comma-separated, headers 'Name: value' (repeated), labels
  * 'k=v,k2=v2', path made absolute, name lowercased, enum one of `options`.
  */
-export type SettingType = 'duration' | 'int' | 'bool' | 'string' | 'path' | 'name' | 'strings' | 'headers' | 'labels' | 'enum';
+export type SettingType = 'duration' | 'int' | 'bool' | 'string' | 'path' | 'name' | 'strings' | 'headers' | 'labels' | 'enum' | 'quantity';
 
 /** The commands whose flags include a setting's flag; `all` is a global flag of every command. */
 export type SettingCommand = 'run' | 'apply' | 'delete' | 'all';
@@ -289,6 +291,46 @@ export const SETTINGS: readonly Setting[] = [
     default: 0,
     description: 'The part of shutdownGracePeriod kept for system-critical pods, stopped after the others',
   },
+  {
+    field: 'containerLogMaxSize',
+    name: 'containerLogMaxSize',
+    file: true,
+    flag: 'container-log-max-size',
+    commands: ['run'],
+    type: 'quantity',
+    default: 10 * 1024 * 1024,
+    description: "A container's log file size at which it is rotated (a quantity such as 10Mi; negative: never rotate)",
+  },
+  {
+    field: 'containerLogMaxFiles',
+    name: 'containerLogMaxFiles',
+    file: true,
+    flag: 'container-log-max-files',
+    commands: ['run'],
+    type: 'int',
+    default: 5,
+    description: 'How many log files a container keeps, the current one and the rotated ones (more than 1)',
+  },
+  {
+    field: 'containerLogMonitorInterval',
+    name: 'containerLogMonitorInterval',
+    file: true,
+    flag: 'container-log-monitor-interval',
+    commands: ['run'],
+    type: 'duration',
+    default: 10_000,
+    description: "How often the running containers' log sizes are checked for rotation (Go duration, at least 3s)",
+  },
+  {
+    field: 'containerLogMaxWorkers',
+    name: 'containerLogMaxWorkers',
+    file: true,
+    flag: 'container-log-max-workers',
+    commands: ['run'],
+    type: 'int',
+    default: 1,
+    description: 'How many container logs are rotated at once (at least 1)',
+  },
 
   // knode's own settings: flags only; --print-config shows them as comments.
   {
@@ -446,6 +488,7 @@ export function settingDefault(setting: Setting, context: SettingContext): unkno
 /** A value as a --config file and `--print-config` write it. */
 export function formatSetting(setting: Setting, value: unknown): unknown {
   if (setting.type === 'duration') return formatGoDuration(value as number);
+  if (setting.type === 'quantity') return formatByteQuantity(value as number);
   if (setting.type === 'enum') return Object.entries(setting.options ?? {}).find(([, v]) => v === value)?.[0] ?? value;
   return value;
 }

@@ -82,6 +82,41 @@ describe('readKubeletConfigFile', () => {
     );
   });
 
+  it("reads the container log settings with the kubelet's defaults, sizes as quantities, and refuses what its validation refuses", () => {
+    expect(kubeletConfigFromFlags('/r', {}, {})).toMatchObject({
+      containerLogMaxSize: 10 * 1024 * 1024,
+      containerLogMaxFiles: 5,
+      containerLogMonitorInterval: 10_000,
+      containerLogMaxWorkers: 1,
+    });
+    const path = file(
+      `${HEAD}containerLogMaxSize: 2Ki\ncontainerLogMaxFiles: 3\ncontainerLogMonitorInterval: 3s\ncontainerLogMaxWorkers: 2\n`,
+    );
+    expect(readKubeletConfigFile(path)).toEqual({
+      values: { containerLogMaxSize: 2048, containerLogMaxFiles: 3, containerLogMonitorInterval: 3_000, containerLogMaxWorkers: 2 },
+      warnings: [],
+    });
+    expect(kubeletConfigFromFlags('/r', { config: path, 'container-log-max-size': '1M' }, {}).containerLogMaxSize).toBe(1_000_000);
+    expect(kubeletConfigFromFlags('/r', { 'container-log-max-size': '-1' }, {}).containerLogMaxSize).toBe(-1);
+    expect(toKubeletConfigurationDocument(kubeletConfigFromFlags('/r', { config: path }, {}))).toMatchObject({
+      containerLogMaxSize: '2Ki',
+    });
+    expect(() => kubeletConfigFromFlags('/r', { 'container-log-max-size': '10 MB' }, {})).toThrow(
+      '--container-log-max-size 10 MB: quantities must match',
+    );
+    const bad = file(`${HEAD}containerLogMaxSize: [1]\n`);
+    expect(() => readKubeletConfigFile(bad)).toThrow(`${bad}:3: containerLogMaxSize: expected a quantity such as "10Mi", got [1]`);
+    expect(() => kubeletConfigFromFlags('/r', { 'container-log-max-files': 1 }, {})).toThrow(
+      'invalid configuration: containerLogMaxFiles must be greater than 1',
+    );
+    expect(() => kubeletConfigFromFlags('/r', { 'container-log-monitor-interval': '1s' }, {})).toThrow(
+      'invalid configuration: containerLogMonitorInterval must be a positive time duration greater than or equal to 3s',
+    );
+    expect(() => kubeletConfigFromFlags('/r', { 'container-log-max-workers': 0 }, {})).toThrow(
+      'invalid configuration: containerLogMaxWorkers must be greater than or equal to 1',
+    );
+  });
+
   it('reads JSON too', () => {
     const path = file(JSON.stringify({ apiVersion: 'kubelet.config.k8s.io/v1beta1', kind: 'KubeletConfiguration', maxPods: 7 }), 'json');
     expect(readKubeletConfigFile(path).values).toEqual({ maxPods: 7 });

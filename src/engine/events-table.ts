@@ -76,6 +76,8 @@ export const EVENT_CLASSES: Record<LifecycleEventType, EventClass> = {
   // Logged from -v 4, yet listed in the TUI's events pane.
   Housekeeping: { class: 'noisy', quiet: false },
   OrphanKilled: problem,
+  ContainerLogRotated: { class: 'noisy', quiet: true },
+  ContainerLogRotationFailed: problem,
 };
 
 /** Whether something went wrong: a problem or a failure. */

@@ -140,6 +140,10 @@ export interface LifecyclePayloads {
   PLEGHealthy: NoDetail;
   Housekeeping: { detail: { durationMs: number } };
   OrphanKilled: NoDetail;
+  /** The container log manager renamed a running container's full log aside and the runtime reopened it. */
+  ContainerLogRotated: { detail: { containerId: string; path: string; rotated: string; size: number } };
+  /** A log could not be rotated (the runtime could not reopen it, a file could not be compressed...): tried again next interval. */
+  ContainerLogRotationFailed: { detail: { containerId: string; path?: string } };
 }
 
 export type LifecycleEventType = keyof LifecyclePayloads;

@@ -10,6 +10,7 @@ import { PodConfig } from './config/pod-config.js';
 import { KubeletConstants, type KubeletConfiguration } from './config/kubelet-config.js';
 import type { PodUpdate } from './config/pod-storage.js';
 import { EventStream } from './events.js';
+import { ContainerLogManager } from './container-log-manager.js';
 import { Housekeeping } from './housekeeping.js';
 import { instrumentRuntime, KubeletMetrics, type RuntimeCounts } from './metrics.js';
 import { TraceRecorder } from './trace.js';
@@ -110,6 +111,8 @@ export class Kubelet implements HostInterface, RunOnceHost {
   private readonly localStatus: StatusSync | undefined;
   private readonly evented: EventedHints | undefined;
   private readonly housekeeping: Housekeeping;
+  /** Rotates the running containers' logs, on its own timer. */
+  private readonly containerLogManager: ContainerLogManager;
   /** Stops the pods before knode exits, when asked to (knode run --drain-on-exit). */
   private readonly shutdown: NodeShutdown;
   private housekeepingPass: Promise<void> = Promise.resolve();
@@ -301,6 +304,15 @@ export class Kubelet implements HostInterface, RunOnceHost {
       isRejected: (uid) => this.handler.isRejected(uid),
       runtimePods: () => this.pleg.runningPods(),
     });
+    this.containerLogManager = new ContainerLogManager({
+      runtime,
+      clock,
+      events: this.events,
+      nodeName: config.nodeName,
+      policy: { maxSize: config.containerLogMaxSize, maxFiles: config.containerLogMaxFiles },
+      monitorInterval: config.containerLogMonitorInterval,
+      maxWorkers: config.containerLogMaxWorkers,
+    });
     this.podConfig = new PodConfig(
       config,
       clock,
@@ -374,6 +386,7 @@ export class Kubelet implements HostInterface, RunOnceHost {
     if (!this.config.runOnce)
       this.timers.push(this.clock.setInterval(() => this.inbox.push({ kind: 'housekeeping' }), KubeletConstants.housekeepingPeriod));
     this.timers.push(this.clock.setInterval(() => void this.runtimeHealth.check(), KubeletConstants.runtimeStatusPeriod));
+    if (!this.config.runOnce) this.containerLogManager.start();
     // Usage is read on a period (cAdvisor's housekeeping), so CPU rates are ready when asked for.
     if (!this.config.runOnce)
       this.timers.push(this.clock.setInterval(() => void this.stats.refresh().catch(() => {}), KubeletConstants.statsRefreshPeriod));
@@ -402,6 +415,7 @@ export class Kubelet implements HostInterface, RunOnceHost {
     this.prober.stopAll();
     await this.loop;
     await this.housekeepingPass;
+    await this.containerLogManager.stop();
     await this.podWorkers.stop();
     await this.pleg.idle();
   }

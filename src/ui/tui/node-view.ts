@@ -108,7 +108,9 @@ function applyPodEvent(view: NodeView, e: LifecycleEvent): void {
     if (e.type === 'PodRemoved' && pod) pod.worker = pod.worker === 'finished' ? 'finished' : 'terminating';
     return;
   }
-  if (e.type === 'PLEGRelist' || e.type === 'OrphanKilled' || e.type === 'ManifestError') return;
+  // Events about a pod that change nothing in its row: they must not bring back a pod that went.
+  const rowless = ['PLEGRelist', 'OrphanKilled', 'ManifestError', 'ContainerLogRotated', 'ContainerLogRotationFailed'];
+  if (rowless.includes(e.type)) return;
   const pod = podOf(view, e);
   const container = (name: string) => {
     let c = pod.containers.get(name);

@@ -1,0 +1,256 @@
+import { createReadStream, createWriteStream } from 'node:fs';
+import { readdir, rename, rm, stat } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { createGzip } from 'node:zlib';
+import type { RuntimeService } from '../cri/runtime-service.js';
+import { KubeletLabels, type Container } from '../cri/types.js';
+import type { Clock, Timer } from '../util/clock.js';
+import type { EventStream } from './events.js';
+import { NodeNameLabel } from './kuberuntime/labels.js';
+
+/** The suffix of a compressed rotated log, and of one being compressed (left behind by a failed rotation). */
+const COMPRESS_SUFFIX = '.gz';
+const TMP_SUFFIX = '.tmp';
+
+/** How a container's log is rotated (the kubelet's LogRotatePolicy). */
+export interface LogRotatePolicy {
+  /** Bytes at which the current log is rotated; negative: never. */
+  maxSize: number;
+  /** The most files a container's log may have: the current one, the newest rotated one, the compressed older ones. */
+  maxFiles: number;
+}
+
+export interface ContainerLogManagerDeps {
+  runtime: Pick<RuntimeService, 'listContainers' | 'containerStatus' | 'reopenContainerLog'>;
+  clock: Clock;
+  events: EventStream;
+  /** Only this node's containers are rotated: a runtime may be shared with other nodes. */
+  nodeName: string;
+  policy: LogRotatePolicy;
+  /** How often the running containers' logs are looked at (containerLogMonitorInterval). */
+  monitorInterval: number;
+  /** How many logs are rotated at once (containerLogMaxWorkers). */
+  maxWorkers: number;
+}
+
+/**
+ * The kubelet's container log manager: every monitor interval, off the sync
+ * loop, each running container whose log has reached the policy's size is
+ * rotated: leftovers of a failed rotation and the oldest rotated files past
+ * the limit go, the rotated files left are gzip-compressed, the current
+ * `N.log` is renamed `N.log.<YYYYMMDD-hhmmss>` and the runtime is asked to
+ * reopen the log (ReopenContainerLog), so it writes a new `N.log`. A runtime
+ * that cannot reopen gets its file put back, to be rotated again next time.
+ */
+export class ContainerLogManager {
+  private timer: Timer | undefined;
+  /** Containers waiting for a worker, in order; a container is queued once however often it is added (a workqueue). */
+  private readonly queue: string[] = [];
+  private readonly queued = new Set<string>();
+  private readonly processing = new Set<string>();
+  private readonly workers = new Set<Promise<void>>();
+  /** What the last list said of each queued container: its pod and name, for the events. */
+  private readonly containers = new Map<string, Container>();
+  private pass: Promise<void> = Promise.resolve();
+  private stopped = false;
+
+  constructor(private readonly deps: ContainerLogManagerDeps) {}
+
+  /** Starts the periodic rotation: a pass now, then one every monitor interval. A negative max size turns it off. */
+  start(): void {
+    if (this.deps.policy.maxSize < 0 || this.timer) return;
+    const tick = () => {
+      this.pass = this.rotateLogs().catch((err: Error) => this.failed('', undefined, `failed to rotate container logs: ${err.message}`));
+    };
+    this.timer = this.deps.clock.setInterval(tick, this.deps.monitorInterval);
+    tick();
+  }
+
+  /** Stops the timer and waits for the rotations under way. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.timer?.cancel();
+    this.queue.length = 0;
+    this.queued.clear();
+    await this.pass;
+    await this.idle();
+  }
+
+  /** Resolves once no rotation is under way or queued. */
+  async idle(): Promise<void> {
+    while (this.workers.size > 0) await Promise.all(this.workers);
+  }
+
+  /** Queues every running container (the kubelet's rotateLogs); the workers look at each log. */
+  async rotateLogs(): Promise<void> {
+    const running = { state: 'CONTAINER_RUNNING' as const };
+    const containers = await this.deps.runtime.listContainers({ state: running, labelSelector: { [NodeNameLabel]: this.deps.nodeName } });
+    // Only running containers write: rotating an exited one's log would leave an empty latest log.
+    for (const c of containers) if (c.state === 'CONTAINER_RUNNING') this.add(c);
+    while (this.workers.size < this.deps.maxWorkers && this.queue.length > 0) {
+      const worker = this.work().finally(() => this.workers.delete(worker));
+      this.workers.add(worker);
+    }
+  }
+
+  private add(c: Container): void {
+    this.containers.set(c.id, c);
+    if (this.stopped || this.queued.has(c.id)) return;
+    this.queued.add(c.id);
+    this.queue.push(c.id);
+  }
+
+  private async work(): Promise<void> {
+    for (;;) {
+      const index = this.queue.findIndex((id) => !this.processing.has(id));
+      if (index < 0) return;
+      const [id] = this.queue.splice(index, 1);
+      this.queued.delete(id);
+      this.processing.add(id);
+      try {
+        await this.processContainer(id);
+      } catch (err) {
+        this.failed(id, undefined, (err as Error).message);
+      } finally {
+        this.processing.delete(id);
+        if (!this.queued.has(id)) this.containers.delete(id);
+      }
+    }
+  }
+
+  /** Rotates one container's log if it has reached the max size; a missing log is reopened first. */
+  private async processContainer(id: string): Promise<void> {
+    const { runtime, policy } = this.deps;
+    const status = (await runtime.containerStatus(id)).status;
+    if (!status) throw new Error(`container status is nil for "${id}"`);
+    const path = status.logPath;
+    if (!path) return;
+    let size = await sizeOf(path);
+    if (size === undefined) {
+      try {
+        await runtime.reopenContainerLog(id);
+      } catch (err) {
+        throw new Error(`container log ${path} doesn't exist, reopen container log failed: ${(err as Error).message}`, { cause: err });
+      }
+      size = await sizeOf(path);
+      if (size === undefined) throw new Error(`failed to stat container log ${path} after reopen`);
+    }
+    if (size < policy.maxSize) return;
+    try {
+      const rotated = await this.rotateLog(id, path);
+      const message = `rotated ${path} (${size} bytes) to ${rotated}`;
+      this.deps.events.emit({ type: 'ContainerLogRotated', ...this.about(id), message, detail: { containerId: id, path, rotated, size } });
+    } catch (err) {
+      throw new Error(`failed to rotate log for container ${id} (${path}, ${size} bytes): ${(err as Error).message}`, { cause: err });
+    }
+  }
+
+  /** Makes room for the file rotation adds, compresses the older rotated files, then rotates the current one. */
+  private async rotateLog(id: string, log: string): Promise<string> {
+    const dir = dirname(log);
+    const prefix = `${basename(log)}.`;
+    const logs = (await readdir(dir)).filter((name) => name.startsWith(prefix)).map((name) => join(dir, name));
+    const inUse = await this.cleanupUnusedLogs(logs);
+    const kept = await this.removeExcessLogs(inUse);
+    for (const l of kept) {
+      if (l.endsWith(COMPRESS_SUFFIX)) continue;
+      await compressLog(l);
+    }
+    return this.rotateLatestLog(id, log);
+  }
+
+  /** Removes what a failed rotation left: temporary files, and rotated files whose compressed copy exists. */
+  private async cleanupUnusedLogs(logs: string[]): Promise<string[]> {
+    const { inUse, unused } = filterUnusedLogs(logs);
+    for (const l of unused) await rm(l, { force: true });
+    return inUse;
+  }
+
+  /**
+   * Keeps the newest maxFiles-2 rotated files (the current log and the one
+   * rotated now make up the rest), removing from the oldest so a reader of
+   * the newer ones is not cut short.
+   */
+  private async removeExcessLogs(logs: string[]): Promise<string[]> {
+    const sorted = [...logs].sort();
+    const maxRotated = Math.max(0, this.deps.policy.maxFiles - 2);
+    const excess = Math.max(0, sorted.length - maxRotated);
+    for (const l of sorted.slice(0, excess)) await rm(l, { force: true });
+    return sorted.slice(excess);
+  }
+
+  /** Renames the current log aside uncompressed (the runtime may still write a last line to it), then has the runtime reopen it. */
+  private async rotateLatestLog(id: string, log: string): Promise<string> {
+    const rotated = `${log}.${rotationTimestamp(new Date(this.deps.clock.now()))}`;
+    await rename(log, rotated);
+    try {
+      await this.deps.runtime.reopenContainerLog(id);
+    } catch (err) {
+      // Put the log back so the next pass rotates it again; if this fails too, its lines stay in ROTATED.
+      await rename(rotated, log).catch((renameErr: Error) =>
+        this.failed(id, log, `failed to rename rotated log ${rotated} back to ${log}: ${renameErr.message}`),
+      );
+      throw new Error(`failed to reopen container log "${id}": ${(err as Error).message}`, { cause: err });
+    }
+    return rotated;
+  }
+
+  private failed(id: string, path: string | undefined, message: string): void {
+    const detail = { containerId: id, path };
+    this.deps.events.emit({ type: 'ContainerLogRotationFailed', ...this.about(id), reason: 'LogRotationFailed', message, detail });
+  }
+
+  /** The pod and container name of ID, from its labels, for an event. */
+  private about(id: string): { pod: string; uid: string; container?: string } {
+    const c = this.containers.get(id);
+    const labels = c?.labels ?? {};
+    const name = labels[KubeletLabels.podName];
+    return {
+      pod: name ? `${labels[KubeletLabels.podNamespace]}/${name}` : '',
+      uid: labels[KubeletLabels.podUid] ?? '',
+      container: c?.metadata?.name,
+    };
+  }
+}
+
+/** The suffix of a rotated log: local time as Go's "20060102-150405", as the kubelet writes it. */
+export function rotationTimestamp(at: Date): string {
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${at.getFullYear()}${two(at.getMonth() + 1)}${two(at.getDate())}-${two(at.getHours())}${two(at.getMinutes())}${two(at.getSeconds())}`;
+}
+
+/** Splits a log's rotated files into those in use and those a failed rotation left (the kubelet's filterUnusedLogs). */
+export function filterUnusedLogs(logs: string[]): { inUse: string[]; unused: string[] } {
+  const all = new Set(logs);
+  const inUse: string[] = [];
+  const unused: string[] = [];
+  for (const l of logs) {
+    const used = !l.endsWith(TMP_SUFFIX) && (l.endsWith(COMPRESS_SUFFIX) || !all.has(l + COMPRESS_SUFFIX));
+    (used ? inUse : unused).push(l);
+  }
+  return { inUse, unused };
+}
+
+/** Compresses LOG to LOG.gz through a temporary file, then removes LOG. */
+async function compressLog(log: string): Promise<void> {
+  const tmp = log + TMP_SUFFIX;
+  const { mode } = await stat(log);
+  try {
+    await pipeline(createReadStream(log), createGzip(), createWriteStream(tmp, { mode }));
+    await rename(tmp, log + COMPRESS_SUFFIX);
+  } catch (err) {
+    await rm(tmp, { force: true });
+    throw new Error(`failed to compress log ${log}: ${(err as Error).message}`, { cause: err });
+  }
+  await rm(log, { force: true });
+}
+
+async function sizeOf(path: string): Promise<number | undefined> {
+  try {
+    return (await stat(path)).size;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new Error(`failed to stat container log ${path}: ${(err as Error).message}`, { cause: err });
+  }
+}

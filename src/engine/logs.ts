@@ -1,4 +1,4 @@
-import { open, stat } from 'node:fs/promises';
+import { type FileHandle, open, stat } from 'node:fs/promises';
 import { StringDecoder } from 'node:string_decoder';
 import type { Clock } from '../util/clock.js';
 
@@ -22,55 +22,58 @@ const FOLLOW_POLL_MS = 200;
 /**
  * A container's CRI log as `kubectl logs` prints it: the text of each line,
  * partial (P) entries joined to the line they belong to, optionally with
- * times, the last N lines, and following the file as it grows (surviving a
- * rotation that starts it over).
+ * times, the last N lines, and following the file as it grows. A follow
+ * survives rotation: it holds the file it reads open, drains it once a new
+ * file appears at the path (the runtime reopened the log), then reads the
+ * new one from its start, so no line written across the switch is lost; a
+ * path missing for a while (between the rename and the reopen) is waited
+ * for as long as the container runs.
  */
 export async function* readContainerLog(path: string, options: LogOptions = {}): AsyncGenerator<string> {
   const parser = new CriLineParser(options.timestamps ?? false);
-  let offset: number;
-  const first = await stat(path);
-  let inode = first.ino;
-  const size = first.size;
-  if (options.tailLines !== undefined) {
-    const start = Math.max(0, size - TAIL_WINDOW);
-    const lines = parser.feed(await readRange(path, start, size));
-    offset = size;
-    for (const line of lines.slice(Math.max(0, lines.length - Math.max(0, options.tailLines)))) yield line;
-  } else {
-    for (const line of parser.feed(await readRange(path, 0, size))) yield line;
-    offset = size;
-  }
-  if (!options.follow) {
-    yield* parser.flush();
-    return;
-  }
-  for (;;) {
-    if (options.signal?.aborted) return;
-    const running = options.stillRunning ? await options.stillRunning() : true;
-    let now: number;
-    try {
-      const info = await stat(path);
-      // Rotated: a new file at the path (another inode), or the same one started over.
-      if (info.ino !== inode) {
-        inode = info.ino;
-        offset = 0;
-      }
-      now = info.size;
-    } catch {
-      yield* parser.flush();
-      return; // the log is gone with its container
-    }
-    if (now < offset) offset = 0; // rotated: the file started over
-    if (now === offset && !running) {
+  let file = await open(path, 'r');
+  try {
+    let inode = (await file.stat()).ino;
+    const size = (await file.stat()).size;
+    const start = options.tailLines === undefined ? 0 : Math.max(0, size - TAIL_WINDOW);
+    const lines = parser.feed(await readRange(file, start, size));
+    const shown = options.tailLines === undefined ? lines : lines.slice(Math.max(0, lines.length - Math.max(0, options.tailLines)));
+    for (const line of shown) yield line;
+    let offset = size;
+    if (!options.follow) {
       yield* parser.flush();
       return;
     }
-    if (now > offset) {
-      for (const line of parser.feed(await readRange(path, offset, now))) yield line;
-      offset = now;
-      continue;
+    for (;;) {
+      if (options.signal?.aborted) return;
+      const running = options.stillRunning ? await options.stillRunning() : true;
+      const now = (await file.stat()).size;
+      if (now < offset) offset = 0; // truncated in place (copytruncate): it starts over
+      if (now > offset) {
+        const read = await readRange(file, offset, now);
+        offset += read.length;
+        for (const line of parser.feed(read)) yield line;
+        continue;
+      }
+      // Drained. A new file at the path means the runtime writes there now: finish this one, then switch.
+      const atPath = await stat(path).catch(() => undefined);
+      if (atPath && atPath.ino !== inode) {
+        const last = (await file.stat()).size;
+        for (const line of parser.feed(await readRange(file, offset, last))) yield line;
+        await file.close();
+        file = await open(path, 'r');
+        inode = (await file.stat()).ino;
+        offset = 0;
+        continue;
+      }
+      if (!running) {
+        yield* parser.flush();
+        return;
+      }
+      await sleep(FOLLOW_POLL_MS, options);
     }
-    await sleep(FOLLOW_POLL_MS, options);
+  } finally {
+    await file.close().catch(() => {});
   }
 }
 
@@ -89,16 +92,11 @@ function sleep(ms: number, options: LogOptions): Promise<void> {
   });
 }
 
-async function readRange(path: string, start: number, end: number): Promise<Buffer> {
+async function readRange(file: FileHandle, start: number, end: number): Promise<Buffer> {
   if (end <= start) return Buffer.alloc(0);
-  const handle = await open(path, 'r');
-  try {
-    const buf = Buffer.alloc(end - start);
-    await handle.read(buf, 0, buf.length, start);
-    return buf;
-  } finally {
-    await handle.close();
-  }
+  const buf = Buffer.alloc(end - start);
+  const { bytesRead } = await file.read(buf, 0, buf.length, start);
+  return buf.subarray(0, bytesRead);
 }
 
 /** Turns CRI log bytes into output lines, carrying partial entries and half-read lines over. */

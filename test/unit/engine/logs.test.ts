@@ -244,13 +244,46 @@ describe('readContainerLog with follow', () => {
   it('ends when the log goes away with its container', async () => {
     const path = logFile(full(0, 'a'));
     const clock = new FakeClock();
-    const it = readContainerLog(path, { follow: true, clock, stillRunning: () => true });
+    let running = true;
+    const it = readContainerLog(path, { follow: true, clock, stillRunning: () => running });
     expect((await it.next()).value).toBe('a');
     const next = it.next();
     await untilSleeping(clock);
     unlinkSync(path);
+    running = false;
     await clock.advance(200);
     expect(await next).toEqual({ value: undefined, done: true });
+  });
+
+  it('follows a rotation as the log manager makes it: the lines written before the reopen, the wait for the new file, then the new file', async () => {
+    const path = logFile(full(0, 'one'));
+    const clock = new FakeClock();
+    let running = true;
+    const it = readContainerLog(path, { follow: true, clock, stillRunning: () => running });
+    expect((await it.next()).value).toBe('one');
+    let next = it.next();
+    await untilSleeping(clock);
+    // Renamed aside; the runtime still writes a last line and half of one to it before it reopens.
+    const rotated = `${path}.20260101-100000`;
+    renameSync(path, rotated);
+    appendFileSync(rotated, full(1, 'two') + entry(T[2], 'stdout', 'P', 'three, '));
+    await clock.advance(200);
+    expect(await next).toEqual({ value: 'two', done: false });
+    // No file at the path yet: it waits while the container runs.
+    next = it.next();
+    await untilSleeping(clock);
+    await clock.advance(200);
+    await untilSleeping(clock);
+    writeFileSync(path, entry(T[3], 'stdout', 'F', 'continued in the new file') + full(4, 'four'));
+    await clock.advance(200);
+    expect(await next).toEqual({ value: 'three, continued in the new file', done: false });
+    expect((await it.next()).value).toBe('four');
+    next = it.next();
+    await untilSleeping(clock);
+    running = false;
+    await clock.advance(200);
+    expect(await next).toEqual({ value: undefined, done: true });
+    expect(clock.pending).toBe(0);
   });
 
   it('follows a log renamed away and re-created larger at the same path, from its start', async () => {

@@ -1,4 +1,4 @@
-import { closeSync, openSync, readSync, statSync, watch, type FSWatcher } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, statSync, watch, type FSWatcher } from 'node:fs';
 import { whichSystem } from './container-process.js';
 import type { ContainerService } from './containers.js';
 import { invalid, precondition } from './errors.js';
@@ -119,10 +119,14 @@ function checkFlags(flags: StreamFlags): StreamOptions {
 
 /**
  * Follows a CRI log file from its current end: each entry's text (with its
- * newline when the entry is a full line) is passed on as it is written.
+ * newline when the entry is a full line) is passed on as it is written. It
+ * holds the file open: after a rotation (a new file at the path, once the log
+ * is reopened) it reads the old file to its end, then the new one from its start.
  */
 class LogFollower {
-  private offset: number;
+  private fd: number | undefined;
+  private inode = 0;
+  private offset = 0;
   private rest = '';
   private readonly watcher: FSWatcher | undefined;
   private readonly timer: NodeJS.Timeout;
@@ -131,7 +135,7 @@ class LogFollower {
     private readonly path: string,
     private readonly onOutput: (stream: string, data: string) => void,
   ) {
-    this.offset = sizeOf(path);
+    this.openAt(true);
     try {
       this.watcher = watch(path, () => this.read());
     } catch {
@@ -142,28 +146,49 @@ class LogFollower {
   }
 
   read(): void {
-    const size = sizeOf(this.path);
-    if (size < this.offset) this.offset = 0; // rotated
-    if (size === this.offset) return;
-    let fd: number;
-    try {
-      fd = openSync(this.path, 'r');
-    } catch {
-      return;
+    if (this.fd === undefined) {
+      this.openAt(false);
+      if (this.fd === undefined) return;
     }
-    try {
-      const buffer = Buffer.alloc(size - this.offset);
-      const n = readSync(fd, buffer, 0, buffer.length, this.offset);
-      this.offset += n;
-      this.take(buffer.subarray(0, n).toString('utf8'));
-    } finally {
-      closeSync(fd);
+    this.drain();
+    const atPath = inodeOf(this.path);
+    if (atPath !== undefined && atPath !== this.inode) {
+      this.drain();
+      closeSync(this.fd);
+      this.openAt(false);
+      if (this.fd !== undefined) this.drain();
     }
   }
 
   close(): void {
     this.watcher?.close();
     clearInterval(this.timer);
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+  }
+
+  /** Opens the file at the path, from its end (the attach's start) or its start (a rotation's new file). */
+  private openAt(fromEnd: boolean): void {
+    this.fd = undefined;
+    try {
+      this.fd = openSync(this.path, 'r');
+    } catch {
+      return;
+    }
+    const info = fstatSync(this.fd);
+    this.inode = info.ino;
+    this.offset = fromEnd ? info.size : 0;
+  }
+
+  /** Reads the open file to its end. */
+  private drain(): void {
+    const size = fstatSync(this.fd!).size;
+    if (size < this.offset) this.offset = 0; // truncated in place
+    if (size === this.offset) return;
+    const buffer = Buffer.alloc(size - this.offset);
+    const n = readSync(this.fd!, buffer, 0, buffer.length, this.offset);
+    this.offset += n;
+    this.take(buffer.subarray(0, n).toString('utf8'));
   }
 
   private take(text: string): void {
@@ -176,10 +201,10 @@ class LogFollower {
   }
 }
 
-function sizeOf(path: string): number {
+function inodeOf(path: string): number | undefined {
   try {
-    return statSync(path).size;
+    return statSync(path).ino;
   } catch {
-    return 0;
+    return undefined;
   }
 }

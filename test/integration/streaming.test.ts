@@ -4,7 +4,7 @@
 // Twice: containers as host processes (image records), and containers of the
 // busybox image from the local registry in bubblewrap sandboxes.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -192,6 +192,31 @@ describe.runIf(crictlPath).each(SETUPS)(
       );
       watch.child.kill('SIGKILL');
       await watch.exited;
+    });
+
+    it('attach follows the log across rotations, without a gap, when it reads the output from the log', async () => {
+      const ticker = await runContainer('rotated', ['sh', '-c', 'i=0; while true; do i=$((i + 1)); echo "tick $i"; sleep 0.05; done']);
+      const log = join(dir, 'rotated', 'main.log');
+      const watch = crictlLive(['attach', ticker.id]);
+      const ticks = () => [...watch.out().matchAll(/tick (\d+)\n/g)].map((m) => Number(m[1]));
+      await eventually(
+        () => ticks().length >= 2,
+        () => `ticks through the attach (so far: ${JSON.stringify(watch.out())} ${watch.err()})`,
+      );
+      // Rotated while the file is small, then left to grow past where the attach had read the old one.
+      for (let r = 0; r < 3; r++) {
+        renameSync(log, `${log}.${r}`);
+        await client.reopenContainerLog(ticker.id);
+        const seen = ticks().length;
+        await eventually(
+          () => ticks().length >= seen + 20,
+          () => `ticks after rotation ${r} (so far: ${JSON.stringify(ticks())})`,
+        );
+      }
+      watch.child.kill('SIGKILL');
+      await watch.exited;
+      const got = ticks();
+      expect(got.filter((n, i) => i > 0 && n !== got[i - 1] + 1)).toEqual([]);
     });
 
     it('port-forward joins a local port to one the pod listens on, a connection at a time', async () => {

@@ -214,6 +214,19 @@ export class ContainerLogManager {
   }
 }
 
+/** Removes a container's log and its rotated files (the kubelet's containerLogManager.Clean, once the container goes). */
+export async function cleanContainerLogs(logPath: string): Promise<void> {
+  const dir = dirname(logPath);
+  const base = basename(logPath);
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return; // no directory: nothing was logged
+  }
+  for (const name of names) if (name === base || name.startsWith(`${base}.`)) await rm(join(dir, name), { force: true });
+}
+
 /** The suffix of a rotated log: local time as Go's "20060102-150405", as the kubelet writes it. */
 export function rotationTimestamp(at: Date): string {
   const two = (n: number) => String(n).padStart(2, '0');

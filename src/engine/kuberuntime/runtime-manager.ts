@@ -22,6 +22,7 @@ import type { PodVolumes } from '../volume/volume-manager.js';
 import { terminationMessage } from './termination-message.js';
 import { PodSyncResult, SyncAborted, SyncError, SyncErrors } from './sync-result.js';
 import { ObjectManager } from '../cluster/object-manager.js';
+import { cleanContainerLogs } from '../container-log-manager.js';
 
 export interface RuntimeManagerOptions {
   runtime: RuntimeService;
@@ -364,7 +365,7 @@ export class RuntimeManager {
     const names = new Set((pod.spec.initContainers ?? []).map((c) => c.name));
     for (const c of status.containers) {
       if (!names.has(c.name)) continue;
-      await this.rt.removeContainer(c.id).catch(() => {});
+      await this.removeContainer(c.id).catch(() => {});
     }
   }
 
@@ -382,10 +383,17 @@ export class RuntimeManager {
         keptExited.add(c.name);
         continue;
       }
-      await this.rt.removeContainer(c.id).catch(() => {});
+      await this.removeContainer(c.id).catch(() => {});
       removed++;
     }
     return removed;
+  }
+
+  /** Removes a container and its log files, rotated ones too (the kubelet's removeContainer and removeContainerLog). */
+  async removeContainer(id: string): Promise<void> {
+    const logPath = (await this.rt.containerStatus(id).catch(() => undefined))?.status?.logPath;
+    if (logPath) await cleanContainerLogs(logPath);
+    await this.rt.removeContainer(id);
   }
 
   /** Removes the pod's sandboxes and containers from the runtime (after it terminated). */

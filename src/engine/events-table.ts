@@ -78,6 +78,8 @@ export const EVENT_CLASSES: Record<LifecycleEventType, EventClass> = {
   OrphanKilled: problem,
   ContainerLogRotated: { class: 'noisy', quiet: true },
   ContainerLogRotationFailed: problem,
+  ContainerGarbageCollected: { class: 'noisy', quiet: true },
+  ContainerGCFailed: problem,
 };
 
 /** Whether something went wrong: a problem or a failure. */

@@ -144,6 +144,10 @@ export interface LifecyclePayloads {
   ContainerLogRotated: { detail: { containerId: string; path: string; rotated: string; size: number } };
   /** A log could not be rotated (the runtime could not reopen it, a file could not be compressed...): tried again next interval. */
   ContainerLogRotationFailed: { detail: { containerId: string; path?: string } };
+  /** A container garbage collection removed something (or failed to remove some of it: the next one tries again). */
+  ContainerGarbageCollected: { detail: { containers: number; sandboxes: number; logDirectories: number; failures: string[] } };
+  /** A container garbage collection could not list what it collects (the kubelet's ContainerGCFailed node event). */
+  ContainerGCFailed: NoDetail;
 }
 
 export type LifecycleEventType = keyof LifecyclePayloads;

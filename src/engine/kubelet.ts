@@ -11,6 +11,8 @@ import { KubeletConstants, type KubeletConfiguration } from './config/kubelet-co
 import type { PodUpdate } from './config/pod-storage.js';
 import { EventStream } from './events.js';
 import { ContainerLogManager } from './container-log-manager.js';
+import { GarbageCollector, podStateProvider } from './garbage-collector.js';
+import { ContainerGC, DEFAULT_GC_POLICY } from './kuberuntime/container-gc.js';
 import { Housekeeping } from './housekeeping.js';
 import { instrumentRuntime, KubeletMetrics, type RuntimeCounts } from './metrics.js';
 import { TraceRecorder } from './trace.js';
@@ -113,6 +115,8 @@ export class Kubelet implements HostInterface, RunOnceHost {
   private readonly housekeeping: Housekeeping;
   /** Rotates the running containers' logs, on its own timer. */
   private readonly containerLogManager: ContainerLogManager;
+  /** Collects dead containers, sandboxes and pod log directories, on its own timer. */
+  private readonly garbageCollector: GarbageCollector;
   /** Stops the pods before knode exits, when asked to (knode run --drain-on-exit). */
   private readonly shutdown: NodeShutdown;
   private housekeepingPass: Promise<void> = Promise.resolve();
@@ -313,6 +317,16 @@ export class Kubelet implements HostInterface, RunOnceHost {
       monitorInterval: config.containerLogMonitorInterval,
       maxWorkers: config.containerLogMaxWorkers,
     });
+    const allSourcesReady = () => this.podConfig.seenAllSources();
+    const gc = new ContainerGC({
+      runtime,
+      removeContainer: (id) => this.runtimeManager.removeContainer(id),
+      podState: podStateProvider(this.podManager, this.podWorkers, allSourcesReady),
+      clock,
+      nodeName: config.nodeName,
+      podLogsDir: config.podLogsDir,
+    });
+    this.garbageCollector = new GarbageCollector({ gc, policy: DEFAULT_GC_POLICY, clock, events: this.events, allSourcesReady });
     this.podConfig = new PodConfig(
       config,
       clock,
@@ -387,6 +401,8 @@ export class Kubelet implements HostInterface, RunOnceHost {
       this.timers.push(this.clock.setInterval(() => this.inbox.push({ kind: 'housekeeping' }), KubeletConstants.housekeepingPeriod));
     this.timers.push(this.clock.setInterval(() => void this.runtimeHealth.check(), KubeletConstants.runtimeStatusPeriod));
     if (!this.config.runOnce) this.containerLogManager.start();
+    // runOnce (knode apply) leaves other pods alone, their dead containers and logs included.
+    if (!this.config.runOnce) this.garbageCollector.start();
     // Usage is read on a period (cAdvisor's housekeeping), so CPU rates are ready when asked for.
     if (!this.config.runOnce)
       this.timers.push(this.clock.setInterval(() => void this.stats.refresh().catch(() => {}), KubeletConstants.statsRefreshPeriod));
@@ -416,6 +432,7 @@ export class Kubelet implements HostInterface, RunOnceHost {
     await this.loop;
     await this.housekeepingPass;
     await this.containerLogManager.stop();
+    await this.garbageCollector.stop();
     await this.podWorkers.stop();
     await this.pleg.idle();
   }

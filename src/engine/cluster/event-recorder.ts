@@ -79,6 +79,7 @@ export class EventRecorder {
     const node: ObjectReference = { kind: 'Node', name: this.nodeName, uid: this.nodeName };
     if (e.type === 'NodeStarted') this.record(node, 'Normal', 'Starting', 'Starting kubelet.');
     if (e.type === 'NodeShutdown') this.record(node, 'Normal', 'Shutdown', 'Shutdown manager detected shutdown event');
+    if (e.type === 'ContainerGCFailed') this.record(node, 'Warning', 'ContainerGCFailed', e.message ?? '');
     if (e.type === 'NodeReadyChanged') {
       const reason = e.reason === 'KubeletReady' ? 'NodeReady' : 'NodeNotReady';
       this.record(node, 'Normal', reason, `Node ${this.nodeName} status is now: ${reason}`);

@@ -1,3 +1,4 @@
+import type { Dirent } from 'node:fs';
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RuntimeService } from '../../cri/runtime-service.js';
@@ -133,16 +134,20 @@ export class ContainerGC {
 
   async evictPodLogsDirectories(allSourcesReady: boolean): Promise<void> {
     if (!allSourcesReady) return;
-    let names: string[];
+    let entries: Dirent[];
     try {
-      names = await readdir(this.deps.podLogsDir);
+      entries = await readdir(this.deps.podLogsDir, { withFileTypes: true });
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return; // no pod has run yet
       throw new Error(`failed to read podLogsDirectory "${this.deps.podLogsDir}": ${(err as Error).message}`, { cause: err });
     }
-    for (const name of names) {
-      const uid = name.split('_').at(-1)!;
-      if (!this.deps.podState.shouldPodContentBeRemoved(uid)) continue;
+    for (const entry of entries) {
+      // Only what the kubelet makes there: a `<namespace>_<name>_<uid>` directory (the directory may be
+      // shared, e.g. with static pod manifests, which must never go).
+      const parts = entry.name.split('_');
+      if (!entry.isDirectory() || parts.length !== 3 || parts.some((p) => p === '')) continue;
+      const name = entry.name;
+      if (!this.deps.podState.shouldPodContentBeRemoved(parts[2])) continue;
       await this.attempt(`remove pod logs directory ${name}`, async () => {
         await rm(join(this.deps.podLogsDir, name), { recursive: true, force: true });
         this.result.logDirectories++;

@@ -38,11 +38,25 @@ describe('the event classes', () => {
         'OrphanKilled',
         'ManifestSkipped',
         'ContainerLogRotationFailed',
+        'ContainerGCFailed',
       ].sort(),
     );
     expect(typesOf((r) => r.class === 'step')).toEqual(['PLEGEvent', 'PodSynced', 'VolumesReady', 'WorkerFinished', 'WorkerStarted']);
-    expect(typesOf((r) => r.class === 'noisy')).toEqual(['ContainerLogRotated', 'Housekeeping', 'PLEGRelist', 'StatusChanged']);
-    expect(typesOf((r) => r.quiet)).toEqual(['ContainerLogRotated', 'PLEGEvent', 'PLEGRelist', 'PodSynced', 'StatusChanged']);
+    expect(typesOf((r) => r.class === 'noisy')).toEqual([
+      'ContainerGarbageCollected',
+      'ContainerLogRotated',
+      'Housekeeping',
+      'PLEGRelist',
+      'StatusChanged',
+    ]);
+    expect(typesOf((r) => r.quiet)).toEqual([
+      'ContainerGarbageCollected',
+      'ContainerLogRotated',
+      'PLEGEvent',
+      'PLEGRelist',
+      'PodSynced',
+      'StatusChanged',
+    ]);
   });
 
   it("is what the log's verbosity and severity and the TUI's events pane read, for every type", () => {

@@ -84,6 +84,15 @@ describe('the event recorder', () => {
     expect(cluster.events.at(-1)?.message).toBe('Error: later');
   });
 
+  it('posts a failed container garbage collection on the Node as a ContainerGCFailed warning', async () => {
+    const { cluster, recorder, events } = setup();
+    events.emit({ type: 'ContainerGCFailed', pod: '', uid: '', reason: 'ContainerGCFailed', message: 'ListContainers: UNAVAILABLE' });
+    await recorder.idle();
+    expect(cluster.events.map((e) => [e.involvedObject.kind, e.type, e.reason, e.message])).toEqual([
+      ['Node', 'Warning', 'ContainerGCFailed', 'ListContainers: UNAVAILABLE'],
+    ]);
+  });
+
   it('posts Starting and NodeReady/NodeNotReady on the Node', async () => {
     const { cluster, recorder, events } = setup();
     const detail = { nodeName: 'n1', runtimeName: 'knode-runtime', runtimeVersion: '0.1.0', sources: ['file'], evented: false };

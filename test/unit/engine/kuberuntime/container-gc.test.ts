@@ -362,7 +362,7 @@ describe('ContainerGC.evictSandboxes (TestSandboxGC)', () => {
 
 describe('ContainerGC.evictPodLogsDirectories (TestPodLogDirectoryGC)', () => {
   it('removes the log directories of pods that are gone, once all sources are ready', async () => {
-    const names = ['123', '456', '789', '012', 'name_namespace_321', 'name_namespace_654'];
+    const names = ['ns_a_123', 'ns_b_456', 'ns_c_789', 'ns_d_012', 'name_namespace_321', 'name_namespace_654'];
     for (const name of names) mkdirSync(join(logsDir, name, 'app'), { recursive: true });
     for (const uid of ['012', '789', '654']) removed.add(uid);
 
@@ -370,7 +370,18 @@ describe('ContainerGC.evictPodLogsDirectories (TestPodLogDirectoryGC)', () => {
     expect(readdirSync(logsDir).sort()).toEqual([...names].sort());
 
     await gc().evictPodLogsDirectories(true);
-    expect(readdirSync(logsDir).sort()).toEqual(['123', '456', 'name_namespace_321'].sort());
+    expect(readdirSync(logsDir).sort()).toEqual(['ns_a_123', 'ns_b_456', 'name_namespace_321'].sort());
+  });
+
+  it('leaves what the kubelet does not make there: files (static pod manifests), directories of another shape', async () => {
+    writeFileSync(join(logsDir, 'web.yaml'), 'kind: Pod\n');
+    writeFileSync(join(logsDir, 'ns_file_789'), '');
+    mkdirSync(join(logsDir, '789'));
+    mkdirSync(join(logsDir, 'a_b_c_789'));
+    removed.add('789');
+    removed.add('web.yaml');
+    await gc().evictPodLogsDirectories(true);
+    expect(readdirSync(logsDir).sort()).toEqual(['789', 'a_b_c_789', 'ns_file_789', 'web.yaml']);
   });
 
   it('finds nothing to do before any pod has logged', async () => {

@@ -1,0 +1,83 @@
+import type { Clock, Timer } from '../util/clock.js';
+import type { EventStream } from './events.js';
+import type { ContainerGC, GCPolicy, PodStateProvider } from './kuberuntime/container-gc.js';
+import type { PodManager } from './pod-manager.js';
+import type { PodWorkers } from './pod-workers.js';
+
+/** How often containers are collected (the kubelet's ContainerGCPeriod). */
+export const CONTAINER_GC_PERIOD = 60_000;
+
+/**
+ * What the pod workers say of a pod, for the garbage collector (the
+ * kubelet's ShouldPodContentBeRemoved and ShouldPodRuntimeBeRemoved). A pod
+ * is gone when no source wants it and its worker has terminated it, or no
+ * worker knows it; before every source was seen, no pod is.
+ */
+export function podStateProvider(
+  podManager: Pick<PodManager, 'getPodByUid'>,
+  podWorkers: Pick<PodWorkers, 'isKnown' | 'couldHaveRunningContainers'>,
+  allSourcesReady: () => boolean,
+): PodStateProvider {
+  const terminated = (uid: string) => (podWorkers.isKnown(uid) ? !podWorkers.couldHaveRunningContainers(uid) : allSourcesReady());
+  return {
+    shouldPodContentBeRemoved: (uid) => podManager.getPodByUid(uid) === undefined && terminated(uid),
+    shouldPodRuntimeBeRemoved: terminated,
+  };
+}
+
+export interface GarbageCollectorDeps {
+  gc: Pick<ContainerGC, 'garbageCollect'>;
+  policy: GCPolicy;
+  clock: Clock;
+  events: EventStream;
+  allSourcesReady: () => boolean;
+}
+
+/**
+ * The kubelet's StartGarbageCollection for containers: a collection at
+ * start and every minute, on its own timer beside the sync loop; what it
+ * removed is a ContainerGarbageCollected event, a collection that failed a
+ * ContainerGCFailed warning (the kubelet's node event).
+ */
+export class GarbageCollector {
+  private timer: Timer | undefined;
+  private pass: Promise<void> | undefined;
+
+  constructor(private readonly deps: GarbageCollectorDeps) {}
+
+  start(): void {
+    if (this.timer) return;
+    this.timer = this.deps.clock.setInterval(() => void this.collect(), CONTAINER_GC_PERIOD);
+    void this.collect();
+  }
+
+  async stop(): Promise<void> {
+    this.timer?.cancel();
+    await this.pass;
+  }
+
+  /** One collection; one at a time (a collection still under way when the next is due makes that one a no-op). */
+  collect(): Promise<void> {
+    this.pass ??= this.run().finally(() => (this.pass = undefined));
+    return this.pass;
+  }
+
+  private async run(): Promise<void> {
+    const { events } = this.deps;
+    try {
+      const result = await this.deps.gc.garbageCollect(this.deps.policy, this.deps.allSourcesReady());
+      const total = result.containers + result.sandboxes + result.logDirectories;
+      if (total === 0 && result.failures.length === 0) return;
+      const failures = result.failures.length > 0 ? `; ${result.failures.join('; ')}` : '';
+      events.emit({
+        type: 'ContainerGarbageCollected',
+        pod: '',
+        uid: '',
+        message: `removed ${result.containers} dead containers, ${result.sandboxes} sandboxes, ${result.logDirectories} pod log directories${failures}`,
+        detail: result,
+      });
+    } catch (err) {
+      events.emit({ type: 'ContainerGCFailed', pod: '', uid: '', reason: 'ContainerGCFailed', message: (err as Error).message });
+    }
+  }
+}

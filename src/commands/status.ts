@@ -9,10 +9,13 @@ import { podsFromRuntime } from '../engine/kuberuntime/runtime-view.js';
 import { formatTable, podCells, POD_COLUMNS, WIDE_COLUMNS } from '../ui/pod-table.js';
 import { UserError } from '../util/user-error.js';
 import { nodeSummary } from '../cli/usage.js';
+import { readSavedObjects } from '../controllers/index.js';
+import { rootPaths } from '../util/paths.js';
+import { workloadTables } from '../ui/workload-table.js';
 import { formatCpu, formatMemory, podUsage, type PodUsage } from '../ui/top-table.js';
 
 export default class Status extends BaseCommand {
-  static override summary = 'Show the pods on this node as kubectl get pods does.';
+  static override summary = 'Show the pods on this node as kubectl get pods does, and its workloads as kubectl get all does.';
   static override description = `Asks the running node under --root-dir; when none runs, reads the runtime alone and says so. -o json|yaml prints a v1 PodList (or a Pod), as the Kubernetes API would. See docs/cli.md.`;
 
   static override examples = [
@@ -58,6 +61,15 @@ export default class Status extends BaseCommand {
     // -o wide adds what kubectl top would say of each pod, from the node's Summary API.
     const usage = flags.output === 'wide' && node ? await this.usage(node) : undefined;
     this.print(wanted, flags.output, flags['all-namespaces'], !!args.pod, usage);
+    // Beside the pods, the workloads the local controllers run, as `kubectl get all` lists them.
+    if (!args.pod && flags.output !== 'json' && flags.output !== 'yaml') {
+      const tables = workloadTables(
+        readSavedObjects(rootPaths(rootDir).objects),
+        Date.now(),
+        flags['all-namespaces'] ? undefined : 'default',
+      );
+      for (const table of tables) this.log(`\n${table}`);
+    }
     if (flags.watch && node) await this.watch(node, args.pod, flags.output === 'wide', flags['all-namespaces']);
   }
 

@@ -182,6 +182,15 @@ export class LocalApiserver implements LocalApi {
   }
 }
 
+/** The objects a node saved under its root dir (none when it never ran workloads), as `knode status` shows them. */
+export function readSavedObjects(file: string): KubeObject[] {
+  try {
+    return (JSON.parse(readFileSync(file, 'utf8')) as SavedState).objects;
+  } catch {
+    return [];
+  }
+}
+
 /** The node a `spec.nodeName=<node>` field selector names. */
 function nodeOf(fieldSelector: string): string | undefined {
   return /(?:^|,)spec\.nodeName=([^,]*)/.exec(fieldSelector)?.[1];

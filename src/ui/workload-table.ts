@@ -1,0 +1,138 @@
+// Workloads as `kubectl get deploy,rs,sts,ds,job,cronjob` prints them when
+// asked for several kinds: one table per kind, names as `<kind>.<group>/<name>`.
+import { humanDuration } from '../engine/api/printers.js';
+import type { CronJob, DaemonSet, Deployment, Job, KubeObject, ReplicaSet, StatefulSet } from '../engine/api/workloads.js';
+import { formatTable } from './pod-table.js';
+
+interface KindTable {
+  kind: string;
+  /** kubectl's resource name, as it prefixes names: deployment.apps. */
+  resource: string;
+  columns: string[];
+  cells: (o: KubeObject, now: number) => string[];
+}
+
+const age = (o: KubeObject, now: number) =>
+  o.metadata.creationTimestamp ? humanDuration(now - Date.parse(o.metadata.creationTimestamp)) : '<unknown>';
+const n = (v: number | undefined | null) => String(v ?? 0);
+
+const TABLES: KindTable[] = [
+  {
+    kind: 'Deployment',
+    resource: 'deployment.apps',
+    columns: ['READY', 'UP-TO-DATE', 'AVAILABLE', 'AGE'],
+    cells: (o, now) => {
+      const d = o as Deployment;
+      return [
+        `${n(d.status?.readyReplicas)}/${n(d.spec.replicas)}`,
+        n(d.status?.updatedReplicas),
+        n(d.status?.availableReplicas),
+        age(o, now),
+      ];
+    },
+  },
+  {
+    kind: 'ReplicaSet',
+    resource: 'replicaset.apps',
+    columns: ['DESIRED', 'CURRENT', 'READY', 'AGE'],
+    cells: (o, now) => {
+      const rs = o as ReplicaSet;
+      return [n(rs.spec.replicas), n(rs.status?.replicas), n(rs.status?.readyReplicas), age(o, now)];
+    },
+  },
+  {
+    kind: 'StatefulSet',
+    resource: 'statefulset.apps',
+    columns: ['READY', 'AGE'],
+    cells: (o, now) => {
+      const s = o as StatefulSet;
+      return [`${n(s.status?.readyReplicas)}/${n(s.spec.replicas)}`, age(o, now)];
+    },
+  },
+  {
+    kind: 'DaemonSet',
+    resource: 'daemonset.apps',
+    columns: ['DESIRED', 'CURRENT', 'READY', 'UP-TO-DATE', 'AVAILABLE', 'NODE SELECTOR', 'AGE'],
+    cells: (o, now) => {
+      const ds = o as DaemonSet;
+      const status = ds.status;
+      const selector = Object.entries(ds.spec.template.spec.nodeSelector ?? {}).map(([k, v]) => `${k}=${v}`);
+      return [
+        n(status?.desiredNumberScheduled),
+        n(status?.currentNumberScheduled),
+        n(status?.numberReady),
+        n(status?.updatedNumberScheduled),
+        n(status?.numberAvailable),
+        selector.join(',') || '<none>',
+        age(o, now),
+      ];
+    },
+  },
+  {
+    kind: 'Job',
+    resource: 'job.batch',
+    columns: ['STATUS', 'COMPLETIONS', 'DURATION', 'AGE'],
+    cells: (o, now) => jobCells(o as Job, now),
+  },
+  {
+    kind: 'CronJob',
+    resource: 'cronjob.batch',
+    columns: ['SCHEDULE', 'TIMEZONE', 'SUSPEND', 'ACTIVE', 'LAST SCHEDULE', 'AGE'],
+    cells: (o, now) => {
+      const cj = o as CronJob;
+      const last = cj.status?.lastScheduleTime;
+      return [
+        cj.spec.schedule,
+        cj.spec.timeZone ?? '<none>',
+        cj.spec.suspend ? 'True' : 'False',
+        String(cj.status?.active?.length ?? 0),
+        last ? humanDuration(now - Date.parse(last)) : '<none>',
+        age(o, now),
+      ];
+    },
+  },
+];
+
+/** kubectl's job printer: the status from the conditions, completions, and how long it ran. */
+function jobCells(job: Job, now: number): string[] {
+  const conditions = job.status?.conditions ?? [];
+  const has = (type: string) => conditions.some((c) => c.type === type && c.status === 'True');
+  const status = has('Complete')
+    ? 'Complete'
+    : has('Failed')
+      ? 'Failed'
+      : has('FailureTarget')
+        ? 'FailureTarget'
+        : has('SuccessCriteriaMet')
+          ? 'SuccessCriteriaMet'
+          : job.spec.suspend
+            ? 'Suspended'
+            : 'Running';
+  const completions =
+    job.spec.completions !== undefined && job.spec.completions !== null
+      ? `${n(job.status?.succeeded)}/${job.spec.completions}`
+      : `${n(job.status?.succeeded)}/1 of ${n(job.spec.parallelism)}`;
+  const start = job.status?.startTime ? Date.parse(job.status.startTime) : undefined;
+  const end = job.status?.completionTime ? Date.parse(job.status.completionTime) : now;
+  return [status, completions, start !== undefined ? humanDuration(end - start) : '', age(job, now)];
+}
+
+/**
+ * The tables of every kind that has objects, blank lines between them; only
+ * NAMESPACE's objects unless it is undefined (then with a NAMESPACE column).
+ */
+export function workloadTables(objects: KubeObject[], now: number, namespace: string | undefined): string[] {
+  const out: string[] = [];
+  for (const table of TABLES) {
+    const mine = objects.filter((o) => o.kind === table.kind && (namespace === undefined || o.metadata.namespace === namespace));
+    if (mine.length === 0) continue;
+    const header = [...(namespace === undefined ? ['NAMESPACE'] : []), 'NAME', ...table.columns];
+    const rows = mine.map((o) => [
+      ...(namespace === undefined ? [o.metadata.namespace ?? ''] : []),
+      `${table.resource}/${o.metadata.name}`,
+      ...table.cells(o, now),
+    ]);
+    out.push(formatTable(header, rows));
+  }
+  return out;
+}

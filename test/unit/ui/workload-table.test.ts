@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import type { KubeObject } from '../../../src/engine/api/workloads.js';
+import { workloadTables } from '../../../src/ui/workload-table.js';
+
+const NOW = Date.parse('2026-01-01T00:10:00Z');
+const meta = (name: string, namespace = 'default') => ({ name, namespace, creationTimestamp: '2026-01-01T00:00:00Z' });
+
+describe('workload tables', () => {
+  it('prints each kind as kubectl get does when asked for several kinds', () => {
+    const objects: KubeObject[] = [
+      {
+        apiVersion: 'batch/v1',
+        kind: 'Job',
+        metadata: meta('count'),
+        spec: { completions: 3, parallelism: 2, template: { spec: { containers: [] } } },
+        status: {
+          succeeded: 3,
+          startTime: '2026-01-01T00:00:01Z',
+          completionTime: '2026-01-01T00:00:08Z',
+          conditions: [{ type: 'Complete', status: 'True' }],
+        },
+      },
+      {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: meta('web'),
+        spec: { replicas: 2, selector: {}, template: { spec: { containers: [] } } },
+        status: { readyReplicas: 1, updatedReplicas: 2, availableReplicas: 1 },
+      },
+      { apiVersion: 'apps/v1', kind: 'Deployment', metadata: meta('other', 'team'), spec: { replicas: 1 } },
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: meta('settings') },
+    ];
+    expect(workloadTables(objects, NOW, 'default')).toEqual([
+      ['NAME                  READY   UP-TO-DATE   AVAILABLE   AGE', 'deployment.apps/web   1/2     2            1           10m'].join(
+        '\n',
+      ),
+      ['NAME              STATUS     COMPLETIONS   DURATION   AGE', 'job.batch/count   Complete   3/3           7s         10m'].join('\n'),
+    ]);
+    expect(workloadTables(objects, NOW, undefined)[0].split('\n')).toEqual([
+      'NAMESPACE   NAME                    READY   UP-TO-DATE   AVAILABLE   AGE',
+      'default     deployment.apps/web     1/2     2            1           10m',
+      'team        deployment.apps/other   0/1     0            0           10m',
+    ]);
+  });
+
+  it('says Running for a Job under way, and prints nothing when there are no workloads', () => {
+    const job: KubeObject = {
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: meta('work'),
+      spec: { parallelism: 2, template: { spec: { containers: [] } } },
+      status: { succeeded: 1, startTime: '2026-01-01T00:09:00Z' },
+    };
+    expect(workloadTables([job], NOW, 'default')[0].split('\n')[1]).toBe('job.batch/work   Running   1/1 of 2      60s        10m');
+    expect(workloadTables([], NOW, 'default')).toEqual([]);
+  });
+});

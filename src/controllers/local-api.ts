@@ -147,6 +147,13 @@ export class LocalApiserver implements LocalApi {
     this.scheduleSave();
   }
 
+  /** Deletes an object (with what it controls) and forgets which manifest gave it, as `kubectl delete` does. */
+  deleteObject(kind: string, namespace: string, name: string): void {
+    this.applied.delete(`${kind}/${namespace}/${name}`);
+    this.store.delete(kind, namespace, name);
+    this.scheduleSave();
+  }
+
   /** The objects (`kind/namespace/name`) that LOCATION's manifests hold. */
   keysFrom(location: string): string[] {
     return [...this.applied].filter(([, a]) => a.source === location).map(([key]) => key);

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { knode, startKnodeRun } from '../helpers/cli.js';
-import { eventually } from '../helpers/runtimes.js';
+import { eventually, repoRoot } from '../helpers/runtimes.js';
 
 const root = mkdtempSync(join(tmpdir(), 'knode-workloads-'));
 const dir = join(root, 'manifests');
@@ -147,5 +147,30 @@ describe('a Deployment in the static dir', () => {
     expect(await second.exited).toBe(0);
     const after = JSON.parse(readFileSync(join(root, 'objects.json'), 'utf8')) as { objects: { kind: string }[] };
     expect(after.objects).toEqual([]);
+  });
+
+  it('knode status lists the workloads knode apply ran, and knode delete -f removes them with their pods', async () => {
+    const applyRoot = mkdtempSync(join(tmpdir(), 'knode-workloads-apply-'));
+    const file = join(repoRoot, 'examples', 'workloads.yaml');
+    try {
+      const applied = await knode(['apply', '-f', file, '--root-dir', applyRoot, '--node-name', 'e2e'], { timeoutMs: 90_000 });
+      expect(applied.code, applied.stderr).toBe(0);
+      const status = await knode(['status', '--root-dir', applyRoot]);
+      expect(status.stdout).toMatch(/^deployment\.apps\/greeter +2\/2 +2 +2 +\d+s$/m);
+      expect(status.stdout).toMatch(/^job\.batch\/count +Complete +3\/3 +\d+s +\d+s$/m);
+      expect(status.stdout).toMatch(/^greeter-\w+-\w{5} +1\/1 +Running /m);
+      const deleted = await knode(['delete', '-f', file, '--root-dir', applyRoot, '--node-name', 'e2e'], { timeoutMs: 90_000 });
+      expect(deleted.code, deleted.stderr).toBe(0);
+      expect(deleted.stdout.trim().split('\n')).toEqual([
+        'configmap "greeter" deleted',
+        'deployment.apps "greeter" deleted',
+        'job.batch "count" deleted',
+      ]);
+      const after = await knode(['status', '--root-dir', applyRoot]);
+      expect(after.stdout).toBe('');
+      expect(after.stderr).toContain('No pods found.');
+    } finally {
+      await knode(['runtime', 'stop', '--root-dir', applyRoot]);
+    }
   });
 });

@@ -1,6 +1,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import type { Pod } from '../api/v1.js';
+import type { KubeObject } from '../api/workloads.js';
 import { readManifestFile } from './bounded-read.js';
 import { decodeManifest, formatManifestError, type DecodedManifest } from './manifest.js';
 import { applyStaticPodDefaults } from './static-pod.js';
@@ -43,9 +44,10 @@ export function decodeStaticPods(file: string, text: string, nodeName: string, s
   return { decoded, pods };
 }
 
-/** Reads a file or directory of manifests once: the static pods they give, and every problem as a line. */
-export async function readManifests(path: string, nodeName: string): Promise<{ pods: Pod[]; errors: string[] }> {
+/** Reads a file or directory of manifests once: the static pods they give, their other objects, and every problem as a line. */
+export async function readManifests(path: string, nodeName: string): Promise<{ pods: Pod[]; objects: KubeObject[]; errors: string[] }> {
   const pods: Pod[] = [];
+  const objects: KubeObject[] = [];
   const errors: string[] = [];
   for (const file of await listManifestFiles(path)) {
     const read = await readManifestFile(file);
@@ -55,7 +57,8 @@ export async function readManifests(path: string, nodeName: string): Promise<{ p
     }
     const { decoded, pods: filePods } = decodeStaticPods(file, read.text, nodeName, Date.now());
     pods.push(...filePods);
+    objects.push(...decoded.objects.map((o) => o.object));
     errors.push(...decoded.errors.map(formatManifestError));
   }
-  return { pods, errors };
+  return { pods, objects, errors };
 }

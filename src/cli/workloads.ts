@@ -2,6 +2,7 @@ import { LocalWorkloads } from '../controllers/index.js';
 import type { KubeletConfiguration } from '../engine/config/kubelet-config.js';
 import type { EventStream } from '../engine/events.js';
 import { nodeLabels } from '../engine/sync-handler.js';
+import { nodeAllocatable } from '../engine/admission.js';
 import { rootPaths } from '../util/paths.js';
 
 /** The local controllers of a standalone node, their objects saved under the root dir (a node in a cluster has none). */
@@ -9,6 +10,7 @@ export function localWorkloads(config: KubeletConfiguration, rootDir: string): L
   return new LocalWorkloads({
     nodeName: config.nodeName,
     nodeLabels: { ...nodeLabels(config.nodeName), ...config.nodeLabels },
+    allocatable: nodeAllocatable(config.maxPods),
     file: rootPaths(rootDir).objects,
     claimsDir: rootPaths(rootDir).claims,
   });

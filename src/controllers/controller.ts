@@ -8,6 +8,8 @@ import { matchesRequiredNodeAffinity } from '../engine/node-affinity.js';
 import type { KubeObject, PodTemplateSpec } from '../engine/api/workloads.js';
 import type { Taint } from './node-fit.js';
 import type { ObjectStore } from './store.js';
+import type { NodeAllocatable } from '../engine/admission.js';
+import { podRequest } from '../engine/resource-request.js';
 
 /** An event about an object, as a controller's EventRecorder would post it. */
 export interface ControllerEvent {
@@ -25,6 +27,8 @@ export interface ControllerDeps {
   nodeLabels: Record<string, string>;
   /** The node's taints (a standalone node has none unless configured), for the DaemonSet controller's fit. */
   nodeTaints?: Taint[];
+  /** What the node can hold, for the scheduler's resource fit (none: everything fits). */
+  allocatable?: NodeAllocatable;
   record: (event: ControllerEvent) => void;
 }
 
@@ -148,7 +152,7 @@ export function isPodAvailable(pod: Pod, minReadySeconds: number, now: number): 
  * allow, else left Pending and unschedulable, as the scheduler would leave it.
  */
 export function podFromTemplate(
-  deps: Pick<ControllerDeps, 'nodeName' | 'nodeLabels' | 'clock'>,
+  deps: Pick<ControllerDeps, 'nodeName' | 'nodeLabels' | 'clock' | 'store' | 'allocatable'>,
   template: PodTemplateSpec,
   owner: KubeObject,
   opts: { generateName?: string; name?: string; labels?: Record<string, string>; annotations?: Record<string, string> },
@@ -178,19 +182,12 @@ export function podFromTemplate(
     spec,
   };
   const now = rfc3339(deps.clock.now());
-  const unmatched = !matchesRequiredNodeAffinity({ metadata: {}, spec } as Pod, deps.nodeLabels, deps.nodeName);
-  if (unmatched) {
+  const why = unschedulable(deps, pod);
+  if (why) {
     pod.status = {
       phase: 'Pending',
       conditions: [
-        {
-          type: 'PodScheduled',
-          status: 'False',
-          lastProbeTime: null,
-          lastTransitionTime: now,
-          reason: 'Unschedulable',
-          message: "0/1 nodes are available: 1 node(s) didn't match Pod's node affinity/selector.",
-        },
+        { type: 'PodScheduled', status: 'False', lastProbeTime: null, lastTransitionTime: now, reason: 'Unschedulable', message: why },
       ],
     };
   } else {
@@ -198,4 +195,34 @@ export function podFromTemplate(
     pod.status = { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: now }] };
   }
   return pod;
+}
+
+/**
+ * Why the scheduler would not bind POD to this node, in its words, or
+ * undefined when it fits: the node's labels against its selector and
+ * required affinity, then its requests against what the bound pods that
+ * have not finished leave (NodeResourcesFit). A pod that does not fit stays
+ * Pending, as in a cluster, rather than being bound and rejected by the
+ * node over and over.
+ */
+export function unschedulable(
+  deps: Pick<ControllerDeps, 'nodeName' | 'nodeLabels' | 'store' | 'allocatable'>,
+  pod: Pod,
+): string | undefined {
+  if (!matchesRequiredNodeAffinity({ metadata: {}, spec: pod.spec } as Pod, deps.nodeLabels, deps.nodeName))
+    return "0/1 nodes are available: 1 node(s) didn't match Pod's node affinity/selector. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.";
+  if (!deps.allocatable) return undefined;
+  const bound = (deps.store.list<KubeObject>('Pod') as unknown as Pod[]).filter(
+    (p) => p.spec.nodeName === deps.nodeName && p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed',
+  );
+  const short: string[] = [];
+  if (bound.length + 1 > deps.allocatable.pods) short.push('1 Too many pods');
+  for (const resource of ['cpu', 'memory'] as const) {
+    const requested = podRequest(pod, resource);
+    if (requested === 0) continue;
+    const used = bound.reduce((n, p) => n + podRequest(p, resource), 0);
+    if (used + requested > deps.allocatable[resource]) short.push(`1 Insufficient ${resource}`);
+  }
+  if (short.length === 0) return undefined;
+  return `0/1 nodes are available: ${short.join(', ')}. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.`;
 }

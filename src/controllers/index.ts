@@ -7,6 +7,8 @@ import { JobController } from './job.js';
 import { LocalApiserver } from './local-api.js';
 import { ReplicaSetController } from './replicaset.js';
 import { ObjectStore } from './store.js';
+import { SchedulerController } from './scheduler.js';
+import type { NodeAllocatable } from '../engine/admission.js';
 import { TtlAfterFinishedController } from './ttl-after-finished.js';
 // StatefulSet, DaemonSet and their claims
 import { ClaimController } from './claims.js';
@@ -25,15 +27,18 @@ export interface WorkloadsOptions {
   file?: string;
   /** Where claims' directories live (none: claims are bound but have no directory, as in unit tests). */
   claimsDir?: string;
+  /** What the node can hold, for the scheduler's resource fit (none: everything fits). */
+  allocatable?: NodeAllocatable;
   clock?: Clock;
   random?: () => number;
 }
 
 /**
  * A standalone node's workloads: the object store, the local apiserver the
- * kubelet reads pods from, and the controllers that turn Deployments,
- * ReplicaSets and Jobs into pods. Start them once the kubelet can take
- * their events; stop saves the objects.
+ * kubelet reads pods from, the controllers that turn Deployments,
+ * ReplicaSets, StatefulSets, DaemonSets, Jobs and CronJobs into pods, and
+ * the scheduler's retry for pods that did not fit. Start them once the
+ * kubelet can take their events; stop saves the objects.
  */
 export class LocalWorkloads {
   readonly store: ObjectStore;
@@ -52,9 +57,11 @@ export class LocalWorkloads {
       clock: this.opts.clock ?? new RealClock(),
       nodeName: this.opts.nodeName,
       nodeLabels: this.opts.nodeLabels,
+      allocatable: this.opts.allocatable,
       record,
     };
     this.controllers = [
+      new SchedulerController(deps),
       new ReplicaSetController(deps),
       new DeploymentController(deps),
       new JobController(deps),

@@ -1,0 +1,51 @@
+import type { Pod } from '../engine/api/v1.js';
+import { rfc3339 } from '../engine/api/v1.js';
+import type { KubeObject } from '../engine/api/workloads.js';
+import { unschedulable, WorkQueue, type Controller, type ControllerDeps } from './controller.js';
+
+/**
+ * The scheduler's retry for one node: a pod left Pending because it did not
+ * fit is bound once it does, when a pod finishes or goes, or when the node
+ * restarts; its PodScheduled condition then turns True. Pods are tried
+ * oldest first, as the scheduler's queue orders them by creation.
+ */
+export class SchedulerController implements Controller {
+  private readonly queue: WorkQueue;
+  private unsubscribe: (() => void) | undefined;
+
+  constructor(private readonly deps: ControllerDeps) {
+    this.queue = new WorkQueue(
+      deps.clock,
+      () => this.schedule(),
+      () => {},
+    );
+  }
+
+  start(): void {
+    this.unsubscribe = this.deps.store.watch((e) => {
+      if (e.object.kind !== 'Pod') return;
+      const phase = (e.object.status as Pod['status'])?.phase;
+      if (e.type === 'DELETED' || phase === 'Succeeded' || phase === 'Failed') this.queue.add('pending');
+    });
+    this.queue.add('pending');
+  }
+
+  stop(): void {
+    this.unsubscribe?.();
+    this.queue.stop();
+  }
+
+  private schedule(): void {
+    const pending = (this.deps.store.list<KubeObject>('Pod') as unknown as Pod[])
+      .filter((p) => !p.spec.nodeName && !p.metadata.deletionTimestamp && p.status?.phase === 'Pending')
+      .sort((a, b) => (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? ''));
+    for (const pod of pending) {
+      if (unschedulable(this.deps, pod)) continue;
+      const namespace = pod.metadata.namespace!;
+      const bound = this.deps.store.update({ ...pod, spec: { ...pod.spec, nodeName: this.deps.nodeName } } as unknown as KubeObject);
+      const conditions = (pod.status?.conditions ?? []).filter((c) => c.type !== 'PodScheduled');
+      conditions.unshift({ type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: rfc3339(this.deps.clock.now()) });
+      this.deps.store.updateStatus('Pod', namespace, pod.metadata.name!, { ...pod.status, conditions }, bound.metadata.uid);
+    }
+  }
+}

@@ -3,7 +3,12 @@ import { resolve } from 'node:path';
 import { parseByteQuantity } from '../engine/api/quantity.js';
 import { readKubeletConfigFile } from '../engine/config/config-file.js';
 import { DurationError, formatGoDuration, parseGoDuration } from '../engine/config/duration.js';
-import { containerLogProblem, defaultKubeletConfiguration, type KubeletConfiguration } from '../engine/config/kubelet-config.js';
+import {
+  containerLogProblem,
+  defaultKubeletConfiguration,
+  imageGCProblem,
+  type KubeletConfiguration,
+} from '../engine/config/kubelet-config.js';
 import { defaultText, type Setting, type SettingCommand, settingFor, SETTINGS } from '../engine/config/settings.js';
 import { SysctlAllowlist } from '../engine/sysctl-allowlist.js';
 import { UserError } from '../util/user-error.js';
@@ -161,6 +166,9 @@ export function kubeletConfigFromFlags(
   }
   const logProblem = containerLogProblem(config);
   if (logProblem) throw new UserError('usage', `invalid configuration: ${logProblem}`, 'see containerLog* in docs/configuration.md');
+  const imageProblem = imageGCProblem(config);
+  if (imageProblem)
+    throw new UserError('usage', `invalid configuration: ${imageProblem}`, 'see imageGC* and image*GCAge in docs/configuration.md');
   if (config.shutdownGracePeriodCriticalPods > config.shutdownGracePeriod) {
     throw new UserError(
       'usage',

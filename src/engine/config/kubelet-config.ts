@@ -1,3 +1,4 @@
+import { formatGoDuration } from './duration.js';
 import { SETTINGS, settingDefault } from './settings.js';
 
 /**
@@ -61,6 +62,14 @@ export interface KubeletConfiguration {
   containerLogMonitorInterval: number;
   /** How many container logs are rotated at once. */
   containerLogMaxWorkers: number;
+  /** The image filesystem's usage (percent) at or above which unused images are collected. */
+  imageGCHighThresholdPercent: number;
+  /** The usage (percent) image garbage collection frees down to. */
+  imageGCLowThresholdPercent: number;
+  /** An image first seen less than this long ago is not collected. */
+  imageMinimumGCAge: number;
+  /** An image unused for longer than this is collected whatever the usage; 0: never. */
+  imageMaximumGCAge: number;
 
   // knode's fields
   /** The directory /logs/ serves (the kubelet's /var/log). */
@@ -97,6 +106,18 @@ export function containerLogProblem(config: KubeletConfiguration): string | unde
   if (config.containerLogMonitorInterval < 3_000)
     return 'containerLogMonitorInterval must be a positive time duration greater than or equal to 3s';
   if (config.containerLogMaxFiles <= 1) return 'containerLogMaxFiles must be greater than 1';
+  return undefined;
+}
+
+/** What the kubelet's validation says of the image garbage collection settings, or undefined when they are good (its texts; negative values do not parse). */
+export function imageGCProblem(config: KubeletConfiguration): string | undefined {
+  const { imageGCHighThresholdPercent: high, imageGCLowThresholdPercent: low, imageMinimumGCAge: min, imageMaximumGCAge: max } = config;
+  if (high < 0 || high > 100) return `imageGCHighThresholdPercent (--image-gc-high-threshold) ${high} must be between 0 and 100, inclusive`;
+  if (low < 0 || low > 100) return `imageGCLowThresholdPercent (--image-gc-low-threshold) ${low} must be between 0 and 100, inclusive`;
+  if (low >= high)
+    return `imageGCLowThresholdPercent (--image-gc-low-threshold) ${low} must be less than imageGCHighThresholdPercent (--image-gc-high-threshold) ${high}`;
+  if (max > 0 && max <= min)
+    return `imageMaximumGCAge ${formatGoDuration(max)} must be greater than imageMinimumGCAge ${formatGoDuration(min)}`;
   return undefined;
 }
 

@@ -331,6 +331,46 @@ export const SETTINGS: readonly Setting[] = [
     default: 1,
     description: 'How many container logs are rotated at once (at least 1)',
   },
+  {
+    field: 'imageGCHighThresholdPercent',
+    name: 'imageGCHighThresholdPercent',
+    file: true,
+    flag: 'image-gc-high-threshold',
+    commands: ['run'],
+    type: 'int',
+    default: 85,
+    description:
+      "The image filesystem's usage (percent) at or above which unused images are collected (0-100; 100 with imageMaximumGCAge 0: never)",
+  },
+  {
+    field: 'imageGCLowThresholdPercent',
+    name: 'imageGCLowThresholdPercent',
+    file: true,
+    flag: 'image-gc-low-threshold',
+    commands: ['run'],
+    type: 'int',
+    default: 80,
+    description: "The image filesystem's usage (percent) image garbage collection frees down to (0-100, below imageGCHighThresholdPercent)",
+  },
+  {
+    field: 'imageMinimumGCAge',
+    name: 'imageMinimumGCAge',
+    file: true,
+    flag: 'minimum-image-ttl-duration',
+    commands: ['run'],
+    type: 'duration',
+    default: 120_000,
+    description: 'How long an unused image is kept after it was first seen before it may be collected',
+  },
+  {
+    field: 'imageMaximumGCAge',
+    name: 'imageMaximumGCAge',
+    file: true,
+    commands: [],
+    type: 'duration',
+    default: 0,
+    description: 'How long an image may stay unused before it is collected whatever the disk usage (0: never; more than imageMinimumGCAge)',
+  },
 
   // knode's own settings: flags only; --print-config shows them as comments.
   {

@@ -117,6 +117,41 @@ describe('readKubeletConfigFile', () => {
     );
   });
 
+  it("reads the image garbage collection settings with the kubelet's defaults, and refuses what its validation refuses", () => {
+    expect(kubeletConfigFromFlags('/r', {}, {})).toMatchObject({
+      imageGCHighThresholdPercent: 85,
+      imageGCLowThresholdPercent: 80,
+      imageMinimumGCAge: 120_000,
+      imageMaximumGCAge: 0,
+    });
+    const path = file(
+      `${HEAD}imageGCHighThresholdPercent: 90\nimageGCLowThresholdPercent: 50\nimageMinimumGCAge: 1m\nimageMaximumGCAge: 24h\n`,
+    );
+    expect(readKubeletConfigFile(path)).toEqual({
+      values: { imageGCHighThresholdPercent: 90, imageGCLowThresholdPercent: 50, imageMinimumGCAge: 60_000, imageMaximumGCAge: 86_400_000 },
+      warnings: [],
+    });
+    expect(toKubeletConfigurationDocument(kubeletConfigFromFlags('/r', { config: path, 'image-gc-high-threshold': 95 }, {}))).toMatchObject(
+      {
+        imageGCHighThresholdPercent: 95,
+        imageMaximumGCAge: '24h',
+      },
+    );
+    expect(() => kubeletConfigFromFlags('/r', { 'image-gc-high-threshold': 101 }, {})).toThrow(
+      'invalid configuration: imageGCHighThresholdPercent (--image-gc-high-threshold) 101 must be between 0 and 100, inclusive',
+    );
+    expect(() => kubeletConfigFromFlags('/r', { 'image-gc-low-threshold': 101, 'image-gc-high-threshold': 100 }, {})).toThrow(
+      'invalid configuration: imageGCLowThresholdPercent (--image-gc-low-threshold) 101 must be between 0 and 100, inclusive',
+    );
+    expect(() => kubeletConfigFromFlags('/r', { 'image-gc-low-threshold': 0, 'image-gc-high-threshold': 0 }, {})).toThrow(
+      'invalid configuration: imageGCLowThresholdPercent (--image-gc-low-threshold) 0 must be less than imageGCHighThresholdPercent (--image-gc-high-threshold) 0',
+    );
+    const ages = file(`${HEAD}imageMinimumGCAge: 5m\nimageMaximumGCAge: 5m\n`);
+    expect(() => kubeletConfigFromFlags('/r', { config: ages }, {})).toThrow(
+      'invalid configuration: imageMaximumGCAge 5m must be greater than imageMinimumGCAge 5m',
+    );
+  });
+
   it('reads JSON too', () => {
     const path = file(JSON.stringify({ apiVersion: 'kubelet.config.k8s.io/v1beta1', kind: 'KubeletConfiguration', maxPods: 7 }), 'json');
     expect(readKubeletConfigFile(path).values).toEqual({ maxPods: 7 });

@@ -80,6 +80,9 @@ export const EVENT_CLASSES: Record<LifecycleEventType, EventClass> = {
   ContainerLogRotationFailed: problem,
   ContainerGarbageCollected: { class: 'noisy', quiet: true },
   ContainerGCFailed: problem,
+  ImageGarbageCollected: { class: 'noisy', quiet: true },
+  FreeDiskSpaceFailed: problem,
+  ImageGCFailed: problem,
 };
 
 /** Whether something went wrong: a problem or a failure. */

@@ -148,6 +148,12 @@ export interface LifecyclePayloads {
   ContainerGarbageCollected: { detail: { containers: number; sandboxes: number; logDirectories: number; failures: string[] } };
   /** A container garbage collection could not list what it collects (the kubelet's ContainerGCFailed node event). */
   ContainerGCFailed: NoDetail;
+  /** An image garbage collection removed images (the ids, and the bytes their sizes add up to). */
+  ImageGarbageCollected: { detail: { removed: string[]; freedBytes: number } };
+  /** Image usage was over the high threshold and removing every eligible image did not bring it to the low one (the kubelet's node event). */
+  FreeDiskSpaceFailed: NoDetail;
+  /** Image garbage collection failed twice in a row (reason ImageGCFailed), or the image filesystem's capacity is 0 (InvalidDiskCapacity). */
+  ImageGCFailed: NoDetail;
 }
 
 export type LifecycleEventType = keyof LifecyclePayloads;

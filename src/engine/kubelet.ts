@@ -12,6 +12,8 @@ import type { PodUpdate } from './config/pod-storage.js';
 import { EventStream } from './events.js';
 import { ContainerLogManager } from './container-log-manager.js';
 import { GarbageCollector, podStateProvider } from './garbage-collector.js';
+import { ImageGarbageCollector } from './images/image-garbage-collector.js';
+import { ImageGCManager, type ImageGCPolicy } from './images/image-gc.js';
 import { ContainerGC, DEFAULT_GC_POLICY } from './kuberuntime/container-gc.js';
 import { Housekeeping } from './housekeeping.js';
 import { instrumentRuntime, KubeletMetrics, type RuntimeCounts } from './metrics.js';
@@ -117,6 +119,9 @@ export class Kubelet implements HostInterface, RunOnceHost {
   private readonly containerLogManager: ContainerLogManager;
   /** Collects dead containers, sandboxes and pod log directories, on its own timer. */
   private readonly garbageCollector: GarbageCollector;
+  /** Removes unused images when the image filesystem fills, or they are unused too long, on its own timer. */
+  readonly imageManager: ImageGCManager;
+  private readonly imageGarbageCollector: ImageGarbageCollector;
   /** Stops the pods before knode exits, when asked to (knode run --drain-on-exit). */
   private readonly shutdown: NodeShutdown;
   private housekeepingPass: Promise<void> = Promise.resolve();
@@ -327,6 +332,14 @@ export class Kubelet implements HostInterface, RunOnceHost {
       podLogsDir: config.podLogsDir,
     });
     this.garbageCollector = new GarbageCollector({ gc, policy: DEFAULT_GC_POLICY, clock, events: this.events, allSourcesReady });
+    const imagePolicy: ImageGCPolicy = {
+      highThresholdPercent: config.imageGCHighThresholdPercent,
+      lowThresholdPercent: config.imageGCLowThresholdPercent,
+      minAge: config.imageMinimumGCAge,
+      maxAge: config.imageMaximumGCAge,
+    };
+    this.imageManager = new ImageGCManager({ runtime, images: runtime, clock }, imagePolicy);
+    this.imageGarbageCollector = new ImageGarbageCollector({ manager: this.imageManager, policy: imagePolicy, clock, events: this.events });
     this.podConfig = new PodConfig(
       config,
       clock,
@@ -403,6 +416,7 @@ export class Kubelet implements HostInterface, RunOnceHost {
     if (!this.config.runOnce) this.containerLogManager.start();
     // runOnce (knode apply) leaves other pods alone, their dead containers and logs included.
     if (!this.config.runOnce) this.garbageCollector.start();
+    if (!this.config.runOnce) this.imageGarbageCollector.start();
     // Usage is read on a period (cAdvisor's housekeeping), so CPU rates are ready when asked for.
     if (!this.config.runOnce)
       this.timers.push(this.clock.setInterval(() => void this.stats.refresh().catch(() => {}), KubeletConstants.statsRefreshPeriod));
@@ -433,6 +447,7 @@ export class Kubelet implements HostInterface, RunOnceHost {
     await this.housekeepingPass;
     await this.containerLogManager.stop();
     await this.garbageCollector.stop();
+    await this.imageGarbageCollector.stop();
     await this.podWorkers.stop();
     await this.pleg.idle();
   }

@@ -80,6 +80,7 @@ export class EventRecorder {
     if (e.type === 'NodeStarted') this.record(node, 'Normal', 'Starting', 'Starting kubelet.');
     if (e.type === 'NodeShutdown') this.record(node, 'Normal', 'Shutdown', 'Shutdown manager detected shutdown event');
     if (e.type === 'ContainerGCFailed') this.record(node, 'Warning', 'ContainerGCFailed', e.message ?? '');
+    if (e.type === 'FreeDiskSpaceFailed' || e.type === 'ImageGCFailed') this.record(node, 'Warning', e.reason ?? e.type, e.message ?? '');
     if (e.type === 'NodeReadyChanged') {
       const reason = e.reason === 'KubeletReady' ? 'NodeReady' : 'NodeNotReady';
       this.record(node, 'Normal', reason, `Node ${this.nodeName} status is now: ${reason}`);

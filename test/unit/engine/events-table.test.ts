@@ -39,6 +39,8 @@ describe('the event classes', () => {
         'ManifestSkipped',
         'ContainerLogRotationFailed',
         'ContainerGCFailed',
+        'FreeDiskSpaceFailed',
+        'ImageGCFailed',
       ].sort(),
     );
     expect(typesOf((r) => r.class === 'step')).toEqual(['PLEGEvent', 'PodSynced', 'VolumesReady', 'WorkerFinished', 'WorkerStarted']);
@@ -46,12 +48,14 @@ describe('the event classes', () => {
       'ContainerGarbageCollected',
       'ContainerLogRotated',
       'Housekeeping',
+      'ImageGarbageCollected',
       'PLEGRelist',
       'StatusChanged',
     ]);
     expect(typesOf((r) => r.quiet)).toEqual([
       'ContainerGarbageCollected',
       'ContainerLogRotated',
+      'ImageGarbageCollected',
       'PLEGEvent',
       'PLEGRelist',
       'PodSynced',

@@ -18,6 +18,8 @@ let nodes = 0;
 export interface TestNode {
   kubelet: Kubelet;
   client: CriClient;
+  /** The runtime's endpoint, for calls beside CRI (image import). */
+  endpoint: string;
   podsDir: string;
   nodeName: string;
   events: LifecycleEvent[];
@@ -64,6 +66,7 @@ export async function startNode(
   const node: TestNode = {
     kubelet,
     client,
+    endpoint,
     podsDir,
     nodeName,
     events,

@@ -10,11 +10,8 @@ import { PodConfig } from './config/pod-config.js';
 import { KubeletConstants, type KubeletConfiguration } from './config/kubelet-config.js';
 import type { PodUpdate } from './config/pod-storage.js';
 import { EventStream } from './events.js';
-import { ContainerLogManager } from './container-log-manager.js';
-import { GarbageCollector, podStateProvider } from './garbage-collector.js';
-import { ImageGarbageCollector } from './images/image-garbage-collector.js';
-import { ImageGCManager, type ImageGCPolicy } from './images/image-gc.js';
-import { ContainerGC, DEFAULT_GC_POLICY } from './kuberuntime/container-gc.js';
+import { NodeLifetime } from './node-lifetime.js';
+import type { ImageGCManager } from './images/image-gc.js';
 import { Housekeeping } from './housekeeping.js';
 import { instrumentRuntime, KubeletMetrics, type RuntimeCounts } from './metrics.js';
 import { TraceRecorder } from './trace.js';
@@ -115,13 +112,8 @@ export class Kubelet implements HostInterface, RunOnceHost {
   private readonly localStatus: StatusSync | undefined;
   private readonly evented: EventedHints | undefined;
   private readonly housekeeping: Housekeeping;
-  /** Rotates the running containers' logs, on its own timer. */
-  private readonly containerLogManager: ContainerLogManager;
-  /** Collects dead containers, sandboxes and pod log directories, on its own timer. */
-  private readonly garbageCollector: GarbageCollector;
-  /** Removes unused images when the image filesystem fills, or they are unused too long, on its own timer. */
-  readonly imageManager: ImageGCManager;
-  private readonly imageGarbageCollector: ImageGarbageCollector;
+  /** Log rotation, container and image garbage collection, each on its own timer. */
+  private readonly lifetime: NodeLifetime;
   /** Stops the pods before knode exits, when asked to (knode run --drain-on-exit). */
   private readonly shutdown: NodeShutdown;
   private housekeepingPass: Promise<void> = Promise.resolve();
@@ -313,33 +305,16 @@ export class Kubelet implements HostInterface, RunOnceHost {
       isRejected: (uid) => this.handler.isRejected(uid),
       runtimePods: () => this.pleg.runningPods(),
     });
-    this.containerLogManager = new ContainerLogManager({
+    this.lifetime = new NodeLifetime({
+      config,
       runtime,
       clock,
       events: this.events,
-      nodeName: config.nodeName,
-      policy: { maxSize: config.containerLogMaxSize, maxFiles: config.containerLogMaxFiles },
-      monitorInterval: config.containerLogMonitorInterval,
-      maxWorkers: config.containerLogMaxWorkers,
-    });
-    const allSourcesReady = () => this.podConfig.seenAllSources();
-    const gc = new ContainerGC({
-      runtime,
+      podManager: this.podManager,
+      podWorkers: this.podWorkers,
       removeContainer: (id) => this.runtimeManager.removeContainer(id),
-      podState: podStateProvider(this.podManager, this.podWorkers, allSourcesReady),
-      clock,
-      nodeName: config.nodeName,
-      podLogsDir: config.podLogsDir,
+      allSourcesReady: () => this.podConfig.seenAllSources(),
     });
-    this.garbageCollector = new GarbageCollector({ gc, policy: DEFAULT_GC_POLICY, clock, events: this.events, allSourcesReady });
-    const imagePolicy: ImageGCPolicy = {
-      highThresholdPercent: config.imageGCHighThresholdPercent,
-      lowThresholdPercent: config.imageGCLowThresholdPercent,
-      minAge: config.imageMinimumGCAge,
-      maxAge: config.imageMaximumGCAge,
-    };
-    this.imageManager = new ImageGCManager({ runtime, images: runtime, clock }, imagePolicy);
-    this.imageGarbageCollector = new ImageGarbageCollector({ manager: this.imageManager, policy: imagePolicy, clock, events: this.events });
     this.podConfig = new PodConfig(
       config,
       clock,
@@ -413,14 +388,17 @@ export class Kubelet implements HostInterface, RunOnceHost {
     if (!this.config.runOnce)
       this.timers.push(this.clock.setInterval(() => this.inbox.push({ kind: 'housekeeping' }), KubeletConstants.housekeepingPeriod));
     this.timers.push(this.clock.setInterval(() => void this.runtimeHealth.check(), KubeletConstants.runtimeStatusPeriod));
-    if (!this.config.runOnce) this.containerLogManager.start();
-    // runOnce (knode apply) leaves other pods alone, their dead containers and logs included.
-    if (!this.config.runOnce) this.garbageCollector.start();
-    if (!this.config.runOnce) this.imageGarbageCollector.start();
+    // runOnce (knode apply) leaves other pods alone, their logs, dead containers and images included.
+    if (!this.config.runOnce) this.lifetime.start();
     // Usage is read on a period (cAdvisor's housekeeping), so CPU rates are ready when asked for.
     if (!this.config.runOnce)
       this.timers.push(this.clock.setInterval(() => void this.stats.refresh().catch(() => {}), KubeletConstants.statsRefreshPeriod));
     await this.podConfig.start();
+  }
+
+  /** The image garbage collector's per-image records (first seen, last used). */
+  get imageManager(): ImageGCManager {
+    return this.lifetime.imageManager;
   }
 
   /** Stops every pod, as the kubelet's graceful node shutdown does (NodeShutdown); stop() follows. */
@@ -445,9 +423,7 @@ export class Kubelet implements HostInterface, RunOnceHost {
     this.prober.stopAll();
     await this.loop;
     await this.housekeepingPass;
-    await this.containerLogManager.stop();
-    await this.garbageCollector.stop();
-    await this.imageGarbageCollector.stop();
+    await this.lifetime.stop();
     await this.podWorkers.stop();
     await this.pleg.idle();
   }

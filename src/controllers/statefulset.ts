@@ -261,7 +261,8 @@ export class StatefulSetController implements Controller {
       availableReplicas: pods.filter((p) => p.status?.phase === 'Running' && isPodAvailable(p, set.spec.minReadySeconds ?? 0, now)).length,
       currentRevision: current.metadata.name,
       updateRevision: update.metadata.name,
-      ...(set.status?.collisionCount !== undefined ? { collisionCount: set.status.collisionCount } : {}),
+      // Always written, 0 until a collision (updateStatefulSet's status.CollisionCount).
+      collisionCount: set.status?.collisionCount ?? 0,
     };
     const wanted = set.spec.replicas ?? 1;
     if (status.updatedReplicas === wanted && status.readyReplicas === wanted && status.replicas === wanted) {

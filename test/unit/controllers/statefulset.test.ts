@@ -113,6 +113,7 @@ describe('the local StatefulSet controller', () => {
       availableReplicas: 3,
       currentRevision: revision,
       updateRevision: revision,
+      collisionCount: 0,
     });
     expect(workloads.store.list('ControllerRevision').map((r) => r.metadata.name)).toEqual([revision]);
     expect(rolloutState(get())).toEqual({ state: 'ready', message: 'partitioned roll out complete: 3 new pods have been updated...' });

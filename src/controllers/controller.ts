@@ -226,3 +226,13 @@ export function unschedulable(
   if (short.length === 0) return undefined;
   return `0/1 nodes are available: ${short.join(', ')}. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.`;
 }
+
+/**
+ * The status with the counts that are 0 left out, as the Go types' `omitempty` leaves them
+ * out of what kube-controller-manager writes (a ReplicaSet scaled to 0 has no readyReplicas).
+ */
+export function omitZeroCounts<T extends object>(status: T, keys: readonly (keyof T)[]): T {
+  const out = { ...status };
+  for (const k of keys) if (out[k] === 0) delete out[k];
+  return out;
+}

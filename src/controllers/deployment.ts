@@ -1,7 +1,7 @@
 import { rfc3339 } from '../engine/api/v1.js';
 import { canonicalJson } from '../engine/config/static-pod.js';
 import { controllerOf, type Deployment, type PodTemplateSpec, type ReplicaSet, type WorkloadCondition } from '../engine/api/workloads.js';
-import { objectKey, podsControlledBy, splitKey, WorkQueue, type Controller, type ControllerDeps } from './controller.js';
+import { objectKey, omitZeroCounts, podsControlledBy, splitKey, WorkQueue, type Controller, type ControllerDeps } from './controller.js';
 import { safeEncode } from './store.js';
 
 export const RevisionAnnotation = 'deployment.kubernetes.io/revision';
@@ -319,7 +319,9 @@ export class DeploymentController implements Controller {
       else this.queue.addAfter(objectKey(d), deadline - now + 1);
     }
     status.conditions = conditions;
-    this.deps.store.updateStatus('Deployment', d.metadata.namespace!, d.metadata.name!, status, d.metadata.uid);
+    // DeploymentStatus: every count is omitempty.
+    const written = omitZeroCounts(status, ['replicas', 'updatedReplicas', 'readyReplicas', 'availableReplicas', 'unavailableReplicas']);
+    this.deps.store.updateStatus('Deployment', d.metadata.namespace!, d.metadata.name!, written, d.metadata.uid);
   }
 }
 

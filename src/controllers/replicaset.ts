@@ -7,6 +7,7 @@ import {
   isPodAvailable,
   isPodReady,
   objectKey,
+  omitZeroCounts,
   podFromTemplate,
   podReadyCondition,
   podsControlledBy,
@@ -117,7 +118,9 @@ export class ReplicaSetController implements Controller {
       observedGeneration: rs.metadata.generation,
       ...(conditions.length > 0 ? { conditions } : {}),
     };
-    this.deps.store.updateStatus('ReplicaSet', rs.metadata.namespace!, rs.metadata.name!, status, rs.metadata.uid);
+    // ReplicaSetStatus: replicas is always written, the other counts are omitempty.
+    const written = omitZeroCounts(status, ['fullyLabeledReplicas', 'readyReplicas', 'availableReplicas']);
+    this.deps.store.updateStatus('ReplicaSet', rs.metadata.namespace!, rs.metadata.name!, written, rs.metadata.uid);
     // A ready pod becomes available after minReadySeconds: look again then.
     if (minReady > 0 && ready.length > available.length) {
       const soonest = Math.min(

@@ -85,13 +85,16 @@ describe('the local Deployment and ReplicaSet controllers', () => {
       expect(pod.spec.nodeName).toBe(NODE);
       expect(pod.spec.restartPolicy).toBe('Always');
     }
-    expect(get().status).toMatchObject({ replicas: 2, updatedReplicas: 2, availableReplicas: 0, unavailableReplicas: 2 });
+    expect(get().status).toMatchObject({ replicas: 2, updatedReplicas: 2, unavailableReplicas: 2 });
+    // Counts of 0 are left out, as the Go types' omitempty leaves them out.
+    expect(get().status).not.toHaveProperty('availableReplicas');
     expect(get().status?.conditions?.map((c) => [c.type, c.status, c.reason])).toEqual([
       ['Available', 'False', 'MinimumReplicasUnavailable'],
       ['Progressing', 'True', 'ReplicaSetUpdated'],
     ]);
     await kubeletRunsEverything();
-    expect(get().status).toMatchObject({ replicas: 2, readyReplicas: 2, availableReplicas: 2, unavailableReplicas: 0 });
+    expect(get().status).toMatchObject({ replicas: 2, readyReplicas: 2, availableReplicas: 2 });
+    expect(get().status).not.toHaveProperty('unavailableReplicas');
     expect(get().status?.conditions?.map((c) => [c.type, c.status, c.reason, c.message])).toEqual([
       ['Available', 'True', 'MinimumReplicasAvailable', 'Deployment has minimum availability.'],
       ['Progressing', 'True', 'NewReplicaSetAvailable', `ReplicaSet "${sets()[0].metadata.name}" has successfully progressed.`],

@@ -197,6 +197,11 @@ describe.skipIf(off)('differential: the real controllers and knode apply, same m
         else if (result === 'different' && !committed.note) failures.push(`${key}: different, and README.md gives no reason`);
       }
     }
+    // Every known difference a note names is described in README.md (### W<n> ...).
+    const described = new Set([...readme.matchAll(/^### (W\d+)\b/gm)].map((m) => m[1]));
+    for (const r of rows)
+      for (const id of r.note.match(/\bW\d+\b/g) ?? [])
+        if (r.result === 'different' && !described.has(id)) failures.push(`${r.scenario}/${r.kind}: ${id} is not described in README.md`);
     const out = process.env.KNODE_WLDIFF_OUT;
     if (out || failures.length > 0) {
       const dir = out || mkdtempSync(join(tmpdir(), 'knode-wldiff-report-'));

@@ -8,7 +8,7 @@
 // KNODE_WLDIFF_UPDATE=1 rewrites the table (keeping the notes); KNODE_WLDIFF_OUT=DIR
 // keeps both sides' texts; KNODE_TEST_DIFFERENTIAL=off skips it.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -162,6 +162,11 @@ afterAll(async () => {
   }
   await Promise.all(roots.map((root) => knode(['runtime', 'stop', '--root-dir', root]).catch(() => {})));
   cp?.stop();
+  try {
+    rmSync(work, { recursive: true, force: true });
+  } catch {
+    // a mount a runtime left behind: the temp dir stays
+  }
 }, 120_000);
 
 describe.skipIf(off)('differential: the real controllers and knode apply, same manifests', () => {

@@ -5,7 +5,7 @@
 // tells old pods from new by their controller-revision-hash label.
 import { isDeepStrictEqual } from 'node:util';
 import { controllerOf, type ControllerRevision, type KubeObject, type PodTemplateSpec } from '../engine/api/workloads.js';
-import { templateHash } from './deployment.js';
+import { templateHash } from './deployment-util.js';
 import type { ObjectStore } from './store.js';
 
 export const REVISION_LABEL = 'controller-revision-hash';

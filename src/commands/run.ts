@@ -89,8 +89,9 @@ export default class Run extends BaseCommand {
       );
     }
     const signal = await stopped;
-    // The controllers stop first: a pod the drain stops is not replaced on a node going away.
-    if (flags['drain-on-exit']) workloads?.stop();
+    // The controllers stop first: a pod the drain stops is not replaced on a node going away, and
+    // nothing new comes in while the node stops. The objects are saved again after the last statuses.
+    workloads?.stop();
     const drained = flags['drain-on-exit'] && (await this.drain(kubelet, signal, plain));
     face.close();
     unsupervise();

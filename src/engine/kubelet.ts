@@ -122,6 +122,8 @@ export class Kubelet implements HostInterface, RunOnceHost {
   private loop: Promise<void> | undefined;
   private readonly runtimeHealth: RuntimeHealth;
   private stopped = false;
+  /** Every pod the sources gave has reached its worker: a housekeeping pass ran after all sources were seen. */
+  private podsSynced = false;
 
   constructor(
     readonly config: KubeletConfiguration,
@@ -313,7 +315,8 @@ export class Kubelet implements HostInterface, RunOnceHost {
       podManager: this.podManager,
       podWorkers: this.podWorkers,
       removeContainer: (id) => this.runtimeManager.removeContainer(id),
-      allSourcesReady: () => this.podConfig.seenAllSources(),
+      // As the pod workers' podsSynced: a pod not handed to its worker yet is not gone until a housekeeping pass ran.
+      allSourcesReady: () => this.podsSynced,
     });
     this.podConfig = new PodConfig(
       config,
@@ -468,15 +471,20 @@ export class Kubelet implements HostInterface, RunOnceHost {
         if (!this.podConfig.seenAllSources()) return;
         // Not awaited: on a busy runtime its list and remove calls take seconds, and the loop must
         // go on taking config updates and PLEG events meanwhile (one pass at a time; see Housekeeping).
-        this.housekeepingPass = this.housekeeping.handlePodCleanups().catch((err: Error) => {
-          this.events.emit({
-            type: 'SyncFailed',
-            pod: '',
-            uid: '',
-            reason: 'Housekeeping',
-            message: `housekeeping failed: ${err.message}`,
+        this.housekeepingPass = this.housekeeping
+          .handlePodCleanups()
+          .then(() => {
+            this.podsSynced = true;
+          })
+          .catch((err: Error) => {
+            this.events.emit({
+              type: 'SyncFailed',
+              pod: '',
+              uid: '',
+              reason: 'Housekeeping',
+              message: `housekeeping failed: ${err.message}`,
+            });
           });
-        });
         return;
     }
   }

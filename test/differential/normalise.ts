@@ -22,6 +22,8 @@ export function scrub(text: string, pod: Pod, o: NormaliseOptions): string {
   out = out.replace(/\b[0-9a-f]{64}\b/g, '<id>');
   if (o.nodeName) out = out.split(o.nodeName).join('<node>');
   if (o.blankBackOff) out = out.replace(/\bback-off \d+[0-9hms.]*/g, 'back-off <t>');
+  // The preemption path's shortfall depends on what else the node runs at that moment (scenarios run side by side).
+  out = out.replace(/\(res: (\w+), q: \d+\)/g, '(res: $1, q: <q>)');
   return out.replace(/\s+$/, '');
 }
 

@@ -10,6 +10,8 @@ import type { ObjectStore, StoreEvent } from './store.js';
 
 /** How soon after a change the store is saved: a burst of changes is written once. */
 const SAVE_DELAY_MS = 200;
+/** How soon a save the disk refused is tried again. */
+const SAVE_RETRY_MS = 5_000;
 
 interface Applied {
   source: string;
@@ -165,15 +167,20 @@ export class LocalApiserver implements LocalApi {
     this.saveTimer = undefined;
     if (!this.file) return;
     const state: SavedState = { resourceVersion: this.store.resourceVersion, objects: this.store.dump(), applied: [...this.applied] };
-    writeFileAtomic(this.file, JSON.stringify(state));
+    try {
+      writeFileAtomic(this.file, JSON.stringify(state));
+    } catch {
+      // A full or read-only disk: the objects stay in memory and are written again once the disk takes them.
+      this.scheduleSave(SAVE_RETRY_MS);
+    }
   }
 
-  private scheduleSave(): void {
+  private scheduleSave(delay = SAVE_DELAY_MS): void {
     if (!this.file || this.saveTimer) return;
     this.saveTimer = this.clock.setTimeout(() => {
       this.saveTimer = undefined;
       this.save();
-    }, SAVE_DELAY_MS);
+    }, delay);
   }
 
   private restore(file: string): void {

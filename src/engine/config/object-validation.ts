@@ -74,17 +74,22 @@ export function validateObject(raw: Obj): FieldError[] {
   return c.errors;
 }
 
+/** IsConfigMapKey, for a ConfigMap's and a Secret's keys alike. */
+function configKey(c: Checker, bag: string, key: string): void {
+  if (CONFIG_KEY.test(key) && key.length <= MAX_NAME) return;
+  c.fail(
+    `${bag}[${key}]`,
+    `Invalid value: ${JSON.stringify(key)}: a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')`,
+  );
+}
+
 function configData(c: Checker, raw: Obj): void {
   let total = 0;
   for (const bag of ['data', 'binaryData'] as const) {
     const values = raw[bag];
     if (!c.object(bag, values)) continue;
     for (const [key, value] of Object.entries(values)) {
-      if (!CONFIG_KEY.test(key) || key.length > MAX_NAME)
-        c.fail(
-          `${bag}[${key}]`,
-          `Invalid value: ${JSON.stringify(key)}: a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')`,
-        );
+      configKey(c, bag, key);
       if (bag === 'data' && isObject(raw.binaryData) && key in raw.binaryData)
         c.fail(`data[${key}]`, `Invalid value: ${JSON.stringify(key)}: duplicate of key present in binaryData`);
       if (typeof value !== 'string') c.fail(`${bag}[${key}]`, `expected a string, got ${typeof value}`);
@@ -102,11 +107,7 @@ function secretData(c: Checker, raw: Obj): void {
     const values = raw[bag];
     if (!c.object(bag, values)) continue;
     for (const [key, value] of Object.entries(values)) {
-      if (!CONFIG_KEY.test(key) || key.length > MAX_NAME)
-        c.fail(
-          `${bag}[${key}]`,
-          `Invalid value: ${JSON.stringify(key)}: a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')`,
-        );
+      configKey(c, bag, key);
       if (typeof value !== 'string') c.fail(`${bag}[${key}]`, `expected a string, got ${typeof value}`);
       else if (bag === 'data' && !BASE64.test(value.replace(/\s/g, '')))
         // What the apiserver's decoder answers for a value that is not base64.

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, openSync, closeSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { rootPaths } from '../util/paths.js';
+import { isRuntimeServe, readPid } from '../util/pid-file.js';
 import { UserError } from '../util/user-error.js';
 import { CriClient } from './client.js';
 
@@ -9,7 +10,7 @@ import { CriClient } from './client.js';
 const cliEntry = fileURLToPath(new URL('../../bin/run.js', import.meta.url));
 
 export interface EnsureRuntimeOptions {
-  /** How long to wait for a freshly started runtime to answer. */
+  /** How long to wait for a freshly started runtime to answer; a loaded machine can take tens of seconds. */
   startTimeoutMs?: number;
 }
 
@@ -32,9 +33,11 @@ export async function ensureEmbeddedRuntime(rootDir: string, options: EnsureRunt
   let exitCode: number | null = null;
   child.once('exit', (code) => (exitCode = code ?? 1));
   child.unref();
-  const deadline = Date.now() + (options.startTimeoutMs ?? 15_000);
+  const deadline = Date.now() + (options.startTimeoutMs ?? 60_000);
   while (Date.now() < deadline) {
-    if (exitCode !== null) break;
+    // A child that exits because another runtime holds the pid file lost a race with a
+    // command started at the same moment: that runtime is the one to wait for.
+    if (exitCode !== null && !startedElsewhere(paths.runtimePidFile, child.pid)) break;
     if (await answers(endpoint, 500)) return endpoint;
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -43,6 +46,11 @@ export async function ensureEmbeddedRuntime(rootDir: string, options: EnsureRunt
     `the embedded runtime did not start on ${paths.runtimeSocket}${exitCode !== null ? ` (it exited with code ${exitCode})` : ''}`,
     `see ${paths.runtimeLog}:\n${tail(paths.runtimeLog)}`,
   );
+}
+
+function startedElsewhere(pidFile: string, ours: number | undefined): boolean {
+  const pid = readPid(pidFile);
+  return pid !== undefined && pid !== ours && isRuntimeServe(pid);
 }
 
 async function answers(endpoint: string, timeoutMs: number): Promise<boolean> {

@@ -1,5 +1,6 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { rootPaths } from '../util/paths.js';
+import { claimPidFile, isRuntimeServe } from '../util/pid-file.js';
 import { socketAnswers } from '../util/socket.js';
 import { EmbeddedRuntime } from './runtime.js';
 import type { SandboxSetting } from './sandbox/image-sandboxes.js';
@@ -36,20 +37,33 @@ export async function startEmbeddedRuntime(options: ServeOptions): Promise<Servi
   const socketPath = options.socketPath ?? paths.runtimeSocket;
   mkdirSync(paths.run, { recursive: true, mode: 0o700 });
   mkdirSync(paths.runtimeDir, { recursive: true });
-  if (await socketAnswers(socketPath)) {
-    throw new Error(`a runtime already serves ${socketPath}${pidNote(paths.runtimePidFile)}; stop it first (knode runtime stop)`);
+  // The pid file is the lock: two runtimes started at once (a `knode run` and a `knode status`)
+  // would otherwise both bind the socket, and the pods of the one that lost it would be lost to view.
+  const pidFile = socketPath === paths.runtimeSocket ? paths.runtimePidFile : `${socketPath}.pid`;
+  const claim = claimPidFile(pidFile, isRuntimeServe);
+  if (!claim.held) {
+    throw new Error(`a runtime already serves ${socketPath} (pid ${claim.by}); stop it first (knode runtime stop)`);
   }
-  const runtime = new EmbeddedRuntime({
-    dir: paths.runtimeDir,
-    warn: options.log,
-    registryConfig: paths.registryConfig,
-    sandbox: options.sandbox,
-    cniConfDir: options.cniConfDir ?? paths.cniConfDir,
-    cniBinDirs: options.cniBinDirs,
-  });
-  const served = await serveRuntime(runtime, socketPath, options.log);
-  const ownsPidFile = socketPath === paths.runtimeSocket;
-  if (ownsPidFile) writeFileSync(paths.runtimePidFile, `${process.pid}\n`);
+  if (await socketAnswers(socketPath)) {
+    rmSync(pidFile, { force: true });
+    throw new Error(`a runtime already serves ${socketPath}; stop it first (knode runtime stop)`);
+  }
+  let runtime: EmbeddedRuntime;
+  let served: Awaited<ReturnType<typeof serveRuntime>>;
+  try {
+    runtime = new EmbeddedRuntime({
+      dir: paths.runtimeDir,
+      warn: options.log,
+      registryConfig: paths.registryConfig,
+      sandbox: options.sandbox,
+      cniConfDir: options.cniConfDir ?? paths.cniConfDir,
+      cniBinDirs: options.cniBinDirs,
+    });
+    served = await serveRuntime(runtime, socketPath, options.log);
+  } catch (err) {
+    rmSync(pidFile, { force: true });
+    throw err;
+  }
   const hosted = `host processes, ${runtime.pidNamespaces.available ? 'each in its PID namespace' : 'without isolation'}`;
   options.log(
     `embedded runtime serving unix://${socketPath} (pid ${process.pid}); containers ` +
@@ -72,15 +86,7 @@ export async function startEmbeddedRuntime(options: ServeOptions): Promise<Servi
         await served.close();
         await runtime.shutdown(options.shutdownGraceSeconds ?? 10);
         rmSync(socketPath, { force: true });
-        if (ownsPidFile) rmSync(paths.runtimePidFile, { force: true });
+        rmSync(pidFile, { force: true });
       })()),
   };
-}
-
-function pidNote(pidFile: string): string {
-  try {
-    return ` (pid ${readFileSync(pidFile, 'utf8').trim()})`;
-  } catch {
-    return '';
-  }
 }

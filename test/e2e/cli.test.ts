@@ -74,4 +74,18 @@ describe('knode as a command', () => {
     await expect(client.version()).rejects.toMatchObject({ code: 14 });
     client.close();
   });
+
+  it('starts one runtime when commands race for it, and every command uses that one', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'knode-e2e-race-'));
+    try {
+      const runs = await Promise.all([1, 2, 3].map(() => knode(['status', '--root-dir', root])));
+      expect(runs.map((r) => r.code)).toEqual([0, 0, 0]);
+      const serving = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' })
+        .split('\n')
+        .filter((line) => line.includes('runtime serve') && line.includes(root));
+      expect(serving).toHaveLength(1);
+    } finally {
+      await knode(['runtime', 'stop', '--root-dir', root]);
+    }
+  });
 });

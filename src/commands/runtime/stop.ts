@@ -1,7 +1,8 @@
 import { Flags } from '@oclif/core';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { BaseCommand } from '../../cli/base-command.js';
 import { rootPaths } from '../../util/paths.js';
+import { isRuntimeServe, readPid } from '../../util/pid-file.js';
 import { UserError } from '../../util/user-error.js';
 
 export default class RuntimeStop extends BaseCommand {
@@ -16,14 +17,12 @@ export default class RuntimeStop extends BaseCommand {
   async run(): Promise<void> {
     const { flags } = await this.parse(RuntimeStop);
     const paths = rootPaths(this.rootDir(flags));
-    let pid: number;
-    try {
-      pid = Number(readFileSync(paths.runtimePidFile, 'utf8').trim());
-    } catch {
+    const pid = readPid(paths.runtimePidFile);
+    if (pid === undefined) {
       this.log(`no embedded runtime is running under ${paths.root}`);
       return;
     }
-    if (!isEmbeddedRuntime(pid)) {
+    if (!isRuntimeServe(pid)) {
       this.log(`no embedded runtime is running under ${paths.root} (stale pid file: ${pid} is another program)`);
       return;
     }
@@ -49,16 +48,6 @@ function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Guards against a stale pid file whose pid now belongs to an unrelated process. */
-function isEmbeddedRuntime(pid: number): boolean {
-  try {
-    const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-    return argv.includes('runtime') && argv.includes('serve');
   } catch {
     return false;
   }

@@ -44,8 +44,11 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  node.kill('SIGTERM');
-  await new Promise((resolve) => node.once('exit', resolve));
+  if (node.exitCode === null && node.signalCode === null) {
+    const exited = new Promise((resolve) => node.once('exit', resolve));
+    node.kill('SIGTERM');
+    await exited;
+  }
   await knode(['runtime', 'stop', ...at]);
 });
 
@@ -108,8 +111,15 @@ describe('container log rotation', () => {
     expect(most).toBeLessThanOrEqual(MAX_FILES);
     expect(largest).toBeGreaterThan(MAX_SIZE);
     expect(largest).toBeLessThanOrEqual(MAX_SIZE * MAX_FILES);
-    const names = logFiles(dir).map((f) => f.name);
-    expect(names).toContain('0.log');
+    // Between the rename aside and the runtime's reopen there is no 0.log for a moment, as upstream's.
+    const names = await eventually(
+      () => {
+        const now = logFiles(dir).map((f) => f.name);
+        return now.includes('0.log') ? now : undefined;
+      },
+      () => `a current 0.log (files: ${JSON.stringify(logFiles(dir))}; node exit ${node.exitCode}: ${output.slice(-2000)})`,
+      10_000,
+    );
     expect(names.some((n) => /^0\.log\.\d{8}-\d{6}$/.test(n))).toBe(true);
     expect(output).toMatch(/ContainerLogRotated/);
 

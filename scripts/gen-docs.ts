@@ -40,6 +40,7 @@ const TYPES: Record<Setting['type'], string> = {
   labels: 'label map',
   enum: 'one of',
   quantity: 'quantity',
+  signals: 'signal map',
 };
 
 function typeOf(setting: Setting): string {

@@ -10,6 +10,7 @@ import {
   type KubeletConfiguration,
 } from '../engine/config/kubelet-config.js';
 import { defaultText, type Setting, type SettingCommand, settingFor, SETTINGS } from '../engine/config/settings.js';
+import { parseThresholdConfig } from '../engine/eviction/thresholds.js';
 import { SysctlAllowlist } from '../engine/sysctl-allowlist.js';
 import { UserError } from '../util/user-error.js';
 
@@ -166,6 +167,11 @@ export function kubeletConfigFromFlags(
   }
   const logProblem = containerLogProblem(config);
   if (logProblem) throw new UserError('usage', `invalid configuration: ${logProblem}`, 'see containerLog* in docs/configuration.md');
+  try {
+    parseThresholdConfig(config);
+  } catch (err) {
+    throw new UserError('usage', `invalid configuration: eviction: ${(err as Error).message}`, 'see eviction* in docs/configuration.md');
+  }
   const imageProblem = imageGCProblem(config);
   if (imageProblem)
     throw new UserError('usage', `invalid configuration: ${imageProblem}`, 'see imageGC* and image*GCAge in docs/configuration.md');
@@ -206,6 +212,8 @@ function flagValue(setting: Setting, value: unknown): unknown {
         .filter(Boolean);
     case 'labels':
       return parseNodeLabels(String(value));
+    case 'signals':
+      return parseSignals(String(value), setting.separator ?? '=', flag);
     case 'headers':
       return parseHeaders(value as string[], flag);
     case 'enum':
@@ -213,6 +221,25 @@ function flagValue(setting: Setting, value: unknown): unknown {
     case 'string':
       return String(value);
   }
+}
+
+/** 'memory.available<100Mi,nodefs.available<10%' (or with '=') as a map of signals to values. */
+function parseSignals(text: string, separator: string, flag: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const part of text
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
+    const at = part.indexOf(separator);
+    if (at <= 0)
+      throw new UserError(
+        'usage',
+        `--${flag} "${part}": expected 'signal${separator}value'`,
+        `for example memory.available${separator}${separator === '<' ? '100Mi' : '1m30s'}`,
+      );
+    out[part.slice(0, at).trim()] = part.slice(at + 1).trim();
+  }
+  return out;
 }
 
 /** 'Name: value' flags as a map of header names to their values. */

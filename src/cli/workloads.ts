@@ -3,6 +3,7 @@ import type { KubeletConfiguration } from '../engine/config/kubelet-config.js';
 import type { EventStream } from '../engine/events.js';
 import { nodeLabels } from '../engine/sync-handler.js';
 import { nodeAllocatable } from '../engine/admission.js';
+import { pressureTaints, type PressureCondition } from '../engine/eviction/thresholds.js';
 import { rootPaths } from '../util/paths.js';
 
 /** The local controllers of a standalone node, their objects saved under the root dir (a node in a cluster has none). */
@@ -16,16 +17,24 @@ export function localWorkloads(config: KubeletConfiguration, rootDir: string): L
   });
 }
 
-/** Starts the controllers, their events reported on the node's stream. */
-export function startWorkloads(workloads: LocalWorkloads, events: EventStream): void {
-  workloads.start(({ object, type, reason, message }) =>
-    events.emit({
-      type: 'WorkloadEvent',
-      pod: '',
-      uid: object.metadata.uid ?? '',
-      reason,
-      message: `${object.kind.toLowerCase()}/${object.metadata.name}: ${message}`,
-      detail: { kind: object.kind, namespace: object.metadata.namespace ?? '', name: object.metadata.name ?? '', eventType: type },
-    }),
+/**
+ * Starts the controllers, their events reported on the node's stream; the
+ * scheduler sees the node's pressure taints and tries again when they change.
+ */
+export function startWorkloads(workloads: LocalWorkloads, events: EventStream, pressure: () => readonly PressureCondition[]): void {
+  events.subscribe((e) => {
+    if (e.type === 'NodePressureChanged') workloads.nodeChanged();
+  });
+  workloads.start(
+    ({ object, type, reason, message }) =>
+      events.emit({
+        type: 'WorkloadEvent',
+        pod: '',
+        uid: object.metadata.uid ?? '',
+        reason,
+        message: `${object.kind.toLowerCase()}/${object.metadata.name}: ${message}`,
+        detail: { kind: object.kind, namespace: object.metadata.namespace ?? '', name: object.metadata.name ?? '', eventType: type },
+      }),
+    () => pressureTaints(pressure()),
   );
 }

@@ -44,7 +44,7 @@ export default class Apply extends BaseCommand {
     config.containerRuntimeEndpoint = client.endpoint;
     const workloads = localWorkloads(config, rootDir);
     const kubelet = new Kubelet(config, { runtime: client, local: workloads.api });
-    startWorkloads(workloads, kubelet.events);
+    startWorkloads(workloads, kubelet.events, () => kubelet.pressure());
     const interrupted = this.interruptSignal();
     let rollouts = new Map<string, RolloutState>();
     let resolveOutcomes!: (o: PodOutcome[]) => void;

@@ -73,7 +73,7 @@ export default class Run extends BaseCommand {
     const cluster = config.kubeconfig ? await joinCluster(config.kubeconfig) : undefined;
     const workloads = cluster ? undefined : localWorkloads(config, rootDir);
     const kubelet = new Kubelet(config, { runtime: client, cluster, local: workloads?.api, version: this.config.version });
-    if (workloads) startWorkloads(workloads, kubelet.events);
+    if (workloads) startWorkloads(workloads, kubelet.events, () => kubelet.pressure());
     const embedded = client.endpoint === `unix://${rootPaths(rootDir).runtimeSocket}`;
     const unsupervise = embedded ? superviseEmbeddedRuntime(kubelet, rootDir, warn) : () => {};
     const output = (flags.output ?? (process.stdout.isTTY ? 'tui' : 'plain')) as NodeOutput;

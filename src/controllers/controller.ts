@@ -6,7 +6,7 @@ import type { Pod, PodCondition } from '../engine/api/v1.js';
 import { rfc3339 } from '../engine/api/v1.js';
 import { matchesRequiredNodeAffinity } from '../engine/node-affinity.js';
 import type { KubeObject, PodTemplateSpec } from '../engine/api/workloads.js';
-import type { Taint } from './node-fit.js';
+import { untoleratedTaints, type Taint } from './node-fit.js';
 import type { ObjectStore } from './store.js';
 import type { NodeAllocatable } from '../engine/admission.js';
 import { podRequest } from '../engine/resource-request.js';
@@ -25,8 +25,8 @@ export interface ControllerDeps {
   /** The node every pod is bound to, and its labels (for the scheduler's node selector check). */
   nodeName: string;
   nodeLabels: Record<string, string>;
-  /** The node's taints (a standalone node has none unless configured), for the DaemonSet controller's fit. */
-  nodeTaints?: Taint[];
+  /** The node's taints now (the pressure taints its eviction manager's conditions stand for), for the scheduler's and the DaemonSet controller's fit. */
+  nodeTaints?: () => Taint[];
   /** What the node can hold, for the scheduler's resource fit (none: everything fits). */
   allocatable?: NodeAllocatable;
   record: (event: ControllerEvent) => void;
@@ -152,7 +152,7 @@ export function isPodAvailable(pod: Pod, minReadySeconds: number, now: number): 
  * allow, else left Pending and unschedulable, as the scheduler would leave it.
  */
 export function podFromTemplate(
-  deps: Pick<ControllerDeps, 'nodeName' | 'nodeLabels' | 'clock' | 'store' | 'allocatable'>,
+  deps: Pick<ControllerDeps, 'nodeName' | 'nodeLabels' | 'nodeTaints' | 'clock' | 'store' | 'allocatable'>,
   template: PodTemplateSpec,
   owner: KubeObject,
   opts: { generateName?: string; name?: string; labels?: Record<string, string>; annotations?: Record<string, string> },
@@ -206,11 +206,14 @@ export function podFromTemplate(
  * node over and over.
  */
 export function unschedulable(
-  deps: Pick<ControllerDeps, 'nodeName' | 'nodeLabels' | 'store' | 'allocatable'>,
+  deps: Pick<ControllerDeps, 'nodeName' | 'nodeLabels' | 'nodeTaints' | 'store' | 'allocatable'>,
   pod: Pod,
 ): string | undefined {
   if (!matchesRequiredNodeAffinity({ metadata: {}, spec: pod.spec } as Pod, deps.nodeLabels, deps.nodeName))
     return "0/1 nodes are available: 1 node(s) didn't match Pod's node affinity/selector. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.";
+  const taints = deps.nodeTaints?.() ?? [];
+  if (untoleratedTaints(pod.spec.tolerations ?? [], { name: deps.nodeName, labels: deps.nodeLabels, taints }).length > 0)
+    return '0/1 nodes are available: 1 node(s) had untolerated taint(s). preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.';
   if (!deps.allocatable) return undefined;
   const bound = (deps.store.list<KubeObject>('Pod') as unknown as Pod[]).filter(
     (p) => p.spec.nodeName === deps.nodeName && p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed',

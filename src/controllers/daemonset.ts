@@ -73,7 +73,7 @@ export class DaemonSetController implements Controller {
   }
 
   private get node(): Node {
-    return { name: this.deps.nodeName, labels: this.deps.nodeLabels, taints: this.deps.nodeTaints ?? [] };
+    return { name: this.deps.nodeName, labels: this.deps.nodeLabels, taints: this.deps.nodeTaints?.() ?? [] };
   }
 
   private sync(key: string): void {

@@ -9,6 +9,7 @@ import { ReplicaSetController } from './replicaset.js';
 import { ObjectStore } from './store.js';
 import { SchedulerController } from './scheduler.js';
 import type { NodeAllocatable } from '../engine/admission.js';
+import type { Taint } from './node-fit.js';
 import { TtlAfterFinishedController } from './ttl-after-finished.js';
 // StatefulSet, DaemonSet and their claims
 import { ClaimController } from './claims.js';
@@ -44,6 +45,7 @@ export class LocalWorkloads {
   readonly store: ObjectStore;
   readonly api: LocalApiserver;
   private controllers: Controller[] = [];
+  private scheduler: SchedulerController | undefined;
 
   constructor(private readonly opts: WorkloadsOptions) {
     const clock = opts.clock ?? new RealClock();
@@ -51,17 +53,23 @@ export class LocalWorkloads {
     this.api = new LocalApiserver(this.store, clock, opts.file, opts.claimsDir);
   }
 
-  start(record: (event: ControllerEvent) => void): void {
+  /**
+   * Starts the controllers; NODE_TAINTS says what taints the node has now
+   * (the pressure taints while it is under pressure), for the scheduler.
+   */
+  start(record: (event: ControllerEvent) => void, nodeTaints?: () => Taint[]): void {
     const deps = {
       store: this.store,
       clock: this.opts.clock ?? new RealClock(),
       nodeName: this.opts.nodeName,
       nodeLabels: this.opts.nodeLabels,
       allocatable: this.opts.allocatable,
+      nodeTaints,
       record,
     };
+    this.scheduler = new SchedulerController(deps);
     this.controllers = [
-      new SchedulerController(deps),
+      this.scheduler,
       new ReplicaSetController(deps),
       new DeploymentController(deps),
       new JobController(deps),
@@ -71,6 +79,10 @@ export class LocalWorkloads {
     // StatefulSet, DaemonSet and their claims
     this.controllers.push(new ClaimController(deps, this.opts.claimsDir), new StatefulSetController(deps), new DaemonSetController(deps));
     for (const c of this.controllers) c.start();
+  }
+  /** The node's taints changed: pods left Pending for them are tried again, as a Node update requeues them. */
+  nodeChanged(): void {
+    this.scheduler?.retry();
   }
 
   stop(): void {

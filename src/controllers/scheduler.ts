@@ -30,6 +30,11 @@ export class SchedulerController implements Controller {
     this.queue.add('pending');
   }
 
+  /** Tries every Pending pod again. */
+  retry(): void {
+    this.queue.add('pending');
+  }
+
   stop(): void {
     this.unsubscribe?.();
     this.queue.stop();

@@ -83,6 +83,10 @@ export const EVENT_CLASSES: Record<LifecycleEventType, EventClass> = {
   ImageGarbageCollected: { class: 'noisy', quiet: true },
   FreeDiskSpaceFailed: problem,
   ImageGCFailed: problem,
+  PodEvicted: failure,
+  // Every pass while a threshold is met: the pressure itself is NodePressureChanged.
+  EvictionThresholdMet: { class: 'noisy', quiet: false },
+  NodePressureChanged: problem,
 };
 
 /** Whether something went wrong: a problem or a failure. */

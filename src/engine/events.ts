@@ -154,6 +154,12 @@ export interface LifecyclePayloads {
   FreeDiskSpaceFailed: NoDetail;
   /** Image garbage collection failed twice in a row (reason ImageGCFailed), or the image filesystem's capacity is 0 (InvalidDiskCapacity). */
   ImageGCFailed: NoDetail;
+  /** The eviction manager stopped the pod Failed, reason Evicted (the kubelet's Evicted event); the message names the starved resource. */
+  PodEvicted: NoDetail;
+  /** A threshold was met and the node reclaims its resource (reason EvictionThresholdMet), or a pass failed (EvictionFailed). */
+  EvictionThresholdMet: NoDetail;
+  /** MemoryPressure, DiskPressure or PIDPressure changed; the reason is the kubelet's node event (NodeHasInsufficientMemory ...). */
+  NodePressureChanged: NoDetail;
 }
 
 export type LifecycleEventType = keyof LifecyclePayloads;

@@ -11,6 +11,7 @@ import { KubeletConstants, type KubeletConfiguration } from './config/kubelet-co
 import type { PodUpdate } from './config/pod-storage.js';
 import { EventStream } from './events.js';
 import { NodeLifetime } from './node-lifetime.js';
+import type { PressureCondition } from './eviction/thresholds.js';
 import type { ImageGCManager } from './images/image-gc.js';
 import { Housekeeping } from './housekeeping.js';
 import { instrumentRuntime, KubeletMetrics, type RuntimeCounts } from './metrics.js';
@@ -277,6 +278,7 @@ export class Kubelet implements HostInterface, RunOnceHost {
       allowedUnsafeSysctls: config.allowedUnsafeSysctls,
       nodeName: config.nodeName,
       extraLabels: config.nodeLabels,
+      evictionAdmit: (pod) => this.lifetime.admit(pod),
       shutdownAdmit: () => this.shutdown.admit(),
       now: () => clock.now(),
     });
@@ -317,6 +319,12 @@ export class Kubelet implements HostInterface, RunOnceHost {
       removeContainer: (id) => this.runtimeManager.removeContainer(id),
       // As the pod workers' podsSynced: a pod not handed to its worker yet is not gone until a housekeeping pass ran.
       allSourcesReady: () => this.podsSynced,
+      stats: this.stats,
+      activePods: () => this.handler.activePods(),
+      killPod: (pod, gracePeriodOverride, statusFn) =>
+        new Promise<void>((onTerminated) =>
+          this.podWorkers.updatePod({ updateType: 'kill', pod, gracePeriodOverride, statusFn, onTerminated }),
+        ),
     });
     this.podConfig = new PodConfig(
       config,
@@ -353,6 +361,7 @@ export class Kubelet implements HostInterface, RunOnceHost {
         runtime: () => ({ name: this.runtimeName, version: this.runtimeVersion }),
         problems: () => [...this.healthz().reasons, ...(this.shutdown.shuttingDown ? [NODE_SHUTTING_DOWN] : [])],
         runtimeConditions: () => this.runtimeHealth.conditions(),
+        pressure: () => this.lifetime.pressure(),
         isTerminated,
         warn: clusterWarn,
       });
@@ -397,6 +406,11 @@ export class Kubelet implements HostInterface, RunOnceHost {
     if (!this.config.runOnce)
       this.timers.push(this.clock.setInterval(() => void this.stats.refresh().catch(() => {}), KubeletConstants.statsRefreshPeriod));
     await this.podConfig.start();
+  }
+
+  /** The pressure conditions the eviction manager reports now. */
+  pressure(): readonly PressureCondition[] {
+    return this.lifetime.pressure();
   }
 
   /** The image garbage collector's per-image records (first seen, last used). */

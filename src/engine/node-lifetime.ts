@@ -1,7 +1,11 @@
 import type { ImageService, RuntimeService } from '../cri/runtime-service.js';
 import type { Clock } from '../util/clock.js';
+import type { AdmitResult } from './admission.js';
+import type { Pod, PodStatus } from './api/v1.js';
 import type { KubeletConfiguration } from './config/kubelet-config.js';
 import { ContainerLogManager } from './container-log-manager.js';
+import { EvictionManager } from './eviction/manager.js';
+import { parseThresholdConfig, type PressureCondition } from './eviction/thresholds.js';
 import type { EventStream } from './events.js';
 import { GarbageCollector, podStateProvider } from './garbage-collector.js';
 import { ImageGarbageCollector } from './images/image-garbage-collector.js';
@@ -9,6 +13,7 @@ import { ImageGCManager } from './images/image-gc.js';
 import { ContainerGC, DEFAULT_GC_POLICY } from './kuberuntime/container-gc.js';
 import type { PodManager } from './pod-manager.js';
 import type { PodWorkers } from './pod-workers.js';
+import type { SummaryProvider } from './stats/summary.js';
 
 export interface NodeLifetimeDeps {
   config: KubeletConfiguration;
@@ -19,14 +24,21 @@ export interface NodeLifetimeDeps {
   podWorkers: Pick<PodWorkers, 'isKnown' | 'couldHaveRunningContainers'>;
   removeContainer: (id: string) => Promise<void>;
   allSourcesReady: () => boolean;
+  /** The node's and the pods' usage, for the eviction manager. */
+  stats: Pick<SummaryProvider, 'nodeSignals' | 'get'>;
+  /** The pods that may still have running containers (the eviction manager's candidates). */
+  activePods: () => Pod[];
+  /** Kills a pod with the status STATUS_FN writes; resolves once it is stopped. */
+  killPod: (pod: Pod, gracePeriodSeconds: number, statusFn: (status: PodStatus) => void) => Promise<void>;
 }
 
 /**
  * What keeps a node that runs for months within its disk, each on its own
  * timer off the sync loop: the container log manager (rotation), the
  * container garbage collector (dead containers, sandboxes, pod log
- * directories) and the image garbage collector. None runs under runOnce
- * (knode apply leaves other pods, their logs and images alone).
+ * directories), the image garbage collector, and the eviction manager, which
+ * reclaims with the two collectors before it evicts a pod. None runs under
+ * runOnce (knode apply leaves other pods, their logs and images alone).
  */
 export class NodeLifetime {
   /** Per-image records of the image garbage collector (first seen, last used). */
@@ -34,6 +46,7 @@ export class NodeLifetime {
   private readonly logs: ContainerLogManager;
   private readonly containers: GarbageCollector;
   private readonly images: ImageGarbageCollector;
+  private readonly eviction: EvictionManager;
 
   constructor(deps: NodeLifetimeDeps) {
     const { config, runtime, clock, events } = deps;
@@ -63,15 +76,45 @@ export class NodeLifetime {
     };
     this.imageManager = new ImageGCManager({ runtime, images: runtime, clock }, imagePolicy);
     this.images = new ImageGarbageCollector({ manager: this.imageManager, policy: imagePolicy, clock, events });
+    this.eviction = new EvictionManager({
+      // The flags and the file were checked when the configuration was read.
+      thresholds: parseThresholdConfig(config),
+      pressureTransitionPeriodMs: config.evictionPressureTransitionPeriod,
+      maxPodGracePeriodSeconds: config.evictionMaxPodGracePeriod,
+      clock,
+      events,
+      nodeName: config.nodeName,
+      nodeSignals: () => deps.stats.nodeSignals(),
+      podStats: async () => (await deps.stats.get()).pods,
+      activePods: deps.activePods,
+      killPod: deps.killPod,
+      reclaim: {
+        // The kubelet's DeleteAllUnusedContainers: every dead container of pods not deleted too.
+        containers: async () => void (await gc.garbageCollect(DEFAULT_GC_POLICY, deps.allSourcesReady(), true)),
+        images: async () => void (await this.imageManager.deleteUnusedImages()),
+      },
+    });
+  }
+
+  /** The eviction manager's word on a new pod. */
+  admit(pod: Pod): AdmitResult {
+    return this.eviction.admit(pod);
+  }
+
+  /** The pressure conditions now true. */
+  pressure(): readonly PressureCondition[] {
+    return this.eviction.pressure();
   }
 
   start(): void {
     this.logs.start();
     this.containers.start();
     this.images.start();
+    this.eviction.start();
   }
 
   async stop(): Promise<void> {
+    await this.eviction.stop();
     await this.logs.stop();
     await this.containers.stop();
     await this.images.stop();

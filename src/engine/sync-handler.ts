@@ -24,6 +24,8 @@ export interface SyncHandlerDeps {
   nodeName: string;
   /** --node-labels: what a nodeSelector may ask for besides the default labels. */
   extraLabels?: Record<string, string>;
+  /** The eviction manager's word on a new pod: none (BestEffort ones under memory pressure alone) while the node is under pressure. */
+  evictionAdmit?: (pod: Pod) => AdmitResult;
   /** The node shutdown's word on a new pod: none while the node drains. */
   shutdownAdmit?: () => AdmitResult;
   /** The clock's now, for the DisruptionTarget condition of a preempted pod. */
@@ -104,8 +106,9 @@ export class SyncHandler {
       this.deps.podManager.addPod(pod);
       if (isTerminalPhase(pod)) continue;
       const active = this.activePods().filter((p) => p.metadata.uid !== uid);
-      // The sysctl handler comes before the predicates, as the kubelet registers them.
-      const shutdown = this.deps.shutdownAdmit?.() ?? { admit: true };
+      // The eviction handler first, the sysctl handler before the predicates, as the kubelet registers them.
+      const eviction = this.deps.evictionAdmit?.(pod) ?? { admit: true };
+      const shutdown = eviction.admit ? (this.deps.shutdownAdmit?.() ?? { admit: true }) : eviction;
       const allowed = shutdown.admit ? this.sysctls.admit(pod) : shutdown;
       const verdict = allowed.admit ? canAdmitPod(pod, active, this.node, this.labels, this.deps.nodeName) : allowed;
       if (!verdict.admit) {

@@ -34,6 +34,7 @@ export interface ClusterNodeDeps {
   runtime: NodeStatusDeps['runtime'];
   problems: NodeStatusDeps['problems'];
   runtimeConditions: NodeStatusDeps['runtimeConditions'];
+  pressure: NodeStatusDeps['pressure'];
   isTerminated: StatusSyncDeps['isTerminated'];
   warn: (message: string) => void;
 }
@@ -55,6 +56,7 @@ export function clusterNode(deps: ClusterNodeDeps): ClusterNode {
     runtime: deps.runtime,
     problems: deps.problems,
     runtimeConditions: deps.runtimeConditions,
+    pressure: deps.pressure,
     updateFrequency: config.nodeStatusUpdateFrequency,
     reportFrequency: config.nodeStatusReportFrequency,
     warn,

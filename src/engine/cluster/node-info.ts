@@ -9,10 +9,6 @@ import type { Quantity } from '../api/v1.js';
 /** The Kubernetes minor knode's kubelet behaviour follows; the node reports it as its kubelet version. */
 export const KUBELET_COMPAT_VERSION = 'v1.34.0';
 
-/** The kubelet's default hard eviction thresholds, which decide its pressure conditions. */
-const MEMORY_AVAILABLE_MIN_BYTES = 100 * 1024 * 1024;
-const NODEFS_AVAILABLE_MIN_FRACTION = 0.1;
-
 function readText(path: string): string {
   try {
     return readFileSync(path, 'utf8').trim();
@@ -70,28 +66,13 @@ export function addresses(hostIP: string): NodeAddress[] {
   ];
 }
 
-function memoryAvailableBytes(): number | undefined {
-  const match = /^MemAvailable:\s+(\d+) kB$/m.exec(readText('/proc/meminfo'));
-  return match ? Number(match[1]) * 1024 : undefined;
-}
-
-function nodefsAvailableFraction(rootDir: string): number | undefined {
-  try {
-    const fs = statfsSync(rootDir);
-    return fs.blocks > 0 ? fs.bavail / fs.blocks : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 type Condition = Omit<NodeCondition, 'lastHeartbeatTime' | 'lastTransitionTime'>;
 
-/** MemoryPressure, DiskPressure and PIDPressure, from the kubelet's default hard eviction thresholds. */
-export function pressureConditions(rootDir: string): Condition[] {
-  const memory = memoryAvailableBytes();
-  const disk = nodefsAvailableFraction(rootDir);
+/** MemoryPressure, DiskPressure and PIDPressure, True for the ones the eviction manager reports (the kubelet's setters' texts). */
+export function pressureConditions(pressure: readonly string[]): Condition[] {
+  const has = (c: string) => pressure.includes(c);
   return [
-    memory !== undefined && memory < MEMORY_AVAILABLE_MIN_BYTES
+    has('MemoryPressure')
       ? {
           type: 'MemoryPressure',
           status: 'True',
@@ -104,10 +85,12 @@ export function pressureConditions(rootDir: string): Condition[] {
           reason: 'KubeletHasSufficientMemory',
           message: 'kubelet has sufficient memory available',
         },
-    disk !== undefined && disk < NODEFS_AVAILABLE_MIN_FRACTION
+    has('DiskPressure')
       ? { type: 'DiskPressure', status: 'True', reason: 'KubeletHasDiskPressure', message: 'kubelet has disk pressure' }
       : { type: 'DiskPressure', status: 'False', reason: 'KubeletHasNoDiskPressure', message: 'kubelet has no disk pressure' },
-    { type: 'PIDPressure', status: 'False', reason: 'KubeletHasSufficientPID', message: 'kubelet has sufficient PID available' },
+    has('PIDPressure')
+      ? { type: 'PIDPressure', status: 'True', reason: 'KubeletHasInsufficientPID', message: 'kubelet has insufficient PID available' }
+      : { type: 'PIDPressure', status: 'False', reason: 'KubeletHasSufficientPID', message: 'kubelet has sufficient PID available' },
   ];
 }
 

@@ -24,6 +24,8 @@ export interface NodeStatusDeps {
   problems: () => string[];
   /** The runtime's conditions of its own (ContainerSandboxReady), shown as node conditions of the same type. */
   runtimeConditions?: () => { type: string; status: boolean; reason: string; message: string }[];
+  /** The pressure conditions the eviction manager reports as True. */
+  pressure?: () => readonly string[];
   /** How often the status is computed (nodeStatusUpdateFrequency, 10 s). */
   updateFrequency: number;
   /** How often it is written even when nothing changed (nodeStatusReportFrequency, 5 min). */
@@ -180,7 +182,7 @@ export class NodeStatusManager {
       reason: c.reason || c.type,
       message: c.message,
     }));
-    const conditions = [...pressureConditions(this.deps.rootDir), readyCondition(this.deps.problems()), ...fromRuntime].map(
+    const conditions = [...pressureConditions(this.deps.pressure?.() ?? []), readyCondition(this.deps.problems()), ...fromRuntime].map(
       (c): NodeCondition => {
         const before = previous?.conditions?.find((p) => p.type === c.type);
         const transition = before && before.status === c.status ? (before.lastTransitionTime ?? now) : now;

@@ -104,6 +104,11 @@ function convert(value: unknown, type: SettingType, where: string): unknown {
       if (!ok) throw new ConfigFileError(`${where}: expected a map of header names to lists of values`);
       return value;
     }
+    case 'signals': {
+      const ok = value && typeof value === 'object' && !Array.isArray(value) && Object.values(value).every((v) => typeof v === 'string');
+      if (!ok) throw new ConfigFileError(`${where}: expected a map of eviction signals to strings, such as memory.available: "100Mi"`);
+      return value;
+    }
     case 'labels':
     case 'enum':
       throw new Error(`${where}: a ${type} setting is not read from a file`);

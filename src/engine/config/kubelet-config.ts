@@ -70,6 +70,20 @@ export interface KubeletConfiguration {
   imageMinimumGCAge: number;
   /** An image unused for longer than this is collected whatever the usage; 0: never. */
   imageMaximumGCAge: number;
+  /** Hard eviction thresholds: signal to quantity or percentage ("memory.available": "100Mi"). */
+  evictionHard: Record<string, string>;
+  /** Soft eviction thresholds, each with a grace period in evictionSoftGracePeriod. */
+  evictionSoft: Record<string, string>;
+  /** How long a soft threshold is met before a pod is evicted for it (Go durations). */
+  evictionSoftGracePeriod: Record<string, string>;
+  /** How much past a threshold an eviction frees before the pressure counts as relieved. */
+  evictionMinimumReclaim: Record<string, string>;
+  /** How long a pressure condition stays after its threshold is no longer met. */
+  evictionPressureTransitionPeriod: number;
+  /** The longest grace period (seconds) a pod evicted for a soft threshold gets. */
+  evictionMaxPodGracePeriod: number;
+  /** Fill the signals evictionHard leaves out with the kubelet's defaults. */
+  mergeDefaultEvictionSettings: boolean;
 
   // knode's fields
   /** The directory /logs/ serves (the kubelet's /var/log). */

@@ -1,10 +1,11 @@
+import { DEFAULT_EVICTION_HARD } from '../eviction/thresholds.js';
 import type { Setting } from './settings.js';
 
 /**
  * The settings of a node that runs for months, in the one table's order
- * (SETTINGS spreads them in): the container log manager's rotation, and the
- * image garbage collector's thresholds and ages, with the kubelet's names
- * and defaults.
+ * (SETTINGS spreads them in): the container log manager's rotation, the
+ * image garbage collector's thresholds and ages, and the eviction manager's
+ * thresholds, with the kubelet's names and defaults.
  */
 export const LIFETIME_SETTINGS: readonly Setting[] = [
   {
@@ -86,5 +87,79 @@ export const LIFETIME_SETTINGS: readonly Setting[] = [
     type: 'duration',
     default: 0,
     description: 'How long an image may stay unused before it is collected whatever the disk usage (0: never; more than imageMinimumGCAge)',
+  },
+  {
+    field: 'evictionHard',
+    name: 'evictionHard',
+    file: true,
+    flag: 'eviction-hard',
+    separator: '<',
+    commands: ['run'],
+    type: 'signals',
+    default: DEFAULT_EVICTION_HARD,
+    description:
+      'Hard eviction thresholds: a pod is evicted at once when a signal falls below one (memory.available, nodefs.available, nodefs.inodesFree, imagefs.available, imagefs.inodesFree, pid.available; a quantity or a percentage)',
+  },
+  {
+    field: 'evictionSoft',
+    name: 'evictionSoft',
+    file: true,
+    flag: 'eviction-soft',
+    separator: '<',
+    commands: ['run'],
+    type: 'signals',
+    default: {},
+    description: 'Soft eviction thresholds: a pod is evicted once a signal stays below one for its evictionSoftGracePeriod',
+  },
+  {
+    field: 'evictionSoftGracePeriod',
+    name: 'evictionSoftGracePeriod',
+    file: true,
+    flag: 'eviction-soft-grace-period',
+    separator: '=',
+    commands: ['run'],
+    type: 'signals',
+    default: {},
+    description: 'How long each soft threshold must be met before a pod is evicted for it (Go durations, one per soft threshold)',
+  },
+  {
+    field: 'evictionMinimumReclaim',
+    name: 'evictionMinimumReclaim',
+    file: true,
+    flag: 'eviction-minimum-reclaim',
+    separator: '=',
+    commands: ['run'],
+    type: 'signals',
+    default: {},
+    description: 'How much past its threshold a signal must come back before the pressure counts as relieved (a quantity or a percentage)',
+  },
+  {
+    field: 'evictionPressureTransitionPeriod',
+    name: 'evictionPressureTransitionPeriod',
+    file: true,
+    flag: 'eviction-pressure-transition-period',
+    commands: ['run'],
+    type: 'duration',
+    default: 300_000,
+    description: 'How long a pressure condition (MemoryPressure, DiskPressure, PIDPressure) stays after its threshold is no longer met',
+  },
+  {
+    field: 'evictionMaxPodGracePeriod',
+    name: 'evictionMaxPodGracePeriod',
+    file: true,
+    flag: 'eviction-max-pod-grace-period',
+    commands: ['run'],
+    type: 'int',
+    default: 0,
+    description: 'The longest grace period (seconds) a pod evicted for a soft threshold gets; hard thresholds stop pods at once',
+  },
+  {
+    field: 'mergeDefaultEvictionSettings',
+    name: 'mergeDefaultEvictionSettings',
+    file: true,
+    commands: [],
+    type: 'bool',
+    default: false,
+    description: "Fill the signals evictionHard leaves out with the kubelet's defaults instead of leaving them without a threshold",
   },
 ];

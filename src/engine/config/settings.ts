@@ -9,11 +9,14 @@ import type { KubeletConfiguration } from './kubelet-config.js';
  * How a setting is written. In a --config file: duration "1m30s", int a
  * non-negative integer, bool true/false, string/path/name text, strings a list,
  * headers a map of header names to lists of values, quantity a size in bytes
- * written as a Kubernetes quantity ("10Mi", a negative one turns the feature off). On the command line:
+ * written as a Kubernetes quantity ("10Mi", a negative one turns the feature off), signals a map of
+ * eviction signals to values. On the command line:
  * strings comma-separated, headers 'Name: value' (repeated), labels
- * 'k=v,k2=v2', path made absolute, name lowercased, enum one of `options`.
+ * 'k=v,k2=v2', path made absolute, name lowercased, enum one of `options`,
+ * signals 'memory.available<100Mi,…' (or '=', as `separator` says).
  */
-export type SettingType = 'duration' | 'int' | 'bool' | 'string' | 'path' | 'name' | 'strings' | 'headers' | 'labels' | 'enum' | 'quantity';
+export type SettingType =
+  'duration' | 'int' | 'bool' | 'string' | 'path' | 'name' | 'strings' | 'headers' | 'labels' | 'enum' | 'quantity' | 'signals';
 
 /** The commands whose flags include a setting's flag; `all` is a global flag of every command. */
 export type SettingCommand = 'run' | 'apply' | 'delete' | 'all';
@@ -31,6 +34,8 @@ export interface Setting {
   type: SettingType;
   /** enum: the flag's words and the values they stand for. */
   options?: Record<string, unknown>;
+  /** signals: what stands between a signal and its value on the command line, as the kubelet's flag. */
+  separator?: '<' | '=';
   /** bool: the flag also takes a --no- form. */
   allowNo?: boolean;
   /** The default (the kubelet's, where it has one); a function when it depends on the machine or the root dir. */
@@ -455,6 +460,13 @@ export function formatSetting(setting: Setting, value: unknown): unknown {
   return value;
 }
 
+/** A signals map as its flag writes it: "memory.available<100Mi,nodefs.available<10%". */
+export function formatSignals(setting: Setting, value: Record<string, string>): string {
+  return Object.entries(value)
+    .map(([k, v]) => `${k}${setting.separator ?? '='}${v}`)
+    .join(',');
+}
+
 /** The default as --help and the docs show it; undefined when there is nothing to show (no default, or an empty one). */
 export function defaultText(setting: Setting): string | undefined {
   if (setting.defaultText) return setting.defaultText;
@@ -462,5 +474,6 @@ export function defaultText(setting: Setting): string | undefined {
   if (value === undefined || value === '' || typeof value === 'function') return undefined;
   if (typeof value === 'object' && Object.keys(value as object).length === 0) return undefined;
   if (typeof value === 'boolean' && setting.type === 'bool') return value ? 'on' : 'off';
+  if (setting.type === 'signals') return formatSignals(setting, value as Record<string, string>);
   return String(formatSetting(setting, value));
 }

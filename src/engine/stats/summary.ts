@@ -7,7 +7,7 @@ import { KubeletLabels } from '../../cri/types.js';
 import type { Clock } from '../../util/clock.js';
 import { NodeNameLabel } from '../kuberuntime/labels.js';
 import { diskUsage, readBootTime, readFsUsage, readHostCpu, readHostMemory, readRlimit, type FsUsage } from './host.js';
-import type { ContainerStats, CPUStats, FsStats, MemoryStats, PodStats, Summary, VolumeStats } from './types.js';
+import type { ContainerStats, CPUStats, FsStats, MemoryStats, NodeStats, PodStats, Summary, VolumeStats } from './types.js';
 
 export interface SummaryProviderOptions {
   runtime: RuntimeService & ImageService;
@@ -60,6 +60,24 @@ export class SummaryProvider {
     const rootFs = readFsUsage(this.opts.rootDir);
     const pods = samples.map((s) => this.podStats(s, time, onlyCpuAndMemory, rootFs, imageFs));
     return { node: this.nodeStats(now, time, onlyCpuAndMemory, rootFs, imageFs), pods };
+  }
+
+  /**
+   * The node's memory, file systems and PIDs, without a pod's usage: what the
+   * eviction manager reads every period. Listing every pod's stats is left to
+   * the moment a pod must be chosen, and does not warm the provider.
+   */
+  async nodeSignals(): Promise<Pick<NodeStats, 'memory' | 'fs' | 'runtime' | 'rlimit'>> {
+    const time = new Date(this.opts.clock.now()).toISOString();
+    const mem = readHostMemory();
+    const rootFs = readFsUsage(this.opts.rootDir);
+    const imageFs = await this.imageFs(time);
+    return {
+      memory: mem && { time, availableBytes: mem.capacityBytes - mem.workingSetBytes, workingSetBytes: mem.workingSetBytes },
+      fs: rootFs && { time, ...rootFs },
+      runtime: { imageFs, containerFs: imageFs },
+      rlimit: { time, ...readRlimit() },
+    };
   }
 
   /**

@@ -20,7 +20,13 @@ describe('the event classes', () => {
   });
 
   it('names the problems, the failures, the steps, the noisy and the quiet types', () => {
-    expect(typesOf((r) => r.class === 'failure')).toEqual(['ManifestError', 'PLEGUnhealthy', 'PodFailed', 'RuntimeUnhealthy']);
+    expect(typesOf((r) => r.class === 'failure')).toEqual([
+      'ManifestError',
+      'PLEGUnhealthy',
+      'PodEvicted',
+      'PodFailed',
+      'RuntimeUnhealthy',
+    ]);
     expect(typesOf((r) => r.class === 'problem')).toEqual(
       [
         'PodRejected',
@@ -41,12 +47,14 @@ describe('the event classes', () => {
         'ContainerGCFailed',
         'FreeDiskSpaceFailed',
         'ImageGCFailed',
+        'NodePressureChanged',
       ].sort(),
     );
     expect(typesOf((r) => r.class === 'step')).toEqual(['PLEGEvent', 'PodSynced', 'VolumesReady', 'WorkerFinished', 'WorkerStarted']);
     expect(typesOf((r) => r.class === 'noisy')).toEqual([
       'ContainerGarbageCollected',
       'ContainerLogRotated',
+      'EvictionThresholdMet',
       'Housekeeping',
       'ImageGarbageCollected',
       'PLEGRelist',

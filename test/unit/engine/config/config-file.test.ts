@@ -158,11 +158,23 @@ describe('readKubeletConfigFile', () => {
   });
 
   it('warns, with its line, about every field it does not implement', () => {
-    const path = file(`${HEAD}maxPods: 3\nevictionHard:\n  memory.available: 100Mi\ncgroupDriver: systemd\n`);
+    const path = file(`${HEAD}maxPods: 3\ncpuManagerPolicy:\n  name: static\ncgroupDriver: systemd\n`);
     expect(readKubeletConfigFile(path).warnings).toEqual([
-      `${path}:4: field evictionHard is not implemented by knode; it is ignored`,
+      `${path}:4: field cpuManagerPolicy is not implemented by knode; it is ignored`,
       `${path}:6: field cgroupDriver is not implemented by knode; it is ignored`,
     ]);
+  });
+
+  it('reads the eviction maps, and refuses one whose values are not strings', () => {
+    const ok = file(
+      `${HEAD}evictionHard:\n  memory.available: 1Gi\n  nodefs.available: "5%"\nevictionSoftGracePeriod:\n  memory.available: 1m30s\n`,
+    );
+    expect(readKubeletConfigFile(ok).values).toEqual({
+      evictionHard: { 'memory.available': '1Gi', 'nodefs.available': '5%' },
+      evictionSoftGracePeriod: { 'memory.available': '1m30s' },
+    });
+    const bad = file(`${HEAD}evictionHard:\n  - memory.available<1Gi\n`);
+    expect(() => readKubeletConfigFile(bad)).toThrow(/:3: evictionHard: expected a map of eviction signals to strings/);
   });
 
   it.each([

@@ -1,0 +1,218 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { Pod, PodStatus } from '../../../../src/engine/api/v1.js';
+import { EVICTION_MONITORING_PERIOD_MS, EvictionManager } from '../../../../src/engine/eviction/manager.js';
+import type { NodeSignals } from '../../../../src/engine/eviction/signals.js';
+import { parseThresholdConfig } from '../../../../src/engine/eviction/thresholds.js';
+import { EventStream, type LifecycleEvent } from '../../../../src/engine/events.js';
+import type { PodStats } from '../../../../src/engine/stats/types.js';
+import { FakeClock } from '../../../../src/util/clock.js';
+
+const Mi = 1024 * 1024;
+const none = { evictionHard: {}, evictionSoft: {}, evictionSoftGracePeriod: {}, evictionMinimumReclaim: {} };
+
+function pod(name: string, opts: { memory?: string; priority?: number; static?: boolean; grace?: number } = {}): Pod {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name,
+      namespace: 'default',
+      uid: `uid-${name}`,
+      ...(opts.static ? { annotations: { 'kubernetes.io/config.source': 'file' } } : {}),
+    },
+    spec: {
+      containers: [{ name: 'app', image: 'busybox', ...(opts.memory ? { resources: { requests: { memory: opts.memory } } } : {}) }],
+      ...(opts.priority !== undefined ? { priority: opts.priority } : {}),
+      ...(opts.grace !== undefined ? { terminationGracePeriodSeconds: opts.grace } : {}),
+    },
+  } as Pod;
+}
+
+function stats(p: Pod, workingSet: number): PodStats {
+  return {
+    podRef: { name: p.metadata.name!, namespace: 'default', uid: p.metadata.uid! },
+    startTime: '',
+    memory: { time: '', workingSetBytes: workingSet },
+    containers: [{ name: 'app', startTime: '', memory: { time: '', workingSetBytes: workingSet } }],
+  };
+}
+
+describe('the eviction manager', () => {
+  let clock: FakeClock;
+  let events: LifecycleEvent[];
+  let available: number;
+  let pods: Pod[];
+  let usage: Map<string, number>;
+  let killed: { pod: string; grace: number; status: PodStatus }[];
+  let reclaimed: string[];
+  let diskFree: number;
+  let freedByImages: number;
+
+  const make = (settings: Partial<typeof none> & { transition?: number; maxGrace?: number }) => {
+    const stream = new EventStream(() => clock.now());
+    stream.subscribe((e) => events.push(e));
+    return new EvictionManager({
+      thresholds: parseThresholdConfig({ ...none, ...settings }),
+      pressureTransitionPeriodMs: settings.transition ?? 300_000,
+      maxPodGracePeriodSeconds: settings.maxGrace ?? 30,
+      clock,
+      events: stream,
+      nodeName: 'n1',
+      nodeSignals: async (): Promise<NodeSignals> => ({
+        memory: { time: new Date(clock.now()).toISOString(), availableBytes: available, workingSetBytes: 8192 * Mi - available },
+        fs: {
+          time: new Date(clock.now()).toISOString(),
+          availableBytes: diskFree,
+          capacityBytes: 100 * 1024 * Mi,
+          inodes: 1000,
+          inodesFree: 900,
+        },
+      }),
+      podStats: async () => pods.filter((p) => usage.has(p.metadata.name!)).map((p) => stats(p, usage.get(p.metadata.name!)!)),
+      activePods: () => pods,
+      killPod: async (p, grace, statusFn) => {
+        const status: PodStatus = { phase: 'Running', conditions: [] };
+        statusFn(status);
+        killed.push({ pod: p.metadata.name!, grace, status });
+        pods = pods.filter((x) => x !== p);
+      },
+      reclaim: {
+        containers: async () => void reclaimed.push('containers'),
+        images: async () => {
+          reclaimed.push('images');
+          diskFree += freedByImages;
+        },
+      },
+    });
+  };
+
+  beforeEach(() => {
+    clock = new FakeClock();
+    events = [];
+    available = 4096 * Mi;
+    usage = new Map();
+    killed = [];
+    reclaimed = [];
+    pods = [];
+    diskFree = 50 * 1024 * Mi;
+    freedByImages = 0;
+  });
+
+  it('does nothing while every signal is above its threshold, and admits every pod', async () => {
+    pods = [pod('a')];
+    const m = make({ evictionHard: { 'memory.available': '100Mi' } });
+    expect(await m.synchronize()).toBeUndefined();
+    expect(m.pressure()).toEqual([]);
+    expect(m.admit(pod('new')).admit).toBe(true);
+    expect(killed).toEqual([]);
+  });
+
+  it('evicts the pod over its request first, then by priority, with the kubelet’s message and status', async () => {
+    const within = pod('within', { memory: '500Mi' });
+    const over = pod('over', { memory: '10Mi', priority: 1000 });
+    const low = pod('low', { memory: '10Mi' });
+    const critical = pod('static', { static: true });
+    pods = [within, over, low, critical];
+    usage = new Map([
+      ['within', 100 * Mi],
+      ['over', 300 * Mi],
+      ['low', 20 * Mi],
+      ['static', 900 * Mi],
+    ]);
+    available = 1000 * Mi;
+    const m = make({ evictionHard: { 'memory.available': '2Gi' } });
+    const first = await m.synchronize();
+    // Both "over" and "low" use more than they asked; "low" has the lower priority.
+    expect(first?.metadata.name).toBe('low');
+    expect(killed[0].grace).toBe(0);
+    expect(killed[0].status).toMatchObject({
+      phase: 'Failed',
+      reason: 'Evicted',
+      message:
+        'The node was low on resource: memory. Threshold quantity: 2Gi, available: 1000Mi. Container app was using 20Mi, request is 10Mi, has larger consumption of memory. ',
+      conditions: [{ type: 'DisruptionTarget', status: 'True', reason: 'TerminationByKubelet' }],
+    });
+    expect(m.pressure()).toEqual(['MemoryPressure']);
+    expect(events.map((e) => [e.type, e.reason])).toEqual([
+      ['NodePressureChanged', 'NodeHasInsufficientMemory'],
+      ['EvictionThresholdMet', 'EvictionThresholdMet'],
+      ['PodEvicted', 'Evicted'],
+    ]);
+    await clock.advance(EVICTION_MONITORING_PERIOD_MS);
+    expect((await m.synchronize())?.metadata.name).toBe('over');
+    // A pass on the same reading as the last evicts nobody (thresholdsUpdatedStats).
+    expect(await m.synchronize()).toBeUndefined();
+    await clock.advance(EVICTION_MONITORING_PERIOD_MS);
+    expect((await m.synchronize())?.metadata.name).toBe('within');
+    await clock.advance(EVICTION_MONITORING_PERIOD_MS);
+    // The static pod is critical: never evicted, whatever it uses.
+    expect(await m.synchronize()).toBeUndefined();
+    expect(killed.map((k) => k.pod)).toEqual(['low', 'over', 'within']);
+  });
+
+  it('under memory pressure alone rejects BestEffort pods unless they tolerate the taint; critical pods always pass', async () => {
+    available = 50 * Mi;
+    const m = make({ evictionHard: { 'memory.available': '100Mi' } });
+    await m.synchronize();
+    expect(m.admit(pod('best-effort'))).toEqual({ admit: false, reason: 'Evicted', message: 'The node had condition: [MemoryPressure]. ' });
+    expect(m.admit(pod('burstable', { memory: '10Mi' })).admit).toBe(true);
+    expect(m.admit(pod('static', { static: true })).admit).toBe(true);
+    const tolerant = pod('tolerant');
+    tolerant.spec.tolerations = [{ key: 'node.kubernetes.io/memory-pressure', operator: 'Exists', effect: 'NoSchedule' }];
+    expect(m.admit(tolerant).admit).toBe(true);
+  });
+
+  it('waits out a soft threshold’s grace period, gives the pod at most evictionMaxPodGracePeriod', async () => {
+    pods = [pod('a', { grace: 60 })];
+    usage = new Map([['a', 10 * Mi]]);
+    available = 500 * Mi;
+    const m = make({ evictionSoft: { 'memory.available': '1Gi' }, evictionSoftGracePeriod: { 'memory.available': '30s' }, maxGrace: 20 });
+    expect(await m.synchronize()).toBeUndefined();
+    // The condition is reported at once; the eviction waits for the grace period.
+    expect(m.pressure()).toEqual(['MemoryPressure']);
+    await clock.advance(20_000);
+    expect(await m.synchronize()).toBeUndefined();
+    await clock.advance(10_000);
+    expect((await m.synchronize())?.metadata.name).toBe('a');
+    expect(killed[0].grace).toBe(20);
+  });
+
+  it('keeps a condition for the transition period after the signal recovers, then reports it gone', async () => {
+    available = 50 * Mi;
+    const m = make({ evictionHard: { 'memory.available': '100Mi' }, transition: 60_000 });
+    await m.synchronize();
+    available = 4096 * Mi;
+    await clock.advance(30_000);
+    await m.synchronize();
+    expect(m.pressure()).toEqual(['MemoryPressure']);
+    await clock.advance(30_000);
+    await m.synchronize();
+    expect(m.pressure()).toEqual([]);
+    expect(events.filter((e) => e.type === 'NodePressureChanged').map((e) => e.reason)).toEqual([
+      'NodeHasInsufficientMemory',
+      'NodeHasSufficientMemory',
+    ]);
+  });
+
+  it('reclaims dead containers and images before it evicts for disk, and evicts nobody when that was enough', async () => {
+    pods = [pod('a')];
+    usage = new Map([['a', Mi]]);
+    const m = make({ evictionHard: { 'nodefs.available': '60%' } });
+    expect(await m.synchronize()).toBeDefined();
+    expect(reclaimed).toEqual(['containers', 'images']);
+    expect(m.pressure()).toEqual(['DiskPressure']);
+    expect(m.admit(pod('burstable', { memory: '10Mi' }))).toMatchObject({
+      admit: false,
+      message: 'The node had condition: [DiskPressure]. ',
+    });
+
+    // Images that free enough past the minimum reclaim spare the pods.
+    freedByImages = 20 * 1024 * Mi;
+    pods = [pod('b')];
+    usage.set('b', Mi);
+    await clock.advance(EVICTION_MONITORING_PERIOD_MS);
+    expect(await m.synchronize()).toBeUndefined();
+    expect(reclaimed).toEqual(['containers', 'images', 'containers', 'images']);
+    expect(killed.map((k) => k.pod)).toEqual(['a']);
+  });
+});

@@ -103,4 +103,45 @@ describe('node-pressure eviction', () => {
       await node.exited;
     }
   }, 120_000);
+
+  it('evicts a workload pod whose emptyDir goes over its sizeLimit, with no pressure at all', async () => {
+    const root2 = mkdtempSync(join(tmpdir(), 'knode-eviction-storage-'));
+    const dir2 = join(root2, 'manifests');
+    mkdirSync(dir2);
+    writeFileSync(
+      join(dir2, 'filler.yaml'),
+      `apiVersion: apps/v1
+kind: Deployment
+metadata: { name: filler }
+spec:
+  replicas: 1
+  selector: { matchLabels: { app: filler } }
+  template:
+    metadata: { labels: { app: filler } }
+    spec:
+      containers:
+        - name: app
+          image: busybox:1.36
+          command: ["sh", "-c", "head -c 3145728 /dev/zero > \${KNODE_MOUNT_SCRATCH:-/scratch}/fill; trap 'exit 0' TERM; while true; do sleep 1 & wait $!; done"]
+          volumeMounts: [{ name: scratch, mountPath: /scratch }]
+      volumes:
+        - name: scratch
+          emptyDir: { sizeLimit: 1Mi }
+`,
+    );
+    const node = startKnodeRun(dir2, root2, ['--output', 'plain']);
+    try {
+      await eventually(
+        () => /PodEvicted\s+default\/filler-/.test(node.output()),
+        () => `the filler evicted; the node said:\n${node.output()}`,
+        60_000,
+      );
+      expect(node.output()).toMatch(/PodEvicted .*\[Evicted\] Usage of EmptyDir volume "scratch" exceeds the limit "1Mi"\./);
+      expect(node.output()).not.toMatch(/NodePressureChanged/);
+    } finally {
+      node.child.kill('SIGTERM');
+      await node.exited;
+      await knode(['runtime', 'stop', '--root-dir', root2]);
+    }
+  }, 120_000);
 });

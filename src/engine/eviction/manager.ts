@@ -11,6 +11,7 @@ import { isCriticalPod } from '../preemption.js';
 import { qosClassOf } from '../status/qos.js';
 import type { PodStats } from '../stats/types.js';
 import type { Clock, Timer } from '../../util/clock.js';
+import { hasLocalStorageLimits, localStorageViolation } from './local-storage.js';
 import { evictionMessage, rankForEviction } from './ranking.js';
 import {
   byEvictionPriority,
@@ -70,7 +71,6 @@ export class EvictionManager {
   constructor(private readonly deps: EvictionDeps) {}
 
   start(): void {
-    if (this.deps.thresholds.length === 0) return;
     const tick = () => {
       if (this.pass) return;
       this.pass = this.synchronize()
@@ -136,6 +136,9 @@ export class EvictionManager {
     this.met = ready;
     const fresh = updatedStats(ready, observations, this.lastObservations);
     this.lastObservations = observations;
+    // Local storage over its limits is evicted whatever the thresholds say.
+    const overLimit = await this.localStorageEviction();
+    if (overLimit) return overLimit;
     if (fresh.length === 0) return undefined;
 
     const threshold = byEvictionPriority(fresh)[0];
@@ -160,7 +163,7 @@ export class EvictionManager {
         grace = Math.min(this.deps.maxPodGracePeriodSeconds, pod.spec.terminationGracePeriodSeconds ?? this.deps.maxPodGracePeriodSeconds);
       }
       const message = evictionMessage(resource, pod, statsFor(pod), fresh, observations);
-      await this.evict(pod, grace, message);
+      await this.evict(pod, grace, message, true);
       return pod;
     }
     return undefined;
@@ -174,8 +177,31 @@ export class EvictionManager {
     return thresholdsMet(this.deps.thresholds, after, true).length === 0;
   }
 
-  /** Kills the pod Failed with reason Evicted; the pass waits for the kill, as the kubelet's killPodNow. */
-  private async evict(pod: Pod, gracePeriodSeconds: number, message: string): Promise<void> {
+  /**
+   * localStorageEviction: the first pod over an emptyDir sizeLimit or an
+   * ephemeral-storage limit, evicted at once. Usage is read only when a pod
+   * has such a limit.
+   */
+  private async localStorageEviction(): Promise<Pod | undefined> {
+    const limited = this.deps.activePods().filter((p) => !isCriticalPod(p) && hasLocalStorageLimits(p));
+    if (limited.length === 0) return undefined;
+    const stats = new Map((await this.deps.podStats()).map((s) => [s.podRef.uid, s]));
+    for (const pod of limited) {
+      const podStats = stats.get(pod.metadata.uid ?? '');
+      const message = podStats && localStorageViolation(pod, podStats);
+      if (!message) continue;
+      await this.evict(pod, 0, message, false);
+      return pod;
+    }
+    return undefined;
+  }
+
+  /**
+   * Kills the pod Failed with reason Evicted (and, for pressure, a
+   * DisruptionTarget condition); the pass waits for the kill, as the
+   * kubelet's killPodNow.
+   */
+  private async evict(pod: Pod, gracePeriodSeconds: number, message: string, disruption: boolean): Promise<void> {
     const { clock, events } = this.deps;
     events.emit({
       type: 'PodEvicted',
@@ -188,6 +214,7 @@ export class EvictionManager {
       status.phase = 'Failed';
       status.reason = EVICTED_REASON;
       status.message = message;
+      if (!disruption) return;
       const previous = status.conditions?.find((c) => c.type === 'DisruptionTarget' && c.status === 'True');
       status.conditions = [
         ...(status.conditions ?? []).filter((c) => c.type !== 'DisruptionTarget'),

@@ -47,6 +47,7 @@ describe('the eviction manager', () => {
   let reclaimed: string[];
   let diskFree: number;
   let freedByImages: number;
+  let volumeUsed: number;
 
   const make = (settings: Partial<typeof none> & { transition?: number; maxGrace?: number }) => {
     const stream = new EventStream(() => clock.now());
@@ -68,7 +69,10 @@ describe('the eviction manager', () => {
           inodesFree: 900,
         },
       }),
-      podStats: async () => pods.filter((p) => usage.has(p.metadata.name!)).map((p) => stats(p, usage.get(p.metadata.name!)!)),
+      podStats: async () =>
+        pods
+          .filter((p) => usage.has(p.metadata.name!))
+          .map((p) => ({ ...stats(p, usage.get(p.metadata.name!)!), volume: [{ name: 'scratch', time: '', usedBytes: volumeUsed }] })),
       activePods: () => pods,
       killPod: async (p, grace, statusFn) => {
         const status: PodStatus = { phase: 'Running', conditions: [] };
@@ -96,6 +100,7 @@ describe('the eviction manager', () => {
     pods = [];
     diskFree = 50 * 1024 * Mi;
     freedByImages = 0;
+    volumeUsed = 0;
   });
 
   it('does nothing while every signal is above its threshold, and admits every pod', async () => {
@@ -214,5 +219,22 @@ describe('the eviction manager', () => {
     expect(await m.synchronize()).toBeUndefined();
     expect(reclaimed).toEqual(['containers', 'images', 'containers', 'images']);
     expect(killed.map((k) => k.pod)).toEqual(['a']);
+  });
+
+  it('evicts a pod over its emptyDir sizeLimit whatever the thresholds, without a DisruptionTarget condition', async () => {
+    const p = pod('scratchy');
+    p.spec.volumes = [{ name: 'scratch', emptyDir: { sizeLimit: '1Mi' } }];
+    pods = [p, pod('plain')];
+    usage = new Map([['scratchy', Mi]]);
+    volumeUsed = 2 * Mi;
+    const m = make({});
+    expect((await m.synchronize())?.metadata.name).toBe('scratchy');
+    expect(killed[0].status).toEqual({
+      phase: 'Failed',
+      reason: 'Evicted',
+      message: 'Usage of EmptyDir volume "scratch" exceeds the limit "1Mi". ',
+      conditions: [],
+    });
+    expect(m.pressure()).toEqual([]);
   });
 });

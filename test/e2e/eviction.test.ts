@@ -138,6 +138,11 @@ spec:
       );
       expect(node.output()).toMatch(/PodEvicted .*\[Evicted\] Usage of EmptyDir volume "scratch" exceeds the limit "1Mi"\./);
       expect(node.output()).not.toMatch(/NodePressureChanged/);
+
+      // While the node runs, knode image ls says when its image garbage collector saw each image in use.
+      const images = await knode(['image', 'ls', '--root-dir', root2]);
+      expect(images.stdout.split('\n')[0]).toMatch(/^IMAGE\s+TAG\s+IMAGE ID\s+SIZE\s+LAST USED$/);
+      expect(images.stdout).toMatch(/busybox\s+1\.36\s+\S+\s+\S+\s+\d+s ago/);
     } finally {
       node.child.kill('SIGTERM');
       await node.exited;

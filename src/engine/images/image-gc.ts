@@ -101,8 +101,14 @@ export class ImageGCManager {
     if (low > high) throw new Error(`LowThresholdPercent ${low} can not be higher than HighThresholdPercent ${high}`);
   }
 
-  /** What is known of each image, by id (`knode image ls` shows last used). */
+  /** What is known of each image, by id. */
   records(): ReadonlyMap<string, Readonly<ImageRecord>> {
+    return this.imageRecords;
+  }
+
+  /** The records brought up to date first (`knode image ls` shows last used): an image in use now was used now. */
+  async recordsNow(): Promise<ReadonlyMap<string, Readonly<ImageRecord>>> {
+    await this.detectImages(this.deps.clock.now());
     return this.imageRecords;
   }
 

@@ -4,6 +4,7 @@ import type { KubeletConfiguration } from '../config/kubelet-config.js';
 import type { RunningPod, RuntimePodStatus } from '../container/types.js';
 import type { EventStream } from '../events.js';
 import type { HousekeepingState } from '../housekeeping.js';
+import type { ImageGCManager } from '../images/image-gc.js';
 import type { KubeletMetrics } from '../metrics.js';
 import type { PlegMode } from '../pleg/evented.js';
 import type { PodWorkerInfo } from '../pod-workers.js';
@@ -39,6 +40,8 @@ export interface HostInterface {
   /** The Summary API's numbers (/stats/summary, /metrics/resource). */
   readonly stats: Pick<SummaryProvider, 'get'>;
   readonly metrics: Pick<KubeletMetrics, 'registry'>;
+  /** The image garbage collector's records (/images: first seen, last used). */
+  readonly imageManager: Pick<ImageGCManager, 'recordsNow'>;
   healthz(): NodeHealth;
   nodeState(): NodeState;
   /** The pods to run (the pod manager's). */

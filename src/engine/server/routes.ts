@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { podRef } from '../api/pod-util.js';
-import type { Pod, PodList } from '../api/v1.js';
+import { rfc3339, type Pod, type PodList } from '../api/v1.js';
 import type { LifecycleEvent } from '../events.js';
 import { readContainerLog } from '../logs.js';
 import { toKubeletConfigurationDocument } from '../config/config-file.js';
@@ -41,6 +41,7 @@ const ROUTES: [RegExp, Handler][] = [
     /^\/metrics\/resource$/,
     async (k, _url, _req, res) => text(res, 200, resourceMetrics(await k.stats.get(true)), 'text/plain; version=0.0.4; charset=utf-8'),
   ],
+  [/^\/images\/?$/, images],
   [/^\/configz$/, (k, _url, _req, res) => json(res, 200, { kubeletconfig: toKubeletConfigurationDocument(k.config) })],
   [/^\/logs(\/.*)?$/, nodeLogs],
   [/^\/debug(\/.*)?$/, debug],
@@ -67,6 +68,17 @@ function json(res: ServerResponse, status: number, body: unknown): void {
 function text(res: ServerResponse, status: number, body: string, type = 'text/plain; charset=utf-8'): void {
   res.writeHead(status, { 'content-type': type });
   res.end(body);
+}
+
+/** knode's own: what the image garbage collector knows of each image (times RFC 3339; lastUsed null: never seen in use). */
+async function images(k: HostInterface, _url: URL, _req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const out = [...(await k.imageManager.recordsNow())].map(([id, r]) => ({
+    id,
+    firstDetected: rfc3339(r.firstDetected),
+    lastUsed: r.lastUsed ? rfc3339(r.lastUsed) : null,
+    pinned: r.pinned,
+  }));
+  json(res, 200, { images: out });
 }
 
 /** The Summary API (stats.k8s.io/v1alpha1); `only_cpu_and_memory=true` leaves out filesystems, as the kubelet does. */

@@ -43,6 +43,8 @@ export const EVENT_CLASSES: Record<LifecycleEventType, EventClass> = {
   SandboxCreated: lifecycle,
   PodNetworkMissing: problem,
   SandboxFailed: problem,
+  DNSConfigForming: problem,
+  MissingClusterDNS: problem,
   ImagePulling: lifecycle,
   ImagePulled: lifecycle,
   ImagePullFailed: problem,

@@ -79,6 +79,10 @@ export interface LifecyclePayloads {
   /** A pod off the host's network got the node's IP: the runtime has no pod network, so the pod shares the host's. */
   PodNetworkMissing: NoDetail;
   SandboxFailed: NoDetail;
+  /** The pod's resolver settings went over a limit (3 nameservers, 32 search paths, 2048 characters): some were left out (reason DNSConfigForming). */
+  DNSConfigForming: NoDetail;
+  /** A ClusterFirst pod on a node without clusterDNS gets the host's resolver instead; detail.nodeMessage is the Node event's text. */
+  MissingClusterDNS: { detail: { nodeMessage: string } };
   ImagePulling: { detail?: ImageVolume };
   ImagePulled: { detail: ImageVolume & { durationMs: number } };
   ImagePullFailed: { detail?: ImageVolume & CriCallDetail };

@@ -17,6 +17,7 @@ import { Housekeeping } from './housekeeping.js';
 import { instrumentRuntime, KubeletMetrics, type RuntimeCounts } from './metrics.js';
 import { TraceRecorder } from './trace.js';
 import { RuntimeManager } from './kuberuntime/runtime-manager.js';
+import { DnsConfigurer } from './kuberuntime/dns.js';
 import { hostIp } from '../util/host-ip.js';
 import { EventedHints, type PlegMode } from './pleg/evented.js';
 import { GenericPLEG } from './pleg/generic.js';
@@ -159,6 +160,13 @@ export class Kubelet implements HostInterface, RunOnceHost {
       supportsRecursiveReadOnly: () => this.runtimeHealth.supportsRecursiveReadOnly(),
       seccompDefault: config.seccompDefault,
       clusterDomain: config.clusterDomain,
+      dns: new DnsConfigurer({
+        clusterDNS: config.clusterDNS,
+        clusterDomain: config.clusterDomain,
+        resolvConf: config.resolvConf,
+        nodeIPs: [this.hostIP],
+        events: this.events,
+      }),
     });
     this.stats = new SummaryProvider({
       runtime,

@@ -149,6 +149,13 @@ export interface Volume {
   [source: string]: unknown;
 }
 
+/** A pod's own resolver settings (spec.dnsConfig). */
+export interface PodDNSConfig {
+  nameservers?: string[];
+  searches?: string[];
+  options?: { name?: string; value?: string }[];
+}
+
 export interface PodSpec {
   containers: Container[];
   initContainers?: Container[];
@@ -157,6 +164,8 @@ export interface PodSpec {
   terminationGracePeriodSeconds?: number;
   activeDeadlineSeconds?: number;
   dnsPolicy?: string;
+  /** Resolver settings merged into those of the dnsPolicy (all of them under None). */
+  dnsConfig?: PodDNSConfig;
   nodeName?: string;
   nodeSelector?: Record<string, string>;
   hostNetwork?: boolean;

@@ -18,6 +18,8 @@ const RECORDED: Partial<Record<LifecycleEventType, 'Normal' | 'Warning'>> = {
   ProbeFailed: 'Warning',
   SandboxFailed: 'Warning',
   PodNetworkMissing: 'Warning',
+  DNSConfigForming: 'Warning',
+  MissingClusterDNS: 'Warning',
   PodRejected: 'Warning',
   PodDeadlineExceeded: 'Normal',
   SyncFailed: 'Warning',
@@ -80,6 +82,8 @@ export class EventRecorder {
     if (e.type === 'NodeStarted') this.record(node, 'Normal', 'Starting', 'Starting kubelet.');
     if (e.type === 'NodeShutdown') this.record(node, 'Normal', 'Shutdown', 'Shutdown manager detected shutdown event');
     if (e.type === 'ContainerGCFailed') this.record(node, 'Warning', 'ContainerGCFailed', e.message ?? '');
+    // The kubelet posts a missing clusterDNS on its Node too, in words of its own.
+    if (e.type === 'MissingClusterDNS') this.record(node, 'Warning', 'MissingClusterDNS', e.detail.nodeMessage);
     if (e.type === 'FreeDiskSpaceFailed' || e.type === 'ImageGCFailed') this.record(node, 'Warning', e.reason ?? e.type, e.message ?? '');
     if (e.type === 'NodeReadyChanged') {
       const reason = e.reason === 'KubeletReady' ? 'NodeReady' : 'NodeNotReady';

@@ -34,6 +34,10 @@ export interface KubeletConfiguration {
   tlsPrivateKeyFile?: string;
   /** The cluster's DNS domain (--cluster-domain): a pod with a subdomain is `<hostname>.<subdomain>.<namespace>.svc.<clusterDomain>`. */
   clusterDomain: string;
+  /** The cluster DNS servers' IPs (--cluster-dns): ClusterFirst pods' nameservers. */
+  clusterDNS: string[];
+  /** The host's resolver file (--resolv-conf) Default pods get; '' gives them the node's loopback. */
+  resolvConf: string;
   /** Client certificates signed by this CA may call the kubelet API (authentication.x509.clientCAFile). */
   clientCAFile?: string;
   /** The node's IP (--node-ip): its InternalIP, status.hostIP, and where the kubelet API listens. Default: the host's primary IP. */

@@ -206,9 +206,32 @@ export const SETTINGS: readonly Setting[] = [
     flag: 'cluster-domain',
     commands: ['run', 'apply'],
     type: 'string',
-    default: '',
+    // The kubelet's default is empty; kubeadm and every cluster knode joins set cluster.local.
+    default: 'cluster.local',
     description:
-      "The cluster's DNS domain. A pod with a subdomain gets the name HOSTNAME.SUBDOMAIN.NAMESPACE.svc.DOMAIN in its /etc/hosts; empty (the kubelet's default) leaves it ending in svc.",
+      "The cluster's DNS domain: ClusterFirst pods search NAMESPACE.svc.DOMAIN, svc.DOMAIN and DOMAIN before the host's search paths, and a pod with a subdomain gets the name HOSTNAME.SUBDOMAIN.NAMESPACE.svc.DOMAIN in its /etc/hosts. Empty: no cluster search paths, and that name ends in svc.",
+  },
+  {
+    field: 'clusterDNS',
+    name: 'clusterDNS',
+    file: true,
+    flag: 'cluster-dns',
+    commands: ['run', 'apply'],
+    type: 'strings',
+    default: [],
+    description:
+      "Comma-separated IPs of the cluster DNS servers: the nameservers of ClusterFirst pods (and ClusterFirstWithHostNet ones). None: such pods get the host's resolver, with a MissingClusterDNS warning",
+  },
+  {
+    field: 'resolvConf',
+    name: 'resolvConf',
+    file: true,
+    flag: 'resolv-conf',
+    commands: ['run', 'apply'],
+    type: 'string',
+    default: '/etc/resolv.conf',
+    description:
+      "The resolver file pods with dnsPolicy Default get (its nameservers, search paths and options), and whose search paths ClusterFirst pods add to the cluster's. Empty: those pods use the node's loopback as nameserver",
   },
   {
     field: 'nodeStatusUpdateFrequency',

@@ -17,6 +17,7 @@ import { HookRunner } from './hooks.js';
 import { ImagePuller } from './image-puller.js';
 import { containerStateOf, NodeNameLabel, nsToMs, toContainerInstance } from './labels.js';
 import { generatePodSandboxConfig } from './sandbox.js';
+import type { DnsConfigurer } from './dns.js';
 import type { PodAddresses } from './env.js';
 import type { PodVolumes } from '../volume/volume-manager.js';
 import { terminationMessage } from './termination-message.js';
@@ -45,6 +46,8 @@ export interface RuntimeManagerOptions {
   seccompDefault?: boolean;
   /** The kubelet's clusterDomain: the domain of a pod with a subdomain ends in it (its /etc/hosts FQDN line). */
   clusterDomain?: string;
+  /** Forms each new sandbox's DNS config; none: the runtime's own (the host's resolv.conf). */
+  dns?: DnsConfigurer;
 }
 
 /**
@@ -252,6 +255,8 @@ export class RuntimeManager {
       try {
         // As the kubelet does: the pod's log directory is the node's, made before the runtime is asked.
         if (sandboxConfig.logDirectory) makeDirectory(sandboxConfig.logDirectory);
+        // The kubelet forms it with the sandbox's config: a resolv.conf it cannot read fails the sandbox.
+        if (this.opts.dns) sandboxConfig.dnsConfig = this.opts.dns.podDNS(pod);
         sandboxId = await this.rt.runPodSandbox(sandboxConfig);
         const created = (await this.rt.podSandboxStatus(sandboxId)).status;
         // As the kubelet's determinePodSandboxIPs: the sandbox's IP, then its additional ones.

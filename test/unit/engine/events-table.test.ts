@@ -33,6 +33,8 @@ describe('the event classes', () => {
         'SyncFailed',
         'SandboxFailed',
         'PodNetworkMissing',
+        'DNSConfigForming',
+        'MissingClusterDNS',
         'ImagePullFailed',
         'ImagePullBackOff',
         'ContainerFailed',

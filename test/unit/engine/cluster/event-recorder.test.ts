@@ -93,6 +93,34 @@ describe('the event recorder', () => {
     ]);
   });
 
+  it("posts a missing clusterDNS on the Node and on the pod, and a cut resolver on the pod, as the kubelet's DNS warnings", async () => {
+    const { cluster, recorder, events } = setup();
+    const nodeMessage =
+      'kubelet does not have ClusterDNS IP configured and cannot create Pod using "ClusterFirst" policy. Falling back to "Default" policy.';
+    const podMessage = `pod: "web_shop(uid-1)". ${nodeMessage}`;
+    events.emit({
+      type: 'MissingClusterDNS',
+      pod: 'shop/web',
+      uid: 'uid-1',
+      reason: 'MissingClusterDNS',
+      message: podMessage,
+      detail: { nodeMessage },
+    });
+    events.emit({
+      type: 'DNSConfigForming',
+      pod: 'shop/web',
+      uid: 'uid-1',
+      reason: 'DNSConfigForming',
+      message: 'Nameserver limits were exceeded',
+    });
+    await recorder.idle();
+    expect(cluster.events.map((e) => [e.involvedObject.kind, e.involvedObject.name, e.type, e.reason, e.message])).toEqual([
+      ['Node', 'n1', 'Warning', 'MissingClusterDNS', nodeMessage],
+      ['Pod', 'web', 'Warning', 'MissingClusterDNS', podMessage],
+      ['Pod', 'web', 'Warning', 'DNSConfigForming', 'Nameserver limits were exceeded'],
+    ]);
+  });
+
   it('posts Starting and NodeReady/NodeNotReady on the Node', async () => {
     const { cluster, recorder, events } = setup();
     const detail = { nodeName: 'n1', runtimeName: 'knode-runtime', runtimeVersion: '0.1.0', sources: ['file'], evented: false };

@@ -24,7 +24,7 @@ import type { Pod, PodList, PodSpec } from '../../src/engine/api/v1.js';
 import { CriClient } from '../../src/cri/client.js';
 import { cliEntry, repoRoot } from '../helpers/runtimes.js';
 import { begun } from './normalise.js';
-import { LASTS, runSeconds, startOf, type Scenario } from './scenarios.js';
+import { CLUSTER_DNS, CLUSTER_DOMAIN, LASTS, runSeconds, startOf, type Scenario } from './scenarios.js';
 
 const run = promisify(execFile);
 const peers = join(repoRoot, 'test/peers');
@@ -213,9 +213,23 @@ export async function containerdDown(dir: string, endpoint?: string, log: (line:
 }
 
 async function startKubelet(dir: string, endpoint: string, nodeName: string): Promise<StartedAgent> {
-  const { stdout } = await run('bash', [join(peers, 'kubelet.sh'), 'up', dir, '--runtime-endpoint', endpoint, '--node-name', nodeName], {
-    maxBuffer: 1 << 24,
-  });
+  const { stdout } = await run(
+    'bash',
+    [
+      join(peers, 'kubelet.sh'),
+      'up',
+      dir,
+      '--runtime-endpoint',
+      endpoint,
+      '--node-name',
+      nodeName,
+      '--cluster-dns',
+      CLUSTER_DNS,
+      '--cluster-domain',
+      CLUSTER_DOMAIN,
+    ],
+    { maxBuffer: 1 << 24 },
+  );
   const info = JSON.parse(stdout.trim().split('\n').pop()!) as { pid: number; podsDir: string; podsUrl: string; log: string };
   return {
     pid: info.pid,
@@ -242,7 +256,7 @@ function unmountUnder(dir: string): Promise<unknown> {
   return Promise.all(mounts.map((m) => run('umount', [m]).catch(() => run('umount', ['-l', m]).catch(() => {}))));
 }
 
-/** `knode run` with the kubelet.sh kubelet's settings: static dir, 1 s file check, 10 s sync. */
+/** `knode run` with the kubelet.sh kubelet's settings: static dir, 1 s file check, 10 s sync, the same cluster DNS and domain. */
 async function startKnode(dir: string, endpoint: string, nodeName: string): Promise<StartedAgent> {
   const podsDir = join(dir, 'pods');
   const rootDir = join(dir, 'root');
@@ -272,6 +286,10 @@ async function startKnode(dir: string, endpoint: string, nodeName: string): Prom
       '1s',
       '--sync-frequency',
       '10s',
+      '--cluster-dns',
+      CLUSTER_DNS,
+      '--cluster-domain',
+      CLUSTER_DOMAIN,
       '--output',
       'plain',
     ],

@@ -11,6 +11,9 @@
 // A scenario lasts long enough for its pod to show every state it will; crash
 // loops (`loop`) never settle and are compared by their states and restart counts.
 import type { Container, PodSpec } from '../../src/engine/api/v1.js';
+import { dnsScenarios } from './dns-scenarios.js';
+
+export { CLUSTER_DNS, CLUSTER_DOMAIN } from './dns-scenarios.js';
 
 export const IMAGE = 'busybox:1.36';
 
@@ -125,9 +128,9 @@ export const scenarios: Scenario[] = [
   },
   {
     name: 'hostname-subdomain',
-    what: "hostname + subdomain on the pod network: exits 0 only if /etc/hosts names the pod's FQDN (no clusterDomain: 'svc.')",
+    what: "hostname + subdomain on the pod network: exits 0 only if /etc/hosts names the pod's FQDN (the agents' clusterDomain)",
     spec: {
-      containers: [sh('main', `awk '$2 == "web.sub.default.svc." && $3 == "web"' /etc/hosts | grep -q .`)],
+      containers: [sh('main', `awk '$2 == "web.sub.default.svc.cluster.local" && $3 == "web"' /etc/hosts | grep -q .`)],
       hostname: 'web',
       subdomain: 'sub',
       restartPolicy: 'Never',
@@ -616,6 +619,7 @@ export const scenarios: Scenario[] = [
       '',
     ].join('\n'),
   },
+  ...dnsScenarios,
 ];
 
 /**

@@ -6,6 +6,7 @@
 # README.md beside this file for the flags and why.
 #
 #   kubelet.sh up DIR --runtime-endpoint unix://SOCK [--port N] [--node-name NAME]
+#                       [--cluster-dns IP] [--cluster-domain DOMAIN]
 #                       write DIR/config.yaml, start the kubelet (root dir, certs, pod
 #                       logs and its own log under DIR), wait until /healthz says ok and
 #                       the read-only port answers /pods, print one line of JSON: pid,
@@ -135,7 +136,7 @@ wait_for() {
 }
 
 up() {
-  local dir=$1 endpoint=$2 ro_port=$3 node=$4 bin
+  local dir=$1 endpoint=$2 ro_port=$3 node=$4 cluster_dns=$5 cluster_domain=$6 bin
   command -v curl >/dev/null || die "curl missing (apt-get install curl)"
   command -v jq >/dev/null || die "jq missing (apt-get install jq)"
   [[ $endpoint == unix://* ]] || die "--runtime-endpoint unix://SOCKET is needed (containerd2.sh up prints it)"
@@ -184,6 +185,8 @@ up() {
   #   chains to the host's iptables, only for other components' benefit.
   # - podLogsDir, volumePluginDir under DIR: their defaults (/var/log/pods,
   #   /usr/libexec/kubernetes/...) are on the host.
+  # - clusterDNS, clusterDomain (--cluster-dns, --cluster-domain): only when asked; the pods'
+  #   resolv.conf (ClusterFirst) and the /etc/hosts name of a pod with a subdomain.
   cat > "$dir/config.yaml" <<YAML
 apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
@@ -214,6 +217,8 @@ makeIPTablesUtilChains: false
 podLogsDir: $dir/logs
 volumePluginDir: $dir/volume-plugins
 YAML
+  [ -z "$cluster_dns" ] || echo "clusterDNS: [$cluster_dns]" >> "$dir/config.yaml"
+  [ -z "$cluster_domain" ] || echo "clusterDomain: $cluster_domain" >> "$dir/config.yaml"
 
   local args=(--config "$dir/config.yaml" --root-dir "$dir/root" --cert-dir "$dir/pki" --v "$VERBOSITY")
   [ -n "$node" ] && args+=(--hostname-override "$node")
@@ -253,23 +258,25 @@ down() {
   [ ! -e "$dir" ] || echo "kubelet.sh: could not remove all of $dir" >&2
 }
 
-usage() { echo "usage: kubelet.sh up DIR --runtime-endpoint unix://SOCK [--port N] [--node-name NAME] | down DIR" >&2; exit 2; }
+usage() { echo "usage: kubelet.sh up DIR --runtime-endpoint unix://SOCK [--port N] [--node-name NAME] [--cluster-dns IP] [--cluster-domain DOMAIN] | down DIR" >&2; exit 2; }
 
 case "${1:-}" in
   up)
     [ -n "${2:-}" ] || usage
     dir=$2; shift 2
-    endpoint="" ro_port="" node=""
+    endpoint="" ro_port="" node="" cluster_dns="" cluster_domain=""
     while [ $# -gt 0 ]; do
       case $1 in
         --runtime-endpoint) endpoint=${2:?--runtime-endpoint needs a value}; shift 2 ;;
         --port) ro_port=${2:?--port needs a value}; [[ $ro_port =~ ^[0-9]+$ ]] || die "--port $ro_port is not a number"; shift 2 ;;
         --node-name) node=${2:?--node-name needs a value}; shift 2 ;;
+        --cluster-dns) cluster_dns=${2:?--cluster-dns needs a value}; shift 2 ;;
+        --cluster-domain) cluster_domain=${2:?--cluster-domain needs a value}; shift 2 ;;
         *) die "unknown option '$1'" ;;
       esac
     done
     [ -n "$endpoint" ] || usage
-    up "$dir" "$endpoint" "$ro_port" "$node" ;;
+    up "$dir" "$endpoint" "$ro_port" "$node" "$cluster_dns" "$cluster_domain" ;;
   down) down "${2:?usage: kubelet.sh down DIR}" ;;
   *) usage ;;
 esac

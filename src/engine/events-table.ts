@@ -45,6 +45,7 @@ export const EVENT_CLASSES: Record<LifecycleEventType, EventClass> = {
   SandboxFailed: problem,
   DNSConfigForming: problem,
   MissingClusterDNS: problem,
+  CheckLimitsForResolvConf: problem,
   ImagePulling: lifecycle,
   ImagePulled: lifecycle,
   ImagePullFailed: problem,

@@ -83,6 +83,8 @@ export interface LifecyclePayloads {
   DNSConfigForming: NoDetail;
   /** A ClusterFirst pod on a node without clusterDNS gets the host's resolver instead; detail.nodeMessage is the Node event's text. */
   MissingClusterDNS: { detail: { nodeMessage: string } };
+  /** The host's resolver file (resolvConf) cannot be read, or its search line is over the limits pods' lines are cut to (a Node event). */
+  CheckLimitsForResolvConf: NoDetail;
   ImagePulling: { detail?: ImageVolume };
   ImagePulled: { detail: ImageVolume & { durationMs: number } };
   ImagePullFailed: { detail?: ImageVolume & CriCallDetail };

@@ -83,6 +83,8 @@ export class Kubelet implements HostInterface, RunOnceHost {
   readonly statusManager: StatusManager;
   readonly podConfig: PodConfig;
   readonly hostIP: string;
+  /** Forms each sandbox's DNS config (clusterDNS, clusterDomain, resolvConf). */
+  private readonly dns: DnsConfigurer;
   readonly metrics: KubeletMetrics;
   readonly traces: TraceRecorder;
   /** The Summary API's numbers (/stats/summary, /metrics/resource, knode top). */
@@ -145,6 +147,13 @@ export class Kubelet implements HostInterface, RunOnceHost {
     const local = deps.cluster ? undefined : deps.local;
     this.objects = new ObjectManager(deps.cluster ?? local, clock);
     this.workQueue = new WorkQueue(clock);
+    this.dns = new DnsConfigurer({
+      clusterDNS: config.clusterDNS,
+      clusterDomain: config.clusterDomain,
+      resolvConf: config.resolvConf,
+      nodeIPs: [this.hostIP],
+      events: this.events,
+    });
     this.runtimeManager = new RuntimeManager({
       runtime,
       images: runtime,
@@ -160,13 +169,7 @@ export class Kubelet implements HostInterface, RunOnceHost {
       supportsRecursiveReadOnly: () => this.runtimeHealth.supportsRecursiveReadOnly(),
       seccompDefault: config.seccompDefault,
       clusterDomain: config.clusterDomain,
-      dns: new DnsConfigurer({
-        clusterDNS: config.clusterDNS,
-        clusterDomain: config.clusterDomain,
-        resolvConf: config.resolvConf,
-        nodeIPs: [this.hostIP],
-        events: this.events,
-      }),
+      dns: this.dns,
     });
     this.stats = new SummaryProvider({
       runtime,
@@ -396,6 +399,8 @@ export class Kubelet implements HostInterface, RunOnceHost {
         evented: this.config.eventedPleg,
       },
     });
+    // As the kubelet at the start of its sync loop: a host resolver file pods cannot use whole is a Node warning.
+    this.dns.checkLimitsForResolvConf();
     this.cluster?.nodeStatus.start();
     this.cluster?.lease.start();
     this.cluster?.statusSync.start();

@@ -84,6 +84,7 @@ export class EventRecorder {
     if (e.type === 'ContainerGCFailed') this.record(node, 'Warning', 'ContainerGCFailed', e.message ?? '');
     // The kubelet posts a missing clusterDNS on its Node too, in words of its own.
     if (e.type === 'MissingClusterDNS') this.record(node, 'Warning', 'MissingClusterDNS', e.detail.nodeMessage);
+    if (e.type === 'CheckLimitsForResolvConf') this.record(node, 'Warning', 'CheckLimitsForResolvConf', e.message ?? '');
     if (e.type === 'FreeDiskSpaceFailed' || e.type === 'ImageGCFailed') this.record(node, 'Warning', e.reason ?? e.type, e.message ?? '');
     if (e.type === 'NodeReadyChanged') {
       const reason = e.reason === 'KubeletReady' ? 'NodeReady' : 'NodeNotReady';

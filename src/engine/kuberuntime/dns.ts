@@ -151,6 +151,34 @@ export class DnsConfigurer {
     return config;
   }
 
+  /**
+   * Warns (on the Node) when the host's resolver file cannot be read or has
+   * more search paths than pods may get beside the cluster's, as the
+   * kubelet's CheckLimitsForResolvConf at the start of its sync loop.
+   */
+  checkLimitsForResolvConf(): void {
+    const path = this.opts.resolvConf;
+    if (path === '') return;
+    const warn = (message: string) =>
+      this.opts.events.emit({ type: 'CheckLimitsForResolvConf', pod: '', uid: '', reason: 'CheckLimitsForResolvConf', message });
+    let searches: string[];
+    try {
+      const parsed = parseResolvConf(this.readFile(path));
+      if (parsed.errors.length > 0) return warn([...new Set(parsed.errors)].join(', '));
+      searches = parsed.searches;
+    } catch (err) {
+      return warn((err as Error).message);
+    }
+    const count = DNS_LIMITS.searchPaths - (this.opts.clusterDomain === '' ? 0 : 3);
+    if (searches.length > count) return warn(`Resolv.conf file '${path}' contains search line consisting of more than ${count} domains!`);
+    if (searches.some((s) => s.length > MAX_SEARCH_PATH))
+      return warn(
+        `Resolv.conf file ${JSON.stringify(path)} contains a search path which length is more than allowed ${MAX_SEARCH_PATH} chars!`,
+      );
+    if (searches.join(' ').length > DNS_LIMITS.searchListChars)
+      warn(`Resolv.conf file '${path}' contains search line which length is more than allowed ${DNS_LIMITS.searchListChars} chars!`);
+  }
+
   /** The pod's DNSConfig for its sandbox (GetPodDNS). */
   podDNS(pod: Pod): DNSConfig {
     let dns = this.hostDNS();

@@ -35,6 +35,7 @@ describe('the event classes', () => {
         'PodNetworkMissing',
         'DNSConfigForming',
         'MissingClusterDNS',
+        'CheckLimitsForResolvConf',
         'ImagePullFailed',
         'ImagePullBackOff',
         'ContainerFailed',

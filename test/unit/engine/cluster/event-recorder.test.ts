@@ -93,7 +93,7 @@ describe('the event recorder', () => {
     ]);
   });
 
-  it("posts a missing clusterDNS on the Node and on the pod, and a cut resolver on the pod, as the kubelet's DNS warnings", async () => {
+  it("posts a missing clusterDNS on the Node and on the pod, a cut resolver on the pod and an unusable host resolver file on the Node, as the kubelet's DNS warnings", async () => {
     const { cluster, recorder, events } = setup();
     const nodeMessage =
       'kubelet does not have ClusterDNS IP configured and cannot create Pod using "ClusterFirst" policy. Falling back to "Default" policy.';
@@ -113,11 +113,14 @@ describe('the event recorder', () => {
       reason: 'DNSConfigForming',
       message: 'Nameserver limits were exceeded',
     });
+    const unreadable = 'open /x: no such file or directory';
+    events.emit({ type: 'CheckLimitsForResolvConf', pod: '', uid: '', reason: 'CheckLimitsForResolvConf', message: unreadable });
     await recorder.idle();
     expect(cluster.events.map((e) => [e.involvedObject.kind, e.involvedObject.name, e.type, e.reason, e.message])).toEqual([
       ['Node', 'n1', 'Warning', 'MissingClusterDNS', nodeMessage],
       ['Pod', 'web', 'Warning', 'MissingClusterDNS', podMessage],
       ['Pod', 'web', 'Warning', 'DNSConfigForming', 'Nameserver limits were exceeded'],
+      ['Node', 'n1', 'Warning', 'CheckLimitsForResolvConf', unreadable],
     ]);
   });
 

@@ -238,3 +238,52 @@ describe('the resolver limits', () => {
     expect(warnings()).toEqual(forming(searches.join(' ')));
   });
 });
+
+describe("the host's resolver file checked at start (CheckLimitsForResolvConf)", () => {
+  const paths = (n: number) => `nameserver 192.168.1.1\nsearch ${Array.from({ length: n }, (_, i) => `h${i}`).join(' ')}\n`;
+  it.each([
+    ['29 search paths beside a cluster domain', {}, paths(29), []],
+    [
+      '30 search paths beside a cluster domain',
+      {},
+      paths(30),
+      ["Resolv.conf file '/etc/resolv.conf' contains search line consisting of more than 29 domains!"],
+    ],
+    ['32 search paths without one', { clusterDomain: '' }, paths(32), []],
+    [
+      '33 search paths without one',
+      { clusterDomain: '' },
+      paths(33),
+      ["Resolv.conf file '/etc/resolv.conf' contains search line consisting of more than 32 domains!"],
+    ],
+    [
+      'a path over 253 characters',
+      {},
+      `search ${'a'.repeat(254)}\n`,
+      ['Resolv.conf file "/etc/resolv.conf" contains a search path which length is more than allowed 253 chars!'],
+    ],
+    [
+      'a line over 2048 characters',
+      {},
+      `search ${Array.from({ length: 9 }, (_, i) => String.fromCharCode(97 + i).repeat(250)).join(' ')}\n`,
+      ["Resolv.conf file '/etc/resolv.conf' contains search line which length is more than allowed 2048 chars!"],
+    ],
+    ['a nameserver line without an address', {}, 'nameserver\n', ['nameserver list is empty ']],
+  ])('%s', (_what, opts, host, messages) => {
+    const { dns, seen } = configurer(opts, host);
+    dns.checkLimitsForResolvConf();
+    expect(seen.map((e) => [e.type, e.pod, e.reason, e.message])).toEqual(
+      messages.map((m) => ['CheckLimitsForResolvConf', '', 'CheckLimitsForResolvConf', m]),
+    );
+  });
+
+  it('names a file it cannot read, and checks nothing without one', () => {
+    const events = new EventStream(() => 0);
+    const seen: LifecycleEvent[] = [];
+    events.subscribe((e) => seen.push(e));
+    const base = { clusterDNS: [], clusterDomain: 'cluster.local', nodeIPs: [], events };
+    new DnsConfigurer({ ...base, resolvConf: '/no/such/resolv.conf' }).checkLimitsForResolvConf();
+    new DnsConfigurer({ ...base, resolvConf: '' }).checkLimitsForResolvConf();
+    expect(seen.map((e) => e.message)).toEqual(['open /no/such/resolv.conf: no such file or directory']);
+  });
+});

@@ -44,7 +44,8 @@ export const EVENT_CLASSES: Record<LifecycleEventType, EventClass> = {
   PodNetworkMissing: problem,
   SandboxFailed: problem,
   DNSConfigForming: problem,
-  MissingClusterDNS: problem,
+  // Every ClusterFirst pod of a node without clusterDNS (every standalone node): -v 3, and posted in a cluster.
+  MissingClusterDNS: step,
   CheckLimitsForResolvConf: problem,
   ImagePulling: lifecycle,
   ImagePulled: lifecycle,

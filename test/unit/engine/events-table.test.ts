@@ -34,7 +34,6 @@ describe('the event classes', () => {
         'SandboxFailed',
         'PodNetworkMissing',
         'DNSConfigForming',
-        'MissingClusterDNS',
         'CheckLimitsForResolvConf',
         'ImagePullFailed',
         'ImagePullBackOff',
@@ -53,7 +52,14 @@ describe('the event classes', () => {
         'NodePressureChanged',
       ].sort(),
     );
-    expect(typesOf((r) => r.class === 'step')).toEqual(['PLEGEvent', 'PodSynced', 'VolumesReady', 'WorkerFinished', 'WorkerStarted']);
+    expect(typesOf((r) => r.class === 'step')).toEqual([
+      'MissingClusterDNS',
+      'PLEGEvent',
+      'PodSynced',
+      'VolumesReady',
+      'WorkerFinished',
+      'WorkerStarted',
+    ]);
     expect(typesOf((r) => r.class === 'noisy')).toEqual([
       'ContainerGarbageCollected',
       'ContainerLogRotated',

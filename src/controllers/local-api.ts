@@ -4,6 +4,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Clock, Timer } from '../util/clock.js';
 import { writeFileAtomic } from '../util/atomic-file.js';
 import { ClusterError, type LocalApi, type PodWatch, type WatchEventType } from '../engine/cluster/client.js';
+import { DELETABLE } from '../engine/cluster/status-sync.js';
 import type { Pod } from '../engine/api/v1.js';
 import type { ConfigMap, KubeObject, PersistentVolumeClaim, Secret } from '../engine/api/workloads.js';
 import type { ObjectStore, StoreEvent } from './store.js';
@@ -86,9 +87,10 @@ export class LocalApiserver implements LocalApi {
     };
   }
 
+  /** The status replaces the stored one whole; a field a strategic merge patch deletes (null) is left out. */
   async patchPodStatus(namespace: string, name: string, patch: object): Promise<Pod> {
     const { metadata, status } = patch as { metadata?: { uid?: string }; status: unknown };
-    return this.store.updateStatus('Pod', namespace, name, status, metadata?.uid) as unknown as Pod;
+    return this.store.updateStatus('Pod', namespace, name, withoutDeleted(status), metadata?.uid) as unknown as Pod;
   }
 
   async deletePod(namespace: string, name: string, uid: string, gracePeriodSeconds: number): Promise<void> {
@@ -237,4 +239,13 @@ export function ensureClaimDir(claimsDir: string, namespace: string, name: strin
   mkdirSync(dir, { recursive: true });
   chmodSync(dir, 0o777);
   return dir;
+}
+
+/** A status patch with its deletions (a null reason or message, of the status or a condition) left out. */
+function withoutDeleted(status: unknown): unknown {
+  const strip = (o: object) =>
+    Object.fromEntries(Object.entries(o).filter(([k, v]) => !(v === null && (DELETABLE as readonly string[]).includes(k))));
+  if (!status || typeof status !== 'object') return status;
+  const s = strip(status) as { conditions?: object[] };
+  return Array.isArray(s.conditions) ? { ...s, conditions: s.conditions.map(strip) } : s;
 }

@@ -121,6 +121,17 @@ describe('knode nodes in a real cluster (scheduler, controller manager, kubectl)
     expect([...perNode.keys()].sort()).toEqual(['kn-1', 'kn-2', 'kn-3']);
     const wide = await cp.kubectl('get', 'pods', '-o', 'wide');
     expect(wide.stdout).toMatch(/web-\S+\s+1\/1\s+Running/);
+    // Ready went False (ContainersNotReady) then True: the patch takes the old reason and message away, as the kubelet's does.
+    const ready = await eventually(
+      async () => {
+        const all = (await podsOf()).map((p) => p.status?.conditions?.find((c) => c.type === 'Ready'));
+        return all.length === 6 && all.every((c) => c?.status === 'True') ? all : undefined;
+      },
+      'six Ready pods',
+      60_000,
+    );
+    for (const c of ready) expect(c).not.toHaveProperty('reason');
+    for (const c of ready) expect(c).not.toHaveProperty('message');
   });
 
   it('moves the pods of a node killed with -9 to the others, and the node rejoins without duplicates', async () => {

@@ -118,7 +118,8 @@ export class StatusSync {
     }
     if (isDeepStrictEqual(comparable(merged), comparable(old)) || isDeepStrictEqual(this.written.get(key), merged)) return;
     try {
-      await this.deps.client.patchPodStatus(target.metadata.namespace!, target.metadata.name!, { metadata: { uid: key }, status: merged });
+      const status = withDeletions(merged, old);
+      await this.deps.client.patchPodStatus(target.metadata.namespace!, target.metadata.name!, { metadata: { uid: key }, status });
       this.written.set(key, merged);
     } catch (err) {
       // Gone or replaced under the same name: the source will tell the node.
@@ -139,6 +140,31 @@ export function mergePodStatus(old: PodStatus, status: PodStatus): PodStatus | u
   const others: PodCondition[] = (old.conditions ?? []).filter((c) => !KUBELET_CONDITIONS.has(c.type));
   const conditions = [...(status.conditions ?? []).map((c) => keepTransitionTime(c, old.conditions)), ...others];
   return { ...status, conditions };
+}
+
+/** The fields a status or a condition may have one moment and not the next. */
+export const DELETABLE = ['reason', 'message'] as const;
+
+/**
+ * The status as a strategic merge patch must say it: conditions are merged
+ * by type, so a reason or message the old condition had and the new one
+ * lacks (Ready's, once it turns True) is deleted with null, as the kubelet's
+ * two-way merge patch deletes it; so are the status's own.
+ */
+export function withDeletions(status: PodStatus, old: PodStatus): PodStatus {
+  const nulls = (now: object, before: object | undefined) =>
+    Object.fromEntries(DELETABLE.filter((k) => before && k in before && !(k in now)).map((k) => [k, null]));
+  const conditions = (status.conditions ?? []).map(
+    (c) =>
+      ({
+        ...c,
+        ...nulls(
+          c,
+          old.conditions?.find((o) => o.type === c.type),
+        ),
+      }) as PodCondition,
+  );
+  return { ...status, ...nulls(status, old), conditions } as PodStatus;
 }
 
 /** A condition whose status did not change keeps the transition time the apiserver has. */

@@ -3,7 +3,7 @@ import { ConfigHashAnnotation, ConfigMirrorAnnotation, ConfigSourceAnnotation } 
 import type { Pod, PodStatus } from '../../../../src/engine/api/v1.js';
 import { ClusterError } from '../../../../src/engine/cluster/client.js';
 import { MirrorPods, mirrorPodOf } from '../../../../src/engine/cluster/mirror-pods.js';
-import { mergePodStatus, StatusSync } from '../../../../src/engine/cluster/status-sync.js';
+import { mergePodStatus, StatusSync, withDeletions } from '../../../../src/engine/cluster/status-sync.js';
 import { EventStream } from '../../../../src/engine/events.js';
 import { BasicPodManager } from '../../../../src/engine/pod-manager.js';
 import { BasicStatusManager } from '../../../../src/engine/status/status-manager.js';
@@ -193,5 +193,41 @@ describe('mirror pods', () => {
     podManager.removePod(v2);
     await mirrors.deleteOrphans();
     expect(cluster.pods.has('default/web-n1')).toBe(false);
+  });
+});
+
+describe('withDeletions', () => {
+  it('deletes with null a reason or message the apiserver has and the new status lacks, and nothing else', () => {
+    const old: PodStatus = {
+      phase: 'Pending',
+      reason: 'Unknown',
+      conditions: [
+        {
+          type: 'Ready',
+          status: 'False',
+          reason: 'ContainersNotReady',
+          message: 'containers with unready status: [app]',
+          lastProbeTime: null,
+        },
+        { type: 'PodScheduled', status: 'True', lastProbeTime: null },
+      ],
+    };
+    const now: PodStatus = {
+      phase: 'Running',
+      conditions: [
+        { type: 'Ready', status: 'True', lastProbeTime: null },
+        { type: 'PodScheduled', status: 'True', lastProbeTime: null },
+        { type: 'Initialized', status: 'True', lastProbeTime: null },
+      ],
+    };
+    expect(withDeletions(now, old)).toEqual({
+      phase: 'Running',
+      reason: null,
+      conditions: [
+        { type: 'Ready', status: 'True', lastProbeTime: null, reason: null, message: null },
+        { type: 'PodScheduled', status: 'True', lastProbeTime: null },
+        { type: 'Initialized', status: 'True', lastProbeTime: null },
+      ],
+    });
   });
 });

@@ -10,6 +10,7 @@ import { PodConfig } from './config/pod-config.js';
 import { KubeletConstants, type KubeletConfiguration } from './config/kubelet-config.js';
 import type { PodUpdate } from './config/pod-storage.js';
 import { EventStream } from './events.js';
+import { EventLog } from './event-log.js';
 import { NodeLifetime } from './node-lifetime.js';
 import type { PressureCondition } from './eviction/thresholds.js';
 import type { ImageGCManager } from './images/image-gc.js';
@@ -87,6 +88,8 @@ export class Kubelet implements HostInterface, RunOnceHost {
   private readonly dns: DnsConfigurer;
   readonly metrics: KubeletMetrics;
   readonly traces: TraceRecorder;
+  /** The Kubernetes Events the node recorded in the last hour (knode events, knode describe). */
+  readonly eventLog: EventLog;
   /** The Summary API's numbers (/stats/summary, /metrics/resource, knode top). */
   readonly stats: SummaryProvider;
   /** The runtime's name and version, as its Version call answered at start. */
@@ -140,6 +143,8 @@ export class Kubelet implements HostInterface, RunOnceHost {
     this.events = new EventStream(() => clock.now());
     this.metrics = new KubeletMetrics(this.events, () => this.runtimeCounts());
     this.traces = new TraceRecorder(this.events);
+    this.eventLog = new EventLog(clock, config.nodeName);
+    this.eventLog.start(this.events);
     const runtime = instrumentRuntime(deps.runtime, (method, ms, failed) => this.metrics.observeRuntimeCall(method, ms, failed));
     this.runtime = runtime;
     this.runtimeHealth = new RuntimeHealth(runtime, this.events, () => this.pleg.healthy());
@@ -447,6 +452,7 @@ export class Kubelet implements HostInterface, RunOnceHost {
     await this.cluster?.statusSync.stop();
     await this.localStatus?.stop();
     await this.cluster?.recorder.stop();
+    this.eventLog.stop();
     this.evented?.stop();
     this.pleg.stop();
     this.inbox.close();

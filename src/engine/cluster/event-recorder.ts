@@ -1,35 +1,12 @@
 import type { Clock } from '../../util/clock.js';
 import { rfc3339 } from '../api/v1.js';
 import type { Event, ObjectReference } from '../api/cluster.js';
-import type { EventStream, LifecycleEvent, LifecycleEventType } from '../events.js';
+import type { EventStream, LifecycleEvent } from '../events.js';
+import { eventKey, EventSpamFilter, kubeletEvent, objectKey } from '../kubelet-events.js';
 import type { ClusterClient } from './client.js';
-
-/** The lifecycle events that become Kubernetes Events, with their type (the kubelet's reasons ride along). */
-const RECORDED: Partial<Record<LifecycleEventType, 'Normal' | 'Warning'>> = {
-  ImagePulling: 'Normal',
-  ImagePulled: 'Normal',
-  ImagePullBackOff: 'Normal',
-  ImagePullFailed: 'Warning',
-  ContainerCreated: 'Normal',
-  ContainerStarted: 'Normal',
-  ContainerKilling: 'Normal',
-  ContainerFailed: 'Warning',
-  ContainerBackOff: 'Warning',
-  ProbeFailed: 'Warning',
-  SandboxFailed: 'Warning',
-  PodNetworkMissing: 'Warning',
-  DNSConfigForming: 'Warning',
-  MissingClusterDNS: 'Warning',
-  PodRejected: 'Warning',
-  PodDeadlineExceeded: 'Normal',
-  SyncFailed: 'Warning',
-};
 
 /** client-go's correlator: repeats of one event within this window only raise its count. */
 const AGGREGATION_WINDOW_MS = 10 * 60_000;
-/** client-go's spam filter: 25 events at once per object, then one per 5 minutes. */
-const SPAM_BURST = 25;
-const SPAM_REFILL_MS = 5 * 60_000;
 
 interface Recorded {
   name: string;
@@ -50,7 +27,7 @@ interface Recorded {
  */
 export class EventRecorder {
   private readonly recorded = new Map<string, Recorded>();
-  private readonly buckets = new Map<string, { tokens: number; at: number }>();
+  private readonly spam = new EventSpamFilter();
   private queue: Promise<void> = Promise.resolve();
   private unsubscribe: (() => void) | undefined;
   private sequence = 0;
@@ -77,40 +54,15 @@ export class EventRecorder {
   }
 
   private onLifecycleEvent(e: LifecycleEvent): void {
-    // The kubelet refers to its Node with the node name as UID.
-    const node: ObjectReference = { kind: 'Node', name: this.nodeName, uid: this.nodeName };
-    if (e.type === 'NodeStarted') this.record(node, 'Normal', 'Starting', 'Starting kubelet.');
-    if (e.type === 'NodeShutdown') this.record(node, 'Normal', 'Shutdown', 'Shutdown manager detected shutdown event');
-    if (e.type === 'ContainerGCFailed') this.record(node, 'Warning', 'ContainerGCFailed', e.message ?? '');
-    // The kubelet posts a missing clusterDNS on its Node too, in words of its own.
-    if (e.type === 'MissingClusterDNS') this.record(node, 'Warning', 'MissingClusterDNS', e.detail.nodeMessage);
-    if (e.type === 'CheckLimitsForResolvConf') this.record(node, 'Warning', 'CheckLimitsForResolvConf', e.message ?? '');
-    if (e.type === 'FreeDiskSpaceFailed' || e.type === 'ImageGCFailed') this.record(node, 'Warning', e.reason ?? e.type, e.message ?? '');
-    if (e.type === 'NodeReadyChanged') {
-      const reason = e.reason === 'KubeletReady' ? 'NodeReady' : 'NodeNotReady';
-      this.record(node, 'Normal', reason, `Node ${this.nodeName} status is now: ${reason}`);
-    }
-    const type = RECORDED[e.type];
-    if (!type || !e.pod || !e.reason) return;
-    if (e.type === 'SyncFailed' && e.reason !== 'FailedMount') return;
-    const [namespace, name] = e.pod.split('/');
-    const involved: ObjectReference = {
-      apiVersion: 'v1',
-      kind: 'Pod',
-      namespace,
-      name,
-      uid: e.uid,
-      ...(e.container ? { fieldPath: `spec.containers{${e.container}}` } : {}),
-    };
-    this.record(involved, type, e.reason, e.message ?? '');
+    const recorded = kubeletEvent(e, this.nodeName);
+    if (recorded) this.record(recorded.involved, recorded.type, recorded.reason, recorded.message);
   }
 
   /** Records one event (also for the Node: kind Node, no namespace). */
   record(involved: ObjectReference, type: 'Normal' | 'Warning', reason: string, message: string): void {
     const now = this.clock.now();
-    const objectKey = `${involved.kind}/${involved.namespace ?? ''}/${involved.name}/${involved.uid ?? ''}`;
-    if (!this.allow(objectKey, now)) return;
-    const key = `${objectKey}/${involved.fieldPath ?? ''}/${type}/${reason}/${message}`;
+    if (!this.spam.allow(objectKey(involved), now)) return;
+    const key = eventKey({ involved, type, reason, message });
     const previous = this.recorded.get(key);
     if (previous && now - previous.last < AGGREGATION_WINDOW_MS) {
       previous.count++;
@@ -159,16 +111,6 @@ export class EventRecorder {
         );
       }
     });
-  }
-
-  private allow(objectKey: string, now: number): boolean {
-    const bucket = this.buckets.get(objectKey) ?? { tokens: SPAM_BURST, at: now };
-    bucket.tokens = Math.min(SPAM_BURST, bucket.tokens + (now - bucket.at) / SPAM_REFILL_MS);
-    bucket.at = now;
-    this.buckets.set(objectKey, bucket);
-    if (bucket.tokens < 1) return false;
-    bucket.tokens--;
-    return true;
   }
 
   private forgetOld(now: number): void {

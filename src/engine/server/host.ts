@@ -3,6 +3,7 @@ import type { Pod } from '../api/v1.js';
 import type { KubeletConfiguration } from '../config/kubelet-config.js';
 import type { RunningPod, RuntimePodStatus } from '../container/types.js';
 import type { EventStream } from '../events.js';
+import type { EventLog } from '../event-log.js';
 import type { HousekeepingState } from '../housekeeping.js';
 import type { ImageGCManager } from '../images/image-gc.js';
 import type { KubeletMetrics } from '../metrics.js';
@@ -37,6 +38,8 @@ export interface HostInterface {
   /** The lifecycle events (/events, /pleg). */
   readonly events: Pick<EventStream, 'subscribe'>;
   readonly traces: Pick<TraceRecorder, 'pods' | 'forPod'>;
+  /** The Kubernetes Events recorded in the last hour (/api/v1/events). */
+  readonly eventLog: Pick<EventLog, 'list' | 'watch'>;
   /** The Summary API's numbers (/stats/summary, /metrics/resource). */
   readonly stats: Pick<SummaryProvider, 'get'>;
   readonly metrics: Pick<KubeletMetrics, 'registry'>;

@@ -6,6 +6,7 @@ import { readContainerLog } from '../logs.js';
 import { toKubeletConfigurationDocument } from '../config/config-file.js';
 import { resourceMetrics } from '../stats/resource-metrics.js';
 import { serveDebug } from './debug.js';
+import { EVENTS_PATH, serveEvents } from './event-routes.js';
 import type { HostInterface } from './host.js';
 import { serveNodeLog } from './node-logs.js';
 
@@ -32,6 +33,7 @@ const ROUTES: [RegExp, Handler][] = [
   [/^\/metrics$/, metrics],
   [/^\/node$/, node],
   [/^\/events$/, (k, url, req, res, streams) => stream(k, url, req, res, streams, () => true)],
+  [EVENTS_PATH, (k, url, req, res, streams) => serveEvents(k, url, req, res, streams)],
   [/^\/pleg$/, (k, url, req, res, streams) => stream(k, url, req, res, streams, (e) => e.type === 'PLEGEvent' || e.type === 'PLEGRelist')],
   [/^\/traces\/?$/, (k, _url, _req, res) => json(res, 200, { pods: k.traces.pods() })],
   [/^\/traces\/[^/]+\/[^/]+$/, traces],

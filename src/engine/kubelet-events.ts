@@ -1,0 +1,93 @@
+import type { ObjectReference } from './api/cluster.js';
+import type { LifecycleEvent, LifecycleEventType } from './events.js';
+
+/** The lifecycle events that become Kubernetes Events, with their type (the kubelet's reasons ride along). */
+const RECORDED: Partial<Record<LifecycleEventType, 'Normal' | 'Warning'>> = {
+  ImagePulling: 'Normal',
+  ImagePulled: 'Normal',
+  ImagePullBackOff: 'Normal',
+  ImagePullFailed: 'Warning',
+  ContainerCreated: 'Normal',
+  ContainerStarted: 'Normal',
+  ContainerKilling: 'Normal',
+  ContainerFailed: 'Warning',
+  ContainerBackOff: 'Warning',
+  ProbeFailed: 'Warning',
+  SandboxFailed: 'Warning',
+  PodNetworkMissing: 'Warning',
+  PodRejected: 'Warning',
+  PodDeadlineExceeded: 'Normal',
+  SyncFailed: 'Warning',
+};
+
+/** One event as the kubelet's recorder records it: on what, its type, reason and message. */
+export interface KubeletEvent {
+  involved: ObjectReference;
+  type: 'Normal' | 'Warning';
+  reason: string;
+  message: string;
+}
+
+/**
+ * The Kubernetes Event the kubelet records for a lifecycle event, if any: the
+ * kubelet's reasons (Pulling, Pulled, Failed, BackOff, Created, Started,
+ * Killing, Unhealthy, FailedMount, ...) on the pod and its container, and
+ * the node's own (Starting, NodeReady, Shutdown, ContainerGCFailed, ...).
+ */
+export function kubeletEvent(e: LifecycleEvent, nodeName: string): KubeletEvent | undefined {
+  // The kubelet refers to its Node with the node name as UID.
+  const node: ObjectReference = { kind: 'Node', name: nodeName, uid: nodeName };
+  const onNode = (type: 'Normal' | 'Warning', reason: string, message: string) => ({ involved: node, type, reason, message });
+  if (e.type === 'NodeStarted') return onNode('Normal', 'Starting', 'Starting kubelet.');
+  if (e.type === 'NodeShutdown') return onNode('Normal', 'Shutdown', 'Shutdown manager detected shutdown event');
+  if (e.type === 'ContainerGCFailed') return onNode('Warning', 'ContainerGCFailed', e.message ?? '');
+  if (e.type === 'FreeDiskSpaceFailed' || e.type === 'ImageGCFailed') return onNode('Warning', e.reason ?? e.type, e.message ?? '');
+  if (e.type === 'NodeReadyChanged') {
+    const reason = e.reason === 'KubeletReady' ? 'NodeReady' : 'NodeNotReady';
+    return onNode('Normal', reason, `Node ${nodeName} status is now: ${reason}`);
+  }
+  const type = RECORDED[e.type];
+  if (!type || !e.pod || !e.reason) return undefined;
+  if (e.type === 'SyncFailed' && e.reason !== 'FailedMount') return undefined;
+  const [namespace, name] = e.pod.split('/');
+  const involved: ObjectReference = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    namespace,
+    name,
+    uid: e.uid,
+    ...(e.container ? { fieldPath: `spec.containers{${e.container}}` } : {}),
+  };
+  return { involved, type, reason: e.reason, message: e.message ?? '' };
+}
+
+/** client-go's spam filter: 25 events at once per object, then one per 5 minutes. */
+const SPAM_BURST = 25;
+const SPAM_REFILL_MS = 5 * 60_000;
+
+/** client-go's EventSourceObjectSpamFilter: a token bucket per involved object. */
+export class EventSpamFilter {
+  private readonly buckets = new Map<string, { tokens: number; at: number }>();
+
+  allow(objectKey: string, now: number): boolean {
+    const bucket = this.buckets.get(objectKey) ?? { tokens: SPAM_BURST, at: now };
+    bucket.tokens = Math.min(SPAM_BURST, bucket.tokens + (now - bucket.at) / SPAM_REFILL_MS);
+    bucket.at = now;
+    this.buckets.set(objectKey, bucket);
+    if (bucket.tokens < 1) return false;
+    bucket.tokens--;
+    // A full bucket is the default: forget it, so the map stays as small as the busy objects.
+    if (this.buckets.size > 4096)
+      for (const [key, b] of this.buckets) if (b.tokens + (now - b.at) / SPAM_REFILL_MS >= SPAM_BURST) this.buckets.delete(key);
+    return true;
+  }
+}
+
+/** What makes two events one object's repeats (client-go's getEventKey, without the source that is always this kubelet). */
+export function objectKey(involved: ObjectReference): string {
+  return `${involved.kind}/${involved.namespace ?? ''}/${involved.name}/${involved.uid ?? ''}`;
+}
+
+export function eventKey(e: KubeletEvent): string {
+  return `${objectKey(e.involved)}/${e.involved.fieldPath ?? ''}/${e.type}/${e.reason}/${e.message}`;
+}

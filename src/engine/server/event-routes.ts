@@ -16,7 +16,7 @@ export const EVENTS_PATH = /^\/api\/v1\/(namespaces\/[^/]+\/)?events\/?$/;
 /**
  * The node's Kubernetes Events as the apiserver serves them: a v1 EventList,
  * or with `watch=true` a stream of watch events (`{"type":"ADDED","object":…}`
- * per line) from now on. `fieldSelector` takes involvedObject's kind, name,
+ * per line): the events kept, then each change. `fieldSelector` takes involvedObject's kind, name,
  * uid and namespace, as `kubectl events --for` and `kubectl describe` send them.
  */
 export function serveEvents(k: HostInterface, url: URL, req: IncomingMessage, res: ServerResponse, streams: Set<ServerResponse>): void {
@@ -44,6 +44,8 @@ export function serveEvents(k: HostInterface, url: URL, req: IncomingMessage, re
   }
   res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache' });
   res.flushHeaders();
+  // As the apiserver's watch from no resourceVersion: what is kept first, as ADDED, then the changes.
+  for (const object of k.eventLog.list(filter)) res.write(`${JSON.stringify({ type: 'ADDED', object })}\n`);
   const unsubscribe = k.eventLog.watch((change) => res.write(`${JSON.stringify(change)}\n`), filter);
   streams.add(res);
   res.on('close', () => {

@@ -1,0 +1,72 @@
+import { Args, Flags } from '@oclif/core';
+import { BaseCommand } from '../../cli/base-command.js';
+import { NodeClient } from '../../cli/node-client.js';
+import type { Event } from '../../engine/api/cluster.js';
+import type { Pod, PodList } from '../../engine/api/v1.js';
+import { podsFromRuntime } from '../../engine/kuberuntime/runtime-view.js';
+import { describePod } from '../../ui/describe-pod.js';
+import { UserError } from '../../util/user-error.js';
+
+export default class DescribePod extends BaseCommand {
+  static override summary = 'Show a pod in detail, as kubectl describe pod does.';
+  static override description = `The pod's spec and status from the running node under --root-dir, with its containers' states, conditions, volumes and the events the node recorded for it in the last hour. When no node runs, what the runtime holds (containers, images, states), and says what is not known there. See docs/cli.md.`;
+
+  static override examples = [
+    '<%= config.bin %> describe pod web-myhost',
+    '<%= config.bin %> describe pod kube-system/etcd-myhost',
+    '<%= config.bin %> describe pod crasher -n shop --show-events=false',
+  ];
+
+  static override args = {
+    pod: Args.string({ description: 'The pod, namespace/name or name', required: true }),
+  };
+
+  static override flags = {
+    namespace: Flags.string({ char: 'n', description: 'The namespace (default: default)' }),
+    'show-events': Flags.boolean({ description: "Show the pod's events", default: true, allowNo: true }),
+  };
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(DescribePod);
+    const rootDir = this.rootDir(flags);
+    const [namespace, name] = args.pod.includes('/') ? args.pod.split('/', 2) : [flags.namespace ?? 'default', args.pod];
+    const node = await NodeClient.find(rootDir);
+    if (node) {
+      const pods = (await node.json<PodList>('/pods')).body.items;
+      const pod = find(pods, namespace, name);
+      const events = flags['show-events'] ? await this.events(node, pod) : undefined;
+      process.stdout.write(describePod(pod, events, Date.now()));
+      return;
+    }
+    this.logToStderr(
+      `No node runs under ${rootDir}; describing what the runtime holds: the pod's labels, volumes, probes, resources and conditions are not known there, and events are kept by a running node only.`,
+    );
+    const client = await this.connectRuntime(flags);
+    try {
+      const pods = await podsFromRuntime(client, (await client.version()).runtimeName);
+      process.stdout.write(describePod(find(pods, namespace, name), undefined, Date.now()));
+    } finally {
+      client.close();
+    }
+  }
+
+  /** The pod's events as kubectl describe asks for them: by name and UID (a static pod's own UID, not its mirror's). */
+  private async events(node: NodeClient, pod: Pod): Promise<Event[]> {
+    const selector = `involvedObject.name=${pod.metadata.name},involvedObject.uid=${pod.metadata.uid}`;
+    const res = await node.json<{ items?: Event[] }>(
+      `/api/v1/namespaces/${encodeURIComponent(pod.metadata.namespace ?? 'default')}/events?fieldSelector=${encodeURIComponent(selector)}`,
+    );
+    return res.body.items ?? [];
+  }
+}
+
+function find(pods: Pod[], namespace: string, name: string): Pod {
+  const pod = pods.find((p) => p.metadata.name === name && (p.metadata.namespace ?? 'default') === namespace);
+  if (pod) return pod;
+  const near = pods.map((p) => p.metadata.name!).filter((n) => n.includes(name) || name.includes(n.replace(/-[^-]+$/, '')));
+  throw new UserError(
+    'workloadFailed',
+    `pods "${name}" not found`,
+    near.length ? `did you mean ${near.join(', ')}?` : 'list the pods with `knode status`',
+  );
+}

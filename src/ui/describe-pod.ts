@@ -1,0 +1,167 @@
+import type { Event } from '../engine/api/cluster.js';
+import type { Container, ContainerStatus, EnvVar, Pod } from '../engine/api/v1.js';
+import { qosClassOf } from '../engine/status/qos.js';
+import { TabWriter } from '../util/tabwriter.js';
+import {
+  age,
+  annotationsMultiline,
+  describeEvents,
+  describeProbe,
+  describeResources,
+  describeState,
+  describeVolumes,
+  labelsMultiline,
+  ports,
+  PrefixWriter,
+  rfc1123z,
+  tolerationsMultiline,
+} from './describe-parts.js';
+
+/**
+ * `kubectl describe pod` of one pod, laid out as kubectl's describePod does
+ * (read from k8s.io/kubectl/pkg/describe, written anew): the pod's fields,
+ * its containers with their states, conditions, volumes, QoS class and, when
+ * given, its events. `events` undefined leaves the Events section out (as
+ * `--show-events=false`).
+ */
+export function describePod(pod: Pod, events: Event[] | undefined, now: number): string {
+  const w = new PrefixWriter();
+  const { metadata, spec } = pod;
+  const status = pod.status ?? {};
+  w.write(0, `Name:\t${metadata.name ?? ''}\n`);
+  w.write(0, `Namespace:\t${metadata.namespace ?? 'default'}\n`);
+  if (spec.priority !== undefined) w.write(0, `Priority:\t${spec.priority}\n`);
+  if (spec.priorityClassName) w.write(0, `Priority Class Name:\t${spec.priorityClassName}\n`);
+  const runtimeClass = (spec as { runtimeClassName?: string }).runtimeClassName;
+  if (runtimeClass) w.write(0, `Runtime Class Name:\t${runtimeClass}\n`);
+  if (spec.serviceAccountName) w.write(0, `Service Account:\t${spec.serviceAccountName}\n`);
+  w.write(0, `Node:\t${spec.nodeName ? `${spec.nodeName}/${status.hostIP ?? ''}` : '<none>'}\n`);
+  if (status.startTime) w.write(0, `Start Time:\t${rfc1123z(status.startTime)}\n`);
+  labelsMultiline(w, 'Labels', metadata.labels);
+  annotationsMultiline(w, 'Annotations', metadata.annotations);
+  if (metadata.deletionTimestamp && status.phase !== 'Failed' && status.phase !== 'Succeeded') {
+    w.write(0, `Status:\tTerminating (lasts ${age(metadata.deletionTimestamp, now)})\n`);
+    w.write(0, `Termination Grace Period:\t${metadata.deletionGracePeriodSeconds ?? 0}s\n`);
+  } else w.write(0, `Status:\t${status.phase ?? ''}\n`);
+  if (status.reason) w.write(0, `Reason:\t${status.reason}\n`);
+  if (status.message) w.write(0, `Message:\t${status.message}\n`);
+  const seccomp = (spec.securityContext as { seccompProfile?: { type: string; localhostProfile?: string } } | undefined)?.seccompProfile;
+  if (seccomp) {
+    w.write(0, `SeccompProfile:\t${seccomp.type}\n`);
+    if (seccomp.type === 'Localhost') w.write(0, `LocalhostProfile:\t${seccomp.localhostProfile ?? ''}\n`);
+  }
+  w.write(0, `IP:\t${status.podIP ?? ''}\n`);
+  if (status.podIPs?.length) {
+    w.write(0, 'IPs:\n');
+    for (const ip of status.podIPs) w.write(1, `IP:\t${ip.ip}\n`);
+  } else w.write(0, 'IPs:\t<none>\n');
+  const controller = metadata.ownerReferences?.find((o) => o.controller);
+  if (controller) w.write(0, `Controlled By:\t${controller.kind}/${controller.name}\n`);
+  if (spec.initContainers?.length) describeContainers(w, 'Init Containers', spec.initContainers, status.initContainerStatuses, pod);
+  describeContainers(w, 'Containers', spec.containers, status.containerStatuses, pod);
+  if (status.conditions?.length) {
+    w.write(0, 'Conditions:\n  Type\tStatus\n');
+    for (const c of status.conditions) w.write(1, `${c.type} \t${c.status} \n`);
+  }
+  describeVolumes(w, spec.volumes);
+  w.write(0, `QoS Class:\t${status.qosClass ?? qosClassOf(pod)}\n`);
+  labelsMultiline(w, 'Node-Selectors', spec.nodeSelector);
+  tolerationsMultiline(w, 'Tolerations', spec.tolerations);
+  if (events) describeEvents(w, events, now);
+  const tabs = new TabWriter({ minWidth: 0, padding: 2 });
+  return w.chunks.map((chunk) => tabs.format(chunk)).join('');
+}
+
+function describeContainers(w: PrefixWriter, title: string, containers: Container[], statuses: ContainerStatus[] = [], pod: Pod): void {
+  w.write(0, `${title}:${containers.length ? '' : ' <none>'}\n`);
+  for (const c of containers) {
+    const status = statuses.find((s) => s.name === c.name);
+    w.write(1, `${c.name}:\n`);
+    if (status) w.write(2, `Container ID:\t${status.containerID ?? ''}\n`);
+    w.write(2, `Image:\t${c.image ?? ''}\n`);
+    if (status) w.write(2, `Image ID:\t${status.imageID ?? ''}\n`);
+    const [port, hostPort] = [ports(c.ports, false), ports(c.ports, true)];
+    w.write(2, port.includes(',') ? `Ports:\t${port}\n` : `Port:\t${port || '<none>'}\n`);
+    w.write(2, hostPort.includes(',') ? `Host Ports:\t${hostPort}\n` : `Host Port:\t${hostPort || '<none>'}\n`);
+    const seccomp = (c.securityContext as { seccompProfile?: { type: string; localhostProfile?: string } } | undefined)?.seccompProfile;
+    if (seccomp) {
+      w.write(2, `SeccompProfile:\t${seccomp.type}\n`);
+      if (seccomp.type === 'Localhost') w.write(3, `LocalhostProfile:\t${seccomp.localhostProfile ?? ''}\n`);
+    }
+    for (const [label, lines] of [
+      ['Command', c.command],
+      ['Args', c.args],
+    ] as const) {
+      if (!lines?.length) continue;
+      w.write(2, `${label}:\n`);
+      for (const line of lines.flatMap((l) => l.split('\n'))) w.write(3, `${line}\n`);
+    }
+    if (status) {
+      describeState(w, 'State', status.state);
+      if (status.lastState?.terminated) describeState(w, 'Last State', status.lastState);
+      w.write(2, `Ready:\t${status.ready ? 'True' : 'False'}\n`);
+      w.write(2, `Restart Count:\t${status.restartCount}\n`);
+    }
+    describeResources(w, c.resources, 2);
+    if (c.livenessProbe) w.write(2, `Liveness:\t${describeProbe(c.livenessProbe)}\n`);
+    if (c.readinessProbe) w.write(2, `Readiness:\t${describeProbe(c.readinessProbe)}\n`);
+    if (c.startupProbe) w.write(2, `Startup:\t${describeProbe(c.startupProbe)}\n`);
+    if (c.envFrom?.length) {
+      w.write(2, 'Environment Variables from:\n');
+      for (const e of c.envFrom) {
+        const [from, ref] = e.configMapRef ? ['ConfigMap', e.configMapRef] : ['Secret', e.secretRef];
+        const optional = ref?.optional === true;
+        w.write(3, `${ref?.name ?? ''}\t${from}${e.prefix ? ` with prefix '${e.prefix}'` : ''}\tOptional: ${optional}\n`);
+      }
+    }
+    w.write(2, `Environment:${c.env?.length ? '' : '\t<none>'}\n`);
+    for (const e of c.env ?? []) describeEnv(w, e, c, pod);
+    const mounts = [...(c.volumeMounts ?? [])].sort((a, b) => (a.mountPath < b.mountPath ? -1 : a.mountPath > b.mountPath ? 1 : 0));
+    w.write(2, `Mounts:${mounts.length ? '' : '\t<none>'}\n`);
+    for (const m of mounts)
+      w.write(
+        3,
+        `${m.mountPath} from ${m.name} (${[m.readOnly ? 'ro' : 'rw', ...(m.subPath ? [`path=${JSON.stringify(m.subPath)}`] : [])].join(',')})\n`,
+      );
+  }
+}
+
+function describeEnv(w: PrefixWriter, e: EnvVar, c: Container, pod: Pod): void {
+  const from = e.valueFrom;
+  if (!from) {
+    (e.value ?? '').split('\n').forEach((line, i) => w.write(3, i === 0 ? `${e.name}:\t${line}\n` : `\t${line}\n`));
+  } else if (from.fieldRef) {
+    w.write(
+      3,
+      `${e.name}:\t${fieldValue(pod, from.fieldRef.fieldPath)} (${from.fieldRef.apiVersion ?? 'v1'}:${from.fieldRef.fieldPath})\n`,
+    );
+  } else if (from.resourceFieldRef) {
+    const resource = from.resourceFieldRef.resource;
+    const [kind, name] = resource.split('.') as ['limits' | 'requests', string];
+    let value = String(c.resources?.[kind]?.[name] ?? '0');
+    if (value === '0' && (resource === 'limits.cpu' || resource === 'limits.memory')) value = 'node allocatable';
+    w.write(3, `${e.name}:\t${value} (${resource})\n`);
+  } else if (from.secretKeyRef) {
+    const { key, name, optional } = from.secretKeyRef;
+    w.write(3, `${e.name}:\t<set to the key '${key}' in secret '${name ?? ''}'>\tOptional: ${optional === true}\n`);
+  } else if (from.configMapKeyRef) {
+    const { key, name, optional } = from.configMapKeyRef;
+    w.write(3, `${e.name}:\t<set to the key '${key}' of config map '${name ?? ''}'>\tOptional: ${optional === true}\n`);
+  }
+}
+
+/** The downward API's value of a pod field (kubectl's EnvValueRetriever). */
+function fieldValue(pod: Pod, path: string): string {
+  const keyed = /^metadata\.(labels|annotations)\['(.+)'\]$/.exec(path);
+  if (keyed) return pod.metadata[keyed[1] as 'labels' | 'annotations']?.[keyed[2]] ?? '';
+  const values: Record<string, string | undefined> = {
+    'metadata.name': pod.metadata.name,
+    'metadata.namespace': pod.metadata.namespace,
+    'metadata.uid': pod.metadata.uid,
+    'spec.nodeName': pod.spec.nodeName,
+    'spec.serviceAccountName': pod.spec.serviceAccountName,
+    'status.hostIP': pod.status?.hostIP,
+    'status.podIP': pod.status?.podIP,
+  };
+  return values[path] ?? '';
+}

@@ -1,0 +1,142 @@
+// knode describe pod and knode events against a `knode run` child on the
+// embedded runtime: a running pod, a crash-looping one, and a watch.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { knode, startKnodeRun, type RunningNode } from '../helpers/cli.js';
+import { cliEntry, eventually } from '../helpers/runtimes.js';
+
+const root = mkdtempSync(join(tmpdir(), 'knode-describe-'));
+const manifests = join(root, 'manifests');
+const at = ['--root-dir', root];
+let node: RunningNode;
+
+const pod = (name: string, command: string, extra = '') =>
+  `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\n  labels:\n    app: ${name}\nspec:\n  containers:\n    - name: app\n      image: busybox:1.36\n      command: ["sh", "-c", "${command}"]\n${extra}`;
+
+beforeAll(async () => {
+  mkdirSync(manifests);
+  writeFileSync(
+    join(manifests, 'hello.yaml'),
+    pod(
+      'hello',
+      "trap 'exit 0' TERM; while true; do sleep 1; done",
+      '      ports:\n        - containerPort: 8080\n          name: http\n      resources:\n        limits:\n          memory: 64Mi\n      env:\n        - name: GREETING\n          value: hi\n',
+    ),
+  );
+  writeFileSync(join(manifests, 'crash.yaml'), pod('crash', 'echo dying; exit 3'));
+  node = startKnodeRun(manifests, root, ['--output', 'plain']);
+  await eventually(
+    () => /PodRunning +default\/hello-e2e/.test(node.output()) && /ContainerBackOff +default\/crash-e2e/.test(node.output()),
+    () => `the pods to run and crash; the node said:\n${node.output()}`,
+    60_000,
+  );
+}, 90_000);
+
+afterAll(async () => {
+  node.child.kill('SIGTERM');
+  await node.exited;
+  await knode(['runtime', 'stop', ...at]);
+});
+
+describe('knode describe pod', () => {
+  it('describes a running pod as kubectl does, with its events from the kubelet', async () => {
+    const { code, stdout } = await knode(['describe', 'pod', 'hello-e2e', ...at]);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^Name: {9}hello-e2e$/m);
+    expect(stdout).toMatch(/^Namespace: {4}default$/m);
+    expect(stdout).toMatch(/^Node: {9}e2e\/\S+$/m);
+    expect(stdout).toMatch(/^Start Time: {3}\w{3}, \d{2} \w{3} \d{4} \d{2}:\d{2}:\d{2} [+-]\d{4}$/m);
+    expect(stdout).toMatch(/^Labels: {7}app=hello$/m);
+    expect(stdout).toMatch(/^Status: {7}Running$/m);
+    expect(stdout).toMatch(/^ {4}Container ID: +\w+:\/\/[0-9a-f]+$/m);
+    expect(stdout).toMatch(/^ {4}Port: +8080\/TCP \(http\)$/m);
+    expect(stdout).toMatch(/^ {4}State: +Running\n {6}Started: +\w{3}, /m);
+    expect(stdout).toMatch(/^ {4}Ready: +True\n {4}Restart Count: +0$/m);
+    expect(stdout).toMatch(/^ {4}Limits:\n {6}memory: +64Mi$/m);
+    expect(stdout).toMatch(/^ {4}Environment:\n {6}GREETING: +hi$/m);
+    expect(stdout).toMatch(/^Conditions:\n {2}Type +Status\n {2}PodReadyToStartContainers +True $/m);
+    expect(stdout).toMatch(/^QoS Class: +Burstable$/m);
+    expect(stdout).toMatch(/^Events:\n {2}Type +Reason +Age +From +Message\n {2}---- +------ +---- +---- +-------$/m);
+    expect(stdout).toMatch(/^ {2}Normal +Started +\d+s +kubelet +spec\.containers\{app\}: Started container app$/m);
+  });
+
+  it('shows a crash-looping container: waiting in back-off, its last termination, the BackOff events', async () => {
+    const out = await eventually(
+      async () => {
+        const { stdout } = await knode(['describe', 'pod', 'default/crash-e2e', ...at]);
+        return /Restart Count: +[1-9]/.test(stdout) && /Last State: +Terminated/.test(stdout) ? stdout : undefined;
+      },
+      'a restart of the crashing container',
+      30_000,
+    );
+    expect(out).toMatch(/^ {4}Last State: +Terminated\n {6}Reason: +Error\n {6}Exit Code: +3\n {6}Started: +.+\n {6}Finished: +.+$/m);
+    expect(out).toMatch(/^ {4}Ready: +False$/m);
+    expect(out).toMatch(
+      /^ {2}Warning +BackOff +\d+s( \(x\d+ over \d+s\))? +kubelet +spec\.containers\{app\}: Back-off restarting failed container/m,
+    );
+  });
+
+  it("answers an unknown pod with kubectl's error and exit code 1", async () => {
+    const { code, stderr } = await knode(['describe', 'pod', 'nope', ...at]);
+    expect(code).toBe(1);
+    expect(stderr).toContain('pods "nope" not found');
+  });
+});
+
+describe('knode events', () => {
+  it("lists one pod's events with --for, as kubectl events prints them", async () => {
+    const { code, stdout } = await knode(['events', '--for', 'pod/crash-e2e', ...at]);
+    expect(code).toBe(0);
+    const lines = stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^LAST SEEN +TYPE +REASON +OBJECT +MESSAGE$/);
+    expect(lines.slice(1).every((l) => / Pod\/crash-e2e /.test(l))).toBe(true);
+    expect(stdout).toMatch(/^\S+( \(x\d+ over \S+\))? +Warning +BackOff +Pod\/crash-e2e +Back-off restarting failed container/m);
+    expect(stdout).toMatch(/Normal +Pulling +Pod\/crash-e2e +Pulling image "busybox:1.36"/);
+  });
+
+  it('prints a v1 EventList with -o json, repeats counted on one event', async () => {
+    const { code, stdout } = await knode(['events', '-o', 'json', ...at]);
+    expect(code).toBe(0);
+    const list = JSON.parse(stdout) as {
+      apiVersion: string;
+      kind: string;
+      items: { reason: string; count: number; involvedObject: { name: string } }[];
+    };
+    expect(list).toMatchObject({ apiVersion: 'v1', kind: 'EventList' });
+    expect(list.items.map((e) => e.reason)).toEqual(expect.arrayContaining(['Starting', 'Pulled', 'Created', 'Started', 'BackOff']));
+    const started = list.items.filter((e) => e.reason === 'Started' && e.involvedObject.name === 'crash-e2e');
+    expect(started).toHaveLength(1);
+    expect(started[0].count).toBeGreaterThan(1);
+  });
+
+  it('follows new events with --watch', async () => {
+    const watch = spawn(process.execPath, [cliEntry, 'events', '--watch', '--for', 'pod/late-e2e', ...at], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    watch.stdout.on('data', (d) => (out += d));
+    watch.stderr.on('data', (d) => (out += d));
+    try {
+      // The watch is open once it prints; until then, an event of late-e2e could come before it.
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      writeFileSync(join(manifests, 'late.yaml'), pod('late', "trap 'exit 0' TERM; while true; do sleep 1; done"));
+      await eventually(
+        () => /Normal +Started +Pod\/late-e2e +Started container app/.test(out),
+        () => `a Started row; the watch printed:\n${out}`,
+        30_000,
+      );
+      expect(out.split('\n')[0]).toMatch(/^LAST SEEN +TYPE +REASON +OBJECT +MESSAGE$/);
+    } finally {
+      watch.kill('SIGINT');
+    }
+  });
+
+  it('says that events need a running node', async () => {
+    const { code, stderr } = await knode(['events', '--root-dir', mkdtempSync(join(tmpdir(), 'knode-none-'))]);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/no node runs under .*: events are kept by a running node/);
+  });
+});

@@ -36,6 +36,9 @@ describe('knode as a command', () => {
     expect(complete('knode runtime s')).toBe('serve status stop');
     expect(complete('knode top --so')).toBe('--sort-by');
     expect(complete('knode run --node-l')).toBe('--node-labels --node-log-dir');
+    expect(complete('knode desc')).toBe('describe');
+    expect(complete('knode describe p')).toBe('pod');
+    expect(complete('knode events --fo')).toBe('--for');
   });
 
   it('says that trace needs a running node, and how to start one', async () => {

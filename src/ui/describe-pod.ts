@@ -22,9 +22,10 @@ import {
  * (read from k8s.io/kubectl/pkg/describe, written anew): the pod's fields,
  * its containers with their states, conditions, volumes, QoS class and, when
  * given, its events. `events` undefined leaves the Events section out (as
- * `--show-events=false`).
+ * `--show-events=false`). `specKnown` false (a pod rebuilt from the runtime)
+ * leaves the QoS class unknown: the resources it derives from are not there.
  */
-export function describePod(pod: Pod, events: Event[] | undefined, now: number): string {
+export function describePod(pod: Pod, events: Event[] | undefined, now: number, specKnown = true): string {
   const w = new PrefixWriter();
   const { metadata, spec } = pod;
   const status = pod.status ?? {};
@@ -64,7 +65,7 @@ export function describePod(pod: Pod, events: Event[] | undefined, now: number):
     for (const c of status.conditions) w.write(1, `${c.type} \t${c.status} \n`);
   }
   describeVolumes(w, spec.volumes);
-  w.write(0, `QoS Class:\t${status.qosClass ?? qosClassOf(pod)}\n`);
+  w.write(0, `QoS Class:\t${specKnown ? (status.qosClass ?? qosClassOf(pod)) : '<unknown>'}\n`);
   labelsMultiline(w, 'Node-Selectors', spec.nodeSelector);
   tolerationsMultiline(w, 'Tolerations', spec.tolerations);
   if (events) describeEvents(w, events, now);

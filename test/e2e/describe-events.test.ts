@@ -140,3 +140,18 @@ describe('knode events', () => {
     expect(stderr).toMatch(/no node runs under .*: events are kept by a running node/);
   });
 });
+
+describe('knode describe pod without a node', () => {
+  it('describes what the runtime holds, and says what is not known there', async () => {
+    node.child.kill('SIGTERM');
+    await node.exited;
+    const { code, stdout, stderr } = await knode(['describe', 'pod', 'hello-e2e', ...at]);
+    expect(code).toBe(0);
+    expect(stderr).toMatch(/No node runs under .*: the pod's volumes, probes, resources, QoS class and conditions are not known there/);
+    expect(stdout).toMatch(/^Name: +hello-e2e$/m);
+    expect(stdout).toMatch(/^Labels: +app=hello$/m);
+    expect(stdout).toMatch(/^ {4}State: +Running$/m);
+    expect(stdout).toMatch(/^QoS Class: +<unknown>$/m);
+    expect(stdout).not.toMatch(/^Events:/m);
+  });
+});

@@ -39,12 +39,12 @@ export default class DescribePod extends BaseCommand {
       return;
     }
     this.logToStderr(
-      `No node runs under ${rootDir}; describing what the runtime holds: the pod's labels, volumes, probes, resources and conditions are not known there, and events are kept by a running node only.`,
+      `No node runs under ${rootDir}; describing what the runtime holds: the pod's volumes, probes, resources, QoS class and conditions are not known there, and events are kept by a running node only.`,
     );
     const client = await this.connectRuntime(flags);
     try {
       const pods = await podsFromRuntime(client, (await client.version()).runtimeName);
-      process.stdout.write(describePod(find(pods, namespace, name), undefined, Date.now()));
+      process.stdout.write(describePod(find(pods, namespace, name), undefined, Date.now(), false));
     } finally {
       client.close();
     }

@@ -21,7 +21,15 @@ export async function podsFromRuntime(runtime: RuntimeService, runtimeName: stri
       pod: {
         apiVersion: 'v1',
         kind: 'Pod',
-        metadata: { name: s.metadata?.name, namespace: s.metadata?.namespace, uid, creationTimestamp: rfc3339(nsToMs(s.createdAt)) },
+        metadata: {
+          name: s.metadata?.name,
+          namespace: s.metadata?.namespace,
+          uid,
+          creationTimestamp: rfc3339(nsToMs(s.createdAt)),
+          // The kubelet gives the sandbox the pod's labels and annotations, beside its own.
+          labels: podsOwn(s.labels),
+          annotations: { ...s.annotations },
+        },
         spec: { containers: [], nodeName: s.labels[NodeNameLabel] },
         status: { phase: 'Pending' },
       },
@@ -84,4 +92,9 @@ function withStatus(pod: Pod, instances: ContainerInstance[], runtimeName: strin
     conditions: [{ type: 'Ready', status: statuses.length > 0 && running === statuses.length ? 'True' : 'False' }],
   };
   return pod;
+}
+
+/** A sandbox's labels without those the kubelet (and knode) add: the pod's own. */
+function podsOwn(labels: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(labels).filter(([key]) => !key.startsWith('io.kubernetes.') && key !== NodeNameLabel));
 }

@@ -1,5 +1,6 @@
 import type { Event } from '../engine/api/cluster.js';
-import type { Container, ContainerStatus, EnvVar, Pod } from '../engine/api/v1.js';
+import { parseCpu, parseMemory } from '../engine/api/quantity.js';
+import type { Container, ContainerStatus, EnvVar, Pod, Quantity } from '../engine/api/v1.js';
 import { qosClassOf } from '../engine/status/qos.js';
 import { TabWriter } from '../util/tabwriter.js';
 import {
@@ -138,8 +139,7 @@ function describeEnv(w: PrefixWriter, e: EnvVar, c: Container, pod: Pod): void {
     );
   } else if (from.resourceFieldRef) {
     const resource = from.resourceFieldRef.resource;
-    const [kind, name] = resource.split('.') as ['limits' | 'requests', string];
-    let value = String(c.resources?.[kind]?.[name] ?? '0');
+    let value = resourceValue(c, resource, from.resourceFieldRef.divisor);
     if (value === '0' && (resource === 'limits.cpu' || resource === 'limits.memory')) value = 'node allocatable';
     w.write(3, `${e.name}:\t${value} (${resource})\n`);
   } else if (from.secretKeyRef) {
@@ -151,18 +151,21 @@ function describeEnv(w: PrefixWriter, e: EnvVar, c: Container, pod: Pod): void {
   }
 }
 
-/** The downward API's value of a pod field (kubectl's EnvValueRetriever). */
+/**
+ * kubectl's EnvValueRetriever: it converts the field path with client-go's
+ * scheme, which knows only metadata.name and metadata.namespace for pods;
+ * any other field (labels, the pod IP...) prints empty there, and so here.
+ */
 function fieldValue(pod: Pod, path: string): string {
-  const keyed = /^metadata\.(labels|annotations)\['(.+)'\]$/.exec(path);
-  if (keyed) return pod.metadata[keyed[1] as 'labels' | 'annotations']?.[keyed[2]] ?? '';
-  const values: Record<string, string | undefined> = {
-    'metadata.name': pod.metadata.name,
-    'metadata.namespace': pod.metadata.namespace,
-    'metadata.uid': pod.metadata.uid,
-    'spec.nodeName': pod.spec.nodeName,
-    'spec.serviceAccountName': pod.spec.serviceAccountName,
-    'status.hostIP': pod.status?.hostIP,
-    'status.podIP': pod.status?.podIP,
-  };
-  return values[path] ?? '';
+  if (path === 'metadata.name') return pod.metadata.name ?? '';
+  if (path === 'metadata.namespace') return pod.metadata.namespace ?? '';
+  return '';
+}
+
+/** ExtractContainerResourceValue: CPU in whole divisors (1 core by default), rounded up; memory and storage in bytes over the divisor. */
+function resourceValue(c: Container, resource: string, divisor: Quantity | undefined): string {
+  const [kind, name] = resource.split('.', 2) as ['limits' | 'requests', string];
+  const quantity = c.resources?.[kind]?.[name] ?? 0;
+  if (name === 'cpu') return String(Math.ceil(parseCpu(quantity) / (parseCpu(divisor ?? 1) || 1000)));
+  return String(Math.ceil(parseMemory(quantity) / (parseMemory(divisor ?? 1) || 1)));
 }

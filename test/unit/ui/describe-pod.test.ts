@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Event } from '../../../src/engine/api/cluster.js';
 import type { Pod } from '../../../src/engine/api/v1.js';
 import { describePod } from '../../../src/ui/describe-pod.js';
+import { EventTable, sortEvents } from '../../../src/ui/event-table.js';
 
 const fixture = (name: string) => readFileSync(join(import.meta.dirname, 'fixtures', name), 'utf8');
 const pod = JSON.parse(fixture('describe-pod.json')) as Pod;
@@ -22,16 +23,25 @@ afterAll(() => {
 });
 
 describe('knode describe pod', () => {
-  // The *.kubectl.txt files are what kubectl's own describer (k8s.io/kubectl
-  // v0.37.2, pkg/describe PodDescriber over a fake clientset) printed for the
-  // pod beside it, with TZ=UTC: fixtures/kubectl-describe.go, built in a module
-  // whose go.mod is kubectl's own (with `require k8s.io/kubectl v0.37.2`), fed
-  // the pod's JSON on stdin. crash-pod.json and web-pod.json are pods as a knode
-  // node served them on /pods (web-pod's fieldRef given the apiserver's default
-  // apiVersion, as a cluster stores it).
+  // The *.kubectl.txt files are what kubectl's own code (k8s.io/kubectl v0.37.2:
+  // pkg/describe's PodDescriber over a fake clientset, cmd/events' printer) printed
+  // for the pod beside them, with TZ=UTC; fixtures/kubectl-describe.go is the
+  // program (the pod-only files were printed with ShowEvents false).
+  // crash-pod.json and web-pod.json are pods as a knode node served them on /pods
+  // (web-pod's fieldRef given the apiserver's default apiVersion, as a cluster
+  // stores it).
   it.each(['describe-pod', 'crash-pod', 'web-pod'])('prints %s exactly as kubectl describe pod does', (name) => {
     const described = describePod(JSON.parse(fixture(`${name}.json`)) as Pod, undefined, now);
     expect(described).toBe(fixture(`${name}.kubectl.txt`));
+  });
+
+  // crash-pod-events.kubectl.txt: kubectl's describer and `kubectl events`' printer
+  // (cmd/events EventPrinter) for these events, at the time `now` in the file.
+  it('prints the events in describe and in the events table exactly as kubectl does', () => {
+    const { now: at, events } = JSON.parse(fixture('crash-pod-events.json')) as { now: number; events: Event[] };
+    const described = describePod(JSON.parse(fixture('crash-pod.json')) as Pod, events, at);
+    const table = new EventTable(false).format(sortEvents(events), at, true);
+    expect(`${described}=====\n${table}`).toBe(fixture('crash-pod-events.kubectl.txt'));
   });
 
   it('ends with the events, aligned on their own, with repeats and the container they are about', () => {

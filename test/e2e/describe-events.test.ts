@@ -95,6 +95,15 @@ describe('knode events', () => {
     expect(lines.slice(1).every((l) => / Pod\/crash-e2e /.test(l))).toBe(true);
     expect(stdout).toMatch(/^\S+( \(x\d+ over \S+\))? +Warning +BackOff +Pod\/crash-e2e +Back-off restarting failed container/m);
     expect(stdout).toMatch(/Normal +Pulling +Pod\/crash-e2e +Pulling image "busybox:1.36"/);
+
+    const warnings = await knode(['events', '--for', 'pod/crash-e2e', '--types', 'Warning', '--no-headers', ...at]);
+    expect(warnings.stdout).toMatch(/^\S+( \(x\d+ over \S+\))? +Warning +BackOff +Pod\/crash-e2e /m);
+    expect(warnings.stdout).not.toMatch(/Normal|LAST SEEN/);
+    const yaml = await knode(['events', '--for', 'pod/crash-e2e', '-o', 'yaml', ...at]);
+    expect(yaml.stdout).toMatch(/^apiVersion: v1\nkind: EventList\n/);
+    const bad = await knode(['events', '--for', 'crash-e2e', ...at]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--for must be in resource/name form');
   });
 
   it('prints a v1 EventList with -o json, repeats counted on one event', async () => {

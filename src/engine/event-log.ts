@@ -3,7 +3,7 @@ import type { Clock } from '../util/clock.js';
 import type { Event, ObjectReference } from './api/cluster.js';
 import { rfc3339 } from './api/v1.js';
 import type { EventStream } from './events.js';
-import { eventKey, EventSpamFilter, kubeletEvent, objectKey, type KubeletEvent } from './kubelet-events.js';
+import { eventKey, EventSpamFilter, kubeletEvent, objectKey, type ContainerFieldPath, type KubeletEvent } from './kubelet-events.js';
 
 /** The apiserver's --event-ttl: an event is deleted one hour after it was last written. */
 export const EVENT_TTL_MS = 60 * 60_000;
@@ -46,11 +46,13 @@ export class EventLog {
   constructor(
     private readonly clock: Clock,
     private readonly nodeName: string,
+    /** The container's place in its pod's spec (init containers apart), for fieldPath. */
+    private readonly fieldPath?: ContainerFieldPath,
   ) {}
 
   start(events: Pick<EventStream, 'subscribe'>): void {
     this.unsubscribe = events.subscribe((e) => {
-      const recorded = kubeletEvent(e, this.nodeName);
+      const recorded = kubeletEvent(e, this.nodeName, this.fieldPath);
       if (recorded) this.record(recorded);
     });
   }

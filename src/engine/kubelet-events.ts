@@ -1,4 +1,5 @@
 import type { ObjectReference } from './api/cluster.js';
+import type { Pod } from './api/v1.js';
 import type { LifecycleEvent, LifecycleEventType } from './events.js';
 
 /** The lifecycle events that become Kubernetes Events, with their type (the kubelet's reasons ride along). */
@@ -28,13 +29,26 @@ export interface KubeletEvent {
   message: string;
 }
 
+/** Where a container sits in its pod's spec, by the pod's UID: an event's involvedObject.fieldPath. */
+export type ContainerFieldPath = (uid: string, container: string) => string;
+
+/** The kubelet's GenerateContainerRef: `spec.containers{name}`, or `spec.initContainers{name}` for an init container (sidecars too). */
+export function containerFieldPath(pod: Pod | undefined, container: string): string {
+  const init = !pod?.spec.containers.some((c) => c.name === container) && pod?.spec.initContainers?.some((c) => c.name === container);
+  return init ? `spec.initContainers{${container}}` : `spec.containers{${container}}`;
+}
+
 /**
  * The Kubernetes Event the kubelet records for a lifecycle event, if any: the
  * kubelet's reasons (Pulling, Pulled, Failed, BackOff, Created, Started,
  * Killing, Unhealthy, FailedMount, ...) on the pod and its container, and
  * the node's own (Starting, NodeReady, Shutdown, ContainerGCFailed, ...).
  */
-export function kubeletEvent(e: LifecycleEvent, nodeName: string): KubeletEvent | undefined {
+export function kubeletEvent(
+  e: LifecycleEvent,
+  nodeName: string,
+  fieldPath: ContainerFieldPath = (_uid, container) => containerFieldPath(undefined, container),
+): KubeletEvent | undefined {
   // The kubelet refers to its Node with the node name as UID.
   const node: ObjectReference = { kind: 'Node', name: nodeName, uid: nodeName };
   const onNode = (type: 'Normal' | 'Warning', reason: string, message: string) => ({ involved: node, type, reason, message });
@@ -56,7 +70,7 @@ export function kubeletEvent(e: LifecycleEvent, nodeName: string): KubeletEvent 
     namespace,
     name,
     uid: e.uid,
-    ...(e.container ? { fieldPath: `spec.containers{${e.container}}` } : {}),
+    ...(e.container ? { fieldPath: fieldPath(e.uid, e.container) } : {}),
   };
   return { involved, type, reason: e.reason, message: e.message ?? '' };
 }

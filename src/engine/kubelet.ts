@@ -11,6 +11,7 @@ import { KubeletConstants, type KubeletConfiguration } from './config/kubelet-co
 import type { PodUpdate } from './config/pod-storage.js';
 import { EventStream } from './events.js';
 import { EventLog } from './event-log.js';
+import { containerFieldPath } from './kubelet-events.js';
 import { NodeLifetime } from './node-lifetime.js';
 import type { PressureCondition } from './eviction/thresholds.js';
 import type { ImageGCManager } from './images/image-gc.js';
@@ -143,7 +144,9 @@ export class Kubelet implements HostInterface, RunOnceHost {
     this.events = new EventStream(() => clock.now());
     this.metrics = new KubeletMetrics(this.events, () => this.runtimeCounts());
     this.traces = new TraceRecorder(this.events);
-    this.eventLog = new EventLog(clock, config.nodeName);
+    this.eventLog = new EventLog(clock, config.nodeName, (uid, container) =>
+      containerFieldPath(this.podManager.getPodByUid(uid), container),
+    );
     this.eventLog.start(this.events);
     const runtime = instrumentRuntime(deps.runtime, (method, ms, failed) => this.metrics.observeRuntimeCall(method, ms, failed));
     this.runtime = runtime;

@@ -6,6 +6,7 @@ import type { StatusManager } from '../status/status-manager.js';
 import { nodeLabels } from '../sync-handler.js';
 import type { ClusterClient } from './client.js';
 import { EventRecorder } from './event-recorder.js';
+import { containerFieldPath } from '../kubelet-events.js';
 import type { MirrorPods } from './mirror-pods.js';
 import { NodeLease } from './node-lease.js';
 import { NodeStatusManager, type NodeStatusDeps } from './node-status.js';
@@ -64,7 +65,9 @@ export function clusterNode(deps: ClusterNodeDeps): ClusterNode {
   return {
     client,
     mirrorPods: deps.mirrorPods,
-    recorder: new EventRecorder(client, clock, config.nodeName, warn),
+    recorder: new EventRecorder(client, clock, config.nodeName, warn, (uid, container) =>
+      containerFieldPath(deps.podManager.getPodByUid(uid), container),
+    ),
     nodeStatus,
     lease: new NodeLease({
       client,

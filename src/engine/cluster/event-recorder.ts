@@ -2,7 +2,7 @@ import type { Clock } from '../../util/clock.js';
 import { rfc3339 } from '../api/v1.js';
 import type { Event, ObjectReference } from '../api/cluster.js';
 import type { EventStream, LifecycleEvent } from '../events.js';
-import { eventKey, EventSpamFilter, kubeletEvent, objectKey } from '../kubelet-events.js';
+import { eventKey, EventSpamFilter, kubeletEvent, objectKey, type ContainerFieldPath } from '../kubelet-events.js';
 import type { ClusterClient } from './client.js';
 
 /** client-go's correlator: repeats of one event within this window only raise its count. */
@@ -37,6 +37,8 @@ export class EventRecorder {
     private readonly clock: Clock,
     private readonly nodeName: string,
     private readonly warn: (message: string) => void,
+    /** The container's place in its pod's spec (init containers apart), for fieldPath. */
+    private readonly fieldPath?: ContainerFieldPath,
   ) {}
 
   start(events: EventStream): void {
@@ -54,7 +56,7 @@ export class EventRecorder {
   }
 
   private onLifecycleEvent(e: LifecycleEvent): void {
-    const recorded = kubeletEvent(e, this.nodeName);
+    const recorded = kubeletEvent(e, this.nodeName, this.fieldPath);
     if (recorded) this.record(recorded.involved, recorded.type, recorded.reason, recorded.message);
   }
 

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { EVENT_TTL_MS, EventLog, type EventLogChange } from '../../../src/engine/event-log.js';
 import { EventStream } from '../../../src/engine/events.js';
 import { FakeClock } from '../../../src/util/clock.js';
+import type { Pod } from '../../../src/engine/api/v1.js';
+import { containerFieldPath } from '../../../src/engine/kubelet-events.js';
 
 function setup() {
   const clock = new FakeClock();
@@ -112,5 +114,27 @@ describe('the node event log', () => {
         detail: { probe: 'liveness' },
       });
     expect(log.list({ name: 'flood' })).toHaveLength(25);
+  });
+
+  it("names an init container's field as the kubelet's GenerateContainerRef does", () => {
+    const clock = new FakeClock();
+    const events = new EventStream(() => clock.now());
+    const pod: Pod = {
+      metadata: { name: 'web', namespace: 'default', uid: 'u1' },
+      spec: { initContainers: [{ name: 'prepare' }], containers: [{ name: 'app' }] },
+    };
+    const log = new EventLog(clock, 'n1', (uid, container) => containerFieldPath(uid === 'u1' ? pod : undefined, container));
+    log.start(events);
+    for (const container of ['prepare', 'app'])
+      events.emit({
+        type: 'ContainerCreated',
+        pod: 'default/web',
+        uid: 'u1',
+        container,
+        reason: 'Created',
+        message: `Created container ${container}`,
+        detail: { containerId: container, restartCount: 0 },
+      });
+    expect(log.list().map((e) => e.involvedObject.fieldPath)).toEqual(['spec.initContainers{prepare}', 'spec.containers{app}']);
   });
 });

@@ -40,10 +40,15 @@ export function labelsMultiline(w: PrefixWriter, title: string, labels: Record<s
 }
 
 /** printAnnotationsMultiline: long or multi-line values go on lines of their own, cut at 140 characters. */
-export function annotationsMultiline(w: PrefixWriter, title: string, annotations: Record<string, string> | undefined): void {
+export function annotationsMultiline(
+  w: PrefixWriter,
+  title: string,
+  annotations: Record<string, string> | undefined,
+  skip: string[] = [],
+): void {
   w.write(0, `${title}:\t`);
   const keys = Object.keys(annotations ?? {})
-    .filter((k) => k !== 'kubectl.kubernetes.io/last-applied-configuration')
+    .filter((k) => k !== 'kubectl.kubernetes.io/last-applied-configuration' && !skip.includes(k))
     .sort();
   if (keys.length === 0) return w.write(0, '<none>\n');
   keys.forEach((key, i) => {

@@ -40,7 +40,9 @@ export function describePod(pod: Pod, events: Event[] | undefined, now: number, 
   w.write(0, `Node:\t${spec.nodeName ? `${spec.nodeName}/${status.hostIP ?? ''}` : '<none>'}\n`);
   if (status.startTime) w.write(0, `Start Time:\t${rfc1123z(status.startTime)}\n`);
   labelsMultiline(w, 'Labels', metadata.labels);
-  annotationsMultiline(w, 'Annotations', metadata.annotations);
+  // A pod from the apiserver carries the kubelet's config annotations in the node's copy only: left out, as kubectl shows it.
+  const fromApi = metadata.annotations?.['kubernetes.io/config.source'] === 'api';
+  annotationsMultiline(w, 'Annotations', metadata.annotations, fromApi ? ['kubernetes.io/config.seen', 'kubernetes.io/config.source'] : []);
   if (metadata.deletionTimestamp && status.phase !== 'Failed' && status.phase !== 'Succeeded') {
     w.write(0, `Status:\tTerminating (lasts ${age(metadata.deletionTimestamp, now)})\n`);
     w.write(0, `Termination Grace Period:\t${metadata.deletionGracePeriodSeconds ?? 0}s\n`);

@@ -3,7 +3,7 @@ import type { Clock } from '../util/clock.js';
 import type { Event, ObjectReference } from './api/cluster.js';
 import { rfc3339 } from './api/v1.js';
 import type { EventStream } from './events.js';
-import { eventKey, EventSpamFilter, kubeletEvent, objectKey, type ContainerFieldPath, type KubeletEvent } from './kubelet-events.js';
+import { eventKey, EventSpamFilter, kubeletEvents, objectKey, type ContainerFieldPath, type KubeletEvent } from './kubelet-events.js';
 
 /** The apiserver's --event-ttl: an event is deleted one hour after it was last written. */
 export const EVENT_TTL_MS = 60 * 60_000;
@@ -52,8 +52,7 @@ export class EventLog {
 
   start(events: Pick<EventStream, 'subscribe'>): void {
     this.unsubscribe = events.subscribe((e) => {
-      const recorded = kubeletEvent(e, this.nodeName, this.fieldPath);
-      if (recorded) this.record(recorded);
+      for (const recorded of kubeletEvents(e, this.nodeName, this.fieldPath)) this.record(recorded);
     });
   }
 

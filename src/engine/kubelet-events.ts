@@ -16,6 +16,9 @@ const RECORDED: Partial<Record<LifecycleEventType, 'Normal' | 'Warning'>> = {
   ProbeFailed: 'Warning',
   SandboxFailed: 'Warning',
   PodNetworkMissing: 'Warning',
+  DNSConfigForming: 'Warning',
+  MissingClusterDNS: 'Warning',
+  PodEvicted: 'Warning',
   PodRejected: 'Warning',
   PodDeadlineExceeded: 'Normal',
   SyncFailed: 'Warning',
@@ -39,30 +42,36 @@ export function containerFieldPath(pod: Pod | undefined, container: string): str
 }
 
 /**
- * The Kubernetes Event the kubelet records for a lifecycle event, if any: the
- * kubelet's reasons (Pulling, Pulled, Failed, BackOff, Created, Started,
- * Killing, Unhealthy, FailedMount, ...) on the pod and its container, and
- * the node's own (Starting, NodeReady, Shutdown, ContainerGCFailed, ...).
+ * The Kubernetes Events the kubelet records for a lifecycle event (most
+ * make one, some none, a missing clusterDNS two): the kubelet's reasons
+ * (Pulling, Pulled, Failed, BackOff, Created, Started, Killing, Unhealthy,
+ * FailedMount, Evicted, ...) on the pod and its container, and the node's
+ * own (Starting, NodeReady, Shutdown, ContainerGCFailed, NodeHasDiskPressure, ...).
  */
-export function kubeletEvent(
+export function kubeletEvents(
   e: LifecycleEvent,
   nodeName: string,
   fieldPath: ContainerFieldPath = (_uid, container) => containerFieldPath(undefined, container),
-): KubeletEvent | undefined {
+): KubeletEvent[] {
   // The kubelet refers to its Node with the node name as UID.
   const node: ObjectReference = { kind: 'Node', name: nodeName, uid: nodeName };
-  const onNode = (type: 'Normal' | 'Warning', reason: string, message: string) => ({ involved: node, type, reason, message });
+  const onNode = (type: 'Normal' | 'Warning', reason: string, message: string): KubeletEvent[] => [
+    { involved: node, type, reason, message },
+  ];
   if (e.type === 'NodeStarted') return onNode('Normal', 'Starting', 'Starting kubelet.');
   if (e.type === 'NodeShutdown') return onNode('Normal', 'Shutdown', 'Shutdown manager detected shutdown event');
   if (e.type === 'ContainerGCFailed') return onNode('Warning', 'ContainerGCFailed', e.message ?? '');
   if (e.type === 'FreeDiskSpaceFailed' || e.type === 'ImageGCFailed') return onNode('Warning', e.reason ?? e.type, e.message ?? '');
+  if (e.type === 'CheckLimitsForResolvConf') return onNode('Warning', 'CheckLimitsForResolvConf', e.message ?? '');
+  if (e.type === 'EvictionThresholdMet' && e.reason === 'EvictionThresholdMet') return onNode('Warning', e.reason, e.message ?? '');
+  if (e.type === 'NodePressureChanged' && e.reason) return onNode('Normal', e.reason, `Node ${nodeName} status is now: ${e.reason}`);
   if (e.type === 'NodeReadyChanged') {
     const reason = e.reason === 'KubeletReady' ? 'NodeReady' : 'NodeNotReady';
     return onNode('Normal', reason, `Node ${nodeName} status is now: ${reason}`);
   }
   const type = RECORDED[e.type];
-  if (!type || !e.pod || !e.reason) return undefined;
-  if (e.type === 'SyncFailed' && e.reason !== 'FailedMount') return undefined;
+  if (!type || !e.pod || !e.reason) return [];
+  if (e.type === 'SyncFailed' && e.reason !== 'FailedMount') return [];
   const [namespace, name] = e.pod.split('/');
   const involved: ObjectReference = {
     apiVersion: 'v1',
@@ -72,7 +81,10 @@ export function kubeletEvent(
     uid: e.uid,
     ...(e.container ? { fieldPath: fieldPath(e.uid, e.container) } : {}),
   };
-  return { involved, type, reason: e.reason, message: e.message ?? '' };
+  const onPod: KubeletEvent = { involved, type, reason: e.reason, message: e.message ?? '' };
+  // The kubelet posts a missing clusterDNS on its Node first, in words of its own.
+  if (e.type === 'MissingClusterDNS') return [...onNode('Warning', 'MissingClusterDNS', e.detail.nodeMessage), onPod];
+  return [onPod];
 }
 
 /** client-go's spam filter: 25 events at once per object, then one per 5 minutes. */

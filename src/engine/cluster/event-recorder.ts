@@ -2,7 +2,7 @@ import type { Clock } from '../../util/clock.js';
 import { rfc3339 } from '../api/v1.js';
 import type { Event, ObjectReference } from '../api/cluster.js';
 import type { EventStream, LifecycleEvent } from '../events.js';
-import { eventKey, EventSpamFilter, kubeletEvent, objectKey, type ContainerFieldPath } from '../kubelet-events.js';
+import { eventKey, EventSpamFilter, kubeletEvents, objectKey, type ContainerFieldPath } from '../kubelet-events.js';
 import type { ClusterClient } from './client.js';
 
 /** client-go's correlator: repeats of one event within this window only raise its count. */
@@ -56,8 +56,7 @@ export class EventRecorder {
   }
 
   private onLifecycleEvent(e: LifecycleEvent): void {
-    const recorded = kubeletEvent(e, this.nodeName, this.fieldPath);
-    if (recorded) this.record(recorded.involved, recorded.type, recorded.reason, recorded.message);
+    for (const r of kubeletEvents(e, this.nodeName, this.fieldPath)) this.record(r.involved, r.type, r.reason, r.message);
   }
 
   /** Records one event (also for the Node: kind Node, no namespace). */

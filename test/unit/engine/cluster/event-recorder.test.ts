@@ -136,3 +136,40 @@ describe('the event recorder', () => {
     ]);
   });
 });
+
+describe('the events of DNS and eviction', () => {
+  it('posts a missing clusterDNS on the pod and the node, an eviction on the pod, and pressure on the node', async () => {
+    const { cluster, recorder, events } = setup();
+    events.emit({
+      type: 'MissingClusterDNS',
+      pod: 'shop/web',
+      uid: 'uid-1',
+      reason: 'MissingClusterDNS',
+      message: 'pod: "web_shop(uid-1)". kubelet does not have ClusterDNS IP configured',
+      detail: { nodeMessage: 'kubelet does not have ClusterDNS IP configured' },
+    });
+    events.emit({
+      type: 'PodEvicted',
+      pod: 'shop/web',
+      uid: 'uid-1',
+      reason: 'Evicted',
+      message: 'The node was low on resource: memory. ',
+    });
+    events.emit({ type: 'NodePressureChanged', pod: '', uid: '', reason: 'NodeHasInsufficientMemory', message: '' });
+    events.emit({
+      type: 'EvictionThresholdMet',
+      pod: '',
+      uid: '',
+      reason: 'EvictionThresholdMet',
+      message: 'Attempting to reclaim memory',
+    });
+    await recorder.idle();
+    expect(cluster.events.map((e) => [e.involvedObject.kind, e.type, e.reason, e.message])).toEqual([
+      ['Node', 'Warning', 'MissingClusterDNS', 'kubelet does not have ClusterDNS IP configured'],
+      ['Pod', 'Warning', 'MissingClusterDNS', 'pod: "web_shop(uid-1)". kubelet does not have ClusterDNS IP configured'],
+      ['Pod', 'Warning', 'Evicted', 'The node was low on resource: memory. '],
+      ['Node', 'Normal', 'NodeHasInsufficientMemory', 'Node n1 status is now: NodeHasInsufficientMemory'],
+      ['Node', 'Warning', 'EvictionThresholdMet', 'Attempting to reclaim memory'],
+    ]);
+  });
+});

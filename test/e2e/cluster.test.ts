@@ -4,7 +4,7 @@
 // a node killed with -9 goes NotReady and the controller manager moves its
 // pods; the node restarted rejoins without duplicating anything.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +12,7 @@ import type { Node } from '../../src/engine/api/cluster.js';
 import type { Pod } from '../../src/engine/api/v1.js';
 import { freePort, startControlPlane, type ControlPlane } from '../helpers/controlplane.js';
 import { cliEntry, eventually } from '../helpers/runtimes.js';
+import { knode } from '../helpers/cli.js';
 
 interface RunningNode {
   name: string;
@@ -20,6 +21,16 @@ interface RunningNode {
   child: ChildProcess;
   output: () => string;
   exited: Promise<number | null>;
+}
+
+/** Ages (and repeat counts' spans) change between two reads: replaced, as the column widths they move. */
+function normalized(text: string): string[] {
+  return text.split('\n').map((line) =>
+    line
+      .replace(/\b\d+(m\d+)?s\b|\b\d+m\b/g, 'AGE')
+      .replace(/\s+/g, ' ')
+      .trimEnd(),
+  );
 }
 
 describe('knode nodes in a real cluster (scheduler, controller manager, kubectl)', () => {
@@ -132,6 +143,46 @@ describe('knode nodes in a real cluster (scheduler, controller manager, kubectl)
     );
     for (const c of ready) expect(c).not.toHaveProperty('reason');
     for (const c of ready) expect(c).not.toHaveProperty('message');
+  });
+
+  it('describes a crash-looping pod as kubectl describe does, events included', async () => {
+    const pod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'crash', namespace: 'default', labels: { app: 'crash' } },
+      spec: {
+        nodeName: 'kn-1',
+        containers: [
+          {
+            name: 'main',
+            image: 'busybox:1.36',
+            command: ['sh', '-c', 'echo dying; exit 3'],
+            env: [{ name: 'POD', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }],
+            resources: { limits: { memory: '64Mi' } },
+          },
+        ],
+      },
+    };
+    const file = join(mkdtempSync(join(tmpdir(), 'knode-manifest-')), 'm.json');
+    writeFileSync(file, JSON.stringify(pod));
+    expect((await cp.kubectl('apply', '-f', file)).code).toBe(0);
+    const root = nodes.find((n) => n.name === 'kn-1')!.root;
+    const read = async () => ({
+      kubectl: (await cp.kubectl('describe', 'pod', 'crash')).stdout,
+      knode: (await knode(['describe', 'pod', 'crash', '--root-dir', root])).stdout,
+    });
+    // The two reads must see the same restart; a restart between them is read again.
+    const described = await eventually(
+      async () => {
+        const both = await read();
+        if (!/Restart Count:\s+[1-9]/.test(both.kubectl) || !/BackOff/.test(both.kubectl)) return undefined;
+        return normalized(both.kubectl).join('\n') === normalized(both.knode).join('\n') ? both : undefined;
+      },
+      'kubectl describe and knode describe to agree on a restarted pod',
+      40_000,
+    ).catch(read);
+    expect(normalized(described.knode)).toEqual(normalized(described.kubectl));
+    expect((await cp.kubectl('delete', 'pod', 'crash', '--grace-period=0')).code).toBe(0);
   });
 
   it('moves the pods of a node killed with -9 to the others, and the node rejoins without duplicates', async () => {

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { connect } from 'node:net';
-import type { SpdyConnection, SpdyStream } from './spdy.js';
+import type { SpdyConnection, SpdyStream } from '../../util/spdy.js';
 
 /** Where a pod's ports are: the host's loopback, or that of the pod's own network namespace (NETNS, entered with NSENTER). */
 export interface PortForwardTarget {

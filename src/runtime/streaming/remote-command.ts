@@ -1,6 +1,6 @@
 import type { Writable } from 'node:stream';
 import type { StreamIo, TerminalSize } from './attached-process.js';
-import type { SpdyConnection, SpdyStream } from './spdy.js';
+import type { SpdyConnection, SpdyStream } from '../../util/spdy.js';
 
 /** The remotecommand protocols served, the client's first choice among them taken (v4 reports exit codes as a Status). */
 export const REMOTE_COMMAND_PROTOCOLS = ['v4.channel.k8s.io', 'v3.channel.k8s.io', 'v2.channel.k8s.io', 'channel.k8s.io'];

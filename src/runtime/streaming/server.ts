@@ -4,7 +4,7 @@ import type { Duplex } from 'node:stream';
 import type { StreamIo } from './attached-process.js';
 import { PORT_FORWARD_PROTOCOL, servePortForward, type PortForwardTarget } from './port-forward.js';
 import { REMOTE_COMMAND_PROTOCOLS, serveRemoteCommand, type CommandOutcome, type StreamOptions } from './remote-command.js';
-import { upgradeToSpdy } from './spdy.js';
+import { upgradeToSpdy } from '../../util/spdy.js';
 
 /** How long a URL handed out by Exec, Attach or PortForward stays good, as in the kubelet's streaming server. */
 const TOKEN_TTL_MS = 60_000;

@@ -5,13 +5,7 @@ import { once } from 'node:events';
 import { createServer, connect, type Socket } from 'node:net';
 import { constants, createDeflate, inflateSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  decodeHeaderBlock,
-  encodeHeaderBlock,
-  HEADER_DICTIONARY,
-  SpdyConnection,
-  type SpdyStream,
-} from '../../../../src/runtime/streaming/spdy.js';
+import { decodeHeaderBlock, encodeHeaderBlock, HEADER_DICTIONARY, SpdyConnection, type SpdyStream } from '../../../src/util/spdy.js';
 
 function controlFrame(type: number, flags: number, body: Buffer): Buffer {
   const head = Buffer.alloc(8);

@@ -99,9 +99,10 @@ export class SpdyConnection extends EventEmitter<{ stream: [SpdyStream]; close: 
     super();
     this.nextStreamId = role === 'client' ? 1 : 2;
     socket.on('data', (chunk: Buffer) => this.receive(chunk));
-    socket.on('close', () => this.teardown());
+    // The peer's last frames may still wait on a header block's inflation: they are handled before the end is.
+    socket.on('close', () => void this.handling.then(() => this.teardown()));
     socket.on('error', () => this.teardown());
-    socket.on('end', () => this.close());
+    socket.on('end', () => void this.handling.then(() => this.close()));
     if (head.length > 0) this.receive(head);
   }
 

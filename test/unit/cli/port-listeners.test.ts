@@ -1,0 +1,66 @@
+import { createServer } from 'node:net';
+import { once } from 'node:events';
+import { describe, expect, it } from 'vitest';
+import { listenAll, listenHosts, parsePortPair } from '../../../src/cli/port-listeners.js';
+import { KubectlError, pickContainer, type RunningPod } from '../../../src/cli/pod-target.js';
+import type { Container } from '../../../src/cri/types.js';
+
+describe('parsePortPair', () => {
+  const names = (n: string) => (n === 'http' ? 80 : undefined);
+  it('takes LOCAL:REMOTE, REMOTE, :REMOTE and named remote ports as kubectl does', () => {
+    expect(parsePortPair('8080:80', names)).toEqual({ local: 8080, remote: 80, spec: '80' });
+    expect(parsePortPair('80', names)).toEqual({ local: 80, remote: 80, spec: '80' });
+    expect(parsePortPair(':80', names)).toEqual({ local: 0, remote: 80, spec: '80' });
+    expect(parsePortPair('8080:http', names)).toEqual({ local: 8080, remote: 80, spec: 'http' });
+    expect(() => parsePortPair('8080:nope', names)).toThrow("Error parsing remote port 'nope': invalid port");
+    expect(() => parsePortPair('x:80', names)).toThrow("Error parsing local port 'x': invalid port");
+    expect(() => parsePortPair('8080:0', names)).toThrow('Remote port must be > 0');
+    expect(() => parsePortPair('1:2:3', names)).toThrow("invalid port format '1:2:3'");
+  });
+});
+
+describe('listenAll', () => {
+  it('binds localhost on both loopbacks at one port, and says why a port in use failed', async () => {
+    const first = await listenAll(listenHosts(['localhost']), 0, (s) => s.destroy());
+    expect(first.servers.length).toBeGreaterThan(0);
+    expect(first.addresses[0]).toBe(`127.0.0.1:${first.port}`);
+    const again = await listenAll(listenHosts(['localhost']), first.port, (s) => s.destroy());
+    expect(again.servers).toEqual([]);
+    expect(again.failures[0]).toBe(`unable to create listener: Error listen tcp4 127.0.0.1:${first.port}: bind: address already in use`);
+    for (const s of first.servers) s.close();
+  });
+
+  it('fails an explicit address that cannot be bound even when another one binds', async () => {
+    const taken = createServer().listen(0, '127.0.0.1');
+    await once(taken, 'listening');
+    const port = (taken.address() as { port: number }).port;
+    const bound = await listenAll(listenHosts(['127.0.0.2', '127.0.0.1']), port, (s) => s.destroy());
+    expect(bound.servers).toEqual([]);
+    expect(bound.failures).toEqual([`unable to create listener: Error listen tcp4 127.0.0.1:${port}: bind: address already in use`]);
+    taken.close();
+  });
+});
+
+describe('pickContainer', () => {
+  const container = (name: string, id: string) => ({ id, labels: { 'io.kubernetes.container.name': name } }) as unknown as Container;
+  const pod = (annotations: Record<string, string> = {}): RunningPod =>
+    ({
+      namespace: 'default',
+      name: 'web',
+      containers: [container('a', 'id-a'), container('b', 'id-b')],
+      names: ['a', 'b'],
+      annotations,
+    }) as unknown as RunningPod;
+
+  it('picks -c, then the default-container annotation, then the first, saying so when there were several', () => {
+    const warnings: string[] = [];
+    expect(pickContainer(pod(), 'b', (m) => warnings.push(m)).id).toBe('id-b');
+    expect(pickContainer(pod({ 'kubectl.kubernetes.io/default-container': 'b' }), undefined, (m) => warnings.push(m)).id).toBe('id-b');
+    expect(warnings).toEqual([]);
+    expect(pickContainer(pod(), undefined, (m) => warnings.push(m)).id).toBe('id-a');
+    expect(warnings).toEqual(['Defaulted container "a" out of: a, b']);
+    expect(() => pickContainer(pod(), 'zz', () => {})).toThrow(
+      new KubectlError('Error from server (BadRequest): container zz is not valid for pod web'),
+    );
+  });
+});

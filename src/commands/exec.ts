@@ -25,8 +25,11 @@ export default class Exec extends StreamingCommand {
   };
 
   async run(): Promise<void> {
-    const { args, argv, flags } = await this.parse(Exec);
-    const command = (argv as string[]).slice(1);
+    // What follows -- is the command, never flags: it is split off before oclif parses the rest.
+    const given = [...this.argv];
+    const dash = given.indexOf('--');
+    const { args, argv, flags } = await this.parse(Exec, dash < 0 ? given : given.slice(0, dash));
+    const command = dash < 0 ? (argv as string[]).slice(1) : given.slice(dash + 1);
     if (command.length === 0) throw new KubectlError('error: you must specify at least one command for the container');
     const tty = this.useTty(flags.tty, flags.stdin);
     await this.withPod(flags, args.pod, async (client, found) => {

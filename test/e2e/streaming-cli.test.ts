@@ -1,0 +1,247 @@
+// knode exec, attach and port-forward as a user meets them: a `knode run`
+// child process with static pods on the embedded runtime, the commands run
+// as child processes (exec -it in a real terminal: tmux), then the node
+// killed and exec again through the runtime alone.
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { knode, startKnodeRun, type RunningNode } from '../helpers/cli.js';
+import { cliEntry, eventually } from '../helpers/runtimes.js';
+
+const root = mkdtempSync(join(tmpdir(), 'knode-streaming-'));
+const pods = join(root, 'manifests');
+const www = join(root, 'www');
+const at = ['--root-dir', root];
+let node: RunningNode;
+let httpPort = 0;
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** A knode command that keeps running, its output gathered as it comes. */
+function live(args: string[]) {
+  const child = spawn(process.execPath, [cliEntry, ...args, ...at], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env: { ...process.env, NO_COLOR: '1' },
+  });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (err += d));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, out: () => out, err: () => err, exited };
+}
+
+beforeAll(async () => {
+  mkdirSync(pods, { recursive: true });
+  mkdirSync(www);
+  writeFileSync(join(www, 'index.html'), 'hello through the forward\n');
+  httpPort = await freePort();
+  writeFileSync(
+    join(pods, 'shell.yaml'),
+    `apiVersion: v1
+kind: Pod
+metadata:
+  name: shell
+  annotations:
+    kubectl.kubernetes.io/default-container: main
+spec:
+  containers:
+    - name: side
+      image: busybox:1.36
+      command: ["sleep", "3600"]
+    - name: main
+      image: busybox:1.36
+      command: ["sh", "-c", "cat"]
+      stdin: true
+`,
+  );
+  // Containers run as host processes here: httpd listens on a port found free on the host.
+  writeFileSync(
+    join(pods, 'web.yaml'),
+    `apiVersion: v1
+kind: Pod
+metadata:
+  name: web
+spec:
+  containers:
+    - name: httpd
+      image: busybox:1.36
+      command: ["busybox", "httpd", "-f", "-p", "127.0.0.1:${httpPort}", "-h", "${www}"]
+`,
+  );
+  node = startKnodeRun(pods, root, ['--output', 'plain']);
+  await eventually(
+    () => /PodRunning +default\/shell-e2e/.test(node.output()) && /PodRunning +default\/web-e2e/.test(node.output()),
+    () => `the pods to run (node output: ${node.output()})`,
+    60_000,
+  );
+}, 90_000);
+
+afterAll(async () => {
+  if (node.child.exitCode === null) {
+    node.child.kill('SIGTERM');
+    await node.exited;
+  }
+  await knode(['runtime', 'stop', ...at]);
+}, 60_000);
+
+describe('knode exec', () => {
+  it("runs a command in the default container and passes on its output and exit code, with kubectl's message", async () => {
+    const hello = await knode(['exec', 'shell-e2e', ...at, '--', 'echo', 'hello', 'there']);
+    expect(hello).toEqual({ code: 0, stdout: 'hello there\n', stderr: '' });
+    const three = await knode(['exec', 'shell-e2e', '-c', 'side', ...at, '--', 'sh', '-c', 'echo out; echo err >&2; exit 3']);
+    expect(three.code).toBe(3);
+    expect(three.stdout).toBe('out\n');
+    expect(three.stderr).toBe('err\ncommand terminated with exit code 3\n');
+  });
+
+  it('pipes stdin with -i', async () => {
+    const cat = await knode(['exec', '-i', 'default/shell-e2e', ...at, '--', 'cat'], { input: 'line one\nline two\n' });
+    expect(cat).toEqual({ code: 0, stdout: 'line one\nline two\n', stderr: '' });
+  });
+
+  it("tells an unknown pod, an unknown container and a missing command in kubectl's words, exit 1", async () => {
+    const pod = await knode(['exec', 'nope', ...at, '--', 'true']);
+    expect(pod).toMatchObject({ code: 1, stderr: 'Error from server (NotFound): pods "nope" not found\n' });
+    const container = await knode(['exec', 'shell-e2e', '-c', 'zz', ...at, '--', 'true']);
+    expect(container).toMatchObject({ code: 1, stderr: 'Error from server (BadRequest): container zz is not valid for pod shell-e2e\n' });
+    const namespace = await knode(['exec', 'shell-e2e', '-n', 'other', ...at, '--', 'true']);
+    expect(namespace).toMatchObject({ code: 1, stderr: 'Error from server (NotFound): pods "shell-e2e" not found\n' });
+    const none = await knode(['exec', 'shell-e2e', ...at]);
+    expect(none).toMatchObject({ code: 1, stderr: 'error: you must specify at least one command for the container\n' });
+  });
+
+  const tmux = spawnSync('tmux', ['-V']).status === 0;
+  it.skipIf(!tmux)(
+    '-it gives a terminal: a prompt, its size following the window, and the exit code',
+    async () => {
+      const session = `knode-exec-${process.pid}`;
+      const pane = () => execFileSync('tmux', ['capture-pane', '-p', '-t', session], { encoding: 'utf8' });
+      const type = (keys: string) => execFileSync('tmux', ['send-keys', '-t', session, keys, 'Enter']);
+      const open = (cmd: string[]) => {
+        const line = [process.execPath, cliEntry, 'exec', '-it', 'shell-e2e', ...at, '--', ...cmd].map((a) => `'${a}'`).join(' ');
+        execFileSync('tmux', ['new-session', '-d', '-s', session, '-x', '100', '-y', '30', `${line}; echo "EXIT=$?"; sleep 60`]);
+      };
+      try {
+        open(['sh']);
+        await eventually(
+          () => /^#\s*$/m.test(pane()),
+          () => `a shell prompt (screen: ${pane()})`,
+          20_000,
+        );
+        type('stty size');
+        await eventually(
+          () => pane().includes('30 100'),
+          () => `the terminal's size (screen: ${pane()})`,
+          10_000,
+        );
+        execFileSync('tmux', ['resize-window', '-t', session, '-x', '120', '-y', '40']);
+        type('stty size');
+        await eventually(
+          () => pane().includes('40 120'),
+          () => `the new size (screen: ${pane()})`,
+          10_000,
+        );
+        spawnSync('tmux', ['kill-session', '-t', session]);
+        // The exit code through a terminal. (An interactive shell's own `exit 3` ends with 2 on the embedded
+        // runtime today: dash cannot give the terminal back to its first process group; see the report.)
+        open(['sh', '-c', 'echo ready; read line; echo "got $line"; exit 3']);
+        await eventually(
+          () => pane().includes('ready'),
+          () => `the command to start (screen: ${pane()})`,
+          20_000,
+        );
+        type('typed');
+        await eventually(
+          () => pane().includes('EXIT=3'),
+          () => `the exit code (screen: ${pane()})`,
+          10_000,
+        );
+        expect(pane()).toMatch(/got typed\s+command terminated with exit code 3\s+EXIT=3/);
+      } finally {
+        spawnSync('tmux', ['kill-session', '-t', session]);
+      }
+    },
+    60_000,
+  );
+});
+
+describe('knode attach', () => {
+  it("joins the container's stdin and output; closing stdin ends the attach, not the container", async () => {
+    const attach = live(['attach', '-i', 'shell-e2e']);
+    // What is written before the attach is joined is lost, as with kubectl: write until it comes back.
+    await eventually(
+      () => {
+        attach.child.stdin.write('echo-through-attach\n');
+        return attach.out().includes('echo-through-attach\n');
+      },
+      () => `the attach's output (so far: ${attach.out()} ${attach.err()})`,
+      20_000,
+    );
+    attach.child.stdin.end();
+    expect(await attach.exited).toBe(0);
+    const still = await knode(['exec', 'shell-e2e', ...at, '--', 'true']);
+    expect(still.code).toBe(0);
+  }, 30_000);
+});
+
+describe('knode port-forward', () => {
+  it('forwards concurrent connections, reports a closed port per connection and goes on; a port in use fails', async () => {
+    const local = await freePort();
+    const closedLocal = await freePort();
+    const forward = live(['port-forward', 'web-e2e', `${local}:${httpPort}`, `${closedLocal}:1`]);
+    try {
+      await eventually(
+        () => forward.out().includes(`Forwarding from 127.0.0.1:${closedLocal} -> 1`),
+        () => `the Forwarding lines (so far: ${forward.out()} ${forward.err()})`,
+        20_000,
+      );
+      expect(forward.out()).toContain(`Forwarding from 127.0.0.1:${local} -> ${httpPort}\n`);
+      const bodies = await Promise.all(
+        Array.from({ length: 6 }, () =>
+          fetch(`http://127.0.0.1:${local}/index.html`, { headers: { connection: 'close' } }).then((r) => r.text()),
+        ),
+      );
+      expect(bodies).toEqual(Array(6).fill('hello through the forward\n'));
+      expect(forward.out().split(`Handling connection for ${local}\n`).length - 1).toBe(6);
+
+      await expect(fetch(`http://127.0.0.1:${closedLocal}/`)).rejects.toThrow();
+      await eventually(
+        () => forward.err().includes(`an error occurred forwarding ${closedLocal} -> 1: error forwarding port 1 to pod sandbox`),
+        () => `the closed port's error (so far: ${forward.err()})`,
+      );
+      const after = await fetch(`http://127.0.0.1:${local}/index.html`);
+      expect(await after.text()).toBe('hello through the forward\n');
+
+      const busy = await knode(['port-forward', 'web-e2e', `${local}:${httpPort}`, ...at], { timeoutMs: 20_000 });
+      expect(busy.code).toBe(1);
+      expect(busy.stderr).toContain(
+        `Unable to listen on port ${local}: Listeners failed to create with the following errors: [unable to create listener: Error listen tcp4 127.0.0.1:${local}: bind: address already in use`,
+      );
+      expect(busy.stderr).toContain(`error: unable to listen on any of the requested ports: [{${local} ${httpPort}}]`);
+    } finally {
+      forward.child.kill('SIGINT');
+    }
+    expect(await forward.exited).toBe(0);
+  }, 60_000);
+});
+
+describe('without a running node', () => {
+  it('execs through the runtime alone, the pod found by its labels', async () => {
+    node.child.kill('SIGKILL');
+    await node.exited;
+    const hello = await knode(['exec', 'shell-e2e', ...at, '--', 'echo', 'no node']);
+    expect(hello).toEqual({ code: 0, stdout: 'no node\n', stderr: '' });
+    const pod = await knode(['exec', 'gone', ...at, '--', 'true']);
+    expect(pod).toMatchObject({ code: 1, stderr: 'Error from server (NotFound): pods "gone" not found\n' });
+  }, 30_000);
+});

@@ -5,7 +5,7 @@ import { namespaceFlag, StreamingCommand } from '../cli/streaming-command.js';
 
 export default class Exec extends StreamingCommand {
   static override summary = 'Run a command in a container of a pod, as kubectl exec does.';
-  static override description = `Works with or without a running node, against the embedded runtime or the one --runtime-endpoint names. The command's exit code is knode's. See docs/streaming.md.`;
+  static override description = `Works with or without a running node, against the embedded runtime or the one --runtime-endpoint names. The command's exit code is knode's. See docs/cli.md.`;
   static override examples = [
     '<%= config.bin %> exec web -- ls /',
     '<%= config.bin %> exec -it web -c app -- sh',

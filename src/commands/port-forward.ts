@@ -7,7 +7,7 @@ import { namespaceFlag, StreamingCommand } from '../cli/streaming-command.js';
 
 export default class PortForward extends StreamingCommand {
   static override summary = 'Forward local ports to a pod, as kubectl port-forward does.';
-  static override description = `Each local connection is forwarded on its own; a closed port in the pod fails that connection only. Runs until interrupted. See docs/streaming.md.`;
+  static override description = `Each local connection is forwarded on its own; a closed port in the pod fails that connection only. Runs until interrupted. See docs/cli.md.`;
   static override examples = [
     '<%= config.bin %> port-forward web 8080:80',
     '<%= config.bin %> port-forward web 8080:80 8443:443 --address 0.0.0.0',

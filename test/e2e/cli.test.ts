@@ -17,7 +17,7 @@ describe('knode as a command', () => {
   it('lists its commands and topics in --help', async () => {
     const { code, stdout } = await knode(['--help']);
     expect(code).toBe(0);
-    for (const command of ['run', 'apply', 'status', 'top', 'pleg', 'trace', 'logs', 'delete', 'runtime'])
+    for (const command of ['run', 'apply', 'status', 'top', 'pleg', 'trace', 'logs', 'exec', 'attach', 'port-forward', 'delete', 'runtime'])
       expect(stdout).toMatch(new RegExp(`^\\s+${command}\\s`, 'm'));
   });
 
@@ -39,6 +39,10 @@ describe('knode as a command', () => {
     expect(complete('knode desc')).toBe('describe');
     expect(complete('knode describe p')).toBe('pod');
     expect(complete('knode events --fo')).toBe('--for');
+    expect(complete('knode ex')).toBe('exec');
+    expect(complete('knode port')).toBe('port-forward');
+    expect(complete('knode exec --con')).toBe('--container');
+    expect(complete('knode port-forward --add')).toBe('--address');
   });
 
   it('says that trace needs a running node, and how to start one', async () => {

@@ -13,8 +13,8 @@ export default class Exec extends StreamingCommand {
   ];
   static override strict = false;
   static override args = {
-    pod: Args.string({ description: 'The pod, NAMESPACE/NAME or NAME', required: true }),
-    command: Args.string({ description: 'The command and its arguments, after --' }),
+    pod: Args.string({ description: 'The pod, NAMESPACE/NAME or NAME', required: true, ignoreStdin: true }),
+    command: Args.string({ description: 'The command and its arguments, after --', ignoreStdin: true }),
   };
   static override flags = {
     container: Flags.string({ char: 'c', description: 'Container name (default: the default-container annotation, else the first)' }),

@@ -15,8 +15,8 @@ export default class PortForward extends StreamingCommand {
   ];
   static override strict = false;
   static override args = {
-    pod: Args.string({ description: 'The pod: NAME, NAMESPACE/NAME or pod/NAME', required: true }),
-    ports: Args.string({ description: '[LOCAL:]REMOTE, one or more (LOCAL empty: any free port)' }),
+    pod: Args.string({ description: 'The pod: NAME, NAMESPACE/NAME or pod/NAME', required: true, ignoreStdin: true }),
+    ports: Args.string({ description: '[LOCAL:]REMOTE, one or more (LOCAL empty: any free port)', ignoreStdin: true }),
   };
   static override flags = {
     address: Flags.string({

@@ -72,6 +72,8 @@ function validatePodLevel(c: Checker, spec: Obj): void {
     )
       c.fail('spec.dnsConfig.nameservers', 'Required value: must provide at least one DNS nameserver when `dnsPolicy` is None');
   }
+  if (spec.dnsConfig !== undefined && spec.dnsConfig !== null && c.object('spec.dnsConfig', spec.dnsConfig))
+    validateDNSConfig(c, spec.dnsConfig);
   if (spec.os !== undefined && spec.os !== null && c.object('spec.os', spec.os)) {
     if (spec.os.name === undefined || spec.os.name === null || spec.os.name === '') c.fail('spec.os.name', 'Required value');
     else if (c.string('spec.os.name', spec.os.name) && !['linux', 'windows'].includes(spec.os.name))
@@ -80,6 +82,32 @@ function validatePodLevel(c: Checker, spec: Obj): void {
   c.boolean('spec.shareProcessNamespace', spec.shareProcessNamespace);
   if (spec.shareProcessNamespace === true && spec.hostPID === true)
     c.fail('spec.shareProcessNamespace', 'Invalid value: true: ShareProcessNamespace and HostPID cannot both be enabled');
+}
+
+/** validatePodDNSConfig's limits, which the kubelet's resolver file obeys: 3 nameservers, 32 search paths of 2048 characters. */
+function validateDNSConfig(c: Checker, dns: Obj): void {
+  const nameservers: unknown[] = Array.isArray(dns.nameservers) ? dns.nameservers : [];
+  if (nameservers.length > 3)
+    c.fail('spec.dnsConfig.nameservers', `Invalid value: ${JSON.stringify(nameservers)}: must not have more than 3 nameservers`);
+  nameservers.forEach((ns, i) => {
+    if (typeof ns !== 'string' || isIP(ns) === 0)
+      c.fail(
+        `spec.dnsConfig.nameservers[${i}]`,
+        `Invalid value: ${JSON.stringify(ns)}: must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)`,
+      );
+  });
+  const searches: unknown[] = Array.isArray(dns.searches) ? dns.searches : [];
+  if (searches.length > 32)
+    c.fail('spec.dnsConfig.searches', `Invalid value: ${JSON.stringify(searches)}: must not have more than 32 search paths`);
+  if (searches.join(' ').length > 2048)
+    c.fail(
+      'spec.dnsConfig.searches',
+      `Invalid value: ${JSON.stringify(searches)}: must not have more than 2048 characters (including spaces) in the search list`,
+    );
+  const options: unknown[] = Array.isArray(dns.options) ? dns.options : [];
+  options.forEach((o, i) => {
+    if (!o || typeof o !== 'object' || !(o as Obj).name) c.fail(`spec.dnsConfig.options[${i}]`, 'Required value: must not be empty');
+  });
 }
 
 /** What the checks of one container need to know of the pod around it. */

@@ -384,6 +384,36 @@ describe('validatePod: pod-wide rules', () => {
       'Required value: must provide at least one DNS nameserver when `dnsPolicy` is None',
     ],
     [
+      'four nameservers',
+      (p) => (p.spec.dnsConfig = { nameservers: ['10.0.0.1', '10.0.0.2', '10.0.0.3', '10.0.0.4'] }),
+      'spec.dnsConfig.nameservers',
+      'Invalid value: ["10.0.0.1","10.0.0.2","10.0.0.3","10.0.0.4"]: must not have more than 3 nameservers',
+    ],
+    [
+      'a nameserver that is not an IP',
+      (p) => (p.spec.dnsConfig = { nameservers: ['dns.example'] }),
+      'spec.dnsConfig.nameservers[0]',
+      'Invalid value: "dns.example": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)',
+    ],
+    [
+      '33 search paths',
+      (p) => (p.spec.dnsConfig = { searches: Array.from({ length: 33 }, (_, i) => `s${i}.example`) }),
+      'spec.dnsConfig.searches',
+      expect.stringMatching(/^Invalid value: \["s0\.example",.*"s32\.example"\]: must not have more than 32 search paths$/),
+    ],
+    [
+      'a search list over 2048 characters',
+      (p) => (p.spec.dnsConfig = { searches: Array.from({ length: 9 }, (_, i) => `${String(i).repeat(63)}.${'x'.repeat(170)}`) }),
+      'spec.dnsConfig.searches',
+      expect.stringMatching(/: must not have more than 2048 characters \(including spaces\) in the search list$/),
+    ],
+    [
+      'an option without a name',
+      (p) => (p.spec.dnsConfig = { options: [{ value: '2' }] }),
+      'spec.dnsConfig.options[0]',
+      'Required value: must not be empty',
+    ],
+    [
       'an os Kubernetes does not have',
       (p) => (p.spec.os = { name: 'plan9' }),
       'spec.os',

@@ -1,3 +1,4 @@
+import { statfsSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import type { Pod } from './api/v1.js';
 import { parseCpu, parseMemory } from './api/quantity.js';
@@ -11,10 +12,22 @@ export interface NodeAllocatable {
   /** Bytes. */
   memory: number;
   pods: number;
+  /** Bytes of the filesystem holding the root dir (its capacity, as the node reports it); undefined: not checked. */
+  'ephemeral-storage'?: number;
 }
 
-export function nodeAllocatable(maxPods: number): NodeAllocatable {
-  return { cpu: cpus().length * 1000, memory: totalmem(), pods: maxPods };
+/** What the node can hold; with ROOT_DIR, ephemeral storage too (the capacity of its filesystem). */
+export function nodeAllocatable(maxPods: number, rootDir?: string): NodeAllocatable {
+  const out: NodeAllocatable = { cpu: cpus().length * 1000, memory: totalmem(), pods: maxPods };
+  if (rootDir !== undefined) {
+    try {
+      const fs = statfsSync(rootDir);
+      out['ephemeral-storage'] = fs.blocks * fs.bsize;
+    } catch {
+      // no such dir yet: ephemeral storage is not checked
+    }
+  }
+  return out;
 }
 
 export interface AdmitResult {
@@ -27,7 +40,7 @@ export interface AdmitResult {
 
 /** A reason the kubelet's generalFilter gives: a resource short (InsufficientResourceError) or a predicate failed. */
 export type FailureReason =
-  | { kind: 'resource'; resource: 'pods' | 'cpu' | 'memory'; requested: number; used: number; capacity: number }
+  | { kind: 'resource'; resource: 'pods' | 'cpu' | 'memory' | 'ephemeral-storage'; requested: number; used: number; capacity: number }
   | { kind: 'predicate'; name: string; desc: string };
 
 /**
@@ -82,16 +95,17 @@ export function canAdmitPod(
   };
 }
 
-/** scheduler.AdmissionCheck with every failure: resources (pods, cpu, memory), NodeAffinity, NodePorts. */
+/** scheduler.AdmissionCheck with every failure: resources (pods, cpu, memory, ephemeral-storage), NodeAffinity, NodePorts. */
 function generalFilter(pod: Pod, active: Pod[], node: NodeAllocatable, labels: Record<string, string>, nodeName: string): FailureReason[] {
   const reasons: FailureReason[] = [];
   if (active.length + 1 > node.pods)
     reasons.push({ kind: 'resource', resource: 'pods', requested: 1, used: active.length, capacity: node.pods });
-  for (const resource of ['cpu', 'memory'] as const) {
+  for (const resource of ['cpu', 'memory', 'ephemeral-storage'] as const) {
+    const capacity = node[resource];
     const requested = podRequest(pod, resource);
-    if (requested === 0) continue;
+    if (requested === 0 || capacity === undefined) continue;
     const used = active.reduce((sum, p) => sum + podRequest(p, resource), 0);
-    if (used + requested > node[resource]) reasons.push({ kind: 'resource', resource, requested, used, capacity: node[resource] });
+    if (used + requested > capacity) reasons.push({ kind: 'resource', resource, requested, used, capacity });
   }
   if (!matchesRequiredNodeAffinity(pod, labels, nodeName))
     reasons.push({ kind: 'predicate', name: 'NodeAffinity', desc: "node(s) didn't match Pod's node affinity/selector" });

@@ -294,6 +294,7 @@ export class Kubelet implements HostInterface, RunOnceHost {
       statusManager: this.statusManager,
       events: this.events,
       maxPods: config.maxPods,
+      rootDir: config.rootDir,
       allowedUnsafeSysctls: config.allowedUnsafeSysctls,
       nodeName: config.nodeName,
       extraLabels: config.nodeLabels,

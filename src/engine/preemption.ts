@@ -11,7 +11,7 @@ const SYSTEM_CRITICAL_PRIORITY = 2_000_000_000;
 export const PREEMPT_REASON = 'Preempting';
 export const PREEMPT_MESSAGE = 'Preempted in order to admit critical pod';
 
-type Resource = 'pods' | 'cpu' | 'memory';
+type Resource = 'pods' | 'cpu' | 'memory' | 'ephemeral-storage';
 /** What a critical pod still lacks of one resource (the kubelet's admissionRequirement). */
 interface Requirement {
   resource: Resource;

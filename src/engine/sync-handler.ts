@@ -19,6 +19,8 @@ export interface SyncHandlerDeps {
   statusManager: StatusManager;
   events: EventStream;
   maxPods: number;
+  /** The root dir: its filesystem's capacity is the node's ephemeral storage. */
+  rootDir?: string;
   /** --allowed-unsafe-sysctls. */
   allowedUnsafeSysctls?: string[];
   nodeName: string;
@@ -49,7 +51,7 @@ export class SyncHandler {
   private readonly sysctls;
 
   constructor(private readonly deps: SyncHandlerDeps) {
-    this.node = nodeAllocatable(deps.maxPods);
+    this.node = nodeAllocatable(deps.maxPods, deps.rootDir);
     this.labels = { ...nodeLabels(deps.nodeName), ...deps.extraLabels };
     this.sysctls = new SysctlAllowlist(deps.allowedUnsafeSysctls);
   }

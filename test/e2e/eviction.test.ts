@@ -149,4 +149,23 @@ spec:
       await knode(['runtime', 'stop', '--root-dir', root2]);
     }
   }, 120_000);
+
+  it('refuses a pod that asks for more ephemeral storage than the node’s filesystem holds', async () => {
+    const root3 = mkdtempSync(join(tmpdir(), 'knode-eviction-admit-'));
+    const file = join(root3, 'big.yaml');
+    writeFileSync(
+      file,
+      `apiVersion: v1\nkind: Pod\nmetadata: { name: big }\nspec:\n  containers: [{ name: app, image: busybox:1.36, command: [sleep, "60"], resources: { requests: { ephemeral-storage: 1000Ti } } }]\n`,
+    );
+    try {
+      const res = await knode(['apply', '-f', file, '--root-dir', root3, '--node-name', 'disk', '-o', 'json', '--timeout', '30s']);
+      expect(res.code).toBe(1);
+      const status = (JSON.parse(res.stdout) as { items: PodRow[] }).items[0].status;
+      // A manifest's pod is static, so critical: the preemption path finds nobody to free that much.
+      expect(status).toMatchObject({ phase: 'Failed', reason: 'UnexpectedAdmissionError' });
+      expect(status.message).toMatch(/no set of running pods found to reclaim resources: \[\(res: ephemeral-storage, q: \d+\), \]$/);
+    } finally {
+      await knode(['runtime', 'stop', '--root-dir', root3]);
+    }
+  });
 });

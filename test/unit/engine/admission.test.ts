@@ -275,3 +275,21 @@ describe('admission in the kubelet words', () => {
     expect(admit(priority, [staticPod(pod('x', [requests('3')]))]).reason).toBe('UnexpectedAdmissionError');
   });
 });
+
+describe('canAdmitPod: ephemeral storage', () => {
+  const disk: NodeAllocatable = { ...node, 'ephemeral-storage': 10 * 2 ** 30 };
+  const storage = (q: string): Partial<Container> => ({ resources: { requests: { 'ephemeral-storage': q } } });
+
+  it('admits what the filesystem holds, and refuses more with the kubelet’s reason and numbers', () => {
+    expect(canAdmitPod(pod('new', [storage('4Gi')]), [pod('a', [storage('6Gi')])], disk)).toEqual({ admit: true });
+    expect(canAdmitPod(pod('new', [storage('5Gi')]), [pod('a', [storage('6Gi')])], disk)).toEqual({
+      admit: false,
+      reason: 'OutOfephemeral-storage',
+      message: "Node didn't have enough resource: ephemeral-storage, requested: 5368709120, used: 6442450944, capacity: 10737418240",
+    });
+  });
+
+  it('does not check ephemeral storage when the capacity is unknown', () => {
+    expect(canAdmitPod(pod('new', [storage('5Ti')]), [], node)).toEqual({ admit: true });
+  });
+});

@@ -5,7 +5,7 @@ import type { Clock, Timer } from '../util/clock.js';
 import type { Pod, PodCondition } from '../engine/api/v1.js';
 import { rfc3339 } from '../engine/api/v1.js';
 import { matchesRequiredNodeAffinity } from '../engine/node-affinity.js';
-import type { KubeObject, PodTemplateSpec } from '../engine/api/workloads.js';
+import { controllerOf, type KubeObject, type PodTemplateSpec } from '../engine/api/workloads.js';
 import { untoleratedTaints, type Taint } from './node-fit.js';
 import type { ObjectStore } from './store.js';
 import type { NodeAllocatable } from '../engine/admission.js';
@@ -109,6 +109,35 @@ export function objectKey(o: { metadata: { namespace?: string; name?: string } }
 export function splitKey(key: string): [string, string] {
   const slash = key.indexOf('/');
   return [key.slice(0, slash), key.slice(slash + 1)];
+}
+
+/** The key of the object's controller when it is of kind OWNER (an informer handler's enqueue of the owner). */
+export function ownerKey(object: KubeObject, owner: string): string | undefined {
+  const ref = controllerOf(object.metadata);
+  return ref?.kind === owner ? `${object.metadata.namespace}/${ref.name}` : undefined;
+}
+
+/**
+ * The informers of a controller of KIND that owns objects of OWNED kind:
+ * every KIND object queued at once and on each change, and its owner on
+ * each change of an owned object. Returns what ends the watch.
+ */
+export function watchOwned(store: ObjectStore, queue: WorkQueue, kind: string, owned: string): () => void {
+  const unsubscribe = store.watch((e) => {
+    const key = e.object.kind === kind ? objectKey(e.object) : e.object.kind === owned ? ownerKey(e.object, kind) : undefined;
+    if (key) queue.add(key);
+  });
+  for (const o of store.list(kind)) queue.add(objectKey(o));
+  return unsubscribe;
+}
+
+/** A WorkQueue failure handler that records a SyncFailed warning on the KIND object the key names, as a controller's event. */
+export function recordSyncFailed(deps: Pick<ControllerDeps, 'store' | 'record'>, kind: string): (key: string, err: Error) => void {
+  return (key, err) => {
+    const [namespace, name] = splitKey(key);
+    const object = deps.store.get(kind, namespace, name);
+    if (object) deps.record({ object, type: 'Warning', reason: 'SyncFailed', message: err.message });
+  };
 }
 
 /** Creates a pod in the store (a Pod is a KubeObject whose apiVersion and kind are set). */

@@ -2,7 +2,7 @@ import { ClusterError } from '../engine/cluster/client.js';
 import { rfc3339 } from '../engine/api/v1.js';
 import { parseCronSchedule, rfc3339InZone, timeZoneProblem, type CronSchedule } from '../engine/api/cron-schedule.js';
 import { controllerOf, type CronJob, type Job, type ObjectReference } from '../engine/api/workloads.js';
-import { objectKey, splitKey, WorkQueue, type Controller, type ControllerDeps } from './controller.js';
+import { objectKey, ownerKey, splitKey, WorkQueue, type Controller, type ControllerDeps } from './controller.js';
 import { finishedCondition } from './job-util.js';
 
 export const SCHEDULED_TIMESTAMP = 'batch.kubernetes.io/cronjob-scheduled-timestamp';
@@ -33,11 +33,8 @@ export class CronJobController implements Controller {
 
   start(): void {
     this.unsubscribe = this.deps.store.watch((e) => {
-      if (e.object.kind === 'CronJob' && e.type !== 'DELETED') this.queue.add(objectKey(e.object));
-      else if (e.object.kind === 'Job') {
-        const owner = controllerOf(e.object.metadata);
-        if (owner?.kind === 'CronJob') this.queue.add(`${e.object.metadata.namespace}/${owner.name}`);
-      }
+      const key = e.object.kind === 'CronJob' ? e.type !== 'DELETED' && objectKey(e.object) : ownerKey(e.object, 'CronJob');
+      if (key) this.queue.add(key);
     });
     for (const cj of this.deps.store.list('CronJob')) this.queue.add(objectKey(cj));
   }

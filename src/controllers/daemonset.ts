@@ -1,6 +1,6 @@
 import { ClusterError } from '../engine/cluster/client.js';
 import type { Pod } from '../engine/api/v1.js';
-import { controllerOf, type DaemonSet, type PodTemplateSpec } from '../engine/api/workloads.js';
+import { type DaemonSet, type PodTemplateSpec } from '../engine/api/workloads.js';
 import {
   createPod,
   isPodAvailable,
@@ -9,7 +9,9 @@ import {
   podFromTemplate,
   podReadyCondition,
   podsControlledBy,
+  recordSyncFailed,
   splitKey,
+  watchOwned,
   WorkQueue,
   type Controller,
   type ControllerDeps,
@@ -45,26 +47,11 @@ export class DaemonSetController implements Controller {
   private unsubscribe: (() => void) | undefined;
 
   constructor(private readonly deps: ControllerDeps) {
-    this.queue = new WorkQueue(
-      deps.clock,
-      (key) => this.sync(key),
-      (key, err) => {
-        const [namespace, name] = splitKey(key);
-        const ds = this.deps.store.get<DaemonSet>('DaemonSet', namespace, name);
-        if (ds) this.deps.record({ object: ds, type: 'Warning', reason: 'SyncFailed', message: err.message });
-      },
-    );
+    this.queue = new WorkQueue(deps.clock, (key) => this.sync(key), recordSyncFailed(deps, 'DaemonSet'));
   }
 
   start(): void {
-    this.unsubscribe = this.deps.store.watch((e) => {
-      if (e.object.kind === 'DaemonSet') this.queue.add(objectKey(e.object));
-      else if (e.object.kind === 'Pod') {
-        const owner = controllerOf(e.object.metadata);
-        if (owner?.kind === 'DaemonSet') this.queue.add(`${e.object.metadata.namespace}/${owner.name}`);
-      }
-    });
-    for (const ds of this.deps.store.list('DaemonSet')) this.queue.add(objectKey(ds));
+    this.unsubscribe = watchOwned(this.deps.store, this.queue, 'DaemonSet', 'Pod');
   }
 
   stop(): void {

@@ -1,6 +1,15 @@
 import { canonicalJson } from '../engine/config/static-pod.js';
 import { controllerOf, type Deployment, type ReplicaSet } from '../engine/api/workloads.js';
-import { objectKey, omitZeroCounts, podsControlledBy, splitKey, WorkQueue, type Controller, type ControllerDeps } from './controller.js';
+import {
+  objectKey,
+  omitZeroCounts,
+  ownerKey,
+  podsControlledBy,
+  splitKey,
+  WorkQueue,
+  type Controller,
+  type ControllerDeps,
+} from './controller.js';
 import {
   byCreation,
   fenceposts,
@@ -48,8 +57,8 @@ export class DeploymentController implements Controller {
     this.unsubscribe = this.deps.store.watch((e) => {
       if (e.object.kind === 'Deployment') this.queue.add(objectKey(e.object));
       else if (e.object.kind === 'ReplicaSet') {
-        const owner = controllerOf(e.object.metadata);
-        if (owner?.kind === 'Deployment') this.queue.add(`${e.object.metadata.namespace}/${owner.name}`);
+        const owner = ownerKey(e.object, 'Deployment');
+        if (owner) this.queue.add(owner);
       } else if (e.object.kind === 'Pod' && e.type === 'DELETED') {
         // Recreate waits for the old pods to be gone.
         const rs = controllerOf(e.object.metadata);

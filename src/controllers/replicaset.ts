@@ -1,6 +1,6 @@
 import { ClusterError } from '../engine/cluster/client.js';
 import { rfc3339, type Pod } from '../engine/api/v1.js';
-import { controllerOf, selectorMatches, type ReplicaSet } from '../engine/api/workloads.js';
+import { selectorMatches, type ReplicaSet } from '../engine/api/workloads.js';
 import {
   createPod,
   isPodActive,
@@ -11,7 +11,9 @@ import {
   podFromTemplate,
   podReadyCondition,
   podsControlledBy,
+  recordSyncFailed,
   splitKey,
+  watchOwned,
   WorkQueue,
   type Controller,
   type ControllerDeps,
@@ -31,22 +33,11 @@ export class ReplicaSetController implements Controller {
   private unsubscribe: (() => void) | undefined;
 
   constructor(private readonly deps: ControllerDeps) {
-    this.queue = new WorkQueue(
-      deps.clock,
-      (key) => this.sync(key),
-      (key, err) => this.failed(key, err),
-    );
+    this.queue = new WorkQueue(deps.clock, (key) => this.sync(key), recordSyncFailed(deps, 'ReplicaSet'));
   }
 
   start(): void {
-    this.unsubscribe = this.deps.store.watch((e) => {
-      if (e.object.kind === 'ReplicaSet') this.queue.add(objectKey(e.object));
-      else if (e.object.kind === 'Pod') {
-        const owner = controllerOf(e.object.metadata);
-        if (owner?.kind === 'ReplicaSet') this.queue.add(`${e.object.metadata.namespace}/${owner.name}`);
-      }
-    });
-    for (const rs of this.deps.store.list('ReplicaSet')) this.queue.add(objectKey(rs));
+    this.unsubscribe = watchOwned(this.deps.store, this.queue, 'ReplicaSet', 'Pod');
   }
 
   stop(): void {
@@ -130,12 +121,6 @@ export class ReplicaSetController implements Controller {
       );
       this.queue.addAfter(objectKey(rs), Math.max(soonest, 1));
     }
-  }
-
-  private failed(key: string, err: Error): void {
-    const [namespace, name] = splitKey(key);
-    const rs = this.deps.store.get<ReplicaSet>('ReplicaSet', namespace, name);
-    if (rs) this.deps.record({ object: rs, type: 'Warning', reason: 'SyncFailed', message: err.message });
   }
 }
 

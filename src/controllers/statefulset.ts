@@ -1,12 +1,6 @@
 import { ClusterError } from '../engine/cluster/client.js';
 import type { Pod, Volume } from '../engine/api/v1.js';
-import {
-  controllerOf,
-  type ControllerRevision,
-  type PersistentVolumeClaim,
-  type PodTemplateSpec,
-  type StatefulSet,
-} from '../engine/api/workloads.js';
+import { type ControllerRevision, type PersistentVolumeClaim, type PodTemplateSpec, type StatefulSet } from '../engine/api/workloads.js';
 import {
   createPod,
   isPodAvailable,
@@ -15,7 +9,9 @@ import {
   podFromTemplate,
   podReadyCondition,
   podsControlledBy,
+  recordSyncFailed,
   splitKey,
+  watchOwned,
   WorkQueue,
   type Controller,
   type ControllerDeps,
@@ -41,26 +37,11 @@ export class StatefulSetController implements Controller {
   private unsubscribe: (() => void) | undefined;
 
   constructor(private readonly deps: ControllerDeps) {
-    this.queue = new WorkQueue(
-      deps.clock,
-      (key) => this.sync(key),
-      (key, err) => {
-        const [namespace, name] = splitKey(key);
-        const set = this.deps.store.get<StatefulSet>('StatefulSet', namespace, name);
-        if (set) this.deps.record({ object: set, type: 'Warning', reason: 'SyncFailed', message: err.message });
-      },
-    );
+    this.queue = new WorkQueue(deps.clock, (key) => this.sync(key), recordSyncFailed(deps, 'StatefulSet'));
   }
 
   start(): void {
-    this.unsubscribe = this.deps.store.watch((e) => {
-      if (e.object.kind === 'StatefulSet') this.queue.add(objectKey(e.object));
-      else if (e.object.kind === 'Pod') {
-        const owner = controllerOf(e.object.metadata);
-        if (owner?.kind === 'StatefulSet') this.queue.add(`${e.object.metadata.namespace}/${owner.name}`);
-      }
-    });
-    for (const set of this.deps.store.list('StatefulSet')) this.queue.add(objectKey(set));
+    this.unsubscribe = watchOwned(this.deps.store, this.queue, 'StatefulSet', 'Pod');
   }
 
   stop(): void {

@@ -1,4 +1,5 @@
 import { LocalWorkloads } from '../controllers/index.js';
+import type { Pod } from '../engine/api/v1.js';
 import type { KubeletConfiguration } from '../engine/config/kubelet-config.js';
 import type { EventStream } from '../engine/events.js';
 import { nodeLabels } from '../engine/sync-handler.js';
@@ -19,9 +20,14 @@ export function localWorkloads(config: KubeletConfiguration, rootDir: string): L
 
 /**
  * Starts the controllers, their events reported on the node's stream; the
- * scheduler sees the node's pressure taints and tries again when they change.
+ * scheduler sees the node's pressure taints (and tries again when they
+ * change) and counts the static pods' requests beside its own pods'.
  */
-export function startWorkloads(workloads: LocalWorkloads, events: EventStream, pressure: () => readonly PressureCondition[]): void {
+export function startWorkloads(
+  workloads: LocalWorkloads,
+  events: EventStream,
+  node: { pressure: () => readonly PressureCondition[]; staticPods: () => Pod[] },
+): void {
   events.subscribe((e) => {
     if (e.type === 'NodePressureChanged') workloads.nodeChanged();
   });
@@ -35,6 +41,6 @@ export function startWorkloads(workloads: LocalWorkloads, events: EventStream, p
         message: `${object.kind.toLowerCase()}/${object.metadata.name}: ${message}`,
         detail: { kind: object.kind, namespace: object.metadata.namespace ?? '', name: object.metadata.name ?? '', eventType: type },
       }),
-    () => pressureTaints(pressure()),
+    { taints: () => pressureTaints(node.pressure()), otherPods: node.staticPods },
   );
 }

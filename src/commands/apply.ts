@@ -1,3 +1,4 @@
+import { isStaticPod } from '../engine/api/pod-util.js';
 import { Flags } from '@oclif/core';
 import { createHash } from 'node:crypto';
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
@@ -44,7 +45,10 @@ export default class Apply extends BaseCommand {
     config.containerRuntimeEndpoint = client.endpoint;
     const workloads = localWorkloads(config, rootDir);
     const kubelet = new Kubelet(config, { runtime: client, local: workloads.api });
-    startWorkloads(workloads, kubelet.events, () => kubelet.pressure());
+    startWorkloads(workloads, kubelet.events, {
+      pressure: () => kubelet.pressure(),
+      staticPods: () => kubelet.podsWithStatus().filter(isStaticPod),
+    });
     const interrupted = this.interruptSignal();
     let rollouts = new Map<string, RolloutState>();
     let resolveOutcomes!: (o: PodOutcome[]) => void;

@@ -1,3 +1,4 @@
+import { isStaticPod } from '../engine/api/pod-util.js';
 import { Flags } from '@oclif/core';
 import { localWorkloads, startWorkloads } from '../cli/workloads.js';
 import { BaseCommand } from '../cli/base-command.js';
@@ -73,7 +74,11 @@ export default class Run extends BaseCommand {
     const cluster = config.kubeconfig ? await joinCluster(config.kubeconfig) : undefined;
     const workloads = cluster ? undefined : localWorkloads(config, rootDir);
     const kubelet = new Kubelet(config, { runtime: client, cluster, local: workloads?.api, version: this.config.version });
-    if (workloads) startWorkloads(workloads, kubelet.events, () => kubelet.pressure());
+    if (workloads)
+      startWorkloads(workloads, kubelet.events, {
+        pressure: () => kubelet.pressure(),
+        staticPods: () => kubelet.podsWithStatus().filter(isStaticPod),
+      });
     const embedded = client.endpoint === `unix://${rootPaths(rootDir).runtimeSocket}`;
     const unsupervise = embedded ? superviseEmbeddedRuntime(kubelet, rootDir, warn) : () => {};
     const output = (flags.output ?? (process.stdout.isTTY ? 'tui' : 'plain')) as NodeOutput;

@@ -29,6 +29,8 @@ export interface ControllerDeps {
   nodeTaints?: () => Taint[];
   /** What the node can hold, for the scheduler's resource fit (none: everything fits). */
   allocatable?: NodeAllocatable;
+  /** The pods the node runs that the store does not hold (static pods): they take room too. */
+  otherPods?: () => Pod[];
   record: (event: ControllerEvent) => void;
 }
 
@@ -181,7 +183,7 @@ export function isPodAvailable(pod: Pod, minReadySeconds: number, now: number): 
  * allow, else left Pending and unschedulable, as the scheduler would leave it.
  */
 export function podFromTemplate(
-  deps: Pick<ControllerDeps, 'nodeName' | 'nodeLabels' | 'nodeTaints' | 'clock' | 'store' | 'allocatable'>,
+  deps: Pick<ControllerDeps, 'nodeName' | 'nodeLabels' | 'nodeTaints' | 'clock' | 'store' | 'allocatable' | 'otherPods'>,
   template: PodTemplateSpec,
   owner: KubeObject,
   opts: { generateName?: string; name?: string; labels?: Record<string, string>; annotations?: Record<string, string> },
@@ -235,7 +237,7 @@ export function podFromTemplate(
  * node over and over.
  */
 export function unschedulable(
-  deps: Pick<ControllerDeps, 'nodeName' | 'nodeLabels' | 'nodeTaints' | 'store' | 'allocatable'>,
+  deps: Pick<ControllerDeps, 'nodeName' | 'nodeLabels' | 'nodeTaints' | 'store' | 'allocatable' | 'otherPods'>,
   pod: Pod,
 ): string | undefined {
   if (!matchesRequiredNodeAffinity({ metadata: {}, spec: pod.spec } as Pod, deps.nodeLabels, deps.nodeName))
@@ -244,7 +246,7 @@ export function unschedulable(
   if (untoleratedTaints(pod.spec.tolerations ?? [], { name: deps.nodeName, labels: deps.nodeLabels, taints }).length > 0)
     return '0/1 nodes are available: 1 node(s) had untolerated taint(s). preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.';
   if (!deps.allocatable) return undefined;
-  const bound = (deps.store.list<KubeObject>('Pod') as unknown as Pod[]).filter(
+  const bound = [...(deps.store.list<KubeObject>('Pod') as unknown as Pod[]), ...(deps.otherPods?.() ?? [])].filter(
     (p) => p.spec.nodeName === deps.nodeName && p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed',
   );
   const short: string[] = [];

@@ -1,5 +1,6 @@
 import { RealClock, type Clock } from '../util/clock.js';
 import type { KubeObject } from '../engine/api/workloads.js';
+import type { Pod } from '../engine/api/v1.js';
 import type { Controller, ControllerEvent } from './controller.js';
 import { CronJobController } from './cronjob.js';
 import { DeploymentController } from './deployment.js';
@@ -54,17 +55,19 @@ export class LocalWorkloads {
   }
 
   /**
-   * Starts the controllers; NODE_TAINTS says what taints the node has now
-   * (the pressure taints while it is under pressure), for the scheduler.
+   * Starts the controllers; NODE says what taints the node has now (the
+   * pressure taints while it is under pressure) and what pods it runs
+   * besides theirs (static pods), for the scheduler.
    */
-  start(record: (event: ControllerEvent) => void, nodeTaints?: () => Taint[]): void {
+  start(record: (event: ControllerEvent) => void, node: { taints?: () => Taint[]; otherPods?: () => Pod[] } = {}): void {
     const deps = {
       store: this.store,
       clock: this.opts.clock ?? new RealClock(),
       nodeName: this.opts.nodeName,
       nodeLabels: this.opts.nodeLabels,
       allocatable: this.opts.allocatable,
-      nodeTaints,
+      nodeTaints: node.taints,
+      otherPods: node.otherPods,
       record,
     };
     this.scheduler = new SchedulerController(deps);

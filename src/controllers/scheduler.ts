@@ -45,12 +45,31 @@ export class SchedulerController implements Controller {
       .filter((p) => !p.spec.nodeName && !p.metadata.deletionTimestamp && p.status?.phase === 'Pending')
       .sort((a, b) => (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? ''));
     for (const pod of pending) {
-      if (unschedulable(this.deps, pod)) continue;
+      const why = unschedulable(this.deps, pod);
+      if (why) {
+        this.stillUnschedulable(pod, why);
+        continue;
+      }
       const namespace = pod.metadata.namespace!;
       const bound = this.deps.store.update({ ...pod, spec: { ...pod.spec, nodeName: this.deps.nodeName } } as unknown as KubeObject);
       const conditions = (pod.status?.conditions ?? []).filter((c) => c.type !== 'PodScheduled');
       conditions.unshift({ type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: rfc3339(this.deps.clock.now()) });
       this.deps.store.updateStatus('Pod', namespace, pod.metadata.name!, { ...pod.status, conditions }, bound.metadata.uid);
     }
+  }
+  /** A pod that still does not fit, for another reason now, says the new one, as the scheduler rewrites its condition. */
+  private stillUnschedulable(pod: Pod, why: string): void {
+    const before = pod.status?.conditions?.find((c) => c.type === 'PodScheduled');
+    if (before?.message === why) return;
+    const condition = {
+      type: 'PodScheduled',
+      status: 'False',
+      reason: 'Unschedulable',
+      message: why,
+      lastProbeTime: null,
+      lastTransitionTime: before?.status === 'False' ? before.lastTransitionTime : rfc3339(this.deps.clock.now()),
+    };
+    const conditions = [condition, ...(pod.status?.conditions ?? []).filter((c) => c.type !== 'PodScheduled')];
+    this.deps.store.updateStatus('Pod', pod.metadata.namespace!, pod.metadata.name!, { ...pod.status, conditions }, pod.metadata.uid);
   }
 }

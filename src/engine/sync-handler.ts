@@ -1,5 +1,5 @@
-import { isTerminalPhase, podRef } from './api/pod-util.js';
-import { rfc3339, type Pod, type PodStatus } from './api/v1.js';
+import { isTerminalPhase, podRef, setDisruptionTarget } from './api/pod-util.js';
+import type { Pod, PodStatus } from './api/v1.js';
 import { canAdmitPod, nodeAllocatable, type AdmitResult } from './admission.js';
 import { SysctlAllowlist } from './sysctl-allowlist.js';
 import { goArch } from './cluster/node-info.js';
@@ -200,18 +200,7 @@ export class SyncHandler {
       status.phase = 'Failed';
       status.reason = PREEMPT_REASON;
       status.message = PREEMPT_MESSAGE;
-      const previous = status.conditions?.find((c) => c.type === 'DisruptionTarget' && c.status === 'True');
-      status.conditions = [
-        ...(status.conditions ?? []).filter((c) => c.type !== 'DisruptionTarget'),
-        {
-          type: 'DisruptionTarget',
-          status: 'True',
-          reason: 'TerminationByKubelet',
-          message: 'Pod was preempted by Kubelet to accommodate a critical pod.',
-          lastProbeTime: null,
-          lastTransitionTime: previous?.lastTransitionTime ?? rfc3339(now()),
-        },
-      ];
+      setDisruptionTarget(status, 'Pod was preempted by Kubelet to accommodate a critical pod.', now());
     };
     this.deps.podWorkers.updatePod({ updateType: 'kill', pod: victim, statusFn });
   }

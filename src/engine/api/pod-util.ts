@@ -1,4 +1,4 @@
-import type { Container, Pod } from './v1.js';
+import { rfc3339, type Container, type Pod, type PodStatus } from './v1.js';
 
 /** The kubelet's pod full name, `name_namespace`, used in keys and logs. */
 export function podFullName(pod: Pod): string {
@@ -41,4 +41,24 @@ export const ConfigMirrorAnnotation = 'kubernetes.io/config.mirror';
 export function isStaticPod(pod: Pod): boolean {
   const source = pod.metadata.annotations?.[ConfigSourceAnnotation];
   return source !== undefined && source !== 'api';
+}
+
+/**
+ * The DisruptionTarget condition the kubelet sets on a pod it stops (reason
+ * TerminationByKubelet), replacing any other; a condition already True keeps
+ * its transition time.
+ */
+export function setDisruptionTarget(status: PodStatus, message: string, now: number): void {
+  const previous = status.conditions?.find((c) => c.type === 'DisruptionTarget' && c.status === 'True');
+  status.conditions = [
+    ...(status.conditions ?? []).filter((c) => c.type !== 'DisruptionTarget'),
+    {
+      type: 'DisruptionTarget',
+      status: 'True',
+      reason: 'TerminationByKubelet',
+      message,
+      lastProbeTime: null,
+      lastTransitionTime: previous?.lastTransitionTime ?? rfc3339(now),
+    },
+  ];
 }

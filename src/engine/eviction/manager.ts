@@ -4,7 +4,7 @@
 // once a threshold has been met for its grace period, reclaims what the node
 // itself holds (dead containers, unused images) before it evicts one pod.
 import type { Pod, PodStatus } from '../api/v1.js';
-import { rfc3339 } from '../api/v1.js';
+import { setDisruptionTarget } from '../api/pod-util.js';
 import type { AdmitResult } from '../admission.js';
 import type { EventStream } from '../events.js';
 import { isCriticalPod } from '../preemption.js';
@@ -214,19 +214,7 @@ export class EvictionManager {
       status.phase = 'Failed';
       status.reason = EVICTED_REASON;
       status.message = message;
-      if (!disruption) return;
-      const previous = status.conditions?.find((c) => c.type === 'DisruptionTarget' && c.status === 'True');
-      status.conditions = [
-        ...(status.conditions ?? []).filter((c) => c.type !== 'DisruptionTarget'),
-        {
-          type: 'DisruptionTarget',
-          status: 'True',
-          reason: 'TerminationByKubelet',
-          message,
-          lastProbeTime: null,
-          lastTransitionTime: previous?.lastTransitionTime ?? rfc3339(clock.now()),
-        },
-      ];
+      if (disruption) setDisruptionTarget(status, message, clock.now());
     };
     await this.deps.killPod(pod, gracePeriodSeconds, statusFn);
   }

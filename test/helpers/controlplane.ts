@@ -23,6 +23,8 @@ export interface ControlPlane extends Omit<ControlPlaneInfo, 'kubectl'> {
   kubectlPath: string;
   /** A kubeconfig for a node (client certificate CN=system:node:NAME, O=system:nodes). */
   nodeKubeconfig(name: string): string;
+  /** A new bootstrap token (kubeadm token create; ttl a Go duration, 24h), with the CA pin and the apiserver's host:port for knode join. */
+  joinToken(ttl?: string): { token: string; caCertHash: string; apiserver: string };
   /** The real kubectl, as the admin; never throws: the exit code is in the answer. */
   kubectl(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }>;
   /** The same, with `input` on kubectl's stdin. */
@@ -40,10 +42,11 @@ export interface ControlPlane extends Omit<ControlPlaneInfo, 'kubectl'> {
  * A real etcd and kube-apiserver on 127.0.0.1 (and the scheduler and
  * controller manager with `controllers`), from test/peers/controlplane.sh.
  */
-export function startControlPlane(options: { controllers?: boolean } = {}): ControlPlane {
+export function startControlPlane(options: { controllers?: boolean; signingDuration?: string } = {}): ControlPlane {
   const dir = mkdtempSync(join(tmpdir(), 'knode-cp-'));
   const args = ['up', dir, ...(options.controllers ? ['--with-controllers'] : [])];
-  const out = execFileSync('bash', [script, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  const env = { ...process.env, ...(options.signingDuration ? { CONTROLPLANE_SIGNING_DURATION: options.signingDuration } : {}) };
+  const out = execFileSync('bash', [script, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], env });
   const info = JSON.parse(out.trim().split('\n').at(-1)!) as ControlPlaneInfo;
   const kubectlInput = (input: string | undefined, ...kargs: string[]) =>
     new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
@@ -58,6 +61,11 @@ export function startControlPlane(options: { controllers?: boolean } = {}): Cont
     kubectlPath: info.kubectl,
     nodeKubeconfig: (name) =>
       execFileSync('bash', [script, 'node-kubeconfig', dir, name], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim(),
+    joinToken(ttl = '24h') {
+      const line = execFileSync('bash', [script, 'join-token', dir, ttl], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+      const answer = JSON.parse(line.trim()) as { token: string; caCertHash: string; apiserver: string };
+      return { ...answer, apiserver: new URL(answer.apiserver).host };
+    },
     kubectl,
     kubectlInput,
     kubectlLive(...kargs: string[]) {

@@ -13,6 +13,11 @@
 #   controlplane.sh node-kubeconfig DIR NODENAME
 #                       write DIR/NODENAME.kubeconfig (client cert CN=system:node:NODENAME,
 #                       O=system:nodes, signed by DIR's CA) and print its path
+#   controlplane.sh join-token DIR [TTL]
+#                       create a bootstrap token as `kubeadm token create` does (a Secret in
+#                       kube-system, group system:bootstrappers:kubeadm:default-node-token,
+#                       TTL a Go duration, 24h; 0 never expires) and print one line of JSON:
+#                       token, caCertHash (sha256:<hex> of the CA's public key), apiserver
 #   controlplane.sh restart-apiserver DIR
 #                       stop the apiserver and start it again with the same flags (cuts
 #                       every watch; resuming from an old resourceVersion gets 410)
@@ -22,12 +27,15 @@
 # Environment: CONTROLPLANE_DEADLINE (seconds each component gets to answer, 60),
 # CONTROLPLANE_TOLERATION_SECONDS (the not-ready/unreachable tolerationSeconds the
 # apiserver gives every pod, i.e. how long after a node is NotReady/Unknown its
-# pods are evicted; 30 here, upstream's default is 300).
+# pods are evicted; 30 here, upstream's default is 300), CONTROLPLANE_SIGNING_DURATION
+# (the lifetime of the certificates the controller manager signs for CSRs, as its
+# --cluster-signing-duration; 8760h, upstream's default).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 DEADLINE=${CONTROLPLANE_DEADLINE:-60}
 TOLERATION_SECONDS=${CONTROLPLANE_TOLERATION_SECONDS:-30}
+SIGNING_DURATION=${CONTROLPLANE_SIGNING_DURATION:-8760h}
 # Away from the 10.88/10.89 CNI ranges of the containerd scripts; the first address
 # is the `kubernetes` Service's, so it goes into the serving certificate.
 SERVICE_CIDR=10.96.0.0/16
@@ -235,6 +243,7 @@ subjectAltName=IP:127.0.0.1,IP:$SERVICE_IP,DNS:localhost,DNS:kubernetes,DNS:kube
     --service-account-key-file "$pki/sa.pub" --service-account-signing-key-file "$pki/sa.key" \
     --service-cluster-ip-range "$SERVICE_CIDR" \
     --authorization-mode Node,RBAC \
+    --enable-bootstrap-token-auth \
     --enable-admission-plugins NodeRestriction \
     --allow-privileged=true \
     --kubelet-client-certificate "$pki/apiserver-kubelet-client.crt" --kubelet-client-key "$pki/apiserver-kubelet-client.key" \
@@ -268,6 +277,7 @@ subjectAltName=IP:127.0.0.1,IP:$SERVICE_IP,DNS:localhost,DNS:kubernetes,DNS:kube
       --use-service-account-credentials=true \
       --service-account-private-key-file "$pki/sa.key" --root-ca-file "$pki/ca.crt" \
       --cluster-signing-cert-file "$pki/ca.crt" --cluster-signing-key-file "$pki/ca.key" \
+      --cluster-signing-duration "$SIGNING_DURATION" --controllers '*,bootstrapsigner,tokencleaner' \
       --node-monitor-period 2s --node-monitor-grace-period 20s --node-startup-grace-period 20s \
       --flex-volume-plugin-dir "$dir/flexvolume"
     wait_for "$dir" kube-scheduler healthz "$sched_port"
@@ -275,6 +285,7 @@ subjectAltName=IP:127.0.0.1,IP:$SERVICE_IP,DNS:localhost,DNS:kubernetes,DNS:kube
     # healthz answers before the controllers run; the default ServiceAccount appearing
     # shows the serviceaccount controller (and the token it uses) at work.
     wait_for "$dir" kube-controller-manager sa_exists "$dir" "$url"
+    bootstrap_objects "$dir" "$url"
   else
     # What the controller manager would do, and pods need: the ServiceAccount admission
     # plugin refuses a pod whose ServiceAccount (here `default`) is missing, and the
@@ -297,6 +308,57 @@ subjectAltName=IP:127.0.0.1,IP:$SERVICE_IP,DNS:localhost,DNS:kubernetes,DNS:kube
       kubeApiserver: {port: $ap, pid: $apid}}
      + (if $ctl == 1 then {kubeScheduler: {port: $sp, pid: $spid}, kubeControllerManager: {port: $kp, pid: $kpid}} else {} end)' \
     | tee "$dir/controlplane.json"
+}
+
+# ---- bootstrap tokens (what kubeadm init and kubeadm token create make) -----------------
+BOOTSTRAP_GROUP=system:bootstrappers:kubeadm:default-node-token
+
+# bootstrap_objects DIR URL: the objects a node joining with a bootstrap token needs.
+# cluster-info in kube-public (the apiserver's URL and CA, which the controller manager's
+# bootstrapsigner signs with each token), readable anonymously; the token's group may
+# create CSRs, which the csrapproving controller approves; nodes may renew their own.
+bootstrap_objects() {
+  local dir=$1 url=$2 cluster_info
+  cluster_info=$(printf 'apiVersion: v1\nkind: Config\nclusters:\n- name: ""\n  cluster:\n    certificate-authority-data: %s\n    server: %s\ncontexts: null\ncurrent-context: ""\npreferences: {}\nusers: null\n' \
+    "$(base64 -w0 < "$dir/pki/ca.crt")" "$url")
+  api_create "$dir" "$url/api/v1/namespaces/kube-public/configmaps" \
+    "$(jq -nc --arg k "$cluster_info" '{apiVersion:"v1",kind:"ConfigMap",metadata:{name:"cluster-info",namespace:"kube-public"},data:{kubeconfig:$k}}')"
+  api_create "$dir" "$url/apis/rbac.authorization.k8s.io/v1/namespaces/kube-public/roles" \
+    '{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"Role","metadata":{"name":"kubeadm:bootstrap-signer-clusterinfo","namespace":"kube-public"},"rules":[{"apiGroups":[""],"resources":["configmaps"],"resourceNames":["cluster-info"],"verbs":["get"]}]}'
+  api_create "$dir" "$url/apis/rbac.authorization.k8s.io/v1/namespaces/kube-public/rolebindings" \
+    '{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding","metadata":{"name":"kubeadm:bootstrap-signer-clusterinfo","namespace":"kube-public"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"Role","name":"kubeadm:bootstrap-signer-clusterinfo"},"subjects":[{"apiGroup":"rbac.authorization.k8s.io","kind":"User","name":"system:anonymous"}]}'
+  local binding role group
+  for binding in "kubeadm:kubelet-bootstrap system:node-bootstrapper $BOOTSTRAP_GROUP" \
+    "kubeadm:node-autoapprove-bootstrap system:certificates.k8s.io:certificatesigningrequests:nodeclient $BOOTSTRAP_GROUP" \
+    "kubeadm:node-autoapprove-certificate-rotation system:certificates.k8s.io:certificatesigningrequests:selfnodeclient system:nodes"; do
+    read -r binding role group <<< "$binding"
+    api_create "$dir" "$url/apis/rbac.authorization.k8s.io/v1/clusterrolebindings" \
+      "$(jq -nc --arg n "$binding" --arg r "$role" --arg g "$group" '{apiVersion:"rbac.authorization.k8s.io/v1",kind:"ClusterRoleBinding",metadata:{name:$n},roleRef:{apiGroup:"rbac.authorization.k8s.io",kind:"ClusterRole",name:$r},subjects:[{apiGroup:"rbac.authorization.k8s.io",kind:"Group",name:$g}]}')" \
+      || die "cannot create ClusterRoleBinding $binding"
+  done
+}
+
+# join_token DIR [TTL]: a new bootstrap token's Secret; prints token, CA hash and URL.
+join_token() {
+  local dir=$1 ttl=${2:-24h} id secret url expiration=null seconds
+  [ -f "$dir/controlplane.json" ] || die "no control plane in $dir (controlplane.sh up $dir)"
+  dir=$(cd "$dir" && pwd)
+  url=$(jq -r .apiserver "$dir/controlplane.json")
+  # tr ends on SIGPIPE once head has its characters: that status is not a failure.
+  id=$(LC_ALL=C tr -dc 'a-z0-9' < /dev/urandom | head -c 6 || true)
+  secret=$(LC_ALL=C tr -dc 'a-z0-9' < /dev/urandom | head -c 16 || true)
+  if [ "$ttl" != 0 ]; then
+    case $ttl in *h) seconds=$(( ${ttl%h} * 3600 )) ;; *m) seconds=$(( ${ttl%m} * 60 )) ;; *s) seconds=${ttl%s} ;; *) die "TTL '$ttl': give it as 24h, 30m or 90s" ;; esac
+    expiration="\"$(date -u -d "+$seconds seconds" +%Y-%m-%dT%H:%M:%SZ)\""
+  fi
+  api_create "$dir" "$url/api/v1/namespaces/kube-system/secrets" \
+    "$(jq -nc --arg id "$id" --arg s "$secret" --arg g "$BOOTSTRAP_GROUP" --argjson e "$expiration" \
+      '{apiVersion:"v1",kind:"Secret",type:"bootstrap.kubernetes.io/token",metadata:{name:"bootstrap-token-\($id)",namespace:"kube-system"},
+        stringData:({"token-id":$id,"token-secret":$s,"usage-bootstrap-authentication":"true","usage-bootstrap-signing":"true",
+          "auth-extra-groups":$g,description:"made by controlplane.sh join-token"} + (if $e == null then {} else {expiration:$e} end))}')" \
+    || die "cannot create the token's Secret"
+  jq -nc --arg t "$id.$secret" --arg h "sha256:$(openssl x509 -in "$dir/pki/ca.crt" -pubkey -noout | openssl pkey -pubin -outform der | sha256sum | cut -d' ' -f1)" \
+    --arg u "$url" '{token:$t, caCertHash:$h, apiserver:$u}'
 }
 
 node_kubeconfig() {
@@ -345,8 +407,9 @@ case "${1:-}" in
       --with-controllers) up "$2" 1 ;;
       *) die "unknown option '$3' (known: --with-controllers)" ;;
     esac ;;
+  join-token) join_token "${2:?usage: controlplane.sh join-token DIR [TTL]}" "${3:-24h}" ;;
   restart-apiserver) restart_apiserver "${2:?usage: controlplane.sh restart-apiserver DIR}" ;;
   node-kubeconfig) node_kubeconfig "${2:?usage: controlplane.sh node-kubeconfig DIR NODENAME}" "${3:?usage: controlplane.sh node-kubeconfig DIR NODENAME}" ;;
   down) down "${2:?usage: controlplane.sh down DIR}" ;;
-  *) echo "usage: controlplane.sh up DIR [--with-controllers] | node-kubeconfig DIR NODENAME | restart-apiserver DIR | down DIR" >&2; exit 2 ;;
+  *) echo "usage: controlplane.sh up DIR [--with-controllers] | node-kubeconfig DIR NODENAME | join-token DIR [TTL] | restart-apiserver DIR | down DIR" >&2; exit 2 ;;
 esac

@@ -39,6 +39,7 @@ const TYPES: Record<Setting['type'], string> = {
   enum: 'one of',
   quantity: 'quantity',
   signals: 'signal map',
+  taints: 'taint list',
 };
 
 function typeOf(setting: Setting): string {

@@ -1,3 +1,4 @@
+import { parseTaints } from '../engine/config/taints.js';
 import { Flags } from '@oclif/core';
 import { resolve } from 'node:path';
 import { parseByteQuantity } from '../engine/api/quantity.js';
@@ -216,6 +217,16 @@ function flagValue(setting: Setting, value: unknown): unknown {
       return parseSignals(String(value), setting.separator ?? '=', flag);
     case 'headers':
       return parseHeaders(value as string[], flag);
+    case 'taints':
+      try {
+        return parseTaints(String(value));
+      } catch (err) {
+        throw new UserError(
+          'usage',
+          `--${flag}: ${(err as Error).message}`,
+          "write key=value:Effect pairs separated by commas, e.g. --register-with-taints 'dedicated=edge:NoSchedule'",
+        );
+      }
     case 'enum':
       return setting.options?.[String(value)];
     case 'string':

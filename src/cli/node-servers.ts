@@ -1,5 +1,6 @@
-import { join } from 'node:path';
-import { connectCluster, loadKubeConfig, type ClusterClient } from '../engine/cluster/client.js';
+import { connectCluster, type ClusterClient } from '../engine/cluster/client.js';
+import type { Clock } from '../util/clock.js';
+import { nodeKubeConfig } from './node-credentials.js';
 import type { KubeletConfiguration } from '../engine/config/kubelet-config.js';
 import type { Kubelet } from '../engine/kubelet.js';
 import { KubeletServer } from '../engine/server/kubelet-server.js';
@@ -34,7 +35,7 @@ export async function startNodeServers(
   } catch (err) {
     throw new UserError('usage', (err as Error).message);
   }
-  const kubeletServer = cluster && config.port > 0 ? await serveKubeletApi(kubelet, cluster, config, rootDir) : undefined;
+  const kubeletServer = cluster && config.port > 0 ? await serveKubeletApi(kubelet, cluster, config) : undefined;
   return {
     api: server.tcpAddress ? `http://${server.tcpAddress.address}:${server.tcpAddress.port}` : socketPath,
     async stop() {
@@ -44,18 +45,13 @@ export async function startNodeServers(
   };
 }
 
-async function serveKubeletApi(
-  kubelet: Kubelet,
-  client: ClusterClient,
-  config: KubeletConfiguration,
-  rootDir: string,
-): Promise<KubeletServer> {
+async function serveKubeletApi(kubelet: Kubelet, client: ClusterClient, config: KubeletConfiguration): Promise<KubeletServer> {
   const server = new KubeletServer(kubelet, {
     address: kubelet.hostIP,
     port: config.port,
     certFile: config.tlsCertFile,
     keyFile: config.tlsPrivateKeyFile,
-    certDir: join(rootDir, 'pki'),
+    certDir: config.certDirectory,
     clientCAFile: config.clientCAFile,
     nodeName: config.nodeName,
     client,
@@ -73,15 +69,21 @@ async function serveKubeletApi(
   return server;
 }
 
-/** The cluster of `--kubeconfig`, connected as this node; a kubeconfig that cannot be used is a usage error. */
-export async function joinCluster(path: string): Promise<ClusterClient> {
+/**
+ * The cluster of `--kubeconfig`, connected as this node (through the
+ * certificate store when the client certificate rotates); a kubeconfig that
+ * cannot be used is a usage error.
+ */
+export async function joinCluster(config: KubeletConfiguration, clock: Clock): Promise<{ cluster: ClusterClient; rotates: boolean }> {
+  const path = config.kubeconfig!;
   try {
-    return await connectCluster(await loadKubeConfig(path));
+    const { kc, rotates } = await nodeKubeConfig(config, clock);
+    return { cluster: await connectCluster(kc), rotates };
   } catch (err) {
     throw new UserError(
       'usage',
       `--kubeconfig ${path}: ${(err as Error).message}`,
-      'give a kubeconfig whose user is this node (CN=system:node:<node-name>, O=system:nodes), see docs/cluster.md',
+      'give a kubeconfig whose user is this node (CN=system:node:<node-name>, O=system:nodes), or --bootstrap-kubeconfig to make one; see docs/cluster.md',
     );
   }
 }

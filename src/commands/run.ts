@@ -1,9 +1,12 @@
 import { isStaticPod } from '../engine/api/pod-util.js';
 import { Flags } from '@oclif/core';
 import { localWorkloads, startWorkloads } from '../cli/workloads.js';
-import { BaseCommand } from '../cli/base-command.js';
+import { BaseCommand, type BaseFlags } from '../cli/base-command.js';
 import { kubeletConfigFromFlags, kubeletFlags } from '../cli/kubelet-flags.js';
 import { joinCluster, startNodeServers } from '../cli/node-servers.js';
+import { bootstrapCredentials, startClientRotation } from '../cli/node-credentials.js';
+import type { KubeletConfiguration } from '../engine/config/kubelet-config.js';
+import { RealClock } from '../util/clock.js';
 import { checkRunConfig } from '../cli/run-config.js';
 import { printConfig } from '../cli/print-config.js';
 import { superviseEmbeddedRuntime } from '../cli/runtime-supervisor.js';
@@ -11,6 +14,8 @@ import { nextStopSignal } from '../cli/signals.js';
 import { Kubelet } from '../engine/kubelet.js';
 import { showNode, type LogFormat, type NodeOutput } from '../cli/node-faces.js';
 import { rootPaths } from '../util/paths.js';
+
+export type RunFlags = BaseFlags<typeof Run>;
 
 export default class Run extends BaseCommand {
   static override summary = 'Run the node: drive pods from static manifests or a URL to their desired state.';
@@ -61,9 +66,18 @@ export default class Run extends BaseCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Run);
+    await this.runNode(flags);
+  }
+
+  /**
+   * The node, from its flags; `prepare` may fill the configuration first
+   * (knode join: the kubeconfigs its discovery wrote).
+   */
+  protected async runNode(flags: RunFlags, prepare?: (config: KubeletConfiguration) => Promise<void>): Promise<void> {
     const rootDir = this.rootDir(flags);
     const warn = (message: string) => process.stderr.write(`knode: warning: ${message}\n`);
     const config = kubeletConfigFromFlags(rootDir, flags, {}, warn);
+    await prepare?.(config);
     if (flags['print-config']) {
       this.log(printConfig(config));
       return;
@@ -71,7 +85,10 @@ export default class Run extends BaseCommand {
     checkRunConfig(config, flags['allow-remote']);
     const client = await this.connectRuntime({ ...flags, 'runtime-endpoint': config.containerRuntimeEndpoint || undefined });
     config.containerRuntimeEndpoint = client.endpoint;
-    const cluster = config.kubeconfig ? await joinCluster(config.kubeconfig) : undefined;
+    const clock = new RealClock();
+    await bootstrapCredentials(config, clock, (message) => process.stderr.write(`knode: ${message}\n`));
+    const joined = config.kubeconfig ? await joinCluster(config, clock) : undefined;
+    const cluster = joined?.cluster;
     const workloads = cluster ? undefined : localWorkloads(config, rootDir);
     const kubelet = new Kubelet(config, { runtime: client, cluster, local: workloads?.api, version: this.config.version });
     if (workloads)
@@ -87,6 +104,7 @@ export default class Run extends BaseCommand {
     const stopped = Promise.race([nextStopSignal(), face.quit.then(() => 'quit')]);
     const servers = await startNodeServers(kubelet, config, rootDir, cluster, warn);
     await kubelet.start();
+    const rotation = joined?.rotates ? startClientRotation(kubelet, config) : undefined;
     if (plain) {
       const onExit = flags['drain-on-exit'] ? 'stops every pod, then knode' : 'stops knode and leaves containers running';
       process.stderr.write(
@@ -102,6 +120,7 @@ export default class Run extends BaseCommand {
     unsupervise();
     if (output !== 'json')
       process.stderr.write(`knode: ${signal}: stopping; ${drained ? 'its pods are stopped' : 'containers keep running'}\n`);
+    rotation?.stop();
     await servers.stop();
     await kubelet.stop();
     workloads?.stop();

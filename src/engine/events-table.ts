@@ -91,6 +91,8 @@ export const EVENT_CLASSES: Record<LifecycleEventType, EventClass> = {
   // Every pass while a threshold is met: the pressure itself is NodePressureChanged.
   EvictionThresholdMet: { class: 'noisy', quiet: false },
   NodePressureChanged: problem,
+  CertificateRotated: lifecycle,
+  CertificateRenewFailed: problem,
 };
 
 /** Whether something went wrong: a problem or a failure. */

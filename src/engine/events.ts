@@ -166,6 +166,11 @@ export interface LifecyclePayloads {
   EvictionThresholdMet: NoDetail;
   /** MemoryPressure, DiskPressure or PIDPressure changed; the reason is the kubelet's node event (NodeHasInsufficientMemory ...). */
   NodePressureChanged: NoDetail;
+  // joining a cluster
+  /** TLS bootstrap or a renewal got the node a new certificate (client or serving); new connections use it. */
+  CertificateRotated: { detail: { kind: 'client' | 'server'; subject: string; notAfter: string } };
+  /** A certificate renewal failed; it is tried again after a back-off. */
+  CertificateRenewFailed: { detail: { kind: 'client' | 'server' } };
 }
 
 export type LifecycleEventType = keyof LifecyclePayloads;

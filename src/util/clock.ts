@@ -144,3 +144,17 @@ export class FakeClock implements Clock {
 export async function flushMicrotasks(rounds = 20): Promise<void> {
   for (let i = 0; i < rounds; i++) await Promise.resolve();
 }
+
+/**
+ * Keeps the process alive until `work` settles: the real clock's timers do
+ * not, so a command whose only work is waiting on them (a retry, a poll)
+ * would otherwise end in the middle.
+ */
+export async function keepingAlive<T>(work: Promise<T>): Promise<T> {
+  const handle = setInterval(() => {}, 1 << 30);
+  try {
+    return await work;
+  } finally {
+    clearInterval(handle);
+  }
+}

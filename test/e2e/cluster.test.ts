@@ -1,10 +1,16 @@
-// Three `knode run` nodes in a real cluster: kube-apiserver, etcd,
-// kube-scheduler and kube-controller-manager on loopback (test/peers), driven
-// with the real kubectl. The scheduler spreads a Deployment over the nodes;
-// a node killed with -9 goes NotReady and the controller manager moves its
-// pods; the node restarted rejoins without duplicating anything.
+// Three knode nodes in a real cluster: kube-apiserver, etcd, kube-scheduler
+// and kube-controller-manager on loopback (test/peers), driven with the real
+// kubectl. The nodes join as kubeadm's do, with `knode join` and a bootstrap
+// token; the controller manager signs 2-minute client certificates, so each
+// node renews its own several times while the suite runs. The scheduler
+// spreads a Deployment over the nodes; a node killed with -9 goes NotReady and
+// the controller manager moves its pods; the node restarted rejoins without
+// duplicating anything.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import 'reflect-metadata';
+import { X509Certificate } from 'node:crypto';
+import * as x509 from '@peculiar/x509';
+import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -35,34 +41,35 @@ function normalized(text: string): string[] {
 
 describe('knode nodes in a real cluster (scheduler, controller manager, kubectl)', () => {
   let cp: ControlPlane;
+  let joining: { token: string; caCertHash: string; apiserver: string };
   const nodes: RunningNode[] = [];
+  const started = Date.now();
+
+  /** `knode join` as kubeadm token create --print-join-command prints it, with this node's flags. */
+  const joinArgs = (name: string, root: string, port: number, token = joining.token, hash = joining.caCertHash) => [
+    cliEntry,
+    'join',
+    joining.apiserver,
+    '--token',
+    token,
+    '--discovery-token-ca-cert-hash',
+    hash,
+    '--node-name',
+    name,
+    '--root-dir',
+    root,
+    '--node-ip',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--read-only-port',
+    '0',
+    '--output',
+    'json',
+  ];
 
   function startKnode(name: string, root: string, port: number): RunningNode {
-    const kubeconfig = cp.nodeKubeconfig(name);
-    const child = spawn(
-      process.execPath,
-      [
-        cliEntry,
-        'run',
-        '--kubeconfig',
-        kubeconfig,
-        '--node-name',
-        name,
-        '--root-dir',
-        root,
-        '--node-ip',
-        '127.0.0.1',
-        '--port',
-        String(port),
-        '--client-ca-file',
-        cp.ca,
-        '--read-only-port',
-        '0',
-        '--output',
-        'json',
-      ],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
+    const child = spawn(process.execPath, joinArgs(name, root, port), { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout!.on('data', (d) => (out += d));
     child.stderr!.on('data', (d) => (out += d));
@@ -83,7 +90,8 @@ describe('knode nodes in a real cluster (scheduler, controller manager, kubectl)
   };
 
   beforeAll(async () => {
-    cp = startControlPlane({ controllers: true });
+    cp = startControlPlane({ controllers: true, signingDuration: '2m' });
+    joining = cp.joinToken();
     for (const name of ['kn-1', 'kn-2', 'kn-3'])
       nodes.push(startKnode(name, mkdtempSync(join(tmpdir(), `knode-${name}-`)), await freePort()));
     await eventually(
@@ -223,4 +231,80 @@ describe('knode nodes in a real cluster (scheduler, controller manager, kubectl)
     const names = (await podsOf()).map((p) => p.metadata.name);
     expect(new Set(names).size).toBe(6);
   });
+
+  it('joined with a bootstrap token: a CSR per node from the token, approved and signed by the controller manager', async () => {
+    const csrs = (await cp.kubectlJson<{ items: Csr[] }>('get', 'csr')).items;
+    const tokenId = joining.token.split('.')[0];
+    for (const n of nodes) {
+      const bootstrap = csrs.find(
+        (c) => c.spec.username === `system:bootstrap:${tokenId}` && subjectOf(c).includes(`system:node:${n.name}`),
+      );
+      expect(bootstrap?.metadata.name, n.name).toMatch(/^node-csr-[\w-]{43}$/);
+      expect(bootstrap!.spec.signerName).toBe('kubernetes.io/kube-apiserver-client-kubelet');
+      expect(bootstrap!.spec.usages).toEqual(['digital signature', 'client auth']);
+      expect(bootstrap!.status.conditions?.map((c) => c.type)).toEqual(['Approved']);
+      // The kubeconfig knode wrote names the store's current pair, whose key never left the node.
+      const kubeconfig = readFileSync(join(n.root, 'kubelet.conf'), 'utf8');
+      expect(kubeconfig).toContain(join(n.root, 'pki', 'kubelet-client-current.pem'));
+      expect(statSync(join(n.root, 'pki', 'kubelet-client-current.pem')).mode & 0o777).toBe(0o600);
+    }
+  });
+
+  it('refuses a wrong CA hash, an unknown token and an expired one, and starts nothing', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'knode-refused-'));
+    const port = await freePort();
+    const run = (args: string[]) => knode([...args.slice(1), '--discovery-timeout', '2s'], { timeoutMs: 60_000 });
+    const wrongHash = await run(joinArgs('kn-x', root, port, joining.token, `sha256:${'ab'.repeat(32)}`));
+    expect(wrongHash.code).toBe(2);
+    expect(wrongHash.stderr).toMatch(
+      /couldn't validate the identity of the API Server: cluster CA found in cluster-info ConfigMap is invalid: none of the public keys "sha256:[0-9a-f]{64}" are pinned/,
+    );
+    const unknown = await run(joinArgs('kn-x', root, port, 'zzzzzz.0123456789abcdef'));
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('could not find a JWS signature in the cluster-info ConfigMap for token ID "zzzzzz"');
+    expect(unknown.stderr).toContain('Use "kubeadm token create"');
+    // Expired: the apiserver no longer takes it, whether or not the bootstrap signer has dropped its signature yet.
+    const expired = cp.joinToken('1s');
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const late = await run(joinArgs('kn-x', root, port, expired.token));
+    expect(late.code).toBe(2);
+    expect(late.stderr).toMatch(/could not find a JWS signature|the bootstrap token expired or was deleted/);
+    expect((await cp.kubectl('get', 'node', 'kn-x')).code).not.toBe(0);
+  });
+
+  it('renews 2-minute client certificates with no pod disturbed and no lapse in Ready', async () => {
+    const live = nodes.slice(0, 2);
+    // Each node has run for more than 90 s by now; renewal comes at 70-90 % of 120 s.
+    const pairs = (root: string) => readdirSync(join(root, 'pki')).filter((f) => /^kubelet-client-\d.*\.pem$/.test(f));
+    await eventually(async () => (live.every((n) => pairs(n.root).length >= 2) ? true : undefined), 'a renewal on each node', 150_000);
+    const csrs = (await cp.kubectlJson<{ items: Csr[] }>('get', 'csr')).items;
+    for (const n of live) {
+      const current = new X509Certificate(readFileSync(join(n.root, 'pki', 'kubelet-client-current.pem')));
+      expect(Date.parse(current.validTo)).toBeGreaterThan(Date.now());
+      expect(current.subject).toContain(`CN=system:node:${n.name}`);
+      const renewals = csrs.filter((c) => c.spec.username === `system:node:${n.name}`);
+      expect(renewals.length, n.name).toBeGreaterThan(0);
+      expect(renewals.every((c) => /^csr-/.test(c.metadata.name))).toBe(true);
+      // Ready since it joined: never a transition after the first renewal.
+      const ready = (await nodeOf(n.name)).status?.conditions?.find((c) => c.type === 'Ready');
+      expect(ready?.status).toBe('True');
+      expect(Date.parse(ready!.lastTransitionTime!)).toBeLessThan(started + 90_000);
+      const lease = await cp.kubectlJson<{ spec: { renewTime: string } }>('get', 'lease', '-n', 'kube-node-lease', n.name);
+      expect(Date.now() - Date.parse(lease.spec.renewTime)).toBeLessThan(20_000);
+    }
+    const pods = running(await podsOf());
+    expect(pods).toHaveLength(6);
+    for (const p of pods) expect(p.status?.containerStatuses?.[0]?.restartCount).toBe(0);
+  });
 });
+
+interface Csr {
+  metadata: { name: string };
+  spec: { username: string; signerName: string; usages: string[]; request: string };
+  status: { conditions?: { type: string }[] };
+}
+
+/** The subject of a CSR's request ("O=system:nodes, CN=system:node:kn-1"). */
+function subjectOf(csr: Csr): string {
+  return new x509.Pkcs10CertificateRequest(Buffer.from(csr.spec.request, 'base64').toString('utf8')).subject;
+}

@@ -49,6 +49,7 @@ export function clusterNode(deps: ClusterNodeDeps): ClusterNode {
     events,
     nodeName: config.nodeName,
     labels: { ...nodeLabels(config.nodeName), ...config.nodeLabels },
+    taints: config.registerWithTaints,
     maxPods: config.maxPods,
     rootDir: config.rootDir,
     hostIP: deps.hostIP,

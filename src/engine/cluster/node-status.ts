@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { RetryDelay } from '../../util/backoff.js';
 import type { Clock, Timer } from '../../util/clock.js';
 import { rfc3339 } from '../api/v1.js';
-import type { Node, NodeCondition, NodeStatus } from '../api/cluster.js';
+import type { Node, NodeCondition, NodeStatus, Taint } from '../api/cluster.js';
 import type { EventStream } from '../events.js';
 import { ClusterError, type ClusterClient } from './client.js';
 import { addresses, capacity, pressureConditions, readyCondition, systemInfo } from './node-info.js';
@@ -13,6 +13,8 @@ export interface NodeStatusDeps {
   events: EventStream;
   nodeName: string;
   labels: Record<string, string>;
+  /** Taints a new Node is registered with (registerWithTaints). */
+  taints?: Taint[];
   maxPods: number;
   rootDir: string;
   hostIP: string;
@@ -128,7 +130,7 @@ export class NodeStatusManager {
         labels: this.deps.labels,
         annotations: { 'volumes.kubernetes.io/controller-managed-attach-detach': 'true' },
       },
-      spec: {},
+      spec: this.deps.taints?.length ? { taints: this.deps.taints } : {},
       status,
     };
     try {

@@ -1,3 +1,4 @@
+import { checkTaintList } from './taints.js';
 import { readFileSync } from 'node:fs';
 import { isMap, isScalar, LineCounter, parseDocument, type Pair } from 'yaml';
 import { parseByteQuantity } from '../api/quantity.js';
@@ -109,6 +110,12 @@ function convert(value: unknown, type: SettingType, where: string): unknown {
       if (!ok) throw new ConfigFileError(`${where}: expected a map of eviction signals to strings, such as memory.available: "100Mi"`);
       return value;
     }
+    case 'taints':
+      try {
+        return checkTaintList(value);
+      } catch (err) {
+        throw new ConfigFileError(`${where}: ${(err as Error).message}`);
+      }
     case 'labels':
     case 'enum':
       throw new Error(`${where}: a ${type} setting is not read from a file`);

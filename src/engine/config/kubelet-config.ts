@@ -1,3 +1,4 @@
+import type { Taint } from '../api/cluster.js';
 import { formatGoDuration } from './duration.js';
 import { SETTINGS, settingDefault } from './settings.js';
 
@@ -94,6 +95,14 @@ export interface KubeletConfiguration {
   nodeLogDir: string;
   /** The kubeconfig of the apiserver to join (--kubeconfig; `default` finds one as kubectl does); none: no apiserver. */
   kubeconfig?: string;
+  /** Bootstrap credentials for a missing or expired --kubeconfig (TLS bootstrap). */
+  bootstrapKubeconfig?: string;
+  /** Where the node's certificates and keys are kept (the kubelet's --cert-dir). */
+  certDirectory: string;
+  /** Renew the client certificate through the cluster before it expires. */
+  rotateCertificates: boolean;
+  /** Taints the Node is registered with. */
+  registerWithTaints: Taint[];
   /** The generic PLEG's relist period (the kubelet's is fixed at 1s). */
   plegRelistPeriod: number;
   /** Use runtime container events as hints for targeted relists (DESIGN.md: "events are hints"). */

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { formatByteQuantity } from '../api/quantity.js';
 import { LIFETIME_SETTINGS } from './settings-lifetime.js';
 import { SERVING_SETTINGS } from './settings-serving.js';
+import { JOIN_SETTINGS } from './settings-join.js';
 import { formatGoDuration } from './duration.js';
 import type { KubeletConfiguration } from './kubelet-config.js';
 
@@ -14,10 +15,11 @@ import type { KubeletConfiguration } from './kubelet-config.js';
  * eviction signals to values. On the command line:
  * strings comma-separated, headers 'Name: value' (repeated), labels
  * 'k=v,k2=v2', path made absolute, name lowercased, enum one of `options`,
- * signals 'memory.available<100Mi,…' (or '=', as `separator` says).
+ * signals 'memory.available<100Mi,…' (or '=', as `separator` says), taints
+ * 'key=value:Effect,…' (in a file, a list of {key, value, effect}).
  */
 export type SettingType =
-  'duration' | 'int' | 'bool' | 'string' | 'path' | 'name' | 'strings' | 'headers' | 'labels' | 'enum' | 'quantity' | 'signals';
+  'duration' | 'int' | 'bool' | 'string' | 'path' | 'name' | 'strings' | 'headers' | 'labels' | 'enum' | 'quantity' | 'signals' | 'taints';
 
 /** The commands whose flags include a setting's flag; `all` is a global flag of every command. */
 export type SettingCommand = 'run' | 'apply' | 'delete' | 'all';
@@ -151,6 +153,7 @@ export const SETTINGS: readonly Setting[] = [
     description: "Give containers that name no seccomp profile the runtime's default one (RuntimeDefault) rather than none",
   },
   ...SERVING_SETTINGS,
+  ...JOIN_SETTINGS,
   {
     field: 'containerRuntimeEndpoint',
     name: 'containerRuntimeEndpoint',

@@ -50,6 +50,7 @@ describe('the event classes', () => {
         'FreeDiskSpaceFailed',
         'ImageGCFailed',
         'NodePressureChanged',
+        'CertificateRenewFailed',
       ].sort(),
     );
     expect(typesOf((r) => r.class === 'step')).toEqual([

@@ -17,7 +17,21 @@ describe('knode as a command', () => {
   it('lists its commands and topics in --help', async () => {
     const { code, stdout } = await knode(['--help']);
     expect(code).toBe(0);
-    for (const command of ['run', 'apply', 'status', 'top', 'pleg', 'trace', 'logs', 'exec', 'attach', 'port-forward', 'delete', 'runtime'])
+    for (const command of [
+      'run',
+      'apply',
+      'status',
+      'top',
+      'pleg',
+      'trace',
+      'logs',
+      'exec',
+      'attach',
+      'port-forward',
+      'cp',
+      'delete',
+      'runtime',
+    ])
       expect(stdout).toMatch(new RegExp(`^\\s+${command}\\s`, 'm'));
   });
 
@@ -43,6 +57,7 @@ describe('knode as a command', () => {
     expect(complete('knode port')).toBe('port-forward');
     expect(complete('knode exec --con')).toBe('--container');
     expect(complete('knode port-forward --add')).toBe('--address');
+    expect(complete('knode cp --no-p')).toBe('--no-preserve');
   });
 
   it('says that trace needs a running node, and how to start one', async () => {

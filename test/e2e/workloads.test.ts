@@ -162,9 +162,9 @@ describe('a Deployment in the static dir', () => {
       const deleted = await knode(['delete', '-f', file, '--root-dir', applyRoot, '--node-name', 'e2e'], { timeoutMs: 90_000 });
       expect(deleted.code, deleted.stderr).toBe(0);
       expect(deleted.stdout.trim().split('\n')).toEqual([
-        'configmap "greeter" deleted',
-        'deployment.apps "greeter" deleted',
-        'job.batch "count" deleted',
+        'configmap "greeter" deleted from default namespace',
+        'deployment.apps "greeter" deleted from default namespace',
+        'job.batch "count" deleted from default namespace',
       ]);
       const after = await knode(['status', '--root-dir', applyRoot]);
       expect(after.stdout).toBe('');

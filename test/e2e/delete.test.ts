@@ -1,0 +1,111 @@
+// knode delete -f as kubectl delete: pods whose PID 1 ignores SIGTERM are
+// stopped all at once, so three take one grace period, not three; --now,
+// --force, --wait=false and the flag rules, through bin/run.js on the
+// embedded runtime. The waits are real, bounded by the pods' 5 s grace.
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { knode } from '../helpers/cli.js';
+import { eventually } from '../helpers/runtimes.js';
+
+const GRACE_SECONDS = 5;
+const root = mkdtempSync(join(tmpdir(), 'knode-delete-'));
+const pods = join(root, 'manifests');
+const at = ['--root-dir', root, '--node-name', 'e2e'];
+const names = ['stubborn-1-e2e', 'stubborn-2-e2e', 'stubborn-3-e2e'];
+/** How long the delete with the pods' own grace took: the bound the quicker ones are measured against. */
+let graceful = 2 * GRACE_SECONDS;
+
+beforeAll(() => {
+  mkdirSync(pods);
+  for (const n of [1, 2, 3])
+    writeFileSync(
+      join(pods, `stubborn-${n}.yaml`),
+      `apiVersion: v1
+kind: Pod
+metadata:
+  name: stubborn-${n}
+spec:
+  terminationGracePeriodSeconds: ${GRACE_SECONDS}
+  containers:
+    - name: main
+      image: busybox:1.36
+      command: ["sh", "-c", "trap '' TERM; while :; do sleep 0.2; done"]
+`,
+    );
+});
+
+afterAll(async () => {
+  await knode(['runtime', 'stop', '--root-dir', root]);
+}, 60_000);
+
+async function applyAll(): Promise<void> {
+  const applied = await knode(['apply', '-f', pods, ...at], { timeoutMs: 90_000 });
+  expect(applied.code, applied.stderr).toBe(0);
+}
+
+async function timed(args: string[]) {
+  const started = performance.now();
+  const res = await knode(['delete', '-f', pods, ...args, ...at], { timeoutMs: 90_000 });
+  return { ...res, seconds: (performance.now() - started) / 1000 };
+}
+
+const lines = (operation: string) => names.map((n) => `pod "${n}" ${operation} from default namespace\n`).join('');
+
+describe('knode delete -f', () => {
+  it('stops pods that ignore SIGTERM all at once: one grace period for three, not three', async () => {
+    await applyAll();
+    const res = await timed([]);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout).toBe(lines('deleted'));
+    // Each pod had its grace period (SIGTERM is ignored, so SIGKILL ends it), and they ran side by side.
+    expect(res.seconds).toBeGreaterThanOrEqual(GRACE_SECONDS - 0.5);
+    expect(res.seconds).toBeLessThan(2 * GRACE_SECONDS);
+    graceful = res.seconds;
+    const status = await knode(['status', '--root-dir', root]);
+    expect(status.stdout).toBe('');
+  }, 180_000);
+
+  it('--now gives each pod a second (the kubelet makes it two); --force kills at once, with kubectl warning', async () => {
+    await applyAll();
+    const now = await timed(['--now']);
+    expect(now.code, now.stderr).toBe(0);
+    expect(now.stdout).toBe(lines('deleted'));
+    // The same work as above but for the grace: at least two seconds less (5 s of grace against 2).
+    expect(now.seconds).toBeLessThan(graceful - 2);
+
+    await applyAll();
+    const force = await timed(['--force']);
+    expect(force.code, force.stderr).toBe(0);
+    expect(force.stdout).toBe(lines('force deleted'));
+    expect(force.stderr).toContain(
+      'Warning: Immediate deletion does not wait for confirmation that the running resource has been terminated. The resource may continue to run on the cluster indefinitely.\n',
+    );
+    expect(force.seconds).toBeLessThan(graceful - 2);
+  }, 240_000);
+
+  it('--wait=false returns at once and the pods are stopped in the background', async () => {
+    await applyAll();
+    const res = await timed(['--wait=false']);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout).toBe(lines('deleted'));
+    expect(res.seconds).toBeLessThan(graceful - 2);
+    await eventually(
+      async () => (await knode(['status', '--root-dir', root])).stdout === '',
+      'the pods to be gone',
+      4 * GRACE_SECONDS * 1000,
+    );
+  }, 180_000);
+
+  it("refuses kubectl's impossible flag pairs, exit 1", async () => {
+    const both = await knode(['delete', '-f', pods, '--now', '--grace-period', '3', ...at]);
+    expect(both).toEqual({ code: 1, stdout: '', stderr: 'error: --now and --grace-period cannot be specified together\n' });
+    const force = await knode(['delete', '-f', pods, '--force', '--grace-period', '3', ...at]);
+    expect(force).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'error: --force and --grace-period greater than 0 cannot be specified together\n',
+    });
+  });
+});

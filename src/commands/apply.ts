@@ -13,8 +13,19 @@ import { Kubelet } from '../engine/kubelet.js';
 import { runOnce, type PodOutcome } from '../engine/run-once.js';
 import { renderApplyTasks } from '../ui/apply-tasks.js';
 import { localWorkloads, startWorkloads } from '../cli/workloads.js';
+import type { LocalWorkloads } from '../controllers/index.js';
 import { waitForRollouts, type RolloutState } from '../controllers/index.js';
 import { ExitCode, UserError } from '../util/user-error.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { booleanFlagValues } from '../cli/delete-options.js';
+import { deletedLine, resourceOf, stopPod } from '../cli/stop-pods.js';
+import type { CriClient } from '../cri/client.js';
+import type { Pod } from '../engine/api/v1.js';
+import type { KubeletConfiguration } from '../engine/config/kubelet-config.js';
+import { RuntimeManager } from '../engine/kuberuntime/runtime-manager.js';
+
+/** How often apply --wait looks whether the pods have ended. */
+const WAIT_POLL_MS = 1_000;
 
 export default class Apply extends BaseCommand {
   static override summary = 'Apply manifests once (runOnce): run every pod until Running or Succeeded, then report.';
@@ -31,11 +42,16 @@ export default class Apply extends BaseCommand {
     filename: Flags.string({ char: 'f', description: 'Manifest file, directory, or - for stdin', required: true }),
     timeout: Flags.string({ description: 'How long to wait for the pods (Go duration)', default: '4m' }),
     output: Flags.string({ char: 'o', description: 'Print the pods with their status as a v1 PodList', options: ['json', 'yaml'] }),
+    wait: Flags.boolean({
+      description: 'Then stay until every pod has ended, or SIGINT/SIGTERM, and remove the pods and workloads: nothing is left behind',
+      default: false,
+      allowNo: true,
+    }),
     ...kubeletFlags('apply'),
   };
 
   async run(): Promise<void> {
-    const { flags } = await this.parse(Apply);
+    const { flags } = await this.parse(Apply, booleanFlagValues(this.argv, ['wait']));
     const rootDir = this.rootDir(flags);
     const path = await this.manifestPath(flags.filename, rootDir);
     const timeout = parseDuration(flags.timeout, 'timeout');
@@ -84,15 +100,68 @@ export default class Apply extends BaseCommand {
         };
         this.log(flags.output === 'json' ? JSON.stringify(list, null, 2) : stringify(list).trimEnd());
       }
-      this.summarize(result.outcomes, [...rollouts.values()], path, result.manifestErrors.length);
+      let code = this.summarize(result.outcomes, [...rollouts.values()], path, result.manifestErrors.length);
+      if (flags.wait) {
+        workloads.stop();
+        const made = workloads.api.keysFrom(`file:${path}`);
+        const ended = await this.waitThenRemove(client, config, workloads, result.pods, made, interrupted);
+        if (code === ExitCode.ok) code = ended;
+      }
+      if (code !== ExitCode.ok) this.exit(code);
     } finally {
       workloads.stop();
       client.close();
     }
   }
 
-  /** One line per failed pod, a count of pods and of workloads; exit 1 when any failed, 2 for bad manifests. */
-  private summarize(outcomes: PodOutcome[], rollouts: RolloutState[], path: string, manifestErrors: number): void {
+  /**
+   * --wait, as `podman kube play --wait`: stays until every pod of the
+   * manifests has ended (all its containers exited) or a signal comes, then
+   * stops the pods side by side within their grace periods, removes them, and
+   * deletes the workloads. Exit 1 when a container had failed.
+   */
+  private async waitThenRemove(
+    client: CriClient,
+    config: KubeletConfiguration,
+    workloads: LocalWorkloads,
+    staticPods: Pod[],
+    workloadKeys: string[],
+    interrupted: AbortSignal,
+  ): Promise<number> {
+    const runtime = RuntimeManager.standalone(client, config);
+    const pods = () => [...staticPods, ...(workloads.withDependents(workloadKeys).filter((o) => o.kind === 'Pod') as unknown as Pod[])];
+    const statusOf = (pod: Pod) => runtime.getPodStatus(pod.metadata.uid!, pod.metadata.name!, pod.metadata.namespace || 'default');
+    let failed = false;
+    while (!interrupted.aborted) {
+      const statuses = await Promise.all(pods().map(statusOf));
+      const live = statuses.some((s) => s.containers.some((c) => c.state === 'running' || c.state === 'created'));
+      if (!live) {
+        failed = statuses.some((s) => s.containers.some((c) => c.state === 'exited' && c.exitCode !== 0));
+        break;
+      }
+      await sleep(WAIT_POLL_MS, undefined, { signal: interrupted }).catch(() => {});
+    }
+    const removing = pods().map(async (pod) => ({ pod, error: await stopPod(runtime, pod, await statusOf(pod), undefined) }));
+    for (const done of removing) {
+      const { pod, error } = await done;
+      this.logToStderr(error ? `Error: ${error}` : deletedLine('pod', pod));
+      if (error) failed = true;
+    }
+    for (const pod of pods())
+      if (workloads.store.get('Pod', pod.metadata.namespace!, pod.metadata.name!))
+        workloads.store.delete('Pod', pod.metadata.namespace!, pod.metadata.name!, { gracePeriodSeconds: 0 });
+    // What the manifests made goes with them, claims too (as podman removes the volumes kube play made).
+    for (const key of workloadKeys) {
+      const [kind, namespace, name] = key.split('/');
+      workloads.api.deleteObject(kind, namespace, name);
+      this.logToStderr(deletedLine(resourceOf(kind), { metadata: { name, namespace } }));
+    }
+    workloads.api.save();
+    return failed ? ExitCode.workloadFailed : ExitCode.ok;
+  }
+
+  /** One line per failed pod, a count of pods and of workloads; the exit code: 1 when any failed, 2 for bad manifests. */
+  private summarize(outcomes: PodOutcome[], rollouts: RolloutState[], path: string, manifestErrors: number): number {
     const failed = outcomes.filter((o) => !o.ok);
     for (const o of failed) this.logToStderr(`${o.pod}: ${o.result}${o.message ? `: ${o.message}` : ''}`);
     const counts = new Map<string, number>();
@@ -104,9 +173,10 @@ export default class Apply extends BaseCommand {
       this.logToStderr(
         `${plural(rollouts.length, 'workload')}: ${rollouts.length - unfinished} ready${unfinished > 0 ? `, ${unfinished} not` : ''}`,
       );
-    if (failed.length > 0 || unfinished > 0) this.exit(ExitCode.workloadFailed);
+    if (failed.length > 0 || unfinished > 0) return ExitCode.workloadFailed;
     if (outcomes.length === 0 && rollouts.length === 0 && manifestErrors === 0) throw new UserError('usage', `no pods in ${path}`);
-    if (manifestErrors > 0) this.exit(ExitCode.usage);
+    if (manifestErrors > 0) return ExitCode.usage;
+    return ExitCode.ok;
   }
 
   /**

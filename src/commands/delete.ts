@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { BaseCommand } from '../cli/base-command.js';
 import { booleanFlagValues, deleteMode, type DeleteMode } from '../cli/delete-options.js';
+import { deletedLine, resourceOf, stopPod } from '../cli/stop-pods.js';
 import { kubeletConfigFromFlags, kubeletFlags } from '../cli/kubelet-flags.js';
 import { NodeClient } from '../cli/node-client.js';
 import { podRef } from '../engine/api/pod-util.js';
@@ -87,7 +88,7 @@ export default class Delete extends BaseCommand {
         if (managed.has(pod.metadata.uid))
           this.logToStderr(`Warning: the node running under ${rootDir} has ${podRef(pod)} in its sources and will start it again`);
       if (!flags.wait) {
-        for (const { pod } of found) this.log(deletedLine('pod', pod, mode));
+        for (const { pod } of found) this.log(deletedLine('pod', pod, mode.operation));
         if (objects.length > 0) this.deletedWorkloadLines(objects, config, rootDir, mode, flags.claims);
         if (found.length > 0 || objects.length > 0) this.inBackground();
         return this.exit(errors.length > 0 ? ExitCode.usage : ExitCode.ok);
@@ -99,7 +100,7 @@ export default class Delete extends BaseCommand {
         if (error) {
           failed++;
           this.logToStderr(`Error: ${error}`);
-        } else this.log(deletedLine('pod', found[i].pod, mode));
+        } else this.log(deletedLine('pod', found[i].pod, mode.operation));
       }
     } finally {
       client.close();
@@ -132,7 +133,7 @@ export default class Delete extends BaseCommand {
     for (const o of objects) {
       if (o.kind === 'PersistentVolumeClaim' && !claims) continue;
       if (workloads.store.get(o.kind, o.metadata.namespace || 'default', o.metadata.name!))
-        this.log(deletedLine(resourceOf(o.kind), o, mode));
+        this.log(deletedLine(resourceOf(o.kind), o, mode.operation));
     }
   }
 
@@ -173,7 +174,7 @@ export default class Delete extends BaseCommand {
         for (const pod of pods)
           if (workloads.store.get('Pod', namespace, pod.metadata.name!))
             workloads.store.delete('Pod', namespace, pod.metadata.name!, { gracePeriodSeconds: 0 });
-        return { stderr: errors, failed: errors.length, stdout: deletedLine(resourceOf(o.kind), o, mode) };
+        return { stderr: errors, failed: errors.length, stdout: deletedLine(resourceOf(o.kind), o, mode.operation) };
       });
       for (const done of deleting) {
         const { stderr, stdout, failed: count = 0 } = await done;
@@ -187,28 +188,4 @@ export default class Delete extends BaseCommand {
     }
     return failed;
   }
-}
-
-/** Stops a pod within its grace period (or the one given) and removes it from the runtime; the error, if it could not be stopped. */
-async function stopPod(
-  runtime: RuntimeManager,
-  pod: Pod,
-  status: RuntimePodStatus,
-  gracePeriod: number | undefined,
-): Promise<string | undefined> {
-  const error = (await runtime.killPod(pod, status, gracePeriod ?? pod.spec.terminationGracePeriodSeconds)).error();
-  if (error) return `${podRef(pod)}: ${error.message}`;
-  await runtime.removePod(status);
-  return undefined;
-}
-
-/** kubectl's line for a deleted object: `pod "web" deleted from default namespace` (`force deleted` with a grace period of 0). */
-function deletedLine(resource: string, object: { metadata: { name?: string; namespace?: string } }, mode: DeleteMode): string {
-  return `${resource} "${object.metadata.name}" ${mode.operation} from ${object.metadata.namespace || 'default'} namespace`;
-}
-
-/** The resource kubectl names in its messages: deployment.apps, job.batch, configmap. */
-function resourceOf(kind: string): string {
-  const group = { Deployment: 'apps', ReplicaSet: 'apps', StatefulSet: 'apps', DaemonSet: 'apps', Job: 'batch', CronJob: 'batch' }[kind];
-  return `${kind.toLowerCase()}${group ? `.${group}` : ''}`;
 }

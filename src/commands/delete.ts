@@ -80,18 +80,23 @@ export default class Delete extends BaseCommand {
     try {
       const found: { pod: Pod; status: RuntimePodStatus }[] = [];
       for (const pod of pods) {
+        // The node would start it again at once: stopping it would only cost its grace period and a restart.
+        if (managed.has(pod.metadata.uid)) {
+          failed++;
+          this.logToStderr(
+            `Error: ${podRef(pod)} runs from the sources of the node running under ${rootDir}, which would start it again: remove its manifest from the node's --static-dir to delete it`,
+          );
+          continue;
+        }
         const status = await runtime.getPodStatus(pod.metadata.uid!, pod.metadata.name!, pod.metadata.namespace!);
         if (status.sandboxes.length === 0 && status.containers.length === 0) this.logToStderr(`pod "${pod.metadata.name}" not found`);
         else found.push({ pod, status });
       }
-      for (const { pod } of found)
-        if (managed.has(pod.metadata.uid))
-          this.logToStderr(`Warning: the node running under ${rootDir} has ${podRef(pod)} in its sources and will start it again`);
       if (!flags.wait) {
         for (const { pod } of found) this.log(deletedLine('pod', pod, mode.operation));
         if (objects.length > 0) this.deletedWorkloadLines(objects, config, rootDir, mode, flags.claims);
         if (found.length > 0 || objects.length > 0) this.inBackground();
-        return this.exit(errors.length > 0 ? ExitCode.usage : ExitCode.ok);
+        return this.exit(failed > 0 ? ExitCode.workloadFailed : errors.length > 0 ? ExitCode.usage : ExitCode.ok);
       }
       // All at once, as the kubelet's pod workers stop pods: ten pods take one grace period, not ten.
       const stopping = found.map(({ pod, status }) => stopPod(runtime, pod, status, mode.gracePeriod));

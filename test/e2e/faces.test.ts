@@ -165,7 +165,7 @@ describe('a running node', () => {
     expect(await profile.text()).toContain('--enable-profiling-handler');
   });
 
-  it('streams PLEG events as a new pod starts, and delete stops and removes a pod (the node warns it will be back)', async () => {
+  it("streams PLEG events as a new pod starts; delete leaves a pod of the node's sources alone and says why", async () => {
     const pleg = spawn(process.execPath, [cliEntry, 'pleg', '--json', ...at], { stdio: ['ignore', 'pipe', 'pipe'] });
     let lines = '';
     let note = '';
@@ -185,8 +185,13 @@ describe('a running node', () => {
     pleg.kill('SIGINT');
 
     const del = await knode(['delete', '-f', manifest, '--node-name', 'faces', ...at]);
-    expect(del.code).toBe(0);
-    expect(del.stdout).toContain('pod "extra-faces" deleted');
-    expect(del.stderr).toMatch(/will start it again/);
+    // The node would start it again at once: it is not stopped (no grace period spent, no restart).
+    expect(del.code).toBe(1);
+    expect(del.stdout).toBe('');
+    expect(del.stderr).toContain(
+      `Error: default/extra-faces runs from the sources of the node running under ${root}, which would start it again: remove its manifest from the node's --static-dir to delete it`,
+    );
+    const still = await knode(['status', 'extra-faces', ...at]);
+    expect(still.stdout).toMatch(/^extra-faces +1\/1 +Running +0 /m);
   });
 });

@@ -36,20 +36,3 @@ export function deleteMode(flags: DeleteFlags): DeleteMode {
   if (grace === 0) return { gracePeriod: 0, operation: 'force deleted', warning: FORCE_WARNING };
   return { gracePeriod: grace < 0 ? undefined : grace, operation: 'deleted' };
 }
-
-/**
- * Rewrites kubectl's `--flag=true|false` spelling of the given boolean flags
- * into what the parser takes (`--flag`, `--no-flag`); other arguments pass as
- * they are, and nothing after `--`.
- */
-export function booleanFlagValues(argv: string[], names: string[]): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (arg === '--') return [...out, ...argv.slice(i)];
-    const match = /^--([^=]+)=(true|false)$/.exec(arg);
-    if (match && names.includes(match[1])) out.push(match[2] === 'true' ? `--${match[1]}` : `--no-${match[1]}`);
-    else out.push(arg);
-  }
-  return out;
-}

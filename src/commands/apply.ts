@@ -17,7 +17,7 @@ import type { LocalWorkloads } from '../controllers/index.js';
 import { waitForRollouts, type RolloutState } from '../controllers/index.js';
 import { ExitCode, UserError } from '../util/user-error.js';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { booleanFlagValues } from '../cli/delete-options.js';
+import { booleanFlagValues } from '../cli/boolean-flags.js';
 import { deletedLine, resourceOf, stopPod } from '../cli/stop-pods.js';
 import type { CriClient } from '../cri/client.js';
 import type { Pod } from '../engine/api/v1.js';

@@ -61,6 +61,11 @@ describe('knode describe pod', () => {
     expect(stdout).toMatch(/^QoS Class: +Burstable$/m);
     expect(stdout).toMatch(/^Events:\n {2}Type +Reason +Age +From +Message\n {2}---- +------ +---- +---- +-------$/m);
     expect(stdout).toMatch(/^ {2}Normal +Started +\d+s +kubelet +spec\.containers\{app\}: Started container app$/m);
+    // kubectl's spelling of a false boolean flag.
+    const quiet = await knode(['describe', 'pod', 'hello-e2e', '--show-events=false', ...at]);
+    expect(quiet.code, quiet.stderr).toBe(0);
+    expect(quiet.stdout).toMatch(/^Name: {9}hello-e2e$/m);
+    expect(quiet.stdout).not.toContain('Events:');
   });
 
   it('shows a crash-looping container: waiting in back-off, its last termination, the BackOff events', async () => {

@@ -1,3 +1,4 @@
+import { booleanFlagValues } from '../../cli/boolean-flags.js';
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
 import { NodeClient } from '../../cli/node-client.js';
@@ -27,7 +28,7 @@ export default class DescribePod extends BaseCommand {
   };
 
   async run(): Promise<void> {
-    const { args, flags } = await this.parse(DescribePod);
+    const { args, flags } = await this.parse(DescribePod, booleanFlagValues(this.argv, ['show-events']));
     const rootDir = this.rootDir(flags);
     const [namespace, name] = args.pod.includes('/') ? args.pod.split('/', 2) : [flags.namespace ?? 'default', args.pod];
     const node = await NodeClient.find(rootDir);

@@ -1,6 +1,7 @@
 // kubectl delete's grace-period rules and its --flag=false spelling, as knode delete takes them.
 import { describe, expect, it } from 'vitest';
-import { booleanFlagValues, deleteMode, FORCE_WARNING } from '../../../src/cli/delete-options.js';
+import { booleanFlagValues } from '../../../src/cli/boolean-flags.js';
+import { deleteMode, FORCE_WARNING } from '../../../src/cli/delete-options.js';
 
 describe('deleteMode', () => {
   it.each([

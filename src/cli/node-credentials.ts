@@ -2,8 +2,9 @@
 // (--bootstrap-kubeconfig), the certificate store its connections read, and
 // the renewal of the client certificate (rotateCertificates).
 import type { KubeConfig } from '@kubernetes/client-node';
-import { CertificateManager } from '../engine/cluster/bootstrap/cert-manager.js';
-import { CLIENT_SIGNER, CLIENT_USAGES, csrApi } from '../engine/cluster/bootstrap/csr.js';
+import { CertificateManager, type CertificateManagerDeps } from '../engine/cluster/bootstrap/cert-manager.js';
+import { CertificateStore } from '../engine/cluster/bootstrap/cert-store.js';
+import { CLIENT_SIGNER, CLIENT_USAGES, csrApi, SERVING_SIGNER, SERVING_USAGES } from '../engine/cluster/bootstrap/csr.js';
 import { clientStore, kubeconfigClientCert, loadClientCert, nodeClientSubject } from '../engine/cluster/bootstrap/tls-bootstrap.js';
 import { certificatesOf } from '../engine/cluster/bootstrap/token.js';
 import { loadKubeConfig } from '../engine/cluster/client.js';
@@ -74,30 +75,76 @@ function useStorePair(kc: KubeConfig, pairPath: string): void {
 
 /** Renews the client certificate through the cluster; events and metrics on the kubelet's. */
 export function startClientRotation(kubelet: Kubelet, config: KubeletConfiguration): CertificateManager {
-  const manager = new CertificateManager({
+  return startRotation(kubelet, config, 'client', {
     store: clientStore(config.certDirectory),
     subject: nodeClientSubject(config.nodeName),
     signerName: CLIENT_SIGNER,
     usages: CLIENT_USAGES,
-    kind: 'client',
+  });
+}
+
+/** The store of the kubelet API's cluster-signed serving certificates. */
+export const servingStore = (config: KubeletConfiguration) => new CertificateStore(config.certDirectory, 'kubelet-server');
+
+/** The serving pair the cluster signed, while it is valid (serverTLSBootstrap). */
+export function signedServingPair(config: KubeletConfiguration, clock: Clock): string | undefined {
+  const current = servingStore(config).current();
+  return current && Date.parse(current.cert.validTo) > clock.now() ? current.pem : undefined;
+}
+
+/**
+ * serverTLSBootstrap: the kubelet API's certificate requested from the
+ * cluster (signer kubernetes.io/kubelet-serving, the node's name and address
+ * as SANs), served once signed and renewed as the client one is; until an
+ * admin approves it, the self-signed one is served.
+ */
+export function startServingRotation(kubelet: Kubelet, config: KubeletConfiguration, use: (pair: string) => void): CertificateManager {
+  return startRotation(
+    kubelet,
+    config,
+    'server',
+    {
+      store: servingStore(config),
+      subject: { ...nodeClientSubject(config.nodeName), dnsNames: [config.nodeName], ipAddresses: [kubelet.hostIP] },
+      signerName: SERVING_SIGNER,
+      usages: SERVING_USAGES,
+    },
+    use,
+  );
+}
+
+function startRotation(
+  kubelet: Kubelet,
+  config: KubeletConfiguration,
+  kind: 'client' | 'server',
+  what: Pick<CertificateManagerDeps, 'store' | 'subject' | 'signerName' | 'usages'>,
+  use?: (pair: string) => void,
+): CertificateManager {
+  const named = kind === 'client' ? 'client certificate' : 'serving certificate';
+  const manager = new CertificateManager({
+    ...what,
+    kind,
     clock: kubelet.clock,
     registry: kubelet.metrics.registry,
     api: async () => csrApi((await nodeKubeConfig(config, kubelet.clock)).kc),
-    onRotated: (cert) =>
+    onRotated: (cert) => {
+      const subject = cert.subject.replace(/\n/g, ', ');
+      use?.(what.store.current()!.pem);
       kubelet.events.emit({
         type: 'CertificateRotated',
         pod: '',
         uid: '',
-        message: `client certificate renewed: ${cert.subject.replace(/\n/g, ', ')}, valid until ${cert.validTo}`,
-        detail: { kind: 'client', subject: cert.subject.replace(/\n/g, ', '), notAfter: cert.validTo },
-      }),
+        message: `${named} issued: ${subject}, valid until ${cert.validTo}`,
+        detail: { kind, subject, notAfter: cert.validTo },
+      });
+    },
     onFailure: (message) =>
       kubelet.events.emit({
         type: 'CertificateRenewFailed',
         pod: '',
         uid: '',
-        message: `client certificate renewal failed: ${message}`,
-        detail: { kind: 'client' },
+        message: `${named} request failed: ${message}`,
+        detail: { kind },
       }),
   });
   manager.start();

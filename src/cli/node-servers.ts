@@ -1,6 +1,6 @@
 import { connectCluster, type ClusterClient } from '../engine/cluster/client.js';
 import type { Clock } from '../util/clock.js';
-import { nodeKubeConfig } from './node-credentials.js';
+import { nodeKubeConfig, signedServingPair, startServingRotation } from './node-credentials.js';
 import type { KubeletConfiguration } from '../engine/config/kubelet-config.js';
 import type { Kubelet } from '../engine/kubelet.js';
 import { KubeletServer } from '../engine/server/kubelet-server.js';
@@ -45,7 +45,7 @@ export async function startNodeServers(
   };
 }
 
-async function serveKubeletApi(kubelet: Kubelet, client: ClusterClient, config: KubeletConfiguration): Promise<KubeletServer> {
+async function serveKubeletApi(kubelet: Kubelet, client: ClusterClient, config: KubeletConfiguration): Promise<{ stop(): Promise<void> }> {
   const server = new KubeletServer(kubelet, {
     address: kubelet.hostIP,
     port: config.port,
@@ -56,6 +56,7 @@ async function serveKubeletApi(kubelet: Kubelet, client: ClusterClient, config: 
     nodeName: config.nodeName,
     client,
     clock: kubelet.clock,
+    signedPair: config.serverTLSBootstrap ? () => signedServingPair(config, kubelet.clock) : undefined,
   });
   try {
     await server.start();
@@ -66,7 +67,13 @@ async function serveKubeletApi(kubelet: Kubelet, client: ClusterClient, config: 
       'give another --port (0 turns it off), or --node-ip',
     );
   }
-  return server;
+  const rotation = config.serverTLSBootstrap ? startServingRotation(kubelet, config, (pair) => server.useCertificate(pair)) : undefined;
+  return {
+    async stop() {
+      rotation?.stop();
+      await server.stop();
+    },
+  };
 }
 
 /**

@@ -6,7 +6,7 @@
 // spreads a Deployment over the nodes; a node killed with -9 goes NotReady and
 // the controller manager moves its pods; the node restarted rejoins without
 // duplicating anything.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import 'reflect-metadata';
 import { X509Certificate } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
@@ -42,6 +42,9 @@ function normalized(text: string): string[] {
 describe('knode nodes in a real cluster (scheduler, controller manager, kubectl)', () => {
   let cp: ControlPlane;
   let joining: { token: string; caCertHash: string; apiserver: string };
+  // serverTLSBootstrap has no flag, as in the kubelet: it comes from the configuration file.
+  const config = join(mkdtempSync(join(tmpdir(), 'knode-config-')), 'kubelet.yaml');
+  writeFileSync(config, 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nserverTLSBootstrap: true\n');
   const nodes: RunningNode[] = [];
   const started = Date.now();
 
@@ -66,6 +69,8 @@ describe('knode nodes in a real cluster (scheduler, controller manager, kubectl)
     '0',
     '--output',
     'json',
+    '--config',
+    config,
   ];
 
   function startKnode(name: string, root: string, port: number): RunningNode {
@@ -295,6 +300,46 @@ describe('knode nodes in a real cluster (scheduler, controller manager, kubectl)
     const pods = running(await podsOf());
     expect(pods).toHaveLength(6);
     for (const p of pods) expect(p.status?.containerStatuses?.[0]?.restartCount).toBe(0);
+  });
+
+  it('serves the certificate the cluster signed once it is approved (serverTLSBootstrap); kubectl logs keeps working', async () => {
+    const node = nodes[0];
+    // What openssl s_client sees on the kubelet API's port.
+    const served = () =>
+      execFileSync(
+        'bash',
+        [
+          '-c',
+          `openssl s_client -connect 127.0.0.1:${node.port} </dev/null 2>/dev/null | openssl x509 -noout -issuer -subject -ext subjectAltName`,
+        ],
+        { encoding: 'utf8' },
+      );
+    const pending = await eventually(
+      async () =>
+        (await cp.kubectlJson<{ items: Csr[] }>('get', 'csr')).items.find(
+          (c) =>
+            c.spec.signerName === 'kubernetes.io/kubelet-serving' && c.spec.username === `system:node:${node.name}` && !c.status.conditions,
+        ),
+      'a pending kubelet-serving CSR from the node',
+      60_000,
+    );
+    expect(pending.spec.usages).toEqual(['digital signature', 'server auth']);
+    expect(served()).toMatch(new RegExp(`issuer=CN\\s?=\\s?${node.name}@\\d+`));
+    expect((await cp.kubectl('certificate', 'approve', pending.metadata.name)).code).toBe(0);
+    const signed = await eventually<string>(
+      async () => {
+        const text = served();
+        return /issuer=CN\s?=\s?knode-test-ca/.test(text) ? text : undefined;
+      },
+      'the kubelet API to serve the signed certificate',
+      30_000,
+    );
+    expect(signed).toMatch(/subject=O\s?=\s?system:nodes, CN\s?=\s?system:node:kn-1/);
+    expect(signed).toMatch(/DNS:kn-1/);
+    expect(signed).toMatch(/IP Address:127.0.0.1/);
+    const pod = running(await podsOf()).find((p) => p.spec.nodeName === node.name)!;
+    const logs = await cp.kubectl('logs', pod.metadata.name!);
+    expect(logs.code, logs.stderr).toBe(0);
   });
 });
 

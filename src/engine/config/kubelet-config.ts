@@ -101,6 +101,8 @@ export interface KubeletConfiguration {
   certDirectory: string;
   /** Renew the client certificate through the cluster before it expires. */
   rotateCertificates: boolean;
+  /** Request the kubelet API's serving certificate from the cluster, and renew it. */
+  serverTLSBootstrap: boolean;
   /** Taints the Node is registered with. */
   registerWithTaints: Taint[];
   /** The generic PLEG's relist period (the kubelet's is fixed at 1s). */

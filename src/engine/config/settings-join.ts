@@ -45,6 +45,16 @@ export const JOIN_SETTINGS: readonly Setting[] = [
   },
 
   {
+    field: 'serverTLSBootstrap',
+    name: 'serverTLSBootstrap',
+    file: true,
+    commands: [],
+    type: 'bool',
+    default: false,
+    description:
+      "Request the kubelet API's serving certificate from the cluster (signer kubernetes.io/kubelet-serving, the node's name and IP as SANs), serve it once an admin approves it (self-signed until then), and renew it",
+  },
+  {
     field: 'registerWithTaints',
     name: 'registerWithTaints',
     file: true,

@@ -25,6 +25,8 @@ export interface KubeletServerOptions {
   /** A serving certificate and key; without them one is made, self-signed, under certDir (as the kubelet does). */
   certFile?: string;
   keyFile?: string;
+  /** serverTLSBootstrap: the cluster-signed pair (certificate and key in one PEM) to serve, when there is one yet. */
+  signedPair?: () => string | undefined;
   certDir: string;
   /** Client certificates signed by this CA authenticate as CN (user) and O (groups). */
   clientCAFile?: string;
@@ -61,14 +63,13 @@ export class KubeletServer {
   ) {}
 
   async start(): Promise<void> {
-    const { cert, key } = await servingCertificate(this.opts);
+    const signed = this.opts.signedPair?.();
+    const { cert, key } = signed ? { cert: signed, key: signed } : await servingCertificate(this.opts);
     this.server = createServer(
       {
-        cert,
-        key,
+        ...this.secureContext(cert, key),
         requestCert: true,
         rejectUnauthorized: false,
-        ...(this.opts.clientCAFile ? { ca: readFileSync(this.opts.clientCAFile) } : {}),
       },
       (req, res) => {
         this.handle(req, res).catch((err: Error) => {
@@ -87,6 +88,15 @@ export class KubeletServer {
     });
     const info = this.server.address() as { address: string; port: number };
     this.listening = { address: info.address, port: info.port };
+  }
+
+  /** Serves a new certificate (a signed or renewed one) to new connections; open ones keep theirs. */
+  useCertificate(pair: string): void {
+    this.server?.setSecureContext(this.secureContext(pair, pair));
+  }
+
+  private secureContext(cert: string | Buffer, key: string | Buffer) {
+    return { cert, key, ...(this.opts.clientCAFile ? { ca: readFileSync(this.opts.clientCAFile) } : {}) };
   }
 
   async stop(): Promise<void> {

@@ -31,6 +31,7 @@ describe('the settings table', () => {
       nodeLeaseDurationSeconds: 40,
       certDirectory: '/r/pki',
       rotateCertificates: true,
+      serverTLSBootstrap: false,
       registerWithTaints: [],
       enableProfilingHandler: false,
       enableSystemLogHandler: true,

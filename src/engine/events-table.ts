@@ -88,6 +88,7 @@ export const EVENT_CLASSES: Record<LifecycleEventType, EventClass> = {
   FreeDiskSpaceFailed: problem,
   ImageGCFailed: problem,
   PodEvicted: failure,
+  PodPreempted: failure,
   // Every pass while a threshold is met: the pressure itself is NodePressureChanged.
   EvictionThresholdMet: { class: 'noisy', quiet: false },
   NodePressureChanged: problem,

@@ -162,6 +162,8 @@ export interface LifecyclePayloads {
   ImageGCFailed: NoDetail;
   /** The eviction manager stopped the pod Failed, reason Evicted (the kubelet's Evicted event); the message names the starved resource. */
   PodEvicted: NoDetail;
+  /** The pod is killed to make room for a critical pod (the kubelet's Preempting event, from its preemption path). */
+  PodPreempted: NoDetail;
   /** A threshold was met and the node reclaims its resource (reason EvictionThresholdMet), or a pass failed (EvictionFailed). */
   EvictionThresholdMet: NoDetail;
   /** MemoryPressure, DiskPressure or PIDPressure changed; the reason is the kubelet's node event (NodeHasInsufficientMemory ...). */

@@ -19,6 +19,7 @@ const RECORDED: Partial<Record<LifecycleEventType, 'Normal' | 'Warning'>> = {
   DNSConfigForming: 'Warning',
   MissingClusterDNS: 'Warning',
   PodEvicted: 'Warning',
+  PodPreempted: 'Warning',
   PodRejected: 'Warning',
   PodDeadlineExceeded: 'Normal',
   SyncFailed: 'Warning',

@@ -196,6 +196,14 @@ export class SyncHandler {
    */
   private preempt(victim: Pod): void {
     const now = this.deps.now ?? Date.now;
+    // The kubelet records the event before it kills the pod (CriticalPodAdmissionHandler.evictPodsToFreeRequests).
+    this.deps.events.emit({
+      type: 'PodPreempted',
+      pod: podRef(victim),
+      uid: victim.metadata.uid!,
+      reason: PREEMPT_REASON,
+      message: PREEMPT_MESSAGE,
+    });
     const statusFn = (status: PodStatus) => {
       status.phase = 'Failed';
       status.reason = PREEMPT_REASON;

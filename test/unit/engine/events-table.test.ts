@@ -25,6 +25,7 @@ describe('the event classes', () => {
       'PLEGUnhealthy',
       'PodEvicted',
       'PodFailed',
+      'PodPreempted',
       'RuntimeUnhealthy',
     ]);
     expect(typesOf((r) => r.class === 'problem')).toEqual(

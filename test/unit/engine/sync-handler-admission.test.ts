@@ -3,7 +3,7 @@
 import { cpus } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import type { Pod, PodStatus } from '../../../src/engine/api/v1.js';
-import { EventStream } from '../../../src/engine/events.js';
+import { EventStream, type LifecycleEvent } from '../../../src/engine/events.js';
 import { BasicPodManager } from '../../../src/engine/pod-manager.js';
 import type { PodWorkers } from '../../../src/engine/pod-workers.js';
 import type { StatusManager } from '../../../src/engine/status/status-manager.js';
@@ -19,6 +19,9 @@ function pod(name: string, cpu: string | undefined, source: 'file' | 'api'): Pod
 function setup() {
   const statuses = new Map<string, PodStatus>();
   const updates: { updateType: string; pod?: Pod; statusFn?: (s: PodStatus) => void }[] = [];
+  const events = new EventStream(() => 0);
+  const emitted: LifecycleEvent[] = [];
+  events.subscribe((e) => emitted.push(e));
   const handler = new SyncHandler({
     podManager: new BasicPodManager(),
     podWorkers: { updatePod: (u: (typeof updates)[number]) => updates.push(u) } as unknown as PodWorkers,
@@ -26,12 +29,12 @@ function setup() {
       getPodStatus: (uid: string) => statuses.get(uid),
       setPodStatus: (p: Pod, s: PodStatus) => statuses.set(p.metadata.uid!, s),
     } as unknown as StatusManager,
-    events: new EventStream(() => 0),
+    events,
     maxPods: 110,
     nodeName: 'n1',
     now: () => Date.parse('2026-01-02T03:04:05Z'),
   });
-  return { handler, statuses, updates };
+  return { handler, statuses, updates, emitted };
 }
 
 describe('SyncHandler admission', () => {
@@ -50,7 +53,7 @@ describe('SyncHandler admission', () => {
   });
 
   it('preempts a non-critical pod for a static pod that needs its CPU, marking it as the kubelet does', () => {
-    const { handler, updates } = setup();
+    const { handler, updates, emitted } = setup();
     const api = pod('api', `${cpus().length}`, 'api');
     handler.handlePodAdditions([api]);
     handler.handlePodAdditions([pod('static', '1', 'file')]);
@@ -74,5 +77,9 @@ describe('SyncHandler admission', () => {
       ],
     });
     expect(updates.filter((u) => u.updateType === 'create').map((u) => u.pod?.metadata.name)).toEqual(['api', 'static']);
+    // The kubelet's event on the preempted pod (pkg/kubelet/preemption: events.PreemptContainer).
+    expect(emitted.filter((e) => e.type === 'PodPreempted').map((e) => [e.pod, e.uid, e.reason, e.message])).toEqual([
+      ['default/api', 'api', 'Preempting', 'Preempted in order to admit critical pod'],
+    ]);
   });
 });

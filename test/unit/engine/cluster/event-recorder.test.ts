@@ -138,7 +138,7 @@ describe('the event recorder', () => {
 });
 
 describe('the events of DNS and eviction', () => {
-  it('posts a missing clusterDNS on the pod and the node, an eviction on the pod, and pressure on the node', async () => {
+  it('posts a missing clusterDNS on the pod and the node, an eviction and a preemption on the pod, and pressure on the node', async () => {
     const { cluster, recorder, events } = setup();
     events.emit({
       type: 'MissingClusterDNS',
@@ -155,6 +155,13 @@ describe('the events of DNS and eviction', () => {
       reason: 'Evicted',
       message: 'The node was low on resource: memory. ',
     });
+    events.emit({
+      type: 'PodPreempted',
+      pod: 'shop/batch',
+      uid: 'uid-2',
+      reason: 'Preempting',
+      message: 'Preempted in order to admit critical pod',
+    });
     events.emit({ type: 'NodePressureChanged', pod: '', uid: '', reason: 'NodeHasInsufficientMemory', message: '' });
     events.emit({
       type: 'EvictionThresholdMet',
@@ -168,6 +175,7 @@ describe('the events of DNS and eviction', () => {
       ['Node', 'Warning', 'MissingClusterDNS', 'kubelet does not have ClusterDNS IP configured'],
       ['Pod', 'Warning', 'MissingClusterDNS', 'pod: "web_shop(uid-1)". kubelet does not have ClusterDNS IP configured'],
       ['Pod', 'Warning', 'Evicted', 'The node was low on resource: memory. '],
+      ['Pod', 'Warning', 'Preempting', 'Preempted in order to admit critical pod'],
       ['Node', 'Normal', 'NodeHasInsufficientMemory', 'Node n1 status is now: NodeHasInsufficientMemory'],
       ['Node', 'Warning', 'EvictionThresholdMet', 'Attempting to reclaim memory'],
     ]);

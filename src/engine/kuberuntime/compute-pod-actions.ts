@@ -253,8 +253,8 @@ function specChanged(current: ContainerInstance, spec: Container): boolean {
   return current.hash !== '' && current.hash !== hashContainer(spec);
 }
 
-/** Any regular container was ever created in the runtime (created, running or exited). */
-function hasAnyRegularContainerCreated(pod: Pod, status: RuntimePodStatus): boolean {
+/** Any regular container was ever created in the runtime (created, running or exited): the kubelet's HasAnyRegularContainerCreated. */
+export function hasAnyRegularContainerCreated(pod: Pod, status: RuntimePodStatus): boolean {
   return pod.spec.containers.some((c) => {
     const state = findContainer(status, c.name)?.state;
     return state === 'created' || state === 'running' || state === 'exited';

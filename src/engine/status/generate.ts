@@ -10,7 +10,7 @@ import {
 } from '../api/v1.js';
 import { findContainer, instancesOf, type ContainerInstance, type RuntimePodStatus } from '../container/types.js';
 import { shouldContainerBeRestarted } from '../container/helpers.js';
-import { podSandboxChanged } from '../kuberuntime/compute-pod-actions.js';
+import { hasAnyRegularContainerCreated, podSandboxChanged } from '../kuberuntime/compute-pod-actions.js';
 import { getPhase } from './phase.js';
 import { qosClassOf } from './qos.js';
 import type { ReasonCache } from './reason-cache.js';
@@ -89,7 +89,7 @@ function containerStatus(
 ): ContainerStatus {
   const [newest, previous] = instancesOf(runtime, c.name);
   const old = [...(ctx.oldStatus?.initContainerStatuses ?? []), ...(ctx.oldStatus?.containerStatuses ?? [])].find((s) => s.name === c.name);
-  const status: ContainerStatus = {
+  let status: ContainerStatus = {
     name: c.name,
     state: {},
     lastState: {},
@@ -99,23 +99,21 @@ function containerStatus(
     imageID: '',
     started: false,
   };
-  if (!newest) {
-    status.state = { waiting: { reason: hasInits ? 'PodInitializing' : 'ContainerCreating' } };
-    if (old) {
-      status.restartCount = old.restartCount;
-      status.lastState = old.lastState ?? {};
-    }
-  } else {
+  if (!newest) status = withoutInstance(pod, status, old, hasInits);
+  else {
     status.containerID = `${ctx.runtimeName}://${newest.id}`;
     status.image = displayImage(newest, c);
     status.imageID = newest.imageRef;
-    status.restartCount = newest.restartCount;
+    status.restartCount = Math.max(newest.restartCount, old?.restartCount ?? 0);
     status.state = stateOf(newest, ctx.runtimeName);
     // The last termination outlives the runtime's record of it, as in the kubelet (RestartAllContainersOnContainerExits, on
     // since v1.36): a failed run that garbage collection or the init-container prune removed stays the lastState once a
     // retry succeeds. The old status's own termination, when it was another instance, else its lastState.
     if (old?.state?.terminated && old.containerID !== status.containerID) status.lastState = { terminated: old.state.terminated };
     else if (old?.lastState?.terminated) status.lastState = { terminated: old.lastState.terminated };
+    // Running again after a termination the runtime no longer counts (its records gone): one restart more than shown.
+    if (newest.state === 'running' && old?.state?.terminated && old.restartCount >= newest.restartCount)
+      status.restartCount = old.restartCount + 1;
     if (previous?.state === 'exited') status.lastState = stateOf(previous, ctx.runtimeName);
     if (newest.state === 'running') {
       status.started = ctx.started?.(c.name, newest.id) ?? true;
@@ -125,6 +123,11 @@ function containerStatus(
     // An init container that ran to completion counts as ready.
     if (isInit && !isRestartableInit(c) && newest.state === 'exited' && newest.exitCode === 0) status.ready = true;
   }
+  // An init container whose records are gone while a regular container was created: it succeeded, as the kubelet infers.
+  if (isInit && !newest && !isRestartableInit(c) && status.state?.waiting && hasAnyRegularContainerCreated(pod, runtime)) {
+    status.state = { terminated: { exitCode: 0, reason: 'Completed', message: INIT_STATUS_LOST } };
+    return status;
+  }
   // Why it waits, unless it will not start again.
   const failure = ctx.reasons.get(pod.metadata.uid ?? '', c.name);
   if (failure && newest?.state !== 'running' && willStartAgain(pod, c, runtime, isInit)) {
@@ -132,6 +135,34 @@ function containerStatus(
     status.state = { waiting: { reason: failure.reason, message: failure.message } };
   }
   return status;
+}
+
+const INIT_STATUS_LOST =
+  'Unable to get init container status from container runtime and pod has been initialized, treat it as exited normally';
+
+/**
+ * A container the runtime has no record of (never created, or removed), as the kubelet's
+ * convertToAPIContainerStatuses shows it from the old status: the old status itself when it had
+ * terminated; else waiting, with the old restart count and last state, and a container that was
+ * running and vanished counted as terminated (ContainerStatusUnknown, 137) and restarted.
+ */
+function withoutInstance(pod: Pod, status: ContainerStatus, old: ContainerStatus | undefined, hasInits: boolean): ContainerStatus {
+  const waiting: ContainerStatus = { ...status, state: { waiting: { reason: hasInits ? 'PodInitializing' : 'ContainerCreating' } } };
+  if (!old) return waiting;
+  if (old.state?.terminated) return { ...old };
+  waiting.restartCount = old.restartCount;
+  waiting.lastState = old.lastState ?? {};
+  if (old.state?.running && !waiting.lastState.terminated) {
+    waiting.lastState = {
+      terminated: {
+        exitCode: 137,
+        reason: 'ContainerStatusUnknown',
+        message: 'The container could not be located when the pod was deleted.  The container used to be Running',
+      },
+    };
+    if (!pod.metadata.deletionTimestamp) waiting.restartCount += 1;
+  }
+  return waiting;
 }
 
 /**

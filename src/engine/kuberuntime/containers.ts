@@ -75,14 +75,15 @@ export class ContainerManager {
     if (this.deps.crashLoopBackOff.isInBackOffSince(key, last.finishedAt)) {
       const delay = Math.round(this.deps.crashLoopBackOff.get(key) / 1000);
       const remainingMs = this.deps.crashLoopBackOff.remaining(key, last.finishedAt);
-      const message = `back-off ${delay}s restarting failed container=${container.name} pod=${pod.metadata.name}_${pod.metadata.namespace}(${pod.metadata.uid})`;
+      const podText = `${pod.metadata.name}_${pod.metadata.namespace}(${pod.metadata.uid})`;
+      const message = `back-off ${delay}s restarting failed container=${container.name} pod=${podText}`;
       this.deps.events.emit({
         type: 'ContainerBackOff',
         pod: podRef(pod),
         uid: pod.metadata.uid!,
         container: container.name,
         reason: 'BackOff',
-        message: 'Back-off restarting failed container',
+        message: `Back-off restarting failed container ${container.name} in pod ${podText}`,
         detail: { remainingMs },
       });
       throw new SyncError(SyncErrors.crashLoopBackOff, message, remainingMs);

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Container, Pod } from '../../../../src/engine/api/v1.js';
 import type { ContainerInstance, RuntimePodStatus } from '../../../../src/engine/container/types.js';
-import { EventStream } from '../../../../src/engine/events.js';
+import { EventStream, type LifecycleEvent } from '../../../../src/engine/events.js';
 import { ContainerManager } from '../../../../src/engine/kuberuntime/containers.js';
 import { SyncError, SyncErrors } from '../../../../src/engine/kuberuntime/sync-result.js';
 import { FakeClock } from '../../../../src/util/clock.js';
@@ -51,7 +51,9 @@ function manager() {
   const runtime = new FakeRuntimeService(() => clock.now());
   // doBackOff writes no file
   const containers = fakeContainerManager(runtime, clock, events, '/nonexistent');
-  return { clock, containers };
+  const emitted: LifecycleEvent[] = [];
+  events.subscribe((e) => emitted.push(e));
+  return { clock, containers, emitted };
 }
 
 /** What doBackOff says: undefined (start now) or the back-off message and when to try again. */
@@ -93,6 +95,16 @@ describe('doBackOff', () => {
     expect(backOff(containers, status(instance(3, 'running', at(19)), instance(2, 'exited', at(6), at(9))))?.message).toMatch(
       /^back-off 20s /,
     );
+  });
+
+  it("posts the kubelet's BackOff event, naming the container and the pod", async () => {
+    const { clock, containers, emitted } = manager();
+    await clock.advance(1_000);
+    expect(backOff(containers, status(instance(0, 'exited', at(0), at(1))))).toBeUndefined();
+    expect(backOff(containers, status(instance(1, 'exited', at(1), at(1))))?.message).toMatch(/^back-off 10s /);
+    expect(emitted.filter((e) => e.type === 'ContainerBackOff').map((e) => [e.container, e.reason, e.message])).toEqual([
+      ['main', 'BackOff', 'Back-off restarting failed container main in pod liveness-fail_default(uid-1)'],
+    ]);
   });
 
   it('does not back off a container that never exited', async () => {

@@ -12,6 +12,7 @@
 // loops (`loop`) never settle and are compared by their states and restart counts.
 import type { Container, PodSpec } from '../../src/engine/api/v1.js';
 import { dnsScenarios } from './dns-scenarios.js';
+import { retryScenarios } from './retry-scenarios.js';
 
 export { CLUSTER_DNS, CLUSTER_DOMAIN } from './dns-scenarios.js';
 
@@ -620,6 +621,7 @@ export const scenarios: Scenario[] = [
     ].join('\n'),
   },
   ...dnsScenarios,
+  ...retryScenarios,
 ];
 
 /**

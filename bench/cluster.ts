@@ -1,6 +1,6 @@
 // Pod start-up through a real cluster (issue: join a real cluster): pods
 // created in a real kube-apiserver, placed by the real kube-scheduler on three
-// `knode run` nodes (each on its own embedded runtime), and seen Running, every
+// nodes joined with `knode join` (each on its own embedded runtime), and seen Running, every
 // container ready, through the apiserver's watch. The latency of each pod runs
 // from just before its create call to that watch event.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -8,7 +8,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Pod } from '../src/engine/api/v1.js';
-import { freePort, startControlPlane, type ControlPlane } from '../test/helpers/controlplane.js';
+import { freePort, knodeJoinArgs, startControlPlane, type ControlPlane } from '../test/helpers/controlplane.js';
 import { nodeEnv, nodeFlags } from './agent.js';
 
 const cli = join(import.meta.dirname, '../bin/run.js');
@@ -28,28 +28,12 @@ interface KnodeProcess {
 
 async function startNodes(cp: ControlPlane, count: number): Promise<KnodeProcess[]> {
   const nodes: KnodeProcess[] = [];
+  // The nodes join as kubeadm's do: one bootstrap token, a CSR each.
+  const joining = cp.joinToken();
   for (let i = 1; i <= count; i++) {
     const name = `bench-${i}`;
     const root = mkdtempSync(join(tmpdir(), `knode-${name}-`));
-    const args = [
-      'run',
-      '--kubeconfig',
-      cp.nodeKubeconfig(name),
-      '--node-name',
-      name,
-      '--root-dir',
-      root,
-      '--node-ip',
-      '127.0.0.1',
-      '--port',
-      String(await freePort()),
-      '--client-ca-file',
-      cp.ca,
-      '--read-only-port',
-      '0',
-      '--output',
-      'json',
-    ];
+    const args = knodeJoinArgs(joining, { name, root, port: await freePort() });
     const child = spawn(process.execPath, [...nodeFlags('agent'), cli, ...args], { stdio: 'ignore', env: nodeEnv() });
     nodes.push({ child, root, exited: new Promise((r) => child.once('exit', r)) });
   }

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Node } from '../../src/engine/api/cluster.js';
 import type { Pod } from '../../src/engine/api/v1.js';
-import { freePort, startControlPlane, type ControlPlane } from '../helpers/controlplane.js';
+import { freePort, knodeJoinArgs, startControlPlane, type ControlPlane } from '../helpers/controlplane.js';
 import { cliEntry, eventually } from '../helpers/runtimes.js';
 import { knode } from '../helpers/cli.js';
 
@@ -48,27 +48,10 @@ describe('knode nodes in a real cluster (scheduler, controller manager, kubectl)
   const nodes: RunningNode[] = [];
   const started = Date.now();
 
-  /** `knode join` as kubeadm token create --print-join-command prints it, with this node's flags. */
+  /** `knode join` for this node, with the suite's configuration file; a token and pin of the test's choosing. */
   const joinArgs = (name: string, root: string, port: number, token = joining.token, hash = joining.caCertHash) => [
     cliEntry,
-    'join',
-    joining.apiserver,
-    '--token',
-    token,
-    '--discovery-token-ca-cert-hash',
-    hash,
-    '--node-name',
-    name,
-    '--root-dir',
-    root,
-    '--node-ip',
-    '127.0.0.1',
-    '--port',
-    String(port),
-    '--read-only-port',
-    '0',
-    '--output',
-    'json',
+    ...knodeJoinArgs({ ...joining, token, caCertHash: hash }, { name, root, port }),
     '--config',
     config,
   ];

@@ -97,3 +97,34 @@ export async function freePort(): Promise<number> {
     });
   });
 }
+
+/**
+ * `knode join` as `kubeadm token create --print-join-command` prints it, with a
+ * node's own flags (loopback address, its own kubelet API port, no read-only
+ * port, NDJSON output): the arguments after bin/run.js.
+ */
+export function knodeJoinArgs(
+  joining: { token: string; caCertHash: string; apiserver: string },
+  node: { name: string; root: string; port: number },
+): string[] {
+  return [
+    'join',
+    joining.apiserver,
+    '--token',
+    joining.token,
+    '--discovery-token-ca-cert-hash',
+    joining.caCertHash,
+    '--node-name',
+    node.name,
+    '--root-dir',
+    node.root,
+    '--node-ip',
+    '127.0.0.1',
+    '--port',
+    String(node.port),
+    '--read-only-port',
+    '0',
+    '--output',
+    'json',
+  ];
+}

@@ -16,6 +16,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Node } from '../../src/engine/api/cluster.js';
 import type { Pod } from '../../src/engine/api/v1.js';
+import { startClusterDns, type ClusterDns } from '../helpers/cluster-dns.js';
+import { mirrorConfig, startRegistry, type LocalRegistry } from '../helpers/registry.js';
 import { freePort, knodeJoinArgs, startControlPlane, type ControlPlane } from '../helpers/controlplane.js';
 import { cliEntry, eventually } from '../helpers/runtimes.js';
 import { knode } from '../helpers/cli.js';
@@ -41,10 +43,16 @@ function normalized(text: string): string[] {
 
 describe('knode nodes in a real cluster (scheduler, controller manager, kubectl)', () => {
   let cp: ControlPlane;
+  let dns: ClusterDns;
+  let registry: LocalRegistry;
   let joining: { token: string; caCertHash: string; apiserver: string };
-  // serverTLSBootstrap has no flag, as in the kubelet: it comes from the configuration file.
+  // serverTLSBootstrap has no flag, as in the kubelet: it comes from the configuration file, with the
+  // cluster DNS the test serves (startClusterDns).
   const config = join(mkdtempSync(join(tmpdir(), 'knode-config-')), 'kubelet.yaml');
-  writeFileSync(config, 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nserverTLSBootstrap: true\n');
+  writeFileSync(
+    config,
+    'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nserverTLSBootstrap: true\nclusterDNS: [127.0.0.10]\n',
+  );
   const nodes: RunningNode[] = [];
   const started = Date.now();
 
@@ -79,9 +87,18 @@ describe('knode nodes in a real cluster (scheduler, controller manager, kubectl)
 
   beforeAll(async () => {
     cp = startControlPlane({ controllers: true, signingDuration: '2m' });
+    dns = await startClusterDns('127.0.0.10', 'cluster.local', async (namespace, name) => {
+      const svc = await cp.kubectlJson<{ spec: { clusterIP: string } }>('get', 'service', name, '-n', namespace).catch(() => undefined);
+      return svc?.spec.clusterIP;
+    });
     joining = cp.joinToken();
-    for (const name of ['kn-1', 'kn-2', 'kn-3'])
-      nodes.push(startKnode(name, mkdtempSync(join(tmpdir(), `knode-${name}-`)), await freePort()));
+    registry = startRegistry();
+    for (const name of ['kn-1', 'kn-2', 'kn-3']) {
+      const root = mkdtempSync(join(tmpdir(), `knode-${name}-`));
+      // kn-2 runs real images in sandboxes (from the local registry); the others run containers as host processes.
+      if (name === 'kn-2') writeFileSync(join(root, 'registries.yaml'), mirrorConfig(registry.host));
+      nodes.push(startKnode(name, root, await freePort()));
+    }
     await eventually(
       async () => {
         for (const n of nodes) if (!(await schedulable(n.name))) return undefined;
@@ -99,6 +116,8 @@ describe('knode nodes in a real cluster (scheduler, controller manager, kubectl)
     }
     for (const n of nodes) spawn(process.execPath, [cliEntry, 'runtime', 'stop', '--root-dir', n.root], { stdio: 'ignore' });
     cp?.stop();
+    await dns?.stop();
+    registry?.stop();
   });
 
   it('runs a Deployment of six replicas spread by the real scheduler over the three nodes', async () => {
@@ -139,6 +158,39 @@ describe('knode nodes in a real cluster (scheduler, controller manager, kubectl)
     );
     for (const c of ready) expect(c).not.toHaveProperty('reason');
     for (const c of ready) expect(c).not.toHaveProperty('message');
+  });
+
+  it('gives ClusterFirst pods the cluster DNS, which resolves a Service to its clusterIP (in a sandbox on kn-2)', async () => {
+    expect((await cp.kubectl('expose', 'deployment', 'web', '--port', '80')).code).toBe(0);
+    const { spec } = await cp.kubectlJson<{ spec: { clusterIP: string } }>('get', 'service', 'web');
+    const pod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'lookup', namespace: 'default' },
+      spec: {
+        nodeName: 'kn-2',
+        restartPolicy: 'Never',
+        containers: [
+          { name: 'main', image: 'busybox:1.36', command: ['sh', '-c', 'cat /etc/resolv.conf; nslookup web.default.svc.cluster.local'] },
+        ],
+      },
+    };
+    expect((await cp.kubectlInput(JSON.stringify(pod), 'apply', '-f', '-')).code).toBe(0);
+    await eventually(
+      async () => ((await cp.kubectlJson<Pod>('get', 'pod', 'lookup')).status?.phase === 'Succeeded' ? true : undefined),
+      'the lookup pod to succeed',
+      60_000,
+    );
+    const logs = (await cp.kubectl('logs', 'lookup')).stdout;
+    // The kubelet's ClusterFirst resolv.conf: the cluster's nameserver and search paths first, ndots:5.
+    expect(logs).toContain('nameserver 127.0.0.10');
+    expect(logs).toMatch(/^search default\.svc\.cluster\.local svc\.cluster\.local cluster\.local\b/m);
+    expect(logs).toContain('options ndots:5');
+    expect(logs).toMatch(
+      new RegExp(`Name:\\s+web\\.default\\.svc\\.cluster\\.local\\s+Address:\\s+${spec.clusterIP.replace(/\./g, '\\.')}`),
+    );
+    expect(dns.queries).toContain('web.default.svc.cluster.local A');
+    expect((await cp.kubectl('delete', 'pod', 'lookup', '--grace-period=0')).code).toBe(0);
   });
 
   it('describes a crash-looping pod as kubectl describe does, events included', async () => {

@@ -58,6 +58,7 @@ describe('a node of a real cluster (kube-apiserver, etcd)', () => {
         nodeIP: '127.0.0.1',
         port,
         nodeLabels: { 'knode.test/tier': 'edge' },
+        registerWithTaints: [{ key: 'knode.test/lane', value: 'edge', effect: 'PreferNoSchedule' }],
         nodeLeaseDurationSeconds: 2,
         nodeStatusUpdateFrequency: 500,
       },
@@ -81,12 +82,14 @@ describe('a node of a real cluster (kube-apiserver, etcd)', () => {
     cp?.stop();
   });
 
-  it('registers its Node, Ready, with labels, capacity, addresses and system info, and renews its Lease', async () => {
+  it('registers its Node, Ready, with labels, taints, capacity, addresses and system info, and renews its Lease', async () => {
     const ready = await eventually(async () => {
       const n = await cp.kubectlJson<Node>('get', 'node', NODE).catch(() => undefined);
       return n?.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True' ? n : undefined;
     }, 'the Node to be Ready');
     expect(ready.metadata.labels).toMatchObject({ 'kubernetes.io/hostname': NODE, 'kubernetes.io/os': 'linux', 'knode.test/tier': 'edge' });
+    // Beside the apiserver's own not-ready taint (its TaintNodesByCondition admission), which no controller takes off here.
+    expect(ready.spec?.taints).toContainEqual({ key: 'knode.test/lane', value: 'edge', effect: 'PreferNoSchedule' });
     expect(ready.status?.addresses).toContainEqual({ type: 'InternalIP', address: '127.0.0.1' });
     expect(ready.status?.nodeInfo?.containerRuntimeVersion).toMatch(/^knode:\/\//);
     expect(ready.status?.capacity?.pods).toBe('110');

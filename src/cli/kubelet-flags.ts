@@ -121,7 +121,7 @@ export function parseNodeLabels(text: string): Record<string, string> {
     if (!isAllowedNodeLabel(key)) {
       throw new UserError(
         'usage',
-        `--node-labels: "${key}" is in the kubernetes.io/k8s.io namespace, where a node may only set its own labels`,
+        `--node-labels: "${key}" is in the kubernetes.io/k8s.io namespace, where a node may only set its own labels: the apiserver's NodeRestriction admission would refuse the Node ("is not allowed to set the following labels: ${key}")`,
         'use your own prefix (example.com/tier=edge), or *.kubelet.kubernetes.io/ and *.node.kubernetes.io/',
       );
     }

@@ -203,7 +203,10 @@ describe('parseNodeLabels', () => {
     ['tier', /"tier" is not a valid label/],
     ['bad key!=x', /"bad key!=x" is not a valid label/],
     ['tier=a b', /"tier=a b" is not a valid label/],
-    ['node-role.kubernetes.io/master=', /"node-role.kubernetes.io\/master" is in the kubernetes.io\/k8s.io namespace/],
+    [
+      'node-role.kubernetes.io/master=',
+      /"node-role.kubernetes.io\/master" is in the kubernetes.io\/k8s.io namespace.*NodeRestriction admission would refuse the Node \("is not allowed to set the following labels: node-role.kubernetes.io\/master"\)$/,
+    ],
     ['example.k8s.io/x=y', /"example.k8s.io\/x" is in the kubernetes.io\/k8s.io namespace/],
   ])('refuses %j as a usage error', (text, message) => {
     expect(() => parseNodeLabels(text)).toThrow(message);

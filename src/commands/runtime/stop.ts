@@ -1,9 +1,6 @@
 import { Flags } from '@oclif/core';
-import { existsSync } from 'node:fs';
 import { BaseCommand } from '../../cli/base-command.js';
-import { rootPaths } from '../../util/paths.js';
-import { isRuntimeServe, readPid } from '../../util/pid-file.js';
-import { UserError } from '../../util/user-error.js';
+import { stopEmbeddedRuntime } from '../../cli/embedded-runtime.js';
 
 export default class RuntimeStop extends BaseCommand {
   static override summary = 'Stop the embedded runtime and every container it runs.';
@@ -16,39 +13,7 @@ export default class RuntimeStop extends BaseCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(RuntimeStop);
-    const paths = rootPaths(this.rootDir(flags));
-    const pid = readPid(paths.runtimePidFile);
-    if (pid === undefined) {
-      this.log(`no embedded runtime is running under ${paths.root}`);
-      return;
-    }
-    if (!isRuntimeServe(pid)) {
-      this.log(`no embedded runtime is running under ${paths.root} (stale pid file: ${pid} is another program)`);
-      return;
-    }
-    try {
-      process.kill(pid, 'SIGTERM');
-    } catch {
-      this.log(`no embedded runtime is running under ${paths.root} (stale pid ${pid})`);
-      return;
-    }
-    const deadline = Date.now() + flags.timeout * 1000;
-    while (Date.now() < deadline) {
-      if (!alive(pid) && !existsSync(paths.runtimeSocket)) {
-        this.log(`stopped the embedded runtime (pid ${pid})`);
-        return;
-      }
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new UserError('runtimeUnavailable', `the embedded runtime (pid ${pid}) did not exit within ${flags.timeout}s`, `kill -9 ${pid}`);
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
+    const result = await stopEmbeddedRuntime(this.rootDir(flags), flags.timeout * 1000);
+    this.log('stopped' in result ? `stopped the embedded runtime (pid ${result.stopped})` : result.none);
   }
 }

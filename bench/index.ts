@@ -12,10 +12,13 @@
 // bench/density-report.ts). `npm run bench -- density` runs that section alone;
 // its churn reads knode's malloc through gdb where Debian's gdb and libc6-dbg
 // are installed (bench/malloc.ts), and prints "-" for it where they are not.
+// `npm run bench -- podman` (only alone) sets `knode apply` beside
+// `podman kube play` (bench/podman.ts).
 import { benchCri, reportCri, type CriFigures } from './cri.js';
 import { benchCluster, withCluster, type ClusterFigures } from './cluster.js';
 import { densitySection } from './density-report.js';
 import { benchPulls } from './images.js';
+import { benchPodman, reportPodman } from './podman.js';
 import { benchSandboxes, reportSandboxes } from './sandboxes.js';
 import { benchAgent, type Agent, type BurstFigures, type IdleFigures } from './kubelet.js';
 import { benchRelist, type RelistFigures } from './relist.js';
@@ -37,6 +40,10 @@ if (process.argv[2] === 'density') {
 }
 if (process.argv[2] === 'kubelet') {
   await kubeletSection();
+  process.exit(0);
+}
+if (process.argv[2] === 'podman') {
+  console.log(reportPodman(await benchPodman()));
   process.exit(0);
 }
 if (process.argv[2] === 'sandboxes') {

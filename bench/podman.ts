@@ -31,7 +31,8 @@ interface Side {
   /** How many containers of the manifest's pods run now (infra containers aside). */
   running(): number;
   down(file: string): void;
-  close(): Promise<void>;
+  /** Removes what is left of the manifests in `dir` (after a failed run), and the side's own state. */
+  close(dir: string): Promise<void>;
 }
 
 export interface PodmanFigures {
@@ -73,7 +74,9 @@ function knodeSide(name: string, archive: string, endpoint?: string): Side {
       return list.items.flatMap((p) => p.status?.containerStatuses ?? []).filter((c) => c.state?.running).length;
     },
     down: (file) => void run(process.execPath, knode('delete', '-f', file, '--force')),
-    close: async () => {
+    close: async (dir) => {
+      // Pods outlive the embedded runtime (their holders keep their namespaces), so they go first.
+      spawnSync(process.execPath, knode('delete', '-f', dir, '--force'), { stdio: 'ignore' });
       if (!endpoint) spawnSync(process.execPath, knode('runtime', 'stop'), { stdio: 'ignore' });
       rmSync(root, { recursive: true, force: true });
     },
@@ -176,7 +179,7 @@ export async function benchPodman(runs = Number(process.env.KNODE_BENCH_PODMAN_R
     }
     return figures;
   } finally {
-    for (const side of sides) await side.close();
+    for (const side of sides) await side.close(dir);
     await containerd2?.stop();
     rmSync(dir, { recursive: true, force: true });
   }

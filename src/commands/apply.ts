@@ -18,6 +18,7 @@ import { waitForRollouts, type RolloutState } from '../controllers/index.js';
 import { ExitCode, UserError } from '../util/user-error.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { booleanFlagValues } from '../cli/boolean-flags.js';
+import { refuseBesideNode } from '../cli/beside-node.js';
 import { deletedLine, resourceOf, stopPod } from '../cli/stop-pods.js';
 import type { CriClient } from '../cri/client.js';
 import type { Pod } from '../engine/api/v1.js';
@@ -29,7 +30,7 @@ const WAIT_POLL_MS = 1_000;
 
 export default class Apply extends BaseCommand {
   static override summary = 'Apply manifests once (runOnce): run every pod until Running or Succeeded, then report.';
-  static override description = `Runs every pod of a file, a directory or - (stdin) as the kubelet's runOnce mode does, until Running (Succeeded for OnFailure and Never pods), a failure or --timeout; exits 0 only if every pod made it. The pods keep running afterwards. See docs/cli.md.`;
+  static override description = `Runs every pod of a file, a directory or - (stdin) as the kubelet's runOnce mode does, until Running (Succeeded for OnFailure and Never pods), a failure or --timeout; exits 0 only if every pod made it. The pods keep running afterwards. Refused (exit 2) on the root dir of a running knode run node, which would stop them as orphans. See docs/cli.md.`;
 
   static override examples = [
     '<%= config.bin %> apply -f examples/hello.yaml',
@@ -53,6 +54,7 @@ export default class Apply extends BaseCommand {
   async run(): Promise<void> {
     const { flags } = await this.parse(Apply, booleanFlagValues(this.argv, ['wait']));
     const rootDir = this.rootDir(flags);
+    await refuseBesideNode(rootDir, flags.filename);
     const path = await this.manifestPath(flags.filename, rootDir);
     const timeout = parseDuration(flags.timeout, 'timeout');
     const warn = (message: string) => this.logToStderr(`Warning: ${message}`);

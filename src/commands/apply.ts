@@ -19,6 +19,8 @@ import { ExitCode, UserError } from '../util/user-error.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { booleanFlagValues } from '../cli/boolean-flags.js';
 import { refuseBesideNode } from '../cli/beside-node.js';
+import { removeSameNamed, sameNamed } from '../cli/replace-pods.js';
+import { readManifests } from '../engine/config/read-manifests.js';
 import { deletedLine, resourceOf, stopPod } from '../cli/stop-pods.js';
 import type { CriClient } from '../cri/client.js';
 import type { Pod } from '../engine/api/v1.js';
@@ -48,11 +50,16 @@ export default class Apply extends BaseCommand {
       default: false,
       allowNo: true,
     }),
+    replace: Flags.boolean({
+      description:
+        'Stop and remove the pods of the same names that an earlier apply left running, then create them again from the manifests (kubectl replace --force)',
+      default: false,
+    }),
     ...kubeletFlags('apply'),
   };
 
   async run(): Promise<void> {
-    const { flags } = await this.parse(Apply, booleanFlagValues(this.argv, ['wait']));
+    const { flags } = await this.parse(Apply, booleanFlagValues(this.argv, ['wait', 'replace']));
     const rootDir = this.rootDir(flags);
     await refuseBesideNode(rootDir, flags.filename);
     const path = await this.manifestPath(flags.filename, rootDir);
@@ -61,6 +68,10 @@ export default class Apply extends BaseCommand {
     const config = kubeletConfigFromFlags(rootDir, flags, { staticPodPath: path, runOnce: true }, warn);
     const client = await this.connectRuntime({ ...flags, 'runtime-endpoint': config.containerRuntimeEndpoint || undefined });
     config.containerRuntimeEndpoint = client.endpoint;
+    if (!(await this.earlierPods(client, config, path, flags.replace))) {
+      client.close();
+      this.exit(ExitCode.workloadFailed);
+    }
     const workloads = localWorkloads(config, rootDir);
     const kubelet = new Kubelet(config, { runtime: client, local: workloads.api });
     startWorkloads(workloads, kubelet.events, {
@@ -160,6 +171,30 @@ export default class Apply extends BaseCommand {
     }
     workloads.api.save();
     return failed ? ExitCode.workloadFailed : ExitCode.ok;
+  }
+
+  /**
+   * The pods of the same names an earlier apply left running. With --replace
+   * they are stopped and removed first; false if one could not be. Without it,
+   * one whose UID differs (its manifest changed) is told: it runs on beside the
+   * new one, as its UID is not the new manifest's.
+   */
+  private async earlierPods(client: CriClient, config: KubeletConfiguration, path: string, replace: boolean): Promise<boolean> {
+    const runtime = RuntimeManager.standalone(client, config);
+    const { pods } = await readManifests(path, config.nodeName);
+    if (replace) {
+      const { lines, errors } = await removeSameNamed(runtime, pods);
+      for (const line of lines) this.logToStderr(line);
+      for (const error of errors) this.logToStderr(`Error: ${error}`);
+      return errors.length === 0;
+    }
+    const running = await runtime.getPods();
+    for (const pod of pods)
+      if (sameNamed(running, pod).some((r) => r.uid !== pod.metadata.uid))
+        this.logToStderr(
+          `Warning: pod "${pod.metadata.name}" from an earlier apply of another spec is still running and stays beside the new one; give --replace to recreate it`,
+        );
+    return true;
   }
 
   /** One line per failed pod, a count of pods and of workloads; the exit code: 1 when any failed, 2 for bad manifests. */

@@ -42,9 +42,10 @@ export async function bootstrapCredentials(config: KubeletConfiguration, clock: 
 
 /**
  * The kubeconfig the node connects with. With rotateCertificates and a client
- * certificate, its user's certificate and key are the store's current pair
- * (seeded from the kubeconfig when the store has none that is valid), read
- * on each new connection, so a renewal takes effect without a restart.
+ * certificate, its user's certificate and key are the store's current pair,
+ * read on each new connection, so a renewal takes effect without a restart.
+ * The kubeconfig's own pair seeds the store when the store has none that is
+ * valid, or one that expires sooner (an admin gave the node a new one).
  */
 export async function nodeKubeConfig(config: KubeletConfiguration, clock: Clock): Promise<{ kc: KubeConfig; rotates: boolean }> {
   const path = config.kubeconfig!;

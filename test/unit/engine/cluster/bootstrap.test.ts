@@ -9,7 +9,11 @@ import { join } from 'node:path';
 import * as x509 from '@peculiar/x509';
 import { Registry } from 'prom-client';
 import { describe, expect, it, vi } from 'vitest';
-import { CertificateManager, rotationDeadline } from '../../../../src/engine/cluster/bootstrap/cert-manager.js';
+import {
+  CertificateManager,
+  rotationDeadline,
+  type CertificateManagerDeps,
+} from '../../../../src/engine/cluster/bootstrap/cert-manager.js';
 import { CertificateStore } from '../../../../src/engine/cluster/bootstrap/cert-store.js';
 import {
   CLIENT_SIGNER,
@@ -210,6 +214,20 @@ describe('certificate signing requests', () => {
   });
 });
 
+/** A client certificate manager over the store, the fake CSR API and the fake clock. */
+function clientManager(store: CertificateStore, api: CsrApi, clock: FakeClock, more: Partial<CertificateManagerDeps>): CertificateManager {
+  return new CertificateManager({
+    store,
+    subject: SUBJECT,
+    signerName: CLIENT_SIGNER,
+    usages: CLIENT_USAGES,
+    api: async () => api,
+    clock,
+    kind: 'client',
+    ...more,
+  });
+}
+
 describe('the certificate store and the certificate manager', () => {
   it('writes each pair whole (0600) and switches the current symlink', async () => {
     const store = new CertificateStore(mkdtempSync(join(tmpdir(), 'knode-pki-')), 'kubelet-client');
@@ -237,16 +255,9 @@ describe('the certificate store and the certificate manager', () => {
     const registry = new Registry();
     const rotated: string[] = [];
     const failures: string[] = [];
-    const manager = new CertificateManager({
-      store,
-      subject: SUBJECT,
-      signerName: CLIENT_SIGNER,
-      usages: CLIENT_USAGES,
-      api: async () => api,
-      clock,
+    const manager = clientManager(store, api, clock, {
       random: () => 0.5,
       registry,
-      kind: 'client',
       waitTimeoutMs: 10_000,
       onRotated: (cert) => rotated.push(cert.validTo),
       onFailure: (message) => failures.push(message),
@@ -286,16 +297,7 @@ describe('the certificate store and the certificate manager', () => {
     const year = 365 * 86_400_000;
     store.update(await certificate(clock.now(), year), KEY, new Date(clock.now()));
     const api = fakeCsrApi();
-    const manager = new CertificateManager({
-      store,
-      subject: SUBJECT,
-      signerName: CLIENT_SIGNER,
-      usages: CLIENT_USAGES,
-      api: async () => api,
-      clock,
-      random: () => 0,
-      kind: 'client',
-    });
+    const manager = clientManager(store, api, clock, { random: () => 0 });
     manager.start();
     await clock.advance(0.69 * year);
     expect(api.creates).toBe(0);

@@ -331,6 +331,17 @@ describe('knode nodes in a real cluster (scheduler, controller manager, kubectl)
       expect(Date.parse(ready!.lastTransitionTime!)).toBeLessThan(started + 90_000);
       const lease = await cp.kubectlJson<{ spec: { renewTime: string } }>('get', 'lease', '-n', 'kube-node-lease', n.name);
       expect(Date.now() - Date.parse(lease.spec.renewTime)).toBeLessThan(20_000);
+      // The kubelet's certificate metrics, from its API as the admin (the apiserver will not proxy to a loopback address).
+      const pki = join(cp.dir, 'pki');
+      const metrics = execFileSync(
+        'curl',
+        ['-sSk', '--cert', join(pki, 'admin.crt'), '--key', join(pki, 'admin.key'), `https://127.0.0.1:${n.port}/metrics`],
+        { encoding: 'utf8' },
+      );
+      const ttl = Number(/^kubelet_certificate_manager_client_ttl_seconds ([\d.e+-]+)$/m.exec(metrics)?.[1]);
+      expect(ttl).toBeGreaterThan(0);
+      expect(ttl).toBeLessThanOrEqual(120);
+      expect(metrics).toMatch(/^kubelet_certificate_manager_client_expiration_renew_errors \d+$/m);
     }
     const pods = running(await podsOf());
     expect(pods).toHaveLength(6);

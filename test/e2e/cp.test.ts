@@ -18,7 +18,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { knode, startKnodeRun, type RunningNode } from '../helpers/cli.js';
+import { knode, startKnodeRun, stopKnodeRun, type RunningNode } from '../helpers/cli.js';
 import { eventually } from '../helpers/runtimes.js';
 import { makeTar } from '../helpers/tar.js';
 
@@ -80,13 +80,7 @@ spec:
   );
 }, 90_000);
 
-afterAll(async () => {
-  if (node.child.exitCode === null) {
-    node.child.kill('SIGTERM');
-    await node.exited;
-  }
-  await knode(['runtime', 'stop', ...at]);
-}, 60_000);
+afterAll(() => stopKnodeRun(node, at), 60_000);
 
 describe('knode cp', () => {
   it('copies a directory tree into the pod and back, modes kept, symlinks skipped on the way back', async () => {

@@ -8,7 +8,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { knode, startKnodeRun, type RunningNode } from '../helpers/cli.js';
+import { knode, startKnodeRun, stopKnodeRun, type RunningNode } from '../helpers/cli.js';
 import { cliEntry, eventually } from '../helpers/runtimes.js';
 
 const root = mkdtempSync(join(tmpdir(), 'knode-streaming-'));
@@ -86,13 +86,7 @@ spec:
   );
 }, 90_000);
 
-afterAll(async () => {
-  if (node.child.exitCode === null) {
-    node.child.kill('SIGTERM');
-    await node.exited;
-  }
-  await knode(['runtime', 'stop', ...at]);
-}, 60_000);
+afterAll(() => stopKnodeRun(node, at), 60_000);
 
 describe('knode exec', () => {
   it("runs a command in the default container and passes on its output and exit code, with kubectl's message", async () => {

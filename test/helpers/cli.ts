@@ -51,3 +51,12 @@ export function startKnodeRun(staticDir: string, root: string, args: string[] = 
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return { child, output: () => out, exited };
 }
+
+/** Stops a node started by startKnodeRun (SIGTERM, when it still runs) and the embedded runtime under its root dir. */
+export async function stopKnodeRun(node: RunningNode, rootArgs: string[]): Promise<void> {
+  if (node.child.exitCode === null) {
+    node.child.kill('SIGTERM');
+    await node.exited;
+  }
+  await knode(['runtime', 'stop', ...rootArgs]);
+}

@@ -3,6 +3,7 @@
 // instances are gone, the restart count the runtime no longer knows, an init
 // container that must have succeeded, and the back-off of a failed init container.
 import { describe, expect, it } from 'vitest';
+import { containerInstance } from '../../../helpers/container-instances.js';
 import type { Container, ContainerStatus, Pod, PodSpec, PodStatus } from '../../../../src/engine/api/v1.js';
 import type { ContainerInstance, RuntimePodStatus } from '../../../../src/engine/container/types.js';
 import { PodSyncResult, SyncError, SyncErrors } from '../../../../src/engine/kuberuntime/sync-result.js';
@@ -23,28 +24,8 @@ function pod(spec: Partial<PodSpec> & Pick<PodSpec, 'containers'>, deleted = fal
   return { metadata: { name: 'web', namespace: 'default', uid: UID, ...(deleted ? { deletionTimestamp: STARTED_TEXT } : {}) }, spec };
 }
 
-function instance(name: string, state: 'running' | 'exited', over: Partial<ContainerInstance> = {}): ContainerInstance {
-  return {
-    id: `${name}-1`,
-    name,
-    state,
-    createdAt: STARTED - 500,
-    startedAt: STARTED,
-    finishedAt: state === 'exited' ? FINISHED : 0,
-    exitCode: 0,
-    image: 'docker.io/library/busybox:1.36',
-    imageRef: 'docker.io/library/busybox@sha256:abc',
-    imageId: 'sha256:abc',
-    reason: '',
-    message: '',
-    hash: '',
-    restartCount: 0,
-    logPath: '',
-    labels: {},
-    annotations: {},
-    ...over,
-  };
-}
+const instance = (name: string, state: 'running' | 'exited', over: Partial<ContainerInstance> = {}) =>
+  containerInstance(name, state, { started: STARTED, finished: FINISHED }, over);
 
 function runtime(...containers: ContainerInstance[]): RuntimePodStatus {
   const sandbox = { id: 'sb-1', state: 'ready' as const, createdAt: STARTED - 1000, attempt: 0, ip: '10.88.0.5', network: 'POD' as const };

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { containerInstance } from '../../../helpers/container-instances.js';
 import type { Container, ContainerStatus, Pod, PodCondition, PodSpec, PodStatus } from '../../../../src/engine/api/v1.js';
 import type {
   ContainerInstance,
@@ -35,28 +36,8 @@ function sandbox(state: SandboxInstance['state'] = 'ready'): SandboxInstance {
   return { id: 'sb-1', state, createdAt: STARTED - 1000, attempt: 0, ip: '10.88.0.5', network: 'POD' };
 }
 
-function instance(name: string, state: ContainerRuntimeState, over: Partial<ContainerInstance> = {}): ContainerInstance {
-  return {
-    id: `${name}-1`,
-    name,
-    state,
-    createdAt: STARTED - 500,
-    startedAt: state === 'created' ? 0 : STARTED,
-    finishedAt: state === 'exited' ? FINISHED : 0,
-    exitCode: 0,
-    image: 'docker.io/library/busybox:1.36',
-    imageRef: 'docker.io/library/busybox@sha256:abc',
-    imageId: 'sha256:abc',
-    reason: '',
-    message: '',
-    hash: '',
-    restartCount: 0,
-    logPath: '',
-    labels: {},
-    annotations: {},
-    ...over,
-  };
-}
+const instance = (name: string, state: ContainerRuntimeState, over: Partial<ContainerInstance> = {}) =>
+  containerInstance(name, state, { started: STARTED, finished: FINISHED }, over);
 const running = (name: string, over: Partial<ContainerInstance> = {}) => instance(name, 'running', over);
 const exited = (name: string, exitCode: number, over: Partial<ContainerInstance> = {}) => instance(name, 'exited', { exitCode, ...over });
 

@@ -282,7 +282,8 @@ export function plain(value: unknown): unknown {
   );
 }
 
-function toClusterError(what: string, server: string, err: unknown): ClusterError {
+/** A client-node failure as a ClusterError: the HTTP status, the Status's reason and message, what was being done. */
+export function toClusterError(what: string, server: string, err: unknown): ClusterError {
   if (err instanceof ClusterError) return err;
   const e = err as { code?: unknown; statusCode?: unknown; body?: unknown; message?: string };
   const status = typeof e.code === 'number' ? e.code : typeof e.statusCode === 'number' ? e.statusCode : 0;

@@ -7,6 +7,7 @@ import { createHash, createPrivateKey, webcrypto } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Clock } from '../../../util/clock.js';
+import { ClusterError, plain, toClusterError } from '../client.js';
 
 x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
 type KeyPair = webcrypto.CryptoKeyPair;
@@ -99,38 +100,21 @@ export interface CsrApi {
   get(name: string): Promise<CsrObject>;
 }
 
-/** A failed CSR call: the HTTP status and the apiserver's message. */
-export class CsrApiError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-/** The CSR API of the cluster this kubeconfig reaches, through client-node. */
+/** The CSR API of the cluster this kubeconfig reaches, through client-node; failures are ClusterErrors. */
 export async function csrApi(kc: KubeConfig): Promise<CsrApi> {
   const k8s = await import('@kubernetes/client-node');
   const api = kc.makeApiClient(k8s.CertificatesV1Api);
-  const wrap = async <T>(call: () => Promise<T>): Promise<T> => {
+  const server = kc.getCurrentCluster()?.server ?? '';
+  const call = async <T>(what: string, request: () => Promise<unknown>): Promise<T> => {
     try {
-      return JSON.parse(JSON.stringify(await call())) as T;
+      return plain(await request()) as T;
     } catch (err) {
-      const e = err as { code?: number; body?: unknown; message?: string };
-      let message = e.message ?? String(err);
-      try {
-        const body = (typeof e.body === 'string' ? JSON.parse(e.body) : e.body) as { message?: string } | undefined;
-        if (body?.message) message = body.message;
-      } catch {
-        // not a Status
-      }
-      throw new CsrApiError(typeof e.code === 'number' ? e.code : 0, message);
+      throw toClusterError(what, server, err);
     }
   };
   return {
-    create: (body) => wrap(() => api.createCertificateSigningRequest({ body: body as never })) as Promise<CsrObject>,
-    get: (name) => wrap(() => api.readCertificateSigningRequest({ name })) as Promise<CsrObject>,
+    create: (body) => call('create certificatesigningrequest', () => api.createCertificateSigningRequest({ body: body as never })),
+    get: (name) => call(`get certificatesigningrequest ${name}`, () => api.readCertificateSigningRequest({ name })),
   };
 }
 
@@ -168,7 +152,7 @@ export async function requestCertificate(api: CsrApi, request: CertificateReques
     const created = await api.create(body);
     return { name: created.metadata.name, uid: created.metadata.uid };
   } catch (err) {
-    if (!(err instanceof CsrApiError) || err.status !== 409 || !request.name) throw explainCreate(err);
+    if (!ClusterError.conflict(err) || !request.name) throw explainCreate(err);
     const existing = await api.get(request.name);
     if (!sameRequest(existing.spec.request, request.csrPem) || existing.spec.signerName !== request.signerName)
       throw new Error(`retrieved csr is not compatible: csr ${request.name} exists with another subject, key or signer`, { cause: err });
@@ -177,16 +161,16 @@ export async function requestCertificate(api: CsrApi, request: CertificateReques
 }
 
 function explainCreate(err: unknown): Error {
-  if (!(err instanceof CsrApiError)) return err as Error;
+  if (!(err instanceof ClusterError)) return err as Error;
   if (err.status === 401)
     return new Error(
       `the apiserver refused the bootstrap credentials (401 Unauthorized): the bootstrap token expired or was deleted; make a new one on the control plane (kubeadm token create --print-join-command)`,
     );
   if (err.status === 403)
     return new Error(
-      `these credentials may not create CertificateSigningRequests (403 Forbidden: ${err.message}); bind the ClusterRole system:node-bootstrapper to the bootstrap token's group, as kubeadm's ClusterRoleBinding kubeadm:kubelet-bootstrap binds it to system:bootstrappers:kubeadm:default-node-token`,
+      `these credentials may not create CertificateSigningRequests (${err.message}); bind the ClusterRole system:node-bootstrapper to the bootstrap token's group, as kubeadm's ClusterRoleBinding kubeadm:kubelet-bootstrap binds it to system:bootstrappers:kubeadm:default-node-token`,
     );
-  return new Error(`cannot create a certificate signing request: ${err.status || 'no answer'}: ${err.message}`);
+  return new Error(`cannot create a certificate signing request: ${err.message}`);
 }
 
 export interface WaitOptions {
@@ -209,7 +193,7 @@ export async function waitForCertificate(api: CsrApi, name: string, uid: string,
     try {
       csr = await api.get(name);
     } catch (err) {
-      if (err instanceof CsrApiError && err.status === 404) throw new Error(`csr "${name}" was deleted`, { cause: err });
+      if (ClusterError.notFound(err)) throw new Error(`csr "${name}" was deleted`, { cause: err });
       // an apiserver that does not answer: try again until the deadline
     }
     if (csr) {

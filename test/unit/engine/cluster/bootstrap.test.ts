@@ -18,7 +18,6 @@ import { CertificateStore } from '../../../../src/engine/cluster/bootstrap/cert-
 import {
   CLIENT_SIGNER,
   CLIENT_USAGES,
-  CsrApiError,
   digestedName,
   requestCertificate,
   requestWithKey,
@@ -28,6 +27,7 @@ import {
 } from '../../../../src/engine/cluster/bootstrap/csr.js';
 import { caCertHash, detachedSignatureValid, parseBootstrapToken, parsePins } from '../../../../src/engine/cluster/bootstrap/token.js';
 import { FakeClock } from '../../../../src/util/clock.js';
+import { ClusterError } from '../../../../src/engine/cluster/client.js';
 
 const KEY = `-----BEGIN PRIVATE KEY-----
 MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgpNj6NWS/iXXD7NhH
@@ -97,7 +97,7 @@ describe('bootstrap tokens and discovery checks', () => {
 function fakeCsrApi() {
   const objects = new Map<string, CsrObject>();
   let n = 0;
-  const api: CsrApi & { objects: typeof objects; creates: number; failCreate?: CsrApiError } = {
+  const api: CsrApi & { objects: typeof objects; creates: number; failCreate?: ClusterError } = {
     objects,
     creates: 0,
     async create(body) {
@@ -105,14 +105,14 @@ function fakeCsrApi() {
       if (api.failCreate) throw api.failCreate;
       const b = body as { metadata: { name?: string }; spec: CsrObject['spec'] };
       const name = b.metadata.name ?? `csr-${++n}`;
-      if (objects.has(name)) throw new CsrApiError(409, `certificatesigningrequests "${name}" already exists`);
+      if (objects.has(name)) throw new ClusterError(409, 'AlreadyExists', `certificatesigningrequests "${name}" already exists`);
       const object = { metadata: { name, uid: `uid-${name}` }, spec: b.spec, status: {} };
       objects.set(name, object);
       return structuredClone(object);
     },
     async get(name) {
       const object = objects.get(name);
-      if (!object) throw new CsrApiError(404, 'not found');
+      if (!object) throw new ClusterError(404, 'NotFound', 'not found');
       return structuredClone(object);
     },
   };
@@ -159,9 +159,13 @@ describe('certificate signing requests', () => {
     const api = fakeCsrApi();
     const { csrPem } = await requestWithKey(SUBJECT, KEY);
     const request = { csrPem, signerName: CLIENT_SIGNER, usages: CLIENT_USAGES };
-    api.failCreate = new CsrApiError(401, 'Unauthorized');
+    api.failCreate = new ClusterError(401, 'Unauthorized', 'create certificatesigningrequest: 401 Unauthorized: Unauthorized');
     await expect(requestCertificate(api, request)).rejects.toThrow(/bootstrap token expired or was deleted/);
-    api.failCreate = new CsrApiError(403, 'User "system:bootstrap:abcdef" cannot create resource');
+    api.failCreate = new ClusterError(
+      403,
+      'Forbidden',
+      'create certificatesigningrequest: 403 Forbidden: User "system:bootstrap:abcdef" cannot create resource',
+    );
     await expect(requestCertificate(api, request)).rejects.toThrow(/bind the ClusterRole system:node-bootstrapper/);
   });
 

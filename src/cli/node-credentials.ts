@@ -74,14 +74,25 @@ function useStorePair(kc: KubeConfig, pairPath: string): void {
   (kc as { users: typeof users }).users = users;
 }
 
-/** Renews the client certificate through the cluster; events and metrics on the kubelet's. */
-export function startClientRotation(kubelet: Kubelet, config: KubeletConfiguration): CertificateManager {
-  return startRotation(kubelet, config, 'client', {
-    store: clientStore(config.certDirectory),
-    subject: nodeClientSubject(config.nodeName),
-    signerName: CLIENT_SIGNER,
-    usages: CLIENT_USAGES,
-  });
+/**
+ * Renews the client certificate through the cluster; events and metrics on
+ * the kubelet's. On each renewal the open connections are closed
+ * (`closeConnections`), as the kubelet's transport does, so that none goes
+ * on with the old certificate.
+ */
+export function startClientRotation(kubelet: Kubelet, config: KubeletConfiguration, closeConnections: () => number): CertificateManager {
+  return startRotation(
+    kubelet,
+    config,
+    'client',
+    {
+      store: clientStore(config.certDirectory),
+      subject: nodeClientSubject(config.nodeName),
+      signerName: CLIENT_SIGNER,
+      usages: CLIENT_USAGES,
+    },
+    closeConnections,
+  );
 }
 
 /** The store of the kubelet API's cluster-signed serving certificates. */
@@ -110,7 +121,10 @@ export function startServingRotation(kubelet: Kubelet, config: KubeletConfigurat
       signerName: SERVING_SIGNER,
       usages: SERVING_USAGES,
     },
-    use,
+    (pair) => {
+      use(pair);
+      return undefined;
+    },
   );
 }
 
@@ -119,7 +133,8 @@ function startRotation(
   config: KubeletConfiguration,
   kind: 'client' | 'server',
   what: Pick<CertificateManagerDeps, 'store' | 'subject' | 'signerName' | 'usages'>,
-  use?: (pair: string) => void,
+  /** Puts the new pair to use; returns how many connections it closed, if it closes any. */
+  use: (pair: string) => number | undefined,
 ): CertificateManager {
   const named = kind === 'client' ? 'client certificate' : 'serving certificate';
   const manager = new CertificateManager({
@@ -130,13 +145,14 @@ function startRotation(
     api: async () => csrApi((await nodeKubeConfig(config, kubelet.clock)).kc),
     onRotated: (cert) => {
       const subject = cert.subject.replace(/\n/g, ', ');
-      use?.(what.store.current()!.pem);
+      const closedConnections = use(what.store.current()!.pem);
+      const closed = closedConnections === undefined ? '' : `; ${closedConnections} open connection(s) closed to start using it`;
       kubelet.events.emit({
         type: 'CertificateRotated',
         pod: '',
         uid: '',
-        message: `${named} issued: ${subject}, valid until ${cert.validTo}`,
-        detail: { kind, subject, notAfter: cert.validTo },
+        message: `${named} issued: ${subject}, valid until ${cert.validTo}${closed}`,
+        detail: { kind, subject, notAfter: cert.validTo, ...(closedConnections === undefined ? {} : { closedConnections }) },
       });
     },
     onFailure: (message) =>

@@ -1,4 +1,4 @@
-import { connectCluster, type ClusterClient } from '../engine/cluster/client.js';
+import { connectCluster, type ClusterClient, type ConnectedCluster } from '../engine/cluster/client.js';
 import type { Clock } from '../util/clock.js';
 import { nodeKubeConfig, signedServingPair, startServingRotation } from './node-credentials.js';
 import type { KubeletConfiguration } from '../engine/config/kubelet-config.js';
@@ -81,7 +81,7 @@ async function serveKubeletApi(kubelet: Kubelet, client: ClusterClient, config: 
  * certificate store when the client certificate rotates); a kubeconfig that
  * cannot be used is a usage error.
  */
-export async function joinCluster(config: KubeletConfiguration, clock: Clock): Promise<{ cluster: ClusterClient; rotates: boolean }> {
+export async function joinCluster(config: KubeletConfiguration, clock: Clock): Promise<{ cluster: ConnectedCluster; rotates: boolean }> {
   const path = config.kubeconfig!;
   try {
     const { kc, rotates } = await nodeKubeConfig(config, clock);

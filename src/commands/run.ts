@@ -104,7 +104,7 @@ export default class Run extends BaseCommand {
     const stopped = Promise.race([nextStopSignal(), face.quit.then(() => 'quit')]);
     const servers = await startNodeServers(kubelet, config, rootDir, cluster, warn);
     await kubelet.start();
-    const rotation = joined?.rotates ? startClientRotation(kubelet, config) : undefined;
+    const rotation = joined?.rotates ? startClientRotation(kubelet, config, () => joined.cluster.closeConnections()) : undefined;
     if (plain) {
       const onExit = flags['drain-on-exit'] ? 'stops every pod, then knode' : 'stops knode and leaves containers running';
       process.stderr.write(

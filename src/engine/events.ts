@@ -170,7 +170,7 @@ export interface LifecyclePayloads {
   NodePressureChanged: NoDetail;
   // joining a cluster
   /** TLS bootstrap or a renewal got the node a new certificate (client or serving); new connections use it. */
-  CertificateRotated: { detail: { kind: 'client' | 'server'; subject: string; notAfter: string } };
+  CertificateRotated: { detail: { kind: 'client' | 'server'; subject: string; notAfter: string; closedConnections?: number } };
   /** A certificate renewal failed; it is tried again after a back-off. */
   CertificateRenewFailed: { detail: { kind: 'client' | 'server' } };
 }

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Lease, Node } from '../../src/engine/api/cluster.js';
 import type { Pod } from '../../src/engine/api/v1.js';
-import { connectCluster, loadKubeConfig } from '../../src/engine/cluster/client.js';
+import { connectCluster, loadKubeConfig, type ConnectedCluster } from '../../src/engine/cluster/client.js';
 import { KubeletServer } from '../../src/engine/server/kubelet-server.js';
 import type { Summary } from '../../src/engine/stats/types.js';
 import { freePort, startControlPlane, type ControlPlane } from '../helpers/controlplane.js';
@@ -24,6 +24,7 @@ describe('a node of a real cluster (kube-apiserver, etcd)', () => {
   let node: TestNode;
   let api: KubeletServer;
   let cleanupRuntime: () => Promise<void>;
+  let client: ConnectedCluster;
 
   const getPod = (name: string) => cp.kubectlJson<Pod>('get', 'pod', name);
   const podGone = async (name: string) => (await cp.kubectl('get', 'pod', name)).code !== 0;
@@ -49,7 +50,7 @@ describe('a node of a real cluster (kube-apiserver, etcd)', () => {
     cp = startControlPlane();
     const started = await runtimesUnderTest()[0].start();
     cleanupRuntime = started.cleanup;
-    const client = await connectCluster(await loadKubeConfig(cp.nodeKubeconfig(NODE)));
+    client = await connectCluster(await loadKubeConfig(cp.nodeKubeconfig(NODE)));
     const port = await freePort();
     node = await startNode(started.endpoint, {
       cluster: client,
@@ -327,6 +328,20 @@ describe('a node of a real cluster (kube-apiserver, etcd)', () => {
     expect(node.events.filter((e) => e.type === 'ContainerStarted' && e.pod === `default/${name}`)).toHaveLength(started);
     node.removePod('static');
     await eventually(() => podGone(name), 'the mirror pod to go with the static pod', 30_000);
+  });
+
+  it('closes its connections as on a certificate rotation: the watch resumes from its resourceVersion, nothing listed again', async () => {
+    const before = node.kubelet.podConfig.apiserverStats()!;
+    expect(client.closeConnections()).toBe(1);
+    await eventually(
+      async () => (node.kubelet.podConfig.apiserverStats()!.watches > before.watches ? true : undefined),
+      'the pod watch to be made again',
+      10_000,
+    );
+    await apply(boundPod('after-cut'));
+    await eventually(async () => (await getPod('after-cut')).status?.phase === 'Running', 'after-cut to run', 30_000);
+    expect(node.kubelet.podConfig.apiserverStats()!.lists).toBe(before.lists);
+    expect((await cp.kubectl('delete', 'pod', 'after-cut', '--grace-period=1')).code).toBe(0);
   });
 
   it('comes through an apiserver restart (watch cut, 410 Gone, relist) without losing or doubling work', async () => {

@@ -127,8 +127,18 @@ export async function loadKubeConfig(path: string): Promise<KubeConfig> {
   return kc;
 }
 
+/** A node's client of its real apiserver: a ClusterClient whose open connections can be cut. */
+export interface ConnectedCluster extends ClusterClient {
+  /**
+   * Ends every open watch, as the kubelet closes its connections when its
+   * client certificate rotates: each one is made again, on a new connection
+   * with the new certificate, from the resourceVersion it had. Returns how many.
+   */
+  closeConnections(): number;
+}
+
 /** A ClusterClient over client-node for the given kubeconfig. */
-export async function connectCluster(kc: KubeConfig): Promise<ClusterClient> {
+export async function connectCluster(kc: KubeConfig): Promise<ConnectedCluster> {
   const k8s = await import('@kubernetes/client-node');
   const core = kc.makeApiClient(k8s.CoreV1Api);
   const coordination = kc.makeApiClient(k8s.CoordinationV1Api);
@@ -137,6 +147,7 @@ export async function connectCluster(kc: KubeConfig): Promise<ClusterClient> {
   const watch = new k8s.Watch(kc);
   const strategic = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.StrategicMergePatch);
   const server = kc.getCurrentCluster()!.server;
+  const watches = new Set<PodWatch>();
 
   async function call<T>(what: string, request: () => Promise<unknown>): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
@@ -175,7 +186,7 @@ export async function connectCluster(kc: KubeConfig): Promise<ClusterClient> {
         },
         (err: unknown) => settle(err && !stopped ? { error: toClusterError('watch pods', server, err) } : {}),
       );
-      return {
+      const live: PodWatch = {
         done,
         stop: () => {
           stopped = true;
@@ -183,6 +194,14 @@ export async function connectCluster(kc: KubeConfig): Promise<ClusterClient> {
           settle({});
         },
       };
+      watches.add(live);
+      void done.then(() => watches.delete(live));
+      return live;
+    },
+    closeConnections() {
+      const open = [...watches];
+      for (const live of open) live.stop();
+      return open.length;
     },
     getPod: (namespace, name) =>
       call<Pod>(`get pod ${namespace}/${name}`, () => core.readNamespacedPod({ namespace, name })).then(withPodKind),

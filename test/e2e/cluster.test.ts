@@ -1,7 +1,8 @@
 // Three knode nodes in a real cluster: kube-apiserver, etcd, kube-scheduler
 // and kube-controller-manager on loopback (test/peers), driven with the real
 // kubectl. The nodes join as kubeadm's do, with `knode join` and a bootstrap
-// token; the controller manager signs 2-minute client certificates, so each
+// token (kn-3 with a discovery file fetched over https); the controller
+// manager signs 2-minute client certificates, so each
 // node renews its own several times while the suite runs. The scheduler
 // spreads a Deployment over the nodes; a node killed with -9 goes NotReady and
 // the controller manager moves its pods; the node restarted rejoins without
@@ -11,6 +12,8 @@ import 'reflect-metadata';
 import { X509Certificate } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
 import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,6 +24,7 @@ import { mirrorConfig, startRegistry, type LocalRegistry } from '../helpers/regi
 import { freePort, knodeJoinArgs, startControlPlane, type ControlPlane } from '../helpers/controlplane.js';
 import { cliEntry, eventually } from '../helpers/runtimes.js';
 import { knode } from '../helpers/cli.js';
+import { makeCA } from '../helpers/pki.js';
 
 interface RunningNode {
   name: string;
@@ -55,6 +59,26 @@ describe('knode nodes in a real cluster (scheduler, controller manager, kubectl)
   );
   const nodes: RunningNode[] = [];
   const started = Date.now();
+  // kubeadm's other discovery: a kubeconfig (here cluster-info's, with no user) served over https,
+  // its server trusted through the host's CA bundle, which SSL_CERT_FILE names as for Go.
+  let discovery: { server: HttpsServer; url: string; hostCA: string };
+
+  /** The cluster as cluster-info's kubeconfig has it: one unnamed cluster, no context, no user. */
+  const clusterOnly = (ca: object) =>
+    JSON.stringify({ apiVersion: 'v1', kind: 'Config', clusters: [{ name: '', cluster: { server: cp.apiserver, ...ca } }] });
+
+  async function serveDiscovery(): Promise<typeof discovery> {
+    const dir = mkdtempSync(join(tmpdir(), 'knode-discovery-'));
+    const hostCA = makeCA(dir);
+    const pair = hostCA.serverCert('discovery', '127.0.0.1');
+    const body = clusterOnly({ 'certificate-authority-data': readFileSync(cp.ca).toString('base64') });
+    const server = createHttpsServer({ cert: pair.cert, key: pair.key }, (req, res) => {
+      if (req.url === '/cluster.conf') res.end(body);
+      else res.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return { server, url: `https://127.0.0.1:${(server.address() as AddressInfo).port}`, hostCA: hostCA.cert };
+  }
 
   /** `knode join` for this node, with the suite's configuration file; a token and pin of the test's choosing. */
   const joinArgs = (name: string, root: string, port: number, token = joining.token, hash = joining.caCertHash) => [
@@ -64,8 +88,27 @@ describe('knode nodes in a real cluster (scheduler, controller manager, kubectl)
     config,
   ];
 
+  /** kn-3 joins with --discovery-file https://… and the token only for the TLS bootstrap. */
+  const fileJoinArgs = (name: string, root: string, port: number) => {
+    const token = knodeJoinArgs(joining, { name, root, port });
+    const node = token.slice(token.indexOf('--node-name'));
+    return [
+      cliEntry,
+      'join',
+      '--discovery-file',
+      `${discovery.url}/cluster.conf`,
+      '--tls-bootstrap-token',
+      joining.token,
+      ...node,
+      '--config',
+      config,
+    ];
+  };
+
   function startKnode(name: string, root: string, port: number): RunningNode {
-    const child = spawn(process.execPath, joinArgs(name, root, port), { stdio: ['ignore', 'pipe', 'pipe'] });
+    const args = name === 'kn-3' ? fileJoinArgs(name, root, port) : joinArgs(name, root, port);
+    const env = { ...process.env, SSL_CERT_FILE: discovery.hostCA };
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
     let out = '';
     child.stdout!.on('data', (d) => (out += d));
     child.stderr!.on('data', (d) => (out += d));
@@ -92,6 +135,7 @@ describe('knode nodes in a real cluster (scheduler, controller manager, kubectl)
       return svc?.spec.clusterIP;
     });
     joining = cp.joinToken();
+    discovery = await serveDiscovery();
     registry = startRegistry();
     for (const name of ['kn-1', 'kn-2', 'kn-3']) {
       const root = mkdtempSync(join(tmpdir(), `knode-${name}-`));
@@ -116,6 +160,7 @@ describe('knode nodes in a real cluster (scheduler, controller manager, kubectl)
     }
     for (const n of nodes) spawn(process.execPath, [cliEntry, 'runtime', 'stop', '--root-dir', n.root], { stdio: 'ignore' });
     cp?.stop();
+    discovery?.server.close();
     await dns?.stop();
     registry?.stop();
   });
@@ -290,10 +335,11 @@ describe('knode nodes in a real cluster (scheduler, controller manager, kubectl)
     }
   });
 
-  it('refuses a wrong CA hash, an unknown token and an expired one, and starts nothing', async () => {
+  it('refuses a wrong CA hash, an unknown or expired token, a discovery file without credentials, and starts nothing', async () => {
     const root = mkdtempSync(join(tmpdir(), 'knode-refused-'));
     const port = await freePort();
-    const run = (args: string[]) => knode([...args.slice(1), '--discovery-timeout', '2s'], { timeoutMs: 60_000 });
+    const run = (args: string[]) =>
+      knode([...args.slice(1), '--discovery-timeout', '2s'], { timeoutMs: 60_000, env: { SSL_CERT_FILE: discovery.hostCA } });
     const wrongHash = await run(joinArgs('kn-x', root, port, joining.token, `sha256:${'ab'.repeat(32)}`));
     expect(wrongHash.code).toBe(2);
     expect(wrongHash.stderr).toMatch(
@@ -309,6 +355,22 @@ describe('knode nodes in a real cluster (scheduler, controller manager, kubectl)
     const late = await run(joinArgs('kn-x', root, port, expired.token));
     expect(late.code).toBe(2);
     expect(late.stderr).toMatch(/could not find a JWS signature|the bootstrap token expired or was deleted/);
+    // A discovery file on disk naming its CA by path: read, its CA embedded, cluster-info read through it;
+    // but with no user and no token, nothing can authenticate the TLS bootstrap.
+    const file = join(root, 'discovery.conf');
+    writeFileSync(file, clusterOnly({ 'certificate-authority': cp.ca }));
+    const node = ['--node-name', 'kn-x', '--root-dir', root, '--port', String(port)];
+    const noCredentials = await run([cliEntry, 'join', '--discovery-file', file, ...node]);
+    expect(noCredentials.code).toBe(2);
+    expect(noCredentials.stderr).toContain('could not find authentication credentials for the TLS bootstrap process');
+    const missing = await run([cliEntry, 'join', '--discovery-file', `${discovery.url}/nothing.conf`, '--token', joining.token, ...node]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain(
+      `error trying to fetch discovery kubeconfig over HTTPS from ${discovery.url}/nothing.conf, received status 404`,
+    );
+    const both = await run([cliEntry, 'join', joining.apiserver, '--discovery-file', file, '--token', joining.token, ...node]);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('discovery: Invalid value: "": bootstrapToken and file cannot both be set');
     expect((await cp.kubectl('get', 'node', 'kn-x')).code).not.toBe(0);
   });
 
@@ -342,6 +404,15 @@ describe('knode nodes in a real cluster (scheduler, controller manager, kubectl)
       expect(ttl).toBeGreaterThan(0);
       expect(ttl).toBeLessThanOrEqual(120);
       expect(metrics).toMatch(/^kubelet_certificate_manager_client_expiration_renew_errors \d+$/m);
+      // As the kubelet's transport, each renewal closed the open connections (the pod watch) to use the new pair.
+      const rotated = n
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('"CertificateRotated"'))
+        .map((line) => JSON.parse(line) as { detail: { kind: string; closedConnections?: number } })
+        .filter((e) => e.detail.kind === 'client');
+      expect(rotated.length, n.name).toBeGreaterThan(0);
+      for (const e of rotated) expect(e.detail.closedConnections).toBeGreaterThanOrEqual(1);
     }
     const pods = running(await podsOf());
     expect(pods).toHaveLength(6);

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** A throwaway CA made with openssl, and client certificates it signs (CN = user, O = groups). */
@@ -7,6 +7,8 @@ export function makeCA(dir: string): {
   cert: string;
   key: string;
   clientCert(name: string, cn: string, groups: string[]): { cert: Buffer; key: Buffer };
+  /** A serving certificate for an IP address (its SAN), as an https server in a test shows it. */
+  serverCert(name: string, ip: string): { cert: Buffer; key: Buffer };
 } {
   const cert = join(dir, 'ca.crt');
   const key = join(dir, 'ca.key');
@@ -28,28 +30,50 @@ export function makeCA(dir: string): {
     '-out',
     cert,
   );
+  const sign = (name: string, subject: string, extra: string[]) => {
+    const base = join(dir, name);
+    openssl(
+      'req',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-subj',
+      subject,
+      '-keyout',
+      `${base}.key`,
+      '-out',
+      `${base}.csr`,
+    );
+    openssl(
+      'x509',
+      '-req',
+      '-in',
+      `${base}.csr`,
+      '-CA',
+      cert,
+      '-CAkey',
+      key,
+      '-CAcreateserial',
+      '-days',
+      '1',
+      '-out',
+      `${base}.crt`,
+      ...extra,
+    );
+    return { cert: readFileSync(`${base}.crt`), key: readFileSync(`${base}.key`) };
+  };
   return {
     cert,
     key,
     clientCert(name, cn, groups) {
-      const base = join(dir, name);
-      const subject = `${groups.map((g) => `/O=${g}`).join('')}/CN=${cn}`;
-      openssl(
-        'req',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:prime256v1',
-        '-nodes',
-        '-subj',
-        subject,
-        '-keyout',
-        `${base}.key`,
-        '-out',
-        `${base}.csr`,
-      );
-      openssl('x509', '-req', '-in', `${base}.csr`, '-CA', cert, '-CAkey', key, '-CAcreateserial', '-days', '1', '-out', `${base}.crt`);
-      return { cert: readFileSync(`${base}.crt`), key: readFileSync(`${base}.key`) };
+      return sign(name, `${groups.map((g) => `/O=${g}`).join('')}/CN=${cn}`, []);
+    },
+    serverCert(name, ip) {
+      const ext = join(dir, `${name}.ext`);
+      writeFileSync(ext, `subjectAltName=IP:${ip}\nextendedKeyUsage=serverAuth\n`);
+      return sign(name, `/CN=${ip}`, ['-extfile', ext]);
     },
   };
 }

@@ -136,16 +136,12 @@ function getClusterInfo(endpoint: string, ca: string | undefined): Promise<Recor
 }
 
 /** The bootstrap kubeconfig kubeadm writes (bootstrap-kubelet.conf): the cluster, and the token as the user. */
-export function bootstrapKubeconfig(cluster: DiscoveredCluster, token: string): string {
+export function bootstrapKubeconfig(cluster: { server: string; caPem?: string }, token: string): string {
+  const ca = cluster.caPem === undefined ? {} : { 'certificate-authority-data': Buffer.from(cluster.caPem).toString('base64') };
   return stringify({
     apiVersion: 'v1',
     kind: 'Config',
-    clusters: [
-      {
-        name: 'kubernetes',
-        cluster: { server: cluster.server, 'certificate-authority-data': Buffer.from(cluster.caPem).toString('base64') },
-      },
-    ],
+    clusters: [{ name: 'kubernetes', cluster: { server: cluster.server, ...ca } }],
     users: [{ name: 'tls-bootstrap-token-user', user: { token } }],
     contexts: [{ name: 'tls-bootstrap-token-user@kubernetes', context: { cluster: 'kubernetes', user: 'tls-bootstrap-token-user' } }],
     'current-context': 'tls-bootstrap-token-user@kubernetes',

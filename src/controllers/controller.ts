@@ -159,6 +159,11 @@ export function isPodActive(pod: Pod): boolean {
   return pod.status?.phase !== 'Succeeded' && pod.status?.phase !== 'Failed' && !pod.metadata.deletionTimestamp;
 }
 
+/** A pod being deleted that has not finished (controller.IsPodTerminating): the terminatingReplicas. */
+export function isPodTerminating(pod: Pod): boolean {
+  return pod.status?.phase !== 'Succeeded' && pod.status?.phase !== 'Failed' && !!pod.metadata.deletionTimestamp;
+}
+
 export function podReadyCondition(pod: Pod): PodCondition | undefined {
   return pod.status?.conditions?.find((c) => c.type === 'Ready');
 }

@@ -21,7 +21,12 @@ import { validatePod } from '../engine/config/validation.js';
 export function prepareForCreate(o: KubeObject): void {
   if (o.kind === 'Pod') return preparePod(o as unknown as Pod);
   applyDefaults(o);
-  if (o.kind === 'Job' && !(o as Job).spec.manualSelector) generateSelector(o as Job);
+  if (o.kind === 'Job' && !(o as Job).spec.manualSelector) {
+    generateSelector(o as Job);
+    // The defaults run again when the apiserver reads the Job back from storage: a Job without
+    // labels of its own takes its template's, the generated ones now among them.
+    defaultJob(o as Job);
+  }
   if (o.kind === 'DaemonSet') setTemplateGeneration(o, 1);
 }
 

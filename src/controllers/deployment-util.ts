@@ -93,3 +93,21 @@ export function byCreation(a: ReplicaSet, b: ReplicaSet): number {
 export function sum<T>(items: T[], f: (item: T) => number): number {
   return items.reduce((n, item) => n + f(item), 0);
 }
+
+/**
+ * GetTerminatingReplicaCountForReplicaSets: the sum of the sets' terminating
+ * pods; none when a set the controller has synced does not say (a set never
+ * synced counts for nothing).
+ */
+export function terminatingReplicas(sets: ReplicaSet[]): number | undefined {
+  let total = 0;
+  for (const rs of sets) {
+    const count = rs.status?.terminatingReplicas;
+    if (count === undefined) {
+      if (!rs.status?.observedGeneration) continue;
+      return undefined;
+    }
+    total += count;
+  }
+  return total;
+}

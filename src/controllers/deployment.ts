@@ -20,6 +20,7 @@ import {
   setCondition,
   sum,
   templateHash,
+  terminatingReplicas,
 } from './deployment-util.js';
 
 const DesiredReplicasAnnotation = 'deployment.kubernetes.io/desired-replicas';
@@ -277,6 +278,8 @@ export class DeploymentController implements Controller {
       availableReplicas: sum(all, (rs) => rs.status?.availableReplicas ?? 0),
       unavailableReplicas: Math.max(0, sum(all, (rs) => rs.spec.replicas ?? 0) - sum(all, (rs) => rs.status?.availableReplicas ?? 0)),
     };
+    const terminating = terminatingReplicas(all);
+    if (terminating !== undefined) status.terminatingReplicas = terminating;
     if (d.status?.collisionCount !== undefined) status.collisionCount = d.status.collisionCount;
     const conditions = [...(d.status?.conditions ?? [])];
     const maxUnavailable = d.spec.strategy?.type === 'Recreate' ? 0 : fenceposts(d).unavailable;

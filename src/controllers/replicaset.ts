@@ -4,6 +4,7 @@ import { selectorMatches, type ReplicaSet } from '../engine/api/workloads.js';
 import {
   createPod,
   isPodActive,
+  isPodTerminating,
   isPodAvailable,
   isPodReady,
   objectKey,
@@ -87,7 +88,8 @@ export class ReplicaSetController implements Controller {
 
   private updateStatus(rs: ReplicaSet, createError: string | undefined): void {
     const now = this.deps.clock.now();
-    const active = podsControlledBy(this.deps.store, rs.metadata.namespace!, rs.metadata.uid!).filter(isPodActive);
+    const owned = podsControlledBy(this.deps.store, rs.metadata.namespace!, rs.metadata.uid!);
+    const active = owned.filter(isPodActive);
     const minReady = rs.spec.minReadySeconds ?? 0;
     const templateLabels = rs.spec.template.metadata?.labels ?? {};
     const ready = active.filter(isPodReady);
@@ -106,6 +108,8 @@ export class ReplicaSetController implements Controller {
       fullyLabeledReplicas: active.filter((p) => selectorMatches({ matchLabels: templateLabels }, p.metadata.labels)).length,
       readyReplicas: ready.length,
       availableReplicas: available.length,
+      // A pointer upstream: written, 0 included, once the controller has synced the ReplicaSet.
+      terminatingReplicas: owned.filter(isPodTerminating).length,
       observedGeneration: rs.metadata.generation,
       ...(conditions.length > 0 ? { conditions } : {}),
     };

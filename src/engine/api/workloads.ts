@@ -44,6 +44,8 @@ export interface ReplicaSet extends KubeObject {
     fullyLabeledReplicas?: number;
     readyReplicas?: number;
     availableReplicas?: number;
+    /** Pods being deleted but not yet gone (the DeploymentReplicaSetTerminatingReplicas feature, on since v1.35). */
+    terminatingReplicas?: number;
     observedGeneration?: number;
     conditions?: WorkloadCondition[];
   };
@@ -67,6 +69,7 @@ export interface Deployment extends KubeObject {
     readyReplicas?: number;
     availableReplicas?: number;
     unavailableReplicas?: number;
+    terminatingReplicas?: number;
     conditions?: WorkloadCondition[];
     collisionCount?: number;
   };

@@ -159,13 +159,19 @@ describe('the local Deployment and ReplicaSet controllers', () => {
     expect(progressing?.message).toBe(`ReplicaSet "${sets()[0].metadata.name}" has timed out progressing.`);
   });
 
-  it('scales down the extra pods, not ready and newest first, and deletes everything when the manifest goes', async () => {
+  it('scales down the extra pods, not ready and newest first, counts them terminating, and deletes everything when the manifest goes', async () => {
     workloads.api.applyObjects('file', [deployment('busybox:1', { replicas: 3 })]);
     await flushMicrotasks();
     await kubeletRunsEverything();
     workloads.api.applyObjects('file', [deployment('busybox:1', { replicas: 1 })]);
     await flushMicrotasks();
     expect(pods().filter((p) => !p.metadata.deletionTimestamp)).toHaveLength(1);
+    // The two being deleted are terminatingReplicas of their ReplicaSet and its Deployment, until they are gone.
+    expect(sets()[0].status).toMatchObject({ replicas: 1, terminatingReplicas: 2 });
+    expect(get().status).toMatchObject({ replicas: 1, terminatingReplicas: 2 });
+    await kubeletRunsEverything();
+    expect(sets()[0].status).toMatchObject({ replicas: 1, terminatingReplicas: 0 });
+    expect(get().status).toMatchObject({ replicas: 1, terminatingReplicas: 0 });
     workloads.api.applyObjects('file', []);
     await flushMicrotasks();
     expect(workloads.store.list('Deployment')).toEqual([]);

@@ -78,6 +78,13 @@ describe('the local Job controller', () => {
   it('runs completions pods, parallelism at a time, and completes with the upstream conditions', async () => {
     await apply({ completions: 3, parallelism: 2 });
     const j = get()!;
+    // As the apiserver stores it: the generated selector's labels on the Job too, since it had none.
+    expect(j.metadata.labels).toEqual({
+      'batch.kubernetes.io/controller-uid': j.metadata.uid,
+      'batch.kubernetes.io/job-name': 'pi',
+      'controller-uid': j.metadata.uid,
+      'job-name': 'pi',
+    });
     expect(live()).toHaveLength(2);
     for (const pod of pods()) {
       expect(pod.metadata.name).toMatch(/^pi-[bcdfghjklmnpqrstvwxz2456789]{5}$/);

@@ -6,6 +6,7 @@ import {
   isPodAvailable,
   isPodReady,
   objectKey,
+  omitZeroCounts,
   podFromTemplate,
   podReadyCondition,
   podsControlledBy,
@@ -200,9 +201,11 @@ export class DaemonSetController implements Controller {
       observedGeneration: ds.metadata.generation,
       updatedNumberScheduled: shouldRun && pod && isUpdated(pod, hash, ds) ? 1 : 0,
       numberAvailable: available ? 1 : 0,
-      ...(desired - (available ? 1 : 0) > 0 ? { numberUnavailable: desired - (available ? 1 : 0) } : {}),
+      numberUnavailable: desired - (available ? 1 : 0),
     };
-    this.deps.store.updateStatus('DaemonSet', ds.metadata.namespace!, ds.metadata.name!, status, ds.metadata.uid);
+    // DaemonSetStatus: the first four counts are always written, the others are omitempty.
+    const written = omitZeroCounts(status, ['updatedNumberScheduled', 'numberAvailable', 'numberUnavailable']);
+    this.deps.store.updateStatus('DaemonSet', ds.metadata.namespace!, ds.metadata.name!, written, ds.metadata.uid);
   }
 }
 

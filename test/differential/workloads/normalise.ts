@@ -46,13 +46,18 @@ function hashesIn(items: Obj[]): string[] {
 }
 
 /** Scrubs one object: uids, hashes, random suffixes of generated names. */
-function scrubbed(o: Obj, hashes: string[]): Obj {
+function scrubbed(o: Obj, hashes: string[], generated: Map<string, string>): Obj {
   let text = JSON.stringify(o).replace(UID, '<uid>');
   for (const h of hashes) text = text.split(h).join('<hash>');
+  // A pod named in a message (a Job's pod failure policy): by its namespace-free generated pattern.
+  for (const [name, pattern] of generated) text = text.replace(new RegExp(`[\\w-]+/${name}\\b`, 'g'), `<ns>/${pattern}`);
   const out = JSON.parse(text) as Obj;
   const m = out.metadata ?? {};
   if (m.generateName && m.name?.startsWith(m.generateName) && m.name.length === m.generateName.length + 5)
     m.name = `${m.generateName}<rand>`;
+  // terminatingReplicas: whether it is written, not how many; `knode apply` prints the moment a rollout
+  // ends, while the old pods still stop, and the cluster side is read once it has settled.
+  if (typeof out.status?.terminatingReplicas === 'number') out.status.terminatingReplicas = 'set';
   return out;
 }
 
@@ -114,12 +119,15 @@ function pod(o: Obj, log: string | undefined): string[] {
       : s.state?.running
         ? 'running'
         : `waiting ${s.state?.waiting?.reason ?? '-'}`;
+  const finished = o.status?.phase === 'Succeeded' || o.status?.phase === 'Failed';
   const lines = [
     `phase ${value(o.status?.phase)} | hostname ${value(spec.hostname)} | subdomain ${value(spec.subdomain)} | restartPolicy ${value(spec.restartPolicy)}`,
     ...containers.map((c) => `container ${c.name} env ${(c.env ?? []).map((e) => e.name).join(',') || '-'}`),
     ...statuses.map((s) => `status ${s.name}: ${state(s)} ready=${s.ready} restarts=${s.restartCount}`),
     // Type and status only: the reasons are the kubelet's (the kubelet differential compares them).
+    // A finished pod's PodReadyToStartContainers is when its node removed the sandbox: the kubelet's timing.
     `conditions ${((o.status?.conditions ?? []) as { type: string; status: string }[])
+      .filter((c) => !(finished && c.type === 'PodReadyToStartContainers'))
       .map((c) => `${c.type}=${c.status}`)
       .sort()
       .join(' ')}`,
@@ -150,13 +158,19 @@ function workload(o: Obj): string[] {
  */
 export function normaliseObjects(items: Obj[], logs: Map<string, string> = new Map()): Map<string, string> {
   const hashes = hashesIn(items);
+  const generated = new Map(
+    items
+      .map((o) => o.metadata ?? {})
+      .filter((m) => m.generateName && m.name?.startsWith(m.generateName) && m.name.length === m.generateName.length + 5)
+      .map((m) => [m.name!, `${m.generateName}<rand>`] as const),
+  );
   const out = new Map<string, string>();
   for (const kind of KINDS) {
     // A pod being deleted is one its controller no longer counts; when it goes is the kubelet's timing.
     const objects = items.filter((o) => o.kind === kind && !o.metadata?.deletionTimestamp);
     if (objects.length === 0) continue;
     const texts = objects.map((raw) => {
-      const o = scrubbed(raw, hashes);
+      const o = scrubbed(raw, hashes, generated);
       const body = kind === 'Pod' ? pod(o, logs.get(raw.metadata?.name ?? '')) : workload(o);
       return [`${kind} ${o.metadata?.name}`, ...meta(o), ...body].join('\n  ');
     });

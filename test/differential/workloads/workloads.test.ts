@@ -61,11 +61,12 @@ async function inCluster(s: WorkloadScenario): Promise<Side> {
   await run('create', 'namespace', ns);
   // The service account controller makes `default`; until then the apiserver refuses pods.
   await eventually(async () => (await c.kubectl('get', 'serviceaccount', 'default', '-n', ns)).code === 0, `${ns}/default`, 30_000);
-  for (const manifest of [s.manifest, s.update].filter((m): m is string => !!m)) {
+  const stages = [{ manifest: s.manifest, wait: s.wait }, ...(s.update ? [{ manifest: s.update, wait: s.updateWait ?? s.wait }] : [])];
+  for (const stage of stages) {
     const file = join(work, `${s.name}-cluster.yaml`);
-    writeFileSync(file, manifest);
+    writeFileSync(file, stage.manifest);
     await run('apply', '-n', ns, '-f', file);
-    for (const w of s.wait) await run(...w, '-n', ns);
+    for (const w of stage.wait) await run(...w, '-n', ns);
   }
   const snapshot = async () => {
     const list = items(await run('get', 'deployments,replicasets,statefulsets,daemonsets,jobs,pods', '-n', ns, '-o', 'json'));
@@ -113,6 +114,8 @@ async function standalone(s: WorkloadScenario): Promise<Side> {
       const r = await knode(['logs', p.metadata!.name!, '--root-dir', root]);
       logs.set(p.metadata!.name!, r.stdout);
     }
+  // Its runtime and pods are done with: stopped now, so that thirty sleeping scenarios do not load the machine.
+  await knode(['runtime', 'stop', '--root-dir', root]).catch(() => {});
   return { texts: normaliseObjects(list, logs) };
 }
 
@@ -152,7 +155,7 @@ beforeAll(async () => {
   await pool(workloadScenarios, 3, async (s) => void mine.set(s.name, await settled(standalone(s), fail)));
   for (const [name, side] of await cluster) results.set(name, { cluster: side, knode: mine.get(name)! });
   timings.push(`scenarios ${Date.now() - t1} ms`);
-}, 300_000);
+}, 900_000);
 
 afterAll(async () => {
   if (node) {

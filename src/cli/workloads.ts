@@ -5,7 +5,12 @@ import type { EventStream } from '../engine/events.js';
 import { nodeLabels } from '../engine/sync-handler.js';
 import { nodeAllocatable } from '../engine/admission.js';
 import { pressureTaints, type PressureCondition } from '../engine/eviction/thresholds.js';
+import type { KubeObject } from '../engine/api/workloads.js';
+import { workloadRow } from '../ui/workload-table.js';
 import { rootPaths } from '../util/paths.js';
+
+/** The kinds whose rows the faces show, as `kubectl get all` lists them. */
+const SHOWN_KINDS = ['Deployment', 'ReplicaSet', 'StatefulSet', 'DaemonSet', 'Job', 'CronJob'];
 
 /** The local controllers of a standalone node, their objects saved under the root dir (a node in a cluster has none). */
 export function localWorkloads(config: KubeletConfiguration, rootDir: string): LocalWorkloads {
@@ -27,7 +32,8 @@ export function startWorkloads(
   workloads: LocalWorkloads,
   events: EventStream,
   node: { pressure: () => readonly PressureCondition[]; staticPods: () => Pod[] },
-): void {
+): { announce(): void } {
+  const rows = reportRows(workloads, events);
   events.subscribe((e) => {
     if (e.type === 'NodePressureChanged') workloads.nodeChanged();
   });
@@ -43,4 +49,40 @@ export function startWorkloads(
       }),
     { taints: () => pressureTaints(node.pressure()), otherPods: node.staticPods },
   );
+  return rows;
+}
+
+/**
+ * Each workload's row, as a WorkloadStatus event when it changes (a
+ * ReplicaSet of a Deployment is shown through its Deployment). `announce`
+ * says every row again, for a face that subscribes after the start.
+ */
+function reportRows(workloads: LocalWorkloads, events: EventStream): { announce(): void } {
+  const sent = new Map<string, string>();
+  const report = (object: KubeObject, deleted: boolean, again = false) => {
+    if (!SHOWN_KINDS.includes(object.kind) || (object.kind === 'ReplicaSet' && object.metadata.ownerReferences?.some((r) => r.controller)))
+      return;
+    const row = workloadRow(object, Date.now());
+    if (!row) return;
+    const { namespace = '', name = '', uid = '' } = object.metadata;
+    const key = `${object.kind}/${namespace}/${name}`;
+    const text = deleted ? '' : JSON.stringify(row.cells);
+    if (!again && sent.get(key) === text) return;
+    if (deleted) sent.delete(key);
+    else sent.set(key, text);
+    const message = `${row.resource}/${name}: ${deleted ? 'deleted' : row.cells.map(([c, v]) => `${c} ${v}`).join(', ')}`;
+    events.emit({
+      type: 'WorkloadStatus',
+      pod: '',
+      uid,
+      message,
+      detail: { kind: object.kind, namespace, name, resource: row.resource, cells: row.cells, ...(deleted ? { deleted } : {}) },
+    });
+  };
+  workloads.store.watch(({ type, object }) => report(object, type === 'DELETED'));
+  return {
+    announce: () => {
+      for (const kind of SHOWN_KINDS) for (const object of workloads.store.list<KubeObject>(kind)) report(object, false, true);
+    },
+  };
 }

@@ -91,16 +91,18 @@ export default class Run extends BaseCommand {
     const cluster = joined?.cluster;
     const workloads = cluster ? undefined : localWorkloads(config, rootDir);
     const kubelet = new Kubelet(config, { runtime: client, cluster, local: workloads?.api, version: this.config.version });
-    if (workloads)
-      startWorkloads(workloads, kubelet.events, {
-        pressure: () => kubelet.pressure(),
-        staticPods: () => kubelet.podsWithStatus().filter(isStaticPod),
-      });
+    const rows = workloads
+      ? startWorkloads(workloads, kubelet.events, {
+          pressure: () => kubelet.pressure(),
+          staticPods: () => kubelet.podsWithStatus().filter(isStaticPod),
+        })
+      : undefined;
     const embedded = client.endpoint === `unix://${rootPaths(rootDir).runtimeSocket}`;
     const unsupervise = embedded ? superviseEmbeddedRuntime(kubelet, rootDir, warn) : () => {};
     const output = (flags.output ?? (process.stdout.isTTY ? 'tui' : 'plain')) as NodeOutput;
     const plain = output === 'plain';
     const face = await showNode(kubelet, output, flags.v, flags['log-format'] as LogFormat);
+    rows?.announce();
     const stopped = Promise.race([nextStopSignal(), face.quit.then(() => 'quit')]);
     const servers = await startNodeServers(kubelet, config, rootDir, cluster, warn);
     await kubelet.start();

@@ -29,6 +29,7 @@ export const EVENT_CLASSES: Record<LifecycleEventType, EventClass> = {
   ManifestError: failure,
   ManifestSkipped: problem,
   WorkloadEvent: lifecycle,
+  WorkloadStatus: { class: 'noisy', quiet: true },
   PodSeen: lifecycle,
   PodUpdated: lifecycle,
   PodDeleted: lifecycle,

@@ -61,6 +61,10 @@ export interface LifecyclePayloads {
   ManifestSkipped: NoDetail;
   /** A local controller's event about a workload (SuccessfulCreate, ScalingReplicaSet, Completed…), as kube-controller-manager posts it. */
   WorkloadEvent: { detail: { kind: string; namespace: string; name: string; eventType: 'Normal' | 'Warning' } };
+  /** A workload's row as `kubectl get` prints it, without its ages; `deleted` when it is gone. */
+  WorkloadStatus: {
+    detail: { kind: string; namespace: string; name: string; resource: string; cells: [string, string][]; deleted?: boolean };
+  };
   PodSeen: { detail: { source: string } };
   PodUpdated: NoDetail;
   PodDeleted: NoDetail;

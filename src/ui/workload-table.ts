@@ -117,6 +117,18 @@ function jobCells(job: Job, now: number): string[] {
   return [status, completions, start !== undefined ? humanDuration(end - start) : '', age(job, now)];
 }
 
+/** Columns that change with the clock alone: left out of a row that is sent when the object changes. */
+const CLOCKED = new Set(['AGE', 'DURATION', 'LAST SCHEDULE']);
+
+/** One workload's row, column by column, without the columns that move with the clock; undefined for other kinds. */
+export function workloadRow(o: KubeObject, now: number): { resource: string; cells: [string, string][] } | undefined {
+  const table = TABLES.find((t) => t.kind === o.kind);
+  if (!table) return undefined;
+  const values = table.cells(o, now);
+  const cells = table.columns.map((column, i): [string, string] => [column, values[i]]).filter(([column]) => !CLOCKED.has(column));
+  return { resource: table.resource, cells };
+}
+
 /**
  * The tables of every kind that has objects, blank lines between them; only
  * NAMESPACE's objects unless it is undefined (then with a NAMESPACE column).

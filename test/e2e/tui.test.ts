@@ -82,10 +82,11 @@ it('shows the node, its pod workers and events; Enter shows a pod; q quits and l
   expect(running.map((c) => c.labels['io.kubernetes.container.name'])).toEqual(expect.arrayContaining(['hello', 'log-shipper', 'app']));
 });
 
-it('draws without colour under NO_COLOR', async () => {
+it('draws without colour under NO_COLOR; shows the workloads of the static dir above the pods', async () => {
   const plain = `${session}-nc`;
   const pods = join(root, 'pods-nc');
   cpSync(join(repoRoot, 'examples', 'hello.yaml'), join(pods, 'hello.yaml'), { recursive: true });
+  cpSync(join(repoRoot, 'examples', 'workloads.yaml'), join(pods, 'workloads.yaml'), { recursive: true });
   const command = [
     'env',
     'NO_COLOR=1',
@@ -106,12 +107,13 @@ it('draws without colour under NO_COLOR', async () => {
     const drawn = await eventually(
       () => {
         const s = tmux('capture-pane', '-e', '-p', '-t', plain);
-        return /default\/hello-nc +Running/.test(s) ? s : undefined;
+        return /default\/hello-nc +Running/.test(s) && /deployment\.apps\/greeter +READY (\d)\/\1 · UP-TO-DATE \1/.test(s) ? s : undefined;
       },
-      'the TUI to show hello Running',
+      'the TUI to show hello Running and the greeter Deployment ready',
       60_000,
     );
     expect(drawn).not.toMatch(/\x1b\[[0-9;]*3[0-7]m/);
+    expect(drawn).toMatch(/job\.batch\/count +STATUS (Running|Complete) · COMPLETIONS \d\/\d/);
   } finally {
     tmux('kill-session', '-t', plain);
     await knode(['runtime', 'stop', '--root-dir', join(root, 'nc')]);

@@ -5,7 +5,7 @@ import type { PodTrace } from '../../engine/trace.js';
 import { humanDuration } from '../../engine/api/printers.js';
 import { formatEventLine } from '../event-line.js';
 import { formatWaterfall } from '../trace-view.js';
-import { applyEvent, emptyNodeView, type NodeView, type PodView } from './node-view.js';
+import { applyEvent, emptyNodeView, type NodeView, type PodView, type WorkloadView } from './node-view.js';
 
 export interface NodeTuiProps {
   subscribe: (listener: (event: LifecycleEvent) => void) => () => void;
@@ -73,6 +73,7 @@ export function NodeTui({ subscribe, onQuit, traceOf, logsOf, refreshMs = 250, n
   return (
     <Box flexDirection="column">
       <Header view={view.current} pods={pods} />
+      <Workloads workloads={[...view.current.workloads.values()]} />
       <PodTable pods={visible} selected={current?.uid} now={now()} total={pods.length} first={first} />
       <Box borderStyle="single" borderTop borderBottom={false} borderLeft={false} borderRight={false} flexDirection="column">
         {pane === 'events' && <Events events={view.current.events.slice(-12)} />}
@@ -102,6 +103,27 @@ function Header({ view, pods }: { view: NodeView; pods: PodView[] }) {
       <Text>
         sources {sources} · pods {pods.length} ({running} running{failing ? <Text color="red">, {failing} failing</Text> : ''})
       </Text>
+    </Box>
+  );
+}
+
+/** How many workload rows the TUI shows above the pods; the rest are counted. */
+const WORKLOAD_ROWS = 6;
+
+/** The local controllers' workloads, a line each as `kubectl get all` has them (without ages). */
+function Workloads({ workloads }: { workloads: WorkloadView[] }) {
+  if (workloads.length === 0) return null;
+  const sorted = workloads.sort((a, b) => a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name));
+  const shown = sorted.slice(0, WORKLOAD_ROWS);
+  const width = Math.min(40, Math.max(...shown.map((w) => w.name.length)) + 2);
+  return (
+    <Box flexDirection="column" marginTop={1}>
+      {shown.map((w) => (
+        <Text key={`${w.namespace}/${w.name}`}>
+          {`  ${w.name.padEnd(width)}${w.cells.map(([column, value]) => `${column} ${value}`).join(' · ')}`}
+        </Text>
+      ))}
+      {sorted.length > shown.length && <Text dimColor>{`  and ${sorted.length - shown.length} more workloads (knode status)`}</Text>}
     </Box>
   );
 }

@@ -22,6 +22,14 @@ export interface PodView {
   seenAt: number;
 }
 
+/** A workload the local controllers run: its `kubectl get` row without ages. */
+export interface WorkloadView {
+  /** `deployment.apps/web`, as kubectl names it. */
+  name: string;
+  namespace: string;
+  cells: [string, string][];
+}
+
 export interface NodeView {
   nodeName: string;
   runtime: string;
@@ -31,6 +39,8 @@ export interface NodeView {
   /** knode run --drain-on-exit is stopping every pod before knode exits. */
   draining?: boolean;
   pods: Map<string, PodView>;
+  /** By kind/namespace/name. */
+  workloads: Map<string, WorkloadView>;
   /** The newest events, oldest first. */
   events: LifecycleEvent[];
   lastRelistMs?: number;
@@ -39,7 +49,16 @@ export interface NodeView {
 const EVENT_HISTORY = 200;
 
 export function emptyNodeView(): NodeView {
-  return { nodeName: '', runtime: '', sources: new Map(), plegMode: 'starting', runtimeHealthy: true, pods: new Map(), events: [] };
+  return {
+    nodeName: '',
+    runtime: '',
+    sources: new Map(),
+    plegMode: 'starting',
+    runtimeHealthy: true,
+    pods: new Map(),
+    workloads: new Map(),
+    events: [],
+  };
 }
 
 /**
@@ -72,6 +91,14 @@ export function applyEvent(view: NodeView, e: LifecycleEvent): NodeView {
     case 'RuntimeHealthy':
       view.runtimeHealthy = e.type === 'RuntimeHealthy';
       break;
+    case 'WorkloadStatus': {
+      const d = partial(e.detail);
+      if (!d.kind || !d.name) break;
+      const key = `${d.kind}/${d.namespace ?? ''}/${d.name}`;
+      if (d.deleted) view.workloads.delete(key);
+      else view.workloads.set(key, { name: `${d.resource ?? d.kind}/${d.name}`, namespace: d.namespace ?? '', cells: d.cells ?? [] });
+      break;
+    }
   }
   if (e.uid) applyPodEvent(view, e);
   if (!isQuiet(e)) {
@@ -109,7 +136,16 @@ function applyPodEvent(view: NodeView, e: LifecycleEvent): void {
     return;
   }
   // Events about a pod that change nothing in its row: they must not bring back a pod that went.
-  const rowless = ['PLEGRelist', 'OrphanKilled', 'ManifestError', 'ContainerLogRotated', 'ContainerLogRotationFailed'];
+  // A workload's events carry its uid: they are no pod's either.
+  const rowless = [
+    'PLEGRelist',
+    'OrphanKilled',
+    'ManifestError',
+    'ContainerLogRotated',
+    'ContainerLogRotationFailed',
+    'WorkloadEvent',
+    'WorkloadStatus',
+  ];
   if (rowless.includes(e.type)) return;
   const pod = podOf(view, e);
   const container = (name: string) => {

@@ -70,6 +70,7 @@ describe('the event classes', () => {
       'ImageGarbageCollected',
       'PLEGRelist',
       'StatusChanged',
+      'WorkloadStatus',
     ]);
     expect(typesOf((r) => r.quiet)).toEqual([
       'ContainerGarbageCollected',
@@ -79,6 +80,7 @@ describe('the event classes', () => {
       'PLEGRelist',
       'PodSynced',
       'StatusChanged',
+      'WorkloadStatus',
     ]);
   });
 

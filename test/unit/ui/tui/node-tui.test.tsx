@@ -123,6 +123,37 @@ describe('NodeTui', () => {
     expect(frame).not.toContain('StatusChanged');
   });
 
+  it('shows the workloads the local controllers run above the pods, and forgets a deleted one', async () => {
+    const source = eventSource();
+    const { lastFrame } = render(<NodeTui subscribe={source.subscribe} onQuit={() => {}} refreshMs={10} now={() => NOW} />);
+    const row = (kind: string, name: string, resource: string, cells: [string, string][], deleted?: boolean): LifecycleEvent => ({
+      type: 'WorkloadStatus',
+      pod: '',
+      uid: `uid-${name}`,
+      at: NOW,
+      detail: { kind, namespace: 'default', name, resource, cells, ...(deleted ? { deleted } : {}) },
+    });
+    source.push(
+      ...twoPods,
+      row('Deployment', 'web', 'deployment.apps', [
+        ['READY', '1/2'],
+        ['UP-TO-DATE', '2'],
+        ['AVAILABLE', '1'],
+      ]),
+      row('Job', 'pi', 'job.batch', [
+        ['STATUS', 'Running'],
+        ['COMPLETIONS', '0/1'],
+      ]),
+    );
+    const frame = await until(lastFrame, has('deployment.apps/web', 'job.batch/pi'));
+    expect(rowOf(frame, 'deployment.apps/web')).toMatch(/deployment\.apps\/web\s+READY 1\/2 · UP-TO-DATE 2 · AVAILABLE 1/);
+    expect(rowOf(frame, 'job.batch/pi')).toContain('STATUS Running · COMPLETIONS 0/1');
+    // Its events and its rows are no pod's: the pod table keeps its two pods.
+    expect(frame).toContain('pods 2 (1 running)');
+    source.push(row('Job', 'pi', 'job.batch', [], true));
+    expect(await until(lastFrame, (f) => !f.includes('job.batch/pi'))).toContain('deployment.apps/web');
+  });
+
   it('says in its header that the node drains once knode stops every pod (--drain-on-exit)', async () => {
     const source = eventSource();
     const { lastFrame } = render(<NodeTui subscribe={source.subscribe} onQuit={() => {}} refreshMs={10} now={() => NOW} />);

@@ -37,7 +37,16 @@ const rows: Row[] = [
     name: 'an empty view',
     events: [],
     pick: (v) => v,
-    want: { nodeName: '', runtime: '', sources: new Map(), plegMode: 'starting', runtimeHealthy: true, pods: new Map(), events: [] },
+    want: {
+      nodeName: '',
+      runtime: '',
+      sources: new Map(),
+      plegMode: 'starting',
+      runtimeHealthy: true,
+      pods: new Map(),
+      workloads: new Map(),
+      events: [],
+    },
   },
   {
     name: 'NodeStarted fills the node name and runtime',

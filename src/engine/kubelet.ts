@@ -1,5 +1,4 @@
 import type { ImageService, RuntimeService, StreamFlags } from '../cri/runtime-service.js';
-import { AsyncQueue } from '../util/async-queue.js';
 import { Backoff } from '../util/backoff.js';
 import { RealClock, type Clock, type Timer } from '../util/clock.js';
 import type { Pod } from './api/v1.js';
@@ -8,7 +7,6 @@ import type { HostInterface, NodeHealth, NodeState } from './server/host.js';
 import type { RunOnceHost } from './run-once.js';
 import { PodConfig } from './config/pod-config.js';
 import { KubeletConstants, type KubeletConfiguration } from './config/kubelet-config.js';
-import type { PodUpdate } from './config/pod-storage.js';
 import { EventStream } from './events.js';
 import { EventLog } from './event-log.js';
 import { containerFieldPath } from './kubelet-events.js';
@@ -24,7 +22,6 @@ import { hostIp } from '../util/host-ip.js';
 import { EventedHints, type PlegMode } from './pleg/evented.js';
 import { GenericPLEG } from './pleg/generic.js';
 import { PodCache } from './pleg/pod-cache.js';
-import type { PodLifecycleEvent } from './pleg/types.js';
 import { BasicPodManager, type PodManager } from './pod-manager.js';
 import { podDir, VolumeManager } from './volume/volume-manager.js';
 import { SummaryProvider } from './stats/summary.js';
@@ -39,6 +36,7 @@ import { RuntimeHealth } from './runtime-health.js';
 import { ReasonCache } from './status/reason-cache.js';
 import { BasicStatusManager, type StatusManager } from './status/status-manager.js';
 import { SyncHandler } from './sync-handler.js';
+import { SyncLoop } from './sync-loop.js';
 import { WorkQueue } from './work-queue.js';
 import type { ClusterClient, LocalApi } from './cluster/client.js';
 import { StatusSync } from './cluster/status-sync.js';
@@ -62,13 +60,6 @@ export interface KubeletDeps {
   /** Randomness for jitter; injectable so tests are deterministic. */
   random?: () => number;
 }
-
-type LoopMessage =
-  | { kind: 'config'; update: PodUpdate }
-  | { kind: 'pleg'; event: PodLifecycleEvent }
-  | { kind: 'probe'; uid: string }
-  | { kind: 'sync' }
-  | { kind: 'housekeeping' };
 
 /**
  * The kubelet: pod sources feed the sync loop, which hands each pod to its
@@ -124,14 +115,10 @@ export class Kubelet implements HostInterface, RunOnceHost {
   private readonly lifetime: NodeLifetime;
   /** Stops the pods before knode exits, when asked to (knode run --drain-on-exit). */
   private readonly shutdown: NodeShutdown;
-  private housekeepingPass: Promise<void> = Promise.resolve();
-  private readonly inbox = new AsyncQueue<LoopMessage>();
+  private readonly syncLoop: SyncLoop;
   private readonly timers: Timer[] = [];
-  private loop: Promise<void> | undefined;
   private readonly runtimeHealth: RuntimeHealth;
   private stopped = false;
-  /** Every pod the sources gave has reached its worker: a housekeeping pass ran after all sources were seen. */
-  private podsSynced = false;
 
   constructor(
     readonly config: KubeletConfiguration,
@@ -197,7 +184,7 @@ export class Kubelet implements HostInterface, RunOnceHost {
       podIP: (uid) =>
         this.podManager.getPodByUid(uid)?.spec.hostNetwork ? this.hostIP : (this.podCache.get(uid).status.ips[0] ?? this.hostIP),
       // Probe results reach the sync loop as messages, as the kubelet's results channels do.
-      onChange: (uid) => this.inbox.push({ kind: 'probe', uid }),
+      onChange: (uid) => this.syncLoop.push({ kind: 'probe', uid }),
     });
     const clusterWarn = (message: string) => this.events.emit({ type: 'ClusterWarning', pod: '', uid: '', message });
     const mirrorPods = deps.cluster
@@ -246,17 +233,7 @@ export class Kubelet implements HostInterface, RunOnceHost {
       cache: this.podCache,
       clock,
       events: this.events,
-      onEvent: (event) => {
-        const pod = this.podManager.getPodByUid(event.id);
-        this.events.emit({
-          type: 'PLEGEvent',
-          pod: pod ? `${pod.metadata.namespace}/${pod.metadata.name}` : '',
-          uid: event.id,
-          reason: event.type,
-          detail: { containerId: event.data },
-        });
-        this.inbox.push({ kind: 'pleg', event });
-      },
+      onEvent: (event) => this.syncLoop.onPlegEvent(event),
       period: () => (this.plegMode === 'evented' ? config.plegEventedRelistPeriod : config.plegRelistPeriod),
       relistThreshold: config.plegRelistThreshold,
     });
@@ -338,7 +315,7 @@ export class Kubelet implements HostInterface, RunOnceHost {
       podWorkers: this.podWorkers,
       removeContainer: (id) => this.runtimeManager.removeContainer(id),
       // As the pod workers' podsSynced: a pod not handed to its worker yet is not gone until a housekeeping pass ran.
-      allSourcesReady: () => this.podsSynced,
+      allSourcesReady: () => this.syncLoop.podsSynced,
       stats: this.stats,
       activePods: () => this.handler.activePods(),
       killPod: (pod, gracePeriodOverride, statusFn) =>
@@ -350,10 +327,20 @@ export class Kubelet implements HostInterface, RunOnceHost {
       config,
       clock,
       this.events,
-      (update) => this.inbox.push({ kind: 'config', update }),
+      (update) => this.syncLoop.push({ kind: 'config', update }),
       deps.cluster || local ? { client: (deps.cluster ?? local)!, warn: clusterWarn } : undefined,
       local,
     );
+    this.syncLoop = new SyncLoop({
+      events: this.events,
+      podManager: this.podManager,
+      workQueue: this.workQueue,
+      podSyncLoopHandlers: this.podSyncLoopHandlers,
+      handler: this.handler,
+      housekeeping: this.housekeeping,
+      podConfig: this.podConfig,
+      stopped: () => this.stopped,
+    });
     // A pod admission rejected never ran: it may go at once.
     const isTerminated = (uid: string) =>
       this.podWorkers.isKnown(uid) ? !this.podWorkers.couldHaveRunningContainers(uid) : this.handler.isRejected(uid);
@@ -416,11 +403,11 @@ export class Kubelet implements HostInterface, RunOnceHost {
     this.localStatus?.start();
     this.pleg.start();
     this.evented?.start();
-    this.loop = this.syncLoop();
-    this.timers.push(this.clock.setInterval(() => this.inbox.push({ kind: 'sync' }), KubeletConstants.syncLoopTick));
+    this.syncLoop.start();
+    this.timers.push(this.clock.setInterval(() => this.syncLoop.push({ kind: 'sync' }), KubeletConstants.syncLoopTick));
     // runOnce (knode apply) leaves other pods alone: no housekeeping kills what its sources do not name.
     if (!this.config.runOnce)
-      this.timers.push(this.clock.setInterval(() => this.inbox.push({ kind: 'housekeeping' }), KubeletConstants.housekeepingPeriod));
+      this.timers.push(this.clock.setInterval(() => this.syncLoop.push({ kind: 'housekeeping' }), KubeletConstants.housekeepingPeriod));
     this.timers.push(this.clock.setInterval(() => void this.runtimeHealth.check(), KubeletConstants.runtimeStatusPeriod));
     // runOnce (knode apply) leaves other pods alone, their logs, dead containers and images included.
     if (!this.config.runOnce) this.lifetime.start();
@@ -459,77 +446,12 @@ export class Kubelet implements HostInterface, RunOnceHost {
     this.eventLog.stop();
     this.evented?.stop();
     this.pleg.stop();
-    this.inbox.close();
+    const loopDone = this.syncLoop.close();
     this.prober.stopAll();
-    await this.loop;
-    await this.housekeepingPass;
+    await loopDone;
     await this.lifetime.stop();
     await this.podWorkers.stop();
     await this.pleg.idle();
-  }
-
-  private async syncLoop(): Promise<void> {
-    for (;;) {
-      const message = await this.inbox.next();
-      if (!message || this.stopped) return;
-      try {
-        await this.syncLoopIteration(message);
-      } catch (err) {
-        this.events.emit({
-          type: 'SyncFailed',
-          pod: '',
-          uid: '',
-          reason: 'SyncLoop',
-          message: `sync loop iteration failed: ${(err as Error).message}`,
-        });
-      }
-    }
-  }
-
-  private async syncLoopIteration(message: LoopMessage): Promise<void> {
-    switch (message.kind) {
-      case 'config':
-        this.handler.handleConfigUpdate(message.update);
-        return;
-      case 'pleg':
-        this.handler.handlePlegEvent(message.event);
-        return;
-      case 'probe': {
-        const pod = this.podManager.getPodByUid(message.uid);
-        if (pod) this.handler.handlePodSyncs([pod]);
-        return;
-      }
-      case 'sync': {
-        const due = this.getPodsToSync();
-        if (due.length > 0) this.handler.handlePodSyncs(due);
-        return;
-      }
-      case 'housekeeping':
-        if (!this.podConfig.seenAllSources()) return;
-        // Not awaited: on a busy runtime its list and remove calls take seconds, and the loop must
-        // go on taking config updates and PLEG events meanwhile (one pass at a time; see Housekeeping).
-        this.housekeepingPass = this.housekeeping
-          .handlePodCleanups()
-          .then(() => {
-            this.podsSynced = true;
-          })
-          .catch((err: Error) => {
-            this.events.emit({
-              type: 'SyncFailed',
-              pod: '',
-              uid: '',
-              reason: 'Housekeeping',
-              message: `housekeeping failed: ${err.message}`,
-            });
-          });
-        return;
-    }
-  }
-
-  /** Pods whose work is due in the work queue, and those a sync loop handler wants synced (the kubelet's getPodsToSync). */
-  private getPodsToSync(): Pod[] {
-    const due = new Set(this.workQueue.getWork());
-    return this.podManager.getPods().filter((pod) => due.has(pod.metadata.uid!) || this.podSyncLoopHandlers.some((h) => h.shouldSync(pod)));
   }
 
   get runtimeName(): string {

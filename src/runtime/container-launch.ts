@@ -1,5 +1,5 @@
 import { homedir } from 'node:os';
-import type { ProcessSpec } from './container-process.js';
+import type { ProcessSpec } from './process-spec.js';
 import { precondition } from './errors.js';
 import { execSync, type ExecResult } from './exec.js';
 import type { PidNamespaces } from './pid-namespaces.js';

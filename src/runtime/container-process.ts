@@ -1,83 +1,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { accessSync, closeSync, constants, openSync, statSync } from 'node:fs';
-import { isAbsolute, join } from 'node:path';
+import { closeSync, openSync } from 'node:fs';
 import type { Writable } from 'node:stream';
+import { checkDirectory, execErrorMessage, findExecutable, logErrorMessage } from './executables.js';
 import { followChild, OutputTap, type ProcessExit } from './follow-child.js';
 import { CriLogWriter } from './log-writer.js';
+import type { ProcessSpec } from './process-spec.js';
 import { childrenOf, readProcStat, signalGroup, waitForProcess } from './proc.js';
 import { SpawnError, StartCancelled, type Spawner } from './spawner/client.js';
 import { HOLD_MARK, SpareProcesses, stillHeld } from './spares.js';
 
 export type { ProcessExit } from './follow-child.js';
-
-export interface ProcessSpec {
-  argv: string[];
-  /**
-   * A command that runs argv in a PID namespace (unshare, nsenter). The
-   * program is then its child, and the stop signal goes to the program alone.
-   */
-  wrapper?: string[];
-  /**
-   * Files opened for the wrapper, at fds 4, 5 ... (a namespace to join).
-   * They are closed in knode once the process has them.
-   */
-  files?: string[];
-  /**
-   * What goes before the wrapper when this process (or one of its spares)
-   * forks it rather than the spawner, which ends what it started when it
-   * ends: it makes the wrapper die with its parent, as the program under
-   * it does.
-   */
-  orphanGuard?: string[];
-  /** Finds the program under its wrapper (default: the wrapper's first child). */
-  programOf?: (wrapperPid: number) => number | undefined;
-  /**
-   * When fd 3 is open, the wrapper reads a go-ahead line from it, and once
-   * the container is set up (its mounts made) writes there the pid its
-   * program will have: a start through the spawner gives it a socket there
-   * and waits for that line rather than looking for the program.
-   */
-  reportsSetUp?: boolean;
-  /**
-   * Host work the wrapper's set-up needs done before it goes on (a mount
-   * table to write): with reportsSetUp, done while the spawner starts the
-   * wrapper, which waits for its go-ahead on fd 3; before the start
-   * otherwise. hasProgram is asked once it is done.
-   */
-  prepare?: () => Promise<void>;
-  /**
-   * What the set-up also waits for, a run the spawner was given under `key`
-   * (the mount of the container's root file system): the spawner holds the
-   * go-ahead until it has ended well, and the start fails with `done`'s
-   * error when it fails. Awaited before the start without a spawner.
-   */
-  awaits?: { key: string; done: Promise<void> };
-  /** How long the program may take to appear under its wrapper (default 2 s). */
-  programTimeoutMs?: number;
-  /**
-   * Where argv[0] is checked before the start (a program that is missing is
-   * a start error, not an exit code): the host (default), or a function that
-   * says whether it exists, e.g. inside an image's root file system.
-   */
-  hasProgram?: (command: string) => boolean;
-  env: Record<string, string>;
-  cwd: string;
-  /**
-   * Made by CreateContainer (ContainerProcess.hold): the wrapper sets the
-   * container up and waits; the program is executed at release().
-   */
-  held?: boolean;
-  /** Keep stdin open (a pipe nobody writes) instead of /dev/null. */
-  stdin: boolean;
-  logPath: string;
-  /** Told when the log file starts refusing output (a full disk); the output is dropped until it takes it again. */
-  onLogError?: (err: Error) => void;
-  /**
-   * Called with the pid before the container's program runs (it waits in a
-   * shell for the go-ahead), so limits apply to every process it will start.
-   */
-  beforeExec?: (pid: number) => void;
-}
 
 /** Holds the container in a shell until the runtime writes a line to fd 3, then becomes the program. */
 const HOLD_SCRIPT = 'read -r _ <&3 && exec 3<&- && exec "$@"';
@@ -368,51 +300,6 @@ function spawnProcess(spec: ProcessSpec, argv: string[], cwd: string, held: bool
   } finally {
     for (const fd of fds) closeSync(fd);
   }
-}
-
-/** The system's directories, where the runtime looks for its helpers (nsenter, bwrap, sleep ...) whatever PATH it got. */
-const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
-
-/** Where one of the system's programs is. */
-export function whichSystem(name: string): string | undefined {
-  return findExecutable(name, SYSTEM_PATH, '/');
-}
-
-/** Where a command would be found: a path as given, or a name looked up in PATH, executable. */
-export function findExecutable(command: string, path: string, cwd: string): string | undefined {
-  const candidates = command.includes('/')
-    ? [isAbsolute(command) ? command : join(cwd, command)]
-    : path
-        .split(':')
-        .filter(Boolean)
-        .map((dir) => join(dir, command));
-  for (const candidate of candidates) {
-    try {
-      accessSync(candidate, constants.X_OK);
-      if (statSync(candidate).isFile()) return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
-}
-
-function checkDirectory(path: string): string | undefined {
-  try {
-    return statSync(path).isDirectory() ? undefined : 'not a directory';
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : (err as Error).message;
-  }
-}
-
-function logErrorMessage(path: string, err: Error): string {
-  return `failed to open container log ${path}: ${err.message}`;
-}
-
-export function execErrorMessage(file: string, err: NodeJS.ErrnoException): string {
-  if (err.code === 'ENOENT') return `exec: "${file}": executable file not found in $PATH`;
-  if (err.code === 'EACCES') return `exec: "${file}": permission denied`;
-  return `exec: "${file}": ${err.message}`;
 }
 
 /** What a start the spawner did not make says: the log or the exec refused (runc's words), a cancel, or the spawner's end. */

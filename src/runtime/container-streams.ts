@@ -1,5 +1,5 @@
 import { closeSync, fstatSync, openSync, readSync, statSync, watch, type FSWatcher } from 'node:fs';
-import { whichSystem } from './container-process.js';
+import { whichSystem } from './executables.js';
 import type { ContainerService } from './containers.js';
 import { invalid, precondition } from './errors.js';
 import { lookup } from './ids.js';

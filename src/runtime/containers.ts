@@ -3,7 +3,9 @@ import type { ContainerConfig__Output } from '../cri/gen/runtime/v1/ContainerCon
 import type { ContainerEventType } from '../cri/gen/runtime/v1/ContainerEventType.js';
 import type { ContainerFilter__Output } from '../cri/gen/runtime/v1/ContainerFilter.js';
 import { ContainerLaunch } from './container-launch.js';
-import { ContainerProcess, execErrorMessage, findExecutable, type ProcessExit, type ProcessSpec } from './container-process.js';
+import { ContainerProcess, type ProcessExit } from './container-process.js';
+import { execErrorMessage, findExecutable } from './executables.js';
+import type { ProcessSpec } from './process-spec.js';
 import { CreatedProcesses } from './created-processes.js';
 import type { OutputTap } from './follow-child.js';
 import { matchesLabels, toContainerStatus, toPodSandboxStatus } from './convert.js';

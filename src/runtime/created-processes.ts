@@ -3,7 +3,8 @@
 // fifo until `runc start`, a container that util-linux sets up through the
 // spawner gets its namespaces, mounts and root while its create answers and
 // its start comes, and its start only lets it exec its program.
-import { ContainerProcess, type ProcessSpec } from './container-process.js';
+import { ContainerProcess } from './container-process.js';
+import type { ProcessSpec } from './process-spec.js';
 import type { Spawner } from './spawner/client.js';
 
 export class CreatedProcesses {

@@ -1,6 +1,6 @@
 import { status } from '@grpc/grpc-js';
 import { spawn } from 'node:child_process';
-import { execErrorMessage, findExecutable } from './container-process.js';
+import { execErrorMessage, findExecutable } from './executables.js';
 import { RuntimeError, unknown } from './errors.js';
 import { childrenOf, exitCodeOf, readProcStat, signalGroup } from './proc.js';
 

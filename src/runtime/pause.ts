@@ -4,7 +4,7 @@
 // the runtime's). The holder's shell is PID 1 and reaps what is left to it.
 import { mkdirSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { whichSystem } from './container-process.js';
+import { whichSystem } from './executables.js';
 
 /**
  * The shell script of a holder: `$1` is the pause program; it waits, reaping,

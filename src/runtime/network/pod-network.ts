@@ -6,7 +6,7 @@
 import { execFile } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, rmSync, statfsSync } from 'node:fs';
 import { join } from 'node:path';
-import { whichSystem } from '../container-process.js';
+import { whichSystem } from '../executables.js';
 import {
   addNetwork,
   CniError,

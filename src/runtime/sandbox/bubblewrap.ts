@@ -6,7 +6,7 @@
 // with nsenter and bwrap.
 import { execFile, spawnSync } from 'node:child_process';
 import { readlinkSync } from 'node:fs';
-import { whichSystem as which } from '../container-process.js';
+import { whichSystem as which } from '../executables.js';
 import { childrenOf, commOf, detachHere, readProcStat, waitForProcess } from '../proc.js';
 import type { NamespaceHolder } from '../pid-namespaces.js';
 import { KIT_PATH, prepareSetuidKit, seccompPrefix, setuidPrefix, type SetuidKit } from './setuid-kit.js';

@@ -6,7 +6,7 @@
 import { chmodSync, lstatSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { ContainerConfig__Output } from '../../cri/gen/runtime/v1/ContainerConfig.js';
-import type { ProcessSpec } from '../container-process.js';
+import type { ProcessSpec } from '../process-spec.js';
 import { invalid, unknown } from '../errors.js';
 import { OciImageStore } from '../oci/image-store.js';
 import type { RuntimeImages } from '../images.js';

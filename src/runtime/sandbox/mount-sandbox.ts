@@ -6,7 +6,7 @@
 // make sandboxes"; the start: its "The start protocol".
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
-import { whichSystem as which } from '../container-process.js';
+import { whichSystem as which } from '../executables.js';
 import { programLink } from '../pause.js';
 import { depth, joined, programBelow, WRAPPERS, type SandboxedProcess } from './bubblewrap.js';
 import { makeInRoot } from './image-process.js';

@@ -14,7 +14,7 @@ import { NodeLifetime } from './node-lifetime.js';
 import type { PressureCondition } from './eviction/thresholds.js';
 import type { ImageGCManager } from './images/image-gc.js';
 import { Housekeeping } from './housekeeping.js';
-import { instrumentRuntime, KubeletMetrics, type RuntimeCounts } from './metrics.js';
+import { instrumentRuntime, KubeletMetrics } from './metrics.js';
 import { TraceRecorder } from './trace.js';
 import { RuntimeManager } from './kuberuntime/runtime-manager.js';
 import { DnsConfigurer } from './kuberuntime/dns.js';
@@ -39,9 +39,9 @@ import { SyncHandler } from './sync-handler.js';
 import { SyncLoop } from './sync-loop.js';
 import { WorkQueue } from './work-queue.js';
 import type { ClusterClient, LocalApi } from './cluster/client.js';
-import { StatusSync } from './cluster/status-sync.js';
-import { clusterNode, type ClusterNode } from './cluster/cluster-node.js';
-import { MirrorPods } from './cluster/mirror-pods.js';
+import type { StatusSync } from './cluster/status-sync.js';
+import type { ClusterNode } from './cluster/cluster-node.js';
+import { apiServerParts, nodeHealth, runtimeCounts } from './kubelet-node-status.js';
 import { ObjectManager } from './cluster/object-manager.js';
 
 export interface KubeletDeps {
@@ -129,7 +129,7 @@ export class Kubelet implements HostInterface, RunOnceHost {
     const clock = this.clock;
     const random = deps.random ?? Math.random;
     this.events = new EventStream(() => clock.now());
-    this.metrics = new KubeletMetrics(this.events, () => this.runtimeCounts());
+    this.metrics = new KubeletMetrics(this.events, () => runtimeCounts(this.podCache));
     this.traces = new TraceRecorder(this.events);
     this.eventLog = new EventLog(clock, config.nodeName, (uid, container) =>
       containerFieldPath(this.podManager.getPodByUid(uid), container),
@@ -187,15 +187,28 @@ export class Kubelet implements HostInterface, RunOnceHost {
       onChange: (uid) => this.syncLoop.push({ kind: 'probe', uid }),
     });
     const clusterWarn = (message: string) => this.events.emit({ type: 'ClusterWarning', pod: '', uid: '', message });
-    const mirrorPods = deps.cluster
-      ? new MirrorPods({
-          client: deps.cluster,
-          podManager: this.podManager,
-          nodeName: config.nodeName,
-          nodeUid: () => this.cluster?.nodeStatus.uid,
-          warn: clusterWarn,
-        })
-      : undefined;
+    // A pod admission rejected never ran: it may go at once.
+    const isTerminated = (uid: string) =>
+      this.podWorkers.isKnown(uid) ? !this.podWorkers.couldHaveRunningContainers(uid) : this.handler.isRejected(uid);
+    const { mirrorPods, cluster, localStatus } = apiServerParts({
+      cluster: deps.cluster,
+      local,
+      config,
+      clock,
+      events: this.events,
+      hostIP: this.hostIP,
+      knodeVersion: deps.version ?? '0.0.0',
+      podManager: this.podManager,
+      statusManager: this.statusManager,
+      runtime: () => ({ name: this.runtimeName, version: this.runtimeVersion }),
+      problems: () => [...this.healthz().reasons, ...(this.shutdown.shuttingDown ? [NODE_SHUTTING_DOWN] : [])],
+      runtimeConditions: () => this.runtimeHealth.conditions(),
+      pressure: () => this.lifetime.pressure(),
+      isTerminated,
+      warn: clusterWarn,
+    });
+    this.cluster = cluster;
+    this.localStatus = localStatus;
     const activeDeadline = new ActiveDeadlineHandler(this.statusManager, this.events, clock);
     this.podSyncLoopHandlers.push(activeDeadline);
     this.podSyncHandlers.push(activeDeadline);
@@ -341,38 +354,6 @@ export class Kubelet implements HostInterface, RunOnceHost {
       podConfig: this.podConfig,
       stopped: () => this.stopped,
     });
-    // A pod admission rejected never ran: it may go at once.
-    const isTerminated = (uid: string) =>
-      this.podWorkers.isKnown(uid) ? !this.podWorkers.couldHaveRunningContainers(uid) : this.handler.isRejected(uid);
-    if (local)
-      this.localStatus = new StatusSync({
-        client: local,
-        podManager: this.podManager,
-        statusManager: this.statusManager,
-        events: this.events,
-        clock,
-        isTerminated,
-        warn: clusterWarn,
-      });
-    if (deps.cluster && mirrorPods) {
-      this.cluster = clusterNode({
-        client: deps.cluster,
-        config,
-        clock,
-        events: this.events,
-        hostIP: this.hostIP,
-        knodeVersion: deps.version ?? '0.0.0',
-        podManager: this.podManager,
-        statusManager: this.statusManager,
-        mirrorPods,
-        runtime: () => ({ name: this.runtimeName, version: this.runtimeVersion }),
-        problems: () => [...this.healthz().reasons, ...(this.shutdown.shuttingDown ? [NODE_SHUTTING_DOWN] : [])],
-        runtimeConditions: () => this.runtimeHealth.conditions(),
-        pressure: () => this.lifetime.pressure(),
-        isTerminated,
-        warn: clusterWarn,
-      });
-    }
   }
 
   /** Starts the PLEG, the sync loop and the sources; resolves once every source was read once. */
@@ -462,24 +443,9 @@ export class Kubelet implements HostInterface, RunOnceHost {
     return this.runtimeInfo.version;
   }
 
-  /** Running pods (a ready sandbox) and containers by state, from the pod cache. */
-  private runtimeCounts(): RuntimeCounts {
-    let pods = 0;
-    const containers: Record<string, number> = {};
-    for (const [, entry] of this.podCache.entries()) {
-      if (entry.status.sandboxes[0]?.state === 'ready') pods++;
-      for (const c of entry.status.containers) containers[c.state] = (containers[c.state] ?? 0) + 1;
-    }
-    return { pods, containers };
-  }
-
   /** Whether the node is healthy: the PLEG relists and the runtime answers. */
   healthz(): NodeHealth {
-    const reasons: string[] = [];
-    const pleg = this.pleg.healthy();
-    if (!pleg.ok) reasons.push(`PLEG is not healthy: ${pleg.message}`);
-    if (this.runtimeHealth.error) reasons.push(`container runtime is down: ${this.runtimeHealth.error}`);
-    return { ok: reasons.length === 0, reasons };
+    return nodeHealth(this.pleg, this.runtimeHealth);
   }
 
   /** Pods with their latest status, as /pods and `knode status` show them. */

@@ -1,5 +1,7 @@
 // What the node reports about itself: its health, its runtime's counts, and its statuses in an apiserver.
 import type { ClusterClient, LocalApi } from './cluster/client.js';
+import type { KubeletConfiguration } from './config/kubelet-config.js';
+import type { EmittedEvent } from './events.js';
 import { clusterNode, type ClusterNode, type ClusterNodeDeps } from './cluster/cluster-node.js';
 import { MirrorPods } from './cluster/mirror-pods.js';
 import { StatusSync } from './cluster/status-sync.js';
@@ -15,6 +17,21 @@ export function nodeHealth(pleg: { healthy(): { ok: boolean; message: string } }
   if (!health.ok) reasons.push(`PLEG is not healthy: ${health.message}`);
   if (runtimeHealth.error) reasons.push(`container runtime is down: ${runtimeHealth.error}`);
   return { ok: reasons.length === 0, reasons };
+}
+
+/** The event that says the node runs: its name, its runtime (as its Version call answered), its sources. */
+export function nodeStarted(
+  config: Pick<KubeletConfiguration, 'nodeName' | 'eventedPleg'>,
+  runtime: { name: string; version: string },
+  sources: string[],
+): EmittedEvent {
+  return {
+    type: 'NodeStarted',
+    pod: '',
+    uid: '',
+    message: `node ${config.nodeName} on ${runtime.name} ${runtime.version}`,
+    detail: { nodeName: config.nodeName, runtimeName: runtime.name, runtimeVersion: runtime.version, sources, evented: config.eventedPleg },
+  };
 }
 
 /** Running pods (a ready sandbox) and containers by state, from the pod cache. */

@@ -1,9 +1,7 @@
-import type { ImageService, RuntimeService, StreamFlags } from '../cri/runtime-service.js';
+import type { ImageService, RuntimeService } from '../cri/runtime-service.js';
 import { Backoff } from '../util/backoff.js';
 import { RealClock, type Clock, type Timer } from '../util/clock.js';
-import type { Pod } from './api/v1.js';
-import type { RunningPod, RuntimePodStatus } from './container/types.js';
-import type { HostInterface, NodeHealth, NodeState } from './server/host.js';
+import type { HostInterface } from './server/host.js';
 import type { RunOnceHost } from './run-once.js';
 import { PodConfig } from './config/pod-config.js';
 import { KubeletConstants, type KubeletConfiguration } from './config/kubelet-config.js';
@@ -11,21 +9,18 @@ import { EventStream } from './events.js';
 import { EventLog } from './event-log.js';
 import { containerFieldPath } from './kubelet-events.js';
 import { NodeLifetime } from './node-lifetime.js';
-import type { PressureCondition } from './eviction/thresholds.js';
-import type { ImageGCManager } from './images/image-gc.js';
 import { Housekeeping } from './housekeeping.js';
 import { instrumentRuntime, KubeletMetrics } from './metrics.js';
 import { TraceRecorder } from './trace.js';
 import { RuntimeManager } from './kuberuntime/runtime-manager.js';
 import { DnsConfigurer } from './kuberuntime/dns.js';
 import { hostIp } from '../util/host-ip.js';
-import { EventedHints, type PlegMode } from './pleg/evented.js';
+import { EventedHints } from './pleg/evented.js';
 import { GenericPLEG } from './pleg/generic.js';
 import { PodCache } from './pleg/pod-cache.js';
 import { BasicPodManager, type PodManager } from './pod-manager.js';
-import { podDir, VolumeManager } from './volume/volume-manager.js';
+import { podVolumeManager, podVolumesDir } from './kubelet-volumes.js';
 import { SummaryProvider } from './stats/summary.js';
-import { join } from 'node:path';
 import { ProberManager } from './prober/prober-manager.js';
 import { ActiveDeadlineHandler } from './active-deadline.js';
 import type { PodSyncHandler, PodSyncLoopHandler } from './lifecycle.js';
@@ -41,7 +36,8 @@ import { WorkQueue } from './work-queue.js';
 import type { ClusterClient, LocalApi } from './cluster/client.js';
 import type { StatusSync } from './cluster/status-sync.js';
 import type { ClusterNode } from './cluster/cluster-node.js';
-import { apiServerParts, nodeHealth, runtimeCounts } from './kubelet-node-status.js';
+import { KubeletGetters } from './kubelet-getters.js';
+import { apiServerParts, nodeStarted, runtimeCounts } from './kubelet-node-status.js';
 import { ObjectManager } from './cluster/object-manager.js';
 
 export interface KubeletDeps {
@@ -67,9 +63,10 @@ export interface KubeletDeps {
  * reports what changed; the status manager keeps each pod's API status. The
  * engine takes one KubeletConfiguration and a CRI runtime, nothing else, and
  * reports everything on one event stream. The HTTP servers and the faces see
- * it as a HostInterface, runOnce as a RunOnceHost; its parts stay private.
+ * it as a HostInterface, runOnce as a RunOnceHost (their getters in
+ * kubelet-getters.ts); its parts stay private.
  */
-export class Kubelet implements HostInterface, RunOnceHost {
+export class Kubelet extends KubeletGetters implements HostInterface, RunOnceHost {
   readonly events: EventStream;
   readonly clock: Clock;
   readonly podManager: PodManager = new BasicPodManager();
@@ -84,24 +81,13 @@ export class Kubelet implements HostInterface, RunOnceHost {
   readonly eventLog: EventLog;
   /** The Summary API's numbers (/stats/summary, /metrics/resource, knode top). */
   readonly stats: SummaryProvider;
-  /** The runtime's name and version, as its Version call answered at start. */
-  private runtimeInfo = { name: 'cri', version: '' };
-  private plegMode: PlegMode | 'starting' = 'starting';
-  private readonly podCache = new PodCache();
+  protected readonly podCache = new PodCache();
   /** SyncPod and its kin for the pod workers. */
-  private readonly syncer: KubeletPodSyncer;
-  private readonly reasonCache = new ReasonCache();
-  /** ConfigMaps, Secrets and service account tokens for the pods (from the apiserver, when joined). */
-  private readonly objects: ObjectManager;
-  private readonly workQueue: WorkQueue;
-  private readonly podWorkers: PodWorkers;
-  private readonly runtimeManager: RuntimeManager;
-  private readonly pleg: GenericPLEG;
+  protected readonly syncer: KubeletPodSyncer;
+  protected readonly podWorkers: PodWorkers;
+  protected readonly runtimeManager: RuntimeManager;
+  protected readonly pleg: GenericPLEG;
   private readonly handler: SyncHandler;
-  /** Asked on each sync loop tick for pods to sync without queued work (the active deadline). */
-  private readonly podSyncLoopHandlers: PodSyncLoopHandler[] = [];
-  /** Asked on each pod status whether the pod must fail (the active deadline). */
-  private readonly podSyncHandlers: PodSyncHandler[] = [];
   private readonly prober: ProberManager;
   /** The runtime, every call timed for the metrics. */
   private readonly runtime: RuntimeService & ImageService;
@@ -110,20 +96,21 @@ export class Kubelet implements HostInterface, RunOnceHost {
   /** Pod statuses written to the local apiserver of a standalone node's controllers. */
   private readonly localStatus: StatusSync | undefined;
   private readonly evented: EventedHints | undefined;
-  private readonly housekeeping: Housekeeping;
+  protected readonly housekeeping: Housekeeping;
   /** Log rotation, container and image garbage collection, each on its own timer. */
-  private readonly lifetime: NodeLifetime;
+  protected readonly lifetime: NodeLifetime;
   /** Stops the pods before knode exits, when asked to (knode run --drain-on-exit). */
   private readonly shutdown: NodeShutdown;
   private readonly syncLoop: SyncLoop;
   private readonly timers: Timer[] = [];
-  private readonly runtimeHealth: RuntimeHealth;
+  protected readonly runtimeHealth: RuntimeHealth;
   private stopped = false;
 
   constructor(
     readonly config: KubeletConfiguration,
     deps: KubeletDeps,
   ) {
+    super();
     this.clock = deps.clock ?? new RealClock();
     this.hostIP = config.nodeIP ?? hostIp();
     const clock = this.clock;
@@ -140,8 +127,10 @@ export class Kubelet implements HostInterface, RunOnceHost {
     this.runtimeHealth = new RuntimeHealth(runtime, this.events, () => this.pleg.healthy());
     this.statusManager = new BasicStatusManager(this.events);
     const local = deps.cluster ? undefined : deps.local;
-    this.objects = new ObjectManager(deps.cluster ?? local, clock);
-    this.workQueue = new WorkQueue(clock);
+    /** ConfigMaps, Secrets and service account tokens for the pods (from the apiserver, when joined). */
+    const objects = new ObjectManager(deps.cluster ?? local, clock);
+    const workQueue = new WorkQueue(clock);
+    const reasonCache = new ReasonCache();
     this.dns = new DnsConfigurer({
       clusterDNS: config.clusterDNS,
       clusterDomain: config.clusterDomain,
@@ -160,7 +149,7 @@ export class Kubelet implements HostInterface, RunOnceHost {
       crashLoopBackOff: new Backoff(clock, KubeletConstants.crashLoopBackOffInitial, KubeletConstants.crashLoopBackOffMax),
       imageBackOff: new Backoff(clock, KubeletConstants.imageBackOffInitial, KubeletConstants.imageBackOffMax),
       hostIP: this.hostIP,
-      objects: this.objects,
+      objects,
       supportsRecursiveReadOnly: () => this.runtimeHealth.supportsRecursiveReadOnly(),
       seccompDefault: config.seccompDefault,
       clusterDomain: config.clusterDomain,
@@ -172,7 +161,7 @@ export class Kubelet implements HostInterface, RunOnceHost {
       nodeName: config.nodeName,
       rootDir: config.rootDir,
       podLogsDir: config.podLogsDir,
-      volumesDir: (uid) => join(podDir(config.rootDir, uid), 'volumes'),
+      volumesDir: (uid) => podVolumesDir(config.rootDir, uid),
       startedAt: clock.now(),
     });
     this.prober = new ProberManager({
@@ -210,14 +199,15 @@ export class Kubelet implements HostInterface, RunOnceHost {
     this.cluster = cluster;
     this.localStatus = localStatus;
     const activeDeadline = new ActiveDeadlineHandler(this.statusManager, this.events, clock);
-    this.podSyncLoopHandlers.push(activeDeadline);
-    this.podSyncHandlers.push(activeDeadline);
+    // Asked on each sync loop tick for pods to sync without queued work, and on each pod status whether it must fail.
+    const podSyncLoopHandlers: PodSyncLoopHandler[] = [activeDeadline];
+    const podSyncHandlers: PodSyncHandler[] = [activeDeadline];
     const syncer = (this.syncer = new KubeletPodSyncer({
       mirrorPods,
-      podSyncHandlers: this.podSyncHandlers,
+      podSyncHandlers,
       runtime: this.runtimeManager,
       statusManager: this.statusManager,
-      reasons: this.reasonCache,
+      reasons: reasonCache,
       podManager: this.podManager,
       clock,
       events: this.events,
@@ -226,20 +216,14 @@ export class Kubelet implements HostInterface, RunOnceHost {
       runtimeName: () => this.runtimeName,
       runtimeError: () => this.runtimeHealth.error,
       prober: this.prober,
-      volumes: new VolumeManager(
-        config.rootDir,
-        (pod) => this.runtimeManager.addresses(pod.spec.hostNetwork ? [this.hostIP] : this.podCache.get(pod.metadata.uid!).status.ips),
-        (pod, message) =>
-          this.events.emit({
-            type: 'SyncFailed',
-            pod: `${pod.metadata.namespace}/${pod.metadata.name}`,
-            uid: pod.metadata.uid!,
-            reason: 'VolumeWarning',
-            message,
-          }),
-        this.objects,
-        () => clock.now(),
-      ),
+      volumes: podVolumeManager({
+        rootDir: config.rootDir,
+        addresses: (pod) =>
+          this.runtimeManager.addresses(pod.spec.hostNetwork ? [this.hostIP] : this.podCache.get(pod.metadata.uid!).status.ips),
+        events: this.events,
+        objects,
+        clock,
+      }),
     }));
     this.pleg = new GenericPLEG({
       runtime: this.runtimeManager,
@@ -267,7 +251,7 @@ export class Kubelet implements HostInterface, RunOnceHost {
     this.podWorkers = new PodWorkers({
       syncer,
       cache: this.podCache,
-      workQueue: this.workQueue,
+      workQueue,
       clock,
       random,
       events: this.events,
@@ -311,7 +295,7 @@ export class Kubelet implements HostInterface, RunOnceHost {
       podManager: this.podManager,
       podWorkers: this.podWorkers,
       statusManager: this.statusManager,
-      reasons: this.reasonCache,
+      reasons: reasonCache,
       podCache: this.podCache,
       runtime: this.runtimeManager,
       events: this.events,
@@ -347,8 +331,8 @@ export class Kubelet implements HostInterface, RunOnceHost {
     this.syncLoop = new SyncLoop({
       events: this.events,
       podManager: this.podManager,
-      workQueue: this.workQueue,
-      podSyncLoopHandlers: this.podSyncLoopHandlers,
+      workQueue,
+      podSyncLoopHandlers,
       handler: this.handler,
       housekeeping: this.housekeeping,
       podConfig: this.podConfig,
@@ -363,19 +347,7 @@ export class Kubelet implements HostInterface, RunOnceHost {
     this.runtimeInfo = { name: version.runtimeName, version: version.runtimeVersion };
     if (!this.evented) this.plegMode = 'generic';
     await this.runtimeHealth.check();
-    this.events.emit({
-      type: 'NodeStarted',
-      pod: '',
-      uid: '',
-      message: `node ${this.config.nodeName} on ${this.runtimeName} ${this.runtimeVersion}`,
-      detail: {
-        nodeName: this.config.nodeName,
-        runtimeName: this.runtimeName,
-        runtimeVersion: this.runtimeVersion,
-        sources: this.podConfig.sourceNames,
-        evented: this.config.eventedPleg,
-      },
-    });
+    this.events.emit(nodeStarted(this.config, this.runtimeInfo, this.podConfig.sourceNames));
     // As the kubelet at the start of its sync loop: a host resolver file pods cannot use whole is a Node warning.
     this.dns.checkLimitsForResolvConf();
     this.cluster?.nodeStatus.start();
@@ -396,16 +368,6 @@ export class Kubelet implements HostInterface, RunOnceHost {
     if (!this.config.runOnce)
       this.timers.push(this.clock.setInterval(() => void this.stats.refresh().catch(() => {}), KubeletConstants.statsRefreshPeriod));
     await this.podConfig.start();
-  }
-
-  /** The pressure conditions the eviction manager reports now. */
-  pressure(): readonly PressureCondition[] {
-    return this.lifetime.pressure();
-  }
-
-  /** The image garbage collector's per-image records (first seen, last used). */
-  get imageManager(): ImageGCManager {
-    return this.lifetime.imageManager;
   }
 
   /** Stops every pod, as the kubelet's graceful node shutdown does (NodeShutdown); stop() follows. */
@@ -433,63 +395,5 @@ export class Kubelet implements HostInterface, RunOnceHost {
     await this.lifetime.stop();
     await this.podWorkers.stop();
     await this.pleg.idle();
-  }
-
-  get runtimeName(): string {
-    return this.runtimeInfo.name;
-  }
-
-  get runtimeVersion(): string {
-    return this.runtimeInfo.version;
-  }
-
-  /** Whether the node is healthy: the PLEG relists and the runtime answers. */
-  healthz(): NodeHealth {
-    return nodeHealth(this.pleg, this.runtimeHealth);
-  }
-
-  /** Pods with their latest status, as /pods and `knode status` show them. */
-  podsWithStatus(): Pod[] {
-    return this.podManager.getPods().map((p) => this.statusManager.podWithStatus(p));
-  }
-
-  nodeState(): NodeState {
-    return {
-      runtime: { name: this.runtimeName, version: this.runtimeVersion },
-      pleg: { mode: this.plegMode, ...this.pleg.healthy() },
-      sources: this.podConfig.sourceNames,
-      sourcesReady: this.podConfig.seenAllSources(),
-      workers: this.podWorkers.workers(),
-      housekeeping: this.housekeeping.state(),
-    };
-  }
-
-  getPods(): Pod[] {
-    return this.podManager.getPods();
-  }
-
-  getRuntimePodStatus(uid: string): RuntimePodStatus {
-    return this.podCache.get(uid).status;
-  }
-
-  getRunningPods(): Promise<RunningPod[]> {
-    return this.runtimeManager.getPods();
-  }
-
-  getExec(uid: string, container: string, command: string[], flags: StreamFlags): Promise<string | undefined> {
-    return this.runtimeManager.getExec(uid, container, command, flags);
-  }
-
-  getAttach(uid: string, container: string, flags: StreamFlags): Promise<string | undefined> {
-    return this.runtimeManager.getAttach(uid, container, flags);
-  }
-
-  getPortForward(uid: string, ports: number[]): Promise<string | undefined> {
-    return this.runtimeManager.getPortForward(uid, ports);
-  }
-
-  /** Writes the status the next sync would, from the runtime's last report (runOnce, after a pod stopped at a failed step). */
-  refreshPodStatus(pod: Pod): void {
-    this.syncer.refreshStatus(pod, this.podCache.get(pod.metadata.uid!).status);
   }
 }

@@ -1,6 +1,5 @@
 import type { ImageService, RuntimeService, StreamFlags } from '../../cri/runtime-service.js';
-import { KubeletAnnotations, KubeletLabels, type PodSandboxConfig } from '../../cri/types.js';
-import { isCode, GrpcCode } from '../../cri/errors.js';
+import type { PodSandboxConfig } from '../../cri/types.js';
 import { makeDirectory } from '../../util/atomic-file.js';
 import { Backoff } from '../../util/backoff.js';
 import { RealClock, type Clock } from '../../util/clock.js';
@@ -9,18 +8,18 @@ import { KubeletConstants, type KubeletConfiguration } from '../config/kubelet-c
 import { isRestartableInit, podRef } from '../api/pod-util.js';
 import { nodeAllocatable } from '../admission.js';
 import type { Container, Pod } from '../api/v1.js';
-import type { ContainerInstance, RunningPod, RuntimePodStatus, SandboxInstance } from '../container/types.js';
+import type { ContainerInstance, RunningPod, RuntimePodStatus } from '../container/types.js';
 import { EventStream } from '../events.js';
 import { computePodActions, type ComputeContext } from './compute-pod-actions.js';
 import { ContainerManager, type ImageVolumePulls } from './containers.js';
 import { HookRunner } from './hooks.js';
 import { ImagePuller } from './image-puller.js';
-import { containerStateOf, NodeNameLabel, nsToMs, toContainerInstance } from './labels.js';
+import * as runtimePods from './runtime-pods.js';
 import { generatePodSandboxConfig } from './sandbox.js';
+import * as streaming from './streaming.js';
 import type { DnsConfigurer } from './dns.js';
 import type { PodAddresses } from './env.js';
 import type { PodVolumes } from '../volume/volume-manager.js';
-import { terminationMessage } from './termination-message.js';
 import { PodSyncResult, SyncAborted, SyncError, SyncErrors } from './sync-result.js';
 import { ObjectManager } from '../cluster/object-manager.js';
 import { cleanContainerLogs } from '../container-log-manager.js';
@@ -94,117 +93,31 @@ export class RuntimeManager {
   }
 
   /** Every pod this node's kubelet made, from two list calls (the PLEG's relist). */
-  async getPods(): Promise<RunningPod[]> {
-    const selector = { labelSelector: { [NodeNameLabel]: this.opts.nodeName } };
-    const [sandboxes, containers] = await Promise.all([this.rt.listPodSandbox(selector), this.rt.listContainers(selector)]);
-    const pods = new Map<string, RunningPod>();
-    const podOf = (labels: Record<string, string>) => {
-      const uid = labels[KubeletLabels.podUid] ?? '';
-      let pod = pods.get(uid);
-      if (!pod) {
-        pod = {
-          uid,
-          name: labels[KubeletLabels.podName] ?? '',
-          namespace: labels[KubeletLabels.podNamespace] ?? '',
-          sandboxes: [],
-          containers: [],
-        };
-        pods.set(uid, pod);
-      }
-      return pod;
-    };
-    for (const s of sandboxes)
-      podOf(s.labels).sandboxes.push({
-        id: s.id,
-        state: s.state === 'SANDBOX_READY' ? 'ready' : 'notready',
-        createdAt: nsToMs(s.createdAt),
-      });
-    for (const c of containers) {
-      podOf(c.labels).containers.push({
-        id: c.id,
-        name: c.labels[KubeletLabels.containerName] ?? c.metadata?.name ?? '',
-        state: containerStateOf(c.state),
-        createdAt: nsToMs(c.createdAt),
-        hash: c.annotations[KubeletAnnotations.containerHash] ?? '',
-        sandboxId: c.podSandboxId,
-      });
-    }
-    return [...pods.values()];
+  getPods(): Promise<RunningPod[]> {
+    return runtimePods.getPods(this.rt, this.opts.nodeName);
   }
 
   /**
    * The runtime's streaming URL for `cmd` in the pod's running container
    * `name` (the kubelet's GetExec); undefined when no such container runs.
    */
-  async getExec(uid: string, name: string, cmd: string[], flags: StreamFlags): Promise<string | undefined> {
-    const containerId = await this.runningContainer(uid, name);
-    return containerId === undefined ? undefined : this.rt.exec({ containerId, cmd, ...flags });
+  getExec(uid: string, name: string, cmd: string[], flags: StreamFlags): Promise<string | undefined> {
+    return streaming.getExec(this.rt, uid, name, cmd, flags);
   }
 
   /** The runtime's streaming URL to attach to the pod's running container `name`; undefined when it does not run. */
-  async getAttach(uid: string, name: string, flags: StreamFlags): Promise<string | undefined> {
-    const containerId = await this.runningContainer(uid, name);
-    return containerId === undefined ? undefined : this.rt.attach({ containerId, ...flags });
+  getAttach(uid: string, name: string, flags: StreamFlags): Promise<string | undefined> {
+    return streaming.getAttach(this.rt, uid, name, flags);
   }
 
   /** The runtime's streaming URL to forward ports into the pod's ready sandbox; undefined without one. */
-  async getPortForward(uid: string, ports: number[]): Promise<string | undefined> {
-    const sandboxes = await this.rt.listPodSandbox({ labelSelector: { [KubeletLabels.podUid]: uid }, state: { state: 'SANDBOX_READY' } });
-    const newest = sandboxes.sort((a, b) => Number(b.createdAt) - Number(a.createdAt))[0];
-    return newest === undefined ? undefined : this.rt.portForward(newest.id, ports);
-  }
-
-  private async runningContainer(uid: string, name: string): Promise<string | undefined> {
-    const running = await this.rt.listContainers({
-      labelSelector: { [KubeletLabels.podUid]: uid, [KubeletLabels.containerName]: name },
-      state: { state: 'CONTAINER_RUNNING' },
-    });
-    return running[0]?.id;
+  getPortForward(uid: string, ports: number[]): Promise<string | undefined> {
+    return streaming.getPortForward(this.rt, uid, ports);
   }
 
   /** Everything the runtime knows about one pod, newest sandbox and containers first. */
-  async getPodStatus(uid: string, name: string, namespace: string): Promise<RuntimePodStatus> {
-    const selector = { labelSelector: { [KubeletLabels.podUid]: uid } };
-    const [sandboxList, containerList] = await Promise.all([this.rt.listPodSandbox(selector), this.rt.listContainers(selector)]);
-    const sandboxes = (await Promise.all(sandboxList.map((s) => this.sandboxInstance(s.id)))).filter(
-      (s): s is SandboxInstance => s !== undefined,
-    );
-    sandboxes.sort((a, b) => b.createdAt - a.createdAt);
-    const containers = (await Promise.all(containerList.map((c) => this.containerInstance(c.id)))).filter(
-      (c): c is ContainerInstance => c !== undefined,
-    );
-    containers.sort((a, b) => b.createdAt - a.createdAt);
-    const newest = sandboxes[0];
-    return { uid, name, namespace, ips: newest?.state === 'ready' && newest.ip ? [newest.ip] : [], sandboxes, containers };
-  }
-
-  private async sandboxInstance(id: string): Promise<SandboxInstance | undefined> {
-    try {
-      const s = (await this.rt.podSandboxStatus(id)).status!;
-      return {
-        id: s.id,
-        state: s.state === 'SANDBOX_READY' ? 'ready' : 'notready',
-        createdAt: nsToMs(s.createdAt),
-        attempt: s.metadata?.attempt ?? 0,
-        ip: s.network?.ip ?? '',
-        network: s.linux?.namespaces?.options?.network ?? 'POD',
-      };
-    } catch (err) {
-      if (isCode(err, GrpcCode.NOT_FOUND)) return undefined; // removed between list and status
-      throw err;
-    }
-  }
-
-  private async containerInstance(id: string): Promise<ContainerInstance | undefined> {
-    try {
-      const status = (await this.rt.containerStatus(id)).status!;
-      const instance = toContainerInstance(status);
-      if (instance.state === 'exited') instance.message = await terminationMessage(status);
-      return instance;
-    } catch (err) {
-      if (isCode(err, GrpcCode.NOT_FOUND)) return undefined;
-      throw err;
-    }
+  getPodStatus(uid: string, name: string, namespace: string): Promise<RuntimePodStatus> {
+    return runtimePods.getPodStatus(this.rt, uid, name, namespace);
   }
 
   /**

@@ -3,7 +3,7 @@
 // within its pod's namespaces, its process made from the image config and
 // the container config. Containers of record images (no layers) and hosts
 // without bubblewrap keep host processes; `describe()` says which applies.
-import { chmodSync, lstatSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { ContainerConfig__Output } from '../../cri/gen/runtime/v1/ContainerConfig.js';
 import type { ProcessSpec } from '../process-spec.js';
@@ -11,19 +11,19 @@ import { invalid, unknown } from '../errors.js';
 import { OciImageStore } from '../oci/image-store.js';
 import type { RuntimeImages } from '../images.js';
 import type { ProgramRunner } from '../proc.js';
-import { podHostname, type ContainerRecord, type ImageRecord, type SandboxedSpec, type SandboxRecord } from '../records.js';
-import { Bubblewrap, PIDNS_FD, PROGRAM_TIMEOUT_MS } from './bubblewrap.js';
-import { FIXED_MOUNT_POINTS, kernelPathsOnly, MountSandbox, type LaunchedProcess } from './mount-sandbox.js';
+import type { ContainerRecord, ImageRecord, SandboxedSpec, SandboxRecord } from '../records.js';
+import { Bubblewrap } from './bubblewrap.js';
+import { FIXED_MOUNT_POINTS, kernelPathsOnly, MountSandbox } from './mount-sandbox.js';
 import { CapabilityError, containerCapabilities } from './capabilities.js';
 import { checkPathList, PathListError } from './masked-paths.js';
 import { SeccompError } from './seccomp/bpf.js';
 import { seccompFilter } from './seccomp/filter.js';
-import { ContainerRootfs, MOUNT_FAILED } from './container-rootfs.js';
+import { ContainerRootfs } from './container-rootfs.js';
 import { PodFiles, POD_FILES } from './pod-files.js';
 import { PodHolders } from './pod-holders.js';
 import { staticApplet } from './setuid-kit.js';
-import { findInRootfs, imageGroups, imageProcess, ImageProcessError, mkdirInRoot, resolveUser } from './image-process.js';
-import { hostPathInLayers, type OverlayLayers } from './overlay-layers.js';
+import { imageGroups, imageProcess, ImageProcessError, resolveUser } from './image-process.js';
+import { sandboxedProcessSpec } from './sandboxed-process.js';
 
 /** `auto`: sandboxes for real images where bubblewrap works; `off`: host processes always. */
 export type SandboxSetting = 'auto' | 'off';
@@ -198,7 +198,7 @@ export class ImageSandboxes {
   }
 
   /**
-   * How StartContainer runs a sandboxed container, in `holder`'s namespaces,
+   * How StartContainer runs a sandboxed container (sandboxed-process.ts), in `holder`'s namespaces,
    * and in its own PID namespace, the host's, or the one whose PID 1 is
    * `sharedPid`. bwrap runs it where it can run it as asked, util-linux the
    * rest: the table in docs/runtime/sandboxes.md, "The two programs that
@@ -211,127 +211,14 @@ export class ImageSandboxes {
     holder: number,
     sharedPid: number | 'own' | 'node',
   ): Promise<Omit<ProcessSpec, 'logPath' | 'stdin' | 'beforeExec'>> {
-    const bwrap = this.bubblewrap!;
-    if (typeof sharedPid === 'number' && (spec.uid !== 0 || spec.gid !== 0) && !bwrap.usersJoinPidNamespaces) {
-      throw new Error(
-        `user ${spec.uid}:${spec.gid} cannot run in a shared PID namespace on the embedded runtime's sandboxes: without setpriv, non-root users get a user namespace, which cannot join the pod's PID namespace; run it as root or without shareProcessNamespace`,
-      );
-    }
-    const store = this.images as OciImageStore;
-    const imageLayers = () => {
-      const image = store.find(c.imageId);
-      if (!image) throw new Error(`image ${c.imageId} is no longer stored; pull it again`);
-      return store.rootfsLayers(image);
+    const parts = {
+      bubblewrap: this.bubblewrap!,
+      rootfs: this.rootfs!,
+      mountSandbox: this.mountSandbox,
+      podFiles: this.podFiles,
+      store: this.images as OciImageStore,
     };
-    const mounts: LaunchedProcess['mounts'] = [...(await this.podFiles.mounts(sandbox)), ...c.mounts];
-    const pid = sharedPid === 'own' ? 'CONTAINER' : sharedPid === 'node' ? 'NODE' : 'SHARED';
-    const sandboxed = {
-      rootfs: spec.rootfs,
-      cwd: spec.cwd,
-      holder,
-      pid,
-      uid: spec.uid,
-      gid: spec.gid,
-      groups: spec.groups ?? [],
-      mounts,
-      readonlyRootfs: spec.readonlyRootfs === true,
-      capabilities: spec.capabilities,
-      privileged: spec.privileged === true,
-      maskedPaths: spec.maskedPaths ?? [],
-      readonlyPaths: spec.readonlyPaths ?? [],
-      hostIpc: sandbox.namespaces.ipc === 'NODE',
-    } as const;
-    const common = {
-      argv: spec.argv,
-      programTimeoutMs: PROGRAM_TIMEOUT_MS,
-      hasProgram: (command: string) => findInRootfs(spec.rootfs, command, spec.env.PATH ?? '', spec.cwd, c.mounts) !== undefined,
-      env: { ...spec.env, HOSTNAME: podHostname(sandbox) },
-      cwd: spec.cwd,
-    };
-    const setup = this.mountSandbox;
-    // The program looked for in its overlay's layers, before its root is mounted.
-    const hasProgramIn = (layers: OverlayLayers) => (command: string) =>
-      findInRootfs(spec.rootfs, command, spec.env.PATH ?? '', spec.cwd, c.mounts, (path) => hostPathInLayers(layers, path)) !== undefined;
-    // Its create started the mount.
-    const rootMounted = async () => {
-      await this.rootfs!.mounted(c.id, c.imageId, imageLayers);
-    };
-    if (spec.ownRoot && typeof setup !== 'string') {
-      const layers = await this.rootfs!.layersOf(c.id, c.imageId, imageLayers);
-      // What the kernel would refuse to mount, said before the set-up starts; its set-up says what else fails.
-      if (layers && !statSync(layers.lower, { throwIfNoEntry: false })?.isDirectory())
-        throw new Error(`${MOUNT_FAILED}: its image's stacked layers (${layers.lower}) are not a directory`);
-      if (layers) {
-        const launch = setup.wrapper({
-          ...sandboxed,
-          id: c.id,
-          noNewPrivs: false,
-          sharedPid: typeof sharedPid === 'number' ? sharedPid : undefined,
-          overlay: layers,
-        });
-        return {
-          ...common,
-          hasProgram: hasProgramIn(layers),
-          wrapper: launch.argv,
-          orphanGuard: launch.orphanGuard,
-          prepare: () => launch.prepare(async () => {}),
-          programOf: (wrapperPid) => setup.programOf(wrapperPid),
-          reportsSetUp: true,
-        };
-      }
-    }
-    // Set up below with its root mounted on the host (a runtime started again without util-linux's set-up or
-    // overlays since its create): its record says so, for its unmount.
-    if (spec.ownRoot) delete spec.ownRoot;
-    if (
-      typeof setup !== 'string' &&
-      !spec.seccomp &&
-      (!spec.noNewPrivs || mounts.some((m) => m.propagation === 'PROPAGATION_BIDIRECTIONAL'))
-    ) {
-      // The wrapper starts while the root is mounted, when that mount reaches its namespace: its mount points
-      // are made in the overlay's layers meanwhile.
-      const early = this.rootfs!.reachesNamespaces === true;
-      if (!early) await rootMounted();
-      const overlay = early ? await this.rootfs!.layersOf(c.id, c.imageId, imageLayers) : undefined;
-      const launch = setup.wrapper({
-        ...sandboxed,
-        id: c.id,
-        noNewPrivs: spec.noNewPrivs === true,
-        sharedPid: typeof sharedPid === 'number' ? sharedPid : undefined,
-        layers: overlay,
-      });
-      const process = {
-        ...common,
-        wrapper: launch.argv,
-        orphanGuard: launch.orphanGuard,
-        programOf: (wrapperPid: number) => setup.programOf(wrapperPid),
-        reportsSetUp: true,
-      };
-      // The spawner runs the mount: the set-up's go-ahead waits for it there, and the program is looked for in the layers.
-      if (overlay && !launch.readsRoot && this.rootfs!.handedToRunner(c.id)) {
-        const done = rootMounted();
-        done.catch(() => {}); // the start's error
-        return {
-          ...process,
-          hasProgram: hasProgramIn(overlay),
-          prepare: () => launch.prepare(() => Promise.resolve()),
-          awaits: { key: c.id, done },
-        };
-      }
-      return { ...process, prepare: () => launch.prepare(rootMounted) };
-    }
-    // Mounted before bwrap starts (it binds it at once), the cwd made in it.
-    await rootMounted();
-    mkdirInRoot(spec.rootfs, spec.cwd);
-    // The files bwrap reads at fds from PIDNS_FD on: the PID namespace to join, then the seccomp filter.
-    const files = [...(typeof sharedPid === 'number' ? [`/proc/${sharedPid}/ns/pid`] : []), ...(spec.seccomp ? [spec.seccomp] : [])];
-    const seccompFd = spec.seccomp ? PIDNS_FD + files.length - 1 : undefined;
-    return {
-      ...common,
-      wrapper: bwrap.wrapper({ ...sandboxed, seccompFd }),
-      files,
-      programOf: (wrapperPid) => bwrap.programOf(wrapperPid),
-    };
+    return sandboxedProcessSpec(parts, c, spec, sandbox, holder, sharedPid);
   }
 
   /**

@@ -8,15 +8,15 @@ import { execErrorMessage, findExecutable } from './executables.js';
 import type { ProcessSpec } from './process-spec.js';
 import { CreatedProcesses } from './created-processes.js';
 import type { OutputTap } from './follow-child.js';
-import { matchesLabels, toContainerStatus, toPodSandboxStatus } from './convert.js';
-import { alreadyExists, cancelled as cancelledError, invalid, precondition, RuntimeError, storageFailed, unknown } from './errors.js';
+import { containerEvent, matchesLabels } from './convert.js';
+import { cancelled as cancelledError, invalid, precondition, storageFailed, unknown } from './errors.js';
 import type { Cgroups } from './cgroups.js';
 import type { ContainerEventHub } from './events.js';
 import type { ExecResult } from './exec.js';
 import { lookup, lookupOptional, newId, nowNs } from './ids.js';
 import type { RuntimeImages } from './images.js';
 import { recordMounts } from './container-mounts.js';
-import { containerRecord } from './container-record.js';
+import { checkCreate, containerRecord } from './container-record.js';
 import { describeTree, logTail } from './diagnostics.js';
 import { isSameProcess, signalGroup, stopSignalOf, waitForProcess } from './proc.js';
 import type { PidNamespaces } from './pid-namespaces.js';
@@ -27,7 +27,6 @@ import { Spawner, StartCancelled } from './spawner/client.js';
 import { SpareProcesses } from './spares.js';
 import type { AttachedCommand } from './streaming/attached-process.js';
 import { Turns } from './turns.js';
-import { status } from '@grpc/grpc-js';
 
 /** containerd's answer for a container whose fate the runtime lost track of. */
 const UNKNOWN_EXIT_CODE = 255;
@@ -96,29 +95,7 @@ export class ContainerService {
     if (!config?.metadata?.name) throw invalid('container config must include metadata.name');
     if (sandbox.state !== 'SANDBOX_READY') throw precondition(`pod sandbox ${sandbox.id} is not ready`);
     this.spares.fillWhenQuiet();
-    const name = config.metadata.name;
-    const attempt = config.metadata.attempt;
-    const imageName = config.image?.image ?? '';
-    if (imageName === '') throw invalid(`container "${name}" has no image`);
-    const security = config.linux?.securityContext;
-    // critest's Security Context suite asks for this error: a group alone would leave the user to the image.
-    if (security?.runAsGroup && !security.runAsUser && !security.runAsUsername) {
-      throw invalid(`container "${name}": runAsGroup is set without runAsUser or runAsUsername`);
-    }
-    const image = this.images.find(imageName);
-    if (!image) throw new RuntimeError(status.NOT_FOUND, `failed to get image "${imageName}": image not found; pull it first`);
-    const sandboxed = this.sandboxes.applies(image);
-    if (!sandboxed && config.command.length + config.args.length === 0) {
-      throw invalid(
-        `container "${name}" has no command: it runs as a host process (${this.sandboxes.describe()}), with no image entrypoint, so the pod spec must give command`,
-      );
-    }
-    // The name before the mounts, as containerd reserves it before it sets anything up: a refused create stacks no image volume.
-    for (const other of this.state.containersOf(sandbox.id)) {
-      if (other.metadata.name === name && other.metadata.attempt === attempt) {
-        throw alreadyExists(`container name "${name}" attempt ${attempt} is reserved for ${other.id} in sandbox ${sandbox.id}`);
-      }
-    }
+    const { name, image, sandboxed } = checkCreate(this.state, this.images, this.sandboxes, sandbox, config);
     const mounts = recordMounts(name, config.mounts, sandboxed ? undefined : this.sandboxes.describe(), (ref) => {
       const volume = this.images.find(ref);
       return volume && { id: volume.id, root: this.sandboxes.volumeRoot(volume) };
@@ -390,15 +367,7 @@ export class ContainerService {
   /** Every container event carries the sandbox and all its containers, as containerd's do. */
   private publish(c: ContainerRecord, type: ContainerEventType): void {
     if (this.events.subscribers === 0) return;
-    const sandbox = this.state.sandboxes.get(c.podSandboxId);
-    const statuses = this.state.containersOf(c.podSandboxId).map(toContainerStatus);
-    this.events.publish({
-      containerId: c.id,
-      containerEventType: type,
-      createdAt: nowNs(),
-      podSandboxStatus: sandbox ? toPodSandboxStatus(sandbox) : null,
-      containersStatuses: statuses,
-    });
+    this.events.publish(containerEvent(c, type, this.state.sandboxes.get(c.podSandboxId), this.state.containersOf(c.podSandboxId)));
   }
 }
 

@@ -1,11 +1,14 @@
 // Records to CRI messages. Kept apart from the logic so each call's answer
 // has one shape, whichever call produces it.
 import type { Container } from '../cri/gen/runtime/v1/Container.js';
+import type { ContainerEventResponse } from '../cri/gen/runtime/v1/ContainerEventResponse.js';
+import type { ContainerEventType } from '../cri/gen/runtime/v1/ContainerEventType.js';
 import type { ContainerStatus } from '../cri/gen/runtime/v1/ContainerStatus.js';
 import type { Image } from '../cri/gen/runtime/v1/Image.js';
 import type { Mount } from '../cri/gen/runtime/v1/Mount.js';
 import type { PodSandbox } from '../cri/gen/runtime/v1/PodSandbox.js';
 import type { PodSandboxStatus } from '../cri/gen/runtime/v1/PodSandboxStatus.js';
+import { nowNs } from './ids.js';
 import type { ContainerRecord, ImageRecord, RecordMount, SandboxRecord } from './records.js';
 
 export function toPodSandbox(s: SandboxRecord): PodSandbox {
@@ -99,4 +102,20 @@ export function matchesLabels(labels: Record<string, string>, selector: Record<s
   if (!selector) return true;
   for (const key of Object.keys(selector)) if (labels[key] !== selector[key]) return false;
   return true;
+}
+
+/** A container's event, which carries its sandbox and all the sandbox's containers, as containerd's do. */
+export function containerEvent(
+  c: ContainerRecord,
+  type: ContainerEventType,
+  sandbox: SandboxRecord | undefined,
+  containers: readonly ContainerRecord[],
+): ContainerEventResponse {
+  return {
+    containerId: c.id,
+    containerEventType: type,
+    createdAt: nowNs(),
+    podSandboxStatus: sandbox ? toPodSandboxStatus(sandbox) : null,
+    containersStatuses: containers.map(toContainerStatus),
+  };
 }

@@ -275,7 +275,8 @@ function unicodeCases(): HostileCase[] {
       });
     }
   }
-  for (const [i, bad] of ['A\u0000', '1BAD', 'a b', 'ключ', ''].entries()) {
+  // Any printable ASCII but '=' is a name since v1.34 (RelaxedEnvironmentVariableValidation): '1BAD' and 'a b' are fine.
+  for (const [i, bad] of ['A\u0000', 'A=B', 'a\tb', 'ключ', ''].entries()) {
     const pod = validPod('envname');
     setPath(pod, 'spec.containers.0.env.0.name', bad);
     out.push({
@@ -300,7 +301,8 @@ function traversalCases(): HostileCase[] {
       category: 'path traversal',
       text: doc(pod),
       mustRefuse: true,
-      field: 'spec.containers[0].volumeMounts[0].subPath',
+      // The apiserver names a bad subPath without the mount's index.
+      field: 'spec.containers[0].volumeMounts.subPath',
     });
   }
   // The apiserver refuses `..` elements and an empty path (a relative path it lets through).
@@ -325,7 +327,8 @@ function traversalCases(): HostileCase[] {
       category: 'path traversal',
       text: doc(pod),
       mustRefuse: true,
-      field: 'spec.volumes[1].downwardAPI.items[0].path',
+      // The apiserver names a downwardAPI file's path by the volume's source, without the item.
+      field: 'spec.volumes[1].downwardAPI.path',
     });
   }
   for (const [i, name] of ['../../../tmp/x', 'a/b', '..'].entries()) {
@@ -346,7 +349,8 @@ function numberCases(): HostileCase[] {
   // Numbers past what a double holds exactly are the point: the decoder must refuse them.
   /* eslint-disable no-loss-of-precision */
   const fields: [string, unknown[]][] = [
-    ['spec.terminationGracePeriodSeconds', [-1, -9007199254740992, 1e309, 1.5]],
+    // A negative grace period is made 1 on create, not refused.
+    ['spec.terminationGracePeriodSeconds', [-9007199254740992, 1e309, 1.5]],
     ['spec.activeDeadlineSeconds', [0, -5, 1.5, 1e400]],
     ['spec.containers.0.ports.0.containerPort', [0, -1, 65536, 1e10, 80.5]],
     // 0 means "the default" for probe fields (the kubelet's defaulting), so only negatives and fractions are wrong.

@@ -9,7 +9,8 @@ export interface FieldError {
 
 export const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 export const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-export const ENV_NAME = /^[-._a-zA-Z][-._a-zA-Z0-9]*$/;
+/** IsRelaxedEnvVarName: printable ASCII but '='. */
+export const ENV_NAME = /^[\x20-\x3c\x3e-\x7e]+$/;
 export const QUALIFIED_NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
 export const LABEL_VALUE = /^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$/;
 export const MAX_NAME = 253;
@@ -119,9 +120,10 @@ export class Checker {
     if (!this.object(field, v)) return;
     for (const [key, value] of Object.entries(v)) {
       this.qualifiedName(field, key);
+      // The apiserver names the map for a bad value as for a bad key.
       if (this.string(`${field}[${key}]`, value) && (value.length > 63 || !LABEL_VALUE.test(value))) {
         this.fail(
-          `${field}[${key}]`,
+          field,
           `Invalid value: "${truncate(value)}": a label value must be empty or at most 63 alphanumeric characters, '-', '_' or '.', starting and ending alphanumeric`,
         );
       }

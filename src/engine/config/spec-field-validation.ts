@@ -1,7 +1,8 @@
 // The apiserver's rules for a container's probes, ports and env sources, and
 // for the pod's tolerations (validateProbe, validateContainerPorts,
 // validateEnvVarValueFrom, ValidateTolerations in validation.go).
-import { Checker, typeName, LABEL_VALUE, type Obj } from './field-checker.js';
+import { Checker, isObject, typeName, LABEL_VALUE, type Obj } from './field-checker.js';
+import { validateKeySelector, validateResourceFieldRef } from './env-validation.js';
 
 /** The handler kinds of a probe; exactly one is set. */
 const PROBE_HANDLERS = ['exec', 'httpGet', 'tcpSocket', 'grpc'] as const;
@@ -63,6 +64,15 @@ function validateHandler(c: Checker, path: string, handler: Obj, kinds: readonly
     }
     if (kind === 'httpGet') {
       c.string(`${at}.path`, action.path);
+      if (Array.isArray(action.httpHeaders))
+        for (const header of action.httpHeaders) {
+          const name: unknown = isObject(header) ? header.name : undefined;
+          if (typeof name !== 'string' || !/^[-A-Za-z0-9]+$/.test(name))
+            c.fail(
+              `${at}.httpHeaders`,
+              `Invalid value: ${JSON.stringify(name ?? '')}: a valid HTTP header must consist of alphanumeric characters or '-' (e.g. 'X-Header-Name', regex used for validation is '[-A-Za-z0-9]+')`,
+            );
+        }
       if (action.scheme !== undefined && action.scheme !== null && action.scheme !== '')
         c.oneOf(`${at}.scheme`, action.scheme, ['HTTP', 'HTTPS']);
     }
@@ -204,9 +214,16 @@ export function validateEnvValueFrom(c: Checker, path: string, from: Obj, value:
     );
   else if (value.length > 0) c.fail(path, 'Invalid value: "": may not be specified when `value` is not empty');
   else if (sources > 1) c.fail(path, 'Invalid value: "": may not have more than one field specified at a time');
+  for (const kind of ['configMapKeyRef', 'secretKeyRef']) if (isObject(from[kind])) validateKeySelector(c, `${path}.${kind}`, from[kind]);
+  if (isObject(from.resourceFieldRef)) validateResourceFieldRef(c, `${path}.resourceFieldRef`, from.resourceFieldRef);
   const ref = from.fieldRef;
   if (ref === undefined || ref === null || !c.object(`${path}.fieldRef`, ref)) return;
-  const at = `${path}.fieldRef.fieldPath`;
+  validateFieldRef(c, `${path}.fieldRef`, ref, ENV_FIELD_PATHS);
+}
+
+/** validateObjectFieldSelector: a fieldPath the downward API can convert, one of `allowed` (or a label or annotation by its key). */
+export function validateFieldRef(c: Checker, path: string, ref: Obj, allowed: readonly string[]): void {
+  const at = `${path}.fieldPath`;
   if (!c.string(at, ref.fieldPath, true)) return;
   const fieldPath = ref.fieldPath;
   const version = ref.apiVersion || 'v1';
@@ -220,6 +237,6 @@ export function validateEnvValueFrom(c: Checker, path: string, from: Obj, value:
   }
   const internal = fieldPath === 'spec.host' ? 'spec.nodeName' : fieldPath;
   if (!DOWNWARD_FIELDS.includes(internal)) return converting(`field label not supported: ${fieldPath}`);
-  if (!ENV_FIELD_PATHS.includes(internal))
-    c.fail(at, `Unsupported value: ${JSON.stringify(internal)}: supported values: ${ENV_FIELD_PATHS.map((f) => `"${f}"`).join(', ')}`);
+  if (!allowed.includes(internal))
+    c.fail(at, `Unsupported value: ${JSON.stringify(internal)}: supported values: ${allowed.map((f) => `"${f}"`).join(', ')}`);
 }

@@ -2,7 +2,7 @@
 // field path kubectl would print (`spec.containers[0].image`). A pod with any
 // problem is not run; the others in the same file are.
 import { isIP } from 'node:net';
-import { canonicalQuantity, compareQuantities, quantityProblem } from '../api/quantity.js';
+import { quantityProblem } from '../api/quantity.js';
 import { namespaceOf, SYSCTL_MAX_LENGTH, SYSCTL_NAME } from '../sysctl-allowlist.js';
 import { normalizeSysctlName } from '../../util/sysctl-name.js';
 import { Checker, isObject, truncate, MAX_ID, MAX_NAME, ENV_NAME, type FieldError, type Obj } from './field-checker.js';
@@ -14,8 +14,35 @@ import {
   validateLifecycle,
   int32,
 } from './spec-field-validation.js';
+import { validateOSAndUserNamespace, validatePodLevel, validateScheduling } from './pod-level-validation.js';
+import { validateVolumes } from './volume-validation.js';
+import { validateEnvFrom } from './env-validation.js';
+import { validateResources } from './resources-validation.js';
 
 export type { FieldError } from './field-checker.js';
+
+const INT32_MAX = 2147483647;
+
+/**
+ * checkHostPortConflicts: a host port (protocol, host IP, port) used once
+ * among the given containers; the regular containers are checked together,
+ * each init container alone.
+ */
+function checkHostPortConflicts(c: Checker, path: string, containers: unknown[], hostNetwork: boolean, indexed = true): void {
+  const seen = new Set<string>();
+  containers.forEach((ctr, i) => {
+    if (!isObject(ctr) || !Array.isArray(ctr.ports)) return;
+    ctr.ports.forEach((port, j) => {
+      if (!isObject(port)) return;
+      // Under hostNetwork an unset host port is the container port (the v1 defaults).
+      const hostPort = hostNetwork && !port.hostPort ? port.containerPort : port.hostPort;
+      if (typeof hostPort !== 'number' || hostPort === 0) return;
+      const key = `${typeof port.protocol === 'string' && port.protocol !== '' ? port.protocol : 'TCP'}/${typeof port.hostIP === 'string' ? port.hostIP : ''}/${hostPort}`;
+      if (seen.has(key)) c.fail(`${indexed ? `${path}[${i}]` : path}.ports[${j}].hostPort`, `Duplicate value: ${JSON.stringify(key)}`);
+      seen.add(key);
+    });
+  });
+}
 
 export interface ValidateOptions {
   /** Room left in the name for the `-<node name>` suffix static pods get. */
@@ -26,10 +53,14 @@ export interface ValidateOptions {
 export function validatePod(raw: unknown, options: ValidateOptions): FieldError[] {
   const c = new Checker();
   if (!c.object('', raw, true)) return c.errors;
+  zeroNullItems(raw);
   c.oneOf('apiVersion', raw.apiVersion, ['v1']);
   if (c.object('metadata', raw.metadata, true)) {
     const meta = raw.metadata;
     c.dnsSubdomain('metadata.name', meta.name, MAX_NAME - options.nameSuffixLength);
+    // A prefix: a trailing dash is allowed (the name generated from it ends otherwise).
+    if (typeof meta.generateName === 'string' && meta.generateName !== '')
+      c.dnsSubdomain('metadata.generateName', meta.generateName.replace(/(.)-$/, '$1a'));
     if (meta.namespace !== undefined) c.dnsLabel('metadata.namespace', meta.namespace);
     if (meta.uid !== undefined) c.string('metadata.uid', meta.uid);
     c.labels('metadata.labels', meta.labels);
@@ -52,63 +83,38 @@ export function validatePod(raw: unknown, options: ValidateOptions): FieldError[
   return c.errors;
 }
 
+/** The lists of objects in a pod: a null item decodes as an empty object, as Go's decoder makes it. */
+const OBJECT_LISTS = new Set([
+  'containers',
+  'initContainers',
+  'ephemeralContainers',
+  'env',
+  'envFrom',
+  'ports',
+  'volumeMounts',
+  'volumes',
+  'hostAliases',
+  'tolerations',
+  'sysctls',
+  'items',
+  'sources',
+  'readinessGates',
+  'topologySpreadConstraints',
+  'imagePullSecrets',
+  'options',
+]);
+
+/** Replaces null items of the pod's object lists by `{}` (the pod is the decoded copy, not the user's text). */
+function zeroNullItems(node: unknown, depth = 0): void {
+  if (typeof node !== 'object' || node === null || depth > 12) return;
+  for (const [key, value] of Object.entries(node)) {
+    if (Array.isArray(value) && OBJECT_LISTS.has(key)) value.forEach((item, i) => item === null && (value[i] = {}));
+    if (typeof value === 'object') zeroNullItems(value, depth + 1);
+  }
+}
+
 /** TotalAnnotationSizeLimitB: the bytes of every annotation key and value together. */
 const MAX_ANNOTATIONS_BYTES = 256 * 1024;
-
-/**
- * The pod-wide rules of ValidatePodSpec knode had not checked: dnsPolicy,
- * dnsConfig under policy None, os.name, shareProcessNamespace with hostPID.
- * An unset dnsPolicy is ClusterFirst (the v1 default).
- */
-function validatePodLevel(c: Checker, spec: Obj): void {
-  if (spec.dnsPolicy !== undefined && spec.dnsPolicy !== null && spec.dnsPolicy !== '')
-    c.oneOf('spec.dnsPolicy', spec.dnsPolicy, ['ClusterFirstWithHostNet', 'ClusterFirst', 'Default', 'None']);
-  if (spec.dnsPolicy === 'None') {
-    if (spec.dnsConfig === undefined || spec.dnsConfig === null)
-      c.fail('spec.dnsConfig', 'Required value: must provide `dnsConfig` when `dnsPolicy` is None');
-    else if (
-      c.object('spec.dnsConfig', spec.dnsConfig) &&
-      !(Array.isArray(spec.dnsConfig.nameservers) && spec.dnsConfig.nameservers.length > 0)
-    )
-      c.fail('spec.dnsConfig.nameservers', 'Required value: must provide at least one DNS nameserver when `dnsPolicy` is None');
-  }
-  if (spec.dnsConfig !== undefined && spec.dnsConfig !== null && c.object('spec.dnsConfig', spec.dnsConfig))
-    validateDNSConfig(c, spec.dnsConfig);
-  if (spec.os !== undefined && spec.os !== null && c.object('spec.os', spec.os)) {
-    if (spec.os.name === undefined || spec.os.name === null || spec.os.name === '') c.fail('spec.os.name', 'Required value');
-    else if (c.string('spec.os.name', spec.os.name) && !['linux', 'windows'].includes(spec.os.name))
-      c.fail('spec.os', `Unsupported value: ${JSON.stringify(spec.os.name)}: supported values: "linux", "windows"`);
-  }
-  c.boolean('spec.shareProcessNamespace', spec.shareProcessNamespace);
-  if (spec.shareProcessNamespace === true && spec.hostPID === true)
-    c.fail('spec.shareProcessNamespace', 'Invalid value: true: ShareProcessNamespace and HostPID cannot both be enabled');
-}
-
-/** validatePodDNSConfig's limits, which the kubelet's resolver file obeys: 3 nameservers, 32 search paths of 2048 characters. */
-function validateDNSConfig(c: Checker, dns: Obj): void {
-  const nameservers: unknown[] = Array.isArray(dns.nameservers) ? dns.nameservers : [];
-  if (nameservers.length > 3)
-    c.fail('spec.dnsConfig.nameservers', `Invalid value: ${JSON.stringify(nameservers)}: must not have more than 3 nameservers`);
-  nameservers.forEach((ns, i) => {
-    if (typeof ns !== 'string' || isIP(ns) === 0)
-      c.fail(
-        `spec.dnsConfig.nameservers[${i}]`,
-        `Invalid value: ${JSON.stringify(ns)}: must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)`,
-      );
-  });
-  const searches: unknown[] = Array.isArray(dns.searches) ? dns.searches : [];
-  if (searches.length > 32)
-    c.fail('spec.dnsConfig.searches', `Invalid value: ${JSON.stringify(searches)}: must not have more than 32 search paths`);
-  if (searches.join(' ').length > 2048)
-    c.fail(
-      'spec.dnsConfig.searches',
-      `Invalid value: ${JSON.stringify(searches)}: must not have more than 2048 characters (including spaces) in the search list`,
-    );
-  const options: unknown[] = Array.isArray(dns.options) ? dns.options : [];
-  options.forEach((o, i) => {
-    if (!o || typeof o !== 'object' || !(o as Obj).name) c.fail(`spec.dnsConfig.options[${i}]`, 'Required value: must not be empty');
-  });
-}
 
 /** What the checks of one container need to know of the pod around it. */
 interface PodContext {
@@ -117,30 +123,52 @@ interface PodContext {
   grace: number;
   /** The names of the pod's volumes. */
   volumes: Set<string>;
+  /** The names of the pod's resourceClaims. */
+  claims: Set<string>;
+  /** hostUsers unset or true: the pod shares the host's user namespace. */
+  hostUsers: boolean;
 }
 
 function validateSpec(c: Checker, spec: Obj): void {
-  c.oneOf('spec.restartPolicy', spec.restartPolicy, ['Always', 'OnFailure', 'Never']);
-  c.integer('spec.terminationGracePeriodSeconds', spec.terminationGracePeriodSeconds, 0);
-  c.integer('spec.activeDeadlineSeconds', spec.activeDeadlineSeconds, 1);
+  // An empty enum is unset: the v1 defaults fill it before validation.
+  if (spec.restartPolicy !== '') c.oneOf('spec.restartPolicy', spec.restartPolicy, ['Always', 'OnFailure', 'Never']);
+  // A negative grace period is made 1 on create (the pod strategy), not refused.
+  c.integer('spec.terminationGracePeriodSeconds', spec.terminationGracePeriodSeconds, Number.MIN_SAFE_INTEGER);
+  const deadline = spec.activeDeadlineSeconds;
+  if (c.integer('spec.activeDeadlineSeconds', deadline, Number.MIN_SAFE_INTEGER) && (deadline < 1 || deadline > INT32_MAX))
+    c.fail('spec.activeDeadlineSeconds', `Invalid value: ${deadline}: must be between 1 and ${INT32_MAX}, inclusive`);
   c.boolean('spec.hostNetwork', spec.hostNetwork);
   int32(c, 'spec.priority', spec.priority, 'PodSpec');
-  validateSecurityContext(c, 'spec.securityContext', spec.securityContext, true);
+  validateSecurityContext(c, 'spec.securityContext', spec.securityContext, true, spec.hostUsers !== false);
   if (isObject(spec.securityContext)) validateSysctls(c, 'spec.securityContext.sysctls', spec.securityContext.sysctls, spec);
   c.stringMap('spec.nodeSelector', spec.nodeSelector);
+  if (isObject(spec.overhead))
+    for (const [name, q] of Object.entries(spec.overhead)) {
+      const problem = quantityProblem(q);
+      if (problem) c.fail(`spec.overhead[${name}]`, `Invalid value: ${JSON.stringify(q)?.slice(0, 64)}: ${problem}`);
+    }
   validatePodLevel(c, spec);
+  validateScheduling(c, spec);
+  validateOSAndUserNamespace(c, spec);
   validateTolerations(c, 'spec.tolerations', spec.tolerations);
-  const volumes = new Set<string>();
-  if (Array.isArray(spec.volumes)) for (const v of spec.volumes) if (isObject(v) && typeof v.name === 'string') volumes.add(v.name);
-  const grace = typeof spec.terminationGracePeriodSeconds === 'number' ? spec.terminationGracePeriodSeconds : 30;
-  const pod: PodContext = { hostNetwork: spec.hostNetwork === true, grace, volumes };
+  const volumes = validateVolumes(c, spec.volumes);
+  const grace = typeof spec.terminationGracePeriodSeconds === 'number' ? Math.max(1, spec.terminationGracePeriodSeconds) : 30;
+  const claims = new Set<string>();
+  if (Array.isArray(spec.resourceClaims))
+    for (const claim of spec.resourceClaims) if (isObject(claim) && typeof claim.name === 'string') claims.add(claim.name);
+  const pod: PodContext = { hostNetwork: spec.hostNetwork === true, grace, volumes, claims, hostUsers: spec.hostUsers !== false };
+  // The regular containers first: an init container that repeats one of their names is the duplicate.
   const names = new Set<string>();
-  if (c.array('spec.initContainers', spec.initContainers)) {
-    spec.initContainers.forEach((ctr, i) => validateContainer(c, `spec.initContainers[${i}]`, ctr, names, true, pod));
-  }
   if (c.array('spec.containers', spec.containers, true)) {
     if (spec.containers.length === 0) c.fail('spec.containers', 'Required value: a pod needs at least one container');
     spec.containers.forEach((ctr, i) => validateContainer(c, `spec.containers[${i}]`, ctr, names, false, pod));
+    checkHostPortConflicts(c, 'spec.containers', spec.containers, pod.hostNetwork);
+  }
+  if (c.array('spec.initContainers', spec.initContainers)) {
+    spec.initContainers.forEach((ctr, i) => {
+      validateContainer(c, `spec.initContainers[${i}]`, ctr, names, true, pod);
+      checkHostPortConflicts(c, `spec.initContainers[${i}]`, [ctr], pod.hostNetwork, false);
+    });
   }
   if (c.array('spec.hostAliases', spec.hostAliases)) {
     spec.hostAliases.forEach((a, i) => {
@@ -151,95 +179,17 @@ function validateSpec(c: Checker, spec: Obj): void {
         a.hostnames.forEach((h, j) => c.dnsSubdomain(`spec.hostAliases[${i}].hostnames[${j}]`, h, 253));
     });
   }
-  if (c.array('spec.volumes', spec.volumes)) {
-    const seen = new Set<string>();
-    spec.volumes.forEach((v, i) => {
-      if (!c.object(`spec.volumes[${i}]`, v, true)) return;
-      c.dnsLabel(`spec.volumes[${i}].name`, v.name);
-      if (typeof v.name === 'string') {
-        if (seen.has(v.name)) c.fail(`spec.volumes[${i}].name`, `Duplicate value: "${v.name}"`);
-        seen.add(v.name);
-      }
-      validateVolumeSource(c, `spec.volumes[${i}]`, v);
-    });
-  }
-}
-
-/** The hostPath types (supportedHostPathTypes), sorted as the apiserver lists them; "" checks nothing. */
-const HOST_PATH_TYPES = ['', 'BlockDevice', 'CharDevice', 'Directory', 'DirectoryOrCreate', 'File', 'FileOrCreate', 'Socket'];
-
-/** The parts of a volume source that name paths: a hostPath without `..`, item paths inside the volume; an image volume's reference and pull policy. */
-function validateVolumeSource(c: Checker, path: string, v: Obj): void {
-  if (v.hostPath !== undefined && c.object(`${path}.hostPath`, v.hostPath)) {
-    const p = `${path}.hostPath.path`;
-    if (c.string(p, v.hostPath.path, true) && v.hostPath.path.split('/').includes('..'))
-      c.fail(p, `Invalid value: "${truncate(v.hostPath.path)}": must not contain '..'`);
-    c.oneOf(`${path}.hostPath.type`, v.hostPath.type, HOST_PATH_TYPES);
-  }
-  const items = (source: unknown, at: string) => {
-    if (!isObject(source) || !c.array(`${at}.items`, source.items)) return;
-    source.items.forEach((item, j) => {
-      if (c.object(`${at}.items[${j}]`, item, true)) c.relativePath(`${at}.items[${j}].path`, item.path, true);
-    });
-  };
-  if (v.image !== undefined && c.object(`${path}.image`, v.image)) {
-    c.string(`${path}.image.reference`, v.image.reference, true);
-    c.oneOf(`${path}.image.pullPolicy`, v.image.pullPolicy, ['Always', 'IfNotPresent', 'Never']);
-  }
-  for (const kind of ['downwardAPI', 'configMap', 'secret']) items(v[kind], `${path}.${kind}`);
-  if (isObject(v.projected) && c.array(`${path}.projected.sources`, v.projected.sources)) {
-    v.projected.sources.forEach((src, j) => {
-      if (!isObject(src)) return;
-      for (const kind of ['downwardAPI', 'configMap', 'secret']) items(src[kind], `${path}.projected.sources[${j}].${kind}`);
-      if (isObject(src.serviceAccountToken))
-        c.relativePath(`${path}.projected.sources[${j}].serviceAccountToken.path`, src.serviceAccountToken.path, true);
-    });
-  }
-}
-
-function validateResources(c: Checker, path: string, resources: unknown): void {
-  if (resources === undefined || !c.object(path, resources)) return;
-  for (const group of ['limits', 'requests']) {
-    const values = resources[group];
-    if (values === undefined || !c.object(`${path}.${group}`, values)) continue;
-    for (const [name, q] of Object.entries(values)) {
-      const problem = quantityProblem(q);
-      if (problem) c.fail(`${path}.${group}[${name}]`, `Invalid value: ${JSON.stringify(q)?.slice(0, 64)}: ${problem}`);
-    }
-  }
-  // validateResourceRequirements: a request at most its limit, equal to it for what cannot be overcommitted.
-  const limits = isObject(resources.limits) ? resources.limits : {};
-  if (!isObject(resources.requests)) return;
-  for (const [name, q] of Object.entries(resources.requests)) {
-    if (quantityProblem(q)) continue;
-    const limit = limits[name];
-    const overcommit = !name.startsWith('hugepages-') && !isExtendedResource(name);
-    if (limit === undefined || limit === null) {
-      if (!overcommit) c.fail(`${path}.limits`, 'Required value: Limit must be set for non overcommitable resources');
-      continue;
-    }
-    if (quantityProblem(limit)) continue;
-    const cmp = compareQuantities(q as string | number, limit as string | number);
-    const [value, bound] = [canonicalQuantity(q as string | number), canonicalQuantity(limit as string | number)];
-    if (cmp !== 0 && !overcommit) c.fail(`${path}.requests`, `Invalid value: "${value}": must be equal to ${name} limit of ${bound}`);
-    else if (cmp === 1) c.fail(`${path}.requests`, `Invalid value: "${value}": must be less than or equal to ${name} limit of ${bound}`);
-  }
-}
-
-/** IsExtendedResourceName: a domain-qualified name outside kubernetes.io (not a quota's `requests.` name). */
-function isExtendedResource(name: string): boolean {
-  if (!name.includes('/') || name.includes('kubernetes.io/') || name.startsWith('requests.')) return false;
-  return /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/.test(
-    `requests.${name}`,
-  );
 }
 
 /** The securityContext fields knode passes on (security-context.ts): ids as the apiserver bounds them, flags as booleans. */
-function validateSecurityContext(c: Checker, path: string, sc: unknown, pod: boolean): void {
+function validateSecurityContext(c: Checker, path: string, sc: unknown, pod: boolean, hostUsers: boolean): void {
   if (sc === undefined || !c.object(path, sc)) return;
   for (const id of ['runAsUser', 'runAsGroup', ...(pod ? ['fsGroup'] : [])]) c.integer(`${path}.${id}`, sc[id], 0, MAX_ID);
   c.boolean(`${path}.runAsNonRoot`, sc.runAsNonRoot);
+  validateAppArmorProfile(c, `${path}.appArmorProfile`, sc.appArmorProfile);
   if (pod) {
+    c.oneOf(`${path}.fsGroupChangePolicy`, sc.fsGroupChangePolicy, ['Always', 'OnRootMismatch']);
+    c.oneOf(`${path}.supplementalGroupsPolicy`, sc.supplementalGroupsPolicy, ['Merge', 'Strict']);
     if (c.array(`${path}.supplementalGroups`, sc.supplementalGroups))
       sc.supplementalGroups.forEach((g, i) => c.integer(`${path}.supplementalGroups[${i}]`, g, 0, MAX_ID));
   } else {
@@ -249,6 +199,8 @@ function validateSecurityContext(c: Checker, path: string, sc: unknown, pod: boo
       c.strings(`${path}.capabilities.drop`, sc.capabilities.drop);
     }
     c.oneOf(`${path}.procMount`, sc.procMount, ['Default', 'Unmasked']);
+    if (hostUsers && sc.procMount === 'Unmasked')
+      c.fail(`${path}.procMount`, 'Invalid value: "Unmasked": `hostUsers` must be false to use `Unmasked`');
     if (sc.allowPrivilegeEscalation === false) {
       if (sc.privileged === true) c.fail(path, 'Invalid value: cannot set `allowPrivilegeEscalation` to false and `privileged` to true');
       const added: unknown = (sc.capabilities as { add?: unknown } | undefined)?.add;
@@ -257,6 +209,22 @@ function validateSecurityContext(c: Checker, path: string, sc: unknown, pod: boo
     }
   }
   validateSeccompProfile(c, `${path}.seccompProfile`, sc.seccompProfile);
+}
+
+/** ValidateAppArmorProfileField: a known type; a profile name with Localhost only, and then required. */
+function validateAppArmorProfile(c: Checker, path: string, profile: unknown): void {
+  if (profile === undefined || profile === null || !c.object(path, profile)) return;
+  const local = profile.localhostProfile;
+  if (profile.type === undefined || profile.type === null || profile.type === '')
+    return c.fail(`${path}.type`, 'Required value: type is required when appArmorProfile is set');
+  c.oneOf(`${path}.type`, profile.type, ['Localhost', 'RuntimeDefault', 'Unconfined']);
+  if (profile.type === 'Localhost') {
+    if (typeof local !== 'string' || local.trim() === '')
+      c.fail(`${path}.localhostProfile`, 'Required value: must be set when AppArmor type is Localhost');
+    else if (local.trim() !== local)
+      c.fail(`${path}.localhostProfile`, `Invalid value: ${JSON.stringify(local)}: must not be padded with whitespace`);
+  } else if (local !== undefined && local !== null && (profile.type === 'RuntimeDefault' || profile.type === 'Unconfined'))
+    c.fail(`${path}.localhostProfile`, 'Invalid value: can only be set when AppArmor type is Localhost');
 }
 
 /** seccompProfile as the apiserver checks it: a known type, and a relative profile path with Localhost only. */
@@ -304,24 +272,29 @@ function validateContainer(c: Checker, path: string, ctr: unknown, names: Set<st
     if (names.has(ctr.name)) c.fail(`${path}.name`, `Duplicate value: "${ctr.name}"`);
     names.add(ctr.name);
   }
-  if (c.string(`${path}.image`, ctr.image, true) && /\s/.test(ctr.image))
-    c.fail(`${path}.image`, `Invalid value: "${truncate(ctr.image)}": must not contain spaces`);
+  if (c.string(`${path}.image`, ctr.image, true) && ctr.image.trim() !== ctr.image)
+    c.fail(`${path}.image`, `Invalid value: "${truncate(ctr.image)}": must not have leading or trailing whitespace`);
   c.strings(`${path}.command`, ctr.command);
   c.strings(`${path}.args`, ctr.args);
   c.string(`${path}.workingDir`, ctr.workingDir);
-  c.oneOf(`${path}.imagePullPolicy`, ctr.imagePullPolicy, ['Always', 'IfNotPresent', 'Never']);
-  c.oneOf(`${path}.terminationMessagePolicy`, ctr.terminationMessagePolicy, ['File', 'FallbackToLogsOnError']);
+  if (ctr.imagePullPolicy !== '') c.oneOf(`${path}.imagePullPolicy`, ctr.imagePullPolicy, ['Always', 'IfNotPresent', 'Never']);
+  if (ctr.terminationMessagePolicy !== '')
+    c.oneOf(`${path}.terminationMessagePolicy`, ctr.terminationMessagePolicy, ['File', 'FallbackToLogsOnError']);
+  for (const flag of ['stdin', 'stdinOnce', 'tty']) c.boolean(`${path}.${flag}`, ctr[flag]);
   c.string(`${path}.terminationMessagePath`, ctr.terminationMessagePath);
   if (init) c.oneOf(`${path}.restartPolicy`, ctr.restartPolicy, ['Always']);
-  else if (ctr.restartPolicy !== undefined) c.fail(`${path}.restartPolicy`, 'Forbidden: may not be set for non-init containers');
+  // The apiserver takes any policy here (ContainerRestartRules); knode runs containers by the pod's only.
+  else if (ctr.restartPolicy !== undefined)
+    c.fail(`${path}.restartPolicy`, "Forbidden: a container's own restart policy is not supported by knode; set the pod's restartPolicy");
   if (c.array(`${path}.env`, ctr.env)) {
     ctr.env.forEach((e, i) => {
       const p = `${path}.env[${i}]`;
       if (!c.object(p, e, true)) return;
+      // IsRelaxedEnvVarName (RelaxedEnvironmentVariableValidation, on since v1.34).
       if (c.string(`${p}.name`, e.name, true) && !ENV_NAME.test(e.name)) {
         c.fail(
           `${p}.name`,
-          `Invalid value: "${truncate(e.name)}": a valid environment variable name must consist of letters, digits, '_', '-' or '.' and not start with a digit`,
+          `Invalid value: "${truncate(e.name)}": a valid environment variable name must consist only of printable ASCII characters other than '='`,
         );
       }
       c.string(`${p}.value`, e.value);
@@ -329,6 +302,7 @@ function validateContainer(c: Checker, path: string, ctr: unknown, names: Set<st
         validateEnvValueFrom(c, `${p}.valueFrom`, e.valueFrom, typeof e.value === 'string' ? e.value : '');
     });
   }
+  validateEnvFrom(c, `${path}.envFrom`, ctr.envFrom);
   if (c.array(`${path}.ports`, ctr.ports)) {
     const portNames = new Set<string>();
     ctr.ports.forEach((port, i) => {
@@ -340,9 +314,12 @@ function validateContainer(c: Checker, path: string, ctr: unknown, names: Set<st
         (port.containerPort < 1 || port.containerPort > 65535)
       )
         c.fail(`${p}.containerPort`, `Invalid value: ${port.containerPort}: must be between 1 and 65535, inclusive`);
-      if (int32(c, `${p}.hostPort`, port.hostPort, 'ContainerPort') && (port.hostPort < 0 || port.hostPort > 65535))
-        c.fail(`${p}.hostPort`, `Invalid value: ${port.hostPort}: must be between 1 and 65535, inclusive`);
-      c.oneOf(`${p}.protocol`, port.protocol, ['TCP', 'UDP', 'SCTP']);
+      // Under hostNetwork an unset hostPort of a regular container is its containerPort (the v1 defaults).
+      const defaulted =
+        hostNetwork && !init && !port.hostPort && typeof port.containerPort === 'number' ? port.containerPort : port.hostPort;
+      if (int32(c, `${p}.hostPort`, defaulted, 'ContainerPort') && (defaulted < 0 || defaulted > 65535))
+        c.fail(`${p}.hostPort`, `Invalid value: ${defaulted}: must be between 1 and 65535, inclusive`);
+      if (port.protocol !== '') c.oneOf(`${p}.protocol`, port.protocol, ['TCP', 'UDP', 'SCTP']);
       if (port.name !== undefined && c.string(`${p}.name`, port.name) && port.name.length > 0) {
         const problems = portNameProblems(port.name);
         for (const message of problems) c.fail(`${p}.name`, `Invalid value: ${JSON.stringify(port.name)}: ${message}`);
@@ -351,12 +328,13 @@ function validateContainer(c: Checker, path: string, ctr: unknown, names: Set<st
       }
       // validatePodHostNetworkDeps, for regular containers: an unset hostPort is defaulted to the containerPort.
       const hostPort = port.hostPort ?? 0;
-      if (hostNetwork && !init && hostPort !== 0 && typeof port.containerPort === 'number' && hostPort !== port.containerPort)
+      const containerPort = port.containerPort ?? 0;
+      if (hostNetwork && !init && hostPort !== 0 && typeof containerPort === 'number' && hostPort !== containerPort)
         c.fail(`${p}.hostPort`, `Invalid value: ${JSON.stringify(hostPort)}: must match \`containerPort\` when \`hostNetwork\` is true`);
     });
   }
-  validateResources(c, `${path}.resources`, ctr.resources);
-  validateSecurityContext(c, `${path}.securityContext`, ctr.securityContext, false);
+  validateResources(c, `${path}.resources`, ctr.resources, pod.claims);
+  validateSecurityContext(c, `${path}.securityContext`, ctr.securityContext, false, pod.hostUsers);
   const sidecar = init && ctr.restartPolicy === 'Always';
   if (init && !sidecar) {
     for (const field of ['lifecycle', 'livenessProbe', 'readinessProbe', 'startupProbe'])
@@ -377,16 +355,23 @@ function validateContainer(c: Checker, path: string, ctr: unknown, names: Set<st
         if (mountPaths.has(m.mountPath)) c.fail(`${p}.mountPath`, `Invalid value: ${JSON.stringify(m.mountPath)}: must be unique`);
         mountPaths.add(m.mountPath);
       }
-      if (m.subPath !== undefined && m.subPath !== '') c.relativePath(`${p}.subPath`, m.subPath, false);
-      c.oneOf(`${p}.mountPropagation`, m.mountPropagation, ['Bidirectional', 'HostToContainer', 'None']);
+      // The apiserver names these four without the mount's index (ValidateVolumeMounts), and so does knode.
+      const q = `${path}.volumeMounts`;
+      if (m.subPath !== undefined && m.subPath !== '') c.relativePath(`${q}.subPath`, m.subPath, false);
+      if (typeof m.subPathExpr === 'string' && m.subPathExpr !== '') {
+        if (typeof m.subPath === 'string' && m.subPath !== '')
+          c.fail(`${p}.subPathExpr`, `Invalid value: ${JSON.stringify(m.subPathExpr)}: subPathExpr and subPath are mutually exclusive`);
+        c.relativePath(`${q}.subPathExpr`, m.subPathExpr, false);
+      }
+      c.oneOf(`${q}.mountPropagation`, m.mountPropagation, ['Bidirectional', 'HostToContainer', 'None']);
       const privileged = isObject(ctr.securityContext) && ctr.securityContext.privileged === true;
       if (m.mountPropagation === 'Bidirectional' && !privileged)
-        c.fail(`${p}.mountPropagation`, 'Forbidden: Bidirectional mount propagation is available only to privileged containers');
-      c.oneOf(`${p}.recursiveReadOnly`, m.recursiveReadOnly, ['Disabled', 'Enabled', 'IfPossible']);
+        c.fail(`${q}.mountPropagation`, 'Forbidden: Bidirectional mount propagation is available only to privileged containers');
+      c.oneOf(`${q}.recursiveReadOnly`, m.recursiveReadOnly, ['Disabled', 'Enabled', 'IfPossible']);
       if (m.recursiveReadOnly === 'Enabled' || m.recursiveReadOnly === 'IfPossible') {
-        if (m.readOnly !== true) c.fail(`${p}.recursiveReadOnly`, 'Forbidden: may only be specified when readOnly is true');
+        if (m.readOnly !== true) c.fail(`${q}.recursiveReadOnly`, 'Forbidden: may only be specified when readOnly is true');
         if (m.mountPropagation !== undefined && m.mountPropagation !== null && m.mountPropagation !== 'None')
-          c.fail(`${p}.recursiveReadOnly`, 'Forbidden: may only be specified when mountPropagation is None or not specified');
+          c.fail(`${q}.recursiveReadOnly`, 'Forbidden: may only be specified when mountPropagation is None or not specified');
       }
     });
   }

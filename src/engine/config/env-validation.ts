@@ -2,10 +2,8 @@
 // validateEnvVarValueFrom's selectors in validation.go): ConfigMap and Secret
 // names and keys, a container resource and its divisor.
 import { canonicalQuantity, quantityProblem } from '../api/quantity.js';
-import { Checker, DNS_SUBDOMAIN, ENV_NAME, isObject, truncate, type Obj } from './field-checker.js';
+import { Checker, dnsSubdomainProblems, ENV_NAME, isObject, quote, type Obj } from './field-checker.js';
 
-const SUBDOMAIN_MESSAGE =
-  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
 /** IsConfigMapKey. */
 const CONFIG_KEY = /^[-._a-zA-Z0-9]+$/;
 
@@ -23,7 +21,21 @@ const BYTE_DIVISORS = ['1', '1k', '1M', '1G', '1T', '1P', '1E', '1Ki', '1Mi', '1
 
 function objectName(c: Checker, at: string, name: unknown): void {
   const v = typeof name === 'string' ? name : '';
-  if (v.length > 253 || !DNS_SUBDOMAIN.test(v)) c.fail(at, `Invalid value: ${JSON.stringify(truncate(v))}: ${SUBDOMAIN_MESSAGE}`);
+  for (const problem of dnsSubdomainProblems(v)) c.fail(at, `Invalid value: ${quote(v)}: ${problem}`);
+}
+
+/** IsConfigMapKey, in the apiserver's words. */
+function configKeyProblems(key: string): string[] {
+  const problems: string[] = [];
+  if (key.length > 253) problems.push('must be no more than 253 characters');
+  if (!CONFIG_KEY.test(key))
+    problems.push(
+      "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')",
+    );
+  if (key === '.') problems.push("must not be '.'");
+  else if (key === '..') problems.push("must not be '..'");
+  else if (key.startsWith('..')) problems.push("must not start with '..'");
+  return problems;
 }
 
 /** A configMapKeyRef or secretKeyRef: an object name, and a key a ConfigMap can hold. */
@@ -31,11 +43,7 @@ export function validateKeySelector(c: Checker, at: string, ref: Obj): void {
   objectName(c, `${at}.name`, ref.name);
   const key = typeof ref.key === 'string' ? ref.key : '';
   if (key === '') c.fail(`${at}.key`, 'Required value');
-  else if (key.length > 253 || !CONFIG_KEY.test(key) || key === '.' || key === '..' || key.startsWith('..'))
-    c.fail(
-      `${at}.key`,
-      `Invalid value: ${JSON.stringify(truncate(key))}: a valid config key must consist of alphanumeric characters, '-', '_' or '.'`,
-    );
+  else for (const problem of configKeyProblems(key)) c.fail(`${at}.key`, `Invalid value: ${quote(key)}: ${problem}`);
 }
 
 /** validateContainerResourceFieldSelector for an env var: a known resource, a divisor it supports. */

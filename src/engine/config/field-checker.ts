@@ -86,7 +86,7 @@ export class Checker {
       return false;
     }
     if (v < min || v > max) {
-      this.fail(field, `must be between ${min} and ${max}, got ${v}`);
+      this.fail(field, `Invalid value: ${v}: must be between ${min} and ${max}, inclusive`);
       return false;
     }
     return true;
@@ -102,31 +102,18 @@ export class Checker {
     if (!allowed.includes(v)) this.fail(field, `Unsupported value: "${v}": supported values: ${allowed.map((a) => `"${a}"`).join(', ')}`);
   }
 
-  /** A label or annotation key: an optional DNS-subdomain prefix and `/`, then a name of at most 63 characters. */
+  /** A label or annotation key (IsQualifiedName): an optional DNS-subdomain prefix and `/`, then a name of at most 63 characters. */
   qualifiedName(field: string, key: string): void {
-    const slash = key.lastIndexOf('/');
-    const [prefix, name] = slash < 0 ? ['', key] : [key.slice(0, slash), key.slice(slash + 1)];
-    const nameOk = name.length > 0 && name.length <= 63 && QUALIFIED_NAME.test(name);
-    const prefixOk = slash < 0 || (prefix.length > 0 && prefix.length <= 253 && DNS_SUBDOMAIN.test(prefix));
-    if (!nameOk || !prefixOk) {
-      this.fail(
-        field,
-        `Invalid value: "${truncate(key)}": a qualified name must be at most 63 alphanumeric characters, '-', '_' or '.' (starting and ending alphanumeric), with an optional DNS subdomain prefix and '/'`,
-      );
-    }
+    for (const problem of qualifiedNameProblems(key)) this.fail(field, `Invalid value: ${quote(key)}: ${problem}`);
   }
 
+  /** ValidateLabels: keys and values, both named by the map as the apiserver names them. */
   labels(field: string, v: unknown): void {
     if (!this.object(field, v)) return;
     for (const [key, value] of Object.entries(v)) {
       this.qualifiedName(field, key);
-      // The apiserver names the map for a bad value as for a bad key.
-      if (this.string(`${field}[${key}]`, value) && (value.length > 63 || !LABEL_VALUE.test(value))) {
-        this.fail(
-          field,
-          `Invalid value: "${truncate(value)}": a label value must be empty or at most 63 alphanumeric characters, '-', '_' or '.', starting and ending alphanumeric`,
-        );
-      }
+      if (this.string(`${field}[${key}]`, value))
+        for (const problem of labelValueProblems(value)) this.fail(field, `Invalid value: ${quote(value)}: ${problem}`);
     }
   }
 
@@ -139,20 +126,98 @@ export class Checker {
 
   dnsLabel(field: string, v: unknown, required = true): void {
     if (!this.string(field, v, required)) return;
-    if (v.length > 63 || !DNS_LABEL.test(v)) {
-      this.fail(field, `Invalid value: "${truncate(v)}": must be a lowercase RFC 1123 label (a-z, 0-9, '-', at most 63 characters)`);
-    }
+    for (const problem of dnsLabelProblems(v)) this.fail(field, `Invalid value: ${quote(v)}: ${problem}`);
   }
 
   dnsSubdomain(field: string, v: unknown, maxLength = MAX_NAME): void {
     if (!this.string(field, v, true)) return;
-    if (v.length > maxLength || !DNS_SUBDOMAIN.test(v)) {
-      this.fail(
-        field,
-        `Invalid value: "${truncate(v)}": must be a lowercase RFC 1123 subdomain (a-z, 0-9, '-', '.', at most ${maxLength} characters)`,
-      );
-    }
+    for (const problem of dnsSubdomainProblems(v, maxLength)) this.fail(field, `Invalid value: ${quote(v)}: ${problem}`);
   }
+}
+
+/** A value as the apiserver's messages quote it, cut short past 1 KiB (a bad value may be a large one). */
+export function quote(v: string): string {
+  return JSON.stringify(v.length > 1024 ? `${v.slice(0, 1021)}...` : v);
+}
+
+/** RegexError: the apiserver's wording of a value that does not match a pattern. */
+function regexError(message: string, pattern: string, ...examples: string[]): string {
+  const e = examples.map((x) => `'${x}', `).join(' or ');
+  return `${message} (${examples.length > 0 ? `e.g. ${e}` : ''}regex used for validation is '${pattern}')`;
+}
+
+const LABEL_KEY_FORMAT = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]';
+const LABEL_KEY_MESSAGE = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+const DNS_LABEL_FORMAT = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
+
+/** IsDNS1123Label, in the apiserver's words. */
+export function dnsLabelProblems(v: string): string[] {
+  const problems: string[] = [];
+  if (v.length > 63) problems.push('must be no more than 63 characters');
+  if (!DNS_LABEL.test(v))
+    problems.push(
+      DNS_SUBDOMAIN.test(v)
+        ? 'must not contain dots'
+        : regexError(
+            "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character",
+            DNS_LABEL_FORMAT,
+            'my-name',
+            '123-abc',
+          ),
+    );
+  return problems;
+}
+
+/** IsDNS1123Subdomain, in the apiserver's words (a static pod's name is shorter by its node's suffix). */
+export function dnsSubdomainProblems(v: string, maxLength = MAX_NAME, unit = 'characters'): string[] {
+  const problems: string[] = [];
+  if (v.length > maxLength) problems.push(`must be no more than ${maxLength} ${unit}`);
+  if (!DNS_SUBDOMAIN.test(v))
+    problems.push(
+      regexError(
+        "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
+        `${DNS_LABEL_FORMAT}(\\.${DNS_LABEL_FORMAT})*`,
+        'example.com',
+      ),
+    );
+  return problems;
+}
+
+/** IsQualifiedName (content.IsLabelKey), in the apiserver's words: its lengths are in bytes. */
+export function qualifiedNameProblems(key: string): string[] {
+  const problems: string[] = [];
+  const parts = key.split('/');
+  if (parts.length > 2)
+    return [
+      `a valid label key ${regexError(LABEL_KEY_MESSAGE, LABEL_KEY_FORMAT, 'MyName', 'my.name', '123-abc')} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
+    ];
+  const name = parts.at(-1)!;
+  if (parts.length === 2) {
+    if (parts[0] === '') problems.push('prefix part must be non-empty');
+    else problems.push(...dnsSubdomainProblems(parts[0], MAX_NAME, 'bytes').map((p) => `prefix part ${p}`));
+  }
+  if (name === '') problems.push('name part must be non-empty');
+  else if (Buffer.byteLength(name) > 63) problems.push('name part must be no more than 63 bytes');
+  if (!QUALIFIED_NAME.test(name))
+    problems.push(`name part ${regexError(LABEL_KEY_MESSAGE, LABEL_KEY_FORMAT, 'MyName', 'my.name', '123-abc')}`);
+  return problems;
+}
+
+/** IsValidLabelValue (content.IsLabelValue), in the apiserver's words. */
+export function labelValueProblems(value: string): string[] {
+  const problems: string[] = [];
+  if (Buffer.byteLength(value) > 63) problems.push('must be no more than 63 bytes');
+  if (!LABEL_VALUE.test(value))
+    problems.push(
+      regexError(
+        "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
+        `(${LABEL_KEY_FORMAT})?`,
+        'MyValue',
+        'my_value',
+        '12345',
+      ),
+    );
+  return problems;
 }
 
 export function truncate(v: string): string {

@@ -5,7 +5,7 @@
 // A node runs no scheduler, but the kubelet validates what the apiserver
 // would, so a pod refused by one is refused by the other.
 import { isIP } from 'node:net';
-import { Checker, isObject, LABEL_VALUE, type Obj } from './field-checker.js';
+import { Checker, isObject, labelValueProblems, quote, type Obj } from './field-checker.js';
 
 /** ValidateDNS1123SubdomainWithUnderScore. */
 const DNS_SUBDOMAIN_UNDERSCORE = /^[a-z0-9_]([-a-z0-9_]*[a-z0-9_])?(\.[a-z0-9_]([-a-z0-9_]*[a-z0-9_])?)*$/;
@@ -124,11 +124,8 @@ function nodeSelectorTerm(c: Checker, at: string, term: unknown, checkValues: bo
     c.qualifiedName(`${p}.key`, str(rq.key));
     if (checkValues)
       values.forEach((v, k) => {
-        if (typeof v === 'string' && (v.length > 63 || !LABEL_VALUE.test(v)))
-          c.fail(
-            `${p}.values[${k}]`,
-            `Invalid value: ${JSON.stringify(v)}: a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.'`,
-          );
+        if (typeof v === 'string')
+          for (const problem of labelValueProblems(v)) c.fail(`${p}.values[${k}]`, `Invalid value: ${quote(v)}: ${problem}`);
       });
   });
   list(term.matchFields).forEach((rq, j) => {

@@ -7,6 +7,18 @@ import { Checker, isObject, QUALIFIED_NAME } from './field-checker.js';
 
 const SYNTAX = 'quantities must match the regular expression';
 const STANDARD_CONTAINER = ['cpu', 'memory', 'ephemeral-storage'];
+/** standardResources: names a quota or a node may use, beyond a container's. */
+const STANDARD = [
+  ...STANDARD_CONTAINER,
+  'storage',
+  'pods',
+  'services',
+  'replicationcontrollers',
+  'resourcequotas',
+  'secrets',
+  'configmaps',
+  'persistentvolumeclaims',
+];
 
 /** IsExtendedResourceName: a domain-qualified name outside kubernetes.io (not a quota's `requests.` name). */
 function isExtendedResource(name: string): boolean {
@@ -23,8 +35,11 @@ function resourceName(c: Checker, at: string, name: string): void {
   if (local.length === 0 || local.length > 63 || !QUALIFIED_NAME.test(local))
     c.fail(at, `Invalid value: ${JSON.stringify(name)}: name part must consist of alphanumeric characters, '-', '_' or '.'`);
   if (slash < 0) {
-    if (!STANDARD_CONTAINER.includes(name) && !name.startsWith('hugepages-'))
+    if (!STANDARD_CONTAINER.includes(name) && !name.startsWith('hugepages-')) {
+      if (!STANDARD.includes(name))
+        c.fail(at, `Invalid value: ${JSON.stringify(name)}: must be a standard resource type or fully qualified`);
       c.fail(at, `Invalid value: ${JSON.stringify(name)}: must be a standard resource for containers`);
+    }
   } else if (!name.includes('kubernetes.io/') && !isExtendedResource(name)) {
     c.fail(at, `Invalid value: ${JSON.stringify(name)}: doesn't follow extended resource name standard`);
   }
@@ -79,6 +94,9 @@ export function validateResources(c: Checker, path: string, resources: unknown, 
       const name = isObject(claim) && typeof claim.name === 'string' ? claim.name : '';
       if (name === '') c.fail(`${path}.claims[${i}].name`, 'Required value');
       else if (!podClaims.has(name))
-        c.fail(`${path}.claims[${i}]`, `Not found: ${JSON.stringify(name)}: must be one of the names in pod.spec.resourceClaims`);
+        c.fail(
+          `${path}.claims[${i}]`,
+          `Not found: ${JSON.stringify(name)}: must be one of the names in pod.spec.resourceClaims${podClaims.size === 0 ? ' which is empty' : ''}`,
+        );
     });
 }

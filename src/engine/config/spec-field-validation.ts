@@ -1,7 +1,7 @@
 // The apiserver's rules for a container's probes, ports and env sources, and
 // for the pod's tolerations (validateProbe, validateContainerPorts,
 // validateEnvVarValueFrom, ValidateTolerations in validation.go).
-import { Checker, isObject, typeName, LABEL_VALUE, type Obj } from './field-checker.js';
+import { Checker, isObject, labelValueProblems, typeName, type Obj } from './field-checker.js';
 import { validateKeySelector, validateResourceFieldRef } from './env-validation.js';
 
 /** The handler kinds of a probe; exactly one is set. */
@@ -128,17 +128,6 @@ export function portNameProblems(name: string): string[] {
   if (!/[a-z]/.test(name)) problems.push('must contain at least one letter (a-z)');
   if (name.includes('--')) problems.push('must not contain consecutive hyphens');
   if (name.startsWith('-') || name.endsWith('-')) problems.push('must not begin or end with a hyphen');
-  return problems;
-}
-
-const LABEL_VALUE_MESSAGE =
-  "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
-
-/** IsValidLabelValue: what is wrong with a label value, in the apiserver's words. */
-function labelValueProblems(value: string): string[] {
-  const problems: string[] = [];
-  if (value.length > 63) problems.push('must be no more than 63 characters');
-  if (!LABEL_VALUE.test(value)) problems.push(LABEL_VALUE_MESSAGE);
   return problems;
 }
 

@@ -5,7 +5,18 @@ import { isIP } from 'node:net';
 import { quantityProblem } from '../api/quantity.js';
 import { namespaceOf, SYSCTL_MAX_LENGTH, SYSCTL_NAME } from '../sysctl-allowlist.js';
 import { normalizeSysctlName } from '../../util/sysctl-name.js';
-import { Checker, isObject, truncate, MAX_ID, MAX_NAME, ENV_NAME, type FieldError, type Obj } from './field-checker.js';
+import {
+  Checker,
+  dnsSubdomainProblems,
+  isObject,
+  quote,
+  truncate,
+  MAX_ID,
+  MAX_NAME,
+  ENV_NAME,
+  type FieldError,
+  type Obj,
+} from './field-checker.js';
 import {
   validateProbe,
   validateTolerations,
@@ -57,10 +68,13 @@ export function validatePod(raw: unknown, options: ValidateOptions): FieldError[
   c.oneOf('apiVersion', raw.apiVersion, ['v1']);
   if (c.object('metadata', raw.metadata, true)) {
     const meta = raw.metadata;
-    c.dnsSubdomain('metadata.name', meta.name, MAX_NAME - options.nameSuffixLength);
+    if ((meta.name === undefined || meta.name === null || meta.name === '') && !meta.generateName)
+      c.fail('metadata.name', 'Required value: name or generateName is required');
+    else c.dnsSubdomain('metadata.name', meta.name, MAX_NAME - options.nameSuffixLength);
     // A prefix: a trailing dash is allowed (the name generated from it ends otherwise).
     if (typeof meta.generateName === 'string' && meta.generateName !== '')
-      c.dnsSubdomain('metadata.generateName', meta.generateName.replace(/(.)-$/, '$1a'));
+      for (const problem of dnsSubdomainProblems(meta.generateName.replace(/(.)-$/, '$1a')))
+        c.fail('metadata.generateName', `Invalid value: ${quote(meta.generateName)}: ${problem}`);
     if (meta.namespace !== undefined) c.dnsLabel('metadata.namespace', meta.namespace);
     if (meta.uid !== undefined) c.string('metadata.uid', meta.uid);
     c.labels('metadata.labels', meta.labels);
@@ -160,7 +174,7 @@ function validateSpec(c: Checker, spec: Obj): void {
   // The regular containers first: an init container that repeats one of their names is the duplicate.
   const names = new Set<string>();
   if (c.array('spec.containers', spec.containers, true)) {
-    if (spec.containers.length === 0) c.fail('spec.containers', 'Required value: a pod needs at least one container');
+    if (spec.containers.length === 0) c.fail('spec.containers', 'Required value');
     spec.containers.forEach((ctr, i) => validateContainer(c, `spec.containers[${i}]`, ctr, names, false, pod));
     checkHostPortConflicts(c, 'spec.containers', spec.containers, pod.hostNetwork);
   }
@@ -173,8 +187,10 @@ function validateSpec(c: Checker, spec: Obj): void {
   if (c.array('spec.hostAliases', spec.hostAliases)) {
     spec.hostAliases.forEach((a, i) => {
       if (!c.object(`spec.hostAliases[${i}]`, a, true)) return;
-      if (c.string(`spec.hostAliases[${i}].ip`, a.ip, true) && isIP(a.ip) === 0)
-        c.fail(`spec.hostAliases[${i}].ip`, `Invalid value: "${truncate(a.ip)}": must be a valid IP address`);
+      // An unset ip is "", which is no IP address.
+      const ip = a.ip ?? '';
+      if (c.string(`spec.hostAliases[${i}].ip`, ip) && isIP(ip) === 0)
+        c.fail(`spec.hostAliases[${i}].ip`, `Invalid value: ${quote(ip)}: must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)`);
       if (c.array(`spec.hostAliases[${i}].hostnames`, a.hostnames))
         a.hostnames.forEach((h, j) => c.dnsSubdomain(`spec.hostAliases[${i}].hostnames[${j}]`, h, 253));
     });
@@ -230,10 +246,15 @@ function validateAppArmorProfile(c: Checker, path: string, profile: unknown): vo
 /** seccompProfile as the apiserver checks it: a known type, and a relative profile path with Localhost only. */
 function validateSeccompProfile(c: Checker, path: string, profile: unknown): void {
   if (profile === undefined || profile === null || !c.object(path, profile)) return;
+  if (profile.type === undefined || profile.type === null || profile.type === '')
+    return c.fail(`${path}.type`, 'Required value: type is required when seccompProfile is set');
   if (!c.string(`${path}.type`, profile.type, true)) return;
   c.oneOf(`${path}.type`, profile.type, ['Localhost', 'RuntimeDefault', 'Unconfined']);
-  if (profile.type === 'Localhost') c.relativePath(`${path}.localhostProfile`, profile.localhostProfile, true);
-  else if (profile.localhostProfile !== undefined && profile.localhostProfile !== null)
+  if (profile.type === 'Localhost') {
+    if (profile.localhostProfile === undefined || profile.localhostProfile === null || profile.localhostProfile === '')
+      c.fail(`${path}.localhostProfile`, 'Required value: must be set when seccomp type is Localhost');
+    else c.relativePath(`${path}.localhostProfile`, profile.localhostProfile, true);
+  } else if (profile.localhostProfile !== undefined && profile.localhostProfile !== null)
     c.fail(`${path}.localhostProfile`, 'Invalid value: can only be set when seccomp type is Localhost');
 }
 
@@ -250,7 +271,7 @@ function validateSysctls(c: Checker, path: string, sysctls: unknown, spec: Recor
     if (name.length > SYSCTL_MAX_LENGTH || !SYSCTL_NAME.test(name)) {
       c.fail(
         `${at}.name`,
-        `Invalid value: "${truncate(name)}": must have at most ${SYSCTL_MAX_LENGTH} characters and match regex ${SYSCTL_NAME.source}`,
+        `Invalid value: "${truncate(name)}": must have at most ${SYSCTL_MAX_LENGTH} characters and match regex ${SYSCTL_NAME.source.replace('[./]', '[\\./]')}`,
       );
     } else if (names.has(name)) {
       c.fail(`${at}.name`, `Duplicate value: "${name}"`);
@@ -319,7 +340,7 @@ function validateContainer(c: Checker, path: string, ctr: unknown, names: Set<st
         hostNetwork && !init && !port.hostPort && typeof port.containerPort === 'number' ? port.containerPort : port.hostPort;
       if (int32(c, `${p}.hostPort`, defaulted, 'ContainerPort') && (defaulted < 0 || defaulted > 65535))
         c.fail(`${p}.hostPort`, `Invalid value: ${defaulted}: must be between 1 and 65535, inclusive`);
-      if (port.protocol !== '') c.oneOf(`${p}.protocol`, port.protocol, ['TCP', 'UDP', 'SCTP']);
+      if (port.protocol !== '') c.oneOf(`${p}.protocol`, port.protocol, ['SCTP', 'TCP', 'UDP']);
       if (port.name !== undefined && c.string(`${p}.name`, port.name) && port.name.length > 0) {
         const problems = portNameProblems(port.name);
         for (const message of problems) c.fail(`${p}.name`, `Invalid value: ${JSON.stringify(port.name)}: ${message}`);

@@ -299,7 +299,13 @@ describe('decodeManifest', () => {
     const decoded = decodeManifest(SOURCE, podYaml(name), 6);
     expect(decoded.pods).toEqual([]);
     expect(decoded.errors).toEqual([
-      { source: SOURCE, document: 0, pod: name, field: 'metadata.name', message: expect.stringContaining('at most 247 characters') },
+      {
+        source: SOURCE,
+        document: 0,
+        pod: name,
+        field: 'metadata.name',
+        message: expect.stringContaining('must be no more than 247 characters'),
+      },
     ]);
   });
 
@@ -354,7 +360,7 @@ describe('validatePod', () => {
 
   it.each<[string, Record<string, unknown>, FieldError[]]>([
     ['containers missing', {}, [{ field: 'spec.containers', message: 'Required value' }]],
-    ['no containers', { containers: [] }, [{ field: 'spec.containers', message: 'Required value: a pod needs at least one container' }]],
+    ['no containers', { containers: [] }, [{ field: 'spec.containers', message: 'Required value' }]],
     ['missing image', { containers: [{ name: 'main' }] }, [{ field: 'spec.containers[0].image', message: 'Required value' }]],
     ['empty image', { containers: [c({ image: '' })] }, [{ field: 'spec.containers[0].image', message: 'Required value' }]],
     [
@@ -369,7 +375,7 @@ describe('validatePod', () => {
       [
         {
           field: 'spec.containers[0].name',
-          message: expect.stringMatching(/^Invalid value: "Main_1": must be a lowercase RFC 1123 label/),
+          message: expect.stringMatching(/^Invalid value: "Main_1": a lowercase RFC 1123 label must consist of/),
         },
       ],
     ],
@@ -396,7 +402,12 @@ describe('validatePod', () => {
     [
       'a hostAlias without a valid IP',
       { containers: [c()], hostAliases: [{ ip: '10.0.0.300', hostnames: ['db'] }] },
-      [{ field: 'spec.hostAliases[0].ip', message: 'Invalid value: "10.0.0.300": must be a valid IP address' }],
+      [
+        {
+          field: 'spec.hostAliases[0].ip',
+          message: 'Invalid value: "10.0.0.300": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)',
+        },
+      ],
     ],
     [
       'a hostAlias hostname that is not a DNS name',
@@ -404,7 +415,7 @@ describe('validatePod', () => {
       [
         {
           field: 'spec.hostAliases[0].hostnames[1]',
-          message: expect.stringMatching(/^Invalid value: "Bad_Name": must be a lowercase RFC 1123 subdomain/),
+          message: expect.stringMatching(/^Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain must consist of/),
         },
       ],
     ],
@@ -436,7 +447,7 @@ describe('validatePod', () => {
     [
       'bad protocol',
       { containers: [c({ ports: [{ containerPort: 80, protocol: 'tcp' }] })] },
-      [{ field: 'spec.containers[0].ports[0].protocol', message: 'Unsupported value: "tcp": supported values: "TCP", "UDP", "SCTP"' }],
+      [{ field: 'spec.containers[0].ports[0].protocol', message: 'Unsupported value: "tcp": supported values: "SCTP", "TCP", "UDP"' }],
     ],
     [
       'restartPolicy on a regular container',
@@ -601,12 +612,12 @@ describe('validatePod', () => {
     [
       'a negative pod runAsGroup',
       { securityContext: { runAsGroup: -1 }, containers: [c()] },
-      [{ field: 'spec.securityContext.runAsGroup', message: 'must be between 0 and 2147483647, got -1' }],
+      [{ field: 'spec.securityContext.runAsGroup', message: 'Invalid value: -1: must be between 0 and 2147483647, inclusive' }],
     ],
     [
       'fsGroup past the largest id',
       { securityContext: { fsGroup: 2 ** 31 }, containers: [c()] },
-      [{ field: 'spec.securityContext.fsGroup', message: 'must be between 0 and 2147483647, got 2147483648' }],
+      [{ field: 'spec.securityContext.fsGroup', message: 'Invalid value: 2147483648: must be between 0 and 2147483647, inclusive' }],
     ],
     [
       'a supplementalGroup that is not a number',
@@ -640,7 +651,7 @@ describe('validatePod', () => {
         {
           field: 'spec.securityContext.sysctls[0].name',
           message:
-            'Invalid value: "Kernel.Shmmax": must have at most 253 characters and match regex ^([a-z0-9]([-_a-z0-9]*[a-z0-9])?[./])*[a-z0-9]([-_a-z0-9]*[a-z0-9])?$',
+            'Invalid value: "Kernel.Shmmax": must have at most 253 characters and match regex ^([a-z0-9]([-_a-z0-9]*[a-z0-9])?[\\./])*[a-z0-9]([-_a-z0-9]*[a-z0-9])?$',
         },
       ],
     ],
@@ -688,7 +699,12 @@ describe('validatePod', () => {
     [
       'a Localhost seccomp profile without its path',
       { securityContext: { seccompProfile: { type: 'Localhost' } }, containers: [c()] },
-      [{ field: 'spec.securityContext.seccompProfile.localhostProfile', message: 'Required value' }],
+      [
+        {
+          field: 'spec.securityContext.seccompProfile.localhostProfile',
+          message: 'Required value: must be set when seccomp type is Localhost',
+        },
+      ],
     ],
     [
       'a seccomp profile path that climbs out of the profile root',
@@ -753,14 +769,18 @@ describe('validatePod', () => {
 
   it.each<[string, Record<string, unknown> | undefined, FieldError[]]>([
     ['missing metadata', undefined, [{ field: 'metadata', message: 'Required value' }]],
-    ['missing name', {}, [{ field: 'metadata.name', message: 'Required value' }]],
+    ['missing name', {}, [{ field: 'metadata.name', message: 'Required value: name or generateName is required' }]],
     [
       'upper-case name',
       { name: 'Web' },
-      [{ field: 'metadata.name', message: expect.stringMatching(/^Invalid value: "Web": must be a lowercase RFC 1123 subdomain/) }],
+      [{ field: 'metadata.name', message: expect.stringMatching(/^Invalid value: "Web": a lowercase RFC 1123 subdomain must consist of/) }],
     ],
     ['name with a dot is fine', { name: 'web.v1' }, []],
-    ['name too long', { name: 'a'.repeat(254) }, [{ field: 'metadata.name', message: expect.stringContaining('at most 253 characters') }]],
+    [
+      'name too long',
+      { name: 'a'.repeat(254) },
+      [{ field: 'metadata.name', message: expect.stringContaining('must be no more than 253 characters') }],
+    ],
     [
       'namespace with a dot',
       { name: 'p', namespace: 'kube.system' },

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startControlPlane, type ControlPlane } from '../helpers/controlplane.js';
 import { generateManifests } from '../differential/validation/generator.js';
 import { KNOWN_VALIDATION } from '../differential/validation/known.js';
-import { agree, ApiserverJudge, knodeVerdict, pool } from '../differential/validation/oracle.js';
+import { agree, ApiserverJudge, knodeVerdict, pool, sameWords } from '../differential/validation/oracle.js';
 
 /** KNODE_ORACLE_SEED and KNODE_ORACLE_COUNT give another corpus; the default one is what CI runs. */
 const SEED = Number(process.env.KNODE_ORACLE_SEED ?? 43);
@@ -32,9 +32,18 @@ describe('pod validation against the real kube-apiserver', () => {
     const used = new Map<string, number>();
     const unexplained: string[] = [];
     let agreeing = 0;
+    let [rejectedAlike, wordedAlike] = [0, 0];
     manifests.forEach((m, i) => {
       const [apiserver, knode] = [theirs[i], knodeVerdict(m.text)];
-      if (agree(apiserver, knode)) return void agreeing++;
+      if (agree(apiserver, knode)) {
+        agreeing++;
+        // Not asserted: how many of the rejections both agree on are worded alike too.
+        if (apiserver.reason === 'invalid') {
+          rejectedAlike++;
+          if (sameWords(apiserver, knode)) wordedAlike++;
+        }
+        return;
+      }
       const known = KNOWN_VALIDATION.find((k) => k.explains(apiserver, knode, JSON.parse(m.text) as Record<string, unknown>));
       if (known) return void used.set(known.id, (used.get(known.id) ?? 0) + 1);
       const said = (v: typeof apiserver) => (v.accepted ? 'accepted' : `${v.reason} ${JSON.stringify(v.fields)}`);
@@ -52,7 +61,7 @@ describe('pod validation against the real kube-apiserver', () => {
             .map(([id, n]) => `${id} ${n}`)
             .join(', ') || 'none'
         }), ` +
-        `${unexplained.length} unexplained`,
+        `${unexplained.length} unexplained; ${wordedAlike} of the ${rejectedAlike} invalid ones both refuse worded alike`,
     );
     expect(unexplained, `disagreements no known difference explains:\n${unexplained.slice(0, 40).join('\n')}`).toEqual([]);
     // The apiserver's own view of the corpus: both verdicts occur, in numbers.

@@ -14,6 +14,8 @@ export interface Verdict {
   /** invalid (422, validation), decode (400, the body did not decode), admission (403), or the HTTP code. */
   reason: string;
   message: string;
+  /** For a rejection: each problem as `field: message`, sorted. */
+  causes: string[];
 }
 
 /** The apiserver's verdict on a manifest: POST .../pods?dryRun=All as the admin, the body sent as it is. */
@@ -56,11 +58,11 @@ export class ApiserverJudge {
 
 interface Status {
   message?: string;
-  details?: { causes?: { field?: string }[] };
+  details?: { causes?: { field?: string; message?: string }[] };
 }
 
 function apiserverVerdict(code: number, body: string): Verdict {
-  if (code === 201 || code === 200) return { accepted: true, fields: [], reason: 'accepted', message: '' };
+  if (code === 201 || code === 200) return { accepted: true, fields: [], reason: 'accepted', message: '', causes: [] };
   let status: Status;
   try {
     status = JSON.parse(body) as Status;
@@ -80,15 +82,18 @@ function apiserverVerdict(code: number, body: string): Verdict {
         .filter((part) => !/^[A-Z]/.test(part))
         .join('.'),
     ];
-  return { accepted: false, fields: unique(fields), reason, message };
+  const causes = unique((status.details?.causes ?? []).map((c) => `${c.field ?? ''}: ${c.message ?? ''}`));
+  return { accepted: false, fields: unique(fields), reason, message, causes };
 }
 
 /** knode's verdict: what decodeManifest makes of the same text (no name suffix: the name is checked as it is). */
 export function knodeVerdict(text: string): Verdict {
   const decoded = decodeManifest('oracle.json', text, 0);
-  if (decoded.errors.length === 0 && decoded.pods.length === 1) return { accepted: true, fields: [], reason: 'accepted', message: '' };
+  if (decoded.errors.length === 0 && decoded.pods.length === 1)
+    return { accepted: true, fields: [], reason: 'accepted', message: '', causes: [] };
   const fields = unique(decoded.errors.map((e) => e.field ?? ''));
-  return { accepted: false, fields, reason: 'invalid', message: decoded.errors.map((e) => `${e.field}: ${e.message}`).join('; ') };
+  const causes = unique(decoded.errors.map((e) => `${e.field ?? ''}: ${e.message}`));
+  return { accepted: false, fields, reason: 'invalid', message: causes.join('; '), causes };
 }
 
 function unique(fields: string[]): string[] {
@@ -110,6 +115,11 @@ export function agree(apiserver: Verdict, knode: Verdict): boolean {
     return apiserver.fields.every((f) => theirs.includes(f));
   }
   return apiserver.fields.length === knode.fields.length && apiserver.fields.every((f) => knode.fields.includes(f));
+}
+
+/** Whether a rejection both agree on is worded alike too: the same `field: message` set (an invalid body only). */
+export function sameWords(apiserver: Verdict, knode: Verdict): boolean {
+  return apiserver.causes.length === knode.causes.length && apiserver.causes.every((c) => knode.causes.includes(c));
 }
 
 /** Runs `work` over the items, `concurrency` at a time, keeping their order. */

@@ -39,7 +39,17 @@ export function validatePodLevel(c: Checker, spec: Obj): void {
     else if (c.string('spec.os.name', spec.os.name) && !['linux', 'windows'].includes(spec.os.name))
       c.fail('spec.os', `Unsupported value: ${JSON.stringify(spec.os.name)}: supported values: "linux", "windows"`);
   }
-  c.boolean('spec.shareProcessNamespace', spec.shareProcessNamespace);
+  for (const flag of [
+    'shareProcessNamespace',
+    'hostPID',
+    'hostIPC',
+    'hostUsers',
+    'setHostnameAsFQDN',
+    'automountServiceAccountToken',
+    'enableServiceLinks',
+  ])
+    c.boolean(`spec.${flag}`, spec[flag]);
+  validateGatesAndClaims(c, spec);
   if (spec.shareProcessNamespace === true && spec.hostPID === true)
     c.fail('spec.shareProcessNamespace', 'Invalid value: true: ShareProcessNamespace and HostPID cannot both be enabled');
 }
@@ -279,4 +289,28 @@ function validateHostProcess(c: Checker, spec: Obj): void {
   if (isObject(spec.securityContext) && present(spec.securityContext.windowsOptions)) forbid('spec.securityContext.windowsOptions');
   for (const [at, ctr] of containersOf(spec))
     if (isObject(ctr.securityContext) && present(ctr.securityContext.windowsOptions)) forbid(`${at}.securityContext.windowsOptions`);
+}
+
+/** schedulingGates (qualified names, once each, none beside a nodeName) and resourceClaims (a DNS label name, one source). */
+function validateGatesAndClaims(c: Checker, spec: Obj): void {
+  const gates = list(spec.schedulingGates);
+  const seen = new Set<string>();
+  gates.forEach((raw, i) => {
+    const name = isObject(raw) && typeof raw.name === 'string' ? raw.name : '';
+    c.qualifiedName(`spec.schedulingGates[${i}]`, name);
+    if (seen.has(name)) c.fail(`spec.schedulingGates[${i}]`, `Duplicate value: ${JSON.stringify(name)}`);
+    seen.add(name);
+  });
+  if (gates.length > 0 && typeof spec.nodeName === 'string' && spec.nodeName !== '')
+    c.fail('spec.nodeName', 'Forbidden: cannot be set until all schedulingGates have been cleared');
+  list(spec.resourceClaims).forEach((raw, i) => {
+    const claim = isObject(raw) ? raw : {};
+    c.dnsLabel(`spec.resourceClaims[${i}].name`, claim.name);
+    const sources = ['resourceClaimName', 'resourceClaimTemplateName'].filter((k) => present(claim[k])).length;
+    if (sources !== 1)
+      c.fail(
+        `spec.resourceClaims[${i}]`,
+        `Invalid value: ${JSON.stringify(claim)}: ${sources === 0 ? 'must specify one of: `resourceClaimName`, `resourceClaimTemplateName`' : 'at most one of `resourceClaimName` or `resourceClaimTemplateName` may be specified'}`,
+      );
+  });
 }

@@ -3,15 +3,12 @@
 // problem is not run; the others in the same file are.
 import { isIP } from 'node:net';
 import { quantityProblem } from '../api/quantity.js';
-import { namespaceOf, SYSCTL_MAX_LENGTH, SYSCTL_NAME } from '../sysctl-allowlist.js';
-import { normalizeSysctlName } from '../../util/sysctl-name.js';
 import {
   Checker,
   dnsSubdomainProblems,
   isObject,
   quote,
   truncate,
-  MAX_ID,
   MAX_NAME,
   ENV_NAME,
   type FieldError,
@@ -26,9 +23,10 @@ import {
   int32,
 } from './spec-field-validation.js';
 import { validateOSAndUserNamespace, validatePodLevel, validateScheduling } from './pod-level-validation.js';
-import { validateVolumes } from './volume-validation.js';
+import { pathsByName, validateResizePolicy, validateVolumeDevices, validateVolumes } from './volume-validation.js';
 import { validateEnvFrom } from './env-validation.js';
 import { validateResources } from './resources-validation.js';
+import { validateSecurityContext, validateSysctls } from './security-context-validation.js';
 
 export type { FieldError } from './field-checker.js';
 
@@ -136,7 +134,7 @@ interface PodContext {
   /** terminationGracePeriodSeconds after defaulting (30): a sleep hook's bound. */
   grace: number;
   /** The names of the pod's volumes. */
-  volumes: Set<string>;
+  volumes: Map<string, string>;
   /** The names of the pod's resourceClaims. */
   claims: Set<string>;
   /** hostUsers unset or true: the pod shares the host's user namespace. */
@@ -195,94 +193,6 @@ function validateSpec(c: Checker, spec: Obj): void {
         a.hostnames.forEach((h, j) => c.dnsSubdomain(`spec.hostAliases[${i}].hostnames[${j}]`, h, 253));
     });
   }
-}
-
-/** The securityContext fields knode passes on (security-context.ts): ids as the apiserver bounds them, flags as booleans. */
-function validateSecurityContext(c: Checker, path: string, sc: unknown, pod: boolean, hostUsers: boolean): void {
-  if (sc === undefined || !c.object(path, sc)) return;
-  for (const id of ['runAsUser', 'runAsGroup', ...(pod ? ['fsGroup'] : [])]) c.integer(`${path}.${id}`, sc[id], 0, MAX_ID);
-  c.boolean(`${path}.runAsNonRoot`, sc.runAsNonRoot);
-  validateAppArmorProfile(c, `${path}.appArmorProfile`, sc.appArmorProfile);
-  if (pod) {
-    c.oneOf(`${path}.fsGroupChangePolicy`, sc.fsGroupChangePolicy, ['Always', 'OnRootMismatch']);
-    c.oneOf(`${path}.supplementalGroupsPolicy`, sc.supplementalGroupsPolicy, ['Merge', 'Strict']);
-    if (c.array(`${path}.supplementalGroups`, sc.supplementalGroups))
-      sc.supplementalGroups.forEach((g, i) => c.integer(`${path}.supplementalGroups[${i}]`, g, 0, MAX_ID));
-  } else {
-    for (const flag of ['readOnlyRootFilesystem', 'privileged', 'allowPrivilegeEscalation']) c.boolean(`${path}.${flag}`, sc[flag]);
-    if (sc.capabilities !== undefined && c.object(`${path}.capabilities`, sc.capabilities)) {
-      c.strings(`${path}.capabilities.add`, sc.capabilities.add);
-      c.strings(`${path}.capabilities.drop`, sc.capabilities.drop);
-    }
-    c.oneOf(`${path}.procMount`, sc.procMount, ['Default', 'Unmasked']);
-    if (hostUsers && sc.procMount === 'Unmasked')
-      c.fail(`${path}.procMount`, 'Invalid value: "Unmasked": `hostUsers` must be false to use `Unmasked`');
-    if (sc.allowPrivilegeEscalation === false) {
-      if (sc.privileged === true) c.fail(path, 'Invalid value: cannot set `allowPrivilegeEscalation` to false and `privileged` to true');
-      const added: unknown = (sc.capabilities as { add?: unknown } | undefined)?.add;
-      if (Array.isArray(added) && added.includes('CAP_SYS_ADMIN'))
-        c.fail(path, 'Invalid value: cannot set `allowPrivilegeEscalation` to false and `capabilities.Add` CAP_SYS_ADMIN');
-    }
-  }
-  validateSeccompProfile(c, `${path}.seccompProfile`, sc.seccompProfile);
-}
-
-/** ValidateAppArmorProfileField: a known type; a profile name with Localhost only, and then required. */
-function validateAppArmorProfile(c: Checker, path: string, profile: unknown): void {
-  if (profile === undefined || profile === null || !c.object(path, profile)) return;
-  const local = profile.localhostProfile;
-  if (profile.type === undefined || profile.type === null || profile.type === '')
-    return c.fail(`${path}.type`, 'Required value: type is required when appArmorProfile is set');
-  c.oneOf(`${path}.type`, profile.type, ['Localhost', 'RuntimeDefault', 'Unconfined']);
-  if (profile.type === 'Localhost') {
-    if (typeof local !== 'string' || local.trim() === '')
-      c.fail(`${path}.localhostProfile`, 'Required value: must be set when AppArmor type is Localhost');
-    else if (local.trim() !== local)
-      c.fail(`${path}.localhostProfile`, `Invalid value: ${JSON.stringify(local)}: must not be padded with whitespace`);
-  } else if (local !== undefined && local !== null && (profile.type === 'RuntimeDefault' || profile.type === 'Unconfined'))
-    c.fail(`${path}.localhostProfile`, 'Invalid value: can only be set when AppArmor type is Localhost');
-}
-
-/** seccompProfile as the apiserver checks it: a known type, and a relative profile path with Localhost only. */
-function validateSeccompProfile(c: Checker, path: string, profile: unknown): void {
-  if (profile === undefined || profile === null || !c.object(path, profile)) return;
-  if (profile.type === undefined || profile.type === null || profile.type === '')
-    return c.fail(`${path}.type`, 'Required value: type is required when seccompProfile is set');
-  if (!c.string(`${path}.type`, profile.type, true)) return;
-  c.oneOf(`${path}.type`, profile.type, ['Localhost', 'RuntimeDefault', 'Unconfined']);
-  if (profile.type === 'Localhost') {
-    if (profile.localhostProfile === undefined || profile.localhostProfile === null || profile.localhostProfile === '')
-      c.fail(`${path}.localhostProfile`, 'Required value: must be set when seccomp type is Localhost');
-    else c.relativePath(`${path}.localhostProfile`, profile.localhostProfile, true);
-  } else if (profile.localhostProfile !== undefined && profile.localhostProfile !== null)
-    c.fail(`${path}.localhostProfile`, 'Invalid value: can only be set when seccomp type is Localhost');
-}
-
-/** securityContext.sysctls as the apiserver checks them: a valid name once each, a string value, none of a namespace the pod shares with the host. */
-function validateSysctls(c: Checker, path: string, sysctls: unknown, spec: Record<string, unknown>): void {
-  if (sysctls === undefined || sysctls === null || !c.array(path, sysctls)) return;
-  const names = new Set<string>();
-  sysctls.forEach((item, i) => {
-    const at = `${path}[${i}]`;
-    if (!c.object(at, item, true)) return;
-    c.string(`${at}.value`, item.value);
-    if (!c.string(`${at}.name`, item.name, true)) return;
-    const name = item.name;
-    if (name.length > SYSCTL_MAX_LENGTH || !SYSCTL_NAME.test(name)) {
-      c.fail(
-        `${at}.name`,
-        `Invalid value: "${truncate(name)}": must have at most ${SYSCTL_MAX_LENGTH} characters and match regex ${SYSCTL_NAME.source.replace('[./]', '[\\./]')}`,
-      );
-    } else if (names.has(name)) {
-      c.fail(`${at}.name`, `Duplicate value: "${name}"`);
-    }
-    names.add(name);
-    const ns = namespaceOf(normalizeSysctlName(name));
-    if (spec.hostNetwork === true && ns === 'Net')
-      c.fail(`${at}.name`, `Invalid value: "${name}": may not be specified when 'hostNetwork' is true`);
-    if (spec.hostIPC === true && ns === 'IPC')
-      c.fail(`${at}.name`, `Invalid value: "${name}": may not be specified when 'hostIPC' is true`);
-  });
 }
 
 function validateContainer(c: Checker, path: string, ctr: unknown, names: Set<string>, init: boolean, pod: PodContext): void {
@@ -366,12 +276,20 @@ function validateContainer(c: Checker, path: string, ctr: unknown, names: Set<st
       validateProbe(c, `${path}.${probe}`, ctr[probe], probe);
     validateLifecycle(c, `${path}.lifecycle`, ctr.lifecycle, pod.grace);
   }
+  validateResizePolicy(c, `${path}.resizePolicy`, ctr.resizePolicy);
+  const devices = pathsByName(ctr.volumeDevices, 'devicePath');
+  validateVolumeDevices(c, `${path}.volumeDevices`, ctr.volumeDevices, pod.volumes, pathsByName(ctr.volumeMounts, 'mountPath'));
+  const devicePaths = new Set(devices.values());
   if (c.array(`${path}.volumeMounts`, ctr.volumeMounts)) {
     const mountPaths = new Set<string>();
     ctr.volumeMounts.forEach((m, i) => {
       const p = `${path}.volumeMounts[${i}]`;
       if (!c.object(p, m, true)) return;
       if (c.string(`${p}.name`, m.name, true) && !pod.volumes.has(m.name)) c.fail(`${p}.name`, `Not found: ${JSON.stringify(m.name)}`);
+      if (typeof m.name === 'string' && devices.has(m.name))
+        c.fail(`${p}.name`, `Invalid value: ${JSON.stringify(m.name)}: must not already exist in volumeDevices`);
+      if (typeof m.mountPath === 'string' && devicePaths.has(m.mountPath))
+        c.fail(`${p}.mountPath`, `Invalid value: ${JSON.stringify(m.mountPath)}: must not already exist as a path in volumeDevices`);
       if (c.string(`${p}.mountPath`, m.mountPath, true)) {
         if (mountPaths.has(m.mountPath)) c.fail(`${p}.mountPath`, `Invalid value: ${JSON.stringify(m.mountPath)}: must be unique`);
         mountPaths.add(m.mountPath);

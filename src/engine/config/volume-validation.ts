@@ -57,11 +57,11 @@ const empty = (v: unknown) => v === undefined || v === null || v === '';
 
 /**
  * spec.volumes: a DNS label name once each, and its source. Returns the names
- * of the volumes without a problem: as the apiserver's, a mount of a volume
- * that has one is not found.
+ * of the volumes without a problem, each with its source: as the
+ * apiserver's, a mount of a volume that has one is not found.
  */
-export function validateVolumes(c: Checker, volumes: unknown): Set<string> {
-  const names = new Set<string>();
+export function validateVolumes(c: Checker, volumes: unknown): Map<string, string> {
+  const names = new Map<string, string>();
   if (!c.array('spec.volumes', volumes)) return names;
   volumes.forEach((raw, i) => {
     const v = isObject(raw) ? raw : {};
@@ -70,12 +70,14 @@ export function validateVolumes(c: Checker, volumes: unknown): Set<string> {
     c.dnsLabel(`${path}.name`, v.name);
     if (typeof v.name === 'string' && names.has(v.name)) c.fail(`${path}.name`, `Duplicate value: "${v.name}"`);
     let sources = 0;
+    let source = 'emptyDir';
     for (const [key, spelled] of SOURCES) {
       if (!present(v[key])) continue;
+      if (sources === 0) source = key;
       if (sources++ > 0) c.fail(`${path}.${spelled}`, 'Forbidden: may not specify more than 1 volume type');
       else if (c.object(`${path}.${key}`, v[key])) validateSource(c, `${path}.${key}`, key, v[key]);
     }
-    if (c.errors.length === before && typeof v.name === 'string') names.add(v.name);
+    if (c.errors.length === before && typeof v.name === 'string') names.set(v.name, source);
   });
   return names;
 }
@@ -183,4 +185,67 @@ function projection(c: Checker, projected: string, at: string, raw: unknown): vo
     if (empty(token.path)) c.fail(`${projected}.path`, 'Required value');
     else localPath(c, `${projected}.path`, token.path);
   }
+}
+
+/** ValidateVolumeDevices: a block device of a PersistentVolumeClaim or ephemeral volume, at a path without `..`, once each, apart from the mounts. */
+export function validateVolumeDevices(
+  c: Checker,
+  path: string,
+  devices: unknown,
+  volumes: ReadonlyMap<string, string>,
+  mounts: ReadonlyMap<string, string>,
+): void {
+  if (!c.array(path, devices)) return;
+  const mountPaths = new Set(mounts.values());
+  const [names, paths] = [new Set<string>(), new Set<string>()];
+  devices.forEach((raw, i) => {
+    const d = isObject(raw) ? raw : {};
+    const at = `${path}[${i}]`;
+    const [name, devicePath] = [typeof d.name === 'string' ? d.name : '', typeof d.devicePath === 'string' ? d.devicePath : ''];
+    if (name === '') c.fail(`${at}.name`, 'Required value');
+    if (names.has(name)) c.fail(`${at}.name`, `Invalid value: ${JSON.stringify(name)}: must be unique`);
+    const source = volumes.get(name);
+    if (source !== undefined && source !== 'persistentVolumeClaim' && source !== 'ephemeral')
+      c.fail(
+        `${at}.name`,
+        `Invalid value: ${JSON.stringify(name)}: can only use volume source type of PersistentVolumeClaim or Ephemeral for block mode`,
+      );
+    if (source === undefined) c.fail(`${at}.name`, `Not found: ${JSON.stringify(name)}`);
+    if (devicePath === '') c.fail(`${at}.devicePath`, 'Required value');
+    if (paths.has(devicePath)) c.fail(`${at}.devicePath`, `Invalid value: ${JSON.stringify(devicePath)}: must be unique`);
+    if (devicePath.split('/').includes('..'))
+      c.fail(`${at}.devicePath`, `Invalid value: ${JSON.stringify(devicePath)}: can not contain backsteps ('..')`);
+    if (mounts.has(name)) c.fail(`${at}.name`, `Invalid value: ${JSON.stringify(name)}: must not already exist in volumeMounts`);
+    if (mountPaths.has(devicePath))
+      c.fail(`${at}.devicePath`, `Invalid value: ${JSON.stringify(devicePath)}: must not already exist as a path in volumeMounts`);
+    names.add(name);
+    paths.add(devicePath);
+  });
+}
+
+/** validateResizePolicy: cpu or memory, once each, NotRequired or RestartContainer; named by the list, as the apiserver does. */
+export function validateResizePolicy(c: Checker, path: string, policies: unknown): void {
+  if (!c.array(path, policies)) return;
+  const seen = new Set<string>();
+  policies.forEach((raw, i) => {
+    const p = isObject(raw) ? raw : {};
+    const [resource, policy] = [
+      typeof p.resourceName === 'string' ? p.resourceName : '',
+      typeof p.restartPolicy === 'string' ? p.restartPolicy : '',
+    ];
+    if (seen.has(resource)) c.fail(`${path}[${i}]`, `Duplicate value: ${JSON.stringify(resource)}`);
+    seen.add(resource);
+    if (resource !== 'cpu' && resource !== 'memory')
+      c.fail(path, `Unsupported value: ${JSON.stringify(resource)}: supported values: "cpu", "memory"`);
+    if (policy !== 'NotRequired' && policy !== 'RestartContainer')
+      c.fail(path, `Unsupported value: ${JSON.stringify(policy)}: supported values: "NotRequired", "RestartContainer"`);
+  });
+}
+
+/** A container's mounts and devices by name: each name to its path (GetVolumeMountMap, GetVolumeDeviceMap). */
+export function pathsByName(items: unknown, key: 'mountPath' | 'devicePath'): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const item of list(items))
+    if (isObject(item) && typeof item.name === 'string') out.set(item.name, typeof item[key] === 'string' ? item[key] : '');
+  return out;
 }

@@ -17,6 +17,15 @@ export const CONTAINER_MUTATIONS: readonly FieldMutation[] = [
   { at: `${C}.stdin`, values: [true, 'no'] },
   { at: `${C}.tty`, values: [true] },
   {
+    at: `${C}.resizePolicy`,
+    values: [
+      [{ resourceName: 'cpu', restartPolicy: 'NotRequired' }],
+      [{ resourceName: 'cpu', restartPolicy: 'Sometimes' }],
+      [{ resourceName: 'bogus', restartPolicy: 'NotRequired' }],
+    ],
+  },
+  { at: `${C}.volumeDevices`, values: [[{ name: 'scratch', devicePath: '/dev/xvda' }], [{ name: 'nope', devicePath: 'relative' }]] },
+  {
     at: `${C}.ports`,
     values: [
       [],

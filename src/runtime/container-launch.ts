@@ -20,6 +20,11 @@ export interface ExecCommand {
   wrapper?: string[];
   /** Whether a program exists where the command runs (a sandbox's root); the host when absent. */
   hasProgram?: (command: string) => boolean;
+  /**
+   * What a terminal for the command is made behind (the container's PID namespace): a shell
+   * there must see the terminal's session and foreground group, as it does under runc.
+   */
+  terminalWrapper?: string[];
 }
 
 /**
@@ -65,11 +70,13 @@ export class ContainerLaunch {
       const hasProgram = spec.ownRoot
         ? (command: string) => findInRootfs(`/proc/${program}/root`, command, env.PATH ?? '', spec.cwd) !== undefined
         : (command: string) => findInRootfs(spec.rootfs, command, env.PATH ?? '', spec.cwd, c.mounts) !== undefined;
-      return { env, cwd: '/', wrapper: this.sandboxes.execWrapper(spec, program), hasProgram };
+      const terminalWrapper = this.pidNamespaces.enterPidNamespace(program);
+      return { env, cwd: '/', wrapper: this.sandboxes.execWrapper(spec, program), hasProgram, terminalWrapper };
     }
     const cwd = c.workingDir || '/';
-    const wrapper = program === undefined ? undefined : this.pidNamespaces.joinNamespace(program, cwd);
-    return { env: this.environment(c, hostname), cwd, wrapper };
+    if (program === undefined) return { env: this.environment(c, hostname), cwd };
+    const wrapper = this.pidNamespaces.joinNamespace(program, cwd);
+    return { env: this.environment(c, hostname), cwd, wrapper, terminalWrapper: this.pidNamespaces.enterPidNamespace(program) };
   }
 
   private async hostProcess(c: ContainerRecord, sandbox: SandboxRecord): Promise<LaunchSpec> {

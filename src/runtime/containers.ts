@@ -309,7 +309,7 @@ export class ContainerService {
     const found = run.hasProgram ? run.hasProgram(cmd[0]) : findExecutable(cmd[0], run.env.PATH ?? '', run.cwd) !== undefined;
     if (run.wrapper && !found)
       throw unknown(`OCI runtime exec failed: ${execErrorMessage(cmd[0], Object.assign(new Error('not found'), { code: 'ENOENT' }))}`);
-    return { argv: [...(run.wrapper ?? []), ...cmd], env: run.env, cwd: run.cwd };
+    return { argv: [...(run.wrapper ?? []), ...cmd], env: run.env, cwd: run.cwd, terminalWrapper: run.terminalWrapper };
   }
 
   /** A running container as an attach sees it: its record, its stdin (if it keeps one) and its end. */

@@ -59,6 +59,14 @@ export class PidNamespaces {
     return ['nsenter', `--target=${init}`, '--pid', '--mount', `--wd=${cwd}`, '--'];
   }
 
+  /**
+   * The command before a program's argv that runs it in the PID namespace of `pid` and nothing else:
+   * where an exec's terminal is made, so that its session and process groups are ones the container sees.
+   */
+  enterPidNamespace(pid: number): string[] {
+    return ['nsenter', `--target=${pid}`, '--pid', '--'];
+  }
+
   /** PID 1 of the namespace a wrapped container or holder made: the child of its unshare or nsenter. */
   private initOf(wrapperPid: number): number | undefined {
     return childrenOf(wrapperPid)[0];

@@ -154,6 +154,28 @@ describe.runIf(crictlPath).each(SETUPS)(
       expect(run.stdout).toContain('size 33 111');
     });
 
+    it("exec -it of an interactive shell gives back its own `exit 3` (the shell's terminal is one its namespace sees)", async () => {
+      const { id } = await runContainer('shell', ['sleep', '600']);
+      const inner = `${crictlPath} -r ${runtime.endpoint} exec -it ${id} sh; echo "EXIT=$?"`;
+      const run = await new Promise<Run>((resolve) => {
+        const child = execFile('script', ['-qec', inner, '/dev/null'], { encoding: 'utf8', timeout: 30_000 }, (err, stdout, stderr) =>
+          resolve({ code: err ? 1 : 0, stdout, stderr }),
+        );
+        // Typed at the shell's prompt. Stdin stays open until then, or script would end the shell.
+        let seen = '';
+        child.stdout?.on('data', (chunk: string) => {
+          // The image's shell (busybox's ash) asks where the cursor is after its prompt: what comes before that is lost.
+          seen += chunk;
+          if (!(withRegistry ? seen.endsWith('\x1b[6n') : seen.endsWith('# '))) return;
+          seen = '';
+          child.stdin?.write('exit 3\n');
+        });
+        child.on('exit', () => child.stdin?.end());
+      });
+      // crictl says it and exits 1 (kubectl exits with the code).
+      expect(run.stdout).toMatch(/exit 3\s+.*command terminated with exit code 3/);
+    });
+
     it("attach streams the container's output and writes what the client types to its stdin; closing it ends the attach, not the container", async () => {
       // No log file: what it writes reaches the attach all the same (critest's containers have none).
       const { id } = await runContainer('attach', ['sh'], { stdin: true, log_path: '' });

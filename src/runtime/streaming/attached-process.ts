@@ -23,6 +23,12 @@ export interface AttachedCommand {
   argv: string[];
   env: Record<string, string>;
   cwd: string;
+  /**
+   * What the terminal's `script` runs behind (the container's PID namespace). A shell in a PID
+   * namespace whose terminal belongs to a session led outside it sees no foreground group: dash
+   * then fails to give the terminal back as it exits and ends with 2 whatever `exit` said.
+   */
+  terminalWrapper?: string[];
 }
 
 /**
@@ -75,11 +81,12 @@ function terminalCommand(command: AttachedCommand): [string, string[], Record<st
   if (command.env.SHELL !== undefined) env.KNODE_EXEC_SHELL = command.env.SHELL;
   command.argv.forEach((arg, i) => (env[`KNODE_EXEC_ARG_${i}`] = arg));
   // -q: no banner; -e: the command's exit code; -f: output as it comes; /dev/null: no typescript file.
-  return ['script', ['-q', '-e', '-f', '-c', TERMINAL_RUNNER, '/dev/null'], env];
+  const [file, ...args] = [...(command.terminalWrapper ?? []), 'script', '-q', '-e', '-f', '-c', TERMINAL_RUNNER, '/dev/null'];
+  return [file, args, env];
 }
 
 /** Applies the client's terminal sizes to the pseudo-terminal once the command runs on it. */
-function followTerminalSize(scriptPid: number, io: StreamIo): void {
+function followTerminalSize(pid: number, io: StreamIo): void {
   let terminal: string | undefined;
   let wanted: TerminalSize | undefined;
   const apply = () => {
@@ -91,15 +98,25 @@ function followTerminalSize(scriptPid: number, io: StreamIo): void {
     apply();
   });
   // script's child takes the terminal as its stdin just after it forks: wait until /proc shows it there.
-  void waitForProcess(scriptPid, () => terminalOf(childrenOf(scriptPid)[0]), 2_000).then((path) => {
+  void waitForProcess(pid, () => terminalBelow(pid), 2_000).then((path) => {
     if (path === undefined) return;
     terminal = path;
     apply();
   });
 }
 
-function terminalOf(pid: number | undefined): string | undefined {
-  if (pid === undefined) return undefined;
+/** The terminal on the stdin of the first process down from `pid` (script, behind its wrapper) that has one. */
+function terminalBelow(pid: number): string | undefined {
+  let current: number | undefined = pid;
+  for (let depth = 0; depth < 4 && current !== undefined; depth++) {
+    const path = terminalOf(current);
+    if (path) return path;
+    current = childrenOf(current)[0];
+  }
+  return undefined;
+}
+
+function terminalOf(pid: number): string | undefined {
   try {
     const path = readlinkSync(`/proc/${pid}/fd/0`);
     return path.startsWith('/dev/pts/') ? path : undefined;

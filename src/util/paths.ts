@@ -23,6 +23,8 @@ export function rootPaths(rootDir: string) {
     cniConfDir: join(root, 'cni', 'net.d'),
     logs: join(root, 'logs'),
     runtimeLog: join(root, 'logs', 'runtime.log'),
+    /** What the pods' stops that a `delete --wait=false` left in the background said after it returned. */
+    deleteLog: join(root, 'logs', 'delete.log'),
     podLogs: join(root, 'pods'),
     /** A standalone node's workload objects (Deployments, Jobs, their pods…), saved by its local apiserver. */
     objects: join(root, 'objects.json'),

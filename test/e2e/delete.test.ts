@@ -2,7 +2,7 @@
 // stopped all at once, so three take one grace period, not three; --now,
 // --force, --wait=false and the flag rules, through bin/run.js on the
 // embedded runtime. The waits are real, bounded by the pods' 5 s grace.
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -96,6 +96,9 @@ describe('knode delete -f', () => {
       'the pods to be gone',
       4 * GRACE_SECONDS * 1000,
     );
+    // The background delete stopped them all: nothing went to its log.
+    const log = join(root, 'logs', 'delete.log');
+    expect(existsSync(log) ? readFileSync(log, 'utf8') : '').toBe('');
   }, 180_000);
 
   it("refuses kubectl's impossible flag pairs, exit 1", async () => {

@@ -70,6 +70,16 @@ export interface UntarOptions {
  * file. Directories' modes are set last, so a read-only one still gets its files.
  */
 export async function untarAll(archive: AsyncIterable<Buffer> | Readable, options: UntarOptions): Promise<void> {
+  try {
+    await unpack(archive, options);
+  } catch (err) {
+    // An archive cut short: Go's tar reader says it so, and kubectl cp passes it on.
+    if (err instanceof Error && err.message === 'Unexpected end of data') throw new KubectlError('error: unexpected EOF');
+    throw err;
+  }
+}
+
+async function unpack(archive: AsyncIterable<Buffer> | Readable, options: UntarOptions): Promise<void> {
   const entries = extract();
   const feeding = feed(archive, entries);
   const directoryModes: [string, number][] = [];

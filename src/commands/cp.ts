@@ -3,6 +3,7 @@ import { statSync } from 'node:fs';
 import { posix } from 'node:path';
 import { PassThrough, Writable, type Readable } from 'node:stream';
 import { parseFileSpec, archivePrefix, type FileSpec } from '../cli/copy-paths.js';
+import { ArchiveEnd, resumableTar } from '../cli/copy-retries.js';
 import { entryBaseName, packTree, untarAll } from '../cli/copy-tar.js';
 import { KubectlError, pickContainer } from '../cli/pod-target.js';
 import { namespaceFlag, StreamingCommand } from '../cli/streaming-command.js';
@@ -36,6 +37,11 @@ export default class Cp extends StreamingCommand {
       description: "The copied file/directory's ownership and permissions will not be preserved",
       default: false,
     }),
+    retries: Flags.integer({
+      description:
+        'Set number of retries to complete a copy operation from a container. Specify 0 to disable or any negative value for infinite retrying. The default is 0 (no retry).',
+      default: 0,
+    }),
     namespace: namespaceFlag,
   };
 
@@ -60,43 +66,61 @@ export default class Cp extends StreamingCommand {
     await this.withPod(flags, podArg, async (client, found) => {
       const container = pickContainer(found, flags.container, (m) => this.logToStderr(m));
       if (remote === source)
-        await this.copyFromPod(client, container, found.namespace, found.name, source.file, destination.file, !flags['no-preserve']);
+        await this.copyFromPod(client, container, found, { source: source.file, destination: destination.file }, flags);
       else await this.copyToPod(client, container, source.file, destination.file, flags['no-preserve']);
     });
   }
 
-  /** kubectl's copyFromPod: `tar cf - SRC` in the container, its archive written under DEST here; tar's stderr goes to stdout, as kubectl sends it. */
+  /**
+   * kubectl's copyFromPod: `tar cf - SRC` in the container, its archive written under DEST here; tar's stderr goes
+   * to stdout, as kubectl sends it. With --retries, an archive cut short is asked for again from where it stopped.
+   */
   private async copyFromPod(
     client: CriClient,
     container: Container,
-    namespace: string,
-    pod: string,
-    source: string,
-    destination: string,
-    preserve: boolean,
+    pod: { namespace: string; name: string },
+    paths: { source: string; destination: string },
+    flags: { 'no-preserve': boolean; retries: number },
   ): Promise<void> {
+    const { source, destination } = paths;
     const archive = new PassThrough();
     const abort = new AbortController();
     let failure: unknown;
     const untar = untarAll(archive, {
       prefix: archivePrefix(source),
       destination,
-      preserve,
+      preserve: !flags['no-preserve'],
       warn: (m) => this.logToStderr(m),
-      symlinkHint: `${this.config.bin} exec -n ${JSON.stringify(namespace)} ${JSON.stringify(pod)} -- tar cf - ${JSON.stringify(source)} | tar xf -`,
+      symlinkHint: `${this.config.bin} exec -n ${JSON.stringify(pod.namespace)} ${JSON.stringify(pod.name)} -- tar cf - ${JSON.stringify(source)} | tar xf -`,
     }).catch((err: unknown) => {
       failure = err;
       abort.abort();
     });
-    const outcome = await this.execIn(
-      client,
-      container,
-      ['tar', 'cf', '-', source],
-      { stdout: archive, stderr: process.stdout },
-      abort.signal,
-    );
-    if (failure) throw failure;
-    this.endWith(outcome);
+    const end = new ArchiveEnd();
+    let read = 0;
+    const maxTries = flags.retries;
+    for (let retries = 0; ;) {
+      const command = maxTries === 0 ? ['tar', 'cf', '-', source] : resumableTar(source, read + (retries > 0 ? 1 : 0));
+      const counted = new Writable({
+        write: (chunk: Buffer, _encoding, done) => {
+          read += chunk.length;
+          end.push(chunk);
+          archive.write(chunk, done);
+        },
+      });
+      const outcome = await this.execIn(client, container, command, { stdout: counted, stderr: process.stdout }, abort.signal);
+      // What this run sent is all counted (writes wait behind the unpacking) before the next asks for the rest.
+      await new Promise<void>((resolve) => counted.end(resolve));
+      if (failure) throw failure;
+      this.endWith(outcome);
+      if (maxTries === 0 || end.reached) break;
+      if (maxTries > 0 && retries >= maxTries) {
+        this.log(`Dropping out copy after ${retries} retries`);
+        break;
+      }
+      retries++;
+      this.log(`Resuming copy at ${read} bytes, retry ${retries}/${maxTries}`);
+    }
     archive.end();
     await untar;
     if (failure) throw failure;

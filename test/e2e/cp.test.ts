@@ -12,6 +12,7 @@ import {
   readFileSync,
   readdirSync,
   readlinkSync,
+  rmSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
@@ -27,6 +28,7 @@ const pods = join(root, 'manifests');
 const box = join(root, 'box');
 const fakeBin = join(root, 'fakebin');
 const evil = join(root, 'evil.tar');
+const cuts = join(root, 'cuts');
 const at = ['--root-dir', root];
 let node: RunningNode;
 
@@ -50,9 +52,19 @@ beforeAll(async () => {
   mkdirSync(box);
   mkdirSync(fakeBin);
   // The "hostile" container's tar: `tar cf - …` answers with a crafted archive, anything else is the real tar.
-  writeFileSync(join(fakeBin, 'tar'), `#!/bin/sh\nif [ "$1" = cf ]; then cat '${evil}'; else exec /usr/bin/tar "$@"; fi\n`, {
-    mode: 0o755,
-  });
+  // With a count in `cuts`, that many `tar cf` give their archive cut after 100000 bytes (a connection broken mid-copy).
+  writeFileSync(
+    join(fakeBin, 'tar'),
+    `#!/bin/sh
+if [ "$1" = cf ] && [ -e '${evil}' ]; then exec cat '${evil}'; fi
+if [ "$1" = cf ] && [ -e '${cuts}' ]; then
+  n=$(cat '${cuts}'); if [ "$n" -le 1 ]; then rm -f '${cuts}'; else echo $((n - 1)) > '${cuts}'; fi
+  /usr/bin/tar "$@" | head -c 100000; exit 0
+fi
+exec /usr/bin/tar "$@"
+`,
+    { mode: 0o755 },
+  );
   writeFileSync(
     join(pods, 'files.yaml'),
     `apiVersion: v1
@@ -198,5 +210,36 @@ describe('knode cp', () => {
     );
     const absolute = await knode(['cp', 'files-e2e:/data', join(root, 'abs'), '-c', 'hostile', ...at]);
     expect(absolute).toMatchObject({ code: 1, stderr: 'error: tar contents corrupted\n' });
+  });
+  it('--retries asks again for an archive cut short, from where it stopped, as kubectl cp does', async () => {
+    rmSync(evil, { force: true });
+    const tree = join(root, 'flaky-tree');
+    makeTree(tree);
+    const notTar = (out: string) => out.split('\n').filter((l) => !/^(\S*\/)?tar: /.test(l));
+    writeFileSync(cuts, '1');
+    const back = join(root, 'flaky-back');
+    const resumed = await knode(['cp', `files-e2e:${tree}`, back, '-c', 'hostile', '--retries', '3', ...at]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(notTar(resumed.stdout)).toEqual(['Resuming copy at 100000 bytes, retry 1/3', '']);
+    expect(readFileSync(join(back, 'sub', 'deeper', 'big'), 'utf8')).toBe('x'.repeat(300_000));
+    expect(mode(join(back, 'sub', 'secret'))).toBe(0o600);
+    expect(mode(join(back, 'run.sh'))).toBe(0o755);
+
+    // Without --retries the copy fails on the cut archive, as Go's tar reader fails it.
+    writeFileSync(cuts, '1');
+    const once = await knode(['cp', `files-e2e:${tree}`, join(root, 'flaky-once'), '-c', 'hostile', ...at]);
+    expect(once).toMatchObject({ code: 1, stderr: expect.stringMatching(/\nerror: unexpected EOF\n$/) });
+
+    // Cut every time: it gives up after its retries.
+    writeFileSync(cuts, '10');
+    const gave = await knode(['cp', `files-e2e:${tree}`, join(root, 'flaky-never'), '-c', 'hostile', '--retries', '2', ...at]);
+    expect(gave).toMatchObject({ code: 1, stderr: expect.stringMatching(/\nerror: unexpected EOF\n$/) });
+    expect(notTar(gave.stdout)).toEqual([
+      'Resuming copy at 100000 bytes, retry 1/2',
+      'Resuming copy at 100000 bytes, retry 2/2',
+      'Dropping out copy after 2 retries',
+      '',
+    ]);
+    rmSync(cuts, { force: true });
   });
 });

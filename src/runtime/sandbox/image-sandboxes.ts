@@ -197,13 +197,7 @@ export class ImageSandboxes {
     }
   }
 
-  /**
-   * How StartContainer runs a sandboxed container (sandboxed-process.ts), in `holder`'s namespaces,
-   * and in its own PID namespace, the host's, or the one whose PID 1 is
-   * `sharedPid`. bwrap runs it where it can run it as asked, util-linux the
-   * rest: the table in docs/runtime/sandboxes.md, "The two programs that
-   * make sandboxes". With spec.ownRoot its table mounts its overlay itself.
-   */
+  /** How StartContainer runs a sandboxed container: sandboxedProcessSpec with this runtime's parts. */
   async processSpec(
     c: ContainerRecord,
     spec: SandboxedSpec,

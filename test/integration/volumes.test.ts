@@ -161,8 +161,9 @@ describe.each(runtimesUnderTest())('volumes on the $name runtime', (runtime) => 
       () => node.events.find((e) => e.type === 'ManifestError' && /escape\.yaml/.test(e.message ?? '')),
       'the escaping subPath to be refused',
     );
+    // The apiserver's path, without the mount's index (ValidateVolumeMounts uses fldPath.Child("subPath")).
     expect(invalid.message).toMatch(
-      /spec\.containers\[0\]\.volumeMounts\[0\]\.subPath: Invalid value: "\.\.\/\.\.\/etc": must not contain '\.\.'/,
+      /spec\.containers\[0\]\.volumeMounts\.subPath: Invalid value: "\.\.\/\.\.\/etc": must not contain '\.\.'/,
     );
     expect(node.pod('escape')).toBeUndefined();
     const refused = await eventually(

@@ -9,6 +9,7 @@ import { ProberManager } from '../../../../src/engine/prober/prober-manager.js';
 import type { ProbeResult } from '../../../../src/engine/prober/probe.js';
 import { FakeClock } from '../../../../src/util/clock.js';
 import { FakeRuntimeService } from '../../../helpers/fake-runtime-service.js';
+import { containerInstance } from '../../../helpers/container-instances.js';
 
 const container: Container = {
   name: 'main',
@@ -29,25 +30,7 @@ const pod: Pod = {
 };
 
 function instance(state: ContainerInstance['state'], startedAt: number): ContainerInstance {
-  return {
-    id: 'c1',
-    name: 'main',
-    state,
-    createdAt: 0,
-    startedAt,
-    finishedAt: 0,
-    exitCode: 0,
-    image: 'busybox',
-    imageRef: '',
-    imageId: '',
-    reason: '',
-    message: '',
-    hash: '',
-    restartCount: 0,
-    logPath: '',
-    labels: {},
-    annotations: {},
-  };
+  return containerInstance('main', state, { started: startedAt, finished: 0 }, { id: 'c1', createdAt: 0, startedAt });
 }
 
 function setup(execExitCode: () => number) {

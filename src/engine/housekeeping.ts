@@ -24,7 +24,7 @@ export interface HousekeepingDeps {
   statusManager: Pick<StatusManager, 'removeOrphanedStatuses' | 'deletePodStatus'>;
   reasons: ReasonCache;
   podCache: PodCache;
-  runtime: Pick<RuntimeManager, 'removePod' | 'removeDeadContainers'>;
+  runtime: Pick<RuntimeManager, 'removePod'>;
   events: EventStream;
   mirrorPods?: Pick<MirrorPods, 'deleteOrphans'>;
   /** Whether admission turned the pod away (it never gets a worker). */
@@ -127,11 +127,6 @@ export class Housekeeping {
     pass.step = 'mirror pods';
     await this.deps.mirrorPods?.deleteOrphans();
 
-    for (const pod of podManager.getPods()) {
-      const cached = this.deps.podCache.get(pod.metadata.uid!);
-      pass.step = `dead containers of ${podRef(pod)}`;
-      if (cached.modified > 0) await runtime.removeDeadContainers(cached.status);
-    }
   }
 
   /**

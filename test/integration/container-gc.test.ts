@@ -156,4 +156,46 @@ describe.each(runtimesUnderTest().filter((r) => r.kind === 'embedded'))('the kub
       clock.dispose();
     }
   }, 60_000);
+
+  it('keeps one dead instance of a failing init container between its runs, before any collection', async () => {
+    const clock = new SkewClock();
+    try {
+      const node = await nodes.start({ clock });
+      node.writePod('init-loop', {
+        initContainers: [{ name: 'prep', image: 'busybox:1.36', command: ['sh', '-c', 'exit 1'] }],
+        containers: [{ name: 'app', image: 'busybox:1.36', command: sleepUntilTerm() }],
+      });
+      const prep = () => node.pod('init-loop')?.status?.initContainerStatuses?.[0];
+      // Its second restart comes after a 10 s back-off, skipped once on the node's clock: 20 s of it, so the
+      // collection every minute does not come.
+      let skippedAt = -1;
+      await eventually(
+        () => {
+          const restarts = prep()?.restartCount ?? 0;
+          // In its back-off it shows terminated, then CrashLoopBackOff (the sync that met the back-off).
+          if (restarts >= 1 && !prep()?.state?.running && skippedAt !== restarts) {
+            skippedAt = restarts;
+            clock.skip(20_000);
+          }
+          return restarts >= 2;
+        },
+        () => `two restarts of the init container (${JSON.stringify(prep())})`,
+      );
+      let seen = '';
+      // Three runs so far; the sync after each exit leaves only the newest.
+      await eventually(
+        async () => {
+          const instances = await node.client.listContainers({ labelSelector: { [KubeletLabels.containerName]: 'prep' } });
+          seen = instances.map((c) => `${c.metadata?.attempt} ${c.state}`).join(', ');
+          return instances.length === 1 && instances[0].state === 'CONTAINER_EXITED';
+        },
+        () => `one dead instance of the init container (${seen})`,
+      );
+      // Not the collector's doing: it removed no container meanwhile.
+      const collections = node.events.filter((e) => e.type === 'ContainerGarbageCollected');
+      expect(collections.map((e) => e.message ?? '').filter((m) => !m.startsWith('removed 0 dead containers'))).toEqual([]);
+    } finally {
+      clock.dispose();
+    }
+  }, 60_000);
 });

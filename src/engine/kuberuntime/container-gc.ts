@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import type { RuntimeService } from '../../cri/runtime-service.js';
 import { KubeletLabels } from '../../cri/types.js';
 import type { Clock } from '../../util/clock.js';
+import type { Pod } from '../api/v1.js';
+import type { ContainerInstance } from '../container/types.js';
 import { NodeNameLabel, nsToMs } from './labels.js';
 
 /** How dead containers are collected (the kubelet's GCPolicy; times in ms, a negative count: no limit). */
@@ -227,4 +229,23 @@ export class ContainerGC {
       return false;
     }
   }
+}
+
+/**
+ * The dead instances of a pod's init containers beyond the newest of each
+ * (the kubelet's pruneInitContainersBeforeStart, on every sync): the container
+ * GC would take them within a minute, and an init container that fails in a
+ * loop would pile them up until then. Instances in an unknown state go too; the
+ * sync stopped them first. STATUS lists the newest first.
+ */
+export function initContainersToPrune(pod: Pod, containers: readonly ContainerInstance[]): string[] {
+  const names = new Set((pod.spec.initContainers ?? []).map((c) => c.name));
+  const kept = new Set<string>();
+  const prune: string[] = [];
+  for (const c of containers) {
+    if (!names.has(c.name) || (c.state !== 'exited' && c.state !== 'unknown')) continue;
+    if (kept.has(c.name)) prune.push(c.id);
+    else kept.add(c.name);
+  }
+  return prune;
 }

@@ -11,6 +11,7 @@ import type { Container, Pod } from '../api/v1.js';
 import type { ContainerInstance, RunningPod, RuntimePodStatus } from '../container/types.js';
 import { EventStream } from '../events.js';
 import { computePodActions, type ComputeContext } from './compute-pod-actions.js';
+import { initContainersToPrune } from './container-gc.js';
 import { ContainerManager, type ImageVolumePulls } from './containers.js';
 import { HookRunner } from './hooks.js';
 import { ImagePuller } from './image-puller.js';
@@ -159,6 +160,8 @@ export class RuntimeManager {
         }
       }
     }
+    // Keep terminated init containers fairly aggressively controlled, as the kubelet does.
+    for (const id of initContainersToPrune(pod, status.containers)) await this.removeContainer(id).catch(() => {});
 
     let sandboxId = actions.sandboxId;
     const sandboxConfig = generatePodSandboxConfig(pod, actions.attempt, this.opts.nodeName, this.opts.podLogsDir);

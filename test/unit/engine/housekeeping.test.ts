@@ -62,7 +62,6 @@ function setup(opts: {
         await opts.removing?.();
         removed.push(p.uid);
       },
-      removeDeadContainers: async () => 0,
     },
     events: new EventStream(() => 0),
   };

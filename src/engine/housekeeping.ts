@@ -126,7 +126,6 @@ export class Housekeeping {
 
     pass.step = 'mirror pods';
     await this.deps.mirrorPods?.deleteOrphans();
-
   }
 
   /**

@@ -1,4 +1,5 @@
 import { ConfigSourceAnnotation, podRef } from './api/pod-util.js';
+import { podRunsForever } from './api/restart-policy.js';
 import type { Pod } from './api/v1.js';
 import type { Clock } from '../util/clock.js';
 import type { PodConfig } from './config/pod-config.js';
@@ -55,7 +56,7 @@ export interface RunOnceHost {
 /**
  * runOnce (`knode apply`): starts the kubelet on sources read once, waits
  * until every pod they hold is Running (all containers started) or, for
- * run-to-completion pods (restartPolicy OnFailure or Never), Succeeded; or
+ * run-to-completion pods (no container restarts once it succeeded), Succeeded; or
  * cannot get there; or the timeout passes. Then stops the kubelet.
  * Containers keep running in the runtime.
  */
@@ -88,9 +89,9 @@ export async function runOnce(
         seenAt.set(e.uid, e.at);
         break;
       case 'PodRunning': {
-        // Run-to-completion pods (restartPolicy OnFailure or Never) are done when they succeed.
+        // Run-to-completion pods (no container restarts after success, by its policy or the pod's) are done when they succeed.
         const pod = kubelet.podManager.getPodByUid(e.uid);
-        if ((pod?.spec.restartPolicy ?? 'Always') === 'Always') decide(e, true, 'Running');
+        if (!pod || podRunsForever(pod.spec)) decide(e, true, 'Running');
         break;
       }
       case 'PodSucceeded':

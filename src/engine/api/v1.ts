@@ -132,12 +132,26 @@ export interface Container {
   terminationMessagePath?: string;
   terminationMessagePolicy?: 'File' | 'FallbackToLogsOnError';
   imagePullPolicy?: 'Always' | 'IfNotPresent' | 'Never';
-  /** Only on init containers: `Always` makes it a sidecar (a restartable init container). */
-  restartPolicy?: 'Always';
+  /**
+   * The container's own restart policy, which wins over the pod's (ContainerRestartRules). On an
+   * init container, `Always` makes it a sidecar (a restartable init container).
+   */
+  restartPolicy?: ContainerRestartPolicy;
+  /** Checked in order when the container exits; the first that matches decides. Needs `restartPolicy`. */
+  restartPolicyRules?: ContainerRestartRule[];
   stdin?: boolean;
   stdinOnce?: boolean;
   tty?: boolean;
   securityContext?: Record<string, unknown>;
+}
+
+export type ContainerRestartPolicy = 'Always' | 'OnFailure' | 'Never';
+
+/** How a container's exit is handled (core/v1 ContainerRestartRule). */
+export interface ContainerRestartRule {
+  /** `Restart`; `RestartAllContainers` passes the apiserver but knode refuses it (not implemented). */
+  action: 'Restart' | 'RestartAllContainers';
+  exitCodes?: { operator: 'In' | 'NotIn'; values?: number[] };
 }
 
 export interface Volume {

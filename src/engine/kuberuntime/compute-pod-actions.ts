@@ -1,4 +1,5 @@
 import { isRestartableInit, restartPolicyOf } from '../api/pod-util.js';
+import { restartsWithoutExitCode } from '../api/restart-policy.js';
 import type { Container, Pod } from '../api/v1.js';
 import { shouldContainerBeRestarted } from '../container/helpers.js';
 import { findContainer, type ContainerInstance, type RuntimePodStatus, type SandboxInstance } from '../container/types.js';
@@ -55,7 +56,10 @@ export function computePodActions(pod: Pod, status: RuntimePodStatus, ctx: Compu
       changes.createSandbox = false;
       return changes;
     }
-    const toStart = pod.spec.containers.flatMap((c, i) => (restartPolicyOf(pod) === 'OnFailure' && succeeded(c, status) ? [] : [i]));
+    // A container that succeeded under OnFailure (its own policy, else the pod's) is done.
+    const toStart = pod.spec.containers.flatMap((c, i) =>
+      (c.restartPolicy ?? restartPolicyOf(pod)) === 'OnFailure' && succeeded(c, status) ? [] : [i],
+    );
     // Initialization done and nothing left to start: no new sandbox, just finish the pod.
     if (hasAnyRegularContainerCreated(pod, status) && toStart.length === 0) {
       changes.createSandbox = false;
@@ -91,8 +95,9 @@ export function computePodActions(pod: Pod, status: RuntimePodStatus, ctx: Compu
       return;
     }
     // A running container is killed on a spec change (and then always restarted),
-    // or on a failed liveness/startup probe (restarted unless the pod never restarts).
-    let restart = restartPolicyOf(pod) !== 'Never';
+    // or on a failed liveness/startup probe (restarted unless its policy, else the pod's, is Never;
+    // its rules are not read: it has no exit code yet).
+    let restart = restartsWithoutExitCode(container, pod.spec);
     let message: string;
     let reason = '';
     const probe = ctx.probeFailed?.(current.id, container.name);
@@ -148,7 +153,7 @@ function networkChanged(pod: Pod, sandbox: SandboxInstance): boolean {
 
 /**
  * Init containers run one at a time, in order, each to success; a failed one
- * is restarted unless the pod never restarts. Sidecars (restartable init
+ * is restarted as its own rules and policy say, else as the pod's. Sidecars (restartable init
  * containers) start in their turn and are kept running; one with a startup
  * probe holds back the containers after it until the probe succeeds, and is
  * restarted when the probe fails.
@@ -223,21 +228,23 @@ function computeInitContainerActions(pod: Pod, status: RuntimePodStatus, changes
         return false;
       case 'exited':
         if (current.exitCode === 0) continue;
-        if (restartPolicyOf(pod) === 'Never') {
+        // Its own rules and policy, else the pod's, decide on its exit code.
+        if (!shouldContainerBeRestarted(container, pod, status)) {
           changes.killPod = true;
+          changes.initContainersToStart = [];
           return false;
         }
         changes.initContainersToStart.push(i);
         return false;
       default:
-        // Created but never started, or unknown: kill it, and start it again unless the pod never restarts.
+        // Created but never started, or unknown: kill it, and start it again unless its policy (else the pod's) is Never.
         changes.containersToKill.set(current.id, {
           name: container.name,
           container,
           reason: 'Unknown',
           message: `Init container ${container.name} is in "${current.state}" state, try killing it before restart`,
         });
-        if (restartPolicyOf(pod) === 'Never') {
+        if (!restartsWithoutExitCode(container, pod.spec)) {
           changes.killPod = true;
           changes.initContainersToStart = [];
           return false;

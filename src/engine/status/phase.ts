@@ -1,11 +1,13 @@
 import { isRestartableInit, isStaticPod } from '../api/pod-util.js';
+import { containerShouldRestart } from '../api/restart-policy.js';
 import type { ContainerStatus, Pod, PodPhase } from '../api/v1.js';
 
 /**
  * The kubelet's getPhase: the pod phase from its containers' statuses.
  * Pending until initialization is done and every container has started;
- * Running while any runs (or all will restart); Succeeded or Failed when all
- * have stopped and will not restart.
+ * Running while any runs (or any that stopped will restart); Succeeded or
+ * Failed when all have stopped and none will restart. Whether one restarts is
+ * its own rules and policy, else the pod's (ContainerRestartRules).
  */
 export function getPhase(pod: Pod, statuses: ContainerStatus[], podIsTerminal: boolean): PodPhase {
   const spec = pod.spec;
@@ -13,10 +15,12 @@ export function getPhase(pod: Pod, statuses: ContainerStatus[], podIsTerminal: b
   let pendingRegularInit = 0;
   let pendingRestartableInit = 0;
   let failedInitialization = 0;
+  let failedInitializationNotRestartable = 0;
   let unknown = 0;
   let running = 0;
   let waiting = 0;
   let stopped = 0;
+  let stoppedNotRestartable = 0;
   let succeeded = 0;
 
   for (const c of spec.initContainers ?? []) {
@@ -42,20 +46,13 @@ export function getPhase(pod: Pod, statuses: ContainerStatus[], podIsTerminal: b
       }
       continue;
     }
-    if (!s) {
+    // Its last run: terminated now, or waiting to restart after it.
+    const ran = s?.state?.terminated ?? (s?.state?.waiting ? s.lastState?.terminated : undefined);
+    if (!ran) {
       pendingRegularInit++;
-    } else if (s.state?.running) {
-      pendingRegularInit++;
-    } else if (s.state?.terminated) {
-      if (s.state.terminated.exitCode !== 0) failedInitialization++;
-    } else if (s.state?.waiting) {
-      if (s.lastState?.terminated) {
-        if (s.lastState.terminated.exitCode !== 0) failedInitialization++;
-      } else {
-        pendingRegularInit++;
-      }
-    } else {
-      pendingRegularInit++;
+    } else if (ran.exitCode !== 0) {
+      failedInitialization++;
+      if (!containerShouldRestart(c, spec, ran.exitCode)) failedInitializationNotRestartable++;
     }
   }
 
@@ -65,15 +62,17 @@ export function getPhase(pod: Pod, statuses: ContainerStatus[], podIsTerminal: b
     else if (s.state?.running) running++;
     else if (s.state?.terminated) {
       stopped++;
+      if (!containerShouldRestart(c, spec, s.state.terminated.exitCode)) stoppedNotRestartable++;
       if (s.state.terminated.exitCode === 0) succeeded++;
     } else if (s.state?.waiting) {
-      if (s.lastState?.terminated) stopped++;
-      else waiting++;
+      if (s.lastState?.terminated) {
+        stopped++;
+        if (!containerShouldRestart(c, spec, s.lastState.terminated.exitCode)) stoppedNotRestartable++;
+      } else waiting++;
     } else unknown++;
   }
 
-  const restartPolicy = spec.restartPolicy ?? 'Always';
-  if (failedInitialization > 0 && restartPolicy === 'Never') return 'Failed';
+  if (failedInitializationNotRestartable > 0) return 'Failed';
 
   const anyRegularStarted = spec.containers.some((c) => {
     const s = byName.get(c.name);
@@ -85,10 +84,9 @@ export function getPhase(pod: Pod, statuses: ContainerStatus[], podIsTerminal: b
   if (running === 0 && stopped > 0 && unknown === 0) {
     // Static pods keep their phase by restart policy even when terminal (as upstream, for now).
     if (podIsTerminal && !isStaticPod(pod)) return stopped === succeeded ? 'Succeeded' : 'Failed';
-    if (restartPolicy === 'Always') return 'Running';
-    if (stopped === succeeded) return 'Succeeded';
-    if (restartPolicy === 'Never') return 'Failed';
-    return 'Running';
+    // Some container is restarting; else all are done, by their own policy or the pod's.
+    if (stopped !== stoppedNotRestartable) return 'Running';
+    return stopped === succeeded ? 'Succeeded' : 'Failed';
   }
   return 'Pending';
 }

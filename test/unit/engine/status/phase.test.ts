@@ -6,6 +6,12 @@ import { getPhase } from '../../../../src/engine/status/phase.js';
 
 const c = (name: string): Container => ({ name, image: 'busybox' });
 const sidecar = (name: string): Container => ({ ...c(name), restartPolicy: 'Always' });
+/** A container with its own restart policy, and a rule restarting it on these exit codes. */
+const own = (name: string, restartPolicy: Container['restartPolicy'], restartOn?: number[]): Container => ({
+  ...c(name),
+  restartPolicy,
+  ...(restartOn ? { restartPolicyRules: [{ action: 'Restart', exitCodes: { operator: 'In', values: restartOn } }] } : {}),
+});
 
 function pod(spec: Partial<PodSpec> & Pick<PodSpec, 'containers'>, annotations?: Record<string, string>): Pod {
   return { metadata: { name: 'web', namespace: 'default', uid: 'uid-1', ...(annotations ? { annotations } : {}) }, spec };
@@ -238,6 +244,69 @@ const rows: Row[] = [
     statuses: [running('a'), terminated('b', 0)],
     podIsTerminal: true,
     want: 'Running',
+  },
+
+  // A container's own restart policy and rules (ContainerRestartRules): upstream's
+  // TestPodPhaseWithContainerRestartPolicy and ...InitContainers.
+  {
+    name: 'container Never failed under pod Always',
+    pod: pod({ restartPolicy: 'Always', containers: [own('a', 'Never')] }),
+    statuses: [terminated('a', 1)],
+    want: 'Failed',
+  },
+  {
+    name: 'container OnFailure failed under pod Always: restarting',
+    pod: pod({ restartPolicy: 'Always', containers: [own('a', 'OnFailure')] }),
+    statuses: [terminated('a', 1)],
+    want: 'Running',
+  },
+  {
+    name: 'one container Always failed under pod Never, the other succeeded: restarting',
+    pod: pod({ restartPolicy: 'Never', containers: [c('a'), own('b', 'Always')] }),
+    statuses: [terminated('a', 0), terminated('b', 1)],
+    want: 'Running',
+  },
+  {
+    name: 'no container restartable under pod Always, one failed',
+    pod: pod({ restartPolicy: 'Always', containers: [own('a', 'Never'), own('b', 'OnFailure')] }),
+    statuses: [terminated('a', 1), terminated('b', 0)],
+    want: 'Failed',
+  },
+  {
+    name: 'no container restartable under pod Always, all succeeded',
+    pod: pod({ restartPolicy: 'Always', containers: [own('a', 'Never'), own('b', 'OnFailure')] }),
+    statuses: [terminated('a', 0), terminated('b', 0)],
+    want: 'Succeeded',
+  },
+  {
+    name: 'a rule In [42] matched: waiting to restart',
+    pod: pod({ restartPolicy: 'Never', containers: [own('a', 'Never', [42])] }),
+    statuses: [restarting('a', 42)],
+    want: 'Running',
+  },
+  {
+    name: 'a rule In [42] not matched by exit 1: Failed',
+    pod: pod({ restartPolicy: 'Always', containers: [own('a', 'Never', [42])] }),
+    statuses: [terminated('a', 1)],
+    want: 'Failed',
+  },
+  {
+    name: 'init container Never failed under pod Always',
+    pod: pod({ restartPolicy: 'Always', initContainers: [own('setup', 'Never')], containers: [c('a')] }),
+    statuses: [terminated('setup', 1), waiting('a', 'PodInitializing')],
+    want: 'Failed',
+  },
+  {
+    name: 'init container OnFailure failed under pod Never: restarting',
+    pod: pod({ restartPolicy: 'Never', initContainers: [own('setup', 'OnFailure')], containers: [c('a')] }),
+    statuses: [terminated('setup', 1), waiting('a', 'PodInitializing')],
+    want: 'Pending',
+  },
+  {
+    name: 'init container with a rule In [42] under pod Never, back-off after exit 42',
+    pod: pod({ restartPolicy: 'Never', initContainers: [own('setup', 'Never', [42])], containers: [c('a')] }),
+    statuses: [restarting('setup', 42), waiting('a', 'PodInitializing')],
+    want: 'Pending',
   },
 ];
 

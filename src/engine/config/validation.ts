@@ -26,6 +26,7 @@ import { validateOSAndUserNamespace, validatePodLevel, validateScheduling } from
 import { pathsByName, validateResizePolicy, validateVolumeDevices, validateVolumes } from './volume-validation.js';
 import { validateEnvFrom } from './env-validation.js';
 import { validateResources } from './resources-validation.js';
+import { validateContainerRestartPolicy } from './restart-policy-validation.js';
 import { validateSecurityContext, validateSysctls } from './security-context-validation.js';
 
 export type { FieldError } from './field-checker.js';
@@ -213,10 +214,8 @@ function validateContainer(c: Checker, path: string, ctr: unknown, names: Set<st
     c.oneOf(`${path}.terminationMessagePolicy`, ctr.terminationMessagePolicy, ['File', 'FallbackToLogsOnError']);
   for (const flag of ['stdin', 'stdinOnce', 'tty']) c.boolean(`${path}.${flag}`, ctr[flag]);
   c.string(`${path}.terminationMessagePath`, ctr.terminationMessagePath);
-  if (init) c.oneOf(`${path}.restartPolicy`, ctr.restartPolicy, ['Always']);
-  // The apiserver takes any policy here (ContainerRestartRules); knode runs containers by the pod's only.
-  else if (ctr.restartPolicy !== undefined)
-    c.fail(`${path}.restartPolicy`, "Forbidden: a container's own restart policy is not supported by knode; set the pod's restartPolicy");
+  // The same rules for init containers: with both gates on, a sidecar may have rules too.
+  validateContainerRestartPolicy(c, path, ctr);
   if (c.array(`${path}.env`, ctr.env)) {
     ctr.env.forEach((e, i) => {
       const p = `${path}.env[${i}]`;

@@ -31,11 +31,15 @@ export const KNOWN_VALIDATION: readonly KnownValidationDifference[] = [
   {
     id: 'V3',
     reason:
-      "restartPolicy on a regular container, or other than Always on an init container (ContainerRestartRules): knode does not run containers by their own restart policy, so it refuses the pod rather than run it by the pod's",
-    explains: (apiserver, knode) =>
-      !knode.accepted &&
-      apiserver.fields.every((f) => knode.fields.includes(f)) &&
-      knode.fields.some((f) => f.endsWith('.restartPolicy')) &&
-      knode.fields.every((f) => apiserver.fields.includes(f) || /^spec\.(init)?[cC]ontainers\[\d+\]\.restartPolicy$/.test(f)),
+      'a restart rule with the RestartAllContainers action (RestartAllContainersOnContainerExits): knode restarts single containers by their rules, not the whole pod in place, so it refuses the pod rather than run it otherwise than asked',
+    explains: (apiserver, knode) => {
+      const action = (f: string) => /^spec\.(init)?[cC]ontainers\[\d+\]\.restartPolicyRules\[\d+\]\.action$/.test(f);
+      return (
+        !knode.accepted &&
+        apiserver.fields.every((f) => knode.fields.includes(f)) &&
+        knode.fields.some(action) &&
+        knode.fields.every((f) => apiserver.fields.includes(f) || action(f))
+      );
+    },
   },
 ];

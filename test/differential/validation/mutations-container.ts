@@ -3,6 +3,9 @@
 // given valid values and invalid ones alike.
 import { DELETE, INT32_OUT, NAMES, PORTS, PORT_NAMES, QUANTITIES, SECONDS, C, I, type FieldMutation } from './mutation-values.js';
 
+/** A container restart rule (ContainerRestartRules): restart on exit code 42. */
+const ON_42 = { action: 'Restart', exitCodes: { operator: 'In', values: [42] } };
+
 /** Container fields, and the values each is given. */
 export const CONTAINER_MUTATIONS: readonly FieldMutation[] = [
   { at: `${C}.name`, values: NAMES },
@@ -13,7 +16,20 @@ export const CONTAINER_MUTATIONS: readonly FieldMutation[] = [
   { at: `${C}.workingDir`, values: ['', '/work', 'relative', 5] },
   { at: `${C}.terminationMessagePath`, values: ['', '/tmp/msg', 'x'.repeat(5000)] },
   { at: `${C}.terminationMessagePolicy`, values: ['File', 'Bogus', ''] },
-  { at: `${C}.restartPolicy`, values: ['Always', 'Never'] },
+  { at: `${C}.restartPolicy`, values: ['Always', 'Never', 'OnFailure', 'Sometimes', ''] },
+  {
+    at: `${C}.restartPolicyRules`,
+    values: [
+      [ON_42],
+      [{ action: 'Restart', exitCodes: { operator: 'NotIn', values: [0, 1] } }],
+      [{ action: 'Restart' }],
+      [{ action: 'Retry', exitCodes: { operator: 'In', values: [1] } }],
+      [{ action: 'Restart', exitCodes: { operator: 'Equals', values: [1] } }],
+      [{ action: 'RestartAllContainers', exitCodes: { operator: 'In', values: [3] } }],
+      Array.from({ length: 21 }, () => ON_42),
+      [],
+    ],
+  },
   { at: `${C}.stdin`, values: [true, 'no'] },
   { at: `${C}.tty`, values: [true] },
   {
@@ -219,6 +235,10 @@ export const CONTAINER_MUTATIONS: readonly FieldMutation[] = [
       { name: 'init', image: 'busybox', lifecycle: { preStop: { exec: { command: ['x'] } } } },
       { name: 'init', image: 'busybox', restartPolicy: 'Always', startupProbe: { exec: { command: ['x'] } } },
       { name: 'init', image: 'busybox', restartPolicy: 'OnFailure' },
+      { name: 'init', image: 'busybox', restartPolicy: 'Never', restartPolicyRules: [ON_42] },
+      { name: 'init', image: 'busybox', restartPolicy: 'Always', restartPolicyRules: [ON_42] },
+      { name: 'init', image: 'busybox', restartPolicyRules: [ON_42] },
+      { name: 'init', image: 'busybox', restartPolicy: 'Sometimes' },
       { name: 'init' },
       { name: 'init', image: 'busybox', ports: [{ containerPort: 0 }] },
       { name: 'init', image: 'busybox', resources: { requests: { cpu: '2' }, limits: { cpu: '1' } } },

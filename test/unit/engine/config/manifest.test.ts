@@ -449,20 +449,86 @@ describe('validatePod', () => {
       { containers: [c({ ports: [{ containerPort: 80, protocol: 'tcp' }] })] },
       [{ field: 'spec.containers[0].ports[0].protocol', message: 'Unsupported value: "tcp": supported values: "SCTP", "TCP", "UDP"' }],
     ],
+    ['a container restartPolicy of its own (ContainerRestartRules)', { containers: [c({ restartPolicy: 'Never' })] }, []],
     [
-      'restartPolicy on a regular container',
-      { containers: [c({ restartPolicy: 'Always' })] },
+      'an init container restartPolicy other than Always, with a rule',
+      {
+        initContainers: [
+          c({
+            name: 'init',
+            restartPolicy: 'Never',
+            restartPolicyRules: [{ action: 'Restart', exitCodes: { operator: 'In', values: [42] } }],
+          }),
+        ],
+        containers: [c()],
+      },
+      [],
+    ],
+    [
+      'a container restartPolicy the apiserver does not know',
+      { containers: [c({ restartPolicy: 'Sometimes' })] },
       [
         {
           field: 'spec.containers[0].restartPolicy',
-          message: "Forbidden: a container's own restart policy is not supported by knode; set the pod's restartPolicy",
+          message: 'Unsupported value: "Sometimes": supported values: "Always", "Never", "OnFailure"',
         },
       ],
     ],
     [
-      'restartPolicy other than Always on an init container',
-      { initContainers: [c({ name: 'init', restartPolicy: 'OnFailure' })], containers: [c()] },
-      [{ field: 'spec.initContainers[0].restartPolicy', message: 'Unsupported value: "OnFailure": supported values: "Always"' }],
+      'restartPolicyRules without a restartPolicy',
+      { containers: [c({ restartPolicyRules: [{ action: 'Restart', exitCodes: { operator: 'In', values: [1] } }] })] },
+      [{ field: 'spec.containers[0].restartPolicy', message: 'Required value: must specify restartPolicy when restart rules are used' }],
+    ],
+    [
+      'a rule without exitCodes, a bad action and a bad operator',
+      {
+        containers: [
+          c({
+            restartPolicy: 'Never',
+            restartPolicyRules: [{ action: 'Restart' }, { action: 'Retry', exitCodes: { operator: 'Is', values: [1] } }],
+          }),
+        ],
+      },
+      [
+        { field: 'spec.containers[0].restartPolicyRules[0].exitCodes', message: 'Required value: must be specified' },
+        {
+          field: 'spec.containers[0].restartPolicyRules[1].action',
+          message: 'Unsupported value: "Retry": supported values: "Restart", "RestartAllContainers"',
+        },
+        {
+          field: 'spec.containers[0].restartPolicyRules[1].exitCodes.operator',
+          message: 'Unsupported value: "Is": supported values: "In", "NotIn"',
+        },
+      ],
+    ],
+    [
+      'more than 20 rules',
+      {
+        containers: [
+          c({
+            restartPolicy: 'Never',
+            restartPolicyRules: Array.from({ length: 21 }, () => ({ action: 'Restart', exitCodes: { operator: 'In', values: [1] } })),
+          }),
+        ],
+      },
+      [{ field: 'spec.containers[0].restartPolicyRules', message: 'Too many: 21: must have at most 20 items' }],
+    ],
+    [
+      'the RestartAllContainers action: the apiserver takes it, knode does not run it',
+      {
+        containers: [
+          c({
+            restartPolicy: 'Never',
+            restartPolicyRules: [{ action: 'RestartAllContainers', exitCodes: { operator: 'In', values: [3] } }],
+          }),
+        ],
+      },
+      [
+        {
+          field: 'spec.containers[0].restartPolicyRules[0].action',
+          message: 'Forbidden: the RestartAllContainers action is not supported by knode; use Restart',
+        },
+      ],
     ],
     [
       'bad pod restartPolicy',

@@ -257,7 +257,24 @@ export const COMPOUND_MUTATIONS: readonly ((pod: Json) => void)[] = [
     }),
   (pod) => Object.assign(spec(pod), { hostUsers: false, hostNetwork: true }),
   (pod) => Object.assign(spec(pod), { hostUsers: false }),
+  // A container's own policy with its rules (ContainerRestartRules): valid, and wrong in each part.
+  ownRestartRules('Never', [{ action: 'Restart', exitCodes: { operator: 'In', values: [42] } }]),
+  ownRestartRules('OnFailure', [{ action: 'Restart', exitCodes: { operator: 'NotIn', values: [0, 1] } }]),
+  ownRestartRules('Always', [{ action: 'Restart', exitCodes: { operator: 'In', values: [] } }]),
+  ownRestartRules('Never', [{ action: 'Restart' }]),
+  ownRestartRules('Never', [{ action: 'Restart', exitCodes: { operator: 'Equals', values: [1] } }]),
+  ownRestartRules('Never', [{ action: 'RestartAllContainers', exitCodes: { operator: 'In', values: [3] } }]),
+  ownRestartRules('Never', [{ action: '', exitCodes: { operator: 'In', values: [3] } }]),
 ];
+
+/** Sets the first container's own restartPolicy and restartPolicyRules. */
+function ownRestartRules(restartPolicy: string, restartPolicyRules: Json[]): (pod: Json) => void {
+  return (pod) => {
+    const containers = spec(pod).containers;
+    if (Array.isArray(containers) && typeof containers[0] === 'object' && containers[0] !== null)
+      Object.assign(containers[0], { restartPolicy, restartPolicyRules });
+  };
+}
 
 function spec(pod: Json): Json {
   if (typeof pod.spec !== 'object' || pod.spec === null) pod.spec = {};

@@ -35,3 +35,25 @@ export async function removeSameNamed(runtime: RuntimeManager, pods: Pod[]): Pro
     errors: results.flatMap((r) => (r.error ? [r.error] : [])),
   };
 }
+
+/**
+ * The pods of the same names an earlier apply left running. With --replace
+ * they are stopped and removed first (removeSameNamed); false if one could
+ * not be. Without it, one whose UID differs (its manifest changed) is told:
+ * it runs on beside the new one, as its UID is not the new manifest's.
+ */
+export async function earlierPods(runtime: RuntimeManager, pods: Pod[], replace: boolean, tell: (line: string) => void): Promise<boolean> {
+  if (replace) {
+    const { lines, errors } = await removeSameNamed(runtime, pods);
+    for (const line of lines) tell(line);
+    for (const error of errors) tell(`Error: ${error}`);
+    return errors.length === 0;
+  }
+  const running = await runtime.getPods();
+  for (const pod of pods)
+    if (sameNamed(running, pod).some((r) => r.uid !== pod.metadata.uid))
+      tell(
+        `Warning: pod "${pod.metadata.name}" from an earlier apply of another spec is still running and stays beside the new one; give --replace to recreate it`,
+      );
+  return true;
+}

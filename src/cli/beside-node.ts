@@ -7,11 +7,17 @@ import { UserError } from '../util/user-error.js';
  * only what its sources hold, so its housekeeping would stop the applied pods
  * as orphans within seconds, after apply had reported them Running. Refused
  * before anything is read or started (exit 2), naming where the manifests
- * belong: the node's --static-dir, or another --root-dir.
+ * belong: the node's --static-dir, or another --root-dir. With --replace the
+ * node and its --static-dir are given back: the manifests replace the objects
+ * of the same names there. Undefined when no node runs.
  */
-export async function refuseBesideNode(rootDir: string, filename: string): Promise<void> {
+export async function besideNode(
+  rootDir: string,
+  filename: string,
+  replace: boolean,
+): Promise<{ node: NodeClient; staticDir: string } | undefined> {
   const node = await NodeClient.find(rootDir);
-  if (!node) return;
+  if (!node) return undefined;
   const staticDir = await nodeStaticDir(node);
   const path = filename === '-' ? undefined : resolve(filename);
   if (staticDir && path && within(staticDir, path))
@@ -20,10 +26,17 @@ export async function refuseBesideNode(rootDir: string, filename: string): Promi
       `the node running under ${rootDir} already runs ${filename} from its --static-dir`,
       'edit the manifests there: the node applies the changes itself',
     );
+  if (replace && staticDir) return { node, staticDir };
+  if (replace)
+    throw new UserError(
+      'usage',
+      `the node running under ${rootDir} has no --static-dir: apply --replace rewrites the manifests of a node's --static-dir`,
+      'apply under another --root-dir',
+    );
   throw new UserError(
     'usage',
     `a node runs under ${rootDir}: it would stop the pods of ${filename} as orphans, since none of its sources holds them`,
-    `put the manifests in the node's --static-dir${staticDir ? ` (${staticDir})` : ''}, or apply under another --root-dir`,
+    `put the manifests in the node's --static-dir${staticDir ? ` (${staticDir})` : ''}, or apply under another --root-dir${staticDir ? '; --replace replaces the objects of the same names there' : ''}`,
   );
 }
 

@@ -3,7 +3,8 @@ import { stringify } from 'yaml';
 import { manifestPath, summarize } from '../cli/apply-report.js';
 import { waitThenRemove } from '../cli/apply-wait.js';
 import { BaseCommand } from '../cli/base-command.js';
-import { refuseBesideNode } from '../cli/beside-node.js';
+import { besideNode } from '../cli/beside-node.js';
+import { replaceInStaticDir } from '../cli/replace-static.js';
 import { booleanFlagValues } from '../cli/boolean-flags.js';
 import { kubeletConfigFromFlags, kubeletFlags, parseDuration } from '../cli/kubelet-flags.js';
 import { earlierPods } from '../cli/replace-pods.js';
@@ -15,11 +16,11 @@ import { Kubelet } from '../engine/kubelet.js';
 import { RuntimeManager } from '../engine/kuberuntime/runtime-manager.js';
 import { runOnce, type PodOutcome } from '../engine/run-once.js';
 import { renderApplyTasks } from '../ui/apply-tasks.js';
-import { ExitCode } from '../util/user-error.js';
+import { ExitCode, UserError } from '../util/user-error.js';
 
 export default class Apply extends BaseCommand {
   static override summary = 'Apply manifests once (runOnce): run every pod until Running or Succeeded, then report.';
-  static override description = `Runs every pod of a file, a directory or - (stdin) as the kubelet's runOnce mode does, until Running (Succeeded for OnFailure and Never pods), a failure or --timeout; exits 0 only if every pod made it. The pods keep running afterwards. Refused (exit 2) on the root dir of a running knode run node, which would stop them as orphans. See docs/cli.md.`;
+  static override description = `Runs every pod of a file, a directory or - (stdin) as the kubelet's runOnce mode does, until Running (Succeeded for OnFailure and Never pods), a failure or --timeout; exits 0 only if every pod made it. The pods keep running afterwards. Refused (exit 2) on the root dir of a running knode run node, which would stop them as orphans; there --replace rewrites the manifests of its --static-dir. See docs/cli.md.`;
 
   static override examples = [
     '<%= config.bin %> apply -f examples/hello.yaml',
@@ -39,7 +40,7 @@ export default class Apply extends BaseCommand {
     }),
     replace: Flags.boolean({
       description:
-        'Stop and remove the pods of the same names that an earlier apply left running, then create them again from the manifests (kubectl replace --force)',
+        "Stop and remove the pods of the same names that an earlier apply left running, then create them again from the manifests (kubectl replace --force); beside a running node, rewrite the objects of the same names in the node's --static-dir instead (kubectl replace)",
       default: false,
     }),
     ...kubeletFlags('apply'),
@@ -48,10 +49,17 @@ export default class Apply extends BaseCommand {
   async run(): Promise<void> {
     const { flags } = await this.parse(Apply, booleanFlagValues(this.argv, ['wait', 'replace']));
     const rootDir = this.rootDir(flags);
-    await refuseBesideNode(rootDir, flags.filename);
+    const beside = await besideNode(rootDir, flags.filename, flags.replace);
+    if (beside && flags.wait) throw new UserError('usage', `--wait with --replace: the node running under ${rootDir} owns its pods`);
     const path = await manifestPath(flags.filename, rootDir);
     const timeout = parseDuration(flags.timeout, 'timeout');
     const tell = (line: string) => this.logToStderr(line);
+    if (beside) {
+      const output = { out: (line: string) => this.log(line), err: tell };
+      const code = await replaceInStaticDir(beside.node, beside.staticDir, path, timeout, output);
+      if (code !== ExitCode.ok) this.exit(code);
+      return;
+    }
     const warn = (message: string) => tell(`Warning: ${message}`);
     const config = kubeletConfigFromFlags(rootDir, flags, { staticPodPath: path, runOnce: true }, warn);
     const client = await this.connectRuntime({ ...flags, 'runtime-endpoint': config.containerRuntimeEndpoint || undefined });

@@ -8,7 +8,7 @@ import type { PodManager } from './pod-manager.js';
 import type { StatusManager } from './status/status-manager.js';
 
 /** Waiting reasons after which a pod will not get to Running without a human (or minutes of backoff). */
-const FATAL_WAITING_REASONS = new Set([
+export const FATAL_WAITING_REASONS = new Set([
   'ErrImagePull',
   'ImagePullBackOff',
   'ErrImageNeverPull',

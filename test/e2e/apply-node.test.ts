@@ -1,7 +1,7 @@
 // `knode apply` on the root dir of a running `knode run` node: the node runs
 // only what its sources hold, so apply refuses (exit 2) instead of starting
 // pods the node would stop as orphans seconds later.
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,8 +16,19 @@ const elsewhere = join(root, 'elsewhere');
 const at = ['--root-dir', root, '--node-name', 'e2e'];
 let node: RunningNode;
 
-function pod(name: string): string {
-  return `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\nspec:\n  terminationGracePeriodSeconds: 1\n  containers:\n    - name: app\n      image: busybox:1.36\n      command: ["sleep", "3600"]\n`;
+function pod(name: string, seconds = 3600): string {
+  return `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\nspec:\n  terminationGracePeriodSeconds: 1\n  containers:\n    - name: app\n      image: busybox:1.36\n      command: ["sleep", "${seconds}"]\n`;
+}
+
+/** The ready sandboxes' ids of a pod. */
+async function sandboxesOf(name: string): Promise<string[]> {
+  const client = new CriClient(`unix://${join(root, 'run', 'runtime.sock')}`);
+  try {
+    const sandboxes = await client.listPodSandbox({ state: { state: 'SANDBOX_READY' } });
+    return sandboxes.filter((s) => s.labels[KubeletLabels.podName] === name).map((s) => s.id);
+  } finally {
+    client.close();
+  }
 }
 
 async function podNames(): Promise<string[]> {
@@ -73,5 +84,38 @@ describe('knode apply beside a running node', () => {
       `Error: the node running under ${root} already runs ${join(staticDir, 'kept.yaml')} from its --static-dir`,
     );
     expect(res.stderr).toContain('Hint: edit the manifests there: the node applies the changes itself');
+  });
+
+  it("with --replace rewrites the static pod's manifest in place, and the node runs the new spec", async () => {
+    const kept = join(staticDir, 'kept.yaml');
+    writeFileSync(kept, `# kept by hand\n${pod('kept')}---\n# a second document stays as it is\n${pod('other')}`);
+    await eventually(async () => (await sandboxesOf('other-e2e')).length === 1, 'the second pod to run', 60_000);
+    const [before] = await sandboxesOf('kept-e2e');
+    const edited = join(elsewhere, 'kept.yaml');
+    writeFileSync(edited, pod('kept', 3601));
+    const res = await knode(['apply', '-f', edited, '--replace', ...at], { timeoutMs: 90_000 });
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout).toBe('pod/kept replaced\n');
+    expect(res.stderr).toContain('1 pod: 1 Running');
+    expect(readFileSync(kept, 'utf8')).toBe(`# kept by hand\n${pod('kept', 3601)}---\n# a second document stays as it is\n${pod('other')}`);
+    expect(readdirSync(staticDir)).toEqual(['kept.yaml']);
+    await eventually(async () => {
+      const now = await sandboxesOf('kept-e2e');
+      return now.length === 1 && now[0] !== before;
+    }, 'the old sandbox to go and a new one to run');
+    const status = await knode(['status', '--root-dir', root]);
+    expect(status.stdout).toMatch(/^kept-e2e +1\/1 +Running +0 /m);
+  }, 120_000);
+
+  it('with --replace refuses a pod its --static-dir does not hold, naming file, pod and field, and writes nothing', async () => {
+    const before = readFileSync(join(staticDir, 'kept.yaml'), 'utf8');
+    const res = await knode(['apply', '-f', join(elsewhere, 'applied.yaml'), '--replace', ...at]);
+    expect(res.code, res.stderr).toBe(1);
+    expect(res.stderr).toContain(
+      `Error: ${join(elsewhere, 'applied.yaml')}, document 0, pod "applied": metadata.name: not found in the node's --static-dir (${staticDir})`,
+    );
+    expect(res.stdout).toBe('');
+    expect(readFileSync(join(staticDir, 'kept.yaml'), 'utf8')).toBe(before);
+    expect(await sandboxesOf('applied-e2e')).toEqual([]);
   });
 });

@@ -86,6 +86,11 @@ describe('knode apply beside a running node', () => {
     expect(res.stderr).toContain('Hint: edit the manifests there: the node applies the changes itself');
   });
 
+  it("completes pod names from the node's pods", async () => {
+    const res = await knode(['__complete', 'pods', '--', 'exec', '--root-dir', root, 'k']);
+    expect(res).toEqual({ code: 0, stdout: 'kept-e2e\n', stderr: '' });
+  });
+
   it("with --replace rewrites the static pod's manifest in place, and the node runs the new spec", async () => {
     const kept = join(staticDir, 'kept.yaml');
     writeFileSync(kept, `# kept by hand\n${pod('kept')}---\n# a second document stays as it is\n${pod('other')}`);

@@ -1,0 +1,40 @@
+import type { PodList } from '../engine/api/v1.js';
+import { defaultRootDir, rootPaths } from '../util/paths.js';
+import { socketAnswers } from '../util/socket.js';
+import { NodeClient } from './node-client.js';
+import type { PodPlace } from './complete-pods.js';
+
+/** How long a completion waits for the node or the runtime: a TAB must not hang the shell. */
+const ANSWER_MS = 2_000;
+
+/**
+ * The pods a completion offers: the running node's under the root dir; else
+ * the ready sandboxes of the runtime (--runtime-endpoint, or the embedded
+ * runtime when it already runs: a TAB never starts one). Nothing when
+ * neither answers.
+ */
+export async function podsToComplete(place: PodPlace): Promise<{ namespace: string; name: string }[]> {
+  const rootDir = place.rootDir ?? defaultRootDir();
+  const signal = AbortSignal.timeout(ANSWER_MS);
+  const node = place.runtimeEndpoint ? undefined : await NodeClient.find(rootDir);
+  if (node) {
+    const res = await node.open('/pods', signal);
+    let body = '';
+    for await (const chunk of res) body += chunk;
+    return (JSON.parse(body) as PodList).items.map((p) => ({ namespace: p.metadata.namespace ?? 'default', name: p.metadata.name ?? '' }));
+  }
+  const socket = rootPaths(rootDir).runtimeSocket;
+  if (!place.runtimeEndpoint && !(await socketAnswers(socket))) return [];
+  const { CriClient } = await import('../cri/client.js');
+  const { KubeletLabels } = await import('../cri/types.js');
+  const client = new CriClient(place.runtimeEndpoint ?? `unix://${socket}`, { requestTimeoutMs: ANSWER_MS });
+  try {
+    const sandboxes = await client.listPodSandbox({ state: { state: 'SANDBOX_READY' } });
+    return sandboxes.map((s) => ({
+      namespace: s.labels[KubeletLabels.podNamespace] ?? 'default',
+      name: s.labels[KubeletLabels.podName] ?? '',
+    }));
+  } finally {
+    client.close();
+  }
+}

@@ -1,0 +1,130 @@
+// Where a pod name goes on a knode command line, the names offered there,
+// and the shell hooks that ask for them.
+import { execFileSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { podCandidates, podPlace, type FlagSpecs } from '../../../src/cli/complete-pods.js';
+import { completionHook } from '../../../src/cli/completion-hooks.js';
+
+const base: FlagSpecs = {
+  'root-dir': { type: 'option' },
+  'runtime-endpoint': { type: 'option' },
+  verbose: { type: 'boolean' },
+};
+const flags: Record<string, FlagSpecs> = {
+  exec: {
+    ...base,
+    container: { type: 'option', char: 'c' },
+    stdin: { type: 'boolean', char: 'i' },
+    tty: { type: 'boolean', char: 't' },
+    namespace: { type: 'option', char: 'n' },
+  },
+  logs: { ...base, container: { type: 'option', char: 'c' }, follow: { type: 'boolean', char: 'f' } },
+  cp: { ...base, container: { type: 'option', char: 'c' }, namespace: { type: 'option', char: 'n' } },
+  'describe:pod': { ...base, namespace: { type: 'option', char: 'n' } },
+  'port-forward': { ...base, address: { type: 'option' }, namespace: { type: 'option', char: 'n' } },
+  attach: { ...base },
+  apply: { ...base, filename: { type: 'option', char: 'f' } },
+};
+const place = (...words: string[]) => podPlace(words, (id) => flags[id]);
+
+describe('podPlace', () => {
+  it("finds the pod's argument of each command, past flags and their values", () => {
+    expect(place('exec', '')).toMatchObject({ command: 'exec', prefix: '', colon: false });
+    expect(place('exec', '-it', '-c', 'app', 'we')).toMatchObject({ prefix: 'we' });
+    expect(place('attach', '--root-dir', '/r', '')).toMatchObject({ rootDir: '/r' });
+    expect(place('logs', '-f', '--root-dir=/r', 'w')).toMatchObject({ command: 'logs', rootDir: '/r', prefix: 'w' });
+    expect(place('describe', 'pod', '-n', 'kube-system', '')).toMatchObject({ command: 'describe:pod', namespace: 'kube-system' });
+    expect(place('port-forward', '--address', '0.0.0.0', '--runtime-endpoint', 'unix:///c.sock', '')).toMatchObject({
+      runtimeEndpoint: 'unix:///c.sock',
+    });
+    expect(place('exec', '-in', 'other', '')).toMatchObject({ namespace: 'other' });
+    expect(place('cp', './local', 'w')).toMatchObject({ command: 'cp', colon: true, prefix: 'w' });
+    expect(place('cp', '-n', 'x', '')).toMatchObject({ colon: true, namespace: 'x' });
+  });
+
+  it('is nowhere else: a later argument, a flag or its value, after --, another command', () => {
+    for (const words of [
+      ['exec', 'web', ''],
+      ['exec', '-c', ''],
+      ['exec', '--namespace', ''],
+      ['exec', '--', ''],
+      ['exec', '-'],
+      ['exec', '--con'],
+      ['cp', 'a', 'b', ''],
+      ['logs', '-n', 'other', ''], // logs has no -n: "other" is its pod
+      ['describe', ''],
+      ['describe', 'node', ''],
+      ['apply', '-f', ''],
+      ['run', ''],
+      ['exec'],
+      [],
+    ])
+      expect(place(...words), words.join(' ')).toBeUndefined();
+  });
+});
+
+describe('podCandidates', () => {
+  const pods = [
+    { namespace: 'default', name: 'web-e2e' },
+    { namespace: 'default', name: 'worker-e2e' },
+    { namespace: 'other', name: 'db-e2e' },
+    { namespace: 'default', name: 'web-e2e' },
+  ];
+  it("offers default's pods by name, the others as NAMESPACE/NAME, once each, sorted, those that fit what is typed", () => {
+    expect(podCandidates(pods, place('exec', '')!)).toEqual(['other/db-e2e', 'web-e2e', 'worker-e2e']);
+    expect(podCandidates(pods, place('exec', 'we')!)).toEqual(['web-e2e']);
+    expect(podCandidates(pods, place('exec', '-n', 'other', '')!)).toEqual(['db-e2e']);
+    expect(podCandidates(pods, place('exec', '-n', 'none', '')!)).toEqual([]);
+  });
+
+  it("offers cp's POD: until a colon is typed", () => {
+    expect(podCandidates(pods, place('cp', 'w')!)).toEqual(['web-e2e:', 'worker-e2e:']);
+    expect(podCandidates(pods, place('cp', 'web-e2e:/t')!)).toEqual([]);
+  });
+});
+
+describe('completionHook', () => {
+  it('is valid bash, and bash and zsh ask knode for the commands that take a pod, and hands the rest to oclif', () => {
+    const bash = completionHook('bash', 'knode');
+    expect(bash).toContain('attach|cp|describe|exec|logs|port-forward)');
+    expect(bash).toContain('knode __complete pods -- ');
+    expect(bash).toContain('  _knode_autocomplete\n');
+    expect(bash).toContain('complete -o default -F _knode_pods_complete knode');
+    execFileSync('bash', ['-n'], { input: bash });
+    const zsh = completionHook('zsh', 'knode');
+    expect(zsh).toContain('  _knode "$@"\n');
+    expect(zsh).toContain('compdef _knode_pods_complete knode');
+    expect(completionHook('powershell', 'knode')).toBe('');
+  });
+
+  it('has no % or backslash: `knode autocomplete` has it added to ~/.bashrc through printf', () => {
+    for (const shell of ['bash', 'zsh']) expect(completionHook(shell, 'knode')).not.toMatch(/[%\\]/);
+  });
+
+  it("completes in bash from what knode prints, and hands to oclif's function when knode exits 1", () => {
+    const run = (line: string, answer: string) =>
+      execFileSync('bash', ['--norc', '-c', `${completionHook('bash', 'knode')}\n${probe(line)}`], {
+        encoding: 'utf8',
+        env: { PATH: `${fakeKnode(answer)}:/usr/bin:/bin` },
+      });
+    expect(run('knode exec w', 'web-e2e\nworker-e2e')).toBe('web-e2e|worker-e2e|\n');
+    expect(run('knode ex', 'FALLBACK')).toBe('oclif|\n');
+  });
+});
+
+/** A knode on PATH that prints ANSWER (exit 0), or exits 1 for FALLBACK, as `__complete pods` does. */
+function fakeKnode(answer: string): string {
+  const dir = execFileSync('mktemp', ['-d'], { encoding: 'utf8' }).trim();
+  const body = answer === 'FALLBACK' ? 'exit 1' : `printf '${answer.replaceAll('\n', '\\n')}\\n'`;
+  execFileSync('sh', ['-c', `printf '#!/bin/sh\\n%s\\n' "$1" > "$2/knode" && chmod +x "$2/knode"`, 'sh', body, dir]);
+  return dir;
+}
+
+/** Calls the hook as bash's completion would for LINE, with oclif's function stubbed, and prints COMPREPLY. */
+function probe(line: string): string {
+  return [
+    `_knode_autocomplete() { COMPREPLY=(oclif); }`,
+    `COMP_LINE='${line}'; COMP_POINT=\${#COMP_LINE}; read -ra COMP_WORDS <<< "$COMP_LINE"; COMP_CWORD=$((\${#COMP_WORDS[@]} - 1))`,
+    `_knode_pods_complete 2>/dev/null; printf '%s|' "\${COMPREPLY[@]}"; echo`,
+  ].join('\n');
+}

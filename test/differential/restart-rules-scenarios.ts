@@ -7,7 +7,7 @@
 // in retry-scenarios.ts). The first restart after an exit is at once on both
 // agents, so these settle without a back-off.
 import type { Container, PodSpec } from '../../src/engine/api/v1.js';
-import type { Scenario } from './scenarios.js';
+import { IMAGE, sh, SLEEP, type Scenario } from './scenario-parts.js';
 
 const DATA = { name: 'runs', mountPath: '/runs' };
 
@@ -15,7 +15,7 @@ const DATA = { name: 'runs', mountPath: '/runs' };
 function exits(name: string, first: number, then: number, own: Partial<Container> = {}): Container {
   return {
     name,
-    image: 'busybox:1.36',
+    image: IMAGE,
     imagePullPolicy: 'IfNotPresent',
     // No `$(` in it: both agents expand `$(NAME)` in commands.
     command: ['sh', '-c', `[ -f /runs/${name} ] && exit ${then}; touch /runs/${name}; exit ${first}`],
@@ -30,12 +30,7 @@ function pod(containers: Container[], extra: Partial<PodSpec>): PodSpec {
 }
 
 /** Runs until killed, exiting 0 on SIGTERM. */
-const SLEEP: Container = {
-  name: 'main',
-  image: 'busybox:1.36',
-  imagePullPolicy: 'IfNotPresent',
-  command: ['sh', '-c', "trap 'exit 0' TERM; sleep 3600 & wait"],
-};
+const MAIN = sh('main', SLEEP);
 
 const ON_42 = { action: 'Restart' as const, exitCodes: { operator: 'In' as const, values: [42] } };
 
@@ -43,7 +38,7 @@ export const restartRulesScenarios: Scenario[] = [
   {
     name: 'rule-restarts-on-42',
     what: 'a container restartPolicy Never with a rule restarting on exit 42, under a pod Always: exits 42 (restarted), then 3 (stays terminated)',
-    spec: pod([exits('once', 42, 3, { restartPolicy: 'Never', restartPolicyRules: [ON_42] }), SLEEP], { restartPolicy: 'Always' }),
+    spec: pod([exits('once', 42, 3, { restartPolicy: 'Never', restartPolicyRules: [ON_42] }), MAIN], { restartPolicy: 'Always' }),
   },
   {
     name: 'container-never-under-always',

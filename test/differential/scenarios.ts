@@ -11,57 +11,20 @@
 // A scenario lasts long enough for its pod to show every state it will; crash
 // loops (`loop`) never settle and are compared by their states and restart counts.
 import type { Container, PodSpec } from '../../src/engine/api/v1.js';
+import { exec, IMAGE, pod, type Scenario, sh, SLEEP, STUBBORN } from './scenario-parts.js';
 import { dnsScenarios } from './dns-scenarios.js';
 import { retryScenarios } from './retry-scenarios.js';
+import { restartRulesScenarios } from './restart-rules-scenarios.js';
+import { probeScenarios } from './probe-scenarios.js';
+import { hostsScenarios } from './hosts-scenarios.js';
+import { staticApiScenarios } from './static-api-scenarios.js';
+import { admissionScenarios } from './admission-scenarios.js';
+import { containerScenarios } from './container-scenarios.js';
 
 export { CLUSTER_DNS, CLUSTER_DOMAIN } from './dns-scenarios.js';
 
-export const IMAGE = 'busybox:1.36';
+export { IMAGE, type Scenario };
 
-export interface Scenario {
-  /** The pod's metadata.name (the static pod is `<name>-<node>`). */
-  name: string;
-  /** What it exercises, one line. */
-  what: string;
-  spec: PodSpec;
-  /** Rewrite the manifest with this spec `at` seconds after the agent showed the pod begun. */
-  edit?: { at: number; spec: PodSpec };
-  /** Remove the manifest this many seconds after the agent showed the pod begun. */
-  removeAt?: number;
-  /** Seconds after the pod began by which it has shown all it will (default LASTS); the run lasts that long after it. */
-  lasts?: number;
-  /**
-   * It never settles (a crash loop, an image pull back-off): at the end of the run only
-   * its restart counts are compared, within RESTART_SLACK, since the moment of the last
-   * sample falls anywhere in a cycle.
-   */
-  loop?: boolean;
-  /** The manifest's file name in the static pod directory (default NAME.yaml). */
-  fileName?: string;
-  /** The manifest's text as written, instead of one generated from `spec`. */
-  text?: string;
-}
-
-/** A busybox container running a shell script. */
-function sh(name: string, script: string, extra: Partial<Container> = {}): Container {
-  return { name, image: IMAGE, imagePullPolicy: 'IfNotPresent', command: ['sh', '-c', script], ...extra };
-}
-
-/** A pod spec on the host network with a short grace period. */
-function pod(containers: Container[], extra: Partial<PodSpec> = {}): PodSpec {
-  return { hostNetwork: true, terminationGracePeriodSeconds: 2, containers, ...extra };
-}
-
-const exec = (...command: string[]) => ({ exec: { command } });
-/** A script that sleeps until killed, exiting 0 on SIGTERM (PID 1 ignores SIGTERM without a handler). */
-const SLEEP = "trap 'exit 0' TERM; sleep 3600 & wait";
-/**
- * A container that ignores SIGTERM (PID 1 without a handler) and dies of SIGKILL at the
- * end of its grace period, exit code 137: for containers a probe or a failed postStart
- * hook kills, which may happen before a shell has set a trap (the exit code would then
- * depend on timing: a CI run once saw the kubelet's container die of SIGKILL there).
- */
-const STUBBORN = 'exec sleep 3600';
 /**
  * The main process dies of SIGKILL (`$$$$` is the shell's `$$`: the kubelet expands `$$`
  * to `$` in commands). As PID 1 of its own PID namespace it could not be killed from
@@ -622,6 +585,12 @@ export const scenarios: Scenario[] = [
   },
   ...dnsScenarios,
   ...retryScenarios,
+  ...restartRulesScenarios,
+  ...probeScenarios,
+  ...hostsScenarios,
+  ...staticApiScenarios,
+  ...admissionScenarios,
+  ...containerScenarios,
 ];
 
 /**

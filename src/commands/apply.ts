@@ -16,6 +16,7 @@ import { Kubelet } from '../engine/kubelet.js';
 import { RuntimeManager } from '../engine/kuberuntime/runtime-manager.js';
 import { runOnce, type PodOutcome } from '../engine/run-once.js';
 import { renderApplyTasks } from '../ui/apply-tasks.js';
+import { workloadFeed, type ApplyWorkloadFeed } from '../cli/apply-progress.js';
 import { ExitCode, UserError } from '../util/user-error.js';
 
 export default class Apply extends BaseCommand {
@@ -80,15 +81,17 @@ export default class Apply extends BaseCommand {
     let resolveOutcomes!: (o: PodOutcome[]) => void;
     const outcomes = new Promise<PodOutcome[]>((r) => (resolveOutcomes = r));
     let rendering: Promise<void> | undefined;
+    let feed: ApplyWorkloadFeed | undefined;
     try {
       const result = await runOnce(
         kubelet,
         timeout,
         interrupted,
         (pods) => {
+          feed = workloadFeed(workloads, workloads.api.keysFrom(`file:${path}`));
           rendering = renderApplyTasks(
             pods.map(podRef),
-            { subscribe: (l) => kubelet.events.subscribe(l), outcomes },
+            { subscribe: (l) => kubelet.events.subscribe(l), outcomes, workloads: feed },
             !!process.stderr.isTTY,
           );
         },
@@ -97,6 +100,7 @@ export default class Apply extends BaseCommand {
         },
       );
       resolveOutcomes(result.outcomes);
+      feed?.finish(interrupted.aborted ? 'interrupted' : `timed out after ${flags.timeout}`);
       await rendering;
       for (const error of result.manifestErrors) this.logToStderr(`Error: ${error}`);
       for (const [, state] of rollouts) this.logToStderr(state.message);

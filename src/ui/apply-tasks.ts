@@ -1,6 +1,7 @@
-import { Listr, ListrLogger, ProcessOutput } from 'listr2';
+import { figures, Listr, ListrDefaultRendererLogLevels, ListrLogger, ProcessOutput } from 'listr2';
 import type { LifecycleEvent } from '../engine/events.js';
 import type { PodOutcome } from '../engine/run-once.js';
+import { workloadTasks, type StageSinks, type WorkloadFeed } from './workload-tasks.js';
 
 /** A line for each stage of a pod's start, as the task list shows it. */
 function stageOf(e: LifecycleEvent): string | undefined {
@@ -34,49 +35,67 @@ export interface ApplyProgress {
   subscribe(listener: (event: LifecycleEvent) => void): () => void;
   /** Resolves with every pod's outcome once all are decided. */
   outcomes: Promise<PodOutcome[]>;
+  /** The manifests' workloads, each shown with its pods under it. */
+  workloads?: WorkloadFeed;
 }
 
 /**
  * Renders `knode apply` as a listr2 task list, one task per pod showing each
- * stage as it happens, on stderr (stdout stays free for -o json|yaml). Not a
- * TTY: one plain line per task state.
+ * stage as it happens, then one per workload with its pods under it, on
+ * stderr (stdout stays free for -o json|yaml). Not a TTY: one plain line per
+ * task state.
  */
-export async function renderApplyTasks(pods: string[], progress: ApplyProgress, tty: boolean): Promise<void> {
+export async function renderApplyTasks(
+  pods: string[],
+  progress: ApplyProgress,
+  tty: boolean,
+  out: NodeJS.WriteStream = process.stderr,
+): Promise<void> {
   const waiters = new Map<string, { stage: (line: string) => void; done: (o: PodOutcome) => void }>();
+  const workloadPods: StageSinks = new Map();
   const unsubscribe = progress.subscribe((e) => {
     const line = stageOf(e);
-    if (line) waiters.get(e.pod)?.stage(line);
+    if (line) (waiters.get(e.pod)?.stage ?? workloadPods.get(e.pod))?.(line);
   });
   void progress.outcomes.then((all) => {
     for (const o of all) waiters.get(o.pod)?.done(o);
   });
-  const logger = new ListrLogger({ processOutput: new ProcessOutput(process.stderr, process.stderr) });
+  const logger = new ListrLogger({ processOutput: new ProcessOutput(out, out) });
   const list = new Listr(
-    pods.map((pod) => ({
-      title: pod,
-      task: (_ctx: unknown, task: { output: string; title: string }) =>
-        new Promise<void>((resolve, reject) => {
-          waiters.set(pod, {
-            stage: (line) => (task.output = line),
-            done: (o) => {
-              const took = `${(o.durationMs / 1000).toFixed(1)}s`;
-              if (o.ok) {
-                task.title = `${pod}: ${o.result} in ${took}`;
-                resolve();
-              } else {
-                reject(new Error(`${pod}: ${o.result}${o.message ? `: ${o.message}` : ''}`));
-              }
-            },
-          });
-        }),
-    })),
+    [
+      ...pods.map((pod) => ({
+        title: pod,
+        task: (_ctx: unknown, task: { output: string; title: string }) =>
+          new Promise<void>((resolve, reject) => {
+            waiters.set(pod, {
+              stage: (line) => (task.output = line),
+              done: (o) => {
+                const took = `${(o.durationMs / 1000).toFixed(1)}s`;
+                if (o.ok) {
+                  task.title = `${pod}: ${o.result} in ${took}`;
+                  resolve();
+                } else {
+                  reject(new Error(`${pod}: ${o.result}${o.message ? `: ${o.message}` : ''}`));
+                }
+              },
+            });
+          }),
+      })),
+      ...(progress.workloads ? workloadTasks(progress.workloads, tty, workloadPods) : []),
+    ],
     {
       concurrent: true,
       exitOnError: false,
       // knode apply owns SIGINT (listr2's own handler would exit 127 before the summary).
       registerSignalListeners: false,
       renderer: tty ? 'default' : 'simple',
-      rendererOptions: { logger, collapseErrors: false },
+      // A workload's pods stay under it once it is done; a failed workload is crossed as a failed pod is.
+      rendererOptions: {
+        logger,
+        collapseErrors: false,
+        collapseSubtasks: false,
+        icon: { [ListrDefaultRendererLogLevels.FAILED_WITH_FAILED_SUBTASKS]: figures.cross },
+      },
     },
   );
   try {

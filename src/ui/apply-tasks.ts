@@ -60,6 +60,9 @@ export async function renderApplyTasks(
   void progress.outcomes.then((all) => {
     for (const o of all) waiters.get(o.pod)?.done(o);
   });
+  // listr2 draws only when stdout is a terminal too; with stdout redirected (-o json > file) it
+  // would fall back to plain lines on stdout, in the JSON. Plain lines then, on stderr.
+  const draw = tty && process.stdout.isTTY === true;
   const logger = new ListrLogger({ processOutput: new ProcessOutput(out, out) });
   const list = new Listr(
     [
@@ -81,14 +84,14 @@ export async function renderApplyTasks(
             });
           }),
       })),
-      ...(progress.workloads ? workloadTasks(progress.workloads, tty, workloadPods) : []),
+      ...(progress.workloads ? workloadTasks(progress.workloads, draw, workloadPods) : []),
     ],
     {
       concurrent: true,
       exitOnError: false,
       // knode apply owns SIGINT (listr2's own handler would exit 127 before the summary).
       registerSignalListeners: false,
-      renderer: tty ? 'default' : 'simple',
+      renderer: draw ? 'default' : 'simple',
       // A workload's pods stay under it once it is done; a failed workload is crossed as a failed pod is.
       rendererOptions: {
         logger,
@@ -96,6 +99,7 @@ export async function renderApplyTasks(
         collapseSubtasks: false,
         icon: { [ListrDefaultRendererLogLevels.FAILED_WITH_FAILED_SUBTASKS]: figures.cross },
       },
+      fallbackRendererOptions: { logger },
     },
   );
   try {

@@ -51,6 +51,12 @@ describe('knode apply', () => {
     expect(res.stderr).toContain('deployment "greeter" successfully rolled out');
     expect(res.stderr).toContain('job "count" completed');
     expect(res.stderr).toMatch(/3 workloads: 3 ready/);
+    // The task list (plain lines: stderr is no terminal): each workload, and its pods under it by name.
+    expect(res.stderr).toMatch(/^✔ deployment\.apps\/greeter {2}2\/2 ready in \d+\.\ds$/m);
+    for (const name of greeters) expect(res.stderr).toContain(`\n✔ ${name}  1/1  Running\n`);
+    expect(res.stderr).toMatch(/^✔ job\.batch\/count {2}3\/3 complete in \d+\.\ds$/m);
+    for (const name of counters) expect(res.stderr).toContain(`\n✔ ${name}  0/1  Completed\n`);
+    expect(res.stderr).not.toMatch(/configmap\S*\/greeter {2}/);
     // The pods keep running after apply exits.
     const client = new CriClient(`unix://${join(root, 'run', 'runtime.sock')}`);
     const running = await client.listContainers({ state: { state: 'CONTAINER_RUNNING' } });

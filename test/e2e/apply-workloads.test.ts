@@ -1,0 +1,81 @@
+// knode apply's task list for workloads that do not make it, through
+// bin/run.js on the embedded runtime: a Job whose only pod fails
+// (backoffLimit 0) and a Deployment whose pod never gets ready, cut by
+// --timeout. Each workload's task fails with kubectl's reason, its pods
+// under it with theirs, and apply exits 1.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, expect, it } from 'vitest';
+import { knode } from '../helpers/cli.js';
+
+const root = mkdtempSync(join(tmpdir(), 'knode-apply-workloads-'));
+
+afterAll(async () => {
+  await knode(['runtime', 'stop', '--root-dir', root]);
+}, 60_000);
+
+const MANIFESTS = `apiVersion: batch/v1
+kind: Job
+metadata:
+  name: fails
+spec:
+  backoffLimit: 0
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+        - name: main
+          image: busybox:1.36
+          command: ["sh", "-c", "exit 3"]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: never
+spec:
+  replicas: 1
+  selector:
+    matchLabels: { app: never }
+  template:
+    metadata:
+      labels: { app: never }
+    spec:
+      terminationGracePeriodSeconds: 1
+      containers:
+        - name: main
+          image: busybox:1.36
+          command: ["sleep", "600"]
+          readinessProbe:
+            exec: { command: ["false"] }
+            periodSeconds: 1
+`;
+
+it('fails the Job and the Deployment not ready at --timeout, each after its pods, with their reasons, and exits 1', async () => {
+  const file = join(root, 'failing.yaml');
+  writeFileSync(file, MANIFESTS);
+  const res = await knode(['apply', '-f', file, '--timeout', '6s', '--root-dir', root, '--node-name', 'e2e', '-o', 'json'], {
+    timeoutMs: 60_000,
+  });
+  expect(res.code, res.stderr).toBe(1);
+  // stdout holds the List alone.
+  const kinds = (JSON.parse(res.stdout) as { items: { kind: string }[] }).items.map((o) => o.kind);
+  expect(kinds).toEqual(['Job', 'Pod', 'Deployment', 'ReplicaSet', 'Pod']);
+  const lines = res.stderr.split('\n');
+  const at = (pattern: RegExp) => lines.findIndex((l) => pattern.test(l));
+  const jobPod = at(
+    /^✖ fails-[bcdfghjklmnpqrstvwxz2456789]{5} {2}0\/1 {2}Error \[FAILED: fails-\w+: Error: container main exited with code 3\]$/,
+  );
+  const job = at(
+    /^✖ job\.batch\/fails {2}0\/1 complete, 1 failed \[FAILED: job "fails" failed: BackoffLimitExceeded: Job has reached the specified backoff limit\]$/,
+  );
+  const deploymentPod = at(/^✖ never-\w+-\w{5} {2}0\/1 {2}Running \[FAILED: never-\S+: Running: 0\/1 ready\]$/);
+  const deployment = at(/^✖ deployment\.apps\/never {2}0\/1 ready \[FAILED: timed out after 6s\]$/);
+  expect(
+    [jobPod, job, deploymentPod, deployment].every((i) => i >= 0),
+    res.stderr,
+  ).toBe(true);
+  expect(jobPod).toBeLessThan(job);
+  expect(deploymentPod).toBeLessThan(deployment);
+  expect(res.stderr).toContain('2 workloads: 0 ready, 2 not');
+}, 90_000);

@@ -41,8 +41,8 @@ export function workloadsToDelete(
 
 /**
  * Deletes the manifests' workloads from the objects the local controllers
- * saved: their pods are stopped first, all at once (a foreground cascade),
- * then the objects go. Claims stay unless `claims`. The workloads are
+ * saved, in the foreground: each is marked, its pods are stopped, all at
+ * once, and it goes when they are gone. Claims stay unless `claims`. The workloads are
  * deleted side by side; the outputs come in the manifests' order.
  */
 export async function deleteWorkloads(
@@ -62,6 +62,10 @@ export async function deleteWorkloads(
         if (refused) return refused;
         const key = `${o.kind}/${namespace}/${o.metadata.name}`;
         const pods = workloads.withDependents([key]).filter((d) => d.kind === 'Pod') as unknown as Pod[];
+        // A foreground cascade (kubectl delete --cascade=foreground): the workload is marked (foregroundDeletion)
+        // and its pods Terminating while they stop, as `knode status` shows meanwhile; it goes once they are gone.
+        workloads.api.deleteObject(o.kind, namespace, o.metadata.name!, 'Foreground');
+        workloads.api.save();
         const results = await Promise.all(
           pods.map(async (pod) => {
             const status = await runtime.getPodStatus(pod.metadata.uid!, pod.metadata.name!, namespace);
@@ -69,7 +73,6 @@ export async function deleteWorkloads(
           }),
         );
         const errors = results.filter((e) => e !== undefined).map((e) => `Error: ${e}`);
-        workloads.api.deleteObject(o.kind, namespace, o.metadata.name!);
         for (const pod of pods)
           if (workloads.store.get('Pod', namespace, pod.metadata.name!))
             workloads.store.delete('Pod', namespace, pod.metadata.name!, { gracePeriodSeconds: 0 });

@@ -7,7 +7,7 @@ import { ClusterError, type LocalApi, type PodWatch, type WatchEventType } from 
 import { DELETABLE } from '../engine/cluster/status-sync.js';
 import type { Pod } from '../engine/api/v1.js';
 import type { ConfigMap, KubeObject, PersistentVolumeClaim, Secret } from '../engine/api/workloads.js';
-import type { ObjectStore, StoreEvent } from './store.js';
+import type { ObjectStore, PropagationPolicy, StoreEvent } from './store.js';
 
 /** How soon after a change the store is saved: a burst of changes is written once. */
 const SAVE_DELAY_MS = 200;
@@ -151,10 +151,10 @@ export class LocalApiserver implements LocalApi {
     this.scheduleSave();
   }
 
-  /** Deletes an object (with what it controls) and forgets which manifest gave it, as `kubectl delete` does. */
-  deleteObject(kind: string, namespace: string, name: string): void {
+  /** Deletes an object (with what it controls, by POLICY) and forgets which manifest gave it, as `kubectl delete` does. */
+  deleteObject(kind: string, namespace: string, name: string, propagationPolicy?: PropagationPolicy): void {
     this.applied.delete(`${kind}/${namespace}/${name}`);
-    this.store.delete(kind, namespace, name);
+    this.store.delete(kind, namespace, name, { propagationPolicy });
     this.scheduleSave();
   }
 

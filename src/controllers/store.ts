@@ -2,11 +2,25 @@ import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import type { Clock } from '../util/clock.js';
 import { ClusterError } from '../engine/cluster/client.js';
-import { rfc3339 } from '../engine/api/v1.js';
+import { rfc3339, type ObjectMeta } from '../engine/api/v1.js';
 import type { KubeObject } from '../engine/api/workloads.js';
 import { applyDefaults, prepareForCreate, prepareForUpdate } from './defaults.js';
 
 export type StoreEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+/** How a delete treats the objects the deleted one controls, as metav1.DeletionPropagation. */
+export type PropagationPolicy = 'Foreground' | 'Background' | 'Orphan';
+
+/** The finalizer an owner carries while its dependents are deleted in the foreground. */
+export const FOREGROUND_FINALIZER = 'foregroundDeletion';
+
+/** Finalizers a controller keeps in memory, not held here: the Job controller's pod tracking (see docs/workloads.md). */
+const IN_MEMORY_FINALIZERS = new Set(['batch.kubernetes.io/job-tracking']);
+
+/** The finalizers that hold O's deletion. */
+function heldBy(o: KubeObject): string[] {
+  return (o.metadata.finalizers ?? []).filter((f) => !IN_MEMORY_FINALIZERS.has(f));
+}
 
 export interface StoreEvent {
   type: StoreEventType;
@@ -103,6 +117,8 @@ export class ObjectStore {
     if (!isDeepStrictEqual(o.spec, old.spec)) o.metadata.generation = (old.metadata.generation ?? 1) + 1;
     if (isDeepStrictEqual(o, old)) return structuredClone(old) as T;
     this.commit('MODIFIED', key, o);
+    // A deletion held by finalizers ends with the last of them (a pod's, once the node let it go).
+    if (o.metadata.deletionTimestamp && !o.metadata.deletionGracePeriodSeconds && heldBy(o).length === 0) this.remove(key, o);
     return structuredClone(o) as T;
   }
 
@@ -117,12 +133,21 @@ export class ObjectStore {
   }
 
   /**
-   * Deletes as the apiserver does. A pod with a grace period is marked (its
-   * deletionTimestamp set) and goes when the node deletes it with grace 0,
-   * once its containers stopped; anything else goes at once, and the objects
-   * it controls follow (the garbage collector's background cascade).
+   * Deletes as the apiserver does, and the garbage collector after it. A pod
+   * with a grace period is marked (its deletionTimestamp set) and goes when
+   * the node deletes it with grace 0, once its containers stopped. An object
+   * with finalizers is marked and stays until an update removes the last
+   * one. The objects it controls follow, by POLICY: Background (the
+   * default) deletes them once it is gone; Foreground keeps it, with the
+   * foregroundDeletion finalizer, until those that block it are gone;
+   * Orphan leaves them, without their reference to it.
    */
-  delete(kind: string, namespace: string, name: string, options: { uid?: string; gracePeriodSeconds?: number } = {}): void {
+  delete(
+    kind: string,
+    namespace: string,
+    name: string,
+    options: { uid?: string; gracePeriodSeconds?: number; propagationPolicy?: PropagationPolicy } = {},
+  ): void {
     const key = keyOf(kind, namespace, name);
     const old = this.existing(key, kind, name, options.uid);
     if (kind === 'Pod') {
@@ -132,18 +157,24 @@ export class ObjectStore {
       const finished = phase === 'Succeeded' || phase === 'Failed';
       if (grace > 0 && spec?.nodeName && !finished) {
         if (old.metadata.deletionTimestamp) return;
-        const o = structuredClone(old);
-        o.metadata.deletionTimestamp = rfc3339(this.clock.now() + grace * 1000);
-        o.metadata.deletionGracePeriodSeconds = grace;
-        this.commit('MODIFIED', key, o);
+        this.mark(key, old, grace);
         return;
       }
     }
-    this.objects.delete(key);
-    this.emit('DELETED', old);
-    for (const dependent of [...this.objects.values()])
-      if (dependent.metadata.ownerReferences?.some((r) => r.uid === old.metadata.uid))
-        this.delete(dependent.kind, dependent.metadata.namespace ?? '', dependent.metadata.name!);
+    const policy = options.propagationPolicy ?? 'Background';
+    if (policy === 'Orphan') this.orphanDependents(old);
+    if (policy === 'Foreground' && this.dependentsOf(old).length > 0) {
+      const o = this.mark(key, old, 0, FOREGROUND_FINALIZER);
+      // The garbage collector deletes the dependents: in the foreground those that have dependents of their own.
+      for (const dependent of this.dependentsOf(o)) this.deleteDependent(dependent, true);
+      this.collectForeground(o.metadata.uid!);
+      return;
+    }
+    if (heldBy(old).length > 0) {
+      this.mark(key, old, 0);
+      return;
+    }
+    this.remove(key, old);
   }
 
   /** Calls LISTENER with every change from now on; returns the unsubscribe. */
@@ -169,6 +200,71 @@ export class ObjectStore {
   load(objects: KubeObject[], version: number): void {
     for (const o of objects) this.objects.set(keyOf(o.kind, o.metadata.namespace, o.metadata.name), structuredClone(o));
     this.version = Math.max(this.version, version);
+  }
+
+  /** Sets the deletionTimestamp (GRACE seconds on) and adds FINALIZER, once. */
+  private mark(key: string, old: KubeObject, grace: number, finalizer?: string): KubeObject {
+    const o = structuredClone(old);
+    o.metadata.deletionTimestamp ??= rfc3339(this.clock.now() + grace * 1000);
+    o.metadata.deletionGracePeriodSeconds = grace;
+    if (finalizer && !o.metadata.finalizers?.includes(finalizer)) o.metadata.finalizers = [...(o.metadata.finalizers ?? []), finalizer];
+    if (!isDeepStrictEqual(o, old)) this.commit('MODIFIED', key, o);
+    return o;
+  }
+
+  /** Removes the object; what it controls follows in the background, and an owner waiting in the foreground is looked at again. */
+  private remove(key: string, old: KubeObject): void {
+    this.objects.delete(key);
+    this.emit('DELETED', old);
+    for (const dependent of this.dependentsOf(old)) this.deleteDependent(dependent, false);
+    this.collectForeground(...(old.metadata.ownerReferences ?? []).map((r) => r.uid));
+  }
+
+  /**
+   * The garbage collector's delete of a dependent (attemptToDeleteItem):
+   * Foreground when its owner waits in the foreground and it has dependents
+   * of its own, or when it carries the finalizer already; else Background.
+   */
+  private deleteDependent(o: KubeObject, ownerWaits: boolean): void {
+    const { kind, metadata } = o;
+    if (!this.objects.has(keyOf(kind, metadata.namespace, metadata.name))) return;
+    const foreground = metadata.finalizers?.includes(FOREGROUND_FINALIZER) || (ownerWaits && this.dependentsOf(o).length > 0);
+    this.delete(kind, metadata.namespace ?? '', metadata.name!, {
+      uid: metadata.uid,
+      propagationPolicy: foreground ? 'Foreground' : 'Background',
+    });
+  }
+
+  /**
+   * processDeletingDependentsItem: an owner in foreground deletion loses its
+   * foregroundDeletion finalizer once no dependent blocks it
+   * (blockOwnerDeletion), and goes when no other finalizer holds it.
+   */
+  private collectForeground(...uids: string[]): void {
+    for (const uid of uids) {
+      const owner = [...this.objects.values()].find((o) => o.metadata.uid === uid);
+      if (!owner?.metadata.finalizers?.includes(FOREGROUND_FINALIZER)) continue;
+      if (this.dependentsOf(owner).some((d) => d.metadata.ownerReferences?.some((r) => r.uid === uid && r.blockOwnerDeletion))) continue;
+      const metadata: ObjectMeta = { ...owner.metadata, finalizers: owner.metadata.finalizers.filter((f) => f !== FOREGROUND_FINALIZER) };
+      if (metadata.finalizers!.length === 0) delete metadata.finalizers;
+      this.update({ ...owner, metadata });
+    }
+  }
+
+  /** Orphan: the dependents lose their reference to OWNER, as the garbage collector's orphanDependents does. */
+  private orphanDependents(owner: KubeObject): void {
+    for (const dependent of this.dependentsOf(owner)) {
+      const metadata: ObjectMeta = {
+        ...dependent.metadata,
+        ownerReferences: dependent.metadata.ownerReferences!.filter((r) => r.uid !== owner.metadata.uid),
+      };
+      if (metadata.ownerReferences!.length === 0) delete metadata.ownerReferences;
+      this.update({ ...dependent, metadata });
+    }
+  }
+
+  private dependentsOf(owner: KubeObject): KubeObject[] {
+    return [...this.objects.values()].filter((o) => o.metadata.ownerReferences?.some((r) => r.uid === owner.metadata.uid));
   }
 
   private existing(key: string, kind: string, name: string, uid: string | undefined): KubeObject {

@@ -169,6 +169,8 @@ describe('a Deployment in the static dir', () => {
       const after = await knode(['status', '--root-dir', applyRoot]);
       expect(after.stdout).toBe('');
       expect(after.stderr).toContain('No pods found.');
+      // The foreground cascade ran to its end: no owner is left marked, waiting on foregroundDeletion.
+      expect((JSON.parse(readFileSync(join(applyRoot, 'objects.json'), 'utf8')) as { objects: unknown[] }).objects).toEqual([]);
     } finally {
       await knode(['runtime', 'stop', '--root-dir', applyRoot]);
     }

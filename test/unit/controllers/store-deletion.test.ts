@@ -1,0 +1,125 @@
+// Deletion in the local store as the apiserver and the garbage collector do
+// it: finalizers hold an object (with a deletionTimestamp) until the last
+// is removed; a foreground delete keeps the owner, with foregroundDeletion,
+// until the dependents that block it are gone; orphan leaves them ownerless.
+// Through the real controllers, which must not replace what is going.
+import { beforeEach, describe, expect, it } from 'vitest';
+import { LocalWorkloads } from '../../../src/controllers/index.js';
+import type { StoreEvent } from '../../../src/controllers/store.js';
+import type { Pod } from '../../../src/engine/api/v1.js';
+import type { KubeObject } from '../../../src/engine/api/workloads.js';
+import { FakeClock, flushMicrotasks } from '../../../src/util/clock.js';
+
+const deployment: KubeObject = {
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  metadata: { name: 'web' },
+  spec: {
+    replicas: 2,
+    selector: { matchLabels: { app: 'web' } },
+    template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'busybox' }] } },
+  },
+};
+
+describe('deletion in the local store', () => {
+  let workloads: LocalWorkloads;
+  let deleted: string[];
+
+  beforeEach(async () => {
+    let seed = 0;
+    workloads = new LocalWorkloads({
+      nodeName: 'n1',
+      nodeLabels: { 'kubernetes.io/hostname': 'n1' },
+      clock: new FakeClock(),
+      random: () => (seed++ * 0.37) % 1,
+    });
+    workloads.start(() => {});
+    deleted = [];
+    workloads.store.watch((e: StoreEvent) => {
+      if (e.type === 'DELETED') deleted.push(e.object.kind);
+    });
+  });
+
+  const store = () => workloads.store;
+  const pods = () => store().list<KubeObject>('Pod') as unknown as Pod[];
+  /** What the node does once a pod's containers stopped: delete it with grace 0. */
+  const nodeLetsGo = (pod: Pod) => store().delete('Pod', 'default', pod.metadata.name!, { gracePeriodSeconds: 0 });
+
+  it('keeps an object with a finalizer, marked, until an update removes the finalizer', () => {
+    store().create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', finalizers: ['example.com/keep'] } });
+    store().delete('ConfigMap', 'default', 'c');
+    const held = store().get('ConfigMap', 'default', 'c')!;
+    expect(held.metadata).toMatchObject({
+      deletionTimestamp: expect.any(String),
+      deletionGracePeriodSeconds: 0,
+      finalizers: ['example.com/keep'],
+    });
+    store().delete('ConfigMap', 'default', 'c'); // again: nothing changes
+    expect(store().get('ConfigMap', 'default', 'c')).toEqual(held);
+    store().update({ ...held, metadata: { ...held.metadata, finalizers: [] } });
+    expect(store().get('ConfigMap', 'default', 'c')).toBeUndefined();
+    expect(deleted).toEqual(['ConfigMap']);
+  });
+
+  it("keeps a pod with a finalizer after the node let it go, but not for the Job controller's tracking finalizer", () => {
+    for (const [name, finalizer] of [
+      ['held', 'example.com/keep'],
+      ['tracked', 'batch.kubernetes.io/job-tracking'],
+    ])
+      store().create({
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name, finalizers: [finalizer] },
+        spec: { nodeName: 'n1', containers: [{ name: 'c', image: 'busybox' }] },
+      });
+    for (const pod of pods()) store().delete('Pod', 'default', pod.metadata.name!); // graceful: marked, 30 s
+    expect(pods().map((p) => p.metadata.deletionGracePeriodSeconds)).toEqual([30, 30]);
+    for (const pod of pods()) nodeLetsGo(pod);
+    expect(pods().map((p) => [p.metadata.name, p.metadata.deletionGracePeriodSeconds])).toEqual([['held', 0]]);
+    store().update({ ...pods()[0], metadata: { ...pods()[0].metadata, finalizers: undefined } } as unknown as KubeObject);
+    expect(pods()).toEqual([]);
+  });
+
+  it('deletes a Deployment in the foreground: it and its ReplicaSet stay marked until the pods are gone, and nothing replaces them', async () => {
+    workloads.api.applyObjects('file', [deployment]);
+    await flushMicrotasks();
+    expect(pods()).toHaveLength(2);
+    workloads.api.deleteObject('Deployment', 'default', 'web', 'Foreground');
+    await flushMicrotasks();
+    const d = store().get('Deployment', 'default', 'web')!;
+    const [rs] = store().list('ReplicaSet');
+    for (const owner of [d, rs])
+      expect(owner.metadata).toMatchObject({ deletionTimestamp: expect.any(String), finalizers: ['foregroundDeletion'] });
+    expect(pods().map((p) => p.metadata.deletionTimestamp !== undefined)).toEqual([true, true]);
+
+    const [first, second] = pods();
+    nodeLetsGo(first);
+    await flushMicrotasks();
+    expect(pods().map((p) => p.metadata.name)).toEqual([second.metadata.name]); // no replacement made
+    expect(store().get('ReplicaSet', 'default', rs.metadata.name!)).toBeDefined();
+    nodeLetsGo(second);
+    await flushMicrotasks();
+    expect(store().list('ReplicaSet')).toEqual([]);
+    expect(store().list('Deployment')).toEqual([]);
+    expect(deleted).toEqual(['Pod', 'Pod', 'ReplicaSet', 'Deployment']);
+  });
+
+  it('deletes in the background by default: the owner at once, the pods marked to stop', async () => {
+    workloads.api.applyObjects('file', [deployment]);
+    await flushMicrotasks();
+    workloads.api.deleteObject('Deployment', 'default', 'web');
+    expect(deleted).toEqual(['Deployment', 'ReplicaSet']);
+    expect(pods().every((p) => p.metadata.deletionTimestamp)).toBe(true);
+  });
+
+  it('orphans: the ReplicaSet goes, its pods stay without their reference to it', async () => {
+    workloads.api.applyObjects('file', [deployment]);
+    await flushMicrotasks();
+    const [rs] = store().list('ReplicaSet');
+    workloads.api.deleteObject('Deployment', 'default', 'web', 'Orphan');
+    await flushMicrotasks();
+    expect(deleted).toEqual(['Deployment']);
+    expect(store().get('ReplicaSet', 'default', rs.metadata.name!)!.metadata.ownerReferences).toBeUndefined();
+    expect(pods().every((p) => p.metadata.ownerReferences?.[0].name === rs.metadata.name && !p.metadata.deletionTimestamp)).toBe(true);
+  });
+});

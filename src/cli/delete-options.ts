@@ -1,3 +1,4 @@
+import type { PropagationPolicy } from '../controllers/store.js';
 import { KubectlError } from './pod-target.js';
 
 /** The warning kubectl prints for a force deletion (grace period 0). */
@@ -15,6 +16,34 @@ export interface DeleteMode {
   gracePeriod: number | undefined;
   operation: 'deleted' | 'force deleted';
   warning?: string;
+  /** How a workload's dependents go: Foreground when not given (see cascadePolicy). */
+  cascade?: PropagationPolicy;
+}
+
+/** What Go's strconv.ParseBool takes. */
+const GO_BOOLEANS: Record<string, boolean> = Object.fromEntries([
+  ...['1', 't', 'T', 'TRUE', 'true', 'True'].map((v) => [v, true]),
+  ...['0', 'f', 'F', 'FALSE', 'false', 'False'].map((v) => [v, false]),
+]);
+
+const POLICIES: Record<string, PropagationPolicy> = { background: 'Background', orphan: 'Orphan', foreground: 'Foreground' };
+
+/**
+ * kubectl's parseCascadingFlag: background, orphan or foreground; a boolean
+ * is the old spelling of background (true) or orphan (false), with
+ * kubectl's warning. knode's default is foreground, where kubectl's is
+ * background: the workload stays, marked, until its pods have stopped.
+ */
+export function cascadePolicy(value: string): { policy: PropagationPolicy; warning?: string } {
+  if (POLICIES[value]) return { policy: POLICIES[value] };
+  const bool = GO_BOOLEANS[value];
+  if (bool === undefined)
+    throw new KubectlError(`error: invalid cascade value (${value}). Must be "background", "foreground", or "orphan"`);
+  const spelled = bool ? 'background' : 'orphan';
+  return {
+    policy: POLICIES[spelled],
+    warning: `warning: --cascade=${value} is deprecated (boolean value) and can be replaced with --cascade=${spelled}.`,
+  };
 }
 
 /**

@@ -41,8 +41,9 @@ export function workloadsToDelete(
 
 /**
  * Deletes the manifests' workloads from the objects the local controllers
- * saved, in the foreground: each is marked, its pods are stopped, all at
- * once, and it goes when they are gone. Claims stay unless `claims`. The workloads are
+ * saved, by the mode's cascade: in the foreground (the default) each is
+ * marked, its pods are stopped, all at once, and it goes when they are
+ * gone; in the background it goes first; orphan leaves its pods running. Claims stay unless `claims`. The workloads are
  * deleted side by side; the outputs come in the manifests' order.
  */
 export async function deleteWorkloads(
@@ -61,10 +62,12 @@ export async function deleteWorkloads(
         const refused = refusal(o, workloads.store.get(o.kind, namespace, o.metadata.name!) !== undefined, claims);
         if (refused) return refused;
         const key = `${o.kind}/${namespace}/${o.metadata.name}`;
-        const pods = workloads.withDependents([key]).filter((d) => d.kind === 'Pod') as unknown as Pod[];
-        // A foreground cascade (kubectl delete --cascade=foreground): the workload is marked (foregroundDeletion)
-        // and its pods Terminating while they stop, as `knode status` shows meanwhile; it goes once they are gone.
-        workloads.api.deleteObject(o.kind, namespace, o.metadata.name!, 'Foreground');
+        const cascade = mode.cascade ?? 'Foreground';
+        // Orphan: the dependents stay, and run on, without their owner.
+        const pods = cascade === 'Orphan' ? [] : (workloads.withDependents([key]).filter((d) => d.kind === 'Pod') as unknown as Pod[]);
+        // In the foreground the workload is marked (foregroundDeletion) and its pods Terminating while they
+        // stop, as `knode status` shows meanwhile; it goes once they are gone. In the background it goes first.
+        workloads.api.deleteObject(o.kind, namespace, o.metadata.name!, cascade);
         workloads.api.save();
         const results = await Promise.all(
           pods.map(async (pod) => {

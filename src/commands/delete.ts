@@ -5,7 +5,7 @@ import { format } from 'node:util';
 import { DetachedDelete, startBackgroundDelete } from '../cli/background-delete.js';
 import { BaseCommand } from '../cli/base-command.js';
 import { booleanFlagValues } from '../cli/boolean-flags.js';
-import { deleteMode, type DeleteMode } from '../cli/delete-options.js';
+import { cascadePolicy, deleteMode, type DeleteMode } from '../cli/delete-options.js';
 import { deleteWorkloads, workloadsToDelete, type DeleteOutput } from '../cli/delete-workloads.js';
 import { kubeletConfigFromFlags, kubeletFlags } from '../cli/kubelet-flags.js';
 import { NodeClient } from '../cli/node-client.js';
@@ -43,6 +43,11 @@ export default class Delete extends BaseCommand {
       default: true,
       allowNo: true,
     }),
+    cascade: Flags.string({
+      description:
+        'Must be "background", "orphan", or "foreground". Selects the deletion cascading strategy for the dependents of a workload (its ReplicaSets and pods). Defaults to foreground: the workload stays, marked, until its pods have stopped.',
+      default: 'foreground',
+    }),
     claims: Flags.boolean({ description: "Also delete the manifests' PersistentVolumeClaims and their data", default: false }),
     ...kubeletFlags('delete'),
   };
@@ -60,14 +65,17 @@ export default class Delete extends BaseCommand {
     const rootDir = this.rootDir(flags);
     this.detached = DetachedDelete.ofThisProcess(rootPaths(rootDir).deleteLog);
     let mode: DeleteMode;
+    let cascade: ReturnType<typeof cascadePolicy>;
     try {
-      mode = deleteMode(flags);
+      cascade = cascadePolicy(flags.cascade);
+      mode = { ...deleteMode(flags), cascade: cascade.policy };
     } catch (err) {
       this.logToStderr((err as Error).message);
       return this.exit(1);
     }
     const path = resolve(flags.filename);
     if (!existsSync(path)) throw new UserError('usage', `${flags.filename}: no such file or directory`);
+    if (cascade.warning && !this.detached) this.logToStderr(cascade.warning);
     if (mode.warning && !this.detached) this.logToStderr(mode.warning);
     const config = kubeletConfigFromFlags(rootDir, flags, { staticPodPath: path });
     const { pods, objects, errors } = await readManifests(path, config.nodeName);

@@ -79,3 +79,42 @@ it('fails the Job and the Deployment not ready at --timeout, each after its pods
   expect(deploymentPod).toBeLessThan(deployment);
   expect(res.stderr).toContain('2 workloads: 0 ready, 2 not');
 }, 90_000);
+
+it("deletes a Deployment with --cascade=orphan: its ReplicaSet and pod stay and run on; a bad value is kubectl's error", async () => {
+  const file = join(root, 'orphans.yaml');
+  writeFileSync(
+    file,
+    `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: kept
+spec:
+  replicas: 1
+  selector:
+    matchLabels: { app: kept }
+  template:
+    metadata:
+      labels: { app: kept }
+    spec:
+      terminationGracePeriodSeconds: 1
+      containers:
+        - name: main
+          image: busybox:1.36
+          command: ["sleep", "600"]
+`,
+  );
+  const at = ['--root-dir', root, '--node-name', 'e2e'];
+  const applied = await knode(['apply', '-f', file, ...at], { timeoutMs: 60_000 });
+  expect(applied.code, applied.stderr).toBe(0);
+  const bad = await knode(['delete', '-f', file, '--cascade', 'yes', ...at]);
+  expect(bad.code).toBe(1);
+  expect(bad.stderr).toContain('error: invalid cascade value (yes). Must be "background", "foreground", or "orphan"');
+
+  const res = await knode(['delete', '-f', file, '--cascade=orphan', ...at], { timeoutMs: 60_000 });
+  expect(res.code, res.stderr).toBe(0);
+  expect(res.stdout).toBe('deployment.apps "kept" deleted from default namespace\n');
+  const status = await knode(['status', '--root-dir', root]);
+  expect(status.stdout).not.toMatch(/deployment\.apps\/kept/);
+  expect(status.stdout).toMatch(/^replicaset\.apps\/kept-\w+ +1 +1 +1 /m);
+  expect(status.stdout).toMatch(/^kept-\w+-\w{5} +1\/1 +Running /m);
+}, 90_000);

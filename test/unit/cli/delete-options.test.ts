@@ -1,7 +1,7 @@
 // kubectl delete's grace-period rules and its --flag=false spelling, as knode delete takes them.
 import { describe, expect, it } from 'vitest';
 import { booleanFlagValues } from '../../../src/cli/boolean-flags.js';
-import { deleteMode, FORCE_WARNING } from '../../../src/cli/delete-options.js';
+import { cascadePolicy, deleteMode, FORCE_WARNING } from '../../../src/cli/delete-options.js';
 
 describe('deleteMode', () => {
   it.each([
@@ -52,4 +52,24 @@ describe('booleanFlagValues', () => {
       '--wait=false',
     ]);
   });
+});
+
+describe('cascadePolicy', () => {
+  it.each([
+    ['foreground', { policy: 'Foreground' }],
+    ['background', { policy: 'Background' }],
+    ['orphan', { policy: 'Orphan' }],
+    [
+      'true',
+      {
+        policy: 'Background',
+        warning: 'warning: --cascade=true is deprecated (boolean value) and can be replaced with --cascade=background.',
+      },
+    ],
+    ['F', { policy: 'Orphan', warning: 'warning: --cascade=F is deprecated (boolean value) and can be replaced with --cascade=orphan.' }],
+  ])('%s', (value, parsed) => expect(cascadePolicy(value)).toEqual(parsed));
+
+  it.each(['Foreground', 'yes', ''])("refuses %j with kubectl's error", (value) =>
+    expect(() => cascadePolicy(value)).toThrow(`error: invalid cascade value (${value}). Must be "background", "foreground", or "orphan"`),
+  );
 });

@@ -4,24 +4,16 @@
 // once, until apply stops waiting.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { workloadFeed, workloadProgress } from '../../../src/cli/apply-progress.js';
-import { LocalWorkloads } from '../../../src/controllers/index.js';
+import type { LocalWorkloads } from '../../../src/controllers/index.js';
 import { rfc3339, type Pod } from '../../../src/engine/api/v1.js';
 import type { KubeObject } from '../../../src/engine/api/workloads.js';
 import type { WorkloadProgress } from '../../../src/ui/workload-tasks.js';
 import { FakeClock, flushMicrotasks } from '../../../src/util/clock.js';
+import { startedWorkloads, webDeployment } from '../../helpers/workloads.js';
 
 const container = { name: 'main', image: 'busybox:1.36' };
 
-const deployment: KubeObject = {
-  apiVersion: 'apps/v1',
-  kind: 'Deployment',
-  metadata: { name: 'web' },
-  spec: {
-    replicas: 2,
-    selector: { matchLabels: { app: 'web' } },
-    template: { metadata: { labels: { app: 'web' } }, spec: { containers: [container] } },
-  },
-};
+const deployment = webDeployment(container);
 
 const job = (namespace?: string): KubeObject => ({
   apiVersion: 'batch/v1',
@@ -36,14 +28,7 @@ describe('the workloads as apply shows them', () => {
 
   beforeEach(() => {
     clock = new FakeClock();
-    let seed = 0;
-    workloads = new LocalWorkloads({
-      nodeName: 'n1',
-      nodeLabels: { 'kubernetes.io/hostname': 'n1' },
-      clock,
-      random: () => (seed++ * 0.37) % 1,
-    });
-    workloads.start(() => {});
+    workloads = startedWorkloads(clock);
   });
 
   const pods = (namespace = 'default') => workloads.store.list<KubeObject>('Pod', namespace) as unknown as Pod[];

@@ -4,36 +4,21 @@
 // until the dependents that block it are gone; orphan leaves them ownerless.
 // Through the real controllers, which must not replace what is going.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { LocalWorkloads } from '../../../src/controllers/index.js';
+import type { LocalWorkloads } from '../../../src/controllers/index.js';
 import type { StoreEvent } from '../../../src/controllers/store.js';
 import type { Pod } from '../../../src/engine/api/v1.js';
 import type { KubeObject } from '../../../src/engine/api/workloads.js';
 import { FakeClock, flushMicrotasks } from '../../../src/util/clock.js';
+import { startedWorkloads, webDeployment } from '../../helpers/workloads.js';
 
-const deployment: KubeObject = {
-  apiVersion: 'apps/v1',
-  kind: 'Deployment',
-  metadata: { name: 'web' },
-  spec: {
-    replicas: 2,
-    selector: { matchLabels: { app: 'web' } },
-    template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'busybox' }] } },
-  },
-};
+const deployment = webDeployment({ name: 'c', image: 'busybox' });
 
 describe('deletion in the local store', () => {
   let workloads: LocalWorkloads;
   let deleted: string[];
 
-  beforeEach(async () => {
-    let seed = 0;
-    workloads = new LocalWorkloads({
-      nodeName: 'n1',
-      nodeLabels: { 'kubernetes.io/hostname': 'n1' },
-      clock: new FakeClock(),
-      random: () => (seed++ * 0.37) % 1,
-    });
-    workloads.start(() => {});
+  beforeEach(() => {
+    workloads = startedWorkloads(new FakeClock());
     deleted = [];
     workloads.store.watch((e: StoreEvent) => {
       if (e.type === 'DELETED') deleted.push(e.object.kind);

@@ -92,6 +92,15 @@ const web = (
 });
 
 describe('the workloads in the task list, in plain lines', () => {
+  // Whatever the test's own stdout is, listr2 is to find no terminal there.
+  const stdoutTTY = process.stdout.isTTY;
+  beforeEach(() => {
+    process.stdout.isTTY = false as true;
+  });
+  afterEach(() => {
+    process.stdout.isTTY = stdoutTTY;
+  });
+
   it('shows a Deployment with its pods as they come, their stages, a deleted one skipped, and ends when it is ready', async () => {
     const h = harness([web('0/2 ready', 'waiting', [])]);
     const done = h.render(false);
@@ -146,12 +155,17 @@ describe('the workloads in the task list, in plain lines', () => {
     ]);
   });
 
-  it('fails what is not done when apply stops waiting, each pod not ready with its READY', async () => {
+  // Stderr a terminal but stdout not (-o json > file): listr2 cannot draw, so plain lines, on stderr.
+  it.each([
+    ['', false],
+    [', also when stdout is redirected from a terminal', true],
+  ])('fails what is not done when apply stops waiting, each pod not ready with its READY%s', async (_, tty) => {
     const h = harness([web('0/1 ready', 'waiting', [pod('web-a', 'Running')])]);
-    const done = h.render(false);
+    const done = h.render(tty);
     await tick();
     await h.end('timed out after 5s');
     await done;
+    // The failure is told in brackets, as plain lines tell it, not only in a title no one draws.
     expect(h.lines().slice(-2)).toEqual([
       '✖ web-a  0/1  Running [FAILED: web-a: Running: 0/1 ready]',
       '✖ deployment.apps/web  0/1 ready [FAILED: timed out after 5s]',
@@ -185,23 +199,4 @@ describe('the workloads in the task list, on a terminal', () => {
       '    › web-b: Running: 0/1 ready',
     ]);
   });
-});
-
-it('writes plain lines on stderr when stderr is a terminal but stdout is not (-o json > file)', async () => {
-  const stdoutTTY = process.stdout.isTTY;
-  process.stdout.isTTY = false as true;
-  try {
-    const h = harness([web('0/1 ready', 'waiting', [pod('web-a', 'Running')])]);
-    const done = h.render(true);
-    await tick();
-    await h.end('timed out after 5s');
-    await done;
-    // The failure is told in brackets, as plain lines tell it, not only in a title no one draws.
-    expect(h.lines().slice(-2)).toEqual([
-      '✖ web-a  0/1  Running [FAILED: web-a: Running: 0/1 ready]',
-      '✖ deployment.apps/web  0/1 ready [FAILED: timed out after 5s]',
-    ]);
-  } finally {
-    process.stdout.isTTY = stdoutTTY;
-  }
 });

@@ -1,13 +1,17 @@
-// knode apply's task list for workloads that do not make it, through
-// bin/run.js on the embedded runtime: a Job whose only pod fails
-// (backoffLimit 0) and a Deployment whose pod never gets ready, cut by
-// --timeout. Each workload's task fails with kubectl's reason, its pods
-// under it with theirs, and apply exits 1.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+// knode apply's task list for workloads that do not make it, and knode
+// delete -f's cascades, through bin/run.js on the embedded runtime. A Job
+// whose only pod fails (backoffLimit 0) and a Deployment whose pod never
+// gets ready, cut by --timeout: each workload's task fails with kubectl's
+// reason, its pods under it with theirs, and apply exits 1. Then a
+// Deployment deleted with --cascade=orphan, and one in the foreground whose
+// pod takes its grace period to stop.
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
+import type { KubeObject } from '../../src/engine/api/workloads.js';
 import { knode } from '../helpers/cli.js';
+import { eventually } from '../helpers/runtimes.js';
 
 const root = mkdtempSync(join(tmpdir(), 'knode-apply-workloads-'));
 
@@ -117,4 +121,52 @@ spec:
   expect(status.stdout).not.toMatch(/deployment\.apps\/kept/);
   expect(status.stdout).toMatch(/^replicaset\.apps\/kept-\w+ +1 +1 +1 /m);
   expect(status.stdout).toMatch(/^kept-\w+-\w{5} +1\/1 +Running /m);
+}, 90_000);
+
+it('deletes a Deployment in the foreground: it waits, marked with foregroundDeletion, while its pod stops, then all go', async () => {
+  const file = join(root, 'slow.yaml');
+  // PID 1 ignores SIGTERM: the pod takes its whole 3 s grace period to stop.
+  writeFileSync(
+    file,
+    `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: slow
+spec:
+  replicas: 1
+  selector:
+    matchLabels: { app: slow }
+  template:
+    metadata:
+      labels: { app: slow }
+    spec:
+      terminationGracePeriodSeconds: 3
+      containers:
+        - name: main
+          image: busybox:1.36
+          command: ["sh", "-c", "trap '' TERM; while :; do sleep 0.2; done"]
+`,
+  );
+  const at = ['--root-dir', root, '--node-name', 'e2e'];
+  const applied = await knode(['apply', '-f', file, ...at], { timeoutMs: 60_000 });
+  expect(applied.code, applied.stderr).toBe(0);
+  const saved = () => {
+    try {
+      return (JSON.parse(readFileSync(join(root, 'objects.json'), 'utf8')) as { objects: KubeObject[] }).objects;
+    } catch {
+      return []; // between the writer's rename and our read
+    }
+  };
+  const slow = (o: KubeObject) => o.metadata.name?.startsWith('slow');
+  const deleting = knode(['delete', '-f', file, ...at], { timeoutMs: 60_000 });
+  const marked = await eventually(() => {
+    const objects = saved().filter(slow);
+    return objects.length === 3 && objects.every((o) => o.metadata.deletionTimestamp) ? objects : undefined;
+  }, 'the Deployment, its ReplicaSet and its pod marked');
+  const finalizers = Object.fromEntries(marked.map((o) => [o.kind, o.metadata.finalizers]));
+  expect(finalizers).toEqual({ Deployment: ['foregroundDeletion'], ReplicaSet: ['foregroundDeletion'], Pod: undefined });
+  const res = await deleting;
+  expect(res.code, res.stderr).toBe(0);
+  expect(res.stdout).toBe('deployment.apps "slow" deleted from default namespace\n');
+  expect(saved().filter(slow)).toEqual([]);
 }, 90_000);

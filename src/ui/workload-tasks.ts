@@ -1,7 +1,7 @@
 // The workloads of `knode apply` in its task list: a task per workload,
 // titled as `kubectl get` names it with its progress, and its pods under it
 // as subtasks that come and go as the controllers make and delete them.
-import { Listr, ListrTaskEventType, type ListrTask } from 'listr2';
+import { Listr, ListrErrorTypes, ListrTaskEventType, type ListrTask } from 'listr2';
 
 /** One pod of a workload, as the task list shows it. */
 export interface PodProgress {
@@ -51,7 +51,7 @@ interface TaskHandle {
   title: string;
   output: string;
   skip(message: string): void;
-  report(error: Error, type: string): void;
+  report(error: Error, type: ListrErrorTypes): void;
   task: { emit(event: string, data: unknown): void };
 }
 
@@ -199,7 +199,7 @@ export function workloadTasks(feed: WorkloadFeed, tty: boolean, stages: StageSin
         else
           list.failure = () => {
             if (tty) handle.title = `${heading(last)}: ${why}`;
-            else handle.report(new Error(why), 'HAS_FAILED');
+            else handle.report(new Error(why), ListrErrorTypes.HAS_FAILED);
             return new Error(`${heading(last)}: ${why}`);
           };
         finish();

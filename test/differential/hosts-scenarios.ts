@@ -6,9 +6,10 @@ import type { Container, PodSpec } from '../../src/engine/api/v1.js';
 import { pod, sh } from './scenario-parts.js';
 import type { Scenario } from './scenarios.js';
 
-/** A container that puts SHOW's output, its pod IP blanked, in its termination message. */
+/** A container that puts the output of WHAT (and its errors), its pod IP blanked, in its termination message. */
 function show(what: string): Container {
-  return sh('main', `${what} | sed "s/$POD_IP/<ip>/g" > /dev/termination-log`, {
+  // A host-network pod of a standalone kubelet has no IP: nothing to blank then.
+  return sh('main', `${what} 2>&1 | sed "s/\${POD_IP:-<no ip>}/<ip>/g" > /dev/termination-log 2>&1`, {
     env: [{ name: 'POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } }],
   });
 }

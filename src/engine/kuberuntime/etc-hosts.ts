@@ -45,8 +45,9 @@ export function podHostnameAndDomain(pod: Pod, clusterDomain = ''): { hostname: 
  * localhost, the IPv6 names and the pod's IPs under its hostname; a host
  * network pod gets the node's own /etc/hosts. spec.hostAliases follow both.
  * With a domain (spec.subdomain), each pod IP's line names the FQDN first.
- * As in the kubelet, there is no file while the pod has no IP (a host-network
- * sandbox on a standalone node has none).
+ * As in the kubelet (shouldMountHostsFile), a pod-network pod has no file
+ * while it has no IP; a host-network pod has one whatever its IPs (on a
+ * standalone node it has none).
  */
 export function makeHostsMount(
   rootDir: string,
@@ -55,7 +56,7 @@ export function makeHostsMount(
   podIPs: string[],
   options: HostsFileOptions = {},
 ): Mount | undefined {
-  if (podIPs.length === 0) return undefined;
+  if (podIPs.length === 0 && !pod.spec.hostNetwork) return undefined;
   if (container.volumeMounts?.some((m) => m.mountPath === ETC_HOSTS)) return undefined;
   const dir = podDir(rootDir, pod.metadata.uid!);
   const file = join(dir, 'etc-hosts');

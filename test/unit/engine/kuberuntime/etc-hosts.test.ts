@@ -103,4 +103,11 @@ describe('the kubelet-managed /etc/hosts', () => {
       makeHostsMount(root, p, { name: 'own', image: 'x', volumeMounts: [{ name: 'h', mountPath: '/etc/hosts' }] }, ['10.88.0.5']),
     ).toBeUndefined();
   });
+
+  it('mounts the file of a host-network pod that has no IP (a standalone node reports none)', () => {
+    const root = mkdtempSync(join(tmpdir(), 'knode-hosts-'));
+    const hostNet = pod({ hostNetwork: true, hostAliases: [{ ip: '10.1.2.3', hostnames: ['db'] }] });
+    const mount = makeHostsMount(root, hostNet, hostNet.spec.containers[0], [])!;
+    expect(readFileSync(mount.hostPath!, 'utf8')).toMatch(/^# Kubernetes-managed hosts file \(host network\)\.\n[\s\S]*10\.1\.2\.3\tdb\n$/);
+  });
 });

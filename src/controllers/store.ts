@@ -6,6 +6,8 @@ import { rfc3339, type ObjectMeta } from '../engine/api/v1.js';
 import type { KubeObject } from '../engine/api/workloads.js';
 import { applyDefaults, prepareForCreate, prepareForUpdate } from './defaults.js';
 
+type OwnerReference = NonNullable<ObjectMeta['ownerReferences']>[number];
+
 export type StoreEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
 /** How a delete treats the objects the deleted one controls, as metav1.DeletionPropagation. */
@@ -166,7 +168,7 @@ export class ObjectStore {
     if (policy === 'Foreground' && this.dependentsOf(old).length > 0) {
       const o = this.mark(key, old, 0, FOREGROUND_FINALIZER);
       // The garbage collector deletes the dependents: in the foreground those that have dependents of their own.
-      for (const dependent of this.dependentsOf(o)) this.deleteDependent(dependent, true);
+      for (const dependent of this.dependentsOf(o)) this.attemptToDelete(dependent);
       this.collectForeground(o.metadata.uid!);
       return;
     }
@@ -216,23 +218,54 @@ export class ObjectStore {
   private remove(key: string, old: KubeObject): void {
     this.objects.delete(key);
     this.emit('DELETED', old);
-    for (const dependent of this.dependentsOf(old)) this.deleteDependent(dependent, false);
+    for (const dependent of this.dependentsOf(old)) this.attemptToDelete(dependent);
     this.collectForeground(...(old.metadata.ownerReferences ?? []).map((r) => r.uid));
   }
 
   /**
-   * The garbage collector's delete of a dependent (attemptToDeleteItem):
-   * Foreground when its owner waits in the foreground and it has dependents
-   * of its own, or when it carries the finalizer already; else Background.
+   * The garbage collector's attemptToDeleteItem: O's owners are solid (there),
+   * dangling (gone, or another object under the name) or waiting (in
+   * foreground deletion). With a solid one O stays, without its references
+   * to the others. Else it is deleted: in the foreground when an owner waits
+   * and it has dependents of its own or carries foregroundDeletion already,
+   * else in the background.
    */
-  private deleteDependent(o: KubeObject, ownerWaits: boolean): void {
-    const { kind, metadata } = o;
-    if (!this.objects.has(keyOf(kind, metadata.namespace, metadata.name))) return;
-    const foreground = metadata.finalizers?.includes(FOREGROUND_FINALIZER) || (ownerWaits && this.dependentsOf(o).length > 0);
-    this.delete(kind, metadata.namespace ?? '', metadata.name!, {
-      uid: metadata.uid,
-      propagationPolicy: foreground ? 'Foreground' : 'Background',
-    });
+  private attemptToDelete(o: KubeObject): void {
+    const latest = this.objects.get(keyOf(o.kind, o.metadata.namespace, o.metadata.name));
+    if (!latest || latest.metadata.uid !== o.metadata.uid) return;
+    const { metadata } = latest;
+    const finalizers = metadata.finalizers ?? [];
+    if (metadata.deletionTimestamp) {
+      if (finalizers.includes(FOREGROUND_FINALIZER)) this.collectForeground(metadata.uid!);
+      return;
+    }
+    const refs = metadata.ownerReferences ?? [];
+    const gone: string[] = [];
+    let solid = false;
+    let waiting = false;
+    for (const ref of refs) {
+      const owner = this.ownerOf(latest, ref);
+      if (!owner) gone.push(ref.uid);
+      else if (owner.metadata.deletionTimestamp && owner.metadata.finalizers?.includes(FOREGROUND_FINALIZER)) {
+        gone.push(ref.uid);
+        waiting = true;
+      } else solid = true;
+    }
+    if (solid || refs.length === 0) {
+      if (gone.length > 0) this.removeOwnerReferences(latest, gone);
+      return;
+    }
+    let propagationPolicy: PropagationPolicy = 'Background';
+    if (waiting && this.dependentsOf(latest).length > 0) propagationPolicy = 'Foreground';
+    else if (finalizers.includes(FOREGROUND_FINALIZER)) propagationPolicy = 'Foreground';
+    this.delete(latest.kind, metadata.namespace ?? '', metadata.name!, { uid: metadata.uid, propagationPolicy });
+  }
+
+  /** The owner REF names, if it is there with that uid: looked up in DEPENDENT's namespace, else among cluster-scoped objects. */
+  private ownerOf(dependent: KubeObject, ref: OwnerReference): KubeObject | undefined {
+    const owner =
+      this.objects.get(keyOf(ref.kind, dependent.metadata.namespace, ref.name)) ?? this.objects.get(keyOf(ref.kind, undefined, ref.name));
+    return owner?.metadata.uid === ref.uid ? owner : undefined;
   }
 
   /**
@@ -253,14 +286,17 @@ export class ObjectStore {
 
   /** Orphan: the dependents lose their reference to OWNER, as the garbage collector's orphanDependents does. */
   private orphanDependents(owner: KubeObject): void {
-    for (const dependent of this.dependentsOf(owner)) {
-      const metadata: ObjectMeta = {
-        ...dependent.metadata,
-        ownerReferences: dependent.metadata.ownerReferences!.filter((r) => r.uid !== owner.metadata.uid),
-      };
-      if (metadata.ownerReferences!.length === 0) delete metadata.ownerReferences;
-      this.update({ ...dependent, metadata });
-    }
+    for (const dependent of this.dependentsOf(owner)) this.removeOwnerReferences(dependent, [owner.metadata.uid!]);
+  }
+
+  /** DEPENDENT without its references to the owners UIDS. */
+  private removeOwnerReferences(dependent: KubeObject, uids: string[]): void {
+    const metadata: ObjectMeta = {
+      ...dependent.metadata,
+      ownerReferences: dependent.metadata.ownerReferences!.filter((r) => !uids.includes(r.uid)),
+    };
+    if (metadata.ownerReferences!.length === 0) delete metadata.ownerReferences;
+    this.update({ ...dependent, metadata });
   }
 
   private dependentsOf(owner: KubeObject): KubeObject[] {

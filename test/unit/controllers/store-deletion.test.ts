@@ -1,7 +1,8 @@
 // Deletion in the local store as the apiserver and the garbage collector do
 // it: finalizers hold an object (with a deletionTimestamp) until the last
 // is removed; a foreground delete keeps the owner, with foregroundDeletion,
-// until the dependents that block it are gone; orphan leaves them ownerless.
+// until the dependents that block it are gone; orphan leaves them ownerless;
+// a dependent with another live owner only loses its reference to the deleted one.
 // Through the real controllers, which must not replace what is going.
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { LocalWorkloads } from '../../../src/controllers/index.js';
@@ -106,5 +107,41 @@ describe('deletion in the local store', () => {
     expect(deleted).toEqual(['Deployment']);
     expect(store().get('ReplicaSet', 'default', rs.metadata.name!)!.metadata.ownerReferences).toBeUndefined();
     expect(pods().every((p) => p.metadata.ownerReferences?.[0].name === rs.metadata.name && !p.metadata.deletionTimestamp)).toBe(true);
+  });
+
+  /** ConfigMap NAME, owned by the objects OWNERS (their uids, or made-up ones for owners that are not there). */
+  const ownedConfigMap = (name: string, ...owners: { name: string; uid: string }[]) =>
+    store().create({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name, ownerReferences: owners.map((o) => ({ apiVersion: 'v1', kind: 'ConfigMap', ...o, blockOwnerDeletion: true })) },
+    });
+  const owner = (name: string) => {
+    const o = store().create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } });
+    return { name, uid: o.metadata.uid! };
+  };
+  const refsOf = (name: string) =>
+    store()
+      .get('ConfigMap', 'default', name)
+      ?.metadata.ownerReferences?.map((r) => r.name);
+
+  it('keeps, in the background, a dependent that has another live owner: only the reference to the deleted one goes', () => {
+    const [a, b] = [owner('a'), owner('b')];
+    ownedConfigMap('shared', a, b);
+    ownedConfigMap('only-a', a);
+    store().delete('ConfigMap', 'default', 'a');
+    expect(refsOf('shared')).toEqual(['b']);
+    expect(store().get('ConfigMap', 'default', 'only-a')).toBeUndefined();
+    store().delete('ConfigMap', 'default', 'b');
+    expect(store().list('ConfigMap')).toEqual([]);
+    expect(deleted).toEqual(['ConfigMap', 'ConfigMap', 'ConfigMap', 'ConfigMap']);
+  });
+
+  it('keeps, in the foreground, a dependent that has another live owner, and the owner does not wait for it', () => {
+    const [a, b] = [owner('a'), owner('b')];
+    ownedConfigMap('shared', a, b);
+    store().delete('ConfigMap', 'default', 'a', { propagationPolicy: 'Foreground' });
+    expect(store().get('ConfigMap', 'default', 'a')).toBeUndefined();
+    expect(refsOf('shared')).toEqual(['b']);
   });
 });

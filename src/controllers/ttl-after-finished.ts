@@ -5,8 +5,9 @@ import { finishedCondition } from './job-util.js';
 
 /**
  * The TTL-after-finished controller (pkg/controller/ttlafterfinished): a
- * finished Job with `ttlSecondsAfterFinished` is deleted, with its pods,
- * that many seconds after its Complete or Failed condition's transition.
+ * finished Job with `ttlSecondsAfterFinished` is deleted that many seconds
+ * after its Complete or Failed condition's transition, in the foreground as
+ * upstream: its pods go first, the Job waits for them with foregroundDeletion.
  */
 export class TtlAfterFinishedController implements Controller {
   private readonly queue: WorkQueue;
@@ -41,7 +42,7 @@ export class TtlAfterFinishedController implements Controller {
     const left = finishedAt + job.spec.ttlSecondsAfterFinished! * 1000 - this.deps.clock.now();
     if (left > 0) return this.queue.addAfter(key, left);
     try {
-      this.deps.store.delete('Job', namespace, name, { uid: job.metadata.uid });
+      this.deps.store.delete('Job', namespace, name, { uid: job.metadata.uid, propagationPolicy: 'Foreground' });
     } catch (err) {
       if (!ClusterError.notFound(err)) throw err;
     }

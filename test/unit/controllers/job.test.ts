@@ -287,6 +287,34 @@ describe('the local Job controller', () => {
     expect(get()).toBeDefined();
   });
 
+  it('deletes the finished Job in the foreground: a pod held by a finalizer keeps it, marked, until the pod goes', async () => {
+    await apply({ ttlSecondsAfterFinished: 10 });
+    const [pod] = live();
+    await exit(pod, 0);
+    const done = workloads.store.get<KubeObject>('Pod', 'default', pod.metadata.name!)!;
+    workloads.store.update({ ...done, metadata: { ...done.metadata, finalizers: ['example.com/keep'] } });
+    const seen: string[] = [];
+    workloads.store.watch((e) => seen.push(`${e.type} ${e.object.kind} ${e.object.metadata.finalizers?.join() ?? ''}`.trim()));
+    await clock.advance(10_000);
+    expect(get()!.metadata).toMatchObject({ deletionTimestamp: at(), finalizers: ['foregroundDeletion'] });
+    expect(pods()[0].metadata.deletionTimestamp).toBe(at());
+    await clock.advance(60_000);
+    expect(get()).toBeDefined(); // no second delete, no replacement pod
+    expect(pods()).toHaveLength(1);
+    const held = workloads.store.get<KubeObject>('Pod', 'default', pod.metadata.name!)!;
+    workloads.store.update({ ...held, metadata: { ...held.metadata, finalizers: [] } });
+    await flushMicrotasks();
+    expect(get()).toBeUndefined();
+    expect(seen).toEqual([
+      'MODIFIED Job foregroundDeletion',
+      'MODIFIED Pod example.com/keep',
+      'MODIFIED Pod',
+      'DELETED Pod',
+      'MODIFIED Job',
+      'DELETED Job',
+    ]);
+  });
+
   it('deletes the pods of a suspended Job and sets Suspended, then resumes with a new startTime', async () => {
     await apply({ parallelism: 2, completions: 2 });
     await clock.advance(5_000);

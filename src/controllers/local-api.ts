@@ -131,8 +131,9 @@ export class LocalApiserver implements LocalApi {
       if (owner && owner.source !== source) continue; // another source has it
       const existing = this.store.get(object.kind, object.metadata.namespace!, object.metadata.name!);
       const unchanged = owner !== undefined && isDeepStrictEqual(owner.manifest, object);
-      // A Job the TTL-after-finished controller deleted is made again only when its manifest changes.
-      if (!existing && unchanged && object.kind === 'Job') continue;
+      // A Job the TTL-after-finished controller deleted, or a dependent the garbage collector did, is made
+      // again only when its manifest changes.
+      if (!existing && unchanged && (object.kind === 'Job' || object.metadata.ownerReferences?.length)) continue;
       if (!existing) this.store.create(object);
       else if (!owner || !isDeepStrictEqual(owner.manifest, object))
         this.store.update({ ...object, metadata: { ...existing.metadata, ...object.metadata } });

@@ -38,7 +38,8 @@ const HISTORY = 5_000;
  * namespace and name, one resourceVersion counter, and watches that resume
  * from a version. It does what the apiserver does on write (uid, creation
  * time, generation on a spec change, generateName, graceful pod deletion,
- * ownerReference garbage collection) so the controllers over it behave as
+ * finalizers) and what the garbage collector does after it (ownerReference
+ * cascades, dependents of owners that are not there) so the controllers over it behave as
  * over a real one. Reads return copies: no caller shares the store's objects.
  */
 export class ObjectStore {
@@ -91,6 +92,8 @@ export class ObjectStore {
     delete meta.deletionTimestamp;
     prepareForCreate(o);
     this.commit('ADDED', key, o);
+    // The garbage collector looks at a new dependent's owners: one whose owners are all gone goes.
+    if (meta.ownerReferences?.length) this.attemptToDelete(o);
     return structuredClone(o);
   }
 
@@ -121,6 +124,7 @@ export class ObjectStore {
     this.commit('MODIFIED', key, o);
     // A deletion held by finalizers ends with the last of them (a pod's, once the node let it go).
     if (o.metadata.deletionTimestamp && !o.metadata.deletionGracePeriodSeconds && heldBy(o).length === 0) this.remove(key, o);
+    else if (!isDeepStrictEqual(o.metadata.ownerReferences, old.metadata.ownerReferences)) this.attemptToDelete(o);
     return structuredClone(o) as T;
   }
 

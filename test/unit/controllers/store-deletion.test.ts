@@ -117,7 +117,7 @@ describe('deletion in the local store', () => {
       metadata: { name, ownerReferences: owners.map((o) => ({ apiVersion: 'v1', kind: 'ConfigMap', ...o, blockOwnerDeletion: true })) },
     });
   const owner = (name: string) => {
-    const o = store().create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } });
+    const o = store().create<KubeObject>({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } });
     return { name, uid: o.metadata.uid! };
   };
   const refsOf = (name: string) =>
@@ -143,5 +143,39 @@ describe('deletion in the local store', () => {
     store().delete('ConfigMap', 'default', 'a', { propagationPolicy: 'Foreground' });
     expect(store().get('ConfigMap', 'default', 'a')).toBeUndefined();
     expect(refsOf('shared')).toEqual(['b']);
+  });
+
+  it('collects a dependent whose owners are not there, and drops the reference to one that is gone beside a live one', () => {
+    const a = owner('a');
+    ownedConfigMap('dangling', { name: 'gone', uid: 'no-such-uid' });
+    expect(store().get('ConfigMap', 'default', 'dangling')).toBeUndefined();
+    ownedConfigMap('half', a, { name: 'gone', uid: 'no-such-uid' });
+    expect(refsOf('half')).toEqual(['a']);
+    // Another object under the owner's name is not the owner.
+    ownedConfigMap('renamed', { name: 'a', uid: 'the-old-a' });
+    expect(store().get('ConfigMap', 'default', 'renamed')).toBeUndefined();
+    // A reference added later to an owner that is gone is looked at too.
+    const half = store().get('ConfigMap', 'default', 'half')!;
+    store().update({ ...half, metadata: { ...half.metadata, ownerReferences: [{ ...half.metadata.ownerReferences![0], uid: 'x' }] } });
+    expect(store().get('ConfigMap', 'default', 'half')).toBeUndefined();
+    expect(deleted).toEqual(['ConfigMap', 'ConfigMap', 'ConfigMap']);
+  });
+
+  it('collects a manifest pod that names a ReplicaSet not there, once: the same manifest read again does not make it again', async () => {
+    const pod: KubeObject = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: {
+        name: 'stray',
+        ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'old', uid: 'u1', controller: true }],
+      },
+      spec: { containers: [{ name: 'c', image: 'busybox' }] },
+    };
+    workloads.api.applyObjects('file', [pod]);
+    await flushMicrotasks();
+    expect(pods()).toEqual([]);
+    workloads.api.applyObjects('file', [pod]);
+    await flushMicrotasks();
+    expect(deleted).toEqual(['Pod']);
   });
 });

@@ -1,6 +1,8 @@
 // A Job in `knode run --static-dir` on the embedded runtime: the local Job
 // controller makes its pods, the node runs them through the api source, and
-// the Job's status in the saved store ends as kube-controller-manager's.
+// the Job's status in the saved store ends as kube-controller-manager's. A
+// Job with a TTL of 0 goes, with its pod, once finished; a ConfigMap whose
+// owner does not exist is collected.
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -32,10 +34,34 @@ spec:
           command: ["sh", "-c", "echo done"]
 `;
 
+/** A Job the TTL-after-finished controller deletes as it finishes, in the foreground, and a ConfigMap whose owner is not there. */
+const COLLECTED = `apiVersion: batch/v1
+kind: Job
+metadata:
+  name: once
+spec:
+  ttlSecondsAfterFinished: 0
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+        - name: work
+          image: busybox:1.36
+          command: ["true"]
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: stray
+  ownerReferences:
+    - { apiVersion: apps/v1, kind: Deployment, name: gone, uid: 9b1c2d3e-0000-4000-8000-000000000000 }
+data: { a: b }
+`;
+
 it('runs a Job of 3 completions, 2 at a time, to Complete, its status saved in objects.json', async () => {
   const dir = join(root, 'manifests');
   mkdirSync(dir);
-  writeFileSync(join(dir, 'job.yaml'), JOB);
+  writeFileSync(join(dir, 'job.yaml'), `${JOB}---\n${COLLECTED}`);
   const child = spawn(process.execPath, [cliEntry, 'run', '--static-dir', dir, '--root-dir', root, '--node-name', 'e2e'], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -52,10 +78,13 @@ it('runs a Job of 3 completions, 2 at a time, to Complete, its status saved in o
   };
   const job = await eventually(
     () => {
-      const j = saved()?.find((o) => o.kind === 'Job') as Job | undefined;
-      return j?.status?.conditions?.some((c) => c.type === 'Complete') ? j : undefined;
+      const objects = saved() ?? [];
+      const j = objects.find((o) => o.kind === 'Job' && o.metadata.name === 'count') as Job | undefined;
+      // The Job with a TTL of 0 finished, then went with its pod; the foreground cascade ended (nothing left marked).
+      const onceGone = /job\/once: Job completed/.test(out) && !objects.some((o) => o.metadata.name?.startsWith('once'));
+      return j?.status?.conditions?.some((c) => c.type === 'Complete') && onceGone ? j : undefined;
     },
-    () => `the Job to complete; output:\n${out}`,
+    () => `the Job to complete, and once to go; output:\n${out}`,
     60_000,
   );
   child.kill('SIGTERM');
@@ -66,6 +95,8 @@ it('runs a Job of 3 completions, 2 at a time, to Complete, its status saved in o
     ['SuccessCriteriaMet', 'True', 'CompletionsReached'],
     ['Complete', 'True', 'CompletionsReached'],
   ]);
+  // The garbage collector took the ConfigMap whose owner does not exist.
+  expect((saved() ?? []).map((o) => `${o.kind}/${o.metadata.name}`)).not.toContain('ConfigMap/stray');
   const pods = (saved() ?? []).filter((o) => o.kind === 'Pod') as unknown as Pod[];
   expect(pods.map((p) => p.status?.phase)).toEqual(['Succeeded', 'Succeeded', 'Succeeded']);
   for (const pod of pods) {

@@ -259,9 +259,17 @@ export class ObjectStore {
       if (gone.length > 0) this.removeOwnerReferences(latest, gone);
       return;
     }
-    let propagationPolicy: PropagationPolicy = 'Background';
-    if (waiting && this.dependentsOf(latest).length > 0) propagationPolicy = 'Foreground';
-    else if (finalizers.includes(FOREGROUND_FINALIZER)) propagationPolicy = 'Foreground';
+    let propagationPolicy: PropagationPolicy = finalizers.includes(FOREGROUND_FINALIZER) ? 'Foreground' : 'Background';
+    const dependents = waiting ? this.dependentsOf(latest) : [];
+    if (dependents.length > 0) {
+      propagationPolicy = 'Foreground';
+      // A dependent deleting its own might own this one back: as upstream, its references stop blocking, against a cycle.
+      if (dependents.some((d) => d.metadata.deletionTimestamp && d.metadata.finalizers?.includes(FOREGROUND_FINALIZER)))
+        this.commit('MODIFIED', keyOf(latest.kind, metadata.namespace, metadata.name), {
+          ...latest,
+          metadata: { ...metadata, ownerReferences: refs.map((r) => (r.blockOwnerDeletion ? { ...r, blockOwnerDeletion: false } : r)) },
+        });
+    }
     this.delete(latest.kind, metadata.namespace ?? '', metadata.name!, { uid: metadata.uid, propagationPolicy });
   }
 

@@ -111,7 +111,7 @@ describe('deletion in the local store', () => {
 
   /** ConfigMap NAME, owned by the objects OWNERS (their uids, or made-up ones for owners that are not there). */
   const ownedConfigMap = (name: string, ...owners: { name: string; uid: string }[]) =>
-    store().create({
+    store().create<KubeObject>({
       apiVersion: 'v1',
       kind: 'ConfigMap',
       metadata: { name, ownerReferences: owners.map((o) => ({ apiVersion: 'v1', kind: 'ConfigMap', ...o, blockOwnerDeletion: true })) },
@@ -177,5 +177,33 @@ describe('deletion in the local store', () => {
     workloads.api.applyObjects('file', [pod]);
     await flushMicrotasks();
     expect(deleted).toEqual(['Pod']);
+  });
+
+  it('unblocks the owner of a dependent whose own dependent is already deleting in the foreground, as the cycle guard does', () => {
+    const a = owner('a');
+    const x = ownedConfigMap('x', a);
+    const y = ownedConfigMap('y', { name: 'x', uid: x.metadata.uid! });
+    store().create<KubeObject>({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: {
+        name: 'z',
+        finalizers: ['example.com/keep'],
+        ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'y', uid: y.metadata.uid!, blockOwnerDeletion: true }],
+      },
+    });
+    store().delete('ConfigMap', 'default', 'y', { propagationPolicy: 'Foreground' });
+    store().delete('ConfigMap', 'default', 'a', { propagationPolicy: 'Foreground' });
+    // a does not wait for x, which waits for y, which waits for z's finalizer.
+    expect(store().get('ConfigMap', 'default', 'a')).toBeUndefined();
+    expect(store().get('ConfigMap', 'default', 'x')!.metadata).toMatchObject({
+      finalizers: ['foregroundDeletion'],
+      ownerReferences: [{ name: 'a', blockOwnerDeletion: false }],
+    });
+    const held = store().get<KubeObject>('ConfigMap', 'default', 'z')!;
+    expect(held.metadata.deletionTimestamp).toBeDefined();
+    store().update({ ...held, metadata: { ...held.metadata, finalizers: [] } });
+    expect(store().list('ConfigMap')).toEqual([]);
+    expect(deleted).toEqual(['ConfigMap', 'ConfigMap', 'ConfigMap', 'ConfigMap']);
   });
 });

@@ -4,7 +4,7 @@
 // pods and requires the statuses to be equal after all: a difference beyond the
 // named ones fails, as a new difference in a `same` row does.
 //
-// D1-D11, D13, D15 and D16 were found by these tests and fixed in knode since
+// D1-D11, D13, D15, D16 and D20 were found by these tests and fixed in knode since
 // (README.md); D14 is a timing the state comparison does not see; D17 a timing
 // both agents vary in; D18 a timing of knode's; D12 and D19 are deliberate.
 //

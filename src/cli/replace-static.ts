@@ -1,8 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Pod, PodList } from '../engine/api/v1.js';
-import { readManifestFile } from '../engine/config/bounded-read.js';
 import { decodeManifest, formatManifestError } from '../engine/config/manifest.js';
-import { decodeStaticPods, listManifestFiles } from '../engine/config/read-manifests.js';
+import { decodeStaticPods, manifestTexts } from '../engine/config/read-manifests.js';
 import { FATAL_WAITING_REASONS, type PodOutcome } from '../engine/run-once.js';
 import { ExitCode } from '../util/user-error.js';
 import { summarize } from './apply-report.js';
@@ -46,11 +45,10 @@ export async function replaceInStaticDir(
   }
   const texts = new Map<string, string>();
   const existing: Located[] = [];
-  for (const file of await listManifestFiles(staticDir)) {
-    const read = await readManifestFile(file);
-    if (!('text' in read)) continue;
-    texts.set(file, read.text);
-    existing.push(...locateObjects(file, read.text));
+  // The node names the files it cannot read itself: not this command's errors.
+  for await (const { file, text } of manifestTexts(staticDir, [])) {
+    texts.set(file, text);
+    existing.push(...locateObjects(file, text));
   }
   const plan = planReplacement(given.objects, existing, texts, staticDir);
   if (plan.errors.length > 0) {
@@ -75,14 +73,9 @@ export async function replaceInStaticDir(
 async function readGiven(path: string, nodeName: string): Promise<{ objects: Located[]; errors: string[] }> {
   const objects: Located[] = [];
   const errors: string[] = [];
-  for (const file of await listManifestFiles(path)) {
-    const read = await readManifestFile(file);
-    if (!('text' in read)) {
-      errors.push(formatManifestError({ source: file, document: 0, message: 'skipped' in read ? read.skipped : read.refused }));
-      continue;
-    }
-    errors.push(...decodeManifest(file, read.text, nodeName.length + 1).errors.map(formatManifestError));
-    objects.push(...locateObjects(file, read.text));
+  for await (const { file, text } of manifestTexts(path, errors)) {
+    errors.push(...decodeManifest(file, text, nodeName.length + 1).errors.map(formatManifestError));
+    objects.push(...locateObjects(file, text));
   }
   if (objects.length === 0 && errors.length === 0) errors.push(`no objects in ${path}`);
   return { objects, errors };

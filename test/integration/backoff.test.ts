@@ -1,46 +1,29 @@
 // CrashLoopBackOff through the real path, with time skipped instead of slept:
 // the kubelet runs on a SkewClock, the containers on the real embedded runtime.
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { CriClient } from '../../src/cri/client.js';
-import { ensureImage } from '../helpers/cri.js';
-import { containerOf, startNode, type TestNode } from '../helpers/node.js';
-import { eventually, startEmbeddedRuntime, type EmbeddedRuntimeProcess } from '../helpers/runtimes.js';
+import { expect, it } from 'vitest';
+import { containerOf, startNode } from '../helpers/node.js';
+import { eventually } from '../helpers/runtimes.js';
 import { SkewClock } from '../helpers/skew-clock.js';
+import { skewedNodeOnEmbeddedRuntime } from '../helpers/skew-node.js';
 
-let runtime: EmbeddedRuntimeProcess;
-let node: TestNode;
-const clock = new SkewClock();
-
-beforeAll(async () => {
-  runtime = await startEmbeddedRuntime();
-  const client = new CriClient(runtime.endpoint);
-  await ensureImage(client);
-  client.close();
-  node = await startNode(runtime.endpoint, { clock });
-});
-
-afterAll(async () => {
-  await node.stop();
-  clock.dispose();
-  await runtime.stop();
-});
+const t = skewedNodeOnEmbeddedRuntime();
 
 it('restarts a crashing container after 10s, 20s, 40s ... of backoff, and not before', async () => {
-  node.writePod('crasher', {
+  t.node.writePod('crasher', {
     restartPolicy: 'Always',
     containers: [{ name: 'main', image: 'busybox:1.36', command: ['sh', '-c', 'exit 1'] }],
   });
   const backoffs = () =>
-    node.events
+    t.node.events
       .filter((e) => e.type === 'ContainerWaiting' && e.reason === 'CrashLoopBackOff')
       .map((e) => /back-off (\d+)s/.exec(e.message ?? '')?.[1]);
-  const restarts = () => containerOf(node.pod('crasher')!, 'main')?.restartCount ?? 0;
+  const restarts = () => containerOf(t.node.pod('crasher')!, 'main')?.restartCount ?? 0;
 
   // The first restart is immediate; then the container waits 10s.
   await eventually(() => backoffs().includes('10'), 'a 10s backoff', 20_000);
   const before = restarts();
   expect(before).toBe(1);
-  const pod = await node.waitForPod(
+  const pod = await t.node.waitForPod(
     'crasher',
     'in CrashLoopBackOff',
     (p) => containerOf(p, 'main')?.state?.waiting?.reason === 'CrashLoopBackOff',
@@ -48,7 +31,7 @@ it('restarts a crashing container after 10s, 20s, 40s ... of backoff, and not be
   expect(containerOf(pod, 'main')!.lastState?.terminated).toMatchObject({ exitCode: 1, reason: 'Error' });
   expect(pod.status?.phase).toBe('Running');
 
-  clock.skip(5_000);
+  t.clock.skip(5_000);
   await new Promise((r) => setTimeout(r, 300)); // a short real wait: half the backoff must not restart it
   expect(restarts()).toBe(before);
 
@@ -57,7 +40,7 @@ it('restarts a crashing container after 10s, 20s, 40s ... of backoff, and not be
     [20_000, '40'],
     [40_000, '80'],
   ] as const) {
-    clock.skip(skip);
+    t.clock.skip(skip);
     await eventually(() => backoffs().includes(next), `a ${next}s backoff`, 20_000);
   }
   expect(restarts()).toBe(4);
@@ -65,24 +48,28 @@ it('restarts a crashing container after 10s, 20s, 40s ... of backoff, and not be
 });
 
 it('backs off pulling an image it cannot pull: ImagePullBackOff names the last pull error', async () => {
-  node.writePod('nopull', { containers: [{ name: 'main', image: 'registry.invalid/knode/absent:1', command: ['true'] }] });
-  const waiting = () => containerOf(node.pod('nopull')!, 'main')?.state?.waiting;
-  const failed = await node.waitForPod('nopull', 'ErrImagePull', (p) => containerOf(p, 'main')?.state?.waiting?.reason === 'ErrImagePull');
+  t.node.writePod('nopull', { containers: [{ name: 'main', image: 'registry.invalid/knode/absent:1', command: ['true'] }] });
+  const waiting = () => containerOf(t.node.pod('nopull')!, 'main')?.state?.waiting;
+  const failed = await t.node.waitForPod(
+    'nopull',
+    'ErrImagePull',
+    (p) => containerOf(p, 'main')?.state?.waiting?.reason === 'ErrImagePull',
+  );
   const pullError = containerOf(failed, 'main')!.state!.waiting!.message!;
   expect(pullError).toMatch(/^failed to pull and unpack image /);
 
   // A failed sync comes back after the worker's 10s back-off period: the pull fails again (20s of
   // back-off now), and the sync after that meets the back-off.
   for (let i = 0; i < 2 && waiting()?.reason !== 'ImagePullBackOff'; i++) {
-    const pulls = node.events.filter((e) => e.type === 'ImagePullFailed').length;
-    clock.skip(10_000);
+    const pulls = t.node.events.filter((e) => e.type === 'ImagePullFailed').length;
+    t.clock.skip(10_000);
     await eventually(
-      () => node.events.filter((e) => e.type === 'ImagePullFailed').length > pulls || waiting()?.reason === 'ImagePullBackOff',
+      () => t.node.events.filter((e) => e.type === 'ImagePullFailed').length > pulls || waiting()?.reason === 'ImagePullBackOff',
       'another pull or the back-off',
       20_000,
     );
   }
-  const pod = await node.waitForPod(
+  const pod = await t.node.waitForPod(
     'nopull',
     'ImagePullBackOff',
     (p) => containerOf(p, 'main')?.state?.waiting?.reason === 'ImagePullBackOff',
@@ -90,14 +77,14 @@ it('backs off pulling an image it cannot pull: ImagePullBackOff names the last p
   expect(containerOf(pod, 'main')!.state!.waiting!.message).toMatch(
     /^Back-off pulling image "registry\.invalid\/knode\/absent:1": ErrImagePull: failed to pull and unpack image /,
   );
-  const backOff = node.events.find((e) => e.type === 'ImagePullBackOff' && e.uid === pod.metadata.uid)!;
+  const backOff = t.node.events.find((e) => e.type === 'ImagePullBackOff' && e.uid === pod.metadata.uid)!;
   expect(backOff).toMatchObject({ reason: 'BackOff', message: 'Back-off pulling image "registry.invalid/knode/absent:1"' });
 });
 
 it('syncs a pod during a crash-loop back-off longer than the resync interval, so it shows CrashLoopBackOff until the restart', async () => {
   // A resync interval of 2s: the kubelet's worker comes back no later than that, even in a 10s back-off.
   const skew = new SkewClock();
-  const short = await startNode(runtime.endpoint, { clock: skew, config: { syncFrequency: 2_000 } });
+  const short = await startNode(t.runtime.endpoint, { clock: skew, config: { syncFrequency: 2_000 } });
   try {
     short.writePod('crashloop', {
       restartPolicy: 'Always',

@@ -1,30 +1,12 @@
 // A container's own restartPolicy and restartPolicyRules (ContainerRestartRules)
 // through the real path: the kubelet on a SkewClock (back-off skipped, not
 // slept), the containers on the real embedded runtime.
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { CriClient } from '../../src/cri/client.js';
-import { ensureImage } from '../helpers/cri.js';
-import { containerOf, sleepUntilTerm, startNode, type TestNode } from '../helpers/node.js';
-import { eventually, startEmbeddedRuntime, type EmbeddedRuntimeProcess } from '../helpers/runtimes.js';
-import { SkewClock } from '../helpers/skew-clock.js';
+import { expect, it } from 'vitest';
+import { containerOf, sleepUntilTerm } from '../helpers/node.js';
+import { eventually } from '../helpers/runtimes.js';
+import { skewedNodeOnEmbeddedRuntime } from '../helpers/skew-node.js';
 
-let runtime: EmbeddedRuntimeProcess;
-let node: TestNode;
-const clock = new SkewClock();
-
-beforeAll(async () => {
-  runtime = await startEmbeddedRuntime();
-  const client = new CriClient(runtime.endpoint);
-  await ensureImage(client);
-  client.close();
-  node = await startNode(runtime.endpoint, { clock });
-});
-
-afterAll(async () => {
-  await node.stop();
-  clock.dispose();
-  await runtime.stop();
-});
+const t = skewedNodeOnEmbeddedRuntime();
 
 /**
  * Exits `first` on its first run and `then` on every later one: a mark in the pod's emptyDir
@@ -39,7 +21,7 @@ const scratch = { volumes: [{ name: 'data', emptyDir: {} }] };
 const mount = { volumeMounts: [{ name: 'data', mountPath: '/data' }] };
 
 it('restarts a container Never under a pod Always only on the exit code its rule names', async () => {
-  node.writePod('rules', {
+  t.node.writePod('rules', {
     restartPolicy: 'Always',
     ...scratch,
     containers: [
@@ -55,31 +37,35 @@ it('restarts a container Never under a pod Always only on the exit code its rule
     ],
   });
   // Exit 42 matches the rule: started again (at once, the first restart has no back-off); exit 3 does not.
-  const pod = await node.waitForPod('rules', 'done with its second run', (p) => containerOf(p, 'once')?.state?.terminated?.exitCode === 3);
+  const pod = await t.node.waitForPod(
+    'rules',
+    'done with its second run',
+    (p) => containerOf(p, 'once')?.state?.terminated?.exitCode === 3,
+  );
   const once = containerOf(pod, 'once')!;
   expect(once.restartCount).toBe(1);
   expect(once.lastState?.terminated).toMatchObject({ exitCode: 42, reason: 'Error' });
   expect(pod.status?.phase).toBe('Running');
 
   // Its own Never wins over the pod's Always: past any back-off, it stays terminated.
-  const syncs = () => node.events.filter((e) => e.type === 'PodSynced' && e.pod.endsWith(`/rules-${node.nodeName}`)).length;
+  const syncs = () => t.node.events.filter((e) => e.type === 'PodSynced' && e.pod.endsWith(`/rules-${t.node.nodeName}`)).length;
   const before = syncs();
-  clock.skip(600_000);
+  t.clock.skip(600_000);
   await eventually(() => syncs() > before, 'another sync of the pod', 10_000);
-  const after = containerOf(node.pod('rules')!, 'once')!;
+  const after = containerOf(t.node.pod('rules')!, 'once')!;
   expect(after.restartCount).toBe(1);
   expect(after.state?.terminated?.exitCode).toBe(3);
-  expect(node.events.some((e) => e.type === 'ContainerWaiting' && e.container === 'once' && e.reason === 'CrashLoopBackOff')).toBe(false);
+  expect(t.node.events.some((e) => e.type === 'ContainerWaiting' && e.container === 'once' && e.reason === 'CrashLoopBackOff')).toBe(false);
 });
 
 it('retries an init container OnFailure under a pod Never, and the pod succeeds', async () => {
-  node.writePod('init-retry', {
+  t.node.writePod('init-retry', {
     restartPolicy: 'Never',
     ...scratch,
     initContainers: [{ name: 'setup', image: 'busybox:1.36', command: firstThen(1, 0), ...mount, restartPolicy: 'OnFailure' }],
     containers: [{ name: 'main', image: 'busybox:1.36', command: ['true'] }],
   });
-  const pod = await node.waitForPod('init-retry', 'Succeeded', (p) => p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed');
+  const pod = await t.node.waitForPod('init-retry', 'Succeeded', (p) => p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed');
   expect(pod.status?.phase).toBe('Succeeded');
   const setup = containerOf(pod, 'setup')!;
   expect(setup.restartCount).toBe(1);

@@ -44,18 +44,22 @@ export function decodeStaticPods(file: string, text: string, nodeName: string, s
   return { decoded, pods };
 }
 
+/** Each manifest file of a file or directory with its text, read bounded; a file that cannot be read is a line in ERRORS. */
+export async function* manifestTexts(path: string, errors: string[]): AsyncGenerator<{ file: string; text: string }> {
+  for (const file of await listManifestFiles(path)) {
+    const read = await readManifestFile(file);
+    if ('text' in read) yield { file, text: read.text };
+    else errors.push(formatManifestError({ source: file, document: 0, message: 'skipped' in read ? read.skipped : read.refused }));
+  }
+}
+
 /** Reads a file or directory of manifests once: the static pods they give, their other objects, and every problem as a line. */
 export async function readManifests(path: string, nodeName: string): Promise<{ pods: Pod[]; objects: KubeObject[]; errors: string[] }> {
   const pods: Pod[] = [];
   const objects: KubeObject[] = [];
   const errors: string[] = [];
-  for (const file of await listManifestFiles(path)) {
-    const read = await readManifestFile(file);
-    if (!('text' in read)) {
-      errors.push(formatManifestError({ source: file, document: 0, message: 'skipped' in read ? read.skipped : read.refused }));
-      continue;
-    }
-    const { decoded, pods: filePods } = decodeStaticPods(file, read.text, nodeName, Date.now());
+  for await (const { file, text } of manifestTexts(path, errors)) {
+    const { decoded, pods: filePods } = decodeStaticPods(file, text, nodeName, Date.now());
     pods.push(...filePods);
     objects.push(...decoded.objects.map((o) => o.object));
     errors.push(...decoded.errors.map(formatManifestError));

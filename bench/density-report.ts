@@ -9,6 +9,8 @@ import { histogramQuantile, median, ms, percentile, table, type Histogram } from
 
 const GOAL_IDLE_CPU = 0.03;
 const GOAL_RSS_MIB = 200;
+/** Issue #41: CPU (user + system) per pod from the manifests landing to all Running, for knode and for the runtime alike. */
+const GOAL_CPU_MS_PER_POD = 8;
 /** Leak: open files must come back to where they were; RSS may keep this much of what the churn grew (V8 keeps some heap). */
 const GOAL_RSS_GROWTH = 0.1;
 const LIFETIME_SECONDS = 5;
@@ -47,9 +49,9 @@ export async function densitySection(alone: boolean): Promise<void> {
         'start p99',
         'start event delay p99, max',
         'all Running (/pods)',
-        'knode CPU to Running',
+        'knode CPU to Running (per pod)',
         'knode peak RSS',
-        'runtime CPU, peak RSS',
+        'runtime CPU (per pod), peak RSS',
       ],
       density.map((d) => [
         String(d.pods),
@@ -58,9 +60,9 @@ export async function densitySection(alone: boolean): Promise<void> {
         ms(percentile(d.latencies, 99)),
         `${ms(percentile(d.deliveries, 99))}, ${ms(Math.max(...d.deliveries))}`,
         `${ms(d.runningMs)} (±${pollMs(d.pods)} ms)`,
-        `${d.rampCpuSeconds.toFixed(2)} s`,
+        `${d.rampCpuSeconds.toFixed(2)} s (${perPod(d.rampCpuSeconds, d.pods)})`,
         mib(d.peakRssMiB),
-        `${d.runtimeCpuSeconds.toFixed(2)} s, ${mib(d.runtimePeakRssMiB)}`,
+        `${d.runtimeCpuSeconds.toFixed(2)} s (${perPod(d.runtimeCpuSeconds, d.pods)}), ${mib(d.runtimePeakRssMiB)}`,
       ]),
     ),
   );
@@ -101,6 +103,18 @@ export async function densitySection(alone: boolean): Promise<void> {
   console.log(
     `  ${goal(`knode CPU idle ${percent(largest.idle.cpuCores)} of one core`, `<= ${percent(GOAL_IDLE_CPU)}`, largest.idle.cpuCores <= GOAL_IDLE_CPU)}`,
   );
+  const burst = density.find((d) => d.pods === 100);
+  if (burst) {
+    for (const [who, seconds] of [
+      ['knode', burst.rampCpuSeconds],
+      ['the runtime', burst.runtimeCpuSeconds],
+    ] as const) {
+      const goalMet = (seconds * 1000) / burst.pods <= GOAL_CPU_MS_PER_POD;
+      console.log(
+        `  ${goal(`${who} CPU per pod in the 100-pod burst ${perPod(seconds, burst.pods)}`, `<= ${GOAL_CPU_MS_PER_POD} ms`, goalMet)}`,
+      );
+    }
+  }
   console.log(`  ${goal(`knode RSS ${mib(largest.idle.rssMiB)}`, `<= ${GOAL_RSS_MIB} MiB`, largest.idle.rssMiB <= GOAL_RSS_MIB)}`);
   if (churn) {
     const { before, after } = churn;
@@ -189,6 +203,7 @@ function passes(h: Histogram): string {
 
 const goal = (figure: string, limit: string, met: boolean) => `${figure} (goal ${limit}) ${met ? 'met' : 'NOT met'}`;
 const mib = (value: number) => `${value.toFixed(1)} MiB`;
+const perPod = (seconds: number, pods: number) => `${((seconds * 1000) / pods).toFixed(1)} ms/pod`;
 const percent = (cores: number) => `${(cores * 100).toFixed(1)}%`;
 
 function loadAverage(): string {

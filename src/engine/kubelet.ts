@@ -261,6 +261,7 @@ export class Kubelet extends KubeletGetters implements HostInterface, RunOnceHos
         ? (pod, syncedAt, outcome) =>
             this.evented?.afterSync(pod.metadata.uid!, pod.metadata.name!, pod.metadata.namespace!, syncedAt, outcome)
         : undefined,
+      syncStarted: this.evented ? (uid) => this.evented?.syncStarted(uid) : undefined,
     });
     this.handler = new SyncHandler({
       podManager: this.podManager,

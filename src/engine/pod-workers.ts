@@ -103,6 +103,8 @@ export interface PodWorkersOptions {
    * stands as current), or failed (a relist of the pod follows, one period on).
    */
   afterSync?: (pod: Pod, syncedAt: number, outcome: SyncOutcome) => void;
+  /** Called as a pod's sync starts (the evented PLEG holds the pod's hints until afterSync). */
+  syncStarted?: (uid: string) => void;
 }
 
 /**
@@ -256,6 +258,7 @@ export class PodWorkers {
         if (cached.error) throw new Error(`the pod's runtime status is unknown: ${cached.error.message}`);
         if (status.state === 'syncing') {
           status.syncAbort = new AbortController();
+          this.opts.syncStarted?.(status.uid);
           const result = await syncer
             .syncPod(update.updateType, status.desired!, cached.status, status.syncAbort.signal)
             .finally(() => (status.syncAbort = undefined));

@@ -30,6 +30,8 @@ export class EventedHints {
   private scheduled = false;
   /** Relists that follow failed syncs, by pod, each waiting out its delay. */
   private readonly afterFailure = new Map<string, Timer>();
+  /** Pods whose sync runs, each with when its hold ends: their hints wait for the sync's own relist (see syncStarted). */
+  private readonly held = new Map<string, Timer>();
   mode: ModeState = 'starting';
 
   constructor(
@@ -51,6 +53,8 @@ export class EventedHints {
     this.abort.abort();
     for (const timer of this.afterFailure.values()) timer.cancel();
     this.afterFailure.clear();
+    for (const timer of this.held.values()) timer.cancel();
+    this.held.clear();
   }
 
   private setMode(mode: PlegMode, message: string): void {
@@ -103,6 +107,10 @@ export class EventedHints {
   hint(uid: string, name: string, namespace: string, after = -Infinity): void {
     // AFTER: when the sync that asks ended; the relist's stamp must be newer (GenericPLEG.relistPod).
     this.pending.set(uid, { name, namespace, after: Math.max(after, this.pending.get(uid)?.after ?? -Infinity) });
+    this.schedule();
+  }
+
+  private schedule(): void {
     if (this.scheduled) return;
     this.scheduled = true;
     // Events that arrive together (a sandbox and its containers) land before the first relist.
@@ -124,6 +132,7 @@ export class EventedHints {
    * than on the kubelet.
    */
   afterSync(uid: string, name: string, namespace: string, syncedAt: number, outcome: SyncOutcome): void {
+    this.release(uid);
     if (outcome === 'failed') {
       if (this.afterFailure.has(uid) || this.abort.signal.aborted) return;
       this.afterFailure.set(
@@ -146,10 +155,40 @@ export class EventedHints {
     this.hint(uid, name, namespace, syncedAt);
   }
 
+  /**
+   * The pod's sync starts: its hints wait until the sync ends (afterSync),
+   * and are then one relist with the sync's own. A relist of a pod while its
+   * sync runs reads a status its worker cannot use (the worker waits for one
+   * newer than the sync) and is read again right after: in a burst of pods,
+   * the events of each pod's sandbox and container, which arrive while its
+   * sync makes them, took one more relist of the pod (four CRI calls). A
+   * sync that runs longer than a period of the generic PLEG has its hints
+   * relisted then, as that relist would have seen them.
+   */
+  syncStarted(uid: string): void {
+    this.held.get(uid)?.cancel();
+    this.held.set(
+      uid,
+      this.clock.setTimeout(() => {
+        this.held.delete(uid);
+        if (this.pending.has(uid)) this.schedule();
+      }, this.failedSyncRelistDelay),
+    );
+  }
+
+  /** The pod's sync ended: a hint held meanwhile is relisted now (with the sync's own, when one follows). */
+  private release(uid: string): void {
+    const timer = this.held.get(uid);
+    if (!timer) return;
+    timer.cancel();
+    this.held.delete(uid);
+    if (this.pending.has(uid)) this.schedule();
+  }
+
   private pump(): void {
     for (const [uid, p] of this.pending) {
       if (this.running.size >= MAX_TARGETED || this.abort.signal.aborted) return;
-      if (this.running.has(uid)) continue;
+      if (this.running.has(uid) || this.held.has(uid)) continue;
       this.pending.delete(uid);
       this.running.add(uid);
       void this.pleg.relistPod(uid, p.name, p.namespace, p.after).finally(() => {

@@ -94,7 +94,7 @@ function pod(uid: string, image = 'v1', extra: { grace?: number; deletionGrace?:
 
 let workers: PodWorkers | undefined;
 
-function setup(random: () => number = () => 0, afterSync?: PodWorkersOptions['afterSync']) {
+function setup(random: () => number = () => 0, afterSync?: PodWorkersOptions['afterSync'], syncStarted?: PodWorkersOptions['syncStarted']) {
   const clock = new FakeClock();
   const cache = new PodCache();
   const workQueue = new WorkQueue(clock);
@@ -102,7 +102,18 @@ function setup(random: () => number = () => 0, afterSync?: PodWorkersOptions['af
   const seen: LifecycleEvent[] = [];
   events.subscribe((e) => seen.push(e));
   const syncer = new FakeSyncer();
-  workers = new PodWorkers({ syncer, cache, workQueue, clock, random, events, resyncInterval: RESYNC, backOffPeriod: BACKOFF, afterSync });
+  workers = new PodWorkers({
+    syncer,
+    cache,
+    workQueue,
+    clock,
+    random,
+    events,
+    resyncInterval: RESYNC,
+    backOffPeriod: BACKOFF,
+    afterSync,
+    syncStarted,
+  });
   /** A PLEG relist: time moves on and the cache becomes current, so waiting workers go on. */
   const relist = async () => {
     await clock.advance(1);
@@ -417,16 +428,22 @@ describe('PodWorkers', () => {
     expect(workQueue.dueAt('a')).toBeDefined();
   });
 
-  it('tells after each sync whether it changed the runtime or left it untouched', async () => {
+  it('tells as each sync starts, and after it whether it changed the runtime or left it untouched', async () => {
     const after: [string, string][] = [];
-    const { syncer, update, relist } = setup(undefined, (p, _at, outcome) => void after.push([p.metadata.uid!, outcome]));
+    const { syncer, update, relist } = setup(
+      undefined,
+      (p, _at, outcome) => void after.push([p.metadata.uid!, outcome]),
+      (uid) => void after.push([uid, 'started']),
+    );
     update({ updateType: 'create', pod: pod('a') });
     await relist();
     syncer.result = { terminal: false, runtimeUntouched: true };
     update({ updateType: 'sync', pod: pod('a') });
     await relist();
     expect(after).toEqual([
+      ['a', 'started'],
       ['a', 'changed'],
+      ['a', 'started'],
       ['a', 'untouched'],
     ]);
   });

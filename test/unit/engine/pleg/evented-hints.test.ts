@@ -174,6 +174,55 @@ describe('after a sync', () => {
     hints.stop();
   });
 
+  it('holds the events of a pod while its sync runs: one relist when the sync ends, stamped newer than it', async () => {
+    const { log, release, source, cache, clock, hints } = await flowing();
+    hints.syncStarted('a');
+    source.push('a');
+    source.push('b');
+    await settle();
+    expect(log).toEqual(['b']);
+    await clock.advance(100);
+    source.push('a');
+    await settle();
+    const syncedAt = clock.now();
+    hints.afterSync('a', 'a', 'default', syncedAt, 'changed');
+    await settle();
+    expect(log).toEqual(['b', 'a']);
+    await release();
+    await settle();
+    expect(log).toEqual(['b', 'a']);
+    expect(cache.get('a').modified).toBeGreaterThan(syncedAt);
+    hints.stop();
+  });
+
+  it('relists what a failed sync held at once, and what a sync that runs past a period held then', async () => {
+    const { log, release, source, clock, hints } = await flowing();
+    hints.syncStarted('a');
+    source.push('a');
+    await settle();
+    hints.afterSync('a', 'a', 'default', clock.now(), 'failed');
+    await settle();
+    expect(log).toEqual(['a']);
+    await release();
+    // The failed sync's own relist still comes a period on.
+    await clock.advance(1_000);
+    await settle();
+    expect(log).toEqual(['a', 'a']);
+    await release();
+
+    // A sync with no end yet (an image pull): its pod's events wait one period at most.
+    hints.syncStarted('c');
+    source.push('c');
+    await clock.advance(999);
+    await settle();
+    expect(log).toEqual(['a', 'a']);
+    await clock.advance(1);
+    await settle();
+    expect(log).toEqual(['a', 'a', 'c']);
+    await release();
+    hints.stop();
+  });
+
   it('relists the pod after every sync while no events flow', async () => {
     const { log, cache, clock, hints } = startHints();
     cache.set('a', emptyPodStatus('a', 'a', 'default'), undefined, 100);

@@ -152,32 +152,45 @@ export class KubeletMetrics {
   }
 }
 
+/** The label of each CRI method named so far: a CRI call is labelled without three regular expressions each time. */
+const operationTypes = new Map<string, string>();
+
 /** CRI method names as the kubelet labels them: RunPodSandbox → run_podsandbox. */
 export function operationType(method: string): string {
-  return method
-    .replace(/([a-z])([A-Z])/g, '$1_$2')
-    .toLowerCase()
-    .replace('pod_sandbox', 'podsandbox');
+  let label = operationTypes.get(method);
+  if (label === undefined) {
+    label = method
+      .replace(/([a-z])([A-Z])/g, '$1_$2')
+      .toLowerCase()
+      .replace('pod_sandbox', 'podsandbox');
+    operationTypes.set(method, label);
+  }
+  return label;
 }
 
 /**
  * The runtime with every call timed: a proxy that reports each method's
- * duration and failure, whatever implements the CRI interface.
+ * duration and failure, whatever implements the CRI interface. Each
+ * method's timed wrapper is made once (while the method stays the same),
+ * not on each call.
  */
 export function instrumentRuntime<T extends RuntimeService & ImageService>(
   runtime: T,
   observe: (method: string, durationMs: number, failed: boolean) => void,
 ): T {
+  const wrappers = new Map<string, { value: unknown; timed: (...args: unknown[]) => unknown }>();
   return new Proxy(runtime, {
     get(target, property, receiver) {
       const value = Reflect.get(target, property, receiver);
       if (typeof value !== 'function' || typeof property !== 'string' || property === 'getContainerEvents' || property === 'close')
         return value;
-      return (...args: unknown[]) => {
+      const cached = wrappers.get(property);
+      if (cached?.value === value) return cached.timed;
+      const method = property[0].toUpperCase() + property.slice(1);
+      const timed = (...args: unknown[]) => {
         const started = performance.now();
         const result = value.apply(target, args);
         if (!(result instanceof Promise)) return result;
-        const method = property[0].toUpperCase() + property.slice(1);
         return result.then(
           (r) => {
             observe(method, performance.now() - started, false);
@@ -189,6 +202,8 @@ export function instrumentRuntime<T extends RuntimeService & ImageService>(
           },
         );
       };
+      wrappers.set(property, { value, timed });
+      return timed;
     },
   });
 }

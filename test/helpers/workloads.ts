@@ -2,7 +2,7 @@
 // they most often feed them.
 import { LocalWorkloads } from '../../src/controllers/index.js';
 import type { Container } from '../../src/engine/api/v1.js';
-import type { KubeObject } from '../../src/engine/api/workloads.js';
+import type { Deployment, KubeObject } from '../../src/engine/api/workloads.js';
 import type { FakeClock } from '../../src/util/clock.js';
 
 /**
@@ -21,8 +21,8 @@ export function startedWorkloads(clock: FakeClock): LocalWorkloads {
   return workloads;
 }
 
-/** Deployment web: two replicas of CONTAINER, selected by app=web. */
-export function webDeployment(container: Container): KubeObject {
+/** Deployment web: two replicas of CONTAINER, selected by app=web; SPEC's fields replace those. */
+export function webDeployment(container: Container, spec: Partial<Deployment['spec']> = {}): KubeObject {
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
@@ -31,6 +31,7 @@ export function webDeployment(container: Container): KubeObject {
       replicas: 2,
       selector: { matchLabels: { app: 'web' } },
       template: { metadata: { labels: { app: 'web' } }, spec: { containers: [container] } },
+      ...spec,
     },
   };
 }

@@ -6,6 +6,7 @@ import { LocalWorkloads } from '../../../src/controllers/index.js';
 import { startWorkloads } from '../../../src/cli/workloads.js';
 import { EventStream, type LifecycleEvent } from '../../../src/engine/events.js';
 import { FakeClock, flushMicrotasks } from '../../../src/util/clock.js';
+import { webDeployment } from '../../helpers/workloads.js';
 
 it('reports each workload row as it changes, and all of them again when asked', async () => {
   const clock = new FakeClock();
@@ -19,18 +20,7 @@ it('reports each workload row as it changes, and all of them again when asked', 
     if (e.type === 'WorkloadStatus') rows.push(e);
   });
   const face = startWorkloads(workloads, events, { pressure: () => [], staticPods: () => [] });
-  workloads.api.applyObjects('file', [
-    {
-      apiVersion: 'apps/v1',
-      kind: 'Deployment',
-      metadata: { name: 'web' },
-      spec: {
-        replicas: 2,
-        selector: { matchLabels: { app: 'web' } },
-        template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'busybox' }] } },
-      },
-    },
-  ]);
+  workloads.api.applyObjects('file', [webDeployment({ name: 'c', image: 'busybox' })]);
   await flushMicrotasks();
   const details = rows.map((e) => e.type === 'WorkloadStatus' && e.detail);
   expect(details.every((d) => d && d.kind === 'Deployment')).toBe(true);

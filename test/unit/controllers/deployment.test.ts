@@ -3,21 +3,12 @@ import { FakeClock, flushMicrotasks } from '../../../src/util/clock.js';
 import { LocalWorkloads, type ControllerEvent } from '../../../src/controllers/index.js';
 import { rfc3339, type Pod } from '../../../src/engine/api/v1.js';
 import type { Deployment, KubeObject, ReplicaSet } from '../../../src/engine/api/workloads.js';
+import { webDeployment } from '../../helpers/workloads.js';
 
 const NODE = 'n1';
 
 function deployment(image: string, spec: Partial<Deployment['spec']> = {}): KubeObject {
-  return {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: { name: 'web' },
-    spec: {
-      replicas: 2,
-      selector: { matchLabels: { app: 'web' } },
-      template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image }] } },
-      ...spec,
-    },
-  };
+  return webDeployment({ name: 'web', image }, spec);
 }
 
 describe('the local Deployment and ReplicaSet controllers', () => {

@@ -28,7 +28,7 @@ export const KNOWN: KnownDifference[] = [
   {
     id: 'D17',
     title: 'during a crash-loop back-off: terminated or CrashLoopBackOff, by timing',
-    scenarios: ['edit-crashing-fixed @ states'],
+    scenarios: ['edit-crashing-fixed @ states', 'init-fails-twice-onfailure @ states'],
   },
   {
     id: 'D18',

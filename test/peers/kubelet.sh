@@ -7,11 +7,18 @@
 #
 #   kubelet.sh up DIR --runtime-endpoint unix://SOCK [--port N] [--node-name NAME]
 #                       [--cluster-dns IP] [--cluster-domain DOMAIN]
+#                       [--kubeconfig FILE] [--config-extra FILE]
 #                       write DIR/config.yaml, start the kubelet (root dir, certs, pod
 #                       logs and its own log under DIR), wait until /healthz says ok and
 #                       the read-only port answers /pods, print one line of JSON: pid,
 #                       readOnlyPort and its URL, podsDir (write static pod manifests
 #                       here), nodeName (static pods are named NAME-NODENAME), log, rootDir
+#                       With --kubeconfig (a node's credentials, controlplane.sh
+#                       node-kubeconfig) it joins that cluster as NAME (its node IP
+#                       its own pick: it refuses loopback) and also runs the pods
+#                       bound to it. --config-extra
+#                       appends FILE's KubeletConfiguration fields (evictionHard, ...)
+#                       to config.yaml; a field already there must not be repeated.
 #   kubelet.sh down DIR stop it, unmount what it mounted under DIR, put back the host
 #                       settings it changed, remove DIR. Pods and containers stay in the
 #                       runtime: cleaning the runtime is the caller's job.
@@ -136,7 +143,7 @@ wait_for() {
 }
 
 up() {
-  local dir=$1 endpoint=$2 ro_port=$3 node=$4 cluster_dns=$5 cluster_domain=$6 bin
+  local dir=$1 endpoint=$2 ro_port=$3 node=$4 cluster_dns=$5 cluster_domain=$6 kubeconfig=$7 extra=$8 bin
   command -v curl >/dev/null || die "curl missing (apt-get install curl)"
   command -v jq >/dev/null || die "jq missing (apt-get install jq)"
   [[ $endpoint == unix://* ]] || die "--runtime-endpoint unix://SOCKET is needed (containerd2.sh up prints it)"
@@ -219,9 +226,11 @@ volumePluginDir: $dir/volume-plugins
 YAML
   [ -z "$cluster_dns" ] || echo "clusterDNS: [$cluster_dns]" >> "$dir/config.yaml"
   [ -z "$cluster_domain" ] || echo "clusterDomain: $cluster_domain" >> "$dir/config.yaml"
+  [ -z "$extra" ] || cat "$extra" >> "$dir/config.yaml"
 
   local args=(--config "$dir/config.yaml" --root-dir "$dir/root" --cert-dir "$dir/pki" --v "$VERBOSITY")
   [ -n "$node" ] && args+=(--hostname-override "$node")
+  [ -z "$kubeconfig" ] || args+=(--kubeconfig "$kubeconfig")
   local t0; t0=$(date +%s%N)
   # No fd of ours is left open in it, so whoever reads up's stdout is not held open.
   "$bin" "${args[@]}" > "$dir/kubelet.log" 2>&1 < /dev/null &
@@ -258,13 +267,13 @@ down() {
   [ ! -e "$dir" ] || echo "kubelet.sh: could not remove all of $dir" >&2
 }
 
-usage() { echo "usage: kubelet.sh up DIR --runtime-endpoint unix://SOCK [--port N] [--node-name NAME] [--cluster-dns IP] [--cluster-domain DOMAIN] | down DIR" >&2; exit 2; }
+usage() { echo "usage: kubelet.sh up DIR --runtime-endpoint unix://SOCK [--port N] [--node-name NAME] [--cluster-dns IP] [--cluster-domain DOMAIN] [--kubeconfig FILE] [--config-extra FILE] | down DIR" >&2; exit 2; }
 
 case "${1:-}" in
   up)
     [ -n "${2:-}" ] || usage
     dir=$2; shift 2
-    endpoint="" ro_port="" node="" cluster_dns="" cluster_domain=""
+    endpoint="" ro_port="" node="" cluster_dns="" cluster_domain="" kubeconfig="" extra=""
     while [ $# -gt 0 ]; do
       case $1 in
         --runtime-endpoint) endpoint=${2:?--runtime-endpoint needs a value}; shift 2 ;;
@@ -272,11 +281,13 @@ case "${1:-}" in
         --node-name) node=${2:?--node-name needs a value}; shift 2 ;;
         --cluster-dns) cluster_dns=${2:?--cluster-dns needs a value}; shift 2 ;;
         --cluster-domain) cluster_domain=${2:?--cluster-domain needs a value}; shift 2 ;;
+        --kubeconfig) kubeconfig=${2:?--kubeconfig needs a value}; [ -f "$kubeconfig" ] || die "no kubeconfig at $kubeconfig"; shift 2 ;;
+        --config-extra) extra=${2:?--config-extra needs a value}; [ -f "$extra" ] || die "no file at $extra"; shift 2 ;;
         *) die "unknown option '$1'" ;;
       esac
     done
     [ -n "$endpoint" ] || usage
-    up "$dir" "$endpoint" "$ro_port" "$node" "$cluster_dns" "$cluster_domain" ;;
+    up "$dir" "$endpoint" "$ro_port" "$node" "$cluster_dns" "$cluster_domain" "$kubeconfig" "$extra" ;;
   down) down "${2:?usage: kubelet.sh down DIR}" ;;
   *) usage ;;
 esac

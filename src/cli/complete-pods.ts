@@ -26,6 +26,8 @@ export interface PodPlace {
   runtimeEndpoint?: string;
   /** Candidates end with a colon (cp's POD:PATH), and take no space after. */
   colon: boolean;
+  /** The word typed is -c's value: the candidates are this pod's containers, not pods. */
+  containerOf?: string;
 }
 
 /**
@@ -48,22 +50,27 @@ export function podPlace(words: string[], flagsOf: (command: string) => FlagSpec
   if (!kind || !flags) return undefined;
   const values: Record<string, string> = {};
   const current = rest[rest.length - 1];
+  let pod: string | undefined;
   let positional = 0;
+  let containerOf: string | undefined;
   for (let i = 0; i < rest.length - 1; i++) {
     const word = rest[i];
     if (word === '--') return undefined;
     if (!word.startsWith('-') || word === '-') {
+      pod ??= word;
       positional++;
       continue;
     }
     const taking = valueFlag(word, flags);
     if (taking && !word.includes('=')) {
-      if (i + 1 === rest.length - 1) return undefined; // the word typed is this flag's value
-      values[taking] = rest[++i];
+      if (i + 1 < rest.length - 1) values[taking] = rest[++i];
+      // The word typed is this flag's value: a container of the pod named before it, or nothing to offer.
+      else if (taking === 'container' && kind === 'first' && pod !== undefined) containerOf = pod;
+      else return undefined;
     } else if (taking) values[taking] = word.slice(word.indexOf('=') + 1);
   }
   if (current.startsWith('-')) return undefined;
-  if (kind === 'first' ? positional !== 0 : positional > 1) return undefined;
+  if (!containerOf && (kind === 'first' ? positional !== 0 : positional > 1)) return undefined;
   return {
     command,
     prefix: current,
@@ -71,6 +78,7 @@ export function podPlace(words: string[], flagsOf: (command: string) => FlagSpec
     rootDir: values['root-dir'],
     runtimeEndpoint: values['runtime-endpoint'],
     colon: kind === 'cp',
+    ...(containerOf !== undefined ? { containerOf } : {}),
   };
 }
 
@@ -88,12 +96,27 @@ function valueFlag(word: string, flags: FlagSpecs): string | undefined {
   return undefined;
 }
 
+/** A pod a completion may offer, with its containers' names (init containers first, as kubectl lists them). */
+export interface PodToComplete {
+  namespace: string;
+  name: string;
+  containers?: string[];
+}
+
+/** The containers of the pod named POD (NAME in -n's namespace or default, or NAMESPACE/NAME) that start with what is typed. */
+function containerCandidates(pods: PodToComplete[], place: PodPlace, pod: string): string[] {
+  const [namespace, name] = pod.includes('/') ? pod.split('/', 2) : [place.namespace ?? 'default', pod];
+  const found = pods.find((p) => p.namespace === namespace && p.name === name);
+  return [...new Set(found?.containers ?? [])].filter((c) => c.startsWith(place.prefix));
+}
+
 /**
  * The candidates: pods of the namespace given by name; without one, those of
  * `default` by name and the others as NAMESPACE/NAME (as the commands take
  * them); with a colon for cp. Only those that start with what is typed, sorted.
  */
-export function podCandidates(pods: { namespace: string; name: string }[], place: PodPlace): string[] {
+export function podCandidates(pods: PodToComplete[], place: PodPlace): string[] {
+  if (place.containerOf !== undefined) return containerCandidates(pods, place, place.containerOf);
   if (place.colon && place.prefix.includes(':')) return [];
   const names = pods.flatMap(({ namespace, name }) => {
     if (place.namespace !== undefined) return namespace === place.namespace ? [name] : [];

@@ -2,7 +2,7 @@ import type { PodList } from '../engine/api/v1.js';
 import { defaultRootDir, rootPaths } from '../util/paths.js';
 import { socketAnswers } from '../util/socket.js';
 import { NodeClient } from './node-client.js';
-import type { PodPlace } from './complete-pods.js';
+import type { PodPlace, PodToComplete } from './complete-pods.js';
 
 /** How long a completion waits for the node or the runtime: a TAB must not hang the shell. */
 const ANSWER_MS = 2_000;
@@ -13,7 +13,7 @@ const ANSWER_MS = 2_000;
  * runtime when it already runs: a TAB never starts one). Nothing when
  * neither answers.
  */
-export async function podsToComplete(place: PodPlace): Promise<{ namespace: string; name: string }[]> {
+export async function podsToComplete(place: PodPlace): Promise<PodToComplete[]> {
   const rootDir = place.rootDir ?? defaultRootDir();
   const signal = AbortSignal.timeout(ANSWER_MS);
   const node = place.runtimeEndpoint ? undefined : await NodeClient.find(rootDir);
@@ -21,7 +21,11 @@ export async function podsToComplete(place: PodPlace): Promise<{ namespace: stri
     const res = await node.open('/pods', signal);
     let body = '';
     for await (const chunk of res) body += chunk;
-    return (JSON.parse(body) as PodList).items.map((p) => ({ namespace: p.metadata.namespace ?? 'default', name: p.metadata.name ?? '' }));
+    return (JSON.parse(body) as PodList).items.map((p) => ({
+      namespace: p.metadata.namespace ?? 'default',
+      name: p.metadata.name ?? '',
+      containers: [...(p.spec.initContainers ?? []), ...p.spec.containers].map((c) => c.name),
+    }));
   }
   const socket = rootPaths(rootDir).runtimeSocket;
   if (!place.runtimeEndpoint && !(await socketAnswers(socket))) return [];
@@ -30,9 +34,11 @@ export async function podsToComplete(place: PodPlace): Promise<{ namespace: stri
   const client = new CriClient(place.runtimeEndpoint ?? `unix://${socket}`, { requestTimeoutMs: ANSWER_MS });
   try {
     const sandboxes = await client.listPodSandbox({ state: { state: 'SANDBOX_READY' } });
+    const containers = place.containerOf === undefined ? [] : await client.listContainers({});
     return sandboxes.map((s) => ({
       namespace: s.labels[KubeletLabels.podNamespace] ?? 'default',
       name: s.labels[KubeletLabels.podName] ?? '',
+      containers: containers.filter((c) => c.podSandboxId === s.id).map((c) => c.labels[KubeletLabels.containerName] ?? c.metadata?.name ?? ''),
     }));
   } finally {
     client.close();

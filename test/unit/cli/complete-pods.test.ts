@@ -42,6 +42,15 @@ describe('podPlace', () => {
     expect(place('cp', '-n', 'x', '')).toMatchObject({ colon: true, namespace: 'x' });
   });
 
+  it("finds -c's value after the pod, as a container of that pod", () => {
+    expect(place('exec', 'web', '-c', '')).toMatchObject({ command: 'exec', containerOf: 'web', prefix: '' });
+    expect(place('logs', '-f', 'other/db', '--container', 's')).toMatchObject({ containerOf: 'other/db', prefix: 's' });
+    expect(place('exec', '-n', 'other', 'db', '-it', '-c', '')).toMatchObject({ containerOf: 'db', namespace: 'other' });
+    expect(place('exec', '-c', '')).toBeUndefined(); // no pod yet
+    expect(place('cp', 'web:/x', '-c', '')).toBeUndefined(); // cp's hook offers files there
+    expect(place('exec', 'web', '-c', 'app', '')).toBeUndefined();
+  });
+
   it('is nowhere else: a later argument, a flag or its value, after --, another command', () => {
     for (const words of [
       ['exec', 'web', ''],
@@ -75,6 +84,18 @@ describe('podCandidates', () => {
     expect(podCandidates(pods, place('exec', 'we')!)).toEqual(['web-e2e']);
     expect(podCandidates(pods, place('exec', '-n', 'other', '')!)).toEqual(['db-e2e']);
     expect(podCandidates(pods, place('exec', '-n', 'none', '')!)).toEqual([]);
+  });
+
+  it("offers the named pod's containers, init containers first, for -c", () => {
+    const withContainers = [
+      { namespace: 'default', name: 'web', containers: ['setup', 'app', 'sidecar'] },
+      { namespace: 'other', name: 'web', containers: ['db'] },
+    ];
+    expect(podCandidates(withContainers, place('exec', 'web', '-c', '')!)).toEqual(['setup', 'app', 'sidecar']);
+    expect(podCandidates(withContainers, place('exec', 'web', '-c', 's')!)).toEqual(['setup', 'sidecar']);
+    expect(podCandidates(withContainers, place('exec', 'other/web', '-c', '')!)).toEqual(['db']);
+    expect(podCandidates(withContainers, place('exec', '-n', 'other', 'web', '-c', '')!)).toEqual(['db']);
+    expect(podCandidates(withContainers, place('exec', 'gone', '-c', '')!)).toEqual([]);
   });
 
   it("offers cp's POD: until a colon is typed", () => {

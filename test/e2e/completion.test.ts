@@ -49,6 +49,9 @@ describe('knode __complete pods', () => {
     expect((await complete('describe', 'pod', '-n', 'other', ...at, '')).stdout).toBe('db-e2e\n');
     expect((await complete('cp', ...at, './here', 'w')).stdout).toBe('web-e2e:\n');
     expect((await complete('port-forward', `--root-dir=${root}`, 'o')).stdout).toBe('other/db-e2e\n');
+    // -c after the pod: its containers, from the runtime's containers of its sandbox.
+    expect(await complete('exec', ...at, 'web-e2e', '-c', '')).toEqual({ code: 0, stdout: 'app\n', stderr: '' });
+    expect((await complete('logs', ...at, 'other/db-e2e', '-c', 'x')).stdout).toBe('');
     for (const words of [
       ['exec', ...at, 'web-e2e', ''],
       ['exec', ...at, '-c', ''],

@@ -15,6 +15,8 @@ export interface Running {
   podsDir: string;
   /** The node's unix socket (`<root-dir>/run/knode.sock`), for knode only. */
   socketPath?: string;
+  /** The read-only port's /pods, for the kubelet only. */
+  podsUrl?: string;
   stop(): Promise<void>;
 }
 

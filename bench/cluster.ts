@@ -78,7 +78,8 @@ export async function withCluster<T>(fn: (cp: ControlPlane, api: Awaited<ReturnT
   }
 }
 
-async function adminApi(cp: ControlPlane) {
+/** The admin's CoreV1 client and a watch, from @kubernetes/client-node. */
+export async function adminApi(cp: ControlPlane) {
   const k8s = await import('@kubernetes/client-node');
   const kc = new k8s.KubeConfig();
   kc.loadFromFile(cp.kubeconfig);

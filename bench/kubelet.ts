@@ -11,6 +11,8 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CriClient } from '../src/cri/client.js';
+import { standaloneSli } from './sli-standalone.js';
+import type { SliRound } from './sli.js';
 import { cpuSeconds, isContainerStart, startKnode, statusKiB, until, writeManifest, type Running } from './agent.js';
 
 const repo = join(import.meta.dirname, '..');
@@ -43,10 +45,11 @@ function startKubelet(dir: string, endpoint: string): Running {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  const info = JSON.parse(out.trim().split('\n').at(-1)!) as { pid: number; podsDir: string };
+  const info = JSON.parse(out.trim().split('\n').at(-1)!) as { pid: number; podsDir: string; podsUrl: string };
   return {
     pid: info.pid,
     podsDir: info.podsDir,
+    podsUrl: info.podsUrl,
     stop: async () => {
       execFileSync('bash', [join(repo, 'test/peers/kubelet.sh'), 'down', dir], { stdio: ['ignore', 'ignore', 'inherit'] });
     },
@@ -94,7 +97,11 @@ async function removeAll(run: Running, client: CriClient): Promise<void> {
 }
 
 /** Every burst and the idle reading for one agent, on its own containerd 2. */
-export async function benchAgent(agent: Agent, sizes: number[], idleMs = 10_000): Promise<{ bursts: BurstFigures[]; idle: IdleFigures }> {
+export async function benchAgent(
+  agent: Agent,
+  sizes: number[],
+  idleMs = 10_000,
+): Promise<{ bursts: BurstFigures[]; idle: IdleFigures; standalone: SliRound[] }> {
   const ctrDir = mkdtempSync(join(tmpdir(), 'kctr-side-'));
   const agentDir = mkdtempSync(join(tmpdir(), 'agent-side-'));
   const endpoint = execFileSync('bash', [join(repo, 'test/peers/containerd2.sh'), 'up', ctrDir], {
@@ -120,7 +127,8 @@ export async function benchAgent(agent: Agent, sizes: number[], idleMs = 10_000)
       }
       await removeAll(run, client);
     }
-    return { bursts, idle: idle! };
+    const standalone = await standaloneSli(agent, run, NODE, () => removeAll(run!, client));
+    return { bursts, idle: idle!, standalone };
   } finally {
     await run?.stop();
     client.close();

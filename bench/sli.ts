@@ -216,9 +216,7 @@ export function reportSli(
   const kubelet = rounds.filter((r) => r.agent === 'kubelet');
   if (kubelet.length > 0) {
     const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
-    lines.push(
-      '\nknode / kubelet on the same round (goals: p50 <= 0.4x and p99 <= 0.5x on containerd 2; p50 <= 0.1x on the embedded runtime)',
-    );
+    lines.push(`\nknode / kubelet on the same round (${goals})`);
     for (const r of rounds.filter((x) => x.agent !== 'kubelet')) {
       const k = kubelet.find((x) => x.mode === r.mode && x.pods === r.pods)!;
       lines.push(

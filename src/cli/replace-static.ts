@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { stringify } from 'yaml';
 import type { Pod, PodList } from '../engine/api/v1.js';
 import { decodeManifest, formatManifestError } from '../engine/config/manifest.js';
 import { decodeStaticPods, manifestTexts } from '../engine/config/read-manifests.js';
@@ -13,10 +14,12 @@ import { resourceOf } from './stop-pods.js';
 const POLL_MS = 250;
 
 export interface ReplaceOutput {
-  /** kubectl's `pod/web replaced` lines. */
+  /** kubectl's `pod/web replaced` lines, or the list that -o prints instead. */
   out: (line: string) => void;
   /** Errors, warnings and the summary. */
   err: (line: string) => void;
+  /** -o: the replaced objects as a v1 list in this format, the pods as the node runs them, in place of the `replaced` lines. */
+  format?: 'json' | 'yaml';
 }
 
 /**
@@ -57,16 +60,22 @@ export async function replaceInStaticDir(
   }
   for (const [file, text] of plan.files) writeAtomically(file, text);
   for (const r of plan.replacements) {
-    out(`${resourceOf(r.given.ref.kind)}/${r.given.ref.name} replaced`);
+    if (!output.format) out(`${resourceOf(r.given.ref.kind)}/${r.given.ref.name} replaced`);
     if (r.unchanged)
       err(
         `Warning: ${r.given.ref.kind.toLowerCase()} "${r.given.ref.name}" is unchanged in ${r.target.file}: the node keeps it as it runs`,
       );
   }
   const pods = expectedPods(plan.replacements, plan.files, texts, nodeName);
-  if (pods.length === 0) return ExitCode.ok;
-  const outcomes = await waitForPods(node, pods, timeoutMs);
-  return summarize(outcomes, [], { path, errors: 0 }, err);
+  const { outcomes, seen } = pods.length > 0 ? await waitForPods(node, pods, timeoutMs) : { outcomes: [], seen: new Map<string, Pod>() };
+  if (output.format) {
+    // As apply -o lists them: the pods as the node reports them (else as written), then the other objects as given.
+    const others = plan.replacements.filter((r) => r.given.ref.kind !== 'Pod').map((r) => r.given.value);
+    const items = [...pods.map((p) => seen.get(p.metadata.uid!) ?? p), ...others];
+    const list = { apiVersion: 'v1', kind: others.length === 0 ? 'PodList' : 'List', metadata: { resourceVersion: '' }, items };
+    out(output.format === 'json' ? JSON.stringify(list, null, 2) : stringify(list).trimEnd());
+  }
+  return pods.length === 0 ? ExitCode.ok : summarize(outcomes, [], { path, errors: 0 }, err);
 }
 
 /** The given manifests' objects, located, and their problems as decodeManifest tells them (nothing is replaced by a bad manifest). */
@@ -96,16 +105,22 @@ function expectedPods(replacements: Replacement[], files: Map<string, string>, t
   return pods;
 }
 
-/** Waits until the node runs each pod (Running; Succeeded for a pod that runs to completion), or it failed, or the time is up. */
-async function waitForPods(node: NodeClient, pods: Pod[], timeoutMs: number): Promise<PodOutcome[]> {
+/**
+ * Waits until the node runs each pod (Running; Succeeded for a pod that runs
+ * to completion), or it failed, or the time is up; with the pods as the node
+ * last reported them.
+ */
+async function waitForPods(node: NodeClient, pods: Pod[], timeoutMs: number): Promise<{ outcomes: PodOutcome[]; seen: Map<string, Pod> }> {
   const started = Date.now();
   const outcomes = new Map<string, PodOutcome>();
   const last = new Map<string, string>();
+  const reported = new Map<string, Pod>();
   for (;;) {
     const items = (await node.json<PodList>('/pods')).body.items;
     for (const pod of pods) {
       const uid = pod.metadata.uid!;
       const seen = items.find((p) => p.metadata.uid === uid);
+      if (seen) reported.set(uid, seen);
       if (!seen || outcomes.has(uid)) continue;
       const outcome = judge(seen, Date.now() - started);
       if (outcome) outcomes.set(uid, outcome);
@@ -114,7 +129,7 @@ async function waitForPods(node: NodeClient, pods: Pod[], timeoutMs: number): Pr
     if (outcomes.size === pods.length || Date.now() - started >= timeoutMs) break;
     await sleep(POLL_MS);
   }
-  return pods.map(
+  const done = pods.map(
     (pod) =>
       outcomes.get(pod.metadata.uid!) ?? {
         pod: `${pod.metadata.namespace}/${pod.metadata.name}`,
@@ -126,6 +141,7 @@ async function waitForPods(node: NodeClient, pods: Pod[], timeoutMs: number): Pr
         durationMs: timeoutMs,
       },
   );
+  return { outcomes: done, seen: reported };
 }
 
 /** The node's pod as apply judges it: done when Running (restartPolicy Always) or Succeeded, failed when Failed or stuck on a fatal reason. */

@@ -56,7 +56,7 @@ export default class Apply extends BaseCommand {
     const timeout = parseDuration(flags.timeout, 'timeout');
     const tell = (line: string) => this.logToStderr(line);
     if (beside) {
-      const output = { out: (line: string) => this.log(line), err: tell };
+      const output = { out: (line: string) => this.log(line), err: tell, format: flags.output as 'json' | 'yaml' | undefined };
       const code = await replaceInStaticDir(beside.node, beside.staticDir, path, timeout, output);
       if (code !== ExitCode.ok) this.exit(code);
       return;

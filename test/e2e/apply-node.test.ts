@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CriClient } from '../../src/cri/client.js';
 import { KubeletLabels } from '../../src/cri/types.js';
+import type { Pod } from '../../src/engine/api/v1.js';
 import { knode, startKnodeRun, type RunningNode } from '../helpers/cli.js';
 import { eventually } from '../helpers/runtimes.js';
 
@@ -110,6 +111,19 @@ describe('knode apply beside a running node', () => {
     }, 'the old sandbox to go and a new one to run');
     const status = await knode(['status', '--root-dir', root]);
     expect(status.stdout).toMatch(/^kept-e2e +1\/1 +Running +0 /m);
+  }, 120_000);
+
+  it('with --replace -o json prints the new pod as the node runs it, in place of the replaced line', async () => {
+    const edited = join(elsewhere, 'kept.yaml');
+    writeFileSync(edited, pod('kept', 3602));
+    const res = await knode(['apply', '-f', edited, '--replace', '-o', 'json', ...at], { timeoutMs: 90_000 });
+    expect(res.code, res.stderr).toBe(0);
+    const list = JSON.parse(res.stdout) as { kind: string; items: Pod[] };
+    expect(list.kind).toBe('PodList');
+    expect(list.items.map((p) => [p.metadata.name, p.status?.phase, p.spec.containers[0].command])).toEqual([
+      ['kept-e2e', 'Running', ['sleep', '3602']],
+    ]);
+    expect(res.stderr).toContain('1 pod: 1 Running');
   }, 120_000);
 
   it('with --replace refuses a pod its --static-dir does not hold, naming file, pod and field, and writes nothing', async () => {

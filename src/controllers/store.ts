@@ -202,10 +202,20 @@ export class ObjectStore {
     return [...this.objects.values()].map((o) => structuredClone(o));
   }
 
-  /** Loads saved objects (at start, before any watch), keeping their identities. */
+  /**
+   * Loads saved objects (at start, before any watch), keeping their
+   * identities. Then the garbage collector's first look at the graph: an
+   * object whose owner is not among them is dangling and goes (or keeps only
+   * its live owners), and an owner left in foreground deletion is looked at
+   * again, as if the changes that left them so had just been seen.
+   */
   load(objects: KubeObject[], version: number): void {
     for (const o of objects) this.objects.set(keyOf(o.kind, o.metadata.namespace, o.metadata.name), structuredClone(o));
     this.version = Math.max(this.version, version);
+    for (const o of [...this.objects.values()]) {
+      if (o.metadata.ownerReferences?.some((r) => !this.ownerOf(o, r))) this.attemptToDelete(o);
+      if (o.metadata.finalizers?.includes(FOREGROUND_FINALIZER)) this.collectForeground(o.metadata.uid!);
+    }
   }
 
   /** Sets the deletionTimestamp (GRACE seconds on) and adds FINALIZER, once. */

@@ -206,4 +206,41 @@ describe('deletion in the local store', () => {
     expect(store().list('ConfigMap')).toEqual([]);
     expect(deleted).toEqual(['ConfigMap', 'ConfigMap', 'ConfigMap', 'ConfigMap']);
   });
+
+  it('collects, on load, what a deletion left before knode stopped: dangling dependents, and owners waiting in the foreground', () => {
+    const [a, b] = [owner('a'), owner('b')];
+    ownedConfigMap('only-a', a);
+    ownedConfigMap('both', a, b);
+    ownedConfigMap('none');
+    const waiting = owner('waiting');
+    store().create<KubeObject>({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: {
+        name: 'blocker',
+        finalizers: ['example.com/keep'],
+        ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', ...waiting, blockOwnerDeletion: true }],
+      },
+    });
+    store().delete('ConfigMap', 'default', 'waiting', { propagationPolicy: 'Foreground' });
+    expect(store().get('ConfigMap', 'default', 'waiting')!.metadata.finalizers).toEqual(['foregroundDeletion']);
+    // Saved just after a and blocker went, before what they left was looked at (a node stopped), then loaded by a new store.
+    const saved = store()
+      .dump()
+      .filter((o) => o.metadata.name !== 'a' && o.metadata.name !== 'blocker');
+    workloads = startedWorkloads(new FakeClock());
+    deleted = [];
+    workloads.store.watch((e: StoreEvent) => {
+      if (e.type === 'DELETED') deleted.push(e.object.metadata.name!);
+    });
+    workloads.store.load(saved, 100);
+    expect(
+      workloads.store
+        .list<KubeObject>('ConfigMap')
+        .map((o) => o.metadata.name)
+        .sort(),
+    ).toEqual(['b', 'both', 'none']);
+    expect(workloads.store.get<KubeObject>('ConfigMap', 'default', 'both')!.metadata.ownerReferences!.map((r) => r.name)).toEqual(['b']);
+    expect(deleted.sort()).toEqual(['only-a', 'waiting']);
+  });
 });

@@ -179,8 +179,17 @@ async function benchSliAgent(cp: ControlPlane, api: Api, agent: SliAgent): Promi
   }
 }
 
+/** The agents KNODE_BENCH_SLI_AGENTS names (comma-separated, e.g. `kubelet,knode evented`), else all. */
+function chosenAgents(): SliAgent[] {
+  const named = process.env.KNODE_BENCH_SLI_AGENTS?.split(',').map((a) => a.trim());
+  if (!named) return SLI_AGENTS;
+  const unknown = named.filter((a) => !SLI_AGENTS.includes(a as SliAgent));
+  if (unknown.length > 0) throw new Error(`KNODE_BENCH_SLI_AGENTS: unknown ${unknown.join(', ')} (known: ${SLI_AGENTS.join(', ')})`);
+  return named as SliAgent[];
+}
+
 /** The SLI rounds of every agent in turn, against one control plane. */
-export async function benchSli(agents: SliAgent[] = SLI_AGENTS): Promise<SliRound[]> {
+export async function benchSli(agents: SliAgent[] = chosenAgents()): Promise<SliRound[]> {
   const cp = startControlPlane({ controllers: true });
   try {
     const api = await adminApi(cp);

@@ -140,13 +140,17 @@ export interface ConnectedCluster extends ClusterClient {
 /** A ClusterClient over client-node for the given kubeconfig. */
 export async function connectCluster(kc: KubeConfig): Promise<ConnectedCluster> {
   const k8s = await import('@kubernetes/client-node');
-  const core = kc.makeApiClient(k8s.CoreV1Api);
-  const coordination = kc.makeApiClient(k8s.CoordinationV1Api);
-  const authentication = kc.makeApiClient(k8s.AuthenticationV1Api);
-  const authorization = kc.makeApiClient(k8s.AuthorizationV1Api);
+  const { KeptConnections } = await import('./keep-alive.js');
+  const server = kc.getCurrentCluster()!.server;
+  // As kc.makeApiClient, but every client's calls share kept-open connections.
+  const kept = new KeptConnections(kc);
+  const configuration = k8s.createConfiguration({ baseServer: new k8s.ServerConfiguration(server, {}), authMethods: { default: kept } });
+  const core = new k8s.CoreV1Api(configuration);
+  const coordination = new k8s.CoordinationV1Api(configuration);
+  const authentication = new k8s.AuthenticationV1Api(configuration);
+  const authorization = new k8s.AuthorizationV1Api(configuration);
   const watch = new k8s.Watch(kc);
   const strategic = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.StrategicMergePatch);
-  const server = kc.getCurrentCluster()!.server;
   const watches = new Set<PodWatch>();
 
   async function call<T>(what: string, request: () => Promise<unknown>): Promise<T> {
@@ -201,6 +205,7 @@ export async function connectCluster(kc: KubeConfig): Promise<ConnectedCluster> 
     closeConnections() {
       const open = [...watches];
       for (const live of open) live.stop();
+      kept.close();
       return open.length;
     },
     getPod: (namespace, name) =>

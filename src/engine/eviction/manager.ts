@@ -120,8 +120,8 @@ export class EvictionManager {
     return { admit: false, reason: EVICTED_REASON, message: `The node had condition: [${this.conditions.join(' ')}]. ` };
   }
 
-  /** One pass (synchronize): the pod evicted, if one was. */
-  async synchronize(): Promise<Pod | undefined> {
+  /** One pass (synchronize): the pods evicted (one for pressure; every one over a local storage limit). */
+  async synchronize(): Promise<Pod[]> {
     const { clock } = this.deps;
     const observations = observe(await this.deps.nodeSignals());
     let thresholds = thresholdsMet(this.deps.thresholds, observations, false);
@@ -138,8 +138,8 @@ export class EvictionManager {
     this.lastObservations = observations;
     // Local storage over its limits is evicted whatever the thresholds say.
     const overLimit = await this.localStorageEviction();
-    if (overLimit) return overLimit;
-    if (fresh.length === 0) return undefined;
+    if (overLimit.length > 0) return overLimit;
+    if (fresh.length === 0) return [];
 
     const threshold = byEvictionPriority(fresh)[0];
     const resource = SIGNAL_INFO[threshold.signal].resource;
@@ -150,10 +150,10 @@ export class EvictionManager {
       reason: 'EvictionThresholdMet',
       message: `Attempting to reclaim ${resource}`,
     });
-    if (await this.reclaimNodeLevel(threshold)) return undefined;
+    if (await this.reclaimNodeLevel(threshold)) return [];
 
     const active = this.deps.activePods();
-    if (active.length === 0) return undefined;
+    if (active.length === 0) return [];
     const stats = new Map((await this.deps.podStats()).map((s) => [s.podRef.uid, s]));
     const statsFor = (pod: Pod) => stats.get(pod.metadata.uid ?? '');
     for (const pod of rankForEviction(active, threshold.signal, statsFor)) {
@@ -164,9 +164,9 @@ export class EvictionManager {
       }
       const message = evictionMessage(resource, pod, statsFor(pod), fresh, observations);
       await this.evict(pod, grace, message, true);
-      return pod;
+      return [pod];
     }
-    return undefined;
+    return [];
   }
 
   /** Disk signals first free what the node holds; true when that brought every threshold back past its minimum reclaim. */
@@ -178,22 +178,23 @@ export class EvictionManager {
   }
 
   /**
-   * localStorageEviction: the first pod over an emptyDir sizeLimit or an
-   * ephemeral-storage limit, evicted at once. Usage is read only when a pod
-   * has such a limit.
+   * localStorageEviction: every pod over an emptyDir sizeLimit or an
+   * ephemeral-storage limit, evicted at once, in one pass as upstream. Usage
+   * is read only when a pod has such a limit.
    */
-  private async localStorageEviction(): Promise<Pod | undefined> {
+  private async localStorageEviction(): Promise<Pod[]> {
     const limited = this.deps.activePods().filter((p) => !isCriticalPod(p) && hasLocalStorageLimits(p));
-    if (limited.length === 0) return undefined;
+    if (limited.length === 0) return [];
     const stats = new Map((await this.deps.podStats()).map((s) => [s.podRef.uid, s]));
+    const evicted: Pod[] = [];
     for (const pod of limited) {
       const podStats = stats.get(pod.metadata.uid ?? '');
       const message = podStats && localStorageViolation(pod, podStats);
       if (!message) continue;
       await this.evict(pod, 0, message, false);
-      return pod;
+      evicted.push(pod);
     }
-    return undefined;
+    return evicted;
   }
 
   /**

@@ -72,7 +72,11 @@ describe('the eviction manager', () => {
       podStats: async () =>
         pods
           .filter((p) => usage.has(p.metadata.name!))
-          .map((p) => ({ ...stats(p, usage.get(p.metadata.name!)!), volume: [{ name: 'scratch', time: '', usedBytes: volumeUsed }] })),
+          .map((p) => ({
+            ...stats(p, usage.get(p.metadata.name!)!),
+            volume: [{ name: 'scratch', time: '', usedBytes: volumeUsed }],
+            'ephemeral-storage': { time: '', usedBytes: volumeUsed },
+          })),
       activePods: () => pods,
       killPod: async (p, grace, statusFn) => {
         const status: PodStatus = { phase: 'Running', conditions: [] };
@@ -106,7 +110,7 @@ describe('the eviction manager', () => {
   it('does nothing while every signal is above its threshold, and admits every pod', async () => {
     pods = [pod('a')];
     const m = make({ evictionHard: { 'memory.available': '100Mi' } });
-    expect(await m.synchronize()).toBeUndefined();
+    expect(await m.synchronize()).toEqual([]);
     expect(m.pressure()).toEqual([]);
     expect(m.admit(pod('new')).admit).toBe(true);
     expect(killed).toEqual([]);
@@ -128,7 +132,7 @@ describe('the eviction manager', () => {
     const m = make({ evictionHard: { 'memory.available': '2Gi' } });
     const first = await m.synchronize();
     // Both "over" and "low" use more than they asked; "low" has the lower priority.
-    expect(first?.metadata.name).toBe('low');
+    expect(first.map((p) => p.metadata.name)).toEqual(['low']);
     expect(killed[0].grace).toBe(0);
     expect(killed[0].status).toMatchObject({
       phase: 'Failed',
@@ -144,14 +148,14 @@ describe('the eviction manager', () => {
       ['PodEvicted', 'Evicted'],
     ]);
     await clock.advance(EVICTION_MONITORING_PERIOD_MS);
-    expect((await m.synchronize())?.metadata.name).toBe('over');
+    expect((await m.synchronize())[0]?.metadata.name).toBe('over');
     // A pass on the same reading as the last evicts nobody (thresholdsUpdatedStats).
-    expect(await m.synchronize()).toBeUndefined();
+    expect(await m.synchronize()).toEqual([]);
     await clock.advance(EVICTION_MONITORING_PERIOD_MS);
-    expect((await m.synchronize())?.metadata.name).toBe('within');
+    expect((await m.synchronize())[0]?.metadata.name).toBe('within');
     await clock.advance(EVICTION_MONITORING_PERIOD_MS);
     // The static pod is critical: never evicted, whatever it uses.
-    expect(await m.synchronize()).toBeUndefined();
+    expect(await m.synchronize()).toEqual([]);
     expect(killed.map((k) => k.pod)).toEqual(['low', 'over', 'within']);
   });
 
@@ -172,13 +176,13 @@ describe('the eviction manager', () => {
     usage = new Map([['a', 10 * Mi]]);
     available = 500 * Mi;
     const m = make({ evictionSoft: { 'memory.available': '1Gi' }, evictionSoftGracePeriod: { 'memory.available': '30s' }, maxGrace: 20 });
-    expect(await m.synchronize()).toBeUndefined();
+    expect(await m.synchronize()).toEqual([]);
     // The condition is reported at once; the eviction waits for the grace period.
     expect(m.pressure()).toEqual(['MemoryPressure']);
     await clock.advance(20_000);
-    expect(await m.synchronize()).toBeUndefined();
+    expect(await m.synchronize()).toEqual([]);
     await clock.advance(10_000);
-    expect((await m.synchronize())?.metadata.name).toBe('a');
+    expect((await m.synchronize())[0]?.metadata.name).toBe('a');
     expect(killed[0].grace).toBe(20);
   });
 
@@ -203,7 +207,7 @@ describe('the eviction manager', () => {
     pods = [pod('a')];
     usage = new Map([['a', Mi]]);
     const m = make({ evictionHard: { 'nodefs.available': '60%' } });
-    expect(await m.synchronize()).toBeDefined();
+    expect(await m.synchronize()).toHaveLength(1);
     expect(reclaimed).toEqual(['containers', 'images']);
     expect(m.pressure()).toEqual(['DiskPressure']);
     expect(m.admit(pod('burstable', { memory: '10Mi' }))).toMatchObject({
@@ -216,7 +220,7 @@ describe('the eviction manager', () => {
     pods = [pod('b')];
     usage.set('b', Mi);
     await clock.advance(EVICTION_MONITORING_PERIOD_MS);
-    expect(await m.synchronize()).toBeUndefined();
+    expect(await m.synchronize()).toEqual([]);
     expect(reclaimed).toEqual(['containers', 'images', 'containers', 'images']);
     expect(killed.map((k) => k.pod)).toEqual(['a']);
   });
@@ -228,7 +232,7 @@ describe('the eviction manager', () => {
     usage = new Map([['scratchy', Mi]]);
     volumeUsed = 2 * Mi;
     const m = make({});
-    expect((await m.synchronize())?.metadata.name).toBe('scratchy');
+    expect((await m.synchronize())[0]?.metadata.name).toBe('scratchy');
     expect(killed[0].status).toEqual({
       phase: 'Failed',
       reason: 'Evicted',
@@ -236,5 +240,25 @@ describe('the eviction manager', () => {
       conditions: [],
     });
     expect(m.pressure()).toEqual([]);
+  });
+
+  it('evicts every pod over a local storage limit in the same pass, as upstream’s localStorageEviction', async () => {
+    const scratchy = pod('scratchy');
+    scratchy.spec.volumes = [{ name: 'scratch', emptyDir: { sizeLimit: '1Mi' } }];
+    const limited = pod('limited');
+    limited.spec.containers[0].resources = { limits: { 'ephemeral-storage': '1Mi' } };
+    pods = [scratchy, pod('plain'), limited];
+    usage = new Map([
+      ['scratchy', Mi],
+      ['plain', Mi],
+      ['limited', Mi],
+    ]);
+    volumeUsed = 2 * Mi;
+    const m = make({});
+    expect((await m.synchronize()).map((p) => p.metadata.name)).toEqual(['scratchy', 'limited']);
+    expect(killed.map((k) => [k.pod, k.status.message])).toEqual([
+      ['scratchy', 'Usage of EmptyDir volume "scratch" exceeds the limit "1Mi". '],
+      ['limited', 'Pod ephemeral local storage usage exceeds the total limit of containers 1Mi. '],
+    ]);
   });
 });

@@ -30,6 +30,8 @@ import { SIGNAL_INFO, isHardThreshold, type PressureCondition, type Threshold } 
 /** The kubelet's evictionMonitoringPeriod. */
 export const EVICTION_MONITORING_PERIOD_MS = 10_000;
 export const EVICTED_REASON = 'Evicted';
+/** immediateEvictionGracePeriodSeconds: the grace a pod gets for a hard threshold or a local storage limit. */
+export const IMMEDIATE_EVICTION_GRACE_PERIOD_SECONDS = 1;
 const MEMORY_PRESSURE_TAINT = 'node.kubernetes.io/memory-pressure';
 
 export interface EvictionDeps {
@@ -158,7 +160,7 @@ export class EvictionManager {
     const statsFor = (pod: Pod) => stats.get(pod.metadata.uid ?? '');
     for (const pod of rankForEviction(active, threshold.signal, statsFor)) {
       if (isCriticalPod(pod)) continue;
-      let grace = 0;
+      let grace = IMMEDIATE_EVICTION_GRACE_PERIOD_SECONDS;
       if (!isHardThreshold(threshold)) {
         grace = Math.min(this.deps.maxPodGracePeriodSeconds, pod.spec.terminationGracePeriodSeconds ?? this.deps.maxPodGracePeriodSeconds);
       }
@@ -191,7 +193,7 @@ export class EvictionManager {
       const podStats = stats.get(pod.metadata.uid ?? '');
       const message = podStats && localStorageViolation(pod, podStats);
       if (!message) continue;
-      await this.evict(pod, 0, message, false);
+      await this.evict(pod, IMMEDIATE_EVICTION_GRACE_PERIOD_SECONDS, message, false);
       evicted.push(pod);
     }
     return evicted;

@@ -133,7 +133,8 @@ describe('the eviction manager', () => {
     const first = await m.synchronize();
     // Both "over" and "low" use more than they asked; "low" has the lower priority.
     expect(first.map((p) => p.metadata.name)).toEqual(['low']);
-    expect(killed[0].grace).toBe(0);
+    // A hard threshold gives one second, as upstream's immediateEvictionGracePeriodSeconds.
+    expect(killed[0].grace).toBe(1);
     expect(killed[0].status).toMatchObject({
       phase: 'Failed',
       reason: 'Evicted',
@@ -256,6 +257,7 @@ describe('the eviction manager', () => {
     volumeUsed = 2 * Mi;
     const m = make({});
     expect((await m.synchronize()).map((p) => p.metadata.name)).toEqual(['scratchy', 'limited']);
+    expect(killed.map((k) => k.grace)).toEqual([1, 1]);
     expect(killed.map((k) => [k.pod, k.status.message])).toEqual([
       ['scratchy', 'Usage of EmptyDir volume "scratch" exceeds the limit "1Mi". '],
       ['limited', 'Pod ephemeral local storage usage exceeds the total limit of containers 1Mi. '],

@@ -118,7 +118,9 @@ export class StatusSync {
     }
     if (isDeepStrictEqual(comparable(merged), comparable(old)) || isDeepStrictEqual(this.written.get(key), merged)) return;
     try {
-      const status = withDeletions(merged, old);
+      // The copy of the pod the watch brought may predate the last patch (a mirror pod's often does):
+      // what that patch wrote and this one lacks is deleted too, or a reason would stay on the apiserver for good.
+      const status = withDeletions(merged, old, this.written.get(key));
       await this.deps.client.patchPodStatus(target.metadata.namespace!, target.metadata.name!, { metadata: { uid: key }, status });
       this.written.set(key, merged);
     } catch (err) {
@@ -149,11 +151,12 @@ export const DELETABLE = ['reason', 'message'] as const;
  * The status as a strategic merge patch must say it: conditions are merged
  * by type, so a reason or message the old condition had and the new one
  * lacks (Ready's, once it turns True) is deleted with null, as the kubelet's
- * two-way merge patch deletes it; so are the status's own.
+ * two-way merge patch deletes it; so are the status's own. `old` is the
+ * apiserver's status as last seen, `written` what the last patch wrote.
  */
-export function withDeletions(status: PodStatus, old: PodStatus): PodStatus {
-  const nulls = (now: object, before: object | undefined) =>
-    Object.fromEntries(DELETABLE.filter((k) => before && k in before && !(k in now)).map((k) => [k, null]));
+export function withDeletions(status: PodStatus, old: PodStatus, written?: PodStatus): PodStatus {
+  const nulls = (now: object, ...before: (object | undefined)[]) =>
+    Object.fromEntries(DELETABLE.filter((k) => before.some((b) => b && k in b) && !(k in now)).map((k) => [k, null]));
   const conditions = (status.conditions ?? []).map(
     (c) =>
       ({
@@ -161,10 +164,11 @@ export function withDeletions(status: PodStatus, old: PodStatus): PodStatus {
         ...nulls(
           c,
           old.conditions?.find((o) => o.type === c.type),
+          written?.conditions?.find((o) => o.type === c.type),
         ),
       }) as PodCondition,
   );
-  return { ...status, ...nulls(status, old), conditions } as PodStatus;
+  return { ...status, ...nulls(status, old, written), conditions } as PodStatus;
 }
 
 /** A condition whose status did not change keeps the transition time the apiserver has. */

@@ -134,6 +134,26 @@ describe('the status sync', () => {
     expect(cluster.pods.get('default/etcd-n1')?.status?.podIP).toBe('10.0.0.9');
   });
 
+  it('deletes a reason the last patch wrote even when the watch has not brought that patch back yet', async () => {
+    const { cluster, statusManager, sync, bound } = setup();
+    // The node's copy of the pod keeps the status it had before either patch (a mirror pod's copy often does).
+    const pod = bound(apiPod('slow-echo'));
+    const notReady = {
+      type: 'Ready',
+      status: 'False' as const,
+      reason: 'ContainersNotReady',
+      message: 'containers with unready status: [c]',
+    };
+    statusManager.setPodStatus(pod, { ...running, conditions: [notReady] });
+    await sync.idle();
+    expect(cluster.pods.get('default/slow-echo')?.status?.conditions?.[0]).toMatchObject({ reason: 'ContainersNotReady' });
+    statusManager.setPodStatus(pod, running);
+    await sync.idle();
+    // The fake keeps the patch as sent: a strategic merge patch must null what the apiserver would otherwise keep.
+    const ready = cluster.pods.get('default/slow-echo')?.status?.conditions?.find((c) => c.type === 'Ready');
+    expect(ready).toMatchObject({ status: 'True', reason: null, message: null });
+  });
+
   it('deletes a pod being deleted once its worker has stopped every container, with grace 0 and its UID', async () => {
     const { cluster, statusManager, sync, bound, terminated, events } = setup();
     const pod = bound(apiPod('leaving', { deletionTimestamp: '2026-01-01T00:01:00Z', deletionGracePeriodSeconds: 30 }));

@@ -17,23 +17,26 @@ export const PRIORITY_CLASSES = [
 ];
 
 /**
- * The static pod (BestEffort, priority 0, the largest user but one) would
- * rank before `be-low` if it could be evicted; `critical` likewise.
+ * The static pod (BestEffort, priority 0, over its requests) would rank
+ * before `be-low` if it could be evicted; `critical` likewise.
  */
-export const STATIC_POD: MemoryPod = { name: 'static', mib: 500 };
+export const STATIC_POD: MemoryPod = { name: 'static', mib: 150 };
 export const MEMORY_PODS: MemoryPod[] = [
   { name: 'be-low', mib: 300, priorityClassName: 'evict-low' },
-  { name: 'burstable-high', mib: 2048, memory: { request: '64Mi' }, priorityClassName: 'evict-high' },
-  { name: 'guaranteed', mib: 100, memory: { request: '256Mi', limit: '256Mi' }, priorityClassName: 'evict-high' },
-  { name: 'critical', mib: 300, priorityClassName: 'system-node-critical' },
+  { name: 'burstable-high', mib: 3072, memory: { request: '64Mi' }, priorityClassName: 'evict-high' },
+  { name: 'guaranteed', mib: 50, memory: { request: '256Mi', limit: '256Mi' }, priorityClassName: 'evict-high' },
+  { name: 'critical', mib: 150, priorityClassName: 'system-node-critical' },
 ];
 /**
  * How far above the working set measured before the agent starts the
- * threshold lies. All pods together add 3248 MiB: over it by about 1.3 GiB;
- * without `be-low` 2948 MiB (still over); without `burstable-high` too,
- * 900 MiB (under, by 1 GiB): two evictions, then no more.
+ * threshold lies. All pods together add 3722 MiB: over it by 1.7 GiB;
+ * without `be-low` 3422 MiB, still over by 1.4 GiB; without
+ * `burstable-high` too, 350 MiB, under by 1.6 GiB: two evictions, then no
+ * more, whatever else on the machine moves the working set by less than
+ * that. (The kubelet sizes a memory-backed emptyDir to the node's
+ * allocatable memory, the working set plus the margin: above 3 GiB.)
  */
-export const MARGIN_MIB = 1900;
+export const MARGIN_MIB = 2000;
 
 /** No trap: sh as pid 1 ignores SIGTERM, so an evicted container dies of the SIGKILL after the grace period (137) on both agents. */
 const sleeper = 'while true; do sleep 1; done';

@@ -10,6 +10,7 @@ import { SyncErrors } from './kuberuntime/sync-result.js';
 import type { PodManager } from './pod-manager.js';
 import type { PodSyncer, SyncPodResult, UpdateType } from './pod-workers.js';
 import { generateAPIPodStatus } from './status/generate.js';
+import { isRestartingAll } from './status/restart-all.js';
 import type { ReasonCache } from './status/reason-cache.js';
 import type { StatusManager } from './status/status-manager.js';
 import type { ProberManager } from './prober/prober-manager.js';
@@ -94,12 +95,15 @@ export class KubeletPodSyncer implements PodSyncer {
     }
     this.deps.prober.addPod(pod);
     if (signal?.aborted) return { terminal: false };
+    // A restart in place under way (RestartAllContainers): this sync removes every container.
+    const restartAllContainers = isRestartingAll(apiStatus);
     const result = await this.deps.runtime.syncPod(
       pod,
       runtime,
       {
         probeFailed: (id, name) => this.deps.prober.probeFailed(name, id),
         started: (id, name) => this.deps.prober.isStarted(pod, name, id),
+        restartAllContainers,
       },
       volumes,
       signal,
@@ -124,6 +128,9 @@ export class KubeletPodSyncer implements PodSyncer {
     );
     if (failure?.error) throw failure.error;
     const backOffs = result.results.filter((r) => r.error);
+    // Containers removed for a restart in place: synced again at once to start them (and clear the condition).
+    if (restartAllContainers && backOffs.length === 0 && result.results.some((r) => r.action === 'RemoveContainer'))
+      return { terminal: false, requeue: true };
     if (backOffs.length === 0) return { terminal: false, runtimeUntouched: result.results.length === 0 };
     // Only a crash-loop back-off says when it ends (the kubelet's BackoffError; an image pull back-off does not).
     const ends = backOffs

@@ -40,6 +40,8 @@ export interface SyncPodResult {
   backOff?: { endsInMs?: number };
   /** The sync changed nothing in the runtime (a resync that found nothing to do). */
   runtimeUntouched?: boolean;
+  /** Sync again as soon as the runtime's status is newer (the kubelet's UpdatePod after a restart in place removed the containers). */
+  requeue?: boolean;
 }
 
 /** How a pod worker's sync ended, for the PLEG: what the runtime may have that the cache has not. */
@@ -269,7 +271,7 @@ export class PodWorkers {
             this.startTerminating(status);
             status.gracePeriod ??= status.desired!.spec.terminationGracePeriodSeconds ?? DEFAULT_GRACE;
             next = 'now';
-          } else next = 'resync';
+          } else next = result.requeue ? 'now' : 'resync';
         } else if (status.state === 'terminating') {
           if (status.desired)
             await syncer.syncTerminatingPod(status.desired, cached.status, status.gracePeriod ?? DEFAULT_GRACE, status.statusFn);

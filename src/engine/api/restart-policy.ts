@@ -26,11 +26,26 @@ export function findMatchingContainerRestartRule(container: Container, exitCode:
  */
 export function containerShouldRestart(container: Container, spec: Pick<PodSpec, 'restartPolicy'>, exitCode: number): boolean {
   if (container.restartPolicy !== undefined) {
-    // Both actions restart this container; RestartAllContainers is refused before a pod gets here.
+    // Both actions restart this container (RestartAllContainers with every other one of the pod).
     if (findMatchingContainerRestartRule(container, exitCode)) return true;
     return restartsOn(container.restartPolicy, exitCode);
   }
   return restartsOn(spec.restartPolicy ?? 'Always', exitCode);
+}
+
+/**
+ * Whether the container's exit with `exitCode` restarts the whole pod in place: its
+ * first matching rule says RestartAllContainers (RestartAllContainersOnContainerExits).
+ */
+export function triggersRestartAll(container: Container, exitCode: number): boolean {
+  return findMatchingContainerRestartRule(container, exitCode)?.action === 'RestartAllContainers';
+}
+
+/** Whether any container, init or regular, has a RestartAllContainers rule (the kubelet's AllContainersCouldRestart). */
+export function allContainersCouldRestart(spec: Pick<PodSpec, 'initContainers' | 'containers'>): boolean {
+  return [...(spec.initContainers ?? []), ...spec.containers].some((c) =>
+    (c.restartPolicyRules ?? []).some((r) => r.action === 'RestartAllContainers'),
+  );
 }
 
 /**

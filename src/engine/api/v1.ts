@@ -149,7 +149,7 @@ export type ContainerRestartPolicy = 'Always' | 'OnFailure' | 'Never';
 
 /** How a container's exit is handled (core/v1 ContainerRestartRule). */
 export interface ContainerRestartRule {
-  /** `Restart`; `RestartAllContainers` passes the apiserver but knode refuses it (not implemented). */
+  /** `Restart` this container, or `RestartAllContainers`: the whole pod in place, init containers first. */
   action: 'Restart' | 'RestartAllContainers';
   exitCodes?: { operator: 'In' | 'NotIn'; values?: number[] };
 }

@@ -1,5 +1,6 @@
 // A container's own restartPolicy and restartPolicyRules (ContainerRestartRules,
-// on by default since v1.35), as the apiserver checks them:
+// on by default since v1.35, and the RestartAllContainers action of
+// RestartAllContainersOnContainerExits, since v1.36), as the apiserver checks them:
 // validateContainerRestartPolicy and validateInitContainerRestartPolicy.
 import type { Checker } from './field-checker.js';
 
@@ -27,9 +28,6 @@ export function validateContainerRestartPolicy(c: Checker, path: string, ctr: Re
     if (!c.object(at, rule, true)) return;
     const action = rule.action ?? '';
     c.oneOf(`${at}.action`, action, ACTIONS);
-    // The kubelet's RestartAllContainers (a beta of its own) restarts the whole pod in place; knode does not.
-    if (action === 'RestartAllContainers')
-      c.fail(`${at}.action`, 'Forbidden: the RestartAllContainers action is not supported by knode; use Restart');
     if (rule.exitCodes === undefined || rule.exitCodes === null) {
       c.fail(`${at}.exitCodes`, 'Required value: must be specified');
       return;

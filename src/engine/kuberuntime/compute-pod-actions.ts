@@ -1,5 +1,5 @@
 import { isRestartableInit, restartPolicyOf } from '../api/pod-util.js';
-import { restartsWithoutExitCode } from '../api/restart-policy.js';
+import { restartsWithoutExitCode, triggersRestartAll } from '../api/restart-policy.js';
 import type { Container, Pod } from '../api/v1.js';
 import { shouldContainerBeRestarted } from '../container/helpers.js';
 import { findContainer, type ContainerInstance, type RuntimePodStatus, type SandboxInstance } from '../container/types.js';
@@ -24,6 +24,19 @@ export interface PodActions {
   containersToStart: number[];
   /** By container id. */
   containersToKill: Map<string, ContainerToKill>;
+  /**
+   * For a restart in place (RestartAllContainers): every instance of every container, to kill
+   * if it runs and remove, the ones whose exit triggered it last (the kubelet's ContainersToReset).
+   */
+  containersToReset: ContainerToReset[];
+}
+
+/** A container instance removed for a restart in place. */
+export interface ContainerToReset {
+  id: string;
+  container: Container;
+  /** It still runs (or may): killed, without grace, before it is removed. */
+  kill: boolean;
 }
 
 export interface ComputeContext {
@@ -31,6 +44,8 @@ export interface ComputeContext {
   probeFailed?: (containerId: string, name: string) => string | undefined;
   /** Whether the container's startup probe has succeeded; undefined when it has none (the kubelet's startup manager). */
   started?: (containerId: string, name: string) => boolean | undefined;
+  /** The pod's status says a restart in place is under way (its AllContainersRestarting condition is True). */
+  restartAllContainers?: boolean;
 }
 
 /**
@@ -48,7 +63,16 @@ export function computePodActions(pod: Pod, status: RuntimePodStatus, ctx: Compu
     initContainersToStart: [],
     containersToStart: [],
     containersToKill: new Map(),
+    containersToReset: [],
   };
+
+  // A restart in place: remove every container, the victims first, then those that triggered it.
+  if (ctx.restartAllContainers) {
+    const inits = containersToReset(pod.spec.initContainers ?? [], status);
+    const regular = containersToReset(pod.spec.containers, status);
+    changes.containersToReset = [...regular.targets, ...inits.targets, ...regular.sources, ...inits.sources];
+    return changes;
+  }
 
   if (sandbox.changed) {
     // A sandbox that died under a pod that must not restart stays dead once its containers have run.
@@ -254,6 +278,28 @@ function computeInitContainerActions(pod: Pod, status: RuntimePodStatus, changes
     }
   }
   return true;
+}
+
+/**
+ * The instances of these containers to reset (getContainersToReset): those that exited with a code
+ * whose rule is RestartAllContainers (the sources), and all the others (the targets), a live one
+ * marked to be killed first.
+ */
+function containersToReset(
+  containers: Container[],
+  status: RuntimePodStatus,
+): { sources: ContainerToReset[]; targets: ContainerToReset[] } {
+  const sources: ContainerToReset[] = [];
+  const targets: ContainerToReset[] = [];
+  for (const container of containers) {
+    for (const c of status.containers) {
+      if (c.name !== container.name) continue;
+      const reset = { id: c.id, container, kill: c.state !== 'exited' };
+      if (c.state === 'exited' && triggersRestartAll(container, c.exitCode)) sources.push(reset);
+      else targets.push(reset);
+    }
+  }
+  return { sources, targets };
 }
 
 function specChanged(current: ContainerInstance, spec: Container): boolean {

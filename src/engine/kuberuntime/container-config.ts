@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import type { ContainerConfig } from '../../cri/types.js';
 import type { Container, Pod } from '../api/v1.js';
 import { containerAnnotations, containerLabels } from './labels.js';
@@ -67,4 +68,27 @@ function readOnlyClaims(pod: Pod): Set<string> {
   return new Set(
     (pod.spec.volumes ?? []).filter((v) => (v.persistentVolumeClaim as { readOnly?: boolean } | undefined)?.readOnly).map((v) => v.name),
   );
+}
+
+/**
+ * The restart count of a container the runtime has no instance of, from its log directory
+ * (the kubelet's calcRestartCountByLogDir): one past the highest `<n>.log` (rotated ones too),
+ * 0 without any. So a container removed by a restart in place, or lost with the runtime's state,
+ * neither overwrites its old log nor counts from 0.
+ */
+export function restartCountFromLogDir(dir: string): number {
+  let names: string[];
+  try {
+    names = readdirSync(dir, { withFileTypes: true })
+      .filter((e) => !e.isDirectory())
+      .map((e) => e.name);
+  } catch {
+    return 0;
+  }
+  let count = 0;
+  for (const name of names) {
+    const m = /^(\d+)\.log(\..*)?/.exec(name);
+    if (m) count = Math.max(count, Number(m[1]) + 1);
+  }
+  return count;
 }

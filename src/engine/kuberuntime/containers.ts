@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { criCallDetail, GrpcCode, isCode, runtimeMessage } from '../../cri/errors.js';
 import type { ImageService, RuntimeService } from '../../cri/runtime-service.js';
 import type { ImageSpec, PodSandboxConfig } from '../../cri/types.js';
@@ -8,7 +9,7 @@ import { podRef } from '../api/pod-util.js';
 import type { Container, LifecycleHandler, Pod } from '../api/v1.js';
 import { findContainer, type RuntimePodStatus } from '../container/types.js';
 import type { EventStream } from '../events.js';
-import { generateContainerConfig } from './container-config.js';
+import { generateContainerConfig, restartCountFromLogDir } from './container-config.js';
 import { needsImageUser, seccompProfileRoot, verifyRunAsNonRoot } from './security-context.js';
 import { makeHostsMount } from './etc-hosts.js';
 import { fetchEnvSources, type PodAddresses } from './env.js';
@@ -157,7 +158,9 @@ export class ContainerManager {
       throw err;
     }
     const previous = findContainer(status, container.name);
-    const restartCount = previous ? previous.restartCount + 1 : 0;
+    // Without an instance (removed by a restart in place, or lost), its logs tell how often it ran.
+    const logDir = sandboxConfig.logDirectory ? join(sandboxConfig.logDirectory, container.name) : '';
+    const restartCount = previous ? previous.restartCount + 1 : logDir ? restartCountFromLogDir(logDir) : 0;
     let config;
     try {
       const nonRoot = verifyRunAsNonRoot(pod, container, needsImageUser(pod, container) ? await this.imageUser(imageRef) : undefined);

@@ -10,7 +10,7 @@ import { nodeAllocatable } from '../admission.js';
 import type { Container, Pod } from '../api/v1.js';
 import type { ContainerInstance, RunningPod, RuntimePodStatus } from '../container/types.js';
 import { EventStream } from '../events.js';
-import { computePodActions, type ComputeContext } from './compute-pod-actions.js';
+import { computePodActions, type ComputeContext, type ContainerToReset } from './compute-pod-actions.js';
 import { initContainersToPrune } from './container-gc.js';
 import { ContainerManager, type ImageVolumePulls } from './containers.js';
 import { HookRunner } from './hooks.js';
@@ -159,6 +159,7 @@ export class RuntimeManager {
           return result;
         }
       }
+      if (!(await this.resetContainers(pod, actions.containersToReset, result))) return result;
     }
     // Keep terminated init containers fairly aggressively controlled, as the kubelet does.
     for (const id of initContainersToPrune(pod, status.containers)) await this.removeContainer(id).catch(() => {});
@@ -231,6 +232,31 @@ export class RuntimeManager {
     }
     for (const index of actions.containersToStart) await start(pod.spec.containers[index]);
     return result;
+  }
+
+  /**
+   * A restart in place (RestartAllContainers): each instance killed without grace if it still
+   * runs, then removed, its logs kept (the next run's log counts on from them, as its restart
+   * count does). Returns false when one failed, and SyncPod stops there.
+   */
+  private async resetContainers(pod: Pod, resets: ContainerToReset[], result: PodSyncResult): Promise<boolean> {
+    for (const reset of resets) {
+      const step = result.add({ action: 'RemoveContainer', target: reset.container.name });
+      try {
+        if (reset.kill)
+          await this.containers.killContainer(pod, reset.id, reset.container.name, reset.container, 'RestartAllContainers', 'killing', 0);
+      } catch (err) {
+        step.error = asSyncError(err, SyncErrors.killContainer);
+        return false;
+      }
+      try {
+        await this.rt.removeContainer(reset.id);
+      } catch (err) {
+        step.error = new SyncError(SyncErrors.removeContainer, (err as Error).message);
+        return false;
+      }
+    }
+    return true;
   }
 
   /** What the downward API tells a pod with these IPs. */

@@ -3,6 +3,7 @@ export const SyncErrors = {
   crashLoopBackOff: 'CrashLoopBackOff',
   runContainer: 'RunContainerError',
   killContainer: 'KillContainerError',
+  removeContainer: 'RemoveContainerError',
   createPodSandbox: 'CreatePodSandboxError',
   killPodSandbox: 'KillPodSandboxError',
   createContainerConfig: 'CreateContainerConfigError',
@@ -17,7 +18,7 @@ export const SyncErrors = {
 
 export type SyncErrorReason = (typeof SyncErrors)[keyof typeof SyncErrors];
 
-export type SyncAction = 'StartContainer' | 'KillContainer' | 'CreatePodSandbox' | 'KillPodSandbox';
+export type SyncAction = 'StartContainer' | 'KillContainer' | 'RemoveContainer' | 'CreatePodSandbox' | 'KillPodSandbox';
 
 /** A failure with a kubelet reason (ErrImagePull, CrashLoopBackOff ...) and a message for users. */
 export class SyncError extends Error {

@@ -13,6 +13,7 @@ import { shouldContainerBeRestarted } from '../container/helpers.js';
 import { hasAnyRegularContainerCreated, podSandboxChanged } from '../kuberuntime/compute-pod-actions.js';
 import { getPhase } from './phase.js';
 import { qosClassOf } from './qos.js';
+import { allContainersRestartingCondition, removedForRestartAll, shouldAllContainersRestart } from './restart-all.js';
 import type { ReasonCache } from './reason-cache.js';
 import type { PodSyncHandler } from '../lifecycle.js';
 
@@ -39,8 +40,10 @@ export interface StatusContext {
  */
 export function generateAPIPodStatus(pod: Pod, runtime: RuntimePodStatus, ctx: StatusContext): PodStatus {
   const inits = pod.spec.initContainers ?? [];
-  const initStatuses = inits.map((c) => containerStatus(pod, c, runtime, ctx, true, inits.length > 0));
-  const statuses = pod.spec.containers.map((c) => containerStatus(pod, c, runtime, ctx, false, inits.length > 0));
+  // A restart in place under way (RestartAllContainers): the containers it removed show so.
+  const restarting = shouldAllContainersRestart(pod, runtime, ctx.oldStatus);
+  const initStatuses = inits.map((c) => containerStatus(pod, c, runtime, ctx, true, inits.length > 0, restarting));
+  const statuses = pod.spec.containers.map((c) => containerStatus(pod, c, runtime, ctx, false, inits.length > 0, restarting));
   let phase = getPhase(pod, [...initStatuses, ...statuses], ctx.podIsTerminal);
   const old = ctx.oldStatus;
   // The reason and message belong to the phase: kept while it stays.
@@ -86,6 +89,7 @@ function containerStatus(
   ctx: StatusContext,
   isInit: boolean,
   hasInits: boolean,
+  restarting: boolean,
 ): ContainerStatus {
   const [newest, previous] = instancesOf(runtime, c.name);
   const old = [...(ctx.oldStatus?.initContainerStatuses ?? []), ...(ctx.oldStatus?.containerStatuses ?? [])].find((s) => s.name === c.name);
@@ -99,7 +103,7 @@ function containerStatus(
     imageID: '',
     started: false,
   };
-  if (!newest) status = withoutInstance(pod, status, old, hasInits);
+  if (!newest) status = withoutInstance(pod, status, old, hasInits, restarting);
   else {
     status.containerID = `${ctx.runtimeName}://${newest.id}`;
     status.image = displayImage(newest, c);
@@ -144,12 +148,23 @@ const INIT_STATUS_LOST =
  * A container the runtime has no record of (never created, or removed), as the kubelet's
  * convertToAPIContainerStatuses shows it from the old status: the old status itself when it had
  * terminated; else waiting, with the old restart count and last state, and a container that was
- * running and vanished counted as terminated (ContainerStatusUnknown, 137) and restarted.
+ * running and vanished counted as terminated (ContainerStatusUnknown, 137) and restarted; one a
+ * restart in place removed, waiting for it (RestartingAllContainers).
  */
-function withoutInstance(pod: Pod, status: ContainerStatus, old: ContainerStatus | undefined, hasInits: boolean): ContainerStatus {
+function withoutInstance(
+  pod: Pod,
+  status: ContainerStatus,
+  old: ContainerStatus | undefined,
+  hasInits: boolean,
+  restarting: boolean,
+): ContainerStatus {
   const waiting: ContainerStatus = { ...status, state: { waiting: { reason: hasInits ? 'PodInitializing' : 'ContainerCreating' } } };
   if (!old) return waiting;
-  if (old.state?.terminated) return { ...old };
+  const base = old.state?.terminated ? { ...old } : { ...waiting, restartCount: old.restartCount, lastState: old.lastState ?? {} };
+  // Removed by a restart in place (RestartAllContainers), unless it already waited before.
+  const removed = restarting ? removedForRestartAll(base, old) : undefined;
+  if (removed) return removed;
+  if (old.state?.terminated) return base;
   waiting.restartCount = old.restartCount;
   waiting.lastState = old.lastState ?? {};
   if (old.state?.running && !waiting.lastState.terminated) {
@@ -219,7 +234,9 @@ function conditions(
   const incomplete = initSpecs
     .filter((c, i) => (isRestartableInit(c) ? !inits[i].started : inits[i].state?.terminated?.exitCode !== 0))
     .map((c) => c.name);
-  const initialized = initSpecs.length === 0 || incomplete.length === 0 || anyRegularStarted;
+  // Once initialized, a pod stays so while its init containers run again in a restart in place (the kubelet keeps the old True).
+  const wasInitialized = ctx.oldStatus?.conditions?.some((o) => o.type === 'Initialized' && o.status === 'True') ?? false;
+  const initialized = initSpecs.length === 0 || incomplete.length === 0 || anyRegularStarted || wasInitialized;
   const unready = [
     ...initSpecs.filter((c, i) => isRestartableInit(c) && !inits[i].ready).map((c) => c.name),
     ...regular.filter((s) => !s.ready).map((s) => s.name),
@@ -248,6 +265,8 @@ function conditions(
     ready ? { type: 'ContainersReady', status: 'True' } : { type: 'ContainersReady', status: 'False', ...notReady },
     { type: 'PodScheduled', status: 'True' },
   ];
+  const restarting = allContainersRestartingCondition(pod, runtime, ctx.oldStatus, phase);
+  if (restarting) list.push(restarting);
   const generated: PodCondition[] = list.map((c) => {
     const previous = ctx.oldStatus?.conditions?.find((o) => o.type === c.type);
     const lastTransitionTime =

@@ -1,6 +1,7 @@
 import { isRestartableInit, isStaticPod } from '../api/pod-util.js';
 import { containerShouldRestart } from '../api/restart-policy.js';
-import type { ContainerStatus, Pod, PodPhase } from '../api/v1.js';
+import type { Container, ContainerStateTerminated, ContainerStatus, Pod, PodPhase, PodSpec } from '../api/v1.js';
+import { RESTARTING_ALL_CONTAINERS } from './restart-all.js';
 
 /**
  * The kubelet's getPhase: the pod phase from its containers' statuses.
@@ -52,7 +53,7 @@ export function getPhase(pod: Pod, statuses: ContainerStatus[], podIsTerminal: b
       pendingRegularInit++;
     } else if (ran.exitCode !== 0) {
       failedInitialization++;
-      if (!containerShouldRestart(c, spec, ran.exitCode)) failedInitializationNotRestartable++;
+      if (!restartable(c, spec, ran)) failedInitializationNotRestartable++;
     }
   }
 
@@ -62,12 +63,12 @@ export function getPhase(pod: Pod, statuses: ContainerStatus[], podIsTerminal: b
     else if (s.state?.running) running++;
     else if (s.state?.terminated) {
       stopped++;
-      if (!containerShouldRestart(c, spec, s.state.terminated.exitCode)) stoppedNotRestartable++;
+      if (!restartable(c, spec, s.state.terminated)) stoppedNotRestartable++;
       if (s.state.terminated.exitCode === 0) succeeded++;
     } else if (s.state?.waiting) {
       if (s.lastState?.terminated) {
         stopped++;
-        if (!containerShouldRestart(c, spec, s.lastState.terminated.exitCode)) stoppedNotRestartable++;
+        if (!restartable(c, spec, s.lastState.terminated)) stoppedNotRestartable++;
       } else waiting++;
     } else unknown++;
   }
@@ -89,4 +90,9 @@ export function getPhase(pod: Pod, statuses: ContainerStatus[], podIsTerminal: b
     return stopped === succeeded ? 'Succeeded' : 'Failed';
   }
   return 'Pending';
+}
+
+/** Whether a container that ended so starts again: by its rules and policy, else the pod's, or as removed by a restart in place. */
+function restartable(c: Container, spec: PodSpec, ended: ContainerStateTerminated): boolean {
+  return containerShouldRestart(c, spec, ended.exitCode) || ended.reason === RESTARTING_ALL_CONTAINERS;
 }

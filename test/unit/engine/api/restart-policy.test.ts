@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import {
+  allContainersCouldRestart,
   containerShouldRestart,
   findMatchingContainerRestartRule,
   podRunsForever,
   restartsWithoutExitCode,
+  triggersRestartAll,
 } from '../../../../src/engine/api/restart-policy.js';
 import type { Container, ContainerRestartRule, PodSpec } from '../../../../src/engine/api/v1.js';
 
@@ -125,5 +127,37 @@ describe('podRunsForever', () => {
     },
   ])('$name', ({ spec, want }) => {
     expect(podRunsForever(spec)).toBe(want);
+  });
+});
+
+describe('RestartAllContainers rules', () => {
+  const all = (values: number[]): ContainerRestartRule => ({ action: 'RestartAllContainers', exitCodes: { operator: 'In', values } });
+  it.each([
+    { name: 'its rule matches', container: ctr({ restartPolicy: 'Never', restartPolicyRules: [all([3])] }), exitCode: 3, want: true },
+    {
+      name: 'its rule does not match',
+      container: ctr({ restartPolicy: 'Never', restartPolicyRules: [all([3])] }),
+      exitCode: 4,
+      want: false,
+    },
+    {
+      name: 'the first matching rule is Restart: this container alone',
+      container: ctr({ restartPolicy: 'Never', restartPolicyRules: [rule('In', [3]), all([3])] }),
+      exitCode: 3,
+      want: false,
+    },
+    { name: 'no rules', container: ctr(), exitCode: 3, want: false },
+  ])('triggersRestartAll: $name', ({ container, exitCode, want }) => {
+    expect(triggersRestartAll(container, exitCode)).toBe(want);
+    // Either action restarts the container itself.
+    if (want) expect(containerShouldRestart(container, { restartPolicy: 'Never' }, exitCode)).toBe(true);
+  });
+
+  it('allContainersCouldRestart: a RestartAllContainers rule on any container, init ones included', () => {
+    const withAll = ctr({ name: 'x', restartPolicy: 'Never', restartPolicyRules: [all([1])] });
+    expect(allContainersCouldRestart({ containers: [ctr()] })).toBe(false);
+    expect(allContainersCouldRestart({ containers: [ctr({ restartPolicy: 'Never', restartPolicyRules: [rule('In', [1])] })] })).toBe(false);
+    expect(allContainersCouldRestart({ containers: [ctr(), withAll] })).toBe(true);
+    expect(allContainersCouldRestart({ initContainers: [withAll], containers: [ctr()] })).toBe(true);
   });
 });

@@ -514,8 +514,15 @@ describe('validatePod', () => {
       [{ field: 'spec.containers[0].restartPolicyRules', message: 'Too many: 21: must have at most 20 items' }],
     ],
     [
-      'the RestartAllContainers action: the apiserver takes it, knode does not run it',
+      'the RestartAllContainers action, on a container and a sidecar: taken, as the apiserver does (RestartAllContainersOnContainerExits)',
       {
+        initContainers: [
+          c({
+            name: 'side',
+            restartPolicy: 'Always',
+            restartPolicyRules: [{ action: 'RestartAllContainers', exitCodes: { operator: 'In', values: [7] } }],
+          }),
+        ],
         containers: [
           c({
             restartPolicy: 'Never',
@@ -523,12 +530,7 @@ describe('validatePod', () => {
           }),
         ],
       },
-      [
-        {
-          field: 'spec.containers[0].restartPolicyRules[0].action',
-          message: 'Forbidden: the RestartAllContainers action is not supported by knode; use Restart',
-        },
-      ],
+      [],
     ],
     [
       'bad pod restartPolicy',

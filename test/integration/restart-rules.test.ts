@@ -1,8 +1,10 @@
-// A container's own restartPolicy and restartPolicyRules (ContainerRestartRules)
+// A container's own restartPolicy and restartPolicyRules (ContainerRestartRules, and
+// RestartAllContainers: the whole pod restarted in place)
 // through the real path: the kubelet on a SkewClock (back-off skipped, not
 // slept), the containers on the real embedded runtime.
 import { expect, it } from 'vitest';
 import { containerOf, sleepUntilTerm } from '../helpers/node.js';
+import { ofType } from '../../src/engine/events.js';
 import { eventually } from '../helpers/runtimes.js';
 import { skewedNodeOnEmbeddedRuntime } from '../helpers/skew-node.js';
 
@@ -70,4 +72,61 @@ it('retries an init container OnFailure under a pod Never, and the pod succeeds'
   const setup = containerOf(pod, 'setup')!;
   expect(setup.restartCount).toBe(1);
   expect(setup.state?.terminated?.exitCode).toBe(0);
+});
+
+it('restarts the whole pod in place on an exit its RestartAllContainers rule names, init containers first, sandbox kept', async () => {
+  const all42 = { action: 'RestartAllContainers' as const, exitCodes: { operator: 'In' as const, values: [42] } };
+  t.node.writePod('restart-all', {
+    restartPolicy: 'Never',
+    ...scratch,
+    initContainers: [{ name: 'setup', image: 'busybox:1.36', command: ['true'] }],
+    containers: [
+      { name: 'main', image: 'busybox:1.36', command: sleepUntilTerm() },
+      // Exits 42 on its first run (the emptyDir, kept with the sandbox, remembers); runs on after the restart.
+      {
+        name: 'trigger',
+        image: 'busybox:1.36',
+        command: [
+          'sh',
+          '-c',
+          `d=\${KNODE_MOUNT_DATA:-/data}; if [ -e "$d/ran" ]; then ${sleepUntilTerm()[2]}; fi; touch "$d/ran"; exit 42`,
+        ],
+        ...mount,
+        restartPolicy: 'Never',
+        restartPolicyRules: [all42],
+      },
+    ],
+  });
+  const pod = await t.node.waitForPod(
+    'restart-all',
+    'every container running again after the restart in place',
+    (p) =>
+      ['setup', 'main', 'trigger'].every((n) => containerOf(p, n)?.restartCount === 1) &&
+      !!containerOf(p, 'main')?.state?.running &&
+      !!containerOf(p, 'trigger')?.state?.running,
+  );
+  expect(pod.status?.phase).toBe('Running');
+  const removed = {
+    exitCode: 137,
+    reason: 'RestartingAllContainers',
+    message: 'The container is removed because RestartAllContainers in place',
+  };
+  for (const name of ['setup', 'main', 'trigger']) expect(containerOf(pod, name)?.lastState?.terminated, name).toMatchObject(removed);
+  // The init container ran again to completion before the containers started again.
+  expect(containerOf(pod, 'setup')?.state?.terminated).toMatchObject({ exitCode: 0, reason: 'Completed' });
+  const conditions = Object.fromEntries((pod.status?.conditions ?? []).map((c) => [c.type, c.status]));
+  expect(conditions).toMatchObject({ AllContainersRestarting: 'False', Initialized: 'True', Ready: 'True' });
+
+  const mine = t.node.events.filter((e) => e.pod.endsWith(`/restart-all-${t.node.nodeName}`));
+  // The running container was killed for it (without grace), the sandbox kept: one sandbox, two starts of each container.
+  const kills = mine.filter(ofType('ContainerKilling')).filter((e) => e.container === 'main');
+  expect(kills.map((e) => [e.detail.reason, e.message])).toEqual([['RestartAllContainers', 'Stopping container main: killing']]);
+  expect(mine.filter((e) => e.type === 'SandboxCreated')).toHaveLength(1);
+  // Between the removal and the new runs, the pod showed why its containers waited.
+  expect(mine.some((e) => e.type === 'StatusChanged' && e.message?.includes('RestartingAllContainers'))).toBe(true);
+  for (const name of ['setup', 'main', 'trigger'])
+    expect(
+      mine.filter((e) => e.type === 'ContainerStarted' && e.container === name),
+      name,
+    ).toHaveLength(2);
 });

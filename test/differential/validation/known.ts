@@ -28,18 +28,4 @@ export const KNOWN_VALIDATION: readonly KnownValidationDifference[] = [
       'refused by an admission plugin (Priority, ServiceAccount, RuntimeClass, PodOverhead): the kubelet runs no apiserver admission on the pods of its own sources',
     explains: (apiserver) => apiserver.reason === 'admission',
   },
-  {
-    id: 'V3',
-    reason:
-      'a restart rule with the RestartAllContainers action (RestartAllContainersOnContainerExits): knode restarts single containers by their rules, not the whole pod in place, so it refuses the pod rather than run it otherwise than asked',
-    explains: (apiserver, knode) => {
-      const action = (f: string) => /^spec\.(init)?[cC]ontainers\[\d+\]\.restartPolicyRules\[\d+\]\.action$/.test(f);
-      return (
-        !knode.accepted &&
-        apiserver.fields.every((f) => knode.fields.includes(f)) &&
-        knode.fields.some(action) &&
-        knode.fields.every((f) => apiserver.fields.includes(f) || action(f))
-      );
-    },
-  },
 ];

@@ -171,6 +171,19 @@ describe('PodWorkers', () => {
     expect(syncer.history).toEqual(['syncPod(create, v1)', 'syncPod(sync, v1)']);
   });
 
+  it('syncs again on the next newer status when a sync asks to (a restart in place removed the containers)', async () => {
+    const { syncer, update, relist } = setup();
+    syncer.result = { terminal: false, requeue: true };
+    update({ updateType: 'create', pod: pod('a') });
+    await relist();
+    syncer.result = { terminal: false };
+    await relist();
+    expect(syncer.history).toEqual(['syncPod(create, v1)', 'syncPod(sync, v1)']);
+    // No more without a reason: the next one is the resync.
+    await relist();
+    expect(syncer.calls).toHaveLength(2);
+  });
+
   it('never lets a later update overwrite a kill that arrived during a sync', async () => {
     const { syncer, update, relist, stateOf, seen } = setup();
     const release = syncer.hold();

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -6,6 +6,7 @@ import { CriError, GrpcCode } from '../../../../src/cri/errors.js';
 import type { Container, Pod } from '../../../../src/engine/api/v1.js';
 import { emptyPodStatus } from '../../../../src/engine/container/types.js';
 import { EventStream, type LifecycleEvent } from '../../../../src/engine/events.js';
+import { restartCountFromLogDir } from '../../../../src/engine/kuberuntime/container-config.js';
 import { SyncError, SyncErrors } from '../../../../src/engine/kuberuntime/sync-result.js';
 import { FakeClock } from '../../../../src/util/clock.js';
 import { fakeContainerManager, FakeRuntimeService } from '../../../helpers/fake-runtime-service.js';
@@ -43,7 +44,7 @@ function setup(failing: { createContainer?: Error; startContainer?: Error; pullI
   const addresses = { podIP: '', podIPs: [], hostIP: '10.0.0.1', nodeName: 'node-1' };
   const start = () => manager.startContainer('sb-1', sandboxConfig, main, pod, emptyPodStatus('uid-1'), addresses, new Map());
   const kill = () => manager.killContainer(pod, 'c-1', 'main', main, 'Killing', '');
-  return { start, kill, seen, manager, sandboxConfig, addresses };
+  return { start, kill, seen, manager, sandboxConfig, addresses, runtime };
 }
 
 async function failure(start: () => Promise<unknown>): Promise<SyncError> {
@@ -113,5 +114,40 @@ describe('ContainerManager.killContainer: what StopContainer answers', () => {
     const { kill } = setup({ stopContainer: new CriError('StopContainer', GrpcCode.DEADLINE_EXCEEDED, 'deadline exceeded') });
     const err = await failure(kill);
     expect(err.message).toMatch(/^failed to stop container main: .*deadline exceeded/);
+  });
+});
+
+describe('the restart count of a container the runtime has no instance of: from its logs (calcRestartCountByLogDir)', () => {
+  it('one past the highest <n>.log, rotated ones too; other names and directories ignored; 0 without any', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'knode-logcount-'));
+    try {
+      expect(restartCountFromLogDir(join(dir, 'none'))).toBe(0);
+      expect(restartCountFromLogDir(dir)).toBe(0);
+      for (const name of ['0.log', '1.log', '3.log.20240102-030405', 'x.log', 'app.log']) writeFileSync(join(dir, name), '');
+      mkdirSync(join(dir, '9.log'));
+      expect(restartCountFromLogDir(dir)).toBe(4);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a container removed with its logs kept (a restart in place) starts at the next attempt and log file', async () => {
+    const { manager, sandboxConfig, addresses, runtime } = setup({});
+    const logDirectory = join(root!, 'logs');
+    mkdirSync(join(logDirectory, 'main'), { recursive: true });
+    writeFileSync(join(logDirectory, 'main', '0.log'), 'first run\n');
+    writeFileSync(join(logDirectory, 'main', '1.log'), 'second run\n');
+    await manager.startContainer(
+      'sb-1',
+      { ...(sandboxConfig as object), logDirectory } as never,
+      main,
+      pod,
+      emptyPodStatus('uid-1'),
+      addresses,
+      new Map(),
+    );
+    const [created] = [...runtime.containers.values()].map((c) => c.status);
+    expect(created.metadata?.attempt).toBe(2);
+    expect(created.logPath).toBe('main/2.log');
   });
 });

@@ -15,6 +15,8 @@ const SEED = Number(process.env.KNODE_ORACLE_SEED ?? 43);
 const COUNT = Number(process.env.KNODE_ORACLE_COUNT ?? 3000);
 const DEFAULT_CORPUS = process.env.KNODE_ORACLE_SEED === undefined && process.env.KNODE_ORACLE_COUNT === undefined;
 const CONCURRENCY = 16;
+/** KNODE_ORACLE_WORDING=1 lists the shared rejections worded otherwise (not asserted). */
+const LIST_WORDING = process.env.KNODE_ORACLE_WORDING === '1';
 
 describe('pod validation against the real kube-apiserver', () => {
   let cp: ControlPlane;
@@ -33,6 +35,7 @@ describe('pod validation against the real kube-apiserver', () => {
     const unexplained: string[] = [];
     let agreeing = 0;
     let [rejectedAlike, wordedAlike] = [0, 0];
+    const wordedOtherwise: string[] = [];
     manifests.forEach((m, i) => {
       const [apiserver, knode] = [theirs[i], knodeVerdict(m.text)];
       if (agree(apiserver, knode)) {
@@ -41,6 +44,7 @@ describe('pod validation against the real kube-apiserver', () => {
         if (apiserver.reason === 'invalid') {
           rejectedAlike++;
           if (sameWords(apiserver, knode)) wordedAlike++;
+          else wordedOtherwise.push(`${m.name}\n    apiserver: ${apiserver.causes.join(' | ')}\n    knode: ${knode.causes.join(' | ')}`);
         }
         return;
       }
@@ -63,6 +67,7 @@ describe('pod validation against the real kube-apiserver', () => {
         }), ` +
         `${unexplained.length} unexplained; ${wordedAlike} of the ${rejectedAlike} invalid ones both refuse worded alike`,
     );
+    if (LIST_WORDING) console.log(`worded otherwise:\n${wordedOtherwise.join('\n')}`);
     expect(unexplained, `disagreements no known difference explains:\n${unexplained.slice(0, 40).join('\n')}`).toEqual([]);
     // The apiserver's own view of the corpus: both verdicts occur, in numbers.
     expect(accepted).toBeGreaterThan(COUNT / 20);

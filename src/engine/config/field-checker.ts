@@ -183,6 +183,24 @@ export function dnsSubdomainProblems(v: string, maxLength = MAX_NAME, unit = 'ch
   return problems;
 }
 
+const DNS_LABEL_UNDERSCORE_FORMAT = '_?[a-z0-9]([-_a-z0-9]*[a-z0-9])?';
+const DNS_SUBDOMAIN_UNDERSCORE = new RegExp(`^${DNS_LABEL_UNDERSCORE_FORMAT}(\\.${DNS_LABEL_UNDERSCORE_FORMAT})*$`);
+
+/** IsDNS1123SubdomainWithUnderscore (a DNS search domain), in the apiserver's words. */
+export function dnsSubdomainWithUnderscoreProblems(v: string): string[] {
+  const problems: string[] = [];
+  if (v.length > MAX_NAME) problems.push(`must be no more than ${MAX_NAME} characters`);
+  if (!DNS_SUBDOMAIN_UNDERSCORE.test(v))
+    problems.push(
+      regexError(
+        "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '_', '-' or '.', and must start and end with an alphanumeric character",
+        `${DNS_LABEL_UNDERSCORE_FORMAT}(\\.${DNS_LABEL_UNDERSCORE_FORMAT})*`,
+        'example.com',
+      ),
+    );
+  return problems;
+}
+
 /** IsQualifiedName (content.IsLabelKey), in the apiserver's words: its lengths are in bytes. */
 export function qualifiedNameProblems(key: string): string[] {
   const problems: string[] = [];

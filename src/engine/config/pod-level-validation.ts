@@ -5,10 +5,8 @@
 // A node runs no scheduler, but the kubelet validates what the apiserver
 // would, so a pod refused by one is refused by the other.
 import { isIP } from 'node:net';
-import { Checker, isObject, labelValueProblems, quote, type Obj } from './field-checker.js';
-
-/** ValidateDNS1123SubdomainWithUnderScore. */
-const DNS_SUBDOMAIN_UNDERSCORE = /^[a-z0-9_]([-a-z0-9_]*[a-z0-9_])?(\.[a-z0-9_]([-a-z0-9_]*[a-z0-9_])?)*$/;
+import { Checker, dnsSubdomainWithUnderscoreProblems, isObject, labelValueProblems, quote, type Obj } from './field-checker.js';
+import { goPodResourceClaim } from './go-values.js';
 
 /**
  * The pod-wide rules of ValidatePodSpec knode had not checked: dnsPolicy,
@@ -75,12 +73,11 @@ function validateDNSConfig(c: Checker, dns: Obj): void {
       `Invalid value: ${JSON.stringify(searches)}: must not have more than 2048 characters (including spaces) in the search list`,
     );
   searches.forEach((search, i) => {
-    const name = typeof search === 'string' && search !== '.' ? search.replace(/\.$/, '') : search;
-    if (name !== '.' && (typeof name !== 'string' || name.length > 253 || !DNS_SUBDOMAIN_UNDERSCORE.test(name)))
-      c.fail(
-        `spec.dnsConfig.searches[${i}]`,
-        `Invalid value: ${JSON.stringify(search)}: a lowercase RFC 1123 subdomain (underscores allowed)`,
-      );
+    if (search === '.') return;
+    // One trailing dot allowed; what is left is checked and printed (IsDNS1123SubdomainWithUnderscore).
+    const name = typeof search === 'string' ? search.replace(/\.$/, '') : '';
+    for (const problem of dnsSubdomainWithUnderscoreProblems(name))
+      c.fail(`spec.dnsConfig.searches[${i}]`, `Invalid value: ${quote(name)}: ${problem}`);
   });
   const options: unknown[] = Array.isArray(dns.options) ? dns.options : [];
   options.forEach((o, i) => {
@@ -310,7 +307,7 @@ function validateGatesAndClaims(c: Checker, spec: Obj): void {
     if (sources !== 1)
       c.fail(
         `spec.resourceClaims[${i}]`,
-        `Invalid value: ${JSON.stringify(claim)}: ${sources === 0 ? 'must specify one of: `resourceClaimName`, `resourceClaimTemplateName`' : 'at most one of `resourceClaimName` or `resourceClaimTemplateName` may be specified'}`,
+        `Invalid value: ${goPodResourceClaim(claim)}: ${sources === 0 ? 'must specify one of: `resourceClaimName`, `resourceClaimTemplateName`' : 'at most one of `resourceClaimName` or `resourceClaimTemplateName` may be specified'}`,
       );
   });
 }

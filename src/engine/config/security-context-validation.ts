@@ -4,6 +4,7 @@
 import { namespaceOf, SYSCTL_MAX_LENGTH, SYSCTL_NAME } from '../sysctl-allowlist.js';
 import { normalizeSysctlName } from '../../util/sysctl-name.js';
 import { Checker, MAX_ID, truncate } from './field-checker.js';
+import { goProfile, goSecurityContext } from './go-values.js';
 
 /** The securityContext fields knode passes on (security-context.ts): ids as the apiserver bounds them, flags as booleans. */
 export function validateSecurityContext(c: Checker, path: string, sc: unknown, pod: boolean, hostUsers: boolean): void {
@@ -26,10 +27,18 @@ export function validateSecurityContext(c: Checker, path: string, sc: unknown, p
     if (hostUsers && sc.procMount === 'Unmasked')
       c.fail(`${path}.procMount`, 'Invalid value: "Unmasked": `hostUsers` must be false to use `Unmasked`');
     if (sc.allowPrivilegeEscalation === false) {
-      if (sc.privileged === true) c.fail(path, 'Invalid value: cannot set `allowPrivilegeEscalation` to false and `privileged` to true');
+      // The apiserver prints the whole securityContext as the bad value, as its Go struct.
+      if (sc.privileged === true)
+        c.fail(
+          path,
+          `Invalid value: ${goSecurityContext(sc)}: cannot set \`allowPrivilegeEscalation\` to false and \`privileged\` to true`,
+        );
       const added: unknown = (sc.capabilities as { add?: unknown } | undefined)?.add;
       if (Array.isArray(added) && added.includes('CAP_SYS_ADMIN'))
-        c.fail(path, 'Invalid value: cannot set `allowPrivilegeEscalation` to false and `capabilities.Add` CAP_SYS_ADMIN');
+        c.fail(
+          path,
+          `Invalid value: ${goSecurityContext(sc)}: cannot set \`allowPrivilegeEscalation\` to false and \`capabilities.Add\` CAP_SYS_ADMIN`,
+        );
     }
   }
   validateSeccompProfile(c, `${path}.seccompProfile`, sc.seccompProfile);
@@ -48,7 +57,7 @@ function validateAppArmorProfile(c: Checker, path: string, profile: unknown): vo
     else if (local.trim() !== local)
       c.fail(`${path}.localhostProfile`, `Invalid value: ${JSON.stringify(local)}: must not be padded with whitespace`);
   } else if (local !== undefined && local !== null && (profile.type === 'RuntimeDefault' || profile.type === 'Unconfined'))
-    c.fail(`${path}.localhostProfile`, 'Invalid value: can only be set when AppArmor type is Localhost');
+    c.fail(`${path}.localhostProfile`, `Invalid value: ${JSON.stringify(local)}: can only be set when AppArmor type is Localhost`);
 }
 
 /** seccompProfile as the apiserver checks it: a known type, and a relative profile path with Localhost only. */
@@ -63,7 +72,7 @@ function validateSeccompProfile(c: Checker, path: string, profile: unknown): voi
       c.fail(`${path}.localhostProfile`, 'Required value: must be set when seccomp type is Localhost');
     else c.relativePath(`${path}.localhostProfile`, profile.localhostProfile, true);
   } else if (profile.localhostProfile !== undefined && profile.localhostProfile !== null)
-    c.fail(`${path}.localhostProfile`, 'Invalid value: can only be set when seccomp type is Localhost');
+    c.fail(`${path}.localhostProfile`, `Invalid value: ${goProfile(profile)}: can only be set when seccomp type is Localhost`);
 }
 
 /** securityContext.sysctls as the apiserver checks them: a valid name once each, a string value, none of a namespace the pod shares with the host. */

@@ -165,7 +165,13 @@ function validateSpec(c: Checker, spec: Obj): void {
   validateOSAndUserNamespace(c, spec);
   validateTolerations(c, 'spec.tolerations', spec.tolerations);
   const volumes = validateVolumes(c, spec.volumes);
-  const grace = typeof spec.terminationGracePeriodSeconds === 'number' ? Math.max(1, spec.terminationGracePeriodSeconds) : 30;
+  // SetDefaults_PodSpec: a negative grace period is 1, an unset one 30; 0 stays 0.
+  const grace =
+    typeof spec.terminationGracePeriodSeconds === 'number'
+      ? spec.terminationGracePeriodSeconds < 0
+        ? 1
+        : spec.terminationGracePeriodSeconds
+      : 30;
   const claims = new Set<string>();
   if (Array.isArray(spec.resourceClaims))
     for (const claim of spec.resourceClaims) if (isObject(claim) && typeof claim.name === 'string') claims.add(claim.name);

@@ -793,7 +793,8 @@ describe('validatePod', () => {
       [
         {
           field: 'spec.securityContext.seccompProfile.localhostProfile',
-          message: 'Invalid value: can only be set when seccomp type is Localhost',
+          // The apiserver prints the profile as its Go struct.
+          message: 'Invalid value: {"Type":"RuntimeDefault","LocalhostProfile":"a.json"}: can only be set when seccomp type is Localhost',
         },
         {
           field: 'spec.containers[0].securityContext.seccompProfile.type',
@@ -807,7 +808,9 @@ describe('validatePod', () => {
       [
         {
           field: 'spec.containers[0].securityContext',
-          message: 'Invalid value: cannot set `allowPrivilegeEscalation` to false and `privileged` to true',
+          // The whole securityContext as the apiserver's Go struct: every field by its Go name, unset ones null.
+          message:
+            'Invalid value: {"Capabilities":null,"Privileged":true,"SELinuxOptions":null,"WindowsOptions":null,"RunAsUser":null,"RunAsGroup":null,"RunAsNonRoot":null,"ReadOnlyRootFilesystem":null,"AllowPrivilegeEscalation":false,"ProcMount":null,"SeccompProfile":null,"AppArmorProfile":null}: cannot set `allowPrivilegeEscalation` to false and `privileged` to true',
         },
       ],
     ],
@@ -817,7 +820,8 @@ describe('validatePod', () => {
       [
         {
           field: 'spec.containers[0].securityContext',
-          message: 'Invalid value: cannot set `allowPrivilegeEscalation` to false and `capabilities.Add` CAP_SYS_ADMIN',
+          message:
+            'Invalid value: {"Capabilities":{"Add":["NET_ADMIN","CAP_SYS_ADMIN"],"Drop":null},"Privileged":null,"SELinuxOptions":null,"WindowsOptions":null,"RunAsUser":null,"RunAsGroup":null,"RunAsNonRoot":null,"ReadOnlyRootFilesystem":null,"AllowPrivilegeEscalation":false,"ProcMount":null,"SeccompProfile":null,"AppArmorProfile":null}: cannot set `allowPrivilegeEscalation` to false and `capabilities.Add` CAP_SYS_ADMIN',
         },
       ],
     ],

@@ -144,6 +144,20 @@ describe('validatePod: lifecycle hooks', () => {
     ]);
   });
 
+  it('bounds a sleep by a grace period of 0 as 0, and by a negative one as its default 1 (SetDefaults_PodSpec)', () => {
+    const sleep = (grace: number) =>
+      errorsOf((p) => {
+        p.spec.terminationGracePeriodSeconds = grace;
+        ctr(p).lifecycle = { preStop: { sleep: { seconds: 5 } } };
+      });
+    expect(sleep(0)).toEqual([
+      { field: `${L}.preStop.sleep`, message: 'Invalid value: 5: must be non-negative and less than terminationGracePeriodSeconds (0)' },
+    ]);
+    expect(sleep(-3)).toEqual([
+      { field: `${L}.preStop.sleep`, message: 'Invalid value: 5: must be non-negative and less than terminationGracePeriodSeconds (1)' },
+    ]);
+  });
+
   it('forbids hooks and probes on an init container that is not a sidecar, and checks a sidecar hook', () => {
     const init = (extra: Obj) => (p: Obj) => (p.spec.initContainers = [{ name: 'init', image: 'busybox:1.36', ...extra }]);
     expect(errorsOf(init({ lifecycle: { preStop: { exec: { command: ['true'] } } } }))).toEqual([
@@ -158,5 +172,39 @@ describe('validatePod: lifecycle hooks', () => {
     expect(
       errorsOf((p) => (ctr(p).lifecycle = { postStart: { exec: { command: ['true'] } }, preStop: { sleep: { seconds: 30 } } })),
     ).toEqual([]);
+  });
+});
+
+describe('bad values the apiserver prints its own way', () => {
+  it('a resource claim without a source: the claim as its Go struct', () => {
+    expect(errorsOf((p) => (p.spec.resourceClaims = [{ name: 'gpu' }]))).toEqual([
+      {
+        field: 'spec.resourceClaims[0]',
+        message:
+          'Invalid value: {"Name":"gpu","ResourceClaimName":null,"ResourceClaimTemplateName":null}: must specify one of: `resourceClaimName`, `resourceClaimTemplateName`',
+      },
+    ]);
+  });
+
+  it('an AppArmor profile name beside a type that takes none: the name', () => {
+    expect(errorsOf((p) => (ctr(p).securityContext = { appArmorProfile: { type: 'RuntimeDefault', localhostProfile: 'x' } }))).toEqual([
+      {
+        field: `${C}.securityContext.appArmorProfile.localhostProfile`,
+        message: 'Invalid value: "x": can only be set when AppArmor type is Localhost',
+      },
+    ]);
+  });
+
+  it('a DNS search domain: its length and its form apart, without its trailing dot (IsDNS1123SubdomainWithUnderscore)', () => {
+    const long = `${'x'.repeat(254)}.`;
+    const errors = errorsOf((p) => (p.spec.dnsConfig = { searches: ['_srv.example.com.', '.', long, 'Bad.example'] }));
+    expect(errors).toEqual([
+      { field: 'spec.dnsConfig.searches[2]', message: `Invalid value: "${'x'.repeat(254)}": must be no more than 253 characters` },
+      {
+        field: 'spec.dnsConfig.searches[3]',
+        message:
+          "Invalid value: \"Bad.example\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '_', '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '_?[a-z0-9]([-_a-z0-9]*[a-z0-9])?(\\._?[a-z0-9]([-_a-z0-9]*[a-z0-9])?)*')",
+      },
+    ]);
   });
 });

@@ -74,10 +74,10 @@ function validateDNSConfig(c: Checker, dns: Obj): void {
     );
   searches.forEach((search, i) => {
     if (search === '.') return;
-    // One trailing dot allowed; what is left is checked and printed (IsDNS1123SubdomainWithUnderscore).
+    // One trailing dot allowed; what is left is checked and printed whole (IsDNS1123SubdomainWithUnderscore).
     const name = typeof search === 'string' ? search.replace(/\.$/, '') : '';
     for (const problem of dnsSubdomainWithUnderscoreProblems(name))
-      c.fail(`spec.dnsConfig.searches[${i}]`, `Invalid value: ${quote(name)}: ${problem}`);
+      c.fail(`spec.dnsConfig.searches[${i}]`, `Invalid value: ${JSON.stringify(name)}: ${problem}`);
   });
   const options: unknown[] = Array.isArray(dns.options) ? dns.options : [];
   options.forEach((o, i) => {

@@ -206,9 +206,11 @@ function validateContainer(c: Checker, path: string, ctr: unknown, names: Set<st
   if (!c.object(path, ctr, true)) return;
   const { hostNetwork } = pod;
   c.dnsLabel(`${path}.name`, ctr.name);
-  if (typeof ctr.name === 'string') {
-    if (names.has(ctr.name)) c.fail(`${path}.name`, `Duplicate value: "${ctr.name}"`);
-    names.add(ctr.name);
+  // An unset name is "" as the apiserver reads it: a regular container's counts, an init container's is only checked.
+  const name = ctr.name === undefined || ctr.name === null ? '' : ctr.name;
+  if (typeof name === 'string') {
+    if (names.has(name)) c.fail(`${path}.name`, `Duplicate value: ${JSON.stringify(name)}`);
+    else if (!init || name !== '') names.add(name);
   }
   if (c.string(`${path}.image`, ctr.image, true) && ctr.image.trim() !== ctr.image)
     c.fail(`${path}.image`, `Invalid value: "${truncate(ctr.image)}": must not have leading or trailing whitespace`);

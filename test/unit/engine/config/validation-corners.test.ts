@@ -208,3 +208,21 @@ describe('bad values the apiserver prints its own way', () => {
     ]);
   });
 });
+
+describe('container names as the apiserver reads an unset one ("")', () => {
+  it('an unnamed init container repeats an unnamed regular one; two unnamed init containers do not repeat each other', () => {
+    const errors = errorsOf((p) => {
+      p.spec.containers = [{ image: 'busybox:1.36' }];
+      p.spec.initContainers = [{ image: 'busybox:1.36' }, { image: 'busybox:1.36' }];
+    });
+    expect(errors.filter((e) => e.field.endsWith('.name'))).toEqual([
+      { field: 'spec.containers[0].name', message: 'Required value' },
+      { field: 'spec.initContainers[0].name', message: 'Required value' },
+      { field: 'spec.initContainers[0].name', message: 'Duplicate value: ""' },
+      { field: 'spec.initContainers[1].name', message: 'Required value' },
+      { field: 'spec.initContainers[1].name', message: 'Duplicate value: ""' },
+    ]);
+    const inits = errorsOf((p) => (p.spec.initContainers = [{ image: 'busybox:1.36' }, { image: 'busybox:1.36' }]));
+    expect(inits.filter((e) => e.message.startsWith('Duplicate'))).toEqual([]);
+  });
+});

@@ -49,8 +49,12 @@ export function nodeEnv(): NodeJS.ProcessEnv {
   return { ...process.env, GLIBC_TUNABLES: MALLOC_TUNABLES };
 }
 
-/** `knode run` on a static pod directory under `dir`, its read-only API on the unix socket only. */
-export async function startKnode(dir: string, endpoint: string, options: KnodeOptions): Promise<Running> {
+/**
+ * `knode run` on a static pod directory under `dir`, its read-only API on the
+ * unix socket only; without an endpoint, on the embedded runtime it starts
+ * under its root dir (`dir/root`), as users get it.
+ */
+export async function startKnode(dir: string, endpoint: string | undefined, options: KnodeOptions): Promise<Running> {
   const podsDir = join(dir, 'pods');
   mkdirSync(podsDir, { recursive: true });
   const child: ChildProcess = spawn(
@@ -63,8 +67,7 @@ export async function startKnode(dir: string, endpoint: string, options: KnodeOp
       podsDir,
       '--root-dir',
       join(dir, 'root'),
-      '--runtime-endpoint',
-      endpoint,
+      ...(endpoint ? ['--runtime-endpoint', endpoint] : []),
       '--node-name',
       options.nodeName,
       '--pleg',
@@ -97,9 +100,9 @@ export function manifest(name: string): string {
   return `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\nspec:\n  hostNetwork: true\n  terminationGracePeriodSeconds: 1\n  containers:\n    - name: main\n      image: docker.io/library/busybox:1.36\n      imagePullPolicy: IfNotPresent\n      command: ["sleep", "3600"]\n`;
 }
 
-/** Written beside, then renamed in: no agent reads a half-written manifest. */
-export function writeManifest(podsDir: string, name: string): void {
-  writeFileSync(join(podsDir, `.${name}.yaml`), manifest(name));
+/** Written beside, then renamed in: no agent reads a half-written manifest (by default the pod of `manifest`). */
+export function writeManifest(podsDir: string, name: string, text = manifest(name)): void {
+  writeFileSync(join(podsDir, `.${name}.yaml`), text);
   renameSync(join(podsDir, `.${name}.yaml`), join(podsDir, `${name}.yaml`));
 }
 

@@ -13,7 +13,8 @@
 // its churn reads knode's malloc through gdb where Debian's gdb and libc6-dbg
 // are installed (bench/malloc.ts), and prints "-" for it where they are not.
 // `npm run bench -- podman` (only alone) sets `knode apply` beside
-// `podman kube play` (bench/podman.ts).
+// `podman kube play` (bench/podman.ts). `npm run bench -- soak` (only alone)
+// leaves a node writing logs and pulling images for 10 minutes (bench/soak.ts).
 import { benchCri, reportCri, type CriFigures } from './cri.js';
 import { benchCluster, withCluster, type ClusterFigures } from './cluster.js';
 import { densitySection } from './density-report.js';
@@ -21,6 +22,8 @@ import { benchPulls } from './images.js';
 import { benchPodman, reportPodman } from './podman.js';
 import { benchSandboxes, reportSandboxes } from './sandboxes.js';
 import { benchSli, reportSli, type SliRound } from './sli.js';
+import { benchSoak } from './soak.js';
+import { reportSoak } from './soak-report.js';
 import { benchAgent, type Agent, type BurstFigures, type IdleFigures } from './kubelet.js';
 import { benchRelist, type RelistFigures } from './relist.js';
 import { startContainerd, startEmbedded, type BenchRuntime } from './runtimes.js';
@@ -49,6 +52,10 @@ if (process.argv[2] === 'sli') {
 }
 if (process.argv[2] === 'podman') {
   console.log(reportPodman(await benchPodman()));
+  process.exit(0);
+}
+if (process.argv[2] === 'soak') {
+  console.log(reportSoak(await benchSoak()));
   process.exit(0);
 }
 if (process.argv[2] === 'sandboxes') {

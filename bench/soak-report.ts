@@ -3,7 +3,7 @@
 // the runtime's RSS and open files after the first minute and at the end.
 import { availableParallelism } from 'node:os';
 import { PROCESSES, type SoakFigures, type SoakSample } from './soak.js';
-import { median, ms, table } from './stats.js';
+import { median, ms, percentile, table } from './stats.js';
 
 const MiB = 1024 * 1024;
 const mib = (bytes: number) => `${(bytes / MiB).toFixed(1)} MiB`;
@@ -75,6 +75,7 @@ export function reportSoak(f: SoakFigures): string {
   const count = (n: number) => n.toFixed(0);
   const rate = f.loggedBytes / f.elapsedSeconds;
   const wanted = c.rate * c.pods;
+  const sizes = f.rotations.map((r) => r.size);
   return [
     `\nSoak: ${c.pods} pods each writing ${mib(c.rate)}/s of log lines for ${c.seconds} s on knode run (embedded runtime, its own root dir); containerLogMaxSize ${mib(c.maxSize)}, containerLogMaxFiles ${c.maxFiles}, checked every ${c.monitorSeconds} s; an image pulled and the one before removed every ${c.pullSeconds} s; a sample every ${c.sampleSeconds} s\n`,
     table(
@@ -98,12 +99,15 @@ export function reportSoak(f: SoakFigures): string {
     `  at the end: ${mib(f.endBytes)} (du -sx: ${mib(f.duBytes)})`,
     `Goal: RSS and open files end within 10 % of the first minute (each the median of the samples of the ${WINDOW} s before):`,
     ...PROCESSES.flatMap((p) => [compare(`${p} RSS`, (s) => s.rssKiB[p], kib), compare(`${p} open files`, (s) => s.files[p], count)]),
-    `Logs written: ${mib(rate)}/s in all (${((rate / wanted) * 100).toFixed(0)} % of the ${mib(wanted)}/s asked), ${f.rotations} rotations`,
+    `Logs written: ${mib(rate)}/s in all (${((rate / wanted) * 100).toFixed(0)} % of the ${mib(wanted)}/s asked), ${sizes.length} rotations`,
+    `  a log's size when rotated: median ${mib(median(sizes))}, p99 ${mib(percentile(sizes, 99))}, max ${mib(Math.max(...sizes))} (rotated from ${mib(c.maxSize)}; the bound allows ${mib(c.maxSize + c.rate * c.monitorSeconds)}: one check's growth past it)`,
+    `  the pod logs peaked at ${mib(Math.max(...f.samples.map((s) => s.logsBytes)))}; ${c.pods} pods × ${c.maxFiles} files × ${mib(c.maxSize)} alone would be ${mib(c.pods * c.maxFiles * c.maxSize)}`,
     `CPU over the run: ${PROCESSES.map((p) => `${p} ${(f.cpuSeconds[p] / f.elapsedSeconds).toFixed(2)} cores`).join(', ')}; the whole machine ${f.machineCores.toFixed(2)} of ${availableParallelism()} cores busy (the writers, and whatever else runs on it)`,
     `Images: ${f.pulls.length} pulls (median ${ms(median(f.pulls))}), ${f.removals} removals${f.pullErrors.length ? `; errors: ${f.pullErrors.join('; ')}` : ''}; the unused image ${f.unusedLeft ? 'was still there at the end' : 'was collected by the image garbage collector'}`,
     `Events: ${Object.entries(f.events)
       .map(([type, n]) => `${type} ${n}`)
       .join(', ')}`,
+    ...(f.collected.length ? [`Collected: ${f.collected.join('; ')}`] : []),
     ...(f.failures.length ? [`Failures: ${f.failures.join('; ')}`] : []),
   ].join('\n');
 }

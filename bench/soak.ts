@@ -107,10 +107,12 @@ export interface SoakFigures {
   samples: SoakSample[];
   /** Log bytes written while sampled (rotated sizes plus the current logs' growth) and the rotations. */
   loggedBytes: number;
-  rotations: number;
   events: Record<string, number>;
-  /** The first messages of the failure events. */
+  /** The first messages of the failure events, and of the collectors' events. */
   failures: string[];
+  collected: string[];
+  /** Each rotation while sampled: when (ms since the epoch, knode's clock) and the log's size then. */
+  rotations: { at: number; size: number }[];
   pulls: number[];
   removals: number;
   pullErrors: string[];
@@ -227,22 +229,28 @@ export async function benchSoak(config: SoakConfig = soakConfig()): Promise<Soak
     const node = new NodeClient(run.socketPath!);
     const events: Record<string, number> = Object.fromEntries(COUNTED.map((t) => [t, 0]));
     const failures: string[] = [];
+    const collected: string[] = [];
+    const rotations: { at: number; size: number }[] = [];
     let rotated = 0;
     const reading = (async () => {
-      type Event = { type: string; message?: string; detail?: { size?: number } };
+      type Event = { type: string; at: number; message?: string; detail?: { size?: number } };
       for await (const e of node.ndjson<Event>('/events', stopEvents.signal)) {
         if (!(e.type in events)) continue;
         events[e.type]++;
-        if (e.type === 'ContainerLogRotated') rotated += e.detail?.size ?? 0;
-        else if (/Failed$/.test(e.type) && failures.length < 5) failures.push(`${e.type}: ${e.message}`);
+        if (e.type === 'ContainerLogRotated') {
+          rotated += e.detail?.size ?? 0;
+          rotations.push({ at: e.at, size: e.detail?.size ?? 0 });
+        } else if (/Failed$/.test(e.type) && failures.length < 5) failures.push(`${e.type}: ${e.message}`);
+        else if (/GarbageCollected$/.test(e.type) && collected.length < 5) collected.push(`${e.type}: ${e.message}`);
       }
     })().catch((err: Error) => failures.push(`the /events stream ended: ${err.message}`));
 
     // Every image the bench uses at once: what the bound allows for images.
     for (const image of [BUSYBOX, UNUSED, ...CYCLED]) await client.pullImage({ image });
     const imagesDir = join(paths.runtimeDir, 'images');
-    const imagesBytes = diskUsage(imagesDir);
-    const stateBytes = diskUsage(paths.root) - imagesBytes - diskUsage(paths.podLogs);
+    const before = diskUsage(paths.root, [paths.podLogs, imagesDir]);
+    const imagesBytes = before.parts[1];
+    const stateBytes = before.total - before.parts[0] - imagesBytes;
     for (const image of CYCLED) await client.removeImage({ image });
 
     const names = Array.from({ length: config.pods }, (_, i) => `writer-${i}`);
@@ -251,6 +259,7 @@ export async function benchSoak(config: SoakConfig = soakConfig()): Promise<Soak
 
     const pids: Record<SoakProcess, number> = { knode: run.pid, runtime: runtimePid, spawner: spawnerPid(runtimePid) };
     const t0 = performance.now();
+    const sampledFrom = Date.now();
     const cpu0 = each((p) => cpuSeconds(pids[p]));
     const machine0 = machineTicks();
     const logged0 = rotated + scanLogs(paths.podLogs).current;
@@ -281,11 +290,12 @@ export async function benchSoak(config: SoakConfig = soakConfig()): Promise<Soak
     for (let next = t0; next <= end; next += config.sampleSeconds * 1000) {
       await sleep(Math.max(0, next - performance.now()));
       const logs = scanLogs(paths.podLogs);
+      const usage = diskUsage(paths.root, [paths.podLogs, imagesDir]);
       samples.push({
         t: (performance.now() - t0) / 1000,
-        rootBytes: diskUsage(paths.root),
-        logsBytes: diskUsage(paths.podLogs),
-        imagesBytes: diskUsage(imagesDir),
+        rootBytes: usage.total,
+        logsBytes: usage.parts[0],
+        imagesBytes: usage.parts[1],
         largestLog: logs.largest,
         mostFiles: logs.mostFiles,
         rssKiB: each((p) => statusKiB(pids[p], 'VmRSS')),
@@ -298,7 +308,7 @@ export async function benchSoak(config: SoakConfig = soakConfig()): Promise<Soak
     const loggedBytes = rotated + scanLogs(paths.podLogs).current - logged0;
     await cycling;
     const unusedLeft = (await client.listImages()).some((i) => i.repoTags.includes(UNUSED));
-    const endBytes = diskUsage(paths.root);
+    const endBytes = diskUsage(paths.root).total;
     const du = spawnSync('du', ['-sx', '--block-size=1', paths.root], { encoding: 'utf8' });
     stopEvents.abort();
     await reading;
@@ -308,9 +318,10 @@ export async function benchSoak(config: SoakConfig = soakConfig()): Promise<Soak
       stateBytes,
       samples,
       loggedBytes,
-      rotations: events.ContainerLogRotated,
+      rotations: rotations.filter((r) => r.at >= sampledFrom),
       events,
       failures,
+      collected,
       pulls,
       removals,
       pullErrors,

@@ -6,6 +6,7 @@ import { createInterface } from 'node:readline/promises';
 import { BaseCommand } from '../cli/base-command.js';
 import { stopEmbeddedRuntime } from '../cli/embedded-runtime.js';
 import { NodeClient } from '../cli/node-client.js';
+import { CriClient } from '../cri/client.js';
 import { rootPaths } from '../util/paths.js';
 import { UserError } from '../util/user-error.js';
 
@@ -35,6 +36,9 @@ export default class Reset extends BaseCommand {
       return;
     }
     if (!flags.force) await this.confirm(paths.root);
+    // A sandbox's holder outlives the runtime (a restarted runtime finds its pods again), so the pods go first.
+    const pods = await removePods(paths.runtimeSocket, (message) => this.log(`[reset] ${message}`));
+    if (pods > 0) this.log(`[reset] removed ${pods} pod sandbox(es) and their containers`);
     const stopped = await stopEmbeddedRuntime(paths.root, 30_000);
     if ('stopped' in stopped) this.log(`[reset] stopped the embedded runtime (pid ${stopped.stopped}) and its containers`);
     const unmounted = unmountUnder(paths.root);
@@ -64,6 +68,32 @@ export default class Reset extends BaseCommand {
     );
     rl.close();
     if (!/^y(es)?$/i.test(answer.trim())) throw new UserError('usage', 'aborted reset operation');
+  }
+}
+
+/**
+ * Removes every pod sandbox the embedded runtime under the root dir runs, as
+ * `crictl rmp -af` (kubeadm reset's removal of the pods); returns how many.
+ * No runtime answering: nothing to remove here.
+ */
+async function removePods(socket: string, log: (message: string) => void): Promise<number> {
+  if (!existsSync(socket)) return 0;
+  const client = new CriClient(`unix://${socket}`, { requestTimeoutMs: 30_000 });
+  try {
+    const pods = await client.listPodSandbox().catch(() => []);
+    let removed = 0;
+    for (const pod of pods) {
+      try {
+        await client.stopPodSandbox(pod.id);
+        await client.removePodSandbox(pod.id);
+        removed++;
+      } catch (err) {
+        log(`could not remove pod sandbox ${pod.metadata?.namespace}/${pod.metadata?.name} (${pod.id}): ${(err as Error).message}`);
+      }
+    }
+    return removed;
+  } finally {
+    client.close();
   }
 }
 

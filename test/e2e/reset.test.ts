@@ -12,6 +12,19 @@ import { eventually } from '../helpers/runtimes.js';
 let registry: LocalRegistry;
 let root: string;
 
+/** Processes whose command line names something under DIR (a sandbox's holder runs DIR/runtime/bin/pause). */
+const processesUnder = (dir: string) =>
+  readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .flatMap((pid) => {
+      try {
+        const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
+        return args.includes(`${dir}/`) ? [`${pid}: ${args}`] : [];
+      } catch {
+        return []; // ended meanwhile
+      }
+    });
+
 const mountsUnder = (dir: string) =>
   readFileSync('/proc/self/mountinfo', 'utf8')
     .split('\n')
@@ -46,6 +59,7 @@ spec:
     });
     expect(applied.code, applied.stderr).toBe(0);
     expect(mountsUnder(root).length).toBeGreaterThan(0);
+    expect(processesUnder(root).length).toBeGreaterThan(0);
 
     // A node running on the root dir: reset refuses and disturbs nothing.
     const node = startKnodeRun(dir, root, ['--output', 'plain', '--read-only-port', '0']);
@@ -65,7 +79,12 @@ spec:
     expect(reset.code, reset.stderr).toBe(0);
     expect(reset.stdout).toMatch(/\[reset\] stopped the embedded runtime \(pid \d+\) and its containers/);
     expect(reset.stdout).toContain('[reset] kept registries.yaml');
+    // The applied pod, and the one the node started from the same manifest as a static pod.
+    expect(reset.stdout).toContain('[reset] removed 2 pod sandbox(es) and their containers');
     expect(mountsUnder(root)).toEqual([]);
+    // No sandbox's holder outlives the reset.
+    await eventually(() => (processesUnder(root).length === 0 ? true : undefined), `no process under ${root}`, 10_000).catch(() => {});
+    expect(processesUnder(root)).toEqual([]);
     expect(readdirSync(root)).toEqual(['registries.yaml']);
     // Nothing left running: no runtime answers.
     const status = await knode(['runtime', 'status', '--root-dir', root]);

@@ -38,7 +38,9 @@ export async function podsToComplete(place: PodPlace): Promise<PodToComplete[]> 
     return sandboxes.map((s) => ({
       namespace: s.labels[KubeletLabels.podNamespace] ?? 'default',
       name: s.labels[KubeletLabels.podName] ?? '',
-      containers: containers.filter((c) => c.podSandboxId === s.id).map((c) => c.labels[KubeletLabels.containerName] ?? c.metadata?.name ?? ''),
+      containers: containers
+        .filter((c) => c.podSandboxId === s.id)
+        .map((c) => c.labels[KubeletLabels.containerName] ?? c.metadata?.name ?? ''),
     }));
   } finally {
     client.close();

@@ -13,13 +13,16 @@
 // its churn reads knode's malloc through gdb where Debian's gdb and libc6-dbg
 // are installed (bench/malloc.ts), and prints "-" for it where they are not.
 // `npm run bench -- podman` (only alone) sets `knode apply` beside
-// `podman kube play` (bench/podman.ts). `npm run bench -- soak` (only alone)
-// leaves a node writing logs and pulling images for 10 minutes (bench/soak.ts).
+// `podman kube play` (bench/podman.ts), then a Deployment and a Job
+// (bench/podman-workloads.ts; `npm run bench -- podman-workloads` alone).
+// `npm run bench -- soak` (only alone) leaves a node writing logs and
+// pulling images for 10 minutes (bench/soak.ts).
 import { benchCri, reportCri, type CriFigures } from './cri.js';
 import { benchCluster, withCluster, type ClusterFigures } from './cluster.js';
 import { densitySection } from './density-report.js';
 import { benchPulls } from './images.js';
 import { benchPodman, reportPodman } from './podman.js';
+import { benchPodmanWorkloads, reportPodmanWorkloads } from './podman-workloads.js';
 import { benchSandboxes, reportSandboxes } from './sandboxes.js';
 import { benchSli, reportSli, type SliRound } from './sli.js';
 import { benchSoak } from './soak.js';
@@ -52,6 +55,11 @@ if (process.argv[2] === 'sli') {
 }
 if (process.argv[2] === 'podman') {
   console.log(reportPodman(await benchPodman()));
+  console.log(reportPodmanWorkloads(await benchPodmanWorkloads()));
+  process.exit(0);
+}
+if (process.argv[2] === 'podman-workloads') {
+  console.log(reportPodmanWorkloads(await benchPodmanWorkloads()));
   process.exit(0);
 }
 if (process.argv[2] === 'soak') {

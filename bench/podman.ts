@@ -18,18 +18,20 @@ import { startContainerd } from './runtimes.js';
 import { median, ms, table } from './stats.js';
 
 const repo = join(import.meta.dirname, '..');
-const IMAGE = 'docker.io/library/busybox:1.36';
+export const IMAGE = 'docker.io/library/busybox:1.36';
 const POD_COUNTS = [1, 10] as const;
 /** What this VM needs for podman's containers to start: it refuses podman's default rlimits. */
 const ULIMITS = 'default_ulimits = ["nofile=1024:1024", "nproc=4096:4096"]';
 
 /** One command line under comparison. */
-interface Side {
+export interface Side {
   name: string;
   /** Runs the manifest; returns the command's wall time in ms. */
   apply(file: string): number;
   /** How many containers of the manifest's pods run now (infra containers aside). */
   running(): number;
+  /** How many containers of the manifest's pods have exited with 0 (infra containers aside). */
+  succeeded(): number;
   down(file: string): void;
   /** Removes what is left of the manifests in `dir` (after a failed run), and the side's own state. */
   close(dir: string): Promise<void>;
@@ -42,7 +44,7 @@ export interface PodmanFigures {
 }
 
 /** Runs a command; throws with its output when it fails. */
-function run(cmd: string, args: string[], env: NodeJS.ProcessEnv = process.env): string {
+export function run(cmd: string, args: string[], env: NodeJS.ProcessEnv = process.env): string {
   const r = spawnSync(cmd, args, { encoding: 'utf8', env, stdio: ['ignore', 'pipe', 'pipe'] });
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}:\n${r.stdout}${r.stderr}`);
   return r.stdout;
@@ -55,7 +57,7 @@ function timedRun(cmd: string, args: string[], env?: NodeJS.ProcessEnv): number 
 }
 
 /** `knode` as users run it, on the embedded runtime of its own root dir or on `endpoint`. */
-function knodeSide(name: string, archive: string, endpoint?: string): Side {
+export function knodeSide(name: string, archive: string, endpoint?: string): Side {
   const root = mkdtempSync(join(tmpdir(), 'knode-bench-podman-'));
   const global = ['--root-dir', root, ...(endpoint ? ['--runtime-endpoint', endpoint] : [])];
   const knode = (...args: string[]) => [join(repo, 'bin/run.js'), ...args, ...global];
@@ -64,15 +66,17 @@ function knodeSide(name: string, archive: string, endpoint?: string): Side {
     writeFileSync(join(root, 'registries.yaml'), '');
     run(process.execPath, knode('image', 'import', archive, '--base-name', 'docker.io/library/busybox'));
   }
+  const containers = () => {
+    const list = JSON.parse(run(process.execPath, knode('status', '-o', 'json'))) as {
+      items: { status?: { containerStatuses?: { state?: { running?: unknown; terminated?: { exitCode?: number } } }[] } }[];
+    };
+    return list.items.flatMap((p) => p.status?.containerStatuses ?? []);
+  };
   return {
     name,
     apply: (file) => timedRun(process.execPath, knode('apply', '-f', file)),
-    running: () => {
-      const list = JSON.parse(run(process.execPath, knode('status', '-o', 'json'))) as {
-        items: { status?: { containerStatuses?: { state?: { running?: unknown } }[] } }[];
-      };
-      return list.items.flatMap((p) => p.status?.containerStatuses ?? []).filter((c) => c.state?.running).length;
-    },
+    running: () => containers().filter((c) => c.state?.running).length,
+    succeeded: () => containers().filter((c) => c.state?.terminated?.exitCode === 0).length,
     down: (file) => void run(process.execPath, knode('delete', '-f', file, '--force')),
     close: async (dir) => {
       // Pods outlive the embedded runtime (their holders keep their namespaces), so they go first.
@@ -88,7 +92,7 @@ function knodeSide(name: string, archive: string, endpoint?: string): Side {
  * own (CONTAINERS_CONF) holding the rlimits this VM accepts, so no system
  * file is edited.
  */
-function podmanSide(archive: string): Side {
+export function podmanSide(archive: string): Side {
   const dir = mkdtempSync(join(tmpdir(), 'knode-bench-podman-store-'));
   writeFileSync(join(dir, 'containers.conf'), `[containers]\n${ULIMITS}\n`);
   const env = { ...process.env, CONTAINERS_CONF: join(dir, 'containers.conf') };
@@ -98,13 +102,16 @@ function podmanSide(archive: string): Side {
     .split('\n')
     .at(-1)!;
   run('podman', podman('tag', id, IMAGE), env);
+  /** The state and exit code of each container of the manifests' pods (`{{.State}}` is a phrase in podman 4.3.1, the JSON is not). */
+  const states = () =>
+    (
+      JSON.parse(run('podman', podman('ps', '--all', '--format', 'json'), env)) as { IsInfra: boolean; State: string; ExitCode: number }[]
+    ).filter((c) => !c.IsInfra);
   return {
     name: 'podman kube play',
     apply: (file) => timedRun('podman', podman('kube', 'play', file), env),
-    running: () =>
-      run('podman', podman('ps', '--filter', 'status=running', '--format', '{{.IsInfra}}'), env)
-        .split('\n')
-        .filter((l) => l === 'false').length,
+    running: () => states().filter((c) => c.State === 'running').length,
+    succeeded: () => states().filter((c) => c.State === 'exited' && c.ExitCode === 0).length,
     down: (file) => void run('podman', podman('kube', 'down', file), env),
     close: async () => {
       spawnSync('podman', podman('pod', 'rm', '--all', '--force', '--time', '0'), { env, stdio: 'ignore' });
@@ -141,7 +148,7 @@ export function podmanMissing(): string | undefined {
 }
 
 /** Whether a plain `podman kube play` on this machine gets the rlimits it needs (the bench brings its own). */
-function systemConfNote(): string {
+export function systemConfNote(): string {
   const path = '/etc/containers/containers.conf';
   const has = existsSync(path) && readFileSync(path, 'utf8').includes('default_ulimits');
   return has

@@ -1,0 +1,187 @@
+// `npm run bench -- podman` (also alone: `npm run bench -- podman-workloads`;
+// issue 42, "a side-by-side benchmark with podman kube play"): the wall time
+// of one run of a 10-replica Deployment to available and of a 10-completion
+// Job (parallelism 10) to complete, with bench/podman.ts's sides: `knode
+// apply` on the embedded runtime and on containerd 2 against `podman kube
+// play`. `knode apply` waits for both itself; podman's time runs on after
+// `kube play` returns while the bench polls `podman ps -a`, until every
+// container runs (Deployment) or has exited 0 (Job). A kind podman refuses
+// ("does not contain any supported kube kind", as 4.3.1 does for a Job) is
+// reported as not supported, and knode's side is still timed.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { IMAGE, knodeSide, podmanMissing, podmanSide, systemConfNote, type Side } from './podman.js';
+import { startContainerd } from './runtimes.js';
+import { median, ms, table } from './stats.js';
+
+const repo = join(import.meta.dirname, '..');
+const REPLICAS = 10;
+const PODMAN = 'podman kube play';
+/** How often the bench looks at `podman ps -a` after `kube play` returns. */
+const POLL_MS = 50;
+/** How long podman's pods may take to get there after `kube play` returns. */
+const SETTLE_MS = 120_000;
+
+interface Workload {
+  kind: 'Deployment' | 'Job';
+  /** The manifest's objects. */
+  docs: object[];
+  /** Whether the side's pods are there: every container running, or every one exited 0. */
+  done(side: Side): boolean;
+}
+
+export interface WorkloadFigures {
+  side: string;
+  kind: string;
+  /** Empty when the side does not run the kind. */
+  samples: number[];
+  /** Why the side does not run the kind. */
+  unsupported?: string;
+}
+
+const container = (command: string[]) => ({ name: 'work', image: IMAGE, imagePullPolicy: 'IfNotPresent', command });
+
+/** The two manifests: host network and one busybox container, as bench/podman.ts's pods. */
+const WORKLOADS: Workload[] = [
+  {
+    kind: 'Deployment',
+    docs: [
+      {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'depbench' },
+        spec: {
+          replicas: REPLICAS,
+          selector: { matchLabels: { app: 'depbench' } },
+          template: {
+            metadata: { labels: { app: 'depbench' } },
+            spec: { hostNetwork: true, terminationGracePeriodSeconds: 0, containers: [container(['sleep', 'infinity'])] },
+          },
+        },
+      },
+    ],
+    done: (side) => side.running() === REPLICAS,
+  },
+  {
+    kind: 'Job',
+    docs: [
+      {
+        apiVersion: 'batch/v1',
+        kind: 'Job',
+        metadata: { name: 'jobbench' },
+        spec: {
+          completions: REPLICAS,
+          parallelism: REPLICAS,
+          template: {
+            spec: { hostNetwork: true, restartPolicy: 'Never', terminationGracePeriodSeconds: 0, containers: [container(['true'])] },
+          },
+        },
+      },
+    ],
+    done: (side) => side.succeeded() === REPLICAS,
+  },
+];
+
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/** podman's time: `kube play`, then polling until the workload is there; undefined when podman refuses the kind. */
+function timePodman(side: Side, load: Workload, file: string): number | undefined {
+  const t0 = performance.now();
+  try {
+    side.apply(file);
+  } catch (err) {
+    if (String(err).includes('does not contain any supported kube kind')) return undefined;
+    throw err;
+  }
+  while (!load.done(side)) {
+    if (performance.now() - t0 > SETTLE_MS) throw new Error(`${side.name}: ${load.kind} not there after ${SETTLE_MS} ms`);
+    sleepSync(POLL_MS);
+  }
+  return performance.now() - t0;
+}
+
+function podmanVersion(): string {
+  return spawnSync('podman', ['--version'], { encoding: 'utf8' })
+    .stdout.trim()
+    .replace(/^podman version /, '');
+}
+
+export async function benchPodmanWorkloads(runs = Number(process.env.KNODE_BENCH_PODMAN_RUNS ?? 5)): Promise<WorkloadFigures[]> {
+  const missing = podmanMissing();
+  if (missing) throw new Error(`npm run bench -- podman: ${missing}`);
+  console.log(systemConfNote());
+  const archive = execFileSync('bash', [join(repo, 'scripts/busybox-image.sh')], { encoding: 'utf8' }).trim();
+  const dir = mkdtempSync(join(tmpdir(), 'knode-bench-podman-manifests-'));
+  const containerd2 = process.env.KNODE_BENCH_CONTAINERD2 !== 'off' ? await startContainerd('2') : undefined;
+  const sides: Side[] = [];
+  try {
+    sides.push(knodeSide('knode apply (embedded)', archive));
+    sides.push(podmanSide(archive));
+    if (containerd2) sides.push(knodeSide(`knode apply (${containerd2.name})`, archive, containerd2.endpoint));
+    const figures: WorkloadFigures[] = [];
+    for (const load of WORKLOADS) {
+      const file = join(dir, `${load.kind.toLowerCase()}.yaml`);
+      writeFileSync(file, load.docs.map((d) => stringify(d)).join('---\n'));
+      const bySide: WorkloadFigures[] = sides.map((s) => ({ side: s.name, kind: load.kind, samples: [] }));
+      // One run of each first, not counted: the first start of each pays for cold caches.
+      for (let run = -1; run < runs; run++) {
+        for (const [i, side] of sides.entries()) {
+          if (bySide[i].unsupported) continue;
+          const took = side.name === PODMAN ? timePodman(side, load, file) : side.apply(file);
+          if (took === undefined) {
+            bySide[i].unsupported = `not supported by podman ${podmanVersion()}`;
+            continue;
+          }
+          if (!load.done(side)) throw new Error(`${side.name}: ${load.kind} not available/complete after the command`);
+          side.down(file);
+          if (run >= 0) bySide[i].samples.push(took);
+        }
+      }
+      figures.push(...bySide);
+    }
+    return figures;
+  } finally {
+    for (const side of sides) await side.close(dir);
+    await containerd2?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export function reportPodmanWorkloads(figures: WorkloadFigures[]): string {
+  const podman = (kind: string) => figures.find((f) => f.side === PODMAN && f.kind === kind && f.samples.length > 0);
+  const ratio = (f: WorkloadFigures) => {
+    const p = podman(f.kind);
+    return p && f.samples.length > 0 ? median(f.samples) / median(p.samples) : undefined;
+  };
+  const rows = figures.map((f) =>
+    f.samples.length === 0
+      ? [f.side, f.kind, '0', f.unsupported ?? '-', '-', '-', '-']
+      : [
+          f.side,
+          f.kind,
+          String(f.samples.length),
+          ms(median(f.samples)),
+          ms(Math.min(...f.samples)),
+          ms(Math.max(...f.samples)),
+          ratio(f) === undefined ? '-' : `${ratio(f)!.toFixed(2)}x`,
+        ],
+  );
+  const goals = figures.flatMap((f) => {
+    const limit = f.side === 'knode apply (embedded)' ? 0.25 : f.side.startsWith('knode apply (containerd') ? 0.5 : undefined;
+    if (limit === undefined) return [];
+    const r = ratio(f);
+    const verdict = r === undefined ? 'no podman figure: podman does not run it' : `${r.toFixed(2)}x ${r <= limit ? 'met' : 'NOT met'}`;
+    return [`Goal: ${f.side}, ${f.kind}, <= ${limit}x ${PODMAN}: ${verdict}`];
+  });
+  return [
+    `\nOne command, from its start to ${REPLICAS} replicas available (Deployment) or ${REPLICAS} completions (Job, parallelism ${REPLICAS}) (interleaved runs; busybox:1.36 imported beforehand; host network)\n`,
+    table(['command', 'kind', 'runs', 'p50', 'min', 'max', 'p50 / podman'], rows),
+    '',
+    ...goals,
+  ].join('\n');
+}

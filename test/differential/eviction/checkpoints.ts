@@ -3,6 +3,7 @@
 // function for both agents, and README.md's table of the results.
 import type { Pod } from '../../../src/engine/api/v1.js';
 import { normalisePod } from '../normalise.js';
+import { markdownTable, markedTable } from '../readme-table.js';
 import type { AgentResult, Kube } from './run.js';
 import { MEMORY_PODS, STATIC_POD } from './scenarios.js';
 
@@ -77,35 +78,21 @@ export interface Row {
   note: string;
 }
 
-const START = '<!-- eviction table -->';
-const END = '<!-- /eviction table -->';
+const table = markedTable('eviction');
 
 export function parseTable(readme: string): Row[] {
-  const start = readme.indexOf(START);
-  const end = readme.indexOf(END);
-  if (start < 0 || end < start) return [];
-  return readme
-    .slice(start + START.length, end)
-    .split('\n')
-    .filter((l) => l.startsWith('| ') && !l.startsWith('| checkpoint') && !l.startsWith('| ---'))
-    .map((l) => {
-      const cells = l
-        .slice(1, -1)
-        .split(' | ')
-        .map((c) => c.trim());
-      return { checkpoint: cells[0], result: cells[1] as Row['result'], note: cells.slice(2).join(' | ') };
-    });
+  return table.rows(readme, 'checkpoint').map((cells) => ({
+    checkpoint: cells[0],
+    result: cells[1] as Row['result'],
+    note: cells.slice(2).join(' | '),
+  }));
 }
 
 export function renderTable(rows: Row[]): string {
-  const lines = ['| checkpoint | result | note |', '| --- | --- | --- |'];
-  for (const r of rows) lines.push(`| ${r.checkpoint} | ${r.result} | ${r.result === 'same' ? '' : r.note} |`);
-  return lines.join('\n');
+  return markdownTable(
+    ['checkpoint', 'result', 'note'],
+    rows.map((r) => [r.checkpoint, r.result, r.result === 'same' ? '' : r.note]),
+  );
 }
 
-export function replaceTable(readme: string, table: string): string {
-  const start = readme.indexOf(START);
-  const end = readme.indexOf(END);
-  if (start < 0 || end < start) return `${readme.trimEnd()}\n\n${START}\n${table}\n${END}\n`;
-  return `${readme.slice(0, start + START.length)}\n${table}\n${readme.slice(end)}`;
-}
+export const replaceTable = (readme: string, text: string): string => table.replace(readme, text);

@@ -11,9 +11,8 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Pod } from '../src/engine/api/v1.js';
 import { freePort, startControlPlane, type ControlPlane } from '../test/helpers/controlplane.js';
-import { adminApi } from './cluster.js';
+import { adminApi, timePodsToReady } from './cluster.js';
 import { cpuSeconds, nodeEnv, nodeFlags, sleep, statusKiB, until } from './agent.js';
 import { median, ms, percentile, table } from './stats.js';
 
@@ -47,9 +46,6 @@ interface Joined {
   pid: number;
   stop(): Promise<void>;
 }
-
-const isReady = (pod: Pod) =>
-  pod.status?.phase === 'Running' && (pod.status.containerStatuses ?? []).length > 0 && pod.status.containerStatuses!.every((c) => c.ready);
 
 /** Starts one agent as node NODE of the control plane; on containerd 2 unless it is knode's embedded runtime. */
 async function join_(agent: SliAgent, cp: ControlPlane, dir: string, endpoint?: string): Promise<Joined> {
@@ -96,44 +92,9 @@ async function round(
   spec: (typeof SLI_ROUNDS)[number],
   tag: string,
 ): Promise<SliRound> {
-  const sent = new Map<string, number>();
-  const latencies: number[] = [];
-  let next = () => {};
-  let done = () => {};
-  const all = new Promise<void>((r) => (done = r));
-  const watching = await api.watch.watch(
-    `/api/v1/namespaces/${namespace}/pods`,
-    {},
-    (type: string, pod: Pod) => {
-      const name = pod.metadata.name!;
-      if (type === 'DELETED' || !sent.has(name) || !isReady(pod)) return;
-      latencies.push(performance.now() - sent.get(name)!);
-      sent.delete(name);
-      if (latencies.length === spec.pods) done();
-      else next();
-    },
-    () => {},
-  );
-  const create = (i: number) => {
-    const name = `${tag}-${i}`;
-    const body = {
-      metadata: { name },
-      spec: { terminationGracePeriodSeconds: 1, containers: [{ name: 'app', image: 'busybox:1.36', command: ['sleep', '3600'] }] },
-    };
-    sent.set(name, performance.now());
-    void api.core.createNamespacedPod({ namespace, body });
-  };
   const cpu0 = cpuSeconds(pid);
-  if (spec.mode === 'burst') for (let i = 0; i < spec.pods; i++) create(i);
-  else {
-    next = () => create(latencies.length);
-    create(0);
-  }
-  const timer = setTimeout(done, 300_000);
-  await all;
-  clearTimeout(timer);
+  const { latencies } = await timePodsToReady(api, namespace, spec.pods, spec.mode, (i) => `${tag}-${i}`);
   const figures = { agent, ...spec, latencies, cpuSeconds: cpuSeconds(pid) - cpu0, peakRssMiB: statusKiB(pid, 'VmHWM') / 1024 };
-  watching.abort();
   if (latencies.length < spec.pods) throw new Error(`${agent}: only ${latencies.length} of ${spec.pods} pods were ready within 300 s`);
   // Deleted as kubectl deletes: the node stops the containers, then the pod leaves the API.
   await Promise.all([...Array(spec.pods).keys()].map((i) => api.core.deleteNamespacedPod({ namespace, name: `${tag}-${i}` })));

@@ -1,4 +1,4 @@
-import type { ContainerInstance, ContainerRuntimeState } from '../../src/engine/container/types.js';
+import type { ContainerInstance, ContainerRuntimeState, RuntimePodStatus } from '../../src/engine/container/types.js';
 
 /**
  * One container as the runtime manager reports it, for status tests: a
@@ -31,4 +31,21 @@ export function containerInstance(
     annotations: {},
     ...over,
   };
+}
+
+/**
+ * Pod `default/web` (uid `uid-1`) as the runtime manager reports it, for
+ * computePodActions tests: one sandbox on the pod network, made at
+ * CREATED_AT and ready unless told otherwise, with CONTAINERS.
+ */
+export function webPodRuntime(createdAt: number, containers: ContainerInstance[], sandboxReady = true): RuntimePodStatus {
+  const sandbox = {
+    id: 'sb-1',
+    state: sandboxReady ? ('ready' as const) : ('notready' as const),
+    createdAt,
+    attempt: 0,
+    ip: '10.88.0.5',
+    network: 'POD' as const,
+  };
+  return { uid: 'uid-1', name: 'web', namespace: 'default', ips: ['10.88.0.5'], sandboxes: [sandbox], containers };
 }

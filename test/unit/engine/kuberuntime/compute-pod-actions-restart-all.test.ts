@@ -5,10 +5,10 @@
 // init), then those that triggered it; it starts nothing.
 import { describe, expect, it } from 'vitest';
 import type { Container, ContainerRestartRule, Pod, PodSpec } from '../../../../src/engine/api/v1.js';
-import type { ContainerInstance, ContainerRuntimeState, RuntimePodStatus } from '../../../../src/engine/container/types.js';
+import type { ContainerInstance, ContainerRuntimeState } from '../../../../src/engine/container/types.js';
 import { computePodActions } from '../../../../src/engine/kuberuntime/compute-pod-actions.js';
 import { hashContainer } from '../../../../src/engine/kuberuntime/labels.js';
-import { containerInstance } from '../../../helpers/container-instances.js';
+import { containerInstance, webPodRuntime } from '../../../helpers/container-instances.js';
 
 const T0 = Date.UTC(2024, 0, 2, 3, 4, 5);
 const all42: ContainerRestartRule = { action: 'RestartAllContainers', exitCodes: { operator: 'In', values: [42] } };
@@ -31,17 +31,7 @@ function instance(spec: Container, state: ContainerRuntimeState, exitCode = 0, n
     { id: `${spec.name}-${n}`, exitCode, hash: hashContainer(spec) },
   );
 }
-function runtime(containers: ContainerInstance[], sandboxReady = true): RuntimePodStatus {
-  const sandbox = {
-    id: 'sb-1',
-    state: sandboxReady ? ('ready' as const) : ('notready' as const),
-    createdAt: T0,
-    attempt: 0,
-    ip: '10.88.0.5',
-    network: 'POD' as const,
-  };
-  return { uid: 'uid-1', name: 'web', namespace: 'default', ips: ['10.88.0.5'], sandboxes: [sandbox], containers };
-}
+const runtime = (containers: ContainerInstance[], sandboxReady = true) => webPodRuntime(T0, containers, sandboxReady);
 
 const reset = (id: string, kill = false) => ({ id, kill });
 

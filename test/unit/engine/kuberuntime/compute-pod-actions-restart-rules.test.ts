@@ -6,7 +6,7 @@ import type { Container, ContainerRestartRule, Pod, PodSpec } from '../../../../
 import type { ContainerInstance, ContainerRuntimeState, RuntimePodStatus } from '../../../../src/engine/container/types.js';
 import { computePodActions, type ComputeContext } from '../../../../src/engine/kuberuntime/compute-pod-actions.js';
 import { hashContainer } from '../../../../src/engine/kuberuntime/labels.js';
-import { containerInstance } from '../../../helpers/container-instances.js';
+import { containerInstance, webPodRuntime } from '../../../helpers/container-instances.js';
 
 const T0 = Date.UTC(2024, 0, 2, 3, 4, 5);
 const on42: ContainerRestartRule = { action: 'Restart', exitCodes: { operator: 'In', values: [42] } };
@@ -27,17 +27,7 @@ function instance(spec: Container, state: ContainerRuntimeState, exitCode = 0): 
 }
 const running = (spec: Container) => instance(spec, 'running');
 const exited = (spec: Container, exitCode: number) => instance(spec, 'exited', exitCode);
-function runtime(containers: ContainerInstance[], sandboxReady = true): RuntimePodStatus {
-  const sandbox = {
-    id: 'sb-1',
-    state: sandboxReady ? ('ready' as const) : ('notready' as const),
-    createdAt: T0,
-    attempt: 0,
-    ip: '10.88.0.5',
-    network: 'POD' as const,
-  };
-  return { uid: 'uid-1', name: 'web', namespace: 'default', ips: ['10.88.0.5'], sandboxes: [sandbox], containers };
-}
+const runtime = (containers: ContainerInstance[], sandboxReady = true) => webPodRuntime(T0, containers, sandboxReady);
 const failLiveness: ComputeContext = { probeFailed: (id) => (id === 'once-1' ? 'Container once failed liveness probe' : undefined) };
 
 interface Row {

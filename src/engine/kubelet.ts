@@ -14,6 +14,7 @@ import { instrumentRuntime, KubeletMetrics } from './metrics.js';
 import { TraceRecorder } from './trace.js';
 import { RuntimeManager } from './kuberuntime/runtime-manager.js';
 import { DnsConfigurer } from './kuberuntime/dns.js';
+import { kubeletContainerDeletor } from './kuberuntime/container-deletor.js';
 import { hostIp } from '../util/host-ip.js';
 import { EventedHints } from './pleg/evented.js';
 import { GenericPLEG } from './pleg/generic.js';
@@ -318,7 +319,7 @@ export class Kubelet extends KubeletGetters implements HostInterface, RunOnceHos
       activePods: () => this.handler.activePods(),
       killPod: (pod, gracePeriodOverride, statusFn) =>
         new Promise<void>((onTerminated) =>
-          this.podWorkers.updatePod({ updateType: 'kill', pod, gracePeriodOverride, statusFn, onTerminated }),
+          this.podWorkers.updatePod({ updateType: 'kill', pod, gracePeriodOverride, statusFn, onTerminated, evict: true }),
         ),
     });
     this.podConfig = new PodConfig(
@@ -338,6 +339,11 @@ export class Kubelet extends KubeletGetters implements HostInterface, RunOnceHos
       housekeeping: this.housekeeping,
       podConfig: this.podConfig,
       stopped: () => this.stopped,
+      containerCleanup: {
+        deletor: kubeletContainerDeletor(this.runtimeManager, this.events),
+        podCache: this.podCache,
+        podWorkers: this.podWorkers,
+      },
     });
   }
 

@@ -28,7 +28,7 @@ export interface NodeLifetimeDeps {
   stats: Pick<SummaryProvider, 'nodeSignals' | 'get'>;
   /** The pods that may still have running containers (the eviction manager's candidates). */
   activePods: () => Pod[];
-  /** Kills a pod with the status STATUS_FN writes; resolves once it is stopped. */
+  /** Evicts a pod (its worker holds it as evicted) with the status STATUS_FN writes; resolves once it is stopped. */
   killPod: (pod: Pod, gracePeriodSeconds: number, statusFn: (status: PodStatus) => void) => Promise<void>;
 }
 

@@ -27,6 +27,11 @@ export interface UpdatePodOptions {
   onTerminated?: () => void;
   /** For kills: changes the status the pod is stopped with (the kubelet's PodStatusFunc: a node shutdown fails the pod). */
   statusFn?: (status: PodStatus) => void;
+  /**
+   * For kills: the kubelet evicts the pod (its eviction manager, or a preemption; not a node
+   * shutdown). Its content may then go as soon as its containers die (KillPodOptions.Evict).
+   */
+  evict?: boolean;
 }
 
 export interface SyncPodResult {
@@ -86,6 +91,10 @@ interface PodSyncStatus extends PodWorkerInfo {
    * syncKnownPods forgets the worker and housekeeping starts the pod anew.
    */
   restartRequested?: boolean;
+  /** The kubelet evicted the pod: its dead containers may all go (the kubelet's IsEvicted). */
+  evicted?: boolean;
+  /** The pod was deleted (a deletion timestamp), or no source wants it (the kubelet's IsDeleted). */
+  deleted?: boolean;
 }
 
 export interface PodWorkersOptions {
@@ -166,8 +175,16 @@ export class PodWorkers {
     if (options.runningPod) status.runningPod = options.runningPod;
     if (options.statusFn && status.state !== 'terminated') status.statusFn = options.statusFn;
     const pod = options.pod;
-    const terminate = options.updateType === 'kill' || !!pod?.metadata.deletionTimestamp || (pod !== undefined && isTerminalPhase(pod));
-    if (status.state === 'syncing' && terminate) this.startTerminating(status);
+    const deleting = !!pod?.metadata.deletionTimestamp;
+    const terminal = pod !== undefined && isTerminalPhase(pod);
+    if (status.state === 'syncing' && (options.updateType === 'kill' || deleting || terminal)) {
+      // As the kubelet's switch: a deletion first, then a terminal phase, then a kill that may be an eviction.
+      if (deleting) status.deleted = true;
+      else if (!terminal && options.evict) status.evicted = true;
+      this.startTerminating(status);
+    }
+    // An orphan (a pod only the runtime knows) counts as deleted.
+    if (!options.pod && options.runningPod) status.deleted = true;
     if (status.state === 'terminating') {
       const grace =
         options.gracePeriodOverride ??
@@ -194,9 +211,12 @@ export class PodWorkers {
         status.retry?.cancel();
         this.statuses.delete(status.uid);
         this.opts.workQueue.forget(status.uid);
-      } else if (status.state === 'syncing' && !desired.has(status.uid)) {
-        this.updatePod({ updateType: 'kill', pod: status.desired });
+        continue;
       }
+      if (desired.has(status.uid)) continue;
+      // A pod no source wants counts as deleted, whatever ended it (the kubelet's orphaned pods).
+      status.deleted = true;
+      if (status.state === 'syncing') this.updatePod({ updateType: 'kill', pod: status.desired });
     }
     return new Map([...this.statuses].map(([uid, s]) => [uid, info(s)]));
   }
@@ -208,6 +228,17 @@ export class PodWorkers {
   couldHaveRunningContainers(uid: string): boolean {
     const s = this.statuses.get(uid);
     return s !== undefined && s.state !== 'terminated';
+  }
+
+  /**
+   * Whether every dead container of the pod, and its other content, may go (the kubelet's
+   * ShouldPodContentBeRemoved): an evicted pod at once, a deleted one once terminated; a pod no
+   * worker knows once every pod the sources gave reached its worker (PODS_SYNCED).
+   */
+  shouldPodContentBeRemoved(uid: string, podsSynced: boolean): boolean {
+    const s = this.statuses.get(uid);
+    if (!s) return podsSynced;
+    return s.evicted === true || (s.deleted === true && s.state === 'terminated');
   }
 
   workers(): PodWorkerInfo[] {

@@ -210,6 +210,7 @@ export class SyncHandler {
       status.message = PREEMPT_MESSAGE;
       setDisruptionTarget(status, 'Pod was preempted by Kubelet to accommodate a critical pod.', now());
     };
-    this.deps.podWorkers.updatePod({ updateType: 'kill', pod: victim, statusFn });
+    // An eviction for the pod workers, as the kubelet's preemption kills with isEvicted.
+    this.deps.podWorkers.updatePod({ updateType: 'kill', pod: victim, statusFn, evict: true });
   }
 }

@@ -5,9 +5,12 @@ import type { PodConfig } from './config/pod-config.js';
 import type { PodUpdate } from './config/pod-storage.js';
 import type { EventStream } from './events.js';
 import type { Housekeeping } from './housekeeping.js';
+import type { ContainerDeletor } from './kuberuntime/container-deletor.js';
 import type { PodSyncLoopHandler } from './lifecycle.js';
+import type { PodCache } from './pleg/pod-cache.js';
 import type { PodLifecycleEvent } from './pleg/types.js';
 import type { PodManager } from './pod-manager.js';
+import type { PodWorkers } from './pod-workers.js';
 import type { SyncHandler } from './sync-handler.js';
 import type { WorkQueue } from './work-queue.js';
 
@@ -31,6 +34,12 @@ export interface SyncLoopDeps {
   podConfig: Pick<PodConfig, 'seenAllSources'>;
   /** The kubelet is stopping: messages still queued are dropped. */
   stopped: () => boolean;
+  /** Removes dead containers as they die (the kubelet's containerDeletor), with the statuses and pod states it goes by. */
+  containerCleanup?: {
+    deletor: Pick<ContainerDeletor, 'deleteContainersInPod'>;
+    podCache: Pick<PodCache, 'get'>;
+    podWorkers: Pick<PodWorkers, 'shouldPodContentBeRemoved'>;
+  };
 }
 
 /**
@@ -105,6 +114,7 @@ export class SyncLoop {
         return;
       case 'pleg':
         handler.handlePlegEvent(message.event);
+        if (message.event.type === 'ContainerDied') this.cleanUpContainersInPod(message.event.id, message.event.data);
         return;
       case 'probe': {
         const pod = this.deps.podManager.getPodByUid(message.uid);
@@ -136,6 +146,20 @@ export class SyncLoop {
           });
         return;
     }
+  }
+
+  /**
+   * The dead instances of a container that died beyond those kept, or every dead container of a
+   * pod whose content may go (an evicted one): the kubelet's cleanUpContainersInPod. Not awaited.
+   */
+  private cleanUpContainersInPod(uid: string, containerId: string): void {
+    const cleanup = this.deps.containerCleanup;
+    if (!cleanup) return;
+    const cached = cleanup.podCache.get(uid);
+    if (cached.error) return;
+    // When an evicted pod, or a deleted one that terminated, has synced, all its containers may go.
+    const removeAll = cleanup.podWorkers.shouldPodContentBeRemoved(uid, this.synced);
+    cleanup.deletor.deleteContainersInPod(containerId, cached.status, removeAll);
   }
 
   /** Pods whose work is due in the work queue, and those a sync loop handler wants synced (the kubelet's getPodsToSync). */

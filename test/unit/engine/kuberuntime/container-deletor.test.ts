@@ -1,0 +1,133 @@
+// Table tests after upstream's pod_container_deletor_test.go (TestGetContainersToDeleteInPodWithFilter,
+// TestGetContainersToDeleteInPod, TestGetContainersToDeleteInPodWithNoMatch), and the deletor's queue.
+import { describe, expect, it } from 'vitest';
+import type { ContainerInstance, RuntimePodStatus } from '../../../../src/engine/container/types.js';
+import { emptyPodStatus } from '../../../../src/engine/container/types.js';
+import {
+  CONTAINER_DELETOR_BUFFER_LIMIT,
+  ContainerDeletor,
+  containersToDeleteInPod,
+} from '../../../../src/engine/kuberuntime/container-deletor.js';
+
+function instance(id: string, name: string, createdAt: number, state: ContainerInstance['state']): ContainerInstance {
+  return {
+    id,
+    name,
+    state,
+    createdAt,
+    startedAt: 0,
+    finishedAt: 0,
+    exitCode: 0,
+    image: '',
+    imageRef: '',
+    imageId: '',
+    reason: '',
+    message: '',
+    hash: '',
+    restartCount: 0,
+    logPath: '',
+    labels: {},
+    annotations: {},
+  };
+}
+
+/** Upstream's pod: foo (1) and bar (2, 3, 4) exited, one second apart; bar (5) running. */
+function pod(): RuntimePodStatus {
+  return {
+    ...emptyPodStatus('uid-1', 'p', 'default'),
+    containers: [
+      instance('1', 'foo', 0, 'exited'),
+      instance('2', 'bar', 1000, 'exited'),
+      instance('3', 'bar', 2000, 'exited'),
+      instance('4', 'bar', 3000, 'exited'),
+      instance('5', 'bar', 4000, 'running'),
+    ],
+  };
+}
+
+const ids = (list: ContainerInstance[]) => list.map((c) => c.id);
+
+describe('containersToDeleteInPod', () => {
+  it.each([
+    { filter: '4', keep: 0, want: ['4', '3', '2'] },
+    { filter: '4', keep: 1, want: ['3', '2'] },
+    { filter: '4', keep: 2, want: ['2'] },
+    { filter: '', keep: 0, want: ['4', '3', '2', '1'] },
+    { filter: '', keep: 1, want: ['3', '2', '1'] },
+    { filter: '', keep: 2, want: ['2', '1'] },
+    { filter: 'abc', keep: 0, want: [] },
+    { filter: 'abc', keep: 1, want: [] },
+    { filter: '4', keep: 3, want: [] },
+  ])('filter "$filter", keeping $keep: $want', ({ filter, keep, want }) => {
+    expect(ids(containersToDeleteInPod(filter, pod(), keep))).toEqual(want);
+  });
+
+  it('leaves the status it is given in its order', () => {
+    const status = pod();
+    containersToDeleteInPod('', status, 0);
+    expect(ids(status.containers)).toEqual(['1', '2', '3', '4', '5']);
+  });
+});
+
+describe('ContainerDeletor', () => {
+  it('removes the dead instances beyond the kept ones of the container that died', async () => {
+    const removed: string[] = [];
+    const deletor = new ContainerDeletor({ removeContainer: async (id) => void removed.push(id) }, 1);
+    deletor.deleteContainersInPod('4', pod(), false);
+    await deletor.idle();
+    expect(removed).toEqual(['3', '2']);
+  });
+
+  it('removes every dead container of the pod when its content may go, whatever died', async () => {
+    const removed: string[] = [];
+    const deletor = new ContainerDeletor({ removeContainer: async (id) => void removed.push(id) }, 1);
+    deletor.deleteContainersInPod('abc', pod(), true);
+    await deletor.idle();
+    expect(removed).toEqual(['4', '3', '2', '1']);
+  });
+
+  it('reports a failed removal and goes on with the next', async () => {
+    const removed: string[] = [];
+    const failed: string[] = [];
+    const deletor = new ContainerDeletor(
+      {
+        removeContainer: async (id) => {
+          if (id === '3') throw new Error('container is in use');
+          removed.push(id);
+        },
+        onError: (id, err) => failed.push(`${id}: ${err.message}`),
+      },
+      1,
+    );
+    expect(() => deletor.deleteContainersInPod('', pod(), true)).not.toThrow();
+    await deletor.idle();
+    expect(removed).toEqual(['4', '2', '1']);
+    expect(failed).toEqual(['3: container is in use']);
+  });
+
+  it('drops removals beyond its buffer while one is under way', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const removed: string[] = [];
+    const dropped: string[] = [];
+    const deletor = new ContainerDeletor(
+      {
+        removeContainer: async (id) => {
+          await gate;
+          removed.push(id);
+        },
+        onDropped: (id) => dropped.push(id),
+      },
+      0,
+    );
+    const many: RuntimePodStatus = {
+      ...emptyPodStatus('uid-2'),
+      containers: Array.from({ length: CONTAINER_DELETOR_BUFFER_LIMIT + 3 }, (_, i) => instance(`c${i}`, `n${i}`, i, 'exited')),
+    };
+    deletor.deleteContainersInPod('', many, true);
+    release();
+    await deletor.idle();
+    expect(removed).toHaveLength(CONTAINER_DELETOR_BUFFER_LIMIT);
+    expect(dropped).toHaveLength(3);
+  });
+});

@@ -176,5 +176,7 @@ export class KubeletPodSyncer implements PodSyncer {
       this.deps.reasons.remove(uid);
       rmSync(join(this.deps.rootDir, 'kubelet', 'pods', uid), { recursive: true, force: true });
     }
+    // The pod's final status: no container of it is left running (the kubelet's TerminatePod, last).
+    this.deps.statusManager.terminatePod(pod);
   }
 }

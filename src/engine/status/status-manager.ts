@@ -3,6 +3,7 @@ import { podRef } from '../api/pod-util.js';
 import { podRow } from '../api/printers.js';
 import type { Pod, PodStatus } from '../api/v1.js';
 import type { ContainerSummary, EventStream } from '../events.js';
+import { terminatedPodStatus } from './terminate.js';
 
 interface Entry {
   status: PodStatus;
@@ -24,6 +25,11 @@ export interface StatusManager extends PodStatusProvider {
   /** The pod as the API would show it now: its spec with the latest status. */
   podWithStatus(pod: Pod): Pod;
   setPodStatus(pod: Pod, status: PodStatus): void;
+  /**
+   * The pod terminated: its latest status with every container terminated (an unknown end
+   * for those that did not report one) and, unless static, a terminal phase (TerminatePod).
+   */
+  terminatePod(pod: Pod): void;
   /** Forgets the statuses of pods whose UID is not in `known`. */
   removeOrphanedStatuses(known: Set<string>): void;
   deletePodStatus(uid: string): void;
@@ -79,6 +85,10 @@ export class BasicStatusManager implements StatusManager {
       this.events.emit({ ...base, type: 'PodSucceeded', message: 'all containers completed' });
     if (status.phase === 'Failed' && before?.phase !== 'Failed')
       this.events.emit({ ...base, type: 'PodFailed', reason: status.reason, message: status.message ?? failureOf(status) });
+  }
+
+  terminatePod(pod: Pod): void {
+    this.setPodStatus(pod, terminatedPodStatus(pod, this.getPodStatus(pod.metadata.uid ?? '')));
   }
 
   removeOrphanedStatuses(known: Set<string>): void {

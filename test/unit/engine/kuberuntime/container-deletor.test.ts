@@ -8,28 +8,11 @@ import {
   ContainerDeletor,
   containersToDeleteInPod,
 } from '../../../../src/engine/kuberuntime/container-deletor.js';
+import { containerInstance } from '../../../helpers/container-instances.js';
 
-function instance(id: string, name: string, createdAt: number, state: ContainerInstance['state']): ContainerInstance {
-  return {
-    id,
-    name,
-    state,
-    createdAt,
-    startedAt: 0,
-    finishedAt: 0,
-    exitCode: 0,
-    image: '',
-    imageRef: '',
-    imageId: '',
-    reason: '',
-    message: '',
-    hash: '',
-    restartCount: 0,
-    logPath: '',
-    labels: {},
-    annotations: {},
-  };
-}
+/** Container ID named NAME, made at CREATED_AT (only its state and age matter to the deletor). */
+const instance = (id: string, name: string, createdAt: number, state: ContainerInstance['state']): ContainerInstance =>
+  containerInstance(name, state, { started: createdAt + 500, finished: createdAt + 1000 }, { id, createdAt });
 
 /** Upstream's pod: foo (1) and bar (2, 3, 4) exited, one second apart; bar (5) running. */
 function pod(): RuntimePodStatus {

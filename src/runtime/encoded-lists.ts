@@ -1,6 +1,5 @@
-import protobuf from 'protobufjs';
-import { join } from 'node:path';
-import { protoRoot } from '../cri/proto.js';
+import type protobuf from 'protobufjs/light.js';
+import { protoFile } from '../cri/proto.js';
 
 /**
  * List answers built from per-record encodings that are cached until the
@@ -15,8 +14,7 @@ export class EncodedListCache {
   private added = 0;
 
   constructor(messageName: 'Container' | 'PodSandbox') {
-    const root = protobuf.loadSync(join(protoRoot, 'runtime/v1/api.proto'));
-    this.type = root.lookupType(`runtime.v1.${messageName}`);
+    this.type = protoFile('runtime/v1/api.proto').lookupType(`runtime.v1.${messageName}`);
   }
 
   /** The encoded list response for these items, each given with its current revision. */

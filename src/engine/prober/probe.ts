@@ -1,9 +1,8 @@
 import * as grpc from '@grpc/grpc-js';
-import * as protoLoader from '@grpc/proto-loader';
 import { connect } from 'node:net';
 import { CriError, GrpcCode } from '../../cri/errors.js';
 import type { RuntimeService } from '../../cri/runtime-service.js';
-import { protoRoot } from '../../cri/proto.js';
+import { protoFile, serviceDefinition } from '../../cri/proto.js';
 import type { Container, HTTPGetAction, Probe } from '../api/v1.js';
 import { resolvePort } from '../kuberuntime/hooks.js';
 
@@ -99,9 +98,8 @@ let healthService: grpc.ServiceClientConstructor | undefined;
 
 function healthClient(address: string): HealthClient {
   if (!healthService) {
-    const def = protoLoader.loadSync('grpc/health/v1/health.proto', { enums: String, defaults: true, includeDirs: [protoRoot] });
-    const pkg = grpc.loadPackageDefinition(def) as unknown as { grpc: { health: { v1: { Health: grpc.ServiceClientConstructor } } } };
-    healthService = pkg.grpc.health.v1.Health;
+    const health = serviceDefinition(protoFile('grpc/health/v1/health.proto'), 'grpc.health.v1.Health');
+    healthService = grpc.makeClientConstructor(health, 'grpc.health.v1.Health');
   }
   return new healthService(address, grpc.credentials.createInsecure()) as unknown as HealthClient;
 }

@@ -2,15 +2,30 @@
 // util/certificate/csr): a new key, a PKCS#10 request, a
 // CertificateSigningRequest object, and the wait until it is approved and
 // signed. @peculiar/x509 writes the request; node:crypto makes the keys.
-import 'reflect-metadata';
 import { createHash, createPrivateKey, webcrypto } from 'node:crypto';
-import * as x509 from '@peculiar/x509';
+import type * as X509 from '@peculiar/x509';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Clock } from '../../../util/clock.js';
 import { ClusterError, plain, toClusterError } from '../client.js';
 
-x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
 type KeyPair = webcrypto.CryptoKeyPair;
+
+let loaded: Promise<typeof X509> | undefined;
+
+/**
+ * @peculiar/x509, loaded when a request is first made or compared: with its
+ * dependencies it adds about 15 MiB to a process, which a node that never
+ * bootstraps or rotates a certificate (standalone) should not carry.
+ */
+function x509(): Promise<typeof X509> {
+  loaded ??= (async () => {
+    await import('reflect-metadata');
+    const lib = await import('@peculiar/x509');
+    lib.cryptoProvider.set(webcrypto as unknown as Parameters<typeof lib.cryptoProvider.set>[0]);
+    return lib;
+  })();
+  return loaded;
+}
 
 /** The signer of a kubelet's client certificate (certificatesv1.KubeAPIServerClientKubeletSignerName). */
 export const CLIENT_SIGNER = 'kubernetes.io/kube-apiserver-client-kubelet';
@@ -55,16 +70,17 @@ export async function requestWithKey(subject: Subject, keyPem: string): Promise<
 }
 
 async function requestFor(subject: Subject, keys: KeyPair): Promise<NewRequest> {
+  const lib = await x509();
   const names = [...subject.organizations.map((o) => ({ O: [o] })), { CN: [subject.commonName] }];
-  const sans: x509.JsonGeneralName[] = [
+  const sans: X509.JsonGeneralName[] = [
     ...(subject.dnsNames ?? []).map((value) => ({ type: 'dns' as const, value })),
     ...(subject.ipAddresses ?? []).map((value) => ({ type: 'ip' as const, value })),
   ];
-  const csr = await x509.Pkcs10CertificateRequestGenerator.create({
+  const csr = await lib.Pkcs10CertificateRequestGenerator.create({
     name: names,
     keys,
     signingAlgorithm: { name: 'ECDSA', hash: 'SHA-256' },
-    extensions: sans.length ? [new x509.SubjectAlternativeNameExtension(sans)] : [],
+    extensions: sans.length ? [new lib.SubjectAlternativeNameExtension(sans)] : [],
   });
   const pkcs8 = Buffer.from(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey));
   const keyPem = createPrivateKey({ key: pkcs8, format: 'der', type: 'pkcs8' }).export({ type: 'sec1', format: 'pem' }) as string;
@@ -127,10 +143,11 @@ export interface CertificateRequest {
 }
 
 /** Whether a stored request (base64 PEM, as the API has it) asks for the same subject and key as `csrPem`. */
-function sameRequest(stored: string, csrPem: string): boolean {
+async function sameRequest(stored: string, csrPem: string): Promise<boolean> {
+  const lib = await x509();
   try {
-    const a = new x509.Pkcs10CertificateRequest(Buffer.from(stored, 'base64').toString('utf8'));
-    const b = new x509.Pkcs10CertificateRequest(csrPem);
+    const a = new lib.Pkcs10CertificateRequest(Buffer.from(stored, 'base64').toString('utf8'));
+    const b = new lib.Pkcs10CertificateRequest(csrPem);
     return a.subject === b.subject && Buffer.from(a.publicKey.rawData).equals(Buffer.from(b.publicKey.rawData));
   } catch {
     return false;
@@ -154,7 +171,7 @@ export async function requestCertificate(api: CsrApi, request: CertificateReques
   } catch (err) {
     if (!ClusterError.conflict(err) || !request.name) throw explainCreate(err);
     const existing = await api.get(request.name);
-    if (!sameRequest(existing.spec.request, request.csrPem) || existing.spec.signerName !== request.signerName)
+    if (!(await sameRequest(existing.spec.request, request.csrPem)) || existing.spec.signerName !== request.signerName)
       throw new Error(`retrieved csr is not compatible: csr ${request.name} exists with another subject, key or signer`, { cause: err });
     return { name: existing.metadata.name, uid: existing.metadata.uid };
   }

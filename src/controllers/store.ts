@@ -5,24 +5,13 @@ import { ClusterError } from '../engine/cluster/client.js';
 import { rfc3339, type ObjectMeta } from '../engine/api/v1.js';
 import type { KubeObject } from '../engine/api/workloads.js';
 import { applyDefaults, prepareForCreate, prepareForUpdate } from './defaults.js';
+import { defaultPolicy, FOREGROUND_FINALIZER, gcFinalizers, holds, ORPHAN_FINALIZER, type PropagationPolicy } from './finalizers.js';
 
 type OwnerReference = NonNullable<ObjectMeta['ownerReferences']>[number];
 
 export type StoreEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
-/** How a delete treats the objects the deleted one controls, as metav1.DeletionPropagation. */
-export type PropagationPolicy = 'Foreground' | 'Background' | 'Orphan';
-
-/** The finalizer an owner carries while its dependents are deleted in the foreground. */
-export const FOREGROUND_FINALIZER = 'foregroundDeletion';
-
-/** Finalizers a controller keeps in memory, not held here: the Job controller's pod tracking (see docs/workloads.md). */
-const IN_MEMORY_FINALIZERS = new Set(['batch.kubernetes.io/job-tracking']);
-
-/** The finalizers that hold O's deletion. */
-function heldBy(o: KubeObject): string[] {
-  return (o.metadata.finalizers ?? []).filter((f) => !IN_MEMORY_FINALIZERS.has(f));
-}
+export { FOREGROUND_FINALIZER, ORPHAN_FINALIZER, type PropagationPolicy } from './finalizers.js';
 
 export interface StoreEvent {
   type: StoreEventType;
@@ -123,7 +112,14 @@ export class ObjectStore {
     if (isDeepStrictEqual(o, old)) return structuredClone(old) as T;
     this.commit('MODIFIED', key, o);
     // A deletion held by finalizers ends with the last of them (a pod's, once the node let it go).
-    if (o.metadata.deletionTimestamp && !o.metadata.deletionGracePeriodSeconds && heldBy(o).length === 0) this.remove(key, o);
+    if (o.metadata.deletionTimestamp && !o.metadata.deletionGracePeriodSeconds && !holds(o.metadata.finalizers)) this.remove(key, o);
+    // An object being deleted that starts waiting for its dependents to be orphaned (the graph builder's transition).
+    else if (
+      o.metadata.deletionTimestamp &&
+      o.metadata.finalizers?.includes(ORPHAN_FINALIZER) &&
+      !old.metadata.finalizers?.includes(ORPHAN_FINALIZER)
+    )
+      this.collectOrphans(o.metadata.uid!);
     else if (!isDeepStrictEqual(o.metadata.ownerReferences, old.metadata.ownerReferences)) this.attemptToDelete(o);
     return structuredClone(o) as T;
   }
@@ -144,9 +140,11 @@ export class ObjectStore {
    * the node deletes it with grace 0, once its containers stopped. An object
    * with finalizers is marked and stays until an update removes the last
    * one. The objects it controls follow, by POLICY: Background (the
-   * default) deletes them once it is gone; Foreground keeps it, with the
-   * foregroundDeletion finalizer, until those that block it are gone;
-   * Orphan leaves them, without their reference to it.
+   * default, unless a finalizer of the object names another) deletes them
+   * once it is gone; Foreground keeps it, with the foregroundDeletion
+   * finalizer, until those that block it are gone; Orphan marks it with the
+   * orphan finalizer, which goes once its dependents have lost their
+   * reference to it, and it with the finalizer unless another holds it.
    */
   delete(
     kind: string,
@@ -167,17 +165,23 @@ export class ObjectStore {
         return;
       }
     }
-    const policy = options.propagationPolicy ?? 'Background';
-    if (policy === 'Orphan') this.orphanDependents(old);
+    const policy = options.propagationPolicy ?? defaultPolicy(old);
+    if (policy === 'Orphan') {
+      const o = this.mark(key, old, 0, gcFinalizers(old, policy));
+      // The garbage collector's attemptToOrphan: the dependents lose their reference, then the owner its finalizer.
+      this.collectOrphans(o.metadata.uid!);
+      return;
+    }
     if (policy === 'Foreground' && this.dependentsOf(old).length > 0) {
-      const o = this.mark(key, old, 0, FOREGROUND_FINALIZER);
+      const o = this.mark(key, old, 0, gcFinalizers(old, policy));
       // The garbage collector deletes the dependents: in the foreground those that have dependents of their own.
       for (const dependent of this.dependentsOf(o)) this.attemptToDelete(dependent);
       this.collectForeground(o.metadata.uid!);
       return;
     }
-    if (heldBy(old).length > 0) {
-      this.mark(key, old, 0);
+    const finalizers = gcFinalizers(old, 'Background');
+    if (holds(finalizers)) {
+      this.mark(key, old, 0, finalizers);
       return;
     }
     this.remove(key, old);
@@ -206,8 +210,8 @@ export class ObjectStore {
    * Loads saved objects (at start, before any watch), keeping their
    * identities. Then the garbage collector's first look at the graph: an
    * object whose owner is not among them is dangling and goes (or keeps only
-   * its live owners), and an owner left in foreground deletion is looked at
-   * again, as if the changes that left them so had just been seen.
+   * its live owners), and an owner left in foreground or orphan deletion is
+   * looked at again, as if the changes that left them so had just been seen.
    */
   load(objects: KubeObject[], version: number): void {
     for (const o of objects) this.objects.set(keyOf(o.kind, o.metadata.namespace, o.metadata.name), structuredClone(o));
@@ -215,15 +219,16 @@ export class ObjectStore {
     for (const o of [...this.objects.values()]) {
       if (o.metadata.ownerReferences?.some((r) => !this.ownerOf(o, r))) this.attemptToDelete(o);
       if (o.metadata.finalizers?.includes(FOREGROUND_FINALIZER)) this.collectForeground(o.metadata.uid!);
+      if (o.metadata.finalizers?.includes(ORPHAN_FINALIZER)) this.collectOrphans(o.metadata.uid!);
     }
   }
 
-  /** Sets the deletionTimestamp (GRACE seconds on) and adds FINALIZER, once. */
-  private mark(key: string, old: KubeObject, grace: number, finalizer?: string): KubeObject {
+  /** Sets the deletionTimestamp (GRACE seconds on), once, and FINALIZERS when they differ from the object's. */
+  private mark(key: string, old: KubeObject, grace: number, finalizers?: string[]): KubeObject {
     const o = structuredClone(old);
     o.metadata.deletionTimestamp ??= rfc3339(this.clock.now() + grace * 1000);
     o.metadata.deletionGracePeriodSeconds = grace;
-    if (finalizer && !o.metadata.finalizers?.includes(finalizer)) o.metadata.finalizers = [...(o.metadata.finalizers ?? []), finalizer];
+    if (finalizers && !isDeepStrictEqual(new Set(finalizers), new Set(o.metadata.finalizers ?? []))) o.metadata.finalizers = finalizers;
     if (!isDeepStrictEqual(o, old)) this.commit('MODIFIED', key, o);
     return o;
   }
@@ -306,9 +311,22 @@ export class ObjectStore {
     }
   }
 
-  /** Orphan: the dependents lose their reference to OWNER, as the garbage collector's orphanDependents does. */
-  private orphanDependents(owner: KubeObject): void {
-    for (const dependent of this.dependentsOf(owner)) this.removeOwnerReferences(dependent, [owner.metadata.uid!]);
+  /**
+   * attemptToOrphanWorker: an owner being deleted with the orphan finalizer
+   * has its reference taken out of its dependents (orphanDependents), then
+   * loses the finalizer, and goes when no other finalizer holds it.
+   */
+  private collectOrphans(...uids: string[]): void {
+    for (const uid of uids) {
+      const owner = [...this.objects.values()].find((o) => o.metadata.uid === uid);
+      if (!owner?.metadata.deletionTimestamp || !owner.metadata.finalizers?.includes(ORPHAN_FINALIZER)) continue;
+      for (const dependent of this.dependentsOf(owner)) this.removeOwnerReferences(dependent, [uid]);
+      const latest = this.objects.get(keyOf(owner.kind, owner.metadata.namespace, owner.metadata.name));
+      if (latest?.metadata.uid !== uid || !latest.metadata.finalizers?.includes(ORPHAN_FINALIZER)) continue;
+      const metadata: ObjectMeta = { ...latest.metadata, finalizers: latest.metadata.finalizers.filter((f) => f !== ORPHAN_FINALIZER) };
+      if (metadata.finalizers!.length === 0) delete metadata.finalizers;
+      this.update({ ...latest, metadata });
+    }
   }
 
   /** DEPENDENT without its references to the owners UIDS. */

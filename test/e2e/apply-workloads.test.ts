@@ -3,8 +3,9 @@
 // whose only pod fails (backoffLimit 0) and a Deployment whose pod never
 // gets ready, cut by --timeout: each workload's task fails with kubectl's
 // reason, its pods under it with theirs, and apply exits 1. Then a
-// Deployment deleted with --cascade=orphan, and one in the foreground whose
-// pod takes its grace period to stop.
+// Deployment deleted with --cascade=orphan (the garbage collector's orphan
+// finalizer runs to its end), and one in the foreground whose pod takes its
+// grace period to stop.
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +19,15 @@ const root = mkdtempSync(join(tmpdir(), 'knode-apply-workloads-'));
 afterAll(async () => {
   await knode(['runtime', 'stop', '--root-dir', root]);
 }, 60_000);
+
+/** The objects the local controllers saved under root. */
+const saved = (): KubeObject[] => {
+  try {
+    return (JSON.parse(readFileSync(join(root, 'objects.json'), 'utf8')) as { objects: KubeObject[] }).objects;
+  } catch {
+    return []; // between the writer's rename and our read
+  }
+};
 
 const MANIFESTS = `apiVersion: batch/v1
 kind: Job
@@ -121,6 +131,13 @@ spec:
   expect(status.stdout).not.toMatch(/deployment\.apps\/kept/);
   expect(status.stdout).toMatch(/^replicaset\.apps\/kept-\w+ +1 +1 +1 /m);
   expect(status.stdout).toMatch(/^kept-\w+-\w{5} +1\/1 +Running /m);
+  // The orphan finalizer did its work and went with the Deployment: the ReplicaSet has no owner, nothing is left marked.
+  const kept = saved().filter((o) => o.metadata.name?.startsWith('kept'));
+  expect(kept.map((o) => [o.kind, o.metadata.deletionTimestamp, o.metadata.finalizers])).toEqual([
+    ['ReplicaSet', undefined, undefined],
+    ['Pod', undefined, undefined],
+  ]);
+  expect(kept[0].metadata.ownerReferences).toBeUndefined();
 }, 90_000);
 
 it('deletes a Deployment in the foreground: it waits, marked with foregroundDeletion, while its pod stops, then all go', async () => {
@@ -150,13 +167,6 @@ spec:
   const at = ['--root-dir', root, '--node-name', 'e2e'];
   const applied = await knode(['apply', '-f', file, ...at], { timeoutMs: 60_000 });
   expect(applied.code, applied.stderr).toBe(0);
-  const saved = () => {
-    try {
-      return (JSON.parse(readFileSync(join(root, 'objects.json'), 'utf8')) as { objects: KubeObject[] }).objects;
-    } catch {
-      return []; // between the writer's rename and our read
-    }
-  };
   const slow = (o: KubeObject) => o.metadata.name?.startsWith('slow');
   const deleting = knode(['delete', '-f', file, ...at], { timeoutMs: 60_000 });
   const marked = await eventually(() => {

@@ -1,0 +1,40 @@
+// The finalizers of a deletion, as the apiserver sets them for the garbage
+// collector (deletionFinalizersForGarbageCollection) and the store reads them.
+import type { KubeObject } from '../engine/api/workloads.js';
+
+/** How a delete treats the objects the deleted one controls, as metav1.DeletionPropagation. */
+export type PropagationPolicy = 'Foreground' | 'Background' | 'Orphan';
+
+/** The finalizer an owner carries while its dependents are deleted in the foreground. */
+export const FOREGROUND_FINALIZER = 'foregroundDeletion';
+
+/** The finalizer an owner carries while the garbage collector takes its reference out of its dependents (metav1.FinalizerOrphanDependents). */
+export const ORPHAN_FINALIZER = 'orphan';
+
+/**
+ * The apiserver's deletionFinalizersForGarbageCollection: O's finalizers
+ * with the one POLICY asks the garbage collector for, in place of the other.
+ */
+export function gcFinalizers(o: KubeObject, policy: PropagationPolicy): string[] | undefined {
+  const kept = (o.metadata.finalizers ?? []).filter((f) => f !== FOREGROUND_FINALIZER && f !== ORPHAN_FINALIZER);
+  if (policy === 'Foreground') kept.push(FOREGROUND_FINALIZER);
+  if (policy === 'Orphan') kept.push(ORPHAN_FINALIZER);
+  return kept.length > 0 ? kept : undefined;
+}
+
+/** shouldOrphanDependents: without a policy in the delete, one of those finalizers on O chooses it. */
+export function defaultPolicy(o: KubeObject): PropagationPolicy {
+  for (const f of o.metadata.finalizers ?? []) {
+    if (f === ORPHAN_FINALIZER) return 'Orphan';
+    if (f === FOREGROUND_FINALIZER) return 'Foreground';
+  }
+  return 'Background';
+}
+
+/** Finalizers a controller keeps in memory, not held here: the Job controller's pod tracking (see docs/workloads.md). */
+const IN_MEMORY_FINALIZERS = new Set(['batch.kubernetes.io/job-tracking']);
+
+/** Whether FINALIZERS hold a deletion. */
+export function holds(finalizers: string[] | undefined): boolean {
+  return (finalizers ?? []).some((f) => !IN_MEMORY_FINALIZERS.has(f));
+}

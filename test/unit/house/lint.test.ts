@@ -32,6 +32,12 @@ describe('the layer rules', { timeout: 60_000 }, () => {
     expect(await lintAs('src/util/lint-fixture.ts', importsEngine)).toEqual(['1 boundaries/dependencies']);
     expect(await lintAs('src/runtime/lint-fixture.ts', importsEngine)).toEqual(['1 boundaries/dependencies']);
   });
+
+  it("refuse the controllers' store in the ui: apply's task view gets its feed from the cli, as plain data", async () => {
+    const importsStore = "import { rolloutState } from '../controllers/index.js';\nexport const state = rolloutState;\n";
+    expect(await lintAs('src/ui/lint-fixture.ts', importsStore)).toEqual(['1 boundaries/dependencies']);
+    expect(await lintAs('src/cli/lint-fixture.ts', importsStore)).toEqual([]);
+  });
 });
 
 describe('the format check', () => {

@@ -7,17 +7,15 @@
 // `kube play` returns while the bench polls `podman ps -a`, until every
 // container runs (Deployment) or has exited 0 (Job). A kind podman refuses
 // ("does not contain any supported kube kind", as 4.3.1 does for a Job) is
-// reported as not supported, and knode's side is still timed.
-import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+// reported as not supported, and knode's side is still timed. The sides and
+// the interleaved runs are bench/podman-runner.ts's, as for bench/podman.ts.
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { IMAGE, knodeSide, podmanMissing, podmanSide, systemConfNote, type Side } from './podman.js';
-import { startContainerd } from './runtimes.js';
+import { IMAGE, interleave, withPodmanSides, type Side } from './podman-runner.js';
 import { median, ms, table } from './stats.js';
 
-const repo = join(import.meta.dirname, '..');
 const REPLICAS = 10;
 const PODMAN = 'podman kube play';
 /** How often the bench looks at `podman ps -a` after `kube play` returns. */
@@ -112,44 +110,29 @@ function podmanVersion(): string {
 }
 
 export async function benchPodmanWorkloads(runs = Number(process.env.KNODE_BENCH_PODMAN_RUNS ?? 5)): Promise<WorkloadFigures[]> {
-  const missing = podmanMissing();
-  if (missing) throw new Error(`npm run bench -- podman: ${missing}`);
-  console.log(systemConfNote());
-  const archive = execFileSync('bash', [join(repo, 'scripts/busybox-image.sh')], { encoding: 'utf8' }).trim();
-  const dir = mkdtempSync(join(tmpdir(), 'knode-bench-podman-manifests-'));
-  const containerd2 = process.env.KNODE_BENCH_CONTAINERD2 !== 'off' ? await startContainerd('2') : undefined;
-  const sides: Side[] = [];
-  try {
-    sides.push(knodeSide('knode apply (embedded)', archive));
-    sides.push(podmanSide(archive));
-    if (containerd2) sides.push(knodeSide(`knode apply (${containerd2.name})`, archive, containerd2.endpoint));
+  return withPodmanSides((sides, dir) => {
     const figures: WorkloadFigures[] = [];
     for (const load of WORKLOADS) {
       const file = join(dir, `${load.kind.toLowerCase()}.yaml`);
       writeFileSync(file, load.docs.map((d) => stringify(d)).join('---\n'));
-      const bySide: WorkloadFigures[] = sides.map((s) => ({ side: s.name, kind: load.kind, samples: [] }));
-      // One run of each first, not counted: the first start of each pays for cold caches.
-      for (let run = -1; run < runs; run++) {
-        for (const [i, side] of sides.entries()) {
-          if (bySide[i].unsupported) continue;
-          const took = side.name === PODMAN ? timePodman(side, load, file) : side.apply(file);
-          if (took === undefined) {
-            bySide[i].unsupported = `not supported by podman ${podmanVersion()}`;
-            continue;
-          }
+      const bySide = interleave(sides, runs, {
+        file,
+        time: (side) => (side.name === PODMAN ? timePodman(side, load, file) : side.apply(file)),
+        check: (side) => {
           if (!load.done(side)) throw new Error(`${side.name}: ${load.kind} not available/complete after the command`);
-          side.down(file);
-          if (run >= 0) bySide[i].samples.push(took);
-        }
-      }
-      figures.push(...bySide);
+        },
+      });
+      figures.push(
+        ...bySide.map(({ samples, refused }, i): WorkloadFigures => ({
+          side: sides[i].name,
+          kind: load.kind,
+          samples,
+          ...(refused ? { unsupported: `not supported by podman ${podmanVersion()}` } : {}),
+        })),
+      );
     }
     return figures;
-  } finally {
-    for (const side of sides) await side.close(dir);
-    await containerd2?.stop();
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 export function reportPodmanWorkloads(figures: WorkloadFigures[]): string {

@@ -1,0 +1,68 @@
+// The interleaved runs bench/podman.ts and bench/podman-workloads.ts share
+// (bench/podman-runner.ts), on sides that record what is asked of them: one
+// uncounted run of each first, then side after side, each run timed, checked
+// and taken down before the next; a side that refuses the manifest is not
+// tried again, and a failed check stops the bench.
+import { describe, expect, it } from 'vitest';
+import { interleave, type Side } from '../../../bench/podman-runner.js';
+
+/** A side named NAME that only logs its take-downs in LOG; the trial below times it. */
+const side = (name: string, log: string[]): Side => ({
+  name,
+  apply: () => 0,
+  running: () => 0,
+  succeeded: () => 0,
+  down: (file) => void log.push(`${name} down ${file}`),
+  close: async () => {},
+});
+
+describe('the podman benches’ interleaved runs', () => {
+  it('times each side in turn, an uncounted run first, checking and taking down each run before the next', () => {
+    const log: string[] = [];
+    const sides = [side('knode', log), side('podman', log)];
+    const times = new Map([
+      ['knode', [900, 10, 11]],
+      ['podman', [950, 20, 21]],
+    ]);
+    const samples = interleave(sides, 2, {
+      file: 'm.yaml',
+      time: (s) => {
+        log.push(`${s.name} time`);
+        return times.get(s.name)!.shift();
+      },
+      check: (s) => void log.push(`${s.name} check`),
+    });
+    expect(samples).toEqual([
+      { samples: [10, 11], refused: false },
+      { samples: [20, 21], refused: false },
+    ]);
+    const run = (name: string) => [`${name} time`, `${name} check`, `${name} down m.yaml`];
+    expect(log).toEqual([...run('knode'), ...run('podman'), ...run('knode'), ...run('podman'), ...run('knode'), ...run('podman')]);
+  });
+
+  it('stops trying a side that refuses the manifest, and stops the bench on a failed check', () => {
+    const log: string[] = [];
+    const sides = [side('knode', log), side('podman', log)];
+    const samples = interleave(sides, 2, {
+      file: 'm.yaml',
+      time: (s) => (log.push(`${s.name} time`), s.name === 'podman' ? undefined : 5),
+      check: () => {},
+    });
+    expect(samples).toEqual([
+      { samples: [5, 5], refused: false },
+      { samples: [], refused: true },
+    ]);
+    expect(log.filter((l) => l === 'podman time')).toHaveLength(1);
+    expect(log.filter((l) => l.startsWith('podman down'))).toEqual([]);
+
+    const failing = () =>
+      interleave([side('knode', [])], 1, {
+        file: 'm.yaml',
+        time: () => 1,
+        check: (s) => {
+          throw new Error(`${s.name}: 0 of 1 containers running after the command`);
+        },
+      });
+    expect(failing).toThrow('knode: 0 of 1 containers running after the command');
+  });
+});

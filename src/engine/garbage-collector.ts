@@ -1,27 +1,26 @@
 import type { Clock, Timer } from '../util/clock.js';
 import type { EventStream } from './events.js';
 import type { ContainerGC, GCPolicy, PodStateProvider } from './kuberuntime/container-gc.js';
-import type { PodManager } from './pod-manager.js';
 import type { PodWorkers } from './pod-workers.js';
 
 /** How often containers are collected (the kubelet's ContainerGCPeriod). */
 export const CONTAINER_GC_PERIOD = 60_000;
 
 /**
- * What the pod workers say of a pod, for the garbage collector (the
- * kubelet's ShouldPodContentBeRemoved and ShouldPodRuntimeBeRemoved). A pod
- * is gone when no source wants it and its worker has terminated it, or no
- * worker knows it; before every source was seen, no pod is.
+ * What the pod workers say of a pod, for the garbage collector: the kubelet
+ * hands its pod workers to the GC as its podStateProvider. Its content
+ * (ShouldPodContentBeRemoved) may go when the pod was evicted, at once, or
+ * deleted and terminated; its runtime (ShouldPodRuntimeBeRemoved) once it
+ * terminated. A pod no worker knows is gone once the pods synced
+ * (PODS_SYNCED: every pod the sources gave reached its worker), not before.
  */
 export function podStateProvider(
-  podManager: Pick<PodManager, 'getPodByUid'>,
-  podWorkers: Pick<PodWorkers, 'isKnown' | 'couldHaveRunningContainers'>,
-  allSourcesReady: () => boolean,
+  podWorkers: Pick<PodWorkers, 'isKnown' | 'couldHaveRunningContainers' | 'shouldPodContentBeRemoved'>,
+  podsSynced: () => boolean,
 ): PodStateProvider {
-  const terminated = (uid: string) => (podWorkers.isKnown(uid) ? !podWorkers.couldHaveRunningContainers(uid) : allSourcesReady());
   return {
-    shouldPodContentBeRemoved: (uid) => podManager.getPodByUid(uid) === undefined && terminated(uid),
-    shouldPodRuntimeBeRemoved: terminated,
+    shouldPodContentBeRemoved: (uid) => podWorkers.shouldPodContentBeRemoved(uid, podsSynced()),
+    shouldPodRuntimeBeRemoved: (uid) => (podWorkers.isKnown(uid) ? !podWorkers.couldHaveRunningContainers(uid) : podsSynced()),
   };
 }
 

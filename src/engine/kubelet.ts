@@ -310,7 +310,6 @@ export class Kubelet extends KubeletGetters implements HostInterface, RunOnceHos
       runtime,
       clock,
       events: this.events,
-      podManager: this.podManager,
       podWorkers: this.podWorkers,
       removeContainer: (id) => this.runtimeManager.removeContainer(id),
       // As the pod workers' podsSynced: a pod not handed to its worker yet is not gone until a housekeeping pass ran.

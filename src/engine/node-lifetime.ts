@@ -11,7 +11,6 @@ import { GarbageCollector, podStateProvider } from './garbage-collector.js';
 import { ImageGarbageCollector } from './images/image-garbage-collector.js';
 import { ImageGCManager } from './images/image-gc.js';
 import { ContainerGC, DEFAULT_GC_POLICY } from './kuberuntime/container-gc.js';
-import type { PodManager } from './pod-manager.js';
 import type { PodWorkers } from './pod-workers.js';
 import type { SummaryProvider } from './stats/summary.js';
 
@@ -20,8 +19,7 @@ export interface NodeLifetimeDeps {
   runtime: RuntimeService & ImageService;
   clock: Clock;
   events: EventStream;
-  podManager: Pick<PodManager, 'getPodByUid'>;
-  podWorkers: Pick<PodWorkers, 'isKnown' | 'couldHaveRunningContainers'>;
+  podWorkers: Pick<PodWorkers, 'isKnown' | 'couldHaveRunningContainers' | 'shouldPodContentBeRemoved'>;
   removeContainer: (id: string) => Promise<void>;
   allSourcesReady: () => boolean;
   /** The node's and the pods' usage, for the eviction manager. */
@@ -62,7 +60,7 @@ export class NodeLifetime {
     const gc = new ContainerGC({
       runtime,
       removeContainer: deps.removeContainer,
-      podState: podStateProvider(deps.podManager, deps.podWorkers, deps.allSourcesReady),
+      podState: podStateProvider(deps.podWorkers, deps.allSourcesReady),
       clock,
       nodeName: config.nodeName,
       podLogsDir: config.podLogsDir,

@@ -1,71 +1,92 @@
-import { describe, expect, it } from 'vitest';
-import type { Pod } from '../../../src/engine/api/v1.js';
+import { afterEach, describe, expect, it } from 'vitest';
 import { EventStream, type LifecycleEvent } from '../../../src/engine/events.js';
 import { CONTAINER_GC_PERIOD, GarbageCollector, podStateProvider } from '../../../src/engine/garbage-collector.js';
 import { DEFAULT_GC_POLICY, type GCResult } from '../../../src/engine/kuberuntime/container-gc.js';
+import type { PodWorkers } from '../../../src/engine/pod-workers.js';
 import { FakeClock } from '../../../src/util/clock.js';
+import { noopPodWorkers, workerPod } from '../../helpers/pod-workers.js';
+
+type Step = 'create' | 'evict' | 'kill' | 'delete' | 'fail' | 'unwanted' | 'relist';
 
 describe('podStateProvider', () => {
-  const cases = [
+  // The kubelet's pod workers as the GC's podStateProvider (pod_workers.go ShouldPodContentBeRemoved and
+  // ShouldPodRuntimeBeRemoved), asked of pod "a" after STEPS: content is what the GC removes of a pod
+  // (dead containers, sandboxes, log directory), runtime what it removes only when evicting hard.
+  const cases: { description: string; steps: Step[]; podsSynced: boolean; content: boolean; runtime: boolean }[] = [
+    { description: 'a running pod', steps: ['create', 'relist'], podsSynced: true, content: false, runtime: false },
     {
-      description: 'a wanted pod whose worker still runs it',
-      wanted: true,
-      worker: 'running',
-      sourcesReady: true,
-      content: false,
+      description: 'an evicted pod, from the kill on',
+      steps: ['create', 'relist', 'evict'],
+      podsSynced: true,
+      content: true,
       runtime: false,
     },
     {
-      description: 'a wanted pod that has terminated (a pod that Succeeded)',
-      wanted: true,
-      worker: 'terminated',
-      sourcesReady: true,
+      description: 'an evicted pod that terminated',
+      steps: ['create', 'relist', 'evict', 'relist', 'relist'],
+      podsSynced: true,
+      content: true,
+      runtime: true,
+    },
+    {
+      description: 'a pod a node shutdown stopped, still wanted',
+      steps: ['create', 'relist', 'kill', 'relist', 'relist'],
+      podsSynced: true,
       content: false,
       runtime: true,
     },
-    { description: 'a wanted pod no worker knows yet', wanted: true, worker: 'none', sourcesReady: true, content: false, runtime: true },
+    {
+      description: 'a pod that failed and terminated, still wanted',
+      steps: ['create', 'relist', 'fail', 'relist', 'relist'],
+      podsSynced: true,
+      content: false,
+      runtime: true,
+    },
     {
       description: 'a deleted pod still terminating',
-      wanted: false,
-      worker: 'running',
-      sourcesReady: true,
+      steps: ['create', 'relist', 'delete'],
+      podsSynced: true,
       content: false,
       runtime: false,
     },
     {
-      description: 'a deleted pod that has terminated',
-      wanted: false,
-      worker: 'terminated',
-      sourcesReady: true,
+      description: 'a deleted pod that terminated',
+      steps: ['create', 'relist', 'delete', 'relist'],
+      podsSynced: true,
       content: true,
       runtime: true,
     },
     {
-      description: 'a pod no source wants and no worker knows',
-      wanted: false,
-      worker: 'none',
-      sourcesReady: true,
+      description: 'a pod no source wants any more, once terminated',
+      steps: ['create', 'relist', 'unwanted', 'relist'],
+      podsSynced: true,
       content: true,
       runtime: true,
     },
-    {
-      description: 'the same before every source was seen',
-      wanted: false,
-      worker: 'none',
-      sourcesReady: false,
-      content: false,
-      runtime: false,
-    },
-  ] as const;
+    { description: 'a pod no worker knows, once the pods synced', steps: [], podsSynced: true, content: true, runtime: true },
+    { description: 'a pod no worker knows, before the pods synced', steps: [], podsSynced: false, content: false, runtime: false },
+  ];
 
-  it.each(cases)('$description', ({ wanted, worker, sourcesReady, content, runtime }) => {
-    const pod = { metadata: { uid: 'uid-1' } } as Pod;
-    const state = podStateProvider(
-      { getPodByUid: (uid) => (wanted && uid === 'uid-1' ? pod : undefined) },
-      { isKnown: () => worker !== 'none', couldHaveRunningContainers: () => worker === 'running' },
-      () => sourcesReady,
-    );
-    expect([state.shouldPodContentBeRemoved('uid-1'), state.shouldPodRuntimeBeRemoved('uid-1')]).toEqual([content, runtime]);
+  let workers: PodWorkers | undefined;
+  afterEach(async () => {
+    await workers?.stop(0);
+    workers = undefined;
+  });
+
+  it.each(cases)('$description', async ({ steps, podsSynced, content, runtime }) => {
+    const harness = noopPodWorkers();
+    workers = harness.workers;
+    for (const step of steps) {
+      if (step === 'relist') await harness.relist();
+      else if (step === 'create') workers.updatePod({ updateType: 'create', pod: workerPod('a') });
+      else if (step === 'evict') workers.updatePod({ updateType: 'kill', pod: workerPod('a'), evict: true });
+      else if (step === 'kill') workers.updatePod({ updateType: 'kill', pod: workerPod('a') });
+      else if (step === 'delete') workers.updatePod({ updateType: 'update', pod: workerPod('a', { deleted: true }) });
+      else if (step === 'fail') workers.updatePod({ updateType: 'update', pod: workerPod('a', { phase: 'Failed' }) });
+      else workers.syncKnownPods(new Set());
+    }
+    const state = podStateProvider(workers, () => podsSynced);
+    expect([state.shouldPodContentBeRemoved('a'), state.shouldPodRuntimeBeRemoved('a')]).toEqual([content, runtime]);
   });
 });
 

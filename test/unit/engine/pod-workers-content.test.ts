@@ -1,49 +1,15 @@
 // The pod workers' ShouldPodContentBeRemoved (upstream's pod_workers.go): an evicted pod's content
 // may go at once, a deleted one's once it terminated, an unknown one's once the pods synced.
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Pod } from '../../../src/engine/api/v1.js';
-import { EventStream } from '../../../src/engine/events.js';
-import { PodCache } from '../../../src/engine/pleg/pod-cache.js';
-import { PodWorkers, type PodSyncer } from '../../../src/engine/pod-workers.js';
-import { WorkQueue } from '../../../src/engine/work-queue.js';
-import { FakeClock, flushMicrotasks } from '../../../src/util/clock.js';
+import type { PodWorkers } from '../../../src/engine/pod-workers.js';
+import { noopPodWorkers, workerPod as pod } from '../../helpers/pod-workers.js';
 
 let workers: PodWorkers | undefined;
 
 function setup() {
-  const clock = new FakeClock();
-  const cache = new PodCache();
-  const syncer: PodSyncer = {
-    syncPod: async () => ({ terminal: false }),
-    syncTerminatingPod: async () => {},
-    syncTerminatingRuntimePod: async () => {},
-    syncTerminatedPod: async () => {},
-  };
-  workers = new PodWorkers({
-    syncer,
-    cache,
-    workQueue: new WorkQueue(clock),
-    clock,
-    random: () => 0,
-    events: new EventStream(() => clock.now()),
-    resyncInterval: 60_000,
-    backOffPeriod: 10_000,
-  });
-  const relist = async () => {
-    await clock.advance(1);
-    cache.updateTime(clock.now());
-    await flushMicrotasks(50);
-  };
-  const state = (uid: string) => workers!.workers().find((w) => w.uid === uid)?.state;
-  return { workers, relist, state };
-}
-
-function pod(uid: string, extra: { deleted?: boolean; phase?: 'Failed' } = {}): Pod {
-  return {
-    metadata: { uid, name: `pod-${uid}`, namespace: 'default', ...(extra.deleted ? { deletionTimestamp: '2026-01-01T00:00:00Z' } : {}) },
-    spec: { containers: [{ name: 'main', image: 'busybox' }] },
-    ...(extra.phase ? { status: { phase: extra.phase } } : {}),
-  };
+  const harness = noopPodWorkers();
+  workers = harness.workers;
+  return harness;
 }
 
 afterEach(async () => {

@@ -316,26 +316,6 @@ export class RuntimeManager {
     }
   }
 
-  /**
-   * Container garbage collection for one pod: keeps every live container and
-   * the newest exited instance of each name (its last state) and removes
-   * older exited ones (the kubelet's MaxPerPodContainer of 1).
-   */
-  async removeDeadContainers(status: RuntimePodStatus): Promise<number> {
-    const keptExited = new Set<string>();
-    let removed = 0;
-    for (const c of status.containers) {
-      if (c.state !== 'exited') continue;
-      if (!keptExited.has(c.name)) {
-        keptExited.add(c.name);
-        continue;
-      }
-      await this.removeContainer(c.id).catch(() => {});
-      removed++;
-    }
-    return removed;
-  }
-
   /** Removes a container and its log files, rotated ones too (the kubelet's removeContainer and removeContainerLog). */
   async removeContainer(id: string): Promise<void> {
     const logPath = (await this.rt.containerStatus(id).catch(() => undefined))?.status?.logPath;

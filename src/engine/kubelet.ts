@@ -3,37 +3,33 @@ import { Backoff } from '../util/backoff.js';
 import { RealClock, type Clock, type Timer } from '../util/clock.js';
 import type { HostInterface } from './server/host.js';
 import type { RunOnceHost } from './run-once.js';
-import { PodConfig } from './config/pod-config.js';
+import type { PodConfig } from './config/pod-config.js';
 import { KubeletConstants, type KubeletConfiguration } from './config/kubelet-config.js';
 import { EventStream } from './events.js';
 import { EventLog } from './event-log.js';
 import { containerFieldPath } from './kubelet-events.js';
-import { NodeLifetime } from './node-lifetime.js';
-import { Housekeeping } from './housekeeping.js';
+import type { NodeLifetime } from './node-lifetime.js';
+import type { Housekeeping } from './housekeeping.js';
 import { instrumentRuntime, KubeletMetrics } from './metrics.js';
 import { TraceRecorder } from './trace.js';
 import { RuntimeManager } from './kuberuntime/runtime-manager.js';
 import { DnsConfigurer } from './kuberuntime/dns.js';
-import { kubeletContainerDeletor } from './kuberuntime/container-deletor.js';
 import { hostIp } from '../util/host-ip.js';
-import { EventedHints } from './pleg/evented.js';
-import { GenericPLEG } from './pleg/generic.js';
+import type { EventedHints } from './pleg/evented.js';
+import type { GenericPLEG } from './pleg/generic.js';
 import { PodCache } from './pleg/pod-cache.js';
 import { BasicPodManager, type PodManager } from './pod-manager.js';
-import { podVolumeManager, podVolumesDir } from './kubelet-volumes.js';
+import { podVolumesDir } from './kubelet-volumes.js';
 import { SummaryProvider } from './stats/summary.js';
 import { ProberManager } from './prober/prober-manager.js';
-import { ActiveDeadlineHandler } from './active-deadline.js';
-import type { PodSyncHandler, PodSyncLoopHandler } from './lifecycle.js';
-import { KubeletPodSyncer } from './pod-sync.js';
-import { NODE_SHUTTING_DOWN, NodeShutdown } from './node-shutdown.js';
-import { PodWorkers } from './pod-workers.js';
+import type { KubeletPodSyncer } from './pod-sync.js';
+import { NODE_SHUTTING_DOWN, type NodeShutdown } from './node-shutdown.js';
+import type { PodWorkers } from './pod-workers.js';
 import { RuntimeHealth } from './runtime-health.js';
-import { ReasonCache } from './status/reason-cache.js';
 import { BasicStatusManager, type StatusManager } from './status/status-manager.js';
-import { SyncHandler } from './sync-handler.js';
-import { SyncLoop } from './sync-loop.js';
-import { WorkQueue } from './work-queue.js';
+import type { SyncHandler } from './sync-handler.js';
+import type { SyncLoop } from './sync-loop.js';
+import { wireNodeLifetime, wireSyncLoop } from './kubelet-wiring.js';
 import type { ClusterClient, LocalApi } from './cluster/client.js';
 import type { StatusSync } from './cluster/status-sync.js';
 import type { ClusterNode } from './cluster/cluster-node.js';
@@ -130,8 +126,6 @@ export class Kubelet extends KubeletGetters implements HostInterface, RunOnceHos
     const local = deps.cluster ? undefined : deps.local;
     /** ConfigMaps, Secrets and service account tokens for the pods (from the apiserver, when joined). */
     const objects = new ObjectManager(deps.cluster ?? local, clock);
-    const workQueue = new WorkQueue(clock);
-    const reasonCache = new ReasonCache();
     this.dns = new DnsConfigurer({
       clusterDNS: config.clusterDNS,
       clusterDomain: config.clusterDomain,
@@ -199,151 +193,40 @@ export class Kubelet extends KubeletGetters implements HostInterface, RunOnceHos
     });
     this.cluster = cluster;
     this.localStatus = localStatus;
-    const activeDeadline = new ActiveDeadlineHandler(this.statusManager, this.events, clock);
-    // Asked on each sync loop tick for pods to sync without queued work, and on each pod status whether it must fail.
-    const podSyncLoopHandlers: PodSyncLoopHandler[] = [activeDeadline];
-    const podSyncHandlers: PodSyncHandler[] = [activeDeadline];
-    const syncer = (this.syncer = new KubeletPodSyncer({
-      mirrorPods,
-      podSyncHandlers,
-      runtime: this.runtimeManager,
-      statusManager: this.statusManager,
-      reasons: reasonCache,
-      podManager: this.podManager,
-      clock,
-      events: this.events,
-      hostIP: this.hostIP,
-      rootDir: config.rootDir,
-      runtimeName: () => this.runtimeName,
-      runtimeError: () => this.runtimeHealth.error,
-      prober: this.prober,
-      volumes: podVolumeManager({
-        rootDir: config.rootDir,
-        addresses: (pod) =>
-          this.runtimeManager.addresses(pod.spec.hostNetwork ? [this.hostIP] : this.podCache.get(pod.metadata.uid!).status.ips),
-        events: this.events,
-        objects,
-        clock,
-      }),
-    }));
-    this.pleg = new GenericPLEG({
-      runtime: this.runtimeManager,
-      cache: this.podCache,
-      clock,
-      events: this.events,
-      onEvent: (event) => this.syncLoop.onPlegEvent(event),
-      period: () => (this.plegMode === 'evented' ? config.plegEventedRelistPeriod : config.plegRelistPeriod),
-      relistThreshold: config.plegRelistThreshold,
-    });
-    if (config.eventedPleg) {
-      this.evented = new EventedHints(
-        runtime,
-        this.pleg,
-        clock,
-        this.events,
-        config.nodeName,
-        (mode) => {
-          this.plegMode = mode;
-          this.pleg.reschedule();
-        },
-        config.plegRelistPeriod,
-      );
-    }
-    this.podWorkers = new PodWorkers({
-      syncer,
-      cache: this.podCache,
-      workQueue,
-      clock,
-      random,
-      events: this.events,
-      resyncInterval: config.syncFrequency,
-      backOffPeriod: KubeletConstants.workerBackOffPeriod,
-      afterSync: this.evented
-        ? (pod, syncedAt, outcome) =>
-            this.evented?.afterSync(pod.metadata.uid!, pod.metadata.name!, pod.metadata.namespace!, syncedAt, outcome)
-        : undefined,
-      syncStarted: this.evented ? (uid) => this.evented?.syncStarted(uid) : undefined,
-    });
-    this.handler = new SyncHandler({
-      podManager: this.podManager,
+    const { podManager, statusManager, podCache, runtimeManager } = this;
+    const kubeletParts = { config, clock, random, events: this.events, podManager, statusManager, podCache, runtimeManager, runtime };
+    ({
+      syncer: this.syncer,
+      pleg: this.pleg,
+      evented: this.evented,
       podWorkers: this.podWorkers,
-      statusManager: this.statusManager,
-      events: this.events,
-      maxPods: config.maxPods,
-      rootDir: config.rootDir,
-      allowedUnsafeSysctls: config.allowedUnsafeSysctls,
-      nodeName: config.nodeName,
-      extraLabels: config.nodeLabels,
-      evictionAdmit: (pod) => this.lifetime.admit(pod),
-      shutdownAdmit: () => this.shutdown.admit(),
-      now: () => clock.now(),
-    });
-    this.shutdown = new NodeShutdown({
-      podWorkers: this.podWorkers,
-      activePods: () => this.handler.activePods(),
-      events: this.events,
-      clock,
-      shutdownGracePeriodMs: config.shutdownGracePeriod,
-      shutdownGracePeriodCriticalPodsMs: config.shutdownGracePeriodCriticalPods,
-      // The Node says it is shutting down at once; the pods' last statuses reach the apiserver before knode stops.
-      onShutdown: async () => this.cluster?.nodeStatus.update(),
-      afterDrain: async () => {
-        await this.cluster?.statusSync.idle();
-        await this.localStatus?.idle();
-        await this.cluster?.recorder.idle();
-      },
-    });
-    this.housekeeping = new Housekeeping({
-      podManager: this.podManager,
-      podWorkers: this.podWorkers,
-      statusManager: this.statusManager,
-      reasons: reasonCache,
-      podCache: this.podCache,
-      runtime: this.runtimeManager,
-      events: this.events,
-      mirrorPods,
-      isRejected: (uid) => this.handler.isRejected(uid),
-      runtimePods: () => this.pleg.runningPods(),
-    });
-    this.lifetime = new NodeLifetime({
-      config,
-      runtime,
-      clock,
-      events: this.events,
-      podWorkers: this.podWorkers,
-      removeContainer: (id) => this.runtimeManager.removeContainer(id),
-      // As the pod workers' podsSynced: a pod not handed to its worker yet is not gone until a housekeeping pass ran.
-      allSourcesReady: () => this.syncLoop.podsSynced,
-      stats: this.stats,
-      activePods: () => this.handler.activePods(),
-      killPod: (pod, gracePeriodOverride, statusFn) =>
-        new Promise<void>((onTerminated) =>
-          this.podWorkers.updatePod({ updateType: 'kill', pod, gracePeriodOverride, statusFn, onTerminated, evict: true }),
-        ),
-    });
-    this.podConfig = new PodConfig(
-      config,
-      clock,
-      this.events,
-      (update) => this.syncLoop.push({ kind: 'config', update }),
-      deps.cluster || local ? { client: (deps.cluster ?? local)!, warn: clusterWarn } : undefined,
-      local,
-    );
-    this.syncLoop = new SyncLoop({
-      events: this.events,
-      podManager: this.podManager,
-      workQueue,
-      podSyncLoopHandlers,
       handler: this.handler,
       housekeeping: this.housekeeping,
       podConfig: this.podConfig,
+      syncLoop: this.syncLoop,
+    } = wireSyncLoop(kubeletParts, {
+      hostIP: this.hostIP,
+      objects,
+      prober: this.prober,
+      mirrorPods,
+      runtimeName: () => this.runtimeName,
+      runtimeError: () => this.runtimeHealth.error,
+      plegMode: () => this.plegMode,
+      setPlegMode: (mode) => (this.plegMode = mode),
+      api: deps.cluster || local ? { client: (deps.cluster ?? local)!, warn: clusterWarn } : undefined,
+      local,
+      evictionAdmit: (pod) => this.lifetime.admit(pod),
+      shutdownAdmit: () => this.shutdown.admit(),
       stopped: () => this.stopped,
-      containerCleanup: {
-        deletor: kubeletContainerDeletor(this.runtimeManager, this.events),
-        podCache: this.podCache,
-        podWorkers: this.podWorkers,
-      },
-    });
+    }));
+    ({ lifetime: this.lifetime, shutdown: this.shutdown } = wireNodeLifetime(kubeletParts, {
+      stats: this.stats,
+      podWorkers: this.podWorkers,
+      activePods: () => this.handler.activePods(),
+      podsSynced: () => this.syncLoop.podsSynced,
+      cluster,
+      localStatus,
+    }));
   }
 
   /** Starts the PLEG, the sync loop and the sources; resolves once every source was read once. */
@@ -363,10 +246,6 @@ export class Kubelet extends KubeletGetters implements HostInterface, RunOnceHos
     this.pleg.start();
     this.evented?.start();
     this.syncLoop.start();
-    this.timers.push(this.clock.setInterval(() => this.syncLoop.push({ kind: 'sync' }), KubeletConstants.syncLoopTick));
-    // runOnce (knode apply) leaves other pods alone: no housekeeping kills what its sources do not name.
-    if (!this.config.runOnce)
-      this.timers.push(this.clock.setInterval(() => this.syncLoop.push({ kind: 'housekeeping' }), KubeletConstants.housekeepingPeriod));
     this.timers.push(this.clock.setInterval(() => void this.runtimeHealth.check(), KubeletConstants.runtimeStatusPeriod));
     // runOnce (knode apply) leaves other pods alone, their logs, dead containers and images included.
     if (!this.config.runOnce) this.lifetime.start();

@@ -1,5 +1,6 @@
 // The kubelet's sync loop: one reader of config updates, PLEG events, probe results and ticks.
 import { AsyncQueue } from '../util/async-queue.js';
+import type { Clock, Timer } from '../util/clock.js';
 import type { Pod } from './api/v1.js';
 import type { PodConfig } from './config/pod-config.js';
 import type { PodUpdate } from './config/pod-storage.js';
@@ -34,6 +35,8 @@ export interface SyncLoopDeps {
   podConfig: Pick<PodConfig, 'seenAllSources'>;
   /** The kubelet is stopping: messages still queued are dropped. */
   stopped: () => boolean;
+  /** The loop's own ticks from start() (the kubelet's syncTicker and housekeepingTicker); no housekeeping period, no housekeeping. */
+  ticks?: { clock: Clock; syncPeriod: number; housekeepingPeriod?: number };
   /** Removes dead containers as they die (the kubelet's containerDeletor), with the statuses and pod states it goes by. */
   containerCleanup?: {
     deletor: Pick<ContainerDeletor, 'deleteContainersInPod'>;
@@ -53,6 +56,7 @@ export class SyncLoop {
   private housekeepingPass: Promise<void> = Promise.resolve();
   /** Every pod the sources gave has reached its worker: a housekeeping pass ran after all sources were seen. */
   private synced = false;
+  private readonly timers: Timer[] = [];
 
   constructor(private readonly deps: SyncLoopDeps) {}
 
@@ -79,10 +83,16 @@ export class SyncLoop {
 
   start(): void {
     this.loop = this.syncLoop();
+    const ticks = this.deps.ticks;
+    if (!ticks) return;
+    this.timers.push(ticks.clock.setInterval(() => this.push({ kind: 'sync' }), ticks.syncPeriod));
+    if (ticks.housekeepingPeriod !== undefined)
+      this.timers.push(ticks.clock.setInterval(() => this.push({ kind: 'housekeeping' }), ticks.housekeepingPeriod));
   }
 
-  /** Closes the inbox at once; resolves when the loop and the housekeeping pass under way have ended. */
+  /** Stops the ticks and closes the inbox at once; resolves when the loop and the housekeeping pass under way have ended. */
   async close(): Promise<void> {
+    for (const t of this.timers) t.cancel();
     this.inbox.close();
     await this.loop;
     await this.housekeepingPass;

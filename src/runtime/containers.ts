@@ -178,10 +178,12 @@ export class ContainerService {
     this.state.saveContainer(c);
     this.publish(c, 'CONTAINER_STARTED_EVENT');
     void proc.exited.then((exit) => this.onExit(c.id, exit));
-    // As runc answers once the container's mounts are made: bwrap has bound the volumes when the program
-    // is there, so what the host mounts after StartContainer does not reach a private volume (a wrapper
-    // that ends first ends the wait).
-    if (c.sandboxed) await proc.programStarted;
+    // As runc's start answers once its init has exec'd the program: bwrap has bound the volumes when the program
+    // is there, so what the host mounts after StartContainer does not reach a private volume; a set-up shell
+    // reports before its release, then execs the kit's setpriv, which execs the program, so the program is
+    // waited for under them too (an exec or a signal right after the start finds it). A wrapper that ends
+    // first ends the wait.
+    if (c.sandboxed && (await proc.programStarted) !== undefined) await waitForProcess(proc.pid, () => proc.program(), PROGRAM_SETTLE_MS);
   }
 
   /** A running container's program, once it has started under its wrapper; undefined without one. */
@@ -375,7 +377,7 @@ function needsLimits(c: ContainerRecord): boolean {
   return !!c.resources && (c.resources.memoryLimitInBytes > 0 || c.resources.cpuQuota > 0);
 }
 
-/** How long an exec waits for a started container's program to show under its wrapper again. */
+/** How long a start waits for its program to show under its wrapper, and an exec for a started container's. */
 const PROGRAM_SETTLE_MS = 2_000;
 
 /** A non-zero exit this soon after the start is said in the runtime's log (a start that failed under its wrapper, say). */

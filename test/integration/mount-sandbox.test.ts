@@ -25,7 +25,7 @@ import type { CriError } from '../../src/cri/errors.js';
 import type { ContainerConfig, Mount } from '../../src/cri/types.js';
 import { containerConfig, loggedLines, ownSandboxConfig, runPodToEnd, waitExited } from '../helpers/cri.js';
 import { mirrorConfig, startImageRuntime, type ImageRuntime } from '../helpers/registry.js';
-import { readProcStat } from '../../src/runtime/proc.js';
+import { mountPointsOf, readProcState, setUpShellOf } from '../helpers/proc.js';
 import { eventually, startEmbeddedRuntime } from '../helpers/runtimes.js';
 
 const root = process.getuid?.() === 0;
@@ -366,39 +366,6 @@ describe.skipIf(!root)('containers set up by util-linux (embedded runtime, root)
     await client.removePodSandbox(sandboxId);
   });
 });
-
-/** The set-up shell of container `id` (its arguments name the container's table), once it runs. */
-/** The set-up shell of container `id`: not one of the forks it runs its applets in (pivot_root, umount), which have its name and arguments until they end. */
-function setUpShellOf(id: string): number | undefined {
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() !== 'busybox-kinit') continue;
-      if (!readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(`/${id}/mounts`)) continue;
-      const parent = readProcStat(Number(entry))?.ppid;
-      if (parent !== undefined && readFileSync(`/proc/${parent}/comm`, 'utf8').trim() !== 'busybox-kinit') return Number(entry);
-    } catch {
-      // gone as it was read
-    }
-  }
-  return undefined;
-}
-
-function readProcState(pid: number): string | undefined {
-  try {
-    return /^State:\s+(\S)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-  } catch {
-    return undefined;
-  }
-}
-
-/** The mount points of process `pid`'s mount namespace. */
-function mountPointsOf(pid: number | string): string[] {
-  return readFileSync(`/proc/${pid}/mountinfo`, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => line.split(' ')[4]);
-}
 
 // A host whose mounts are all shared, as systemd makes them (this machine's are private): the runtime in a
 // mount namespace of its own where everything is shared. Nothing a container's set-up mounts or unmounts

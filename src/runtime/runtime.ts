@@ -25,6 +25,7 @@ import { RuntimeState } from './state.js';
 import { PodNetwork } from './network/pod-network.js';
 import { readProcStat } from './proc.js';
 import { CpuRate, usageByProcessGroup, withoutProcess, type GroupUsage } from './stats.js';
+import { WritableLayers } from './writable-layers.js';
 
 export const RUNTIME_NAME = 'knode';
 export const RUNTIME_VERSION = '0.1.0';
@@ -75,6 +76,8 @@ export class EmbeddedRuntime {
   private readonly cpu = new CpuRate();
   /** Processes per container at the last stats reading. */
   private readonly processCount = new Map<string, number>();
+  /** What sandboxed containers wrote to their own root file systems. */
+  private readonly writable: WritableLayers;
   private readonly flushTimer: NodeJS.Timeout;
 
   constructor(readonly options: EmbeddedRuntimeOptions) {
@@ -96,6 +99,9 @@ export class EmbeddedRuntime {
     this.pidNamespaces = new PidNamespaces(join(options.dir, 'bin'));
     if (!this.pidNamespaces.available) warn(`containers share the host's PID namespace: ${this.pidNamespaces.reason}`);
     this.imageSandboxes = new ImageSandboxes(options.dir, this.images, options.sandbox ?? 'auto');
+    this.writable = new WritableLayers((id) =>
+      this.state.containers.get(id)?.sandboxed ? this.imageSandboxes.rootfs?.writableDir(id) : undefined,
+    );
     if (this.images instanceof OciImageStore && !this.imageSandboxes.enabled)
       warn(`containers of real images run as ${this.imageSandboxes.describe()}`);
     this.containers = new ContainerService(
@@ -163,6 +169,7 @@ export class EmbeddedRuntime {
       this.processCount.set(c.id, group?.processes ?? 0);
       out.push(this.statsOf(c, now, group));
     }
+    if (!filter) this.writable.retain(new Set(this.state.containers.keys()));
     return out;
   }
 
@@ -206,8 +213,13 @@ export class EmbeddedRuntime {
         usageNanoCores: { value: usage ? this.cpu.nanoCores(c.id, now, cpu) : 0 },
       },
       memory: { timestamp: now, workingSetBytes: { value: rss }, usageBytes: { value: rss }, rssBytes: { value: rss } },
-      writableLayer: { timestamp: now, fsId: { mountpoint: this.options.dir }, usedBytes: { value: 0 }, inodesUsed: { value: 0 } },
+      writableLayer: { timestamp: now, fsId: { mountpoint: this.options.dir }, ...this.writableLayerOf(c.id) },
     };
+  }
+
+  private writableLayerOf(id: string): { usedBytes: { value: number }; inodesUsed: { value: number } } {
+    const { usedBytes, inodesUsed } = this.writable.usage(id);
+    return { usedBytes: { value: usedBytes }, inodesUsed: { value: inodesUsed } };
   }
 
   /** What the image store takes on disk (for records, what the records say). */

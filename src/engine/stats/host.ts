@@ -1,5 +1,4 @@
-import { lstatSync, readdirSync, readFileSync, statfsSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, statfsSync } from 'node:fs';
 
 /** USER_HZ on the architectures Node runs on: /proc/stat counts in hundredths of a second. */
 const NS_PER_TICK = 10_000_000;
@@ -103,38 +102,4 @@ export function readRlimit(): { maxpid?: number; curproc?: number } {
   const maxpid = Number(read('/proc/sys/kernel/pid_max').trim());
   const total = read('/proc/loadavg').split(' ')[3]?.split('/')[1];
   return { maxpid: Number.isFinite(maxpid) && maxpid > 0 ? maxpid : undefined, curproc: total ? Number(total) : undefined };
-}
-
-/**
- * Bytes and inodes under a directory, as `du` counts them (allocated blocks,
- * symlinks not followed, each hard link once). Stops counting at `limit`
- * entries, so a huge tree cannot stall the caller.
- */
-export function diskUsage(dir: string, limit = 100_000): { usedBytes: number; inodesUsed: number } {
-  let usedBytes = 0;
-  let inodesUsed = 0;
-  const seen = new Set<string>();
-  const stack = [dir];
-  while (stack.length > 0 && inodesUsed < limit) {
-    const path = stack.pop()!;
-    let st;
-    try {
-      st = lstatSync(path);
-    } catch {
-      continue;
-    }
-    const key = `${st.dev}:${st.ino}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    inodesUsed++;
-    usedBytes += st.blocks * 512;
-    if (st.isDirectory()) {
-      try {
-        for (const entry of readdirSync(path)) stack.push(join(path, entry));
-      } catch {
-        // unreadable: counted itself, not its contents
-      }
-    }
-  }
-  return { usedBytes, inodesUsed };
 }

@@ -6,7 +6,8 @@ import type { Container, ContainerStats as CriContainerStats, PodSandbox, PodSan
 import { KubeletLabels } from '../../cri/types.js';
 import type { Clock } from '../../util/clock.js';
 import { NodeNameLabel } from '../kuberuntime/labels.js';
-import { diskUsage, readBootTime, readFsUsage, readHostCpu, readHostMemory, readRlimit, type FsUsage } from './host.js';
+import { diskUsage } from '../../util/disk-usage.js';
+import { readBootTime, readFsUsage, readHostCpu, readHostMemory, readRlimit, type FsUsage } from './host.js';
 import type { ContainerStats, CPUStats, FsStats, MemoryStats, NodeStats, PodStats, Summary, VolumeStats } from './types.js';
 
 export interface SummaryProviderOptions {

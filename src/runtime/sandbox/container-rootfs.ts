@@ -274,6 +274,14 @@ export class ContainerRootfs {
     }
   }
 
+  /**
+   * What container `id` has written to its root file system is under this
+   * directory: its overlay's upper layer, or the whole copy of its image.
+   */
+  writableDir(id: string): string {
+    return this.mode === 'copy' ? this.path(id) : join(this.base(id), 'upper');
+  }
+
   /** Where container `id`'s root file system is seen while it runs. */
   path(id: string): string {
     return join(this.base(id), 'rootfs');

@@ -61,10 +61,19 @@ export class GarbageCollector {
     return this.pass;
   }
 
-  private async run(): Promise<void> {
+  /**
+   * The eviction manager's reclaim (the kubelet's DeleteAllUnusedContainers):
+   * every dead container of a pod that is no longer running too, not only of
+   * pods that are gone, reported as a periodic collection is.
+   */
+  deleteAllUnused(): Promise<void> {
+    return this.run(true);
+  }
+
+  private async run(evictNonDeletedPods = false): Promise<void> {
     const { events } = this.deps;
     try {
-      const result = await this.deps.gc.garbageCollect(this.deps.policy, this.deps.allSourcesReady());
+      const result = await this.deps.gc.garbageCollect(this.deps.policy, this.deps.allSourcesReady(), evictNonDeletedPods);
       const total = result.containers + result.sandboxes + result.logDirectories;
       if (total === 0 && result.failures.length === 0) return;
       const failures = result.failures.length > 0 ? `; ${result.failures.join('; ')}` : '';

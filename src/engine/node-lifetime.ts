@@ -87,9 +87,8 @@ export class NodeLifetime {
       activePods: deps.activePods,
       killPod: deps.killPod,
       reclaim: {
-        // The kubelet's DeleteAllUnusedContainers: every dead container of pods not deleted too.
-        containers: async () => void (await gc.garbageCollect(DEFAULT_GC_POLICY, deps.allSourcesReady(), true)),
-        images: async () => void (await this.imageManager.deleteUnusedImages()),
+        containers: () => this.containers.deleteAllUnused(),
+        images: () => this.images.deleteUnused(),
       },
     });
   }

@@ -6,7 +6,7 @@ import { ImageGCError, type ImageGCManager, type ImageGCPolicy, type ImageGCResu
 export const IMAGE_GC_PERIOD = 5 * 60_000;
 
 export interface ImageGarbageCollectorDeps {
-  manager: Pick<ImageGCManager, 'garbageCollect'>;
+  manager: Pick<ImageGCManager, 'garbageCollect' | 'deleteUnusedImages'>;
   policy: ImageGCPolicy;
   clock: Clock;
   events: EventStream;
@@ -55,6 +55,15 @@ export class ImageGarbageCollector {
   collect(): Promise<void> {
     this.pass ??= this.run().finally(() => (this.pass = undefined));
     return this.pass;
+  }
+
+  /**
+   * The eviction manager's reclaim (the kubelet's DeleteUnusedImages): every
+   * unused image past its minimum age, whatever the thresholds, reported as a
+   * periodic collection is; a failure is the eviction manager's to log.
+   */
+  async deleteUnused(): Promise<void> {
+    this.collected(await this.deps.manager.deleteUnusedImages());
   }
 
   private async run(): Promise<void> {

@@ -83,10 +83,18 @@ export async function startEmbeddedRuntime(options: ServeOptions): Promise<Servi
     runtime,
     stop: () =>
       (stopping ??= (async () => {
-        await served.close();
-        await runtime.shutdown(options.shutdownGraceSeconds ?? 10);
-        rmSync(socketPath, { force: true });
-        rmSync(pidFile, { force: true });
+        // Once the server is closed, nothing else keeps the process alive while it waits for its containers to
+        // exit: their exits come over the spawner's channel, which is unref'd. Without this, node exited (13,
+        // an unsettled await) mid-shutdown, before the mounts were undone and the pid file removed.
+        const alive = setInterval(() => {}, 1_000);
+        try {
+          await served.close();
+          await runtime.shutdown(options.shutdownGraceSeconds ?? 10);
+          rmSync(socketPath, { force: true });
+          rmSync(pidFile, { force: true });
+        } finally {
+          clearInterval(alive);
+        }
       })()),
   };
 }

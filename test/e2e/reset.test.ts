@@ -91,4 +91,29 @@ spec:
     expect(status.code).not.toBe(0);
     expect(status.stderr).toContain(`no runtime answers at unix://${root}/run/runtime.sock`);
   });
+
+  it('knode runtime stop with a sandboxed pod running stops it, unmounts and removes its pid file', async () => {
+    const own = mkdtempSync(join(tmpdir(), 'knode-e2e-runtime-stop-'));
+    try {
+      writeFileSync(join(own, 'registries.yaml'), mirrorConfig(registry.host));
+      const file = join(own, 'sleeper.yaml');
+      writeFileSync(
+        file,
+        `apiVersion: v1\nkind: Pod\nmetadata: {name: sleeper}\nspec:\n  containers: [{name: main, image: "busybox:1.36", command: ["sleep", "3600"]}]\n`,
+      );
+      const applied = await knode(['apply', '-f', file, '--root-dir', own, '--node-name', 'stop'], { timeoutMs: 180_000 });
+      expect(applied.code, applied.stderr).toBe(0);
+      expect(mountsUnder(own).length).toBeGreaterThan(0);
+
+      // sleep ignores SIGTERM as its container's PID 1: the runtime waits out its grace, then kills it.
+      const stop = await knode(['runtime', 'stop', '--root-dir', own], { timeoutMs: 60_000 });
+      expect(stop.code, stop.stderr).toBe(0);
+      expect(mountsUnder(own)).toEqual([]);
+      expect(processesUnder(own)).toEqual([]);
+      expect(readdirSync(join(own, 'run'))).toEqual([]);
+    } finally {
+      await knode(['runtime', 'stop', '--root-dir', own]);
+      rmSync(own, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

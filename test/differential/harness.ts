@@ -61,12 +61,23 @@ export interface AgentRun {
   cpuSeconds: { agent: number; containerd: number };
 }
 
-interface StartedAgent {
+/** A running agent: where its manifests go, its API, its pod logs and its own log. */
+export interface StartedAgent {
   pid: number;
   podsDir: string;
   podsUrl: string;
+  /** The base URL serving /containerLogs: the kubelet's HTTPS port (anonymous, a self-signed certificate), knode's read-only port. */
+  apiUrl: string;
+  /** Where the agent keeps its pods' log directories (`<namespace>_<name>_<uid>`). */
+  podLogsDir: string;
   log: string;
   stop(): Promise<void>;
+}
+
+/** Settings beyond the differential's own: the kubelet's as KubeletConfiguration YAML fields, knode's as flags of `knode run`. */
+export interface AgentSettings {
+  kubeletConfig?: string;
+  knodeArgs?: string[];
 }
 
 /** CPU seconds (user + system) a live process has used. */
@@ -212,7 +223,24 @@ export async function containerdDown(dir: string, endpoint?: string, log: (line:
   log(`containerd down after ${Date.now() - t} ms`);
 }
 
-async function startKubelet(dir: string, endpoint: string, nodeName: string): Promise<StartedAgent> {
+/** AGENT under DIR on the runtime at ENDPOINT, with the differential's settings and SETTINGS. */
+export function startAgent(
+  agent: AgentName,
+  dir: string,
+  endpoint: string,
+  nodeName: string,
+  settings: AgentSettings = {},
+): Promise<StartedAgent> {
+  return agent === 'kubelet' ? startKubelet(dir, endpoint, nodeName, settings) : startKnode(dir, endpoint, nodeName, settings);
+}
+
+async function startKubelet(dir: string, endpoint: string, nodeName: string, settings: AgentSettings): Promise<StartedAgent> {
+  const extra: string[] = [];
+  if (settings.kubeletConfig) {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'config-extra.yaml'), settings.kubeletConfig);
+    extra.push('--config-extra', join(dir, 'config-extra.yaml'));
+  }
   const { stdout } = await run(
     'bash',
     [
@@ -227,14 +255,24 @@ async function startKubelet(dir: string, endpoint: string, nodeName: string): Pr
       CLUSTER_DNS,
       '--cluster-domain',
       CLUSTER_DOMAIN,
+      ...extra,
     ],
     { maxBuffer: 1 << 24 },
   );
-  const info = JSON.parse(stdout.trim().split('\n').pop()!) as { pid: number; podsDir: string; podsUrl: string; log: string };
+  const info = JSON.parse(stdout.trim().split('\n').pop()!) as {
+    pid: number;
+    podsDir: string;
+    podsUrl: string;
+    port: number;
+    dir: string;
+    log: string;
+  };
   return {
     pid: info.pid,
     podsDir: info.podsDir,
     podsUrl: info.podsUrl,
+    apiUrl: `https://127.0.0.1:${info.port}`,
+    podLogsDir: join(info.dir, 'logs'),
     log: info.log,
     stop: async () => {
       // Nothing to stop gracefully (the pods go with the runtime); a busy kubelet takes up to
@@ -246,7 +284,7 @@ async function startKubelet(dir: string, endpoint: string, nodeName: string): Pr
 }
 
 /** Unmounts whatever is mounted under DIR, deepest first. */
-function unmountUnder(dir: string): Promise<unknown> {
+export function unmountUnder(dir: string): Promise<unknown> {
   const mounts = readFileSync('/proc/mounts', 'utf8')
     .split('\n')
     .map((l) => l.split(' ')[1])
@@ -257,7 +295,7 @@ function unmountUnder(dir: string): Promise<unknown> {
 }
 
 /** `knode run` with the kubelet.sh kubelet's settings: static dir, 1 s file check, 10 s sync, the same cluster DNS and domain. */
-async function startKnode(dir: string, endpoint: string, nodeName: string): Promise<StartedAgent> {
+async function startKnode(dir: string, endpoint: string, nodeName: string, settings: AgentSettings): Promise<StartedAgent> {
   const podsDir = join(dir, 'pods');
   const rootDir = join(dir, 'root');
   mkdirSync(podsDir, { recursive: true });
@@ -292,6 +330,7 @@ async function startKnode(dir: string, endpoint: string, nodeName: string): Prom
       CLUSTER_DOMAIN,
       '--output',
       'plain',
+      ...(settings.knodeArgs ?? []),
     ],
     { stdio: ['ignore', fd, fd] },
   );
@@ -320,10 +359,11 @@ async function startKnode(dir: string, endpoint: string, nodeName: string): Prom
     }
     await new Promise((r) => setTimeout(r, 50));
   }
-  return { pid: child.pid!, podsDir, podsUrl, log, stop };
+  // knode's podLogsDir is <root-dir>/pods (no flag sets it).
+  return { pid: child.pid!, podsDir, podsUrl, apiUrl: `http://127.0.0.1:${port}`, podLogsDir: join(rootDir, 'pods'), log, stop };
 }
 
-function tail(file: string, lines = 40): string {
+export function tail(file: string, lines = 40): string {
   try {
     return readFileSync(file, 'utf8').split('\n').slice(-lines).join('\n');
   } catch {
@@ -341,7 +381,7 @@ export function fileOf(s: Scenario): string {
 }
 
 /** Writes .FILE and renames it to FILE: the kubelet parses every file that does not start with a dot. */
-function writeManifest(dir: string, s: Scenario, spec: PodSpec): void {
+export function writeManifest(dir: string, s: Scenario, spec: PodSpec): void {
   const hidden = join(dir, `.${fileOf(s)}`);
   writeFileSync(hidden, spec === s.spec && s.text ? s.text : manifest(s.name, spec));
   renameSync(hidden, join(dir, fileOf(s)));
@@ -374,7 +414,7 @@ export async function runAgent(
   let endpoint: string | undefined;
   try {
     endpoint = await containerdUp(ctdDir);
-    started_ = agent === 'kubelet' ? await startKubelet(agentDir, endpoint, nodeName) : await startKnode(agentDir, endpoint, nodeName);
+    started_ = await startAgent(agent, agentDir, endpoint, nodeName);
     log(`${agent}: up after ${Date.now() - started} ms`);
     const { podsDir, podsUrl } = started_;
     const podName = new Map(scenarios.map((s) => [`${s.name}-${nodeName}`, s.name]));

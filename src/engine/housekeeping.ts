@@ -2,7 +2,6 @@ import { isTerminalPhase, podRef } from './api/pod-util.js';
 import type { MirrorPods } from './cluster/mirror-pods.js';
 import type { RunningPod } from './container/types.js';
 import type { EventStream } from './events.js';
-import type { RuntimeManager } from './kuberuntime/runtime-manager.js';
 import type { PodCache } from './pleg/pod-cache.js';
 import type { PodManager } from './pod-manager.js';
 import type { PodWorkers } from './pod-workers.js';
@@ -24,7 +23,6 @@ export interface HousekeepingDeps {
   statusManager: Pick<StatusManager, 'removeOrphanedStatuses' | 'deletePodStatus'>;
   reasons: ReasonCache;
   podCache: PodCache;
-  runtime: Pick<RuntimeManager, 'removePod'>;
   events: EventStream;
   mirrorPods?: Pick<MirrorPods, 'deleteOrphans'>;
   /** Whether admission turned the pod away (it never gets a worker). */
@@ -83,7 +81,7 @@ export class Housekeeping {
   }
 
   private async cleanup(pass: { step: string }): Promise<void> {
-    const { podManager, podWorkers, statusManager, runtime, events } = this.deps;
+    const { podManager, podWorkers, statusManager, events } = this.deps;
     const desired = new Set(podManager.getPods().map((p) => p.metadata.uid!));
     const workers = podWorkers.syncKnownPods(desired);
     this.restartReusedUids();
@@ -112,8 +110,8 @@ export class Housekeeping {
         });
         podWorkers.updatePod({ updateType: 'kill', runningPod: pod });
       } else {
-        pass.step = `removing pod ${pod.namespace}/${pod.name}`;
-        await runtime.removePod(pod);
+        // A dead orphan stays in the runtime for the container collector's next pass (its
+        // evictSandboxes), as in the kubelet; what knode cached of it goes now.
         this.deps.podCache.delete(pod.uid);
         this.deps.reasons.remove(pod.uid);
       }

@@ -170,9 +170,11 @@ export class KubeletPodSyncer implements PodSyncer {
     this.volumesReady.delete(uid);
     this.deps.prober.removePod(uid);
     await this.deps.volumes.tearDown(uid);
-    // A pod no source wants any more leaves nothing behind in the runtime.
+    // A pod no source wants any more loses its dead containers and their logs now (the kubelet's
+    // pod container deletor, removeAll); its stopped sandboxes and its log directory stay for the
+    // container collector's next pass (evictSandboxes, evictPodLogsDirectories), as in the kubelet.
     if (!this.deps.podManager.getPodByUid(uid)) {
-      await this.deps.runtime.removePod(runtime);
+      for (const c of runtime.containers) if (c.state !== 'running') await this.deps.runtime.removeContainer(c.id).catch(() => {});
       this.deps.reasons.remove(uid);
       rmSync(join(this.deps.rootDir, 'kubelet', 'pods', uid), { recursive: true, force: true });
     }

@@ -24,11 +24,11 @@ function setup(opts: {
   whileListing?: () => void;
   rejected?: string[];
   pods?: Record<string, ReturnType<typeof pod>>;
-  removing?: () => Promise<void>;
+  /** Holds the pass in its mirror pod step until the promise resolves. */
+  holding?: () => Promise<void>;
 }) {
   const podCache = new PodCache();
   for (const uid of opts.cached) podCache.set(uid, emptyPodStatus(uid, uid, 'default'), undefined, 1);
-  const removed: string[] = [];
   const killed: string[] = [];
   const created: string[] = [];
   const statusesDeleted: string[] = [];
@@ -57,33 +57,29 @@ function setup(opts: {
       opts.whileListing?.();
       return opts.inRuntime;
     },
-    runtime: {
-      removePod: async (p: RunningPod) => {
-        await opts.removing?.();
-        removed.push(p.uid);
-      },
-    },
+    ...(opts.holding ? { mirrorPods: { deleteOrphans: opts.holding } } : {}),
     events: new EventStream(() => 0),
   };
-  return { housekeeping: new Housekeeping(deps), podCache, removed, killed, created, statusesDeleted };
+  return { housekeeping: new Housekeeping(deps), podCache, killed, created, statusesDeleted };
 }
 
 const cachedUids = (cache: PodCache) => [...cache.entries()].map(([uid]) => uid).sort();
 
 describe('housekeeping and the pod cache', () => {
   it('forgets the cached state of pods gone from the runtime that no source or worker knows, and keeps the rest', async () => {
+    // A dead orphan's sandbox stays in the runtime for the container collector (evictSandboxes), as in the kubelet.
     const world = {
       cached: ['desired', 'worker', 'gone', 'dead'],
       desired: ['desired'],
       workers: ['desired', 'worker'],
       inRuntime: [deadSandbox('dead')],
     };
-    const { housekeeping, podCache, removed } = setup(world);
+    const { housekeeping, podCache, killed } = setup(world);
     await housekeeping.handlePodCleanups();
-    expect(removed).toEqual(['dead']);
+    expect(killed).toEqual([]);
     expect(cachedUids(podCache)).toEqual(['desired', 'worker']);
 
-    // The runtime's events for the removed sandbox write dead's entry again; the next pass forgets it.
+    // The runtime's events for the sandbox the collector removed write dead's entry again; the next pass forgets it.
     world.inRuntime = [];
     podCache.set('dead', emptyPodStatus('dead'), undefined, 2);
     await housekeeping.handlePodCleanups();
@@ -141,15 +137,23 @@ describe('housekeeping and a UID used again', () => {
 
 describe('housekeeping and the runtime', () => {
   it('reads the runtime as the PLEG last saw it, and leaves the runtime alone before the PLEG has seen it', async () => {
-    const world = { cached: [], desired: [] as string[], workers: [] as string[], inRuntime: [deadSandbox('dead')] };
-    const { housekeeping, removed } = setup(world);
+    const orphan: RunningPod = {
+      uid: 'orphan',
+      name: 'orphan',
+      namespace: 'default',
+      sandboxes: [{ id: 's-orphan', state: 'ready', createdAt: 1 }],
+      containers: [],
+    };
+    const world = { cached: [], desired: [] as string[], workers: [] as string[], inRuntime: [orphan, deadSandbox('dead')] };
+    const { housekeeping, killed } = setup(world);
     const seen = world.inRuntime;
     (world as { inRuntime: RunningPod[] | undefined }).inRuntime = undefined;
     await housekeeping.handlePodCleanups();
-    expect(removed).toEqual([]);
+    expect(killed).toEqual([]);
     world.inRuntime = seen;
     await housekeeping.handlePodCleanups();
-    expect(removed).toEqual(['dead']);
+    // The live orphan is stopped; the dead one is left to the container collector.
+    expect(killed).toEqual(['orphan']);
   });
 });
 
@@ -163,20 +167,20 @@ describe('housekeeping as /node shows it', () => {
       last: { at: expect.any(String), durationMs: expect.any(Number) },
       running: undefined,
     });
-    // A pass held up by the runtime: a second one is not started, and the state names the step it waits in.
+    // A pass held up (by the apiserver here): a second one is not started, and the state names the step it waits in.
     let answer!: () => void;
     const held = setup({
       cached: [],
       desired: [],
       workers: [],
       inRuntime: [deadSandbox('stuck')],
-      removing: () => new Promise<void>((resolve) => (answer = resolve)),
+      holding: () => new Promise<void>((resolve) => (answer = resolve)),
     });
     const pass = held.housekeeping.handlePodCleanups();
     await held.housekeeping.handlePodCleanups();
     expect(held.housekeeping.state()).toMatchObject({
       passes: 0,
-      running: { step: 'removing pod default/stuck', forMs: expect.any(Number) },
+      running: { step: 'mirror pods', forMs: expect.any(Number) },
     });
     answer();
     await pass;

@@ -158,6 +158,12 @@ export interface GCSnapshot {
   deadByContainer: Record<string, number>;
   deadText: string;
   sandboxText: string;
+  /** How many containers of the pod the runtime holds, and how many of them are not dead. */
+  containers: number;
+  live: number;
+  readySandboxes: number;
+  /** Whether the pod's log directory is there. */
+  logDir: boolean;
   /** Containers, sandboxes and the log directory, one line. */
   text: string;
   empty: boolean;
@@ -196,5 +202,15 @@ export async function gcSnapshot(cri: CriClient, uid: string, logs: string): Pro
   const logFiles = existsSync(logs) ? readdirSync(logs, { recursive: true }).length : -1;
   const containersText = [...byName.entries()].map(([n, c]) => `${n} ${counted(c)}`).join('; ') || 'none';
   const text = `containers: ${containersText}; ${sandboxText}; log directory: ${logFiles < 0 ? 'gone' : `there (${logFiles} ${logFiles === 1 ? 'entry' : 'entries'})`}`;
-  return { deadByContainer, deadText, sandboxText, text, empty: !containers.length && !sandboxes.length && logFiles < 0 };
+  return {
+    deadByContainer,
+    deadText,
+    sandboxText,
+    text,
+    containers: containers.length,
+    live: containers.length - Object.values(deadByContainer).reduce((a, b) => a + b, 0),
+    readySandboxes: sandboxCounts.ready ?? 0,
+    logDir: logFiles >= 0,
+    empty: !containers.length && !sandboxes.length && logFiles < 0,
+  };
 }

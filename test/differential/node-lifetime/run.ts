@@ -166,11 +166,22 @@ export async function runAgent(agent: AgentName, node: string, log: (line: strin
     const removedAt = Date.now();
     const gone = await poll(removedAt + 30_000, async () => ((await podNamed(CRASHER.name)) ? undefined : true));
     fact(`${CRASHER.name} manifest removed at ${at(removedAt)}; ${gone ? `no longer listed at ${since()}` : 'still listed 30 s later'}`);
-    await sleep(3000); // what the agent removes with the pod's termination, it has removed by now
-    const before = await snap();
+    // Once its sandbox is stopped: what stays for the collector. Not the dead containers: the
+    // kubelet's deletor removes them at once or leaves them to the pass, by the order of its
+    // relist and the pod's termination (README, L1).
+    const before =
+      (await poll(Date.now() + 10_000, async () => {
+        const s = await snap();
+        return s.live === 0 && s.readySandboxes === 0 ? s : undefined;
+      })) ?? (await snap());
     const early = passes.filter((t) => t > first);
     fact(`${CRASHER.name} at ${since()}${early.length ? ` (a pass came at ${at(early[0])}: too late a look)` : ''}: ${before.text}`);
-    result.checkpoints.set('container gc: removed pod before the next pass', early.length ? 'looked after a pass' : before.text);
+    result.checkpoints.set(
+      'container gc: removed pod before the next pass',
+      early.length
+        ? 'looked after a pass'
+        : `live containers: ${before.live}; ${before.sandboxText}; log directory: ${before.logDir ? 'there' : 'gone'}`,
+    );
     const next = await poll(first + GC_PERIOD_MS + 30_000, () => passes.find((t) => t > first));
     fact(next ? `next GC pass seen at ${at(next)}, ${((next - first) / 1000).toFixed(0)} s after the first` : 'no next GC pass seen');
     result.checkpoints.set(

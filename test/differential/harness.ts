@@ -1,35 +1,23 @@
 // Runs the differential corpus through one agent (the real kubelet or knode) on a
 // containerd 2 of its own, and samples every pod's status from the agent's
 // read-only /pods once a second. See README.md beside this file.
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import {
-  closeSync,
-  mkdirSync,
-  mkdtempSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmdirSync,
-  rmSync,
-  unlinkSync,
-  writeFileSync,
-} from 'node:fs';
-import { createServer } from 'node:net';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { stringify } from 'yaml';
 import type { Pod, PodList, PodSpec } from '../../src/engine/api/v1.js';
 import { CriClient } from '../../src/cri/client.js';
-import { cliEntry, repoRoot } from '../helpers/runtimes.js';
+import { repoRoot } from '../helpers/runtimes.js';
+import { startAgent, tail, unmountUnder, type AgentName, type StartedAgent } from './agent-start.js';
 import { begun } from './normalise.js';
-import { CLUSTER_DNS, CLUSTER_DOMAIN, LASTS, runSeconds, startOf, type Scenario } from './scenarios.js';
+import { LASTS, runSeconds, startOf, type Scenario } from './scenarios.js';
 
 const run = promisify(execFile);
 const peers = join(repoRoot, 'test/peers');
 
-export type AgentName = 'kubelet' | 'knode';
+export type { AgentName };
 
 /** One look at /pods: the second it was due, and the pods found per scenario name (several when an old and a new pod coexist). */
 export interface Sample {
@@ -61,25 +49,6 @@ export interface AgentRun {
   cpuSeconds: { agent: number; containerd: number };
 }
 
-/** A running agent: where its manifests go, its API, its pod logs and its own log. */
-export interface StartedAgent {
-  pid: number;
-  podsDir: string;
-  podsUrl: string;
-  /** The base URL serving /containerLogs: the kubelet's HTTPS port (anonymous, a self-signed certificate), knode's read-only port. */
-  apiUrl: string;
-  /** Where the agent keeps its pods' log directories (`<namespace>_<name>_<uid>`). */
-  podLogsDir: string;
-  log: string;
-  stop(): Promise<void>;
-}
-
-/** Settings beyond the differential's own: the kubelet's as KubeletConfiguration YAML fields, knode's as flags of `knode run`. */
-export interface AgentSettings {
-  kubeletConfig?: string;
-  knodeArgs?: string[];
-}
-
 /** CPU seconds (user + system) a live process has used. */
 function cpuSecondsOf(pid: number): number {
   try {
@@ -89,14 +58,6 @@ function cpuSecondsOf(pid: number): number {
   } catch {
     return Number.NaN;
   }
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** containerd 2 under DIR (containerd2.sh up); returns its endpoint. */
@@ -221,154 +182,6 @@ export async function containerdDown(dir: string, endpoint?: string, log: (line:
   }
   await run('bash', [join(peers, 'containerd2.sh'), 'down', dir]).catch(() => {});
   log(`containerd down after ${Date.now() - t} ms`);
-}
-
-/** AGENT under DIR on the runtime at ENDPOINT, with the differential's settings and SETTINGS. */
-export function startAgent(
-  agent: AgentName,
-  dir: string,
-  endpoint: string,
-  nodeName: string,
-  settings: AgentSettings = {},
-): Promise<StartedAgent> {
-  return agent === 'kubelet' ? startKubelet(dir, endpoint, nodeName, settings) : startKnode(dir, endpoint, nodeName, settings);
-}
-
-async function startKubelet(dir: string, endpoint: string, nodeName: string, settings: AgentSettings): Promise<StartedAgent> {
-  const extra: string[] = [];
-  if (settings.kubeletConfig) {
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'config-extra.yaml'), settings.kubeletConfig);
-    extra.push('--config-extra', join(dir, 'config-extra.yaml'));
-  }
-  const { stdout } = await run(
-    'bash',
-    [
-      join(peers, 'kubelet.sh'),
-      'up',
-      dir,
-      '--runtime-endpoint',
-      endpoint,
-      '--node-name',
-      nodeName,
-      '--cluster-dns',
-      CLUSTER_DNS,
-      '--cluster-domain',
-      CLUSTER_DOMAIN,
-      ...extra,
-    ],
-    { maxBuffer: 1 << 24 },
-  );
-  const info = JSON.parse(stdout.trim().split('\n').pop()!) as {
-    pid: number;
-    podsDir: string;
-    podsUrl: string;
-    port: number;
-    dir: string;
-    log: string;
-  };
-  return {
-    pid: info.pid,
-    podsDir: info.podsDir,
-    podsUrl: info.podsUrl,
-    apiUrl: `https://127.0.0.1:${info.port}`,
-    podLogsDir: join(info.dir, 'logs'),
-    log: info.log,
-    stop: async () => {
-      // Nothing to stop gracefully (the pods go with the runtime); a busy kubelet takes up to
-      // kubelet.sh's 10 s to exit on SIGTERM. kubelet.sh down then unmounts and restores.
-      killAll([info.pid]);
-      await run('bash', [join(peers, 'kubelet.sh'), 'down', dir]).catch(() => {});
-    },
-  };
-}
-
-/** Unmounts whatever is mounted under DIR, deepest first. */
-export function unmountUnder(dir: string): Promise<unknown> {
-  const mounts = readFileSync('/proc/mounts', 'utf8')
-    .split('\n')
-    .map((l) => l.split(' ')[1])
-    .filter((m) => m && m.startsWith(`${dir}/`))
-    .sort()
-    .reverse();
-  return Promise.all(mounts.map((m) => run('umount', [m]).catch(() => run('umount', ['-l', m]).catch(() => {}))));
-}
-
-/** `knode run` with the kubelet.sh kubelet's settings: static dir, 1 s file check, 10 s sync, the same cluster DNS and domain. */
-async function startKnode(dir: string, endpoint: string, nodeName: string, settings: AgentSettings): Promise<StartedAgent> {
-  const podsDir = join(dir, 'pods');
-  const rootDir = join(dir, 'root');
-  mkdirSync(podsDir, { recursive: true });
-  mkdirSync(rootDir, { recursive: true });
-  const port = await freePort();
-  const log = join(dir, 'knode.log');
-  const fd = openSync(log, 'a');
-  const child: ChildProcess = spawn(
-    process.execPath,
-    [
-      cliEntry,
-      'run',
-      '--static-dir',
-      podsDir,
-      '--runtime-endpoint',
-      endpoint,
-      '--root-dir',
-      rootDir,
-      '--node-name',
-      nodeName,
-      '--read-only-port',
-      String(port),
-      '--port',
-      '0',
-      '--file-check-frequency',
-      '1s',
-      '--sync-frequency',
-      '10s',
-      '--cluster-dns',
-      CLUSTER_DNS,
-      '--cluster-domain',
-      CLUSTER_DOMAIN,
-      '--output',
-      'plain',
-      ...(settings.knodeArgs ?? []),
-    ],
-    { stdio: ['ignore', fd, fd] },
-  );
-  closeSync(fd);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const podsUrl = `http://127.0.0.1:${port}/pods`;
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(timer);
-    }
-    await unmountUnder(dir);
-  };
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    try {
-      if ((await fetch(podsUrl, { signal: AbortSignal.timeout(2000) })).ok) break;
-    } catch {
-      // not yet
-    }
-    if (child.exitCode !== null || child.signalCode !== null || Date.now() > deadline) {
-      await stop();
-      throw new Error(`knode did not answer ${podsUrl}; last lines of ${log}:\n${tail(log)}`);
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  // knode's podLogsDir is <root-dir>/pods (no flag sets it).
-  return { pid: child.pid!, podsDir, podsUrl, apiUrl: `http://127.0.0.1:${port}`, podLogsDir: join(rootDir, 'pods'), log, stop };
-}
-
-export function tail(file: string, lines = 40): string {
-  try {
-    return readFileSync(file, 'utf8').split('\n').slice(-lines).join('\n');
-  } catch {
-    return '';
-  }
 }
 
 /** The manifest as YAML 1.1, which the kubelet reads (a string such as `N` or `on` is quoted). */

@@ -9,17 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CriClient } from '../../../src/cri/client.js';
 import type { Pod, PodList } from '../../../src/engine/api/v1.js';
-import {
-  containerdDown,
-  containerdUp,
-  fileOf,
-  startAgent,
-  tail,
-  unmountUnder,
-  writeManifest,
-  type AgentName,
-  type StartedAgent,
-} from '../harness.js';
+import { startAgent, tail, unmountUnder, type AgentName, type StartedAgent } from '../agent-start.js';
+import { containerdDown, containerdUp, fileOf, writeManifest } from '../harness.js';
 import { gcSnapshot, logLook, type LogLook } from './looks.js';
 import { CRASHER, GC_PERIOD_MS, KNODE_ARGS, KUBELET_CONFIG, LOGGER } from './scenarios.js';
 

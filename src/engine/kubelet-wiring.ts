@@ -173,7 +173,6 @@ export function wireSyncLoop(parts: KubeletParts, deps: SyncLoopWiringDeps): Syn
     statusManager,
     reasons,
     podCache,
-    runtime: runtimeManager,
     events,
     mirrorPods: deps.mirrorPods,
     isRejected: (uid) => handler.isRejected(uid),

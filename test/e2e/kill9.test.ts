@@ -15,7 +15,7 @@ import { CriClient } from '../../src/cri/client.js';
 import { ensureEmbeddedRuntime } from '../../src/cri/embedded.js';
 import { KubeletAnnotations, KubeletLabels } from '../../src/cri/types.js';
 import { knode } from '../helpers/cli.js';
-import { prng } from '../helpers/hostile-manifests.js';
+import { prng } from '../helpers/prng.js';
 import { cliEntry, eventually } from '../helpers/runtimes.js';
 
 const KILLS = Number(process.env.KNODE_FAULT_KILLS ?? 50);

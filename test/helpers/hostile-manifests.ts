@@ -5,6 +5,7 @@
 // syntax, and seeded mutations of valid manifests. Each case says what it
 // attacks and, where the answer is certain, that it must be refused.
 import { stringify } from 'yaml';
+import { prng } from './prng.js';
 
 export interface HostileCase {
   name: string;
@@ -14,18 +15,6 @@ export interface HostileCase {
   mustRefuse: boolean;
   /** When refused, a reported field must start with this path. */
   field?: string;
-}
-
-/** mulberry32: small, seeded, good enough to make the corpus reproducible. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 type Json = Record<string, unknown>;

@@ -4,7 +4,7 @@
 // (field, value) of the tables alone, on a base that has the field's parent,
 // then every compound mutation on each base, then seeded random combinations
 // of two or three, up to the count asked for.
-import { prng } from '../../helpers/hostile-manifests.js';
+import { prng } from '../../helpers/prng.js';
 import { BASES } from './bases.js';
 import { DELETE, type FieldMutation } from './mutation-values.js';
 import { CONTAINER_MUTATIONS } from './mutations-container.js';

@@ -2,6 +2,7 @@ import * as protoLoader from '@grpc/proto-loader';
 import { describe, expect, it } from 'vitest';
 import { decodeListContainersResponse, decodeListPodSandboxResponse } from '../../../src/cri/list-decoder.js';
 import { loaderOptions } from '../../../src/cri/proto.js';
+import { prng } from '../../helpers/prng.js';
 
 const definition = protoLoader.loadSync('runtime/v1/api.proto', loaderOptions) as Record<
   string,
@@ -10,16 +11,6 @@ const definition = protoLoader.loadSync('runtime/v1/api.proto', loaderOptions) a
 const service = definition['runtime.v1.RuntimeService'];
 const listContainers = service.ListContainers;
 const listSandboxes = service.ListPodSandbox;
-
-/** A seeded generator (mulberry32): the same messages on every run. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const ALPHABET = ['a', 'Z', '0', '-', '.', '/', 'é', 'ß', '字', '😀', ' ', '"', '\n'];
 
@@ -154,7 +145,7 @@ describe('the list answers decoder', () => {
       11,
     ],
   ] as const)('gives what proto-loader gives for %s, over a thousand seeded answers', (_name, method, answer, decode, seed) => {
-    const rand = random(seed);
+    const rand = prng(seed);
     for (let i = 0; i < 1000; i++) {
       const bytes = method.responseSerialize(answer(rand));
       expect(decode(bytes)).toStrictEqual(method.responseDeserialize(bytes));
@@ -162,7 +153,7 @@ describe('the list answers decoder', () => {
   });
 
   it('skips fields it does not know, as proto-loader does', () => {
-    const rand = random(3);
+    const rand = prng(3);
     const containers = Array.from({ length: 20 }, () => container(rand));
     const bytes = withUnknownFields(containers.map((c) => onlyItem(listContainers.responseSerialize({ containers: [c] }))));
     const decoded = decodeListContainersResponse(bytes);
@@ -184,7 +175,7 @@ describe('the list answers decoder', () => {
   });
 
   it('refuses a truncated answer rather than return part of it', () => {
-    const rand = random(5);
+    const rand = prng(5);
     const bytes = listContainers.responseSerialize({ containers: [container(rand), container(rand)] });
     for (const cut of [1, 7, bytes.length >> 1, bytes.length - 1]) {
       expect(() => decodeListContainersResponse(bytes.subarray(0, cut))).toThrow(RangeError);

@@ -2,6 +2,7 @@ import * as protoLoader from '@grpc/proto-loader';
 import type protobuf from 'protobufjs/light.js';
 import { describe, expect, it } from 'vitest';
 import { loaderOptions, protoFile, serviceDefinition } from '../../../src/cri/proto.js';
+import { prng } from '../../helpers/prng.js';
 
 // knode builds its gRPC services from descriptors parsed at build time
 // (src/cri/proto.ts); @grpc/proto-loader, which parses the .proto files at
@@ -16,16 +17,6 @@ const SERVICES = [
   ['knode/v1/images.proto', 'knode.v1.Images'],
   ['grpc/health/v1/health.proto', 'grpc.health.v1.Health'],
 ] as const;
-
-/** A seeded generator (mulberry32): the same messages on every run. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const TEXT = ['', 'a', 'Z0-./', 'é字😀', 'io.kubernetes.pod.name'];
 const INT64 = [0, 1, -1, 1_795_000_000_123_456_000, 2 ** 40 + 3, -1_000_000_007];
@@ -97,7 +88,7 @@ describe('the services built from the build-time descriptors', () => {
     const oracle = (protoLoader.loadSync(file, loaderOptions) as Definitions)[name];
     const ours = serviceDefinition(protoFile(file), name);
     const service = protoFile(file).lookupService(name);
-    const rand = random(41);
+    const rand = prng(41);
     let compared = 0;
     for (const method of service.methodsArray) {
       method.resolve();

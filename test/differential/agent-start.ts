@@ -4,11 +4,11 @@
 // and stops it. harness.ts runs the corpus through them; node-lifetime/ too.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { cliEntry, repoRoot } from '../helpers/runtimes.js';
 import { CLUSTER_DNS, CLUSTER_DOMAIN } from './dns-scenarios.js';
+import { freePort } from '../helpers/controlplane.js';
 
 const run = promisify(execFile);
 const peers = join(repoRoot, 'test/peers');
@@ -32,14 +32,6 @@ export interface StartedAgent {
 export interface AgentSettings {
   kubeletConfig?: string;
   knodeArgs?: string[];
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** AGENT under DIR on the runtime at ENDPOINT, with the differential's settings and SETTINGS. */

@@ -2,13 +2,13 @@
 // status, logs, trace, pleg, delete and the read-only HTTP API against it.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { knode } from '../helpers/cli.js';
 import { schemaProblems } from '../helpers/k8s-schema.js';
 import { cliEntry, eventually, repoRoot } from '../helpers/runtimes.js';
+import { freePort } from '../helpers/controlplane.js';
 
 const root = mkdtempSync(join(tmpdir(), 'knode-faces-'));
 const pods = join(root, 'manifests');
@@ -16,14 +16,6 @@ let port = 0;
 let node: ChildProcess;
 let output = '';
 const at = ['--root-dir', root];
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port: p } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return p;
-}
 
 beforeAll(async () => {
   // The example pods; the workloads example has a suite of its own (workloads.test.ts).

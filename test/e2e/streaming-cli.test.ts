@@ -4,12 +4,12 @@
 // killed and exec again through the runtime alone.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { knode, startKnodeRun, stopKnodeRun, type RunningNode } from '../helpers/cli.js';
 import { cliEntry, eventually } from '../helpers/runtimes.js';
+import { freePort } from '../helpers/controlplane.js';
 
 const root = mkdtempSync(join(tmpdir(), 'knode-streaming-'));
 const pods = join(root, 'manifests');
@@ -17,14 +17,6 @@ const www = join(root, 'www');
 const at = ['--root-dir', root];
 let node: RunningNode;
 let httpPort = 0;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** A knode command that keeps running, its output gathered as it comes. */
 function live(args: string[]) {

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CriClient } from '../../src/cri/client.js';
 import { eventually, startEmbeddedRuntime, type EmbeddedRuntimeProcess } from './runtimes.js';
+import { freePort } from './controlplane.js';
 
 const script = join(import.meta.dirname, '../registry/registry.sh');
 
@@ -135,14 +136,6 @@ export async function startTokenRegistry(storage: string): Promise<TokenRegistry
       rmSync(dir, { recursive: true, force: true });
     },
   };
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 /** The local registry, and an embedded runtime (with sandboxes, where the host allows) that pulls from it. */

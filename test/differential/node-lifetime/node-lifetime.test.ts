@@ -1,7 +1,7 @@
-// The node-lifetime differential (test/differential/README.md, "Node
-// lifetime"): container log rotation and container garbage collection by the
-// real kubelet and by knode, each in turn on a fresh containerd 2, looked at
-// from outside. Every checkpoint must be as the README's table records it.
+// The node-lifetime differential (README.md beside this file): container log
+// rotation and container garbage collection by the real kubelet and by knode,
+// each in turn on a fresh containerd 2, looked at from outside. Every
+// checkpoint must be as the README's table records it.
 // KNODE_LIFEDIFF_UPDATE=1 rewrites the table (keeping its notes);
 // KNODE_TEST_DIFFERENTIAL=off skips it.
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -10,7 +10,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { markdownTable, markedTable } from '../readme-table.js';
 import { runAgent, type AgentResult } from './run.js';
 
-const README = join(import.meta.dirname, '..', 'README.md');
+const README = join(import.meta.dirname, 'README.md');
 const NODE = 'lifenode';
 const off = process.env.KNODE_TEST_DIFFERENTIAL === 'off' || process.env.KNODE_TEST_CONTAINERD2 === 'off';
 const update = process.env.KNODE_LIFEDIFF_UPDATE === '1';

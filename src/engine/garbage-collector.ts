@@ -57,17 +57,31 @@ export class GarbageCollector {
 
   /** One collection; one at a time (a collection still under way when the next is due makes that one a no-op). */
   collect(): Promise<void> {
-    this.pass ??= this.run().finally(() => (this.pass = undefined));
-    return this.pass;
+    return this.pass ?? this.afterPass(() => this.run());
   }
 
   /**
    * The eviction manager's reclaim (the kubelet's DeleteAllUnusedContainers):
    * every dead container of a pod that is no longer running too, not only of
-   * pods that are gone, reported as a periodic collection is.
+   * pods that are gone, reported as a periodic collection is. One at a time
+   * with the periodic ones: it follows a collection under way, and a
+   * collection due meanwhile is this one.
    */
   deleteAllUnused(): Promise<void> {
-    return this.run(true);
+    return this.afterPass(() => this.run(true));
+  }
+
+  /** Runs WORK once the pass under way, if any, has ended; WORK is the pass under way until it ends. */
+  private afterPass(work: () => Promise<void>): Promise<void> {
+    const previous = this.pass;
+    const pass: Promise<void> = (async () => {
+      await previous;
+      await work();
+    })().finally(() => {
+      if (this.pass === pass) this.pass = undefined;
+    });
+    this.pass = pass;
+    return pass;
   }
 
   private async run(evictNonDeletedPods = false): Promise<void> {

@@ -145,4 +145,38 @@ describe('GarbageCollector', () => {
     ]);
     expect(events[0].detail).toEqual(removed);
   });
+
+  it("runs the eviction manager's reclaim after the collection under way, and a collection due meanwhile is the reclaim", async () => {
+    const clock = new FakeClock();
+    const calls: boolean[] = [];
+    const held: (() => void)[] = [];
+    const gc = {
+      garbageCollect: async (_policy: typeof DEFAULT_GC_POLICY, _ready: boolean, evictNonDeletedPods = false) => {
+        calls.push(evictNonDeletedPods);
+        await new Promise<void>((resolve) => held.push(resolve));
+        return { containers: 0, sandboxes: 0, logDirectories: 0, failures: [] };
+      },
+    };
+    const events = new EventStream(() => clock.now());
+    const collector = new GarbageCollector({ gc, policy: DEFAULT_GC_POLICY, clock, events, allSourcesReady: () => true });
+    const periodic = collector.collect();
+    const reclaim = collector.deleteAllUnused();
+    await Promise.resolve();
+    expect(calls).toEqual([false]);
+    // A collection due while the reclaim waits or runs is the reclaim: no pass of its own.
+    expect(collector.collect()).toBe(reclaim);
+    held.shift()!();
+    await periodic;
+    await clock.advance(0);
+    expect(calls).toEqual([false, true]);
+    held.shift()!();
+    await reclaim;
+    expect(calls).toEqual([false, true]);
+    // Nothing under way any more: the next collection is a pass of its own.
+    const next = collector.collect();
+    await clock.advance(0);
+    expect(calls).toEqual([false, true, false]);
+    held.shift()!();
+    await next;
+  });
 });

@@ -1,7 +1,8 @@
 // Starts one agent of the differentials, the real kubelet (test/peers/kubelet.sh)
 // or knode (bin/run.js run), on a runtime the caller started, with the
 // differential's settings (README.md beside this file) and any a suite adds;
-// and stops it. harness.ts runs the corpus through them; node-lifetime/ too.
+// and stops it. harness.ts runs the corpus through them; node-lifetime/ and
+// eviction/ (joined to a control plane) too.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -28,10 +29,24 @@ export interface StartedAgent {
   stop(): Promise<void>;
 }
 
-/** Settings beyond the differential's own: the kubelet's as KubeletConfiguration YAML fields, knode's as flags of `knode run`. */
+/** Settings beyond the differential's own. */
 export interface AgentSettings {
+  /** A node's credentials (controlplane.ts nodeKubeconfig): the agent joins that cluster as the node. */
+  kubeconfig?: string;
+  /** false: no cluster DNS nor domain (ClusterFirst pods then get the host's resolver and a MissingClusterDNS event). */
+  clusterDns?: boolean;
+  /** The kubelet's, as KubeletConfiguration YAML fields (kubelet.sh --config-extra). */
   kubeletConfig?: string;
+  /** knode's, as KubeletConfiguration YAML fields (a `knode run --config` file). */
+  knodeConfig?: string;
+  /** knode's, as flags of `knode run`. */
   knodeArgs?: string[];
+}
+
+/** The flags both agents take for SETTINGS' cluster DNS and kubeconfig. */
+function sharedArgs(settings: AgentSettings): string[] {
+  const args = settings.clusterDns === false ? [] : ['--cluster-dns', CLUSTER_DNS, '--cluster-domain', CLUSTER_DOMAIN];
+  return settings.kubeconfig ? [...args, '--kubeconfig', settings.kubeconfig] : args;
 }
 
 /** AGENT under DIR on the runtime at ENDPOINT, with the differential's settings and SETTINGS. */
@@ -54,20 +69,7 @@ async function startKubelet(dir: string, endpoint: string, nodeName: string, set
   }
   const { stdout } = await run(
     'bash',
-    [
-      join(peers, 'kubelet.sh'),
-      'up',
-      dir,
-      '--runtime-endpoint',
-      endpoint,
-      '--node-name',
-      nodeName,
-      '--cluster-dns',
-      CLUSTER_DNS,
-      '--cluster-domain',
-      CLUSTER_DOMAIN,
-      ...extra,
-    ],
+    [join(peers, 'kubelet.sh'), 'up', dir, '--runtime-endpoint', endpoint, '--node-name', nodeName, ...sharedArgs(settings), ...extra],
     { maxBuffer: 1 << 24 },
   );
   const info = JSON.parse(stdout.trim().split('\n').pop()!) as {
@@ -98,23 +100,29 @@ async function startKubelet(dir: string, endpoint: string, nodeName: string, set
   };
 }
 
-/** Unmounts whatever is mounted under DIR, deepest first. */
-export function unmountUnder(dir: string): Promise<unknown> {
+/** Unmounts whatever is mounted under DIR, deepest first, one after the other. */
+export async function unmountUnder(dir: string): Promise<void> {
   const mounts = readFileSync('/proc/mounts', 'utf8')
     .split('\n')
     .map((l) => l.split(' ')[1])
     .filter((m) => m && m.startsWith(`${dir}/`))
     .sort()
     .reverse();
-  return Promise.all(mounts.map((m) => run('umount', [m]).catch(() => run('umount', ['-l', m]).catch(() => {}))));
+  for (const m of mounts) await run('umount', [m]).catch(() => run('umount', ['-l', m]).catch(() => {}));
 }
 
-/** `knode run` with the kubelet.sh kubelet's settings: static dir, 1 s file check, 10 s sync, the same cluster DNS and domain. */
+/** `knode run` with the kubelet.sh kubelet's settings: static dir, 1 s file check, 10 s sync, the same cluster DNS and domain (unless SETTINGS turn them off). */
 async function startKnode(dir: string, endpoint: string, nodeName: string, settings: AgentSettings): Promise<StartedAgent> {
   const podsDir = join(dir, 'pods');
   const rootDir = join(dir, 'root');
   mkdirSync(podsDir, { recursive: true });
   mkdirSync(rootDir, { recursive: true });
+  const extra = [...(settings.knodeArgs ?? [])];
+  if (settings.knodeConfig) {
+    const config = join(dir, 'config.yaml');
+    writeFileSync(config, `apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n${settings.knodeConfig}`);
+    extra.push('--config', config);
+  }
   const port = await freePort();
   const log = join(dir, 'knode.log');
   const fd = openSync(log, 'a');
@@ -139,13 +147,10 @@ async function startKnode(dir: string, endpoint: string, nodeName: string, setti
       '1s',
       '--sync-frequency',
       '10s',
-      '--cluster-dns',
-      CLUSTER_DNS,
-      '--cluster-domain',
-      CLUSTER_DOMAIN,
+      ...sharedArgs(settings),
       '--output',
       'plain',
-      ...(settings.knodeArgs ?? []),
+      ...extra,
     ],
     { stdio: ['ignore', fd, fd] },
   );

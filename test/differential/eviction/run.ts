@@ -8,7 +8,8 @@ import { stringify } from 'yaml';
 import type { ControlPlane } from '../../helpers/controlplane.js';
 import { eventually } from '../../helpers/runtimes.js';
 import { containerdDown, containerdUp } from '../harness.js';
-import { startKnode, startKubelet, tail, unmountUnder, type Agent, type AgentName } from './agents.js';
+import { tail, unmountUnder, type AgentName } from '../agent-start.js';
+import { startEvictionAgent, type Agent } from './agents.js';
 import { MEMORY_PODS, STATIC_POD, admissionPods, memoryPod, storagePods } from './scenarios.js';
 
 export interface Kube {
@@ -79,7 +80,7 @@ export async function runAgent(cp: ControlPlane, agent: AgentName, node: string,
     endpoint = await containerdUp(ctd);
     const kubeconfig = cp.nodeKubeconfig(node);
     const dir = join(base, agent);
-    started = agent === 'kubelet' ? await startKubelet(dir, endpoint, node, kubeconfig) : await startKnode(dir, endpoint, node, kubeconfig);
+    started = await startEvictionAgent(agent, dir, endpoint, node, kubeconfig);
     result.thresholdKi = started.thresholdKi;
     writeFileSync(join(started.podsDir, 'static.yaml'), stringify(memoryPod(STATIC_POD, ns, trigger), { version: '1.1' }));
     mark('agent up');
@@ -88,7 +89,7 @@ export async function runAgent(cp: ControlPlane, agent: AgentName, node: string,
         const n = JSON.parse(await kubectl('get', 'node', node, '-o', 'json')) as Kube;
         return n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
       },
-      () => `node ${node} Ready; the ${agent}'s log:\n${tail(started!.log)}`,
+      () => `node ${node} Ready; the ${agent}'s log:\n${tail(started!.log, 60)}`,
       90_000,
     );
     mark('node Ready');
@@ -99,7 +100,7 @@ export async function runAgent(cp: ControlPlane, agent: AgentName, node: string,
         const all = await pods();
         return [...MEMORY_PODS.map((p) => p.name), mirror].every((n) => running(all.find((p) => p.metadata.name === n)));
       },
-      () => `every memory pod and ${mirror} Running; the ${agent}'s log:\n${tail(started!.log)}`,
+      () => `every memory pod and ${mirror} Running; the ${agent}'s log:\n${tail(started!.log, 60)}`,
       90_000,
     );
     mark('memory pods Running');
@@ -110,7 +111,7 @@ export async function runAgent(cp: ControlPlane, agent: AgentName, node: string,
         const n = JSON.parse(await kubectl('get', 'node', node, '-o', 'json')) as Kube;
         return n.spec?.taints?.some((t) => t.key === 'node.kubernetes.io/memory-pressure') ? n : undefined;
       },
-      () => `the memory-pressure taint on ${node}; the ${agent}'s log:\n${tail(started!.log)}`,
+      () => `the memory-pressure taint on ${node}; the ${agent}'s log:\n${tail(started!.log, 60)}`,
       60_000,
     );
     mark('taint');
@@ -124,7 +125,7 @@ export async function runAgent(cp: ControlPlane, agent: AgentName, node: string,
         const admitted = running(named('admit-burstable')) && named('admit-besteffort')?.status?.phase === 'Failed';
         return memoryDone && admitted && evicted(named('emptydir-limit')) && evicted(named('ephemeral-limit'));
       },
-      () => `the evictions and admissions; the ${agent}'s log:\n${tail(started!.log)}`,
+      () => `the evictions and admissions; the ${agent}'s log:\n${tail(started!.log, 60)}`,
       150_000,
     );
     mark('evictions');

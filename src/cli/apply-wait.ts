@@ -57,7 +57,7 @@ export async function waitThenRemove(
   // What the manifests made goes with them, claims too (as podman removes the volumes kube play made).
   for (const key of workloadKeys) {
     const [kind, namespace, name] = key.split('/');
-    workloads.api.deleteObject(kind, namespace, name);
+    workloads.api.deleteObject(kind, namespace, name, 'Background'); // kubectl delete's default cascade
     tell(deletedLine(resourceOf(kind), { metadata: { name, namespace } }));
   }
   workloads.api.save();

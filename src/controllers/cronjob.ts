@@ -174,7 +174,11 @@ export class CronJobController implements Controller {
 
   private deleteJob(cj: CronJob, status: Status, job: Job): void {
     try {
-      this.deps.store.delete('Job', job.metadata.namespace!, job.metadata.name!, { uid: job.metadata.uid });
+      // In the background, as realJobControl.DeleteJob asks: a Job's own default would orphan its pods.
+      this.deps.store.delete('Job', job.metadata.namespace!, job.metadata.name!, {
+        uid: job.metadata.uid,
+        propagationPolicy: 'Background',
+      });
     } catch (err) {
       if (!ClusterError.notFound(err)) {
         this.event(cj, 'Warning', 'FailedDelete', `Deleted job: ${(err as Error).message}`);

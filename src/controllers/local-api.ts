@@ -144,7 +144,8 @@ export class LocalApiserver implements LocalApi {
       this.applied.delete(key);
       const [kind, namespace, name] = key.split('/');
       try {
-        this.store.delete(kind, namespace, name);
+        // In the background, as `kubectl apply --prune` deletes: a Job's pods go with it.
+        this.store.delete(kind, namespace, name, { propagationPolicy: 'Background' });
       } catch (err) {
         if (!ClusterError.notFound(err)) throw err;
       }
@@ -152,8 +153,11 @@ export class LocalApiserver implements LocalApi {
     this.scheduleSave();
   }
 
-  /** Deletes an object (with what it controls, by POLICY) and forgets which manifest gave it, as `kubectl delete` does. */
-  deleteObject(kind: string, namespace: string, name: string, propagationPolicy?: PropagationPolicy): void {
+  /**
+   * Deletes an object (with what it controls, by POLICY, which kubectl
+   * always sends) and forgets which manifest gave it, as `kubectl delete` does.
+   */
+  deleteObject(kind: string, namespace: string, name: string, propagationPolicy: PropagationPolicy): void {
     this.applied.delete(`${kind}/${namespace}/${name}`);
     this.store.delete(kind, namespace, name, { propagationPolicy });
     this.scheduleSave();

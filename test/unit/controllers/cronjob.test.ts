@@ -134,6 +134,13 @@ describe('the local CronJob controller', () => {
       `SuccessfulDelete: Deleted job ${jobName(10)}`,
       `SuccessfulCreate: Created job ${jobName(15)}`,
     ]);
+    // The replaced Jobs' pods go with them (in the background: marked to stop), not orphaned.
+    const pods = workloads.store.list<KubeObject>('Pod') as unknown as Pod[];
+    expect(pods.map((p) => [p.metadata.labels?.['job-name'], p.metadata.deletionTimestamp !== undefined])).toEqual([
+      [jobName(5), true],
+      [jobName(10), true],
+      [jobName(15), false],
+    ]);
   });
 
   it('Allow runs the Jobs side by side', async () => {

@@ -93,8 +93,30 @@ describe('deletion in the local store', () => {
   it('deletes in the background by default: the owner at once, the pods marked to stop', async () => {
     workloads.api.applyObjects('file', [deployment]);
     await flushMicrotasks();
-    workloads.api.deleteObject('Deployment', 'default', 'web');
+    store().delete('Deployment', 'default', 'web');
     expect(deleted).toEqual(['Deployment', 'ReplicaSet']);
+    expect(pods().every((p) => p.metadata.deletionTimestamp)).toBe(true);
+  });
+
+  /** Job NAME, two pods at once, with FINALIZERS; its pods once the Job controller made them. */
+  async function applyJob(name: string, finalizers?: string[]): Promise<{ job: KubeObject; pods: Pod[] }> {
+    const template = { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } };
+    workloads.api.applyObjects(name, [
+      { apiVersion: 'batch/v1', kind: 'Job', metadata: { name, finalizers }, spec: { parallelism: 2, completions: 2, template } },
+    ]);
+    await flushMicrotasks();
+    const job = store().get<KubeObject>('Job', 'default', name)!;
+    const owned = pods().filter((p) => p.metadata.ownerReferences?.some((r) => r.uid === job.metadata.uid));
+    expect(owned).toHaveLength(2);
+    return { job, pods: owned };
+  }
+
+  it('deletes, in the background, a Job its manifest source no longer holds, and its pods (kubectl apply --prune)', async () => {
+    await applyJob('pi');
+    workloads.api.applyObjects('pi', []);
+    await flushMicrotasks();
+    expect(deleted).toEqual(['Job']);
+    expect(pods()).toHaveLength(2);
     expect(pods().every((p) => p.metadata.deletionTimestamp)).toBe(true);
   });
 

@@ -22,13 +22,26 @@ export function gcFinalizers(o: KubeObject, policy: PropagationPolicy): string[]
   return kept.length > 0 ? kept : undefined;
 }
 
-/** shouldOrphanDependents: without a policy in the delete, one of those finalizers on O chooses it. */
+/**
+ * The kinds whose registry strategy's DefaultGarbageCollectionPolicy is
+ * OrphanDependents, kept for backwards compatibility in the version served
+ * (batch/v1 Jobs, v1 ReplicationControllers). The apps/v1 workloads and
+ * batch/v1 CronJobs have DeleteDependents, and the rest the generic store's
+ * none: both delete in the background.
+ */
+const ORPHAN_BY_DEFAULT = new Set(['Job', 'ReplicationController']);
+
+/**
+ * shouldOrphanDependents and shouldDeleteDependentsInForeground: without a
+ * policy in the delete, the first of those finalizers on O chooses it, else
+ * its kind's default (a Job's pods stay, without their reference to it).
+ */
 export function defaultPolicy(o: KubeObject): PropagationPolicy {
   for (const f of o.metadata.finalizers ?? []) {
     if (f === ORPHAN_FINALIZER) return 'Orphan';
     if (f === FOREGROUND_FINALIZER) return 'Foreground';
   }
-  return 'Background';
+  return ORPHAN_BY_DEFAULT.has(o.kind) ? 'Orphan' : 'Background';
 }
 
 /** Finalizers a controller keeps in memory, not held here: the Job controller's pod tracking (see docs/workloads.md). */

@@ -139,12 +139,13 @@ export class ObjectStore {
    * with a grace period is marked (its deletionTimestamp set) and goes when
    * the node deletes it with grace 0, once its containers stopped. An object
    * with finalizers is marked and stays until an update removes the last
-   * one. The objects it controls follow, by POLICY: Background (the
-   * default, unless a finalizer of the object names another) deletes them
-   * once it is gone; Foreground keeps it, with the foregroundDeletion
-   * finalizer, until those that block it are gone; Orphan marks it with the
-   * orphan finalizer, which goes once its dependents have lost their
-   * reference to it, and it with the finalizer unless another holds it.
+   * one. The objects it controls follow, by POLICY (without one, a
+   * finalizer of the object names it, else its kind: defaultPolicy, where a
+   * Job orphans its pods). Background deletes them once it is gone;
+   * Foreground keeps it, with the foregroundDeletion finalizer, until those
+   * that block it are gone; Orphan marks it with the orphan finalizer, which
+   * goes once its dependents have lost their reference to it, and it with
+   * the finalizer unless another holds it.
    */
   delete(
     kind: string,

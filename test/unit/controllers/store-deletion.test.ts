@@ -90,16 +90,27 @@ describe('deletion in the local store', () => {
     expect(deleted).toEqual(['Pod', 'Pod', 'ReplicaSet', 'Deployment']);
   });
 
-  it('deletes in the background by default: the owner at once, the pods marked to stop', async () => {
+  it('deletes a Deployment without a policy in the background (DeleteDependents): the owner at once, the pods marked to stop', async () => {
     workloads.api.applyObjects('file', [deployment]);
     await flushMicrotasks();
     store().delete('Deployment', 'default', 'web');
     expect(deleted).toEqual(['Deployment', 'ReplicaSet']);
+    expect(pods()).toHaveLength(2);
     expect(pods().every((p) => p.metadata.deletionTimestamp)).toBe(true);
   });
 
-  /** Job NAME, two pods at once, with FINALIZERS; its pods once the Job controller made them. */
-  async function applyJob(name: string, finalizers?: string[]): Promise<{ job: KubeObject; pods: Pod[] }> {
+  it('deletes a ReplicaSet without a policy in the background too', async () => {
+    workloads.api.applyObjects('file', [deployment]);
+    await flushMicrotasks();
+    const [rs] = store().list('ReplicaSet');
+    store().delete('ReplicaSet', 'default', rs.metadata.name!);
+    expect(deleted).toEqual(['ReplicaSet']);
+    expect(pods()).toHaveLength(2);
+    expect(pods().every((p) => p.metadata.deletionTimestamp && p.metadata.ownerReferences?.[0].uid === rs.metadata.uid)).toBe(true);
+  });
+
+  /** Job NAME, two pods at once, with FINALIZERS; the pods the Job controller made for it. */
+  async function applyJob(name: string, finalizers?: string[]): Promise<Pod[]> {
     const template = { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } };
     workloads.api.applyObjects(name, [
       { apiVersion: 'batch/v1', kind: 'Job', metadata: { name, finalizers }, spec: { parallelism: 2, completions: 2, template } },
@@ -108,14 +119,59 @@ describe('deletion in the local store', () => {
     const job = store().get<KubeObject>('Job', 'default', name)!;
     const owned = pods().filter((p) => p.metadata.ownerReferences?.some((r) => r.uid === job.metadata.uid));
     expect(owned).toHaveLength(2);
-    return { job, pods: owned };
+    return owned;
   }
+  const podNames = (list: Pod[]) => list.map((p) => p.metadata.name).sort();
+
+  it('orphans the pods of a Job deleted without a policy (batch/v1 OrphanDependents): they stay and run, without their reference', async () => {
+    const owned = await applyJob('pi');
+    store().delete('Job', 'default', 'pi');
+    await flushMicrotasks();
+    expect(store().get('Job', 'default', 'pi')).toBeUndefined();
+    expect(deleted).toEqual(['Job']);
+    expect(podNames(pods())).toEqual(podNames(owned));
+    for (const pod of pods()) {
+      expect(pod.metadata.ownerReferences).toBeUndefined();
+      expect(pod.metadata.deletionTimestamp).toBeUndefined();
+    }
+  });
+
+  it('deletes the pods of a Job deleted in the background', async () => {
+    await applyJob('pi');
+    store().delete('Job', 'default', 'pi', { propagationPolicy: 'Background' });
+    await flushMicrotasks();
+    expect(deleted).toEqual(['Job']);
+    expect(pods()).toHaveLength(2);
+    expect(pods().every((p) => p.metadata.deletionTimestamp)).toBe(true);
+    for (const pod of pods()) nodeLetsGo(pod);
+    expect(pods()).toEqual([]);
+  });
 
   it('deletes, in the background, a Job its manifest source no longer holds, and its pods (kubectl apply --prune)', async () => {
     await applyJob('pi');
     workloads.api.applyObjects('pi', []);
     await flushMicrotasks();
     expect(deleted).toEqual(['Job']);
+    expect(pods()).toHaveLength(2);
+    expect(pods().every((p) => p.metadata.deletionTimestamp)).toBe(true);
+  });
+
+  it("lets a Job's own finalizer choose before its kind's default, and the delete's policy before both", async () => {
+    // foregroundDeletion, no policy: the Job waits, marked, while its pods stop.
+    await applyJob('fg', ['foregroundDeletion']);
+    store().delete('Job', 'default', 'fg');
+    expect(store().get('Job', 'default', 'fg')!.metadata).toMatchObject({
+      deletionTimestamp: expect.any(String),
+      finalizers: ['foregroundDeletion'],
+    });
+    expect(pods().every((p) => p.metadata.deletionTimestamp)).toBe(true);
+    for (const pod of pods()) nodeLetsGo(pod);
+    expect(store().get('Job', 'default', 'fg')).toBeUndefined();
+    expect(pods()).toEqual([]);
+    // orphan, explicit Background: the policy wins, the finalizer is dropped and the pods go.
+    await applyJob('or', ['orphan']);
+    store().delete('Job', 'default', 'or', { propagationPolicy: 'Background' });
+    expect(store().get('Job', 'default', 'or')).toBeUndefined();
     expect(pods()).toHaveLength(2);
     expect(pods().every((p) => p.metadata.deletionTimestamp)).toBe(true);
   });

@@ -44,6 +44,17 @@ export function defaultPolicy(o: KubeObject): PropagationPolicy {
   return ORPHAN_BY_DEFAULT.has(o.kind) ? 'Orphan' : 'Background';
 }
 
+/**
+ * The policy the garbage collector's attemptToDeleteItem sends for an
+ * object none of whose owners is left: an orphan finalizer it carries
+ * first, then foregroundDeletion, else Background. Always explicit: a Job
+ * it collects takes its pods, whatever a Job's default.
+ */
+export function collectorPolicy(finalizers: string[]): PropagationPolicy {
+  if (finalizers.includes(ORPHAN_FINALIZER)) return 'Orphan';
+  return finalizers.includes(FOREGROUND_FINALIZER) ? 'Foreground' : 'Background';
+}
+
 /** Finalizers a controller keeps in memory, not held here: the Job controller's pod tracking (see docs/workloads.md). */
 const IN_MEMORY_FINALIZERS = new Set(['batch.kubernetes.io/job-tracking']);
 

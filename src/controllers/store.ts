@@ -5,7 +5,8 @@ import { ClusterError } from '../engine/cluster/client.js';
 import { rfc3339, type ObjectMeta } from '../engine/api/v1.js';
 import type { KubeObject } from '../engine/api/workloads.js';
 import { applyDefaults, prepareForCreate, prepareForUpdate } from './defaults.js';
-import { defaultPolicy, FOREGROUND_FINALIZER, gcFinalizers, holds, ORPHAN_FINALIZER, type PropagationPolicy } from './finalizers.js';
+import { collectorPolicy, defaultPolicy, FOREGROUND_FINALIZER, gcFinalizers, holds, ORPHAN_FINALIZER } from './finalizers.js';
+import type { PropagationPolicy } from './finalizers.js';
 
 type OwnerReference = NonNullable<ObjectMeta['ownerReferences']>[number];
 
@@ -275,7 +276,7 @@ export class ObjectStore {
       if (gone.length > 0) this.removeOwnerReferences(latest, gone);
       return;
     }
-    let propagationPolicy: PropagationPolicy = finalizers.includes(FOREGROUND_FINALIZER) ? 'Foreground' : 'Background';
+    let propagationPolicy = collectorPolicy(finalizers);
     const dependents = waiting ? this.dependentsOf(latest) : [];
     if (dependents.length > 0) {
       propagationPolicy = 'Foreground';

@@ -143,6 +143,17 @@ describe('the local CronJob controller', () => {
     ]);
   });
 
+  it('takes, when the CronJob is deleted without a policy, its Jobs and their pods: the garbage collector deletes in the background', async () => {
+    await apply();
+    await until(5);
+    expect(workloads.store.list('Pod')).toHaveLength(1);
+    workloads.store.delete('CronJob', 'default', 'tick');
+    await flushMicrotasks();
+    expect(jobs()).toEqual([]);
+    const pods = workloads.store.list<KubeObject>('Pod');
+    expect(pods.map((p) => [p.metadata.ownerReferences?.[0].kind, p.metadata.deletionTimestamp !== undefined])).toEqual([['Job', true]]);
+  });
+
   it('Allow runs the Jobs side by side', async () => {
     await apply();
     await until(10);

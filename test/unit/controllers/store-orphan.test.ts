@@ -121,6 +121,17 @@ describe('orphan deletion in the local store', () => {
     expect(get('of-b')).toBeUndefined();
   });
 
+  it('collects a dependent that carries the orphan finalizer by orphaning, as attemptToDeleteItem: its own dependents stay', () => {
+    const owner = configMap('owner');
+    const mid = ownedBy('mid', owner, { finalizers: ['orphan'] });
+    ownedBy('leaf', mid);
+    store().delete('ConfigMap', 'default', 'owner', { propagationPolicy: 'Background' });
+    expect(get('owner')).toBeUndefined();
+    expect(get('mid')).toBeUndefined();
+    expect(get('leaf')!.metadata.ownerReferences).toBeUndefined();
+    expect(get('leaf')!.metadata.deletionTimestamp).toBeUndefined();
+  });
+
   it('turns a foreground delete into an orphan one: the waiting owner drops foregroundDeletion, its blocker loses the reference', () => {
     const owner = configMap('owner');
     ownedBy('blocker', owner, { finalizers: ['example.com/keep'] });

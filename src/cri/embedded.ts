@@ -1,13 +1,10 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, openSync, closeSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { cliEntry } from '../util/install-paths.js';
 import { rootPaths } from '../util/paths.js';
 import { isRuntimeServe, readPid } from '../util/pid-file.js';
 import { UserError } from '../util/user-error.js';
 import { CriClient } from './client.js';
-
-/** The CLI entry that serves the runtime (`knode runtime serve`). */
-const cliEntry = fileURLToPath(new URL('../../bin/run.js', import.meta.url));
 
 export interface EnsureRuntimeOptions {
   /** How long to wait for a freshly started runtime to answer; a loaded machine can take tens of seconds. */
@@ -25,7 +22,7 @@ export async function ensureEmbeddedRuntime(rootDir: string, options: EnsureRunt
   if (await answers(endpoint, 1000)) return endpoint;
   mkdirSync(paths.logs, { recursive: true });
   const logFd = openSync(paths.runtimeLog, 'a');
-  const child = spawn(process.execPath, [cliEntry, 'runtime', 'serve', '--root-dir', paths.root], {
+  const child = spawn(process.execPath, [cliEntry(), 'runtime', 'serve', '--root-dir', paths.root], {
     detached: true,
     stdio: ['ignore', logFd, logFd],
   });

@@ -1,13 +1,14 @@
 import * as grpc from '@grpc/grpc-js';
 import protobuf from 'protobufjs/light.js';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { packageRoot } from '../util/install-paths.js';
 import type { ProtoGrpcType } from './gen/api.js';
 import { descriptors } from './gen/descriptors.js';
 import type { ProtoGrpcType as KnodeProtoGrpcType } from './gen/images.js';
 import { decodeListContainersResponse, decodeListPodSandboxResponse } from './list-decoder.js';
 
-/** Where knode's CRI subset lives; the same relative path from src/ and dist/. */
-export const protoRoot = fileURLToPath(new URL('../../proto', import.meta.url));
+/** Where knode's CRI subset lives. */
+export const protoRoot = join(packageRoot(), 'proto');
 
 /**
  * How messages become objects, for the client and the embedded runtime alike.

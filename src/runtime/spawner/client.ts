@@ -1,5 +1,5 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { spawnerMain } from '../../util/install-paths.js';
 import type { ProcessExit } from '../follow-child.js';
 import { NODE_FLAGS } from '../../util/node-flags.js';
 import { detachHere, runToEnd, signalGroup, type Ran } from '../proc.js';
@@ -96,7 +96,7 @@ export class Spawner {
   private spares: { shell: string[]; dir: string } | undefined;
 
   constructor(private readonly warn: (message: string) => void = () => {}) {
-    const main = fileURLToPath(new URL(`./main${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url));
+    const main = spawnerMain();
     // From the sources (tests), the spawner is TypeScript too.
     const execArgv = main.endsWith('.ts') ? ['--import', 'tsx'] : [];
     this.child = fork(main, [], {

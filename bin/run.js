@@ -5,6 +5,12 @@ if (process.env.NO_COLOR || process.argv.includes('--no-color')) {
   process.env.NO_COLOR = '1';
   process.env.FORCE_COLOR = '0';
 }
-const { execute } = await import('@oclif/core');
+// The commands and @oclif/core run from the bundles `npm run build` writes (docs/design.md).
+const main = new URL('../dist/bundle/cli/main.js', import.meta.url);
+const { execute } = await import(main.href).catch((err) => {
+  if (err?.code !== 'ERR_MODULE_NOT_FOUND') throw err;
+  console.error(`knode is not built (${main.pathname} is missing): run npm ci && npm run build`);
+  process.exit(1);
+});
 
 await execute({ dir: import.meta.url });

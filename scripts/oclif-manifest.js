@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Writes oclif.manifest.json from the built commands (dist/commands), so the
+// Writes oclif.manifest.json from the bundled commands (dist/bundle/commands), so the
 // CLI finds its commands without importing every command file at start-up.
 // Part of `npm run build`; the same thing `oclif manifest` does.
 import { Plugin } from '@oclif/core';

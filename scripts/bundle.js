@@ -1,0 +1,50 @@
+#!/usr/bin/env node
+// Bundles the CLI's entry (dist/cli/main.js, with @oclif/core) and the built
+// commands (dist/commands) into dist/bundle, which bin/run.js loads: each
+// command is one file and the code they share is split into chunks, so a
+// command's start reads a dozen files instead of the seven hundred modules of
+// its import graph (knode's and its dependencies'). Part of `npm run build`,
+// after tsc. Packages loaded only on demand stay outside (the apiserver
+// client, the certificate library, the TUI).
+import { build } from 'esbuild';
+import { readdirSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const dist = join(root, 'dist');
+const out = join(dist, 'bundle');
+const commands = readdirSync(join(dist, 'commands'), { recursive: true, encoding: 'utf8' })
+  .filter((f) => f.endsWith('.js'))
+  .map((f) => join(dist, 'commands', f));
+const entryPoints = [join(dist, 'cli', 'main.js'), ...commands];
+
+rmSync(out, { recursive: true, force: true });
+await build({
+  entryPoints,
+  outbase: dist,
+  outdir: out,
+  chunkNames: 'chunks/[name]-[hash]',
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  sourcemap: 'linked',
+  logLevel: 'warning',
+  external: [
+    '@kubernetes/client-node',
+    '@peculiar/x509',
+    'reflect-metadata',
+    'ink',
+    'react',
+    'react/jsx-runtime',
+    // Loaded by @oclif/core and @grpc/grpc-js only for what knode does not use (TypeScript commands, channelz).
+    'typescript',
+    '@grpc/proto-loader',
+  ],
+  // The CommonJS packages inside a chunk ask for Node's modules with require().
+  banner: {
+    js: "import { createRequire as knodeCreateRequire } from 'node:module';\nconst require = knodeCreateRequire(import.meta.url);",
+  },
+});

@@ -2,7 +2,7 @@
 // kubelet (v1.37.2, standalone, test/peers/kubelet.sh) and then through knode,
 // each on a fresh containerd 2 (test/peers/containerd2.sh), and the normalised pod
 // statuses are compared at each checkpoint. The result must match the table in
-// README.md: a checkpoint recorded `same` that now differs fails, and so does a
+// results.md: a checkpoint recorded `same` that now differs fails, and so does a
 // difference that the known differences it names (known.ts, described in
 // README.md) do not explain. KNODE_DIFF_UPDATE=1 rewrites the table
 // from the known differences (known.ts), keeping what it recorded as different
@@ -34,6 +34,8 @@ import { normalise } from './normalise.js';
 import { scenarios, startOf } from './scenarios.js';
 
 const README = join(import.meta.dirname, 'README.md');
+/** The table of results, beside the README that describes the known differences it names. */
+const RESULTS = join(import.meta.dirname, 'results.md');
 /** The same node name for both agents, so static pods have the same names (`<pod>-diffnode`). */
 const NODE = 'diffnode';
 /** `1`: rewrite the table, keeping as different what it recorded as different (flaky rows stay recorded); `fresh`: this run only. */
@@ -144,9 +146,10 @@ describe.skipIf(off)('differential: the real kubelet and knode, same containerd 
     expect(errors).toEqual([]);
   });
 
-  it('every checkpoint is as README.md records: same stays same, a difference is only what its known differences explain', () => {
+  it('every checkpoint is as results.md records: same stays same, a difference is only what its known differences explain', () => {
     const readme = readFileSync(README, 'utf8');
-    const table = new Map(parseTable(readme).map((r) => [rowKey(r), r]));
+    const results = readFileSync(RESULTS, 'utf8');
+    const table = new Map(parseTable(results).map((r) => [rowKey(r), r]));
     const failures: string[] = [];
     const notes: string[] = [];
     const rendered: { row: Row; result: 'same' | 'different'; reason: string }[] = [];
@@ -172,18 +175,18 @@ describe.skipIf(off)('differential: the real kubelet and knode, same containerd 
         continue;
       }
       if (!committed) {
-        failures.push(`${k}: not in README.md's table (KNODE_DIFF_UPDATE=1 adds it)`);
+        failures.push(`${k}: not in results.md (KNODE_DIFF_UPDATE=1 adds it)`);
       } else if (row.same) {
         if (committed.result === 'different')
-          notes.push(`${k}: README.md says different, now the same (KNODE_DIFF_UPDATE=1 updates the table)`);
+          notes.push(`${k}: results.md says different, now the same (KNODE_DIFF_UPDATE=1 updates the table)`);
       } else if (committed.result === 'same') {
-        failures.push(`${k}: README.md says same, now different:\n${describeRow(row)}`);
+        failures.push(`${k}: results.md says same, now different:\n${describeRow(row)}`);
       } else {
         const ids = idsIn(committed.reason);
         const unknown = ids.filter((id) => !KNOWN_BY_ID.has(id));
         if (ids.length === 0 || unknown.length > 0)
           failures.push(
-            `${k}: different, and README.md names no known difference${unknown.length ? ` (unknown: ${unknown.join(', ')})` : ''}`,
+            `${k}: different, and results.md names no known difference${unknown.length ? ` (unknown: ${unknown.join(', ')})` : ''}`,
           );
         else if (!explainedBy(ids, kubelet!, knode!, scenario, index, checkpoint)) {
           const fixed = compareCheckpoint(
@@ -200,14 +203,14 @@ describe.skipIf(off)('differential: the real kubelet and knode, same containerd 
         }
       }
     }
-    if (!update) for (const k of table.keys()) failures.push(`${k}: in README.md's table but not in the corpus`);
+    if (!update) for (const k of table.keys()) failures.push(`${k}: in results.md but not in the corpus`);
     // Every id the table uses is described in README.md.
     const described = new Set([...readme.matchAll(/^### (D\d+)\b/gm)].map((m) => m[1]));
     const used = new Set(rendered.flatMap((r) => idsIn(r.reason)));
     for (const id of used) if (!described.has(id)) failures.push(`${id}: used in the table, not described in README.md (### ${id} ...)`);
     if (update) {
-      writeFileSync(README, replaceTable(readme, renderTable(rendered)));
-      console.log('differential: README.md table rewritten');
+      writeFileSync(RESULTS, replaceTable(results, renderTable(rendered)));
+      console.log('differential: results.md rewritten');
     }
     for (const n of notes) console.log(`differential: ${n}`);
     console.log(`differential: ${rows.filter((r) => r.same).length} same, ${rows.filter((r) => !r.same).length} different`);

@@ -3,6 +3,8 @@ import protobuf from 'protobufjs/light.js';
 import { join } from 'node:path';
 import { packageRoot } from '../util/install-paths.js';
 import type { ProtoGrpcType } from './gen/api.js';
+import { messages, services, type MessageCoder } from './gen/coders.js';
+export type { MessageCoder } from './gen/coders.js';
 import { descriptors } from './gen/descriptors.js';
 import type { ProtoGrpcType as KnodeProtoGrpcType } from './gen/images.js';
 import { decodeListContainersResponse, decodeListPodSandboxResponse } from './list-decoder.js';
@@ -25,10 +27,17 @@ export const conversionOptions: protobuf.IConversionOptions = { longs: Number, e
  */
 export const loaderOptions = { keepCase: false, longs: Number, enums: String, defaults: true, includeDirs: [protoRoot] };
 
+/** The protos of proto/ knode builds services from. */
+export type ProtoFile = 'runtime/v1/api.proto' | 'knode/v1/images.proto' | 'grpc/health/v1/health.proto';
+
 const roots = new Map<string, protobuf.Root>();
 
-/** One proto of proto/, from the descriptors parsed at build time (scripts/gen-cri-types.js). */
-export function protoFile(file: 'runtime/v1/api.proto' | 'knode/v1/images.proto' | 'grpc/health/v1/health.proto'): protobuf.Root {
+/**
+ * One proto of proto/ for reflection, from the descriptors parsed at build
+ * time (scripts/gen-cri-types.js). No CRI call needs it (the services use the
+ * build-time coders); tests walk it to make messages.
+ */
+export function protoFile(file: ProtoFile): protobuf.Root {
   let root = roots.get(file);
   if (!root) {
     root = protobuf.Root.fromJSON(descriptors[file] as protobuf.INamespace);
@@ -37,31 +46,51 @@ export function protoFile(file: 'runtime/v1/api.proto' | 'knode/v1/images.proto'
   return root;
 }
 
+/** A message's build-time coders by its full name (runtime.v1.Container). */
+export function messageCoder(name: string): MessageCoder {
+  const coder = messages[name];
+  if (!coder) throw new Error(`messageCoder: no message ${name} in the build-time coders (src/cri/gen/coders.ts)`);
+  return coder;
+}
+
 /**
  * A service as gRPC wants it: each method's path and its (de)serializers, as
  * @grpc/proto-loader builds them (fromObject then encode; decode then
  * toObject), without the descriptors it adds for reflection, which knode never
- * serves and which cost most of its load time.
+ * serves and which cost most of its load time. The coders are plain functions
+ * written at build time (src/cri/gen/coders.ts, pbjs static-module): nothing is
+ * parsed or generated at run time. The service is named in `proto`, a file of
+ * proto/ or its reflection root; given a root (tests do), the build-time
+ * methods are checked against it.
  */
-export function serviceDefinition(root: protobuf.Root, name: string): Record<string, grpc.MethodDefinition<object, object>> {
-  const service = root.lookupService(name);
+export function serviceDefinition(proto: ProtoFile | protobuf.Root, name: string): Record<string, grpc.MethodDefinition<object, object>> {
+  const methods = services[name];
+  if (!methods) throw new Error(`serviceDefinition: no service ${name} in the build-time coders (src/cri/gen/coders.ts)`);
+  if (typeof proto !== 'string') checkAgainst(proto, name);
   const definition: Record<string, grpc.MethodDefinition<object, object>> = {};
-  for (const method of service.methodsArray) {
-    method.resolve();
-    const request = method.resolvedRequestType!;
-    const response = method.resolvedResponseType!;
-    definition[method.name] = {
-      path: `/${service.fullName.slice(1)}/${method.name}`,
-      requestStream: method.requestStream === true,
-      responseStream: method.responseStream === true,
+  for (const [method, { request, response, requestStream, responseStream }] of Object.entries(methods)) {
+    definition[method] = {
+      path: `/${name}/${method}`,
+      requestStream,
+      responseStream,
       requestSerialize: (value: object) => Buffer.from(request.encode(request.fromObject(value)).finish()),
       requestDeserialize: (bytes: Buffer) => request.toObject(request.decode(bytes), conversionOptions),
       responseSerialize: (value: object) => Buffer.from(response.encode(response.fromObject(value)).finish()),
       responseDeserialize: (bytes: Buffer) => response.toObject(response.decode(bytes), conversionOptions),
-      originalName: method.name.charAt(0).toLowerCase() + method.name.slice(1),
+      originalName: method.charAt(0).toLowerCase() + method.slice(1),
     };
   }
   return definition;
+}
+
+/** Fails unless the build-time methods of `name` are the root's: the same names and streams, in order. */
+function checkAgainst(root: protobuf.Root, name: string): void {
+  const service = root.lookupService(name);
+  const ours = Object.entries(services[name]).map(([method, m]) => [method, m.requestStream, m.responseStream]);
+  const theirs = service.methodsArray.map((m) => [m.name, m.requestStream === true, m.responseStream === true]);
+  if (JSON.stringify(ours) !== JSON.stringify(theirs)) {
+    throw new Error(`serviceDefinition: ${name}'s build-time methods differ from its descriptors: run \`npm run gen\``);
+  }
 }
 
 let cached: ProtoGrpcType | undefined;
@@ -69,14 +98,13 @@ let cached: ProtoGrpcType | undefined;
 /** The runtime.v1 package, loaded once per process. */
 export function loadCri(): ProtoGrpcType['runtime']['v1'] {
   if (!cached) {
-    const root = protoFile('runtime/v1/api.proto');
-    const runtime = serviceDefinition(root, 'runtime.v1.RuntimeService');
+    const runtime = serviceDefinition('runtime/v1/api.proto', 'runtime.v1.RuntimeService');
     // The two list answers a node reads most are decoded by hand (list-decoder.ts); same objects, a fraction of the time.
     runtime.ListContainers = { ...runtime.ListContainers, responseDeserialize: decodeListContainersResponse };
     runtime.ListPodSandbox = { ...runtime.ListPodSandbox, responseDeserialize: decodeListPodSandboxResponse };
     cached = grpc.loadPackageDefinition({
       'runtime.v1.RuntimeService': runtime,
-      'runtime.v1.ImageService': serviceDefinition(root, 'runtime.v1.ImageService'),
+      'runtime.v1.ImageService': serviceDefinition('runtime/v1/api.proto', 'runtime.v1.ImageService'),
     }) as unknown as ProtoGrpcType;
   }
   return cached.runtime.v1;
@@ -87,7 +115,7 @@ let cachedKnode: KnodeProtoGrpcType | undefined;
 /** knode.v1: the embedded runtime's own verbs beside CRI (proto/knode/v1/images.proto). */
 export function loadKnode(): KnodeProtoGrpcType['knode']['v1'] {
   if (!cachedKnode) {
-    const definition = { 'knode.v1.Images': serviceDefinition(protoFile('knode/v1/images.proto'), 'knode.v1.Images') };
+    const definition = { 'knode.v1.Images': serviceDefinition('knode/v1/images.proto', 'knode.v1.Images') };
     cachedKnode = grpc.loadPackageDefinition(definition) as unknown as KnodeProtoGrpcType;
   }
   return cachedKnode.knode.v1;

@@ -1,5 +1,4 @@
-import type protobuf from 'protobufjs/light.js';
-import { protoFile } from '../cri/proto.js';
+import { messageCoder, type MessageCoder } from '../cri/proto.js';
 
 /**
  * List answers built from per-record encodings that are cached until the
@@ -8,13 +7,13 @@ import { protoFile } from '../cri/proto.js';
  * the answer is each cached `Container` message framed as field 1 (kept framed).
  */
 export class EncodedListCache {
-  private readonly type: protobuf.Type;
+  private readonly type: MessageCoder;
   private readonly cache = new Map<string, { revision: number; frame: Uint8Array }>();
   /** Encodings added since the last prune: only those can have made others stale, so pruning waits for enough of them. */
   private added = 0;
 
   constructor(messageName: 'Container' | 'PodSandbox') {
-    this.type = protoFile('runtime/v1/api.proto').lookupType(`runtime.v1.${messageName}`);
+    this.type = messageCoder(`runtime.v1.${messageName}`);
   }
 
   /** The encoded list response for these items, each given with its current revision. */

@@ -2,7 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import { connect } from 'node:net';
 import { CriError, GrpcCode } from '../../cri/errors.js';
 import type { RuntimeService } from '../../cri/runtime-service.js';
-import { protoFile, serviceDefinition } from '../../cri/proto.js';
+import { serviceDefinition } from '../../cri/proto.js';
 import type { Container, HTTPGetAction, Probe } from '../api/v1.js';
 import { resolvePort } from '../kuberuntime/hooks.js';
 
@@ -98,7 +98,7 @@ let healthService: grpc.ServiceClientConstructor | undefined;
 
 function healthClient(address: string): HealthClient {
   if (!healthService) {
-    const health = serviceDefinition(protoFile('grpc/health/v1/health.proto'), 'grpc.health.v1.Health');
+    const health = serviceDefinition('grpc/health/v1/health.proto', 'grpc.health.v1.Health');
     healthService = grpc.makeClientConstructor(health, 'grpc.health.v1.Health');
   }
   return new healthService(address, grpc.credentials.createInsecure()) as unknown as HealthClient;

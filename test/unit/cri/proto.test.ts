@@ -1,7 +1,9 @@
 import * as protoLoader from '@grpc/proto-loader';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import type protobuf from 'protobufjs/light.js';
 import { describe, expect, it } from 'vitest';
-import { loaderOptions, protoFile, serviceDefinition } from '../../../src/cri/proto.js';
+import { loaderOptions, messageCoder, protoFile, serviceDefinition } from '../../../src/cri/proto.js';
 import { prng } from '../../helpers/prng.js';
 
 // knode builds its gRPC services from descriptors parsed at build time
@@ -108,5 +110,61 @@ describe('the services built from the build-time descriptors', () => {
       }
     }
     expect(compared).toBe(service.methodsArray.length * 40);
+  });
+});
+
+describe('the build-time coders on their own', () => {
+  it.each(SERVICES)('%s %s: named by file, the same service as named by its root', (file, name) => {
+    const byRoot = serviceDefinition(protoFile(file), name);
+    const byFile = serviceDefinition(file, name);
+    expect(Object.keys(byFile)).toEqual(Object.keys(byRoot));
+    const rand = prng(7);
+    for (const method of protoFile(file).lookupService(name).methodsArray) {
+      const sample = message(method.resolvedRequestType!, rand);
+      expect(Buffer.from(byFile[method.name].requestSerialize(sample))).toEqual(Buffer.from(byRoot[method.name].requestSerialize(sample)));
+    }
+  });
+
+  it('a root without the service, or an unknown service, is refused by name', () => {
+    expect(() => serviceDefinition(protoFile('knode/v1/images.proto'), 'grpc.health.v1.Health')).toThrow(/grpc\.health\.v1\.Health/);
+    expect(() => serviceDefinition('runtime/v1/api.proto', 'runtime.v1.NoSuchService')).toThrow(/no service runtime\.v1\.NoSuchService/);
+    expect(() => messageCoder('runtime.v1.NoSuchMessage')).toThrow(/no message runtime\.v1\.NoSuchMessage/);
+  });
+
+  it.each(['Container', 'PodSandbox'])('messageCoder runtime.v1.%s: the bytes and objects of the reflected type', (name) => {
+    const type = protoFile('runtime/v1/api.proto').lookupType(`runtime.v1.${name}`);
+    const coder = messageCoder(`runtime.v1.${name}`);
+    const rand = prng(11);
+    for (let i = 0; i < 30; i++) {
+      const sample = message(type, rand);
+      const bytes = type.encode(type.fromObject(sample)).finish();
+      expect(Buffer.from(coder.encode(coder.fromObject(sample)).finish()), `#${i}`).toEqual(Buffer.from(bytes));
+      expect(coder.toObject(coder.decode(bytes), { longs: Number, enums: String, defaults: true })).toEqual(
+        type.toObject(type.decode(bytes), { longs: Number, enums: String, defaults: true }),
+      );
+    }
+  });
+
+  it('a CRI round trip generates no code at run time (node --disallow-code-generation-from-strings)', () => {
+    const proto = fileURLToPath(new URL('../../../src/cri/proto.ts', import.meta.url));
+    const script = [
+      `const { loadCri, loadKnode, serviceDefinition, messageCoder } = await import(${JSON.stringify(proto)});`,
+      `loadCri(); loadKnode();`,
+      `const run = serviceDefinition('runtime/v1/api.proto', 'runtime.v1.RuntimeService').RunPodSandbox;`,
+      `const sent = { config: { metadata: { name: 'a', namespace: 'b', uid: 'c', attempt: 1 }, labels: { x: 'y' } } };`,
+      `const back = run.requestDeserialize(run.requestSerialize(sent));`,
+      `const health = serviceDefinition('grpc/health/v1/health.proto', 'grpc.health.v1.Health').Check;`,
+      `const status = health.responseDeserialize(health.responseSerialize({ status: 'SERVING' })).status;`,
+      `const container = messageCoder('runtime.v1.Container').encode({ id: 'x' }).finish().length;`,
+      `console.log(JSON.stringify([back.config.metadata, back.config.labels, status, container]));`,
+    ].join('\n');
+    const out = execFileSync(
+      process.execPath,
+      ['--disallow-code-generation-from-strings', '--import', 'tsx', '--input-type=module', '-e', script],
+      {
+        encoding: 'utf8',
+      },
+    );
+    expect(JSON.parse(out)).toEqual([{ name: 'a', uid: 'c', namespace: 'b', attempt: 1 }, { x: 'y' }, 'SERVING', 3]);
   });
 });

@@ -1,6 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
-import protobuf from 'protobufjs/light.js';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import type protobuf from 'protobufjs/light.js';
 import { packageRoot } from '../util/install-paths.js';
 import type { ProtoGrpcType } from './gen/api.js';
 import { messages, services, type MessageCoder } from './gen/coders.js';
@@ -31,6 +32,7 @@ export const loaderOptions = { keepCase: false, longs: Number, enums: String, de
 export type ProtoFile = 'runtime/v1/api.proto' | 'knode/v1/images.proto' | 'grpc/health/v1/health.proto';
 
 const roots = new Map<string, protobuf.Root>();
+let reflection: typeof protobuf | undefined;
 
 /**
  * One proto of proto/ for reflection, from the descriptors parsed at build
@@ -40,7 +42,9 @@ const roots = new Map<string, protobuf.Root>();
 export function protoFile(file: ProtoFile): protobuf.Root {
   let root = roots.get(file);
   if (!root) {
-    root = protobuf.Root.fromJSON(descriptors[file] as protobuf.INamespace);
+    // Required here, not imported: protobufjs's reflection costs a process 15-20 ms to load, and no CRI call needs it.
+    reflection ??= createRequire(import.meta.url)('protobufjs/light.js') as typeof protobuf;
+    root = reflection.Root.fromJSON(descriptors(file) as protobuf.INamespace);
     roots.set(file, root);
   }
   return root;

@@ -11,7 +11,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -109,6 +109,11 @@ ${messagesOf(FILES.map((f) => parsed[f]))
   .join('\n')}
 };
 
+/** The proto file of proto/ that declares each service. */
+export const serviceFiles: Record<string, string> = {
+${services.map((s) => `  ${JSON.stringify(s.fullName)}: ${JSON.stringify(s.file)},`).join('\n')}
+};
+
 /** Every service by its full name, its methods in proto order. */
 export const services: Record<string, Record<string, MethodCoders>> = {
 ${services
@@ -137,6 +142,8 @@ function servicesOf(rootOf) {
       if (nested instanceof protobuf.Service) {
         found.push({
           fullName: nested.fullName.slice(1),
+          // Where it is declared (images.proto's root holds api.proto's services too).
+          file: relative(join(root, 'proto'), nested.filename),
           methods: nested.methodsArray.map((m) => ({
             name: m.name,
             request: m.resolvedRequestType.fullName.slice(1),

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type protobuf from 'protobufjs/light.js';
 import { packageRoot } from '../util/install-paths.js';
 import type { ProtoGrpcType } from './gen/api.js';
-import { messages, services, type MessageCoder } from './gen/coders.js';
+import { messages, serviceFiles, services, type MessageCoder } from './gen/coders.js';
 export type { MessageCoder } from './gen/coders.js';
 import { descriptors } from './gen/descriptors.js';
 import type { ProtoGrpcType as KnodeProtoGrpcType } from './gen/images.js';
@@ -71,6 +71,7 @@ export function serviceDefinition(proto: ProtoFile | protobuf.Root, name: string
   const methods = services[name];
   if (!methods) throw new Error(`serviceDefinition: no service ${name} in the build-time coders (src/cri/gen/coders.ts)`);
   if (typeof proto !== 'string') checkAgainst(proto, name);
+  else if (serviceFiles[name] !== proto) throw new Error(`serviceDefinition: ${name} is declared in ${serviceFiles[name]}, not ${proto}`);
   const definition: Record<string, grpc.MethodDefinition<object, object>> = {};
   for (const [method, { request, response, requestStream, responseStream }] of Object.entries(methods)) {
     definition[method] = {

@@ -128,6 +128,9 @@ describe('the build-time coders on their own', () => {
   it('a root without the service, or an unknown service, is refused by name', () => {
     expect(() => serviceDefinition(protoFile('knode/v1/images.proto'), 'grpc.health.v1.Health')).toThrow(/grpc\.health\.v1\.Health/);
     expect(() => serviceDefinition('runtime/v1/api.proto', 'runtime.v1.NoSuchService')).toThrow(/no service runtime\.v1\.NoSuchService/);
+    expect(() => serviceDefinition('knode/v1/images.proto', 'runtime.v1.RuntimeService')).toThrow(
+      /runtime\.v1\.RuntimeService is declared in runtime\/v1\/api\.proto, not knode\/v1\/images\.proto/,
+    );
     expect(() => messageCoder('runtime.v1.NoSuchMessage')).toThrow(/no message runtime\.v1\.NoSuchMessage/);
   });
 

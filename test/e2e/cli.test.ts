@@ -5,7 +5,10 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CriClient } from '../../src/cri/client.js';
 import { ensureEmbeddedRuntime } from '../../src/cri/embedded.js';
+import { rootPaths } from '../../src/util/paths.js';
+import { readPid } from '../../src/util/pid-file.js';
 import { knode } from '../helpers/cli.js';
+import { eventually } from '../helpers/runtimes.js';
 
 const rootDir = mkdtempSync(join(tmpdir(), 'knode-e2e-'));
 
@@ -102,10 +105,20 @@ describe('knode as a command', () => {
     try {
       const runs = await Promise.all([1, 2, 3].map(() => knode(['status', '--root-dir', root])));
       expect(runs.map((r) => r.code)).toEqual([0, 0, 0]);
-      const serving = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' })
-        .split('\n')
-        .filter((line) => line.includes('runtime serve') && line.includes(root));
-      expect(serving).toHaveLength(1);
+      // The runtimes that lost the race exit once they find the winner's pid file, which may be after the commands returned.
+      const serving = () =>
+        execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' })
+          .split('\n')
+          .filter((line) => line.includes('runtime serve') && line.includes(root))
+          .map((line) => Number(line.trim().split(/\s+/)[0]));
+      const [winner] = await eventually(
+        () => {
+          const pids = serving();
+          return pids.length === 1 && pids;
+        },
+        () => `one runtime serving ${root}, not ${serving().length}`,
+      );
+      expect(readPid(rootPaths(root).runtimePidFile)).toBe(winner);
     } finally {
       await knode(['runtime', 'stop', '--root-dir', root]);
     }

@@ -130,6 +130,9 @@ export class SpareShells {
       order = openSync(path, 'w+', 0o600);
     } catch {
       return; // the starts fork their programs
+    } finally {
+      // The spare reads its order through its fd 4: the name is not needed past the open.
+      rmSync(path, { force: true });
     }
     let child: ChildProcess;
     try {
@@ -142,8 +145,6 @@ export class SpareShells {
     } catch {
       closeSync(order);
       return;
-    } finally {
-      rmSync(path, { force: true });
     }
     child.on('error', () => {});
     // A spare that died unseen refuses its line: its exit is then its program's.

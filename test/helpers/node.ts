@@ -23,6 +23,8 @@ export interface TestNode {
   podsDir: string;
   nodeName: string;
   events: LifecycleEvent[];
+  /** The pod's lifecycle events, one short line each (failures with their message), for a failing test to print. */
+  eventsOf(name: string): string;
   /** The pod as the API shows it now, by its manifest name (without the node suffix). */
   pod(name: string): Pod | undefined;
   /** Polls until the pod's status passes `check`. */
@@ -57,11 +59,14 @@ export async function startNode(
   kubelet.events.subscribe((e) => events.push(e));
   const fullName = (name: string) => `${name}-${nodeName}`;
   const pod = (name: string) => kubelet.podsWithStatus().find((p) => p.metadata.name === fullName(name));
-  /** The pod's lifecycle events, one short line each, for a test that timed out waiting for it. */
   const eventsOf = (name: string) =>
     events
       .filter((e) => e.pod.endsWith(`/${fullName(name)}`))
-      .map((e) => `${e.at} ${e.type}${e.container ? ` ${e.container}` : ''}${e.reason ? ` ${e.reason}` : ''}`)
+      .map((e) => {
+        const failed = e.type.endsWith('Failed') || e.type === 'ContainerWaiting';
+        const why = failed && e.message ? ` "${e.message.slice(0, 160)}"` : '';
+        return `${e.at} ${e.type}${e.container ? ` ${e.container}` : ''}${e.reason ? ` ${e.reason}` : ''}${why}`;
+      })
       .join(', ');
   const node: TestNode = {
     kubelet,
@@ -70,6 +75,7 @@ export async function startNode(
     podsDir,
     nodeName,
     events,
+    eventsOf,
     pod,
     waitForPod: (name, what, check, timeoutMs = 20_000) =>
       eventually(

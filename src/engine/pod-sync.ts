@@ -15,6 +15,7 @@ import type { ReasonCache } from './status/reason-cache.js';
 import type { StatusManager } from './status/status-manager.js';
 import type { ProberManager } from './prober/prober-manager.js';
 import type { VolumeManager } from './volume/volume-manager.js';
+import { mountWithRetries } from './kubelet-volumes.js';
 import type { MirrorPods } from './cluster/mirror-pods.js';
 import type { PodSyncHandler } from './lifecycle.js';
 
@@ -81,14 +82,10 @@ export class KubeletPodSyncer implements PodSyncer {
     if (apiStatus.phase === 'Succeeded' || apiStatus.phase === 'Failed') return { terminal: true };
     const runtimeError = this.deps.runtimeError();
     if (runtimeError) throw new Error(`container runtime is not ready: ${runtimeError}`);
-    let volumes;
-    try {
-      volumes = await this.deps.volumes.waitForAttachAndMount(pod);
-    } catch (err) {
-      // The pod stays Pending; the worker tries again after its backoff.
-      this.deps.events.emit({ type: 'SyncFailed', pod: podRef(pod), uid, reason: 'FailedMount', message: (err as Error).message });
-      throw err;
-    }
+    // The pod stays Pending while its volumes fail; after the wait's end the worker tries again after its back-off.
+    const failedMount = (err: Error) =>
+      this.deps.events.emit({ type: 'SyncFailed', pod: podRef(pod), uid, reason: 'FailedMount', message: err.message });
+    const volumes = await mountWithRetries(this.deps.volumes, pod, this.deps.clock, failedMount, signal);
     if (!this.volumesReady.has(uid)) {
       this.volumesReady.add(uid);
       this.deps.events.emit({ type: 'VolumesReady', pod: podRef(pod), uid, detail: { volumes: volumes.size } });

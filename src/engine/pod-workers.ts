@@ -248,7 +248,11 @@ export class PodWorkers {
   /** Stops taking work and waits (bounded) for syncs in flight to end. */
   async stop(timeoutMs = 10_000): Promise<void> {
     this.abort.abort(new Error('pod workers stopped'));
-    for (const s of this.statuses.values()) s.retry?.cancel();
+    // A sync in flight leaves alone what it has not started (a pod waiting for its volumes stops waiting).
+    for (const s of this.statuses.values()) {
+      s.retry?.cancel();
+      s.syncAbort?.abort();
+    }
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([Promise.allSettled([...this.loops]), new Promise((r) => (timer = setTimeout(r, timeoutMs)))]);
     clearTimeout(timer);

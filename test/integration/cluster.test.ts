@@ -288,6 +288,31 @@ describe('a node of a real cluster (kube-apiserver, etcd)', () => {
     expect((await cp.kubectl('logs', 'configured')).stdout).toBe('hello from a configmap\npassword=s3cret\n');
   });
 
+  it('mounts a ConfigMap created after its pod at the next try, its sync waiting rather than failing', async () => {
+    await apply(
+      boundPod('late-config', {
+        restartPolicy: 'Never',
+        volumes: [{ name: 'cfg', configMap: { name: 'late-settings' } }],
+        containers: [
+          {
+            name: 'main',
+            image: TEST_IMAGE,
+            command: ['sh', '-c', 'cat "$KNODE_MOUNT_ETC_CFG/greeting"'],
+            volumeMounts: [{ name: 'cfg', mountPath: '/etc/cfg' }],
+          },
+        ],
+      }),
+    );
+    const ofPod = (reason: string) => node.events.filter((e) => e.pod === 'default/late-config' && e.reason === reason);
+    await eventually(() => ofPod('FailedMount').length > 0, 'a FailedMount for the missing ConfigMap', 30_000);
+    expect(ofPod('FailedMount')[0].message).toMatch(/^volume "cfg": configmap "late-settings" not found/);
+    await apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'late-settings' }, data: { greeting: 'late but there' } });
+    await eventually(async () => (await getPod('late-config')).status?.phase === 'Succeeded', 'late-config to succeed', 30_000);
+    expect((await cp.kubectl('logs', 'late-config')).stdout).toBe('late but there\n');
+    // The sync waited for the volume, as the kubelet's does: it never failed, so no worker back-off (10 s) came between.
+    expect(ofPod('FailedSync')).toEqual([]);
+  });
+
   it('terminates a pod deleted in the apiserver gracefully, then deletes the object', async () => {
     await eventually(async () => (await getPod('web')).status?.phase === 'Running', 'web to run', 30_000);
     const deleting = cp.kubectl('delete', 'pod', 'web', '--wait=false');

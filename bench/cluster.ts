@@ -122,9 +122,10 @@ export async function timePodsToReady(
   pods: number,
   mode: ClusterFigures['mode'],
   name: (i: number) => string,
-): Promise<{ latencies: number[]; totalMs: number }> {
+): Promise<{ latencies: number[]; totalMs: number; slowest: { name: string; ms: number } }> {
   const sent = new Map<string, number>();
   const latencies: number[] = [];
+  const slowest = { name: '', ms: 0 };
   let done: () => void = () => {};
   const all = new Promise<void>((r) => (done = r));
   let next: () => void = () => {};
@@ -134,7 +135,9 @@ export async function timePodsToReady(
     (type: string, pod: Pod) => {
       const seen = pod.metadata.name!;
       if (type === 'DELETED' || !sent.has(seen) || !isReady(pod)) return;
-      latencies.push(performance.now() - sent.get(seen)!);
+      const latency = performance.now() - sent.get(seen)!;
+      latencies.push(latency);
+      if (latency > slowest.ms) Object.assign(slowest, { name: seen, ms: latency });
       sent.delete(seen);
       if (latencies.length === pods) done();
       else next();
@@ -159,5 +162,5 @@ export async function timePodsToReady(
   await all;
   clearTimeout(timer);
   watching.abort();
-  return { latencies, totalMs: performance.now() - started };
+  return { latencies, totalMs: performance.now() - started, slowest };
 }

@@ -43,6 +43,7 @@ export async function standaloneSli(agent: SliRound['agent'], run: Running, node
   for (const [r, spec] of SLI_ROUNDS.entries()) {
     const written = new Map<string, number>();
     const latencies: number[] = [];
+    const slowest = { name: '', ms: 0 };
     const names = Array.from({ length: spec.pods }, (_, i) => `s${r}-${i}`);
     const land = (name: string) => {
       written.set(`${name}-${node}`, performance.now());
@@ -60,12 +61,20 @@ export async function standaloneSli(agent: SliRound['agent'], run: Running, node
         const at = written.get(pod.metadata.name!);
         if (at === undefined || !isReady(pod)) continue;
         latencies.push(seen - at);
+        if (seen - at > slowest.ms) Object.assign(slowest, { name: pod.metadata.name!, ms: seen - at });
         written.delete(pod.metadata.name!);
         if (spec.mode === 'one at a time' && latencies.length < spec.pods) land(names[latencies.length]);
       }
       await sleep(POLL_MS);
     }
-    rounds.push({ agent, ...spec, latencies, cpuSeconds: cpuSeconds(run.pid) - cpu0, peakRssMiB: statusKiB(run.pid, 'VmHWM') / 1024 });
+    rounds.push({
+      agent,
+      ...spec,
+      latencies,
+      slowest,
+      cpuSeconds: cpuSeconds(run.pid) - cpu0,
+      peakRssMiB: statusKiB(run.pid, 'VmHWM') / 1024,
+    });
     await clear();
   }
   return rounds;

@@ -8,7 +8,7 @@
 // as the SLI excludes pulls. Rounds: 30 pods one at a time, then bursts of 10
 // and 30; the agent's CPU per round and its peak RSS come from /proc.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, startControlPlane, type ControlPlane } from '../test/helpers/controlplane.js';
@@ -34,6 +34,8 @@ export interface SliRound {
   pods: number;
   /** Per pod: create call → watch event Running and ready (ms). */
   latencies: number[];
+  /** The pod that took longest, by name (to find in the agent's log, KNODE_BENCH_SLI_LOG). */
+  slowest: { name: string; ms: number };
   /** The agent's CPU seconds in the round, from the first create to the last pod ready. */
   cpuSeconds: number;
   /** The agent's peak resident set so far (VmHWM), MiB. */
@@ -71,7 +73,12 @@ async function join_(agent: SliAgent, cp: ControlPlane, dir: string, endpoint?: 
   const args = ['run', '--kubeconfig', kubeconfig, '--node-name', NODE, '--root-dir', root, '--node-ip', '127.0.0.1'];
   args.push('--port', String(await freePort()), '--client-ca-file', cp.ca, '--read-only-port', '0', '--output', 'json');
   args.push('--pleg', agent === 'knode relist' ? 'relist' : 'evented', ...(endpoint ? ['--runtime-endpoint', endpoint] : []));
-  const child = spawn(process.execPath, [...nodeFlags('agent'), cli, ...args], { stdio: 'ignore', env: nodeEnv() });
+  // KNODE_BENCH_SLI_LOG=DIR keeps each knode's lifecycle events (its --output json) in DIR/<agent>.log.
+  const logDir = process.env.KNODE_BENCH_SLI_LOG;
+  if (logDir) mkdirSync(logDir, { recursive: true });
+  const log = logDir ? openSync(join(logDir, `${agent.replace(/\s+/g, '-')}.log`), 'w') : 'ignore';
+  const child = spawn(process.execPath, [...nodeFlags('agent'), cli, ...args], { stdio: ['ignore', log, log], env: nodeEnv() });
+  if (typeof log === 'number') closeSync(log);
   const exited = new Promise((r) => child.once('exit', r));
   return {
     pid: child.pid!,
@@ -93,8 +100,8 @@ async function round(
   tag: string,
 ): Promise<SliRound> {
   const cpu0 = cpuSeconds(pid);
-  const { latencies } = await timePodsToReady(api, namespace, spec.pods, spec.mode, (i) => `${tag}-${i}`);
-  const figures = { agent, ...spec, latencies, cpuSeconds: cpuSeconds(pid) - cpu0, peakRssMiB: statusKiB(pid, 'VmHWM') / 1024 };
+  const { latencies, slowest } = await timePodsToReady(api, namespace, spec.pods, spec.mode, (i) => `${tag}-${i}`);
+  const figures = { agent, ...spec, latencies, slowest, cpuSeconds: cpuSeconds(pid) - cpu0, peakRssMiB: statusKiB(pid, 'VmHWM') / 1024 };
   if (latencies.length < spec.pods) throw new Error(`${agent}: only ${latencies.length} of ${spec.pods} pods were ready within 300 s`);
   // Deleted as kubectl deletes: the node stops the containers, then the pod leaves the API.
   await Promise.all([...Array(spec.pods).keys()].map((i) => api.core.deleteNamespacedPod({ namespace, name: `${tag}-${i}` })));
@@ -171,13 +178,14 @@ export function reportSli(
   const lines = [
     `\n${title}\n`,
     table(
-      ['agent', 'round', 'p50', 'p90', 'p99', 'agent CPU', 'agent peak RSS'],
+      ['agent', 'round', 'p50', 'p90', 'p99', 'slowest pod', 'agent CPU', 'agent peak RSS'],
       rounds.map((r) => [
         r.agent,
         `${r.pods} ${r.mode}`,
         ms(median(r.latencies)),
         ms(percentile(r.latencies, 90)),
         ms(percentile(r.latencies, 99)),
+        `${r.slowest.name} ${ms(r.slowest.ms)}`,
         `${r.cpuSeconds.toFixed(2)} s`,
         `${r.peakRssMiB.toFixed(1)} MiB`,
       ]),

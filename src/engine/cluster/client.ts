@@ -118,7 +118,7 @@ const REQUEST_TIMEOUT_MS = 10_000;
  * in-cluster service account).
  */
 export async function loadKubeConfig(path: string): Promise<KubeConfig> {
-  const k8s = await import('@kubernetes/client-node');
+  const k8s = await import('./client-node.js');
   const kc = new k8s.KubeConfig();
   if (path === 'default') kc.loadFromDefault();
   else kc.loadFromFile(path);
@@ -139,7 +139,7 @@ export interface ConnectedCluster extends ClusterClient {
 
 /** A ClusterClient over client-node for the given kubeconfig. */
 export async function connectCluster(kc: KubeConfig): Promise<ConnectedCluster> {
-  const k8s = await import('@kubernetes/client-node');
+  const k8s = await import('./client-node.js');
   const { KeptConnections } = await import('./keep-alive.js');
   const server = kc.getCurrentCluster()!.server;
   // As kc.makeApiClient, but every client's calls share kept-open connections.

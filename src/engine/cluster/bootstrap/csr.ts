@@ -118,7 +118,7 @@ export interface CsrApi {
 
 /** The CSR API of the cluster this kubeconfig reaches, through client-node; failures are ClusterErrors. */
 export async function csrApi(kc: KubeConfig): Promise<CsrApi> {
-  const k8s = await import('@kubernetes/client-node');
+  const k8s = await import('../client-node.js');
   const api = kc.makeApiClient(k8s.CertificatesV1Api);
   const server = kc.getCurrentCluster()?.server ?? '';
   const call = async <T>(what: string, request: () => Promise<unknown>): Promise<T> => {

@@ -170,7 +170,7 @@ function embedFile(entry: Entry, fileKey: string, dataKey: string, base: string 
  * kubeadm takes as proof enough that TLS can be trusted.
  */
 async function readClusterInfo(cluster: Entry, user: Entry | undefined, options: FileDiscoveryOptions): Promise<Entry | undefined> {
-  const k8s = await import('@kubernetes/client-node');
+  const k8s = await import('../client-node.js');
   const kc = new k8s.KubeConfig();
   // The chosen cluster and user under names of its own: the file's may be empty, or have no context.
   kc.loadFromString(

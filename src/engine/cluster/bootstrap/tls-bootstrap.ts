@@ -134,7 +134,7 @@ export async function loadClientCert(options: BootstrapOptions): Promise<'valid'
   const subject = nodeClientSubject(nodeName);
   const request = existsSync(keyPath) ? await requestWithKey(subject, readFileSync(keyPath, 'utf8')) : await newRequest(subject);
   if (!existsSync(keyPath)) writeFileAtomic(keyPath, request.keyPem, 0o600);
-  const k8s = await import('@kubernetes/client-node');
+  const k8s = await import('../client-node.js');
   const kc = new k8s.KubeConfig();
   kc.loadFromFile(bootstrapKubeconfigPath);
   const api = await csrApi(kc);

@@ -1,6 +1,7 @@
 import type { PlegMode } from './pleg/evented.js';
 import type { PodLifecycleEventType } from './pleg/types.js';
-import type { UpdateType, WorkerState } from './pod-workers.js';
+import type { UpdateType } from './pod-syncer.js';
+import type { WorkerState } from './pod-workers.js';
 import type { ProbeKind } from './prober/worker.js';
 
 /** What every lifecycle event carries, whatever its type. */

@@ -8,7 +8,7 @@ import type { EventStream } from './events.js';
 import type { RuntimeManager } from './kuberuntime/runtime-manager.js';
 import { SyncErrors } from './kuberuntime/sync-result.js';
 import type { PodManager } from './pod-manager.js';
-import type { PodSyncer, SyncPodResult, UpdateType } from './pod-workers.js';
+import type { PodSyncer, SyncPodResult, UpdateType } from './pod-syncer.js';
 import { generateAPIPodStatus } from './status/generate.js';
 import { isRestartingAll } from './status/restart-all.js';
 import type { ReasonCache } from './status/reason-cache.js';

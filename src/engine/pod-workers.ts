@@ -3,12 +3,11 @@ import type { Clock, Timer } from '../util/clock.js';
 import { isTerminalPhase, podRef } from './api/pod-util.js';
 import { KubeletConstants } from './config/kubelet-config.js';
 import type { Pod, PodStatus } from './api/v1.js';
-import type { RunningPod, RuntimePodStatus } from './container/types.js';
+import type { RunningPod } from './container/types.js';
 import type { EventStream } from './events.js';
 import type { PodCache } from './pleg/pod-cache.js';
 import { jitter, type WorkQueue } from './work-queue.js';
-
-export type UpdateType = 'create' | 'update' | 'sync' | 'kill';
+import type { PodSyncer, SyncOutcome, SyncPodResult, UpdateType } from './pod-syncer.js';
 
 /** A pod's grace period when neither its spec nor its deletion gives one. */
 const DEFAULT_GRACE = KubeletConstants.defaultTerminationGracePeriodSeconds;
@@ -32,34 +31,6 @@ export interface UpdatePodOptions {
    * shutdown). Its content may then go as soon as its containers die (KillPodOptions.Evict).
    */
   evict?: boolean;
-}
-
-export interface SyncPodResult {
-  /** The pod reached a terminal phase and should terminate. */
-  terminal: boolean;
-  /**
-   * A container waits out a back-off (CrashLoopBackOff, ImagePullBackOff). The kubelet counts
-   * such a sync as failed: the pod comes back after the worker's back-off period, or when the
-   * earliest crash-loop back-off ends (`endsInMs`, the kubelet's BackoffError) if one does.
-   */
-  backOff?: { endsInMs?: number };
-  /** The sync changed nothing in the runtime (a resync that found nothing to do). */
-  runtimeUntouched?: boolean;
-  /** Sync again as soon as the runtime's status is newer (the kubelet's UpdatePod after a restart in place removed the containers). */
-  requeue?: boolean;
-}
-
-/** How a pod worker's sync ended, for the PLEG: what the runtime may have that the cache has not. */
-export type SyncOutcome = 'changed' | 'untouched' | 'failed';
-
-/** What the pod workers call; the kubelet implements it (syncPod and friends). */
-export interface PodSyncer {
-  /** SIGNAL aborts when the pod is killed during the sync: what is not started yet is left alone. */
-  syncPod(updateType: UpdateType, pod: Pod, status: RuntimePodStatus, signal?: AbortSignal): Promise<SyncPodResult>;
-  /** STATUS_FN, when a kill gave one, changes the status written before the containers are stopped. */
-  syncTerminatingPod(pod: Pod, status: RuntimePodStatus, gracePeriodSeconds: number, statusFn?: (status: PodStatus) => void): Promise<void>;
-  syncTerminatingRuntimePod(running: RunningPod): Promise<void>;
-  syncTerminatedPod(pod: Pod, status: RuntimePodStatus): Promise<void>;
 }
 
 export type WorkerState = 'syncing' | 'terminating' | 'terminated';

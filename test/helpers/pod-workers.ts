@@ -2,7 +2,8 @@
 import type { Pod } from '../../src/engine/api/v1.js';
 import { EventStream } from '../../src/engine/events.js';
 import { PodCache } from '../../src/engine/pleg/pod-cache.js';
-import { PodWorkers, type PodSyncer } from '../../src/engine/pod-workers.js';
+import type { PodSyncer } from '../../src/engine/pod-syncer.js';
+import { PodWorkers } from '../../src/engine/pod-workers.js';
 import { WorkQueue } from '../../src/engine/work-queue.js';
 import { FakeClock, flushMicrotasks } from '../../src/util/clock.js';
 

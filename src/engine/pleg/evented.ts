@@ -3,7 +3,7 @@ import { CriError, GrpcCode } from '../../cri/errors.js';
 import { KubeletLabels } from '../../cri/types.js';
 import type { Clock, Timer } from '../../util/clock.js';
 import type { EventStream } from '../events.js';
-import type { SyncOutcome } from '../pod-workers.js';
+import type { SyncOutcome } from '../pod-syncer.js';
 import { NodeNameLabel } from '../kuberuntime/labels.js';
 import type { GenericPLEG } from './generic.js';
 

@@ -4,7 +4,8 @@ import type { RunningPod, RuntimePodStatus } from '../../../src/engine/container
 import { EventStream, type LifecycleEvent } from '../../../src/engine/events.js';
 import { NODE_SHUTDOWN_MESSAGE, NodeShutdown, shutdownGroups } from '../../../src/engine/node-shutdown.js';
 import { PodCache } from '../../../src/engine/pleg/pod-cache.js';
-import { PodWorkers, type PodSyncer, type SyncPodResult } from '../../../src/engine/pod-workers.js';
+import type { PodSyncer, SyncPodResult } from '../../../src/engine/pod-syncer.js';
+import { PodWorkers } from '../../../src/engine/pod-workers.js';
 import { WorkQueue } from '../../../src/engine/work-queue.js';
 import { FakeClock, flushMicrotasks } from '../../../src/util/clock.js';
 

@@ -3,14 +3,8 @@ import type { Pod } from '../../../src/engine/api/v1.js';
 import { emptyPodStatus, type RunningPod, type RuntimePodStatus } from '../../../src/engine/container/types.js';
 import { EventStream, type LifecycleEvent } from '../../../src/engine/events.js';
 import { PodCache } from '../../../src/engine/pleg/pod-cache.js';
-import {
-  PodWorkers,
-  type PodSyncer,
-  type PodWorkersOptions,
-  type SyncPodResult,
-  type UpdatePodOptions,
-  type UpdateType,
-} from '../../../src/engine/pod-workers.js';
+import type { PodSyncer, SyncPodResult, UpdateType } from '../../../src/engine/pod-syncer.js';
+import { PodWorkers, type PodWorkersOptions, type UpdatePodOptions } from '../../../src/engine/pod-workers.js';
 import { WorkQueue } from '../../../src/engine/work-queue.js';
 import { FakeClock, flushMicrotasks } from '../../../src/util/clock.js';
 

@@ -1,4 +1,4 @@
-#!/usr/bin/env -S GLIBC_TUNABLES=glibc.malloc.trim_threshold=131072:glibc.malloc.mmap_threshold=131072:glibc.malloc.arena_max=2 node --max-semi-space-size=1
+#!/usr/bin/env -S GLIBC_TUNABLES=glibc.malloc.trim_threshold=131072:glibc.malloc.mmap_threshold=131072:glibc.malloc.arena_max=2 node --max-semi-space-size=1 --heap-growing-percent=50
 // NO_COLOR (no-color.org) and --no-color turn colour off everywhere: listr2
 // reads NO_COLOR, Ink's chalk reads FORCE_COLOR, so both are set before either loads.
 if (process.env.NO_COLOR || process.argv.includes('--no-color')) {

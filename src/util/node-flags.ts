@@ -1,14 +1,18 @@
 /**
  * V8 flags the knode CLI runs with (bin/run.js's shebang; a unit test keeps
- * them equal), for `knode run` above all: a young generation of 1 MiB
- * semi-spaces instead of V8's 16 MiB. The node agent's garbage is small and
- * short-lived, and the larger nursery only kept memory resident. The
- * embedded runtime knode starts runs without them: they slowed its
- * StartContainer. Its spawner (runtime/spawner/), which only forks and
- * writes logs, runs with them. Figures: bench/notes/kubelet-side-by-side.md
- * and bench/notes/cri-and-startup.md.
+ * them equal), for `knode run` above all:
+ * - a young generation of 1 MiB semi-spaces instead of V8's 16 MiB. The node
+ *   agent's garbage is small and short-lived, and the larger nursery only
+ *   kept memory resident;
+ * - the old generation grown by half after each full collection, where V8
+ *   lets a busy process's grow up to fourfold. A burst of pods had the heap
+ *   grow far past what it kept, and the pages stayed resident after it.
+ * The embedded runtime knode starts runs without them: the small nursery
+ * slowed its StartContainer. Its spawner (runtime/spawner/), which only forks
+ * and writes logs, runs with them. Figures: bench/notes/kubelet-side-by-side.md,
+ * bench/notes/cri-and-startup.md and bench/notes/density.md.
  */
-export const NODE_FLAGS: readonly string[] = ['--max-semi-space-size=1'];
+export const NODE_FLAGS: readonly string[] = ['--max-semi-space-size=1', '--heap-growing-percent=50'];
 
 /**
  * glibc's malloc tunables bin/run.js's shebang sets (as GLIBC_TUNABLES, in

@@ -9,7 +9,7 @@
 // 46 MiB more memory and 400 ms more to load. The certificate library and the
 // TUI, loaded on demand, stay outside.
 import { build } from 'esbuild';
-import { readdirSync, rmSync } from 'node:fs';
+import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -20,6 +20,26 @@ const commands = readdirSync(join(dist, 'commands'), { recursive: true, encoding
   .filter((f) => f.endsWith('.js'))
   .map((f) => join(dist, 'commands', f));
 const entryPoints = [join(dist, 'cli', 'main.js'), ...commands];
+
+/**
+ * @oclif/core sorts a plugin's commands with localeCompare on every start,
+ * which loads ICU's collation data: about 3 MiB of each knode process's
+ * memory, `knode run` included, for good. Its command ids are ASCII, so code
+ * unit order is the same order. The build fails if oclif's line changed.
+ */
+let oclifPatched = false;
+const oclifWithoutCollation = {
+  name: 'oclif-without-collation',
+  setup(b) {
+    b.onLoad({ filter: /@oclif[\\/]core[\\/]lib[\\/]config[\\/]plugin\.js$/ }, (args) => {
+      const source = readFileSync(args.path, 'utf8');
+      const sort = '.sort((a, b) => a.id.localeCompare(b.id))';
+      if (!source.includes(sort)) throw new Error(`${args.path}: no \`${sort}\` to replace; see scripts/bundle.js`);
+      oclifPatched = true;
+      return { contents: source.replace(sort, '.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))'), loader: 'js' };
+    });
+  },
+};
 
 rmSync(out, { recursive: true, force: true });
 await build({
@@ -34,6 +54,7 @@ await build({
   target: 'node20',
   sourcemap: 'linked',
   logLevel: 'warning',
+  plugins: [oclifWithoutCollation],
   external: [
     '@peculiar/x509',
     'reflect-metadata',
@@ -49,3 +70,4 @@ await build({
     js: "import { createRequire as knodeCreateRequire } from 'node:module';\nconst require = knodeCreateRequire(import.meta.url);",
   },
 });
+if (!oclifPatched) throw new Error('scripts/bundle.js: @oclif/core/lib/config/plugin.js was not bundled, so its sort was not replaced');

@@ -14,6 +14,7 @@ import { defaultText, type Setting, type SettingCommand, settingFor, SETTINGS } 
 import { parseThresholdConfig } from '../engine/eviction/thresholds.js';
 import { SysctlAllowlist } from '../engine/sysctl-allowlist.js';
 import { UserError } from '../util/user-error.js';
+import { compareStrings } from '../util/compare.js';
 
 /** A setting's description in --help: the table's, ending in its default. */
 function flagDescription(setting: Setting): string {
@@ -40,7 +41,7 @@ function settingFlag(setting: Setting, helpGroup?: string) {
 
 /** A command's setting flags, in name order (the order of shell completions and the usage line). */
 function flagsOf(command: SettingCommand, helpGroup?: string) {
-  const settings = SETTINGS.filter((s) => s.flag && s.commands.includes(command)).sort((a, b) => a.flag!.localeCompare(b.flag!));
+  const settings = SETTINGS.filter((s) => s.flag && s.commands.includes(command)).sort((a, b) => compareStrings(a.flag!, b.flag!));
   return Object.fromEntries(settings.map((s) => [s.flag!, settingFlag(s, helpGroup)]));
 }
 

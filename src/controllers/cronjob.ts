@@ -4,6 +4,7 @@ import { parseCronSchedule, rfc3339InZone, timeZoneProblem, type CronSchedule } 
 import { controllerOf, type CronJob, type Job, type ObjectReference } from '../engine/api/workloads.js';
 import { objectKey, ownerKey, splitKey, WorkQueue, type Controller, type ControllerDeps } from './controller.js';
 import { finishedCondition } from './job-util.js';
+import { compareStrings } from '../util/compare.js';
 
 export const SCHEDULED_TIMESTAMP = 'batch.kubernetes.io/cronjob-scheduled-timestamp';
 /** nextScheduleDelta: the requeue lands this long after the scheduled time, against clock skew. */
@@ -276,7 +277,7 @@ function byStartTime(a: Job, b: Job): number {
   const sb = b.status?.startTime;
   if (!sa && sb) return 1;
   if (sa && !sb) return -1;
-  if (sa === sb) return (a.metadata.name ?? '').localeCompare(b.metadata.name ?? '');
+  if (sa === sb) return compareStrings(a.metadata.name ?? '', b.metadata.name ?? '');
   return Date.parse(sa!) - Date.parse(sb!);
 }
 

@@ -5,6 +5,7 @@ import { rfc3339 } from '../engine/api/v1.js';
 import type { Deployment, PodTemplateSpec, ReplicaSet, WorkloadCondition } from '../engine/api/workloads.js';
 import { canonicalJson } from '../engine/config/static-pod.js';
 import { safeEncode } from './store.js';
+import { compareStrings } from '../util/compare.js';
 
 export const RevisionAnnotation = 'deployment.kubernetes.io/revision';
 export const HASH_LABEL = 'pod-template-hash';
@@ -85,8 +86,8 @@ export function maxRevision(sets: ReplicaSet[]): number {
 
 export function byCreation(a: ReplicaSet, b: ReplicaSet): number {
   return (
-    (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? '') ||
-    (a.metadata.name ?? '').localeCompare(b.metadata.name ?? '')
+    compareStrings(a.metadata.creationTimestamp ?? '', b.metadata.creationTimestamp ?? '') ||
+    compareStrings(a.metadata.name ?? '', b.metadata.name ?? '')
   );
 }
 

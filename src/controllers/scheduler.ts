@@ -2,6 +2,7 @@ import type { Pod } from '../engine/api/v1.js';
 import { rfc3339 } from '../engine/api/v1.js';
 import type { KubeObject } from '../engine/api/workloads.js';
 import { unschedulable, WorkQueue, type Controller, type ControllerDeps } from './controller.js';
+import { compareStrings } from '../util/compare.js';
 
 /**
  * The scheduler's retry for one node: a pod left Pending because it did not
@@ -43,7 +44,7 @@ export class SchedulerController implements Controller {
   private schedule(): void {
     const pending = (this.deps.store.list<KubeObject>('Pod') as unknown as Pod[])
       .filter((p) => !p.spec.nodeName && !p.metadata.deletionTimestamp && p.status?.phase === 'Pending')
-      .sort((a, b) => (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? ''));
+      .sort((a, b) => compareStrings(a.metadata.creationTimestamp ?? '', b.metadata.creationTimestamp ?? ''));
     for (const pod of pending) {
       const why = unschedulable(this.deps, pod);
       if (why) {

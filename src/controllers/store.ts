@@ -7,6 +7,7 @@ import type { KubeObject } from '../engine/api/workloads.js';
 import { applyDefaults, prepareForCreate, prepareForUpdate } from './defaults.js';
 import { collectorPolicy, defaultPolicy, FOREGROUND_FINALIZER, gcFinalizers, holds, ORPHAN_FINALIZER } from './finalizers.js';
 import type { PropagationPolicy } from './finalizers.js';
+import { compareStrings } from '../util/compare.js';
 
 type OwnerReference = NonNullable<ObjectMeta['ownerReferences']>[number];
 
@@ -58,7 +59,7 @@ export class ObjectStore {
     for (const o of this.objects.values())
       if (o.kind === kind && (namespace === undefined || o.metadata.namespace === namespace)) out.push(structuredClone(o) as T);
     return out.sort((a, b) =>
-      keyOf(a.kind, a.metadata.namespace, a.metadata.name).localeCompare(keyOf(b.kind, b.metadata.namespace, b.metadata.name)),
+      compareStrings(keyOf(a.kind, a.metadata.namespace, a.metadata.name), keyOf(b.kind, b.metadata.namespace, b.metadata.name)),
     );
   }
 

@@ -13,6 +13,7 @@ import type { PodWorkers } from './pod-workers.js';
 import { PREEMPT_MESSAGE, PREEMPT_REASON } from './preemption.js';
 import { qosClassOf } from './status/qos.js';
 import type { StatusManager } from './status/status-manager.js';
+import { compareStrings } from '../util/compare.js';
 
 export interface SyncHandlerDeps {
   podManager: PodManager;
@@ -103,7 +104,7 @@ export class SyncHandler {
   }
 
   handlePodAdditions(pods: Pod[]): void {
-    const sorted = [...pods].sort((a, b) => (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? ''));
+    const sorted = [...pods].sort((a, b) => compareStrings(a.metadata.creationTimestamp ?? '', b.metadata.creationTimestamp ?? ''));
     for (const pod of sorted) {
       const uid = pod.metadata.uid!;
       this.deps.podManager.addPod(pod);

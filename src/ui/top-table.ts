@@ -1,5 +1,6 @@
 import type { PodStats, Summary } from '../engine/stats/types.js';
 import { formatTable } from './pod-table.js';
+import { compareStrings } from '../util/compare.js';
 
 /** CPU as kubectl top prints it: millicores, rounded up (resource.Quantity's MilliValue). */
 export function formatCpu(nanoCores: number | undefined): string {
@@ -53,12 +54,12 @@ export function topPodsTable(summary: Summary, opts: { containers: boolean; allN
   const key = (u: { nanoCores?: number; workingSetBytes?: number }) =>
     opts.sortBy === 'cpu' ? (u.nanoCores ?? -1) : (u.workingSetBytes ?? -1);
   if (opts.sortBy) pods.sort((a, b) => key(b) - key(a));
-  else pods.sort((a, b) => `${a.namespace}/${a.name}`.localeCompare(`${b.namespace}/${b.name}`));
+  else pods.sort((a, b) => compareStrings(`${a.namespace}/${a.name}`, `${b.namespace}/${b.name}`));
   const ns = (p: PodUsage) => (opts.allNamespaces ? [p.namespace] : []);
   if (opts.containers) {
     const header = [...(opts.allNamespaces ? ['NAMESPACE'] : []), 'POD', 'NAME', 'CPU(cores)', 'MEMORY(bytes)'];
     const ordered = (cs: PodUsage['containers']) =>
-      [...cs].sort(opts.sortBy ? (a, b) => key(b) - key(a) : (a, b) => a.name.localeCompare(b.name));
+      [...cs].sort(opts.sortBy ? (a, b) => key(b) - key(a) : (a, b) => compareStrings(a.name, b.name));
     const rows = pods.flatMap((p) =>
       ordered(p.containers).map((c) => [...ns(p), p.name, c.name, formatCpu(c.nanoCores), formatMemory(c.workingSetBytes)]),
     );

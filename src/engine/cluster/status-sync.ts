@@ -6,6 +6,7 @@ import type { EventStream } from '../events.js';
 import type { PodManager } from '../pod-manager.js';
 import type { StatusManager } from '../status/status-manager.js';
 import { ClusterError, type PodApi } from './client.js';
+import { compareStrings } from '../../util/compare.js';
 
 /** The kubelet's status manager resyncs every pod this often (syncPeriod). */
 const BATCH_SYNC_PERIOD_MS = 10_000;
@@ -179,6 +180,6 @@ function keepTransitionTime(c: PodCondition, old: PodCondition[] | undefined): P
 
 /** A status as the comparison sees it: conditions in any order, null probe times as absent. */
 function comparable(status: PodStatus): unknown {
-  const conditions = [...(status.conditions ?? [])].sort((a, b) => a.type.localeCompare(b.type));
+  const conditions = [...(status.conditions ?? [])].sort((a, b) => compareStrings(a.type, b.type));
   return JSON.parse(JSON.stringify({ ...status, conditions }, (_k, v: unknown) => (v === null ? undefined : v)));
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Container, Pod, Probe } from '../api/v1.js';
 import { ConfigHashAnnotation, ConfigSeenAnnotation, ConfigSourceAnnotation } from '../api/pod-util.js';
+import { compareStrings } from '../../util/compare.js';
 
 export type StaticSource = 'file' | 'http';
 
@@ -56,7 +57,7 @@ export function staticPodUid(manifest: Pod, origin: Omit<StaticPodOrigin, 'seenA
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) => {
     if (v && typeof v === 'object' && !Array.isArray(v)) {
-      return Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+      return Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => compareStrings(a, b)));
     }
     return v;
   });

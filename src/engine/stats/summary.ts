@@ -9,6 +9,7 @@ import { NodeNameLabel } from '../kuberuntime/labels.js';
 import { diskUsage } from '../../util/disk-usage.js';
 import { readBootTime, readFsUsage, readHostCpu, readHostMemory, readRlimit, type FsUsage } from './host.js';
 import type { ContainerStats, CPUStats, FsStats, MemoryStats, NodeStats, PodStats, Summary, VolumeStats } from './types.js';
+import { compareStrings } from '../../util/compare.js';
 
 export interface SummaryProviderOptions {
   runtime: RuntimeService & ImageService;
@@ -246,7 +247,7 @@ export class SummaryProvider {
       }
       for (const name of names) out.push({ name, ...fsCapacity(rootFs), time, ...diskUsage(join(dir, plugin, name)) });
     }
-    return out.sort((a, b) => a.name.localeCompare(b.name));
+    return out.sort((a, b) => compareStrings(a.name, b.name));
   }
 
   private nodeStats(

@@ -6,6 +6,7 @@ import { humanDuration } from '../../engine/api/printers.js';
 import { formatEventLine } from '../event-line.js';
 import { formatWaterfall } from '../trace-view.js';
 import { applyEvent, emptyNodeView, type NodeView, type PodView, type WorkloadView } from './node-view.js';
+import { compareStrings } from '../../util/compare.js';
 
 export interface NodeTuiProps {
   subscribe: (listener: (event: LifecycleEvent) => void) => () => void;
@@ -50,7 +51,7 @@ export function NodeTui({ subscribe, onQuit, traceOf, logsOf, refreshMs = 250, n
     return () => clearInterval(timer);
   }, [refreshMs]);
 
-  const pods = [...view.current.pods.values()].sort((a, b) => a.pod.localeCompare(b.pod));
+  const pods = [...view.current.pods.values()].sort((a, b) => compareStrings(a.pod, b.pod));
   const current = pods[Math.min(selected, pods.length - 1)];
 
   useInput((input, key) => {
@@ -113,7 +114,7 @@ const WORKLOAD_ROWS = 6;
 /** The local controllers' workloads, a line each as `kubectl get all` has them (without ages). */
 function Workloads({ workloads }: { workloads: WorkloadView[] }) {
   if (workloads.length === 0) return null;
-  const sorted = workloads.sort((a, b) => a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name));
+  const sorted = workloads.sort((a, b) => compareStrings(a.namespace, b.namespace) || compareStrings(a.name, b.name));
   const shown = sorted.slice(0, WORKLOAD_ROWS);
   const width = Math.min(40, Math.max(...shown.map((w) => w.name.length)) + 2);
   return (

@@ -9,6 +9,7 @@ import { eachLimited } from '../../../src/util/each-limited.js';
 import { FakeClock, flushMicrotasks } from '../../../src/util/clock.js';
 import { UserError } from '../../../src/util/user-error.js';
 import { MALLOC_TUNABLES, NODE_FLAGS } from '../../../src/util/node-flags.js';
+import { compareStrings } from '../../../src/util/compare.js';
 
 const INITIAL = 10_000;
 const MAX = 300_000;
@@ -339,5 +340,14 @@ describe('NODE_FLAGS', () => {
   it("are the flags (and MALLOC_TUNABLES the malloc tunables) bin/run.js's shebang gives node, so the CLI, the runtime it starts and the bench run alike", () => {
     const shebang = readFileSync(join(import.meta.dirname, '../../../bin/run.js'), 'utf8').split('\n')[0];
     expect(shebang).toBe(`#!/usr/bin/env -S GLIBC_TUNABLES=${MALLOC_TUNABLES} node ${NODE_FLAGS.join(' ')}`);
+  });
+});
+
+describe('compareStrings', () => {
+  it("orders as Go's sort.Strings does: by code unit, capitals first, punctuation by its code", () => {
+    // localeCompare gives a, a_b, a-b, a.b, a0, ab, B.
+    const sorted = ['ab', 'a_b', 'a.b', 'B', 'a0', 'a-b', 'a'].sort(compareStrings);
+    expect(sorted).toEqual(['B', 'a', 'a-b', 'a.b', 'a0', 'a_b', 'ab']);
+    expect(compareStrings('x', 'x')).toBe(0);
   });
 });

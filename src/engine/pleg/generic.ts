@@ -52,7 +52,7 @@ export class GenericPLEG {
   private started: number | undefined;
   /** When the scheduled full relist is due (Infinity while one runs or none is scheduled). */
   private due = Infinity;
-  /** The period the next relist was last scheduled by (reschedule compares the new one with it). */
+  /** The period as start or reschedule last read it (reschedule compares the new one with it). */
   private period = 0;
 
   constructor(private readonly opts: PlegOptions) {}
@@ -100,18 +100,18 @@ export class GenericPLEG {
   /**
    * The period changed. Shorter (the runtime's events stopped): the next
    * full relist comes a new period from now, unless it is due sooner.
-   * Longer (the events began to flow): the next one comes a new period from
-   * now, as upstream's evented PLEG relists on its long period from the
-   * start; the short period's relist would land in the burst of pods that
-   * set the events off and read every one of them in the middle of its sync.
-   * The first relist, due at start, is never put off (pods wait for it
-   * before their first sync).
+   * Longer (the events began to flow): the relist already scheduled on the
+   * short period is put off a new period too, or it would land in the burst
+   * of pods that set the events off and read each of them in the middle of
+   * its sync. The first relist, due at start, is never put off (pods wait for
+   * it before their first sync).
    */
   reschedule(): void {
     const period = this.opts.period();
-    const grew = period > this.period;
+    const sooner = this.opts.clock.now() + period < this.due;
+    const putOff = period > this.period && this.lastRelist > 0 && this.due !== Infinity;
     this.period = period;
-    if (this.opts.clock.now() + period < this.due || (grew && this.lastRelist > 0 && this.due !== Infinity)) this.schedule(period);
+    if (sooner || putOff) this.schedule(period);
   }
 
   private schedule(delay: number): void {

@@ -2,7 +2,7 @@ import type { PodSandboxConfig__Output } from '../cri/gen/runtime/v1/PodSandboxC
 import type { PodSandboxFilter__Output } from '../cri/gen/runtime/v1/PodSandboxFilter.js';
 import type { ContainerService } from './containers.js';
 import type { ContainerEventType } from '../cri/gen/runtime/v1/ContainerEventType.js';
-import { matchesLabels, toPodSandboxStatus } from './convert.js';
+import { matchesLabels, toContainerStatus, toPodSandboxStatus } from './convert.js';
 import type { ContainerEventHub } from './events.js';
 import { alreadyExists, invalid, storageFailed, unknown } from './errors.js';
 import { lookup, lookupOptional, newId, nowNs } from './ids.js';
@@ -39,7 +39,11 @@ export class SandboxService {
     private readonly podNetwork: PodNetwork,
   ) {}
 
-  /** Sandboxes have lifecycle events too (containerd 2 sends them): their id stands as the container id. */
+  /**
+   * Sandboxes have lifecycle events too (containerd 2 sends them): their id
+   * stands as the container id, and they carry the sandbox's containers, as
+   * containerd's do.
+   */
   private publish(sandbox: SandboxRecord, type: ContainerEventType): void {
     if (this.events.subscribers === 0) return;
     this.events.publish({
@@ -47,7 +51,7 @@ export class SandboxService {
       containerEventType: type,
       createdAt: nowNs(),
       podSandboxStatus: toPodSandboxStatus(sandbox),
-      containersStatuses: [],
+      containersStatuses: this.state.containersOf(sandbox.id).map(toContainerStatus),
     });
   }
 

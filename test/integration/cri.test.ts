@@ -392,6 +392,11 @@ describe.each(runtimesUnderTest())('CRI against the $name runtime', (runtime) =>
     // The sandbox was created before the stream was known to be open: its creation may be missed, not its end.
     expect(sandboxEvents.slice(-2)).toEqual(['CONTAINER_STOPPED_EVENT', 'CONTAINER_DELETED_EVENT']);
     expect(events.find((e) => e.containerId === id)?.podSandboxStatus?.metadata?.name).toBe('events');
+    // A sandbox's events carry the containers in it too (the probes are still there when it stops).
+    const stopped = events.find((e) => e.containerId === id && e.containerEventType === 'CONTAINER_STOPPED_EVENT')!;
+    const inside = stopped.containersStatuses.map((s) => s.metadata?.name ?? '');
+    expect(inside.length).toBeGreaterThan(0);
+    expect(inside.filter((name) => !name.startsWith('probe-'))).toEqual([]);
     abort.abort();
     await reading;
   });

@@ -149,7 +149,8 @@ export function wireSyncLoop(parts: KubeletParts, deps: SyncLoopWiringDeps): Syn
     resyncInterval: config.syncFrequency,
     backOffPeriod: KubeletConstants.workerBackOffPeriod,
     afterSync: evented
-      ? (pod, syncedAt, outcome) => evented.afterSync(pod.metadata.uid!, pod.metadata.name!, pod.metadata.namespace!, syncedAt, outcome)
+      ? (pod, syncedAt, outcome, runtimeEvents) =>
+          evented.afterSync(pod.metadata.uid!, pod.metadata.name!, pod.metadata.namespace!, syncedAt, outcome, runtimeEvents)
       : undefined,
     syncStarted: evented ? (uid) => evented.syncStarted(uid) : undefined,
   });

@@ -6,7 +6,7 @@ import type { Pod, PodStatus } from './api/v1.js';
 import type { RunningPod, RuntimePodStatus } from './container/types.js';
 import type { EventStream } from './events.js';
 import type { RuntimeManager } from './kuberuntime/runtime-manager.js';
-import { SyncErrors } from './kuberuntime/sync-result.js';
+import { SyncErrors, type PodSyncResult } from './kuberuntime/sync-result.js';
 import type { PodManager } from './pod-manager.js';
 import type { PodSyncer, SyncPodResult, UpdateType } from './pod-syncer.js';
 import { generateAPIPodStatus } from './status/generate.js';
@@ -128,7 +128,8 @@ export class KubeletPodSyncer implements PodSyncer {
     // Containers removed for a restart in place: synced again at once to start them (and clear the condition).
     if (restartAllContainers && backOffs.length === 0 && result.results.some((r) => r.action === 'RemoveContainer'))
       return { terminal: false, requeue: true };
-    if (backOffs.length === 0) return { terminal: false, runtimeUntouched: result.results.length === 0 };
+    if (backOffs.length === 0)
+      return { terminal: false, runtimeUntouched: result.results.length === 0, runtimeEvents: runtimeEvents(result) };
     // Only a crash-loop back-off says when it ends (the kubelet's BackoffError; an image pull back-off does not).
     const ends = backOffs
       .filter((r) => r.error!.reason === SyncErrors.crashLoopBackOff && r.error!.retryAfterMs !== undefined)
@@ -178,4 +179,21 @@ export class KubeletPodSyncer implements PodSyncer {
     // The pod's final status: no container of it is left running (the kubelet's TerminatePod, last).
     this.deps.statusManager.terminatePod(pod);
   }
+}
+
+/**
+ * The container events the runtime sends for what a sync did, as `TYPE:id`: a sandbox made and
+ * containers started each end in a CONTAINER_STARTED_EVENT of their id (containerd's and the
+ * embedded runtime's). Undefined when the sync did anything else (a kill or a removal), or a
+ * step failed: the evented PLEG then reads the pod back.
+ */
+function runtimeEvents(result: PodSyncResult): string[] | undefined {
+  const made: string[] = [];
+  for (const r of result.results) {
+    if (r.error) return undefined;
+    if (r.action === 'CreatePodSandbox') made.push(`CONTAINER_STARTED_EVENT:${r.target}`);
+    else if (r.action === 'StartContainer' && r.id) made.push(`CONTAINER_STARTED_EVENT:${r.id}`);
+    else return undefined;
+  }
+  return made;
 }

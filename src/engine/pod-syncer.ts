@@ -15,6 +15,12 @@ export interface SyncPodResult {
   backOff?: { endsInMs?: number };
   /** The sync changed nothing in the runtime (a resync that found nothing to do). */
   runtimeUntouched?: boolean;
+  /**
+   * The runtime container events the sync's changes make, as `TYPE:id`, when it only made a
+   * sandbox and started containers, all of it done: once the evented PLEG has seen them, the
+   * newest event shows the pod as the sync left it (see EventedHints.afterSync).
+   */
+  runtimeEvents?: string[];
   /** Sync again as soon as the runtime's status is newer (the kubelet's UpdatePod after a restart in place removed the containers). */
   requeue?: boolean;
 }

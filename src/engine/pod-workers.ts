@@ -81,10 +81,12 @@ export interface PodWorkersOptions {
   backOffPeriod: number;
   /**
    * Called after each sync with when it ended and how: it changed the runtime
-   * (the evented PLEG relists the pod), left it untouched (the cached status
-   * stands as current), or failed (a relist of the pod follows, one period on).
+   * (the evented PLEG relists the pod, or takes the pod from the runtime's
+   * events when they show all of RUNTIME_EVENTS), left it untouched (the
+   * cached status stands as current), or failed (a relist of the pod follows,
+   * one period on).
    */
-  afterSync?: (pod: Pod, syncedAt: number, outcome: SyncOutcome) => void;
+  afterSync?: (pod: Pod, syncedAt: number, outcome: SyncOutcome, runtimeEvents?: string[]) => void;
   /** Called as a pod's sync starts (the evented PLEG holds the pod's hints until afterSync). */
   syncStarted?: (uid: string) => void;
 }
@@ -259,6 +261,7 @@ export class PodWorkers {
       let next: 'resync' | 'now' | 'done' = 'done';
       let backOff: SyncPodResult['backOff'];
       let runtimeUntouched = false;
+      let runtimeEvents: string[] | undefined;
       const stateBefore = status.state;
       const started = clock.now();
       try {
@@ -273,6 +276,7 @@ export class PodWorkers {
           status.lastSyncTime = clock.now();
           backOff = result.backOff;
           runtimeUntouched = result.runtimeUntouched === true;
+          runtimeEvents = result.runtimeEvents;
           if (result.terminal && status.state === 'syncing') {
             this.startTerminating(status);
             status.gracePeriod ??= status.desired!.spec.terminationGracePeriodSeconds ?? DEFAULT_GRACE;
@@ -302,7 +306,7 @@ export class PodWorkers {
           detail: { updateType: update.updateType, state: stateBefore, durationMs: clock.now() - started },
         });
         if (status.desired && !status.finished)
-          this.opts.afterSync?.(status.desired, status.lastSyncTime, runtimeUntouched ? 'untouched' : 'changed');
+          this.opts.afterSync?.(status.desired, status.lastSyncTime, runtimeUntouched ? 'untouched' : 'changed', runtimeEvents);
       } catch (err) {
         if (signal.aborted) return;
         // As the kubelet: a retry waits for a runtime status newer than this failed attempt.

@@ -1,5 +1,5 @@
 import type { ImageService, RuntimeService, StreamFlags } from '../../cri/runtime-service.js';
-import type { PodSandboxConfig } from '../../cri/types.js';
+import type { ContainerEvent, PodSandboxConfig } from '../../cri/types.js';
 import { makeDirectory } from '../../util/atomic-file.js';
 import { Backoff } from '../../util/backoff.js';
 import { RealClock, type Clock } from '../../util/clock.js';
@@ -121,6 +121,11 @@ export class RuntimeManager {
     return runtimePods.getPodStatus(this.rt, uid, name, namespace);
   }
 
+  /** The pod as a runtime container event shows it (undefined without the sandbox's status). */
+  podStatusFromEvent(event: ContainerEvent, uid: string, name: string, namespace: string): Promise<RuntimePodStatus | undefined> {
+    return runtimePods.podStatusFromEvent(event, uid, name, namespace);
+  }
+
   /**
    * SyncPod: one pass of bringing the runtime in line with the pod spec.
    * Once SIGNAL aborts (the pod is being killed), nothing more is created or
@@ -217,7 +222,17 @@ export class RuntimeManager {
       const step = result.add({ action: 'StartContainer', target: container.name });
       try {
         this.containers.doBackOff(pod, container, status);
-        await this.containers.startContainer(sandboxId, sandboxConfig, container, pod, status, addresses, volumes, imageVolumes, signal);
+        step.id = await this.containers.startContainer(
+          sandboxId,
+          sandboxConfig,
+          container,
+          pod,
+          status,
+          addresses,
+          volumes,
+          imageVolumes,
+          signal,
+        );
         return true;
       } catch (err) {
         if (err instanceof SyncAborted) result.results.splice(result.results.indexOf(step), 1);

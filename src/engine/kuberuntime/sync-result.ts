@@ -37,6 +37,8 @@ export interface SyncResult {
   action: SyncAction;
   /** Container name or sandbox id. */
   target: string;
+  /** The container a StartContainer made, once the runtime gave it an id. */
+  id?: string;
   error?: SyncError;
 }
 

@@ -1,6 +1,6 @@
 import type { RuntimeService } from '../../cri/runtime-service.js';
 import { CriError, GrpcCode } from '../../cri/errors.js';
-import { KubeletLabels } from '../../cri/types.js';
+import { KubeletLabels, type ContainerEvent } from '../../cri/types.js';
 import type { Clock, Timer } from '../../util/clock.js';
 import type { EventStream } from '../events.js';
 import type { SyncOutcome } from '../pod-syncer.js';
@@ -16,11 +16,27 @@ const MAX_TARGETED = 8;
 /** How long to wait before opening the event stream again after it broke. */
 const RECONNECT_DELAY_MS = 5_000;
 
+/** What the runtime's events said of a pod while its sync ran (see afterSync). */
+interface SyncWatch {
+  /** The stamp of the pod's cached status as the sync began (a read since may have seen more than the events). */
+  cachedAt: number;
+  /** The stream the events came on: one that broke meanwhile may have lost some. */
+  stream: number;
+  /** Each event of the pod since, as `TYPE:id`. */
+  seen: Set<string>;
+  /** The newest of them: it carries the pod's sandbox and every container in it. */
+  latest?: ContainerEvent;
+}
+
 /**
  * Runtime container events as hints (DESIGN.md): each event makes the PLEG
- * relist that pod at once, while the periodic relist stays the truth. A
- * runtime without the stream (UNIMPLEMENTED, containerd 1.6) or a broken
- * stream falls back to relisting every second, and says so.
+ * relist that pod at once, while the periodic relist stays the truth. After
+ * a sync that made a sandbox or started containers, the events of those
+ * changes, once all have come, stand for the relist: the newest shows the
+ * pod as the sync left it (knode's own; upstream's relists on a container's
+ * stop alone). A runtime without the stream (UNIMPLEMENTED,
+ * containerd 1.6) or a broken stream falls back to relisting every second,
+ * and says so.
  */
 export class EventedHints {
   private readonly abort = new AbortController();
@@ -32,6 +48,10 @@ export class EventedHints {
   private readonly afterFailure = new Map<string, Timer>();
   /** Pods whose sync runs, each with when its hold ends: their hints wait for the sync's own relist (see syncStarted). */
   private readonly held = new Map<string, Timer>();
+  /** Pods whose sync runs, with what the events said of each meanwhile. */
+  private readonly watching = new Map<string, SyncWatch>();
+  /** Counts the event streams opened: events of an earlier one do not vouch for a sync. */
+  private stream = 0;
   mode: ModeState = 'starting';
 
   constructor(
@@ -55,6 +75,7 @@ export class EventedHints {
     this.afterFailure.clear();
     for (const timer of this.held.values()) timer.cancel();
     this.held.clear();
+    this.watching.clear();
   }
 
   private setMode(mode: PlegMode, message: string): void {
@@ -74,13 +95,20 @@ export class EventedHints {
   private async run(): Promise<void> {
     const signal = this.abort.signal;
     while (!signal.aborted) {
+      this.stream++;
       try {
         for await (const event of this.runtime.getContainerEvents(signal)) {
           this.setMode('evented', 'runtime container events arrive: relisting pods as they change');
           const labels = event.podSandboxStatus?.labels ?? event.containersStatuses[0]?.labels ?? {};
           if (labels[NodeNameLabel] !== this.nodeName) continue;
           const uid = labels[KubeletLabels.podUid];
-          if (uid) this.hint(uid, labels[KubeletLabels.podName] ?? '', labels[KubeletLabels.podNamespace] ?? '');
+          if (!uid) continue;
+          const watch = this.watching.get(uid);
+          if (watch?.stream === this.stream) {
+            watch.seen.add(`${event.containerEventType}:${event.containerId}`);
+            watch.latest = event;
+          }
+          this.hint(uid, labels[KubeletLabels.podName] ?? '', labels[KubeletLabels.podNamespace] ?? '');
         }
         if (signal.aborted) return;
         this.setMode('generic', 'the runtime closed its container event stream; relisting every period until it is back');
@@ -131,7 +159,16 @@ export class EventedHints {
    * retry, which waits for a status newer than the failure, comes no sooner
    * than on the kubelet.
    */
-  afterSync(uid: string, name: string, namespace: string, syncedAt: number, outcome: SyncOutcome): void {
+  afterSync(uid: string, name: string, namespace: string, syncedAt: number, outcome: SyncOutcome, runtimeEvents?: string[]): void {
+    const watch = this.watching.get(uid);
+    this.watching.delete(uid);
+    if (outcome === 'changed' && runtimeEvents && watch?.latest && this.vouches(uid, watch, runtimeEvents)) {
+      // The newest event is newer than every hint held during the sync: it answers them too.
+      this.pending.delete(uid);
+      this.release(uid);
+      void this.pleg.statusFromEvent(uid, name, namespace, watch.latest, syncedAt, watch.cachedAt);
+      return;
+    }
     this.release(uid);
     if (outcome === 'failed') {
       if (this.afterFailure.has(uid) || this.abort.signal.aborted) return;
@@ -166,6 +203,7 @@ export class EventedHints {
    * relisted then, as that relist would have seen them.
    */
   syncStarted(uid: string): void {
+    this.watching.set(uid, { cachedAt: this.pleg.cachedAt(uid), stream: this.stream, seen: new Set() });
     this.held.get(uid)?.cancel();
     this.held.set(
       uid,
@@ -174,6 +212,19 @@ export class EventedHints {
         if (this.pending.has(uid)) this.schedule();
       }, this.failedSyncRelistDelay),
     );
+  }
+
+  /**
+   * Whether the events seen during a sync show the pod as the sync left it:
+   * the stream has not broken since, the pod's relist is not under way, and
+   * each change the sync made has had its event. The runtime makes a
+   * change's event once the change is done and sends its events in order,
+   * so the newest seen is newer than all of them; any later change comes as
+   * another event.
+   */
+  private vouches(uid: string, watch: SyncWatch, runtimeEvents: string[]): boolean {
+    if (this.mode !== 'evented' || watch.stream !== this.stream || this.running.has(uid)) return false;
+    return runtimeEvents.every((e) => watch.seen.has(e));
   }
 
   /** The pod's sync ended: a hint held meanwhile is relisted now (with the sync's own, when one follows). */

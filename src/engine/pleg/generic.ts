@@ -1,3 +1,4 @@
+import type { ContainerEvent } from '../../cri/types.js';
 import type { Clock, Timer } from '../../util/clock.js';
 import type { ContainerRuntimeState, RunningPod, RuntimePodStatus } from '../container/types.js';
 import type { EventStream } from '../events.js';
@@ -192,25 +193,73 @@ export class GenericPLEG {
    * than its last sync, would wait for the next full relist.
    */
   relistPod(uid: string, name: string, namespace: string, after = -Infinity): Promise<void> {
-    const run = this.after([this.full, this.targeted.get(uid)], async () => {
-      // Newer than what the cache holds, too: relists run one after another, so this one reads the
-      // runtime after that entry was read, even within its millisecond, or after a confirm() that
-      // stamped it a millisecond ahead (a worker waiting for a status newer than its sync needs it).
-      const timestamp = Math.max(this.opts.clock.now(), after + 1, this.opts.cache.get(uid).modified + 1);
-      const status = await this.updateCache(uid, name, namespace, timestamp);
-      if (!status) return;
-      const rec = this.record(uid);
-      rec.current = status.containers.length + status.sandboxes.length > 0 ? toRunningPod(status) : undefined;
-      const events = computeEvents(uid, rec.old, rec.current);
-      rec.old = rec.current;
-      if (!rec.current) this.records.delete(uid);
-      for (const e of events) this.opts.onEvent(e);
+    return this.targetedRun(uid, async () => {
+      const status = await this.updateCache(uid, name, namespace, this.targetedStamp(uid, after));
+      if (status) this.advance(uid, status);
     });
+  }
+
+  /**
+   * The pod's status from a runtime container event instead of a read: the
+   * event shows the pod as its sync left it (EventedHints.afterSync). It
+   * stands if nothing read the pod since UNCHANGED_SINCE (the stamp of the
+   * cached status as the sync began: a later read may have seen later
+   * changes) and the pod has no sandbox but the event's; otherwise the pod is
+   * read as relistPod reads it. Stamped as relistPod stamps.
+   */
+  statusFromEvent(
+    uid: string,
+    name: string,
+    namespace: string,
+    event: ContainerEvent,
+    after: number,
+    unchangedSince: number,
+  ): Promise<void> {
+    return this.targetedRun(uid, async () => {
+      const timestamp = this.targetedStamp(uid, after);
+      const cached = this.opts.cache.get(uid);
+      let status =
+        cached.modified === unchangedSince && !this.needsReinspection.has(uid)
+          ? await this.opts.runtime.podStatusFromEvent(event, uid, name, namespace)
+          : undefined;
+      if (status && cached.status.sandboxes.some((s) => s.id !== status!.sandboxes[0].id)) status = undefined;
+      if (status) this.opts.cache.set(uid, status, undefined, timestamp);
+      else status = await this.updateCache(uid, name, namespace, timestamp);
+      if (status) this.advance(uid, status);
+    });
+  }
+
+  /** The stamp of a targeted relist: see relistPod. */
+  private targetedStamp(uid: string, after: number): number {
+    // Newer than what the cache holds, too: relists run one after another, so this one reads the
+    // runtime after that entry was read, even within its millisecond, or after a confirm() that
+    // stamped it a millisecond ahead (a worker waiting for a status newer than its sync needs it).
+    return Math.max(this.opts.clock.now(), after + 1, this.opts.cache.get(uid).modified + 1);
+  }
+
+  /** Runs FN after the full relist and the pod's targeted relists asked for before it. */
+  private targetedRun(uid: string, fn: () => Promise<void>): Promise<void> {
+    const run = this.after([this.full, this.targeted.get(uid)], fn);
     this.targeted.set(uid, run);
     void run.then(() => {
       if (this.targeted.get(uid) === run) this.targeted.delete(uid);
     });
     return run;
+  }
+
+  /** The pod's record moves to STATUS, and what changed is told. */
+  private advance(uid: string, status: RuntimePodStatus): void {
+    const rec = this.record(uid);
+    rec.current = status.containers.length + status.sandboxes.length > 0 ? toRunningPod(status) : undefined;
+    const events = computeEvents(uid, rec.old, rec.current);
+    rec.old = rec.current;
+    if (!rec.current) this.records.delete(uid);
+    for (const e of events) this.opts.onEvent(e);
+  }
+
+  /** When the pod's cached status was read (0: never). */
+  cachedAt(uid: string): number {
+    return this.opts.cache.get(uid).modified;
   }
 
   /**

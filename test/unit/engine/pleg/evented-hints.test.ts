@@ -7,7 +7,13 @@ import { GenericPLEG } from '../../../../src/engine/pleg/generic.js';
 import { PodCache } from '../../../../src/engine/pleg/pod-cache.js';
 import type { PodLifecycleEvent } from '../../../../src/engine/pleg/types.js';
 import { FakeClock } from '../../../../src/util/clock.js';
-import { FakeRuntimeService, fakeRuntimeManager, fakeSandboxStatus, podLabels } from '../../../helpers/fake-runtime-service.js';
+import {
+  FakeRuntimeService,
+  fakeContainerStatus,
+  fakeRuntimeManager,
+  fakeSandboxStatus,
+  podLabels,
+} from '../../../helpers/fake-runtime-service.js';
 
 const NODE = 'node-a';
 
@@ -55,16 +61,62 @@ function slowPleg(clock: FakeClock, events: EventStream, onEvent: (e: PodLifecyc
 const settle = () => new Promise((r) => setTimeout(r, 20));
 
 /** Hints from a runtime's event stream, started, over a PLEG whose relists wait to be released. */
-function startHints() {
+function startHints(onEvent?: (e: PodLifecycleEvent) => void) {
   const clock = new FakeClock();
   const events = new EventStream(() => clock.now());
-  const { pleg, log, release, cache, runtime } = slowPleg(clock, events);
+  const { pleg, log, release, cache, runtime } = slowPleg(clock, events, onEvent);
   /** The runtime's event stream yields what the test pushes. */
-  const source = { push: (uid: string) => runtime.emitContainerEvent(started(uid)) };
+  const source = {
+    push: (uid: string) => runtime.emitContainerEvent(started(uid)),
+    send: (events: ContainerEvent[]) => events.forEach((e) => runtime.emitContainerEvent(e)),
+  };
   const hints = new EventedHints(runtime, pleg, clock, events, NODE, () => {}, 1_000);
   hints.start();
   return { clock, pleg, log, release, source, hints, cache };
 }
+
+/**
+ * The events of a sync that makes pod UID's sandbox and starts its container,
+ * each carrying the pod as the runtime then holds it (as containerd's do).
+ */
+function syncEvents(uid: string): ContainerEvent[] {
+  const labels = podLabels({ uid, name: uid, namespace: 'default' }, NODE);
+  const podSandboxStatus = fakeSandboxStatus({
+    id: `sb-${uid}`,
+    createdAt: 1e6,
+    labels,
+    metadata: { name: uid, uid, namespace: 'default', attempt: 0 },
+  });
+  const container = (state: 'CONTAINER_CREATED' | 'CONTAINER_RUNNING') =>
+    fakeContainerStatus({
+      id: `c-${uid}`,
+      metadata: { name: 'app', attempt: 0 },
+      state,
+      createdAt: 2e6,
+      labels: { ...labels, [KubeletLabels.containerName]: 'app' },
+      annotations: { [KubeletAnnotations.containerHash]: 'h' },
+    });
+  const event = (
+    containerEventType: ContainerEvent['containerEventType'],
+    containerId: string,
+    containersStatuses: ContainerEvent['containersStatuses'],
+  ) => ({
+    containerId,
+    containerEventType,
+    createdAt: 0,
+    podSandboxStatus,
+    containersStatuses,
+  });
+  return [
+    event('CONTAINER_CREATED_EVENT', `sb-${uid}`, []),
+    event('CONTAINER_STARTED_EVENT', `sb-${uid}`, []),
+    event('CONTAINER_CREATED_EVENT', `c-${uid}`, [container('CONTAINER_CREATED')]),
+    event('CONTAINER_STARTED_EVENT', `c-${uid}`, [container('CONTAINER_RUNNING')]),
+  ];
+}
+
+/** What that sync tells the PLEG it made (SyncPodResult.runtimeEvents). */
+const madeBy = (uid: string) => [`CONTAINER_STARTED_EVENT:sb-${uid}`, `CONTAINER_STARTED_EVENT:c-${uid}`];
 
 describe('evented PLEG hints', () => {
   it('relists different pods side by side, at most eight at once, and each waiting pod once', async () => {
@@ -119,8 +171,8 @@ describe('evented PLEG hints', () => {
 
 describe('after a sync', () => {
   /** Hints with events flowing, and pod a's status cached at 100. */
-  async function flowing() {
-    const h = startHints();
+  async function flowing(onEvent?: (e: PodLifecycleEvent) => void) {
+    const h = startHints(onEvent);
     h.source.push('other');
     await settle();
     await h.release();
@@ -220,6 +272,63 @@ describe('after a sync', () => {
     await settle();
     expect(log).toEqual(['a', 'a', 'c']);
     await release();
+    hints.stop();
+  });
+
+  it("takes the pod from its events after a sync that made its sandbox and started its container: no read, the sync's changes told", async () => {
+    const told: PodLifecycleEvent[] = [];
+    const { log, cache, clock, hints, source } = await flowing((e) => told.push(e));
+    hints.syncStarted('a');
+    source.send(syncEvents('a'));
+    await settle();
+    await clock.advance(10);
+    const syncedAt = clock.now();
+    hints.afterSync('a', 'a', 'default', syncedAt, 'changed', madeBy('a'));
+    await settle();
+    expect(log).toEqual([]);
+    const entry = cache.get('a');
+    expect(entry.modified).toBeGreaterThan(syncedAt);
+    expect(entry.status.sandboxes.map((s) => [s.id, s.state])).toEqual([['sb-a', 'ready']]);
+    expect(entry.status.containers.map((c) => [c.id, c.name, c.state, c.hash])).toEqual([['c-a', 'app', 'running', 'h']]);
+    expect(told.map((e) => [e.type, e.data])).toEqual([
+      ['ContainerStarted', 'sb-a'],
+      ['ContainerStarted', 'c-a'],
+    ]);
+    hints.stop();
+  });
+
+  it('reads the pod instead when an event of the sync has not come, the pod was read during the sync, or it has another sandbox', async () => {
+    const { log, release, cache, clock, source, hints } = await flowing();
+    // The container's start has not been heard of yet.
+    hints.syncStarted('a');
+    source.send(syncEvents('a').slice(0, 3));
+    await settle();
+    hints.afterSync('a', 'a', 'default', clock.now(), 'changed', madeBy('a'));
+    await settle();
+    expect(log).toEqual(['a']);
+    await release();
+
+    // A relist read pod b while its sync ran: what it saw may be newer than the events.
+    hints.syncStarted('b');
+    source.send(syncEvents('b'));
+    await settle();
+    cache.set('b', emptyPodStatus('b', 'b', 'default'), undefined, clock.now());
+    hints.afterSync('b', 'b', 'default', clock.now(), 'changed', madeBy('b'));
+    await settle();
+    expect(log).toEqual(['a', 'b']);
+    await release();
+
+    // Pod c still has the sandbox it ran in before: the events show only the new one.
+    const old = { id: 'sb-old', state: 'notready' as const, createdAt: 0, attempt: 0, ip: '', network: 'POD' };
+    cache.set('c', { ...emptyPodStatus('c', 'c', 'default'), sandboxes: [old] }, undefined, clock.now());
+    hints.syncStarted('c');
+    source.send(syncEvents('c'));
+    await settle();
+    hints.afterSync('c', 'c', 'default', clock.now(), 'changed', madeBy('c'));
+    await settle();
+    expect(log).toEqual(['a', 'b', 'c']);
+    await release();
+    expect(cache.get('c').status.sandboxes.map((s) => s.id)).toEqual([]);
     hints.stop();
   });
 

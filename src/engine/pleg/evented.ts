@@ -209,6 +209,9 @@ export class EventedHints {
       uid,
       this.clock.setTimeout(() => {
         this.held.delete(uid);
+        // Its held events are relisted now, so they no longer show the pod as the sync leaves it
+        // (and a sync that never reports its end, its worker stopped, leaves nothing behind).
+        this.watching.delete(uid);
         if (this.pending.has(uid)) this.schedule();
       }, this.failedSyncRelistDelay),
     );

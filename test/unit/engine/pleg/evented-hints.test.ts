@@ -3,7 +3,6 @@ import { KubeletAnnotations, KubeletLabels, type ContainerEvent } from '../../..
 import { emptyPodStatus } from '../../../../src/engine/container/types.js';
 import { EventStream } from '../../../../src/engine/events.js';
 import { EventedHints } from '../../../../src/engine/pleg/evented.js';
-import { GenericPLEG } from '../../../../src/engine/pleg/generic.js';
 import { PodCache } from '../../../../src/engine/pleg/pod-cache.js';
 import type { PodLifecycleEvent } from '../../../../src/engine/pleg/types.js';
 import { FakeClock } from '../../../../src/util/clock.js';
@@ -14,6 +13,7 @@ import {
   fakeSandboxStatus,
   podLabels,
 } from '../../../helpers/fake-runtime-service.js';
+import { testPleg } from '../../../helpers/pleg.js';
 
 const NODE = 'node-a';
 
@@ -42,15 +42,7 @@ function slowPleg(clock: FakeClock, events: EventStream, onEvent: (e: PodLifecyc
     return new Promise((r) => waiting.push(r));
   });
   const cache = new PodCache();
-  const pleg = new GenericPLEG({
-    runtime: fakeRuntimeManager(runtime, clock, NODE),
-    cache,
-    clock,
-    events,
-    onEvent,
-    period: () => 10_000,
-    relistThreshold: 180_000,
-  });
+  const pleg = testPleg({ runtime: fakeRuntimeManager(runtime, clock, NODE), cache, clock, events, onEvent });
   const release = async () => {
     while (waiting.length > 0) waiting.shift()!();
     await new Promise((r) => setImmediate(r));

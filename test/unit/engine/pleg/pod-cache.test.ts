@@ -2,10 +2,9 @@ import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { emptyPodStatus, type RuntimePodStatus } from '../../../../src/engine/container/types.js';
 import { PodCache, type CachedPodStatus } from '../../../../src/engine/pleg/pod-cache.js';
-import { EventStream } from '../../../../src/engine/events.js';
-import { GenericPLEG } from '../../../../src/engine/pleg/generic.js';
 import { FakeClock, flushMicrotasks } from '../../../../src/util/clock.js';
 import { FakeRuntimeService, fakeRuntimeManager, podLabels } from '../../../helpers/fake-runtime-service.js';
+import { testPleg } from '../../../helpers/pleg.js';
 
 const status = (uid: string, ip: string): RuntimePodStatus => ({ ...emptyPodStatus(uid, 'web', 'default'), ips: [ip] });
 
@@ -154,15 +153,7 @@ describe('GenericPLEG.relistPod after a sync', () => {
     const clock = new FakeClock();
     const cache = new PodCache();
     const runtime = fakeRuntimeManager(new FakeRuntimeService(), clock);
-    const pleg = new GenericPLEG({
-      runtime,
-      cache,
-      clock,
-      events: new EventStream(() => clock.now()),
-      onEvent: () => {},
-      period: () => 10_000,
-      relistThreshold: 180_000,
-    });
+    const pleg = testPleg({ runtime, cache, clock });
     // The worker's last sync ended now; the clock has not moved since.
     const syncedAt = clock.now();
     await pleg.relistPod('u1', 'p', 'default', syncedAt);
@@ -176,15 +167,7 @@ describe('GenericPLEG.relistPod after a sync', () => {
     const clock = new FakeClock();
     const cache = new PodCache();
     const runtime = fakeRuntimeManager(new FakeRuntimeService(), clock);
-    const pleg = new GenericPLEG({
-      runtime,
-      cache,
-      clock,
-      events: new EventStream(() => clock.now()),
-      onEvent: () => {},
-      period: () => 10_000,
-      relistThreshold: 180_000,
-    });
+    const pleg = testPleg({ runtime, cache, clock });
     await clock.advance(100);
     await pleg.relistPod('u1', 'p', 'default');
     // A sync that changed nothing ends now and takes the status as current; in the same
@@ -229,15 +212,7 @@ describe('GenericPLEG.runningPods', () => {
     const fake = new FakeRuntimeService();
     fake.addSandbox({ id: 's1', createdAt: 1e6, labels: podLabels(web, 'node-1') });
     const runtime = fakeRuntimeManager(fake, clock);
-    const pleg = new GenericPLEG({
-      runtime,
-      cache: new PodCache(),
-      clock,
-      events: new EventStream(() => clock.now()),
-      onEvent: () => {},
-      period: () => 10_000,
-      relistThreshold: 180_000,
-    });
+    const pleg = testPleg({ runtime, clock });
     expect(pleg.runningPods()).toBeUndefined();
     await pleg.relist();
     expect(pleg.runningPods()).toEqual([web]);
@@ -255,15 +230,7 @@ describe('GenericPLEG.reschedule', () => {
     const fake = new FakeRuntimeService();
     const runtime = fakeRuntimeManager(fake, clock);
     const relists = () => fake.calls('listPodSandbox').length;
-    const pleg = new GenericPLEG({
-      runtime,
-      cache: new PodCache(),
-      clock,
-      events: new EventStream(() => clock.now()),
-      onEvent: () => {},
-      period: () => period,
-      relistThreshold: 180_000,
-    });
+    const pleg = testPleg({ runtime, clock, period: () => period });
     pleg.start();
     // The runtime's events begin to flow before the first relist ran: the period grows to 30 s.
     period = 30_000;
@@ -291,15 +258,7 @@ describe('GenericPLEG.healthy', () => {
     const clock = new FakeClock();
     const fake = new FakeRuntimeService();
     const runtime = fakeRuntimeManager(fake, clock);
-    const pleg = new GenericPLEG({
-      runtime,
-      cache: new PodCache(),
-      clock,
-      events: new EventStream(() => clock.now()),
-      onEvent: () => {},
-      period: () => 30_000,
-      relistThreshold: 180_000,
-    });
+    const pleg = testPleg({ runtime, clock, period: () => 30_000 });
     await clock.advance(1_000_000);
     expect(pleg.healthy()).toEqual({ ok: true, message: '' });
     pleg.start();

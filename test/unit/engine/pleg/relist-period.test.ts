@@ -3,11 +3,9 @@
 // land in the burst of pods that set the events off; the first relist is never put off.
 import { describe, expect, it } from 'vitest';
 import { KubeletLabels } from '../../../../src/cri/types.js';
-import { EventStream } from '../../../../src/engine/events.js';
-import { GenericPLEG } from '../../../../src/engine/pleg/generic.js';
-import { PodCache } from '../../../../src/engine/pleg/pod-cache.js';
 import { FakeClock, flushMicrotasks } from '../../../../src/util/clock.js';
 import { FakeRuntimeService, fakeRuntimeManager } from '../../../helpers/fake-runtime-service.js';
+import { testPleg } from '../../../helpers/pleg.js';
 
 /** A PLEG whose period is `period.ms`, and the times (from its start) of its full relists. */
 function pleg() {
@@ -19,15 +17,7 @@ function pleg() {
     if (filter?.labelSelector?.[KubeletLabels.podUid] === undefined) relists.push(clock.now() - start);
   });
   const period = { ms: 1_000 };
-  const p = new GenericPLEG({
-    runtime: fakeRuntimeManager(runtime, clock, 'node-a'),
-    cache: new PodCache(),
-    clock,
-    events: new EventStream(() => clock.now()),
-    onEvent: () => {},
-    period: () => period.ms,
-    relistThreshold: 180_000,
-  });
+  const p = testPleg({ runtime: fakeRuntimeManager(runtime, clock, 'node-a'), clock, period: () => period.ms });
   const advance = async (ms: number) => {
     for (let t = 0; t < ms; t += 100) {
       await clock.advance(100);

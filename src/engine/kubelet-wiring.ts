@@ -136,6 +136,7 @@ export function wireSyncLoop(parts: KubeletParts, deps: SyncLoopWiringDeps): Syn
           pleg.reschedule();
         },
         config.plegRelistPeriod,
+        config.plegEventedRelistPeriod,
       )
     : undefined;
   const workQueue = new WorkQueue(clock);

@@ -333,33 +333,39 @@ describe.each(runtimesUnderTest())('the engine on the $name runtime', (runtime) 
   });
 });
 
-describe.each(runtimesUnderTest().filter((r) => r.events))('the engine on the $name runtime, with its container events', (runtime) => {
-  const nodes = nodesOn(runtime);
+// The embedded runtime sends a change's event before it answers the call, on the same connection.
+// containerd sends its events from another goroutine, so one may come after the answer (then the
+// PLEG waits a little for it, and reads the pod if it does not come): no count to hold it to.
+describe.each(runtimesUnderTest().filter((r) => r.kind === 'embedded'))(
+  'the engine on the $name runtime, with its container events',
+  (runtime) => {
+    const nodes = nodesOn(runtime);
 
-  it('starts a pod without reading it back: the events of its sandbox and containers show it as its sync left it', async () => {
-    // Events held during a sync are relisted once it runs a relist period long: here no sync does.
-    const node = await nodes.start({ config: { plegRelistPeriod: 30_000 } });
-    const reads: string[] = [];
-    const list = node.client.listContainers.bind(node.client);
-    node.client.listContainers = (filter) => {
-      reads.push(filter?.labelSelector?.[KubeletLabels.podUid] ?? 'all');
-      return list(filter);
-    };
-    node.writePod('told', { containers: [sleeper(), sleeper('side')] });
-    const running = await node.waitForPod(
-      'told',
-      'Running and ready',
-      (p) => p.status?.phase === 'Running' && p.status.containerStatuses?.length === 2 && p.status.containerStatuses.every((c) => c.ready),
-    );
-    expect(reads.filter((uid) => uid === running.metadata.uid)).toEqual([]);
-    expect(
-      node.events
-        .filter((e) => e.type === 'ContainerStarted')
-        .map((e) => e.container)
-        .sort(),
-    ).toEqual(['main', 'side']);
-  });
-});
+    it('starts a pod without reading it back: the events of its sandbox and containers show it as its sync left it', async () => {
+      const node = await nodes.start();
+      const reads: string[] = [];
+      const list = node.client.listContainers.bind(node.client);
+      node.client.listContainers = (filter) => {
+        reads.push(filter?.labelSelector?.[KubeletLabels.podUid] ?? 'all');
+        return list(filter);
+      };
+      node.writePod('told', { containers: [sleeper(), sleeper('side')] });
+      const running = await node.waitForPod(
+        'told',
+        'Running and ready',
+        (p) =>
+          p.status?.phase === 'Running' && p.status.containerStatuses?.length === 2 && p.status.containerStatuses.every((c) => c.ready),
+      );
+      expect(reads.filter((uid) => uid === running.metadata.uid)).toEqual([]);
+      expect(
+        node.events
+          .filter((e) => e.type === 'ContainerStarted')
+          .map((e) => e.container)
+          .sort(),
+      ).toEqual(['main', 'side']);
+    });
+  },
+);
 
 describe.each(runtimesUnderTest().filter((r) => r.kind === 'containerd'))('the engine on $name (isolated containers)', (runtime) => {
   const nodes = nodesOn(runtime);

@@ -109,7 +109,7 @@ export interface KubeletConfiguration {
   plegRelistPeriod: number;
   /** Use runtime container events as hints for targeted relists (DESIGN.md: "events are hints"). */
   eventedPleg: boolean;
-  /** The full relist period while container events arrive (a safety net). */
+  /** The full relist period while container events arrive (a safety net), and the longest a pod's sync holds back its events. */
   plegEventedRelistPeriod: number;
   /** How long without a finished relist before the PLEG is unhealthy (the kubelet's is fixed at 3m). */
   plegRelistThreshold: number;

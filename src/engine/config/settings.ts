@@ -287,7 +287,7 @@ export const SETTINGS: readonly Setting[] = [
     commands: [],
     type: 'duration',
     default: 30_000,
-    description: 'The full relist period while container events arrive (a safety net)',
+    description: "The full relist period while container events arrive (a safety net), and the longest a pod's sync holds back its events",
   },
   {
     field: 'plegRelistThreshold',

@@ -16,6 +16,13 @@ const MAX_TARGETED = 8;
 /** How long to wait before opening the event stream again after it broke. */
 const RECONNECT_DELAY_MS = 5_000;
 
+/**
+ * How long a pod whose sync ended waits for the events of the sync's changes
+ * that have not come yet before it is read instead: containerd sends them
+ * from another goroutine, so one may come just after the call's answer.
+ */
+const LATE_EVENT_WAIT_MS = 50;
+
 /** What the runtime's events said of a pod while its sync ran (see afterSync). */
 interface SyncWatch {
   /** The stamp of the pod's cached status as the sync began (a read since may have seen more than the events). */
@@ -26,6 +33,8 @@ interface SyncWatch {
   seen: Set<string>;
   /** The newest of them: it carries the pod's sandbox and every container in it. */
   latest?: ContainerEvent;
+  /** Once the sync ended: what it made, waiting for the events of it that have not come yet. */
+  ended?: { runtimeEvents: string[]; name: string; namespace: string; syncedAt: number; timer: Timer };
 }
 
 /**
@@ -46,7 +55,7 @@ export class EventedHints {
   private scheduled = false;
   /** Relists that follow failed syncs, by pod, each waiting out its delay. */
   private readonly afterFailure = new Map<string, Timer>();
-  /** Pods whose sync runs, each with when its hold ends: their hints wait for the sync's own relist (see syncStarted). */
+  /** Pods whose sync runs, each with when its hold ends: their hints wait for the sync's end (see syncStarted). */
   private readonly held = new Map<string, Timer>();
   /** Pods whose sync runs, with what the events said of each meanwhile. */
   private readonly watching = new Map<string, SyncWatch>();
@@ -63,6 +72,8 @@ export class EventedHints {
     private readonly onModeChange: (mode: PlegMode) => void,
     /** How long after a failed sync its pod is relisted: the generic PLEG's period. */
     private readonly failedSyncRelistDelay: number,
+    /** How long a sync may hold its pod's events: the full relist's period while events flow. */
+    private readonly syncHoldLimit: number,
   ) {}
 
   start(): void {
@@ -75,6 +86,7 @@ export class EventedHints {
     this.afterFailure.clear();
     for (const timer of this.held.values()) timer.cancel();
     this.held.clear();
+    for (const watch of this.watching.values()) watch.ended?.timer.cancel();
     this.watching.clear();
   }
 
@@ -107,6 +119,11 @@ export class EventedHints {
           if (watch?.stream === this.stream) {
             watch.seen.add(`${event.containerEventType}:${event.containerId}`);
             watch.latest = event;
+            // The event that completes an ended sync's changes shows the pod: it needs no relist.
+            if (watch.ended && this.intact(uid, watch) && covers(watch, watch.ended.runtimeEvents)) {
+              this.takeFromEvents(uid, watch);
+              continue;
+            }
           }
           this.hint(uid, labels[KubeletLabels.podName] ?? '', labels[KubeletLabels.podNamespace] ?? '');
         }
@@ -157,18 +174,26 @@ export class EventedHints {
    * relist comes a period later, when the kubelet's relist would see what it
    * left: its error (RunContainerError, ErrImagePull) shows meanwhile, and the
    * retry, which waits for a status newer than the failure, comes no sooner
-   * than on the kubelet.
+   * than on the kubelet. A sync that made the sandbox and started containers
+   * (RUNTIME_EVENTS, the events those changes make) needs none either once
+   * each of those events has come: the pod is taken from the newest
+   * (takeFromEvents). One still missing is waited for a little, then the pod
+   * is read.
    */
   afterSync(uid: string, name: string, namespace: string, syncedAt: number, outcome: SyncOutcome, runtimeEvents?: string[]): void {
     const watch = this.watching.get(uid);
-    this.watching.delete(uid);
-    if (outcome === 'changed' && runtimeEvents && watch?.latest && this.vouches(uid, watch, runtimeEvents)) {
-      // The newest event is newer than every hint held during the sync: it answers them too.
-      this.pending.delete(uid);
-      this.release(uid);
-      void this.pleg.statusFromEvent(uid, name, namespace, watch.latest, syncedAt, watch.cachedAt);
+    if (outcome === 'changed' && runtimeEvents && watch && this.intact(uid, watch)) {
+      const timer = this.clock.setTimeout(() => {
+        if (this.watching.get(uid) !== watch) return;
+        this.watching.delete(uid);
+        this.release(uid);
+        this.hint(uid, name, namespace, syncedAt);
+      }, LATE_EVENT_WAIT_MS);
+      watch.ended = { runtimeEvents, name, namespace, syncedAt, timer };
+      if (covers(watch, runtimeEvents)) this.takeFromEvents(uid, watch);
       return;
     }
+    this.watching.delete(uid);
     this.release(uid);
     if (outcome === 'failed') {
       if (this.afterFailure.has(uid) || this.abort.signal.aborted) return;
@@ -194,15 +219,18 @@ export class EventedHints {
 
   /**
    * The pod's sync starts: its hints wait until the sync ends (afterSync),
-   * and are then one relist with the sync's own. A relist of a pod while its
-   * sync runs reads a status its worker cannot use (the worker waits for one
-   * newer than the sync) and is read again right after: in a burst of pods,
-   * the events of each pod's sandbox and container, which arrive while its
-   * sync makes them, took one more relist of the pod (four CRI calls). A
-   * sync that runs longer than a period of the generic PLEG has its hints
-   * relisted then, as that relist would have seen them.
+   * and are then one relist with the sync's own, or none (see afterSync). A
+   * relist of a pod while its sync runs reads a status its worker cannot use
+   * (the worker waits for one newer than the sync) and is read again right
+   * after: in a burst of pods, the events of each pod's sandbox and
+   * container, which arrive while its sync makes them, took one more relist
+   * of the pod (four CRI calls). Nothing else waits on them: the pod's API
+   * status is written at the start of its next sync, as the kubelet's is.
+   * A sync that runs longer than a full relist period (a long image pull)
+   * has its hints relisted then, as the full relist would see them anyway.
    */
   syncStarted(uid: string): void {
+    this.watching.get(uid)?.ended?.timer.cancel();
     this.watching.set(uid, { cachedAt: this.pleg.cachedAt(uid), stream: this.stream, seen: new Set() });
     this.held.get(uid)?.cancel();
     this.held.set(
@@ -211,23 +239,36 @@ export class EventedHints {
         this.held.delete(uid);
         // Its held events are relisted now, so they no longer show the pod as the sync leaves it
         // (and a sync that never reports its end, its worker stopped, leaves nothing behind).
+        const watch = this.watching.get(uid);
         this.watching.delete(uid);
+        if (watch?.ended) {
+          watch.ended.timer.cancel();
+          this.hint(uid, watch.ended.name, watch.ended.namespace, watch.ended.syncedAt);
+        }
         if (this.pending.has(uid)) this.schedule();
-      }, this.failedSyncRelistDelay),
+      }, this.syncHoldLimit),
     );
   }
 
+  /** The events of the pod may still show it: the stream has not broken since its sync began, and no relist of it runs. */
+  private intact(uid: string, watch: SyncWatch): boolean {
+    return this.mode === 'evented' && watch.stream === this.stream && !this.running.has(uid);
+  }
+
   /**
-   * Whether the events seen during a sync show the pod as the sync left it:
-   * the stream has not broken since, the pod's relist is not under way, and
-   * each change the sync made has had its event. The runtime makes a
-   * change's event once the change is done and sends its events in order,
-   * so the newest seen is newer than all of them; any later change comes as
-   * another event.
+   * Every change of the ended sync has had its event: the newest event shows
+   * the pod as the sync left it. The runtime makes a change's event once the
+   * change is done and sends its events in order, so the newest is newer
+   * than all of them; any later change comes as another event, and the
+   * newest is newer than every hint held during the sync too.
    */
-  private vouches(uid: string, watch: SyncWatch, runtimeEvents: string[]): boolean {
-    if (this.mode !== 'evented' || watch.stream !== this.stream || this.running.has(uid)) return false;
-    return runtimeEvents.every((e) => watch.seen.has(e));
+  private takeFromEvents(uid: string, watch: SyncWatch): void {
+    const { name, namespace, syncedAt, timer } = watch.ended!;
+    timer.cancel();
+    this.watching.delete(uid);
+    this.pending.delete(uid);
+    this.release(uid);
+    void this.pleg.statusFromEvent(uid, name, namespace, watch.latest!, syncedAt, watch.cachedAt);
   }
 
   /** The pod's sync ended: a hint held meanwhile is relisted now (with the sync's own, when one follows). */
@@ -251,4 +292,9 @@ export class EventedHints {
       });
     }
   }
+}
+
+/** Whether WATCH has seen the event of each of RUNTIME_EVENTS (and so has a newest one). */
+function covers(watch: SyncWatch, runtimeEvents: string[]): boolean {
+  return watch.latest !== undefined && runtimeEvents.every((e) => watch.seen.has(e));
 }

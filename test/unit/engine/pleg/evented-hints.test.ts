@@ -62,7 +62,7 @@ function startHints(onEvent?: (e: PodLifecycleEvent) => void) {
     push: (uid: string) => runtime.emitContainerEvent(started(uid)),
     send: (events: ContainerEvent[]) => events.forEach((e) => runtime.emitContainerEvent(e)),
   };
-  const hints = new EventedHints(runtime, pleg, clock, events, NODE, () => {}, 1_000);
+  const hints = new EventedHints(runtime, pleg, clock, events, NODE, () => {}, 1_000, 30_000);
   hints.start();
   return { clock, pleg, log, release, source, hints, cache };
 }
@@ -239,7 +239,7 @@ describe('after a sync', () => {
     hints.stop();
   });
 
-  it('relists what a failed sync held at once, and what a sync that runs past a period held then', async () => {
+  it('relists what a failed sync held at once, and what a sync that runs past a full relist period held then', async () => {
     const { log, release, source, clock, hints } = await flowing();
     hints.syncStarted('a');
     source.push('a');
@@ -254,10 +254,10 @@ describe('after a sync', () => {
     expect(log).toEqual(['a', 'a']);
     await release();
 
-    // A sync with no end yet (an image pull): its pod's events wait one period at most.
+    // A sync with no end yet (an image pull): its pod's events wait one full relist period at most.
     hints.syncStarted('c');
     source.push('c');
-    await clock.advance(999);
+    await clock.advance(29_999);
     await settle();
     expect(log).toEqual(['a', 'a']);
     await clock.advance(1);
@@ -291,11 +291,12 @@ describe('after a sync', () => {
 
   it('reads the pod instead when an event of the sync has not come, the pod was read during the sync, or it has another sandbox', async () => {
     const { log, release, cache, clock, source, hints } = await flowing();
-    // The container's start has not been heard of yet.
+    // The container's start has not been heard of yet, nor a little after the sync.
     hints.syncStarted('a');
     source.send(syncEvents('a').slice(0, 3));
     await settle();
     hints.afterSync('a', 'a', 'default', clock.now(), 'changed', madeBy('a'));
+    await clock.advance(50);
     await settle();
     expect(log).toEqual(['a']);
     await release();
@@ -321,6 +322,34 @@ describe('after a sync', () => {
     expect(log).toEqual(['a', 'b', 'c']);
     await release();
     expect(cache.get('c').status.sandboxes.map((s) => s.id)).toEqual([]);
+    hints.stop();
+  });
+
+  it('waits a little for an event of the sync that comes after the sync ended, and reads the pod if it does not come', async () => {
+    const { log, release, cache, clock, source, hints } = await flowing();
+    hints.syncStarted('a');
+    source.send(syncEvents('a').slice(0, 3));
+    await settle();
+    hints.afterSync('a', 'a', 'default', clock.now(), 'changed', madeBy('a'));
+    await clock.advance(49);
+    source.send(syncEvents('a').slice(3));
+    await settle();
+    expect(log).toEqual([]);
+    expect(cache.get('a').status.containers.map((c) => c.state)).toEqual(['running']);
+
+    hints.syncStarted('b');
+    source.send(syncEvents('b').slice(0, 3));
+    await settle();
+    const syncedAt = clock.now();
+    hints.afterSync('b', 'b', 'default', syncedAt, 'changed', madeBy('b'));
+    await clock.advance(49);
+    await settle();
+    expect(log).toEqual([]);
+    await clock.advance(1);
+    await settle();
+    expect(log).toEqual(['b']);
+    await release();
+    expect(cache.get('b').modified).toBeGreaterThan(syncedAt);
     hints.stop();
   });
 

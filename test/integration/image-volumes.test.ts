@@ -12,6 +12,7 @@ import type { ContainerConfig, Mount } from '../../src/cri/types.js';
 import { ofType } from '../../src/engine/events.js';
 import { containerConfig, ownSandboxConfig, runPodToEnd, waitExited } from '../helpers/cri.js';
 import { containerOf, startNode, type TestNode } from '../helpers/node.js';
+import { eventually } from '../helpers/runtimes.js';
 import { startImageRuntime, type ImageRuntime } from '../helpers/registry.js';
 
 let env: ImageRuntime;
@@ -163,7 +164,11 @@ describe('image volumes in pods (knode on the embedded runtime)', () => {
       ],
     });
     await node.waitForPod('tools', 'Running', (p) => p.status?.phase === 'Running', 60_000);
-    const lines = await written('tools', 'uses');
+    // Running is reported once the container started: what it writes may come a little later.
+    const lines = await eventually(async () => {
+      const now = await written('tools', 'uses');
+      return now.at(-1) === 'done' ? now : undefined;
+    }, "the container's listing");
     expect(lines.slice(0, 3)).toEqual(['added', 'kept', 'opaque']);
     expect(lines.at(-1)).toBe('done');
     // The volume's pull is the pod's (Always: pulled although present), naming no container; its detail names the volume.

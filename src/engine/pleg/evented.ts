@@ -40,12 +40,12 @@ interface SyncWatch {
 /**
  * Runtime container events as hints (DESIGN.md): each event makes the PLEG
  * relist that pod at once, while the periodic relist stays the truth. After
- * a sync that made a sandbox or started containers, the events of those
- * changes, once all have come, stand for the relist: the newest shows the
- * pod as the sync left it (knode's own; upstream's relists on a container's
- * stop alone). A runtime without the stream (UNIMPLEMENTED,
- * containerd 1.6) or a broken stream falls back to relisting every second,
- * and says so.
+ * a sync that did nothing but make the sandbox and start containers, the
+ * events of those changes, once all have come, stand for the relist: the
+ * newest shows the pod as the sync left it (knode's own; upstream's relists
+ * on a container's stop alone). A runtime without the stream
+ * (UNIMPLEMENTED, containerd 1.6) or a broken stream falls back to
+ * relisting every second, and says so.
  */
 export class EventedHints {
   private readonly abort = new AbortController();

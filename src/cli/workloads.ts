@@ -23,20 +23,33 @@ export function localWorkloads(config: KubeletConfiguration, rootDir: string): L
   });
 }
 
+/** The taint a node carries until its conditions are known (the node lifecycle controller's, for a node not yet Ready). */
+const NOT_READY_TAINT = { key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' as const };
+
 /**
  * Starts the controllers, their events reported on the node's stream; the
  * scheduler sees the node's pressure taints (and tries again when they
- * change) and counts the static pods' requests beside its own pods'.
+ * change) and counts the static pods' requests beside its own pods'. Until
+ * PRESSURE_KNOWN resolves (the eviction manager's first look at the node)
+ * the node is tainted not-ready, so no pod is placed on a node whose
+ * pressure is not known yet, as no pod is placed on a new node in a cluster
+ * before its first status.
  */
 export function startWorkloads(
   workloads: LocalWorkloads,
   events: EventStream,
-  node: { pressure: () => readonly PressureCondition[]; staticPods: () => Pod[] },
+  node: { pressure: () => readonly PressureCondition[]; staticPods: () => Pod[]; pressureKnown?: Promise<void> },
 ): { announce(): void } {
   const rows = reportRows(workloads, events);
   events.subscribe((e) => {
     if (e.type === 'NodePressureChanged') workloads.nodeChanged();
   });
+  let known = !node.pressureKnown;
+  void node.pressureKnown?.then(() => {
+    known = true;
+    workloads.nodeChanged();
+  });
+  const taints = () => (known ? pressureTaints(node.pressure()) : [NOT_READY_TAINT, ...pressureTaints(node.pressure())]);
   workloads.start(
     ({ object, type, reason, message }) =>
       events.emit({
@@ -47,7 +60,7 @@ export function startWorkloads(
         message: `${object.kind.toLowerCase()}/${object.metadata.name}: ${message}`,
         detail: { kind: object.kind, namespace: object.metadata.namespace ?? '', name: object.metadata.name ?? '', eventType: type },
       }),
-    { taints: () => pressureTaints(node.pressure()), otherPods: node.staticPods },
+    { taints, otherPods: node.staticPods },
   );
   return rows;
 }

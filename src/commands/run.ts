@@ -95,6 +95,7 @@ export default class Run extends BaseCommand {
       ? startWorkloads(workloads, kubelet.events, {
           pressure: () => kubelet.pressure(),
           staticPods: () => kubelet.podsWithStatus().filter(isStaticPod),
+          pressureKnown: kubelet.pressureKnown(),
         })
       : undefined;
     const embedded = client.endpoint === `unix://${rootPaths(rootDir).runtimeSocket}`;

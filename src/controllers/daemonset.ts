@@ -60,6 +60,11 @@ export class DaemonSetController implements Controller {
     this.queue.stop();
   }
 
+  /** Syncs every DaemonSet again: the node's taints changed, so a daemon pod may now fit here, or may not. */
+  resyncAll(): void {
+    for (const ds of this.deps.store.list('DaemonSet')) this.queue.add(objectKey(ds));
+  }
+
   private get node(): Node {
     return { name: this.deps.nodeName, labels: this.deps.nodeLabels, taints: this.deps.nodeTaints?.() ?? [] };
   }

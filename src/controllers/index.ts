@@ -47,6 +47,7 @@ export class LocalWorkloads {
   readonly api: LocalApiserver;
   private controllers: Controller[] = [];
   private scheduler: SchedulerController | undefined;
+  private daemonSets: DaemonSetController | undefined;
 
   constructor(private readonly opts: WorkloadsOptions) {
     const clock = opts.clock ?? new RealClock();
@@ -80,12 +81,14 @@ export class LocalWorkloads {
       new CronJobController(deps),
     ];
     // StatefulSet, DaemonSet and their claims
-    this.controllers.push(new ClaimController(deps, this.opts.claimsDir), new StatefulSetController(deps), new DaemonSetController(deps));
+    this.daemonSets = new DaemonSetController(deps);
+    this.controllers.push(new ClaimController(deps, this.opts.claimsDir), new StatefulSetController(deps), this.daemonSets);
     for (const c of this.controllers) c.start();
   }
-  /** The node's taints changed: pods left Pending for them are tried again, as a Node update requeues them. */
+  /** The node's taints changed: pods left Pending for them are tried again, and each DaemonSet synced, as a Node update requeues them. */
   nodeChanged(): void {
     this.scheduler?.retry();
+    this.daemonSets?.resyncAll();
   }
 
   stop(): void {

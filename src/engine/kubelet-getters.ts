@@ -45,6 +45,11 @@ export abstract class KubeletGetters {
     return this.lifetime.pressure();
   }
 
+  /** Resolves once the eviction manager first looked at the node; under runOnce, which runs none, never. */
+  pressureKnown(): Promise<void> {
+    return this.lifetime.pressureKnown();
+  }
+
   /** The image garbage collector's per-image records (first seen, last used). */
   get imageManager(): ImageGCManager {
     return this.lifetime.imageManager;

@@ -103,6 +103,11 @@ export class NodeLifetime {
     return this.eviction.pressure();
   }
 
+  /** Resolves once the eviction manager's first pass has set the pressure conditions (after start). */
+  pressureKnown(): Promise<void> {
+    return this.eviction.observed;
+  }
+
   start(): void {
     this.logs.start();
     this.containers.start();

@@ -69,6 +69,9 @@ export class EvictionManager {
   private lastObservations: Observations = new Map();
   private timer?: Timer;
   private pass?: Promise<unknown>;
+  private markObserved!: () => void;
+  /** Resolves once the first pass has looked at the node, so its pressure conditions are known. */
+  readonly observed = new Promise<void>((resolve) => (this.markObserved = resolve));
 
   constructor(private readonly deps: EvictionDeps) {}
 
@@ -85,7 +88,11 @@ export class EvictionManager {
             message: `eviction manager: ${err.message}`,
           }),
         )
-        .finally(() => (this.pass = undefined));
+        .finally(() => {
+          this.pass = undefined;
+          // A failed pass counts too: a node whose stats cannot be read would otherwise never take a pod.
+          this.markObserved();
+        });
     };
     tick();
     this.timer = this.deps.clock.setInterval(tick, EVICTION_MONITORING_PERIOD_MS);

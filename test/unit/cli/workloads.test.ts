@@ -6,6 +6,8 @@ import { LocalWorkloads } from '../../../src/controllers/index.js';
 import { startWorkloads } from '../../../src/cli/workloads.js';
 import { EventStream, type LifecycleEvent } from '../../../src/engine/events.js';
 import { FakeClock, flushMicrotasks } from '../../../src/util/clock.js';
+import type { Pod } from '../../../src/engine/api/v1.js';
+import type { KubeObject } from '../../../src/engine/api/workloads.js';
 import { webDeployment } from '../../helpers/workloads.js';
 
 it('reports each workload row as it changes, and all of them again when asked', async () => {
@@ -45,5 +47,50 @@ it('reports each workload row as it changes, and all of them again when asked', 
   workloads.api.applyObjects('file', []);
   await flushMicrotasks();
   expect(rows.at(-1)!.type === 'WorkloadStatus' && rows.at(-1)!.detail).toMatchObject({ name: 'web', deleted: true });
+  workloads.stop();
+});
+
+it('places no pod until the node’s pressure is known, then places them, a daemon pod too', async () => {
+  const clock = new FakeClock();
+  let seed = 0;
+  const workloads = new LocalWorkloads({
+    nodeName: 'n1',
+    nodeLabels: { 'kubernetes.io/hostname': 'n1' },
+    clock,
+    random: () => (seed++ * 0.37) % 1,
+  });
+  const events = new EventStream(() => clock.now());
+  let known!: () => void;
+  const pressureKnown = new Promise<void>((resolve) => (known = resolve));
+  startWorkloads(workloads, events, { pressure: () => [], staticPods: () => [], pressureKnown });
+  const daemon = {
+    apiVersion: 'apps/v1',
+    kind: 'DaemonSet',
+    metadata: { name: 'agent' },
+    spec: {
+      selector: { matchLabels: { app: 'agent' } },
+      template: { metadata: { labels: { app: 'agent' } }, spec: { containers: [{ name: 'c', image: 'busybox' }] } },
+    },
+  };
+  workloads.api.applyObjects('file', [webDeployment({ name: 'c', image: 'busybox' }), daemon]);
+  await flushMicrotasks();
+  const pods = () => workloads.store.list<KubeObject>('Pod') as unknown as Pod[];
+  expect(pods().map((p) => p.metadata.labels?.app)).toEqual(['web', 'web']);
+  for (const p of pods()) {
+    expect(p.spec.nodeName).toBeUndefined();
+    expect(p.status?.conditions?.find((c) => c.type === 'PodScheduled')).toMatchObject({
+      status: 'False',
+      reason: 'Unschedulable',
+      message: expect.stringContaining('1 node(s) had untolerated taint(s)'),
+    });
+  }
+  known();
+  await flushMicrotasks();
+  expect(
+    pods()
+      .map((p) => p.metadata.labels?.app)
+      .sort(),
+  ).toEqual(['agent', 'web', 'web']);
+  expect(pods().every((p) => p.spec.nodeName === 'n1')).toBe(true);
   workloads.stop();
 });

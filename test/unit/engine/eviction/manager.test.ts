@@ -5,7 +5,7 @@ import type { NodeSignals } from '../../../../src/engine/eviction/signals.js';
 import { parseThresholdConfig } from '../../../../src/engine/eviction/thresholds.js';
 import { EventStream, type LifecycleEvent } from '../../../../src/engine/events.js';
 import type { PodStats } from '../../../../src/engine/stats/types.js';
-import { FakeClock } from '../../../../src/util/clock.js';
+import { FakeClock, flushMicrotasks } from '../../../../src/util/clock.js';
 
 const Mi = 1024 * 1024;
 const none = { evictionHard: {}, evictionSoft: {}, evictionSoftGracePeriod: {}, evictionMinimumReclaim: {} };
@@ -48,6 +48,7 @@ describe('the eviction manager', () => {
   let diskFree: number;
   let freedByImages: number;
   let volumeUsed: number;
+  let signalsError: Error | undefined;
 
   const make = (settings: Partial<typeof none> & { transition?: number; maxGrace?: number }) => {
     const stream = new EventStream(() => clock.now());
@@ -59,16 +60,19 @@ describe('the eviction manager', () => {
       clock,
       events: stream,
       nodeName: 'n1',
-      nodeSignals: async (): Promise<NodeSignals> => ({
-        memory: { time: new Date(clock.now()).toISOString(), availableBytes: available, workingSetBytes: 8192 * Mi - available },
-        fs: {
-          time: new Date(clock.now()).toISOString(),
-          availableBytes: diskFree,
-          capacityBytes: 100 * 1024 * Mi,
-          inodes: 1000,
-          inodesFree: 900,
-        },
-      }),
+      nodeSignals: async (): Promise<NodeSignals> => {
+        if (signalsError) throw signalsError;
+        return {
+          memory: { time: new Date(clock.now()).toISOString(), availableBytes: available, workingSetBytes: 8192 * Mi - available },
+          fs: {
+            time: new Date(clock.now()).toISOString(),
+            availableBytes: diskFree,
+            capacityBytes: 100 * 1024 * Mi,
+            inodes: 1000,
+            inodesFree: 900,
+          },
+        };
+      },
       podStats: async () =>
         pods
           .filter((p) => usage.has(p.metadata.name!))
@@ -105,6 +109,29 @@ describe('the eviction manager', () => {
     diskFree = 50 * 1024 * Mi;
     freedByImages = 0;
     volumeUsed = 0;
+    signalsError = undefined;
+  });
+
+  it('says its conditions are known once its first pass has ended, a failed pass too', async () => {
+    const known = async (m: EvictionManager) => {
+      let done = false;
+      void m.observed.then(() => (done = true));
+      await flushMicrotasks();
+      return done;
+    };
+    const m = make({ evictionHard: { 'memory.available': '8192Mi' } });
+    expect(await known(m)).toBe(false);
+    m.start();
+    expect(await known(m)).toBe(true);
+    expect(m.pressure()).toEqual(['MemoryPressure']);
+    await m.stop();
+
+    signalsError = new Error('no stats yet');
+    const failing = make({ evictionHard: { 'memory.available': '8192Mi' } });
+    failing.start();
+    expect(await known(failing)).toBe(true);
+    expect(events.at(-1)).toMatchObject({ reason: 'EvictionFailed', message: 'eviction manager: no stats yet' });
+    await failing.stop();
   });
 
   it('does nothing while every signal is above its threshold, and admits every pod', async () => {

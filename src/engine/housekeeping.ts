@@ -111,8 +111,9 @@ export class Housekeeping {
         podWorkers.updatePod({ updateType: 'kill', runningPod: pod });
       } else {
         // A dead orphan stays in the runtime for the container collector's next pass (its
-        // evictSandboxes), as in the kubelet; what knode cached of it goes now.
-        this.deps.podCache.delete(pod.uid);
+        // evictSandboxes), as in the kubelet, and so does its cache entry: a pod that comes back
+        // with its UID (a static pod's manifest put back) must see the stopped sandbox, or it
+        // makes its first sandbox with the name that one holds. The entry goes with the pod.
         this.deps.reasons.remove(pod.uid);
       }
     }

@@ -20,6 +20,8 @@ export interface TestNode {
   client: CriClient;
   /** The runtime's endpoint, for calls beside CRI (image import). */
   endpoint: string;
+  /** The node's root dir; a node started with `reuse` of this one has the same. */
+  root: string;
   podsDir: string;
   nodeName: string;
   events: LifecycleEvent[];
@@ -41,11 +43,12 @@ export interface TestNode {
  */
 export async function startNode(
   endpoint: string,
-  options: { clock?: Clock; config?: Partial<KubeletConfiguration>; cluster?: ClusterClient } = {},
+  options: { clock?: Clock; config?: Partial<KubeletConfiguration>; cluster?: ClusterClient; reuse?: TestNode } = {},
 ): Promise<TestNode> {
-  const root = mkdtempSync(join(tmpdir(), 'knode-node-'));
+  // A node started with `reuse` is the same node after a restart: its root dir, pod dir and name.
+  const root = options.reuse?.root ?? mkdtempSync(join(tmpdir(), 'knode-node-'));
   const podsDir = join(root, 'pods');
-  const nodeName = `node-${process.pid}-${++nodes}`;
+  const nodeName = options.reuse?.nodeName ?? `node-${process.pid}-${++nodes}`;
   const config = defaultKubeletConfiguration(root, { nodeName, staticPodPath: podsDir, fileCheckFrequency: 1_000, ...options.config });
   const client = new CriClient(endpoint);
   const kubelet = new Kubelet(config, {
@@ -72,6 +75,7 @@ export async function startNode(
     kubelet,
     client,
     endpoint,
+    root,
     podsDir,
     nodeName,
     events,
@@ -135,5 +139,7 @@ export function nodesOn(runtime: RuntimeUnderTest) {
   afterAll(async () => cleanup());
   return {
     start: async (options: Parameters<typeof startNode>[1] = {}) => (current = await startNode(endpoint, options)),
+    /** Starts NODE again, as a restarted knode (it must have been stopped). */
+    restart: async (node: TestNode) => (current = await startNode(endpoint, { reuse: node })),
   };
 }

@@ -70,11 +70,16 @@ export class VolumeManager {
     return podDir(this.rootDir, uid);
   }
 
-  /** Sets up every volume of the pod (idempotent; downward API files are rewritten). */
+  /**
+   * Sets up every volume of the pod (idempotent; downward API files are
+   * rewritten), all at once, as the kubelet's reconciler mounts each volume
+   * in an operation of its own. A failure is the first failing volume's, in
+   * the pod's order, once every set-up has ended.
+   */
   async waitForAttachAndMount(pod: Pod): Promise<PodVolumes> {
-    const volumes: PodVolumes = new Map();
-    for (const volume of pod.spec.volumes ?? []) volumes.set(volume.name, await this.setUp(pod, volume));
-    return volumes;
+    const specs = pod.spec.volumes ?? [];
+    const paths = await inOrder(specs.map((volume) => this.setUp(pod, volume)));
+    return new Map(specs.map((volume, i) => [volume.name, paths[i]]));
   }
 
   private async setUp(pod: Pod, v: Volume): Promise<string> {
@@ -181,19 +186,24 @@ export class VolumeManager {
         files.set(path, file);
       }
     };
-    for (const source of projected.sources ?? []) {
-      const [kind, body] = Object.entries(source)[0] ?? [];
-      if (kind === 'downwardAPI') add(this.downwardFiles(pod, { ...(body as object), defaultMode: projected.defaultMode }));
-      else if (kind === 'configMap' || kind === 'secret')
-        add(await this.objectFiles(pod, kind, body as ObjectSource, projected.defaultMode));
-      else if (kind === 'serviceAccountToken') {
-        const t = body as { audience?: string; expirationSeconds?: number; path: string };
-        const token = await this.objects.serviceAccountToken(pod, t.audience ?? '', t.expirationSeconds ?? DEFAULT_TOKEN_SECONDS);
-        // With an fsGroup the token is 0600, and the ownership change makes it 0640 (as the kubelet).
-        const mode = fsGroupOf(pod) !== undefined ? 0o600 : (projected.defaultMode ?? DEFAULT_FILE_MODE);
-        add(new Map([[t.path, { data: Buffer.from(token), mode }]]));
-      } else throw new Error(`projected ${kind ?? 'unknown'} sources are not supported by knode`);
-    }
+    // The sources are asked for at once (a token and a ConfigMap are two calls to the apiserver), and
+    // projected in their order: a path two of them write, or the first failure, is the kubelet's.
+    const each = await inOrder(
+      (projected.sources ?? []).map(async (source): Promise<Map<string, VolumeFile>> => {
+        const [kind, body] = Object.entries(source)[0] ?? [];
+        if (kind === 'downwardAPI') return this.downwardFiles(pod, { ...(body as object), defaultMode: projected.defaultMode });
+        if (kind === 'configMap' || kind === 'secret') return this.objectFiles(pod, kind, body as ObjectSource, projected.defaultMode);
+        if (kind === 'serviceAccountToken') {
+          const t = body as { audience?: string; expirationSeconds?: number; path: string };
+          const token = await this.objects.serviceAccountToken(pod, t.audience ?? '', t.expirationSeconds ?? DEFAULT_TOKEN_SECONDS);
+          // With an fsGroup the token is 0600, and the ownership change makes it 0640 (as the kubelet).
+          const mode = fsGroupOf(pod) !== undefined ? 0o600 : (projected.defaultMode ?? DEFAULT_FILE_MODE);
+          return new Map([[t.path, { data: Buffer.from(token), mode }]]);
+        }
+        throw new Error(`projected ${kind ?? 'unknown'} sources are not supported by knode`);
+      }),
+    );
+    for (const more of each) add(more);
     return files;
   }
 
@@ -291,4 +301,12 @@ function hostPath(volume: string, path: string, type: string): string {
       `volume "${volume}": hostPath type check failed: ${path} is not a ${expected}${actual === 'missing' ? ' (it does not exist)' : ''}`,
     );
   return path;
+}
+
+/** The values of WORK in their order once all have settled; else the first rejection in that order. */
+async function inOrder<T>(work: Promise<T>[]): Promise<T[]> {
+  const settled = await Promise.allSettled(work);
+  const failed = settled.find((r) => r.status === 'rejected');
+  if (failed) throw failed.reason;
+  return settled.map((r) => (r as PromiseFulfilledResult<T>).value);
 }

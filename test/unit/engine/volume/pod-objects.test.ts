@@ -12,7 +12,7 @@ import { fetchEnvSources, makeEnvironmentVariables } from '../../../../src/engin
 import { SyncError } from '../../../../src/engine/kuberuntime/sync-result.js';
 import { writeAtomically } from '../../../../src/engine/volume/atomic-writer.js';
 import { VolumeManager } from '../../../../src/engine/volume/volume-manager.js';
-import { FakeClock } from '../../../../src/util/clock.js';
+import { FakeClock, flushMicrotasks } from '../../../../src/util/clock.js';
 import { FakeCluster } from '../../../helpers/fake-cluster.js';
 
 const addresses = { podIP: '10.0.0.5', podIPs: ['10.0.0.5'], hostIP: '10.0.0.1', nodeName: 'n1' };
@@ -216,6 +216,52 @@ describe('configMap, secret and projected volumes', () => {
     const dir = (await manager.waitForAttachAndMount(p)).get('kube-api-access-x1')!;
     expect([read(dir, 'token'), read(dir, 'ca.crt'), read(dir, 'namespace')]).toEqual(['token-1', '-----BEGIN CERTIFICATE-----', 'shop']);
     expect(cluster.calls).toContain('createToken shop/default web');
+  });
+});
+
+describe('the volumes of one pod', () => {
+  it('are set up at once, the token and the root CA asked for together, the first failure in the pod’s order', async () => {
+    const { cluster, clock, objects } = setup();
+    cluster.configMaps.set('shop/kube-root-ca.crt', { 'ca.crt': 'CA' });
+    const manager = new VolumeManager(
+      mkdtempSync(join(tmpdir(), 'knode-vol-')),
+      () => addresses,
+      () => {},
+      objects,
+      () => clock.now(),
+    );
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const createToken = cluster.createToken.bind(cluster);
+    cluster.createToken = async (...args) => {
+      await gate;
+      return createToken(...args);
+    };
+    const p = pod({
+      volumes: [
+        {
+          name: 'api',
+          projected: {
+            sources: [
+              { serviceAccountToken: { path: 'token' } },
+              { configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
+            ],
+          },
+        },
+        { name: 'missing', configMap: { name: 'nope' } },
+        { name: 'also-missing', secret: { secretName: 'nope' } },
+      ],
+    });
+    const mounting = manager.waitForAttachAndMount(p);
+    await flushMicrotasks();
+    // The token is still on its way, and every other call has been made.
+    expect(cluster.calls.filter((c) => !c.startsWith('createToken'))).toEqual([
+      'getConfigMap shop/kube-root-ca.crt',
+      'getConfigMap shop/nope',
+      'getSecret shop/nope',
+    ]);
+    release();
+    await expect(mounting).rejects.toThrow('volume "missing": configmap "nope" not found');
   });
 });
 

@@ -6,17 +6,22 @@ import type { Deployment, KubeObject } from '../../src/engine/api/workloads.js';
 import type { FakeClock } from '../../src/util/clock.js';
 
 /**
- * Started controllers for node n1 on CLOCK, their events dropped. Names come
- * from a varying source: a constant one would draw the same pod name for ever.
+ * Controllers for node n1 on CLOCK, not started. Names come from a varying
+ * source: a constant one would draw the same pod name for ever.
  */
-export function startedWorkloads(clock: FakeClock): LocalWorkloads {
+export function testWorkloads(clock: FakeClock): LocalWorkloads {
   let seed = 0;
-  const workloads = new LocalWorkloads({
+  return new LocalWorkloads({
     nodeName: 'n1',
     nodeLabels: { 'kubernetes.io/hostname': 'n1' },
     clock,
     random: () => (seed++ * 0.37) % 1,
   });
+}
+
+/** Started controllers for node n1 on CLOCK, their events dropped. */
+export function startedWorkloads(clock: FakeClock): LocalWorkloads {
+  const workloads = testWorkloads(clock);
   workloads.start(() => {});
   return workloads;
 }

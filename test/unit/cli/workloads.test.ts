@@ -2,20 +2,16 @@
 // controllers and their store: a row when it changes, none when it does not,
 // a ReplicaSet shown through its Deployment, and every row again on announce.
 import { expect, it } from 'vitest';
-import { LocalWorkloads } from '../../../src/controllers/index.js';
 import { startWorkloads } from '../../../src/cli/workloads.js';
 import { EventStream, type LifecycleEvent } from '../../../src/engine/events.js';
 import { FakeClock, flushMicrotasks } from '../../../src/util/clock.js';
 import type { Pod } from '../../../src/engine/api/v1.js';
 import type { KubeObject } from '../../../src/engine/api/workloads.js';
-import { webDeployment } from '../../helpers/workloads.js';
+import { testWorkloads, webDeployment } from '../../helpers/workloads.js';
 
 it('reports each workload row as it changes, and all of them again when asked', async () => {
   const clock = new FakeClock();
-  let seed = 0;
-  // Names from a varying source: a constant one would draw the same pod name for ever.
-  const random = () => (seed++ * 0.37) % 1;
-  const workloads = new LocalWorkloads({ nodeName: 'n1', nodeLabels: { 'kubernetes.io/hostname': 'n1' }, clock, random });
+  const workloads = testWorkloads(clock);
   const events = new EventStream(() => clock.now());
   const rows: LifecycleEvent[] = [];
   events.subscribe((e) => {
@@ -52,13 +48,7 @@ it('reports each workload row as it changes, and all of them again when asked', 
 
 it('places no pod until the node’s pressure is known, then places them, a daemon pod too', async () => {
   const clock = new FakeClock();
-  let seed = 0;
-  const workloads = new LocalWorkloads({
-    nodeName: 'n1',
-    nodeLabels: { 'kubernetes.io/hostname': 'n1' },
-    clock,
-    random: () => (seed++ * 0.37) % 1,
-  });
+  const workloads = testWorkloads(clock);
   const events = new EventStream(() => clock.now());
   let known!: () => void;
   const pressureKnown = new Promise<void>((resolve) => (known = resolve));

@@ -2,6 +2,7 @@ import { eventVerbosity } from '../engine/events-table.js';
 import type { HostInterface } from '../engine/server/host.js';
 import { readContainerLog } from '../engine/logs.js';
 import { formatEventJson, formatEventLine, formatEventLogJson } from '../ui/event-line.js';
+import { BatchedLines } from './batched-lines.js';
 
 export type NodeOutput = 'tui' | 'plain' | 'json';
 export type LogFormat = 'text' | 'json';
@@ -21,10 +22,22 @@ export async function showNode(
   verbosity: number,
   logFormat: LogFormat = 'text',
 ): Promise<{ quit: Promise<void>; close(): void }> {
-  if (output !== 'tui') {
+  if (output === 'json') {
+    // stdout carries nothing but this stream: its lines can wait for the end of the turn.
+    const lines = new BatchedLines(process.stdout);
+    const unsubscribe = kubelet.events.subscribe((e) => lines.push(formatEventJson(e)));
+    return {
+      quit: new Promise(() => {}),
+      close: () => {
+        unsubscribe();
+        lines.close();
+      },
+    };
+  }
+  if (output === 'plain') {
+    // The node's own messages go to stderr between these lines: each is written at once, in order.
     const unsubscribe = kubelet.events.subscribe((e) => {
-      if (output === 'json') process.stdout.write(`${formatEventJson(e)}\n`);
-      else if (eventVerbosity(e) <= verbosity)
+      if (eventVerbosity(e) <= verbosity)
         process.stderr.write(`${logFormat === 'json' ? formatEventLogJson(e, verbosity) : formatEventLine(e, verbosity)}\n`);
     });
     return { quit: new Promise(() => {}), close: unsubscribe };

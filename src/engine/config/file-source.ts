@@ -266,7 +266,7 @@ export class FileSource {
     const info = known ?? (await stat(file).catch(() => undefined));
     const stamp = info && Date.now() - info.mtimeMs > SETTLED_MS ? stampOf(info) : undefined;
     if (skipUnchanged && stamp !== undefined && previous?.stamp === stamp) return;
-    const read = await readManifestFile(file);
+    const read = await readManifestFile(file, undefined, info);
     if (!('text' in read)) {
       const message = 'skipped' in read ? read.skipped : read.refused;
       if (this.unreadReported.get(file) !== message) this.sink.error({ source: file, document: 0, message });

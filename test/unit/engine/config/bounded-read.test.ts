@@ -3,7 +3,7 @@
 // drained), a file over the limit is refused from its fstat, and the good
 // manifests beside them are read.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -71,6 +71,20 @@ describe('readManifestFile', () => {
     expect(await readManifestFile(join(dir, 'over.yaml'), 1000)).toEqual({
       refused: 'manifest is larger than 1000 bytes (1001 bytes); not read',
     });
+  });
+
+  it('reads whole a file past one read, and a /proc file whose size says 0', async () => {
+    const big = 'y'.repeat(200 * 1024 + 7);
+    writeFileSync(join(dir, 'big.yaml'), big);
+    expect(await readManifestFile(join(dir, 'big.yaml'))).toMatchObject({ text: big });
+    writeFileSync(join(dir, 'empty.yaml'), '');
+    expect(await readManifestFile(join(dir, 'empty.yaml'))).toMatchObject({ text: '' });
+    // procfs gives a size of 0 and a page a read: a short read there is not the end.
+    const maps = readFileSync('/proc/self/maps', 'utf8');
+    expect(maps.length).toBeGreaterThan(4096);
+    const read = await readManifestFile('/proc/self/maps');
+    expect('text' in read && read.text.split('\n').length).toBeGreaterThan(maps.split('\n').length / 2);
+    expect('text' in read && read.text.length).toBeGreaterThan(4096);
   });
 
   it('says why a file it cannot open is not read', async () => {

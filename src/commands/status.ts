@@ -9,7 +9,7 @@ import { podsFromRuntime } from '../engine/kuberuntime/runtime-view.js';
 import { formatTable, podCells, POD_COLUMNS, WIDE_COLUMNS } from '../ui/pod-table.js';
 import { UserError } from '../util/user-error.js';
 import { nodeSummary } from '../cli/usage.js';
-import { readSavedObjects } from '../controllers/index.js';
+import { readSavedObjects } from '../controllers/local-api.js';
 import { rootPaths } from '../util/paths.js';
 import { workloadTables } from '../ui/workload-table.js';
 import { formatCpu, formatMemory, podUsage, type PodUsage } from '../ui/top-table.js';

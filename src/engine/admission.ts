@@ -109,8 +109,10 @@ function generalFilter(pod: Pod, active: Pod[], node: NodeAllocatable, labels: R
   }
   if (!matchesRequiredNodeAffinity(pod, labels, nodeName))
     reasons.push({ kind: 'predicate', name: 'NodeAffinity', desc: "node(s) didn't match Pod's node affinity/selector" });
-  const taken = active.flatMap(hostPorts);
-  if (hostPorts(pod).some((p) => taken.some((t) => portsConflict(p, t))))
+  // The active pods' ports are gathered only for a pod that asks for one: most ask for none.
+  const wanted = hostPorts(pod);
+  const taken = wanted.length > 0 ? active.flatMap(hostPorts) : [];
+  if (wanted.some((p) => taken.some((t) => portsConflict(p, t))))
     reasons.push({ kind: 'predicate', name: 'NodePorts', desc: "node(s) didn't have free ports for the requested pod ports" });
   return reasons;
 }

@@ -1,16 +1,24 @@
 #!/usr/bin/env -S GLIBC_TUNABLES=glibc.malloc.trim_threshold=131072:glibc.malloc.mmap_threshold=131072:glibc.malloc.arena_max=2 node --max-semi-space-size=1 --heap-growing-percent=50
 // NO_COLOR (no-color.org) and --no-color turn colour off everywhere: listr2
 // reads NO_COLOR, Ink's chalk reads FORCE_COLOR, so both are set before either loads.
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
 if (process.env.NO_COLOR || process.argv.includes('--no-color')) {
   process.env.NO_COLOR = '1';
   process.env.FORCE_COLOR = '0';
 }
-// The commands and @oclif/core run from the bundles `npm run build` writes (docs/design.md).
-const main = new URL('../dist/bundle/cli/main.js', import.meta.url);
-const { execute } = await import(main.href).catch((err) => {
+// The commands and @oclif/core run from the bundles `npm run build` writes
+// (docs/design.md); the CommonJS ones compiled with a V8 code cache.
+const bundle = new URL('../dist/bundle/', import.meta.url);
+const codeCache = await import(new URL('../dist/cli/code-cache.js', import.meta.url).href).catch((err) => {
   if (err?.code !== 'ERR_MODULE_NOT_FOUND') throw err;
-  console.error(`knode is not built (${main.pathname} is missing): run npm ci && npm run build`);
+  console.error(`knode is not built (${bundle.pathname} is missing): run npm ci && npm run build`);
   process.exit(1);
 });
+// What the CommonJS bundles' import() calls (scripts/bundle.js, routeDynamicImports).
+globalThis[Symbol.for('knode.import')] = (specifier) => import(specifier);
+codeCache.installCodeCache(fileURLToPath(bundle), codeCache.codeCacheDir());
+const { execute } = createRequire(import.meta.url)('../dist/bundle/cli/main.cjs');
 
 await execute({ dir: import.meta.url });

@@ -1,27 +1,70 @@
 #!/usr/bin/env node
 // Bundles the CLI's entry (dist/cli/main.js, with @oclif/core) and the built
-// commands (dist/commands) into dist/bundle, which bin/run.js loads: each
-// command is one file and the code they share is split into chunks, so a
-// command's start reads a dozen files instead of the seven hundred modules of
+// commands (dist/commands) into dist/bundle, which bin/run.js loads, so a
+// command's start reads a few files instead of the seven hundred modules of
 // its import graph (knode's and its dependencies'). Part of `npm run build`,
-// after tsc. The apiserver client is bundled too, in a chunk of its own that
-// only a node joining a cluster loads: from its thousand modules it took
-// 46 MiB more memory and 400 ms more to load. The certificate library and the
-// TUI, loaded on demand, stay outside. Whitespace and comments are left out
+// after tsc. Two kinds of output, for two kinds of command:
+// - the entry and the short commands (apply, status, logs…) are CommonJS
+//   files, one each, that bin/run.js compiles with a V8 code cache
+//   (src/cli/code-cache.ts): their start is mostly compiling, which the cache
+//   skips from the second run on;
+// - the commands that run as long as a node or a runtime does are ES modules
+//   with shared chunks, and so are the apiserver client and the TUI, which
+//   every command loads on demand: from its thousand modules the client took
+//   46 MiB more memory and 400 ms more to load, and Ink has a top-level await.
+// The certificate library stays outside. Whitespace and comments are left out
 // (names stay): V8 holds a script's source for as long as the process runs,
 // and the client's chunk is half as large without them.
 import { build } from 'esbuild';
 import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
 const out = join(dist, 'bundle');
-const commands = readdirSync(join(dist, 'commands'), { recursive: true, encoding: 'utf8' })
+const commandFiles = readdirSync(join(dist, 'commands'), { recursive: true, encoding: 'utf8' })
   .filter((f) => f.endsWith('.js'))
-  .map((f) => join(dist, 'commands', f));
-const entryPoints = [join(dist, 'cli', 'main.js'), ...commands];
+  .map((f) => f.replace(/\\/g, '/'));
+
+/**
+ * The commands that run for as long as a node or a runtime does stay ES
+ * modules with shared chunks: a node loads the apiserver client's chunk only
+ * once it joins a cluster, and nothing of a command it does not run. Every
+ * other command is one CommonJS file that bin/run.js compiles with a V8 code
+ * cache (src/cli/code-cache.ts): a short command's start is mostly
+ * compiling its code, and the cache skips that from its second run on.
+ */
+const LONG_RUNNING = new Set(['run.js', 'join.js', 'runtime/serve.js']);
+
+/**
+ * ES modules the CommonJS commands load with import(), bundled once with
+ * the long-running commands: the apiserver client (2.3 MB, loaded only to
+ * talk to one) and the TUI (Ink is an ES module with a top-level await,
+ * which require() cannot load). The CommonJS files name them by the
+ * package's subpath imports (package.json "imports").
+ */
+const ISLANDS = {
+  'engine/cluster/client-node.js': '#knode/client-node',
+  'ui/tui/render.js': '#knode/tui',
+};
+
+const esmEntries = [
+  ...commandFiles.filter((f) => LONG_RUNNING.has(f)).map((f) => join(dist, 'commands', f)),
+  ...Object.keys(ISLANDS).map((f) => join(dist, f)),
+];
+const cjsEntries = commandFiles.filter((f) => !LONG_RUNNING.has(f)).map((f) => join(dist, 'commands', f));
+
+const EXTERNAL = [
+  '@peculiar/x509',
+  'reflect-metadata',
+  'ink',
+  'react',
+  'react/jsx-runtime',
+  // Loaded by @oclif/core and @grpc/grpc-js only for what knode does not use (TypeScript commands, channelz).
+  'typescript',
+  '@grpc/proto-loader',
+];
 
 /**
  * @oclif/core sorts a plugin's commands with localeCompare on every start,
@@ -43,31 +86,88 @@ const oclifWithoutCollation = {
   },
 };
 
-rmSync(out, { recursive: true, force: true });
-await build({
-  entryPoints,
+/**
+ * What every command shares with the CLI's entry: @oclif/core is the entry's
+ * copy (main.ts hands it over), so there is one Command class and one config;
+ * the islands are imported, not bundled. scripts/oclif-manifest.js loads the
+ * commands without the entry: the package's own @oclif/core stands in there.
+ */
+const sharedWithEntry = {
+  name: 'shared-with-entry',
+  setup(b) {
+    b.onResolve({ filter: /^@oclif\/core$/ }, (args) =>
+      args.namespace === 'knode-oclif' ? { path: args.path, external: true } : { path: 'oclif', namespace: 'knode-oclif' },
+    );
+    b.onLoad({ filter: /.*/, namespace: 'knode-oclif' }, () => ({
+      contents: "module.exports = globalThis[Symbol.for('knode.oclif')] ?? require('@oclif/core');",
+      loader: 'js',
+    }));
+    b.onResolve({ filter: /\.js$/ }, (args) => {
+      if (!args.path.startsWith('.') || b.initialOptions.format !== 'cjs') return undefined;
+      const island = ISLANDS[relative(dist, join(args.resolveDir, args.path)).replace(/\\/g, '/')];
+      return island ? { path: island, external: true } : undefined;
+    });
+  },
+};
+
+const common = {
   outbase: dist,
   outdir: out,
-  chunkNames: 'chunks/[name]-[hash]',
   bundle: true,
-  splitting: true,
-  format: 'esm',
   platform: 'node',
   target: 'node20',
   sourcemap: 'linked',
   minifyWhitespace: true,
   logLevel: 'warning',
-  plugins: [oclifWithoutCollation],
-  external: [
-    '@peculiar/x509',
-    'reflect-metadata',
-    'ink',
-    'react',
-    'react/jsx-runtime',
-    // Loaded by @oclif/core and @grpc/grpc-js only for what knode does not use (TypeScript commands, channelz).
-    'typescript',
-    '@grpc/proto-loader',
-  ],
+  external: EXTERNAL,
+};
+/**
+ * CommonJS: install-paths.ts finds the package's root from its own URL, and
+ * import() goes through bin/run.js's (see routeDynamicImports). The fallback
+ * is written `import (s)` so that the rewrite below leaves it alone.
+ */
+const commonJs = {
+  format: 'cjs',
+  outExtension: { '.js': '.cjs' },
+  define: { 'import.meta.url': 'knodeModuleUrl' },
+  banner: {
+    js: [
+      // A directive only at the very top: esbuild's own comes after the banner.
+      "'use strict';",
+      "const knodeModuleUrl = require('node:url').pathToFileURL(__filename).href;",
+      "const knodeImport = globalThis[Symbol.for('knode.import')] ?? ((s) => import (s));",
+    ].join('\n'),
+  },
+};
+
+/** import( as code, not in a word, not `.import(`, and not the text "import()" of an error message. */
+const DYNAMIC_IMPORT = /(?<![\w$.])import\((?!\))/g;
+
+/**
+ * A script compiled through node:vm, as the code cache compiles the
+ * CommonJS files, has no import() without an experimental flag or warning:
+ * each one in them becomes a call of bin/run.js's import(), which resolves
+ * what they ask for (file URLs, the package's "imports", its dependencies)
+ * as their own would. The build fails if an import( is left.
+ */
+function routeDynamicImports(file) {
+  const source = readFileSync(file, 'utf8');
+  const routed = source.replace(DYNAMIC_IMPORT, 'knodeImport(');
+  if (routed !== source) writeFileSync(file, routed);
+}
+
+rmSync(out, { recursive: true, force: true });
+await build({ ...common, ...commonJs, entryPoints: [join(dist, 'cli', 'main.js')], plugins: [oclifWithoutCollation] });
+await build({ ...common, ...commonJs, entryPoints: cjsEntries, plugins: [sharedWithEntry] });
+for (const file of readdirSync(out, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.cjs')))
+  routeDynamicImports(join(out, file));
+await build({
+  ...common,
+  entryPoints: esmEntries,
+  chunkNames: 'chunks/[name]-[hash]',
+  splitting: true,
+  format: 'esm',
+  plugins: [sharedWithEntry],
   // The CommonJS packages inside a chunk ask for Node's modules with require().
   banner: {
     js: "import { createRequire as knodeCreateRequire } from 'node:module';\nconst require = knodeCreateRequire(import.meta.url);",
@@ -84,7 +184,7 @@ if (!oclifPatched) throw new Error('scripts/bundle.js: @oclif/core/lib/config/pl
  * escapes whatever is left beyond Latin-1 (a legal comment, a regular
  * expression): \uXXXX is the same character there, and plain text in a comment.
  */
-for (const file of readdirSync(out, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.js'))) {
+for (const file of readdirSync(out, { recursive: true, encoding: 'utf8' }).filter((f) => /\.c?js$/.test(f))) {
   const path = join(out, file);
   const source = readFileSync(path, 'utf8');
   if (!/[^\0-\xff]/.test(source)) continue;

@@ -1,20 +1,37 @@
 // The bundle `npm run build` writes (scripts/bundle.js), which every command
 // runs from: V8 holds each file's source as long as the process lives, one
-// byte a character only if all of them are Latin-1.
+// byte a character only if all of them are Latin-1; and the CommonJS files,
+// compiled through node:vm for their code cache, can have no import() of
+// their own.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 
 const bundle = join(import.meta.dirname, '../../../dist/bundle');
+const files = readdirSync(bundle, { recursive: true, encoding: 'utf8' }).filter((f) => /\.c?js$/.test(f));
+const source = (f: string) => readFileSync(join(bundle, f), 'utf8');
 
 it('holds no character beyond Latin-1 and no comments, so each source stays one byte a character', () => {
-  const files = readdirSync(bundle, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.js'));
   expect(files.length).toBeGreaterThan(10);
-  const wide = files.filter((f) => /[^\0-\xff]/.test(readFileSync(join(bundle, f), 'utf8')));
+  const wide = files.filter((f) => /[^\0-\xff]/.test(source(f)));
   expect(wide).toEqual([]);
-  // The apiserver client's chunk, the largest: whitespace and comments left out.
-  const client = files.find((f) => f.includes('client-node'))!;
-  const source = readFileSync(join(bundle, client), 'utf8');
-  expect(source).not.toMatch(/^\s*\* /m);
-  expect(source.length).toBeLessThan(3_000_000);
+  // The apiserver client, the largest: whitespace and comments left out.
+  const client = source('engine/cluster/client-node.js');
+  expect(client).not.toMatch(/^\s*\* /m);
+  expect(client.length).toBeLessThan(3_000_000);
+});
+
+it('has the entry and the short commands as strict CommonJS files whose import() is bin/run.js', () => {
+  const commonJs = files.filter((f) => f.endsWith('.cjs'));
+  expect(commonJs).toContain('cli/main.cjs');
+  expect(commonJs).toContain('commands/apply.cjs');
+  expect(files).toContain('commands/run.js');
+  for (const f of commonJs) {
+    const text = source(f);
+    expect(text.startsWith("'use strict';\n"), f).toBe(true);
+    // The banner's fallback, `import (s)`, is the only one left.
+    expect(text.match(/(?<![\w$.])import ?\((?!\))/g), f).toEqual(['import (']);
+  }
+  // oclif's loader imports the ES module commands through it.
+  expect(source('cli/main.cjs')).toMatch(/await knodeImport\(/);
 });

@@ -1,0 +1,109 @@
+// A V8 code cache for the CLI's CommonJS bundles (scripts/bundle.js): a
+// short command's start is mostly V8 compiling its code, and Node 20 has no
+// module.enableCompileCache. bin/run.js installs this before it loads the
+// entry; every .cjs file under the bundle directory is then compiled with the
+// bytecode a previous run left, and a run that found none (or a stale one)
+// leaves it at its exit, with every function that run compiled.
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { createRequire, Module } from 'node:module';
+import { homedir } from 'node:os';
+import { dirname, join, relative, sep } from 'node:path';
+import { Script, constants as vmConstants } from 'node:vm';
+
+/** The directory the caches go to, or undefined when KNODE_CODE_CACHE=off turns them off. */
+export function codeCacheDir(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (env.KNODE_CODE_CACHE === 'off') return undefined;
+  return join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'knode', 'code-cache');
+}
+
+/** A cache's file name: the bundle file, the build of it, and the V8 that made it (the same Node with the same flags). */
+export function cacheFileName(bundleDir: string, file: string, built: { size: number; mtimeMs: number }): { prefix: string; name: string } {
+  const prefix = relative(bundleDir, file).split(sep).join('_');
+  const build = `${built.size.toString(36)}${Math.trunc(built.mtimeMs).toString(36)}`;
+  const v8 = fnv1a(`${process.version} ${process.arch} ${process.execArgv.join(' ')}`);
+  return { prefix, name: `${prefix}.${build}.${v8}.v8` };
+}
+
+type Loader = (module: Module, filename: string) => void;
+
+/** How each bundle file of this process was compiled: from its cache, or from its source (its cache then written at exit). */
+export const compiledFrom = new Map<string, 'cache' | 'source'>();
+type CompiledModule = Module & { _compile?: unknown };
+
+/**
+ * Compiles the .cjs files under `bundleDir` with the caches in `cacheDir`.
+ * A cache V8 refuses (another Node, other flags) is made again; one that
+ * cannot be read or written only costs the compile it would have saved.
+ */
+export function installCodeCache(bundleDir: string, cacheDir: string | undefined): void {
+  if (!cacheDir) return;
+  const extensions = (Module as unknown as { _extensions: Record<string, Loader> })._extensions;
+  const plain = extensions['.cjs'] ?? extensions['.js'];
+  const within = bundleDir.endsWith(sep) ? bundleDir : bundleDir + sep;
+  extensions['.cjs'] = (module, filename) => {
+    // Source maps are Node's own loader's: `node --enable-source-maps` compiles as it would without a cache.
+    if (!filename.startsWith(within) || process.sourceMapsEnabled) return plain(module, filename);
+    loadCached(module as CompiledModule, filename, bundleDir, cacheDir);
+  };
+}
+
+function loadCached(module: CompiledModule, filename: string, bundleDir: string, cacheDir: string): void {
+  const source = readFileSync(filename, 'utf8');
+  const { prefix, name } = cacheFileName(bundleDir, filename, statSync(filename));
+  const cacheFile = join(cacheDir, name);
+  const cachedData = readOptional(cacheFile);
+  const script = new Script(Module.wrap(source), {
+    filename,
+    cachedData,
+    // import() in a bundle (Ink, the apiserver client) goes to Node's own loader.
+    importModuleDynamically: vmConstants.USE_MAIN_CONTEXT_DEFAULT_LOADER as never,
+  });
+  const fresh = !cachedData || script.cachedDataRejected === true;
+  compiledFrom.set(filename, fresh ? 'source' : 'cache');
+  if (fresh) process.once('exit', () => writeCache(script, cacheDir, cacheFile, prefix));
+  const wrapper = script.runInThisContext() as (...args: unknown[]) => void;
+  const require = createRequire(filename);
+  wrapper.call(module.exports, module.exports, require, module, filename, dirname(filename));
+}
+
+function readOptional(file: string): Buffer | undefined {
+  try {
+    return readFileSync(file);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Writes the cache (every function compiled so far), replacing older builds' caches of the same file. */
+function writeCache(script: Script, dir: string, file: string, prefix: string): void {
+  try {
+    const data = script.createCachedData();
+    mkdirSync(dir, { recursive: true });
+    const name = file.slice(dir.length + 1);
+    const v8 = name.slice(name.lastIndexOf('.', name.length - 4));
+    for (const old of readdirSync(dir)) {
+      if (old.startsWith(`${prefix}.`) && old.endsWith(v8) && old !== name) rmSync(join(dir, old), { force: true });
+    }
+    // Written whole, then renamed: a command started meanwhile reads the old cache or the new one.
+    const temp = `${file}.${process.pid}`;
+    const fd = openSync(temp, 'w', 0o600);
+    try {
+      writeSync(fd, data);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temp, file);
+  } catch {
+    // A read-only home or a full disk: the next run compiles again.
+  }
+}
+
+/** FNV-1a, 32 bits, in base 36: a short stable tag, without loading node:crypto. */
+function fnv1a(s: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h.toString(36);
+}

@@ -24,14 +24,17 @@ export function workloadFeed(workloads: LocalWorkloads, keys: string[]): ApplyWo
   let finished!: (why: string) => void;
   const ended = new Promise<string>((resolve) => (finished = resolve));
   const current = () => shown.map((key) => workloadProgress(workloads, key));
-  const unwatch = workloads.store.watch(() => {
-    for (const w of current()) {
-      const text = JSON.stringify(w);
-      if (said.get(w.key) === text) continue;
-      said.set(w.key, text);
-      for (const listener of [...listeners]) listener(w);
-    }
-  });
+  const unwatch = workloads.store.watch(
+    () => {
+      for (const w of current()) {
+        const text = JSON.stringify(w);
+        if (said.get(w.key) === text) continue;
+        said.set(w.key, text);
+        for (const listener of [...listeners]) listener(w);
+      }
+    },
+    { shared: true },
+  );
   return {
     current,
     subscribe: (listener) => {
@@ -54,7 +57,8 @@ export function workloadProgress(workloads: LocalWorkloads, key: string): Worklo
   const where = namespace === 'default' ? '' : ` -n ${namespace}`;
   if (!o) return { key, name: `${resource}/${name}${where}`, summary: 'deleted', state: 'failed', message: 'it was deleted', pods: [] };
   const state = rolloutState(o);
-  const pods = workloads.withDependents([key]).filter((d) => d.kind === 'Pod') as unknown as Pod[];
+  // Read only, on every change of the store: its own objects, not copies.
+  const pods = workloads.withDependents([key], { shared: true }).filter((d) => d.kind === 'Pod') as unknown as Pod[];
   return {
     key,
     name: `${workloadRow(o, 0)?.resource ?? resource}/${name}${where}`,

@@ -125,10 +125,13 @@ export function ownerKey(object: KubeObject, owner: string): string | undefined 
  * each change of an owned object. Returns what ends the watch.
  */
 export function watchOwned(store: ObjectStore, queue: WorkQueue, kind: string, owned: string): () => void {
-  const unsubscribe = store.watch((e) => {
-    const key = e.object.kind === kind ? objectKey(e.object) : e.object.kind === owned ? ownerKey(e.object, kind) : undefined;
-    if (key) queue.add(key);
-  });
+  const unsubscribe = store.watch(
+    (e) => {
+      const key = e.object.kind === kind ? objectKey(e.object) : e.object.kind === owned ? ownerKey(e.object, kind) : undefined;
+      if (key) queue.add(key);
+    },
+    { shared: true },
+  );
   for (const o of store.list(kind)) queue.add(objectKey(o));
   return unsubscribe;
 }
@@ -147,11 +150,22 @@ export function createPod(store: ObjectStore, pod: Pod): Pod {
   return store.create({ ...pod, apiVersion: 'v1', kind: 'Pod' } as KubeObject) as unknown as Pod;
 }
 
+/** The pods in NAMESPACE whose controller is OWNER, as the store holds them: the caller must neither change nor keep them. */
+export function podsControlledByShared(store: ObjectStore, namespace: string, ownerUid: string): readonly Pod[] {
+  return store.peek<KubeObject>(
+    'Pod',
+    namespace,
+    (p) => p.metadata.ownerReferences?.some((r) => r.controller && r.uid === ownerUid) === true,
+  ) as unknown as readonly Pod[];
+}
+
 /** The pods in NAMESPACE whose controller is OWNER. */
 export function podsControlledBy(store: ObjectStore, namespace: string, ownerUid: string): Pod[] {
-  return store
-    .list<KubeObject>('Pod', namespace)
-    .filter((p) => p.metadata.ownerReferences?.some((r) => r.controller && r.uid === ownerUid)) as unknown as Pod[];
+  return store.list<KubeObject>(
+    'Pod',
+    namespace,
+    (p) => p.metadata.ownerReferences?.some((r) => r.controller && r.uid === ownerUid) === true,
+  ) as unknown as Pod[];
 }
 
 /** A pod that counts towards a controller's replicas: not finished, not being deleted (controller.IsPodActive). */
@@ -251,9 +265,10 @@ export function unschedulable(
   if (untoleratedTaints(pod.spec.tolerations ?? [], { name: deps.nodeName, labels: deps.nodeLabels, taints }).length > 0)
     return '0/1 nodes are available: 1 node(s) had untolerated taint(s). preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.';
   if (!deps.allocatable) return undefined;
-  const bound = [...(deps.store.list<KubeObject>('Pod') as unknown as Pod[]), ...(deps.otherPods?.() ?? [])].filter(
-    (p) => p.spec.nodeName === deps.nodeName && p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed',
-  );
+  const boundHere = (p: Readonly<Pod>) =>
+    p.spec.nodeName === deps.nodeName && p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed';
+  const stored = deps.store.list<KubeObject>('Pod', undefined, (o) => boundHere(o as unknown as Pod)) as unknown as Pod[];
+  const bound = [...stored, ...(deps.otherPods?.() ?? []).filter(boundHere)];
   const short: string[] = [];
   if (bound.length + 1 > deps.allocatable.pods) short.push('1 Too many pods');
   for (const resource of ['cpu', 'memory'] as const) {

@@ -33,10 +33,13 @@ export class CronJobController implements Controller {
   }
 
   start(): void {
-    this.unsubscribe = this.deps.store.watch((e) => {
-      const key = e.object.kind === 'CronJob' ? e.type !== 'DELETED' && objectKey(e.object) : ownerKey(e.object, 'CronJob');
-      if (key) this.queue.add(key);
-    });
+    this.unsubscribe = this.deps.store.watch(
+      (e) => {
+        const key = e.object.kind === 'CronJob' ? e.type !== 'DELETED' && objectKey(e.object) : ownerKey(e.object, 'CronJob');
+        if (key) this.queue.add(key);
+      },
+      { shared: true },
+    );
     for (const cj of this.deps.store.list('CronJob')) this.queue.add(objectKey(cj));
   }
 

@@ -55,20 +55,23 @@ export class DeploymentController implements Controller {
   }
 
   start(): void {
-    this.unsubscribe = this.deps.store.watch((e) => {
-      if (e.object.kind === 'Deployment') this.queue.add(objectKey(e.object));
-      else if (e.object.kind === 'ReplicaSet') {
-        const owner = ownerKey(e.object, 'Deployment');
-        if (owner) this.queue.add(owner);
-      } else if (e.object.kind === 'Pod' && e.type === 'DELETED') {
-        // Recreate waits for the old pods to be gone.
-        const rs = controllerOf(e.object.metadata);
-        const owner =
-          rs?.kind === 'ReplicaSet' ? this.deps.store.get<ReplicaSet>('ReplicaSet', e.object.metadata.namespace!, rs.name) : undefined;
-        const d = owner && controllerOf(owner.metadata);
-        if (d?.kind === 'Deployment') this.queue.add(`${e.object.metadata.namespace}/${d.name}`);
-      }
-    });
+    this.unsubscribe = this.deps.store.watch(
+      (e) => {
+        if (e.object.kind === 'Deployment') this.queue.add(objectKey(e.object));
+        else if (e.object.kind === 'ReplicaSet') {
+          const owner = ownerKey(e.object, 'Deployment');
+          if (owner) this.queue.add(owner);
+        } else if (e.object.kind === 'Pod' && e.type === 'DELETED') {
+          // Recreate waits for the old pods to be gone.
+          const rs = controllerOf(e.object.metadata);
+          const owner =
+            rs?.kind === 'ReplicaSet' ? this.deps.store.get<ReplicaSet>('ReplicaSet', e.object.metadata.namespace!, rs.name) : undefined;
+          const d = owner && controllerOf(owner.metadata);
+          if (d?.kind === 'Deployment') this.queue.add(`${e.object.metadata.namespace}/${d.name}`);
+        }
+      },
+      { shared: true },
+    );
     for (const d of this.deps.store.list('Deployment')) this.queue.add(objectKey(d));
   }
 

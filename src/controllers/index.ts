@@ -1,3 +1,4 @@
+import { compareStrings } from '../util/compare.js';
 import { RealClock, type Clock } from '../util/clock.js';
 import type { KubeObject } from '../engine/api/workloads.js';
 import type { Pod } from '../engine/api/v1.js';
@@ -96,17 +97,25 @@ export class LocalWorkloads {
     this.api.save();
   }
 
-  /** The objects KEYS name, then what they control (a Deployment's ReplicaSets, their pods), with their status. */
-  withDependents(keys: string[]): KubeObject[] {
+  /**
+   * The objects KEYS name, then what they control (a Deployment's ReplicaSets, their pods), with their status.
+   * With `shared`, the dependents are the store's own objects, for a reader that neither changes nor keeps them.
+   */
+  withDependents(keys: string[], options: { shared?: boolean } = {}): KubeObject[] {
     const out: KubeObject[] = [];
     const seen = new Set<string>();
     const visit = (o: KubeObject) => {
       if (seen.has(o.metadata.uid!)) return;
       seen.add(o.metadata.uid!);
       out.push(o);
-      for (const kind of ['ReplicaSet', 'Job', 'Pod', 'PersistentVolumeClaim'])
-        for (const d of this.store.list(kind, o.metadata.namespace))
-          if (d.metadata.ownerReferences?.some((r) => r.uid === o.metadata.uid)) visit(d);
+      const owns = (d: Readonly<KubeObject>) => d.metadata.ownerReferences?.some((r) => r.uid === o.metadata.uid) === true;
+      const namespace = o.metadata.namespace!;
+      for (const kind of ['ReplicaSet', 'Job', 'Pod', 'PersistentVolumeClaim']) {
+        const dependents = options.shared
+          ? [...(this.store.peek(kind, namespace, owns) as KubeObject[])].sort((a, b) => compareStrings(a.metadata.name!, b.metadata.name!))
+          : this.store.list(kind, namespace, owns);
+        for (const d of dependents) visit(d);
+      }
     };
     for (const key of keys) {
       const [kind, namespace, name] = key.split('/');

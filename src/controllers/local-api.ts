@@ -47,7 +47,7 @@ export class LocalApiserver implements LocalApi {
     private readonly claimsDir?: string,
   ) {
     if (file) this.restore(file);
-    if (file) store.watch(() => this.scheduleSave());
+    if (file) store.watch(() => this.scheduleSave(), { shared: true });
   }
 
   async listPods(fieldSelector: string): Promise<{ items: Pod[]; resourceVersion: string }> {

@@ -11,7 +11,7 @@ import {
   omitZeroCounts,
   podFromTemplate,
   podReadyCondition,
-  podsControlledBy,
+  podsControlledByShared,
   recordSyncFailed,
   splitKey,
   watchOwned,
@@ -50,7 +50,8 @@ export class ReplicaSetController implements Controller {
     const [namespace, name] = splitKey(key);
     const rs = this.deps.store.get<ReplicaSet>('ReplicaSet', namespace, name);
     if (!rs || rs.metadata.deletionTimestamp) return;
-    const pods = podsControlledBy(this.deps.store, namespace, rs.metadata.uid!);
+    // Read only: the count, and the pods to delete by name.
+    const pods = podsControlledByShared(this.deps.store, namespace, rs.metadata.uid!);
     const active = pods.filter(isPodActive);
     const wanted = rs.spec.replicas ?? 1;
     const diff = active.length - wanted;
@@ -75,7 +76,7 @@ export class ReplicaSetController implements Controller {
     return undefined;
   }
 
-  private remove(rs: ReplicaSet, active: Pod[], count: number): void {
+  private remove(rs: ReplicaSet, active: readonly Pod[], count: number): void {
     for (const pod of [...active].sort((a, b) => deletionRank(a, b, this.deps.clock.now())).slice(0, count)) {
       try {
         this.deps.store.delete('Pod', pod.metadata.namespace!, pod.metadata.name!, { uid: pod.metadata.uid });
@@ -88,7 +89,7 @@ export class ReplicaSetController implements Controller {
 
   private updateStatus(rs: ReplicaSet, createError: string | undefined): void {
     const now = this.deps.clock.now();
-    const owned = podsControlledBy(this.deps.store, rs.metadata.namespace!, rs.metadata.uid!);
+    const owned = podsControlledByShared(this.deps.store, rs.metadata.namespace!, rs.metadata.uid!);
     const active = owned.filter(isPodActive);
     const minReady = rs.spec.minReadySeconds ?? 0;
     const templateLabels = rs.spec.template.metadata?.labels ?? {};

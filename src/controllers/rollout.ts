@@ -167,9 +167,12 @@ export function waitForRollouts(store: ObjectStore, keys: string[], stop: AbortS
       check();
       resolve(states);
     };
-    const unsubscribe = store.watch(() => {
-      if (check()) finish();
-    });
+    const unsubscribe = store.watch(
+      () => {
+        if (check()) finish();
+      },
+      { shared: true },
+    );
     stop.addEventListener('abort', finish, { once: true });
   });
 }

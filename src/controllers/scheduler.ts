@@ -23,11 +23,14 @@ export class SchedulerController implements Controller {
   }
 
   start(): void {
-    this.unsubscribe = this.deps.store.watch((e) => {
-      if (e.object.kind !== 'Pod') return;
-      const phase = (e.object.status as Pod['status'])?.phase;
-      if (e.type === 'DELETED' || phase === 'Succeeded' || phase === 'Failed') this.queue.add('pending');
-    });
+    this.unsubscribe = this.deps.store.watch(
+      (e) => {
+        if (e.object.kind !== 'Pod') return;
+        const phase = (e.object.status as Pod['status'])?.phase;
+        if (e.type === 'DELETED' || phase === 'Succeeded' || phase === 'Failed') this.queue.add('pending');
+      },
+      { shared: true },
+    );
     this.queue.add('pending');
   }
 
@@ -42,9 +45,13 @@ export class SchedulerController implements Controller {
   }
 
   private schedule(): void {
-    const pending = (this.deps.store.list<KubeObject>('Pod') as unknown as Pod[])
-      .filter((p) => !p.spec.nodeName && !p.metadata.deletionTimestamp && p.status?.phase === 'Pending')
-      .sort((a, b) => compareStrings(a.metadata.creationTimestamp ?? '', b.metadata.creationTimestamp ?? ''));
+    const unbound = (o: Readonly<KubeObject>) => {
+      const p = o as unknown as Pod;
+      return !p.spec.nodeName && !p.metadata.deletionTimestamp && p.status?.phase === 'Pending';
+    };
+    const pending = (this.deps.store.list<KubeObject>('Pod', undefined, unbound) as unknown as Pod[]).sort((a, b) =>
+      compareStrings(a.metadata.creationTimestamp ?? '', b.metadata.creationTimestamp ?? ''),
+    );
     for (const pod of pending) {
       const why = unschedulable(this.deps, pod);
       if (why) {

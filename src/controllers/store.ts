@@ -36,7 +36,8 @@ const HISTORY = 5_000;
 export class ObjectStore {
   private readonly objects = new Map<string, KubeObject>();
   private readonly history: StoreEvent[] = [];
-  private readonly watchers = new Set<(event: StoreEvent) => void>();
+  /** Shared: the listener sees the store's own object, which it must neither change nor keep (it reads kinds, names and owners). */
+  private readonly watchers = new Set<{ listener: (event: StoreEvent) => void; shared: boolean }>();
   private version = 0;
 
   constructor(
@@ -53,14 +54,30 @@ export class ObjectStore {
     return o ? (structuredClone(o) as T) : undefined;
   }
 
-  /** Every object of KIND (in NAMESPACE, if given), ordered by namespace and name. */
-  list<T extends KubeObject>(kind: string, namespace?: string): T[] {
+  /**
+   * Every object of KIND (in NAMESPACE, if given) that WHERE keeps, ordered by
+   * namespace and name. WHERE sees the store's own object, before it is
+   * copied, so it must not change it; filtering there copies only what is kept.
+   */
+  list<T extends KubeObject>(kind: string, namespace?: string, where?: (o: Readonly<T>) => boolean): T[] {
     const out: T[] = [];
     for (const o of this.objects.values())
-      if (o.kind === kind && (namespace === undefined || o.metadata.namespace === namespace)) out.push(structuredClone(o) as T);
+      if (o.kind === kind && (namespace === undefined || o.metadata.namespace === namespace) && (!where || where(o as T)))
+        out.push(structuredClone(o) as T);
     return out.sort((a, b) =>
       compareStrings(keyOf(a.kind, a.metadata.namespace, a.metadata.name), keyOf(b.kind, b.metadata.namespace, b.metadata.name)),
     );
+  }
+
+  /**
+   * The store's own objects of KIND in NAMESPACE that WHERE keeps, in no set
+   * order and not copied: for a reader that neither changes nor keeps them
+   * (a controller counting its pods on every change of one).
+   */
+  peek<T extends KubeObject>(kind: string, namespace: string, where: (o: Readonly<T>) => boolean): readonly Readonly<T>[] {
+    const out: Readonly<T>[] = [];
+    for (const o of this.objects.values()) if (o.kind === kind && o.metadata.namespace === namespace && where(o as T)) out.push(o as T);
+    return out;
   }
 
   /** Creates OBJECT as the apiserver does: a name from generateName, a uid, the creation time, generation 1. */
@@ -190,10 +207,14 @@ export class ObjectStore {
     this.remove(key, old);
   }
 
-  /** Calls LISTENER with every change from now on; returns the unsubscribe. */
-  watch(listener: (event: StoreEvent) => void): () => void {
-    this.watchers.add(listener);
-    return () => this.watchers.delete(listener);
+  /**
+   * Calls LISTENER with every change from now on, each with a copy of the object (with `shared`, the
+   * store's own, which the listener must neither change nor keep); returns the unsubscribe.
+   */
+  watch(listener: (event: StoreEvent) => void, options: { shared?: boolean } = {}): () => void {
+    const entry = { listener, shared: options.shared === true };
+    this.watchers.add(entry);
+    return () => this.watchers.delete(entry);
   }
 
   /** The changes after VERSION, or undefined when they are no longer kept (410 Gone). */
@@ -369,7 +390,7 @@ export class ObjectStore {
     const event: StoreEvent = { type, object: o, resourceVersion: this.version };
     this.history.push(event);
     if (this.history.length > HISTORY) this.history.splice(0, this.history.length - HISTORY);
-    for (const listener of [...this.watchers]) listener({ ...event, object: structuredClone(o) });
+    for (const { listener, shared } of [...this.watchers]) listener({ ...event, object: shared ? o : structuredClone(o) });
   }
 }
 

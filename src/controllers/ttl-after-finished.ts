@@ -22,9 +22,12 @@ export class TtlAfterFinishedController implements Controller {
   }
 
   start(): void {
-    this.unsubscribe = this.deps.store.watch((e) => {
-      if (e.object.kind === 'Job' && e.type !== 'DELETED' && needsCleanup(e.object as Job)) this.queue.add(objectKey(e.object));
-    });
+    this.unsubscribe = this.deps.store.watch(
+      (e) => {
+        if (e.object.kind === 'Job' && e.type !== 'DELETED' && needsCleanup(e.object as Job)) this.queue.add(objectKey(e.object));
+      },
+      { shared: true },
+    );
     for (const job of this.deps.store.list<Job>('Job')) if (needsCleanup(job)) this.queue.add(objectKey(job));
   }
 

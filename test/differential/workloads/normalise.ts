@@ -58,6 +58,11 @@ function scrubbed(o: Obj, hashes: string[], generated: Map<string, string>): Obj
   // terminatingReplicas: whether it is written, not how many; `knode apply` prints the moment a rollout
   // ends, while the old pods still stop, and the cluster side is read once it has settled.
   if (typeof out.status?.terminatingReplicas === 'number') out.status.terminatingReplicas = 'set';
+  // An old ReplicaSet a rollout scaled down to 0: each step down is a generation, and how many steps it
+  // took depends on when each new pod became available, on either side (4 or 5 for deploy-surge-percent).
+  const generation = out.status?.observedGeneration;
+  if (out.kind === 'ReplicaSet' && out.spec?.replicas === 0 && typeof generation === 'number' && generation > 1)
+    out.status!.observedGeneration = 'scaled down in steps';
   return out;
 }
 

@@ -24,17 +24,18 @@ export function workloadFeed(workloads: LocalWorkloads, keys: string[]): ApplyWo
   let finished!: (why: string) => void;
   const ended = new Promise<string>((resolve) => (finished = resolve));
   const current = () => shown.map((key) => workloadProgress(workloads, key));
-  const unwatch = workloads.store.watch(
-    () => {
-      for (const w of current()) {
-        const text = JSON.stringify(w);
-        if (said.get(w.key) === text) continue;
-        said.set(w.key, text);
-        for (const listener of [...listeners]) listener(w);
-      }
-    },
-    { shared: true },
-  );
+  // Told once a turn of the event loop: a pod's change is several of the store's (the pod, its ReplicaSet, its Deployment).
+  let pending: NodeJS.Immediate | undefined;
+  const tell = () => {
+    pending = undefined;
+    for (const w of current()) {
+      const text = JSON.stringify(w);
+      if (said.get(w.key) === text) continue;
+      said.set(w.key, text);
+      for (const listener of [...listeners]) listener(w);
+    }
+  };
+  const unwatch = workloads.store.watch(() => (pending ??= setImmediate(tell)), { shared: true });
   return {
     current,
     subscribe: (listener) => {
@@ -43,6 +44,11 @@ export function workloadFeed(workloads: LocalWorkloads, keys: string[]): ApplyWo
     },
     ended,
     finish: (why) => {
+      // What changed last is told before why the waiting ended: a workload that got ready then is ready.
+      if (pending) {
+        clearImmediate(pending);
+        tell();
+      }
       unwatch();
       finished(why);
     },

@@ -37,6 +37,8 @@ describe('the workloads as apply shows them', () => {
   async function report(pod: Pod, status: Pod['status']): Promise<void> {
     workloads.store.updateStatus('Pod', pod.metadata.namespace!, pod.metadata.name!, status);
     await flushMicrotasks();
+    // The feed tells once a turn of the event loop.
+    await new Promise((resolve) => setImmediate(resolve));
   }
 
   const running = (ready: boolean): Pod['status'] => ({
@@ -121,6 +123,32 @@ describe('the workloads as apply shows them', () => {
     await report(pod, { ...running(false), phase: 'Succeeded' });
     expect(workloadProgress(workloads, 'Job/default/pi')).toMatchObject({ summary: '1/1 complete', state: 'ready' });
     expect(workloadProgress(workloads, 'Job/default/pi').pods[0].state).toBe('done');
+    workloads.stop();
+  });
+
+  it('tells once a turn what changed in it, and what changed last before why the waiting ended', async () => {
+    workloads.api.applyObjects('file', [deployment]);
+    await flushMicrotasks();
+    const feed = workloadFeed(workloads, workloads.api.keysFrom('file'));
+    const seen: WorkloadProgress[] = [];
+    feed.subscribe((w) => seen.push(w));
+    const [a, b] = pods();
+    workloads.store.updateStatus('Pod', 'default', a.metadata.name!, running(true));
+    await flushMicrotasks();
+    workloads.store.updateStatus('Pod', 'default', b.metadata.name!, running(false));
+    await flushMicrotasks();
+    expect(seen).toEqual([]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(seen.map((w) => w.summary)).toEqual(['1/2 ready']);
+    // Ready in the turn apply stops waiting: told as ready, then the end.
+    workloads.store.updateStatus('Pod', 'default', b.metadata.name!, running(true));
+    await flushMicrotasks();
+    feed.finish('done waiting');
+    expect(seen.map((w) => [w.summary, w.state])).toEqual([
+      ['1/2 ready', 'waiting'],
+      ['2/2 ready', 'ready'],
+    ]);
+    expect(await feed.ended).toBe('done waiting');
     workloads.stop();
   });
 

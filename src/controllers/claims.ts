@@ -27,12 +27,15 @@ export class ClaimController implements Controller {
   ) {}
 
   start(): void {
-    this.unsubscribe = this.deps.store.watch((e) => {
-      if (e.object.kind === 'PersistentVolumeClaim') {
-        if (e.type === 'DELETED') this.release(`${e.object.metadata.namespace}/${e.object.metadata.name}`);
-        else this.bind(e.object as PersistentVolumeClaim);
-      } else if (e.object.kind === 'Pod' && e.type === 'DELETED') for (const key of [...this.releasing]) this.removeWhenUnused(key);
-    });
+    this.unsubscribe = this.deps.store.watch(
+      (e) => {
+        if (e.object.kind === 'PersistentVolumeClaim') {
+          if (e.type === 'DELETED') this.release(`${e.object.metadata.namespace}/${e.object.metadata.name}`);
+          else this.bind(structuredClone(e.object) as PersistentVolumeClaim);
+        } else if (e.object.kind === 'Pod' && e.type === 'DELETED') for (const key of [...this.releasing]) this.removeWhenUnused(key);
+      },
+      { shared: true },
+    );
     for (const claim of this.deps.store.list<PersistentVolumeClaim>('PersistentVolumeClaim')) this.bind(claim);
     for (const key of this.marked()) this.release(key);
   }

@@ -71,24 +71,29 @@ export class JobController implements Controller {
   }
 
   start(): void {
-    this.unsubscribe = this.deps.store.watch((e) => {
-      if (e.object.kind === 'Job') {
-        if (e.type === 'DELETED') this.gone.delete(e.object.metadata.uid!);
-        this.queue.add(objectKey(e.object));
-      } else if (e.object.kind === 'Pod') {
-        const owner = controllerOf(e.object.metadata);
-        if (owner?.kind !== 'Job') return;
-        const pod = e.object as unknown as Pod;
-        const job = this.deps.store.get('Job', e.object.metadata.namespace!, owner.name);
-        if (e.type === 'DELETED' && hasTrackingFinalizer(pod) && job?.metadata.uid === owner.uid) {
-          // The apiserver would keep it, marked, until the finalizer goes.
-          pod.metadata.deletionTimestamp ??= rfc3339(this.deps.clock.now());
-          const list = this.gone.get(owner.uid) ?? [];
-          this.gone.set(owner.uid, [...list.filter((p) => p.metadata.uid !== pod.metadata.uid), pod]);
+    this.unsubscribe = this.deps.store.watch(
+      (e) => {
+        if (e.object.kind === 'Job') {
+          if (e.type === 'DELETED') this.gone.delete(e.object.metadata.uid!);
+          this.queue.add(objectKey(e.object));
+        } else if (e.object.kind === 'Pod') {
+          const owner = controllerOf(e.object.metadata);
+          if (owner?.kind !== 'Job') return;
+          if (e.type === 'DELETED' && hasTrackingFinalizer(e.object as unknown as Pod)) {
+            const job = this.deps.store.get('Job', e.object.metadata.namespace!, owner.name);
+            if (job?.metadata.uid === owner.uid) {
+              // The apiserver would keep it, marked, until the finalizer goes: a copy kept here.
+              const pod = structuredClone(e.object) as unknown as Pod;
+              pod.metadata.deletionTimestamp ??= rfc3339(this.deps.clock.now());
+              const list = this.gone.get(owner.uid) ?? [];
+              this.gone.set(owner.uid, [...list.filter((p) => p.metadata.uid !== pod.metadata.uid), pod]);
+            }
+          }
+          this.queue.add(`${e.object.metadata.namespace}/${owner.name}`);
         }
-        this.queue.add(`${e.object.metadata.namespace}/${owner.name}`);
-      }
-    });
+      },
+      { shared: true },
+    );
     for (const job of this.deps.store.list('Job')) this.queue.add(objectKey(job));
   }
 

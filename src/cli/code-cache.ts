@@ -4,7 +4,7 @@
 // entry; every .cjs file under the bundle directory is then compiled with the
 // bytecode a previous run left, and a run that found none (or a stale one)
 // leaves it at its exit, with every function that run compiled.
-import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { createRequire, Module } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, join, relative, sep } from 'node:path';
@@ -78,11 +78,13 @@ function readOptional(file: string): Buffer | undefined {
 function writeCache(script: Script, dir: string, file: string, prefix: string): void {
   try {
     const data = script.createCachedData();
-    mkdirSync(dir, { recursive: true });
+    makeDirectory(dir);
     const name = file.slice(dir.length + 1);
     const v8 = name.slice(name.lastIndexOf('.', name.length - 4));
+    // Older builds' caches of this file, and what a writer killed before its rename left.
     for (const old of readdirSync(dir)) {
-      if (old.startsWith(`${prefix}.`) && old.endsWith(v8) && old !== name) rmSync(join(dir, old), { force: true });
+      if (old.startsWith(`${prefix}.`) && old !== name && (old.endsWith(v8) || /\.v8\.\d+$/.test(old)))
+        rmSync(join(dir, old), { force: true });
     }
     // Written whole, then renamed: a command started meanwhile reads the old cache or the new one.
     const temp = `${file}.${process.pid}`;
@@ -95,6 +97,26 @@ function writeCache(script: Script, dir: string, file: string, prefix: string): 
     renameSync(temp, file);
   } catch {
     // A read-only home or a full disk: the next run compiles again.
+  }
+}
+
+/**
+ * Makes DIR and the directories above it that are missing, one at a time:
+ * Node 20's recursive mkdirSync never returns for a path it cannot make
+ * under /proc (XDG_CACHE_HOME=/proc/x).
+ */
+function makeDirectory(dir: string): void {
+  const missing: string[] = [];
+  for (let d = dir; !existsSync(d); d = dirname(d)) {
+    if (dirname(d) === d) break;
+    missing.unshift(d);
+  }
+  for (const d of missing) {
+    try {
+      mkdirSync(d, 0o700);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
   }
 }
 

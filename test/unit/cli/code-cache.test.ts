@@ -45,6 +45,7 @@ function run(env: Record<string, string> = {}): { said: string; from: string } {
   const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
     env: { ...process.env, XDG_CACHE_HOME: join(dir, 'xdg'), ...env },
     encoding: 'utf8',
+    timeout: 20_000,
   });
   return JSON.parse(out.trim().split('\n').pop()!) as { said: string; from: string };
 }
@@ -81,4 +82,9 @@ it('is off with KNODE_CODE_CACHE=off, and under --enable-source-maps', () => {
   expect(run({ KNODE_CODE_CACHE: 'off' })).toEqual({ said: 'hello you from greet.cjs a', from: '' });
   expect(run({ NODE_OPTIONS: '--enable-source-maps' })).toEqual({ said: 'hello you from greet.cjs a', from: '' });
   expect(() => caches()).toThrow(/ENOENT/);
+});
+
+it('runs on when the cache cannot be written, and where Node could not make its directory (under /proc)', () => {
+  expect(run({ XDG_CACHE_HOME: '/proc/knode-no-such-dir' })).toEqual({ said: 'hello you from greet.cjs a', from: 'source' });
+  expect(run({ XDG_CACHE_HOME: '/proc/knode-no-such-dir' }).from).toBe('source');
 });

@@ -8,21 +8,12 @@ import { applyDefaults, prepareForCreate, prepareForUpdate } from './defaults.js
 import { collectorPolicy, defaultPolicy, FOREGROUND_FINALIZER, gcFinalizers, holds, ORPHAN_FINALIZER } from './finalizers.js';
 import type { PropagationPolicy } from './finalizers.js';
 import { compareStrings } from '../util/compare.js';
+import { ChangeLog, type StoreEvent, type StoreEventType } from './change-log.js';
 
 type OwnerReference = NonNullable<ObjectMeta['ownerReferences']>[number];
 
-export type StoreEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
-
 export { FOREGROUND_FINALIZER, ORPHAN_FINALIZER, type PropagationPolicy } from './finalizers.js';
-
-export interface StoreEvent {
-  type: StoreEventType;
-  object: KubeObject;
-  resourceVersion: number;
-}
-
-/** How many changes a watch can resume from; an older resourceVersion gets 410 Gone, as from etcd after compaction. */
-const HISTORY = 5_000;
+export type { StoreEvent, StoreEventType } from './change-log.js';
 
 /**
  * The apiserver's storage for one node, in process: objects by kind,
@@ -35,10 +26,7 @@ const HISTORY = 5_000;
  */
 export class ObjectStore {
   private readonly objects = new Map<string, KubeObject>();
-  private readonly history: StoreEvent[] = [];
-  /** Shared: the listener sees the store's own object, which it must neither change nor keep (it reads kinds, names and owners). */
-  private readonly watchers = new Set<{ listener: (event: StoreEvent) => void; shared: boolean }>();
-  private version = 0;
+  private readonly changes = new ChangeLog();
 
   constructor(
     private readonly clock: Clock,
@@ -46,7 +34,7 @@ export class ObjectStore {
   ) {}
 
   get resourceVersion(): number {
-    return this.version;
+    return this.changes.version;
   }
 
   get<T extends KubeObject>(kind: string, namespace: string, name: string): T | undefined {
@@ -212,17 +200,12 @@ export class ObjectStore {
    * store's own, which the listener must neither change nor keep); returns the unsubscribe.
    */
   watch(listener: (event: StoreEvent) => void, options: { shared?: boolean } = {}): () => void {
-    const entry = { listener, shared: options.shared === true };
-    this.watchers.add(entry);
-    return () => this.watchers.delete(entry);
+    return this.changes.watch(listener, options);
   }
 
   /** The changes after VERSION, or undefined when they are no longer kept (410 Gone). */
   changesSince(version: number): StoreEvent[] | undefined {
-    if (version > this.version) return [];
-    const first = this.history[0]?.resourceVersion ?? this.version + 1;
-    if (version < first - 1 && version !== this.version) return undefined;
-    return this.history.filter((e) => e.resourceVersion > version);
+    return this.changes.changesSince(version);
   }
 
   /** Every object, for saving. */
@@ -239,7 +222,7 @@ export class ObjectStore {
    */
   load(objects: KubeObject[], version: number): void {
     for (const o of objects) this.objects.set(keyOf(o.kind, o.metadata.namespace, o.metadata.name), structuredClone(o));
-    this.version = Math.max(this.version, version);
+    this.changes.startAt(version);
     for (const o of [...this.objects.values()]) {
       if (o.metadata.ownerReferences?.some((r) => !this.ownerOf(o, r))) this.attemptToDelete(o);
       if (o.metadata.finalizers?.includes(FOREGROUND_FINALIZER)) this.collectForeground(o.metadata.uid!);
@@ -260,7 +243,7 @@ export class ObjectStore {
   /** Removes the object; what it controls follows in the background, and an owner waiting in the foreground is looked at again. */
   private remove(key: string, old: KubeObject): void {
     this.objects.delete(key);
-    this.emit('DELETED', old);
+    this.changes.record('DELETED', old);
     for (const dependent of this.dependentsOf(old)) this.attemptToDelete(dependent);
     this.collectForeground(...(old.metadata.ownerReferences ?? []).map((r) => r.uid));
   }
@@ -381,16 +364,7 @@ export class ObjectStore {
 
   private commit(type: StoreEventType, key: string, o: KubeObject): void {
     this.objects.set(key, o);
-    this.emit(type, o);
-  }
-
-  private emit(type: StoreEventType, o: KubeObject): void {
-    this.version++;
-    o.metadata.resourceVersion = String(this.version);
-    const event: StoreEvent = { type, object: o, resourceVersion: this.version };
-    this.history.push(event);
-    if (this.history.length > HISTORY) this.history.splice(0, this.history.length - HISTORY);
-    for (const { listener, shared } of [...this.watchers]) listener({ ...event, object: shared ? o : structuredClone(o) });
+    this.changes.record(type, o);
   }
 }
 

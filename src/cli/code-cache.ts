@@ -8,7 +8,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, 
 import { createRequire, Module } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, join, relative, sep } from 'node:path';
-import { Script, constants as vmConstants } from 'node:vm';
+import { Script } from 'node:vm';
 
 /** The directory the caches go to, or undefined when KNODE_CODE_CACHE=off turns them off. */
 export function codeCacheDir(env: NodeJS.ProcessEnv = process.env): string | undefined {
@@ -28,7 +28,6 @@ type Loader = (module: Module, filename: string) => void;
 
 /** How each bundle file of this process was compiled: from its cache, or from its source (its cache then written at exit). */
 export const compiledFrom = new Map<string, 'cache' | 'source'>();
-type CompiledModule = Module & { _compile?: unknown };
 
 /**
  * Compiles the .cjs files under `bundleDir` with the caches in `cacheDir`.
@@ -43,21 +42,17 @@ export function installCodeCache(bundleDir: string, cacheDir: string | undefined
   extensions['.cjs'] = (module, filename) => {
     // Source maps are Node's own loader's: `node --enable-source-maps` compiles as it would without a cache.
     if (!filename.startsWith(within) || process.sourceMapsEnabled) return plain(module, filename);
-    loadCached(module as CompiledModule, filename, bundleDir, cacheDir);
+    loadCached(module, filename, bundleDir, cacheDir);
   };
 }
 
-function loadCached(module: CompiledModule, filename: string, bundleDir: string, cacheDir: string): void {
+function loadCached(module: Module, filename: string, bundleDir: string, cacheDir: string): void {
   const source = readFileSync(filename, 'utf8');
   const { prefix, name } = cacheFileName(bundleDir, filename, statSync(filename));
   const cacheFile = join(cacheDir, name);
   const cachedData = readOptional(cacheFile);
-  const script = new Script(Module.wrap(source), {
-    filename,
-    cachedData,
-    // import() in a bundle (Ink, the apiserver client) goes to Node's own loader.
-    importModuleDynamically: vmConstants.USE_MAIN_CONTEXT_DEFAULT_LOADER as never,
-  });
+  // No import() in it: the build routes each one through bin/run.js's (scripts/bundle.js).
+  const script = new Script(Module.wrap(source), { filename, cachedData });
   const fresh = !cachedData || script.cachedDataRejected === true;
   compiledFrom.set(filename, fresh ? 'source' : 'cache');
   if (fresh) process.once('exit', () => writeCache(script, cacheDir, cacheFile, prefix));

@@ -1,6 +1,7 @@
 #!/usr/bin/env -S GLIBC_TUNABLES=glibc.malloc.trim_threshold=131072:glibc.malloc.mmap_threshold=131072:glibc.malloc.arena_max=2 node --max-semi-space-size=1 --heap-growing-percent=50
 // NO_COLOR (no-color.org) and --no-color turn colour off everywhere: listr2
 // reads NO_COLOR, Ink's chalk reads FORCE_COLOR, so both are set before either loads.
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
@@ -18,7 +19,12 @@ const codeCache = await import(new URL('../dist/cli/code-cache.js', import.meta.
 });
 // What the CommonJS bundles' import() calls (scripts/bundle.js, routeDynamicImports).
 globalThis[Symbol.for('knode.import')] = (specifier) => import(specifier);
-codeCache.installCodeCache(fileURLToPath(bundle), codeCache.codeCacheDir());
+// The long-running commands, which the build leaves ES modules, compile lazily as Node does: a cache's
+// bytecode is loaded all at once and stays in their heap (about 1 MiB of a node's memory).
+const [first = '', second = ''] = process.argv.slice(2);
+const esModule = (id) => /^[a-z][a-z/-]*$/.test(id) && existsSync(fileURLToPath(new URL(`commands/${id}.js`, bundle)));
+const longRunning = esModule(first) || esModule(`${first}/${second}`);
+codeCache.installCodeCache(fileURLToPath(bundle), longRunning ? undefined : codeCache.codeCacheDir());
 const { execute } = createRequire(import.meta.url)('../dist/bundle/cli/main.cjs');
 
 await execute({ dir: import.meta.url });

@@ -150,22 +150,18 @@ export function createPod(store: ObjectStore, pod: Pod): Pod {
   return store.create({ ...pod, apiVersion: 'v1', kind: 'Pod' } as KubeObject) as unknown as Pod;
 }
 
+/** Whether OWNER is the object's controller. */
+const controlledBy = (ownerUid: string) => (o: Readonly<KubeObject>) =>
+  o.metadata.ownerReferences?.some((r) => r.controller && r.uid === ownerUid) === true;
+
 /** The pods in NAMESPACE whose controller is OWNER, as the store holds them: the caller must neither change nor keep them. */
 export function podsControlledByShared(store: ObjectStore, namespace: string, ownerUid: string): readonly Pod[] {
-  return store.peek<KubeObject>(
-    'Pod',
-    namespace,
-    (p) => p.metadata.ownerReferences?.some((r) => r.controller && r.uid === ownerUid) === true,
-  ) as unknown as readonly Pod[];
+  return store.peek<KubeObject>('Pod', namespace, controlledBy(ownerUid)) as unknown as readonly Pod[];
 }
 
 /** The pods in NAMESPACE whose controller is OWNER. */
 export function podsControlledBy(store: ObjectStore, namespace: string, ownerUid: string): Pod[] {
-  return store.list<KubeObject>(
-    'Pod',
-    namespace,
-    (p) => p.metadata.ownerReferences?.some((r) => r.controller && r.uid === ownerUid) === true,
-  ) as unknown as Pod[];
+  return store.list<KubeObject>('Pod', namespace, controlledBy(ownerUid)) as unknown as Pod[];
 }
 
 /** A pod that counts towards a controller's replicas: not finished, not being deleted (controller.IsPodActive). */

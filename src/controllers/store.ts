@@ -22,7 +22,8 @@ export type { StoreEvent, StoreEventType } from './change-log.js';
  * time, generation on a spec change, generateName, graceful pod deletion,
  * finalizers) and what the garbage collector does after it (ownerReference
  * cascades, dependents of owners that are not there) so the controllers over it behave as
- * over a real one. Reads return copies: no caller shares the store's objects.
+ * over a real one. Reads return copies, but for peek() and shared watches,
+ * whose readers neither change nor keep the store's own objects.
  */
 export class ObjectStore {
   private readonly objects = new Map<string, KubeObject>();

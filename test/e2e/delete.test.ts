@@ -1,8 +1,9 @@
 // knode delete -f as kubectl delete: pods whose PID 1 ignores SIGTERM are
-// stopped all at once, so three take one grace period, not three; --now,
+// stopped all at once, so three take one grace period, not three, and leave
+// nothing on disk; --now,
 // --force, --wait=false and the flag rules, through bin/run.js on the
 // embedded runtime. The waits are real, bounded by the pods' 5 s grace.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -51,14 +52,24 @@ async function timed(args: string[]) {
   return { ...res, seconds: (performance.now() - started) / 1000 };
 }
 
+/** What the node keeps of the pods on disk: their directories (kubelet/pods/<uid>) and their log directories. */
+function podContent(): { dirs: string[]; logs: string[] } {
+  const list = (dir: string) => (existsSync(dir) ? readdirSync(dir) : []);
+  return { dirs: list(join(root, 'kubelet', 'pods')), logs: list(join(root, 'pods')).filter((d) => d.includes('_stubborn-')) };
+}
+
 const lines = (operation: string) => names.map((n) => `pod "${n}" ${operation} from default namespace\n`).join('');
 
 describe('knode delete -f', () => {
   it('stops pods that ignore SIGTERM all at once: one grace period for three, not three', async () => {
     await applyAll();
+    expect(podContent().dirs).toHaveLength(3);
+    expect(podContent().logs).toHaveLength(3);
     const res = await timed([]);
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toBe(lines('deleted'));
+    // The pods are gone for good: nothing of them is left under the root dir.
+    expect(podContent()).toEqual({ dirs: [], logs: [] });
     // Each pod had its grace period (SIGTERM is ignored, so SIGKILL ends it), and they ran side by side.
     expect(res.seconds).toBeGreaterThanOrEqual(GRACE_SECONDS - 0.5);
     expect(res.seconds).toBeLessThan(2 * GRACE_SECONDS);
@@ -99,6 +110,7 @@ describe('knode delete -f', () => {
     // The background delete stopped them all: nothing went to its log.
     const log = join(root, 'logs', 'delete.log');
     expect(existsSync(log) ? readFileSync(log, 'utf8') : '').toBe('');
+    expect(podContent()).toEqual({ dirs: [], logs: [] });
   }, 180_000);
 
   it("refuses kubectl's impossible flag pairs, exit 1", async () => {

@@ -1,3 +1,4 @@
+import { rm } from 'node:fs/promises';
 import type { ImageService, RuntimeService, StreamFlags } from '../../cri/runtime-service.js';
 import type { ContainerEvent, PodSandboxConfig } from '../../cri/types.js';
 import { makeDirectory } from '../../util/atomic-file.js';
@@ -16,11 +17,11 @@ import { ContainerManager, type ImageVolumePulls } from './containers.js';
 import { HookRunner } from './hooks.js';
 import { ImagePuller } from './image-puller.js';
 import * as runtimePods from './runtime-pods.js';
-import { generatePodSandboxConfig } from './sandbox.js';
+import { generatePodSandboxConfig, podLogsDirectory } from './sandbox.js';
 import * as streaming from './streaming.js';
 import type { DnsConfigurer } from './dns.js';
 import type { PodAddresses } from './env.js';
-import type { PodVolumes } from '../volume/volume-manager.js';
+import { removePodDirectory, type PodVolumes } from '../volume/volume-manager.js';
 import { PodSyncResult, SyncAborted, SyncError, SyncErrors } from './sync-result.js';
 import { ObjectManager } from '../cluster/object-manager.js';
 import { cleanContainerLogs } from '../container-log-manager.js';
@@ -339,8 +340,16 @@ export class RuntimeManager {
   }
 
   /** Removes the pod's sandboxes and containers from the runtime (after it terminated). */
+  /**
+   * Removes a pod for good (knode delete, apply --replace): its sandboxes,
+   * then what the node kept of it on disk, its directory and its logs, which
+   * `knode run` leaves to its housekeeping and container collector.
+   */
   async removePod(status: RuntimePodStatus | RunningPod): Promise<void> {
     for (const s of status.sandboxes) await this.rt.removePodSandbox(s.id).catch(() => {});
+    await removePodDirectory(this.opts.rootDir, status.uid);
+    const logs = podLogsDirectory(this.opts.podLogsDir, { metadata: { namespace: status.namespace, name: status.name, uid: status.uid } });
+    await rm(logs, { recursive: true, force: true });
   }
 
   sandboxConfigFor(pod: Pod, attempt: number): PodSandboxConfig {

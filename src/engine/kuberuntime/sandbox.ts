@@ -6,7 +6,7 @@ import { sandboxLabels } from './labels.js';
 import { namespacesForPod } from './namespaces.js';
 
 /** Where a pod's container logs live: `<podLogsDir>/<namespace>_<name>_<uid>`, as the kubelet's /var/log/pods. */
-export function podLogsDirectory(podLogsDir: string, pod: Pod): string {
+export function podLogsDirectory(podLogsDir: string, pod: Pick<Pod, 'metadata'>): string {
   return join(podLogsDir, `${pod.metadata.namespace}_${pod.metadata.name}_${pod.metadata.uid}`);
 }
 

@@ -8,6 +8,7 @@ import type { PodAddresses } from '../kuberuntime/env.js';
 import { writeAtomically, type VolumeFile } from './atomic-writer.js';
 import { downwardApiFiles, type DownwardItem } from './downward-api.js';
 import { setVolumeOwnership } from './ownership.js';
+import { hostMounts, mountsUnder } from '../../util/mountinfo.js';
 
 const run = promisify(execFile);
 
@@ -39,6 +40,21 @@ interface ObjectSource {
 /** A pod's own directory under the root dir (the kubelet's /var/lib/kubelet/pods/<uid>): its volumes live in `volumes/`. */
 export function podDir(rootDir: string, uid: string): string {
   return join(rootDir, 'kubelet', 'pods', uid);
+}
+
+/**
+ * Removes the directory of a pod that is gone, as the kubelet's
+ * cleanupOrphanedPodDirs does: what is still mounted under it (a Memory
+ * emptyDir's tmpfs, mounted by another knode process) is unmounted first,
+ * deepest first; a mount that stays keeps the directory, never emptied
+ * through it.
+ */
+export async function removePodDirectory(rootDir: string, uid: string): Promise<void> {
+  const dir = podDir(rootDir, uid);
+  if (!existsSync(dir)) return;
+  for (const mount of mountsUnder(hostMounts(), dir).reverse()) await run('umount', [mount]).catch(() => {});
+  if (mountsUnder(hostMounts(), dir).length > 0) return;
+  rmSync(dir, { recursive: true, force: true });
 }
 
 /**

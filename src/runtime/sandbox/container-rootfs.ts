@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { composeRootfs, type StackedLayer } from '../oci/rootfs.js';
 import { runToEnd, type Ran } from '../proc.js';
 import { makeInRoot } from './image-process.js';
-import { hostMounts, mountOf } from './mountinfo.js';
+import { hostMounts, mountOf } from '../../util/mountinfo.js';
 import type { RootOverlay } from './mount-table.js';
 import { SpareDirs } from './spare-dirs.js';
 

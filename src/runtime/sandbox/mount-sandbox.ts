@@ -12,7 +12,7 @@ import { depth, joined, programBelow, WRAPPERS, type SandboxedProcess } from './
 import { makeInRoot } from './image-process.js';
 import { makeInLayers, type OverlayLayers } from './overlay-layers.js';
 import { locatePaths } from './masked-paths.js';
-import { hostMounts, mountOf, mountsUnder } from './mountinfo.js';
+import { hostMounts, mountOf, mountsUnder } from '../../util/mountinfo.js';
 import { devTemplate, fillDev } from './dev-dir.js';
 import { mountTable, type RootOverlay, type TableMount } from './mount-table.js';
 import { makeReadonlySys } from './readonly-sys.js';

@@ -13,7 +13,7 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { lstatSync, mkdirSync, readdirSync, rmSync, statfsSync } from 'node:fs';
 import { join } from 'node:path';
-import { hostMounts, mountsUnder } from './mountinfo.js';
+import { hostMounts, mountsUnder } from '../../util/mountinfo.js';
 
 const TMPFS_MAGIC = 0x01021994;
 const CANDIDATES = ['/run', '/dev/shm'];

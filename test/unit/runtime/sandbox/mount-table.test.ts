@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { mountTable, readonlySysTable, type MountTable } from '../../../../src/runtime/sandbox/mount-table.js';
-import { mountOf, mountsUnder, parseMountinfo } from '../../../../src/runtime/sandbox/mountinfo.js';
+import { mountOf, mountsUnder, parseMountinfo } from '../../../../src/util/mountinfo.js';
 
 const base: MountTable = {
   rootfs: '/r/c1/rootfs',

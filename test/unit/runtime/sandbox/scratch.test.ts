@@ -2,7 +2,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { hostMounts, mountsUnder } from '../../../../src/runtime/sandbox/mountinfo.js';
+import { hostMounts, mountsUnder } from '../../../../src/util/mountinfo.js';
 import { makeReadonlySys } from '../../../../src/runtime/sandbox/readonly-sys.js';
 import { ScratchSpace } from '../../../../src/runtime/sandbox/scratch.js';
 

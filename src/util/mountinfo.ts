@@ -1,7 +1,8 @@
 // The host's mount table as /proc/self/mountinfo gives it: where each mount
 // is and how it propagates, which a container's launch needs to know (is a
 // Bidirectional mount's source shared with the host? which mount holds the
-// container's root? what is mounted under a path bound read-only?).
+// container's root? what is mounted under a path bound read-only?), and
+// what a pod's directory still holds mounted when the pod goes.
 import { readFileSync } from 'node:fs';
 import { posix } from 'node:path';
 
@@ -32,7 +33,7 @@ export function parseMountinfo(text: string): MountEntry[] {
   return entries;
 }
 
-/** This process's mount table (the runtime's mount namespace is the host's). */
+/** This process's mount table (the runtime's and knode's mount namespace is the host's). */
 export function hostMounts(): MountEntry[] {
   return parseMountinfo(readFileSync('/proc/self/mountinfo', 'utf8'));
 }

@@ -1,6 +1,6 @@
 import { Command, Errors, Flags, type Interfaces } from '@oclif/core';
 import { CriClient } from '../cri/client.js';
-import { ensureEmbeddedRuntime } from '../cri/embedded.js';
+import { connectEmbeddedRuntime } from '../cri/embedded.js';
 import { globalSettingFlags } from './kubelet-flags.js';
 import { defaultRootDir } from '../util/paths.js';
 import { ExitCode, UserError } from '../util/user-error.js';
@@ -40,7 +40,8 @@ export abstract class BaseCommand extends Command {
    * embedded runtime under the root dir, started when nothing answers.
    */
   protected async connectRuntime(flags: { 'root-dir'?: string; 'runtime-endpoint'?: string }): Promise<CriClient> {
-    const endpoint = flags['runtime-endpoint'] ?? (await ensureEmbeddedRuntime(this.rootDir(flags)));
+    const endpoint = flags['runtime-endpoint'];
+    if (!endpoint) return connectEmbeddedRuntime(this.rootDir(flags));
     const client = new CriClient(endpoint);
     try {
       await client.version();

@@ -70,14 +70,14 @@ export function templateHash(template: PodTemplateSpec, collisionCount?: number)
   return safeEncode(String(hash));
 }
 
-/** EqualIgnoreHash: the templates are the same apart from the pod-template-hash label. */
-export function sameTemplate(a: PodTemplateSpec, b: PodTemplateSpec): boolean {
-  const strip = (t: PodTemplateSpec) => {
-    const labels = { ...t.metadata?.labels };
-    delete labels[HASH_LABEL];
-    return canonicalJson({ ...t, metadata: { ...t.metadata, labels } });
-  };
-  return strip(a) === strip(b);
+/**
+ * A template as EqualIgnoreHash compares it: two templates are the same
+ * when their keys are, the pod-template-hash label aside.
+ */
+export function templateKey(t: PodTemplateSpec): string {
+  const labels = { ...t.metadata?.labels };
+  delete labels[HASH_LABEL];
+  return canonicalJson({ ...t, metadata: { ...t.metadata, labels } });
 }
 
 export function maxRevision(sets: ReplicaSet[]): number {

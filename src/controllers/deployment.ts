@@ -16,7 +16,7 @@ import {
   HASH_LABEL,
   maxRevision,
   RevisionAnnotation,
-  sameTemplate,
+  templateKey,
   setCondition,
   sum,
   templateHash,
@@ -86,7 +86,8 @@ export class DeploymentController implements Controller {
     if (!d || d.metadata.deletionTimestamp) return;
     const all = this.deps.store.list<ReplicaSet>('ReplicaSet', namespace).filter((rs) => controllerOf(rs.metadata)?.uid === d.metadata.uid);
     const hash = templateHash(d.spec.template, d.status?.collisionCount);
-    let newRS = all.find((rs) => sameTemplate(rs.spec.template, d.spec.template));
+    const thisTemplate = templateKey(d.spec.template);
+    let newRS = all.find((rs) => templateKey(rs.spec.template) === thisTemplate);
     const old = all.filter((rs) => rs !== newRS).sort(byCreation);
     if (d.spec.paused) return this.syncStatus(d, newRS, old, undefined);
     let progress: Progress | undefined;

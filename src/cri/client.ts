@@ -139,8 +139,9 @@ export class CriClient implements RuntimeService, ImageService {
 
   // ---- RuntimeService ----
 
-  version(): Promise<VersionResponse> {
-    return this.call('Version', { version: 'v1' });
+  /** The runtime's name and version; TIMEOUTMS bounds this call alone (a probe of whether anything answers). */
+  version(timeoutMs = this.requestTimeoutMs): Promise<VersionResponse> {
+    return this.call('Version', { version: 'v1' }, timeoutMs);
   }
 
   status(verbose = false): Promise<StatusResponse> {

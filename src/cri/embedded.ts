@@ -17,9 +17,20 @@ export interface EnsureRuntimeOptions {
  * when nothing answers on its socket.
  */
 export async function ensureEmbeddedRuntime(rootDir: string, options: EnsureRuntimeOptions = {}): Promise<string> {
+  const client = await connectEmbeddedRuntime(rootDir, options);
+  client.close();
+  return client.endpoint;
+}
+
+/**
+ * A client of the embedded runtime under `rootDir`, which has answered
+ * once; the runtime is started first when nothing answers on its socket.
+ */
+export async function connectEmbeddedRuntime(rootDir: string, options: EnsureRuntimeOptions = {}): Promise<CriClient> {
   const paths = rootPaths(rootDir);
   const endpoint = `unix://${paths.runtimeSocket}`;
-  if (await answers(endpoint, 1000)) return endpoint;
+  const running = await reach(endpoint, 1000);
+  if (running) return running;
   mkdirSync(paths.logs, { recursive: true });
   const logFd = openSync(paths.runtimeLog, 'a');
   const child = spawn(process.execPath, [cliEntry(), 'runtime', 'serve', '--root-dir', paths.root], {
@@ -35,7 +46,8 @@ export async function ensureEmbeddedRuntime(rootDir: string, options: EnsureRunt
     // A child that exits because another runtime holds the pid file lost a race with a
     // command started at the same moment: that runtime is the one to wait for.
     if (exitCode !== null && !startedElsewhere(paths.runtimePidFile, child.pid)) break;
-    if (await answers(endpoint, 500)) return endpoint;
+    const started = await reach(endpoint, 500);
+    if (started) return started;
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new UserError(
@@ -50,15 +62,15 @@ function startedElsewhere(pidFile: string, ours: number | undefined): boolean {
   return pid !== undefined && pid !== ours && isRuntimeServe(pid);
 }
 
-async function answers(endpoint: string, timeoutMs: number): Promise<boolean> {
-  const client = new CriClient(endpoint, { requestTimeoutMs: timeoutMs });
+/** A client of ENDPOINT once the runtime there answered within TIMEOUTMS, else undefined. */
+async function reach(endpoint: string, timeoutMs: number): Promise<CriClient | undefined> {
+  const client = new CriClient(endpoint);
   try {
-    await client.version();
-    return true;
+    await client.version(timeoutMs);
+    return client;
   } catch {
-    return false;
-  } finally {
     client.close();
+    return undefined;
   }
 }
 

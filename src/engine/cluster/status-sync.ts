@@ -117,7 +117,7 @@ export class StatusSync {
       this.deps.warn(`pod ${podRef(target)}: the apiserver has it ${old.phase}; not changing a finished pod to ${status.phase}`);
       return;
     }
-    if (isDeepStrictEqual(comparable(merged), comparable(old)) || isDeepStrictEqual(this.written.get(key), merged)) return;
+    if (sameStatus(merged, old) || isDeepStrictEqual(this.written.get(key), merged)) return;
     try {
       // The copy of the pod the watch brought may predate the last patch (a mirror pod's often does):
       // what that patch wrote and this one lacks is deleted too, or a reason would stay on the apiserver for good.
@@ -178,8 +178,24 @@ function keepTransitionTime(c: PodCondition, old: PodCondition[] | undefined): P
   return before && before.status === c.status && before.lastTransitionTime ? { ...c, lastTransitionTime: before.lastTransitionTime } : c;
 }
 
-/** A status as the comparison sees it: conditions in any order, null probe times as absent. */
-function comparable(status: PodStatus): unknown {
-  const conditions = [...(status.conditions ?? [])].sort((a, b) => compareStrings(a.type, b.type));
-  return JSON.parse(JSON.stringify({ ...status, conditions }, (_k, v: unknown) => (v === null ? undefined : v)));
+/** Whether two statuses say the same: conditions in any order, a null (a probe time) as absent. */
+export function sameStatus(a: PodStatus, b: PodStatus): boolean {
+  const byType = (s: PodStatus) => [...(s.conditions ?? [])].sort((x, y) => compareStrings(x.type, y.type));
+  return sameAsJson({ ...a, conditions: byType(a) }, { ...b, conditions: byType(b) });
+}
+
+/** Whether A and B would read the same as JSON, a null or undefined field as one left out. */
+function sameAsJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a === null || a === undefined || b === null || b === undefined) return (a ?? undefined) === (b ?? undefined);
+  if (typeof a !== 'object' || typeof b !== 'object' || Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const other = b as unknown[];
+    return a.length === other.length && a.every((x, i) => sameAsJson(x, other[i]));
+  }
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  for (const k in x) if (!sameAsJson(x[k], y[k])) return false;
+  for (const k in y) if (!(k in x) && !sameAsJson(undefined, y[k])) return false;
+  return true;
 }

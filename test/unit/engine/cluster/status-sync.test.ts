@@ -3,7 +3,7 @@ import { ConfigHashAnnotation, ConfigMirrorAnnotation, ConfigSourceAnnotation } 
 import type { Pod, PodStatus } from '../../../../src/engine/api/v1.js';
 import { ClusterError } from '../../../../src/engine/cluster/client.js';
 import { MirrorPods, mirrorPodOf } from '../../../../src/engine/cluster/mirror-pods.js';
-import { mergePodStatus, StatusSync, withDeletions } from '../../../../src/engine/cluster/status-sync.js';
+import { mergePodStatus, sameStatus, StatusSync, withDeletions } from '../../../../src/engine/cluster/status-sync.js';
 import { EventStream } from '../../../../src/engine/events.js';
 import { BasicPodManager } from '../../../../src/engine/pod-manager.js';
 import { BasicStatusManager } from '../../../../src/engine/status/status-manager.js';
@@ -102,6 +102,30 @@ describe('mergePodStatus', () => {
     ['Running', 'Succeeded', true],
   ] as const)('from %s to %s is written: %s', (from, to, written) => {
     expect(mergePodStatus({ phase: from }, { phase: to }) !== undefined).toBe(written);
+  });
+});
+
+describe('sameStatus', () => {
+  it('takes conditions in any order, and a null or absent field alike', () => {
+    const reordered: PodStatus = { ...running, conditions: [...running.conditions!].reverse() };
+    expect(sameStatus(running, reordered)).toBe(true);
+    const probe = { type: 'Ready', status: 'True', lastProbeTime: null } as unknown as NonNullable<PodStatus['conditions']>[number];
+    expect(
+      sameStatus({ phase: 'Running', conditions: [probe] }, { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] }),
+    ).toBe(true);
+    expect(sameStatus({ phase: 'Running', hostIP: undefined }, { phase: 'Running' })).toBe(true);
+  });
+
+  it('tells a change anywhere in the status', () => {
+    const restarted = structuredClone(running);
+    restarted.containerStatuses![0].restartCount = 1;
+    expect(sameStatus(running, restarted)).toBe(false);
+    expect(sameStatus(running, { ...running, containerStatuses: [] })).toBe(false);
+    expect(sameStatus(running, { ...running, message: 'm' })).toBe(false);
+    expect(sameStatus({ ...running, message: 'm' }, running)).toBe(false);
+    const notReady = structuredClone(running);
+    notReady.conditions![0].status = 'False';
+    expect(sameStatus(running, notReady)).toBe(false);
   });
 });
 

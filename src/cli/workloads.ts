@@ -92,7 +92,7 @@ function reportRows(workloads: LocalWorkloads, events: EventStream): { announce(
       detail: { kind: object.kind, namespace, name, resource: row.resource, cells: row.cells, ...(deleted ? { deleted } : {}) },
     });
   };
-  workloads.store.watch(({ type, object }) => report(object, type === 'DELETED'));
+  workloads.store.watch(({ type, object }) => report(object, type === 'DELETED'), { shared: true });
   return {
     announce: () => {
       for (const kind of SHOWN_KINDS) for (const object of workloads.store.list<KubeObject>(kind)) report(object, false, true);

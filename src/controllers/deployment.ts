@@ -84,7 +84,7 @@ export class DeploymentController implements Controller {
     const [namespace, name] = splitKey(key);
     const d = this.deps.store.get<Deployment>('Deployment', namespace, name);
     if (!d || d.metadata.deletionTimestamp) return;
-    const all = this.deps.store.list<ReplicaSet>('ReplicaSet', namespace).filter((rs) => controllerOf(rs.metadata)?.uid === d.metadata.uid);
+    const all = this.ownedReplicaSets(d);
     const hash = templateHash(d.spec.template, d.status?.collisionCount);
     const thisTemplate = templateKey(d.spec.template);
     let newRS = all.find((rs) => templateKey(rs.spec.template) === thisTemplate);
@@ -262,9 +262,7 @@ export class DeploymentController implements Controller {
   }
 
   private ownedReplicaSets(d: Deployment): ReplicaSet[] {
-    return this.deps.store
-      .list<ReplicaSet>('ReplicaSet', d.metadata.namespace)
-      .filter((rs) => controllerOf(rs.metadata)?.uid === d.metadata.uid);
+    return this.deps.store.list<ReplicaSet>('ReplicaSet', d.metadata.namespace, (rs) => controllerOf(rs.metadata)?.uid === d.metadata.uid);
   }
 
   private syncStatus(d: Deployment, newRS: ReplicaSet | undefined, old: ReplicaSet[], progress: Progress | undefined): void {

@@ -70,13 +70,14 @@ export class LocalApiserver implements LocalApi {
       finish({ error: new ClusterError(410, 'Expired', `too old resource version: ${resourceVersion}`) });
       return { done, stop: () => {} };
     }
+    // The store's own objects are looked at; only this node's pods are copied, for the watcher to keep.
     const deliver = (e: StoreEvent) => {
       if (e.object.kind !== 'Pod') return;
       if (node && (e.object.spec as Pod['spec']).nodeName !== node) return;
-      onEvent(e.type, e.object as unknown as Record<string, unknown>);
+      onEvent(e.type, structuredClone(e.object) as unknown as Record<string, unknown>);
     };
     // Delivered after this call returns, as a watch's events come after it is open.
-    const unsubscribe = this.store.watch(deliver);
+    const unsubscribe = this.store.watch(deliver, { shared: true });
     queueMicrotask(() => past.forEach(deliver));
     return {
       done,

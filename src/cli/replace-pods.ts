@@ -43,6 +43,7 @@ export async function removeSameNamed(runtime: RuntimeManager, pods: Pod[]): Pro
  * it runs on beside the new one, as its UID is not the new manifest's.
  */
 export async function earlierPods(runtime: RuntimeManager, pods: Pod[], replace: boolean, tell: (line: string) => void): Promise<boolean> {
+  if (pods.length === 0) return true;
   if (replace) {
     const { lines, errors } = await removeSameNamed(runtime, pods);
     for (const line of lines) tell(line);

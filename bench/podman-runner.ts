@@ -9,6 +9,9 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { CriClient } from '../src/cri/client.js';
+import type { ContainerConfig, PodSandboxConfig } from '../src/cri/types.js';
+import { rootPaths } from '../src/util/paths.js';
 import { startContainerd } from './runtimes.js';
 
 const repo = join(import.meta.dirname, '..');
@@ -26,6 +29,13 @@ export interface Side {
   /** How many containers of the manifest's pods have exited with 0 (infra containers aside). */
   succeeded(): number;
   down(file: string): void;
+  /**
+   * knode's sides: the wall time of PODS pods made straight over CRI by a
+   * client already connected, all at once (RunPodSandbox, CreateContainer,
+   * StartContainer each), then removed: what the runtime alone takes, the
+   * floor under any agent's time on it.
+   */
+  floor?(pods: number): Promise<number>;
   /** Removes what is left of the manifests in `dir` (after a failed run), and the side's own state. */
   close(dir: string): Promise<void>;
 }
@@ -61,6 +71,7 @@ export function knodeSide(name: string, archive: string, endpoint?: string): Sid
   };
   return {
     name,
+    floor: (pods) => criFloor(endpoint ?? `unix://${rootPaths(root).runtimeSocket}`, join(root, 'floor-logs'), pods),
     apply: (file) => timedRun(process.execPath, knode('apply', '-f', file)),
     running: () => containers().filter((c) => c.state?.running).length,
     succeeded: () => containers().filter((c) => c.state?.terminated?.exitCode === 0).length,
@@ -72,6 +83,48 @@ export function knodeSide(name: string, archive: string, endpoint?: string): Sid
       rmSync(root, { recursive: true, force: true });
     },
   };
+}
+
+/** Side.floor on the runtime at ENDPOINT: host-network pods of one busybox container, as the manifests' pods. */
+async function criFloor(endpoint: string, logs: string, pods: number): Promise<number> {
+  const client = new CriClient(endpoint);
+  try {
+    await client.version();
+    const run = `${Date.now().toString(36)}`;
+    const sandboxes: string[] = [];
+    const t0 = performance.now();
+    await Promise.all(
+      Array.from({ length: pods }, async (_, i) => {
+        const config: PodSandboxConfig = {
+          metadata: { name: `floor-${run}-${i}`, uid: `floor-${run}-${i}`, namespace: 'default', attempt: 0 },
+          logDirectory: join(logs, `${run}-${i}`),
+          labels: {},
+          annotations: {},
+          linux: { securityContext: { namespaceOptions: { network: 'NODE', pid: 'CONTAINER', ipc: 'POD' } } },
+        } as PodSandboxConfig;
+        const sandbox = await client.runPodSandbox(config);
+        sandboxes.push(sandbox);
+        const container = {
+          metadata: { name: 'work', attempt: 0 },
+          image: { image: IMAGE },
+          command: ['sleep', 'infinity'],
+          logPath: 'work/0.log',
+          labels: {},
+          annotations: {},
+        } as unknown as ContainerConfig;
+        await client.startContainer(await client.createContainer(sandbox, container, config));
+      }),
+    );
+    const took = performance.now() - t0;
+    for (const id of sandboxes) {
+      await client.stopPodSandbox(id);
+      await client.removePodSandbox(id);
+    }
+    rmSync(logs, { recursive: true, force: true });
+    return took;
+  } finally {
+    client.close();
+  }
 }
 
 /**

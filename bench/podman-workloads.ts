@@ -9,6 +9,8 @@
 // ("does not contain any supported kube kind", as 4.3.1 does for a Job) is
 // reported as not supported, and knode's side is still timed. The sides and
 // the interleaved runs are bench/podman-runner.ts's, as for bench/podman.ts.
+// Then each knode side's runtime floor: the Deployment's pods made straight
+// over CRI, which no agent on that runtime can beat.
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,6 +20,8 @@ import { median, ms, table } from './stats.js';
 
 const REPLICAS = 10;
 const PODMAN = 'podman kube play';
+/** The rows of each knode side's runtime floor (Side.floor), set beside the Deployment. */
+const FLOOR = `runtime floor: ${REPLICAS} pods over CRI`;
 /** How often the bench looks at `podman ps -a` after `kube play` returns. */
 const POLL_MS = 50;
 /** How long podman's pods may take to get there after `kube play` returns. */
@@ -110,7 +114,7 @@ function podmanVersion(): string {
 }
 
 export async function benchPodmanWorkloads(runs = Number(process.env.KNODE_BENCH_PODMAN_RUNS ?? 5)): Promise<WorkloadFigures[]> {
-  return withPodmanSides((sides, dir) => {
+  return withPodmanSides(async (sides, dir) => {
     const figures: WorkloadFigures[] = [];
     for (const load of WORKLOADS) {
       const file = join(dir, `${load.kind.toLowerCase()}.yaml`);
@@ -131,12 +135,20 @@ export async function benchPodmanWorkloads(runs = Number(process.env.KNODE_BENCH
         })),
       );
     }
+    for (const side of sides) {
+      if (!side.floor) continue;
+      const samples: number[] = [];
+      for (let i = 0; i < runs; i++) samples.push(await side.floor(REPLICAS));
+      figures.push({ side: side.name, kind: FLOOR, samples });
+    }
     return figures;
   });
 }
 
 export function reportPodmanWorkloads(figures: WorkloadFigures[]): string {
-  const podman = (kind: string) => figures.find((f) => f.side === PODMAN && f.kind === kind && f.samples.length > 0);
+  // A runtime's floor is set against podman's Deployment, the same pods.
+  const podman = (kind: string) =>
+    figures.find((f) => f.side === PODMAN && f.kind === (kind === FLOOR ? 'Deployment' : kind) && f.samples.length > 0);
   const ratio = (f: WorkloadFigures) => {
     const p = podman(f.kind);
     return p && f.samples.length > 0 ? median(f.samples) / median(p.samples) : undefined;
@@ -155,6 +167,7 @@ export function reportPodmanWorkloads(figures: WorkloadFigures[]): string {
         ],
   );
   const goals = figures.flatMap((f) => {
+    if (f.kind === FLOOR) return [];
     const limit = f.side === 'knode apply (embedded)' ? 0.25 : f.side.startsWith('knode apply (containerd') ? 0.5 : undefined;
     if (limit === undefined) return [];
     const r = ratio(f);
@@ -164,6 +177,7 @@ export function reportPodmanWorkloads(figures: WorkloadFigures[]): string {
   return [
     `\nOne command, from its start to ${REPLICAS} replicas available (Deployment) or ${REPLICAS} completions (Job, parallelism ${REPLICAS}) (interleaved runs; busybox:1.36 imported beforehand; host network)\n`,
     table(['command', 'kind', 'runs', 'p50', 'min', 'max', 'p50 / podman'], rows),
+    `(${FLOOR}: each knode side's runtime alone, ${REPLICAS} host-network busybox pods made at once by a client already connected, set against podman's Deployment)`,
     '',
     ...goals,
   ].join('\n');

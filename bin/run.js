@@ -28,7 +28,8 @@ codeCache.installCodeCache(fileURLToPath(bundle), longRunning ? undefined : code
 const { execute } = createRequire(import.meta.url)('../dist/bundle/cli/main.cjs');
 
 await execute({ dir: import.meta.url });
-// The command is done: end now rather than once the event loop drains, where Node first finishes any
-// garbage collection under way (about 10 ms after an apply). Output is written: on Linux stdout and
-// stderr are synchronous, files, terminals and pipes alike.
-process.exit();
+// A short command is done: it ends now rather than once the event loop drains, where Node first
+// finishes any garbage collection under way (about 10 ms after an apply). Its output is written: on
+// Linux stdout and stderr are synchronous, files, terminals and pipes alike. A long-running command
+// (run, join, runtime serve) ends as Node ends it, after whatever its stop left to finish.
+if (!longRunning) process.exit();

@@ -89,9 +89,9 @@ export class LocalApiserver implements LocalApi {
   }
 
   /** The status replaces the stored one whole; a field a strategic merge patch deletes (null) is left out. */
-  async patchPodStatus(namespace: string, name: string, patch: object): Promise<Pod> {
+  async patchPodStatus(namespace: string, name: string, patch: object): Promise<void> {
     const { metadata, status } = patch as { metadata?: { uid?: string }; status: unknown };
-    return this.store.updateStatus('Pod', namespace, name, withoutDeleted(status), metadata?.uid) as unknown as Pod;
+    this.store.updateStatus('Pod', namespace, name, withoutDeleted(status), metadata?.uid);
   }
 
   async deletePod(namespace: string, name: string, uid: string, gracePeriodSeconds: number): Promise<void> {

@@ -132,14 +132,12 @@ export class ObjectStore {
     return structuredClone(o) as T;
   }
 
-  /** Sets an object's status (the status subresource); a uid is a precondition. */
-  updateStatus<T extends KubeObject>(kind: string, namespace: string, name: string, status: unknown, uid?: string): T {
+  /** Sets an object's status (the status subresource); a uid is a precondition. No writer reads the object back. */
+  updateStatus(kind: string, namespace: string, name: string, status: unknown, uid?: string): void {
     const key = keyOf(kind, namespace, name);
     const old = this.existing(key, kind, name, uid);
-    if (isDeepStrictEqual(old.status, status)) return structuredClone(old) as T;
-    const o: KubeObject = { ...old, status: structuredClone(status) };
-    this.commit('MODIFIED', key, o);
-    return structuredClone(o) as T;
+    if (isDeepStrictEqual(old.status, status)) return;
+    this.commit('MODIFIED', key, { ...old, status: structuredClone(status) });
   }
 
   /**

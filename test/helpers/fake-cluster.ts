@@ -127,13 +127,13 @@ export class FakeCluster implements ClusterClient {
     this.removePod(namespace, name);
   }
 
-  async patchPodStatus(namespace: string, name: string, patch: object): Promise<Pod> {
+  async patchPodStatus(namespace: string, name: string, patch: object): Promise<void> {
     this.enter('patchPodStatus', `${namespace}/${name}`);
     const pod = this.pods.get(`${namespace}/${name}`);
     if (!pod) throw new ClusterError(404, 'NotFound', `pods "${name}" not found`);
     const p = patch as { metadata?: { uid?: string }; status: Pod['status'] };
     if (p.metadata?.uid && p.metadata.uid !== pod.metadata.uid) throw new ClusterError(409, 'Conflict', 'uid mismatch');
-    return this.putPod({ ...pod, status: p.status }, 'MODIFIED');
+    this.putPod({ ...pod, status: p.status }, 'MODIFIED');
   }
 
   async getNode(name: string): Promise<Node> {
@@ -237,17 +237,15 @@ export class FakeCluster implements ClusterClient {
     return { allowed, reason: allowed ? '' : 'no RBAC policy matched' };
   }
 
-  async createEvent(event: Event): Promise<Event> {
+  async createEvent(event: Event): Promise<void> {
     this.enter('createEvent', event.reason);
     this.events.push(structuredClone(event));
-    return event;
   }
 
-  async patchEvent(namespace: string, name: string, patch: object): Promise<Event> {
+  async patchEvent(namespace: string, name: string, patch: object): Promise<void> {
     this.enter('patchEvent', `${namespace}/${name}`);
     const event = this.events.find((e) => e.metadata.name === name);
     if (!event) throw new ClusterError(404, 'NotFound', 'not found');
     Object.assign(event, patch);
-    return event;
   }
 }

@@ -50,8 +50,8 @@ export interface ClusterClient {
   createPod(pod: Pod): Promise<Pod>;
   /** Deletes with a UID precondition, so a pod recreated under the same name is never hit. */
   deletePod(namespace: string, name: string, uid: string, gracePeriodSeconds: number): Promise<void>;
-  /** A strategic merge patch of the status subresource. */
-  patchPodStatus(namespace: string, name: string, patch: object): Promise<Pod>;
+  /** A strategic merge patch of the status subresource (the pod it answers with is not read). */
+  patchPodStatus(namespace: string, name: string, patch: object): Promise<void>;
   getNode(name: string): Promise<Node>;
   createNode(node: Node): Promise<Node>;
   patchNode(name: string, patch: object): Promise<Node>;
@@ -69,7 +69,8 @@ export interface ClusterClient {
     serviceAccount: string,
     request: { audiences: string[]; expirationSeconds: number; pod: { name: string; uid: string } },
   ): Promise<{ token: string; expiresAt: number }>;
-  createEvent(event: Event): Promise<Event>;
+  /** Posts an event (the event it answers with is not read). */
+  createEvent(event: Event): Promise<void>;
   /** Who a bearer token belongs to (TokenReview); undefined when the apiserver does not accept it. */
   reviewToken(token: string): Promise<{ user: string; groups: string[] } | undefined>;
   /** Whether a user may do this to this node (SubjectAccessReview), and why not. */
@@ -81,7 +82,8 @@ export interface ClusterClient {
     subresource: string;
     name: string;
   }): Promise<{ allowed: boolean; reason: string }>;
-  patchEvent(namespace: string, name: string, patch: object): Promise<Event>;
+  /** Counts an event again (the event it answers with is not read). */
+  patchEvent(namespace: string, name: string, patch: object): Promise<void>;
 }
 
 /**
@@ -153,7 +155,13 @@ export async function connectCluster(kc: KubeConfig): Promise<ConnectedCluster> 
   const strategic = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.StrategicMergePatch);
   const watches = new Set<PodWatch>();
 
+  /** REQUEST's answer, as API JSON (plain). */
   async function call<T>(what: string, request: () => Promise<unknown>): Promise<T> {
+    return plain(await send(what, request)) as T;
+  }
+
+  /** REQUEST's answer as client-node gives it, within the request timeout; a failure as a ClusterError. */
+  async function send(what: string, request: () => Promise<unknown>): Promise<unknown> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
@@ -162,7 +170,7 @@ export async function connectCluster(kc: KubeConfig): Promise<ConnectedCluster> 
       );
     });
     try {
-      return plain(await Promise.race([request(), timeout])) as T;
+      return await Promise.race([request(), timeout]);
     } catch (err) {
       throw toClusterError(what, server, err);
     } finally {
@@ -215,14 +223,15 @@ export async function connectCluster(kc: KubeConfig): Promise<ConnectedCluster> 
         core.createNamespacedPod({ namespace: pod.metadata.namespace!, body: pod as never }),
       ).then(withPodKind),
     async deletePod(namespace, name, uid, gracePeriodSeconds) {
-      await call(`delete pod ${namespace}/${name}`, () =>
+      await send(`delete pod ${namespace}/${name}`, () =>
         core.deleteNamespacedPod({ namespace, name, gracePeriodSeconds, body: { gracePeriodSeconds, preconditions: { uid } } }),
       );
     },
-    patchPodStatus: (namespace, name, patch) =>
-      call<Pod>(`patch status of pod ${namespace}/${name}`, () =>
+    async patchPodStatus(namespace, name, patch) {
+      await send(`patch status of pod ${namespace}/${name}`, () =>
         core.patchNamespacedPodStatus({ namespace, name, body: patch }, strategic),
-      ),
+      );
+    },
     getNode: (name) => call<Node>(`get node ${name}`, () => core.readNode({ name })),
     createNode: (node) => call<Node>(`create node ${node.metadata.name}`, () => core.createNode({ body: node as never })),
     patchNode: (name, patch) => call<Node>(`patch node ${name}`, () => core.patchNode({ name, body: patch }, strategic)),
@@ -281,12 +290,14 @@ export async function connectCluster(kc: KubeConfig): Promise<ConnectedCluster> 
       );
       return { allowed: review.status?.allowed === true, reason: review.status?.reason ?? '' };
     },
-    createEvent: (event) =>
-      call<Event>(`create event ${event.metadata.name}`, () =>
+    async createEvent(event) {
+      await send(`create event ${event.metadata.name}`, () =>
         core.createNamespacedEvent({ namespace: event.metadata.namespace!, body: event as never }),
-      ),
-    patchEvent: (namespace, name, patch) =>
-      call<Event>(`patch event ${name}`, () => core.patchNamespacedEvent({ namespace, name, body: patch }, strategic)),
+      );
+    },
+    async patchEvent(namespace, name, patch) {
+      await send(`patch event ${name}`, () => core.patchNamespacedEvent({ namespace, name, body: patch }, strategic));
+    },
   };
 }
 

@@ -151,7 +151,7 @@ export function createPod(store: ObjectStore, pod: Pod): Pod {
 }
 
 /** Whether OWNER is the object's controller. */
-const controlledBy = (ownerUid: string) => (o: Readonly<KubeObject>) =>
+export const controlledBy = (ownerUid: string) => (o: Readonly<KubeObject>) =>
   o.metadata.ownerReferences?.some((r) => r.controller && r.uid === ownerUid) === true;
 
 /** The pods in NAMESPACE whose controller is OWNER, as the store holds them: the caller must neither change nor keep them. */

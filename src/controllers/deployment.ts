@@ -1,6 +1,7 @@
 import { canonicalJson } from '../engine/config/static-pod.js';
 import { controllerOf, type Deployment, type ReplicaSet } from '../engine/api/workloads.js';
 import {
+  controlledBy,
   objectKey,
   omitZeroCounts,
   ownerKey,
@@ -129,7 +130,7 @@ export class DeploymentController implements Controller {
     this.syncStatus(
       d,
       newRS,
-      this.ownedReplicaSets(d).filter((rs) => rs.metadata.uid !== newRS!.metadata.uid),
+      this.ownedReplicaSetsShared(d).filter((rs) => rs.metadata.uid !== newRS!.metadata.uid),
       progress,
     );
   }
@@ -254,7 +255,7 @@ export class DeploymentController implements Controller {
   /** cleanupDeployment: old ReplicaSets scaled to 0 past revisionHistoryLimit go, oldest first. */
   private cleanup(d: Deployment, newRS: ReplicaSet): void {
     const limit = d.spec.revisionHistoryLimit ?? 10;
-    const idle = this.ownedReplicaSets(d)
+    const idle = this.ownedReplicaSetsShared(d)
       .filter((rs) => rs.metadata.uid !== newRS.metadata.uid && (rs.spec.replicas ?? 0) === 0 && (rs.status?.replicas ?? 0) === 0)
       .sort(byCreation);
     for (const rs of idle.slice(0, Math.max(0, idle.length - limit)))
@@ -262,10 +263,20 @@ export class DeploymentController implements Controller {
   }
 
   private ownedReplicaSets(d: Deployment): ReplicaSet[] {
-    return this.deps.store.list<ReplicaSet>('ReplicaSet', d.metadata.namespace, (rs) => controllerOf(rs.metadata)?.uid === d.metadata.uid);
+    return this.deps.store.list<ReplicaSet>('ReplicaSet', d.metadata.namespace, controlledBy(d.metadata.uid!));
   }
 
-  private syncStatus(d: Deployment, newRS: ReplicaSet | undefined, old: ReplicaSet[], progress: Progress | undefined): void {
+  /** The Deployment's ReplicaSets as the store holds them, for reading only. */
+  private ownedReplicaSetsShared(d: Deployment): readonly Readonly<ReplicaSet>[] {
+    return this.deps.store.peek<ReplicaSet>('ReplicaSet', d.metadata.namespace!, controlledBy(d.metadata.uid!));
+  }
+
+  private syncStatus(
+    d: Deployment,
+    newRS: ReplicaSet | undefined,
+    old: readonly Readonly<ReplicaSet>[],
+    progress: Progress | undefined,
+  ): void {
     const fresh = newRS
       ? (this.deps.store.get<ReplicaSet>('ReplicaSet', newRS.metadata.namespace!, newRS.metadata.name!) ?? newRS)
       : undefined;

@@ -1,5 +1,3 @@
-import { rmSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Clock } from '../util/clock.js';
 import { isStaticPod, podRef } from './api/pod-util.js';
 import type { Pod, PodStatus } from './api/v1.js';
@@ -14,7 +12,7 @@ import { isRestartingAll } from './status/restart-all.js';
 import type { ReasonCache } from './status/reason-cache.js';
 import type { StatusManager } from './status/status-manager.js';
 import type { ProberManager } from './prober/prober-manager.js';
-import type { VolumeManager } from './volume/volume-manager.js';
+import { removePodDirectory, type VolumeManager } from './volume/volume-manager.js';
 import { mountWithRetries } from './kubelet-volumes.js';
 import type { MirrorPods } from './cluster/mirror-pods.js';
 import type { PodSyncHandler } from './lifecycle.js';
@@ -174,7 +172,7 @@ export class KubeletPodSyncer implements PodSyncer {
     if (!this.deps.podManager.getPodByUid(uid)) {
       for (const c of runtime.containers) if (c.state !== 'running') await this.deps.runtime.removeContainer(c.id).catch(() => {});
       this.deps.reasons.remove(uid);
-      rmSync(join(this.deps.rootDir, 'kubelet', 'pods', uid), { recursive: true, force: true });
+      await removePodDirectory(this.deps.rootDir, uid);
     }
     // The pod's final status: no container of it is left running (the kubelet's TerminatePod, last).
     this.deps.statusManager.terminatePod(pod);

@@ -7,7 +7,7 @@
 // next; and the clean-up of every side, containerd 2 and the manifests.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CriClient } from '../src/cri/client.js';
 import type { ContainerConfig, PodSandboxConfig } from '../src/cri/types.js';
@@ -30,12 +30,12 @@ export interface Side {
   succeeded(): number;
   down(file: string): void;
   /**
-   * knode's sides: the wall time of PODS pods made straight over CRI by a
+   * knode's sides: PODS pods made straight over CRI by a
    * client already connected, all at once (RunPodSandbox, CreateContainer,
-   * StartContainer each), then removed: what the runtime alone takes, the
-   * floor under any agent's time on it.
+   * StartContainer each), then removed: the wall time and the machine's CPU
+   * of what the runtime alone does, the floor under any agent's time on it.
    */
-  floor?(pods: number): Promise<number>;
+  floor?(pods: number): Promise<{ ms: number; cpu: CpuSpan }>;
   /** Removes what is left of the manifests in `dir` (after a failed run), and the side's own state. */
   close(dir: string): Promise<void>;
 }
@@ -51,6 +51,41 @@ function timedRun(cmd: string, args: string[], env?: NodeJS.ProcessEnv): number 
   const t0 = performance.now();
   run(cmd, args, env);
   return performance.now() - t0;
+}
+
+/**
+ * CPU used over a span, in ms: the whole machine's (every core, whatever ran)
+ * and that of this process's children waited for in it (a command run with
+ * spawnSync, and what it waited for in turn).
+ */
+export interface CpuSpan {
+  machineMs: number;
+  childrenMs: number;
+}
+
+/** Linux's clock tick for /proc's times (USER_HZ), 100 on every architecture Node runs on. */
+const USER_HZ = 100;
+
+function cpuNow(): CpuSpan {
+  const machineMs = cpus().reduce((sum, c) => sum + c.times.user + c.times.nice + c.times.sys + c.times.irq, 0);
+  // cutime and cstime, fields 16 and 17 of /proc/self/stat; the fields after the command's ")" start at the 3rd.
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const childrenMs = ((Number(fields[13]) + Number(fields[14])) * 1000) / USER_HZ;
+  return { machineMs, childrenMs };
+}
+
+/** Runs FN; returns what it returned and the CPU used meanwhile. */
+export function withCpu<T>(fn: () => T): { value: T; cpu: CpuSpan } {
+  const before = cpuNow();
+  const value = fn();
+  const after = cpuNow();
+  return { value, cpu: { machineMs: after.machineMs - before.machineMs, childrenMs: after.childrenMs - before.childrenMs } };
+}
+
+/** The least wall time the machine's cores allow for CPU_MS of work spread over all of them. */
+export function cpuBoundMs(cpuMs: number): number {
+  return cpuMs / availableParallelism();
 }
 
 /** `knode` as users run it, on the embedded runtime of its own root dir or on `endpoint`. */
@@ -86,12 +121,13 @@ export function knodeSide(name: string, archive: string, endpoint?: string): Sid
 }
 
 /** Side.floor on the runtime at ENDPOINT: host-network pods of one busybox container, as the manifests' pods. */
-async function criFloor(endpoint: string, logs: string, pods: number): Promise<number> {
+async function criFloor(endpoint: string, logs: string, pods: number): Promise<{ ms: number; cpu: CpuSpan }> {
   const client = new CriClient(endpoint);
   try {
     await client.version();
     const run = `${Date.now().toString(36)}`;
     const sandboxes: string[] = [];
+    const before = cpuNow();
     const t0 = performance.now();
     await Promise.all(
       Array.from({ length: pods }, async (_, i) => {
@@ -116,12 +152,13 @@ async function criFloor(endpoint: string, logs: string, pods: number): Promise<n
       }),
     );
     const took = performance.now() - t0;
+    const after = cpuNow();
     for (const id of sandboxes) {
       await client.stopPodSandbox(id);
       await client.removePodSandbox(id);
     }
     rmSync(logs, { recursive: true, force: true });
-    return took;
+    return { ms: took, cpu: { machineMs: after.machineMs - before.machineMs, childrenMs: 0 } };
   } finally {
     client.close();
   }
@@ -211,9 +248,10 @@ export interface Trial {
   check(side: Side): void;
 }
 
-/** Each side's samples of a trial, in the sides' order; `refused` when its time was undefined. */
+/** Each side's samples of a trial, in the sides' order, with the CPU each took; `refused` when its time was undefined. */
 export interface Samples {
   samples: number[];
+  cpu: CpuSpan[];
   refused: boolean;
 }
 
@@ -223,18 +261,21 @@ export interface Samples {
  * is timed, checked and taken down before the next.
  */
 export function interleave(sides: Side[], runs: number, trial: Trial): Samples[] {
-  const out: Samples[] = sides.map(() => ({ samples: [], refused: false }));
+  const out: Samples[] = sides.map(() => ({ samples: [], cpu: [], refused: false }));
   for (let run = -1; run < runs; run++) {
     for (const [i, side] of sides.entries()) {
       if (out[i].refused) continue;
-      const took = trial.time(side);
+      const { value: took, cpu } = withCpu(() => trial.time(side));
       if (took === undefined) {
         out[i].refused = true;
         continue;
       }
       trial.check(side);
       side.down(trial.file);
-      if (run >= 0) out[i].samples.push(took);
+      if (run >= 0) {
+        out[i].samples.push(took);
+        out[i].cpu.push(cpu);
+      }
     }
   }
   return out;

@@ -10,12 +10,15 @@
 // reported as not supported, and knode's side is still timed. The sides and
 // the interleaved runs are bench/podman-runner.ts's, as for bench/podman.ts.
 // Then each knode side's runtime floor: the Deployment's pods made straight
-// over CRI, which no agent on that runtime can beat.
+// over CRI, which no agent on that runtime can beat. Beside each knode time:
+// the CPU of the command and of the whole machine meanwhile, and the least
+// wall time the machine's cores allow for that much CPU.
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { IMAGE, interleave, withPodmanSides, type Side } from './podman-runner.js';
+import { cpuBoundMs, IMAGE, interleave, withPodmanSides, type CpuSpan, type Side } from './podman-runner.js';
 import { median, ms, table } from './stats.js';
 
 const REPLICAS = 10;
@@ -40,6 +43,8 @@ export interface WorkloadFigures {
   kind: string;
   /** Empty when the side does not run the kind. */
   samples: number[];
+  /** The CPU of each sample: the command's own (none for a floor, made in the bench's process) and the machine's. */
+  cpu: CpuSpan[];
   /** Why the side does not run the kind. */
   unsupported?: string;
 }
@@ -127,10 +132,11 @@ export async function benchPodmanWorkloads(runs = Number(process.env.KNODE_BENCH
         },
       });
       figures.push(
-        ...bySide.map(({ samples, refused }, i): WorkloadFigures => ({
+        ...bySide.map(({ samples, cpu, refused }, i): WorkloadFigures => ({
           side: sides[i].name,
           kind: load.kind,
           samples,
+          cpu,
           ...(refused ? { unsupported: `not supported by podman ${podmanVersion()}` } : {}),
         })),
       );
@@ -138,8 +144,13 @@ export async function benchPodmanWorkloads(runs = Number(process.env.KNODE_BENCH
     for (const side of sides) {
       if (!side.floor) continue;
       const samples: number[] = [];
-      for (let i = 0; i < runs; i++) samples.push(await side.floor(REPLICAS));
-      figures.push({ side: side.name, kind: FLOOR, samples });
+      const cpu: CpuSpan[] = [];
+      for (let i = 0; i < runs; i++) {
+        const floor = await side.floor(REPLICAS);
+        samples.push(floor.ms);
+        cpu.push(floor.cpu);
+      }
+      figures.push({ side: side.name, kind: FLOOR, samples, cpu });
     }
     return figures;
   });
@@ -153,9 +164,19 @@ export function reportPodmanWorkloads(figures: WorkloadFigures[]): string {
     const p = podman(f.kind);
     return p && f.samples.length > 0 ? median(f.samples) / median(p.samples) : undefined;
   };
+  // podman's own CPU is not its command's (conmon and the containers outlive it), and the bench's polls add to the machine's.
+  const knode = (f: WorkloadFigures) => f.side !== PODMAN && f.cpu.length > 0;
+  const cpuCells = (f: WorkloadFigures) =>
+    knode(f)
+      ? [
+          f.kind === FLOOR ? '-' : ms(median(f.cpu.map((c) => c.childrenMs))),
+          ms(median(f.cpu.map((c) => c.machineMs))),
+          ms(cpuBoundMs(median(f.cpu.map((c) => c.machineMs)))),
+        ]
+      : ['-', '-', '-'];
   const rows = figures.map((f) =>
     f.samples.length === 0
-      ? [f.side, f.kind, '0', f.unsupported ?? '-', '-', '-', '-']
+      ? [f.side, f.kind, '0', f.unsupported ?? '-', '-', '-', '-', '-', '-', '-']
       : [
           f.side,
           f.kind,
@@ -164,6 +185,7 @@ export function reportPodmanWorkloads(figures: WorkloadFigures[]): string {
           ms(Math.min(...f.samples)),
           ms(Math.max(...f.samples)),
           ratio(f) === undefined ? '-' : `${ratio(f)!.toFixed(2)}x`,
+          ...cpuCells(f),
         ],
   );
   const goals = figures.flatMap((f) => {
@@ -176,8 +198,9 @@ export function reportPodmanWorkloads(figures: WorkloadFigures[]): string {
   });
   return [
     `\nOne command, from its start to ${REPLICAS} replicas available (Deployment) or ${REPLICAS} completions (Job, parallelism ${REPLICAS}) (interleaved runs; busybox:1.36 imported beforehand; host network)\n`,
-    table(['command', 'kind', 'runs', 'p50', 'min', 'max', 'p50 / podman'], rows),
+    table(['command', 'kind', 'runs', 'p50', 'min', 'max', 'p50 / podman', 'command CPU', 'machine CPU', 'machine CPU / cores'], rows),
     `(${FLOOR}: each knode side's runtime alone, ${REPLICAS} host-network busybox pods made at once by a client already connected, set against podman's Deployment)`,
+    `(CPU, p50s of the same runs: the knode command's own, and the whole machine's while it ran, the runtime's and its containers' included; machine CPU / cores is the least wall time that much CPU allows on this machine's ${availableParallelism()} cores)`,
     '',
     ...goals,
   ].join('\n');

@@ -2,9 +2,11 @@
 // (bench/podman-runner.ts), on sides that record what is asked of them: one
 // uncounted run of each first, then side after side, each run timed, checked
 // and taken down before the next; a side that refuses the manifest is not
-// tried again, and a failed check stops the bench.
+// tried again, and a failed check stops the bench. The CPU each run took is
+// read from /proc, for a real child process that spins.
+import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { interleave, type Side } from '../../../bench/podman-runner.js';
+import { interleave, withCpu, type Side } from '../../../bench/podman-runner.js';
 
 /** A side named NAME that only logs its take-downs in LOG; the trial below times it. */
 const side = (name: string, log: string[]): Side => ({
@@ -32,10 +34,11 @@ describe('the podman benches’ interleaved runs', () => {
       },
       check: (s) => void log.push(`${s.name} check`),
     });
-    expect(samples).toEqual([
+    expect(samples.map(({ samples, refused }) => ({ samples, refused }))).toEqual([
       { samples: [10, 11], refused: false },
       { samples: [20, 21], refused: false },
     ]);
+    expect(samples.map((s) => s.cpu.length)).toEqual([2, 2]);
     const run = (name: string) => [`${name} time`, `${name} check`, `${name} down m.yaml`];
     expect(log).toEqual([...run('knode'), ...run('podman'), ...run('knode'), ...run('podman'), ...run('knode'), ...run('podman')]);
   });
@@ -48,7 +51,7 @@ describe('the podman benches’ interleaved runs', () => {
       time: (s) => (log.push(`${s.name} time`), s.name === 'podman' ? undefined : 5),
       check: () => {},
     });
-    expect(samples).toEqual([
+    expect(samples.map(({ samples, refused }) => ({ samples, refused }))).toEqual([
       { samples: [5, 5], refused: false },
       { samples: [], refused: true },
     ]);
@@ -64,5 +67,17 @@ describe('the podman benches’ interleaved runs', () => {
         },
       });
     expect(failing).toThrow('knode: 0 of 1 containers running after the command');
+  });
+
+  it('counts the CPU of a command it waited for, and the machine’s, which holds it', () => {
+    const spin = `const end = performance.now() + 300; while (performance.now() < end);`;
+    const { value, cpu } = withCpu(() => spawnSync(process.execPath, ['-e', spin]).status);
+    expect(value).toBe(0);
+    // 300 ms of spinning and Node's own start, counted in ticks of 10 ms.
+    expect(cpu.childrenMs).toBeGreaterThanOrEqual(280);
+    expect(cpu.childrenMs).toBeLessThan(2_000);
+    expect(cpu.machineMs).toBeGreaterThanOrEqual(cpu.childrenMs - 20);
+    const idle = withCpu(() => undefined);
+    expect(idle.cpu.childrenMs).toBe(0);
   });
 });

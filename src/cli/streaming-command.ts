@@ -3,13 +3,15 @@ import type { CriClient } from '../cri/client.js';
 import type { RemoteCommandIo, RemoteOutcome, TerminalSize } from '../cri/streaming/remote-command.js';
 import { BaseCommand } from './base-command.js';
 import { NodeClient } from './node-client.js';
-import { findRunningPod, KubectlError, podRef, type RunningPod } from './pod-target.js';
+import { findRunningPod, KubectlError, type RunningPod } from './pod-target.js';
+import { resolvePod } from './workload-target.js';
 
 export const namespaceFlag = Flags.string({ char: 'n', description: 'The namespace of the pod (default: default; or give NAMESPACE/POD)' });
 
 /**
- * What exec, attach and port-forward share: the pod found by name (through
- * the running node when there is one, else in the runtime alone), errors told
+ * What exec, attach and port-forward share: the pod found by name, or picked
+ * from a workload's (`deploy/web`), through the running node when there is
+ * one, else in the runtime alone; errors told
  * in kubectl's words with exit 1, and the local terminal joined to a remote
  * command with kubectl's exit codes.
  */
@@ -19,8 +21,9 @@ export abstract class StreamingCommand extends BaseCommand {
     podArg: string,
     use: (client: CriClient, found: RunningPod) => Promise<T>,
   ): Promise<T> {
-    const [namespace, name] = podRef(podArg, flags.namespace);
-    const node = await NodeClient.find(this.rootDir(flags));
+    const rootDir = this.rootDir(flags);
+    const node = await NodeClient.find(rootDir);
+    const { namespace, name } = await resolvePod(podArg, flags.namespace, rootDir, node, 'attach');
     const client = await this.connectRuntime(flags);
     try {
       return await use(client, await findRunningPod(client, namespace, name, node));

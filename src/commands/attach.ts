@@ -8,7 +8,13 @@ export default class Attach extends StreamingCommand {
   static override summary = "Attach to a running container's output (and stdin with -i), as kubectl attach does.";
   static override description = `Works with or without a running node, against the embedded runtime or the one --runtime-endpoint names. See docs/cli.md.`;
   static override examples = ['<%= config.bin %> attach web', '<%= config.bin %> attach -it shell -c main'];
-  static override args = { pod: Args.string({ description: 'The pod, NAMESPACE/NAME or NAME', required: true, ignoreStdin: true }) };
+  static override args = {
+    pod: Args.string({
+      description: 'The pod: NAME, NAMESPACE/NAME, or TYPE/NAME as kubectl takes it (pod/web, deploy/web…)',
+      required: true,
+      ignoreStdin: true,
+    }),
+  };
   static override flags = {
     container: Flags.string({ char: 'c', description: 'Container name (default: the default-container annotation, else the first)' }),
     stdin: Flags.boolean({

@@ -37,8 +37,8 @@ export default class Cp extends StreamingCommand {
   async run(): Promise<void> {
     const { argv, flags } = await this.parse(Cp);
     const { source, destination, remote } = copySides(argv as string[]);
-    const podArg = remote.namespace ? `${remote.namespace}/${remote.pod}` : remote.pod;
-    await this.withPod(flags, podArg, async (client, found) => {
+    // kubectl cp takes NAMESPACE/POD:PATH, never a workload.
+    await this.withPod({ ...flags, namespace: remote.namespace ?? flags.namespace }, remote.pod, async (client, found) => {
       const warn = (line: string) => this.logToStderr(line);
       const container = pickContainer(found, flags.container, warn);
       const target = { client, container, warn, log: (line: string) => this.log(line), exit: (code: number) => this.exit(code) };

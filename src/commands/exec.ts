@@ -13,7 +13,11 @@ export default class Exec extends StreamingCommand {
   ];
   static override strict = false;
   static override args = {
-    pod: Args.string({ description: 'The pod, NAMESPACE/NAME or NAME', required: true, ignoreStdin: true }),
+    pod: Args.string({
+      description: 'The pod: NAME, NAMESPACE/NAME, or TYPE/NAME as kubectl takes it (pod/web, deploy/web…)',
+      required: true,
+      ignoreStdin: true,
+    }),
     command: Args.string({ description: 'The command and its arguments, after --', ignoreStdin: true }),
   };
   static override flags = {

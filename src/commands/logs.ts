@@ -5,17 +5,26 @@ import type { Pod, PodList } from '../engine/api/v1.js';
 import { KubeletLabels } from '../cri/types.js';
 import { readContainerLog } from '../engine/logs.js';
 import { UserError } from '../util/user-error.js';
+import { KubectlError } from '../cli/pod-target.js';
+import { namespaceFlag } from '../cli/streaming-command.js';
+import { resolvePod } from '../cli/workload-target.js';
 
 export default class Logs extends BaseCommand {
   static override summary = "Print a container's logs, as kubectl logs does.";
   static override description = `Reads through the running node, or straight from the runtime when no node runs. See docs/cli.md.`;
   static override examples = [
     '<%= config.bin %> logs hello-myhost',
+    '<%= config.bin %> logs deploy/greeter',
     '<%= config.bin %> logs web-myhost -c app -f',
     '<%= config.bin %> logs crasher-myhost --previous --tail 20',
   ];
 
-  static override args = { pod: Args.string({ description: 'The pod, namespace/name or name (namespace default)', required: true }) };
+  static override args = {
+    pod: Args.string({
+      description: 'The pod: its name, namespace/name, or TYPE/NAME as kubectl takes it (pod/web, deploy/web, job/pi…)',
+      required: true,
+    }),
+  };
 
   static override flags = {
     container: Flags.string({ char: 'c', description: 'Container name (needed when the pod has several)' }),
@@ -23,12 +32,15 @@ export default class Logs extends BaseCommand {
     previous: Flags.boolean({ char: 'p', description: "The previous (terminated) instance's logs", default: false }),
     tail: Flags.integer({ description: 'Only the last N lines' }),
     timestamps: Flags.boolean({ description: 'Prefix each line with its time', default: false }),
+    namespace: namespaceFlag,
   };
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(Logs);
-    const [namespace, name] = args.pod.includes('/') ? args.pod.split('/', 2) : ['default', args.pod];
-    const node = await NodeClient.find(this.rootDir(flags));
+    const rootDir = this.rootDir(flags);
+    const node = await NodeClient.find(rootDir);
+    const { namespace, name, note } = await resolvePod(args.pod, flags.namespace, rootDir, node, 'logs');
+    if (note) this.logToStderr(note);
     const interrupted = this.interruptSignal();
     if (node) {
       const pods = (await node.json<PodList>('/pods')).body.items;
@@ -59,6 +71,15 @@ export default class Logs extends BaseCommand {
       return;
     }
     await this.fromRuntime(flags, namespace, name, interrupted);
+  }
+
+  protected override async catch(err: Error & { exitCode?: number }): Promise<unknown> {
+    // kubectl's own words for a workload that is not there, or has no pod here.
+    if (err instanceof KubectlError) {
+      this.logToStderr(err.message);
+      this.exit(1);
+    }
+    return super.catch(err);
   }
 
   /** Without a node: the runtime's record of the container says where its log is. */

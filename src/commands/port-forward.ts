@@ -15,7 +15,11 @@ export default class PortForward extends StreamingCommand {
   ];
   static override strict = false;
   static override args = {
-    pod: Args.string({ description: 'The pod: NAME, NAMESPACE/NAME or pod/NAME', required: true, ignoreStdin: true }),
+    pod: Args.string({
+      description: 'The pod: NAME, NAMESPACE/NAME, or TYPE/NAME as kubectl takes it (pod/web, deploy/web…)',
+      required: true,
+      ignoreStdin: true,
+    }),
     ports: Args.string({ description: '[LOCAL:]REMOTE, one or more (LOCAL empty: any free port)', ignoreStdin: true }),
   };
   static override flags = {
@@ -28,7 +32,6 @@ export default class PortForward extends StreamingCommand {
 
   async run(): Promise<void> {
     const { args, argv, flags } = await this.parse(PortForward);
-    const pod = args.pod.replace(/^(pods?|po)\//, '');
     const portArgs = (argv as string[]).slice(1);
     if (portArgs.length === 0) throw new KubectlError('error: at least 1 PORT is required for port-forward');
     const hosts = listenHosts(
@@ -37,7 +40,7 @@ export default class PortForward extends StreamingCommand {
         .map((a) => a.trim())
         .filter(Boolean),
     );
-    await this.withPod(flags, pod, async (client, found) => {
+    await this.withPod(flags, args.pod, async (client, found) => {
       const named = (name: string) =>
         found.pod?.spec.containers.flatMap((c) => c.ports ?? []).find((p) => p.name === name)?.containerPort ?? undefined;
       let pairs: PortPair[];

@@ -102,6 +102,12 @@ describe('a Deployment in the static dir', () => {
       return res.stdout.includes('hello') ? res.stdout : undefined;
     }, 'the pod to log its greeting');
     expect(logs).toContain('hello v1 s3cret');
+    // kubectl's TYPE/NAME, through the running node: one of the Deployment's two pods.
+    const byType = await knode(['logs', 'deployment/web', '--root-dir', root]);
+    expect(byType.code, byType.stderr).toBe(0);
+    const picked = /^Found 2 pods, using pod\/(\S+)$/m.exec(byType.stderr)?.[1];
+    expect(v1.map((p) => p.metadata.name)).toContain(picked);
+    expect(byType.stdout).toContain('hello v1 s3cret');
 
     // A restart finds the same pods: same names, nothing created again.
     first.child.kill('SIGTERM');
@@ -159,6 +165,17 @@ describe('a Deployment in the static dir', () => {
       expect(status.stdout).toMatch(/^deployment\.apps\/greeter +2\/2 +2 +2 +\d+s$/m);
       expect(status.stdout).toMatch(/^job\.batch\/count +Complete +3\/3 +\d+s +\d+s$/m);
       expect(status.stdout).toMatch(/^greeter-\w+-\w{5} +1\/1 +Running /m);
+      // kubectl's TYPE/NAME with no node running: the workload and its pods as the apply saved them.
+      const greeter = await knode(['logs', 'deploy/greeter', '--root-dir', applyRoot]);
+      expect(greeter.code, greeter.stderr).toBe(0);
+      const pod = /^Found 2 pods, using pod\/(greeter-\w+-\w{5})$/m.exec(greeter.stderr)?.[1];
+      expect(greeter.stdout).toContain(`(${pod})`);
+      const exec = await knode(['exec', 'deploy/greeter', '--root-dir', applyRoot, '--', 'sh', '-c', 'echo $HOSTNAME']);
+      expect(exec).toMatchObject({ code: 0, stdout: expect.stringMatching(/^greeter-\w+-\w{5}\n$/) });
+      const count = await knode(['logs', 'job/count', '--root-dir', applyRoot]);
+      expect(count.stderr).toMatch(/^Found 3 pods, using pod\/count-\w{5}$/m);
+      const missing = await knode(['logs', 'deploy/nope', '--root-dir', applyRoot]);
+      expect(missing).toMatchObject({ code: 1, stderr: 'Error from server (NotFound): deployments.apps "nope" not found\n' });
       const deleted = await knode(['delete', '-f', file, '--root-dir', applyRoot, '--node-name', 'e2e'], { timeoutMs: 90_000 });
       expect(deleted.code, deleted.stderr).toBe(0);
       expect(deleted.stdout.trim().split('\n')).toEqual([

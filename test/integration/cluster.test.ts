@@ -7,7 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Lease, Node } from '../../src/engine/api/cluster.js';
-import type { Pod } from '../../src/engine/api/v1.js';
+import type { Pod, PodList } from '../../src/engine/api/v1.js';
+import type { KubeObject } from '../../src/engine/api/workloads.js';
+import { parseTarget, pickPod } from '../../src/cli/workload-target.js';
 import { connectCluster, loadKubeConfig, type ConnectedCluster } from '../../src/engine/cluster/client.js';
 import { KubeletServer } from '../../src/engine/server/kubelet-server.js';
 import type { Summary } from '../../src/engine/stats/types.js';
@@ -235,6 +237,116 @@ describe('a node of a real cluster (kube-apiserver, etcd)', () => {
   // The apiserver's nodes/proxy refuses loopback node addresses ("address not allowed"), and
   // tests listen on loopback only: kubectl goes to the kubelet API directly, as metrics-server
   // does, with the admin's client certificate (signed by the CA the node trusts).
+  it('picks the pod of deploy/NAME, rs/NAME, sts/NAME and job/NAME that kubectl logs and kubectl exec pick', async () => {
+    // Pods bound to a node that is not there: no kubelet changes the statuses set here, and kubectl,
+    // having picked a pod, names it before it fails to reach that node.
+    const at = (secondsAgo: number) => new Date(Date.now() - secondsAgo * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
+    interface Shape {
+      name: string;
+      assigned?: boolean;
+      phase: 'Pending' | 'Running';
+      readySecondsAgo?: number;
+      restarts?: number;
+      deleting?: boolean;
+    }
+    const workloads: { type: string; kind: string; apiVersion: string; label: string; pods: Shape[] }[] = [
+      // Restarts: logs take the most restarted, exec the least.
+      {
+        type: 'deploy',
+        kind: 'Deployment',
+        apiVersion: 'apps/v1',
+        label: 'restarts',
+        pods: [
+          { name: 'restarts-a', phase: 'Running', readySecondsAgo: 30, restarts: 3 },
+          { name: 'restarts-b', phase: 'Running', readySecondsAgo: 30 },
+        ],
+      },
+      // Assignment, phase and readiness rank before the rest, alike in both orders.
+      {
+        type: 'rs',
+        kind: 'ReplicaSet',
+        apiVersion: 'apps/v1',
+        label: 'phases',
+        pods: [
+          { name: 'phases-a', assigned: false, phase: 'Pending' },
+          { name: 'phases-b', phase: 'Pending' },
+          { name: 'phases-c', phase: 'Running' },
+          { name: 'phases-d', phase: 'Running', readySecondsAgo: 5, restarts: 2 },
+        ],
+      },
+      // Ready longest for logs; for exec, a pod being deleted ranks below one that is not.
+      {
+        type: 'sts',
+        kind: 'StatefulSet',
+        apiVersion: 'apps/v1',
+        label: 'deleting',
+        pods: [
+          { name: 'deleting-a', phase: 'Running', readySecondsAgo: 120, deleting: true },
+          { name: 'deleting-b', phase: 'Running', readySecondsAgo: 10 },
+          { name: 'deleting-c', phase: 'Running', readySecondsAgo: 60 },
+        ],
+      },
+      {
+        type: 'job',
+        kind: 'Job',
+        apiVersion: 'batch/v1',
+        label: 'job',
+        pods: [
+          { name: 'job-a', phase: 'Running', readySecondsAgo: 40 },
+          { name: 'job-b', phase: 'Running', readySecondsAgo: 90, restarts: 1 },
+        ],
+      },
+    ];
+    const template = (label: string) => ({
+      metadata: { labels: { pick: label } },
+      spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: TEST_IMAGE }] },
+    });
+    for (const w of workloads) {
+      const selector = { matchLabels: { pick: w.label } };
+      const spec =
+        w.kind === 'Job'
+          ? { manualSelector: true, selector, template: template(w.label) }
+          : { selector, template: { ...template(w.label), spec: { containers: [{ name: 'c', image: TEST_IMAGE }] } } };
+      await apply({ apiVersion: w.apiVersion, kind: w.kind, metadata: { name: `pick-${w.label}`, namespace: 'default' }, spec });
+      for (const p of w.pods) {
+        await apply({
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: { name: p.name, namespace: 'default', labels: { pick: w.label } },
+          spec: { ...(p.assigned === false ? {} : { nodeName: 'ghost' }), containers: [{ name: 'c', image: TEST_IMAGE }] },
+        });
+        const ready = p.readySecondsAgo !== undefined;
+        const status = {
+          phase: p.phase,
+          conditions: [{ type: 'Ready', status: ready ? 'True' : 'False', lastTransitionTime: at(p.readySecondsAgo ?? 0) }],
+          containerStatuses: [
+            { name: 'c', image: TEST_IMAGE, imageID: '', ready, restartCount: p.restarts ?? 0, state: { waiting: { reason: 'Test' } } },
+          ],
+        };
+        const patched = await cp.kubectl('patch', 'pod', p.name, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status }));
+        expect(patched.stderr).toBe('');
+        // Graceful: with no kubelet to confirm it, the pod stays, being deleted.
+        if (p.deleting) expect((await cp.kubectl('delete', 'pod', p.name, '--wait=false')).code).toBe(0);
+      }
+    }
+    const objects = (await cp.kubectlJson<{ items: KubeObject[] }>('get', 'deployments,replicasets,statefulsets,jobs')).items;
+    const pods = (await cp.kubectlJson<PodList>('get', 'pods')).items;
+    for (const w of workloads) {
+      const arg = `${w.type}/pick-${w.label}`;
+      const logs = await cp.kubectl('logs', arg);
+      const exec = await cp.kubectl('exec', arg, '-v=6', '--', 'true');
+      const theirs = {
+        logs: /Found \d+ pods, using pod\/(\S+)/.exec(logs.stderr)?.[1],
+        attach: /\/pods\/([a-z0-9-]+)\/exec/.exec(exec.stderr)?.[1],
+      };
+      const ours = {
+        logs: pickPod(parseTarget(arg, undefined), objects, pods, 'logs').pod.metadata.name,
+        attach: pickPod(parseTarget(arg, undefined), objects, pods, 'attach').pod.metadata.name,
+      };
+      expect({ arg, ...ours }).toEqual({ arg, ...theirs });
+    }
+  });
+
   it('serves the Summary API and /configz on the kubelet API to a client certificate the cluster CA signed, as metrics-server reaches them', async () => {
     const direct = [
       '--server',

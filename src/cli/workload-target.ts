@@ -1,0 +1,186 @@
+// kubectl's TYPE/NAME for the commands that reach into one pod (logs, exec,
+// attach, port-forward): `deploy/web` means one pod of the Deployment web,
+// picked as kubectl picks it (polymorphichelpers' GetFirstPod with the
+// podutils orders), from the pods its selector matches.
+import { readSavedObjects } from '../controllers/local-api.js';
+import type { Pod, PodList } from '../engine/api/v1.js';
+import { selectorMatches, type KubeObject, type LabelSelector } from '../engine/api/workloads.js';
+import { rootPaths } from '../util/paths.js';
+import type { NodeClient } from './node-client.js';
+import { KubectlError } from './pod-target.js';
+
+/** A kind these commands take, with the resource name kubectl's messages give it. */
+interface TargetKind {
+  kind: string;
+  resource: string;
+}
+
+const KINDS: TargetKind[] = [
+  { kind: 'Pod', resource: 'pods' },
+  { kind: 'Deployment', resource: 'deployments.apps' },
+  { kind: 'ReplicaSet', resource: 'replicasets.apps' },
+  { kind: 'StatefulSet', resource: 'statefulsets.apps' },
+  { kind: 'DaemonSet', resource: 'daemonsets.apps' },
+  { kind: 'Job', resource: 'jobs.batch' },
+];
+
+/** Each kind's names as kubectl reads them: singular, plural, short name, and plural.group. */
+const TYPES = new Map<string, TargetKind>();
+for (const [names, kind] of [
+  [['pod', 'pods', 'po'], KINDS[0]],
+  [['deployment', 'deployments', 'deploy'], KINDS[1]],
+  [['replicaset', 'replicasets', 'rs'], KINDS[2]],
+  [['statefulset', 'statefulsets', 'sts'], KINDS[3]],
+  [['daemonset', 'daemonsets', 'ds'], KINDS[4]],
+  [['job', 'jobs'], KINDS[5]],
+] as const) {
+  for (const name of names) TYPES.set(name, kind);
+  TYPES.set(kind.resource, kind);
+  TYPES.set(`${kind.kind.toLowerCase()}.${kind.resource.split('.')[1] ?? ''}`.replace(/\.$/, ''), kind);
+}
+
+/** What a command's pod argument names: a pod, or a workload whose pods it picks from. */
+export interface Target {
+  kind: string;
+  resource: string;
+  namespace: string;
+  name: string;
+}
+
+/**
+ * Reads a pod argument: `TYPE/NAME` as kubectl does (`pod/web`,
+ * `deploy/web`, `job/pi`…), `NAMESPACE/NAME` (knode's own form, for any
+ * prefix that is no such type), or a pod's NAME. The namespace is the
+ * flag's, else default.
+ */
+export function parseTarget(arg: string, namespace: string | undefined): Target {
+  const slash = arg.indexOf('/');
+  if (slash < 0) return { ...KINDS[0], namespace: namespace ?? 'default', name: arg };
+  const prefix = arg.slice(0, slash);
+  const name = arg.slice(slash + 1);
+  const type = TYPES.get(prefix.toLowerCase());
+  if (type) return { ...type, namespace: namespace ?? 'default', name };
+  return { ...KINDS[0], namespace: prefix, name };
+}
+
+/**
+ * The pod ARG names, for a command run against the node under ROOT_DIR: a
+ * pod's name as it is; for a workload, its pod picked from the running
+ * node's pods (NODE), or else from the pods the node saved last. `note` is
+ * what kubectl logs says when it picks one of several.
+ */
+export async function resolvePod(
+  arg: string,
+  namespace: string | undefined,
+  rootDir: string,
+  node: NodeClient | undefined,
+  purpose: PickFor,
+): Promise<{ namespace: string; name: string; note?: string }> {
+  const target = parseTarget(arg, namespace);
+  if (target.kind === 'Pod') return target;
+  const objects = readSavedObjects(rootPaths(rootDir).objects);
+  const pods = node ? (await node.json<PodList>('/pods')).body.items : (objects.filter((o) => o.kind === 'Pod') as unknown as Pod[]);
+  const { pod, count } = pickPod(target, objects, pods, purpose);
+  const name = pod.metadata.name!;
+  return { namespace: target.namespace, name, ...(count > 1 ? { note: `Found ${count} pods, using pod/${name}` } : {}) };
+}
+
+/** Which pod of several kubectl takes: logs prefer the longest running, exec, attach and port-forward the most active. */
+export type PickFor = 'logs' | 'attach';
+
+/**
+ * The pod of TARGET a command reaches into, and how many pods the workload
+ * has: the workload from OBJECTS (the node's saved objects), its pods from
+ * PODS by its selector. Errors in kubectl's words.
+ */
+export function pickPod(
+  target: Target,
+  objects: readonly KubeObject[],
+  pods: readonly Pod[],
+  purpose: PickFor,
+): { pod: Pod; count: number } {
+  const workload = objects.find(
+    (o) => o.kind === target.kind && o.metadata.namespace === target.namespace && o.metadata.name === target.name,
+  );
+  if (!workload) throw new KubectlError(`Error from server (NotFound): ${target.resource} "${target.name}" not found`);
+  const selector = (workload as KubeObject & { spec?: { selector?: LabelSelector } }).spec?.selector;
+  if (!selector) throw new KubectlError(`error: cannot use ${target.resource} "${target.name}": it has no selector`);
+  const matching = pods.filter((p) => p.metadata.namespace === target.namespace && selectorMatches(selector, p.metadata.labels));
+  if (matching.length === 0) throw new KubectlError(`error: ${target.resource} "${target.name}" has no pods on this node`);
+  // The apiserver lists by name; sort.Sort leaves ties in no set order, so that one will do.
+  const byName = [...matching].sort((a, b) => (a.metadata.name! < b.metadata.name! ? -1 : a.metadata.name! > b.metadata.name! ? 1 : 0));
+  const sorted = byName.sort(purpose === 'logs' ? byLogging : (a, b) => activePods(b, a));
+  return { pod: sorted[0], count: matching.length };
+}
+
+const isReady = (p: Pod) => p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
+const assigned = (p: Pod) => !!p.spec.nodeName;
+const readyTime = (p: Pod) => p.status?.conditions?.find((c) => c.type === 'Ready' && c.status === 'True')?.lastTransitionTime;
+const maxRestarts = (p: Pod) => Math.max(0, ...(p.status?.containerStatuses ?? []).map((c) => c.restartCount ?? 0));
+const sidecarRestarts = (p: Pod) => {
+  const sidecars = new Set((p.spec.initContainers ?? []).filter((c) => c.restartPolicy === 'Always').map((c) => c.name));
+  return Math.max(0, ...(p.status?.initContainerStatuses ?? []).filter((c) => sidecars.has(c.name)).map((c) => c.restartCount ?? 0));
+};
+
+/** The phases' ranks in each order; any other phase ranks 0, as a Go map's missing key. */
+const LOGGING_PHASES = new Map([
+  ['Running', 0],
+  ['Unknown', 1],
+  ['Pending', 2],
+]);
+const ACTIVE_PHASES = new Map([
+  ['Pending', 0],
+  ['Unknown', 1],
+  ['Running', 2],
+]);
+
+/** A time's milliseconds, undefined for none (metav1.Time's zero). */
+const at = (t: string | undefined) => (t ? Date.parse(t) : undefined);
+
+/** podutils' afterOrZero: T1 is the zero time, or after T2 (when neither is zero). */
+const afterOrZero = (t1: number | undefined, t2: number | undefined) => (t1 === undefined || t2 === undefined ? t1 === undefined : t1 > t2);
+
+/** More restarts first, then more sidecar restarts; 0 when they tie. */
+function byRestarts(a: Pod, b: Pod): number {
+  if (maxRestarts(a) !== maxRestarts(b)) return maxRestarts(a) > maxRestarts(b) ? -1 : 1;
+  if (sidecarRestarts(a) !== sidecarRestarts(b)) return sidecarRestarts(a) > sidecarRestarts(b) ? -1 : 1;
+  return 0;
+}
+
+/** podutils.ByLogging: assigned, Running, ready, ready longest, most restarted, oldest, first. */
+export function byLogging(a: Pod, b: Pod): number {
+  if (a.spec.nodeName !== b.spec.nodeName && (!assigned(a) || !assigned(b))) return assigned(a) ? -1 : 1;
+  const phase = (p: Pod) => LOGGING_PHASES.get(p.status?.phase ?? '') ?? 0;
+  if (phase(a) !== phase(b)) return phase(a) - phase(b);
+  if (isReady(a) !== isReady(b)) return isReady(a) ? -1 : 1;
+  const ra = at(readyTime(a));
+  const rb = at(readyTime(b));
+  if (isReady(a) && isReady(b) && ra !== rb) return afterOrZero(rb, ra) ? -1 : 1;
+  const restarts = byRestarts(a, b);
+  if (restarts !== 0) return restarts;
+  const ca = at(a.metadata.creationTimestamp);
+  const cb = at(b.metadata.creationTimestamp);
+  if (ca !== cb) return afterOrZero(cb, ca) ? -1 : 1;
+  return 0;
+}
+
+/** podutils.ActivePods: the least active first (unassigned, Pending, not ready, deleting, …); kubectl takes the last. */
+export function activePods(a: Pod, b: Pod): number {
+  if (a.spec.nodeName !== b.spec.nodeName && (!assigned(a) || !assigned(b))) return assigned(a) ? 1 : -1;
+  const phase = (p: Pod) => ACTIVE_PHASES.get(p.status?.phase ?? '') ?? 0;
+  if (phase(a) !== phase(b)) return phase(a) - phase(b);
+  if (isReady(a) !== isReady(b)) return isReady(a) ? 1 : -1;
+  const da = at(a.metadata.deletionTimestamp);
+  const db = at(b.metadata.deletionTimestamp);
+  if ((da !== undefined) !== (db !== undefined)) return da !== undefined ? -1 : 1;
+  if (da !== undefined && db !== undefined && da !== db) return da < db ? -1 : 1;
+  const ra = at(readyTime(a));
+  const rb = at(readyTime(b));
+  if (isReady(a) && isReady(b) && ra !== rb) return afterOrZero(ra, rb) ? -1 : 1;
+  const restarts = byRestarts(a, b);
+  if (restarts !== 0) return restarts;
+  const ca = at(a.metadata.creationTimestamp);
+  const cb = at(b.metadata.creationTimestamp);
+  if (ca !== cb) return afterOrZero(ca, cb) ? -1 : 1;
+  return 0;
+}

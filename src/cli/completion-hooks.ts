@@ -34,6 +34,11 @@ ${fn}_pods_complete() {
       fi ;;
   esac
   ${fn}_autocomplete
+  # oclif's list names a topic once for each command under it (describe pod, describe job…): each name once.
+  local -A seen=()
+  local reply=() c
+  for c in "\${COMPREPLY[@]}"; do [[ -n "$c" && -z "\${seen[$c]}" ]] && seen[$c]=1 && reply+=("$c"); done
+  COMPREPLY=("\${reply[@]}")
 }
 complete -o default -F ${fn}_pods_complete ${bin} # ${bin} pod names
 `;

@@ -130,11 +130,12 @@ export function describeState(w: PrefixWriter, title: string, state: ContainerSt
   }
 }
 
-export function describeVolumes(w: PrefixWriter, volumes: Volume[] | undefined): void {
-  if (!volumes?.length) return w.write(0, 'Volumes:\t<none>\n');
-  w.write(0, 'Volumes:\n');
+/** describeVolumes; in a pod template (SPACE "  ") the title is indented by it and each name by one more space, the rest as in a pod. */
+export function describeVolumes(w: PrefixWriter, volumes: Volume[] | undefined, space = ''): void {
+  if (!volumes?.length) return w.write(0, `${space}Volumes:\t<none>\n`);
+  w.write(0, `${space}Volumes:\n`);
   for (const v of volumes) {
-    w.write(1, `${v.name}:\n`);
+    w.write(1, `${space ? ' ' : ''}${v.name}:\n`);
     const source = v as Record<string, Record<string, unknown> | undefined>;
     const optional = (o: Record<string, unknown> | undefined) => o?.optional === true;
     if (v.hostPath) {

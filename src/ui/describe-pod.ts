@@ -76,11 +76,23 @@ export function describePod(pod: Pod, events: Event[] | undefined, now: number, 
   return w.chunks.map((chunk) => tabs.format(chunk)).join('');
 }
 
-function describeContainers(w: PrefixWriter, title: string, containers: Container[], statuses: ContainerStatus[] = [], pod: Pod): void {
-  w.write(0, `${title}:${containers.length ? '' : ' <none>'}\n`);
+/**
+ * describeContainers, for a pod (its statuses given) or a pod template
+ * (SPACE "  ": the title indented by it and each name by one more space, as
+ * kubectl's DescribePodTemplate prints them; no statuses).
+ */
+export function describeContainers(
+  w: PrefixWriter,
+  title: string,
+  containers: Container[],
+  statuses: ContainerStatus[] = [],
+  pod: Pod,
+  space = '',
+): void {
+  w.write(0, `${space}${title}:${containers.length ? '' : ' <none>'}\n`);
   for (const c of containers) {
     const status = statuses.find((s) => s.name === c.name);
-    w.write(1, `${c.name}:\n`);
+    w.write(1, `${space ? ' ' : ''}${c.name}:\n`);
     if (status) w.write(2, `Container ID:\t${status.containerID ?? ''}\n`);
     w.write(2, `Image:\t${c.image ?? ''}\n`);
     if (status) w.write(2, `Image ID:\t${status.imageID ?? ''}\n`);

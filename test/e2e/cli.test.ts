@@ -46,7 +46,8 @@ describe('knode as a command', () => {
     const script = (await knode(['autocomplete', 'script', 'bash'], { env: { HOME: home, XDG_CACHE_HOME: '' } })).stdout;
     const complete = (line: string) => {
       const words = line.split(' ');
-      const program = `${script}\nCOMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; COMP_LINE='${line}'; _knode_autocomplete; echo "\${COMPREPLY[*]}"`;
+      // The function knode's hook registers for bash: oclif's, its answers each once, pod names in a pod's place.
+      const program = `${script}\nCOMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; COMP_LINE='${line}'; COMP_POINT=${line.length}; _knode_pods_complete; echo "\${COMPREPLY[*]}"`;
       return execFileSync('bash', ['-c', program], { encoding: 'utf8', env: { ...process.env, HOME: home } }).trim();
     };
     expect(complete('knode st')).toBe('status');
@@ -55,6 +56,7 @@ describe('knode as a command', () => {
     expect(complete('knode run --node-l')).toBe('--node-labels --node-log-dir');
     expect(complete('knode desc')).toBe('describe');
     expect(complete('knode describe p')).toBe('pod');
+    expect(complete('knode describe ')).toBe('deployment deploy deployments job jobs pod replicaset rs replicasets');
     expect(complete('knode events --fo')).toBe('--for');
     expect(complete('knode ex')).toBe('exec');
     expect(complete('knode port')).toBe('port-forward');

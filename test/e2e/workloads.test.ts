@@ -174,6 +174,15 @@ describe('a Deployment in the static dir', () => {
       expect(exec).toMatchObject({ code: 0, stdout: expect.stringMatching(/^greeter-\w+-\w{5}\n$/) });
       const count = await knode(['logs', 'job/count', '--root-dir', applyRoot]);
       expect(count.stderr).toMatch(/^Found 3 pods, using pod\/count-\w{5}$/m);
+      // kubectl describe of the workloads, from the saved objects.
+      const deploy = await knode(['describe', 'deploy', 'greeter', '--root-dir', applyRoot]);
+      expect(deploy.code, deploy.stderr).toBe(0);
+      expect(deploy.stdout).toMatch(/^Replicas: +2 desired \| 2 updated \| 2 total \| 2 available \| 0 unavailable$/m);
+      expect(deploy.stdout).toMatch(/^NewReplicaSet: +greeter-\w+ \(2\/2 replicas created\)$/m);
+      const job = await knode(['describe', 'job', 'count', '--root-dir', applyRoot]);
+      expect(job.stdout).toMatch(/^Pods Statuses: +0 Active \(0 Ready\) \/ 3 Succeeded \/ 0 Failed$/m);
+      const noJob = await knode(['describe', 'job', 'nope', '--root-dir', applyRoot]);
+      expect(noJob).toMatchObject({ code: 1, stderr: 'Error from server (NotFound): jobs.batch "nope" not found\n' });
       const missing = await knode(['logs', 'deploy/nope', '--root-dir', applyRoot]);
       expect(missing).toMatchObject({ code: 1, stderr: 'Error from server (NotFound): deployments.apps "nope" not found\n' });
       const deleted = await knode(['delete', '-f', file, '--root-dir', applyRoot, '--node-name', 'e2e'], { timeoutMs: 90_000 });

@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { knode } from '../../helpers/cli.js';
 import { freePort, startControlPlane, type ControlPlane } from '../../helpers/controlplane.js';
 import { cliEntry, eventually } from '../../helpers/runtimes.js';
+import { describeDifferences } from './describe.js';
 import { normaliseObjects, type KubeJson } from './normalise.js';
 import { workloadScenarios, type WorkloadScenario } from './scenarios.js';
 import { parseTable, renderTable, replaceTable, type TableRow } from './table.js';
@@ -34,6 +35,9 @@ const roots: string[] = [];
 let cp: ControlPlane | undefined;
 let node: { child: ChildProcess; root: string; output: () => string; exited: Promise<unknown> } | undefined;
 const timings: string[] = [];
+/** Where knode's describe of a scenario's workloads differs from kubectl's, and how many it compared (describe.ts). */
+const describeDiffs: string[] = [];
+let described = 0;
 
 /** The node: its kubelet port takes the apiserver's client certificate (kubectl logs). */
 async function startNodeAt(root: string): Promise<NonNullable<typeof node>> {
@@ -78,19 +82,21 @@ async function inCluster(s: WorkloadScenario): Promise<Side> {
   // The controllers write status after kubectl's wait returns (a Deployment's Progressing reason): twice the same, a second apart.
   let last = await snapshot();
   const flat = (m: Map<string, string>) => [...m.values()].join('\n');
-  return {
-    texts: await eventually(
-      async () => {
-        await new Promise((r) => setTimeout(r, 1000));
-        const now = await snapshot();
-        const same = flat(now) === flat(last);
-        last = now;
-        return same ? now : undefined;
-      },
-      `${s.name}: the cluster's objects to settle`,
-      30_000,
-    ),
-  };
+  const texts = await eventually(
+    async () => {
+      await new Promise((r) => setTimeout(r, 1000));
+      const now = await snapshot();
+      const same = flat(now) === flat(last);
+      last = now;
+      return same ? now : undefined;
+    },
+    `${s.name}: the cluster's objects to settle`,
+    30_000,
+  );
+  const { compared, differences } = await describeDifferences(c.kubectl, ns);
+  described += compared;
+  describeDiffs.push(...differences);
+  return { texts };
 }
 
 /** The scenario through a standalone `knode apply -o json` on a fresh root dir (and the update on the same one). */
@@ -180,6 +186,12 @@ describe.skipIf(off)('differential: the real controllers and knode apply, same m
     );
     expect(errors).toEqual([]);
     expect(results.size).toBe(workloadScenarios.length);
+  });
+
+  it("describes every Deployment, ReplicaSet and Job the cluster's controllers left as kubectl describe does", () => {
+    console.log(`workload differential: ${described} workloads described by kubectl and knode`);
+    expect(describeDiffs.join('\n\n')).toBe('');
+    expect(described).toBeGreaterThanOrEqual(30);
   });
 
   it('every scenario and kind is as README.md records', () => {

@@ -1,0 +1,97 @@
+import { Args, Flags } from '@oclif/core';
+import { readSavedObjects } from '../controllers/local-api.js';
+import { templateKey } from '../controllers/deployment-util.js';
+import type { Event } from '../engine/api/cluster.js';
+import type { Pod, PodList } from '../engine/api/v1.js';
+import { controllerOf, type Deployment, type KubeObject, type ReplicaSet } from '../engine/api/workloads.js';
+import { compareStrings } from '../util/compare.js';
+import { rootPaths } from '../util/paths.js';
+import { BaseCommand } from './base-command.js';
+import { booleanFlagValues } from './boolean-flags.js';
+import { NodeClient } from './node-client.js';
+import { KubectlError } from './pod-target.js';
+
+/** The arguments and flags of every `describe KIND` of a workload (each command sets them as its own). */
+export const describeArgs = { name: Args.string({ description: 'The name, or namespace/name', required: true }) };
+export const describeFlags = {
+  namespace: Flags.string({ char: 'n', description: 'The namespace (default: default)' }),
+  'show-events': Flags.boolean({ description: 'Show its events (kept by a running node)', default: true, allowNo: true }),
+};
+
+/** What a describer is given: the object, the node's other objects, the pods, its events (when shown and kept), the time. */
+export interface DescribeInput {
+  object: KubeObject;
+  objects: KubeObject[];
+  pods: Pod[];
+  events: Event[] | undefined;
+  now: number;
+}
+
+/**
+ * `knode describe KIND NAME` for a kind the local controllers run: the
+ * object from the node's saved objects, its pods from the running node (or
+ * else the saved ones), and its events from the running node, which alone
+ * keeps them. Not found: kubectl's words, exit 1.
+ */
+export abstract class DescribeWorkloadCommand extends BaseCommand {
+  // Each command sets them as its own: oclif's parse copies a command class's own properties only.
+  static override args = describeArgs;
+  static override flags = describeFlags;
+
+  /** The kind, and its resource as kubectl's messages name it. */
+  protected abstract readonly kind: string;
+  protected abstract readonly resource: string;
+  protected abstract render(input: DescribeInput): string;
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(
+      this.constructor as typeof DescribeWorkloadCommand,
+      booleanFlagValues(this.argv, ['show-events']),
+    );
+    const [namespace, name] = args.name.includes('/') ? args.name.split('/', 2) : [flags.namespace ?? 'default', args.name];
+    const rootDir = this.rootDir(flags);
+    const objects = readSavedObjects(rootPaths(rootDir).objects);
+    const object = objects.find((o) => o.kind === this.kind && o.metadata.namespace === namespace && o.metadata.name === name);
+    if (!object) throw new KubectlError(`Error from server (NotFound): ${this.resource} "${name}" not found`);
+    const node = await NodeClient.find(rootDir);
+    const pods = node ? (await node.json<PodList>('/pods')).body.items : (objects.filter((o) => o.kind === 'Pod') as unknown as Pod[]);
+    const events = node && flags['show-events'] ? await this.events(node, object) : undefined;
+    process.stdout.write(this.render({ object, objects, pods, events, now: Date.now() }));
+  }
+
+  /** Its events as kubectl describe asks for them: by name and UID. */
+  private async events(node: NodeClient, object: KubeObject): Promise<Event[]> {
+    const selector = `involvedObject.name=${object.metadata.name},involvedObject.uid=${object.metadata.uid}`;
+    const res = await node.json<{ items?: Event[] }>(
+      `/api/v1/namespaces/${encodeURIComponent(object.metadata.namespace ?? 'default')}/events?fieldSelector=${encodeURIComponent(selector)}`,
+    );
+    return res.body.items ?? [];
+  }
+
+  protected override async catch(err: Error & { exitCode?: number }): Promise<unknown> {
+    if (err instanceof KubectlError) {
+      this.logToStderr(err.message);
+      this.exit(1);
+    }
+    return super.catch(err);
+  }
+}
+
+/**
+ * A Deployment's ReplicaSets as kubectl describe shows them: the new one
+ * (its template the Deployment's, the pod-template-hash aside; the oldest
+ * if several), and all the others, oldest first, those scaled to 0
+ * included (kubectl's deploymentutil.GetAllReplicaSetsInChunks).
+ */
+export function deploymentReplicaSets(d: Deployment, objects: KubeObject[]): { old: ReplicaSet[]; new?: ReplicaSet } {
+  const owned = (objects.filter((o) => o.kind === 'ReplicaSet') as ReplicaSet[])
+    .filter((rs) => controllerOf(rs.metadata)?.uid === d.metadata.uid)
+    .sort(
+      (a, b) =>
+        Date.parse(a.metadata.creationTimestamp ?? '') - Date.parse(b.metadata.creationTimestamp ?? '') ||
+        compareStrings(a.metadata.name!, b.metadata.name!),
+    );
+  const key = templateKey(d.spec.template);
+  const newest = owned.find((rs) => templateKey(rs.spec.template) === key);
+  return { new: newest, old: owned.filter((rs) => rs !== newest) };
+}

@@ -1,0 +1,191 @@
+import type { Event } from '../engine/api/cluster.js';
+import { humanDuration } from '../engine/api/printers.js';
+import type { Pod } from '../engine/api/v1.js';
+import {
+  controllerOf,
+  type Deployment,
+  type Job,
+  type KubeObject,
+  type LabelSelector,
+  type PodTemplateSpec,
+  type ReplicaSet,
+  type WorkloadCondition,
+} from '../engine/api/workloads.js';
+import { TabWriter } from '../util/tabwriter.js';
+import {
+  annotationsMultiline,
+  describeEvents,
+  describeVolumes,
+  labelsMultiline,
+  PrefixWriter,
+  rfc1123z,
+  tolerationsMultiline,
+} from './describe-parts.js';
+import { describeContainers } from './describe-pod.js';
+
+// `kubectl describe` of the workloads the local controllers run, laid out as
+// kubectl's describers (k8s.io/kubectl/pkg/describe) lay them out, written
+// anew. `events` undefined leaves the Events section out (--show-events=false,
+// or no node running to keep them).
+
+/** A label selector as labels.Selector.String() prints it: requirements by key, matchLabels as key=value. */
+export function selectorString(selector: LabelSelector | undefined): string {
+  const requirements: [string, string][] = [];
+  for (const [key, value] of Object.entries(selector?.matchLabels ?? {})) requirements.push([key, `${key}=${value}`]);
+  for (const r of selector?.matchExpressions ?? []) {
+    const values = [...(r.values ?? [])].sort().join(',');
+    const text =
+      r.operator === 'In'
+        ? `${r.key} in (${values})`
+        : r.operator === 'NotIn'
+          ? `${r.key} notin (${values})`
+          : r.operator === 'Exists'
+            ? r.key
+            : `!${r.key}`;
+    requirements.push([r.key, text]);
+  }
+  // sort.Sort(ByKey): Go's sort is not stable, but a key is in matchLabels once and rarely twice in all.
+  return requirements
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, text]) => text)
+    .join(',');
+}
+
+/** DescribePodTemplate: the template's labels, annotations, containers, volumes, node selectors and tolerations. */
+function describePodTemplate(w: PrefixWriter, template: PodTemplateSpec): void {
+  w.write(0, 'Pod Template:\n');
+  const { metadata = {}, spec } = template;
+  labelsMultiline(w, '  Labels', metadata.labels);
+  if (Object.keys(metadata.annotations ?? {}).length > 0) annotationsMultiline(w, '  Annotations', metadata.annotations);
+  if (spec.serviceAccountName) w.write(1, `Service Account:\t${spec.serviceAccountName}\n`);
+  // No pod to resolve a field reference in: kubectl prints those values empty.
+  const pod = { metadata: {}, spec } as Pod;
+  if (spec.initContainers?.length) describeContainers(w, 'Init Containers', spec.initContainers, [], pod, '  ');
+  describeContainers(w, 'Containers', spec.containers, [], pod, '  ');
+  describeVolumes(w, spec.volumes, '  ');
+  if (spec.priorityClassName) w.write(1, `Priority Class Name:\t${spec.priorityClassName}\n`);
+  labelsMultiline(w, '  Node-Selectors', spec.nodeSelector);
+  tolerationsMultiline(w, '  Tolerations', spec.tolerations);
+}
+
+function describeHeader(w: PrefixWriter, o: KubeObject): void {
+  w.write(0, `Name:\t${o.metadata.name ?? ''}\n`);
+  w.write(0, `Namespace:\t${o.metadata.namespace ?? 'default'}\n`);
+}
+
+function describeConditions(w: PrefixWriter, conditions: WorkloadCondition[] | undefined): void {
+  if (!conditions?.length) return;
+  w.write(0, 'Conditions:\n  Type\tStatus\tReason\n');
+  w.write(1, '----\t------\t------\n');
+  for (const c of conditions) w.write(1, `${c.type} \t${c.status}\t${c.reason ?? ''}\n`);
+}
+
+/** printController: the controller's Kind/name, when there is one. */
+function describeController(w: PrefixWriter, o: KubeObject): void {
+  const owner = controllerOf(o.metadata);
+  if (owner) w.write(0, `Controlled By:\t${owner.kind}/${owner.name}\n`);
+}
+
+function finish(w: PrefixWriter, events: Event[] | undefined, now: number): string {
+  if (events) describeEvents(w, events, now);
+  const tabs = new TabWriter({ minWidth: 0, padding: 2 });
+  return w.chunks.map((chunk) => tabs.format(chunk)).join('');
+}
+
+/** `kubectl describe deployment`: REPLICA_SETS are the Deployment's own, the newest template's one being NEW. */
+export function describeDeployment(
+  d: Deployment,
+  replicaSets: { old: ReplicaSet[]; new?: ReplicaSet },
+  events: Event[] | undefined,
+  now: number,
+): string {
+  const w = new PrefixWriter();
+  describeHeader(w, d);
+  w.write(0, `CreationTimestamp:\t${rfc1123z(d.metadata.creationTimestamp)}\n`);
+  labelsMultiline(w, 'Labels', d.metadata.labels);
+  annotationsMultiline(w, 'Annotations', d.metadata.annotations);
+  w.write(0, `Selector:\t${selectorString(d.spec.selector)}\n`);
+  const s = d.status ?? {};
+  w.write(
+    0,
+    `Replicas:\t${d.spec.replicas ?? 1} desired | ${s.updatedReplicas ?? 0} updated | ${s.replicas ?? 0} total | ${s.availableReplicas ?? 0} available | ${s.unavailableReplicas ?? 0} unavailable\n`,
+  );
+  w.write(0, `StrategyType:\t${d.spec.strategy?.type ?? ''}\n`);
+  w.write(0, `MinReadySeconds:\t${d.spec.minReadySeconds ?? 0}\n`);
+  const rolling = d.spec.strategy?.rollingUpdate;
+  if (rolling) w.write(0, `RollingUpdateStrategy:\t${rolling.maxUnavailable ?? 0} max unavailable, ${rolling.maxSurge ?? 0} max surge\n`);
+  describePodTemplate(w, d.spec.template);
+  describeConditions(w, d.status?.conditions);
+  if (replicaSets.old.length > 0 || replicaSets.new) {
+    const created = (list: ReplicaSet[]) =>
+      list.map((rs) => `${rs.metadata.name} (${rs.status?.replicas ?? 0}/${rs.spec.replicas ?? 1} replicas created)`).join(', ') ||
+      '<none>';
+    w.write(0, `OldReplicaSets:\t${created(replicaSets.old)}\n`);
+    w.write(0, `NewReplicaSet:\t${created(replicaSets.new ? [replicaSets.new] : [])}\n`);
+  }
+  return finish(w, events, now);
+}
+
+/** How many of a controller's own pods are in each phase, as kubectl's getPodStatusForController counts them. */
+export function podPhases(owner: KubeObject, pods: Pod[]): { running: number; waiting: number; succeeded: number; failed: number } {
+  const counts = { running: 0, waiting: 0, succeeded: 0, failed: 0 };
+  for (const p of pods) {
+    if (controllerOf(p.metadata)?.uid !== owner.metadata.uid) continue;
+    const phase = p.status?.phase;
+    if (phase === 'Running') counts.running++;
+    else if (phase === 'Pending') counts.waiting++;
+    else if (phase === 'Succeeded') counts.succeeded++;
+    else if (phase === 'Failed') counts.failed++;
+  }
+  return counts;
+}
+
+/** `kubectl describe replicaset`, with PODS those its selector matches (counted when the ReplicaSet controls them). */
+export function describeReplicaSet(rs: ReplicaSet, pods: Pod[], events: Event[] | undefined, now: number): string {
+  const w = new PrefixWriter();
+  describeHeader(w, rs);
+  w.write(0, `Selector:\t${selectorString(rs.spec.selector) || '<none>'}\n`);
+  labelsMultiline(w, 'Labels', rs.metadata.labels);
+  annotationsMultiline(w, 'Annotations', rs.metadata.annotations);
+  describeController(w, rs);
+  w.write(0, `Replicas:\t${rs.status?.replicas ?? 0} current / ${rs.spec.replicas ?? 1} desired\n`);
+  const c = podPhases(rs, pods);
+  w.write(0, `Pods Status:\t${c.running} Running / ${c.waiting} Waiting / ${c.succeeded} Succeeded / ${c.failed} Failed\n`);
+  describePodTemplate(w, rs.spec.template);
+  describeConditions(w, rs.status?.conditions);
+  return finish(w, events, now);
+}
+
+/** `kubectl describe job`. */
+export function describeJob(job: Job, events: Event[] | undefined, now: number): string {
+  const w = new PrefixWriter();
+  describeHeader(w, job);
+  w.write(0, `Selector:\t${selectorString(job.spec.selector)}\n`);
+  labelsMultiline(w, 'Labels', job.metadata.labels);
+  annotationsMultiline(w, 'Annotations', job.metadata.annotations);
+  describeController(w, job);
+  const { spec } = job;
+  const s = job.status ?? {};
+  if (spec.parallelism !== undefined) w.write(0, `Parallelism:\t${spec.parallelism}\n`);
+  w.write(0, `Completions:\t${spec.completions ?? '<unset>'}\n`);
+  if (spec.completionMode) w.write(0, `Completion Mode:\t${spec.completionMode}\n`);
+  if (spec.suspend !== undefined) w.write(0, `Suspend:\t${spec.suspend}\n`);
+  if (spec.backoffLimit !== undefined) w.write(0, `Backoff Limit:\t${spec.backoffLimit}\n`);
+  if (spec.ttlSecondsAfterFinished !== undefined) w.write(0, `TTL Seconds After Finished:\t${spec.ttlSecondsAfterFinished}\n`);
+  if (s.startTime) w.write(0, `Start Time:\t${rfc1123z(s.startTime)}\n`);
+  if (s.completionTime) w.write(0, `Completed At:\t${rfc1123z(s.completionTime)}\n`);
+  if (s.startTime && s.completionTime) w.write(0, `Duration:\t${humanDuration(Date.parse(s.completionTime) - Date.parse(s.startTime))}\n`);
+  if (spec.activeDeadlineSeconds !== undefined) w.write(0, `Active Deadline Seconds:\t${spec.activeDeadlineSeconds}s\n`);
+  const counts = `${s.succeeded ?? 0} Succeeded / ${s.failed ?? 0} Failed`;
+  w.write(0, `Pods Statuses:\t${s.active ?? 0} Active${s.ready === undefined ? '' : ` (${s.ready} Ready)`} / ${counts}\n`);
+  if (spec.completionMode === 'Indexed') w.write(0, `Completed Indexes:\t${capIndexes(s.completedIndexes ?? '')}\n`);
+  describePodTemplate(w, spec.template);
+  return finish(w, events, now);
+}
+
+/** capIndexesListOrNone: the list cut after the first comma past 50 characters. */
+function capIndexes(indexes: string): string {
+  if (!indexes) return '<none>';
+  const comma = indexes.indexOf(',', 50);
+  return comma < 0 ? indexes : `${indexes.slice(0, comma + 1)}...`;
+}

@@ -1,0 +1,50 @@
+// The describers as kubectl's: each Deployment, ReplicaSet and Job a scenario
+// left in the cluster, printed by the real `kubectl describe` and by knode's
+// describer (src/ui/describe-workload.ts) from the same objects, events left
+// out (their ages are read at two moments). Any line apart is a difference.
+import { deploymentReplicaSets } from '../../../src/cli/describe-workload.js';
+import type { Pod } from '../../../src/engine/api/v1.js';
+import type { Deployment, Job, KubeObject, ReplicaSet } from '../../../src/engine/api/workloads.js';
+import { describeDeployment, describeJob, describeReplicaSet } from '../../../src/ui/describe-workload.js';
+
+type Kubectl = (...args: string[]) => Promise<{ code: number; stdout: string; stderr: string }>;
+
+/** knode's describe of OBJECT, with the namespace's OBJECTS (ReplicaSets, pods) beside it. */
+function knodeDescribe(object: KubeObject, objects: KubeObject[]): string {
+  const now = Date.now();
+  if (object.kind === 'Deployment')
+    return describeDeployment(object as Deployment, deploymentReplicaSets(object as Deployment, objects), undefined, now);
+  if (object.kind === 'ReplicaSet')
+    return describeReplicaSet(object as ReplicaSet, objects.filter((o) => o.kind === 'Pod') as unknown as Pod[], undefined, now);
+  return describeJob(object as Job, undefined, now);
+}
+
+/**
+ * How many Deployments, ReplicaSets and Jobs NAMESPACE holds, and where
+ * knode's describe of each differs from kubectl's, as texts to print. The objects are listed before and
+ * after kubectl describes them; if they changed meanwhile (a pod scaled down
+ * and gone), it is tried again.
+ */
+export async function describeDifferences(kubectl: Kubectl, namespace: string): Promise<{ compared: number; differences: string[] }> {
+  const list = async () => {
+    const listed = await kubectl('get', 'deployments,replicasets,jobs,pods', '-n', namespace, '-o', 'json');
+    if (listed.code !== 0) throw new Error(`${namespace}: kubectl get: ${listed.stderr.trim()}`);
+    return listed.stdout;
+  };
+  let out: string[] = [];
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const before = await list();
+    const objects = (JSON.parse(before) as { items: KubeObject[] }).items;
+    out = [];
+    for (const object of objects.filter((o) => o.kind !== 'Pod')) {
+      const ref = `${object.kind.toLowerCase()}/${object.metadata.name}`;
+      const theirs = await kubectl('describe', ref, '-n', namespace, '--show-events=false');
+      if (theirs.code !== 0) out.push(`${namespace} ${ref}: kubectl describe: ${theirs.stderr.trim()}`);
+      else if (knodeDescribe(object, objects) !== theirs.stdout)
+        out.push(`${namespace} ${ref}\n--- kubectl\n${theirs.stdout}--- knode\n${knodeDescribe(object, objects)}`);
+    }
+    if ((await list()) === before) return { compared: objects.length - objects.filter((o) => o.kind === 'Pod').length, differences: out };
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+  return { compared: 0, differences: [`${namespace}: the objects kept changing while kubectl described them`, ...out] };
+}

@@ -3,14 +3,17 @@ import { humanDuration } from '../engine/api/printers.js';
 import type { Pod } from '../engine/api/v1.js';
 import {
   controllerOf,
+  type DaemonSet,
   type Deployment,
   type Job,
   type KubeObject,
   type LabelSelector,
   type PodTemplateSpec,
   type ReplicaSet,
+  type StatefulSet,
   type WorkloadCondition,
 } from '../engine/api/workloads.js';
+import { canonicalQuantity } from '../engine/api/quantity.js';
 import { TabWriter } from '../util/tabwriter.js';
 import {
   annotationsMultiline,
@@ -180,6 +183,74 @@ export function describeJob(job: Job, events: Event[] | undefined, now: number):
   w.write(0, `Pods Statuses:\t${s.active ?? 0} Active${s.ready === undefined ? '' : ` (${s.ready} Ready)`} / ${counts}\n`);
   if (spec.completionMode === 'Indexed') w.write(0, `Completed Indexes:\t${capIndexes(s.completedIndexes ?? '')}\n`);
   describePodTemplate(w, spec.template);
+  return finish(w, events, now);
+}
+
+/** `kubectl describe statefulset`, with PODS those its selector matches (counted when the StatefulSet controls them). */
+export function describeStatefulSet(sts: StatefulSet, pods: Pod[], events: Event[] | undefined, now: number): string {
+  const w = new PrefixWriter();
+  describeHeader(w, sts);
+  w.write(0, `CreationTimestamp:\t${rfc1123z(sts.metadata.creationTimestamp)}\n`);
+  w.write(0, `Selector:\t${selectorString(sts.spec.selector)}\n`);
+  labelsMultiline(w, 'Labels', sts.metadata.labels);
+  annotationsMultiline(w, 'Annotations', sts.metadata.annotations);
+  const { spec } = sts;
+  if (spec.serviceName) w.write(0, `Service Name:\t${spec.serviceName}\n`);
+  if (spec.podManagementPolicy) w.write(0, `Pod Management Policy:\t${spec.podManagementPolicy}\n`);
+  w.write(0, `Replicas:\t${spec.replicas ?? 1} desired | ${sts.status?.replicas ?? 0} total\n`);
+  w.write(0, `Update Strategy:\t${spec.updateStrategy?.type ?? ''}\n`);
+  const rolling = spec.updateStrategy?.rollingUpdate;
+  if (rolling?.partition !== undefined) {
+    w.write(1, `Partition:\t${rolling.partition}\n`);
+    if (rolling.maxUnavailable !== undefined) w.write(1, `MaxUnavailable:\t${rolling.maxUnavailable}\n`);
+  }
+  const retention = spec.persistentVolumeClaimRetentionPolicy;
+  if (retention) {
+    w.write(0, 'Persistent Volume Claim Retention Policy:\n');
+    w.write(1, `WhenDeleted:\t${retention.whenDeleted ?? ''}\n`);
+    w.write(1, `WhenScaled:\t${retention.whenScaled ?? ''}\n`);
+  }
+  const c = podPhases(sts, pods);
+  w.write(0, `Pods Status:\t${c.running} Running / ${c.waiting} Waiting / ${c.succeeded} Succeeded / ${c.failed} Failed\n`);
+  describePodTemplate(w, spec.template);
+  const claims = spec.volumeClaimTemplates ?? [];
+  if (claims.length === 0) w.write(0, 'Volume Claims:\t<none>\n');
+  else w.write(0, 'Volume Claims:\n');
+  for (const claim of claims) {
+    w.write(1, `Name:\t${claim.metadata.name ?? ''}\n`);
+    const beta = claim.metadata.annotations?.['volume.beta.kubernetes.io/storage-class'];
+    w.write(1, `StorageClass:\t${claim.spec?.storageClassName ?? beta ?? ''}\n`);
+    labelsMultiline(w, '  Labels', claim.metadata.labels);
+    labelsMultiline(w, '  Annotations', claim.metadata.annotations);
+    const storage = claim.spec?.resources?.requests?.storage;
+    w.write(1, `Capacity:\t${storage === undefined ? '<default>' : canonicalQuantity(storage)}\n`);
+    // Go's %s of a slice of access modes.
+    w.write(1, `Access Modes:\t[${(claim.spec?.accessModes ?? []).join(' ')}]\n`);
+  }
+  return finish(w, events, now);
+}
+
+/** `kubectl describe daemonset`, with PODS those its selector matches (counted when the DaemonSet controls them). */
+export function describeDaemonSet(ds: DaemonSet, pods: Pod[], events: Event[] | undefined, now: number): string {
+  const w = new PrefixWriter();
+  describeHeader(w, ds);
+  w.write(0, `Selector:\t${selectorString(ds.spec.selector)}\n`);
+  const nodeSelector = Object.entries(ds.spec.template.spec.nodeSelector ?? {})
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([k, v]) => `${k}=${v}`)
+    .join(',');
+  w.write(0, `Node-Selector:\t${nodeSelector || '<none>'}\n`);
+  labelsMultiline(w, 'Labels', ds.metadata.labels);
+  annotationsMultiline(w, 'Annotations', ds.metadata.annotations);
+  const s = ds.status;
+  w.write(0, `Desired Number of Nodes Scheduled: ${s?.desiredNumberScheduled ?? 0}\n`);
+  w.write(0, `Current Number of Nodes Scheduled: ${s?.currentNumberScheduled ?? 0}\n`);
+  w.write(0, `Number of Nodes Scheduled with Up-to-date Pods: ${s?.updatedNumberScheduled ?? 0}\n`);
+  w.write(0, `Number of Nodes Scheduled with Available Pods: ${s?.numberAvailable ?? 0}\n`);
+  w.write(0, `Number of Nodes Misscheduled: ${s?.numberMisscheduled ?? 0}\n`);
+  const c = podPhases(ds, pods);
+  w.write(0, `Pods Status:\t${c.running} Running / ${c.waiting} Waiting / ${c.succeeded} Succeeded / ${c.failed} Failed\n`);
+  describePodTemplate(w, ds.spec.template);
   return finish(w, events, now);
 }
 

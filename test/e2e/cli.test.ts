@@ -56,7 +56,9 @@ describe('knode as a command', () => {
     expect(complete('knode run --node-l')).toBe('--node-labels --node-log-dir');
     expect(complete('knode desc')).toBe('describe');
     expect(complete('knode describe p')).toBe('pod');
-    expect(complete('knode describe ')).toBe('deployment deploy deployments job jobs pod replicaset rs replicasets');
+    expect(complete('knode describe ')).toBe(
+      'daemonset ds daemonsets deployment deploy deployments job jobs pod replicaset rs replicasets statefulset sts statefulsets',
+    );
     expect(complete('knode events --fo')).toBe('--for');
     expect(complete('knode ex')).toBe('exec');
     expect(complete('knode port')).toBe('port-forward');

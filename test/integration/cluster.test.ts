@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Lease, Node } from '../../src/engine/api/cluster.js';
 import type { Pod, PodList } from '../../src/engine/api/v1.js';
-import type { KubeObject } from '../../src/engine/api/workloads.js';
+import type { DaemonSet, KubeObject, StatefulSet } from '../../src/engine/api/workloads.js';
+import { describeDaemonSet, describeStatefulSet } from '../../src/ui/describe-workload.js';
 import { parseTarget, pickPod } from '../../src/cli/workload-target.js';
 import { connectCluster, loadKubeConfig, type ConnectedCluster } from '../../src/engine/cluster/client.js';
 import { KubeletServer } from '../../src/engine/server/kubelet-server.js';
@@ -345,6 +346,49 @@ describe('a node of a real cluster (kube-apiserver, etcd)', () => {
       };
       expect({ arg, ...ours }).toEqual({ arg, ...theirs });
     }
+  });
+
+  it('describes a StatefulSet with volume claim templates and a DaemonSet with a node selector as kubectl describe does', async () => {
+    // No controllers run here: the objects stay as made, with nothing to race the two reads.
+    const template = { metadata: { labels: { app: 'desc' } }, spec: { containers: [{ name: 'c', image: TEST_IMAGE }] } };
+    await apply({
+      apiVersion: 'apps/v1',
+      kind: 'StatefulSet',
+      metadata: { name: 'desc', namespace: 'default', labels: { tier: 'db' } },
+      spec: {
+        replicas: 3,
+        selector: { matchLabels: { app: 'desc' }, matchExpressions: [{ key: 'tier', operator: 'NotIn', values: ['web', 'cache'] }] },
+        template: { ...template, metadata: { labels: { app: 'desc', tier: 'db' } } },
+        updateStrategy: { type: 'RollingUpdate', rollingUpdate: { partition: 1 } },
+        persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Delete', whenScaled: 'Retain' },
+        volumeClaimTemplates: [
+          {
+            metadata: { name: 'data', labels: { keep: 'yes' }, annotations: { note: 'first' } },
+            spec: {
+              accessModes: ['ReadWriteOnce', 'ReadOnlyMany'],
+              storageClassName: 'fast',
+              resources: { requests: { storage: '1536Mi' } },
+            },
+          },
+          { metadata: { name: 'scratch' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1G' } } } },
+        ],
+      },
+    });
+    await apply({
+      apiVersion: 'apps/v1',
+      kind: 'DaemonSet',
+      metadata: { name: 'desc', namespace: 'default' },
+      spec: {
+        selector: { matchLabels: { app: 'desc' } },
+        template: { ...template, spec: { ...template.spec, nodeSelector: { 'kubernetes.io/os': 'linux', disk: 'ssd' } } },
+      },
+    });
+    const pods = (await cp.kubectlJson<PodList>('get', 'pods')).items;
+    const sts = await cp.kubectlJson<StatefulSet>('get', 'statefulset', 'desc');
+    const ds = await cp.kubectlJson<DaemonSet>('get', 'daemonset', 'desc');
+    const theirs = async (ref: string) => (await cp.kubectl('describe', ref, '--show-events=false')).stdout;
+    expect(describeStatefulSet(sts, pods, undefined, Date.now())).toBe(await theirs('statefulset/desc'));
+    expect(describeDaemonSet(ds, pods, undefined, Date.now())).toBe(await theirs('daemonset/desc'));
   });
 
   it('serves the Summary API and /configz on the kubelet API to a client certificate the cluster CA signed, as metrics-server reaches them', async () => {

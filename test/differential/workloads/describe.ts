@@ -1,33 +1,48 @@
-// The describers as kubectl's: each Deployment, ReplicaSet and Job a scenario
-// left in the cluster, printed by the real `kubectl describe` and by knode's
-// describer (src/ui/describe-workload.ts) from the same objects, events left
-// out (their ages are read at two moments). Any line apart is a difference.
+// The describers as kubectl's: each Deployment, ReplicaSet, StatefulSet,
+// DaemonSet and Job a scenario left in the cluster, printed by the real
+// `kubectl describe` and by knode's describer (src/ui/describe-workload.ts)
+// from the same objects, events left out (their ages are read at two
+// moments). Any line apart is a difference.
 import { deploymentReplicaSets } from '../../../src/cli/describe-workload.js';
 import type { Pod } from '../../../src/engine/api/v1.js';
-import type { Deployment, Job, KubeObject, ReplicaSet } from '../../../src/engine/api/workloads.js';
-import { describeDeployment, describeJob, describeReplicaSet } from '../../../src/ui/describe-workload.js';
+import type { DaemonSet, Deployment, Job, KubeObject, ReplicaSet, StatefulSet } from '../../../src/engine/api/workloads.js';
+import {
+  describeDaemonSet,
+  describeDeployment,
+  describeJob,
+  describeReplicaSet,
+  describeStatefulSet,
+} from '../../../src/ui/describe-workload.js';
 
 type Kubectl = (...args: string[]) => Promise<{ code: number; stdout: string; stderr: string }>;
 
 /** knode's describe of OBJECT, with the namespace's OBJECTS (ReplicaSets, pods) beside it. */
 function knodeDescribe(object: KubeObject, objects: KubeObject[]): string {
   const now = Date.now();
-  if (object.kind === 'Deployment')
-    return describeDeployment(object as Deployment, deploymentReplicaSets(object as Deployment, objects), undefined, now);
-  if (object.kind === 'ReplicaSet')
-    return describeReplicaSet(object as ReplicaSet, objects.filter((o) => o.kind === 'Pod') as unknown as Pod[], undefined, now);
-  return describeJob(object as Job, undefined, now);
+  const pods = objects.filter((o) => o.kind === 'Pod') as unknown as Pod[];
+  switch (object.kind) {
+    case 'Deployment':
+      return describeDeployment(object as Deployment, deploymentReplicaSets(object as Deployment, objects), undefined, now);
+    case 'ReplicaSet':
+      return describeReplicaSet(object as ReplicaSet, pods, undefined, now);
+    case 'StatefulSet':
+      return describeStatefulSet(object as StatefulSet, pods, undefined, now);
+    case 'DaemonSet':
+      return describeDaemonSet(object as DaemonSet, pods, undefined, now);
+    default:
+      return describeJob(object as Job, undefined, now);
+  }
 }
 
 /**
- * How many Deployments, ReplicaSets and Jobs NAMESPACE holds, and where
+ * How many Deployments, ReplicaSets, StatefulSets, DaemonSets and Jobs NAMESPACE holds, and where
  * knode's describe of each differs from kubectl's, as texts to print. The objects are listed before and
  * after kubectl describes them; if they changed meanwhile (a pod scaled down
  * and gone), it is tried again.
  */
 export async function describeDifferences(kubectl: Kubectl, namespace: string): Promise<{ compared: number; differences: string[] }> {
   const list = async () => {
-    const listed = await kubectl('get', 'deployments,replicasets,jobs,pods', '-n', namespace, '-o', 'json');
+    const listed = await kubectl('get', 'deployments,replicasets,statefulsets,daemonsets,jobs,pods', '-n', namespace, '-o', 'json');
     if (listed.code !== 0) throw new Error(`${namespace}: kubectl get: ${listed.stderr.trim()}`);
     return listed.stdout;
   };

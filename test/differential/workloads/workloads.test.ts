@@ -188,7 +188,7 @@ describe.skipIf(off)('differential: the real controllers and knode apply, same m
     expect(results.size).toBe(workloadScenarios.length);
   });
 
-  it("describes every Deployment, ReplicaSet and Job the cluster's controllers left as kubectl describe does", () => {
+  it("describes every workload the cluster's controllers left as kubectl describe does", () => {
     console.log(`workload differential: ${described} workloads described by kubectl and knode`);
     expect(describeDiffs.join('\n\n')).toBe('');
     expect(described).toBeGreaterThanOrEqual(30);

@@ -147,21 +147,32 @@ function byRestarts(a: Pod, b: Pod): number {
   return 0;
 }
 
+/**
+ * The last steps both orders share: of two ready pods, by the time each
+ * became ready; then more restarts first; then by creation. LATEST_FIRST puts
+ * the later time (or a zero one) first, as ActivePods does; else the earlier,
+ * as ByLogging does.
+ */
+function byTimesAndRestarts(a: Pod, b: Pod, latestFirst: boolean): number {
+  const [x, y] = latestFirst ? [a, b] : [b, a];
+  const rx = at(readyTime(x));
+  const ry = at(readyTime(y));
+  if (isReady(a) && isReady(b) && rx !== ry) return afterOrZero(rx, ry) ? -1 : 1;
+  const restarts = byRestarts(a, b);
+  if (restarts !== 0) return restarts;
+  const cx = at(x.metadata.creationTimestamp);
+  const cy = at(y.metadata.creationTimestamp);
+  if (cx !== cy) return afterOrZero(cx, cy) ? -1 : 1;
+  return 0;
+}
+
 /** podutils.ByLogging: assigned, Running, ready, ready longest, most restarted, oldest, first. */
 export function byLogging(a: Pod, b: Pod): number {
   if (a.spec.nodeName !== b.spec.nodeName && (!assigned(a) || !assigned(b))) return assigned(a) ? -1 : 1;
   const phase = (p: Pod) => LOGGING_PHASES.get(p.status?.phase ?? '') ?? 0;
   if (phase(a) !== phase(b)) return phase(a) - phase(b);
   if (isReady(a) !== isReady(b)) return isReady(a) ? -1 : 1;
-  const ra = at(readyTime(a));
-  const rb = at(readyTime(b));
-  if (isReady(a) && isReady(b) && ra !== rb) return afterOrZero(rb, ra) ? -1 : 1;
-  const restarts = byRestarts(a, b);
-  if (restarts !== 0) return restarts;
-  const ca = at(a.metadata.creationTimestamp);
-  const cb = at(b.metadata.creationTimestamp);
-  if (ca !== cb) return afterOrZero(cb, ca) ? -1 : 1;
-  return 0;
+  return byTimesAndRestarts(a, b, false);
 }
 
 /** podutils.ActivePods: the least active first (unassigned, Pending, not ready, deleting, …); kubectl takes the last. */
@@ -174,13 +185,5 @@ export function activePods(a: Pod, b: Pod): number {
   const db = at(b.metadata.deletionTimestamp);
   if ((da !== undefined) !== (db !== undefined)) return da !== undefined ? -1 : 1;
   if (da !== undefined && db !== undefined && da !== db) return da < db ? -1 : 1;
-  const ra = at(readyTime(a));
-  const rb = at(readyTime(b));
-  if (isReady(a) && isReady(b) && ra !== rb) return afterOrZero(ra, rb) ? -1 : 1;
-  const restarts = byRestarts(a, b);
-  if (restarts !== 0) return restarts;
-  const ca = at(a.metadata.creationTimestamp);
-  const cb = at(b.metadata.creationTimestamp);
-  if (ca !== cb) return afterOrZero(ca, cb) ? -1 : 1;
-  return 0;
+  return byTimesAndRestarts(a, b, true);
 }

@@ -3,7 +3,7 @@ import { CriClient } from '../cri/client.js';
 import { connectEmbeddedRuntime } from '../cri/embedded.js';
 import { globalSettingFlags } from './kubelet-flags.js';
 import { defaultRootDir } from '../util/paths.js';
-import { ExitCode, UserError } from '../util/user-error.js';
+import { ExitCode, KubectlError, UserError } from '../util/user-error.js';
 import { onFirstStopSignal, type StopSignal } from './signals.js';
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>;
@@ -80,6 +80,10 @@ export abstract class BaseCommand extends Command {
   }
 
   protected override async catch(err: Error & { exitCode?: number }): Promise<unknown> {
+    if (err instanceof KubectlError) {
+      this.logToStderr(err.message);
+      this.exit(1);
+    }
     if (err instanceof UserError) {
       this.logToStderr(`Error: ${err.message}`);
       if (err.hint) this.logToStderr(`Hint: ${err.hint}`);

@@ -1,5 +1,5 @@
 import { posix, join, relative } from 'node:path';
-import { KubectlError } from './pod-target.js';
+import { KubectlError } from '../util/user-error.js';
 
 /** One side of `knode cp`: a local path, or a path in a pod (`[[NAMESPACE/]POD:]PATH`, as kubectl's fileSpec). */
 export interface FileSpec {

@@ -7,7 +7,7 @@ import type { Container } from '../cri/types.js';
 import { archivePrefix, parseFileSpec, type FileSpec } from './copy-paths.js';
 import { ArchiveEnd, resumableTar } from './copy-retries.js';
 import { entryBaseName, packTree, untarAll } from './copy-tar.js';
-import { KubectlError } from './pod-target.js';
+import { KubectlError } from '../util/user-error.js';
 
 /** How long kubectl waits for `test -d` on the destination before taking it for a file. */
 const DESTINATION_CHECK_MS = 3_000;

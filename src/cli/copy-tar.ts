@@ -7,7 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import { extract, pack, type Header, type Pack } from 'tar-stream';
 
 type Headers = Partial<Header> & Pick<Header, 'name'>;
-import { KubectlError } from './pod-target.js';
+import { KubectlError } from '../util/user-error.js';
 import { placeEntry } from './copy-paths.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { PropagationPolicy } from '../controllers/store.js';
-import { KubectlError } from './pod-target.js';
+import { KubectlError } from '../util/user-error.js';
 
 /** The warning kubectl prints for a force deletion (grace period 0). */
 export const FORCE_WARNING =

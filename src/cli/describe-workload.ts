@@ -9,7 +9,7 @@ import { rootPaths } from '../util/paths.js';
 import { BaseCommand } from './base-command.js';
 import { booleanFlagValues } from './boolean-flags.js';
 import { NodeClient } from './node-client.js';
-import { KubectlError } from './pod-target.js';
+import { KubectlError } from '../util/user-error.js';
 
 /** The arguments and flags of every `describe KIND` of a workload (each command sets them as its own). */
 export const describeArgs = { name: Args.string({ description: 'The name, or namespace/name', required: true }) };
@@ -66,14 +66,6 @@ export abstract class DescribeWorkloadCommand extends BaseCommand {
       `/api/v1/namespaces/${encodeURIComponent(object.metadata.namespace ?? 'default')}/events?fieldSelector=${encodeURIComponent(selector)}`,
     );
     return res.body.items ?? [];
-  }
-
-  protected override async catch(err: Error & { exitCode?: number }): Promise<unknown> {
-    if (err instanceof KubectlError) {
-      this.logToStderr(err.message);
-      this.exit(1);
-    }
-    return super.catch(err);
   }
 }
 

@@ -2,11 +2,7 @@ import type { CriClient } from '../cri/client.js';
 import { KubeletLabels, type Container, type PodSandbox } from '../cri/types.js';
 import type { Pod, PodList } from '../engine/api/v1.js';
 import type { NodeClient } from './node-client.js';
-
-/** An error told as kubectl tells it (`Error from server (NotFound): …`, `error: …`): printed as it is, exit 1. */
-export class KubectlError extends Error {
-  override readonly name = 'KubectlError';
-}
+import { KubectlError } from '../util/user-error.js';
 
 /** The annotation naming the container kubectl exec, attach and logs pick when -c is not given. */
 export const DEFAULT_CONTAINER_ANNOTATION = 'kubectl.kubernetes.io/default-container';

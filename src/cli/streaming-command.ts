@@ -3,7 +3,8 @@ import type { CriClient } from '../cri/client.js';
 import type { RemoteCommandIo, RemoteOutcome, TerminalSize } from '../cri/streaming/remote-command.js';
 import { BaseCommand } from './base-command.js';
 import { NodeClient } from './node-client.js';
-import { findRunningPod, KubectlError, type RunningPod } from './pod-target.js';
+import { findRunningPod, type RunningPod } from './pod-target.js';
+import { KubectlError } from '../util/user-error.js';
 import { resolvePod } from './workload-target.js';
 
 export const namespaceFlag = Flags.string({ char: 'n', description: 'The namespace of the pod (default: default; or give NAMESPACE/POD)' });
@@ -75,13 +76,5 @@ export abstract class StreamingCommand extends BaseCommand {
       return false;
     }
     return true;
-  }
-
-  protected override async catch(err: Error & { exitCode?: number }): Promise<unknown> {
-    if (err instanceof KubectlError) {
-      this.logToStderr(err.message);
-      this.exit(1);
-    }
-    return super.catch(err);
   }
 }

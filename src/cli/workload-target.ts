@@ -7,7 +7,7 @@ import type { Pod, PodList } from '../engine/api/v1.js';
 import { selectorMatches, type KubeObject, type LabelSelector } from '../engine/api/workloads.js';
 import { rootPaths } from '../util/paths.js';
 import type { NodeClient } from './node-client.js';
-import { KubectlError } from './pod-target.js';
+import { KubectlError } from '../util/user-error.js';
 
 /** A kind these commands take, with the resource name kubectl's messages give it. */
 interface TargetKind {

@@ -1,6 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { runRemoteCommand } from '../cri/streaming/remote-command.js';
-import { pickContainer, KubectlError } from '../cli/pod-target.js';
+import { pickContainer } from '../cli/pod-target.js';
+import { KubectlError } from '../util/user-error.js';
 import { namespaceFlag, StreamingCommand } from '../cli/streaming-command.js';
 
 export default class Exec extends StreamingCommand {

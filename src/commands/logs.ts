@@ -5,7 +5,6 @@ import type { Pod, PodList } from '../engine/api/v1.js';
 import { KubeletLabels } from '../cri/types.js';
 import { readContainerLog } from '../engine/logs.js';
 import { UserError } from '../util/user-error.js';
-import { KubectlError } from '../cli/pod-target.js';
 import { namespaceFlag } from '../cli/streaming-command.js';
 import { resolvePod } from '../cli/workload-target.js';
 
@@ -71,15 +70,6 @@ export default class Logs extends BaseCommand {
       return;
     }
     await this.fromRuntime(flags, namespace, name, interrupted);
-  }
-
-  protected override async catch(err: Error & { exitCode?: number }): Promise<unknown> {
-    // kubectl's own words for a workload that is not there, or has no pod here.
-    if (err instanceof KubectlError) {
-      this.logToStderr(err.message);
-      this.exit(1);
-    }
-    return super.catch(err);
   }
 
   /** Without a node: the runtime's record of the container says where its log is. */

@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import type { Server } from 'node:net';
 import { PortForwardSession } from '../cri/streaming/port-forward.js';
-import { KubectlError } from '../cli/pod-target.js';
+import { KubectlError } from '../util/user-error.js';
 import { listenAll, listenHosts, parsePortPair, type PortPair } from '../cli/port-listeners.js';
 import { namespaceFlag, StreamingCommand } from '../cli/streaming-command.js';
 

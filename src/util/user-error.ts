@@ -29,3 +29,8 @@ export class UserError extends Error {
     super(message);
   }
 }
+
+/** An error told as kubectl tells it (`Error from server (NotFound): …`, `error: …`): printed as it is, exit 1. */
+export class KubectlError extends Error {
+  override readonly name = 'KubectlError';
+}

@@ -2,7 +2,8 @@ import { createServer } from 'node:net';
 import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { listenAll, listenHosts, parsePortPair } from '../../../src/cli/port-listeners.js';
-import { KubectlError, pickContainer, type RunningPod } from '../../../src/cli/pod-target.js';
+import { pickContainer, type RunningPod } from '../../../src/cli/pod-target.js';
+import { KubectlError } from '../../../src/util/user-error.js';
 import type { Container } from '../../../src/cri/types.js';
 
 describe('parsePortPair', () => {

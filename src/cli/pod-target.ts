@@ -20,12 +20,6 @@ export interface RunningPod {
   pod?: Pod;
 }
 
-/** NAMESPACE/NAME or NAME with the namespace flag, as logs takes it. */
-export function podRef(arg: string, namespace: string | undefined): [string, string] {
-  if (arg.includes('/')) return arg.split('/', 2) as [string, string];
-  return [namespace ?? 'default', arg];
-}
-
 /**
  * Finds a pod by name: in the running node's pods when there is one (its
  * spec gives the containers' order and annotations), and in the runtime

@@ -8,7 +8,7 @@ import { compareStrings } from '../util/compare.js';
 import { rootPaths } from '../util/paths.js';
 import { BaseCommand } from './base-command.js';
 import { booleanFlagValues } from './boolean-flags.js';
-import { NodeClient } from './node-client.js';
+import { NodeClient, objectEvents } from './node-client.js';
 import { KubectlError } from '../util/user-error.js';
 
 /** The arguments and flags of every `describe KIND` of a workload (each command sets them as its own). */
@@ -55,17 +55,8 @@ export abstract class DescribeWorkloadCommand extends BaseCommand {
     if (!object) throw new KubectlError(`Error from server (NotFound): ${this.resource} "${name}" not found`);
     const node = await NodeClient.find(rootDir);
     const pods = node ? (await node.json<PodList>('/pods')).body.items : (objects.filter((o) => o.kind === 'Pod') as unknown as Pod[]);
-    const events = node && flags['show-events'] ? await this.events(node, object) : undefined;
+    const events = node && flags['show-events'] ? await objectEvents(node, object.metadata) : undefined;
     process.stdout.write(this.render({ object, objects, pods, events, now: Date.now() }));
-  }
-
-  /** Its events as kubectl describe asks for them: by name and UID. */
-  private async events(node: NodeClient, object: KubeObject): Promise<Event[]> {
-    const selector = `involvedObject.name=${object.metadata.name},involvedObject.uid=${object.metadata.uid}`;
-    const res = await node.json<{ items?: Event[] }>(
-      `/api/v1/namespaces/${encodeURIComponent(object.metadata.namespace ?? 'default')}/events?fieldSelector=${encodeURIComponent(selector)}`,
-    );
-    return res.body.items ?? [];
   }
 }
 

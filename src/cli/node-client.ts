@@ -1,4 +1,6 @@
 import { request, type IncomingMessage } from 'node:http';
+import type { Event } from '../engine/api/cluster.js';
+import type { ObjectMeta } from '../engine/api/v1.js';
 import { rootPaths } from '../util/paths.js';
 import { socketAnswers } from '../util/socket.js';
 
@@ -66,4 +68,13 @@ export class NodeClient {
       if (!signal?.aborted) throw err;
     }
   }
+}
+
+/** An object's events as the running node keeps them, asked for as kubectl describe asks: by name and UID. */
+export async function objectEvents(node: NodeClient, meta: ObjectMeta): Promise<Event[]> {
+  const selector = `involvedObject.name=${meta.name},involvedObject.uid=${meta.uid}`;
+  const res = await node.json<{ items?: Event[] }>(
+    `/api/v1/namespaces/${encodeURIComponent(meta.namespace ?? 'default')}/events?fieldSelector=${encodeURIComponent(selector)}`,
+  );
+  return res.body.items ?? [];
 }

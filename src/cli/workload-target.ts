@@ -5,6 +5,7 @@
 import { readSavedObjects } from '../controllers/local-api.js';
 import type { Pod, PodList } from '../engine/api/v1.js';
 import { selectorMatches, type KubeObject, type LabelSelector } from '../engine/api/workloads.js';
+import { compareStrings } from '../util/compare.js';
 import { rootPaths } from '../util/paths.js';
 import type { NodeClient } from './node-client.js';
 import { KubectlError } from '../util/user-error.js';
@@ -108,7 +109,7 @@ export function pickPod(
   const matching = pods.filter((p) => p.metadata.namespace === target.namespace && selectorMatches(selector, p.metadata.labels));
   if (matching.length === 0) throw new KubectlError(`error: ${target.resource} "${target.name}" has no pods on this node`);
   // The apiserver lists by name; sort.Sort leaves ties in no set order, so that one will do.
-  const byName = [...matching].sort((a, b) => (a.metadata.name! < b.metadata.name! ? -1 : a.metadata.name! > b.metadata.name! ? 1 : 0));
+  const byName = [...matching].sort((a, b) => compareStrings(a.metadata.name!, b.metadata.name!));
   const sorted = byName.sort(purpose === 'logs' ? byLogging : (a, b) => activePods(b, a));
   return { pod: sorted[0], count: matching.length };
 }

@@ -14,6 +14,7 @@ import {
   type WorkloadCondition,
 } from '../engine/api/workloads.js';
 import { canonicalQuantity } from '../engine/api/quantity.js';
+import { compareStrings } from '../util/compare.js';
 import { TabWriter } from '../util/tabwriter.js';
 import {
   annotationsMultiline,
@@ -49,7 +50,7 @@ export function selectorString(selector: LabelSelector | undefined): string {
   }
   // sort.Sort(ByKey): Go's sort is not stable, but a key is in matchLabels once and rarely twice in all.
   return requirements
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .sort(([a], [b]) => compareStrings(a, b))
     .map(([, text]) => text)
     .join(',');
 }
@@ -236,7 +237,7 @@ export function describeDaemonSet(ds: DaemonSet, pods: Pod[], events: Event[] | 
   describeHeader(w, ds);
   w.write(0, `Selector:\t${selectorString(ds.spec.selector)}\n`);
   const nodeSelector = Object.entries(ds.spec.template.spec.nodeSelector ?? {})
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .sort(([a], [b]) => compareStrings(a, b))
     .map(([k, v]) => `${k}=${v}`)
     .join(',');
   w.write(0, `Node-Selector:\t${nodeSelector || '<none>'}\n`);

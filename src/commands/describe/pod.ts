@@ -1,8 +1,7 @@
 import { booleanFlagValues } from '../../cli/boolean-flags.js';
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
-import { NodeClient } from '../../cli/node-client.js';
-import type { Event } from '../../engine/api/cluster.js';
+import { NodeClient, objectEvents } from '../../cli/node-client.js';
 import type { Pod, PodList } from '../../engine/api/v1.js';
 import { podsFromRuntime } from '../../engine/kuberuntime/runtime-view.js';
 import { describePod } from '../../ui/describe-pod.js';
@@ -35,7 +34,8 @@ export default class DescribePod extends BaseCommand {
     if (node) {
       const pods = (await node.json<PodList>('/pods')).body.items;
       const pod = find(pods, namespace, name);
-      const events = flags['show-events'] ? await this.events(node, pod) : undefined;
+      // A static pod's events are under its own UID, not its mirror's: the node's copy has it.
+      const events = flags['show-events'] ? await objectEvents(node, pod.metadata) : undefined;
       process.stdout.write(describePod(pod, events, Date.now()));
       return;
     }
@@ -49,15 +49,6 @@ export default class DescribePod extends BaseCommand {
     } finally {
       client.close();
     }
-  }
-
-  /** The pod's events as kubectl describe asks for them: by name and UID (a static pod's own UID, not its mirror's). */
-  private async events(node: NodeClient, pod: Pod): Promise<Event[]> {
-    const selector = `involvedObject.name=${pod.metadata.name},involvedObject.uid=${pod.metadata.uid}`;
-    const res = await node.json<{ items?: Event[] }>(
-      `/api/v1/namespaces/${encodeURIComponent(pod.metadata.namespace ?? 'default')}/events?fieldSelector=${encodeURIComponent(selector)}`,
-    );
-    return res.body.items ?? [];
   }
 }
 

@@ -1,6 +1,8 @@
 // Pod names for the shell's completion (`knode __complete pods WORD…`):
-// where on a command line a pod belongs, and the pods to offer there, from
-// the running node or else the runtime, never starting anything.
+// where on a command line a pod (or a workload) belongs, and the names to
+// offer there, from the running node or else the runtime, and the node's
+// saved objects, never starting anything.
+import { targetKind, TYPE_WORDS } from './target-kinds.js';
 
 /** The commands that take a pod, and which of their arguments is one: the first, or either side of cp as POD:PATH. */
 export const POD_COMMANDS: Record<string, 'first' | 'cp'> = {
@@ -28,6 +30,10 @@ export interface PodPlace {
   colon: boolean;
   /** The word typed is -c's value: the candidates are this pod's containers, not pods. */
   containerOf?: string;
+  /** `describe KIND`'s name goes here: the names are of that kind's objects (a workload's kind; pods when absent). */
+  kind?: string;
+  /** kubectl's TYPE/NAME goes here too (logs, exec, attach, port-forward): `deployments/` and the like, then their names. */
+  types: boolean;
 }
 
 /**
@@ -40,12 +46,15 @@ export function podPlace(words: string[], flagsOf: (command: string) => FlagSpec
   if (words.length < 2) return undefined;
   let command = words[0];
   let rest = words.slice(1);
+  let described: string | undefined;
   if (command === 'describe') {
-    if (rest.length < 2 || rest[0] !== 'pod') return undefined;
-    command = 'describe:pod';
+    // describe's subcommands and their aliases (deploy, rs…) are kubectl's type words; flagsOf knows which exist.
+    described = rest.length >= 2 ? targetKind(rest[0])?.kind : undefined;
+    if (!described) return undefined;
+    command = `describe:${rest[0]}`;
     rest = rest.slice(1);
   }
-  const kind = POD_COMMANDS[command];
+  const kind = described ? 'first' : POD_COMMANDS[command];
   const flags = flagsOf(command);
   if (!kind || !flags) return undefined;
   const values: Record<string, string> = {};
@@ -79,6 +88,8 @@ export function podPlace(words: string[], flagsOf: (command: string) => FlagSpec
     runtimeEndpoint: values['runtime-endpoint'],
     colon: kind === 'cp',
     ...(containerOf !== undefined ? { containerOf } : {}),
+    ...(described && described !== 'Pod' ? { kind: described } : {}),
+    types: kind === 'first' && !described,
   };
 }
 
@@ -103,28 +114,82 @@ export interface PodToComplete {
   containers?: string[];
 }
 
-/** The containers of the pod named POD (NAME in -n's namespace or default, or NAMESPACE/NAME) that start with what is typed. */
-function containerCandidates(pods: PodToComplete[], place: PodPlace, pod: string): string[] {
-  const [namespace, name] = pod.includes('/') ? pod.split('/', 2) : [place.namespace ?? 'default', pod];
-  const found = pods.find((p) => p.namespace === namespace && p.name === name);
-  return [...new Set(found?.containers ?? [])].filter((c) => c.startsWith(place.prefix));
+/** A workload a completion may offer (Deployment, Job…), with its pod template's containers. */
+export interface WorkloadToComplete extends PodToComplete {
+  kind: string;
 }
 
-/**
- * The candidates: pods of the namespace given by name; without one, those of
- * `default` by name and the others as NAMESPACE/NAME (as the commands take
- * them); with a colon for cp. Only those that start with what is typed, sorted.
- */
-export function podCandidates(pods: PodToComplete[], place: PodPlace): string[] {
-  if (place.containerOf !== undefined) return containerCandidates(pods, place, place.containerOf);
-  if (place.colon && place.prefix.includes(':')) return [];
-  const names = pods.flatMap(({ namespace, name }) => {
+/** The pods and workloads a completion chooses from. */
+export interface ToComplete {
+  pods: PodToComplete[];
+  workloads: WorkloadToComplete[];
+}
+
+/** Whether a place may offer workloads, so that they are read only then. */
+export function wantsWorkloads(place: PodPlace): boolean {
+  return place.kind !== undefined || place.types;
+}
+
+/** The object ARG names (NAME in -n's namespace or default, NAMESPACE/NAME, or a TYPE/NAME where the place takes one). */
+function named(from: ToComplete, place: PodPlace, arg: string): PodToComplete | undefined {
+  const slash = arg.indexOf('/');
+  const type = place.types && slash >= 0 ? targetKind(arg.slice(0, slash)) : undefined;
+  const [namespace, name] = type
+    ? [place.namespace ?? 'default', arg.slice(slash + 1)]
+    : slash >= 0
+      ? [arg.slice(0, slash), arg.slice(slash + 1)]
+      : [place.namespace ?? 'default', arg];
+  const kind = type?.kind ?? place.kind ?? 'Pod';
+  const objects = kind === 'Pod' ? from.pods : from.workloads.filter((w) => w.kind === kind);
+  return objects.find((o) => o.namespace === namespace && o.name === name);
+}
+
+/** Names as the commands take them: the namespace given's by name; without one, default's by name and the others as NAMESPACE/NAME. */
+function byNamespace(objects: PodToComplete[], place: PodPlace): string[] {
+  return objects.flatMap(({ namespace, name }) => {
     if (place.namespace !== undefined) return namespace === place.namespace ? [name] : [];
     return [namespace === 'default' ? name : `${namespace}/${name}`];
   });
+}
+
+/** Those of NAMES that start with what is typed, once each, sorted. */
+function fitting(names: string[], place: PodPlace): string[] {
+  return [...new Set(names)].filter((n) => n.startsWith(place.prefix)).sort();
+}
+
+/**
+ * The candidates: pods (or, after `describe KIND`, that kind's objects) by
+ * namespace, with a colon for cp; where kubectl's TYPE/NAME goes, the
+ * `TYPE/` words too, and after one of them the names of that type in the
+ * namespace given (default without one). For -c, the containers of the
+ * pod or workload named before it. Only those that start with what is typed.
+ */
+export function podCandidates(from: ToComplete, place: PodPlace): string[] {
+  if (place.containerOf !== undefined) {
+    const containers = named(from, place, place.containerOf)?.containers ?? [];
+    return fitting(containers, place).sort((a, b) => containers.indexOf(a) - containers.indexOf(b));
+  }
+  if (place.colon && place.prefix.includes(':')) return [];
+  if (place.kind)
+    return fitting(
+      byNamespace(
+        from.workloads.filter((w) => w.kind === place.kind),
+        place,
+      ),
+      place,
+    );
+  const slash = place.prefix.indexOf('/');
+  const type = place.types && slash >= 0 ? targetKind(place.prefix.slice(0, slash)) : undefined;
+  if (type) {
+    const word = place.prefix.slice(0, slash);
+    const objects = type.kind === 'Pod' ? from.pods : from.workloads.filter((w) => w.kind === type.kind);
+    const namespace = place.namespace ?? 'default';
+    return fitting(
+      objects.filter((o) => o.namespace === namespace).map((o) => `${word}/${o.name}`),
+      place,
+    );
+  }
   const suffix = place.colon ? ':' : '';
-  return [...new Set(names)]
-    .map((n) => `${n}${suffix}`)
-    .filter((n) => n.startsWith(place.prefix))
-    .sort();
+  const names = byNamespace(from.pods, place).map((n) => `${n}${suffix}`);
+  return fitting([...names, ...(place.types ? TYPE_WORDS.map((w) => `${w}/`) : [])], place);
 }

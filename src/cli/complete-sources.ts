@@ -1,11 +1,33 @@
-import type { PodList } from '../engine/api/v1.js';
+import type { Pod, PodList } from '../engine/api/v1.js';
 import { defaultRootDir, rootPaths } from '../util/paths.js';
 import { socketAnswers } from '../util/socket.js';
 import { NodeClient } from './node-client.js';
-import type { PodPlace, PodToComplete } from './complete-pods.js';
+import { wantsWorkloads, type PodPlace, type PodToComplete, type ToComplete, type WorkloadToComplete } from './complete-pods.js';
 
 /** How long a completion waits for the node or the runtime: a TAB must not hang the shell. */
 const ANSWER_MS = 2_000;
+
+/**
+ * The pods and workloads a completion offers: the workloads the node saved
+ * under the root dir (when the place takes them), and the pods.
+ */
+export async function toComplete(place: PodPlace): Promise<ToComplete> {
+  const rootDir = place.rootDir ?? defaultRootDir();
+  const [pods, workloads] = await Promise.all([podsToComplete(place, rootDir), wantsWorkloads(place) ? savedWorkloads(rootDir) : []]);
+  return { pods, workloads };
+}
+
+/** The workloads the node under ROOT_DIR saved last (the running node saves each change), with their pod templates' containers. */
+async function savedWorkloads(rootDir: string): Promise<WorkloadToComplete[]> {
+  const { readSavedObjects } = await import('../controllers/local-api.js');
+  return readSavedObjects(rootPaths(rootDir).objects).flatMap((o) => {
+    const spec = (o as { spec?: { template?: { spec?: Pod['spec'] } } }).spec?.template?.spec;
+    if (!spec || o.kind === 'CronJob') return [];
+    return [{ kind: o.kind, namespace: o.metadata.namespace ?? 'default', name: o.metadata.name ?? '', containers: containerNames(spec) }];
+  });
+}
+
+const containerNames = (spec: Pod['spec']) => [...(spec.initContainers ?? []), ...spec.containers].map((c) => c.name);
 
 /**
  * The pods a completion offers: the running node's under the root dir; else
@@ -13,8 +35,7 @@ const ANSWER_MS = 2_000;
  * runtime when it already runs: a TAB never starts one). Nothing when
  * neither answers.
  */
-export async function podsToComplete(place: PodPlace): Promise<PodToComplete[]> {
-  const rootDir = place.rootDir ?? defaultRootDir();
+async function podsToComplete(place: PodPlace, rootDir: string): Promise<PodToComplete[]> {
   const signal = AbortSignal.timeout(ANSWER_MS);
   const node = place.runtimeEndpoint ? undefined : await NodeClient.find(rootDir);
   if (node) {
@@ -24,7 +45,7 @@ export async function podsToComplete(place: PodPlace): Promise<PodToComplete[]> 
     return (JSON.parse(body) as PodList).items.map((p) => ({
       namespace: p.metadata.namespace ?? 'default',
       name: p.metadata.name ?? '',
-      containers: [...(p.spec.initContainers ?? []), ...p.spec.containers].map((c) => c.name),
+      containers: containerNames(p.spec),
     }));
   }
   const socket = rootPaths(rootDir).runtimeSocket;

@@ -29,6 +29,8 @@ ${fn}_pods_complete() {
           mapfile -t -O "\${#COMPREPLY[@]}" COMPREPLY < <(compgen -f -- "\${words[-1]}")
         else
           compopt +o default 2>/dev/null
+          # A lone TYPE/ (deployments/) goes on with its name: no space after it.
+          [[ \${#COMPREPLY[@]} -eq 1 && "\${COMPREPLY[0]}" == */ ]] && compopt -o nospace 2>/dev/null
         fi
         return 0
       fi ;;
@@ -55,7 +57,9 @@ ${fn}_pods_complete() {
           compadd -S '' -- "\${(@)candidates}"
           _files
         else
-          compadd -- "\${(@)candidates}"
+          # TYPE/ (deployments/) goes on with its name: no space after it.
+          compadd -S '' -- "\${(@M)candidates:#*/}"
+          compadd -- "\${(@)candidates:#*/}"
         fi
         return 0
       fi ;;

@@ -9,36 +9,7 @@ import { compareStrings } from '../util/compare.js';
 import { rootPaths } from '../util/paths.js';
 import type { NodeClient } from './node-client.js';
 import { KubectlError } from '../util/user-error.js';
-
-/** A kind these commands take, with the resource name kubectl's messages give it. */
-interface TargetKind {
-  kind: string;
-  resource: string;
-}
-
-const KINDS: TargetKind[] = [
-  { kind: 'Pod', resource: 'pods' },
-  { kind: 'Deployment', resource: 'deployments.apps' },
-  { kind: 'ReplicaSet', resource: 'replicasets.apps' },
-  { kind: 'StatefulSet', resource: 'statefulsets.apps' },
-  { kind: 'DaemonSet', resource: 'daemonsets.apps' },
-  { kind: 'Job', resource: 'jobs.batch' },
-];
-
-/** Each kind's names as kubectl reads them: singular, plural, short name, and plural.group. */
-const TYPES = new Map<string, TargetKind>();
-for (const [names, kind] of [
-  [['pod', 'pods', 'po'], KINDS[0]],
-  [['deployment', 'deployments', 'deploy'], KINDS[1]],
-  [['replicaset', 'replicasets', 'rs'], KINDS[2]],
-  [['statefulset', 'statefulsets', 'sts'], KINDS[3]],
-  [['daemonset', 'daemonsets', 'ds'], KINDS[4]],
-  [['job', 'jobs'], KINDS[5]],
-] as const) {
-  for (const name of names) TYPES.set(name, kind);
-  TYPES.set(kind.resource, kind);
-  TYPES.set(`${kind.kind.toLowerCase()}.${kind.resource.split('.')[1] ?? ''}`.replace(/\.$/, ''), kind);
-}
+import { POD_KIND, targetKind } from './target-kinds.js';
 
 /** What a command's pod argument names: a pod, or a workload whose pods it picks from. */
 export interface Target {
@@ -56,12 +27,12 @@ export interface Target {
  */
 export function parseTarget(arg: string, namespace: string | undefined): Target {
   const slash = arg.indexOf('/');
-  if (slash < 0) return { ...KINDS[0], namespace: namespace ?? 'default', name: arg };
+  if (slash < 0) return { ...POD_KIND, namespace: namespace ?? 'default', name: arg };
   const prefix = arg.slice(0, slash);
   const name = arg.slice(slash + 1);
-  const type = TYPES.get(prefix.toLowerCase());
+  const type = targetKind(prefix);
   if (type) return { ...type, namespace: namespace ?? 'default', name };
-  return { ...KINDS[0], namespace: prefix, name };
+  return { ...POD_KIND, namespace: prefix, name };
 }
 
 /**

@@ -1,7 +1,8 @@
 // Pod names completed in a real shell: `knode __complete pods` over the
-// embedded runtime's pods, and bash in a real terminal (tmux) set up as
-// `knode autocomplete` says, TAB completing `knode exec`'s pod and
-// oclif's own completion going on elsewhere. (The node's pods: apply-node.test.ts.)
+// embedded runtime's pods and the node's saved workloads, and bash in a
+// real terminal (tmux) set up as `knode autocomplete` says, TAB completing
+// `knode exec`'s pod, `logs deployments/NAME`, and oclif's own completion
+// going on elsewhere. (The node's pods: apply-node.test.ts.)
 import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,8 +27,27 @@ function pod(name: string, namespace = 'default'): string {
 
 const complete = (...words: string[]) => knode(['__complete', 'pods', '--', ...words]);
 
+const deployment = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: greet
+spec:
+  replicas: 1
+  selector:
+    matchLabels: { app: greet }
+  template:
+    metadata:
+      labels: { app: greet }
+    spec:
+      terminationGracePeriodSeconds: 1
+      containers:
+        - name: hello
+          image: busybox:1.36
+          command: ["sleep", "3600"]
+`;
+
 beforeAll(async () => {
-  writeFileSync(join(root, 'pods.yaml'), `${pod('web')}---\n${pod('db', 'other')}`);
+  writeFileSync(join(root, 'pods.yaml'), `${pod('web')}---\n${pod('db', 'other')}---\n${deployment}`);
   const res = await knode(['apply', '-f', join(root, 'pods.yaml'), '--root-dir', root, '--node-name', 'e2e'], { timeoutMs: 90_000 });
   expect(res.code, res.stderr).toBe(0);
 }, 120_000);
@@ -45,13 +65,25 @@ afterAll(async () => {
 describe('knode __complete pods', () => {
   it("lists the runtime's pods where a pod goes, by namespace, and nothing elsewhere (exit 1)", async () => {
     const at = ['--root-dir', root];
-    expect(await complete('exec', ...at, '')).toEqual({ code: 0, stdout: 'other/db-e2e\nweb-e2e\n', stderr: '' });
+    const all = await complete('exec', ...at, '');
+    expect(all).toMatchObject({ code: 0, stderr: '' });
+    // The Deployment's pod, a pod of this node by its generated name, and kubectl's TYPE/ words.
+    expect(all.stdout).toMatch(
+      /^daemonsets\/\ndeployments\/\ngreet-[a-z0-9]+-[a-z0-9]{5}\njobs\/\nother\/db-e2e\npods\/\nreplicasets\/\nstatefulsets\/\nweb-e2e\n$/,
+    );
     expect((await complete('describe', 'pod', '-n', 'other', ...at, '')).stdout).toBe('db-e2e\n');
     expect((await complete('cp', ...at, './here', 'w')).stdout).toBe('web-e2e:\n');
     expect((await complete('port-forward', `--root-dir=${root}`, 'o')).stdout).toBe('other/db-e2e\n');
     // -c after the pod: its containers, from the runtime's containers of its sandbox.
     expect(await complete('exec', ...at, 'web-e2e', '-c', '')).toEqual({ code: 0, stdout: 'app\n', stderr: '' });
     expect((await complete('logs', ...at, 'other/db-e2e', '-c', 'x')).stdout).toBe('');
+    // kubectl's TYPE/NAME: the workloads the node saved, by type, and a workload's template containers for -c.
+    expect((await complete('logs', ...at, 'deploy/')).stdout).toBe('deploy/greet\n');
+    expect((await complete('exec', ...at, '-n', 'other', 'deploy/')).stdout).toBe('');
+    expect((await complete('exec', ...at, 'pods/w')).stdout).toBe('pods/web-e2e\n');
+    expect((await complete('exec', ...at, 'deployments/greet', '-c', '')).stdout).toBe('hello\n');
+    expect((await complete('describe', 'deployment', ...at, 'g')).stdout).toBe('greet\n');
+    expect((await complete('describe', 'rs', ...at, '')).stdout).toMatch(/^greet-[a-z0-9]+\n$/);
     for (const words of [
       ['exec', ...at, 'web-e2e', ''],
       ['exec', ...at, '-c', ''],
@@ -63,7 +95,8 @@ describe('knode __complete pods', () => {
     }
     // No runtime under the root dir: nothing offered, nothing started, nothing printed.
     const empty = mkdtempSync(join(tmpdir(), 'knode-complete-empty-'));
-    expect(await complete('exec', '--root-dir', empty, '')).toEqual({ code: 0, stdout: '', stderr: '' });
+    expect(await complete('describe', 'pod', '--root-dir', empty, '')).toEqual({ code: 0, stdout: '', stderr: '' });
+    expect(await complete('exec', '--root-dir', empty, 'deploy/')).toEqual({ code: 0, stdout: '', stderr: '' });
   });
 
   it('completes the pod of `knode exec` on TAB in bash, set up as `knode autocomplete` says', async () => {
@@ -89,6 +122,19 @@ describe('knode __complete pods', () => {
     await eventually(
       () => lastLine() === '$ knode exec web-e2e',
       () => `exec's pod completed; the line: ${lastLine()}`,
+      20_000,
+    );
+    // A Deployment's pod: TAB gives the type with no space after it, a second TAB its name.
+    tmux('send-keys', '-t', session, 'C-u', 'knode logs deploym', 'Tab');
+    await eventually(
+      () => lastLine() === '$ knode logs deployments/',
+      () => `the type completed; the line: ${lastLine()}`,
+      20_000,
+    );
+    tmux('send-keys', '-t', session, 'Tab');
+    await eventually(
+      () => lastLine() === '$ knode logs deployments/greet',
+      () => `the Deployment completed; the line: ${lastLine()}`,
       20_000,
     );
     // Elsewhere oclif's completion goes on: the command's name.

@@ -19,6 +19,8 @@ const flags: Record<string, FlagSpecs> = {
     namespace: { type: 'option', char: 'n' },
   },
   logs: { ...base, container: { type: 'option', char: 'c' }, follow: { type: 'boolean', char: 'f' } },
+  'describe:deploy': { ...base, namespace: { type: 'option', char: 'n' } },
+  'describe:jobs': { ...base, namespace: { type: 'option', char: 'n' } },
   cp: { ...base, container: { type: 'option', char: 'c' }, namespace: { type: 'option', char: 'n' } },
   'describe:pod': { ...base, namespace: { type: 'option', char: 'n' } },
   'port-forward': { ...base, address: { type: 'option' }, namespace: { type: 'option', char: 'n' } },
@@ -40,6 +42,23 @@ describe('podPlace', () => {
     expect(place('exec', '-in', 'other', '')).toMatchObject({ namespace: 'other' });
     expect(place('cp', './local', 'w')).toMatchObject({ command: 'cp', colon: true, prefix: 'w' });
     expect(place('cp', '-n', 'x', '')).toMatchObject({ colon: true, namespace: 'x' });
+  });
+
+  it("takes kubectl's TYPE/NAME where logs, exec, attach and port-forward take a pod, and describe's kinds", () => {
+    for (const command of ['logs', 'exec', 'attach', 'port-forward']) expect(place(command, '')).toMatchObject({ types: true });
+    expect(place('cp', '')).toMatchObject({ types: false });
+    expect(place('describe', 'pod', '')).toMatchObject({ command: 'describe:pod', types: false });
+    expect(place('describe', 'pod', '')).not.toHaveProperty('kind');
+    expect(place('describe', 'deploy', '-n', 'shop', 'w')).toMatchObject({
+      command: 'describe:deploy',
+      kind: 'Deployment',
+      namespace: 'shop',
+      prefix: 'w',
+      types: false,
+    });
+    expect(place('describe', 'jobs', '')).toMatchObject({ kind: 'Job' });
+    expect(place('describe', 'deployments.apps', '')).toBeUndefined(); // no such command
+    expect(place('describe', 'deploy', 'web', '')).toBeUndefined();
   });
 
   it("finds -c's value after the pod, as a container of that pod", () => {
@@ -80,10 +99,10 @@ describe('podCandidates', () => {
     { namespace: 'default', name: 'web-e2e' },
   ];
   it("offers default's pods by name, the others as NAMESPACE/NAME, once each, sorted, those that fit what is typed", () => {
-    expect(podCandidates(pods, place('exec', '')!)).toEqual(['other/db-e2e', 'web-e2e', 'worker-e2e']);
-    expect(podCandidates(pods, place('exec', 'we')!)).toEqual(['web-e2e']);
-    expect(podCandidates(pods, place('exec', '-n', 'other', '')!)).toEqual(['db-e2e']);
-    expect(podCandidates(pods, place('exec', '-n', 'none', '')!)).toEqual([]);
+    expect(podCandidates({ pods, workloads: [] }, place('describe', 'pod', '')!)).toEqual(['other/db-e2e', 'web-e2e', 'worker-e2e']);
+    expect(podCandidates({ pods, workloads: [] }, place('exec', 'we')!)).toEqual(['web-e2e']);
+    expect(podCandidates({ pods, workloads: [] }, place('describe', 'pod', '-n', 'other', '')!)).toEqual(['db-e2e']);
+    expect(podCandidates({ pods, workloads: [] }, place('describe', 'pod', '-n', 'none', '')!)).toEqual([]);
   });
 
   it("offers the named pod's containers, init containers first, for -c", () => {
@@ -91,16 +110,56 @@ describe('podCandidates', () => {
       { namespace: 'default', name: 'web', containers: ['setup', 'app', 'sidecar'] },
       { namespace: 'other', name: 'web', containers: ['db'] },
     ];
-    expect(podCandidates(withContainers, place('exec', 'web', '-c', '')!)).toEqual(['setup', 'app', 'sidecar']);
-    expect(podCandidates(withContainers, place('exec', 'web', '-c', 's')!)).toEqual(['setup', 'sidecar']);
-    expect(podCandidates(withContainers, place('exec', 'other/web', '-c', '')!)).toEqual(['db']);
-    expect(podCandidates(withContainers, place('exec', '-n', 'other', 'web', '-c', '')!)).toEqual(['db']);
-    expect(podCandidates(withContainers, place('exec', 'gone', '-c', '')!)).toEqual([]);
+    expect(podCandidates({ pods: withContainers, workloads: [] }, place('exec', 'web', '-c', '')!)).toEqual(['setup', 'app', 'sidecar']);
+    expect(podCandidates({ pods: withContainers, workloads: [] }, place('exec', 'web', '-c', 's')!)).toEqual(['setup', 'sidecar']);
+    expect(podCandidates({ pods: withContainers, workloads: [] }, place('exec', 'other/web', '-c', '')!)).toEqual(['db']);
+    expect(podCandidates({ pods: withContainers, workloads: [] }, place('exec', '-n', 'other', 'web', '-c', '')!)).toEqual(['db']);
+    expect(podCandidates({ pods: withContainers, workloads: [] }, place('exec', 'gone', '-c', '')!)).toEqual([]);
+  });
+
+  const workloads = [
+    { kind: 'Deployment', namespace: 'default', name: 'web', containers: ['migrate', 'app'] },
+    { kind: 'Deployment', namespace: 'shop', name: 'api', containers: ['api'] },
+    { kind: 'Job', namespace: 'default', name: 'pi', containers: ['pi'] },
+    { kind: 'StatefulSet', namespace: 'default', name: 'db', containers: ['db'] },
+  ];
+  const from = { pods, workloads };
+
+  it("offers kubectl's TYPE/ words beside the pods where TYPE/NAME goes, then that type's names in the namespace", () => {
+    expect(podCandidates(from, place('logs', '')!)).toEqual([
+      'daemonsets/',
+      'deployments/',
+      'jobs/',
+      'other/db-e2e',
+      'pods/',
+      'replicasets/',
+      'statefulsets/',
+      'web-e2e',
+      'worker-e2e',
+    ]);
+    expect(podCandidates(from, place('exec', 'd')!)).toEqual(['daemonsets/', 'deployments/']);
+    expect(podCandidates(from, place('exec', 'deployments/')!)).toEqual(['deployments/web']);
+    expect(podCandidates(from, place('logs', 'deploy/w')!)).toEqual(['deploy/web']);
+    expect(podCandidates(from, place('exec', '-n', 'shop', 'deploy/')!)).toEqual(['deploy/api']);
+    expect(podCandidates(from, place('attach', 'sts/')!)).toEqual(['sts/db']);
+    expect(podCandidates(from, place('exec', 'pod/w')!)).toEqual(['pod/web-e2e', 'pod/worker-e2e']);
+    expect(podCandidates(from, place('exec', 'other/')!)).toEqual(['other/db-e2e']); // a namespace, as the commands read it
+    expect(podCandidates(from, place('cp', '')!)).toEqual(['other/db-e2e:', 'web-e2e:', 'worker-e2e:']);
+  });
+
+  it("offers describe KIND's objects of that kind, and a workload's template containers for -c", () => {
+    expect(podCandidates(from, place('describe', 'deploy', '')!)).toEqual(['shop/api', 'web']);
+    expect(podCandidates(from, place('describe', 'deploy', '-n', 'shop', '')!)).toEqual(['api']);
+    expect(podCandidates(from, place('describe', 'jobs', 'p')!)).toEqual(['pi']);
+    expect(podCandidates(from, place('describe', 'pod', 'w')!)).toEqual(['web-e2e', 'worker-e2e']);
+    expect(podCandidates(from, place('exec', 'deploy/web', '-c', '')!)).toEqual(['migrate', 'app']);
+    expect(podCandidates(from, place('logs', 'jobs/pi', '-c', '')!)).toEqual(['pi']);
+    expect(podCandidates(from, place('logs', 'jobs/none', '-c', '')!)).toEqual([]);
   });
 
   it("offers cp's POD: until a colon is typed", () => {
-    expect(podCandidates(pods, place('cp', 'w')!)).toEqual(['web-e2e:', 'worker-e2e:']);
-    expect(podCandidates(pods, place('cp', 'web-e2e:/t')!)).toEqual([]);
+    expect(podCandidates({ pods, workloads: [] }, place('cp', 'w')!)).toEqual(['web-e2e:', 'worker-e2e:']);
+    expect(podCandidates({ pods, workloads: [] }, place('cp', 'web-e2e:/t')!)).toEqual([]);
   });
 });
 

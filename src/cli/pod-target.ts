@@ -23,13 +23,19 @@ export interface RunningPod {
 /**
  * Finds a pod by name: in the running node's pods when there is one (its
  * spec gives the containers' order and annotations), and in the runtime
- * (ready sandbox, running containers) for the ids to stream to. Not found:
- * kubectl's words.
+ * (ready sandbox, running containers) for the ids to stream to; KNOWN is
+ * the node's pod when the caller has it already. Not found: kubectl's words.
  */
-export async function findRunningPod(client: CriClient, namespace: string, name: string, node?: NodeClient): Promise<RunningPod> {
+export async function findRunningPod(
+  client: CriClient,
+  namespace: string,
+  name: string,
+  node?: NodeClient,
+  known?: Pod,
+): Promise<RunningPod> {
   const missing = () => new KubectlError(`Error from server (NotFound): pods "${name}" not found`);
-  let pod: Pod | undefined;
-  if (node) {
+  let pod = known;
+  if (node && !pod) {
     const pods = (await node.json<PodList>('/pods')).body.items;
     pod = pods.find((p) => p.metadata.namespace === namespace && p.metadata.name === name);
     if (!pod) throw missing();

@@ -24,10 +24,10 @@ export abstract class StreamingCommand extends BaseCommand {
   ): Promise<T> {
     const rootDir = this.rootDir(flags);
     const node = await NodeClient.find(rootDir);
-    const { namespace, name } = await resolvePod(podArg, flags.namespace, rootDir, node, 'attach');
+    const { namespace, name, pod } = await resolvePod(podArg, flags.namespace, rootDir, node, 'attach');
     const client = await this.connectRuntime(flags);
     try {
-      return await use(client, await findRunningPod(client, namespace, name, node));
+      return await use(client, await findRunningPod(client, namespace, name, node, pod));
     } finally {
       client.close();
     }

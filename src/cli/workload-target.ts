@@ -39,7 +39,8 @@ export function parseTarget(arg: string, namespace: string | undefined): Target 
  * The pod ARG names, for a command run against the node under ROOT_DIR: a
  * pod's name as it is; for a workload, its pod picked from the running
  * node's pods (NODE), or else from the pods the node saved last. `note` is
- * what kubectl logs says when it picks one of several.
+ * what kubectl logs says when it picks one of several; `pod` is the running
+ * node's pod that was picked.
  */
 export async function resolvePod(
   arg: string,
@@ -47,14 +48,20 @@ export async function resolvePod(
   rootDir: string,
   node: NodeClient | undefined,
   purpose: PickFor,
-): Promise<{ namespace: string; name: string; note?: string }> {
+): Promise<{ namespace: string; name: string; note?: string; pod?: Pod }> {
   const target = parseTarget(arg, namespace);
   if (target.kind === 'Pod') return target;
   const objects = readSavedObjects(rootPaths(rootDir).objects);
   const pods = node ? (await node.json<PodList>('/pods')).body.items : (objects.filter((o) => o.kind === 'Pod') as unknown as Pod[]);
   const { pod, count } = pickPod(target, objects, pods, purpose);
   const name = pod.metadata.name!;
-  return { namespace: target.namespace, name, ...(count > 1 ? { note: `Found ${count} pods, using pod/${name}` } : {}) };
+  return {
+    namespace: target.namespace,
+    name,
+    ...(count > 1 ? { note: `Found ${count} pods, using pod/${name}` } : {}),
+    // The running node's pod, so that the command need not ask for it again.
+    ...(node ? { pod } : {}),
+  };
 }
 
 /** Which pod of several kubectl takes: logs prefer the longest running, exec, attach and port-forward the most active. */

@@ -38,17 +38,11 @@ export default class Logs extends BaseCommand {
     const { args, flags } = await this.parse(Logs);
     const rootDir = this.rootDir(flags);
     const node = await NodeClient.find(rootDir);
-    const { namespace, name, note } = await resolvePod(args.pod, flags.namespace, rootDir, node, 'logs');
+    const { namespace, name, note, pod: picked } = await resolvePod(args.pod, flags.namespace, rootDir, node, 'logs');
     if (note) this.logToStderr(note);
     const interrupted = this.interruptSignal();
     if (node) {
-      const pods = (await node.json<PodList>('/pods')).body.items;
-      const pod = pods.find((p) => p.metadata.namespace === namespace && p.metadata.name === name);
-      if (!pod)
-        throw notFound(
-          args.pod,
-          pods.map((p) => p.metadata.name!),
-        );
+      const pod = picked ?? (await this.nodePod(node, args.pod, namespace, name));
       const container = chooseContainer(pod, flags.container);
       const query = new URLSearchParams({
         follow: String(flags.follow),
@@ -70,6 +64,18 @@ export default class Logs extends BaseCommand {
       return;
     }
     await this.fromRuntime(flags, namespace, name, interrupted);
+  }
+
+  /** The running node's pod NAMESPACE/NAME; kubectl's not-found error, with the names it has, when there is none. */
+  private async nodePod(node: NodeClient, arg: string, namespace: string, name: string): Promise<Pod> {
+    const pods = (await node.json<PodList>('/pods')).body.items;
+    const pod = pods.find((p) => p.metadata.namespace === namespace && p.metadata.name === name);
+    if (!pod)
+      throw notFound(
+        arg,
+        pods.map((p) => p.metadata.name!),
+      );
+    return pod;
   }
 
   /** Without a node: the runtime's record of the container says where its log is. */

@@ -108,6 +108,9 @@ describe('a Deployment in the static dir', () => {
     const picked = /^Found 2 pods, using pod\/(\S+)$/m.exec(byType.stderr)?.[1];
     expect(v1.map((p) => p.metadata.name)).toContain(picked);
     expect(byType.stdout).toContain('hello v1 s3cret');
+    const execByType = await knode(['exec', 'deploy/web', '--root-dir', root, '--', 'sh', '-c', 'echo $HOSTNAME']);
+    expect(execByType.code, execByType.stderr).toBe(0);
+    expect(v1.map((p) => `${p.metadata.name}\n`)).toContain(execByType.stdout);
 
     // A restart finds the same pods: same names, nothing created again.
     first.child.kill('SIGTERM');

@@ -2,7 +2,7 @@
 // where on a command line a pod (or a workload) belongs, and the names to
 // offer there, from the running node or else the runtime, and the node's
 // saved objects, never starting anything.
-import { targetKind, TYPE_WORDS } from './target-kinds.js';
+import { describedKind, targetKind, TYPE_WORDS } from './target-kinds.js';
 
 /** The commands that take a pod, and which of their arguments is one: the first, or either side of cp as POD:PATH. */
 export const POD_COMMANDS: Record<string, 'first' | 'cp'> = {
@@ -49,7 +49,7 @@ export function podPlace(words: string[], flagsOf: (command: string) => FlagSpec
   let described: string | undefined;
   if (command === 'describe') {
     // describe's subcommands and their aliases (deploy, rs…) are kubectl's type words; flagsOf knows which exist.
-    described = rest.length >= 2 ? targetKind(rest[0])?.kind : undefined;
+    described = rest.length >= 2 ? describedKind(rest[0]) : undefined;
     if (!described) return undefined;
     command = `describe:${rest[0]}`;
     rest = rest.slice(1);

@@ -21,8 +21,10 @@ export async function toComplete(place: PodPlace): Promise<ToComplete> {
 async function savedWorkloads(rootDir: string): Promise<WorkloadToComplete[]> {
   const { readSavedObjects } = await import('../controllers/local-api.js');
   return readSavedObjects(rootPaths(rootDir).objects).flatMap((o) => {
-    const spec = (o as { spec?: { template?: { spec?: Pod['spec'] } } }).spec?.template?.spec;
-    if (!spec || o.kind === 'CronJob') return [];
+    type Templates = { template?: { spec?: Pod['spec'] }; jobTemplate?: { spec?: { template?: { spec?: Pod['spec'] } } } };
+    const templates = (o as { spec?: Templates }).spec;
+    const spec = (templates?.template ?? templates?.jobTemplate?.spec?.template)?.spec;
+    if (!spec) return [];
     return [{ kind: o.kind, namespace: o.metadata.namespace ?? 'default', name: o.metadata.name ?? '', containers: containerNames(spec) }];
   });
 }

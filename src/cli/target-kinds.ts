@@ -34,3 +34,8 @@ export function targetKind(word: string): TargetKind | undefined {
 
 /** The `TYPE/` words the shell's completion offers before a name, as kubectl's does: the plurals. */
 export const TYPE_WORDS = NAMES.map(([names]) => names[1]).sort();
+
+/** The kind `describe WORD` shows: those above, and CronJobs, which have no pods of their own to pick. */
+export function describedKind(word: string): string | undefined {
+  return ['cronjob', 'cronjobs', 'cj', 'cronjobs.batch', 'cronjob.batch'].includes(word.toLowerCase()) ? 'CronJob' : targetKind(word)?.kind;
+}

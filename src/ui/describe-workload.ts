@@ -3,6 +3,7 @@ import { humanDuration } from '../engine/api/printers.js';
 import type { Pod } from '../engine/api/v1.js';
 import {
   controllerOf,
+  type CronJob,
   type DaemonSet,
   type Deployment,
   type Job,
@@ -184,6 +185,35 @@ export function describeJob(job: Job, events: Event[] | undefined, now: number):
   w.write(0, `Pods Statuses:\t${s.active ?? 0} Active${s.ready === undefined ? '' : ` (${s.ready} Ready)`} / ${counts}\n`);
   if (spec.completionMode === 'Indexed') w.write(0, `Completed Indexes:\t${capIndexes(s.completedIndexes ?? '')}\n`);
   describePodTemplate(w, spec.template);
+  return finish(w, events, now);
+}
+
+/** `kubectl describe cronjob`: its schedule and limits, the job template, the last schedule and the active Jobs. */
+export function describeCronJob(cj: CronJob, events: Event[] | undefined, now: number): string {
+  const w = new PrefixWriter();
+  describeHeader(w, cj);
+  labelsMultiline(w, 'Labels', cj.metadata.labels);
+  annotationsMultiline(w, 'Annotations', cj.metadata.annotations);
+  const { spec } = cj;
+  const unset = (value: number | string | undefined, unit = '') => (value === undefined ? '<unset>' : `${value}${unit}`);
+  w.write(0, `Schedule:\t${spec.schedule}\n`);
+  w.write(0, `Concurrency Policy:\t${spec.concurrencyPolicy ?? ''}\n`);
+  w.write(0, `Suspend:\t${spec.suspend === undefined ? '<unset>' : spec.suspend ? 'True' : 'False'}\n`);
+  w.write(0, `Time Zone:\t${unset(spec.timeZone)}\n`);
+  w.write(0, `Successful Job History Limit:\t${unset(spec.successfulJobsHistoryLimit)}\n`);
+  w.write(0, `Failed Job History Limit:\t${unset(spec.failedJobsHistoryLimit)}\n`);
+  w.write(0, `Starting Deadline Seconds:\t${unset(spec.startingDeadlineSeconds, 's')}\n`);
+  // describeJobTemplate
+  const job = spec.jobTemplate.spec;
+  w.write(0, `Selector:\t${job.selector ? selectorString(job.selector) : '<unset>'}\n`);
+  w.write(0, `Parallelism:\t${unset(job.parallelism)}\n`);
+  w.write(0, `Completions:\t${unset(job.completions ?? undefined)}\n`);
+  if (job.activeDeadlineSeconds !== undefined) w.write(0, `Active Deadline Seconds:\t${job.activeDeadlineSeconds}s\n`);
+  describePodTemplate(w, job.template);
+  const last = cj.status?.lastScheduleTime;
+  w.write(0, `Last Schedule Time:\t${last ? rfc1123z(last) : '<unset>'}\n`);
+  const active = cj.status?.active ?? [];
+  w.write(0, `Active Jobs:\t${active.length === 0 ? '<none>' : active.map((j) => j.name ?? '').join(', ')}\n`);
   return finish(w, events, now);
 }
 

@@ -46,8 +46,25 @@ spec:
           command: ["sleep", "3600"]
 `;
 
+const cronJob = `apiVersion: batch/v1
+kind: CronJob
+metadata:
+  name: nightly
+spec:
+  schedule: "0 3 * * *"
+  jobTemplate:
+    spec:
+      template:
+        spec:
+          restartPolicy: Never
+          containers:
+            - name: dump
+              image: busybox:1.36
+              command: ["true"]
+`;
+
 beforeAll(async () => {
-  writeFileSync(join(root, 'pods.yaml'), `${pod('web')}---\n${pod('db', 'other')}---\n${deployment}`);
+  writeFileSync(join(root, 'pods.yaml'), `${pod('web')}---\n${pod('db', 'other')}---\n${deployment}---\n${cronJob}`);
   const res = await knode(['apply', '-f', join(root, 'pods.yaml'), '--root-dir', root, '--node-name', 'e2e'], { timeoutMs: 90_000 });
   expect(res.code, res.stderr).toBe(0);
 }, 120_000);
@@ -84,6 +101,12 @@ describe('knode __complete pods', () => {
     expect((await complete('exec', ...at, 'deployments/greet', '-c', '')).stdout).toBe('hello\n');
     expect((await complete('describe', 'deployment', ...at, 'g')).stdout).toBe('greet\n');
     expect((await complete('describe', 'rs', ...at, '')).stdout).toMatch(/^greet-[a-z0-9]+\n$/);
+    expect((await complete('describe', 'cj', ...at, '')).stdout).toBe('nightly\n');
+    // What that completes to: the CronJob as kubectl describe shows it.
+    const described = await knode(['describe', 'cronjob', 'nightly', ...at]);
+    expect(described.code, described.stderr).toBe(0);
+    expect(described.stdout).toMatch(/^Schedule: +0 3 \* \* \*\nConcurrency Policy: +Allow\nSuspend: +False\n/m);
+    expect(described.stdout).toMatch(/^Active Jobs: +<none>$/m);
     for (const words of [
       ['exec', ...at, 'web-e2e', ''],
       ['exec', ...at, '-c', ''],

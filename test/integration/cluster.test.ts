@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Lease, Node } from '../../src/engine/api/cluster.js';
 import type { Pod, PodList } from '../../src/engine/api/v1.js';
-import type { DaemonSet, KubeObject, StatefulSet } from '../../src/engine/api/workloads.js';
-import { describeDaemonSet, describeStatefulSet } from '../../src/ui/describe-workload.js';
+import type { CronJob, DaemonSet, KubeObject, StatefulSet } from '../../src/engine/api/workloads.js';
+import { describeCronJob, describeDaemonSet, describeStatefulSet } from '../../src/ui/describe-workload.js';
 import { parseTarget, pickPod } from '../../src/cli/workload-target.js';
 import { connectCluster, loadKubeConfig, type ConnectedCluster } from '../../src/engine/cluster/client.js';
 import { KubeletServer } from '../../src/engine/server/kubelet-server.js';
@@ -389,6 +389,56 @@ describe('a node of a real cluster (kube-apiserver, etcd)', () => {
     const theirs = async (ref: string) => (await cp.kubectl('describe', ref, '--show-events=false')).stdout;
     expect(describeStatefulSet(sts, pods, undefined, Date.now())).toBe(await theirs('statefulset/desc'));
     expect(describeDaemonSet(ds, pods, undefined, Date.now())).toBe(await theirs('daemonset/desc'));
+  });
+
+  it('describes CronJobs, with and without the optional fields and a status, as kubectl describe does', async () => {
+    // No controller manager here: the CronJobs' statuses are set by hand, and nothing runs their schedules.
+    const jobTemplate = (spec: object) => ({
+      spec: { ...spec, template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: TEST_IMAGE }] } } },
+    });
+    await apply({
+      apiVersion: 'batch/v1',
+      kind: 'CronJob',
+      metadata: { name: 'desc-full', namespace: 'default', labels: { team: 'ops' }, annotations: { note: 'nightly' } },
+      spec: {
+        schedule: '30 2 * * *',
+        timeZone: 'Europe/Paris',
+        concurrencyPolicy: 'Forbid',
+        suspend: true,
+        startingDeadlineSeconds: 120,
+        successfulJobsHistoryLimit: 5,
+        failedJobsHistoryLimit: 0,
+        jobTemplate: jobTemplate({ parallelism: 2, completions: 4, activeDeadlineSeconds: 600, backoffLimit: 2 }),
+      },
+    });
+    await apply({
+      apiVersion: 'batch/v1',
+      kind: 'CronJob',
+      metadata: { name: 'desc-min', namespace: 'default' },
+      spec: { schedule: '@hourly', jobTemplate: jobTemplate({}) },
+    });
+    const status = {
+      lastScheduleTime: '2026-12-04T02:30:00Z',
+      active: [
+        { kind: 'Job', namespace: 'default', name: 'desc-full-29412345', uid: 'u1', apiVersion: 'batch/v1' },
+        { kind: 'Job', namespace: 'default', name: 'desc-full-29412346', uid: 'u2', apiVersion: 'batch/v1' },
+      ],
+    };
+    const patched = await cp.kubectl(
+      'patch',
+      'cronjob',
+      'desc-full',
+      '--subresource=status',
+      '--type=merge',
+      '-p',
+      JSON.stringify({ status }),
+    );
+    expect(patched.code, patched.stderr).toBe(0);
+    for (const name of ['desc-full', 'desc-min']) {
+      const cronJob = await cp.kubectlJson<CronJob>('get', 'cronjob', name);
+      const theirs = await cp.kubectl('describe', `cronjob/${name}`, '--show-events=false');
+      expect(describeCronJob(cronJob, undefined, Date.now())).toBe(theirs.stdout);
+    }
   });
 
   it('serves the Summary API and /configz on the kubelet API to a client certificate the cluster CA signed, as metrics-server reaches them', async () => {

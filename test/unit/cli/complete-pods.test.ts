@@ -21,6 +21,7 @@ const flags: Record<string, FlagSpecs> = {
   logs: { ...base, container: { type: 'option', char: 'c' }, follow: { type: 'boolean', char: 'f' } },
   'describe:deploy': { ...base, namespace: { type: 'option', char: 'n' } },
   'describe:jobs': { ...base, namespace: { type: 'option', char: 'n' } },
+  'describe:cj': { ...base, namespace: { type: 'option', char: 'n' } },
   cp: { ...base, container: { type: 'option', char: 'c' }, namespace: { type: 'option', char: 'n' } },
   'describe:pod': { ...base, namespace: { type: 'option', char: 'n' } },
   'port-forward': { ...base, address: { type: 'option' }, namespace: { type: 'option', char: 'n' } },
@@ -57,6 +58,7 @@ describe('podPlace', () => {
       types: false,
     });
     expect(place('describe', 'jobs', '')).toMatchObject({ kind: 'Job' });
+    expect(place('describe', 'cj', '')).toMatchObject({ kind: 'CronJob' });
     expect(place('describe', 'deployments.apps', '')).toBeUndefined(); // no such command
     expect(place('describe', 'deploy', 'web', '')).toBeUndefined();
   });
@@ -122,6 +124,7 @@ describe('podCandidates', () => {
     { kind: 'Deployment', namespace: 'shop', name: 'api', containers: ['api'] },
     { kind: 'Job', namespace: 'default', name: 'pi', containers: ['pi'] },
     { kind: 'StatefulSet', namespace: 'default', name: 'db', containers: ['db'] },
+    { kind: 'CronJob', namespace: 'default', name: 'backup', containers: ['dump'] },
   ];
   const from = { pods, workloads };
 
@@ -151,6 +154,7 @@ describe('podCandidates', () => {
     expect(podCandidates(from, place('describe', 'deploy', '')!)).toEqual(['shop/api', 'web']);
     expect(podCandidates(from, place('describe', 'deploy', '-n', 'shop', '')!)).toEqual(['api']);
     expect(podCandidates(from, place('describe', 'jobs', 'p')!)).toEqual(['pi']);
+    expect(podCandidates(from, place('describe', 'cj', '')!)).toEqual(['backup']);
     expect(podCandidates(from, place('describe', 'pod', 'w')!)).toEqual(['web-e2e', 'worker-e2e']);
     expect(podCandidates(from, place('exec', 'deploy/web', '-c', '')!)).toEqual(['migrate', 'app']);
     expect(podCandidates(from, place('logs', 'jobs/pi', '-c', '')!)).toEqual(['pi']);

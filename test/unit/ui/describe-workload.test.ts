@@ -4,8 +4,8 @@
 // scenarios do not: selectors with expressions, an Indexed Job, a template's
 // volumes and init containers.
 import { describe, expect, it } from 'vitest';
-import type { Job, ReplicaSet } from '../../../src/engine/api/workloads.js';
-import { describeJob, describeReplicaSet, selectorString } from '../../../src/ui/describe-workload.js';
+import type { CronJob, Job, ReplicaSet } from '../../../src/engine/api/workloads.js';
+import { describeCronJob, describeJob, describeReplicaSet, selectorString } from '../../../src/ui/describe-workload.js';
 
 describe('a label selector', () => {
   it('prints as labels.Selector does: requirements by key, values sorted', () => {
@@ -68,5 +68,42 @@ describe('kubectl describe of a workload', () => {
     expect(shown.endsWith(',...')).toBe(true);
     expect(shown.length).toBeGreaterThan(50);
     expect(indexes.startsWith(shown.slice(0, -3))).toBe(true);
+  });
+
+  it('shows a CronJob’s unset fields as <unset>, its active Jobs by name, and its job template', () => {
+    const cj = {
+      apiVersion: 'batch/v1',
+      kind: 'CronJob',
+      metadata: { name: 'backup', namespace: 'default' },
+      spec: {
+        schedule: '*/5 * * * *',
+        concurrencyPolicy: 'Forbid',
+        startingDeadlineSeconds: 30,
+        jobTemplate: { spec: { completions: 2, template } },
+      },
+      status: {
+        active: [
+          { kind: 'Job', name: 'backup-1' },
+          { kind: 'Job', name: 'backup-2' },
+        ],
+      },
+    } as unknown as CronJob;
+    const text = describeCronJob(cj, undefined, 0);
+    for (const line of [
+      'Schedule:                      */5 * * * *',
+      'Concurrency Policy:            Forbid',
+      'Suspend:                       <unset>',
+      'Time Zone:                     <unset>',
+      'Successful Job History Limit:  <unset>',
+      'Starting Deadline Seconds:     30s',
+      'Selector:                      <unset>',
+      'Parallelism:                   <unset>',
+      'Completions:                   2',
+      'Last Schedule Time:  <unset>',
+      'Active Jobs:         backup-1, backup-2',
+    ])
+      expect(text).toContain(`${line}\n`);
+    expect(text).not.toContain('Active Deadline Seconds');
+    expect(text).toContain('Pod Template:\n  Labels:  app=db\n');
   });
 });

@@ -50,11 +50,12 @@ export function podPlace(words: string[], flagsOf: (command: string) => FlagSpec
   if (command === 'describe') {
     // describe's subcommands and their aliases (deploy, rs…) are kubectl's type words; flagsOf knows which exist.
     described = rest.length >= 2 ? describedKind(rest[0]) : undefined;
-    if (!described) return undefined;
-    command = `describe:${rest[0]}`;
-    rest = rest.slice(1);
+    if (described) {
+      command = `describe:${rest[0]}`;
+      rest = rest.slice(1);
+    } else if (!rest[rest.length - 1]?.includes('/')) return undefined; // else kubectl's describe TYPE/NAME
   }
-  const kind = described ? 'first' : POD_COMMANDS[command];
+  const kind = described || command === 'describe' ? 'first' : POD_COMMANDS[command];
   const flags = flagsOf(command);
   if (!kind || !flags) return undefined;
   const values: Record<string, string> = {};

@@ -2,6 +2,8 @@
 // `deploy/web`, `jobs/pi`, `pod/web`… Kept apart from the commands so that
 // the shell's completion reads them without loading a node's objects.
 
+import { UserError } from '../util/user-error.js';
+
 /** A kind these commands take, with the resource name kubectl's messages give it. */
 export interface TargetKind {
   kind: string;
@@ -39,3 +41,32 @@ export const TYPE_WORDS = NAMES.map(([names]) => names[1]).sort();
 export function describedKind(word: string): string | undefined {
   return ['cronjob', 'cronjobs', 'cj', 'cronjobs.batch', 'cronjob.batch'].includes(word.toLowerCase()) ? 'CronJob' : targetKind(word)?.kind;
 }
+
+/** The objects WORDS name as kubectl reads them: TYPE NAME..., or TYPE/NAME... each. */
+export function describedObjects(words: string[]): { kind: string; name: string }[] {
+  if (words.length === 0)
+    throw new UserError('usage', 'You must specify the type of resource to describe', `as TYPE NAME or TYPE/NAME; ${DESCRIBED}`);
+  const kindOf = (type: string) => {
+    const kind = describedKind(type);
+    if (!kind) throw new UserError('usage', `the server doesn't have a resource type "${type}"`, DESCRIBED);
+    return kind;
+  };
+  if (!words[0].includes('/')) {
+    const kind = kindOf(words[0]);
+    if (words.length === 1) throw new UserError('usage', `describe ${words[0]}: the name is missing`, 'as TYPE NAME or TYPE/NAME');
+    return words.slice(1).map((name) => ({ kind, name }));
+  }
+  return words.map((word) => {
+    const parts = word.split('/');
+    if (parts.length === 1)
+      throw new UserError(
+        'usage',
+        "there is no need to specify a resource type as a separate argument when passing arguments in resource/name form (e.g. 'knode describe resource/<resource_name>' instead of 'knode describe resource resource/<resource_name>'",
+      );
+    if (parts.length > 2) throw new UserError('usage', 'arguments in resource/name form may not have more than one slash');
+    if (!parts[0] || !parts[1]) throw new UserError('usage', 'arguments in resource/name form must have a single resource and name');
+    return { kind: kindOf(parts[0]), name: parts[1] };
+  });
+}
+
+const DESCRIBED = 'describe takes pod, deployment, replicaset, statefulset, daemonset, job or cronjob, or their plurals and short names';

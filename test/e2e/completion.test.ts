@@ -102,6 +102,7 @@ describe('knode __complete pods', () => {
     expect((await complete('describe', 'deployment', ...at, 'g')).stdout).toBe('greet\n');
     expect((await complete('describe', 'rs', ...at, '')).stdout).toMatch(/^greet-[a-z0-9]+\n$/);
     expect((await complete('describe', 'cj', ...at, '')).stdout).toBe('nightly\n');
+    expect((await complete('describe', ...at, 'deploy/')).stdout).toBe('deploy/greet\n');
     // What that completes to: the CronJob as kubectl describe shows it.
     const described = await knode(['describe', 'cronjob', 'nightly', ...at]);
     expect(described.code, described.stderr).toBe(0);

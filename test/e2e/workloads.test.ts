@@ -184,6 +184,14 @@ describe('a Deployment in the static dir', () => {
       expect(deploy.stdout).toMatch(/^NewReplicaSet: +greeter-\w+ \(2\/2 replicas created\)$/m);
       const job = await knode(['describe', 'job', 'count', '--root-dir', applyRoot]);
       expect(job.stdout).toMatch(/^Pods Statuses: +0 Active \(0 Ready\) \/ 3 Succeeded \/ 0 Failed$/m);
+      // kubectl's TYPE/NAME and TYPE NAME... forms, several objects a blank line apart.
+      const byForm = await knode(['describe', 'deployments/greeter', '--root-dir', applyRoot]);
+      expect(byForm).toMatchObject({ code: 0, stdout: deploy.stdout });
+      const both = await knode(['describe', '--root-dir', applyRoot, 'deploy/greeter', 'jobs.batch/count']);
+      expect(both).toMatchObject({ code: 0, stdout: `${deploy.stdout}\n\n${job.stdout}` });
+      const noService = await knode(['describe', 'svc/greeter', '--root-dir', applyRoot]);
+      expect(noService.code).toBe(2);
+      expect(noService.stderr).toContain('the server doesn\'t have a resource type "svc"');
       const noJob = await knode(['describe', 'job', 'nope', '--root-dir', applyRoot]);
       expect(noJob).toMatchObject({ code: 1, stderr: 'Error from server (NotFound): jobs.batch "nope" not found\n' });
       const missing = await knode(['logs', 'deploy/nope', '--root-dir', applyRoot]);

@@ -22,6 +22,7 @@ const flags: Record<string, FlagSpecs> = {
   'describe:deploy': { ...base, namespace: { type: 'option', char: 'n' } },
   'describe:jobs': { ...base, namespace: { type: 'option', char: 'n' } },
   'describe:cj': { ...base, namespace: { type: 'option', char: 'n' } },
+  describe: { ...base, namespace: { type: 'option', char: 'n' } },
   cp: { ...base, container: { type: 'option', char: 'c' }, namespace: { type: 'option', char: 'n' } },
   'describe:pod': { ...base, namespace: { type: 'option', char: 'n' } },
   'port-forward': { ...base, address: { type: 'option' }, namespace: { type: 'option', char: 'n' } },
@@ -155,6 +156,10 @@ describe('podCandidates', () => {
     expect(podCandidates(from, place('describe', 'deploy', '-n', 'shop', '')!)).toEqual(['api']);
     expect(podCandidates(from, place('describe', 'jobs', 'p')!)).toEqual(['pi']);
     expect(podCandidates(from, place('describe', 'cj', '')!)).toEqual(['backup']);
+    // kubectl's describe TYPE/NAME.
+    expect(podCandidates(from, place('describe', 'deploy/')!)).toEqual(['deploy/web']);
+    expect(podCandidates(from, place('describe', '-n', 'shop', 'deployments/a')!)).toEqual(['deployments/api']);
+    expect(place('describe', 'deploy')).toBeUndefined(); // oclif completes the subcommands
     expect(podCandidates(from, place('describe', 'pod', 'w')!)).toEqual(['web-e2e', 'worker-e2e']);
     expect(podCandidates(from, place('exec', 'deploy/web', '-c', '')!)).toEqual(['migrate', 'app']);
     expect(podCandidates(from, place('logs', 'jobs/pi', '-c', '')!)).toEqual(['pi']);

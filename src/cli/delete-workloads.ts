@@ -11,13 +11,15 @@ export interface DeleteOutput {
   stdout?: string;
   stderr: string[];
   failed: number;
+  /** The object was not there (kubectl's NotFound). */
+  missing?: boolean;
 }
 
 /** kubectl's lines for a workload that cannot be deleted: a claim kept without --claims, or one not found. */
 function refusal(o: KubeObject, exists: boolean, claims: boolean): DeleteOutput | undefined {
   const ref = `${resourceOf(o.kind)} ${JSON.stringify(o.metadata.name)}`;
   if (o.kind === 'PersistentVolumeClaim' && !claims) return { stderr: [`${ref} kept (give --claims to delete claims)`], failed: 0 };
-  if (!exists) return { stderr: [`Error from server (NotFound): ${ref} not found`], failed: 0 };
+  if (!exists) return { stderr: [`Error from server (NotFound): ${ref} not found`], failed: 0, missing: true };
   return undefined;
 }
 

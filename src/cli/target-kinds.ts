@@ -42,18 +42,48 @@ export function describedKind(word: string): string | undefined {
   return ['cronjob', 'cronjobs', 'cj', 'cronjobs.batch', 'cronjob.batch'].includes(word.toLowerCase()) ? 'CronJob' : targetKind(word)?.kind;
 }
 
-/** The objects WORDS name as kubectl reads them: TYPE NAME..., or TYPE/NAME... each. */
+/** The kind `delete WORD` removes: those above, CronJobs, and the objects pods read (ConfigMaps, Secrets, claims). */
+export function deletedKind(word: string): string | undefined {
+  const lower = word.toLowerCase();
+  const kind = describedKind(lower);
+  if (kind) return kind;
+  for (const [names, other] of [
+    [['configmap', 'configmaps', 'cm'], 'ConfigMap'],
+    [['secret', 'secrets'], 'Secret'],
+    [['persistentvolumeclaim', 'persistentvolumeclaims', 'pvc'], 'PersistentVolumeClaim'],
+  ] as const)
+    if ((names as readonly string[]).includes(lower)) return other;
+  return undefined;
+}
+
+/** The objects `describe` WORDS name, as kubectl reads them: TYPE NAME..., or TYPE/NAME... each. */
 export function describedObjects(words: string[]): { kind: string; name: string }[] {
   if (words.length === 0)
     throw new UserError('usage', 'You must specify the type of resource to describe', `as TYPE NAME or TYPE/NAME; ${DESCRIBED}`);
-  const kindOf = (type: string) => {
-    const kind = describedKind(type);
-    if (!kind) throw new UserError('usage', `the server doesn't have a resource type "${type}"`, DESCRIBED);
+  return objectsNamed(words, describedKind, 'describe', DESCRIBED);
+}
+
+/** The objects `delete` WORDS name (at least one word), as kubectl reads them. */
+export function deletedObjects(words: string[]): { kind: string; name: string }[] {
+  return objectsNamed(words, deletedKind, 'delete', DELETED);
+}
+
+/** TYPE NAME... or TYPE/NAME... each, the types read by KIND_OF; kubectl's errors, with TYPES as the hint. */
+function objectsNamed(
+  words: string[],
+  kindOf: (word: string) => string | undefined,
+  verb: string,
+  types: string,
+): { kind: string; name: string }[] {
+  const kindFor = (type: string) => {
+    const kind = kindOf(type);
+    if (!kind) throw new UserError('usage', `the server doesn't have a resource type "${type}"`, types);
     return kind;
   };
   if (!words[0].includes('/')) {
-    const kind = kindOf(words[0]);
-    if (words.length === 1) throw new UserError('usage', `describe ${words[0]}: the name is missing`, 'as TYPE NAME or TYPE/NAME');
+    const kind = kindFor(words[0]);
+    if (words.length === 1)
+      throw new UserError('usage', 'resource(s) were provided, but no name was specified', 'as TYPE NAME or TYPE/NAME');
     return words.slice(1).map((name) => ({ kind, name }));
   }
   return words.map((word) => {
@@ -61,12 +91,14 @@ export function describedObjects(words: string[]): { kind: string; name: string 
     if (parts.length === 1)
       throw new UserError(
         'usage',
-        "there is no need to specify a resource type as a separate argument when passing arguments in resource/name form (e.g. 'knode describe resource/<resource_name>' instead of 'knode describe resource resource/<resource_name>'",
+        `there is no need to specify a resource type as a separate argument when passing arguments in resource/name form (e.g. 'knode ${verb} resource/<resource_name>' instead of 'knode ${verb} resource resource/<resource_name>'`,
       );
     if (parts.length > 2) throw new UserError('usage', 'arguments in resource/name form may not have more than one slash');
     if (!parts[0] || !parts[1]) throw new UserError('usage', 'arguments in resource/name form must have a single resource and name');
-    return { kind: kindOf(parts[0]), name: parts[1] };
+    return { kind: kindFor(parts[0]), name: parts[1] };
   });
 }
 
 const DESCRIBED = 'describe takes pod, deployment, replicaset, statefulset, daemonset, job or cronjob, or their plurals and short names';
+const DELETED =
+  'delete takes pod, deployment, replicaset, statefulset, daemonset, job, cronjob, configmap, secret or persistentvolumeclaim, or their plurals and short names';

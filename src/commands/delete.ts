@@ -1,11 +1,10 @@
-import { Flags } from '@oclif/core';
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { Args, Flags } from '@oclif/core';
 import { format } from 'node:util';
 import { DetachedDelete, startBackgroundDelete } from '../cli/background-delete.js';
 import { BaseCommand } from '../cli/base-command.js';
 import { booleanFlagValues } from '../cli/boolean-flags.js';
 import { cascadePolicy, deleteMode, type DeleteMode } from '../cli/delete-options.js';
+import { manifestsPath, namedObjects, runtimePodsNamed } from '../cli/delete-named.js';
 import { deleteWorkloads, workloadsToDelete, type DeleteOutput } from '../cli/delete-workloads.js';
 import { kubeletConfigFromFlags, kubeletFlags } from '../cli/kubelet-flags.js';
 import { NodeClient } from '../cli/node-client.js';
@@ -16,17 +15,26 @@ import { rootPaths } from '../util/paths.js';
 import { ExitCode, UserError } from '../util/user-error.js';
 
 export default class Delete extends BaseCommand {
-  static override summary = 'Stop and remove the pods and workloads of manifests that `knode apply` started.';
-  static override description = `Finds the pods by the UIDs apply gave them, stops them all at once with their grace periods and preStop hooks, as the kubelet stops pods, and removes them; a workload goes with its pods, claims only with --claims. --grace-period, --now, --force and --wait are kubectl's. A node whose --static-dir holds the manifests starts them again. See docs/cli.md.`;
+  static override summary = 'Stop and remove the pods and workloads of manifests that `knode apply` started, or those named.';
+  static override description = `Finds the pods by the UIDs apply gave them, stops them all at once with their grace periods and preStop hooks, as the kubelet stops pods, and removes them; a workload goes with its pods, claims only with --claims. --grace-period, --now, --force and --wait are kubectl's. A node whose --static-dir holds the manifests starts them again. Instead of -f, name the objects as kubectl does: TYPE NAME..., or TYPE/NAME... (pod, deploy, rs, sts, ds, job, cronjob, configmap, secret, pvc). See docs/cli.md.`;
+
+  // The objects may be named instead of -f: TYPE NAME... or TYPE/NAME..., as kubectl takes them.
+  static override strict = false;
+  static override args = {
+    object: Args.string({ description: 'TYPE/NAME, or TYPE followed by one NAME or more (instead of -f)' }),
+  };
 
   static override examples = [
     '<%= config.bin %> delete -f examples/hello.yaml',
+    '<%= config.bin %> delete deploy/greeter job/count',
+    '<%= config.bin %> delete pod hello-myhost --now',
     '<%= config.bin %> delete -f examples/ --now',
     '<%= config.bin %> delete -f examples/ --wait=false',
   ];
 
   static override flags = {
-    filename: Flags.string({ char: 'f', description: 'Manifest file or directory', required: true }),
+    filename: Flags.string({ char: 'f', description: 'Manifest file or directory (or name the objects: TYPE NAME..., TYPE/NAME...)' }),
+    namespace: Flags.string({ char: 'n', description: 'The namespace of the objects named (default: default)' }),
     'grace-period': Flags.integer({
       description:
         'Period of time in seconds given to each pod to terminate gracefully. Ignored if negative (its terminationGracePeriodSeconds). Set to 1 for immediate shutdown. Can only be set to 0 when --force is true (force deletion).',
@@ -61,7 +69,9 @@ export default class Delete extends BaseCommand {
   }
 
   async run(): Promise<void> {
-    const { flags } = await this.parse(Delete, booleanFlagValues(this.argv, ['wait', 'now', 'force', 'claims']));
+    const { argv, flags } = await this.parse(Delete, booleanFlagValues(this.argv, ['wait', 'now', 'force', 'claims']));
+    const words = argv as string[];
+    const path = manifestsPath(flags.filename, words);
     const rootDir = this.rootDir(flags);
     this.detached = DetachedDelete.ofThisProcess(rootPaths(rootDir).deleteLog);
     let mode: DeleteMode;
@@ -73,32 +83,36 @@ export default class Delete extends BaseCommand {
       this.logToStderr((err as Error).message);
       return this.exit(1);
     }
-    const path = resolve(flags.filename);
-    if (!existsSync(path)) throw new UserError('usage', `${flags.filename}: no such file or directory`);
+    const named = path ? undefined : namedObjects(words, flags.namespace ?? 'default', rootDir);
     if (cascade.warning && !this.detached) this.logToStderr(cascade.warning);
     if (mode.warning && !this.detached) this.logToStderr(mode.warning);
-    const config = kubeletConfigFromFlags(rootDir, flags, { staticPodPath: path });
-    const { pods, objects, errors } = await readManifests(path, config.nodeName);
+    const config = kubeletConfigFromFlags(rootDir, flags, path ? { staticPodPath: path } : {});
+    const { pods, objects, errors } = path ? await readManifests(path, config.nodeName) : { pods: [], objects: named!.objects, errors: [] };
     if (!this.detached) for (const e of errors) this.logToStderr(`Error: ${e}`);
     const node = await NodeClient.find(rootDir);
     if (objects.length > 0 && node)
       throw new UserError(
         'usage',
-        `the node running under ${rootDir} runs the workloads of ${flags.filename}`,
-        'remove them from its --static-dir, or stop it first',
+        `the node running under ${rootDir} runs the workloads ${path ? `of ${flags.filename}` : 'named'}`,
+        path ? 'remove them from its --static-dir, or stop it first' : 'remove their manifests from its --static-dir, or stop it first',
       );
+    // A claim named goes: --claims is for the claims of manifests.
+    const claims = flags.claims || named !== undefined;
     const client = await this.connectRuntime(flags);
     const runtime = RuntimeManager.standalone(client, config);
     let failed = 0;
     try {
-      const { found, refused } = await podsToStop(runtime, pods, node, rootDir);
+      const runtimePods = named ? await runtimePodsNamed(client, named.pods) : { pods: [], missing: [] };
+      if (!this.detached) for (const line of runtimePods.missing) this.logToStderr(line);
+      failed += runtimePods.missing.length;
+      const { found, refused } = await podsToStop(runtime, [...pods, ...runtimePods.pods], node, rootDir);
       // The background half says again only what the command that started it could not know.
       if (!this.detached) for (const line of refused) this.logToStderr(line.error ?? line.notFound);
       failed += refused.filter((r) => r.error).length;
       if (!flags.wait) {
         for (const { pod } of found) this.log(deletedLine('pod', pod, mode.operation));
-        const outputs = objects.length > 0 ? workloadsToDelete(objects, config, rootDir, mode, flags.claims) : [];
-        failed += this.print(outputs);
+        const outputs = objects.length > 0 ? workloadsToDelete(objects, config, rootDir, mode, claims) : [];
+        failed += this.print(outputs, named !== undefined);
         if (outputs.some((o) => o.stdout) || found.length > 0) failed += await this.inBackground(rootDir);
         return this.exit(failed > 0 ? ExitCode.workloadFailed : errors.length > 0 ? ExitCode.usage : ExitCode.ok);
       }
@@ -112,7 +126,8 @@ export default class Delete extends BaseCommand {
           this.logToStderr(`Error: ${error}`);
         } else this.log(deletedLine('pod', found[i].pod, mode.operation));
       }
-      if (objects.length > 0) failed += this.print(await deleteWorkloads(objects, config, rootDir, runtime, mode, flags.claims));
+      if (objects.length > 0)
+        failed += this.print(await deleteWorkloads(objects, config, rootDir, runtime, mode, claims), named !== undefined);
     } finally {
       client.close();
     }
@@ -120,13 +135,13 @@ export default class Delete extends BaseCommand {
     if (errors.length > 0) this.exit(ExitCode.usage);
   }
 
-  /** Prints what deleting the workloads said, in the manifests' order; the number that failed. */
-  private print(outputs: DeleteOutput[]): number {
+  /** Prints what deleting the workloads said, in the manifests' order; the number that failed (with the missing, for objects NAMED, as kubectl counts them). */
+  private print(outputs: DeleteOutput[], named: boolean): number {
     for (const { stdout, stderr } of outputs) {
       for (const line of stderr) this.logToStderr(line);
       if (stdout) this.log(stdout);
     }
-    return outputs.reduce((sum, o) => sum + o.failed, 0);
+    return outputs.reduce((sum, o) => sum + o.failed + (named && o.missing ? 1 : 0), 0);
   }
 
   /**

@@ -124,3 +124,34 @@ describe('knode delete -f', () => {
     });
   });
 });
+
+describe('knode delete TYPE NAME', () => {
+  it("stops the pods named, with the grace period the runtime keeps for each, and says kubectl's NotFound for the others", async () => {
+    await applyAll();
+    const started = performance.now();
+    const res = await knode(['delete', 'pod', names[0], names[1], 'nope', ...at], { timeoutMs: 90_000 });
+    const seconds = (performance.now() - started) / 1000;
+    expect(res).toMatchObject({ code: 1, stderr: 'Error from server (NotFound): pods "nope" not found\n' });
+    expect(res.stdout).toBe(`pod "${names[0]}" deleted from default namespace\npod "${names[1]}" deleted from default namespace\n`);
+    // No manifest here: the grace period is the one the pod's sandbox was given (5 s), not a default of 30 s.
+    expect(seconds).toBeGreaterThanOrEqual(GRACE_SECONDS - 0.5);
+    expect(seconds).toBeLessThan(2 * GRACE_SECONDS);
+    const rest = await knode(['delete', `pods/${names[2]}`, '--force', ...at], { timeoutMs: 60_000 });
+    expect(rest).toMatchObject({ code: 0, stdout: `pod "${names[2]}" force deleted from default namespace\n` });
+    expect(podContent()).toEqual({ dirs: [], logs: [] });
+  }, 180_000);
+
+  it('refuses what kubectl refuses: nothing named, both -f and names, a type it has not, mixed forms (exit 2)', async () => {
+    for (const [args, message] of [
+      [[], 'Error: You must provide one or more resources by argument or filename.'],
+      [['-f', pods, 'pod', 'x'], 'Error: when paths, URLs, or stdin is provided as input, you may not specify resource arguments as well'],
+      [['svc', 'web'], 'Error: the server doesn\'t have a resource type "svc"'],
+      [['deploy/a', 'b'], 'Error: there is no need to specify a resource type as a separate argument'],
+      [['pods'], 'Error: resource(s) were provided, but no name was specified'],
+    ] as const) {
+      const res = await knode(['delete', ...args, ...at]);
+      expect(res.code, args.join(' ')).toBe(2);
+      expect(res.stderr).toContain(message);
+    }
+  });
+});

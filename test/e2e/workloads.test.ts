@@ -196,13 +196,21 @@ describe('a Deployment in the static dir', () => {
       expect(noJob).toMatchObject({ code: 1, stderr: 'Error from server (NotFound): jobs.batch "nope" not found\n' });
       const missing = await knode(['logs', 'deploy/nope', '--root-dir', applyRoot]);
       expect(missing).toMatchObject({ code: 1, stderr: 'Error from server (NotFound): deployments.apps "nope" not found\n' });
-      const deleted = await knode(['delete', '-f', file, '--root-dir', applyRoot, '--node-name', 'e2e'], { timeoutMs: 90_000 });
+      // kubectl delete's TYPE NAME: one of the Deployment's pods (the local controllers' object goes with it), then the workloads.
+      const onePod = await knode(['delete', 'pod', pod!, '--now', '--root-dir', applyRoot], { timeoutMs: 60_000 });
+      expect(onePod).toMatchObject({ code: 0, stdout: `pod "${pod}" deleted from default namespace\n` });
+      expect((await knode(['status', '--root-dir', applyRoot])).stdout).not.toContain(pod);
+      const deleted = await knode(['delete', 'deployments/greeter', 'job/count', 'cm/greeter', '--root-dir', applyRoot], {
+        timeoutMs: 90_000,
+      });
       expect(deleted.code, deleted.stderr).toBe(0);
       expect(deleted.stdout.trim().split('\n')).toEqual([
-        'configmap "greeter" deleted from default namespace',
         'deployment.apps "greeter" deleted from default namespace',
         'job.batch "count" deleted from default namespace',
+        'configmap "greeter" deleted from default namespace',
       ]);
+      const again = await knode(['delete', 'deploy', 'greeter', '--root-dir', applyRoot]);
+      expect(again).toMatchObject({ code: 1, stderr: 'Error from server (NotFound): deployment.apps "greeter" not found\n' });
       const after = await knode(['status', '--root-dir', applyRoot]);
       expect(after.stdout).toBe('');
       expect(after.stderr).toContain('No pods found.');

@@ -2,10 +2,11 @@
 // where on a command line a pod (or a workload) belongs, and the names to
 // offer there, from the running node or else the runtime, and the node's
 // saved objects, never starting anything.
-import { describedKind, targetKind, TYPE_WORDS } from './target-kinds.js';
+import { deletedKind, describedKind, targetKind, TYPE_WORDS } from './target-kinds.js';
 
-/** The commands that take a pod, and which of their arguments is one: the first, or either side of cp as POD:PATH. */
-export const POD_COMMANDS: Record<string, 'first' | 'cp'> = {
+/** The commands that take a pod, and which of their arguments is one: the first, either side of cp as POD:PATH, or any (delete's names). */
+export const POD_COMMANDS: Record<string, 'first' | 'cp' | 'many'> = {
+  delete: 'many',
   exec: 'first',
   attach: 'first',
   logs: 'first',
@@ -47,7 +48,14 @@ export function podPlace(words: string[], flagsOf: (command: string) => FlagSpec
   let command = words[0];
   let rest = words.slice(1);
   let described: string | undefined;
-  if (command === 'describe') {
+  let deleting = false;
+  if (command === 'delete') {
+    // kubectl's delete TYPE NAME... (as many names as wanted) or TYPE/NAME...
+    described = rest.length >= 2 ? deletedKind(rest[0]) : undefined;
+    if (described) rest = rest.slice(1);
+    else if (!rest[rest.length - 1]?.includes('/')) return undefined;
+    deleting = true;
+  } else if (command === 'describe') {
     // describe's subcommands and their aliases (deploy, rs…) are kubectl's type words; flagsOf knows which exist.
     described = rest.length >= 2 ? describedKind(rest[0]) : undefined;
     if (described) {
@@ -55,7 +63,7 @@ export function podPlace(words: string[], flagsOf: (command: string) => FlagSpec
       rest = rest.slice(1);
     } else if (!rest[rest.length - 1]?.includes('/')) return undefined; // else kubectl's describe TYPE/NAME
   }
-  const kind = described || command === 'describe' ? 'first' : POD_COMMANDS[command];
+  const kind = deleting ? 'many' : described || command === 'describe' ? 'first' : POD_COMMANDS[command];
   const flags = flagsOf(command);
   if (!kind || !flags) return undefined;
   const values: Record<string, string> = {};
@@ -80,7 +88,7 @@ export function podPlace(words: string[], flagsOf: (command: string) => FlagSpec
     } else if (taking) values[taking] = word.slice(word.indexOf('=') + 1);
   }
   if (current.startsWith('-')) return undefined;
-  if (!containerOf && (kind === 'first' ? positional !== 0 : positional > 1)) return undefined;
+  if (!containerOf && (kind === 'first' ? positional !== 0 : kind === 'cp' && positional > 1)) return undefined;
   return {
     command,
     prefix: current,
@@ -90,7 +98,7 @@ export function podPlace(words: string[], flagsOf: (command: string) => FlagSpec
     colon: kind === 'cp',
     ...(containerOf !== undefined ? { containerOf } : {}),
     ...(described && described !== 'Pod' ? { kind: described } : {}),
-    types: kind === 'first' && !described,
+    types: (kind === 'first' || kind === 'many') && !described,
   };
 }
 
@@ -180,10 +188,12 @@ export function podCandidates(from: ToComplete, place: PodPlace): string[] {
       place,
     );
   const slash = place.prefix.indexOf('/');
-  const type = place.types && slash >= 0 ? targetKind(place.prefix.slice(0, slash)) : undefined;
+  // delete takes more kinds than those with pods to pick.
+  const kindOf = (word: string) => (place.command === 'delete' ? deletedKind(word) : targetKind(word)?.kind);
+  const type = place.types && slash >= 0 ? kindOf(place.prefix.slice(0, slash)) : undefined;
   if (type) {
     const word = place.prefix.slice(0, slash);
-    const objects = type.kind === 'Pod' ? from.pods : from.workloads.filter((w) => w.kind === type.kind);
+    const objects = type === 'Pod' ? from.pods : from.workloads.filter((w) => w.kind === type);
     const namespace = place.namespace ?? 'default';
     return fitting(
       objects.filter((o) => o.namespace === namespace).map((o) => `${word}/${o.name}`),

@@ -17,15 +17,16 @@ export async function toComplete(place: PodPlace): Promise<ToComplete> {
   return { pods, workloads };
 }
 
-/** The workloads the node under ROOT_DIR saved last (the running node saves each change), with their pod templates' containers. */
+/** The objects but pods that the node under ROOT_DIR saved last (the running node saves each change), a workload with its pod template's containers. */
 async function savedWorkloads(rootDir: string): Promise<WorkloadToComplete[]> {
   const { readSavedObjects } = await import('../controllers/local-api.js');
   return readSavedObjects(rootPaths(rootDir).objects).flatMap((o) => {
     type Templates = { template?: { spec?: Pod['spec'] }; jobTemplate?: { spec?: { template?: { spec?: Pod['spec'] } } } };
     const templates = (o as { spec?: Templates }).spec;
     const spec = (templates?.template ?? templates?.jobTemplate?.spec?.template)?.spec;
-    if (!spec) return [];
-    return [{ kind: o.kind, namespace: o.metadata.namespace ?? 'default', name: o.metadata.name ?? '', containers: containerNames(spec) }];
+    if (o.kind === 'Pod') return [];
+    const object = { kind: o.kind, namespace: o.metadata.namespace ?? 'default', name: o.metadata.name ?? '' };
+    return [spec ? { ...object, containers: containerNames(spec) } : object];
   });
 }
 

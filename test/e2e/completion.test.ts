@@ -103,6 +103,10 @@ describe('knode __complete pods', () => {
     expect((await complete('describe', 'rs', ...at, '')).stdout).toMatch(/^greet-[a-z0-9]+\n$/);
     expect((await complete('describe', 'cj', ...at, '')).stdout).toBe('nightly\n');
     expect((await complete('describe', ...at, 'deploy/')).stdout).toBe('deploy/greet\n');
+    // delete's TYPE NAME...: the names of the type given, each time.
+    expect((await complete('delete', 'deploy', ...at, '')).stdout).toBe('greet\n');
+    expect((await complete('delete', 'pod', ...at, 'web-e2e', 'w')).stdout).toBe('web-e2e\n');
+    expect((await complete('delete', ...at, 'cronjobs/')).stdout).toBe('cronjobs/nightly\n');
     // What that completes to: the CronJob as kubectl describe shows it.
     const described = await knode(['describe', 'cronjob', 'nightly', ...at]);
     expect(described.code, described.stderr).toBe(0);

@@ -23,6 +23,7 @@ const flags: Record<string, FlagSpecs> = {
   'describe:jobs': { ...base, namespace: { type: 'option', char: 'n' } },
   'describe:cj': { ...base, namespace: { type: 'option', char: 'n' } },
   describe: { ...base, namespace: { type: 'option', char: 'n' } },
+  delete: { ...base, namespace: { type: 'option', char: 'n' }, filename: { type: 'option', char: 'f' }, now: { type: 'boolean' } },
   cp: { ...base, container: { type: 'option', char: 'c' }, namespace: { type: 'option', char: 'n' } },
   'describe:pod': { ...base, namespace: { type: 'option', char: 'n' } },
   'port-forward': { ...base, address: { type: 'option' }, namespace: { type: 'option', char: 'n' } },
@@ -151,6 +152,18 @@ describe('podCandidates', () => {
     expect(podCandidates(from, place('cp', '')!)).toEqual(['other/db-e2e:', 'web-e2e:', 'worker-e2e:']);
   });
 
+  it("offers delete's names of the type given, as many as wanted, and TYPE/NAME's; nothing after -f", () => {
+    const withConfig = { pods, workloads: [...workloads, { kind: 'ConfigMap', namespace: 'default', name: 'web-config' }] };
+    expect(podCandidates(withConfig, place('delete', 'pod', '')!)).toEqual(['other/db-e2e', 'web-e2e', 'worker-e2e']);
+    expect(podCandidates(withConfig, place('delete', 'pod', 'web-e2e', '--now', 'w')!)).toEqual(['web-e2e', 'worker-e2e']);
+    expect(podCandidates(withConfig, place('delete', 'deploy', '-n', 'shop', '')!)).toEqual(['api']);
+    expect(podCandidates(withConfig, place('delete', 'cm', '')!)).toEqual(['web-config']);
+    expect(podCandidates(withConfig, place('delete', 'configmaps/w')!)).toEqual(['configmaps/web-config']);
+    expect(podCandidates(withConfig, place('delete', 'deploy/web', 'cj/')!)).toEqual(['cj/backup']);
+    expect(place('delete', '-f', '')).toBeUndefined();
+    expect(place('delete', '')).toBeUndefined();
+  });
+
   it("offers describe KIND's objects of that kind, and a workload's template containers for -c", () => {
     expect(podCandidates(from, place('describe', 'deploy', '')!)).toEqual(['shop/api', 'web']);
     expect(podCandidates(from, place('describe', 'deploy', '-n', 'shop', '')!)).toEqual(['api']);
@@ -175,7 +188,7 @@ describe('podCandidates', () => {
 describe('completionHook', () => {
   it('is valid bash, and bash and zsh ask knode for the commands that take a pod, and hands the rest to oclif', () => {
     const bash = completionHook('bash', 'knode');
-    expect(bash).toContain('attach|cp|describe|exec|logs|port-forward)');
+    expect(bash).toContain('attach|cp|delete|describe|exec|logs|port-forward)');
     expect(bash).toContain('knode __complete pods -- ');
     expect(bash).toContain('  _knode_autocomplete\n');
     expect(bash).toContain('complete -o default -F _knode_pods_complete knode');

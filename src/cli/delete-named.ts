@@ -25,6 +25,15 @@ export function manifestsPath(filename: string | undefined, words: string[]): st
   return path;
 }
 
+/** The error for workloads of FILENAME's manifests (or named) that the node running under ROOT_DIR runs: they are its to delete. */
+export function ownedByNode(rootDir: string, filename: string | undefined): UserError {
+  return new UserError(
+    'usage',
+    `the node running under ${rootDir} runs the workloads ${filename !== undefined ? `of ${filename}` : 'named'}`,
+    `remove ${filename !== undefined ? 'them' : 'their manifests'} from its --static-dir, or stop it first`,
+  );
+}
+
 /** The API version of each kind `delete` takes. */
 const API_VERSIONS: Record<string, string> = {
   Deployment: 'apps/v1',

@@ -4,7 +4,7 @@ import { DetachedDelete, startBackgroundDelete } from '../cli/background-delete.
 import { BaseCommand } from '../cli/base-command.js';
 import { booleanFlagValues } from '../cli/boolean-flags.js';
 import { cascadePolicy, deleteMode, type DeleteMode } from '../cli/delete-options.js';
-import { manifestsPath, namedObjects, runtimePodsNamed } from '../cli/delete-named.js';
+import { manifestsPath, namedObjects, ownedByNode, runtimePodsNamed } from '../cli/delete-named.js';
 import { deleteWorkloads, workloadsToDelete, type DeleteOutput } from '../cli/delete-workloads.js';
 import { kubeletConfigFromFlags, kubeletFlags } from '../cli/kubelet-flags.js';
 import { NodeClient } from '../cli/node-client.js';
@@ -12,7 +12,7 @@ import { deletedLine, podsToStop, stopPod } from '../cli/stop-pods.js';
 import { readManifests } from '../engine/config/read-manifests.js';
 import { RuntimeManager } from '../engine/kuberuntime/runtime-manager.js';
 import { rootPaths } from '../util/paths.js';
-import { ExitCode, UserError } from '../util/user-error.js';
+import { ExitCode } from '../util/user-error.js';
 
 export default class Delete extends BaseCommand {
   static override summary = 'Stop and remove the pods and workloads of manifests that `knode apply` started, or those named.';
@@ -74,15 +74,9 @@ export default class Delete extends BaseCommand {
     const path = manifestsPath(flags.filename, words);
     const rootDir = this.rootDir(flags);
     this.detached = DetachedDelete.ofThisProcess(rootPaths(rootDir).deleteLog);
-    let mode: DeleteMode;
-    let cascade: ReturnType<typeof cascadePolicy>;
-    try {
-      cascade = cascadePolicy(flags.cascade);
-      mode = { ...deleteMode(flags), cascade: cascade.policy };
-    } catch (err) {
-      this.logToStderr((err as Error).message);
-      return this.exit(1);
-    }
+    // kubectl's errors for a wrong cascade or an impossible flag pair are KubectlErrors: exit 1.
+    const cascade = cascadePolicy(flags.cascade);
+    const mode: DeleteMode = { ...deleteMode(flags), cascade: cascade.policy };
     const named = path ? undefined : namedObjects(words, flags.namespace ?? 'default', rootDir);
     if (cascade.warning && !this.detached) this.logToStderr(cascade.warning);
     if (mode.warning && !this.detached) this.logToStderr(mode.warning);
@@ -90,12 +84,7 @@ export default class Delete extends BaseCommand {
     const { pods, objects, errors } = path ? await readManifests(path, config.nodeName) : { pods: [], objects: named!.objects, errors: [] };
     if (!this.detached) for (const e of errors) this.logToStderr(`Error: ${e}`);
     const node = await NodeClient.find(rootDir);
-    if (objects.length > 0 && node)
-      throw new UserError(
-        'usage',
-        `the node running under ${rootDir} runs the workloads ${path ? `of ${flags.filename}` : 'named'}`,
-        path ? 'remove them from its --static-dir, or stop it first' : 'remove their manifests from its --static-dir, or stop it first',
-      );
+    if (objects.length > 0 && node) throw ownedByNode(rootDir, flags.filename);
     // A claim named goes: --claims is for the claims of manifests.
     const claims = flags.claims || named !== undefined;
     const client = await this.connectRuntime(flags);

@@ -111,6 +111,15 @@ describe('a Deployment in the static dir', () => {
     const execByType = await knode(['exec', 'deploy/web', '--root-dir', root, '--', 'sh', '-c', 'echo $HOSTNAME']);
     expect(execByType.code, execByType.stderr).toBe(0);
     expect(v1.map((p) => `${p.metadata.name}\n`)).toContain(execByType.stdout);
+    // The running node's workloads are its own: a delete beside it, by name or by file, is refused and stops nothing.
+    for (const args of [['deploy/web'], ['-f', file]]) {
+      const refused = await knode(['delete', ...args, '--root-dir', root]);
+      expect(refused.code, args.join(' ')).toBe(2);
+      expect(refused.stderr).toContain(
+        `Error: the node running under ${root} runs the workloads ${args[0] === '-f' ? `of ${file}` : 'named'}`,
+      );
+    }
+    expect(await runningPods()).toHaveLength(2);
 
     // A restart finds the same pods: same names, nothing created again.
     first.child.kill('SIGTERM');

@@ -1,5 +1,5 @@
 // Pod names for the shell's completion (`knode __complete pods WORD…`):
-// where on a command line a pod (or a workload) belongs, and the names to
+// where on a command line a pod (or another object) belongs, and the names to
 // offer there, from the running node or else the runtime, and the node's
 // saved objects, never starting anything.
 import { deletedKind, describedKind, targetKind, TYPE_WORDS } from './target-kinds.js';
@@ -31,7 +31,7 @@ export interface PodPlace {
   colon: boolean;
   /** The word typed is -c's value: the candidates are this pod's containers, not pods. */
   containerOf?: string;
-  /** `describe KIND`'s name goes here: the names are of that kind's objects (a workload's kind; pods when absent). */
+  /** `describe KIND`'s or `delete KIND`'s name goes here: the names are of that kind's objects (pods when absent). */
   kind?: string;
   /** kubectl's TYPE/NAME goes here too (logs, exec, attach, port-forward): `deployments/` and the like, then their names. */
   types: boolean;
@@ -123,19 +123,19 @@ export interface PodToComplete {
   containers?: string[];
 }
 
-/** A workload a completion may offer (Deployment, Job…), with its pod template's containers. */
-export interface WorkloadToComplete extends PodToComplete {
+/** An object but a pod that a completion may offer (a Deployment, a ConfigMap…), a workload with its pod template's containers. */
+export interface ObjectToComplete extends PodToComplete {
   kind: string;
 }
 
-/** The pods and workloads a completion chooses from. */
+/** The pods and other objects a completion chooses from. */
 export interface ToComplete {
   pods: PodToComplete[];
-  workloads: WorkloadToComplete[];
+  objects: ObjectToComplete[];
 }
 
-/** Whether a place may offer workloads, so that they are read only then. */
-export function wantsWorkloads(place: PodPlace): boolean {
+/** Whether a place may offer objects but pods, so that they are read only then. */
+export function wantsObjects(place: PodPlace): boolean {
   return place.kind !== undefined || place.types;
 }
 
@@ -149,7 +149,7 @@ function named(from: ToComplete, place: PodPlace, arg: string): PodToComplete | 
       ? [arg.slice(0, slash), arg.slice(slash + 1)]
       : [place.namespace ?? 'default', arg];
   const kind = type?.kind ?? place.kind ?? 'Pod';
-  const objects = kind === 'Pod' ? from.pods : from.workloads.filter((w) => w.kind === kind);
+  const objects = kind === 'Pod' ? from.pods : from.objects.filter((w) => w.kind === kind);
   return objects.find((o) => o.namespace === namespace && o.name === name);
 }
 
@@ -182,7 +182,7 @@ export function podCandidates(from: ToComplete, place: PodPlace): string[] {
   if (place.kind)
     return fitting(
       byNamespace(
-        from.workloads.filter((w) => w.kind === place.kind),
+        from.objects.filter((w) => w.kind === place.kind),
         place,
       ),
       place,
@@ -193,7 +193,7 @@ export function podCandidates(from: ToComplete, place: PodPlace): string[] {
   const type = place.types && slash >= 0 ? kindOf(place.prefix.slice(0, slash)) : undefined;
   if (type) {
     const word = place.prefix.slice(0, slash);
-    const objects = type === 'Pod' ? from.pods : from.workloads.filter((w) => w.kind === type);
+    const objects = type === 'Pod' ? from.pods : from.objects.filter((w) => w.kind === type);
     const namespace = place.namespace ?? 'default';
     return fitting(
       objects.filter((o) => o.namespace === namespace).map((o) => `${word}/${o.name}`),

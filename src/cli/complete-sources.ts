@@ -2,29 +2,29 @@ import type { Pod, PodList } from '../engine/api/v1.js';
 import { defaultRootDir, rootPaths } from '../util/paths.js';
 import { socketAnswers } from '../util/socket.js';
 import { NodeClient } from './node-client.js';
-import { wantsWorkloads, type PodPlace, type PodToComplete, type ToComplete, type WorkloadToComplete } from './complete-pods.js';
+import { wantsObjects, type PodPlace, type PodToComplete, type ToComplete, type ObjectToComplete } from './complete-pods.js';
 
 /** How long a completion waits for the node or the runtime: a TAB must not hang the shell. */
 const ANSWER_MS = 2_000;
 
 /**
- * The pods and workloads a completion offers: the workloads the node saved
- * under the root dir (when the place takes them), and the pods.
+ * The pods and other objects a completion offers: the objects the node
+ * saved under the root dir (when the place takes them), and the pods.
  */
 export async function toComplete(place: PodPlace): Promise<ToComplete> {
   const rootDir = place.rootDir ?? defaultRootDir();
-  const [pods, workloads] = await Promise.all([podsToComplete(place, rootDir), wantsWorkloads(place) ? savedWorkloads(rootDir) : []]);
-  return { pods, workloads };
+  const [pods, objects] = await Promise.all([podsToComplete(place, rootDir), wantsObjects(place) ? savedObjects(rootDir) : []]);
+  return { pods, objects };
 }
 
 /** The objects but pods that the node under ROOT_DIR saved last (the running node saves each change), a workload with its pod template's containers. */
-async function savedWorkloads(rootDir: string): Promise<WorkloadToComplete[]> {
+async function savedObjects(rootDir: string): Promise<ObjectToComplete[]> {
   const { readSavedObjects } = await import('../controllers/local-api.js');
   return readSavedObjects(rootPaths(rootDir).objects).flatMap((o) => {
+    if (o.kind === 'Pod') return [];
     type Templates = { template?: { spec?: Pod['spec'] }; jobTemplate?: { spec?: { template?: { spec?: Pod['spec'] } } } };
     const templates = (o as { spec?: Templates }).spec;
     const spec = (templates?.template ?? templates?.jobTemplate?.spec?.template)?.spec;
-    if (o.kind === 'Pod') return [];
     const object = { kind: o.kind, namespace: o.metadata.namespace ?? 'default', name: o.metadata.name ?? '' };
     return [spec ? { ...object, containers: containerNames(spec) } : object];
   });

@@ -103,10 +103,10 @@ describe('podCandidates', () => {
     { namespace: 'default', name: 'web-e2e' },
   ];
   it("offers default's pods by name, the others as NAMESPACE/NAME, once each, sorted, those that fit what is typed", () => {
-    expect(podCandidates({ pods, workloads: [] }, place('describe', 'pod', '')!)).toEqual(['other/db-e2e', 'web-e2e', 'worker-e2e']);
-    expect(podCandidates({ pods, workloads: [] }, place('exec', 'we')!)).toEqual(['web-e2e']);
-    expect(podCandidates({ pods, workloads: [] }, place('describe', 'pod', '-n', 'other', '')!)).toEqual(['db-e2e']);
-    expect(podCandidates({ pods, workloads: [] }, place('describe', 'pod', '-n', 'none', '')!)).toEqual([]);
+    expect(podCandidates({ pods, objects: [] }, place('describe', 'pod', '')!)).toEqual(['other/db-e2e', 'web-e2e', 'worker-e2e']);
+    expect(podCandidates({ pods, objects: [] }, place('exec', 'we')!)).toEqual(['web-e2e']);
+    expect(podCandidates({ pods, objects: [] }, place('describe', 'pod', '-n', 'other', '')!)).toEqual(['db-e2e']);
+    expect(podCandidates({ pods, objects: [] }, place('describe', 'pod', '-n', 'none', '')!)).toEqual([]);
   });
 
   it("offers the named pod's containers, init containers first, for -c", () => {
@@ -114,11 +114,11 @@ describe('podCandidates', () => {
       { namespace: 'default', name: 'web', containers: ['setup', 'app', 'sidecar'] },
       { namespace: 'other', name: 'web', containers: ['db'] },
     ];
-    expect(podCandidates({ pods: withContainers, workloads: [] }, place('exec', 'web', '-c', '')!)).toEqual(['setup', 'app', 'sidecar']);
-    expect(podCandidates({ pods: withContainers, workloads: [] }, place('exec', 'web', '-c', 's')!)).toEqual(['setup', 'sidecar']);
-    expect(podCandidates({ pods: withContainers, workloads: [] }, place('exec', 'other/web', '-c', '')!)).toEqual(['db']);
-    expect(podCandidates({ pods: withContainers, workloads: [] }, place('exec', '-n', 'other', 'web', '-c', '')!)).toEqual(['db']);
-    expect(podCandidates({ pods: withContainers, workloads: [] }, place('exec', 'gone', '-c', '')!)).toEqual([]);
+    expect(podCandidates({ pods: withContainers, objects: [] }, place('exec', 'web', '-c', '')!)).toEqual(['setup', 'app', 'sidecar']);
+    expect(podCandidates({ pods: withContainers, objects: [] }, place('exec', 'web', '-c', 's')!)).toEqual(['setup', 'sidecar']);
+    expect(podCandidates({ pods: withContainers, objects: [] }, place('exec', 'other/web', '-c', '')!)).toEqual(['db']);
+    expect(podCandidates({ pods: withContainers, objects: [] }, place('exec', '-n', 'other', 'web', '-c', '')!)).toEqual(['db']);
+    expect(podCandidates({ pods: withContainers, objects: [] }, place('exec', 'gone', '-c', '')!)).toEqual([]);
   });
 
   const workloads = [
@@ -128,7 +128,7 @@ describe('podCandidates', () => {
     { kind: 'StatefulSet', namespace: 'default', name: 'db', containers: ['db'] },
     { kind: 'CronJob', namespace: 'default', name: 'backup', containers: ['dump'] },
   ];
-  const from = { pods, workloads };
+  const from = { pods, objects: workloads };
 
   it("offers kubectl's TYPE/ words beside the pods where TYPE/NAME goes, then that type's names in the namespace", () => {
     expect(podCandidates(from, place('logs', '')!)).toEqual([
@@ -153,7 +153,7 @@ describe('podCandidates', () => {
   });
 
   it("offers delete's names of the type given, as many as wanted, and TYPE/NAME's; nothing after -f", () => {
-    const withConfig = { pods, workloads: [...workloads, { kind: 'ConfigMap', namespace: 'default', name: 'web-config' }] };
+    const withConfig = { pods, objects: [...workloads, { kind: 'ConfigMap', namespace: 'default', name: 'web-config' }] };
     expect(podCandidates(withConfig, place('delete', 'pod', '')!)).toEqual(['other/db-e2e', 'web-e2e', 'worker-e2e']);
     expect(podCandidates(withConfig, place('delete', 'pod', 'web-e2e', '--now', 'w')!)).toEqual(['web-e2e', 'worker-e2e']);
     expect(podCandidates(withConfig, place('delete', 'deploy', '-n', 'shop', '')!)).toEqual(['api']);
@@ -180,8 +180,8 @@ describe('podCandidates', () => {
   });
 
   it("offers cp's POD: until a colon is typed", () => {
-    expect(podCandidates({ pods, workloads: [] }, place('cp', 'w')!)).toEqual(['web-e2e:', 'worker-e2e:']);
-    expect(podCandidates({ pods, workloads: [] }, place('cp', 'web-e2e:/t')!)).toEqual([]);
+    expect(podCandidates({ pods, objects: [] }, place('cp', 'w')!)).toEqual(['web-e2e:', 'worker-e2e:']);
+    expect(podCandidates({ pods, objects: [] }, place('cp', 'web-e2e:/t')!)).toEqual([]);
   });
 });
 

@@ -2,7 +2,7 @@
 // where on a command line a pod (or another object) belongs, and the names to
 // offer there, from the running node or else the runtime, and the node's
 // saved objects, never starting anything.
-import { deletedKind, describedKind, targetKind, TYPE_WORDS } from './target-kinds.js';
+import { deletedKind, describedKind, parseTarget, targetKind, TYPE_WORDS } from './target-kinds.js';
 
 /** The commands that take a pod, and which of their arguments is one: the first, either side of cp as POD:PATH, or any (delete's names). */
 export const POD_COMMANDS: Record<string, 'first' | 'cp' | 'many'> = {
@@ -141,16 +141,10 @@ export function wantsObjects(place: PodPlace): boolean {
 
 /** The object ARG names (NAME in -n's namespace or default, NAMESPACE/NAME, or a TYPE/NAME where the place takes one). */
 function named(from: ToComplete, place: PodPlace, arg: string): PodToComplete | undefined {
-  const slash = arg.indexOf('/');
-  const type = place.types && slash >= 0 ? targetKind(arg.slice(0, slash)) : undefined;
-  const [namespace, name] = type
-    ? [place.namespace ?? 'default', arg.slice(slash + 1)]
-    : slash >= 0
-      ? [arg.slice(0, slash), arg.slice(slash + 1)]
-      : [place.namespace ?? 'default', arg];
-  const kind = type?.kind ?? place.kind ?? 'Pod';
+  const target = parseTarget(arg, place.namespace, place.types);
+  const kind = target.kind === 'Pod' ? (place.kind ?? 'Pod') : target.kind;
   const objects = kind === 'Pod' ? from.pods : from.objects.filter((w) => w.kind === kind);
-  return objects.find((o) => o.namespace === namespace && o.name === name);
+  return objects.find((o) => o.namespace === target.namespace && o.name === target.name);
 }
 
 /** Names as the commands take them: the namespace given's by name; without one, default's by name and the others as NAMESPACE/NAME. */

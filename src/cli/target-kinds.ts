@@ -12,48 +12,87 @@ export interface TargetKind {
 
 export const POD_KIND: TargetKind = { kind: 'Pod', resource: 'pods' };
 
+/**
+ * Which commands take a kind: `pods` every command that reaches into a pod
+ * (logs, exec…) as well as describe and delete; `describe` those two (a
+ * CronJob has no pods of its own to pick); `delete` only delete (the objects
+ * pods read).
+ */
+type Reach = 'pods' | 'describe' | 'delete';
+
 /** Each kind's names as kubectl reads them: singular, plural, short name; plural.group and kind.group are added. */
-const NAMES: [string[], TargetKind][] = [
-  [['pod', 'pods', 'po'], POD_KIND],
-  [['deployment', 'deployments', 'deploy'], { kind: 'Deployment', resource: 'deployments.apps' }],
-  [['replicaset', 'replicasets', 'rs'], { kind: 'ReplicaSet', resource: 'replicasets.apps' }],
-  [['statefulset', 'statefulsets', 'sts'], { kind: 'StatefulSet', resource: 'statefulsets.apps' }],
-  [['daemonset', 'daemonsets', 'ds'], { kind: 'DaemonSet', resource: 'daemonsets.apps' }],
-  [['job', 'jobs'], { kind: 'Job', resource: 'jobs.batch' }],
+const KINDS: { names: string[]; kind: TargetKind; reach: Reach }[] = [
+  { names: ['pod', 'pods', 'po'], kind: POD_KIND, reach: 'pods' },
+  { names: ['deployment', 'deployments', 'deploy'], kind: { kind: 'Deployment', resource: 'deployments.apps' }, reach: 'pods' },
+  { names: ['replicaset', 'replicasets', 'rs'], kind: { kind: 'ReplicaSet', resource: 'replicasets.apps' }, reach: 'pods' },
+  { names: ['statefulset', 'statefulsets', 'sts'], kind: { kind: 'StatefulSet', resource: 'statefulsets.apps' }, reach: 'pods' },
+  { names: ['daemonset', 'daemonsets', 'ds'], kind: { kind: 'DaemonSet', resource: 'daemonsets.apps' }, reach: 'pods' },
+  { names: ['job', 'jobs'], kind: { kind: 'Job', resource: 'jobs.batch' }, reach: 'pods' },
+  { names: ['cronjob', 'cronjobs', 'cj'], kind: { kind: 'CronJob', resource: 'cronjobs.batch' }, reach: 'describe' },
+  { names: ['configmap', 'configmaps', 'cm'], kind: { kind: 'ConfigMap', resource: 'configmaps' }, reach: 'delete' },
+  { names: ['secret', 'secrets'], kind: { kind: 'Secret', resource: 'secrets' }, reach: 'delete' },
+  {
+    names: ['persistentvolumeclaim', 'persistentvolumeclaims', 'pvc'],
+    kind: { kind: 'PersistentVolumeClaim', resource: 'persistentvolumeclaims' },
+    reach: 'delete',
+  },
 ];
 
-const TYPES = new Map<string, TargetKind>();
-for (const [names, kind] of NAMES) {
-  for (const name of names) TYPES.set(name, kind);
-  TYPES.set(kind.resource, kind);
-  TYPES.set(`${kind.kind.toLowerCase()}.${kind.resource.split('.')[1] ?? ''}`.replace(/\.$/, ''), kind);
+const TYPES = new Map<string, (typeof KINDS)[number]>();
+for (const entry of KINDS) {
+  const { kind, resource } = entry.kind;
+  const group = resource.split('.')[1];
+  for (const name of [...entry.names, resource, group ? `${kind.toLowerCase()}.${group}` : kind.toLowerCase()]) TYPES.set(name, entry);
 }
 
-/** The kind a TYPE word names (any case), or undefined when it names none (in `NAMESPACE/NAME`, say). */
+/** The kind a TYPE word names (any case) among those REACH takes, or undefined (in `NAMESPACE/NAME`, say). */
+function kindFor(word: string, reach: Reach[]): TargetKind | undefined {
+  const entry = TYPES.get(word.toLowerCase());
+  return entry && reach.includes(entry.reach) ? entry.kind : undefined;
+}
+
+/** The kind whose pods a TYPE word names (any case), or undefined when it names none (in `NAMESPACE/NAME`, say). */
 export function targetKind(word: string): TargetKind | undefined {
-  return TYPES.get(word.toLowerCase());
+  return kindFor(word, ['pods']);
 }
 
 /** The `TYPE/` words the shell's completion offers before a name, as kubectl's does: the plurals. */
-export const TYPE_WORDS = NAMES.map(([names]) => names[1]).sort();
+export const TYPE_WORDS = KINDS.filter((k) => k.reach === 'pods')
+  .map((k) => k.names[1])
+  .sort();
 
-/** The kind `describe WORD` shows: those above, and CronJobs, which have no pods of their own to pick. */
+/** The kind `describe WORD` shows: those above, and CronJobs. */
 export function describedKind(word: string): string | undefined {
-  return ['cronjob', 'cronjobs', 'cj', 'cronjobs.batch', 'cronjob.batch'].includes(word.toLowerCase()) ? 'CronJob' : targetKind(word)?.kind;
+  return kindFor(word, ['pods', 'describe'])?.kind;
 }
 
-/** The kind `delete WORD` removes: those above, CronJobs, and the objects pods read (ConfigMaps, Secrets, claims). */
+/** The kind `delete WORD` removes: those above, and the objects pods read (ConfigMaps, Secrets, claims). */
 export function deletedKind(word: string): string | undefined {
-  const lower = word.toLowerCase();
-  const kind = describedKind(lower);
-  if (kind) return kind;
-  for (const [names, other] of [
-    [['configmap', 'configmaps', 'cm'], 'ConfigMap'],
-    [['secret', 'secrets'], 'Secret'],
-    [['persistentvolumeclaim', 'persistentvolumeclaims', 'pvc'], 'PersistentVolumeClaim'],
-  ] as const)
-    if ((names as readonly string[]).includes(lower)) return other;
-  return undefined;
+  return kindFor(word, ['pods', 'describe', 'delete'])?.kind;
+}
+
+/** What a command's pod argument names: a pod, or a workload whose pods it picks from. */
+export interface Target {
+  kind: string;
+  resource: string;
+  namespace: string;
+  name: string;
+}
+
+/**
+ * Reads a pod argument: `TYPE/NAME` as kubectl does (`pod/web`,
+ * `deploy/web`, `job/pi`…; only when TYPES, else the prefix is a
+ * namespace), `NAMESPACE/NAME` (knode's own form, for any prefix that is no
+ * such type), or a pod's NAME. The namespace is the flag's, else default.
+ */
+export function parseTarget(arg: string, namespace: string | undefined, types = true): Target {
+  const slash = arg.indexOf('/');
+  if (slash < 0) return { ...POD_KIND, namespace: namespace ?? 'default', name: arg };
+  const prefix = arg.slice(0, slash);
+  const name = arg.slice(slash + 1);
+  const type = types ? targetKind(prefix) : undefined;
+  if (type) return { ...type, namespace: namespace ?? 'default', name };
+  return { ...POD_KIND, namespace: prefix, name };
 }
 
 /** The objects `describe` WORDS name, as kubectl reads them: TYPE NAME..., or TYPE/NAME... each. */

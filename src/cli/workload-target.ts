@@ -9,31 +9,7 @@ import { compareStrings } from '../util/compare.js';
 import { rootPaths } from '../util/paths.js';
 import type { NodeClient } from './node-client.js';
 import { KubectlError } from '../util/user-error.js';
-import { POD_KIND, targetKind } from './target-kinds.js';
-
-/** What a command's pod argument names: a pod, or a workload whose pods it picks from. */
-export interface Target {
-  kind: string;
-  resource: string;
-  namespace: string;
-  name: string;
-}
-
-/**
- * Reads a pod argument: `TYPE/NAME` as kubectl does (`pod/web`,
- * `deploy/web`, `job/pi`…), `NAMESPACE/NAME` (knode's own form, for any
- * prefix that is no such type), or a pod's NAME. The namespace is the
- * flag's, else default.
- */
-export function parseTarget(arg: string, namespace: string | undefined): Target {
-  const slash = arg.indexOf('/');
-  if (slash < 0) return { ...POD_KIND, namespace: namespace ?? 'default', name: arg };
-  const prefix = arg.slice(0, slash);
-  const name = arg.slice(slash + 1);
-  const type = targetKind(prefix);
-  if (type) return { ...type, namespace: namespace ?? 'default', name };
-  return { ...POD_KIND, namespace: prefix, name };
-}
+import { parseTarget, type Target } from './target-kinds.js';
 
 /**
  * The pod ARG names, for a command run against the node under ROOT_DIR: a

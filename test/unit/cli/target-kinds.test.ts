@@ -1,6 +1,6 @@
 // kubectl's type words, as logs/exec and describe read them (src/cli/target-kinds.ts).
 import { describe, expect, it } from 'vitest';
-import { describedKind, describedObjects, targetKind, TYPE_WORDS } from '../../../src/cli/target-kinds.js';
+import { deletedKind, describedKind, describedObjects, targetKind, TYPE_WORDS } from '../../../src/cli/target-kinds.js';
 
 describe('the type words', () => {
   it("reads kubectl's singular, plural, short and grouped names, in any case", () => {
@@ -12,6 +12,18 @@ describe('the type words', () => {
     expect(describedKind('cj')).toBe('CronJob');
     expect(describedKind('sts')).toBe('StatefulSet');
     expect(TYPE_WORDS).toEqual(['daemonsets', 'deployments', 'jobs', 'pods', 'replicasets', 'statefulsets']);
+  });
+
+  it('gives each verb the kinds it takes: the objects pods read are deleted only', () => {
+    for (const word of ['cm', 'ConfigMaps', 'configmap']) expect(deletedKind(word)).toBe('ConfigMap');
+    expect(deletedKind('secrets')).toBe('Secret');
+    expect(deletedKind('pvc')).toBe('PersistentVolumeClaim');
+    expect(deletedKind('persistentvolumeclaims')).toBe('PersistentVolumeClaim');
+    expect(deletedKind('cronjobs.batch')).toBe('CronJob');
+    expect(deletedKind('rs')).toBe('ReplicaSet');
+    expect(describedKind('cm')).toBeUndefined();
+    expect(targetKind('secret')).toBeUndefined();
+    expect(deletedKind('svc')).toBeUndefined();
   });
 });
 

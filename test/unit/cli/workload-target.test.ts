@@ -3,7 +3,8 @@
 // The orders are also set against the real kubectl's picks in
 // test/integration/cluster.test.ts.
 import { describe, expect, it } from 'vitest';
-import { parseTarget, pickPod } from '../../../src/cli/workload-target.js';
+import { pickPod } from '../../../src/cli/workload-target.js';
+import { parseTarget } from '../../../src/cli/target-kinds.js';
 import type { Pod } from '../../../src/engine/api/v1.js';
 import type { KubeObject } from '../../../src/engine/api/workloads.js';
 

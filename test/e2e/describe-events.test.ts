@@ -89,6 +89,19 @@ describe('knode describe pod', () => {
     expect(code).toBe(1);
     expect(stderr).toContain('pods "nope" not found');
   });
+
+  it('describes several pods without their events unless asked, and goes on past one not found', async () => {
+    const several = await knode(['describe', 'pods', 'nope', 'hello-e2e', ...at]);
+    expect(several.code).toBe(1);
+    expect(several.stderr).toContain('pods "nope" not found');
+    expect(several.stdout).toMatch(/^Name: {9}hello-e2e$/m);
+    expect(several.stdout).not.toContain('Events:');
+    const asked = await knode(['describe', 'pods', 'hello-e2e', 'crash-e2e', '--show-events', ...at]);
+    expect(asked.code, asked.stderr).toBe(0);
+    expect(asked.stdout).toMatch(/^Events:\n {2}Type +Reason/m);
+    // kubectl's blank line between two objects: the second starts after it.
+    expect(asked.stdout).toMatch(/\n\n\nName: {9}crash-e2e$/m);
+  });
 });
 
 describe('knode events', () => {

@@ -196,8 +196,23 @@ describe('a Deployment in the static dir', () => {
       // kubectl's TYPE/NAME and TYPE NAME... forms, several objects a blank line apart.
       const byForm = await knode(['describe', 'deployments/greeter', '--root-dir', applyRoot]);
       expect(byForm).toMatchObject({ code: 0, stdout: deploy.stdout });
+      // Several objects a blank line apart (no node runs, so no events either way: describe-events.test.ts has them).
       const both = await knode(['describe', '--root-dir', applyRoot, 'deploy/greeter', 'jobs.batch/count']);
-      expect(both).toMatchObject({ code: 0, stdout: `${deploy.stdout}\n\n${job.stdout}` });
+      const quiet = await knode(['describe', 'deploy', 'greeter', '--show-events=false', '--root-dir', applyRoot]);
+      const quietJob = await knode(['describe', 'job', 'count', '--show-events=false', '--root-dir', applyRoot]);
+      expect(both).toMatchObject({ code: 0, stdout: `${quiet.stdout}\n\n${quietJob.stdout}` });
+      const withEvents = await knode(['describe', '--root-dir', applyRoot, 'deploy', 'greeter', 'count', '--show-events']);
+      expect(withEvents).toMatchObject({ code: 1, stdout: deploy.stdout });
+      const bothEvents = await knode(['describe', '--root-dir', applyRoot, 'deploy/greeter', 'jobs/count', '--show-events']);
+      expect(bothEvents).toMatchObject({ code: 0, stdout: `${deploy.stdout}\n\n${job.stdout}` });
+      // One not found is told, and the others are still described.
+      const oneMissing = await knode(['describe', '--root-dir', applyRoot, 'job/nope', 'deploy/greeter', 'deploy/nope']);
+      expect(oneMissing).toMatchObject({
+        code: 1,
+        stdout: quiet.stdout,
+        stderr:
+          'Error from server (NotFound): jobs.batch "nope" not found\nError from server (NotFound): deployments.apps "nope" not found\n',
+      });
       const noService = await knode(['describe', 'svc/greeter', '--root-dir', applyRoot]);
       expect(noService.code).toBe(2);
       expect(noService.stderr).toContain('the server doesn\'t have a resource type "svc"');

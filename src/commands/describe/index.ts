@@ -1,4 +1,4 @@
-import { Args, Flags } from '@oclif/core';
+import { Args, Errors, Flags } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
 import { booleanFlagValues } from '../../cli/boolean-flags.js';
 import { describedObjects } from '../../cli/target-kinds.js';
@@ -16,7 +16,7 @@ const COMMANDS: Record<string, string> = {
 
 export default class Describe extends BaseCommand {
   static override summary = 'Show an object in detail, as kubectl describe does: TYPE/NAME, or TYPE NAME.';
-  static override description = `kubectl's forms: \`describe deploy/web\` and \`describe pods web\` run \`describe deployment web\` and \`describe pod web\`, with any type name kubectl takes for a pod, Deployment, ReplicaSet, StatefulSet, DaemonSet, Job or CronJob (singular, plural, short). Several objects (\`describe pods a b\`, \`describe deploy/a rs/b\`) are described one after the other, a blank line between. See docs/cli.md.`;
+  static override description = `kubectl's forms: \`describe deploy/web\` and \`describe pods web\` run \`describe deployment web\` and \`describe pod web\`, with any type name kubectl takes for a pod, Deployment, ReplicaSet, StatefulSet, DaemonSet, Job or CronJob (singular, plural, short). Several objects (\`describe pods a b\`, \`describe deploy/a rs/b\`) are described one after the other, a blank line between, without their events unless --show-events is given; one that cannot be described is told and the others still are (exit 1). See docs/cli.md.`;
   static override examples = ['<%= config.bin %> describe deploy/greeter', '<%= config.bin %> describe pods web-myhost -n shop'];
 
   // TYPE NAME... or TYPE/NAME...: any number of words.
@@ -33,14 +33,41 @@ export default class Describe extends BaseCommand {
   async run(): Promise<void> {
     const { argv, flags } = await this.parse(Describe, booleanFlagValues(this.argv, ['show-events']));
     const objects = describedObjects(argv as string[]);
+    // As kubectl: several objects are described without their events unless --show-events is given.
+    const showEvents = this.argv.some((a) => /^--(no-)?show-events(=|$)/.test(a)) ? flags['show-events'] : objects.length === 1;
     // The flags as parsed, given again to each kind's command.
-    const again = Object.entries(flags).flatMap(([flag, value]) =>
+    const again = Object.entries({ ...flags, 'show-events': showEvents }).flatMap(([flag, value]) =>
       value === true ? [`--${flag}`] : value === false ? (flag === 'show-events' ? ['--no-show-events'] : []) : [`--${flag}=${value}`],
     );
-    for (const [i, { kind, name }] of objects.entries()) {
-      // kubectl parts the objects it describes with a blank line.
-      if (i > 0) process.stdout.write('\n\n');
-      await this.config.runCommand(COMMANDS[kind], [name, ...again]);
+    let described = 0;
+    let failed: number | undefined;
+    for (const { kind, name } of objects) {
+      // kubectl parts the objects it describes with a blank line, and goes on past one it cannot describe.
+      try {
+        await writingFirst(described > 0 ? '\n\n' : '', () => this.config.runCommand(COMMANDS[kind], [name, ...again]));
+        described++;
+      } catch (err) {
+        // The kind's command told its error and exits with its code: the next object is still described.
+        if (!(err instanceof Errors.ExitError)) throw err;
+        failed = Math.max(failed ?? 0, err.oclif.exit ?? 1);
+      }
     }
+    if (failed !== undefined) this.exit(failed);
+  }
+}
+
+/** Runs FN, writing BEFORE to stdout ahead of the first thing it writes there (nothing when it writes nothing). */
+async function writingFirst(before: string, fn: () => Promise<unknown>): Promise<void> {
+  const write = process.stdout.write;
+  const stdout = process.stdout;
+  stdout.write = function (this: typeof stdout, ...args: Parameters<typeof write>) {
+    stdout.write = write;
+    if (before) write.call(stdout, before);
+    return write.apply(stdout, args);
+  } as typeof write;
+  try {
+    await fn();
+  } finally {
+    stdout.write = write;
   }
 }

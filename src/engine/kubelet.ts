@@ -113,7 +113,11 @@ export class Kubelet extends KubeletGetters implements HostInterface, RunOnceHos
     const clock = this.clock;
     const random = deps.random ?? Math.random;
     this.events = new EventStream(() => clock.now());
-    this.metrics = new KubeletMetrics(this.events, () => runtimeCounts(this.podCache));
+    this.metrics = new KubeletMetrics(
+      this.events,
+      () => runtimeCounts(this.podCache),
+      () => this.runtimeManager.sandboxStartsWaiting,
+    );
     this.traces = new TraceRecorder(this.events);
     this.eventLog = new EventLog(clock, config.nodeName, (uid, container) =>
       containerFieldPath(this.podManager.getPodByUid(uid), container),
@@ -149,6 +153,7 @@ export class Kubelet extends KubeletGetters implements HostInterface, RunOnceHos
       seccompDefault: config.seccompDefault,
       clusterDomain: config.clusterDomain,
       dns: this.dns,
+      maxParallelSandboxStarts: config.maxParallelSandboxStarts,
     });
     this.stats = new SummaryProvider({
       runtime,

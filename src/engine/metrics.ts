@@ -30,7 +30,8 @@ export class KubeletMetrics {
   private readonly seen = new Map<string, { at: number; pulling: number }>();
   private lastRelist = 0;
 
-  constructor(events: EventStream, counts: () => RuntimeCounts) {
+  /** WAITING: the pods whose sync waits for its turn to ask for a sandbox (maxParallelSandboxStarts). */
+  constructor(events: EventStream, counts: () => RuntimeCounts, waiting: () => number = () => 0) {
     const registers = [this.registry];
     this.podStart = new Histogram({
       name: 'kubelet_pod_start_duration_seconds',
@@ -99,6 +100,14 @@ export class KubeletMetrics {
       collect() {
         this.reset();
         for (const [state, n] of Object.entries(counts().containers)) this.set({ container_state: state }, n);
+      },
+    });
+    new Gauge({
+      name: 'knode_sandbox_starts_waiting',
+      help: 'Number of pods waiting for their turn to ask the runtime for a sandbox (maxParallelSandboxStarts)',
+      registers,
+      collect() {
+        this.set(waiting());
       },
     });
     registerProcessMetrics(this.registry);

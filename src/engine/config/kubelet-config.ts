@@ -19,6 +19,8 @@ export interface KubeletConfiguration {
   httpCheckFrequency: number;
   syncFrequency: number;
   maxPods: number;
+  /** Sandboxes asked of the runtime at once, at most (0: no bound); one that takes over 5 s stops counting. */
+  maxParallelSandboxStarts: number;
   /** --allowed-unsafe-sysctls: patterns (a name, or a prefix ending in *) admitted beside the safe sysctls. */
   allowedUnsafeSysctls: string[];
   /** --seccomp-default: RuntimeDefault for containers whose pod and container name no seccomp profile (Unconfined otherwise). */

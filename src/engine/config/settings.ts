@@ -300,6 +300,17 @@ export const SETTINGS: readonly Setting[] = [
     description: 'How long without a finished relist before the PLEG, and so the node, is unhealthy (Go duration)',
   },
   {
+    field: 'maxParallelSandboxStarts',
+    name: 'maxParallelSandboxStarts',
+    file: false,
+    flag: 'max-parallel-sandbox-starts',
+    commands: ['run', 'apply'],
+    type: 'int',
+    default: 4,
+    description:
+      'Pod sandboxes asked of the runtime at once, at most (0: no bound), so that in a burst the first pods start first; a sandbox that takes over 5s stops counting, so a hanging network plugin delays no other pod for longer',
+  },
+  {
     field: 'kubeconfig',
     name: 'kubeconfig',
     file: false,

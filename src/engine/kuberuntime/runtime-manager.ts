@@ -3,6 +3,7 @@ import type { ImageService, RuntimeService, StreamFlags } from '../../cri/runtim
 import type { ContainerEvent, PodSandboxConfig } from '../../cri/types.js';
 import { makeDirectory } from '../../util/atomic-file.js';
 import { Backoff } from '../../util/backoff.js';
+import { StartGate } from '../../util/start-gate.js';
 import { RealClock, type Clock } from '../../util/clock.js';
 import { hostIp } from '../../util/host-ip.js';
 import { KubeletConstants, type KubeletConfiguration } from '../config/kubelet-config.js';
@@ -49,7 +50,12 @@ export interface RuntimeManagerOptions {
   clusterDomain?: string;
   /** Forms each new sandbox's DNS config; none: the runtime's own (the host's resolv.conf). */
   dns?: DnsConfigurer;
+  /** Sandboxes asked for at once, at most (0 or none: no bound). */
+  maxParallelSandboxStarts?: number;
 }
+
+/** How long a sandbox start counts against maxParallelSandboxStarts: a longer one (a hanging CNI plugin) lets the next go. */
+export const SANDBOX_START_HOLD = 5_000;
 
 /**
  * The kubelet's kubeGenericRuntimeManager: reads pods from the runtime by
@@ -61,6 +67,8 @@ export class RuntimeManager {
   readonly containers: ContainerManager;
   private readonly rt: RuntimeService;
   private readonly allocatable = nodeAllocatable(0);
+  /** Bounds the sandboxes asked for at once: in a burst, many at once make every pod wait for most of them. */
+  private readonly sandboxStarts: StartGate;
 
   /**
    * A runtime manager for the tools that act on pods without running a node
@@ -89,9 +97,15 @@ export class RuntimeManager {
 
   constructor(private readonly opts: RuntimeManagerOptions) {
     this.rt = opts.runtime;
+    this.sandboxStarts = new StartGate(opts.maxParallelSandboxStarts ?? 0, SANDBOX_START_HOLD, opts.clock);
     const puller = new ImagePuller(opts.images, opts.imageBackOff, opts.clock, opts.events);
     const hooks = new HookRunner(opts.runtime, opts.clock);
     this.containers = new ContainerManager({ ...opts, puller, hooks, objects: opts.objects ?? new ObjectManager(undefined, opts.clock) });
+  }
+
+  /** Pods whose sync waits for its turn to ask for a sandbox. */
+  get sandboxStartsWaiting(): number {
+    return this.sandboxStarts.queued;
   }
 
   /** Every pod this node's kubelet made, from two list calls (the PLEG's relist). */
@@ -175,12 +189,19 @@ export class RuntimeManager {
     let podIPs = status.ips;
     if (signal?.aborted) return result;
     if (actions.createSandbox) {
+      // A sync aborted while it waits for its turn asks for nothing.
+      const release = await this.sandboxStarts.enter(signal).catch(() => undefined);
+      if (!release) return result;
       try {
         // As the kubelet does: the pod's log directory is the node's, made before the runtime is asked.
         if (sandboxConfig.logDirectory) makeDirectory(sandboxConfig.logDirectory);
         // The kubelet forms it with the sandbox's config: a resolv.conf it cannot read fails the sandbox.
         if (this.opts.dns) sandboxConfig.dnsConfig = this.opts.dns.podDNS(pod);
-        sandboxId = await this.rt.runPodSandbox(sandboxConfig);
+        try {
+          sandboxId = await this.rt.runPodSandbox(sandboxConfig);
+        } finally {
+          release();
+        }
         const created = (await this.rt.podSandboxStatus(sandboxId)).status;
         // As the kubelet's determinePodSandboxIPs: the sandbox's IP, then its additional ones.
         podIPs = created?.network?.ip

@@ -15,6 +15,7 @@ describe('the settings table', () => {
       httpCheckFrequency: 20_000,
       syncFrequency: 60_000,
       maxPods: 110,
+      maxParallelSandboxStarts: 4,
       allowedUnsafeSysctls: [],
       seccompDefault: false,
       runtimeRequestTimeout: 120_000,
@@ -132,6 +133,7 @@ describe('printConfig', () => {
         '#   plegRelistPeriod: 1s',
         '#   plegEventedRelistPeriod: 30s',
         '#   plegRelistThreshold: 3m',
+        '#   maxParallelSandboxStarts: 4',
       ].join('\n'),
     );
   });

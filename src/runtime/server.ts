@@ -6,6 +6,7 @@ import type { ImagesHandlers } from '../cri/gen/knode/v1/Images.js';
 import type { ImageServiceHandlers } from '../cri/gen/runtime/v1/ImageService.js';
 import type { RuntimeServiceHandlers } from '../cri/gen/runtime/v1/RuntimeService.js';
 import { toContainer, toContainerStatus, toImage, toPodSandbox, toPodSandboxStatus } from './convert.js';
+import { listenEager } from './eager-socket.js';
 import { EncodedListCache } from './encoded-lists.js';
 import { invalid, precondition, RuntimeError } from './errors.js';
 import { OciImageStore } from './oci/image-store.js';
@@ -251,9 +252,9 @@ export async function serveRuntime(rt: EmbeddedRuntime, socketPath: string, log:
   server.addService(cri.ImageService.service, imageHandlers(rt, log));
   server.addService(loadKnode().Images.service, knodeImageHandlers(rt, log));
   if (existsSync(socketPath)) rmSync(socketPath);
-  await new Promise<void>((resolve, reject) => {
-    server.bindAsync(`unix://${socketPath}`, grpc.ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve()));
-  });
+  // Each connection as an EagerSocket, so that the session never stops reading (see eager-socket.ts).
+  const injector = server.createConnectionInjector(grpc.ServerCredentials.createInsecure());
+  const listener = await listenEager(socketPath, (connection) => injector.injectConnection(connection));
   // Whoever can connect can run any command as this user: the owner only.
   chmodSync(socketPath, 0o600);
   // Exec, Attach and PortForward answer with URLs here: loopback, and each URL a one-time secret.
@@ -267,6 +268,7 @@ export async function serveRuntime(rt: EmbeddedRuntime, socketPath: string, log:
         for (const call of streams) call.end();
         streams.clear();
         void rt.streams.server.close();
+        listener.close();
         server.tryShutdown(() => resolve());
         setTimeout(() => {
           server.forceShutdown();

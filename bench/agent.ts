@@ -79,6 +79,8 @@ export async function startKnode(dir: string, endpoint: string | undefined, opti
       '--output',
       'json',
       ...(options.args ?? []),
+      // Settings to compare in one session, e.g. `--max-parallel-sandbox-starts 0`.
+      ...(process.env.KNODE_BENCH_KNODE_ARGS ?? '').split(/\s+/).filter(Boolean),
     ],
     { stdio: 'ignore', env: nodeEnv() },
   );

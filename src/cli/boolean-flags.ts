@@ -14,3 +14,9 @@ export function booleanFlagValues(argv: string[], names: string[]): string[] {
   }
   return out;
 }
+
+/** Whether ARGV (up to `--`) gives the flag NAME itself, in any spelling: `--name`, `--no-name`, `--name=…`. */
+export function flagGiven(argv: string[], name: string): boolean {
+  const end = argv.indexOf('--');
+  return (end < 0 ? argv : argv.slice(0, end)).some((a) => a === `--${name}` || a === `--no-${name}` || a.startsWith(`--${name}=`));
+}

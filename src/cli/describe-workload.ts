@@ -8,6 +8,7 @@ import { compareStrings } from '../util/compare.js';
 import { rootPaths } from '../util/paths.js';
 import { BaseCommand } from './base-command.js';
 import { booleanFlagValues } from './boolean-flags.js';
+import { describedMatches, exactFlag, showsEvents, writeDescriptions } from './describe-matching.js';
 import { NodeClient, objectEvents } from './node-client.js';
 import { KubectlError } from '../util/user-error.js';
 
@@ -16,6 +17,7 @@ export const describeArgs = { name: Args.string({ description: 'The name, or nam
 export const describeFlags = {
   namespace: Flags.string({ char: 'n', description: 'The namespace (default: default)' }),
   'show-events': Flags.boolean({ description: 'Show its events (kept by a running node)', default: true, allowNo: true }),
+  ...exactFlag,
 };
 
 /** What a describer is given: the object, the node's other objects, the pods, its events (when shown and kept), the time. */
@@ -31,7 +33,8 @@ export interface DescribeInput {
  * `knode describe KIND NAME` for a kind the local controllers run: the
  * object from the node's saved objects, its pods from the running node (or
  * else the saved ones), and its events from the running node, which alone
- * keeps them. Not found: kubectl's words, exit 1.
+ * keeps them. A name no object has describes those whose names begin
+ * with it, as kubectl's does. Not found: kubectl's words, exit 1.
  */
 export abstract class DescribeWorkloadCommand extends BaseCommand {
   // Each command sets them as its own: oclif's parse copies a command class's own properties only.
@@ -51,12 +54,18 @@ export abstract class DescribeWorkloadCommand extends BaseCommand {
     const [namespace, name] = args.name.includes('/') ? args.name.split('/', 2) : [flags.namespace ?? 'default', args.name];
     const rootDir = this.rootDir(flags);
     const objects = readSavedObjects(rootPaths(rootDir).objects);
-    const object = objects.find((o) => o.kind === this.kind && o.metadata.namespace === namespace && o.metadata.name === name);
-    if (!object) throw new KubectlError(`Error from server (NotFound): ${this.resource} "${name}" not found`);
+    const ofKind = objects.filter((o) => o.kind === this.kind && o.metadata.namespace === namespace);
+    const matches = describedMatches(ofKind, name, (o) => o.metadata.name!, flags.exact);
+    if (matches.objects.length === 0) throw new KubectlError(`Error from server (NotFound): ${this.resource} "${name}" not found`);
     const node = await NodeClient.find(rootDir);
     const pods = node ? (await node.json<PodList>('/pods')).body.items : (objects.filter((o) => o.kind === 'Pod') as unknown as Pod[]);
-    const events = node && flags['show-events'] ? await objectEvents(node, object.metadata) : undefined;
-    process.stdout.write(this.render({ object, objects, pods, events, now: Date.now() }));
+    const withEvents = node && showsEvents(matches, flags['show-events'], this.argv);
+    const texts: string[] = [];
+    for (const object of matches.objects) {
+      const events = withEvents ? await objectEvents(node, object.metadata) : undefined;
+      texts.push(this.render({ object, objects, pods, events, now: Date.now() }));
+    }
+    writeDescriptions(matches, texts);
   }
 }
 

@@ -102,6 +102,19 @@ describe('knode describe pod', () => {
     // kubectl's blank line between two objects: the second starts after it.
     expect(asked.stdout).toMatch(/\n\n\nName: {9}crash-e2e$/m);
   });
+
+  it("describes the pods a name begins when no pod has it, as kubectl's does, but not in TYPE/NAME", async () => {
+    const byPrefix = await knode(['describe', 'pod', 'hello', ...at]);
+    expect(byPrefix.code, byPrefix.stderr).toBe(0);
+    expect(byPrefix.stdout).toMatch(/^Name: {9}hello-e2e$/m);
+    expect(byPrefix.stdout).not.toContain('Events:');
+    expect(byPrefix.stdout.endsWith('\n\n')).toBe(true);
+    const withEvents = await knode(['describe', 'pods', 'hello', '--show-events', ...at]);
+    expect(withEvents.stdout).toMatch(/^Events:\n {2}Type +Reason/m);
+    const slashed = await knode(['describe', 'pod/hello', ...at]);
+    expect(slashed.code).toBe(1);
+    expect(slashed.stderr).toContain('pods "hello" not found');
+  });
 });
 
 describe('knode events', () => {

@@ -213,6 +213,11 @@ describe('a Deployment in the static dir', () => {
         stderr:
           'Error from server (NotFound): jobs.batch "nope" not found\nError from server (NotFound): deployments.apps "nope" not found\n',
       });
+      // A name no Deployment has: those it begins, each followed by a blank line, as kubectl's; not in TYPE/NAME.
+      const byPrefix = await knode(['describe', 'deployments', 'greet', '--root-dir', applyRoot]);
+      expect(byPrefix).toMatchObject({ code: 0, stdout: `${deploy.stdout}\n` });
+      const slashed = await knode(['describe', 'deploy/greet', '--root-dir', applyRoot]);
+      expect(slashed).toMatchObject({ code: 1, stderr: 'Error from server (NotFound): deployments.apps "greet" not found\n' });
       const noService = await knode(['describe', 'svc/greeter', '--root-dir', applyRoot]);
       expect(noService.code).toBe(2);
       expect(noService.stderr).toContain('the server doesn\'t have a resource type "svc"');

@@ -1,6 +1,6 @@
 import { Args, Errors, Flags } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
-import { booleanFlagValues } from '../../cli/boolean-flags.js';
+import { booleanFlagValues, flagGiven } from '../../cli/boolean-flags.js';
 import { describedObjects } from '../../cli/target-kinds.js';
 
 /** The describe command of each kind. */
@@ -32,13 +32,17 @@ export default class Describe extends BaseCommand {
 
   async run(): Promise<void> {
     const { argv, flags } = await this.parse(Describe, booleanFlagValues(this.argv, ['show-events']));
-    const objects = describedObjects(argv as string[]);
-    // As kubectl: several objects are described without their events unless --show-events is given.
-    const showEvents = this.argv.some((a) => /^--(no-)?show-events(=|$)/.test(a)) ? flags['show-events'] : objects.length === 1;
+    const words = argv as string[];
+    const objects = describedObjects(words);
+    // As kubectl: several objects go without their events unless --show-events is given,
+    // and only `describe TYPE NAME` of one name reads the name by its beginning.
+    const events = flagGiven(this.argv, 'show-events') ? flags['show-events'] : objects.length === 1 ? undefined : false;
     // The flags as parsed, given again to each kind's command.
-    const again = Object.entries({ ...flags, 'show-events': showEvents }).flatMap(([flag, value]) =>
-      value === true ? [`--${flag}`] : value === false ? (flag === 'show-events' ? ['--no-show-events'] : []) : [`--${flag}=${value}`],
+    const again = Object.entries(flags).flatMap(([flag, value]) =>
+      flag === 'show-events' || value === undefined || value === false ? [] : value === true ? [`--${flag}`] : [`--${flag}=${value}`],
     );
+    if (events !== undefined) again.push(events ? '--show-events' : '--no-show-events');
+    if (words.length !== 2 || words[0].includes('/')) again.push('--exact');
     let described = 0;
     let failed: number | undefined;
     for (const { kind, name } of objects) {

@@ -6,10 +6,11 @@ import type { Pod, PodList } from '../../engine/api/v1.js';
 import { podsFromRuntime } from '../../engine/kuberuntime/runtime-view.js';
 import { describePod } from '../../ui/describe-pod.js';
 import { UserError } from '../../util/user-error.js';
+import { describedMatches, exactFlag, showsEvents, writeDescriptions, type Matches } from '../../cli/describe-matching.js';
 
 export default class DescribePod extends BaseCommand {
   static override summary = 'Show a pod in detail, as kubectl describe pod does.';
-  static override description = `The pod's spec and status from the running node under --root-dir, with its containers' states, conditions, volumes and the events the node recorded for it in the last hour. When no node runs, what the runtime holds (containers, images, states), and says what is not known there. See docs/cli.md.`;
+  static override description = `The pod's spec and status from the running node under --root-dir, with its containers' states, conditions, volumes and the events the node recorded for it in the last hour. A name no pod has describes the pods whose names begin with it, as kubectl's does (describe pod web finds the static pod web-<node>). When no node runs, what the runtime holds (containers, images, states), and says what is not known there. See docs/cli.md.`;
 
   static override examples = [
     '<%= config.bin %> describe pod web-myhost',
@@ -24,6 +25,7 @@ export default class DescribePod extends BaseCommand {
   static override flags = {
     namespace: Flags.string({ char: 'n', description: 'The namespace (default: default)' }),
     'show-events': Flags.boolean({ description: "Show the pod's events", default: true, allowNo: true }),
+    ...exactFlag,
   };
 
   async run(): Promise<void> {
@@ -32,11 +34,13 @@ export default class DescribePod extends BaseCommand {
     const [namespace, name] = args.pod.includes('/') ? args.pod.split('/', 2) : [flags.namespace ?? 'default', args.pod];
     const node = await NodeClient.find(rootDir);
     if (node) {
-      const pods = (await node.json<PodList>('/pods')).body.items;
-      const pod = find(pods, namespace, name);
+      const matches = find((await node.json<PodList>('/pods')).body.items, namespace, name, flags.exact);
+      const withEvents = showsEvents(matches, flags['show-events'], this.argv);
+      const texts: string[] = [];
       // A static pod's events are under its own UID, not its mirror's: the node's copy has it.
-      const events = flags['show-events'] ? await objectEvents(node, pod.metadata) : undefined;
-      process.stdout.write(describePod(pod, events, Date.now()));
+      for (const pod of matches.objects)
+        texts.push(describePod(pod, withEvents ? await objectEvents(node, pod.metadata) : undefined, Date.now()));
+      writeDescriptions(matches, texts);
       return;
     }
     this.logToStderr(
@@ -44,17 +48,22 @@ export default class DescribePod extends BaseCommand {
     );
     const client = await this.connectRuntime(flags);
     try {
-      const pods = await podsFromRuntime(client, (await client.version()).runtimeName);
-      process.stdout.write(describePod(find(pods, namespace, name), undefined, Date.now(), false));
+      const matches = find(await podsFromRuntime(client, (await client.version()).runtimeName), namespace, name, flags.exact);
+      writeDescriptions(
+        matches,
+        matches.objects.map((pod) => describePod(pod, undefined, Date.now(), false)),
+      );
     } finally {
       client.close();
     }
   }
 }
 
-function find(pods: Pod[], namespace: string, name: string): Pod {
-  const pod = pods.find((p) => p.metadata.name === name && (p.metadata.namespace ?? 'default') === namespace);
-  if (pod) return pod;
+/** The pods `describe pod NAME` shows (NAME, or else those it begins, as kubectl's); none: kubectl's error, with a hint. */
+function find(pods: Pod[], namespace: string, name: string, exact: boolean): Matches<Pod> {
+  const inNamespace = pods.filter((p) => (p.metadata.namespace ?? 'default') === namespace);
+  const matches = describedMatches(inNamespace, name, (p) => p.metadata.name!, exact);
+  if (matches.objects.length > 0) return matches;
   const near = pods.map((p) => p.metadata.name!).filter((n) => n.includes(name) || name.includes(n.replace(/-[^-]+$/, '')));
   throw new UserError(
     'workloadFailed',

@@ -1,0 +1,44 @@
+// Which objects `describe KIND NAME` shows (src/cli/describe-matching.ts), as kubectl's describe picks them.
+import { describe, expect, it } from 'vitest';
+import { flagGiven } from '../../../src/cli/boolean-flags.js';
+import { describedMatches, showsEvents } from '../../../src/cli/describe-matching.js';
+
+const names = ['web-b', 'web', 'web-a', 'db'];
+const same = (n: string) => n;
+
+describe('describedMatches', () => {
+  it('takes the object of that name, even where others begin with it', () => {
+    expect(describedMatches(names, 'web', same, false)).toEqual({ objects: ['web'], byPrefix: false });
+  });
+
+  it("takes those whose names begin with it, by name, when none has it, as kubectl's DescribeMatchingResources", () => {
+    expect(describedMatches(names, 'web-', same, false)).toEqual({ objects: ['web-a', 'web-b'], byPrefix: true });
+    expect(describedMatches(names, 'cache', same, false)).toEqual({ objects: [], byPrefix: true });
+  });
+
+  it('takes only the object of that name when exact', () => {
+    expect(describedMatches(names, 'web-', same, true)).toEqual({ objects: [], byPrefix: false });
+    expect(describedMatches(names, 'db', same, true)).toEqual({ objects: ['db'], byPrefix: false });
+  });
+});
+
+describe('showsEvents', () => {
+  it('leaves the events of objects found by prefix out unless --show-events is given', () => {
+    const byPrefix = describedMatches(names, 'web-', same, false);
+    const named = describedMatches(names, 'web', same, false);
+    expect(showsEvents(named, true, ['web'])).toBe(true);
+    expect(showsEvents(byPrefix, true, ['web-'])).toBe(false);
+    expect(showsEvents(byPrefix, true, ['web-', '--show-events'])).toBe(true);
+    expect(showsEvents(byPrefix, false, ['web-', '--show-events=false'])).toBe(false);
+  });
+});
+
+describe('flagGiven', () => {
+  it('sees the flag in any spelling, and nothing after --', () => {
+    expect(flagGiven(['--show-events'], 'show-events')).toBe(true);
+    expect(flagGiven(['--no-show-events'], 'show-events')).toBe(true);
+    expect(flagGiven(['--show-events=true'], 'show-events')).toBe(true);
+    expect(flagGiven(['--show-events-extra'], 'show-events')).toBe(false);
+    expect(flagGiven(['--', '--show-events'], 'show-events')).toBe(false);
+  });
+});

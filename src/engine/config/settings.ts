@@ -4,6 +4,7 @@ import { formatByteQuantity } from '../api/quantity.js';
 import { LIFETIME_SETTINGS } from './settings-lifetime.js';
 import { SERVING_SETTINGS } from './settings-serving.js';
 import { JOIN_SETTINGS } from './settings-join.js';
+import { RUNTIME_SETTINGS } from './settings-runtime.js';
 import { formatGoDuration } from './duration.js';
 import type { KubeletConfiguration } from './kubelet-config.js';
 
@@ -258,58 +259,7 @@ export const SETTINGS: readonly Setting[] = [
     default: '/var/log',
     description: 'The directory /logs/ serves, as the kubelet serves /var/log',
   },
-  {
-    field: 'eventedPleg',
-    name: 'pleg',
-    file: false,
-    flag: 'pleg',
-    commands: ['run', 'apply', 'delete'],
-    type: 'enum',
-    options: { evented: true, relist: false },
-    default: true,
-    description:
-      'evented: runtime container events trigger relists of the pod (falls back to relist when the runtime has none); relist: relist every --pleg-relist-period only',
-  },
-  {
-    field: 'plegRelistPeriod',
-    name: 'plegRelistPeriod',
-    file: false,
-    flag: 'pleg-relist-period',
-    commands: ['run', 'apply', 'delete'],
-    type: 'duration',
-    default: 1_000,
-    description: 'Period of the full PLEG relist (Go duration)',
-  },
-  {
-    field: 'plegEventedRelistPeriod',
-    name: 'plegEventedRelistPeriod',
-    file: false,
-    commands: [],
-    type: 'duration',
-    default: 30_000,
-    description: "The full relist period while container events arrive (a safety net), and the longest a pod's sync holds back its events",
-  },
-  {
-    field: 'plegRelistThreshold',
-    name: 'plegRelistThreshold',
-    file: false,
-    flag: 'pleg-relist-threshold',
-    commands: ['run', 'apply', 'delete'],
-    type: 'duration',
-    default: 180_000,
-    description: 'How long without a finished relist before the PLEG, and so the node, is unhealthy (Go duration)',
-  },
-  {
-    field: 'maxParallelSandboxStarts',
-    name: 'maxParallelSandboxStarts',
-    file: false,
-    flag: 'max-parallel-sandbox-starts',
-    commands: ['run', 'apply'],
-    type: 'int',
-    default: 4,
-    description:
-      'Pod sandboxes asked of the runtime at once, at most (0: no bound), so that in a burst the first pods start first; a sandbox that takes over 5s stops counting, so a hanging network plugin delays no other pod for longer',
-  },
+  ...RUNTIME_SETTINGS,
   {
     field: 'kubeconfig',
     name: 'kubeconfig',

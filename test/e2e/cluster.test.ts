@@ -391,8 +391,33 @@ describe('knode nodes in a real cluster (scheduler, controller manager, kubectl)
       const ready = (await nodeOf(n.name)).status?.conditions?.find((c) => c.type === 'Ready');
       expect(ready?.status).toBe('True');
       expect(Date.parse(ready!.lastTransitionTime!)).toBeLessThan(started + 90_000);
-      const lease = await cp.kubectlJson<{ spec: { renewTime: string } }>('get', 'lease', '-n', 'kube-node-lease', n.name);
-      expect(Date.now() - Date.parse(lease.spec.renewTime)).toBeLessThan(20_000);
+      // As the kubelet's transport, each renewal closed the open connections (the pod watch) to use the new pair.
+      const rotated = n
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('"CertificateRotated"'))
+        .map((line) => JSON.parse(line) as { at: number; detail: { kind: string; closedConnections?: number } })
+        .filter((e) => e.detail.kind === 'client');
+      expect(rotated.length, n.name).toBeGreaterThan(0);
+      for (const e of rotated) expect(e.detail.closedConnections).toBeGreaterThanOrEqual(1);
+      // The heartbeat goes on with the new pair: the lease is renewed (every 10 s) after the last rotation.
+      // Its age is not compared with the lifecycle controller's grace here: on a loaded machine the
+      // apiserver's own answers can take that long; Ready with no transition above is what the controller saw.
+      const renewedAfter = Math.max(...rotated.map((e) => e.at));
+      const heartbeat = () =>
+        n
+          .output()
+          .split('\n')
+          .filter((line) => /lease|Certificate/.test(line))
+          .join('\n');
+      await eventually(
+        async () => {
+          const lease = await cp.kubectlJson<{ spec: { renewTime: string } }>('get', 'lease', '-n', 'kube-node-lease', n.name);
+          return Date.parse(lease.spec.renewTime) > renewedAfter || undefined;
+        },
+        () => `${n.name}'s lease renewed after its last client certificate rotation:\n${heartbeat()}`,
+        30_000,
+      );
       // The kubelet's certificate metrics, from its API as the admin (the apiserver will not proxy to a loopback address).
       const pki = join(cp.dir, 'pki');
       const metrics = execFileSync(
@@ -404,15 +429,6 @@ describe('knode nodes in a real cluster (scheduler, controller manager, kubectl)
       expect(ttl).toBeGreaterThan(0);
       expect(ttl).toBeLessThanOrEqual(120);
       expect(metrics).toMatch(/^kubelet_certificate_manager_client_expiration_renew_errors \d+$/m);
-      // As the kubelet's transport, each renewal closed the open connections (the pod watch) to use the new pair.
-      const rotated = n
-        .output()
-        .split('\n')
-        .filter((line) => line.includes('"CertificateRotated"'))
-        .map((line) => JSON.parse(line) as { detail: { kind: string; closedConnections?: number } })
-        .filter((e) => e.detail.kind === 'client');
-      expect(rotated.length, n.name).toBeGreaterThan(0);
-      for (const e of rotated) expect(e.detail.closedConnections).toBeGreaterThanOrEqual(1);
     }
     const pods = running(await podsOf());
     expect(pods).toHaveLength(6);

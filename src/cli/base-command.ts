@@ -72,6 +72,28 @@ export abstract class BaseCommand extends Command {
     return abort.signal;
   }
 
+  /**
+   * Tells ERR on stderr (kubectl's words, a UserError and its hint, or an
+   * unexpected error, its stack with --verbose) and gives its exit code;
+   * undefined for oclif's own errors, which oclif tells.
+   */
+  protected tell(err: unknown): number | undefined {
+    if (err instanceof KubectlError) {
+      this.logToStderr(err.message);
+      return 1;
+    }
+    if (err instanceof UserError) {
+      this.logToStderr(`Error: ${err.message}`);
+      if (err.hint) this.logToStderr(`Hint: ${err.hint}`);
+      return ExitCode[err.code];
+    }
+    if (err instanceof Errors.CLIError || err instanceof Errors.ExitError || !(err instanceof Error)) return undefined;
+    const verbose = this.argv.includes('--verbose');
+    this.logToStderr(`Error: ${verbose ? (err.stack ?? err.message) : err.message}`);
+    if (!verbose) this.logToStderr('Hint: run again with --verbose for the stack trace');
+    return 1;
+  }
+
   protected override async finally(err: Error | undefined): Promise<unknown> {
     this.stopListening?.();
     const result = await super.finally(err);
@@ -80,19 +102,8 @@ export abstract class BaseCommand extends Command {
   }
 
   protected override async catch(err: Error & { exitCode?: number }): Promise<unknown> {
-    if (err instanceof KubectlError) {
-      this.logToStderr(err.message);
-      this.exit(1);
-    }
-    if (err instanceof UserError) {
-      this.logToStderr(`Error: ${err.message}`);
-      if (err.hint) this.logToStderr(`Hint: ${err.hint}`);
-      this.exit(ExitCode[err.code]);
-    }
-    if (err instanceof Errors.CLIError || err instanceof Errors.ExitError) throw err;
-    const verbose = this.argv.includes('--verbose');
-    this.logToStderr(`Error: ${verbose ? (err.stack ?? err.message) : err.message}`);
-    if (!verbose) this.logToStderr('Hint: run again with --verbose for the stack trace');
-    this.exit(1);
+    const code = this.tell(err);
+    if (code === undefined) throw err;
+    this.exit(code);
   }
 }

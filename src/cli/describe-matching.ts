@@ -33,6 +33,6 @@ export function showsEvents(matches: Matches<unknown>, showEvents: boolean, argv
 }
 
 /** The descriptions as kubectl writes them: one as it is; found by prefix, each followed by a blank line. */
-export function writeDescriptions(matches: Matches<unknown>, texts: string[]): void {
-  for (const text of texts) process.stdout.write(matches.byPrefix ? `${text}\n` : text);
+export function joinDescriptions(matches: Matches<unknown>, texts: string[]): string {
+  return texts.map((text) => (matches.byPrefix ? `${text}\n` : text)).join('');
 }

@@ -8,7 +8,7 @@ import { compareStrings } from '../util/compare.js';
 import { rootPaths } from '../util/paths.js';
 import { BaseCommand } from './base-command.js';
 import { booleanFlagValues } from './boolean-flags.js';
-import { describedMatches, exactFlag, showsEvents, writeDescriptions } from './describe-matching.js';
+import { describedMatches, exactFlag, joinDescriptions, showsEvents } from './describe-matching.js';
 import { NodeClient, objectEvents } from './node-client.js';
 import { KubectlError } from '../util/user-error.js';
 
@@ -47,6 +47,11 @@ export abstract class DescribeWorkloadCommand extends BaseCommand {
   protected abstract render(input: DescribeInput): string;
 
   async run(): Promise<void> {
+    process.stdout.write(await this.describe());
+  }
+
+  /** The text `describe` shows; kubectl's error when nothing is found. */
+  async describe(): Promise<string> {
     const { args, flags } = await this.parse(
       this.constructor as typeof DescribeWorkloadCommand,
       booleanFlagValues(this.argv, ['show-events']),
@@ -65,7 +70,7 @@ export abstract class DescribeWorkloadCommand extends BaseCommand {
       const events = withEvents ? await objectEvents(node, object.metadata) : undefined;
       texts.push(this.render({ object, objects, pods, events, now: Date.now() }));
     }
-    writeDescriptions(matches, texts);
+    return joinDescriptions(matches, texts);
   }
 }
 

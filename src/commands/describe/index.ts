@@ -1,17 +1,24 @@
-import { Args, Errors, Flags } from '@oclif/core';
+import { Args, Flags, type Config } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
 import { booleanFlagValues, flagGiven } from '../../cli/boolean-flags.js';
 import { describedObjects } from '../../cli/target-kinds.js';
+import DescribeCronJob from './cronjob.js';
+import DescribeDaemonSet from './daemonset.js';
+import DescribeDeployment from './deployment.js';
+import DescribeJob from './job.js';
+import DescribePod from './pod.js';
+import DescribeReplicaSet from './replicaset.js';
+import DescribeStatefulSet from './statefulset.js';
 
-/** The describe command of each kind. */
-const COMMANDS: Record<string, string> = {
-  Pod: 'describe:pod',
-  Deployment: 'describe:deployment',
-  ReplicaSet: 'describe:replicaset',
-  StatefulSet: 'describe:statefulset',
-  DaemonSet: 'describe:daemonset',
-  Job: 'describe:job',
-  CronJob: 'describe:cronjob',
+/** The describe command of each kind: made with its arguments, it gives the text. */
+const COMMANDS: Record<string, new (argv: string[], config: Config) => { describe(): Promise<string> }> = {
+  Pod: DescribePod,
+  Deployment: DescribeDeployment,
+  ReplicaSet: DescribeReplicaSet,
+  StatefulSet: DescribeStatefulSet,
+  DaemonSet: DescribeDaemonSet,
+  Job: DescribeJob,
+  CronJob: DescribeCronJob,
 };
 
 export default class Describe extends BaseCommand {
@@ -48,30 +55,15 @@ export default class Describe extends BaseCommand {
     for (const { kind, name } of objects) {
       // kubectl parts the objects it describes with a blank line, and goes on past one it cannot describe.
       try {
-        await writingFirst(described > 0 ? '\n\n' : '', () => this.config.runCommand(COMMANDS[kind], [name, ...again]));
+        const text = await new COMMANDS[kind]([name, ...again], this.config).describe();
+        process.stdout.write(described > 0 ? `\n\n${text}` : text);
         described++;
       } catch (err) {
-        // The kind's command told its error and exits with its code: the next object is still described.
-        if (!(err instanceof Errors.ExitError)) throw err;
-        failed = Math.max(failed ?? 0, err.oclif.exit ?? 1);
+        const code = this.tell(err);
+        if (code === undefined) throw err;
+        failed = Math.max(failed ?? 0, code);
       }
     }
     if (failed !== undefined) this.exit(failed);
-  }
-}
-
-/** Runs FN, writing BEFORE to stdout ahead of the first thing it writes there (nothing when it writes nothing). */
-async function writingFirst(before: string, fn: () => Promise<unknown>): Promise<void> {
-  const write = process.stdout.write;
-  const stdout = process.stdout;
-  stdout.write = function (this: typeof stdout, ...args: Parameters<typeof write>) {
-    stdout.write = write;
-    if (before) write.call(stdout, before);
-    return write.apply(stdout, args);
-  } as typeof write;
-  try {
-    await fn();
-  } finally {
-    stdout.write = write;
   }
 }

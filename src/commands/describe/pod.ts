@@ -6,7 +6,7 @@ import type { Pod, PodList } from '../../engine/api/v1.js';
 import { podsFromRuntime } from '../../engine/kuberuntime/runtime-view.js';
 import { describePod } from '../../ui/describe-pod.js';
 import { UserError } from '../../util/user-error.js';
-import { describedMatches, exactFlag, showsEvents, writeDescriptions, type Matches } from '../../cli/describe-matching.js';
+import { describedMatches, exactFlag, joinDescriptions, showsEvents, type Matches } from '../../cli/describe-matching.js';
 
 export default class DescribePod extends BaseCommand {
   static override summary = 'Show a pod in detail, as kubectl describe pod does.';
@@ -29,6 +29,11 @@ export default class DescribePod extends BaseCommand {
   };
 
   async run(): Promise<void> {
+    process.stdout.write(await this.describe());
+  }
+
+  /** The text `describe pod` shows; kubectl's error when no pod is found. */
+  async describe(): Promise<string> {
     const { args, flags } = await this.parse(DescribePod, booleanFlagValues(this.argv, ['show-events']));
     const rootDir = this.rootDir(flags);
     const [namespace, name] = args.pod.includes('/') ? args.pod.split('/', 2) : [flags.namespace ?? 'default', args.pod];
@@ -40,8 +45,7 @@ export default class DescribePod extends BaseCommand {
       // A static pod's events are under its own UID, not its mirror's: the node's copy has it.
       for (const pod of matches.objects)
         texts.push(describePod(pod, withEvents ? await objectEvents(node, pod.metadata) : undefined, Date.now()));
-      writeDescriptions(matches, texts);
-      return;
+      return joinDescriptions(matches, texts);
     }
     this.logToStderr(
       `No node runs under ${rootDir}; describing what the runtime holds: the pod's volumes, probes, resources, QoS class and conditions are not known there, and events are kept by a running node only.`,
@@ -49,7 +53,7 @@ export default class DescribePod extends BaseCommand {
     const client = await this.connectRuntime(flags);
     try {
       const matches = find(await podsFromRuntime(client, (await client.version()).runtimeName), namespace, name, flags.exact);
-      writeDescriptions(
+      return joinDescriptions(
         matches,
         matches.objects.map((pod) => describePod(pod, undefined, Date.now(), false)),
       );

@@ -56,6 +56,8 @@ export interface RuntimeManagerOptions {
 
 /** How long a sandbox start counts against maxParallelSandboxStarts: a longer one (a hanging CNI plugin) lets the next go. */
 export const SANDBOX_START_HOLD = 5_000;
+/** How many removed container ids the runtime manager remembers, so as not to ask for them again. */
+const REMEMBERED_REMOVALS = 1_024;
 
 /**
  * The kubelet's kubeGenericRuntimeManager: reads pods from the runtime by
@@ -69,6 +71,9 @@ export class RuntimeManager {
   private readonly allocatable = nodeAllocatable(0);
   /** Bounds the sandboxes asked for at once: in a burst, many at once make every pod wait for most of them. */
   private readonly sandboxStarts: StartGate;
+  /** Container removals under way, by container id, and the latest ones done (see removeContainer). */
+  private readonly removing = new Map<string, Promise<void>>();
+  private readonly removed = new Set<string>();
 
   /**
    * A runtime manager for the tools that act on pods without running a node
@@ -353,11 +358,30 @@ export class RuntimeManager {
     }
   }
 
-  /** Removes a container and its log files, rotated ones too (the kubelet's removeContainer and removeContainerLog). */
-  async removeContainer(id: string): Promise<void> {
+  /**
+   * Removes a container and its log files, rotated ones too (the kubelet's
+   * removeContainer and removeContainerLog). A removal of the same container
+   * under way is joined, not asked again: the container deletor and a
+   * removed pod's cleanup both ask for its dead containers, and containerd
+   * refuses a second removal of one being removed ("already in removing state").
+   * One removed a moment ago is not asked for again either: an id is never
+   * reused, so the second ask would be two calls that find nothing.
+   */
+  removeContainer(id: string): Promise<void> {
+    if (this.removed.has(id)) return Promise.resolve();
+    const underWay = this.removing.get(id);
+    if (underWay) return underWay;
+    const removal = this.removeContainerNow(id).finally(() => this.removing.delete(id));
+    this.removing.set(id, removal);
+    return removal;
+  }
+
+  private async removeContainerNow(id: string): Promise<void> {
     const logPath = (await this.rt.containerStatus(id).catch(() => undefined))?.status?.logPath;
     if (logPath) await cleanContainerLogs(logPath);
     await this.rt.removeContainer(id);
+    this.removed.add(id);
+    if (this.removed.size > REMEMBERED_REMOVALS) this.removed.delete(this.removed.values().next().value!);
   }
 
   /** Removes the pod's sandboxes and containers from the runtime (after it terminated). */

@@ -36,10 +36,14 @@ export function containersToDeleteInPod(filterId: string, status: RuntimePodStat
  * instances of that container beyond the newest `containersToKeep` are
  * removed, and every dead container of a pod whose content may go (an evicted
  * pod, a deleted one that terminated). Removals run one at a time in the
- * background, in order; the caller never waits for them.
+ * background, in order; the caller never waits for them. A container
+ * already waiting is not queued twice: each death of a pod (its sandbox's,
+ * each container's) names every dead container of a pod whose content goes.
  */
 export class ContainerDeletor {
   private readonly queue: string[] = [];
+  /** The containers queued or being removed. */
+  private readonly queued = new Set<string>();
   private draining: Promise<void> | undefined;
 
   constructor(
@@ -51,11 +55,13 @@ export class ContainerDeletor {
   deleteContainersInPod(filterId: string, status: RuntimePodStatus, removeAll: boolean): void {
     const keep = removeAll ? 0 : this.containersToKeep;
     for (const c of containersToDeleteInPod(removeAll ? '' : filterId, status, keep)) {
+      if (this.queued.has(c.id)) continue;
       if (this.queue.length >= CONTAINER_DELETOR_BUFFER_LIMIT) {
         this.deps.onDropped?.(c.id);
         continue;
       }
       this.queue.push(c.id);
+      this.queued.add(c.id);
     }
     this.kick();
   }
@@ -80,6 +86,8 @@ export class ContainerDeletor {
         await this.deps.removeContainer(id);
       } catch (err) {
         this.deps.onError?.(id, err as Error);
+      } finally {
+        this.queued.delete(id);
       }
     }
   }

@@ -88,6 +88,33 @@ describe('ContainerDeletor', () => {
     expect(failed).toEqual(['3: container is in use']);
   });
 
+  it('queues a container waiting to be removed once, however many deaths of its pod name it', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const removed: string[] = [];
+    const dropped: string[] = [];
+    const deletor = new ContainerDeletor(
+      {
+        removeContainer: async (id) => {
+          await gate;
+          removed.push(id);
+        },
+        onDropped: (id) => dropped.push(id),
+      },
+      1,
+    );
+    // The sandbox's death and each container's, of a pod whose content goes: each names all four.
+    for (let i = 0; i < CONTAINER_DELETOR_BUFFER_LIMIT; i++) deletor.deleteContainersInPod('', pod(), true);
+    release();
+    await deletor.idle();
+    expect(removed).toEqual(['4', '3', '2', '1']);
+    expect(dropped).toEqual([]);
+    // Removed, it may be named again (a runtime that failed to remove it is asked once more).
+    deletor.deleteContainersInPod('', pod(), true);
+    await deletor.idle();
+    expect(removed).toEqual(['4', '3', '2', '1', '4', '3', '2', '1']);
+  });
+
   it('drops removals beyond its buffer while one is under way', async () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));

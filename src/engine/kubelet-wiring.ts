@@ -150,8 +150,8 @@ export function wireSyncLoop(parts: KubeletParts, deps: SyncLoopWiringDeps): Syn
     resyncInterval: config.syncFrequency,
     backOffPeriod: KubeletConstants.workerBackOffPeriod,
     afterSync: evented
-      ? (pod, syncedAt, outcome, runtimeEvents) =>
-          evented.afterSync(pod.metadata.uid!, pod.metadata.name!, pod.metadata.namespace!, syncedAt, outcome, runtimeEvents)
+      ? (pod, syncedAt, outcome, runtimeEvents, read) =>
+          evented.afterSync(pod.metadata.uid!, pod.metadata.name!, pod.metadata.namespace!, syncedAt, outcome, runtimeEvents, read)
       : undefined,
     syncStarted: evented ? (uid) => evented.syncStarted(uid) : undefined,
   });

@@ -6,7 +6,7 @@ import type { EventStream } from './events.js';
 import type { RuntimeManager } from './kuberuntime/runtime-manager.js';
 import { SyncErrors, type PodSyncResult } from './kuberuntime/sync-result.js';
 import type { PodManager } from './pod-manager.js';
-import type { PodSyncer, SyncPodResult, UpdateType } from './pod-syncer.js';
+import type { PodSyncer, SyncPodResult, TerminatingRead, UpdateType } from './pod-syncer.js';
 import { generateAPIPodStatus } from './status/generate.js';
 import { isRestartingAll } from './status/restart-all.js';
 import type { ReasonCache } from './status/reason-cache.js';
@@ -140,7 +140,7 @@ export class KubeletPodSyncer implements PodSyncer {
     runtime: RuntimePodStatus,
     gracePeriodSeconds: number,
     statusFn?: (status: PodStatus) => void,
-  ): Promise<void> {
+  ): Promise<TerminatingRead> {
     this.deps.prober.stopLivenessAndStartup(pod.metadata.uid!);
     const before = this.status(pod, runtime, false);
     statusFn?.(before);
@@ -148,10 +148,12 @@ export class KubeletPodSyncer implements PodSyncer {
     const result = await this.deps.runtime.killPod(pod, runtime, gracePeriodSeconds);
     const error = result.error();
     if (error) throw error;
+    const readAt = this.deps.clock.now();
     const stopped = await this.deps.runtime.getPodStatus(pod.metadata.uid!, pod.metadata.name!, pod.metadata.namespace!);
     const running = stopped.containers.filter((c) => c.state === 'running').map((c) => c.name);
     if (running.length > 0) throw new Error(`detected running containers after a successful KillPod: ${running.join(', ')}`);
     this.deps.statusManager.setPodStatus(pod, this.status(pod, stopped, true));
+    return { status: stopped, readAt };
   }
 
   async syncTerminatingRuntimePod(running: RunningPod): Promise<void> {

@@ -25,6 +25,15 @@ export interface SyncPodResult {
   requeue?: boolean;
 }
 
+/**
+ * The runtime as a terminating sync read it after the kill, and when the read
+ * began: it stands as the pod's relist (see EventedHints.afterSync).
+ */
+export interface TerminatingRead {
+  status: RuntimePodStatus;
+  readAt: number;
+}
+
 /** How a pod worker's sync ended, for the PLEG: what the runtime may have that the cache has not. */
 export type SyncOutcome = 'changed' | 'untouched' | 'failed';
 
@@ -33,7 +42,12 @@ export interface PodSyncer {
   /** SIGNAL aborts when the pod is killed during the sync: what is not started yet is left alone. */
   syncPod(updateType: UpdateType, pod: Pod, status: RuntimePodStatus, signal?: AbortSignal): Promise<SyncPodResult>;
   /** STATUS_FN, when a kill gave one, changes the status written before the containers are stopped. */
-  syncTerminatingPod(pod: Pod, status: RuntimePodStatus, gracePeriodSeconds: number, statusFn?: (status: PodStatus) => void): Promise<void>;
+  syncTerminatingPod(
+    pod: Pod,
+    status: RuntimePodStatus,
+    gracePeriodSeconds: number,
+    statusFn?: (status: PodStatus) => void,
+  ): Promise<TerminatingRead | void>;
   syncTerminatingRuntimePod(running: RunningPod): Promise<void>;
   syncTerminatedPod(pod: Pod, status: RuntimePodStatus): Promise<void>;
 }

@@ -7,7 +7,7 @@ import type { RunningPod } from './container/types.js';
 import type { EventStream } from './events.js';
 import type { PodCache } from './pleg/pod-cache.js';
 import { jitter, type WorkQueue } from './work-queue.js';
-import type { PodSyncer, SyncOutcome, SyncPodResult, UpdateType } from './pod-syncer.js';
+import type { PodSyncer, SyncOutcome, SyncPodResult, TerminatingRead, UpdateType } from './pod-syncer.js';
 
 /** A pod's grace period when neither its spec nor its deletion gives one. */
 const DEFAULT_GRACE = KubeletConstants.defaultTerminationGracePeriodSeconds;
@@ -84,10 +84,11 @@ export interface PodWorkersOptions {
    * (the evented PLEG relists the pod, or takes the pod from the runtime's
    * events when they show all of RUNTIME_EVENTS), left it untouched (the
    * cached status stands as current), or failed (a relist of the pod follows,
-   * one period on).
+   * one period on). After a terminating sync, READ is its read of the runtime
+   * after the kill, which stands as the pod's relist.
    */
-  afterSync?: (pod: Pod, syncedAt: number, outcome: SyncOutcome, runtimeEvents?: string[]) => void;
-  /** Called as a pod's sync starts (the evented PLEG holds the pod's hints until afterSync). */
+  afterSync?: (pod: Pod, syncedAt: number, outcome: SyncOutcome, runtimeEvents?: string[], read?: TerminatingRead) => void;
+  /** Called as a pod's sync or terminating sync starts (the evented PLEG holds the pod's hints until afterSync). */
   syncStarted?: (uid: string) => void;
 }
 
@@ -262,6 +263,7 @@ export class PodWorkers {
       let backOff: SyncPodResult['backOff'];
       let runtimeUntouched = false;
       let runtimeEvents: string[] | undefined;
+      let terminatingRead: TerminatingRead | undefined;
       const stateBefore = status.state;
       const started = clock.now();
       try {
@@ -283,9 +285,12 @@ export class PodWorkers {
             next = 'now';
           } else next = result.requeue ? 'now' : 'resync';
         } else if (status.state === 'terminating') {
-          if (status.desired)
-            await syncer.syncTerminatingPod(status.desired, cached.status, status.gracePeriod ?? DEFAULT_GRACE, status.statusFn);
-          else await syncer.syncTerminatingRuntimePod(status.runningPod!);
+          if (status.desired) {
+            this.opts.syncStarted?.(status.uid);
+            terminatingRead =
+              (await syncer.syncTerminatingPod(status.desired, cached.status, status.gracePeriod ?? DEFAULT_GRACE, status.statusFn)) ??
+              undefined;
+          } else await syncer.syncTerminatingRuntimePod(status.runningPod!);
           status.lastSyncTime = clock.now();
           status.state = 'terminated';
           events.emit({ type: 'PodTerminated', pod: status.pod, uid: status.uid, message: 'all containers stopped' });
@@ -306,7 +311,13 @@ export class PodWorkers {
           detail: { updateType: update.updateType, state: stateBefore, durationMs: clock.now() - started },
         });
         if (status.desired && !status.finished)
-          this.opts.afterSync?.(status.desired, status.lastSyncTime, runtimeUntouched ? 'untouched' : 'changed', runtimeEvents);
+          this.opts.afterSync?.(
+            status.desired,
+            status.lastSyncTime,
+            runtimeUntouched ? 'untouched' : 'changed',
+            runtimeEvents,
+            terminatingRead,
+          );
       } catch (err) {
         if (signal.aborted) return;
         // As the kubelet: a retry waits for a runtime status newer than this failed attempt.

@@ -3,7 +3,7 @@ import { CriError, GrpcCode } from '../../cri/errors.js';
 import { KubeletLabels, type ContainerEvent } from '../../cri/types.js';
 import type { Clock, Timer } from '../../util/clock.js';
 import type { EventStream } from '../events.js';
-import type { SyncOutcome } from '../pod-syncer.js';
+import type { SyncOutcome, TerminatingRead } from '../pod-syncer.js';
 import { NodeNameLabel } from '../kuberuntime/labels.js';
 import type { GenericPLEG } from './generic.js';
 
@@ -49,7 +49,8 @@ interface SyncWatch {
  */
 export class EventedHints {
   private readonly abort = new AbortController();
-  private readonly pending = new Map<string, { name: string; namespace: string; after: number }>();
+  /** Pods waiting for a targeted relist; AT: when the latest hint for it came. */
+  private readonly pending = new Map<string, { name: string; namespace: string; after: number; at: number }>();
   /** Pods whose targeted relist runs now. */
   private readonly running = new Set<string>();
   private scheduled = false;
@@ -151,7 +152,12 @@ export class EventedHints {
    */
   hint(uid: string, name: string, namespace: string, after = -Infinity): void {
     // AFTER: when the sync that asks ended; the relist's stamp must be newer (GenericPLEG.relistPod).
-    this.pending.set(uid, { name, namespace, after: Math.max(after, this.pending.get(uid)?.after ?? -Infinity) });
+    this.pending.set(uid, {
+      name,
+      namespace,
+      after: Math.max(after, this.pending.get(uid)?.after ?? -Infinity),
+      at: this.clock.now(),
+    });
     this.schedule();
   }
 
@@ -178,9 +184,28 @@ export class EventedHints {
    * (RUNTIME_EVENTS, the events those changes make) needs none either once
    * each of those events has come: the pod is taken from the newest
    * (takeFromEvents). One still missing is waited for a little, then the pod
-   * is read.
+   * is read. A terminating sync reads the pod itself once its containers
+   * and sandbox are stopped (READ): that read stands as the pod's relist,
+   * and the hints held meanwhile that came before it began are in it; a
+   * terminated pod took a read after each event of its stop before.
    */
-  afterSync(uid: string, name: string, namespace: string, syncedAt: number, outcome: SyncOutcome, runtimeEvents?: string[]): void {
+  afterSync(
+    uid: string,
+    name: string,
+    namespace: string,
+    syncedAt: number,
+    outcome: SyncOutcome,
+    runtimeEvents?: string[],
+    read?: TerminatingRead,
+  ): void {
+    if (outcome === 'changed' && read && this.mode === 'evented') {
+      this.watching.delete(uid);
+      if ((this.pending.get(uid)?.at ?? Infinity) < read.readAt) this.pending.delete(uid);
+      // Taken before any relist the release lets go, which runs after it (the pleg's turns for the pod).
+      void this.pleg.statusFromRead(uid, name, namespace, read, syncedAt);
+      this.release(uid);
+      return;
+    }
     const watch = this.watching.get(uid);
     if (outcome === 'changed' && runtimeEvents && watch && this.intact(uid, watch)) {
       const timer = this.clock.setTimeout(() => {

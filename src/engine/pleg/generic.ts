@@ -3,6 +3,7 @@ import type { Clock, Timer } from '../../util/clock.js';
 import type { ContainerRuntimeState, RunningPod, RuntimePodStatus } from '../container/types.js';
 import type { EventStream } from '../events.js';
 import type { RuntimeManager } from '../kuberuntime/runtime-manager.js';
+import type { TerminatingRead } from '../pod-syncer.js';
 import type { PodCache } from './pod-cache.js';
 import type { PodLifecycleEvent, PodLifecycleEventType } from './types.js';
 import { eachLimited } from '../../util/each-limited.js';
@@ -225,6 +226,23 @@ export class GenericPLEG {
       if (status && cached.status.sandboxes.some((s) => s.id !== status!.sandboxes[0].id)) status = undefined;
       if (status) this.opts.cache.set(uid, status, undefined, timestamp);
       else status = await this.updateCache(uid, name, namespace, timestamp);
+      if (status) this.advance(uid, status);
+    });
+  }
+
+  /**
+   * The pod's status as a terminating sync read it, after its kill
+   * (EventedHints.afterSync): it stands if nothing read the pod since the
+   * read began; otherwise the pod is read as relistPod reads it. Stamped as
+   * relistPod stamps.
+   */
+  statusFromRead(uid: string, name: string, namespace: string, read: TerminatingRead, after: number): Promise<void> {
+    return this.targetedRun(uid, async () => {
+      const timestamp = this.targetedStamp(uid, after);
+      let status: RuntimePodStatus | undefined = read.status;
+      if (this.opts.cache.get(uid).modified > read.readAt || this.needsReinspection.has(uid))
+        status = await this.updateCache(uid, name, namespace, timestamp);
+      else this.opts.cache.set(uid, status, undefined, timestamp);
       if (status) this.advance(uid, status);
     });
   }

@@ -353,6 +353,62 @@ describe('after a sync', () => {
     hints.stop();
   });
 
+  /** Pod a as a terminating sync reads it after the kill: its sandbox and container stopped. */
+  const stoppedPod = () => {
+    const status = emptyPodStatus('a', 'a', 'default');
+    status.sandboxes.push({ id: 'sb-a', state: 'notready' } as (typeof status.sandboxes)[number]);
+    return status;
+  };
+
+  it("takes a terminating sync's read after the kill as the pod's relist: the events of the stop before it need no read", async () => {
+    const told: PodLifecycleEvent[] = [];
+    const { log, cache, clock, source, hints } = await flowing((e) => told.push(e));
+    hints.syncStarted('a');
+    source.push('a'); // the container's stop, and the sandbox's
+    source.push('a');
+    await settle();
+    await clock.advance(5);
+    const read = { status: stoppedPod(), readAt: clock.now() };
+    await clock.advance(5);
+    const syncedAt = clock.now();
+    hints.afterSync('a', 'a', 'default', syncedAt, 'changed', undefined, read);
+    await settle();
+    expect(log).toEqual([]);
+    const entry = cache.get('a');
+    expect(entry.modified).toBeGreaterThan(syncedAt);
+    expect(entry.status).toBe(read.status);
+    expect(told.map((e) => [e.type, e.data])).toEqual([['ContainerDied', 'sb-a']]);
+    hints.stop();
+  });
+
+  it('reads the pod after a terminating sync when a hint came after its read began, or the pod was read since', async () => {
+    const { log, release, cache, clock, source, hints } = await flowing();
+    hints.syncStarted('a');
+    const read = { status: stoppedPod(), readAt: clock.now() };
+    await clock.advance(1);
+    source.push('a');
+    await settle();
+    hints.afterSync('a', 'a', 'default', clock.now(), 'changed', undefined, read);
+    await settle();
+    expect(log).toEqual(['a']);
+    await release();
+
+    // A full relist read the pod after the terminating sync's read began: that read is older, the pod is read again.
+    hints.syncStarted('a');
+    const older = { status: stoppedPod(), readAt: clock.now() };
+    cache.set('a', emptyPodStatus('a', 'a', 'default'), undefined, clock.now() + 1);
+    await clock.advance(5);
+    const syncedAt = clock.now();
+    hints.afterSync('a', 'a', 'default', syncedAt, 'changed', undefined, older);
+    await settle();
+    expect(log).toEqual(['a', 'a']);
+    await release();
+    await settle();
+    expect(cache.get('a').status).not.toBe(older.status);
+    expect(cache.get('a').modified).toBeGreaterThan(syncedAt);
+    hints.stop();
+  });
+
   it('relists the pod after every sync while no events flow', async () => {
     const { log, cache, clock, hints } = startHints();
     cache.set('a', emptyPodStatus('a', 'a', 'default'), undefined, 100);

@@ -88,7 +88,8 @@ describe('ContainerDeletor', () => {
     expect(failed).toEqual(['3: container is in use']);
   });
 
-  it('queues a container waiting to be removed once, however many deaths of its pod name it', async () => {
+  /** A deletor whose removals wait until released, with what it removed and dropped. */
+  function gatedDeletor(keep: number) {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     const removed: string[] = [];
@@ -101,8 +102,13 @@ describe('ContainerDeletor', () => {
         },
         onDropped: (id) => dropped.push(id),
       },
-      1,
+      keep,
     );
+    return { deletor, removed, dropped, release };
+  }
+
+  it('queues a container waiting to be removed once, however many deaths of its pod name it', async () => {
+    const { deletor, removed, dropped, release } = gatedDeletor(1);
     // The sandbox's death and each container's, of a pod whose content goes: each names all four.
     for (let i = 0; i < CONTAINER_DELETOR_BUFFER_LIMIT; i++) deletor.deleteContainersInPod('', pod(), true);
     release();
@@ -116,20 +122,7 @@ describe('ContainerDeletor', () => {
   });
 
   it('drops removals beyond its buffer while one is under way', async () => {
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    const removed: string[] = [];
-    const dropped: string[] = [];
-    const deletor = new ContainerDeletor(
-      {
-        removeContainer: async (id) => {
-          await gate;
-          removed.push(id);
-        },
-        onDropped: (id) => dropped.push(id),
-      },
-      0,
-    );
+    const { deletor, removed, dropped, release } = gatedDeletor(0);
     const many: RuntimePodStatus = {
       ...emptyPodStatus('uid-2'),
       containers: Array.from({ length: CONTAINER_DELETOR_BUFFER_LIMIT + 3 }, (_, i) => instance(`c${i}`, `n${i}`, i, 'exited')),

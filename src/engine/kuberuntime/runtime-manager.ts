@@ -25,7 +25,7 @@ import type { PodAddresses } from './env.js';
 import { removePodDirectory, type PodVolumes } from '../volume/volume-manager.js';
 import { PodSyncResult, SyncAborted, SyncError, SyncErrors } from './sync-result.js';
 import { ObjectManager } from '../cluster/object-manager.js';
-import { cleanContainerLogs } from '../container-log-manager.js';
+import { ContainerRemovals } from './container-removals.js';
 
 export interface RuntimeManagerOptions {
   runtime: RuntimeService;
@@ -56,8 +56,6 @@ export interface RuntimeManagerOptions {
 
 /** How long a sandbox start counts against maxParallelSandboxStarts: a longer one (a hanging CNI plugin) lets the next go. */
 export const SANDBOX_START_HOLD = 5_000;
-/** How many removed container ids the runtime manager remembers, so as not to ask for them again. */
-const REMEMBERED_REMOVALS = 1_024;
 
 /**
  * The kubelet's kubeGenericRuntimeManager: reads pods from the runtime by
@@ -71,9 +69,7 @@ export class RuntimeManager {
   private readonly allocatable = nodeAllocatable(0);
   /** Bounds the sandboxes asked for at once: in a burst, many at once make every pod wait for most of them. */
   private readonly sandboxStarts: StartGate;
-  /** Container removals under way, by container id, and the latest ones done (see removeContainer). */
-  private readonly removing = new Map<string, Promise<void>>();
-  private readonly removed = new Set<string>();
+  private readonly removals: ContainerRemovals;
 
   /**
    * A runtime manager for the tools that act on pods without running a node
@@ -103,6 +99,7 @@ export class RuntimeManager {
   constructor(private readonly opts: RuntimeManagerOptions) {
     this.rt = opts.runtime;
     this.sandboxStarts = new StartGate(opts.maxParallelSandboxStarts ?? 0, SANDBOX_START_HOLD, opts.clock);
+    this.removals = new ContainerRemovals(this.rt);
     const puller = new ImagePuller(opts.images, opts.imageBackOff, opts.clock, opts.events);
     const hooks = new HookRunner(opts.runtime, opts.clock);
     this.containers = new ContainerManager({ ...opts, puller, hooks, objects: opts.objects ?? new ObjectManager(undefined, opts.clock) });
@@ -358,30 +355,9 @@ export class RuntimeManager {
     }
   }
 
-  /**
-   * Removes a container and its log files, rotated ones too (the kubelet's
-   * removeContainer and removeContainerLog). A removal of the same container
-   * under way is joined, not asked again: the container deletor and a
-   * removed pod's cleanup both ask for its dead containers, and containerd
-   * refuses a second removal of one being removed ("already in removing state").
-   * One removed a moment ago is not asked for again either: an id is never
-   * reused, so the second ask would be two calls that find nothing.
-   */
+  /** Removes a container and its logs, once however many ask (see ContainerRemovals). */
   removeContainer(id: string): Promise<void> {
-    if (this.removed.has(id)) return Promise.resolve();
-    const underWay = this.removing.get(id);
-    if (underWay) return underWay;
-    const removal = this.removeContainerNow(id).finally(() => this.removing.delete(id));
-    this.removing.set(id, removal);
-    return removal;
-  }
-
-  private async removeContainerNow(id: string): Promise<void> {
-    const logPath = (await this.rt.containerStatus(id).catch(() => undefined))?.status?.logPath;
-    if (logPath) await cleanContainerLogs(logPath);
-    await this.rt.removeContainer(id);
-    this.removed.add(id);
-    if (this.removed.size > REMEMBERED_REMOVALS) this.removed.delete(this.removed.values().next().value!);
+    return this.removals.remove(id);
   }
 
   /** Removes the pod's sandboxes and containers from the runtime (after it terminated). */

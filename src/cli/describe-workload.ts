@@ -6,7 +6,7 @@ import type { Pod, PodList } from '../engine/api/v1.js';
 import { controllerOf, type Deployment, type KubeObject, type ReplicaSet } from '../engine/api/workloads.js';
 import { compareStrings } from '../util/compare.js';
 import { rootPaths } from '../util/paths.js';
-import { BaseCommand } from './base-command.js';
+import { DescribeCommand } from './describe-command.js';
 import { booleanFlagValues } from './boolean-flags.js';
 import { describedMatches, exactFlag, joinDescriptions, showsEvents } from './describe-matching.js';
 import { NodeClient, objectEvents } from './node-client.js';
@@ -36,7 +36,7 @@ export interface DescribeInput {
  * keeps them. A name no object has describes those whose names begin
  * with it, as kubectl's does. Not found: kubectl's words, exit 1.
  */
-export abstract class DescribeWorkloadCommand extends BaseCommand {
+export abstract class DescribeWorkloadCommand extends DescribeCommand {
   // Each command sets them as its own: oclif's parse copies a command class's own properties only.
   static override args = describeArgs;
   static override flags = describeFlags;
@@ -45,10 +45,6 @@ export abstract class DescribeWorkloadCommand extends BaseCommand {
   protected abstract readonly kind: string;
   protected abstract readonly resource: string;
   protected abstract render(input: DescribeInput): string;
-
-  async run(): Promise<void> {
-    process.stdout.write(await this.describe());
-  }
 
   /** The text `describe` shows; kubectl's error when nothing is found. */
   async describe(): Promise<string> {

@@ -47,7 +47,7 @@ export interface PodSyncer {
     status: RuntimePodStatus,
     gracePeriodSeconds: number,
     statusFn?: (status: PodStatus) => void,
-  ): Promise<TerminatingRead | void>;
+  ): Promise<TerminatingRead>;
   syncTerminatingRuntimePod(running: RunningPod): Promise<void>;
   syncTerminatedPod(pod: Pod, status: RuntimePodStatus): Promise<void>;
 }

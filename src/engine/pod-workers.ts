@@ -287,9 +287,12 @@ export class PodWorkers {
         } else if (status.state === 'terminating') {
           if (status.desired) {
             this.opts.syncStarted?.(status.uid);
-            terminatingRead =
-              (await syncer.syncTerminatingPod(status.desired, cached.status, status.gracePeriod ?? DEFAULT_GRACE, status.statusFn)) ??
-              undefined;
+            terminatingRead = await syncer.syncTerminatingPod(
+              status.desired,
+              cached.status,
+              status.gracePeriod ?? DEFAULT_GRACE,
+              status.statusFn,
+            );
           } else await syncer.syncTerminatingRuntimePod(status.runningPod!);
           status.lastSyncTime = clock.now();
           status.state = 'terminated';

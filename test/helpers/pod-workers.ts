@@ -13,7 +13,7 @@ export function noopPodWorkers() {
   const cache = new PodCache();
   const syncer: PodSyncer = {
     syncPod: async () => ({ terminal: false }),
-    syncTerminatingPod: async () => {},
+    syncTerminatingPod: async (_pod, status) => ({ status, readAt: clock.now() }),
     syncTerminatingRuntimePod: async () => {},
     syncTerminatedPod: async () => {},
   };

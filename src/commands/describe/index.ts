@@ -1,5 +1,6 @@
 import { Args, Flags, type Config } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
+import type { DescribeCommand } from '../../cli/describe-command.js';
 import { booleanFlagValues, flagGiven } from '../../cli/boolean-flags.js';
 import { describedObjects } from '../../cli/target-kinds.js';
 import DescribeCronJob from './cronjob.js';
@@ -11,7 +12,7 @@ import DescribeReplicaSet from './replicaset.js';
 import DescribeStatefulSet from './statefulset.js';
 
 /** The describe command of each kind: made with its arguments, it gives the text. */
-const COMMANDS: Record<string, new (argv: string[], config: Config) => { describe(): Promise<string> }> = {
+const COMMANDS: Record<string, new (argv: string[], config: Config) => DescribeCommand> = {
   Pod: DescribePod,
   Deployment: DescribeDeployment,
   ReplicaSet: DescribeReplicaSet,

@@ -1,6 +1,6 @@
 import { booleanFlagValues } from '../../cli/boolean-flags.js';
 import { Args, Flags } from '@oclif/core';
-import { BaseCommand } from '../../cli/base-command.js';
+import { DescribeCommand } from '../../cli/describe-command.js';
 import { NodeClient, objectEvents } from '../../cli/node-client.js';
 import type { Pod, PodList } from '../../engine/api/v1.js';
 import { podsFromRuntime } from '../../engine/kuberuntime/runtime-view.js';
@@ -8,7 +8,7 @@ import { describePod } from '../../ui/describe-pod.js';
 import { UserError } from '../../util/user-error.js';
 import { describedMatches, exactFlag, joinDescriptions, showsEvents, type Matches } from '../../cli/describe-matching.js';
 
-export default class DescribePod extends BaseCommand {
+export default class DescribePod extends DescribeCommand {
   static override summary = 'Show a pod in detail, as kubectl describe pod does.';
   static override description = `The pod's spec and status from the running node under --root-dir, with its containers' states, conditions, volumes and the events the node recorded for it in the last hour. A name no pod has describes the pods whose names begin with it, as kubectl's does (describe pod web finds the static pod web-<node>). When no node runs, what the runtime holds (containers, images, states), and says what is not known there. See docs/cli.md.`;
 
@@ -27,10 +27,6 @@ export default class DescribePod extends BaseCommand {
     'show-events': Flags.boolean({ description: "Show the pod's events", default: true, allowNo: true }),
     ...exactFlag,
   };
-
-  async run(): Promise<void> {
-    process.stdout.write(await this.describe());
-  }
 
   /** The text `describe pod` shows; kubectl's error when no pod is found. */
   async describe(): Promise<string> {

@@ -4,7 +4,7 @@ import type { RunningPod, RuntimePodStatus } from '../../../src/engine/container
 import { EventStream, type LifecycleEvent } from '../../../src/engine/events.js';
 import { NODE_SHUTDOWN_MESSAGE, NodeShutdown, shutdownGroups } from '../../../src/engine/node-shutdown.js';
 import { PodCache } from '../../../src/engine/pleg/pod-cache.js';
-import type { PodSyncer, SyncPodResult } from '../../../src/engine/pod-syncer.js';
+import type { PodSyncer, SyncPodResult, TerminatingRead } from '../../../src/engine/pod-syncer.js';
 import { PodWorkers } from '../../../src/engine/pod-workers.js';
 import { WorkQueue } from '../../../src/engine/work-queue.js';
 import { FakeClock, flushMicrotasks } from '../../../src/util/clock.js';
@@ -24,11 +24,17 @@ class StopSyncer implements PodSyncer {
   async syncPod(): Promise<SyncPodResult> {
     return { terminal: false };
   }
-  async syncTerminatingPod(pod: Pod, _status: RuntimePodStatus, grace: number, statusFn?: (status: PodStatus) => void): Promise<void> {
+  async syncTerminatingPod(
+    pod: Pod,
+    runtime: RuntimePodStatus,
+    grace: number,
+    statusFn?: (status: PodStatus) => void,
+  ): Promise<TerminatingRead> {
     const status: PodStatus = { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] };
     statusFn?.(status);
     this.stopped.push({ pod: pod.metadata.name!, grace, status });
     if (this.stuck.has(pod.metadata.name!)) await new Promise(() => {});
+    return { status: runtime, readAt: 0 };
   }
   async syncTerminatingRuntimePod(_running: RunningPod): Promise<void> {}
   async syncTerminatedPod(): Promise<void> {}

@@ -3,7 +3,7 @@ import type { Pod } from '../../../src/engine/api/v1.js';
 import { emptyPodStatus, type RunningPod, type RuntimePodStatus } from '../../../src/engine/container/types.js';
 import { EventStream, type LifecycleEvent } from '../../../src/engine/events.js';
 import { PodCache } from '../../../src/engine/pleg/pod-cache.js';
-import type { PodSyncer, SyncPodResult, UpdateType } from '../../../src/engine/pod-syncer.js';
+import type { PodSyncer, SyncPodResult, TerminatingRead, UpdateType } from '../../../src/engine/pod-syncer.js';
 import { PodWorkers, type PodWorkersOptions, type UpdatePodOptions } from '../../../src/engine/pod-workers.js';
 import { WorkQueue } from '../../../src/engine/work-queue.js';
 import { FakeClock, flushMicrotasks } from '../../../src/util/clock.js';
@@ -51,8 +51,9 @@ class FakeSyncer implements PodSyncer {
     await this.step({ fn: 'syncPod', updateType, pod, status });
     return this.result;
   }
-  async syncTerminatingPod(pod: Pod, status: RuntimePodStatus, grace: number): Promise<void> {
+  async syncTerminatingPod(pod: Pod, status: RuntimePodStatus, grace: number): Promise<TerminatingRead> {
     await this.step({ fn: 'syncTerminatingPod', pod, status, grace });
+    return { status, readAt: 0 };
   }
   async syncTerminatingRuntimePod(running: RunningPod): Promise<void> {
     await this.step({ fn: 'syncTerminatingRuntimePod', running });

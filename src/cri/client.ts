@@ -1,10 +1,10 @@
-import * as grpc from '@grpc/grpc-js';
-import { CriError } from './errors.js';
-import { grpcTarget, socketPathOf } from './endpoint.js';
-import { loadCri } from './proto.js';
 import type { MethodDefinition } from '@grpc/proto-loader';
-import type { ImageServiceClient, ImageServiceDefinition } from './gen/runtime/v1/ImageService.js';
-import type { RuntimeServiceClient, RuntimeServiceDefinition } from './gen/runtime/v1/RuntimeService.js';
+import { CriError, GrpcCode } from './errors.js';
+import { socketPathOf } from './endpoint.js';
+import type { ImageServiceDefinition } from './gen/runtime/v1/ImageService.js';
+import type { RuntimeServiceDefinition } from './gen/runtime/v1/RuntimeService.js';
+import { GrpcCallError, GrpcChannel } from './grpc-channel.js';
+import { criClientMethods, type ClientMethod } from './proto.js';
 import type { ImageService, RuntimeService, StreamFlags } from './runtime-service.js';
 import type {
   AuthConfig,
@@ -50,27 +50,43 @@ type Method = keyof Definitions & string;
 type RequestOf<M extends Method> = Definitions[M] extends MethodDefinition<infer Req, any, any, any> ? Req : never;
 type ResponseOf<M extends Method> = Definitions[M] extends MethodDefinition<any, any, any, infer Res> ? Res : never;
 /* eslint-enable @typescript-eslint/no-explicit-any */
-type UnaryFn = (req: unknown, options: grpc.CallOptions, callback: grpc.requestCallback<unknown>) => grpc.ClientUnaryCall;
-
-const IMAGE_METHODS = new Set<Method>(['ListImages', 'ImageStatus', 'PullImage', 'RemoveImage', 'ImageFsInfo']);
 
 const MAX_MESSAGE = 16 * 1024 * 1024;
 
+/** A request's bytes; one the coder refuses fails the call with INTERNAL, as in grpc-js. */
+function encoded(serialize: ClientMethod['serialize'], request: object): Buffer {
+  try {
+    return serialize(request);
+  } catch (err) {
+    throw new GrpcCallError(GrpcCode.INTERNAL, `Request message serialization failure: ${(err as Error).message}`);
+  }
+}
+
+/** An answer's object; bytes the coder cannot read fail the call with INTERNAL, as in grpc-js. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function decoded(deserialize: ClientMethod['deserialize'], bytes: Buffer): any {
+  try {
+    return deserialize(bytes);
+  } catch (err) {
+    throw new GrpcCallError(GrpcCode.INTERNAL, `Response message parsing error: ${(err as Error).message}`);
+  }
+}
+
 /**
- * A CRI client over one gRPC channel to a unix socket, shared by the runtime
- * and image services. Every call has a deadline and rejects with a CriError
- * carrying the gRPC code. `close()` ends the channel.
+ * A CRI client over one gRPC channel to a unix socket (GrpcChannel), shared
+ * by the runtime and image services. Every call has a deadline and rejects
+ * with a CriError carrying the gRPC code. `close()` ends the channel and
+ * cancels the calls still waiting for an answer (as closing a Go client's
+ * connection does): nothing holds knode once it is done.
  */
 export class CriClient implements RuntimeService, ImageService {
   readonly endpoint: string;
   readonly socketPath: string;
-  private readonly runtime: RuntimeServiceClient;
-  private readonly images: ImageServiceClient;
+  private readonly channel: GrpcChannel;
+  private readonly methods: Record<string, ClientMethod>;
   private readonly requestTimeoutMs: number;
   private readonly pullTimeoutMs: number;
   private readonly onCall?: CriClientOptions['onCall'];
-  /** Unary calls sent and not answered yet; close() cancels them. */
-  private readonly inFlight = new Set<grpc.ClientUnaryCall>();
 
   constructor(endpoint: string, options: CriClientOptions = {}) {
     this.endpoint = endpoint;
@@ -78,63 +94,32 @@ export class CriClient implements RuntimeService, ImageService {
     this.requestTimeoutMs = options.requestTimeoutMs ?? 120_000;
     this.pullTimeoutMs = options.pullTimeoutMs ?? 30 * 60_000;
     this.onCall = options.onCall;
-    const cri = loadCri();
-    const channelOptions = {
-      'grpc.max_receive_message_length': MAX_MESSAGE,
-      'grpc.max_send_message_length': MAX_MESSAGE,
-      'grpc.enable_channelz': 0,
-      // HTTP/2's default window is 64 KiB: a list of 1,000 containers spans many windows and would
-      // wait for a WINDOW_UPDATE round trip after each (bench/notes/cri-and-startup.md). Over a local
-      // socket the whole answer may as well come at once.
-      'grpc-node.flow_control_window': MAX_MESSAGE,
-    };
-    this.runtime = new cri.RuntimeService(grpcTarget(this.socketPath), grpc.credentials.createInsecure(), channelOptions);
-    this.images = new cri.ImageService(grpcTarget(this.socketPath), grpc.credentials.createInsecure(), {
-      ...channelOptions,
-      channelOverride: this.runtime.getChannel(),
-    });
+    this.methods = criClientMethods();
+    this.channel = new GrpcChannel(this.socketPath, { maxMessageBytes: MAX_MESSAGE });
   }
 
-  /** Ends the channel, and cancels the calls still waiting for an answer (as closing a Go client's connection does): nothing holds knode once it is done. */
   close(): void {
-    for (const call of this.inFlight) call.cancel();
-    this.images.close();
-    this.runtime.close();
+    this.channel.close();
   }
 
   /** One unary call; SIGNAL cancels it (the runtime sees the call cancelled, as a Go client's context does). */
-  private call<M extends Method>(
+  private async call<M extends Method>(
     method: M,
     req: RequestOf<M>,
     timeoutMs = this.requestTimeoutMs,
     signal?: AbortSignal,
   ): Promise<ResponseOf<M>> {
-    const client = (IMAGE_METHODS.has(method) ? this.images : this.runtime) as unknown as Record<string, UnaryFn>;
+    const { path, serialize, deserialize } = this.methods[method];
     const started = performance.now();
-    return new Promise<ResponseOf<M>>((resolve, reject) => {
-      const cancel = () => call.cancel();
-      const call = client[method].call(
-        client,
-        req,
-        { deadline: Date.now() + timeoutMs },
-        (err: grpc.ServiceError | null, res?: unknown) => {
-          this.inFlight.delete(call);
-          signal?.removeEventListener('abort', cancel);
-          const elapsed = performance.now() - started;
-          if (err || res === undefined) {
-            const error = CriError.from(method, err ?? new Error('empty response'));
-            this.onCall?.(method, elapsed, error);
-            reject(error);
-          } else {
-            this.onCall?.(method, elapsed);
-            resolve(res as ResponseOf<M>);
-          }
-        },
-      );
-      this.inFlight.add(call);
-      if (signal?.aborted) call.cancel();
-      else signal?.addEventListener('abort', cancel, { once: true });
-    });
+    try {
+      const answer = decoded(deserialize, await this.channel.unary(path, encoded(serialize, req as object), timeoutMs, signal));
+      this.onCall?.(method, performance.now() - started);
+      return answer;
+    } catch (err) {
+      const error = CriError.from(method, err as Error);
+      this.onCall?.(method, performance.now() - started, error);
+      throw error;
+    }
   }
 
   // ---- RuntimeService ----
@@ -247,18 +232,12 @@ export class CriClient implements RuntimeService, ImageService {
   }
 
   async *getContainerEvents(signal: AbortSignal): AsyncIterable<ContainerEvent> {
-    const stream = this.runtime.getContainerEvents({});
-    const cancel = () => stream.cancel();
-    if (signal.aborted) cancel();
-    else signal.addEventListener('abort', cancel, { once: true });
+    const { path, serialize, deserialize } = this.methods.GetContainerEvents;
     try {
-      for await (const event of stream) yield event as ContainerEvent;
+      for await (const bytes of this.channel.serverStream(path, serialize({}), signal)) yield decoded(deserialize, bytes) as ContainerEvent;
     } catch (err) {
       const error = CriError.from('GetContainerEvents', err as Error);
-      if (!(signal.aborted && error.code === grpc.status.CANCELLED)) throw error;
-    } finally {
-      signal.removeEventListener('abort', cancel);
-      stream.cancel();
+      if (!(signal.aborted && error.code === GrpcCode.CANCELLED)) throw error;
     }
   }
 

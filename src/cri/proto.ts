@@ -115,6 +115,27 @@ export function loadCri(): ProtoGrpcType['runtime']['v1'] {
   return cached.runtime.v1;
 }
 
+/** A CRI method as the client calls it: its path, and its request's encoder and answer's decoder. */
+export interface ClientMethod {
+  path: string;
+  serialize(value: object): Buffer;
+  deserialize(bytes: Buffer): unknown;
+}
+
+let clientMethods: Record<string, ClientMethod> | undefined;
+
+/** runtime.v1's methods by name (Version, ListContainers...), both services, for the CRI client; made once per process. */
+export function criClientMethods(): Record<string, ClientMethod> {
+  if (!clientMethods) {
+    const cri = loadCri();
+    clientMethods = {};
+    for (const service of [cri.RuntimeService.service, cri.ImageService.service])
+      for (const [method, { path, requestSerialize, responseDeserialize }] of Object.entries(service))
+        clientMethods[method] = { path, serialize: requestSerialize, deserialize: responseDeserialize };
+  }
+  return clientMethods;
+}
+
 let cachedKnode: KnodeProtoGrpcType | undefined;
 
 /** knode.v1: the embedded runtime's own verbs beside CRI (proto/knode/v1/images.proto). */

@@ -1,0 +1,332 @@
+import http2 from 'node:http2';
+import { connect as netConnect } from 'node:net';
+import { status } from '@grpc/grpc-js';
+
+/** A call that ended with a status other than OK: the gRPC code and the server's message, as grpc-js's ServiceError has them. */
+export class GrpcCallError extends Error {
+  constructor(
+    readonly code: status,
+    readonly details: string,
+  ) {
+    super(`${code} ${status[code] ?? ''}: ${details}`);
+  }
+}
+
+export interface GrpcChannelOptions {
+  /** The largest message either way; a larger one fails the call with RESOURCE_EXHAUSTED. */
+  maxMessageBytes: number;
+}
+
+const { NGHTTP2_CANCEL, NGHTTP2_REFUSED_STREAM, NGHTTP2_ENHANCE_YOUR_CALM, NGHTTP2_INADEQUATE_SECURITY } = http2.constants;
+
+/** gRPC's mapping of an HTTP status other than 200 (doc/http-grpc-status-mapping.md). */
+function codeOfHttpStatus(httpStatus: number): status {
+  if (httpStatus === 400) return status.INTERNAL;
+  if (httpStatus === 401) return status.UNAUTHENTICATED;
+  if (httpStatus === 403) return status.PERMISSION_DENIED;
+  if (httpStatus === 404) return status.UNIMPLEMENTED;
+  if ([429, 502, 503, 504].includes(httpStatus)) return status.UNAVAILABLE;
+  return status.UNKNOWN;
+}
+
+/** gRPC's mapping of a stream reset by the server (doc/PROTOCOL-HTTP2.md). */
+function codeOfReset(rstCode: number): status {
+  if (rstCode === NGHTTP2_REFUSED_STREAM) return status.UNAVAILABLE;
+  if (rstCode === NGHTTP2_CANCEL) return status.CANCELLED;
+  if (rstCode === NGHTTP2_ENHANCE_YOUR_CALM) return status.RESOURCE_EXHAUSTED;
+  if (rstCode === NGHTTP2_INADEQUATE_SECURITY) return status.PERMISSION_DENIED;
+  return status.INTERNAL;
+}
+
+/** grpc-message is percent-encoded UTF-8; a malformed one is kept as sent. */
+function decodeMessage(value: string | string[] | undefined): string {
+  const text = Array.isArray(value) ? value.join(',') : (value ?? '');
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/** One message as gRPC frames it: not compressed, its length in 4 bytes, then its bytes. */
+function frame(message: Buffer): Buffer {
+  const framed = Buffer.allocUnsafe(5 + message.length);
+  framed[0] = 0;
+  framed.writeUInt32BE(message.length, 1);
+  message.copy(framed, 5);
+  return framed;
+}
+
+/** Gathers the bytes of a response and gives back each whole message. */
+class MessageReader {
+  private chunks: Buffer[] = [];
+  private buffered = 0;
+
+  constructor(private readonly maxMessageBytes: number) {}
+
+  /** Adds CHUNK; returns the messages it completes. Throws a GrpcCallError for a compressed or too large message. */
+  push(chunk: Buffer): Buffer[] {
+    this.chunks.push(chunk);
+    this.buffered += chunk.length;
+    const messages: Buffer[] = [];
+    while (this.buffered >= 5) {
+      const head = this.chunks[0].length >= 5 ? this.chunks[0] : this.join();
+      if (head[0] !== 0) throw new GrpcCallError(status.INTERNAL, 'a compressed message, which this client never asked for');
+      const length = head.readUInt32BE(1);
+      if (length > this.maxMessageBytes)
+        throw new GrpcCallError(status.RESOURCE_EXHAUSTED, `Received message larger than max (${length} vs ${this.maxMessageBytes})`);
+      if (this.buffered < 5 + length) break;
+      const all = this.chunks.length === 1 ? this.chunks[0] : this.join();
+      messages.push(all.subarray(5, 5 + length));
+      const rest = all.subarray(5 + length);
+      this.chunks = rest.length > 0 ? [rest] : [];
+      this.buffered = rest.length;
+    }
+    return messages;
+  }
+
+  /** Whether part of a message is still waiting for its bytes. */
+  get partial(): boolean {
+    return this.buffered > 0;
+  }
+
+  private join(): Buffer {
+    const joined = Buffer.concat(this.chunks, this.buffered);
+    this.chunks = [joined];
+    return joined;
+  }
+}
+
+/** What a call is told as its stream goes: each message, then its end (an error unless OK). */
+interface CallSink {
+  message(bytes: Buffer): void;
+  end(error?: GrpcCallError): void;
+}
+
+/** A call under way: its stream, and how to end it from this side. */
+interface ActiveCall {
+  stream?: http2.ClientHttp2Stream;
+  cancel(code: status, details: string): void;
+}
+
+/**
+ * A gRPC client channel over one HTTP/2 connection to a unix socket, for
+ * unary and server-streaming calls of messages already encoded: what the
+ * CRI client needs of gRPC, without grpc-js's per-call machinery (filters,
+ * resolvers, retries, metadata objects), which was about a tenth of a node's
+ * CPU in a burst of pods. The connection is made on the first call and again
+ * after it ends (a restarted runtime); a call that cannot connect fails with
+ * UNAVAILABLE, as a grpc-js call without waitForReady does. The connection
+ * keeps the process alive only while calls are under way.
+ */
+export class GrpcChannel {
+  private session: http2.ClientHttp2Session | undefined;
+  private readonly calls = new Set<ActiveCall>();
+  private closed = false;
+
+  constructor(
+    readonly socketPath: string,
+    private readonly options: GrpcChannelOptions,
+  ) {}
+
+  /** One request, one answer: the answer's bytes, or a GrpcCallError. SIGNAL cancels the call. */
+  unary(path: string, request: Buffer, timeoutMs: number, signal?: AbortSignal): Promise<Buffer> {
+    return new Promise<Buffer>((resolve, reject) => {
+      let answer: Buffer | undefined;
+      let extra = false;
+      this.start(
+        path,
+        request,
+        {
+          message: (bytes) => {
+            if (answer) extra = true;
+            answer = bytes;
+          },
+          end: (error) => {
+            if (error) reject(error);
+            else if (extra) reject(new GrpcCallError(status.UNIMPLEMENTED, 'Too many responses received'));
+            else if (!answer) reject(new GrpcCallError(status.UNIMPLEMENTED, 'No message received'));
+            else resolve(answer);
+          },
+        },
+        timeoutMs,
+        signal,
+      );
+    });
+  }
+
+  /** One request, a stream of answers until the server ends it (a GrpcCallError unless OK) or SIGNAL cancels it. */
+  async *serverStream(path: string, request: Buffer, signal: AbortSignal): AsyncIterable<Buffer> {
+    const queue: Buffer[] = [];
+    let ended: { error?: GrpcCallError } | undefined;
+    let wake: (() => void) | undefined;
+    const call = this.start(
+      path,
+      request,
+      {
+        message: (bytes) => {
+          queue.push(bytes);
+          wake?.();
+        },
+        end: (error) => {
+          ended = { error };
+          wake?.();
+        },
+      },
+      undefined,
+      signal,
+    );
+    try {
+      for (;;) {
+        while (queue.length > 0) yield queue.shift()!;
+        if (ended) {
+          if (ended.error) throw ended.error;
+          return;
+        }
+        await new Promise<void>((resolve) => (wake = resolve));
+        wake = undefined;
+      }
+    } finally {
+      if (!ended) call.cancel(status.CANCELLED, 'Cancelled on client');
+    }
+  }
+
+  /** Cancels every call under way (CANCELLED) and ends the connection; later calls fail. */
+  close(): void {
+    this.closed = true;
+    for (const call of [...this.calls]) call.cancel(status.CANCELLED, 'Channel closed');
+    this.session?.destroy();
+    this.session = undefined;
+  }
+
+  private start(path: string, request: Buffer, sink: CallSink, timeoutMs: number | undefined, signal?: AbortSignal): ActiveCall {
+    let done = false;
+    let timer: NodeJS.Timeout | undefined;
+    const onAbort = () => call.cancel(status.CANCELLED, 'Cancelled on client');
+    const finish = (error?: GrpcCallError) => {
+      if (done) return;
+      done = true;
+      if (timer) clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      this.calls.delete(call);
+      this.unrefWhenIdle();
+      sink.end(error);
+    };
+    const call: ActiveCall = {
+      cancel: (code, details) => {
+        if (done) return;
+        if (call.stream && !call.stream.closed) call.stream.close(NGHTTP2_CANCEL);
+        finish(new GrpcCallError(code, details));
+      },
+    };
+    this.calls.add(call);
+    if (signal?.aborted) {
+      call.cancel(status.CANCELLED, 'Cancelled on client');
+      return call;
+    }
+    signal?.addEventListener('abort', onAbort, { once: true });
+    if (this.closed) {
+      finish(new GrpcCallError(status.UNAVAILABLE, 'Channel has been shut down'));
+      return call;
+    }
+    if (request.length > this.options.maxMessageBytes) {
+      finish(
+        new GrpcCallError(status.RESOURCE_EXHAUSTED, `Sent message larger than max (${request.length} vs ${this.options.maxMessageBytes})`),
+      );
+      return call;
+    }
+    if (timeoutMs !== undefined) timer = setTimeout(() => call.cancel(status.DEADLINE_EXCEEDED, 'Deadline exceeded'), timeoutMs);
+    const headers: http2.OutgoingHttpHeaders = {
+      ':method': 'POST',
+      ':path': path,
+      'content-type': 'application/grpc',
+      te: 'trailers',
+      'user-agent': 'knode-cri',
+    };
+    if (timeoutMs !== undefined) headers['grpc-timeout'] = `${Math.max(1, Math.ceil(timeoutMs))}m`;
+    let session: http2.ClientHttp2Session;
+    let stream: http2.ClientHttp2Stream;
+    try {
+      session = this.connection();
+      stream = session.request(headers, { endStream: false });
+    } catch (err) {
+      finish(new GrpcCallError(status.UNAVAILABLE, (err as Error).message));
+      return call;
+    }
+    call.stream = stream;
+    session.ref();
+    const reader = new MessageReader(this.options.maxMessageBytes);
+    let httpStatus = 0;
+    let ended: { code: status; details: string } | undefined;
+    const statusOf = (headers: http2.IncomingHttpHeaders) => {
+      const code = headers['grpc-status'];
+      if (code !== undefined) ended = { code: Number(code) as status, details: decodeMessage(headers['grpc-message']) };
+    };
+    stream.on('response', (headers) => {
+      httpStatus = Number(headers[':status']);
+      // A trailers-only answer (an error, mostly) carries its status in its headers.
+      statusOf(headers);
+    });
+    stream.on('trailers', statusOf);
+    stream.on('data', (chunk: Buffer) => {
+      if (done) return;
+      try {
+        for (const message of reader.push(chunk)) sink.message(message);
+      } catch (err) {
+        call.cancel((err as GrpcCallError).code, (err as GrpcCallError).details);
+      }
+    });
+    let streamError: string | undefined;
+    stream.on('error', (err: Error) => {
+      // Told on 'close', from what the stream learned before it ended.
+      streamError = err.message;
+    });
+    stream.on('close', () => {
+      if (ended) {
+        if (ended.code !== status.OK) finish(new GrpcCallError(ended.code, ended.details));
+        else if (reader.partial) finish(new GrpcCallError(status.INTERNAL, 'the answer ended inside a message'));
+        else finish();
+      } else if (httpStatus !== 0 && httpStatus !== 200)
+        finish(new GrpcCallError(codeOfHttpStatus(httpStatus), `Received HTTP status code ${httpStatus}`));
+      else {
+        // The connection failed or dropped (UNAVAILABLE, as gRPC has it), or the server reset the stream.
+        const lost = this.failures.get(session) ?? (session.destroyed ? 'Connection dropped' : undefined);
+        if (lost === undefined && stream.rstCode !== undefined && stream.rstCode !== 0)
+          finish(new GrpcCallError(codeOfReset(stream.rstCode), `Received RST_STREAM with code ${stream.rstCode}`));
+        else finish(new GrpcCallError(status.UNAVAILABLE, lost ?? streamError ?? 'Connection dropped'));
+      }
+    });
+    stream.end(frame(request));
+    return call;
+  }
+
+  /** Why a connection failed, for the calls it takes down. */
+  private readonly failures = new WeakMap<http2.ClientHttp2Session, string>();
+
+  /** The connection, made when there is none (or the last one is going away). */
+  private connection(): http2.ClientHttp2Session {
+    if (this.session && !this.session.closed && !this.session.destroyed) return this.session;
+    const window = this.options.maxMessageBytes;
+    const session = http2.connect('http://localhost', {
+      createConnection: () => netConnect(this.socketPath),
+      // A large list spans many of HTTP/2's 64 KiB windows and would wait a WINDOW_UPDATE
+      // round trip after each (bench/notes/cri-and-startup.md): over a local socket the
+      // whole answer may as well come at once.
+      settings: { enablePush: false, initialWindowSize: window },
+      maxSessionMemory: 64,
+    });
+    session.on('connect', () => session.setLocalWindowSize(window));
+    session.on('error', (err: Error) => this.failures.set(session, err.message));
+    const forget = () => {
+      if (this.session === session) this.session = undefined;
+    };
+    session.on('goaway', forget);
+    session.on('close', forget);
+    this.session = session;
+    return session;
+  }
+
+  private unrefWhenIdle(): void {
+    if (this.calls.size === 0) this.session?.unref();
+  }
+}

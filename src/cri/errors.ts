@@ -1,6 +1,28 @@
-import { status, type ServiceError } from '@grpc/grpc-js';
+import type { ServiceError } from '@grpc/grpc-js';
 
-export { status as GrpcCode };
+/**
+ * gRPC's status codes (the same numbers as grpc-js's `status`), here so
+ * that the CRI client does not load grpc-js, which it does not use.
+ */
+export enum GrpcCode {
+  OK = 0,
+  CANCELLED = 1,
+  UNKNOWN = 2,
+  INVALID_ARGUMENT = 3,
+  DEADLINE_EXCEEDED = 4,
+  NOT_FOUND = 5,
+  ALREADY_EXISTS = 6,
+  PERMISSION_DENIED = 7,
+  RESOURCE_EXHAUSTED = 8,
+  FAILED_PRECONDITION = 9,
+  ABORTED = 10,
+  OUT_OF_RANGE = 11,
+  UNIMPLEMENTED = 12,
+  INTERNAL = 13,
+  UNAVAILABLE = 14,
+  DATA_LOSS = 15,
+  UNAUTHENTICATED = 16,
+}
 
 /**
  * A failed CRI call. `code` is the gRPC status code the runtime answered
@@ -11,21 +33,21 @@ export class CriError extends Error {
   override readonly name = 'CriError';
   constructor(
     readonly method: string,
-    readonly code: status,
+    readonly code: GrpcCode,
     readonly details: string,
   ) {
-    super(`${method}: ${status[code] ?? code}: ${details}`);
+    super(`${method}: ${GrpcCode[code] ?? code}: ${details}`);
   }
 
   static from(method: string, err: ServiceError | Error): CriError {
     if (err instanceof CriError) return err;
-    const code = (err as ServiceError).code;
+    const code: unknown = (err as ServiceError).code;
     const details = (err as ServiceError).details ?? err.message;
-    return new CriError(method, typeof code === 'number' ? code : status.UNKNOWN, details);
+    return new CriError(method, typeof code === 'number' ? (code as GrpcCode) : GrpcCode.UNKNOWN, details);
   }
 }
 
-export function isCode(err: unknown, code: status): boolean {
+export function isCode(err: unknown, code: GrpcCode): boolean {
   return err instanceof CriError && err.code === code;
 }
 
@@ -50,9 +72,9 @@ export function goErrorString(err: unknown): string {
 }
 
 /** grpc-go's name for a code (codes.Code.String()): NOT_FOUND is NotFound, CANCELLED is Canceled. */
-export function goCodeName(code: status): string {
-  if (code === status.CANCELLED) return 'Canceled';
-  const name = status[code] as string | undefined;
+export function goCodeName(code: GrpcCode): string {
+  if (code === GrpcCode.CANCELLED) return 'Canceled';
+  const name = GrpcCode[code] as string | undefined;
   if (name === undefined) return `Code(${code})`;
   if (name === 'OK') return name;
   return name
@@ -64,5 +86,5 @@ export function goCodeName(code: status): string {
 
 /** The call and code of a CRI error, for an event's detail (knode's messages leave them out). */
 export function criCallDetail(err: unknown): { call?: string; code?: string } {
-  return err instanceof CriError ? { call: err.method, code: status[err.code] ?? String(err.code) } : {};
+  return err instanceof CriError ? { call: err.method, code: GrpcCode[err.code] ?? String(err.code) } : {};
 }

@@ -1,14 +1,14 @@
 import http2 from 'node:http2';
 import { connect as netConnect } from 'node:net';
-import { status } from '@grpc/grpc-js';
+import { GrpcCode } from './errors.js';
 
 /** A call that ended with a status other than OK: the gRPC code and the server's message, as grpc-js's ServiceError has them. */
 export class GrpcCallError extends Error {
   constructor(
-    readonly code: status,
+    readonly code: GrpcCode,
     readonly details: string,
   ) {
-    super(`${code} ${status[code] ?? ''}: ${details}`);
+    super(`${code} ${GrpcCode[code] ?? ''}: ${details}`);
   }
 }
 
@@ -20,22 +20,22 @@ export interface GrpcChannelOptions {
 const { NGHTTP2_CANCEL, NGHTTP2_REFUSED_STREAM, NGHTTP2_ENHANCE_YOUR_CALM, NGHTTP2_INADEQUATE_SECURITY } = http2.constants;
 
 /** gRPC's mapping of an HTTP status other than 200 (doc/http-grpc-status-mapping.md). */
-function codeOfHttpStatus(httpStatus: number): status {
-  if (httpStatus === 400) return status.INTERNAL;
-  if (httpStatus === 401) return status.UNAUTHENTICATED;
-  if (httpStatus === 403) return status.PERMISSION_DENIED;
-  if (httpStatus === 404) return status.UNIMPLEMENTED;
-  if ([429, 502, 503, 504].includes(httpStatus)) return status.UNAVAILABLE;
-  return status.UNKNOWN;
+function codeOfHttpStatus(httpStatus: number): GrpcCode {
+  if (httpStatus === 400) return GrpcCode.INTERNAL;
+  if (httpStatus === 401) return GrpcCode.UNAUTHENTICATED;
+  if (httpStatus === 403) return GrpcCode.PERMISSION_DENIED;
+  if (httpStatus === 404) return GrpcCode.UNIMPLEMENTED;
+  if ([429, 502, 503, 504].includes(httpStatus)) return GrpcCode.UNAVAILABLE;
+  return GrpcCode.UNKNOWN;
 }
 
 /** gRPC's mapping of a stream reset by the server (doc/PROTOCOL-HTTP2.md). */
-function codeOfReset(rstCode: number): status {
-  if (rstCode === NGHTTP2_REFUSED_STREAM) return status.UNAVAILABLE;
-  if (rstCode === NGHTTP2_CANCEL) return status.CANCELLED;
-  if (rstCode === NGHTTP2_ENHANCE_YOUR_CALM) return status.RESOURCE_EXHAUSTED;
-  if (rstCode === NGHTTP2_INADEQUATE_SECURITY) return status.PERMISSION_DENIED;
-  return status.INTERNAL;
+function codeOfReset(rstCode: number): GrpcCode {
+  if (rstCode === NGHTTP2_REFUSED_STREAM) return GrpcCode.UNAVAILABLE;
+  if (rstCode === NGHTTP2_CANCEL) return GrpcCode.CANCELLED;
+  if (rstCode === NGHTTP2_ENHANCE_YOUR_CALM) return GrpcCode.RESOURCE_EXHAUSTED;
+  if (rstCode === NGHTTP2_INADEQUATE_SECURITY) return GrpcCode.PERMISSION_DENIED;
+  return GrpcCode.INTERNAL;
 }
 
 /** grpc-message is percent-encoded UTF-8; a malformed one is kept as sent. */
@@ -71,10 +71,10 @@ class MessageReader {
     const messages: Buffer[] = [];
     while (this.buffered >= 5) {
       const head = this.chunks[0].length >= 5 ? this.chunks[0] : this.join();
-      if (head[0] !== 0) throw new GrpcCallError(status.INTERNAL, 'a compressed message, which this client never asked for');
+      if (head[0] !== 0) throw new GrpcCallError(GrpcCode.INTERNAL, 'a compressed message, which this client never asked for');
       const length = head.readUInt32BE(1);
       if (length > this.maxMessageBytes)
-        throw new GrpcCallError(status.RESOURCE_EXHAUSTED, `Received message larger than max (${length} vs ${this.maxMessageBytes})`);
+        throw new GrpcCallError(GrpcCode.RESOURCE_EXHAUSTED, `Received message larger than max (${length} vs ${this.maxMessageBytes})`);
       if (this.buffered < 5 + length) break;
       const all = this.chunks.length === 1 ? this.chunks[0] : this.join();
       messages.push(all.subarray(5, 5 + length));
@@ -106,7 +106,7 @@ interface CallSink {
 /** A call under way: its stream, and how to end it from this side. */
 interface ActiveCall {
   stream?: http2.ClientHttp2Stream;
-  cancel(code: status, details: string): void;
+  cancel(code: GrpcCode, details: string): void;
 }
 
 /**
@@ -144,8 +144,8 @@ export class GrpcChannel {
           },
           end: (error) => {
             if (error) reject(error);
-            else if (extra) reject(new GrpcCallError(status.UNIMPLEMENTED, 'Too many responses received'));
-            else if (!answer) reject(new GrpcCallError(status.UNIMPLEMENTED, 'No message received'));
+            else if (extra) reject(new GrpcCallError(GrpcCode.UNIMPLEMENTED, 'Too many responses received'));
+            else if (!answer) reject(new GrpcCallError(GrpcCode.UNIMPLEMENTED, 'No message received'));
             else resolve(answer);
           },
         },
@@ -187,14 +187,14 @@ export class GrpcChannel {
         wake = undefined;
       }
     } finally {
-      if (!ended) call.cancel(status.CANCELLED, 'Cancelled on client');
+      if (!ended) call.cancel(GrpcCode.CANCELLED, 'Cancelled on client');
     }
   }
 
   /** Cancels every call under way (CANCELLED) and ends the connection; later calls fail. */
   close(): void {
     this.closed = true;
-    for (const call of [...this.calls]) call.cancel(status.CANCELLED, 'Channel closed');
+    for (const call of [...this.calls]) call.cancel(GrpcCode.CANCELLED, 'Channel closed');
     this.session?.destroy();
     this.session = undefined;
   }
@@ -202,7 +202,7 @@ export class GrpcChannel {
   private start(path: string, request: Buffer, sink: CallSink, timeoutMs: number | undefined, signal?: AbortSignal): ActiveCall {
     let done = false;
     let timer: NodeJS.Timeout | undefined;
-    const onAbort = () => call.cancel(status.CANCELLED, 'Cancelled on client');
+    const onAbort = () => call.cancel(GrpcCode.CANCELLED, 'Cancelled on client');
     const finish = (error?: GrpcCallError) => {
       if (done) return;
       done = true;
@@ -221,21 +221,24 @@ export class GrpcChannel {
     };
     this.calls.add(call);
     if (signal?.aborted) {
-      call.cancel(status.CANCELLED, 'Cancelled on client');
+      call.cancel(GrpcCode.CANCELLED, 'Cancelled on client');
       return call;
     }
     signal?.addEventListener('abort', onAbort, { once: true });
     if (this.closed) {
-      finish(new GrpcCallError(status.UNAVAILABLE, 'Channel has been shut down'));
+      finish(new GrpcCallError(GrpcCode.UNAVAILABLE, 'Channel has been shut down'));
       return call;
     }
     if (request.length > this.options.maxMessageBytes) {
       finish(
-        new GrpcCallError(status.RESOURCE_EXHAUSTED, `Sent message larger than max (${request.length} vs ${this.options.maxMessageBytes})`),
+        new GrpcCallError(
+          GrpcCode.RESOURCE_EXHAUSTED,
+          `Sent message larger than max (${request.length} vs ${this.options.maxMessageBytes})`,
+        ),
       );
       return call;
     }
-    if (timeoutMs !== undefined) timer = setTimeout(() => call.cancel(status.DEADLINE_EXCEEDED, 'Deadline exceeded'), timeoutMs);
+    if (timeoutMs !== undefined) timer = setTimeout(() => call.cancel(GrpcCode.DEADLINE_EXCEEDED, 'Deadline exceeded'), timeoutMs);
     const headers: http2.OutgoingHttpHeaders = {
       ':method': 'POST',
       ':path': path,
@@ -250,17 +253,17 @@ export class GrpcChannel {
       session = this.connection();
       stream = session.request(headers, { endStream: false });
     } catch (err) {
-      finish(new GrpcCallError(status.UNAVAILABLE, (err as Error).message));
+      finish(new GrpcCallError(GrpcCode.UNAVAILABLE, (err as Error).message));
       return call;
     }
     call.stream = stream;
     session.ref();
     const reader = new MessageReader(this.options.maxMessageBytes);
     let httpStatus = 0;
-    let ended: { code: status; details: string } | undefined;
+    let ended: { code: GrpcCode; details: string } | undefined;
     const statusOf = (headers: http2.IncomingHttpHeaders) => {
       const code = headers['grpc-status'];
-      if (code !== undefined) ended = { code: Number(code) as status, details: decodeMessage(headers['grpc-message']) };
+      if (code !== undefined) ended = { code: Number(code) as GrpcCode, details: decodeMessage(headers['grpc-message']) };
     };
     stream.on('response', (headers) => {
       httpStatus = Number(headers[':status']);
@@ -283,8 +286,8 @@ export class GrpcChannel {
     });
     stream.on('close', () => {
       if (ended) {
-        if (ended.code !== status.OK) finish(new GrpcCallError(ended.code, ended.details));
-        else if (reader.partial) finish(new GrpcCallError(status.INTERNAL, 'the answer ended inside a message'));
+        if (ended.code !== GrpcCode.OK) finish(new GrpcCallError(ended.code, ended.details));
+        else if (reader.partial) finish(new GrpcCallError(GrpcCode.INTERNAL, 'the answer ended inside a message'));
         else finish();
       } else if (httpStatus !== 0 && httpStatus !== 200)
         finish(new GrpcCallError(codeOfHttpStatus(httpStatus), `Received HTTP status code ${httpStatus}`));
@@ -293,7 +296,7 @@ export class GrpcChannel {
         const lost = this.failures.get(session) ?? (session.destroyed ? 'Connection dropped' : undefined);
         if (lost === undefined && stream.rstCode !== undefined && stream.rstCode !== 0)
           finish(new GrpcCallError(codeOfReset(stream.rstCode), `Received RST_STREAM with code ${stream.rstCode}`));
-        else finish(new GrpcCallError(status.UNAVAILABLE, lost ?? streamError ?? 'Connection dropped'));
+        else finish(new GrpcCallError(GrpcCode.UNAVAILABLE, lost ?? streamError ?? 'Connection dropped'));
       }
     });
     stream.end(frame(request));

@@ -1,8 +1,8 @@
-import * as grpc from '@grpc/grpc-js';
 import { resolve } from 'node:path';
-import { grpcTarget, socketPathOf } from './endpoint.js';
+import { socketPathOf } from './endpoint.js';
 import { CriError } from './errors.js';
-import { loadKnode } from './proto.js';
+import { GrpcChannel } from './grpc-channel.js';
+import { serviceDefinition } from './proto.js';
 import type { Image } from './types.js';
 
 /**
@@ -12,16 +12,18 @@ import type { Image } from './types.js';
  * runtimes answer UNIMPLEMENTED.
  */
 export async function importImages(endpoint: string, path: string, baseName = '', timeoutMs = 30 * 60_000): Promise<Image[]> {
-  const knode = loadKnode();
-  const client = new knode.Images(grpcTarget(socketPathOf(endpoint)), grpc.credentials.createInsecure());
+  const {
+    path: method,
+    requestSerialize,
+    responseDeserialize,
+  } = serviceDefinition('knode/v1/images.proto', 'knode.v1.Images').ImportImages;
+  const channel = new GrpcChannel(socketPathOf(endpoint), { maxMessageBytes: 16 * 1024 * 1024 });
   try {
-    return await new Promise<Image[]>((done, fail) => {
-      client.ImportImages({ path: resolve(path), baseName }, { deadline: Date.now() + timeoutMs }, (err, res) => {
-        if (err || !res) fail(CriError.from('ImportImages', err ?? new Error('empty response')));
-        else done(res.images as Image[]);
-      });
-    });
+    const answer = await channel.unary(method, requestSerialize({ path: resolve(path), baseName }), timeoutMs);
+    return (responseDeserialize(answer) as { images: Image[] }).images;
+  } catch (err) {
+    throw CriError.from('ImportImages', err as Error);
   } finally {
-    client.close();
+    channel.close();
   }
 }

@@ -1,13 +1,11 @@
-import * as grpc from '@grpc/grpc-js';
+import type * as grpc from '@grpc/grpc-js';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type protobuf from 'protobufjs/light.js';
 import { packageRoot } from '../util/install-paths.js';
-import type { ProtoGrpcType } from './gen/api.js';
 import { messages, serviceFiles, services, type MessageCoder } from './gen/coders.js';
 export type { MessageCoder } from './gen/coders.js';
 import { descriptors } from './gen/descriptors.js';
-import type { ProtoGrpcType as KnodeProtoGrpcType } from './gen/images.js';
 import { decodeListContainersResponse, decodeListPodSandboxResponse } from './list-decoder.js';
 
 /** Where knode's CRI subset lives. */
@@ -98,23 +96,6 @@ function checkAgainst(root: protobuf.Root, name: string): void {
   }
 }
 
-let cached: ProtoGrpcType | undefined;
-
-/** The runtime.v1 package, loaded once per process. */
-export function loadCri(): ProtoGrpcType['runtime']['v1'] {
-  if (!cached) {
-    const runtime = serviceDefinition('runtime/v1/api.proto', 'runtime.v1.RuntimeService');
-    // The two list answers a node reads most are decoded by hand (list-decoder.ts); same objects, a fraction of the time.
-    runtime.ListContainers = { ...runtime.ListContainers, responseDeserialize: decodeListContainersResponse };
-    runtime.ListPodSandbox = { ...runtime.ListPodSandbox, responseDeserialize: decodeListPodSandboxResponse };
-    cached = grpc.loadPackageDefinition({
-      'runtime.v1.RuntimeService': runtime,
-      'runtime.v1.ImageService': serviceDefinition('runtime/v1/api.proto', 'runtime.v1.ImageService'),
-    }) as unknown as ProtoGrpcType;
-  }
-  return cached.runtime.v1;
-}
-
 /** A CRI method as the client calls it: its path, and its request's encoder and answer's decoder. */
 export interface ClientMethod {
   path: string;
@@ -127,22 +108,18 @@ let clientMethods: Record<string, ClientMethod> | undefined;
 /** runtime.v1's methods by name (Version, ListContainers...), both services, for the CRI client; made once per process. */
 export function criClientMethods(): Record<string, ClientMethod> {
   if (!clientMethods) {
-    const cri = loadCri();
     clientMethods = {};
-    for (const service of [cri.RuntimeService.service, cri.ImageService.service])
+    for (const service of [criRuntimeService(), serviceDefinition('runtime/v1/api.proto', 'runtime.v1.ImageService')])
       for (const [method, { path, requestSerialize, responseDeserialize }] of Object.entries(service))
         clientMethods[method] = { path, serialize: requestSerialize, deserialize: responseDeserialize };
   }
   return clientMethods;
 }
 
-let cachedKnode: KnodeProtoGrpcType | undefined;
-
-/** knode.v1: the embedded runtime's own verbs beside CRI (proto/knode/v1/images.proto). */
-export function loadKnode(): KnodeProtoGrpcType['knode']['v1'] {
-  if (!cachedKnode) {
-    const definition = { 'knode.v1.Images': serviceDefinition('knode/v1/images.proto', 'knode.v1.Images') };
-    cachedKnode = grpc.loadPackageDefinition(definition) as unknown as KnodeProtoGrpcType;
-  }
-  return cachedKnode.knode.v1;
+/** runtime.v1.RuntimeService, with the two list answers a node reads most decoded by hand (list-decoder.ts): the same objects, in a fraction of the time. */
+export function criRuntimeService(): Record<string, grpc.MethodDefinition<object, object>> {
+  const runtime = serviceDefinition('runtime/v1/api.proto', 'runtime.v1.RuntimeService');
+  runtime.ListContainers = { ...runtime.ListContainers, responseDeserialize: decodeListContainersResponse };
+  runtime.ListPodSandbox = { ...runtime.ListPodSandbox, responseDeserialize: decodeListPodSandboxResponse };
+  return runtime;
 }

@@ -1,7 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { chmodSync, existsSync, rmSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
-import { loadCri, loadKnode } from '../cri/proto.js';
+import { loadCri, loadKnode } from '../cri/grpc-services.js';
 import type { ImagesHandlers } from '../cri/gen/knode/v1/Images.js';
 import type { ImageServiceHandlers } from '../cri/gen/runtime/v1/ImageService.js';
 import type { RuntimeServiceHandlers } from '../cri/gen/runtime/v1/RuntimeService.js';

@@ -1,3 +1,4 @@
+import * as grpc from '@grpc/grpc-js';
 import { describe, expect, it } from 'vitest';
 import { socketPathOf } from '../../../src/cri/endpoint.js';
 import { CriError, goCodeName, goErrorString, GrpcCode, runtimeMessage } from '../../../src/cri/errors.js';
@@ -55,6 +56,11 @@ describe('CRI errors as the kubelet words them', () => {
     [99 as GrpcCode, 'Code(99)'],
   ])('code %i is %s in grpc-go', (code, name) => {
     expect(goCodeName(code)).toBe(name);
+  });
+
+  it("GrpcCode has grpc-js's codes, name for name, number for number (the embedded runtime answers with those)", () => {
+    const names = (codes: object) => Object.entries(codes).filter(([, value]) => typeof value === 'number');
+    expect(names(GrpcCode)).toEqual(names(grpc.status));
   });
 
   it("runtimeMessage is the runtime's message alone (status.Message()); goErrorString the Go client's error text", () => {

@@ -150,9 +150,11 @@ describe('the build-time coders on their own', () => {
 
   it('a CRI round trip generates no code at run time (node --disallow-code-generation-from-strings) nor loads reflection', () => {
     const proto = fileURLToPath(new URL('../../../src/cri/proto.ts', import.meta.url));
+    const services = fileURLToPath(new URL('../../../src/cri/grpc-services.ts', import.meta.url));
     const script = [
-      `const { loadCri, loadKnode, serviceDefinition, messageCoder } = await import(${JSON.stringify(proto)});`,
-      `loadCri(); loadKnode();`,
+      `const { criClientMethods, serviceDefinition, messageCoder } = await import(${JSON.stringify(proto)});`,
+      `const { loadCri, loadKnode } = await import(${JSON.stringify(services)});`,
+      `loadCri(); loadKnode(); criClientMethods();`,
       `const run = serviceDefinition('runtime/v1/api.proto', 'runtime.v1.RuntimeService').RunPodSandbox;`,
       `const sent = { config: { metadata: { name: 'a', namespace: 'b', uid: 'c', attempt: 1 }, labels: { x: 'y' } } };`,
       `const back = run.requestDeserialize(run.requestSerialize(sent));`,

@@ -1,4 +1,5 @@
 import type { MethodDefinition } from '@grpc/proto-loader';
+import { connect } from 'node:net';
 import { CriError, GrpcCode } from './errors.js';
 import { socketPathOf } from './endpoint.js';
 import type { ImageServiceDefinition } from './gen/runtime/v1/ImageService.js';
@@ -95,7 +96,8 @@ export class CriClient implements RuntimeService, ImageService {
     this.pullTimeoutMs = options.pullTimeoutMs ?? 30 * 60_000;
     this.onCall = options.onCall;
     this.methods = criClientMethods();
-    this.channel = new GrpcChannel(this.socketPath, { maxMessageBytes: MAX_MESSAGE });
+    const socketPath = this.socketPath;
+    this.channel = new GrpcChannel({ connect: () => connect(socketPath), maxMessageBytes: MAX_MESSAGE });
   }
 
   close(): void {

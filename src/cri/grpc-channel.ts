@@ -1,5 +1,5 @@
 import http2 from 'node:http2';
-import { connect as netConnect } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { GrpcCode } from './errors.js';
 
 /** A call that ended with a status other than OK: the gRPC code and the server's message, as grpc-js's ServiceError has them. */
@@ -13,8 +13,12 @@ export class GrpcCallError extends Error {
 }
 
 export interface GrpcChannelOptions {
+  /** Opens the connection the channel runs on (a unix socket's, a TCP one's). */
+  connect: () => Duplex;
   /** The largest message either way; a larger one fails the call with RESOURCE_EXHAUSTED. */
   maxMessageBytes: number;
+  /** The requests' :authority (default localhost, as gRPC's for a unix socket). */
+  authority?: string;
 }
 
 const { NGHTTP2_CANCEL, NGHTTP2_REFUSED_STREAM, NGHTTP2_ENHANCE_YOUR_CALM, NGHTTP2_INADEQUATE_SECURITY } = http2.constants;
@@ -110,9 +114,9 @@ interface ActiveCall {
 }
 
 /**
- * A gRPC client channel over one HTTP/2 connection to a unix socket, for
- * unary and server-streaming calls of messages already encoded: what the
- * CRI client needs of gRPC, without grpc-js's per-call machinery (filters,
+ * A gRPC client channel over one HTTP/2 connection (to a unix socket, or a
+ * container's port for a gRPC probe), for unary and server-streaming calls
+ * of messages already encoded: what the CRI client needs of gRPC, without grpc-js's per-call machinery (filters,
  * resolvers, retries, metadata objects), which was about a tenth of a node's
  * CPU in a burst of pods. The connection is made on the first call and again
  * after it ends (a restarted runtime); a call that cannot connect fails with
@@ -124,10 +128,7 @@ export class GrpcChannel {
   private readonly calls = new Set<ActiveCall>();
   private closed = false;
 
-  constructor(
-    readonly socketPath: string,
-    private readonly options: GrpcChannelOptions,
-  ) {}
+  constructor(private readonly options: GrpcChannelOptions) {}
 
   /** One request, one answer: the answer's bytes, or a GrpcCallError. SIGNAL cancels the call. */
   unary(path: string, request: Buffer, timeoutMs: number, signal?: AbortSignal): Promise<Buffer> {
@@ -310,8 +311,8 @@ export class GrpcChannel {
   private connection(): http2.ClientHttp2Session {
     if (this.session && !this.session.closed && !this.session.destroyed) return this.session;
     const window = this.options.maxMessageBytes;
-    const session = http2.connect('http://localhost', {
-      createConnection: () => netConnect(this.socketPath),
+    const session = http2.connect(`http://${this.options.authority ?? 'localhost'}`, {
+      createConnection: this.options.connect,
       // A large list spans many of HTTP/2's 64 KiB windows and would wait a WINDOW_UPDATE
       // round trip after each (bench/notes/cri-and-startup.md): over a local socket the
       // whole answer may as well come at once.

@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { resolve } from 'node:path';
 import { socketPathOf } from './endpoint.js';
 import { CriError } from './errors.js';
@@ -17,7 +18,8 @@ export async function importImages(endpoint: string, path: string, baseName = ''
     requestSerialize,
     responseDeserialize,
   } = serviceDefinition('knode/v1/images.proto', 'knode.v1.Images').ImportImages;
-  const channel = new GrpcChannel(socketPathOf(endpoint), { maxMessageBytes: 16 * 1024 * 1024 });
+  const socketPath = socketPathOf(endpoint);
+  const channel = new GrpcChannel({ connect: () => connect(socketPath), maxMessageBytes: 16 * 1024 * 1024 });
   try {
     const answer = await channel.unary(method, requestSerialize({ path: resolve(path), baseName }), timeoutMs);
     return (responseDeserialize(answer) as { images: Image[] }).images;

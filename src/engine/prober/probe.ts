@@ -1,6 +1,6 @@
-import * as grpc from '@grpc/grpc-js';
 import { connect } from 'node:net';
 import { CriError, GrpcCode } from '../../cri/errors.js';
+import { GrpcCallError, GrpcChannel } from '../../cri/grpc-channel.js';
 import type { RuntimeService } from '../../cri/runtime-service.js';
 import { serviceDefinition } from '../../cri/proto.js';
 import type { Container, HTTPGetAction, Probe } from '../api/v1.js';
@@ -91,34 +91,22 @@ function tcpProbe(host: string, port: number, timeoutSeconds: number): Promise<P
   });
 }
 
-type HealthClient = grpc.Client & {
-  Check(req: object, options: grpc.CallOptions, cb: (err: grpc.ServiceError | null, res?: { status: string }) => void): void;
-};
-let healthService: grpc.ServiceClientConstructor | undefined;
-
-function healthClient(address: string): HealthClient {
-  if (!healthService) {
-    const health = serviceDefinition('grpc/health/v1/health.proto', 'grpc.health.v1.Health');
-    healthService = grpc.makeClientConstructor(health, 'grpc.health.v1.Health');
-  }
-  return new healthService(address, grpc.credentials.createInsecure()) as unknown as HealthClient;
-}
-
-function grpcProbe(host: string, port: number, service: string, timeoutSeconds: number): Promise<ProbeOutcome> {
+/** A gRPC health check (grpc.health.v1.Health/Check) of SERVICE at the container's port, within the probe's timeout. */
+async function grpcProbe(host: string, port: number, service: string, timeoutSeconds: number): Promise<ProbeOutcome> {
   const address = `${host.includes(':') ? `[${host}]` : host}:${port}`;
-  const client = healthClient(address);
-  return new Promise((resolve) => {
-    client.Check({ service }, { deadline: Date.now() + timeoutSeconds * 1000 }, (err, res) => {
-      client.close();
-      if (err)
-        resolve({
-          result: 'failure',
-          output: `failed to connect service "${address}" within ${timeoutSeconds}s: ${err.details || err.message}`,
-        });
-      else if (res?.status === 'SERVING') resolve({ result: 'success', output: '' });
-      else resolve({ result: 'failure', output: `service unhealthy (responded with "${res?.status ?? 'UNKNOWN'}")` });
-    });
-  });
+  const check = serviceDefinition('grpc/health/v1/health.proto', 'grpc.health.v1.Health').Check;
+  const channel = new GrpcChannel({ connect: () => connect({ host, port }), maxMessageBytes: 4 * 1024 * 1024, authority: address });
+  try {
+    const answer = await channel.unary(check.path, check.requestSerialize({ service }), timeoutSeconds * 1000);
+    const status = (check.responseDeserialize(answer) as { status?: string }).status ?? 'UNKNOWN';
+    if (status === 'SERVING') return { result: 'success', output: '' };
+    return { result: 'failure', output: `service unhealthy (responded with "${status}")` };
+  } catch (err) {
+    const why = err instanceof GrpcCallError ? err.details : (err as Error).message;
+    return { result: 'failure', output: `failed to connect service "${address}" within ${timeoutSeconds}s: ${why}` };
+  } finally {
+    channel.close();
+  }
 }
 
 function cap(text: string): string {

@@ -3,7 +3,7 @@
 // connections that fail, drop and come back.
 import * as grpc from '@grpc/grpc-js';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -74,7 +74,7 @@ beforeEach(async () => {
   socket = join(dir, 'test.sock');
   seen = { cancelled: [] };
   server = await serve(socket, seen);
-  channel = new GrpcChannel(socket, { maxMessageBytes: MAX });
+  channel = new GrpcChannel({ connect: () => connect(socket), maxMessageBytes: MAX });
 });
 
 afterEach(() => {
@@ -177,7 +177,7 @@ describe('GrpcChannel', () => {
     const dropping = createServer((connection) => connection.once('data', () => connection.destroy()));
     const dropSocket = join(dir, 'drop.sock');
     await new Promise<void>((resolve) => dropping.listen(dropSocket, resolve));
-    const dropped = new GrpcChannel(dropSocket, { maxMessageBytes: MAX });
+    const dropped = new GrpcChannel({ connect: () => connect(dropSocket), maxMessageBytes: MAX });
     try {
       expect((await codeOf(dropped.unary('/test.T/Echo', Buffer.from('x'), 5_000)))[0]).toBe(grpc.status.UNAVAILABLE);
     } finally {

@@ -107,26 +107,59 @@ interface CallSink {
   end(error?: GrpcCallError): void;
 }
 
-/** A call under way: its stream, and how to end it from this side. */
+/** A call under way: its stream, and how it ends (once). */
 interface ActiveCall {
   stream?: http2.ClientHttp2Stream;
+  done: boolean;
+  /** Ends the call: OK without an error. */
+  finish(error?: GrpcCallError): void;
+  /** Ends the call from this side: the stream is cancelled, the call fails with CODE. */
   cancel(code: GrpcCode, details: string): void;
+}
+
+/** What a stream told before it closed. */
+interface StreamEnd {
+  httpStatus: number;
+  /** The gRPC status of its trailers (or of a trailers-only answer). */
+  status?: { code: GrpcCode; details: string };
+  /** Part of a message came without the rest. */
+  partial?: boolean;
+  /** Why the connection failed or dropped under it. */
+  lost?: string;
+  rstCode?: number;
+  streamError?: string;
+}
+
+/** How a closed stream ends its call: its status; else what HTTP, the connection or a reset said, as gRPC maps them. */
+function endOfStream(end: StreamEnd): GrpcCallError | undefined {
+  if (end.status) {
+    if (end.status.code !== GrpcCode.OK) return new GrpcCallError(end.status.code, end.status.details);
+    return end.partial ? new GrpcCallError(GrpcCode.INTERNAL, 'the answer ended inside a message') : undefined;
+  }
+  if (end.httpStatus !== 0 && end.httpStatus !== 200)
+    return new GrpcCallError(codeOfHttpStatus(end.httpStatus), `Received HTTP status code ${end.httpStatus}`);
+  if (end.lost === undefined && end.rstCode !== undefined && end.rstCode !== 0)
+    return new GrpcCallError(codeOfReset(end.rstCode), `Received RST_STREAM with code ${end.rstCode}`);
+  return new GrpcCallError(GrpcCode.UNAVAILABLE, end.lost ?? end.streamError ?? 'Connection dropped');
 }
 
 /**
  * A gRPC client channel over one HTTP/2 connection (to a unix socket, or a
  * container's port for a gRPC probe), for unary and server-streaming calls
- * of messages already encoded: what the CRI client needs of gRPC, without grpc-js's per-call machinery (filters,
- * resolvers, retries, metadata objects), which was about a tenth of a node's
- * CPU in a burst of pods. The connection is made on the first call and again
- * after it ends (a restarted runtime); a call that cannot connect fails with
- * UNAVAILABLE, as a grpc-js call without waitForReady does. The connection
- * keeps the process alive only while calls are under way.
+ * of messages already encoded: what the CRI client needs of gRPC, without
+ * grpc-js's per-call machinery (filters, resolvers, retries, metadata
+ * objects), which was about a tenth of a node's CPU in a burst of pods.
+ * The connection is made on the first call and again after it ends (a
+ * restarted runtime); a call that cannot connect fails with UNAVAILABLE, as
+ * a grpc-js call without waitForReady does. The connection keeps the
+ * process alive only while calls are under way.
  */
 export class GrpcChannel {
   private session: http2.ClientHttp2Session | undefined;
   private readonly calls = new Set<ActiveCall>();
   private closed = false;
+  /** Why a connection failed, for the calls it takes down. */
+  private readonly failures = new WeakMap<http2.ClientHttp2Session, string>();
 
   constructor(private readonly options: GrpcChannelOptions) {}
 
@@ -200,24 +233,25 @@ export class GrpcChannel {
     this.session = undefined;
   }
 
+  /** Sends a call's request and follows its answer into SINK; the call can be cancelled from this side. */
   private start(path: string, request: Buffer, sink: CallSink, timeoutMs: number | undefined, signal?: AbortSignal): ActiveCall {
-    let done = false;
     let timer: NodeJS.Timeout | undefined;
     const onAbort = () => call.cancel(GrpcCode.CANCELLED, 'Cancelled on client');
-    const finish = (error?: GrpcCallError) => {
-      if (done) return;
-      done = true;
-      if (timer) clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-      this.calls.delete(call);
-      this.unrefWhenIdle();
-      sink.end(error);
-    };
     const call: ActiveCall = {
+      done: false,
+      finish: (error) => {
+        if (call.done) return;
+        call.done = true;
+        if (timer) clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        this.calls.delete(call);
+        if (this.calls.size === 0) this.session?.unref();
+        sink.end(error);
+      },
       cancel: (code, details) => {
-        if (done) return;
+        if (call.done) return;
         if (call.stream && !call.stream.closed) call.stream.close(NGHTTP2_CANCEL);
-        finish(new GrpcCallError(code, details));
+        call.finish(new GrpcCallError(code, details));
       },
     };
     this.calls.add(call);
@@ -227,19 +261,14 @@ export class GrpcChannel {
     }
     signal?.addEventListener('abort', onAbort, { once: true });
     if (this.closed) {
-      finish(new GrpcCallError(GrpcCode.UNAVAILABLE, 'Channel has been shut down'));
+      call.finish(new GrpcCallError(GrpcCode.UNAVAILABLE, 'Channel has been shut down'));
       return call;
     }
-    if (request.length > this.options.maxMessageBytes) {
-      finish(
-        new GrpcCallError(
-          GrpcCode.RESOURCE_EXHAUSTED,
-          `Sent message larger than max (${request.length} vs ${this.options.maxMessageBytes})`,
-        ),
-      );
+    const max = this.options.maxMessageBytes;
+    if (request.length > max) {
+      call.finish(new GrpcCallError(GrpcCode.RESOURCE_EXHAUSTED, `Sent message larger than max (${request.length} vs ${max})`));
       return call;
     }
-    if (timeoutMs !== undefined) timer = setTimeout(() => call.cancel(GrpcCode.DEADLINE_EXCEEDED, 'Deadline exceeded'), timeoutMs);
     const headers: http2.OutgoingHttpHeaders = {
       ':method': 'POST',
       ':path': path,
@@ -247,65 +276,55 @@ export class GrpcChannel {
       te: 'trailers',
       'user-agent': 'knode-cri',
     };
-    if (timeoutMs !== undefined) headers['grpc-timeout'] = `${Math.max(1, Math.ceil(timeoutMs))}m`;
+    if (timeoutMs !== undefined) {
+      headers['grpc-timeout'] = `${Math.max(1, Math.ceil(timeoutMs))}m`;
+      timer = setTimeout(() => call.cancel(GrpcCode.DEADLINE_EXCEEDED, 'Deadline exceeded'), timeoutMs);
+    }
     let session: http2.ClientHttp2Session;
-    let stream: http2.ClientHttp2Stream;
     try {
       session = this.connection();
-      stream = session.request(headers, { endStream: false });
+      call.stream = session.request(headers, { endStream: false });
     } catch (err) {
-      finish(new GrpcCallError(GrpcCode.UNAVAILABLE, (err as Error).message));
+      call.finish(new GrpcCallError(GrpcCode.UNAVAILABLE, (err as Error).message));
       return call;
     }
-    call.stream = stream;
     session.ref();
+    this.follow(session, call.stream, call, sink);
+    call.stream.end(frame(request));
+    return call;
+  }
+
+  /** Hands each message of STREAM's answer to SINK, and ends CALL as the stream ends. */
+  private follow(session: http2.ClientHttp2Session, stream: http2.ClientHttp2Stream, call: ActiveCall, sink: CallSink): void {
     const reader = new MessageReader(this.options.maxMessageBytes);
-    let httpStatus = 0;
-    let ended: { code: GrpcCode; details: string } | undefined;
+    const end: StreamEnd = { httpStatus: 0 };
     const statusOf = (headers: http2.IncomingHttpHeaders) => {
       const code = headers['grpc-status'];
-      if (code !== undefined) ended = { code: Number(code) as GrpcCode, details: decodeMessage(headers['grpc-message']) };
+      if (code !== undefined) end.status = { code: Number(code) as GrpcCode, details: decodeMessage(headers['grpc-message']) };
     };
     stream.on('response', (headers) => {
-      httpStatus = Number(headers[':status']);
+      end.httpStatus = Number(headers[':status']);
       // A trailers-only answer (an error, mostly) carries its status in its headers.
       statusOf(headers);
     });
     stream.on('trailers', statusOf);
     stream.on('data', (chunk: Buffer) => {
-      if (done) return;
+      if (call.done) return;
       try {
         for (const message of reader.push(chunk)) sink.message(message);
       } catch (err) {
         call.cancel((err as GrpcCallError).code, (err as GrpcCallError).details);
       }
     });
-    let streamError: string | undefined;
-    stream.on('error', (err: Error) => {
-      // Told on 'close', from what the stream learned before it ended.
-      streamError = err.message;
-    });
+    // Told on 'close', from what the stream learned before it ended.
+    stream.on('error', (err: Error) => (end.streamError = err.message));
     stream.on('close', () => {
-      if (ended) {
-        if (ended.code !== GrpcCode.OK) finish(new GrpcCallError(ended.code, ended.details));
-        else if (reader.partial) finish(new GrpcCallError(GrpcCode.INTERNAL, 'the answer ended inside a message'));
-        else finish();
-      } else if (httpStatus !== 0 && httpStatus !== 200)
-        finish(new GrpcCallError(codeOfHttpStatus(httpStatus), `Received HTTP status code ${httpStatus}`));
-      else {
-        // The connection failed or dropped (UNAVAILABLE, as gRPC has it), or the server reset the stream.
-        const lost = this.failures.get(session) ?? (session.destroyed ? 'Connection dropped' : undefined);
-        if (lost === undefined && stream.rstCode !== undefined && stream.rstCode !== 0)
-          finish(new GrpcCallError(codeOfReset(stream.rstCode), `Received RST_STREAM with code ${stream.rstCode}`));
-        else finish(new GrpcCallError(GrpcCode.UNAVAILABLE, lost ?? streamError ?? 'Connection dropped'));
-      }
+      end.partial = reader.partial;
+      end.lost = this.failures.get(session) ?? (session.destroyed ? 'Connection dropped' : undefined);
+      end.rstCode = stream.rstCode;
+      call.finish(endOfStream(end));
     });
-    stream.end(frame(request));
-    return call;
   }
-
-  /** Why a connection failed, for the calls it takes down. */
-  private readonly failures = new WeakMap<http2.ClientHttp2Session, string>();
 
   /** The connection, made when there is none (or the last one is going away). */
   private connection(): http2.ClientHttp2Session {
@@ -328,9 +347,5 @@ export class GrpcChannel {
     session.on('close', forget);
     this.session = session;
     return session;
-  }
-
-  private unrefWhenIdle(): void {
-    if (this.calls.size === 0) this.session?.unref();
   }
 }

@@ -15,8 +15,3 @@ export function socketPathOf(endpoint: string): string {
   if (path === '') throw new Error('empty runtime endpoint');
   return isAbsolute(path) ? path : resolve(path);
 }
-
-/** The grpc-js target for a socket path. */
-export function grpcTarget(socketPath: string): string {
-  return `unix://${socketPath}`;
-}

@@ -131,9 +131,18 @@ describe('knode exec', () => {
           10_000,
         );
         execFileSync('tmux', ['resize-window', '-t', session, '-x', '120', '-y', '40']);
-        type('stty size');
+        // The resize reaches the container's terminal on its own way, as kubectl's does: a stty
+        // run before it came prints the old size, so ask again (at most twice a second) until it shows.
+        let asked = 0;
         await eventually(
-          () => pane().includes('40 120'),
+          () => {
+            if (pane().includes('40 120')) return true;
+            if (Date.now() - asked > 500) {
+              type('stty size');
+              asked = Date.now();
+            }
+            return false;
+          },
           () => `the new size (screen: ${pane()})`,
           10_000,
         );

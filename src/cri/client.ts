@@ -4,8 +4,8 @@ import { CriError, GrpcCode } from './errors.js';
 import { socketPathOf } from './endpoint.js';
 import type { ImageServiceDefinition } from './gen/runtime/v1/ImageService.js';
 import type { RuntimeServiceDefinition } from './gen/runtime/v1/RuntimeService.js';
-import { GrpcCallError, GrpcChannel } from './grpc-channel.js';
-import { criClientMethods, type ClientMethod } from './proto.js';
+import { GrpcChannel, type GrpcMethod } from './grpc-channel.js';
+import { criClientMethods } from './proto.js';
 import type { ImageService, RuntimeService, StreamFlags } from './runtime-service.js';
 import type {
   AuthConfig,
@@ -54,25 +54,6 @@ type ResponseOf<M extends Method> = Definitions[M] extends MethodDefinition<any,
 
 const MAX_MESSAGE = 16 * 1024 * 1024;
 
-/** A request's bytes; one the coder refuses fails the call with INTERNAL, as in grpc-js. */
-function encoded(serialize: ClientMethod['serialize'], request: object): Buffer {
-  try {
-    return serialize(request);
-  } catch (err) {
-    throw new GrpcCallError(GrpcCode.INTERNAL, `Request message serialization failure: ${(err as Error).message}`);
-  }
-}
-
-/** An answer's object; bytes the coder cannot read fail the call with INTERNAL, as in grpc-js. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-function decoded(deserialize: ClientMethod['deserialize'], bytes: Buffer): any {
-  try {
-    return deserialize(bytes);
-  } catch (err) {
-    throw new GrpcCallError(GrpcCode.INTERNAL, `Response message parsing error: ${(err as Error).message}`);
-  }
-}
-
 /**
  * A CRI client over one gRPC channel to a unix socket (GrpcChannel), shared
  * by the runtime and image services. Every call has a deadline and rejects
@@ -84,7 +65,7 @@ export class CriClient implements RuntimeService, ImageService {
   readonly endpoint: string;
   readonly socketPath: string;
   private readonly channel: GrpcChannel;
-  private readonly methods: Record<string, ClientMethod>;
+  private readonly methods: Record<string, GrpcMethod<object, unknown>>;
   private readonly requestTimeoutMs: number;
   private readonly pullTimeoutMs: number;
   private readonly onCall?: CriClientOptions['onCall'];
@@ -111,10 +92,9 @@ export class CriClient implements RuntimeService, ImageService {
     timeoutMs = this.requestTimeoutMs,
     signal?: AbortSignal,
   ): Promise<ResponseOf<M>> {
-    const { path, serialize, deserialize } = this.methods[method];
     const started = performance.now();
     try {
-      const answer = decoded(deserialize, await this.channel.unary(path, encoded(serialize, req as object), timeoutMs, signal));
+      const answer = (await this.channel.call(this.methods[method], req as object, timeoutMs, signal)) as ResponseOf<M>;
       this.onCall?.(method, performance.now() - started);
       return answer;
     } catch (err) {
@@ -234,9 +214,8 @@ export class CriClient implements RuntimeService, ImageService {
   }
 
   async *getContainerEvents(signal: AbortSignal): AsyncIterable<ContainerEvent> {
-    const { path, serialize, deserialize } = this.methods.GetContainerEvents;
     try {
-      for await (const bytes of this.channel.serverStream(path, serialize({}), signal)) yield decoded(deserialize, bytes) as ContainerEvent;
+      for await (const event of this.channel.watch(this.methods.GetContainerEvents, {}, signal)) yield event as ContainerEvent;
     } catch (err) {
       const error = CriError.from('GetContainerEvents', err as Error);
       if (!(signal.aborted && error.code === GrpcCode.CANCELLED)) throw error;

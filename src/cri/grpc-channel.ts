@@ -12,6 +12,13 @@ export class GrpcCallError extends Error {
   }
 }
 
+/** A method as gRPC describes it: its path, its request's encoder and its answer's decoder (a grpc-js MethodDefinition is one). */
+export interface GrpcMethod<Req, Res> {
+  path: string;
+  requestSerialize(value: Req): Buffer;
+  responseDeserialize(bytes: Buffer): Res;
+}
+
 export interface GrpcChannelOptions {
   /** Opens the connection the channel runs on (a unix socket's, a TCP one's). */
   connect: () => Duplex;
@@ -49,6 +56,24 @@ function decodeMessage(value: string | string[] | undefined): string {
     return decodeURIComponent(text);
   } catch {
     return text;
+  }
+}
+
+/** A request's bytes; one the coder refuses fails the call with INTERNAL, as in grpc-js. */
+function encoded<Req>(method: GrpcMethod<Req, unknown>, request: Req): Buffer {
+  try {
+    return method.requestSerialize(request);
+  } catch (err) {
+    throw new GrpcCallError(GrpcCode.INTERNAL, `Request message serialization failure: ${(err as Error).message}`);
+  }
+}
+
+/** An answer's object; bytes the coder cannot read fail the call with INTERNAL, as in grpc-js. */
+function decoded<Res>(method: GrpcMethod<never, Res>, bytes: Buffer): Res {
+  try {
+    return method.responseDeserialize(bytes);
+  } catch (err) {
+    throw new GrpcCallError(GrpcCode.INTERNAL, `Response message parsing error: ${(err as Error).message}`);
   }
 }
 
@@ -162,6 +187,16 @@ export class GrpcChannel {
   private readonly failures = new WeakMap<http2.ClientHttp2Session, string>();
 
   constructor(private readonly options: GrpcChannelOptions) {}
+
+  /** A unary call of METHOD: REQUEST encoded, the answer decoded, or a GrpcCallError. SIGNAL cancels the call. */
+  async call<Req, Res>(method: GrpcMethod<Req, Res>, request: Req, timeoutMs: number, signal?: AbortSignal): Promise<Res> {
+    return decoded(method, await this.unary(method.path, encoded(method, request), timeoutMs, signal));
+  }
+
+  /** A server-streaming call of METHOD: each answer decoded, until the server ends the stream or SIGNAL cancels it. */
+  async *watch<Req, Res>(method: GrpcMethod<Req, Res>, request: Req, signal: AbortSignal): AsyncIterable<Res> {
+    for await (const bytes of this.serverStream(method.path, encoded(method, request), signal)) yield decoded(method, bytes);
+  }
 
   /** One request, one answer: the answer's bytes, or a GrpcCallError. SIGNAL cancels the call. */
   unary(path: string, request: Buffer, timeoutMs: number, signal?: AbortSignal): Promise<Buffer> {

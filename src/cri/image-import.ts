@@ -13,16 +13,12 @@ import type { Image } from './types.js';
  * runtimes answer UNIMPLEMENTED.
  */
 export async function importImages(endpoint: string, path: string, baseName = '', timeoutMs = 30 * 60_000): Promise<Image[]> {
-  const {
-    path: method,
-    requestSerialize,
-    responseDeserialize,
-  } = serviceDefinition('knode/v1/images.proto', 'knode.v1.Images').ImportImages;
+  const method = serviceDefinition('knode/v1/images.proto', 'knode.v1.Images').ImportImages;
   const socketPath = socketPathOf(endpoint);
   const channel = new GrpcChannel({ connect: () => connect(socketPath), maxMessageBytes: 16 * 1024 * 1024 });
   try {
-    const answer = await channel.unary(method, requestSerialize({ path: resolve(path), baseName }), timeoutMs);
-    return (responseDeserialize(answer) as { images: Image[] }).images;
+    const answer = await channel.call(method, { path: resolve(path), baseName }, timeoutMs);
+    return (answer as { images: Image[] }).images;
   } catch (err) {
     throw CriError.from('ImportImages', err as Error);
   } finally {

@@ -96,23 +96,11 @@ function checkAgainst(root: protobuf.Root, name: string): void {
   }
 }
 
-/** A CRI method as the client calls it: its path, and its request's encoder and answer's decoder. */
-export interface ClientMethod {
-  path: string;
-  serialize(value: object): Buffer;
-  deserialize(bytes: Buffer): unknown;
-}
-
-let clientMethods: Record<string, ClientMethod> | undefined;
+let clientMethods: Record<string, grpc.MethodDefinition<object, object>> | undefined;
 
 /** runtime.v1's methods by name (Version, ListContainers...), both services, for the CRI client; made once per process. */
-export function criClientMethods(): Record<string, ClientMethod> {
-  if (!clientMethods) {
-    clientMethods = {};
-    for (const service of [criRuntimeService(), serviceDefinition('runtime/v1/api.proto', 'runtime.v1.ImageService')])
-      for (const [method, { path, requestSerialize, responseDeserialize }] of Object.entries(service))
-        clientMethods[method] = { path, serialize: requestSerialize, deserialize: responseDeserialize };
-  }
+export function criClientMethods(): Record<string, grpc.MethodDefinition<object, object>> {
+  clientMethods ??= { ...criRuntimeService(), ...serviceDefinition('runtime/v1/api.proto', 'runtime.v1.ImageService') };
   return clientMethods;
 }
 

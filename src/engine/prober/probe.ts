@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import { CriError, GrpcCode } from '../../cri/errors.js';
-import { GrpcCallError, GrpcChannel } from '../../cri/grpc-channel.js';
+import { GrpcCallError, GrpcChannel, type GrpcMethod } from '../../cri/grpc-channel.js';
 import type { RuntimeService } from '../../cri/runtime-service.js';
 import { serviceDefinition } from '../../cri/proto.js';
 import type { Container, HTTPGetAction, Probe } from '../api/v1.js';
@@ -91,14 +91,17 @@ function tcpProbe(host: string, port: number, timeoutSeconds: number): Promise<P
   });
 }
 
+/** grpc.health.v1.Health/Check's path and coders, made on the first gRPC probe. */
+let healthCheck: GrpcMethod<object, object> | undefined;
+
 /** A gRPC health check (grpc.health.v1.Health/Check) of SERVICE at the container's port, within the probe's timeout. */
 async function grpcProbe(host: string, port: number, service: string, timeoutSeconds: number): Promise<ProbeOutcome> {
   const address = `${host.includes(':') ? `[${host}]` : host}:${port}`;
-  const check = serviceDefinition('grpc/health/v1/health.proto', 'grpc.health.v1.Health').Check;
+  healthCheck ??= serviceDefinition('grpc/health/v1/health.proto', 'grpc.health.v1.Health').Check;
   const channel = new GrpcChannel({ connect: () => connect({ host, port }), maxMessageBytes: 4 * 1024 * 1024, authority: address });
   try {
-    const answer = await channel.unary(check.path, check.requestSerialize({ service }), timeoutSeconds * 1000);
-    const status = (check.responseDeserialize(answer) as { status?: string }).status ?? 'UNKNOWN';
+    const answer = (await channel.call(healthCheck, { service }, timeoutSeconds * 1000)) as { status?: string };
+    const status = answer.status ?? 'UNKNOWN';
     if (status === 'SERVING') return { result: 'success', output: '' };
     return { result: 'failure', output: `service unhealthy (responded with "${status}")` };
   } catch (err) {

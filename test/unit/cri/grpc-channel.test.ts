@@ -84,6 +84,39 @@ afterEach(() => {
 });
 
 describe('GrpcChannel', () => {
+  it('encodes and decodes through a method, a coder failing failing the call with INTERNAL as grpc-js does', async () => {
+    const text = {
+      path: '/test.T/Echo',
+      requestSerialize: (s: string) => Buffer.from(s),
+      responseDeserialize: (b: Buffer) => b.toString(),
+    };
+    expect(await channel.call(text, 'hello', 5_000)).toBe('hello');
+    const refusing = {
+      ...text,
+      requestSerialize: (): Buffer => {
+        throw new Error('no field "x"');
+      },
+    };
+    expect(await codeOf(channel.call(refusing, 'x', 5_000))).toEqual([
+      grpc.status.INTERNAL,
+      'Request message serialization failure: no field "x"',
+    ]);
+    const unreadable = {
+      ...text,
+      responseDeserialize: (): string => {
+        throw new Error('index out of range');
+      },
+    };
+    expect(await codeOf(channel.call(unreadable, 'x', 5_000))).toEqual([
+      grpc.status.INTERNAL,
+      'Response message parsing error: index out of range',
+    ]);
+    const events = { ...text, path: '/test.T/Watch' };
+    const got: string[] = [];
+    for await (const event of channel.watch(events, 'end', new AbortController().signal)) got.push(event);
+    expect(got).toEqual(['event 0', 'event 1', 'event 2']);
+  });
+
   it('answers unary calls, many at once on one connection', async () => {
     const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => channel.unary('/test.T/Echo', Buffer.from(`call ${i}`), 5_000)));
     expect(answers.map((a) => a.toString())).toEqual(Array.from({ length: 50 }, (_, i) => `call ${i}`));

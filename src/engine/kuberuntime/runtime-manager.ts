@@ -360,7 +360,6 @@ export class RuntimeManager {
     return this.removals.remove(id);
   }
 
-  /** Removes the pod's sandboxes and containers from the runtime (after it terminated). */
   /**
    * Removes a pod for good (knode delete, apply --replace): its sandboxes,
    * then what the node kept of it on disk, its directory and its logs, which

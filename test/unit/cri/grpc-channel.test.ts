@@ -84,29 +84,22 @@ afterEach(() => {
 });
 
 describe('GrpcChannel', () => {
-  it('encodes and decodes through a method, a coder failing failing the call with INTERNAL as grpc-js does', async () => {
+  it('encodes and decodes through a method, a failing coder fails the call with INTERNAL as in grpc-js', async () => {
     const text = {
       path: '/test.T/Echo',
       requestSerialize: (s: string) => Buffer.from(s),
       responseDeserialize: (b: Buffer) => b.toString(),
     };
     expect(await channel.call(text, 'hello', 5_000)).toBe('hello');
-    const refusing = {
-      ...text,
-      requestSerialize: (): Buffer => {
-        throw new Error('no field "x"');
-      },
+    const throws = (message: string) => (): never => {
+      throw new Error(message);
     };
+    const refusing = { ...text, requestSerialize: throws('no field "x"') };
     expect(await codeOf(channel.call(refusing, 'x', 5_000))).toEqual([
       grpc.status.INTERNAL,
       'Request message serialization failure: no field "x"',
     ]);
-    const unreadable = {
-      ...text,
-      responseDeserialize: (): string => {
-        throw new Error('index out of range');
-      },
-    };
+    const unreadable = { ...text, responseDeserialize: throws('index out of range') };
     expect(await codeOf(channel.call(unreadable, 'x', 5_000))).toEqual([
       grpc.status.INTERNAL,
       'Response message parsing error: index out of range',

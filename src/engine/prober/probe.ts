@@ -91,16 +91,19 @@ function tcpProbe(host: string, port: number, timeoutSeconds: number): Promise<P
   });
 }
 
+/** grpc.health.v1.Health/Check's request and answer, as health.proto declares them. */
+type HealthCheck = GrpcMethod<{ service: string }, { status?: string }>;
+
 /** grpc.health.v1.Health/Check's path and coders, made on the first gRPC probe. */
-let healthCheck: GrpcMethod<object, object> | undefined;
+let healthCheck: HealthCheck | undefined;
 
 /** A gRPC health check (grpc.health.v1.Health/Check) of SERVICE at the container's port, within the probe's timeout. */
 async function grpcProbe(host: string, port: number, service: string, timeoutSeconds: number): Promise<ProbeOutcome> {
   const address = `${host.includes(':') ? `[${host}]` : host}:${port}`;
-  healthCheck ??= serviceDefinition('grpc/health/v1/health.proto', 'grpc.health.v1.Health').Check;
+  healthCheck ??= serviceDefinition('grpc/health/v1/health.proto', 'grpc.health.v1.Health').Check as HealthCheck;
   const channel = new GrpcChannel({ connect: () => connect({ host, port }), maxMessageBytes: 4 * 1024 * 1024, authority: address });
   try {
-    const answer = (await channel.call(healthCheck, { service }, timeoutSeconds * 1000)) as { status?: string };
+    const answer = await channel.call(healthCheck, { service }, timeoutSeconds * 1000);
     const status = answer.status ?? 'UNKNOWN';
     if (status === 'SERVING') return { result: 'success', output: '' };
     return { result: 'failure', output: `service unhealthy (responded with "${status}")` };

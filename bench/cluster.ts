@@ -107,6 +107,16 @@ export async function benchCluster(
   return { mode, nodes: 3, latencies, totalMs };
 }
 
+/** Milliseconds since the epoch, to the fraction: the clock of knode's lifecycle events (`at`). */
+const epochMs = () => performance.timeOrigin + performance.now();
+
+/** When a pod's create call was sent, when the watch first showed it bound to a node and then Running and ready (epoch ms). */
+export interface PodMarks {
+  sent: number;
+  bound?: number;
+  ready?: number;
+}
+
 const isReady = (pod: Pod) =>
   pod.status?.phase === 'Running' && (pod.status.containerStatuses ?? []).length > 0 && pod.status.containerStatuses!.every((c) => c.ready);
 
@@ -122,10 +132,11 @@ export async function timePodsToReady(
   pods: number,
   mode: ClusterFigures['mode'],
   name: (i: number) => string,
-): Promise<{ latencies: number[]; totalMs: number; slowest: { name: string; ms: number } }> {
+): Promise<{ latencies: number[]; totalMs: number; slowest: { name: string; ms: number }; marks: Map<string, PodMarks> }> {
   const sent = new Map<string, number>();
   const latencies: number[] = [];
   const slowest = { name: '', ms: 0 };
+  const marks = new Map<string, PodMarks>();
   let done: () => void = () => {};
   const all = new Promise<void>((r) => (done = r));
   let next: () => void = () => {};
@@ -134,7 +145,11 @@ export async function timePodsToReady(
     {},
     (type: string, pod: Pod) => {
       const seen = pod.metadata.name!;
-      if (type === 'DELETED' || !sent.has(seen) || !isReady(pod)) return;
+      if (type === 'DELETED' || !sent.has(seen)) return;
+      const mark = marks.get(seen)!;
+      if (pod.spec?.nodeName && mark.bound === undefined) mark.bound = epochMs();
+      if (!isReady(pod)) return;
+      mark.ready = epochMs();
       const latency = performance.now() - sent.get(seen)!;
       latencies.push(latency);
       if (latency > slowest.ms) Object.assign(slowest, { name: seen, ms: latency });
@@ -149,6 +164,7 @@ export async function timePodsToReady(
       metadata: { name: name(i) },
       spec: { terminationGracePeriodSeconds: 1, containers: [{ name: 'app', image: 'busybox:1.36', command: ['sleep', '3600'] }] },
     };
+    marks.set(name(i), { sent: epochMs() });
     sent.set(name(i), performance.now());
     void api.core.createNamespacedPod({ namespace, body });
   };
@@ -162,5 +178,5 @@ export async function timePodsToReady(
   await all;
   clearTimeout(timer);
   watching.abort();
-  return { latencies, totalMs: performance.now() - started, slowest };
+  return { latencies, totalMs: performance.now() - started, slowest, marks };
 }

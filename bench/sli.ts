@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { freePort, startControlPlane, type ControlPlane } from '../test/helpers/controlplane.js';
 import { adminApi, timePodsToReady } from './cluster.js';
 import { cpuSeconds, nodeEnv, nodeFlags, sleep, statusKiB, until } from './agent.js';
+import { reportSplits, splitRound, type StageSplit } from './sli-split.js';
 import { median, ms, percentile, table } from './stats.js';
 
 const repo = join(import.meta.dirname, '..');
@@ -40,12 +41,16 @@ export interface SliRound {
   cpuSeconds: number;
   /** The agent's peak resident set so far (VmHWM), MiB. */
   peakRssMiB: number;
+  /** Where its pods' time went (knode only, from its lifecycle events). */
+  split?: StageSplit;
 }
 
 type Api = Awaited<ReturnType<typeof adminApi>>;
 
 interface Joined {
   pid: number;
+  /** knode's lifecycle events (its --output json), one JSON object a line; none for the kubelet. */
+  log?: string;
   stop(): Promise<void>;
 }
 
@@ -73,15 +78,17 @@ async function join_(agent: SliAgent, cp: ControlPlane, dir: string, endpoint?: 
   const args = ['run', '--kubeconfig', kubeconfig, '--node-name', NODE, '--root-dir', root, '--node-ip', '127.0.0.1'];
   args.push('--port', String(await freePort()), '--client-ca-file', cp.ca, '--read-only-port', '0', '--output', 'json');
   args.push('--pleg', agent === 'knode relist' ? 'relist' : 'evented', ...(endpoint ? ['--runtime-endpoint', endpoint] : []));
-  // KNODE_BENCH_SLI_LOG=DIR keeps each knode's lifecycle events (its --output json) in DIR/<agent>.log.
-  const logDir = process.env.KNODE_BENCH_SLI_LOG;
-  if (logDir) mkdirSync(logDir, { recursive: true });
-  const log = logDir ? openSync(join(logDir, `${agent.replace(/\s+/g, '-')}.log`), 'w') : 'ignore';
+  // Each knode's lifecycle events (its --output json) go to DIR/<agent>.log: KNODE_BENCH_SLI_LOG=DIR keeps them.
+  const logDir = process.env.KNODE_BENCH_SLI_LOG ?? dir;
+  mkdirSync(logDir, { recursive: true });
+  const logFile = join(logDir, `${agent.replace(/\s+/g, '-')}.log`);
+  const log = openSync(logFile, 'w');
   const child = spawn(process.execPath, [...nodeFlags('agent'), cli, ...args], { stdio: ['ignore', log, log], env: nodeEnv() });
-  if (typeof log === 'number') closeSync(log);
+  closeSync(log);
   const exited = new Promise((r) => child.once('exit', r));
   return {
     pid: child.pid!,
+    log: logFile,
     stop: async () => {
       child.kill('SIGTERM');
       await exited;
@@ -95,18 +102,20 @@ async function round(
   api: Api,
   namespace: string,
   agent: SliAgent,
-  pid: number,
+  node: Joined,
   spec: (typeof SLI_ROUNDS)[number],
   tag: string,
 ): Promise<SliRound> {
+  const { pid } = node;
   const cpu0 = cpuSeconds(pid);
-  const { latencies, slowest } = await timePodsToReady(api, namespace, spec.pods, spec.mode, (i) => `${tag}-${i}`);
+  const { latencies, slowest, marks } = await timePodsToReady(api, namespace, spec.pods, spec.mode, (i) => `${tag}-${i}`);
   const figures = { agent, ...spec, latencies, slowest, cpuSeconds: cpuSeconds(pid) - cpu0, peakRssMiB: statusKiB(pid, 'VmHWM') / 1024 };
+  const split = node.log ? splitRound(node.log, namespace, marks) : undefined;
   if (latencies.length < spec.pods) throw new Error(`${agent}: only ${latencies.length} of ${spec.pods} pods were ready within 300 s`);
   // Deleted as kubectl deletes: the node stops the containers, then the pod leaves the API.
   await Promise.all([...Array(spec.pods).keys()].map((i) => api.core.deleteNamespacedPod({ namespace, name: `${tag}-${i}` })));
   await until(async () => (await api.core.listNamespacedPod({ namespace })).items.length === 0, `${agent}: the pods to be gone`, 120_000);
-  return figures;
+  return { ...figures, split };
 }
 
 /** Every round for one agent, joined as NODE, on its own containerd 2 (or the embedded runtime). */
@@ -136,7 +145,7 @@ async function benchSliAgent(cp: ControlPlane, api: Api, agent: SliAgent): Promi
     );
     await sleep(2_000); // the node's start-up work settles
     const rounds: SliRound[] = [];
-    for (const [i, spec] of SLI_ROUNDS.entries()) rounds.push(await round(api, namespace, agent, node.pid, spec, `r${i}`));
+    for (const [i, spec] of SLI_ROUNDS.entries()) rounds.push(await round(api, namespace, agent, node, spec, `r${i}`));
     return rounds;
   } finally {
     await node?.stop();
@@ -202,5 +211,7 @@ export function reportSli(
       );
     }
   }
+  const splits = reportSplits(rounds);
+  if (splits) lines.push(splits);
   return lines.join('\n');
 }

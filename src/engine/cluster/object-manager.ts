@@ -25,12 +25,15 @@ export class ObjectError extends Error {
  * ConfigMaps, Secrets and service account tokens for the pods of a node
  * that joined a cluster (the kubelet's configmap, secret and token
  * managers): read from the apiserver (the Node authorizer lets a node read
- * only what its pods name), cached for 10 s, tokens renewed at 80% of their
- * lifetime. Secret values never reach a log or an event.
+ * only what its pods name), cached for 10 s and read once for all who ask
+ * meanwhile, tokens renewed at 80% of their lifetime. Secret values never
+ * reach a log or an event.
  */
 export class ObjectManager {
   private readonly objects = new Map<string, { data: ConfigData; at: number }>();
   private readonly tokens = new Map<string, { token: string; issuedAt: number; expiresAt: number }>();
+  /** The reads under way, by object. */
+  private readonly reading = new Map<string, Promise<ConfigData>>();
 
   constructor(
     private readonly client: (PodApi & Partial<Pick<ClusterClient, 'createToken'>> & Partial<Pick<LocalApi, 'claimPath'>>) | undefined,
@@ -111,8 +114,18 @@ export class ObjectManager {
     const key = `${kind}/${namespace}/${name}`;
     const cached = this.objects.get(key);
     if (cached && this.clock.now() - cached.at < OBJECT_TTL_MS) return cached.data;
+    // One read at a time per object: a burst of pods naming the same one (every pod's root CA) waits for it together.
+    let reading = this.reading.get(key);
+    if (!reading) {
+      reading = this.read(key, kind, name, fetch(this.client)).finally(() => this.reading.delete(key));
+      this.reading.set(key, reading);
+    }
+    return reading;
+  }
+
+  private async read(key: string, kind: string, name: string, fetched: Promise<ConfigData>): Promise<ConfigData> {
     try {
-      const data = await fetch(this.client);
+      const data = await fetched;
       this.objects.set(key, { data, at: this.clock.now() });
       return data;
     } catch (err) {

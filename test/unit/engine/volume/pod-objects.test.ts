@@ -107,6 +107,23 @@ describe('the object manager', () => {
     expect((await objects.configMap('shop', 'settings')).get('mode')?.toString()).toBe('slow');
   });
 
+  it('reads an object once for every pod that asks while the read is under way, and a failure reaches them all', async () => {
+    const { cluster, objects } = setup();
+    const asked = await Promise.all([1, 2, 3].map(() => objects.configMap('shop', 'settings')));
+    expect(asked.map((data) => data.get('mode')?.toString())).toEqual(['fast', 'fast', 'fast']);
+    expect(cluster.calls.filter((c) => c.startsWith('getConfigMap'))).toEqual(['getConfigMap shop/settings']);
+
+    cluster.failNext('getSecret', new ClusterError(0, 'Unreachable', 'connection refused'));
+    const failed = await Promise.allSettled([1, 2].map(() => objects.secret('shop', 'creds')));
+    expect(failed.map((r) => (r.status === 'rejected' ? (r.reason as Error).message : 'read'))).toEqual([
+      'secret "creds": connection refused',
+      'secret "creds": connection refused',
+    ]);
+    // The failure is not kept: the next ask reads again.
+    expect((await objects.secret('shop', 'creds')).get('user')?.toString()).toBe('admin');
+    expect(cluster.calls.filter((c) => c.startsWith('getSecret'))).toEqual(['getSecret shop/creds', 'getSecret shop/creds']);
+  });
+
   it('renews a token at 80% of its life, and keeps a valid one while the apiserver fails', async () => {
     const { cluster, clock, objects } = setup();
     const p = pod({ serviceAccountName: 'builder' });

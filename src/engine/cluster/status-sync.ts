@@ -11,6 +11,14 @@ import { compareStrings } from '../../util/compare.js';
 /** The kubelet's status manager resyncs every pod this often (syncPeriod). */
 const BATCH_SYNC_PERIOD_MS = 10_000;
 
+/**
+ * How many pods' statuses are written at a time (one patch at a time for
+ * each pod, in the order its changes came). The kubelet writes one after
+ * another; in a burst each waited for every patch before its own, most of
+ * it the apiserver's and etcd's round trip (bench/notes/sli.md).
+ */
+const PATCHES_AT_ONCE = 4;
+
 /** The pod conditions the kubelet owns; any other type in the apiserver's status is kept as it is. */
 const KUBELET_CONDITIONS = new Set(['PodScheduled', 'Ready', 'Initialized', 'ContainersReady', 'PodReadyToStartContainers']);
 
@@ -32,14 +40,19 @@ export interface StatusSyncDeps {
  * being deleted whose containers are all stopped is deleted for good (grace
  * 0), as the kubelet does. Conditions the kubelet does not own stay as the
  * apiserver has them; a terminal phase is never taken back. Every pod is
- * looked at again every 10 s, so a failed patch is retried.
+ * looked at again every 10 s, so a failed patch is retried. Up to four pods
+ * are written at a time, each pod's patches in order.
  */
 export class StatusSync {
   private readonly dirty = new Set<string>();
   /** What was last written for each pod, so an echo from the watch does not patch again. */
   private readonly written = new Map<string, PodStatus>();
   private readonly deleted = new Set<string>();
+  /** The pods whose status is being written now. */
+  private readonly syncing = new Set<string>();
+  private lanes = 0;
   private draining: Promise<void> | undefined;
+  private drained: (() => void) | undefined;
   private timer: Timer | undefined;
   private unsubscribe: (() => void) | undefined;
   private stopped = false;
@@ -72,19 +85,36 @@ export class StatusSync {
   private mark(uid: string): void {
     if (!uid || this.stopped) return;
     this.dirty.add(uid);
-    this.draining ??= this.drain().finally(() => (this.draining = undefined));
+    if (this.lanes < PATCHES_AT_ONCE) void this.lane();
   }
 
-  private async drain(): Promise<void> {
-    while (this.dirty.size > 0 && !this.stopped) {
-      const [uid] = this.dirty;
-      this.dirty.delete(uid);
-      try {
-        await this.syncPod(uid);
-      } catch (err) {
-        this.deps.warn(`status of pod ${uid}: ${(err as Error).message}`);
+  /** Syncs marked pods, one at a time, until none is left that another lane is not syncing. */
+  private async lane(): Promise<void> {
+    if (this.lanes++ === 0) this.draining = new Promise((resolve) => (this.drained = resolve));
+    try {
+      for (let uid = this.next(); uid !== undefined && !this.stopped; uid = this.next()) {
+        this.dirty.delete(uid);
+        this.syncing.add(uid);
+        try {
+          await this.syncPod(uid);
+        } catch (err) {
+          this.deps.warn(`status of pod ${uid}: ${(err as Error).message}`);
+        } finally {
+          this.syncing.delete(uid);
+        }
+      }
+    } finally {
+      if (--this.lanes === 0) {
+        this.draining = undefined;
+        this.drained?.();
       }
     }
+  }
+
+  /** The pod marked first that no lane is syncing (a pod marked again while synced waits for that sync). */
+  private next(): string | undefined {
+    for (const uid of this.dirty) if (!this.syncing.has(uid)) return uid;
+    return undefined;
   }
 
   private async syncPod(uid: string): Promise<void> {

@@ -7,7 +7,7 @@ import { mergePodStatus, sameStatus, StatusSync, withDeletions } from '../../../
 import { EventStream } from '../../../../src/engine/events.js';
 import { BasicPodManager } from '../../../../src/engine/pod-manager.js';
 import { BasicStatusManager } from '../../../../src/engine/status/status-manager.js';
-import { FakeClock } from '../../../../src/util/clock.js';
+import { FakeClock, flushMicrotasks } from '../../../../src/util/clock.js';
 import { FakeCluster } from '../../../helpers/fake-cluster.js';
 
 const running: PodStatus = {
@@ -142,6 +142,37 @@ describe('the status sync', () => {
     statusManager.setPodStatus(pod, { ...running });
     await sync.idle();
     expect(cluster.calls.filter((c) => c.startsWith('patchPodStatus'))).toHaveLength(1);
+  });
+
+  it('writes four pods at a time, and one pod never twice at once, its patches in order', async () => {
+    const { cluster, statusManager, sync, bound } = setup();
+    const patch = cluster.patchPodStatus.bind(cluster);
+    const inFlight: { name: string; phase?: string; release: () => void }[] = [];
+    const started: string[] = [];
+    cluster.patchPodStatus = async (namespace, name, body) => {
+      started.push(name);
+      await new Promise<void>((release) => inFlight.push({ name, phase: (body as { status: PodStatus }).status.phase, release }));
+      await patch(namespace, name, body);
+    };
+    const pods = [1, 2, 3, 4, 5, 6].map((i) => bound(apiPod(`p${i}`)));
+    for (const pod of pods) statusManager.setPodStatus(pod, { ...running, phase: 'Pending' });
+    await flushMicrotasks();
+    expect(inFlight.map((p) => p.name)).toEqual(['p1', 'p2', 'p3', 'p4']);
+    // p1 changes again while its first patch is out: that one goes after p5 and p6, never beside its first.
+    statusManager.setPodStatus(pods[0], running);
+    inFlight.shift()!.release();
+    await flushMicrotasks();
+    expect(inFlight.map((p) => p.name)).toEqual(['p2', 'p3', 'p4', 'p5']);
+    while (inFlight.length > 0) {
+      inFlight.shift()!.release();
+      await flushMicrotasks();
+      expect(new Set(inFlight.map((p) => p.name)).size).toBe(inFlight.length);
+      expect(inFlight.length).toBeLessThanOrEqual(4);
+    }
+    await sync.idle();
+    expect(started).toEqual(['p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p1']);
+    expect(cluster.pods.get('default/p1')?.status?.phase).toBe('Running');
+    expect(pods.slice(1).map((p) => cluster.pods.get(`default/${p.metadata.name}`)?.status?.phase)).toEqual(Array(5).fill('Pending'));
   });
 
   it("writes a static pod's status to its mirror pod, and nothing while there is none", async () => {

@@ -70,17 +70,18 @@ export class PodConfig {
     }
     if (api) {
       const sink = this.sinkFor('api');
-      // The kubelet marks every pod with the source it came from.
-      const annotated = {
-        ...sink,
-        snapshot: (pods: Pod[]) =>
-          sink.snapshot(
-            pods.map((p) => ({
-              ...p,
-              metadata: { ...p.metadata, annotations: { ...p.metadata.annotations, [ConfigSourceAnnotation]: 'api' } },
-            })),
-          ),
+      // The kubelet marks every pod with the source it came from. The source sends every pod on each change
+      // of one, the unchanged ones as the same objects: so are their marked copies, made once.
+      const marked = new WeakMap<Pod, Pod>();
+      const mark = (p: Pod) => {
+        let copy = marked.get(p);
+        if (!copy) {
+          copy = { ...p, metadata: { ...p.metadata, annotations: { ...p.metadata.annotations, [ConfigSourceAnnotation]: 'api' } } };
+          marked.set(p, copy);
+        }
+        return copy;
       };
+      const annotated = { ...sink, snapshot: (pods: Pod[]) => sink.snapshot(pods.map(mark)) };
       this.sources.push(new ApiserverSource({ client: api.client, nodeName: config.nodeName, clock, warn: api.warn }, annotated));
     }
   }

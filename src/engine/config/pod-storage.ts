@@ -22,6 +22,8 @@ const LOCAL_ANNOTATIONS = new Set([ConfigSourceAnnotation, ConfigMirrorAnnotatio
  */
 export class PodStorage {
   private readonly bySource = new Map<string, Map<string, Pod>>();
+  /** Each source's last snapshot, by uid: a pod sent again as the very same object has not changed. */
+  private readonly lastSent = new Map<string, Map<string, Pod>>();
   private readonly seen = new Set<string>();
 
   /** Applies a source's full snapshot; returns the updates in the kubelet's order. */
@@ -29,6 +31,8 @@ export class PodStorage {
     const firstSet = !this.seen.has(source);
     this.seen.add(source);
     const existing = this.bySource.get(source) ?? new Map<string, Pod>();
+    const lastSent = this.lastSent.get(source);
+    const sent = new Map<string, Pod>();
     const next = new Map<string, Pod>();
     const adds: Pod[] = [];
     const updates: Pod[] = [];
@@ -43,6 +47,7 @@ export class PodStorage {
         continue;
       }
       names.add(name);
+      sent.set(uid, ref);
       const stored = existing.get(uid);
       if (!stored) {
         // New to the source: an ADD even when already being deleted (the worker then terminates it).
@@ -51,6 +56,9 @@ export class PodStorage {
         continue;
       }
       next.set(uid, stored);
+      // Sources make a new object for a changed pod, so the same object again needs no comparing
+      // (the apiserver source sends every pod on every change of one).
+      if (lastSent?.get(uid) === ref) continue;
       const change = checkAndUpdatePod(stored, ref);
       if (change === 'update') updates.push(stored);
       else if (change === 'delete') deletes.push(stored);
@@ -58,6 +66,7 @@ export class PodStorage {
     }
     const removes = [...existing.entries()].filter(([uid]) => !next.has(uid)).map(([, pod]) => pod);
     this.bySource.set(source, next);
+    this.lastSent.set(source, sent);
 
     // Updates carry copies: what the kubelet does with them never reaches back into the storage.
     const out: PodUpdate[] = [];

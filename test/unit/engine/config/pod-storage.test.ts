@@ -158,6 +158,33 @@ describe('PodStorage.merge', () => {
     expect(storage.allPods()[0].spec.containers[0].image).toBe('busybox:2');
   });
 
+  it('compares only the pods a snapshot sends as new objects: the apiserver source sends every pod on each change', () => {
+    const storage = new PodStorage();
+    const specReads = new Map<string, number>();
+    /** A pod whose spec counts its reads, as a comparison reads it. */
+    const counted = (p: Pod) => {
+      let { spec } = p;
+      Object.defineProperty(p, 'spec', {
+        get: () => (specReads.set(p.metadata.name!, (specReads.get(p.metadata.name!) ?? 0) + 1), spec),
+        set: (value: Pod['spec']) => (spec = value),
+        enumerable: true,
+      });
+      return p;
+    };
+    const [a, b] = [counted(pod('a')), counted(pod('b'))];
+    storage.merge('api', [a, b]);
+    specReads.clear();
+    const b2 = counted(pod('b', { image: 'busybox:2' }));
+    expect(summary(storage.merge('api', [a, b2]))).toEqual([['UPDATE', ['b']]]);
+    expect(specReads.get('a')).toBeUndefined();
+    expect(specReads.get('b')).toBeGreaterThan(0);
+    // A new object with the same content is still compared.
+    specReads.clear();
+    expect(storage.merge('api', [counted(pod('a')), b2])).toEqual([]);
+    expect(specReads.get('a')).toBeGreaterThan(0);
+    expect(specReads.get('b')).toBeUndefined();
+  });
+
   it('hands out copies on ADD too', () => {
     const storage = new PodStorage();
     const [added] = storage.merge('file', [pod('a')]);

@@ -45,7 +45,13 @@ export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'src/cri/gen/**', 'test/lint/fixtures/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
-  { files: ['**/*.js'], languageOptions: { globals: globals.node } },
+  { files: ['**/*.js', '**/*.mjs'], languageOptions: { globals: globals.node } },
+  {
+    // CommonJS (bin/package.json), so that a short command never starts Node's ES module loader (src/cli/boot.ts).
+    files: ['bin/run.js'],
+    languageOptions: { sourceType: 'commonjs' },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
   {
     files: ['**/*.{ts,tsx}'],
     rules: {

@@ -123,7 +123,7 @@ const common = {
 };
 /**
  * CommonJS: install-paths.ts finds the package's root from its own URL, and
- * import() goes through bin/run.js's (see routeDynamicImports). The fallback
+ * import() goes through boot.cjs's (src/cli/boot.ts; see routeDynamicImports). The fallback
  * is written `import (s)` so that the rewrite below leaves it alone.
  */
 const commonJs = {
@@ -140,13 +140,16 @@ const commonJs = {
   },
 };
 
+/** What bin/run.js loads (src/cli/boot.ts), with Node's own loader. */
+const BOOT = join('cli', 'boot.cjs');
+
 /** import( as code, not in a word, not `.import(`, and not the text "import()" of an error message. */
 const DYNAMIC_IMPORT = /(?<![\w$.])import\((?!\))/g;
 
 /**
  * A script compiled through node:vm, as the code cache compiles the
  * CommonJS files, has no import() without an experimental flag or warning:
- * each one in them becomes a call of bin/run.js's import(), which resolves
+ * each one in them becomes a call of boot.cjs's import(), which resolves
  * what they ask for (file URLs, the package's "imports", its dependencies)
  * as their own would. The build fails if an import( is left.
  */
@@ -157,9 +160,15 @@ function routeDynamicImports(file) {
 }
 
 rmSync(out, { recursive: true, force: true });
-await build({ ...common, ...commonJs, entryPoints: [join(dist, 'cli', 'main.js')], plugins: [oclifWithoutCollation] });
+await build({
+  ...common,
+  ...commonJs,
+  entryPoints: [join(dist, 'cli', 'main.js'), join(dist, 'cli', 'boot.js')],
+  plugins: [oclifWithoutCollation],
+});
 await build({ ...common, ...commonJs, entryPoints: cjsEntries, plugins: [sharedWithEntry] });
-for (const file of readdirSync(out, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.cjs')))
+// boot.cjs is the one that Node's own loader compiles, and the one whose import() the others call.
+for (const file of readdirSync(out, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.cjs') && f !== BOOT))
   routeDynamicImports(join(out, file));
 await build({
   ...common,

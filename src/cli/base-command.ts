@@ -23,7 +23,7 @@ export abstract class BaseCommand extends Command {
   static override baseFlags = {
     ...globalSettingFlags,
     verbose: Flags.boolean({ description: 'Show stack traces of unexpected errors', helpGroup: 'GLOBAL', default: false }),
-    // Read by bin/run.js before anything draws (as NO_COLOR is); declared here so every command accepts it.
+    // Read by src/cli/boot.ts before anything draws (as NO_COLOR is); declared here so every command accepts it.
     'no-color': Flags.boolean({
       description: 'No colours in tables, task lists and the live view (also: NO_COLOR=1)',
       helpGroup: 'GLOBAL',

@@ -1,6 +1,6 @@
 // A V8 code cache for the CLI's CommonJS bundles (scripts/bundle.js): a
 // short command's start is mostly V8 compiling its code, and Node 20 has no
-// module.enableCompileCache. bin/run.js installs this before it loads the
+// module.enableCompileCache. src/cli/boot.ts installs this before it loads the
 // entry; every .cjs file under the bundle directory is then compiled with the
 // bytecode a previous run left, and a run that found none (or a stale one)
 // leaves it at its exit, with every function that run compiled.

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -65,6 +65,23 @@ describe('knode as a command', () => {
     expect(complete('knode exec --con')).toBe('--container');
     expect(complete('knode port-forward --add')).toBe('--address');
     expect(complete('knode cp --no-p')).toBe('--no-preserve');
+  });
+
+  it("starts a short command without Node's ES module loader", async () => {
+    // What the command loaded, written at its exit by a module Node requires before bin/run.js.
+    const dir = mkdtempSync(join(tmpdir(), 'knode-loaded-'));
+    const preload = join(dir, 'loaded.cjs');
+    const loaded = join(dir, 'loaded.txt');
+    writeFileSync(
+      preload,
+      `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(loaded)}, process.moduleLoadList.join('\\n')));`,
+    );
+    const { code, stdout } = await knode(['--version'], { env: { NODE_OPTIONS: `--require ${preload}` } });
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^knode\//);
+    const modules = readFileSync(loaded, 'utf8').split('\n');
+    expect(modules).toContain('NativeModule internal/modules/cjs/loader');
+    expect(modules.filter((m) => /esm\/(module_job|translators)$/.test(m))).toEqual([]);
   });
 
   it('says that trace needs a running node, and how to start one', async () => {

@@ -1,0 +1,47 @@
+// What bin/run.js starts: the CLI's entry and its commands from the bundles
+// `npm run build` writes (docs/design.md), the CommonJS ones compiled with a
+// V8 code cache. It is a CommonJS bundle itself (dist/bundle/cli/boot.cjs),
+// and so is bin/run.js: an ES module entry costs a short command the ES
+// module loader's start and a facade for each of Node's modules it imports
+// (about 7 ms of `knode --version` on the VM of 2026-12-05). A command that
+// needs an ES module (a long-running one, the TUI, the apiserver client)
+// still imports it.
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { codeCacheDir, installCodeCache } from './code-cache.js';
+
+interface Entry {
+  execute(options: { dir: string }): Promise<unknown>;
+}
+
+/** Runs the command line of this process; BIN is bin/run.js, whose package is the CLI's. */
+export async function start(bin: string): Promise<void> {
+  // NO_COLOR (no-color.org) and --no-color turn colour off everywhere: listr2
+  // reads NO_COLOR, Ink's chalk reads FORCE_COLOR, so both are set before either loads.
+  if (process.env.NO_COLOR || process.argv.includes('--no-color')) {
+    process.env.NO_COLOR = '1';
+    process.env.FORCE_COLOR = '0';
+  }
+  const root = join(dirname(bin), '..');
+  const bundle = join(root, 'dist', 'bundle');
+  // What the CommonJS bundles' import() calls (scripts/bundle.js, routeDynamicImports). This file
+  // is compiled by Node's own loader, so its import() works, and resolves the package's "imports".
+  (globalThis as Record<symbol, unknown>)[Symbol.for('knode.import')] = (specifier: string) => import(specifier);
+  // The long-running commands, which the build leaves ES modules, compile lazily as Node does: a cache's
+  // bytecode is loaded all at once and stays in their heap (about 1 MiB of a node's memory).
+  const [first = '', second = ''] = process.argv.slice(2);
+  const esModule = (id: string) => /^[a-z][a-z/-]*$/.test(id) && existsSync(join(bundle, 'commands', `${id}.js`));
+  const longRunning = esModule(first) || esModule(`${first}/${second}`);
+  installCodeCache(bundle, longRunning ? undefined : codeCacheDir());
+  const { execute } = createRequire(bin)(join(bundle, 'cli', 'main.cjs')) as Entry;
+
+  // oclif finds the package above the file it is given: not bin/package.json, which only says bin/ is CommonJS.
+  await execute({ dir: pathToFileURL(join(root, 'package.json')).href });
+  // A short command is done: it ends now rather than once the event loop drains, where Node first
+  // finishes any garbage collection under way (about 10 ms after an apply). Its output is written: on
+  // Linux stdout and stderr are synchronous, files, terminals and pipes alike. A long-running command
+  // (run, join, runtime serve) ends as Node ends it, after whatever its stop left to finish.
+  if (!longRunning) process.exit();
+}

@@ -133,7 +133,6 @@ export async function timePodsToReady(
   mode: ClusterFigures['mode'],
   name: (i: number) => string,
 ): Promise<{ latencies: number[]; totalMs: number; slowest: { name: string; ms: number }; marks: Map<string, PodMarks> }> {
-  const sent = new Map<string, number>();
   const latencies: number[] = [];
   const slowest = { name: '', ms: 0 };
   const marks = new Map<string, PodMarks>();
@@ -145,15 +144,15 @@ export async function timePodsToReady(
     {},
     (type: string, pod: Pod) => {
       const seen = pod.metadata.name!;
-      if (type === 'DELETED' || !sent.has(seen)) return;
-      const mark = marks.get(seen)!;
+      const mark = marks.get(seen);
+      // Only this run's pods, until they are ready.
+      if (type === 'DELETED' || !mark || mark.ready !== undefined) return;
       if (pod.spec?.nodeName && mark.bound === undefined) mark.bound = epochMs();
       if (!isReady(pod)) return;
       mark.ready = epochMs();
-      const latency = performance.now() - sent.get(seen)!;
+      const latency = mark.ready - mark.sent;
       latencies.push(latency);
       if (latency > slowest.ms) Object.assign(slowest, { name: seen, ms: latency });
-      sent.delete(seen);
       if (latencies.length === pods) done();
       else next();
     },
@@ -165,7 +164,6 @@ export async function timePodsToReady(
       spec: { terminationGracePeriodSeconds: 1, containers: [{ name: 'app', image: 'busybox:1.36', command: ['sleep', '3600'] }] },
     };
     marks.set(name(i), { sent: epochMs() });
-    sent.set(name(i), performance.now());
     void api.core.createNamespacedPod({ namespace, body });
   };
   const started = performance.now();

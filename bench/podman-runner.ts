@@ -8,7 +8,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { CriClient } from '../src/cri/client.js';
 import type { ContainerConfig, PodSandboxConfig } from '../src/cri/types.js';
 import { rootPaths } from '../src/util/paths.js';
@@ -81,6 +81,32 @@ export function withCpu<T>(fn: () => T): { value: T; cpu: CpuSpan } {
   const value = fn();
   const after = cpuNow();
   return { value, cpu: { machineMs: after.machineMs - before.machineMs, childrenMs: after.childrenMs - before.childrenMs } };
+}
+
+/** Blocks this process for MS (the bench's loop is synchronous: it times commands with spawnSync). */
+export function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/** A window the machine is quiet in: less than QUIET_BUSY_MS of CPU, all cores together, in QUIET_WINDOW_MS. */
+const QUIET_WINDOW_MS = 200;
+const QUIET_BUSY_MS = 20;
+/** How long a run waits at most for a quiet window. */
+const QUIET_WAIT_MS = 10_000;
+
+/**
+ * Waits for a window in which the machine is quiet, at most QUIET_WAIT_MS,
+ * and returns how long it waited. What a side's teardown leaves running
+ * (podman's cleanup processes, containerd's exiting shims) is not the next
+ * command's cost: a user runs a command on a quiet machine.
+ */
+export function waitForQuiet(): number {
+  const t0 = performance.now();
+  for (;;) {
+    const before = cpuNow().machineMs;
+    sleepSync(QUIET_WINDOW_MS);
+    if (cpuNow().machineMs - before < QUIET_BUSY_MS || performance.now() - t0 > QUIET_WAIT_MS) return performance.now() - t0;
+  }
 }
 
 /** The least wall time the machine's cores allow for CPU_MS of work spread over all of them. */
@@ -258,13 +284,16 @@ export interface Samples {
 /**
  * The interleaved runs: one of each side first, not counted (the first start
  * of each pays for cold caches), then RUNS of each, side after side; each run
- * is timed, checked and taken down before the next.
+ * starts on a quiet machine (waitForQuiet), and is timed, checked and taken
+ * down before the next. Prints how long the runs waited for quiet.
  */
 export function interleave(sides: Side[], runs: number, trial: Trial): Samples[] {
   const out: Samples[] = sides.map(() => ({ samples: [], cpu: [], refused: false }));
+  const waits: number[] = [];
   for (let run = -1; run < runs; run++) {
     for (const [i, side] of sides.entries()) {
       if (out[i].refused) continue;
+      waits.push(waitForQuiet());
       const { value: took, cpu } = withCpu(() => trial.time(side));
       if (took === undefined) {
         out[i].refused = true;
@@ -278,5 +307,10 @@ export function interleave(sides: Side[], runs: number, trial: Trial): Samples[]
       }
     }
   }
+  waits.sort((a, b) => a - b);
+  const p50 = waits[Math.floor((waits.length - 1) / 2)] ?? 0;
+  console.log(
+    `${basename(trial.file)}: each run waited for a quiet machine (under ${QUIET_BUSY_MS} ms of CPU in ${QUIET_WINDOW_MS} ms): p50 ${p50.toFixed(0)} ms, at most ${(waits.at(-1) ?? 0).toFixed(0)} ms`,
+  );
   return out;
 }

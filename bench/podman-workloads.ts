@@ -18,7 +18,7 @@ import { writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { cpuBoundMs, IMAGE, interleave, withPodmanSides, type CpuSpan, type Side } from './podman-runner.js';
+import { cpuBoundMs, IMAGE, interleave, sleepSync, waitForQuiet, withPodmanSides, type CpuSpan, type Side } from './podman-runner.js';
 import { median, ms, table } from './stats.js';
 
 const REPLICAS = 10;
@@ -92,10 +92,6 @@ const WORKLOADS: Workload[] = [
   },
 ];
 
-function sleepSync(ms: number): void {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-}
-
 /** podman's time: `kube play`, then polling until the workload is there; undefined when podman refuses the kind. */
 function timePodman(side: Side, load: Workload, file: string): number | undefined {
   const t0 = performance.now();
@@ -146,6 +142,7 @@ export async function benchPodmanWorkloads(runs = Number(process.env.KNODE_BENCH
       const samples: number[] = [];
       const cpu: CpuSpan[] = [];
       for (let i = 0; i < runs; i++) {
+        waitForQuiet();
         const floor = await side.floor(REPLICAS);
         samples.push(floor.ms);
         cpu.push(floor.cpu);

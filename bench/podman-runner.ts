@@ -94,18 +94,24 @@ const QUIET_BUSY_MS = 20;
 /** How long a run waits at most for a quiet window. */
 const QUIET_WAIT_MS = 10_000;
 
+/** The CPU the machine used, all cores together, in the next MS (slept through). */
+function machineBusyIn(ms: number): number {
+  const before = cpuNow().machineMs;
+  sleepSync(ms);
+  return cpuNow().machineMs - before;
+}
+
 /**
  * Waits for a window in which the machine is quiet, at most QUIET_WAIT_MS,
  * and returns how long it waited. What a side's teardown leaves running
  * (podman's cleanup processes, containerd's exiting shims) is not the next
- * command's cost: a user runs a command on a quiet machine.
+ * command's cost: a user runs a command on a quiet machine. BUSY_IN and NOW
+ * are the machine's and the clock's, but in tests.
  */
-export function waitForQuiet(): number {
-  const t0 = performance.now();
+export function waitForQuiet(busyIn: (ms: number) => number = machineBusyIn, now: () => number = () => performance.now()): number {
+  const t0 = now();
   for (;;) {
-    const before = cpuNow().machineMs;
-    sleepSync(QUIET_WINDOW_MS);
-    if (cpuNow().machineMs - before < QUIET_BUSY_MS || performance.now() - t0 > QUIET_WAIT_MS) return performance.now() - t0;
+    if (busyIn(QUIET_WINDOW_MS) < QUIET_BUSY_MS || now() - t0 > QUIET_WAIT_MS) return now() - t0;
   }
 }
 
@@ -284,16 +290,16 @@ export interface Samples {
 /**
  * The interleaved runs: one of each side first, not counted (the first start
  * of each pays for cold caches), then RUNS of each, side after side; each run
- * starts on a quiet machine (waitForQuiet), and is timed, checked and taken
- * down before the next. Prints how long the runs waited for quiet.
+ * starts on a quiet machine (QUIET, waitForQuiet but in tests), and is timed,
+ * checked and taken down before the next. Prints how long the runs waited.
  */
-export function interleave(sides: Side[], runs: number, trial: Trial): Samples[] {
+export function interleave(sides: Side[], runs: number, trial: Trial, quiet: () => number = waitForQuiet): Samples[] {
   const out: Samples[] = sides.map(() => ({ samples: [], cpu: [], refused: false }));
   const waits: number[] = [];
   for (let run = -1; run < runs; run++) {
     for (const [i, side] of sides.entries()) {
       if (out[i].refused) continue;
-      waits.push(waitForQuiet());
+      waits.push(quiet());
       const { value: took, cpu } = withCpu(() => trial.time(side));
       if (took === undefined) {
         out[i].refused = true;

@@ -3,10 +3,11 @@
 // uncounted run of each first, then side after side, each run timed, checked
 // and taken down before the next; a side that refuses the manifest is not
 // tried again, and a failed check stops the bench. The CPU each run took is
-// read from /proc, for a real child process that spins.
+// read from /proc, for a real child process that spins. The wait for a quiet
+// machine before each run is tested on its own, with a fake machine and clock.
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { interleave, withCpu, type Side } from '../../../bench/podman-runner.js';
+import { interleave, waitForQuiet, withCpu, type Side } from '../../../bench/podman-runner.js';
 
 /** A side named NAME that only logs its take-downs in LOG; the trial below times it. */
 const side = (name: string, log: string[]): Side => ({
@@ -18,6 +19,9 @@ const side = (name: string, log: string[]): Side => ({
   close: async () => {},
 });
 
+/** No wait for a quiet machine: these runs start no command. */
+const noWait = () => 0;
+
 describe('the podman benches’ interleaved runs', () => {
   it('times each side in turn, an uncounted run first, checking and taking down each run before the next', () => {
     const log: string[] = [];
@@ -26,14 +30,19 @@ describe('the podman benches’ interleaved runs', () => {
       ['knode', [900, 10, 11]],
       ['podman', [950, 20, 21]],
     ]);
-    const samples = interleave(sides, 2, {
-      file: 'm.yaml',
-      time: (s) => {
-        log.push(`${s.name} time`);
-        return times.get(s.name)!.shift();
+    const samples = interleave(
+      sides,
+      2,
+      {
+        file: 'm.yaml',
+        time: (s) => {
+          log.push(`${s.name} time`);
+          return times.get(s.name)!.shift();
+        },
+        check: (s) => void log.push(`${s.name} check`),
       },
-      check: (s) => void log.push(`${s.name} check`),
-    });
+      noWait,
+    );
     expect(samples.map(({ samples, refused }) => ({ samples, refused }))).toEqual([
       { samples: [10, 11], refused: false },
       { samples: [20, 21], refused: false },
@@ -46,11 +55,16 @@ describe('the podman benches’ interleaved runs', () => {
   it('stops trying a side that refuses the manifest, and stops the bench on a failed check', () => {
     const log: string[] = [];
     const sides = [side('knode', log), side('podman', log)];
-    const samples = interleave(sides, 2, {
-      file: 'm.yaml',
-      time: (s) => (log.push(`${s.name} time`), s.name === 'podman' ? undefined : 5),
-      check: () => {},
-    });
+    const samples = interleave(
+      sides,
+      2,
+      {
+        file: 'm.yaml',
+        time: (s) => (log.push(`${s.name} time`), s.name === 'podman' ? undefined : 5),
+        check: () => {},
+      },
+      noWait,
+    );
     expect(samples.map(({ samples, refused }) => ({ samples, refused }))).toEqual([
       { samples: [5, 5], refused: false },
       { samples: [], refused: true },
@@ -59,14 +73,41 @@ describe('the podman benches’ interleaved runs', () => {
     expect(log.filter((l) => l.startsWith('podman down'))).toEqual([]);
 
     const failing = () =>
-      interleave([side('knode', [])], 1, {
-        file: 'm.yaml',
-        time: () => 1,
-        check: (s) => {
-          throw new Error(`${s.name}: 0 of 1 containers running after the command`);
+      interleave(
+        [side('knode', [])],
+        1,
+        {
+          file: 'm.yaml',
+          time: () => 1,
+          check: (s) => {
+            throw new Error(`${s.name}: 0 of 1 containers running after the command`);
+          },
         },
-      });
+        noWait,
+      );
     expect(failing).toThrow('knode: 0 of 1 containers running after the command');
+  });
+
+  it('waits for a quiet window before a run, and not past its bound', () => {
+    // A fake machine: the CPU each 200 ms window saw, in order; the clock moves by the windows.
+    const machine = (busy: number[]) => {
+      let t = 0;
+      const windows: number[] = [];
+      return {
+        busyIn: (ms: number) => ((t += ms), windows.push(ms), busy.shift() ?? 0),
+        now: () => t,
+        windows,
+      };
+    };
+    const settling = machine([350, 120, 19, 400]);
+    expect(waitForQuiet(settling.busyIn, settling.now)).toBe(600);
+    expect(settling.windows).toEqual([200, 200, 200]);
+
+    const quiet = machine([0]);
+    expect(waitForQuiet(quiet.busyIn, quiet.now)).toBe(200);
+
+    const busy = machine(Array.from({ length: 100 }, () => 300));
+    expect(waitForQuiet(busy.busyIn, busy.now)).toBe(10_200);
   });
 
   it('counts the CPU of a command it waited for, and the machine’s, which holds it', () => {

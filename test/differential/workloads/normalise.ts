@@ -63,6 +63,11 @@ function scrubbed(o: Obj, hashes: string[], generated: Map<string, string>): Obj
   const generation = out.status?.observedGeneration;
   if (out.kind === 'ReplicaSet' && out.spec?.replicas === 0 && typeof generation === 'number' && generation > 1)
     out.status!.observedGeneration = 'scaled down in steps';
+  // Likewise the new ReplicaSet a rollout scaled up (a revision past the first): how many steps up it
+  // took depends on when each old pod went (deploy-surge-percent's: 2 on one side, 3 on the other, in one run).
+  const revision = Number(out.metadata?.annotations?.['deployment.kubernetes.io/revision'] ?? 1);
+  if (out.kind === 'ReplicaSet' && Number(out.spec?.replicas) > 0 && revision > 1 && typeof generation === 'number' && generation > 1)
+    out.status!.observedGeneration = 'scaled up in steps';
   return out;
 }
 

@@ -13,6 +13,7 @@ import { CriClient } from '../src/cri/client.js';
 import type { ContainerConfig, PodSandboxConfig } from '../src/cri/types.js';
 import { rootPaths } from '../src/util/paths.js';
 import { startContainerd } from './runtimes.js';
+import { median } from './stats.js';
 
 const repo = join(import.meta.dirname, '..');
 export const IMAGE = 'docker.io/library/busybox:1.36';
@@ -313,10 +314,8 @@ export function interleave(sides: Side[], runs: number, trial: Trial, quiet: () 
       }
     }
   }
-  waits.sort((a, b) => a - b);
-  const p50 = waits[Math.floor((waits.length - 1) / 2)] ?? 0;
   console.log(
-    `${basename(trial.file)}: each run waited for a quiet machine (under ${QUIET_BUSY_MS} ms of CPU in ${QUIET_WINDOW_MS} ms): p50 ${p50.toFixed(0)} ms, at most ${(waits.at(-1) ?? 0).toFixed(0)} ms`,
+    `${basename(trial.file)}: each run waited for a quiet machine (under ${QUIET_BUSY_MS} ms of CPU in ${QUIET_WINDOW_MS} ms): p50 ${median(waits).toFixed(0)} ms, at most ${Math.max(0, ...waits).toFixed(0)} ms`,
   );
   return out;
 }

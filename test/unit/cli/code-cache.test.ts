@@ -31,15 +31,17 @@ function writeCommand(tag: string): void {
   utimesSync(file, when, when);
 }
 
-/** Loads the command in a fresh Node with the cache installed: what it says, and how it was compiled. */
-function run(env: Record<string, string> = {}): { said: string; from: string } {
+/** Loads the command (after the BEFORE ones) in a fresh Node with the cache installed: what it says, and how each was compiled. */
+function run(env: Record<string, string> = {}, before: string[] = []): { said: string; from: string } {
   // tsx turns source maps on for the TypeScript it runs; a plain \`node\` has them off.
   const script = `
     if (!process.env.NODE_OPTIONS?.includes('--enable-source-maps')) process.setSourceMapsEnabled(false);
     const { installCodeCache, codeCacheDir, compiledFrom } = await import(${JSON.stringify(codeCache)});
     const { createRequire } = await import('node:module');
     installCodeCache(${JSON.stringify(bundle)}, codeCacheDir());
-    const m = createRequire(${JSON.stringify(join(bundle, 'x.js'))})('./commands/greet.cjs');
+    const load = createRequire(${JSON.stringify(join(bundle, 'x.js'))});
+    for (const b of ${JSON.stringify(before)}) load(b);
+    const m = load('./commands/greet.cjs');
     console.log(JSON.stringify({ said: m.greet('you'), from: [...compiledFrom.values()].join(',') }));
   `;
   const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
@@ -68,6 +70,14 @@ it('compiles a rebuilt file from its source, and replaces the old build cache', 
   expect(second).toHaveLength(1);
   expect(second).not.toEqual(first);
   expect(run().from).toBe('cache');
+});
+
+it('reads a file whole after a larger one, its source and its cache', () => {
+  // The loader reads every file into one buffer: what a larger file left there is not the smaller one's.
+  writeFileSync(join(bundle, 'commands', 'big.cjs'), `'use strict';\nexports.x = '${'x'.repeat(300_000)}';\n`);
+  const said = 'hello you from greet.cjs a';
+  expect(run({}, ['./commands/big.cjs'])).toEqual({ said, from: 'source,source' });
+  expect(run({}, ['./commands/big.cjs'])).toEqual({ said, from: 'cache,cache' });
 });
 
 it('makes a cache V8 refuses again', () => {

@@ -30,7 +30,7 @@ import { reportSoak } from './soak-report.js';
 import { benchAgent, type Agent, type BurstFigures, type IdleFigures } from './kubelet.js';
 import { benchRelist, type RelistFigures } from './relist.js';
 import { startContainerd, startEmbedded, type BenchRuntime } from './runtimes.js';
-import { benchStartup, spawnFloor, type StartupFigures } from './startup.js';
+import { benchStartup, pageFaultCost, reportPageFaultCost, spawnFloor, type StartupFigures } from './startup.js';
 import { median, ms, percentile, table } from './stats.js';
 
 const PODS = Number(process.env.KNODE_BENCH_PODS ?? 100);
@@ -54,11 +54,13 @@ if (process.argv[2] === 'sli') {
   process.exit(0);
 }
 if (process.argv[2] === 'podman') {
+  console.log(reportPageFaultCost(pageFaultCost()));
   console.log(reportPodman(await benchPodman()));
   console.log(reportPodmanWorkloads(await benchPodmanWorkloads()));
   process.exit(0);
 }
 if (process.argv[2] === 'podman-workloads') {
+  console.log(reportPageFaultCost(pageFaultCost()));
   console.log(reportPodmanWorkloads(await benchPodmanWorkloads()));
   process.exit(0);
 }
@@ -123,6 +125,7 @@ const floor = spawnFloor(PODS);
 console.log(
   `\nThe machine's floor for a burst: a fresh Node process spawning ${floor.count} processes back to back had the ${floor.count / 2}th running after ${ms(floor.halfMs)} and the last after ${ms(floor.allMs)}; a pod's container is at least one process (goals on the embedded runtime, evented PLEG: p50 <= 25 ms, p99 <= 100 ms)`,
 );
+console.log(reportPageFaultCost(pageFaultCost()));
 
 console.log('\nPLEG relist duration (first relist reads every pod; steady relist: nothing changed)\n');
 console.log(

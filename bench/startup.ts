@@ -93,6 +93,34 @@ export interface SpawnFloor {
 }
 
 /**
+ * What a fresh page of memory costs this machine: a fresh Node process
+ * touches `mib` MiB it has not touched before, once, and divides the time
+ * by the page faults it took. Every command and every process a pod starts
+ * pays it for each page it touches first: about 12 us on the VM of
+ * 2026-12-05, where an apply of 10 pods took some 8,000 (bench/notes/podman.md).
+ */
+export function pageFaultCost(mib = 64): PageFaultCost {
+  const script = `
+    const b = Buffer.allocUnsafeSlow(${mib} * 1048576);
+    const f0 = process.resourceUsage().minorPageFault; const t0 = performance.now();
+    for (let i = 0; i < b.length; i += 4096) b[i] = 1;
+    const ms = performance.now() - t0; const faults = process.resourceUsage().minorPageFault - f0;
+    process.stdout.write(JSON.stringify({ mib: ${mib}, faults, usPerFault: (ms * 1000) / Math.max(faults, 1) }));`;
+  return JSON.parse(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' })) as PageFaultCost;
+}
+
+export interface PageFaultCost {
+  mib: number;
+  faults: number;
+  usPerFault: number;
+}
+
+/** The line that says what a page fault costs here. */
+export function reportPageFaultCost(cost: PageFaultCost): string {
+  return `\nThis machine's cost of a fresh page: ${cost.usPerFault.toFixed(2)} us a page fault (${cost.faults} faults for ${cost.mib} MiB touched once by a fresh Node process)`;
+}
+
+/**
  * What this machine can do at best for a burst: a fresh Node process spawns
  * `count` processes (`sleep`) one after another and notes when each had
  * exec'd (spawn returns then). A pod's container is at least one process, so

@@ -21,11 +21,9 @@ interface Entry {
  * they end before V8's optimising compilers pay off. Sparkplug's baseline
  * code and TurboFan's (on a thread of its own, beside the runtime's
  * processes on a small machine) cost them CPU and fresh pages they never
- * win back. Interleaved runs against the code before, on the VM of
- * 2026-12-05: an apply of a 10-replica Deployment 499 -> 423 ms of CPU,
- * 746 -> 686 ms; of 100 pods 1,521 -> 1,198 ms of CPU; a delete of the
- * Deployment 361 -> 322 ms (bench/notes/podman.md). The commands that may
- * stream for long (logs -f, exec, port-forward) keep them.
+ * win back: without them an apply or a delete takes less of both, and less
+ * time (bench/notes/podman.md, session 25). The commands that may stream
+ * for long (logs -f, exec, port-forward) keep them.
  */
 const ENGINE_COMMANDS = new Set(['apply', 'delete']);
 const ENGINE_COMMAND_FLAGS = ['--no-sparkplug', '--no-opt'];

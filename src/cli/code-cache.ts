@@ -14,8 +14,8 @@ import {
   readSync,
   renameSync,
   rmSync,
-  statSync,
   writeSync,
+  type Stats,
 } from 'node:fs';
 import { createRequire, Module } from 'node:module';
 import { homedir } from 'node:os';
@@ -60,8 +60,9 @@ export function installCodeCache(bundleDir: string, cacheDir: string | undefined
 
 function loadCached(module: Module, filename: string, bundleDir: string, cacheDir: string): void {
   // The build writes ASCII only (scripts/bundle.js): as Latin-1 it is the same text, copied rather than decoded.
-  const source = readScratch(filename).toString('latin1');
-  const { prefix, name } = cacheFileName(bundleDir, filename, statSync(filename));
+  const { data, stats } = readScratch(filename);
+  const source = data.toString('latin1');
+  const { prefix, name } = cacheFileName(bundleDir, filename, stats);
   const cacheFile = join(cacheDir, name);
   // No import() in it: the build routes each one through bin/run.js's (scripts/bundle.js). V8 has read the
   // cache once the script is made, so the scratch buffer may take the next file.
@@ -78,23 +79,23 @@ function loadCached(module: Module, filename: string, bundleDir: string, cacheDi
 /**
  * One buffer for every file loadCached reads (a bundle file, then its cache,
  * then the next): a read into it fills memory already mapped, where a buffer
- * of its own would be fresh pages. The entry and the apply command with their
- * caches were about 950 page faults of an apply, on a VM where one costs about
- * 12 us (bench/notes/podman.md). Its pages are touched only as far as the
- * largest file; it is made with room to spare, so that it is made once.
+ * of its own would be fresh pages, and a page fault is dear on a small VM
+ * (bench/notes/podman.md, session 25). Its pages are touched only as far as
+ * the largest file; it is made with room to spare, so that it is made once.
  */
 let scratch: Buffer | undefined;
 const SCRATCH_BYTES = 4 << 20;
 
-/** FILE's bytes in the scratch buffer, valid until the next read. */
-function readScratch(file: string): Buffer {
+/** FILE's bytes in the scratch buffer (valid until the next read), and its stats. */
+function readScratch(file: string): { data: Buffer; stats: Stats } {
   const fd = openSync(file, 'r');
   try {
-    const size = fstatSync(fd).size;
+    const stats = fstatSync(fd);
+    const size = stats.size;
     if (!scratch || scratch.length < size) scratch = Buffer.allocUnsafeSlow(Math.max(size, SCRATCH_BYTES));
     let read = 0;
     for (let n = -1; read < size && n !== 0; read += n) n = readSync(fd, scratch, read, size - read, read);
-    return scratch.subarray(0, read);
+    return { data: scratch.subarray(0, read), stats };
   } finally {
     closeSync(fd);
   }
@@ -103,7 +104,7 @@ function readScratch(file: string): Buffer {
 /** A cache's bytes (readScratch), or undefined when there is none yet, or it cannot be read. */
 function readOptional(file: string): Buffer | undefined {
   try {
-    return readScratch(file);
+    return readScratch(file).data;
   } catch {
     return undefined;
   }

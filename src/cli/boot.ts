@@ -46,11 +46,11 @@ export async function start(bin: string): Promise<void> {
   const [first = '', second = ''] = process.argv.slice(2);
   const esModule = (id: string) => /^[a-z][a-z/-]*$/.test(id) && existsSync(join(bundle, 'commands', `${id}.js`));
   const longRunning = esModule(first) || esModule(`${first}/${second}`);
-  installCodeCache(bundle, longRunning ? undefined : codeCacheDir());
   const require = createRequire(bin);
+  const v8Flags = ENGINE_COMMANDS.has(first) ? ENGINE_COMMAND_FLAGS : [];
   // node:v8 only where it is used: loading it costs a few milliseconds (the apply's metrics load it anyway).
-  if (ENGINE_COMMANDS.has(first))
-    for (const flag of ENGINE_COMMAND_FLAGS) (require('node:v8') as typeof import('node:v8')).setFlagsFromString(flag);
+  for (const flag of v8Flags) (require('node:v8') as typeof import('node:v8')).setFlagsFromString(flag);
+  installCodeCache(bundle, longRunning ? undefined : codeCacheDir(), v8Flags);
   const { execute } = require(join(bundle, 'cli', 'main.cjs')) as Entry;
 
   // oclif finds the package above the file it is given: not bin/package.json, which only says bin/ is CommonJS.

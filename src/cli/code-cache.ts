@@ -28,11 +28,20 @@ export function codeCacheDir(env: NodeJS.ProcessEnv = process.env): string | und
   return join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'knode', 'code-cache');
 }
 
-/** A cache's file name: the bundle file, the build of it, and the V8 that made it (the same Node with the same flags). */
-export function cacheFileName(bundleDir: string, file: string, built: { size: number; mtimeMs: number }): { prefix: string; name: string } {
+/**
+ * A cache's file name: the bundle file, the build of it, and the V8 that made
+ * it (the same Node with the same flags, those of its command line and the
+ * `v8Flags` set since: V8 refuses a cache made under other flags).
+ */
+export function cacheFileName(
+  bundleDir: string,
+  file: string,
+  built: { size: number; mtimeMs: number },
+  v8Flags: readonly string[] = [],
+): { prefix: string; name: string } {
   const prefix = relative(bundleDir, file).split(sep).join('_');
   const build = `${built.size.toString(36)}${Math.trunc(built.mtimeMs).toString(36)}`;
-  const v8 = fnv1a(`${process.version} ${process.arch} ${process.execArgv.join(' ')}`);
+  const v8 = fnv1a(`${process.version} ${process.arch} ${[...process.execArgv, ...v8Flags].join(' ')}`);
   return { prefix, name: `${prefix}.${build}.${v8}.v8` };
 }
 
@@ -45,8 +54,11 @@ export const compiledFrom = new Map<string, 'cache' | 'source'>();
  * Compiles the .cjs files under `bundleDir` with the caches in `cacheDir`.
  * A cache V8 refuses (another Node, other flags) is made again; one that
  * cannot be read or written only costs the compile it would have saved.
+ * `v8Flags` are those the process set at run time (src/cli/boot.ts): its
+ * caches are kept apart from those of commands without them, which would
+ * otherwise refuse and replace one another's caches of the shared entry.
  */
-export function installCodeCache(bundleDir: string, cacheDir: string | undefined): void {
+export function installCodeCache(bundleDir: string, cacheDir: string | undefined, v8Flags: readonly string[] = []): void {
   if (!cacheDir) return;
   const extensions = (Module as unknown as { _extensions: Record<string, Loader> })._extensions;
   const plain = extensions['.cjs'] ?? extensions['.js'];
@@ -54,15 +66,15 @@ export function installCodeCache(bundleDir: string, cacheDir: string | undefined
   extensions['.cjs'] = (module, filename) => {
     // Source maps are Node's own loader's: `node --enable-source-maps` compiles as it would without a cache.
     if (!filename.startsWith(within) || process.sourceMapsEnabled) return plain(module, filename);
-    loadCached(module, filename, bundleDir, cacheDir);
+    loadCached(module, filename, bundleDir, cacheDir, v8Flags);
   };
 }
 
-function loadCached(module: Module, filename: string, bundleDir: string, cacheDir: string): void {
+function loadCached(module: Module, filename: string, bundleDir: string, cacheDir: string, v8Flags: readonly string[]): void {
   // The build writes ASCII only (scripts/bundle.js): as Latin-1 it is the same text, copied rather than decoded.
   const { data, stats } = readScratch(filename);
   const source = data.toString('latin1');
-  const { prefix, name } = cacheFileName(bundleDir, filename, stats);
+  const { prefix, name } = cacheFileName(bundleDir, filename, stats, v8Flags);
   const cacheFile = join(cacheDir, name);
   // No import() in it: the build routes each one through bin/run.js's (scripts/bundle.js). V8 has read the
   // cache once the script is made, so the scratch buffer may take the next file.

@@ -31,21 +31,29 @@ function writeCommand(tag: string): void {
   utimesSync(file, when, when);
 }
 
-/** Loads the command (after the BEFORE ones) in a fresh Node with the cache installed: what it says, and how each was compiled. */
-function run(env: Record<string, string> = {}, before: string[] = []): { said: string; from: string } {
+/**
+ * Loads the command (after the BEFORE ones) in a fresh Node with the cache
+ * installed, after setting FLAGS as src/cli/boot.ts does: what it says, and
+ * how each was compiled.
+ */
+function run(env: Record<string, string> = {}, before: string[] = [], flags: string[] = []): { said: string; from: string } {
   // tsx turns source maps on for the TypeScript it runs; a plain \`node\` has them off.
   const script = `
     if (!process.env.NODE_OPTIONS?.includes('--enable-source-maps')) process.setSourceMapsEnabled(false);
     const { installCodeCache, codeCacheDir, compiledFrom } = await import(${JSON.stringify(codeCache)});
     const { createRequire } = await import('node:module');
-    installCodeCache(${JSON.stringify(bundle)}, codeCacheDir());
+    const { setFlagsFromString } = await import('node:v8');
+    const flags = JSON.parse(process.env.KNODE_TEST_V8_FLAGS);
+    for (const flag of flags) setFlagsFromString(flag);
+    installCodeCache(${JSON.stringify(bundle)}, codeCacheDir(), flags);
     const load = createRequire(${JSON.stringify(join(bundle, 'x.js'))});
     for (const b of ${JSON.stringify(before)}) load(b);
     const m = load('./commands/greet.cjs');
     console.log(JSON.stringify({ said: m.greet('you'), from: [...compiledFrom.values()].join(',') }));
   `;
   const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
-    env: { ...process.env, XDG_CACHE_HOME: join(dir, 'xdg'), ...env },
+    // The flags go by the environment: the script is part of the command line, which names a cache too.
+    env: { ...process.env, XDG_CACHE_HOME: join(dir, 'xdg'), KNODE_TEST_V8_FLAGS: JSON.stringify(flags), ...env },
     encoding: 'utf8',
     timeout: 20_000,
   });
@@ -78,6 +86,15 @@ it('reads a file whole after a larger one, its source and its cache', () => {
   const said = 'hello you from greet.cjs a';
   expect(run({}, ['./commands/big.cjs'])).toEqual({ said, from: 'source,source' });
   expect(run({}, ['./commands/big.cjs'])).toEqual({ said, from: 'cache,cache' });
+});
+
+it('keeps the caches of processes that set V8 flags apart from the others, so that neither replaces the other', () => {
+  const said = 'hello you from greet.cjs a';
+  expect(run()).toEqual({ said, from: 'source' });
+  expect(run({}, [], ['--no-opt', '--no-sparkplug'])).toEqual({ said, from: 'source' });
+  expect(caches()).toHaveLength(2);
+  expect(run()).toEqual({ said, from: 'cache' });
+  expect(run({}, [], ['--no-opt', '--no-sparkplug'])).toEqual({ said, from: 'cache' });
 });
 
 it('makes a cache V8 refuses again', () => {

@@ -106,7 +106,12 @@ export function pageFaultCost(mib = 64): PageFaultCost {
     for (let i = 0; i < b.length; i += 4096) b[i] = 1;
     const ms = performance.now() - t0; const faults = process.resourceUsage().minorPageFault - f0;
     process.stdout.write(JSON.stringify({ mib: ${mib}, faults, usPerFault: (ms * 1000) / Math.max(faults, 1) }));`;
-  return JSON.parse(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' })) as PageFaultCost;
+  return inFreshNode<PageFaultCost>(script);
+}
+
+/** Runs `script` in a Node process of its own and returns what it wrote to stdout, as JSON. */
+function inFreshNode<T>(script: string): T {
+  return JSON.parse(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' })) as T;
 }
 
 export interface PageFaultCost {
@@ -133,6 +138,6 @@ export function spawnFloor(count = 100): SpawnFloor {
     for (let i = 0; i < ${count}; i++) { kids.push(spawn('sleep', ['60'], { stdio: 'ignore' })); at.push(performance.now() - t0); }
     for (const k of kids) k.kill('SIGKILL');
     process.stdout.write(JSON.stringify(at));`;
-  const at = JSON.parse(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' })) as number[];
+  const at = inFreshNode<number[]>(script);
   return { count, halfMs: at[Math.floor(count / 2) - 1], allMs: at[count - 1] };
 }

@@ -190,8 +190,9 @@ if (!oclifPatched) throw new Error('scripts/bundle.js: @oclif/core/lib/config/pl
  * every character is Latin-1: one dash or curly quote made the apiserver
  * client's 4.8 MB chunk a two-byte string of 9.6 MB in every joined node.
  * And the code cache's loader (src/cli/code-cache.ts) reads a CommonJS file
- * as Latin-1, a copy, where UTF-8 is decoded and checked. Whitespace minification drops the
- * comments those came in, and esbuild escapes strings; this escapes whatever
+ * as Latin-1, a copy, where UTF-8 is decoded and checked. Whitespace
+ * minification drops the comments those came in, and esbuild escapes
+ * strings; this escapes whatever
  * is left (a legal comment, a regular expression such as a Go duration's
  * `µs`): \uXXXX is the same character there, and plain text in a comment.
  */

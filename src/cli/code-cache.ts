@@ -76,9 +76,9 @@ function loadCached(module: Module, filename: string, bundleDir: string, cacheDi
   const source = data.toString('latin1');
   const { prefix, name } = cacheFileName(bundleDir, filename, stats, v8Flags);
   const cacheFile = join(cacheDir, name);
+  const cachedData = readOptional(cacheFile);
   // No import() in it: the build routes each one through bin/run.js's (scripts/bundle.js). V8 has read the
   // cache once the script is made, so the scratch buffer may take the next file.
-  const cachedData = readOptional(cacheFile);
   const script = new Script(Module.wrap(source), { filename, cachedData });
   const fresh = !cachedData || script.cachedDataRejected === true;
   compiledFrom.set(filename, fresh ? 'source' : 'cache');

@@ -14,6 +14,13 @@ import { whichSystem } from './executables.js';
 export const HOLDER_LOOP = 'while [ -x "$1" ]; do "$1" 2147483647 & wait; done';
 
 /**
+ * HOLDER_LOOP for a pause program that is a static busybox by a link named
+ * pause: busybox runs the applet that its argv[0] names, while the process
+ * is called by the name it was started by, as with the host's sleep.
+ */
+export const STATIC_HOLDER_LOOP = 'while [ -x "$1" ]; do (exec -a sleep "$1" 2147483647) & wait; done';
+
+/**
  * What a pod's holder says before its loop, once its namespaces are made
  * (and its hostname written): a line on fd 3, which it then closes, for
  * the runtime's detachHere, so that its containers need not look for it

@@ -50,11 +50,12 @@ const runToEnd = (pod: string, config: ContainerConfig, sandboxExtra: Partial<Po
 
 describe('bubblewrap sandboxes for real images (embedded runtime)', () => {
   it("answers RunPodSandbox while the pod's holder starts, and ends a holder whose pod is removed before it has started", async () => {
-    const bin = join(root, 'runtime', 'bin');
+    // A holder's unshare and shell: their last arguments are `holder`, then its pause program in the runtime's directory.
+    const mark = `\0holder\0${join(root, 'runtime')}/`;
     const holders = () =>
       readdirSync('/proc').filter((entry) => {
         try {
-          return /^\d+$/.test(entry) && readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(bin) && readProcStatus(entry) !== 'Z';
+          return /^\d+$/.test(entry) && readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(mark) && readProcStatus(entry) !== 'Z';
         } catch {
           return false;
         }
@@ -73,6 +74,8 @@ describe('bubblewrap sandboxes for real images (embedded runtime)', () => {
     await client.startContainer(id);
     await waitExited(client, id);
     expect(output(sandbox, containerConfig('up', []))).toEqual([sandbox.hostname]);
+    // Its holder is seen as the removed ones were looked for: their ends above were not for want of a match.
+    expect(holders()).toBeGreaterThan(before);
     await client.removePodSandbox(sandboxId);
   });
 

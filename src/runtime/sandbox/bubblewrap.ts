@@ -9,10 +9,19 @@ import { readlinkSync } from 'node:fs';
 import { whichSystem as which } from '../executables.js';
 import { childrenOf, commOf, detachHere, readProcStat, waitForProcess } from '../proc.js';
 import type { NamespaceHolder } from '../pid-namespaces.js';
-import { KIT_PATH, prepareSetuidKit, seccompPrefix, setuidPrefix, type SetuidKit } from './setuid-kit.js';
+import {
+  KIT_PATH,
+  prepareSetuidKit,
+  seccompPrefix,
+  setuidPrefix,
+  STATIC_PAUSE,
+  staticApplet,
+  staticShell,
+  type SetuidKit,
+} from './setuid-kit.js';
 import { pathMaskArgs } from './masked-paths.js';
 import { WRITE_SYSCTLS } from './sysctls.js';
-import { HOLDER_LOOP, HOLDER_READY, pauseProgram } from '../pause.js';
+import { HOLDER_LOOP, HOLDER_READY, pauseProgram, STATIC_HOLDER_LOOP } from '../pause.js';
 import { dirname, join } from 'node:path';
 
 /** The fd a sandboxed container's start passes the PID namespace to join on (ProcessSpec.files). */
@@ -115,10 +124,11 @@ export class Bubblewrap {
    * Starts the process that holds a pod's IPC, UTS and PID namespaces, with
    * the pod's hostname, in the network namespace NETNS if the pod has one of
    * its own; without a hostname (a host-network pod) it stays in the host's
-   * UTS namespace, as containerd leaves such a pod there. As root,
-   * util-linux's unshare (it starts quicker than bwrap: it mounts nothing);
-   * otherwise bwrap, in a user namespace. `detach` starts it (the runtime's
-   * spawner, whose fork costs less).
+   * UTS namespace, as containerd leaves such a pod there. As root, unshare
+   * (it starts quicker than bwrap: it mounts nothing): the kit's static
+   * busybox where it has one, which needs no loader and no libraries, or
+   * util-linux's; otherwise bwrap, in a user namespace. `detach` starts it
+   * (the runtime's spawner, whose fork costs less).
    */
   async startHolder(
     hostname: string | undefined,
@@ -126,24 +136,18 @@ export class Bubblewrap {
     detach: (argv: readonly string[]) => Promise<number> = detachHere,
   ): Promise<NamespaceHolder> {
     const uts = hostname === undefined ? [] : ['--uts'];
-    let [file, args] =
-      process.getuid?.() === 0 && this.unshare
+    const named = hostname === undefined ? '' : 'echo "$2" > /proc/sys/kernel/hostname && ';
+    const kit = process.getuid?.() === 0 && this.kit.ok && this.kit.applets ? this.kit : undefined;
+    let [file, args] = kit
+      ? // No --kill-child in busybox's unshare: the holder is killed by its process group, its shell with it.
+        [
+          staticApplet(kit, 'unshare')!,
+          ['--ipc', ...uts, '--pid', '--fork', '--', ...staticShell(kit), '-c', `${named}${HOLDER_READY} && ${STATIC_HOLDER_LOOP}`],
+        ]
+      : process.getuid?.() === 0 && this.unshare
         ? [
             this.unshare,
-            [
-              '--ipc',
-              ...uts,
-              '--pid',
-              '--fork',
-              '--kill-child',
-              '--',
-              '/bin/sh',
-              '-c',
-              `${hostname === undefined ? '' : 'echo "$2" > /proc/sys/kernel/hostname && '}${HOLDER_READY} && ${HOLDER_LOOP}`,
-              'holder',
-              this.pause,
-              hostname ?? '',
-            ],
+            ['--ipc', ...uts, '--pid', '--fork', '--kill-child', '--', '/bin/sh', '-c', `${named}${HOLDER_READY} && ${HOLDER_LOOP}`],
           ]
         : [
             this.bwrap,
@@ -163,12 +167,14 @@ export class Bubblewrap {
               '/bin/sh',
               '-c',
               `${HOLDER_READY} && ${HOLDER_LOOP}`,
-              'holder',
-              this.pause,
             ],
           ];
+    args = [...args, 'holder', kit ? staticApplet(kit, STATIC_PAUSE)! : this.pause, ...(hostname === undefined ? [] : [hostname])];
     // The pod's own network (a pod network, root only): the holder is made in it, and holds it for its containers.
-    if (netns) [file, args] = [this.nsenter, [`--net=${netns}`, '--', file, ...args]];
+    if (netns)
+      [file, args] = kit
+        ? [staticApplet(kit, 'nsenter')!, [`--net=${netns}`, '-F', '--', file, ...args]]
+        : [this.nsenter, [`--net=${netns}`, '--', file, ...args]];
     const pid = await detach([file, ...args]).catch((err: Error) =>
       Promise.reject(new Error(`could not start the process that holds the pod's namespaces: ${err.message}`)),
     );

@@ -38,6 +38,9 @@ export const STATIC_APPLETS = ['mount', 'umount', 'nsenter', 'unshare'] as const
 export const STATIC_INIT = 'busybox-kinit';
 const SHELL_APPLETS = ['sh', 'pivot_root', 'umount'];
 
+/** The kit's busybox by the name of what a pod's holder idles on (STATIC_HOLDER_LOOP runs it as sleep). */
+export const STATIC_PAUSE = 'pause';
+
 /** What `ldd` says PROGRAM needs: its libraries and its loader; a string says why not. */
 function linkedFiles(program: string): { libraries: string[]; loader: string } | string {
   const ldd = spawnSync('ldd', [program], { encoding: 'utf8', timeout: 10_000 });
@@ -85,7 +88,7 @@ export function prepareSetuidKit(
     if (applets) {
       mkdirSync(join(partial, 'static'));
       copyFileSync(busybox!, join(partial, 'static', 'busybox'));
-      for (const applet of [...STATIC_APPLETS, STATIC_INIT]) symlinkSync('busybox', join(partial, 'static', applet));
+      for (const applet of [...STATIC_APPLETS, STATIC_INIT, STATIC_PAUSE]) symlinkSync('busybox', join(partial, 'static', applet));
     }
     rmSync(dir, { recursive: true, force: true });
     renameSync(partial, dir);
@@ -96,21 +99,26 @@ export function prepareSetuidKit(
   return { ok: true, dir, loader: basename(loader), programs, applets };
 }
 
-/** Whether `busybox` is linked statically (ldd says it is not dynamic) and has every one of STATIC_APPLETS and SHELL_APPLETS. */
+/** Whether `busybox` is linked statically (ldd says it is not dynamic) and has every one of STATIC_APPLETS and SHELL_APPLETS, and sleep (STATIC_PAUSE). */
 function isStaticBusybox(busybox: string): boolean {
   const ldd = spawnSync('ldd', [busybox], { encoding: 'utf8', timeout: 10_000 });
   if (ldd.error || ldd.status === 0 || !/not a dynamic executable/.test(`${ldd.stdout}${ldd.stderr}`)) return false;
   const list = spawnSync(busybox, ['--list'], { encoding: 'utf8', timeout: 10_000 });
   const listed = new Set(list.stdout?.split('\n') ?? []);
-  return list.status === 0 && [...STATIC_APPLETS, ...SHELL_APPLETS].every((applet) => listed.has(applet));
+  return list.status === 0 && [...STATIC_APPLETS, ...SHELL_APPLETS, 'sleep'].every((applet) => listed.has(applet));
 }
 
-/** The kit's static `applet` (or its set-up shell, STATIC_INIT), as the host sees it; undefined when the kit has no static busybox. */
+/** The kit's static `applet` (or its set-up shell, STATIC_INIT, or STATIC_PAUSE), as the host sees it; undefined when the kit has no static busybox. */
 export function staticApplet(
   kit: Extract<SetuidKit, { ok: true }>,
-  applet: (typeof STATIC_APPLETS)[number] | typeof STATIC_INIT,
+  applet: (typeof STATIC_APPLETS)[number] | typeof STATIC_INIT | typeof STATIC_PAUSE,
 ): string | undefined {
   return kit.applets ? join(kit.dir, 'static', applet) : undefined;
+}
+
+/** The argv before `-c` of the static shell (STATIC_INIT sh) of a kit that has applets, as the host sees it. */
+export function staticShell(kit: Extract<SetuidKit, { ok: true }>): string[] {
+  return [staticApplet(kit, STATIC_INIT)!, 'sh'];
 }
 
 /** The argv before a program's that runs the kit's `program` (one of its programs) inside a sandbox holding it. */

@@ -128,11 +128,12 @@ function writeCache(script: Script, dir: string, file: string, prefix: string): 
     const data = script.createCachedData();
     makeDirectory(dir);
     const name = file.slice(dir.length + 1);
-    const v8 = name.slice(name.lastIndexOf('.', name.length - 4));
-    // Older builds' caches of this file, and what a writer killed before its rename left.
+    const build = name.slice(prefix.length + 1, name.indexOf('.', prefix.length + 1));
+    // Older builds' caches of this file, whatever flags made them (those of this build are kept), and what a
+    // writer killed before its rename left.
     for (const old of readdirSync(dir)) {
-      if (old.startsWith(`${prefix}.`) && old !== name && (old.endsWith(v8) || /\.v8\.\d+$/.test(old)))
-        rmSync(join(dir, old), { force: true });
+      if (!old.startsWith(`${prefix}.`) || old === name) continue;
+      if (!old.startsWith(`${prefix}.${build}.`) || /\.v8\.\d+$/.test(old)) rmSync(join(dir, old), { force: true });
     }
     // Written whole, then renamed: a command started meanwhile reads the old cache or the new one.
     const temp = `${file}.${process.pid}`;

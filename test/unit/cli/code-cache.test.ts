@@ -97,6 +97,18 @@ it('keeps the caches of processes that set V8 flags apart from the others, so th
   expect(run({}, [], ['--no-opt', '--no-sparkplug'])).toEqual({ said, from: 'cache' });
 });
 
+it("replaces an older build's caches of every flag set, not only its own flags'", () => {
+  run();
+  run({}, [], ['--no-opt', '--no-sparkplug']);
+  expect(caches()).toHaveLength(2);
+  writeCommand('b');
+  // The rebuild is run under one flag set only: the other set's cache of the old build goes too.
+  expect(run().from).toBe('source');
+  expect(caches()).toHaveLength(1);
+  expect(run({}, [], ['--no-opt', '--no-sparkplug']).from).toBe('source');
+  expect(caches()).toHaveLength(2);
+});
+
 it('makes a cache V8 refuses again', () => {
   run();
   const [name] = caches();

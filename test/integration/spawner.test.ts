@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { childrenOf, commOf, readProcStat } from '../../src/runtime/proc.js';
 import { SpawnError, Spawner } from '../../src/runtime/spawner/client.js';
-import { SPARE_MARK } from '../../src/runtime/spawner/spare-shells.js';
+import { SPARE_MARK, SPARES } from '../../src/runtime/spawner/spare-shells.js';
 import { eventually } from '../helpers/runtimes.js';
 
 const ENV = { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' };
@@ -366,7 +366,7 @@ describe('the spawner', () => {
       const s = await ready();
       const orders = join(mkdtempSync(join(tmpdir(), 'knode-spawner-')), 'orders');
       s.useSpares([BUSYBOX, 'sh'], orders);
-      const waiting = await eventually(() => (spares(s).length === 4 ? spares(s) : undefined), 'four spares to wait');
+      const waiting = await eventually(() => (spares(s).length === SPARES ? spares(s) : undefined), `${SPARES} spares to wait`);
       return { s, orders, waiting };
     }
 
@@ -418,7 +418,7 @@ describe('the spawner', () => {
       expect(waiting).toContain(holder);
       expect(readProcStat(holder)).toMatchObject({ pgid: holder });
       process.kill(holder, 'SIGKILL');
-      // All four taken; what comes next, and what a shell could not run as asked, is forked.
+      // What a shell could not run as asked is forked.
       const left = mkdtempSync(join(tmpdir(), 'knode-spawner-'));
       const byName = await s.start({ file: 'sh', args: ['-c', 'exit 5'], cwd: '/', env: ENV, logPath: join(left, 'a.log') }, () => {});
       const dotted = await s.start(

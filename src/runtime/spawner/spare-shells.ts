@@ -10,6 +10,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, closeSync, constants, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
+import { RealClock, type Clock, type Timer } from '../../util/clock.js';
 import { quote } from '../spares.js';
 
 /** What a spare shell's $0 is (ps shows it), until it execs its order. */
@@ -19,11 +20,21 @@ export const SPARE_MARK = 'knode-spare';
 const SCRIPT = 'read -r _ <&3 || exit 0; . /proc/self/fd/4';
 
 /**
- * How long nothing must be taken before spares are made again: not in the
- * middle of the start that took one, nor in a burst, whose starts fork as
- * before once the spares are gone.
+ * How long nothing must be asked of the pool before a spare is made, and
+ * between two spares made: the pool fills one spare per quiet spell, while
+ * no start is under way. A pool that forked its spares one turn of the
+ * event loop after another, in a burst's pauses (between its sandboxes and
+ * its containers), cost the burst what they saved it
+ * (bench/notes/sandboxes.md).
  */
-const REFILL_DELAY_MS = 30;
+export const REFILL_DELAY_MS = 30;
+
+/**
+ * How many spares wait: a burst of twelve pods takes them all, each pod one
+ * for its holder and one for its container's set-up. A waiting spare is a
+ * static busybox shell of about 0.1 MiB of its own, and four fds here.
+ */
+export const SPARES = 24;
 
 /** A start's program for a spare: exec'd with exactly `env`, from /. */
 export interface ShellOrder {
@@ -51,9 +62,11 @@ interface Spare {
 
 export class SpareShells {
   private readonly spares: Spare[] = [];
-  private refill: NodeJS.Timeout | undefined;
+  private refill: Timer | undefined;
   private closed = false;
   private made = 0;
+  /** When a spare was last asked for (the clock's time). */
+  private takenAt = -Infinity;
 
   /**
    * Spares of `shell` (a static busybox's sh: argv before `-c`), up to `size`
@@ -63,7 +76,8 @@ export class SpareShells {
   constructor(
     private readonly shell: readonly string[],
     private readonly dir: string,
-    private readonly size = 4,
+    private readonly size = SPARES,
+    private readonly clock: Clock = new RealClock(),
   ) {
     try {
       rmSync(dir, { recursive: true, force: true });
@@ -87,9 +101,11 @@ export class SpareShells {
    * by its absolute path, or a NUL anywhere.
    */
   take(order: ShellOrder): ChildProcess | undefined {
+    // Asked for: a start is under way, spare or not, and the refill waits for the starts to end.
+    this.takenAt = this.clock.now();
+    this.refillLater();
     if (this.spares.length === 0 || !fits(order)) return undefined;
     const spare = this.spares.shift()!;
-    this.refillLater();
     try {
       writeSync(spare.order, script(order), 0);
     } catch {
@@ -111,19 +127,20 @@ export class SpareShells {
   /** No more spares; those waiting end (their fd 3 closes). */
   close(): void {
     this.closed = true;
-    clearTimeout(this.refill);
+    this.refill?.cancel();
     for (const spare of this.spares.splice(0)) this.discard(spare);
   }
 
-  private refillLater(): void {
-    clearTimeout(this.refill);
-    this.refill = setTimeout(() => this.fill(), REFILL_DELAY_MS);
-    this.refill.unref();
+  private refillLater(ms = REFILL_DELAY_MS): void {
+    this.refill?.cancel();
+    this.refill = this.clock.setTimeout(() => this.fill(), ms);
   }
 
-  /** Forks spares, one per turn of the event loop, until the pool is full. */
+  /** Forks a spare once nothing was asked for REFILL_DELAY_MS, and so on until the pool is full. */
   private fill(): void {
     if (this.closed || this.spares.length >= this.size) return;
+    const quietIn = this.takenAt + REFILL_DELAY_MS - this.clock.now();
+    if (quietIn > 0) return this.refillLater(quietIn);
     const path = join(this.dir, String(this.made++));
     let order: number;
     try {
@@ -164,8 +181,7 @@ export class SpareShells {
     child.once('exit', onExit);
     ref(child, false);
     this.spares.push(spare);
-    // Held: an immediate that is not waits for the next event of the loop to run.
-    setImmediate(() => this.fill());
+    this.refillLater();
   }
 
   private discard(spare: Spare): void {

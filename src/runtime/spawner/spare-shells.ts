@@ -65,8 +65,6 @@ export class SpareShells {
   private refill: Timer | undefined;
   private closed = false;
   private made = 0;
-  /** When a spare was last asked for (the clock's time). */
-  private takenAt = -Infinity;
 
   /**
    * Spares of `shell` (a static busybox's sh: argv before `-c`), up to `size`
@@ -102,7 +100,6 @@ export class SpareShells {
    */
   take(order: ShellOrder): ChildProcess | undefined {
     // Asked for: a start is under way, spare or not, and the refill waits for the starts to end.
-    this.takenAt = this.clock.now();
     this.refillLater();
     if (this.spares.length === 0 || !fits(order)) return undefined;
     const spare = this.spares.shift()!;
@@ -131,16 +128,15 @@ export class SpareShells {
     for (const spare of this.spares.splice(0)) this.discard(spare);
   }
 
-  private refillLater(ms = REFILL_DELAY_MS): void {
+  /** Makes the next spare once nothing was asked for REFILL_DELAY_MS: an ask puts it off again. */
+  private refillLater(): void {
     this.refill?.cancel();
-    this.refill = this.clock.setTimeout(() => this.fill(), ms);
+    this.refill = this.clock.setTimeout(() => this.fill(), REFILL_DELAY_MS);
   }
 
-  /** Forks a spare once nothing was asked for REFILL_DELAY_MS, and so on until the pool is full. */
+  /** Forks a spare, and the next after REFILL_DELAY_MS more of quiet, until the pool is full. */
   private fill(): void {
     if (this.closed || this.spares.length >= this.size) return;
-    const quietIn = this.takenAt + REFILL_DELAY_MS - this.clock.now();
-    if (quietIn > 0) return this.refillLater(quietIn);
     const path = join(this.dir, String(this.made++));
     let order: number;
     try {

@@ -87,6 +87,29 @@ const oclifWithoutCollation = {
 };
 
 /**
+ * prom-client's index loads all of the package: its Pushgateway (https and
+ * zlib), its default metrics (perf_hooks and a module for each) and its
+ * cluster aggregator. knode uses four of its classes, so the bundles take
+ * those from their own files: Node's zlib alone costs a command about 5 ms
+ * of CPU to load. The build fails if knode imports another name.
+ */
+const PROM_CLIENT = { Counter: 'counter', Gauge: 'gauge', Histogram: 'histogram', Registry: 'registry' };
+const promClientUsed = {
+  name: 'prom-client-used',
+  setup(b) {
+    b.onResolve({ filter: /^prom-client$/ }, () => ({ path: 'prom-client', namespace: 'knode-prom-client' }));
+    b.onLoad({ filter: /.*/, namespace: 'knode-prom-client' }, () => ({
+      // An ES module, so that esbuild refuses an import of a name it does not export.
+      contents: Object.entries(PROM_CLIENT)
+        .map(([name, file]) => `export { default as ${name} } from 'prom-client/lib/${file}';`)
+        .join('\n'),
+      resolveDir: root,
+      loader: 'js',
+    }));
+  },
+};
+
+/**
  * What every command shares with the CLI's entry: @oclif/core is the entry's
  * copy (main.ts hands it over), so there is one Command class and one config;
  * the islands are imported, not bundled. scripts/oclif-manifest.js loads the
@@ -166,7 +189,7 @@ await build({
   entryPoints: [join(dist, 'cli', 'main.js'), join(dist, 'cli', 'boot.js')],
   plugins: [oclifWithoutCollation],
 });
-await build({ ...common, ...commonJs, entryPoints: cjsEntries, plugins: [sharedWithEntry] });
+await build({ ...common, ...commonJs, entryPoints: cjsEntries, plugins: [sharedWithEntry, promClientUsed] });
 // boot.cjs is the one that Node's own loader compiles, and the one whose import() the others call.
 for (const file of readdirSync(out, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.cjs') && f !== BOOT))
   routeDynamicImports(join(out, file));
@@ -176,7 +199,7 @@ await build({
   chunkNames: 'chunks/[name]-[hash]',
   splitting: true,
   format: 'esm',
-  plugins: [sharedWithEntry],
+  plugins: [sharedWithEntry, promClientUsed],
   // The CommonJS packages inside a chunk ask for Node's modules with require().
   banner: {
     js: "import { createRequire as knodeCreateRequire } from 'node:module';\nconst require = knodeCreateRequire(import.meta.url);",

@@ -40,3 +40,15 @@ it("has the entry and the short commands as strict CommonJS files whose import()
   // oclif's loader imports the ES module commands through it.
   expect(source('cli/main.cjs')).toMatch(/await knodeImport\(/);
 });
+
+it('takes from prom-client only the classes knode uses, and loads zlib only to compress a log', () => {
+  const apply = source('commands/apply.cjs');
+  // Each a boolean, so that a failure does not print the bundle.
+  const has = (text: string | RegExp) => (typeof text === 'string' ? apply.includes(text) : text.test(apply));
+  expect(has('node_modules/prom-client/lib/histogram.js')).toBe(true);
+  // Its index would load the Pushgateway (https, zlib) and the default metrics.
+  expect(has('node_modules/prom-client/index.js')).toBe(false);
+  expect(has('node_modules/prom-client/lib/pushgateway.js')).toBe(false);
+  expect(has(/require\("(node:)?zlib"\)/)).toBe(false);
+  expect(has('knodeImport("node:zlib")')).toBe(true);
+});

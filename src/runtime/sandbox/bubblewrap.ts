@@ -136,18 +136,27 @@ export class Bubblewrap {
     detach: (argv: readonly string[]) => Promise<number> = detachHere,
   ): Promise<NamespaceHolder> {
     const uts = hostname === undefined ? [] : ['--uts'];
+    // Under unshare the holder's shell writes the hostname ($2); bwrap sets it itself.
     const named = hostname === undefined ? '' : 'echo "$2" > /proc/sys/kernel/hostname && ';
-    const kit = process.getuid?.() === 0 && this.kit.ok && this.kit.applets ? this.kit : undefined;
+    const name = hostname === undefined ? [] : [hostname];
+    const root = process.getuid?.() === 0;
+    const kit = root && this.kit.ok && this.kit.applets ? this.kit : undefined;
     let [file, args] = kit
       ? // No --kill-child in busybox's unshare: the holder is killed by its process group, its shell with it.
         [
           staticApplet(kit, 'unshare')!,
-          ['--ipc', ...uts, '--pid', '--fork', '--', ...staticShell(kit), '-c', `${named}${HOLDER_READY} && ${STATIC_HOLDER_LOOP}`],
+          [
+            ...['--ipc', ...uts, '--pid', '--fork', '--', ...staticShell(kit), '-c', `${named}${HOLDER_READY} && ${STATIC_HOLDER_LOOP}`],
+            ...['holder', staticApplet(kit, STATIC_PAUSE)!, ...name],
+          ],
         ]
-      : process.getuid?.() === 0 && this.unshare
+      : root && this.unshare
         ? [
             this.unshare,
-            ['--ipc', ...uts, '--pid', '--fork', '--kill-child', '--', '/bin/sh', '-c', `${named}${HOLDER_READY} && ${HOLDER_LOOP}`],
+            [
+              ...['--ipc', ...uts, '--pid', '--fork', '--kill-child', '--', '/bin/sh', '-c', `${named}${HOLDER_READY} && ${HOLDER_LOOP}`],
+              ...['holder', this.pause, ...name],
+            ],
           ]
         : [
             this.bwrap,
@@ -167,9 +176,10 @@ export class Bubblewrap {
               '/bin/sh',
               '-c',
               `${HOLDER_READY} && ${HOLDER_LOOP}`,
+              'holder',
+              this.pause,
             ],
           ];
-    args = [...args, 'holder', kit ? staticApplet(kit, STATIC_PAUSE)! : this.pause, ...(hostname === undefined ? [] : [hostname])];
     // The pod's own network (a pod network, root only): the holder is made in it, and holds it for its containers.
     if (netns)
       [file, args] = kit

@@ -10,9 +10,12 @@ export {
   CoordinationV1Api,
   CoreV1Api,
   createConfiguration,
+  IsomorphicFetchHttpLibrary,
   KubeConfig,
   PatchStrategy,
+  ResponseContext,
   ServerConfiguration,
   setHeaderOptions,
   Watch,
+  wrapHttpLibrary,
 } from '@kubernetes/client-node';

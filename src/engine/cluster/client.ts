@@ -144,9 +144,18 @@ export async function connectCluster(kc: KubeConfig): Promise<ConnectedCluster> 
   const k8s = await import('./client-node.js');
   const { KeptConnections } = await import('./keep-alive.js');
   const server = kc.getCurrentCluster()!.server;
-  // As kc.makeApiClient, but every client's calls share kept-open connections.
-  const kept = new KeptConnections(kc);
-  const configuration = k8s.createConfiguration({ baseServer: new k8s.ServerConfiguration(server, {}), authMethods: { default: kept } });
+  // As kc.makeApiClient, but every client's calls share one kept-open HTTP/2 connection.
+  const fetchLibrary = new k8s.IsomorphicFetchHttpLibrary();
+  const kept = new KeptConnections(kc, {
+    respond: (answer) =>
+      new k8s.ResponseContext(answer.status, answer.headers, { text: async () => answer.body.toString(), binary: async () => answer.body }),
+    fallback: { send: (request) => fetchLibrary.send(request).toPromise() },
+  });
+  const configuration = k8s.createConfiguration({
+    baseServer: new k8s.ServerConfiguration(server, {}),
+    authMethods: { default: kept },
+    httpApi: k8s.wrapHttpLibrary(kept),
+  });
   const core = new k8s.CoreV1Api(configuration);
   const coordination = new k8s.CoordinationV1Api(configuration);
   const authentication = new k8s.AuthenticationV1Api(configuration);

@@ -159,6 +159,21 @@ describe('bubblewrap sandboxes for real images (embedded runtime)', () => {
     expect(err.details).toContain('runAsGroup is set without runAsUser');
   });
 
+  it("starts an exec in the container's working directory, as runc does, not where its program went since", async () => {
+    const sandbox = ownSandboxConfig('wd-exec');
+    const sandboxId = await client.runPodSandbox(sandbox);
+    const moved = ['sh', '-c', 'cd /etc && exec sleep 60'];
+    const asked = await client.createContainer(sandboxId, containerConfig('asked', moved, { workingDir: '/tmp' }), sandbox);
+    const plain = await client.createContainer(sandboxId, containerConfig('plain', moved), sandbox);
+    await client.startContainer(asked);
+    await client.startContainer(plain);
+    expect((await client.execSync(asked, ['pwd'], 10)).stdout.toString()).toBe('/tmp\n');
+    expect((await client.execSync(plain, ['pwd'], 10)).stdout.toString()).toBe('/\n');
+    // The program itself did move.
+    expect((await client.execSync(plain, ['readlink', '/proc/1/cwd'], 10)).stdout.toString()).toBe('/etc\n');
+    await client.stopPodSandbox(sandboxId);
+  });
+
   it("keeps containerd's default capabilities, what is added and not what is dropped, for the program and an exec; privileged keeps them all", async () => {
     const security = (extra: object) => ({ linux: { securityContext: { namespaceOptions: { pid: 'CONTAINER' as const }, ...extra } } });
     const show = ['sh', '-c', "grep -E '^Cap(Eff|Bnd):' /proc/self/status | cut -f2"]; // effective, then bounding

@@ -22,7 +22,7 @@ import {
 import { pathMaskArgs } from './masked-paths.js';
 import { WRITE_SYSCTLS } from './sysctls.js';
 import { HOLDER_LOOP, HOLDER_READY, pauseProgram, STATIC_HOLDER_LOOP } from '../pause.js';
-import { dirname, join } from 'node:path';
+import { dirname, join, posix } from 'node:path';
 
 /** The fd a sandboxed container's start passes the PID namespace to join on (ProcessSpec.files). */
 export const PIDNS_FD = 4;
@@ -265,12 +265,14 @@ export class Bubblewrap {
   }
 
   /**
-   * The command before an argv that runs it in a running sandbox whose program is `program`, as `uid`:`gid`
+   * The command before an argv that runs it in a running sandbox whose program is `program`, in the
+   * container's working directory `cwd` (a path in its root), as `uid`:`gid`
    * with supplementary `groups` (and no_new_privs when the container has it): set by the kit's setpriv,
    * which the sandbox then holds (wrapper).
    */
   execWrapper(
     program: number,
+    cwd: string,
     uid: number,
     gid: number,
     groups: readonly number[] = [],
@@ -279,6 +281,9 @@ export class Bubblewrap {
     noNewPrivs = false,
   ): string[] {
     const args = [this.nsenter, `--target=${program}`, '--mount', '--uts', '--ipc', '--pid', ...joined(program, 'net')];
+    // The container's working directory in its root, as runc starts an exec there: not its program's current one.
+    // util-linux 2.38's nsenter opens the directory before it enters, so it is named through the program's root.
+    const root = ['--root', `--wd=/proc/${program}/root${posix.resolve('/', cwd)}`];
     const extras = { noNewPrivs };
     if (seccomp) {
       // Under the container's filter: the host's shell opens it at fd 3, which nsenter and the kit's bwrap keep.
@@ -292,17 +297,16 @@ export class Bubblewrap {
         'exec 3<"$0" && exec "$@"',
         seccomp,
         ...args,
-        '--root',
-        '--wd',
+        ...root,
         '--',
         ...seccompPrefix(this.kit, 3),
         ...setuidPrefix(this.kit, uid, gid, groups, capabilities, extras),
       ];
     }
     if ((groups.length > 0 || capabilities || noNewPrivs) && this.kit.ok)
-      return [...args, '--root', '--wd', '--', ...setuidPrefix(this.kit, uid, gid, groups, capabilities, extras)];
+      return [...args, ...root, '--', ...setuidPrefix(this.kit, uid, gid, groups, capabilities, extras)];
     if (uid !== 0 || gid !== 0) args.push(...(this.kit.ok ? [] : ['--user']), `--setuid=${uid}`, `--setgid=${gid}`);
-    args.push('--root', '--wd', '--');
+    args.push(...root, '--');
     return args;
   }
 

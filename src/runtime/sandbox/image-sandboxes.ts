@@ -277,6 +277,7 @@ export class ImageSandboxes {
     if (spec.seccomp) ensureTmp(spec.rootfs);
     return this.bubblewrap!.execWrapper(
       program,
+      spec.cwd,
       spec.uid,
       spec.gid,
       spec.groups ?? [],

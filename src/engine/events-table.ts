@@ -50,6 +50,7 @@ export const EVENT_CLASSES: Record<LifecycleEventType, EventClass> = {
   CheckLimitsForResolvConf: problem,
   ImagePulling: lifecycle,
   ImagePulled: lifecycle,
+  ImagePresent: lifecycle,
   ImagePullFailed: problem,
   ImagePullBackOff: problem,
   ContainerCreated: lifecycle,

@@ -92,6 +92,8 @@ export interface LifecyclePayloads {
   CheckLimitsForResolvConf: NoDetail;
   ImagePulling: { detail?: ImageVolume };
   ImagePulled: { detail: ImageVolume & { durationMs: number } };
+  /** The image was there already, and its pull policy asks for no pull (reason Pulled, as the kubelet posts it). */
+  ImagePresent: { detail?: ImageVolume };
   ImagePullFailed: { detail?: ImageVolume & CriCallDetail };
   ImagePullBackOff: { detail?: ImageVolume };
   ContainerCreated: { container: string; detail: { containerId: string; restartCount: number } };

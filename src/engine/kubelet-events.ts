@@ -6,6 +6,7 @@ import type { LifecycleEvent, LifecycleEventType } from './events.js';
 const RECORDED: Partial<Record<LifecycleEventType, 'Normal' | 'Warning'>> = {
   ImagePulling: 'Normal',
   ImagePulled: 'Normal',
+  ImagePresent: 'Normal',
   ImagePullBackOff: 'Normal',
   ImagePullFailed: 'Warning',
   ContainerCreated: 'Normal',

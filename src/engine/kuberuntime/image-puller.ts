@@ -63,7 +63,11 @@ export class ImagePuller {
     }
     const shouldPull = policy === 'Always' || (policy === 'IfNotPresent' && !present);
     if (!shouldPull) {
-      if (present) return present;
+      if (present) {
+        const message = `Container image "${image}" already present on machine`;
+        this.events.emit({ ...base, type: 'ImagePresent', reason: 'Pulled', message });
+        return present;
+      }
       const message = `Container image "${image}" is not present with pull policy of Never`;
       this.events.emit({ ...base, type: 'ImagePullFailed', reason: SyncErrors.imageNeverPull, message });
       throw new SyncError(SyncErrors.imageNeverPull, message);

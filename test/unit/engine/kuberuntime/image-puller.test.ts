@@ -72,4 +72,14 @@ describe('ImagePuller: the status messages and events of a failed pull, as image
     await clock.advance(10_000);
     expect(await ensure()).toBeUndefined();
   });
+
+  it('an image already there under IfNotPresent: no pull, and the Pulled event saying so', async () => {
+    const { ensure, seen } = setup();
+    expect(await ensure()).toBeUndefined();
+    seen.length = 0;
+    expect(await ensure()).toBeUndefined();
+    expect(seen.map((e) => [e.type, e.reason, e.message])).toEqual([
+      ['ImagePresent', 'Pulled', `Container image "${IMAGE}" already present on machine`],
+    ]);
+  });
 });

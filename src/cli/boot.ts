@@ -36,6 +36,12 @@ export async function start(bin: string): Promise<void> {
     process.env.NO_COLOR = '1';
     process.env.FORCE_COLOR = '0';
   }
+  // A reader that went away (`knode logs -f POD | head -1`) ends the command, as SIGPIPE ends kubectl (its
+  // exit status as a shell shows one killed by it). oclif swallows the EPIPE, which left a follow or a watch
+  // writing to nobody until it was killed. Node ignores SIGPIPE itself, so the status is given by hand.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(128 + 13);
+  });
   const root = join(dirname(bin), '..');
   const bundle = join(root, 'dist', 'bundle');
   // What the CommonJS bundles' import() calls (scripts/bundle.js, routeDynamicImports). This file

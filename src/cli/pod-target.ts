@@ -30,6 +30,7 @@ export async function findRunningPod(
   client: CriClient,
   namespace: string,
   name: string,
+  completed: (phase: 'Succeeded' | 'Failed') => string,
   node?: NodeClient,
   known?: Pod,
 ): Promise<RunningPod> {
@@ -40,11 +41,16 @@ export async function findRunningPod(
     pod = pods.find((p) => p.metadata.namespace === namespace && p.metadata.name === name);
     if (!pod) throw missing();
   }
+  const phase = pod?.status?.phase;
+  if (phase === 'Succeeded' || phase === 'Failed') throw new KubectlError(completed(phase));
   const labelSelector = { [KubeletLabels.podName]: name, [KubeletLabels.podNamespace]: namespace };
-  const sandboxes = (await client.listPodSandbox({ labelSelector }))
-    .filter((s) => s.state === 'SANDBOX_READY' && (!pod?.metadata.uid || s.metadata?.uid === pod.metadata.uid))
+  const all = (await client.listPodSandbox({ labelSelector }))
+    .filter((s) => !pod?.metadata.uid || s.metadata?.uid === pod.metadata.uid)
     .sort((a, b) => Number(b.createdAt) - Number(a.createdAt));
-  const sandbox = sandboxes[0];
+  // Without a node, a pod whose sandbox was stopped once its containers all ended is done: its phase from their exit codes.
+  const ended = pod || all[0]?.state === 'SANDBOX_READY' ? undefined : await endedPhase(client, all[0]);
+  if (ended) throw new KubectlError(completed(ended));
+  const sandbox = all.find((s) => s.state === 'SANDBOX_READY');
   if (!sandbox) {
     if (pod)
       throw new KubectlError(
@@ -52,13 +58,23 @@ export async function findRunningPod(
       );
     throw missing();
   }
-  const containers = (await client.listContainers({ podSandboxId: sandbox.id }))
-    .filter((c) => c.state === 'CONTAINER_RUNNING')
-    .sort((a, b) => Number(a.createdAt) - Number(b.createdAt));
-  const running = [...new Set(containers.map((c) => c.labels[KubeletLabels.containerName]))];
-  const names = pod ? [...(pod.spec.initContainers ?? []), ...pod.spec.containers].map((c) => c.name) : running;
+  const made = (await client.listContainers({ podSandboxId: sandbox.id })).sort((a, b) => Number(a.createdAt) - Number(b.createdAt));
+  const containers = made.filter((c) => c.state === 'CONTAINER_RUNNING');
+  // Without the spec, the names of every container it made: one that is not running is then kubectl's "not found".
+  const names = pod
+    ? [...(pod.spec.initContainers ?? []), ...pod.spec.containers].map((c) => c.name)
+    : [...new Set(made.map((c) => c.labels[KubeletLabels.containerName]))];
   const annotations = { ...(sandbox.annotations ?? {}), ...(pod?.metadata.annotations ?? {}) };
   return { namespace, name, sandbox, containers, names, annotations, pod };
+}
+
+/** Succeeded or Failed when every container of SANDBOX has ended (Failed when one ended non-zero), as the kubelet would phase a pod that restarts none. */
+async function endedPhase(client: CriClient, sandbox: PodSandbox | undefined): Promise<'Succeeded' | 'Failed' | undefined> {
+  if (!sandbox) return undefined;
+  const containers = await client.listContainers({ podSandboxId: sandbox.id });
+  if (containers.length === 0 || containers.some((c) => c.state !== 'CONTAINER_EXITED')) return undefined;
+  const codes = await Promise.all(containers.map(async (c) => (await client.containerStatus(c.id)).status?.exitCode ?? 0));
+  return codes.every((code) => code === 0) ? 'Succeeded' : 'Failed';
 }
 
 /**
@@ -82,4 +98,53 @@ export function pickContainer(found: RunningPod, wanted: string | undefined, war
   const container = found.containers.filter((c) => c.labels[KubeletLabels.containerName] === name).pop();
   if (!container) throw new KubectlError(`error: unable to upgrade connection: container not found ("${name}")`);
   return container;
+}
+
+/** The pod's containers as kubectl lists them: its containers, then its init containers marked so. */
+export function allContainerNames(pod: Pod): string {
+  return [...pod.spec.containers.map((c) => c.name), ...(pod.spec.initContainers ?? []).map((c) => `${c.name} (init)`)].join(', ');
+}
+
+/**
+ * The container kubectl logs picks (its podcmd.FindOrDefaultContainerByName):
+ * WANTED, else the default-container annotation, else the first container,
+ * saying so on stderr when the pod has others; a name it does not have is
+ * kubectl's error.
+ */
+export function containerOfPod(pod: Pod, wanted: string | undefined, warn: (message: string) => void): string {
+  const name = wanted || pod.metadata.annotations?.[DEFAULT_CONTAINER_ANNOTATION];
+  if (name) {
+    if (![...pod.spec.containers, ...(pod.spec.initContainers ?? [])].some((c) => c.name === name))
+      throw new KubectlError(`error: container ${name} is not valid for pod ${pod.metadata.name} out of: ${allContainerNames(pod)}`);
+    return name;
+  }
+  const first = pod.spec.containers[0].name;
+  if (pod.spec.containers.length > 1 || (pod.spec.initContainers ?? []).length > 0)
+    warn(`Defaulted container "${first}" out of: ${allContainerNames(pod)}`);
+  return first;
+}
+
+/**
+ * The same pick without the pod's spec, as near as the runtime tells it:
+ * the first running container (init containers have ended), else the
+ * first made (the kubelet makes them in the spec's order).
+ */
+export function containerOfRuntime(
+  containers: Container[],
+  wanted: string | undefined,
+  pod: string,
+  warn: (message: string) => void,
+): string {
+  const namesOf = (list: Container[]) => [
+    ...new Set([...list].sort((a, b) => a.createdAt - b.createdAt).map((c) => c.labels[KubeletLabels.containerName])),
+  ];
+  const names = namesOf(containers);
+  if (wanted) {
+    if (!names.includes(wanted))
+      throw new KubectlError(`error: container ${wanted} is not valid for pod ${pod} out of: ${names.join(', ')}`);
+    return wanted;
+  }
+  const first = namesOf(containers.filter((c) => c.state === 'CONTAINER_RUNNING'))[0] ?? names[0];
+  if (names.length > 1) warn(`Defaulted container "${first}" out of: ${names.join(', ')}`);
+  return first;
 }

@@ -27,10 +27,15 @@ export abstract class StreamingCommand extends BaseCommand {
     const { namespace, name, pod } = await resolvePod(podArg, flags.namespace, rootDir, node, 'attach');
     const client = await this.connectRuntime(flags);
     try {
-      return await use(client, await findRunningPod(client, namespace, name, node, pod));
+      return await use(client, await findRunningPod(client, namespace, name, (phase) => this.completedPod(phase), node, pod));
     } finally {
       client.close();
     }
+  }
+
+  /** kubectl's refusal of a pod that has completed (exec's and cp's; attach and port-forward have their own). */
+  protected completedPod(phase: string): string {
+    return `error: cannot exec into a container in a completed pod; current phase is ${phase}`;
   }
 
   /** The terminal's size now and as it changes (SIGWINCH), for a TTY. */

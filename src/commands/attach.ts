@@ -28,6 +28,10 @@ export default class Attach extends StreamingCommand {
     namespace: namespaceFlag,
   };
 
+  protected override completedPod(phase: string): string {
+    return `error: cannot attach a container in a completed pod; current phase is ${phase}`;
+  }
+
   async run(): Promise<void> {
     const { args, flags } = await this.parse(Attach);
     let tty = this.useTty(flags.tty, flags.stdin);

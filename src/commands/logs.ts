@@ -7,6 +7,7 @@ import { readContainerLog } from '../engine/logs.js';
 import { UserError } from '../util/user-error.js';
 import { namespaceFlag } from '../cli/streaming-command.js';
 import { resolvePod } from '../cli/workload-target.js';
+import { containerOfPod, containerOfRuntime } from '../cli/pod-target.js';
 
 export default class Logs extends BaseCommand {
   static override summary = "Print a container's logs, as kubectl logs does.";
@@ -26,10 +27,10 @@ export default class Logs extends BaseCommand {
   };
 
   static override flags = {
-    container: Flags.string({ char: 'c', description: 'Container name (needed when the pod has several)' }),
+    container: Flags.string({ char: 'c', description: 'Container name (default: the default-container annotation, else the first)' }),
     follow: Flags.boolean({ char: 'f', description: 'Keep printing as the container writes', default: false }),
     previous: Flags.boolean({ char: 'p', description: "The previous (terminated) instance's logs", default: false }),
-    tail: Flags.integer({ description: 'Only the last N lines' }),
+    tail: Flags.integer({ description: 'Only the last N lines (-1, as kubectl: all of them)' }),
     timestamps: Flags.boolean({ description: 'Prefix each line with its time', default: false }),
     namespace: namespaceFlag,
   };
@@ -43,13 +44,13 @@ export default class Logs extends BaseCommand {
     const interrupted = this.interruptSignal();
     if (node) {
       const pod = picked ?? (await this.nodePod(node, args.pod, namespace, name));
-      const container = chooseContainer(pod, flags.container);
+      const container = containerOfPod(pod, flags.container, (m) => this.logToStderr(m));
       const query = new URLSearchParams({
         follow: String(flags.follow),
         previous: String(flags.previous),
         timestamps: String(flags.timestamps),
       });
-      if (flags.tail !== undefined) query.set('tailLines', String(flags.tail));
+      if (flags.tail !== undefined && flags.tail >= 0) query.set('tailLines', String(flags.tail));
       const res = await node.open(`/containerLogs/${namespace}/${name}/${container}?${query}`, interrupted);
       if (res.statusCode !== 200) {
         let text = '';
@@ -99,9 +100,7 @@ export default class Logs extends BaseCommand {
         await client.listContainers({ labelSelector: { [KubeletLabels.podName]: name, [KubeletLabels.podNamespace]: namespace } })
       ).sort((a, b) => b.createdAt - a.createdAt);
       if (containers.length === 0) throw notFound(`${namespace}/${name}`, []);
-      const names = [...new Set(containers.map((c) => c.labels[KubeletLabels.containerName]))];
-      const wanted = flags.container ?? (names.length === 1 ? names[0] : undefined);
-      if (!wanted) throw new UserError('usage', `a container name must be specified for pod ${name}, choose one of: [${names.join(' ')}]`);
+      const wanted = containerOfRuntime(containers, flags.container, name, (m) => this.logToStderr(m));
       const instance = containers.filter((c) => c.labels[KubeletLabels.containerName] === wanted)[flags.previous ? 1 : 0];
       if (!instance)
         throw new UserError(
@@ -121,21 +120,6 @@ export default class Logs extends BaseCommand {
       client.close();
     }
   }
-}
-
-function chooseContainer(pod: Pod, wanted: string | undefined): string {
-  const names = [...(pod.spec.initContainers ?? []), ...pod.spec.containers].map((c) => c.name);
-  if (wanted) {
-    if (!names.includes(wanted))
-      throw new UserError(
-        'workloadFailed',
-        `container ${wanted} is not valid for pod ${pod.metadata.name}`,
-        `choose one of: [${names.join(' ')}]`,
-      );
-    return wanted;
-  }
-  if (pod.spec.containers.length === 1 && !(pod.spec.initContainers ?? []).length) return pod.spec.containers[0].name;
-  throw new UserError('usage', `a container name must be specified for pod ${pod.metadata.name}, choose one of: [${names.join(' ')}]`);
 }
 
 function notFound(pod: string, names: string[]): UserError {

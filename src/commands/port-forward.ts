@@ -30,6 +30,10 @@ export default class PortForward extends StreamingCommand {
     namespace: namespaceFlag,
   };
 
+  protected override completedPod(phase: string): string {
+    return `error: unable to forward port because pod is not running. Current status=${phase}`;
+  }
+
   async run(): Promise<void> {
     const { args, argv, flags } = await this.parse(PortForward);
     const portArgs = (argv as string[]).slice(1);

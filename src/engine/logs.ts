@@ -35,9 +35,11 @@ export async function* readContainerLog(path: string, options: LogOptions = {}):
   try {
     let inode = (await file.stat()).ino;
     const size = (await file.stat()).size;
-    const start = options.tailLines === undefined ? 0 : Math.max(0, size - TAIL_WINDOW);
+    // A negative count is every line, as the kubelet reads it (kubectl's --tail=-1, its default).
+    const tail = options.tailLines !== undefined && options.tailLines >= 0 ? options.tailLines : undefined;
+    const start = tail === undefined ? 0 : Math.max(0, size - TAIL_WINDOW);
     const lines = parser.feed(await readRange(file, start, size));
-    const shown = options.tailLines === undefined ? lines : lines.slice(Math.max(0, lines.length - Math.max(0, options.tailLines)));
+    const shown = tail === undefined ? lines : lines.slice(Math.max(0, lines.length - tail));
     for (const line of shown) yield line;
     let offset = size;
     if (!options.follow) {
@@ -80,15 +82,13 @@ export async function* readContainerLog(path: string, options: LogOptions = {}):
 function sleep(ms: number, options: LogOptions): Promise<void> {
   if (options.clock) return options.clock.sleep(ms, options.signal).catch(() => {});
   return new Promise((resolve) => {
-    const t = setTimeout(resolve, ms);
-    options.signal?.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(t);
-        resolve();
-      },
-      { once: true },
-    );
+    const done = () => {
+      clearTimeout(t);
+      options.signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const t = setTimeout(done, ms);
+    options.signal?.addEventListener('abort', done, { once: true });
   });
 }
 

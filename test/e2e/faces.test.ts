@@ -71,13 +71,14 @@ describe('a running node', () => {
     expect(missing.stderr).toMatch(/pod "hello" not found[\s\S]*did you mean hello-faces/);
   });
 
-  it('prints container logs, asks which container when there are several, and explains a wrong name', async () => {
+  it('prints container logs, the first container of several as kubectl picks it, and an init container asked for', async () => {
     const logs = await knode(['logs', 'hello-faces', ...at]);
     expect(logs.code).toBe(0);
     expect(logs.stdout).toContain('hello from hello-faces');
-    const ambiguous = await knode(['logs', 'web-faces', ...at]);
-    expect(ambiguous.code).toBe(2);
-    expect(ambiguous.stderr).toMatch(/choose one of: \[prepare log-shipper app\]/);
+    const several = await knode(['logs', 'web-faces', ...at]);
+    expect(several.code).toBe(0);
+    expect(several.stderr).toBe('Defaulted container "app" out of: app, prepare (init), log-shipper (init)\n');
+    expect(several.stdout).toMatch(/^serving$/m);
     const init = await knode(['logs', 'web-faces', '-c', 'prepare', '--timestamps', ...at]);
     expect(init.stdout).toMatch(/^\S+Z preparing$/m);
   });

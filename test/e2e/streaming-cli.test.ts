@@ -1,4 +1,4 @@
-// knode exec, attach and port-forward as a user meets them: a `knode run`
+// knode exec, attach, port-forward and logs as a user meets them: a `knode run`
 // child process with static pods on the embedded runtime, the commands run
 // as child processes (exec -it in a real terminal: tmux), then the node
 // killed and exec again through the runtime alone.
@@ -70,9 +70,47 @@ spec:
       command: ["busybox", "httpd", "-f", "-p", "127.0.0.1:${httpPort}", "-h", "${www}"]
 `,
   );
+  // For logs: a pod of two containers, one that has ended, one that writes all the time.
+  writeFileSync(
+    join(pods, 'more.yaml'),
+    `apiVersion: v1
+kind: Pod
+metadata:
+  name: duo
+spec:
+  containers:
+    - name: first
+      image: busybox:1.36
+      command: ["sh", "-c", "echo from-first; exec sleep 3600"]
+    - name: second
+      image: busybox:1.36
+      command: ["sh", "-c", "echo from-second; exec sleep 3600"]
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: once
+spec:
+  restartPolicy: Never
+  containers:
+    - name: once
+      image: busybox:1.36
+      command: ["sh", "-c", "echo a; echo b; echo c"]
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: ticker
+spec:
+  containers:
+    - name: ticker
+      image: busybox:1.36
+      command: ["sh", "-c", "while true; do echo tick; sleep 0.2; done"]
+`,
+  );
   node = startKnodeRun(pods, root, ['--output', 'plain']);
   await eventually(
-    () => /PodRunning +default\/shell-e2e/.test(node.output()) && /PodRunning +default\/web-e2e/.test(node.output()),
+    () => ['shell', 'web', 'duo', 'ticker'].every((pod) => new RegExp(`PodRunning +default/${pod}-e2e`).test(node.output())),
     () => `the pods to run (node output: ${node.output()})`,
     60_000,
   );
@@ -222,6 +260,56 @@ describe('knode port-forward', () => {
   }, 60_000);
 });
 
+describe('knode logs', () => {
+  it('picks the first container of several as kubectl does, saying so; -1 lines is all of them', async () => {
+    expect(await knode(['logs', 'duo-e2e', ...at])).toEqual({
+      code: 0,
+      stdout: 'from-first\n',
+      stderr: 'Defaulted container "first" out of: first, second\n',
+    });
+    const zz = await knode(['logs', 'duo-e2e', '-c', 'zz', ...at]);
+    expect(zz).toMatchObject({ code: 1, stderr: 'error: container zz is not valid for pod duo-e2e out of: first, second\n' });
+    await eventually(
+      async () => (await knode(['logs', 'once-e2e', ...at])).stdout === 'a\nb\nc\n',
+      () => "the finished pod's log",
+    );
+    expect((await knode(['logs', 'once-e2e', '--tail=-1', ...at])).stdout).toBe('a\nb\nc\n');
+    expect((await knode(['logs', 'once-e2e', '--tail', '1', ...at])).stdout).toBe('c\n');
+  }, 30_000);
+
+  it('ends a follow once its reader has gone, as SIGPIPE ends kubectl', async () => {
+    const follow = live(['logs', '-f', 'ticker-e2e']);
+    await eventually(
+      () => follow.out().includes('tick\n'),
+      () => `a line (so far: ${follow.out()} ${follow.err()})`,
+      20_000,
+    );
+    follow.child.stdout.destroy();
+    expect(await follow.exited).toBe(141);
+  }, 30_000);
+});
+
+describe('a pod that has completed', () => {
+  it("is refused in kubectl's words by exec, attach and port-forward", async () => {
+    await eventually(
+      async () => /once-e2e +0\/1 +Completed/.test((await knode(['status', ...at])).stdout),
+      () => 'the pod to complete',
+    );
+    expect(await knode(['exec', 'once-e2e', ...at, '--', 'true'])).toMatchObject({
+      code: 1,
+      stderr: 'error: cannot exec into a container in a completed pod; current phase is Succeeded\n',
+    });
+    expect(await knode(['attach', 'once-e2e', ...at])).toMatchObject({
+      code: 1,
+      stderr: 'error: cannot attach a container in a completed pod; current phase is Succeeded\n',
+    });
+    expect(await knode(['port-forward', 'once-e2e', '8080', ...at])).toMatchObject({
+      code: 1,
+      stderr: 'error: unable to forward port because pod is not running. Current status=Succeeded\n',
+    });
+  }, 30_000);
+});
+
 describe('without a running node', () => {
   it('execs through the runtime alone, the pod found by its labels', async () => {
     node.child.kill('SIGKILL');
@@ -230,5 +318,15 @@ describe('without a running node', () => {
     expect(hello).toEqual({ code: 0, stdout: 'no node\n', stderr: '' });
     const pod = await knode(['exec', 'gone', ...at, '--', 'true']);
     expect(pod).toMatchObject({ code: 1, stderr: 'Error from server (NotFound): pods "gone" not found\n' });
+    // The runtime alone tells a pod that has completed (its sandbox stopped, its container ended 0).
+    expect(await knode(['exec', 'once-e2e', ...at, '--', 'true'])).toMatchObject({
+      code: 1,
+      stderr: 'error: cannot exec into a container in a completed pod; current phase is Succeeded\n',
+    });
+    expect(await knode(['logs', 'duo-e2e', ...at])).toEqual({
+      code: 0,
+      stdout: 'from-first\n',
+      stderr: 'Defaulted container "first" out of: first, second\n',
+    });
   }, 30_000);
 });

@@ -2,17 +2,18 @@ import { Flags } from '@oclif/core';
 import { stringify } from 'yaml';
 import { BaseCommand } from '../cli/base-command.js';
 import { NodeClient } from '../cli/node-client.js';
+import { describedKind } from '../cli/target-kinds.js';
 import type { Event } from '../engine/api/cluster.js';
 import type { EventLogChange } from '../engine/event-log.js';
 import { EventTable, sortEvents } from '../ui/event-table.js';
 import { UserError } from '../util/user-error.js';
 
 /** The kinds `--for` takes, by the names kubectl accepts for them. */
-const KINDS: Record<string, string> = { pod: 'Pod', pods: 'Pod', po: 'Pod', node: 'Node', nodes: 'Node', no: 'Node' };
+const NODE_KINDS = new Set(['node', 'nodes', 'no']);
 
 export default class Events extends BaseCommand {
   static override summary = "List the node's events, as kubectl events does.";
-  static override description = `The Kubernetes Events the node's kubelet recorded (Pulling, Pulled, Created, Started, Killing, Unhealthy, BackOff, Failed...) over the last hour, as the apiserver keeps them: repeats counted on one event. They are the running node's memory: without a node under --root-dir there are none to show. See docs/cli.md.`;
+  static override description = `The Kubernetes Events the node's kubelet recorded (Pulling, Pulled, Created, Started, Killing, Unhealthy, BackOff, Failed...), and its workload controllers (ScalingReplicaSet, SuccessfulCreate, Completed...), over the last hour, as the apiserver keeps them: repeats counted on one event. They are the running node's memory: without a node under --root-dir there are none to show. See docs/cli.md.`;
 
   static override examples = [
     '<%= config.bin %> events',
@@ -87,12 +88,12 @@ export default class Events extends BaseCommand {
     if (!forObject) return undefined;
     const parts = forObject.split('/');
     if (parts.length !== 2 || !parts[1]) throw new UserError('usage', '--for must be in resource/name form');
-    const kind = KINDS[parts[0].toLowerCase()];
+    const kind = NODE_KINDS.has(parts[0].toLowerCase()) ? 'Node' : describedKind(parts[0]);
     if (!kind)
       throw new UserError(
         'usage',
-        `--for ${forObject}: the node records events of pods and of its node only`,
-        'give pod/NAME or node/NAME',
+        `--for ${forObject}: the node records events of its node, its pods and the workloads it runs only`,
+        'give node/NAME, pod/NAME or a workload (deploy/NAME, rs/, sts/, ds/, job/, cronjob/)',
       );
     return `involvedObject.kind=${kind},involvedObject.name=${parts[1]}`;
   }

@@ -121,12 +121,13 @@ export class EventLog {
       reason: e.reason,
       message: e.message,
       type: e.type,
-      source: { component: 'kubelet', host: this.nodeName },
+      // A controller's events name no host, as kube-controller-manager's recorders leave it out.
+      source: e.component ? { component: e.component } : { component: 'kubelet', host: this.nodeName },
       firstTimestamp: rfc3339(now),
       lastTimestamp: rfc3339(now),
       count: 1,
-      reportingComponent: 'kubelet',
-      reportingInstance: this.nodeName,
+      reportingComponent: e.component ?? 'kubelet',
+      reportingInstance: e.component ? '' : this.nodeName,
     };
   }
 

@@ -32,7 +32,19 @@ export interface KubeletEvent {
   type: 'Normal' | 'Warning';
   reason: string;
   message: string;
+  /** Who records it, when not the kubelet: a local workload controller (deployment-controller…). */
+  component?: string;
 }
+
+/** The controller kube-controller-manager records each workload's events as, and the kind's API group. */
+const CONTROLLERS: Record<string, { component: string; apiVersion: string }> = {
+  Deployment: { component: 'deployment-controller', apiVersion: 'apps/v1' },
+  ReplicaSet: { component: 'replicaset-controller', apiVersion: 'apps/v1' },
+  StatefulSet: { component: 'statefulset-controller', apiVersion: 'apps/v1' },
+  DaemonSet: { component: 'daemonset-controller', apiVersion: 'apps/v1' },
+  Job: { component: 'job-controller', apiVersion: 'batch/v1' },
+  CronJob: { component: 'cronjob-controller', apiVersion: 'batch/v1' },
+};
 
 /** Where a container sits in its pod's spec, by the pod's UID: an event's involvedObject.fieldPath. */
 export type ContainerFieldPath = (uid: string, container: string) => string;
@@ -70,6 +82,16 @@ export function kubeletEvents(
   if (e.type === 'NodeReadyChanged') {
     const reason = e.reason === 'KubeletReady' ? 'NodeReady' : 'NodeNotReady';
     return onNode('Normal', reason, `Node ${nodeName} status is now: ${reason}`);
+  }
+  if (e.type === 'WorkloadEvent') {
+    const { kind, namespace, name, eventType } = e.detail;
+    const controller = CONTROLLERS[kind];
+    if (!controller || !e.reason) return [];
+    // The lifecycle line names the object first; the Event has the controller's message alone.
+    const prefix = `${kind.toLowerCase()}/${name}: `;
+    const message = e.message?.startsWith(prefix) ? e.message.slice(prefix.length) : (e.message ?? '');
+    const involved: ObjectReference = { apiVersion: controller.apiVersion, kind, namespace, name, uid: e.uid };
+    return [{ involved, type: eventType, reason: e.reason, message, component: controller.component }];
   }
   const type = RECORDED[e.type];
   if (!type || !e.pod || !e.reason) return [];

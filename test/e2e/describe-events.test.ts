@@ -27,9 +27,32 @@ beforeAll(async () => {
     ),
   );
   writeFileSync(join(manifests, 'crash.yaml'), pod('crash', 'echo dying; exit 3'));
+  writeFileSync(
+    join(manifests, 'greet.yaml'),
+    `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: greet
+spec:
+  replicas: 1
+  selector:
+    matchLabels: { app: greet }
+  template:
+    metadata:
+      labels: { app: greet }
+    spec:
+      containers:
+        - name: app
+          image: busybox:1.36
+          command: ["sleep", "3600"]
+`,
+  );
   node = startKnodeRun(manifests, root, ['--output', 'plain']);
   await eventually(
-    () => /PodRunning +default\/hello-e2e/.test(node.output()) && /ContainerBackOff +default\/crash-e2e/.test(node.output()),
+    () =>
+      /PodRunning +default\/hello-e2e/.test(node.output()) &&
+      /ContainerBackOff +default\/crash-e2e/.test(node.output()) &&
+      /PodRunning +default\/greet-/.test(node.output()),
     () => `the pods to run and crash; the node said:\n${node.output()}`,
     60_000,
   );
@@ -135,6 +158,23 @@ describe('knode events', () => {
     const bad = await knode(['events', '--for', 'crash-e2e', ...at]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--for must be in resource/name form');
+  });
+
+  it("keeps the workload controllers' events, which describe and --for show as kubectl does", async () => {
+    const described = await knode(['describe', 'deploy', 'greet', ...at]);
+    expect(described.code).toBe(0);
+    expect(described.stdout).toMatch(
+      /^Events:\n {2}Type +Reason +Age +From +Message\n {2}-+ +-+ +-+ +-+ +-+\n {2}Normal +ScalingReplicaSet +\S+ +deployment-controller +Scaled up replica set greet-\w+ from 0 to 1$/m,
+    );
+    const replicaSet = /Scaled up replica set (greet-\w+)/.exec(described.stdout)![1];
+    const rs = await knode(['describe', 'rs', replicaSet, ...at]);
+    expect(rs.stdout).toMatch(/^ {2}Normal +SuccessfulCreate +\S+ +replicaset-controller +Created pod: greet-\w+-\w+$/m);
+    const listed = await knode(['events', '--for', 'deploy/greet', '--no-headers', ...at]);
+    expect(listed.stdout).toMatch(/^\S+ +Normal +ScalingReplicaSet +Deployment\/greet +Scaled up replica set greet-/m);
+    expect(listed.stdout.trimEnd().split('\n')).toHaveLength(1);
+    // The kubelet's side: a restart finds the image there already.
+    const pods = await knode(['events', '--for', 'pod/crash-e2e', '--no-headers', ...at]);
+    expect(pods.stdout).toMatch(/Normal +Pulled +Pod\/crash-e2e +Container image "busybox:1.36" already present on machine/);
   });
 
   it('prints a v1 EventList with -o json, repeats counted on one event', async () => {

@@ -6,6 +6,7 @@ import { podRow } from '../engine/api/printers.js';
 import type { LifecycleEvent } from '../engine/events.js';
 import type { Pod, PodList } from '../engine/api/v1.js';
 import { podsFromRuntime } from '../engine/kuberuntime/runtime-view.js';
+import { compareStrings } from '../util/compare.js';
 import { formatTable, podCells, POD_COLUMNS, WIDE_COLUMNS } from '../ui/pod-table.js';
 import { UserError } from '../util/user-error.js';
 import { nodeSummary } from '../cli/usage.js';
@@ -57,7 +58,9 @@ export default class Status extends BaseCommand {
       pods = await podsFromRuntime(client, version.runtimeName);
       client.close();
     }
-    const wanted = args.pod ? this.select(pods, args.pod) : pods;
+    // In the apiserver's order, as kubectl lists them: by namespace, then name.
+    const key = (p: Pod) => `${p.metadata.namespace}/${p.metadata.name}`;
+    const wanted = (args.pod ? this.select(pods, args.pod) : pods).sort((a, b) => compareStrings(key(a), key(b)));
     // -o wide adds what kubectl top would say of each pod, from the node's Summary API.
     const usage = flags.output === 'wide' && node ? await this.usage(node) : undefined;
     this.print(wanted, flags.output, flags['all-namespaces'], !!args.pod, usage);

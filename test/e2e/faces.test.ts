@@ -48,6 +48,13 @@ describe('a running node', () => {
     expect(table.stdout.split('\n')[0]).toMatch(/^NAME +READY +STATUS +RESTARTS +AGE$/);
     expect(table.stdout).toMatch(/^hello-faces +1\/1 +Running +0 +\d+s$/m);
     expect(table.stdout).toMatch(/^web-faces +2\/2 +Running /m);
+    // By name, as the apiserver lists them (the node's own order is the pods' arrival).
+    const names = table.stdout
+      .trimEnd()
+      .split('\n')
+      .slice(1)
+      .map((l) => l.split(' ')[0]);
+    expect(names).toEqual(['hello-faces', 'once-faces', 'web-faces']);
 
     const wide = await knode(['status', '-o', 'wide', ...at]);
     expect(wide.stdout.split('\n')[0]).toMatch(/IP +NODE +CPU +MEMORY$/);

@@ -323,6 +323,13 @@ describe('without a running node', () => {
       code: 1,
       stderr: 'error: cannot exec into a container in a completed pod; current phase is Succeeded\n',
     });
+    // The runtime's pods by name, as kubectl lists them (the runtime gives the newest first).
+    const names = (await knode(['status', ...at])).stdout
+      .trimEnd()
+      .split('\n')
+      .slice(1)
+      .map((l) => l.split(' ')[0]);
+    expect(names).toEqual(['duo-e2e', 'once-e2e', 'shell-e2e', 'ticker-e2e', 'web-e2e']);
     expect(await knode(['logs', 'duo-e2e', ...at])).toEqual({
       code: 0,
       stdout: 'from-first\n',

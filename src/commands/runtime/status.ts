@@ -49,7 +49,8 @@ export default class RuntimeStatus extends BaseCommand {
         );
         return;
       }
-      const line = (key: string, value: string) => this.log(`${`${key}:`.padEnd(15)}${value}`);
+      // A key longer than the column (ContainerSandboxReady) keeps one space before its value.
+      const line = (key: string, value: string) => this.log(`${`${key}:`.padEnd(15)}${key.length >= 14 ? ' ' : ''}${value}`);
       line('Endpoint', endpoint);
       line('Runtime', `${version.runtimeName} ${version.runtimeVersion} (CRI ${version.runtimeApiVersion})`);
       for (const c of status.status?.conditions ?? []) {

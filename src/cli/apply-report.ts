@@ -41,6 +41,9 @@ export async function manifestPath(filename: string, rootDir: string, stdin: Nod
   return file;
 }
 
+/** The kinds whose objects run pods, which apply's summary counts as workloads (not ConfigMaps, Secrets, claims...). */
+const WORKLOAD_KINDS = new Set(['Deployment', 'ReplicaSet', 'StatefulSet', 'DaemonSet', 'Job', 'CronJob']);
+
 /**
  * Apply's summary on stderr: one line per failed pod, a count of pods and of
  * workloads. The exit code: 1 when any failed, 2 for bad manifests; no pods
@@ -48,22 +51,23 @@ export async function manifestPath(filename: string, rootDir: string, stdin: Nod
  */
 export function summarize(
   outcomes: PodOutcome[],
-  rollouts: RolloutState[],
+  objects: ReadonlyMap<string, RolloutState>,
   manifests: { path: string; errors: number },
   tell: (line: string) => void,
 ): number {
+  // The objects by `kind/namespace/name`; only those that run pods are counted as workloads.
+  const rollouts = [...objects].filter(([key]) => WORKLOAD_KINDS.has(key.split('/')[0])).map(([, state]) => state);
   const failed = outcomes.filter((o) => !o.ok);
   for (const o of failed) tell(`${o.pod}: ${o.result}${o.message ? `: ${o.message}` : ''}`);
   const counts = new Map<string, number>();
   for (const o of outcomes) counts.set(o.ok ? o.result : 'failed', (counts.get(o.ok ? o.result : 'failed') ?? 0) + 1);
-  if (outcomes.length > 0 || rollouts.length === 0)
+  if (outcomes.length > 0 || objects.size === 0)
     tell(`${plural(outcomes.length, 'pod')}: ${[...counts].map(([k, n]) => `${n} ${k}`).join(', ') || 'none'}`);
   const unfinished = rollouts.filter((r) => r.state !== 'ready').length;
   if (rollouts.length > 0)
     tell(`${plural(rollouts.length, 'workload')}: ${rollouts.length - unfinished} ready${unfinished > 0 ? `, ${unfinished} not` : ''}`);
-  if (failed.length > 0 || unfinished > 0) return ExitCode.workloadFailed;
-  if (outcomes.length === 0 && rollouts.length === 0 && manifests.errors === 0)
-    throw new UserError('usage', `no pods in ${manifests.path}`);
+  if (failed.length > 0 || [...objects.values()].some((r) => r.state !== 'ready')) return ExitCode.workloadFailed;
+  if (outcomes.length === 0 && objects.size === 0 && manifests.errors === 0) throw new UserError('usage', `no pods in ${manifests.path}`);
   if (manifests.errors > 0) return ExitCode.usage;
   return ExitCode.ok;
 }

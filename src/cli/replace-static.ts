@@ -75,7 +75,7 @@ export async function replaceInStaticDir(
     const list = { apiVersion: 'v1', kind: others.length === 0 ? 'PodList' : 'List', metadata: { resourceVersion: '' }, items };
     out(output.format === 'json' ? JSON.stringify(list, null, 2) : stringify(list).trimEnd());
   }
-  return pods.length === 0 ? ExitCode.ok : summarize(outcomes, [], { path, errors: 0 }, err);
+  return pods.length === 0 ? ExitCode.ok : summarize(outcomes, new Map(), { path, errors: 0 }, err);
 }
 
 /** The given manifests' objects, located, and their problems as decodeManifest tells them (nothing is replaced by a bad manifest). */

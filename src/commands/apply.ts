@@ -115,7 +115,7 @@ export default class Apply extends BaseCommand {
         this.log(flags.output === 'json' ? JSON.stringify(list, null, 2) : stringify(list).trimEnd());
       }
       const manifests = { path, errors: result.manifestErrors.length };
-      let code = summarize(result.outcomes, [...rollouts.values()], manifests, tell);
+      let code = summarize(result.outcomes, rollouts, manifests, tell);
       if (flags.wait) {
         workloads.stop();
         const made = workloads.api.keysFrom(`file:${path}`);

@@ -78,23 +78,21 @@ async function endedPhase(client: CriClient, sandbox: PodSandbox | undefined): P
 }
 
 /**
- * The container to exec into or attach to, as kubectl picks it: -c if the
- * pod has it; else the default-container annotation; else the first
- * container, saying so on stderr when there were several.
+ * The container to exec into or attach to, as kubectl picks it: with the
+ * pod's spec as containerOfPod does (a default-container annotation naming
+ * no container is an error there); without it, -c, else the annotation,
+ * else the first container the runtime made, saying so when there were several.
  */
 export function pickContainer(found: RunningPod, wanted: string | undefined, warn: (message: string) => void): Container {
   let name = wanted;
-  if (name === undefined) {
+  if (found.pod) name = containerOfPod(found.pod, wanted, warn, 'refuse');
+  else if (name === undefined) {
     const annotated = found.annotations[DEFAULT_CONTAINER_ANNOTATION];
-    if (annotated && found.names.includes(annotated)) name = annotated;
-    else {
-      const main = found.pod ? found.pod.spec.containers.map((c) => c.name) : found.names;
-      name = main[0];
-      if (main.length > 1) warn(`Defaulted container "${name}" out of: ${found.names.join(', ')}`);
-    }
+    name = annotated && found.names.includes(annotated) ? annotated : found.names[0];
+    if (name !== annotated && found.names.length > 1) warn(`Defaulted container "${name}" out of: ${found.names.join(', ')}`);
   }
   if (name === undefined || !found.names.includes(name))
-    throw new KubectlError(`Error from server (BadRequest): container ${name ?? '""'} is not valid for pod ${found.name}`);
+    throw new KubectlError(`error: container ${name ?? '""'} is not valid for pod ${found.name} out of: ${found.names.join(', ')}`);
   const container = found.containers.filter((c) => c.labels[KubeletLabels.containerName] === name).pop();
   if (!container) throw new KubectlError(`error: unable to upgrade connection: container not found ("${name}")`);
   return container;
@@ -106,15 +104,25 @@ export function allContainerNames(pod: Pod): string {
 }
 
 /**
- * The container kubectl logs picks (its podcmd.FindOrDefaultContainerByName):
- * WANTED, else the default-container annotation, else the first container,
- * saying so on stderr when the pod has others; a name it does not have is
- * kubectl's error.
+ * The container kubectl picks (podcmd.FindOrDefaultContainerByName, and
+ * logs' own copy of it): WANTED, else the default-container annotation,
+ * else the first container, saying so on stderr when the pod has others; a
+ * name it does not have is kubectl's error. An annotation naming no
+ * container is refused by exec and attach, and passed over with a warning
+ * by logs (`missingDefault`).
  */
-export function containerOfPod(pod: Pod, wanted: string | undefined, warn: (message: string) => void): string {
-  const name = wanted || pod.metadata.annotations?.[DEFAULT_CONTAINER_ANNOTATION];
+export function containerOfPod(
+  pod: Pod,
+  wanted: string | undefined,
+  warn: (message: string) => void,
+  missingDefault: 'refuse' | 'warn' = 'warn',
+): string {
+  const has = (name: string) => [...pod.spec.containers, ...(pod.spec.initContainers ?? [])].some((c) => c.name === name);
+  const annotated = pod.metadata.annotations?.[DEFAULT_CONTAINER_ANNOTATION];
+  const name = wanted || (annotated && (has(annotated) || missingDefault === 'refuse') ? annotated : undefined);
+  if (annotated && !wanted && !name) warn(`Default container name "${annotated}" not found in pod ${pod.metadata.name}`);
   if (name) {
-    if (![...pod.spec.containers, ...(pod.spec.initContainers ?? [])].some((c) => c.name === name))
+    if (!has(name))
       throw new KubectlError(`error: container ${name} is not valid for pod ${pod.metadata.name} out of: ${allContainerNames(pod)}`);
     return name;
   }

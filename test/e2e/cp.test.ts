@@ -163,7 +163,7 @@ describe('knode cp', () => {
       [[':/a', 'b'], 'error: filespec must match the canonical format: [[namespace/]pod:]file/path\n'],
       [['only-one'], 'error: source and destination are required\n'],
       [['nope:/a', join(root, 'y')], 'Error from server (NotFound): pods "nope" not found\n'],
-      [['files-e2e:/a', join(root, 'y'), '-c', 'zz'], 'Error from server (BadRequest): container zz is not valid for pod files-e2e\n'],
+      [['files-e2e:/a', join(root, 'y'), '-c', 'zz'], 'error: container zz is not valid for pod files-e2e out of: main, hostile\n'],
     ];
     for (const [args, stderr] of cases) {
       const res = await knode(['cp', ...args, ...at]);

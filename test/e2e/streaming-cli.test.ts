@@ -137,7 +137,7 @@ describe('knode exec', () => {
     const pod = await knode(['exec', 'nope', ...at, '--', 'true']);
     expect(pod).toMatchObject({ code: 1, stderr: 'Error from server (NotFound): pods "nope" not found\n' });
     const container = await knode(['exec', 'shell-e2e', '-c', 'zz', ...at, '--', 'true']);
-    expect(container).toMatchObject({ code: 1, stderr: 'Error from server (BadRequest): container zz is not valid for pod shell-e2e\n' });
+    expect(container).toMatchObject({ code: 1, stderr: 'error: container zz is not valid for pod shell-e2e out of: side, main\n' });
     const namespace = await knode(['exec', 'shell-e2e', '-n', 'other', ...at, '--', 'true']);
     expect(namespace).toMatchObject({ code: 1, stderr: 'Error from server (NotFound): pods "shell-e2e" not found\n' });
     const none = await knode(['exec', 'shell-e2e', ...at]);
@@ -323,6 +323,9 @@ describe('without a running node', () => {
       code: 1,
       stderr: 'error: cannot exec into a container in a completed pod; current phase is Succeeded\n',
     });
+    // The runtime's view of a pod: its containers in the order they were made, the spec's.
+    const described = (await knode(['describe', 'pod', 'duo-e2e', ...at])).stdout;
+    expect(described.match(/^ {2}(first|second):$/gm)).toEqual(['  first:', '  second:']);
     // The runtime's pods by name, as kubectl lists them (the runtime gives the newest first).
     const names = (await knode(['status', ...at])).stdout
       .trimEnd()

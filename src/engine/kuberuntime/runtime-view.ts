@@ -49,7 +49,10 @@ export async function podsFromRuntime(runtime: RuntimeService, runtimeName: stri
 }
 
 function withStatus(pod: Pod, instances: ContainerInstance[], runtimeName: string): Pod {
-  instances.sort((a, b) => b.createdAt - a.createdAt);
+  // Each container's latest instance, the containers in the order they were first made (the spec's).
+  const first = new Map<string, number>();
+  for (const c of instances) first.set(c.name, Math.min(first.get(c.name) ?? Infinity, c.createdAt));
+  instances.sort((a, b) => first.get(a.name)! - first.get(b.name)! || b.createdAt - a.createdAt);
   const statuses: ContainerStatus[] = [];
   for (const c of instances) {
     if (statuses.some((s) => s.name === c.name)) continue;

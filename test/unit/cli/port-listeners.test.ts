@@ -2,7 +2,8 @@ import { createServer } from 'node:net';
 import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { listenAll, listenHosts, parsePortPair } from '../../../src/cli/port-listeners.js';
-import { pickContainer, type RunningPod } from '../../../src/cli/pod-target.js';
+import { containerOfPod, DEFAULT_CONTAINER_ANNOTATION, pickContainer, type RunningPod } from '../../../src/cli/pod-target.js';
+import type { Pod } from '../../../src/engine/api/v1.js';
 import { KubectlError } from '../../../src/util/user-error.js';
 import type { Container } from '../../../src/cri/types.js';
 
@@ -61,7 +62,46 @@ describe('pickContainer', () => {
     expect(pickContainer(pod(), undefined, (m) => warnings.push(m)).id).toBe('id-a');
     expect(warnings).toEqual(['Defaulted container "a" out of: a, b']);
     expect(() => pickContainer(pod(), 'zz', () => {})).toThrow(
-      new KubectlError('Error from server (BadRequest): container zz is not valid for pod web'),
+      new KubectlError('error: container zz is not valid for pod web out of: a, b'),
+    );
+  });
+});
+
+describe('containerOfPod: kubectl picks a container from the spec', () => {
+  const spec = (annotations?: Record<string, string>) =>
+    ({
+      metadata: { name: 'web', annotations },
+      spec: {
+        initContainers: [{ name: 'prep', image: 'i' }],
+        containers: [
+          { name: 'app', image: 'i' },
+          { name: 'side', image: 'i' },
+        ],
+      },
+    }) as Pod;
+
+  it('takes -c, the annotation, else the first, naming the others as kubectl lists them', () => {
+    const warnings: string[] = [];
+    expect(containerOfPod(spec(), 'prep', (m) => warnings.push(m))).toBe('prep');
+    expect(containerOfPod(spec({ [DEFAULT_CONTAINER_ANNOTATION]: 'side' }), undefined, (m) => warnings.push(m))).toBe('side');
+    expect(warnings).toEqual([]);
+    expect(containerOfPod(spec(), undefined, (m) => warnings.push(m))).toBe('app');
+    expect(warnings).toEqual(['Defaulted container "app" out of: app, side, prep (init)']);
+    expect(() => containerOfPod(spec(), 'zz', () => {})).toThrow(
+      new KubectlError('error: container zz is not valid for pod web out of: app, side, prep (init)'),
+    );
+  });
+
+  it('passes over an annotation naming no container for logs, and refuses it for exec and attach', () => {
+    const warnings: string[] = [];
+    const missing = spec({ [DEFAULT_CONTAINER_ANNOTATION]: 'gone' });
+    expect(containerOfPod(missing, undefined, (m) => warnings.push(m))).toBe('app');
+    expect(warnings).toEqual([
+      'Default container name "gone" not found in pod web',
+      'Defaulted container "app" out of: app, side, prep (init)',
+    ]);
+    expect(() => containerOfPod(missing, undefined, () => {}, 'refuse')).toThrow(
+      new KubectlError('error: container gone is not valid for pod web out of: app, side, prep (init)'),
     );
   });
 });

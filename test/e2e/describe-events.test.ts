@@ -5,7 +5,9 @@ import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
 import { knode, startKnodeRun, type RunningNode } from '../helpers/cli.js';
+import { webDeployment } from '../helpers/workloads.js';
 import { cliEntry, eventually } from '../helpers/runtimes.js';
 
 const root = mkdtempSync(join(tmpdir(), 'knode-describe-'));
@@ -27,26 +29,8 @@ beforeAll(async () => {
     ),
   );
   writeFileSync(join(manifests, 'crash.yaml'), pod('crash', 'echo dying; exit 3'));
-  writeFileSync(
-    join(manifests, 'greet.yaml'),
-    `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: greet
-spec:
-  replicas: 1
-  selector:
-    matchLabels: { app: greet }
-  template:
-    metadata:
-      labels: { app: greet }
-    spec:
-      containers:
-        - name: app
-          image: busybox:1.36
-          command: ["sleep", "3600"]
-`,
-  );
+  const greet = webDeployment({ name: 'app', image: 'busybox:1.36', command: ['sleep', '3600'] }, { replicas: 1 });
+  writeFileSync(join(manifests, 'greet.yaml'), stringify({ ...greet, metadata: { name: 'greet' } }));
   node = startKnodeRun(manifests, root, ['--output', 'plain']);
   await eventually(
     () =>

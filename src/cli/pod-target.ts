@@ -14,8 +14,8 @@ export interface RunningPod {
   sandbox: PodSandbox;
   /** Running containers, oldest first (the order the pod's containers started in). */
   containers: Container[];
-  /** The containers' names in the spec's order (from the node's pod; else the running ones'). */
-  names: string[];
+  /** Every container the runtime made in the sandbox, oldest first (ended ones too). */
+  made: Container[];
   annotations: Record<string, string>;
   pod?: Pod;
 }
@@ -60,12 +60,8 @@ export async function findRunningPod(
   }
   const made = (await client.listContainers({ podSandboxId: sandbox.id })).sort((a, b) => Number(a.createdAt) - Number(b.createdAt));
   const containers = made.filter((c) => c.state === 'CONTAINER_RUNNING');
-  // Without the spec, the names of every container it made: one that is not running is then kubectl's "not found".
-  const names = pod
-    ? [...(pod.spec.initContainers ?? []), ...pod.spec.containers].map((c) => c.name)
-    : [...new Set(made.map((c) => c.labels[KubeletLabels.containerName]))];
   const annotations = { ...(sandbox.annotations ?? {}), ...(pod?.metadata.annotations ?? {}) };
-  return { namespace, name, sandbox, containers, names, annotations, pod };
+  return { namespace, name, sandbox, containers, made, annotations, pod };
 }
 
 /** Succeeded or Failed when every container of SANDBOX has ended (Failed when one ended non-zero), as the kubelet would phase a pod that restarts none. */
@@ -78,21 +74,16 @@ async function endedPhase(client: CriClient, sandbox: PodSandbox | undefined): P
 }
 
 /**
- * The container to exec into or attach to, as kubectl picks it: with the
- * pod's spec as containerOfPod does (a default-container annotation naming
- * no container is an error there); without it, -c, else the annotation,
- * else the first container the runtime made, saying so when there were several.
+ * The container to exec into or attach to, as kubectl picks it: from the
+ * pod's spec when the node gave it, else from what the runtime made (see
+ * containerOfRuntime); a default-container annotation naming no container
+ * is an error for these commands. A picked container that is not running
+ * is "not found", as the kubelet's streaming server says.
  */
 export function pickContainer(found: RunningPod, wanted: string | undefined, warn: (message: string) => void): Container {
-  let name = wanted;
-  if (found.pod) name = containerOfPod(found.pod, wanted, warn, 'refuse');
-  else if (name === undefined) {
-    const annotated = found.annotations[DEFAULT_CONTAINER_ANNOTATION];
-    name = annotated && found.names.includes(annotated) ? annotated : found.names[0];
-    if (name !== annotated && found.names.length > 1) warn(`Defaulted container "${name}" out of: ${found.names.join(', ')}`);
-  }
-  if (name === undefined || !found.names.includes(name))
-    throw new KubectlError(`error: container ${name ?? '""'} is not valid for pod ${found.name} out of: ${found.names.join(', ')}`);
+  const name = found.pod
+    ? containerOfPod(found.pod, wanted, warn, 'refuse')
+    : containerOfRuntime(found.made, found.annotations, wanted, found.name, warn, 'refuse');
   const container = found.containers.filter((c) => c.labels[KubeletLabels.containerName] === name).pop();
   if (!container) throw new KubectlError(`error: unable to upgrade connection: container not found ("${name}")`);
   return container;
@@ -134,25 +125,31 @@ export function containerOfPod(
 
 /**
  * The same pick without the pod's spec, as near as the runtime tells it:
- * the first running container (init containers have ended), else the
- * first made (the kubelet makes them in the spec's order).
+ * MADE is every container the runtime made for the pod, ANNOTATIONS its
+ * sandbox's. WANTED, else the annotation, else the first running container
+ * (init containers have ended), else the first made (the kubelet makes
+ * them in the spec's order).
  */
 export function containerOfRuntime(
-  containers: Container[],
+  made: Container[],
+  annotations: Record<string, string>,
   wanted: string | undefined,
   pod: string,
   warn: (message: string) => void,
+  missingDefault: 'refuse' | 'warn' = 'warn',
 ): string {
   const namesOf = (list: Container[]) => [
     ...new Set([...list].sort((a, b) => a.createdAt - b.createdAt).map((c) => c.labels[KubeletLabels.containerName])),
   ];
-  const names = namesOf(containers);
-  if (wanted) {
-    if (!names.includes(wanted))
-      throw new KubectlError(`error: container ${wanted} is not valid for pod ${pod} out of: ${names.join(', ')}`);
-    return wanted;
+  const names = namesOf(made);
+  const annotated = annotations[DEFAULT_CONTAINER_ANNOTATION];
+  const name = wanted || (annotated && (names.includes(annotated) || missingDefault === 'refuse') ? annotated : undefined);
+  if (annotated && !wanted && !name) warn(`Default container name "${annotated}" not found in pod ${pod}`);
+  if (name) {
+    if (!names.includes(name)) throw new KubectlError(`error: container ${name} is not valid for pod ${pod} out of: ${names.join(', ')}`);
+    return name;
   }
-  const first = namesOf(containers.filter((c) => c.state === 'CONTAINER_RUNNING'))[0] ?? names[0];
+  const first = namesOf(made.filter((c) => c.state === 'CONTAINER_RUNNING'))[0] ?? names[0];
   if (names.length > 1) warn(`Defaulted container "${first}" out of: ${names.join(', ')}`);
   return first;
 }

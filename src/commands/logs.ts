@@ -96,11 +96,16 @@ export default class Logs extends BaseCommand {
   ): Promise<void> {
     const client = await this.connectRuntime(flags);
     try {
-      const containers = (
-        await client.listContainers({ labelSelector: { [KubeletLabels.podName]: name, [KubeletLabels.podNamespace]: namespace } })
-      ).sort((a, b) => b.createdAt - a.createdAt);
+      const labelSelector = { [KubeletLabels.podName]: name, [KubeletLabels.podNamespace]: namespace };
+      const [containers, sandboxes] = await Promise.all([
+        client.listContainers({ labelSelector }),
+        client.listPodSandbox({ labelSelector }),
+      ]);
+      containers.sort((a, b) => b.createdAt - a.createdAt);
       if (containers.length === 0) throw notFound(`${namespace}/${name}`, []);
-      const wanted = containerOfRuntime(containers, flags.container, name, (m) => this.logToStderr(m));
+      // The newest sandbox's annotations are the pod's as the runtime keeps them (the default-container one among them).
+      const annotations = sandboxes.sort((a, b) => b.createdAt - a.createdAt)[0]?.annotations ?? {};
+      const wanted = containerOfRuntime(containers, annotations, flags.container, name, (m) => this.logToStderr(m));
       const instance = containers.filter((c) => c.labels[KubeletLabels.containerName] === wanted)[flags.previous ? 1 : 0];
       if (!instance)
         throw new UserError(

@@ -333,10 +333,18 @@ describe('without a running node', () => {
       .slice(1)
       .map((l) => l.split(' ')[0]);
     expect(names).toEqual(['duo-e2e', 'once-e2e', 'shell-e2e', 'ticker-e2e', 'web-e2e']);
+    // -o wide adds each pod's CPU and memory from the runtime's stats, as it does from a node's.
+    const wide = (await knode(['status', '-o', 'wide', ...at])).stdout.split('\n');
+    expect(wide[0]).toMatch(/ CPU +MEMORY$/);
+    expect(wide.find((l) => l.startsWith('shell-e2e '))).toMatch(/ \d+m +\d+Mi$/);
     expect(await knode(['logs', 'duo-e2e', ...at])).toEqual({
       code: 0,
       stdout: 'from-first\n',
       stderr: 'Defaulted container "first" out of: first, second\n',
     });
+    // The sandbox keeps the pod's default-container annotation: logs picks "main", as exec does, with nothing said.
+    const annotated = await knode(['logs', 'shell-e2e', ...at]);
+    expect(annotated).toMatchObject({ code: 0, stderr: '' });
+    expect(annotated.stdout).toContain('echo-through-attach\n');
   }, 30_000);
 });

@@ -2,7 +2,13 @@ import { createServer } from 'node:net';
 import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { listenAll, listenHosts, parsePortPair } from '../../../src/cli/port-listeners.js';
-import { containerOfPod, DEFAULT_CONTAINER_ANNOTATION, pickContainer, type RunningPod } from '../../../src/cli/pod-target.js';
+import {
+  containerOfPod,
+  containerOfRuntime,
+  DEFAULT_CONTAINER_ANNOTATION,
+  pickContainer,
+  type RunningPod,
+} from '../../../src/cli/pod-target.js';
 import type { Pod } from '../../../src/engine/api/v1.js';
 import { KubectlError } from '../../../src/util/user-error.js';
 import type { Container } from '../../../src/cri/types.js';
@@ -44,26 +50,41 @@ describe('listenAll', () => {
 });
 
 describe('pickContainer', () => {
-  const container = (name: string, id: string) => ({ id, labels: { 'io.kubernetes.container.name': name } }) as unknown as Container;
-  const pod = (annotations: Record<string, string> = {}): RunningPod =>
-    ({
-      namespace: 'default',
-      name: 'web',
-      containers: [container('a', 'id-a'), container('b', 'id-b')],
-      names: ['a', 'b'],
-      annotations,
-    }) as unknown as RunningPod;
+  const container = (name: string, id: string, createdAt: number, state = 'CONTAINER_RUNNING') =>
+    ({ id, createdAt, state, labels: { 'io.kubernetes.container.name': name } }) as unknown as Container;
+  const pod = (annotations: Record<string, string> = {}): RunningPod => {
+    const made = [container('prep', 'id-prep', 1, 'CONTAINER_EXITED'), container('a', 'id-a', 2), container('b', 'id-b', 3)];
+    return { namespace: 'default', name: 'web', made, containers: made.slice(1), annotations } as unknown as RunningPod;
+  };
 
-  it('picks -c, then the default-container annotation, then the first, saying so when there were several', () => {
+  it('picks -c, then the default-container annotation, then the first running, saying so when there were several', () => {
     const warnings: string[] = [];
     expect(pickContainer(pod(), 'b', (m) => warnings.push(m)).id).toBe('id-b');
     expect(pickContainer(pod({ 'kubectl.kubernetes.io/default-container': 'b' }), undefined, (m) => warnings.push(m)).id).toBe('id-b');
     expect(warnings).toEqual([]);
     expect(pickContainer(pod(), undefined, (m) => warnings.push(m)).id).toBe('id-a');
-    expect(warnings).toEqual(['Defaulted container "a" out of: a, b']);
+    expect(warnings).toEqual(['Defaulted container "a" out of: prep, a, b']);
     expect(() => pickContainer(pod(), 'zz', () => {})).toThrow(
-      new KubectlError('error: container zz is not valid for pod web out of: a, b'),
+      new KubectlError('error: container zz is not valid for pod web out of: prep, a, b'),
     );
+    expect(() => pickContainer(pod(), 'prep', () => {})).toThrow(
+      new KubectlError('error: unable to upgrade connection: container not found ("prep")'),
+    );
+  });
+
+  it('refuses an annotation naming no container, where logs passes over it', () => {
+    const found = pod({ 'kubectl.kubernetes.io/default-container': 'gone' });
+    expect(() => pickContainer(found, undefined, () => {})).toThrow(
+      new KubectlError('error: container gone is not valid for pod web out of: prep, a, b'),
+    );
+    const warnings: string[] = [];
+    expect(containerOfRuntime(found.made, found.annotations, undefined, 'web', (m) => warnings.push(m))).toBe('a');
+    expect(warnings).toEqual(['Default container name "gone" not found in pod web', 'Defaulted container "a" out of: prep, a, b']);
+  });
+
+  it('falls back to the first made when none runs', () => {
+    const made = [container('a', 'id-a', 2, 'CONTAINER_EXITED'), container('b', 'id-b', 1, 'CONTAINER_EXITED')];
+    expect(containerOfRuntime(made, {}, undefined, 'web', () => {})).toBe('b');
   });
 });
 

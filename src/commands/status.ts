@@ -9,7 +9,7 @@ import { podsFromRuntime } from '../engine/kuberuntime/runtime-view.js';
 import { compareStrings } from '../util/compare.js';
 import { formatTable, podCells, POD_COLUMNS, WIDE_COLUMNS } from '../ui/pod-table.js';
 import { UserError } from '../util/user-error.js';
-import { nodeSummary } from '../cli/usage.js';
+import { readSummary } from '../cli/usage.js';
 import { readSavedObjects } from '../controllers/local-api.js';
 import { rootPaths } from '../util/paths.js';
 import { workloadTables } from '../ui/workload-table.js';
@@ -61,8 +61,8 @@ export default class Status extends BaseCommand {
     // In the apiserver's order, as kubectl lists them: by namespace, then name.
     const key = (p: Pod) => `${p.metadata.namespace}/${p.metadata.name}`;
     const wanted = (args.pod ? this.select(pods, args.pod) : pods).sort((a, b) => compareStrings(key(a), key(b)));
-    // -o wide adds what kubectl top would say of each pod, from the node's Summary API.
-    const usage = flags.output === 'wide' && node ? await this.usage(node) : undefined;
+    // -o wide adds what kubectl top would say of each pod: the node's Summary API, or the runtime's stats without a node.
+    const usage = flags.output === 'wide' && wanted.length > 0 ? await this.usage(node, rootDir, flags) : undefined;
     this.print(wanted, flags.output, flags['all-namespaces'], !!args.pod, usage);
     // Beside the pods, the workloads the local controllers run, as `kubectl get all` lists them.
     if (!args.pod && flags.output !== 'json' && flags.output !== 'yaml') {
@@ -90,8 +90,13 @@ export default class Status extends BaseCommand {
     return found;
   }
 
-  private async usage(node: NodeClient): Promise<Map<string, PodUsage>> {
-    const summary = await nodeSummary(node);
+  private async usage(
+    node: NodeClient | undefined,
+    rootDir: string,
+    flags: { 'root-dir'?: string; 'runtime-endpoint'?: string },
+  ): Promise<Map<string, PodUsage>> {
+    // A CPU rate needs two readings: a pod just seen has none in the first, and is read again a second later.
+    const summary = await readSummary(node, rootDir, () => this.connectRuntime(flags), true);
     return new Map(summary.pods.map((p) => [`${p.podRef.namespace}/${p.podRef.name}`, podUsage(p)]));
   }
 

@@ -68,6 +68,8 @@ export function containerRecord(
     podSandboxId: sandbox.id,
     metadata: { name, attempt },
     image: config.image?.image ?? '',
+    ...(image.repoTags[0] ? { imageTag: image.repoTags[0] } : {}),
+    ...(config.image?.userSpecifiedImage ? { userSpecifiedImage: config.image.userSpecifiedImage } : {}),
     imageRef: image.repoDigests[0] ?? image.id,
     imageId: image.id,
     command: config.command,

@@ -36,7 +36,7 @@ export function toContainer(c: ContainerRecord): Container {
     id: c.id,
     podSandboxId: c.podSandboxId,
     metadata: c.metadata,
-    image: { image: c.image },
+    image: { image: c.image, userSpecifiedImage: c.userSpecifiedImage ?? '' },
     imageRef: c.imageRef,
     imageId: c.imageId,
     state: c.state,
@@ -55,7 +55,8 @@ export function toContainerStatus(c: ContainerRecord): ContainerStatus {
     startedAt: c.startedAt,
     finishedAt: c.finishedAt,
     exitCode: c.exitCode,
-    image: { image: c.image },
+    // As containerd's: the image's tag when it has one (the create named it by id), else the create's image spec.
+    image: c.imageTag ? { image: c.imageTag } : { image: c.image, userSpecifiedImage: c.userSpecifiedImage ?? '' },
     imageRef: c.imageRef,
     imageId: c.imageId,
     reason: c.reason,

@@ -98,7 +98,12 @@ export interface ContainerRecord {
   id: string;
   podSandboxId: string;
   metadata: { name: string; attempt: number };
+  /** The image as the create named it (the kubelet names it by id). */
   image: string;
+  /** The image's first tag when the container was made: its status names the image so, as containerd's does. */
+  imageTag?: string;
+  /** The image as the pod's spec named it (CRI user_specified_image). */
+  userSpecifiedImage?: string;
   imageRef: string;
   imageId: string;
   command: string[];

@@ -275,6 +275,23 @@ describe.each(runtimesUnderTest())('CRI against the $name runtime', (runtime) =>
     expect(fs.imageFilesystems.length).toBeGreaterThan(0);
   });
 
+  it("names a container's image as the kubelet reads it: by tag in its status, as created in the list", async () => {
+    const image = (await client.imageStatus({ image: TEST_IMAGE }))!;
+    const { id: sandboxId, config } = await newSandbox('image-names');
+    // The kubelet creates by the image's id and gives the spec's name as user_specified_image.
+    const spec = { image: image.id, userSpecifiedImage: 'busybox:1.36' };
+    const cid = await client.createContainer(sandboxId, containerConfig('named', ['sleep', '30'], { image: spec }), config);
+    const status = (await client.containerStatus(cid)).status!;
+    expect(status.image?.image).toBe('docker.io/library/busybox:1.36');
+    // containerd 1.6 predates image_id (CRI v1.31) and names the image by its digest alone.
+    if (runtime.name === 'containerd 1.6') expect(status.imageRef).toMatch(/^docker\.io\/library\/busybox@sha256:/);
+    else expect(status.imageId).toBe(image.id);
+    const [listed] = await client.listContainers({ id: cid });
+    expect(listed.image?.image).toBe(image.id);
+    // containerd 1.6 predates user_specified_image (CRI v1.29) and drops it.
+    expect(listed.image?.userSpecifiedImage).toBe(runtime.name === 'containerd 1.6' ? '' : 'busybox:1.36');
+  });
+
   it('answers NOT_FOUND for unknown ids and images', async () => {
     const { id, config } = await newSandbox('errors');
     expect(await codeOf(client.containerStatus('0'.repeat(64)))).toBe(GrpcCode.NOT_FOUND);

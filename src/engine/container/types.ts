@@ -12,7 +12,10 @@ export interface ContainerInstance {
   startedAt: number;
   finishedAt: number;
   exitCode: number;
+  /** The image as the runtime reports it: a tag where it has one. */
   image: string;
+  /** The image as the pod's spec named it, when the runtime kept it (CRI user_specified_image). */
+  userSpecifiedImage?: string;
   imageRef: string;
   imageId: string;
   reason: string;

@@ -78,6 +78,7 @@ export function toContainerInstance(s: CriContainerStatus): ContainerInstance {
     finishedAt: nsToMs(s.finishedAt),
     exitCode: s.exitCode,
     image: s.image?.image ?? '',
+    ...(s.image?.userSpecifiedImage ? { userSpecifiedImage: s.image.userSpecifiedImage } : {}),
     imageRef: s.imageRef,
     imageId: s.imageId,
     reason: s.reason,

@@ -40,7 +40,10 @@ export async function podsFromRuntime(runtime: RuntimeService, runtimeName: stri
     const entry = pods.get(c.labels[KubeletLabels.podUid] ?? '');
     if (!entry) continue;
     try {
-      entry.instances.push(toContainerInstance((await runtime.containerStatus(c.id)).status!));
+      const instance = toContainerInstance((await runtime.containerStatus(c.id)).status!);
+      // The list keeps the create's image spec, with the name the pod's spec gave; a status has the image's tag instead.
+      if (c.image?.userSpecifiedImage) instance.userSpecifiedImage = c.image.userSpecifiedImage;
+      entry.instances.push(instance);
     } catch {
       // removed between the list and the status: leave it out
     }
@@ -56,7 +59,8 @@ function withStatus(pod: Pod, instances: ContainerInstance[], runtimeName: strin
   const statuses: ContainerStatus[] = [];
   for (const c of instances) {
     if (statuses.some((s) => s.name === c.name)) continue;
-    pod.spec.containers.push({ name: c.name, image: c.image });
+    // The spec's image as the pod named it, where the runtime kept the name (containerd 2 and the embedded runtime do).
+    pod.spec.containers.push({ name: c.name, image: c.userSpecifiedImage ?? c.image });
     const running = c.state === 'running';
     statuses.push({
       name: c.name,

@@ -7,10 +7,13 @@ import { eventSeverity, eventVerbosity } from '../engine/events-table.js';
  */
 export function formatEventLine(event: LifecycleEvent, verbosity = 0): string {
   const time = new Date(event.at).toISOString().slice(11, 23);
-  const subject = event.pod ? `${event.pod}${event.container ? `/${event.container}` : ''}` : 'node';
-  const uid = verbosity >= 2 && event.uid ? ` (${event.uid})` : '';
+  // A PLEG event of a pod the node no longer has (removed) is named by its UID alone.
+  const subject = event.pod ? `${event.pod}${event.container ? `/${event.container}` : ''}` : event.uid ? `pod ${event.uid}` : 'node';
+  const uid = verbosity >= 2 && event.pod && event.uid ? ` (${event.uid})` : '';
   const reason = event.reason ? ` [${event.reason}]` : '';
-  const message = event.message ? ` ${event.message}` : '';
+  // A PLEG event says which container (or sandbox: the PLEG counts it as one) by its short id, as crictl prints ids.
+  const what = event.type === 'PLEGEvent' && event.detail.containerId ? event.detail.containerId.slice(0, 13) : '';
+  const message = event.message ? ` ${event.message}` : what ? ` ${what}` : '';
   return `${time} ${event.type.padEnd(17)} ${subject}${uid}${reason}${message}`;
 }
 

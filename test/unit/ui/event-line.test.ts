@@ -37,6 +37,14 @@ describe('log lines of a running node', () => {
     );
   });
 
+  it("names a PLEG event's container by its short id, and a removed pod by its UID", () => {
+    const id = 'c0ffee'.repeat(10) + 'abcd';
+    const pleg = (pod: string) =>
+      ({ type: 'PLEGEvent', pod, uid: 'u-1', at, reason: 'ContainerRemoved', detail: { containerId: id } }) as LifecycleEvent;
+    expect(formatEventLine(pleg('default/web-n1'))).toBe('10:00:01.250 PLEGEvent         default/web-n1 [ContainerRemoved] c0ffeec0ffeec');
+    expect(formatEventLine(pleg(''), 2)).toBe('10:00:01.250 PLEGEvent         pod u-1 [ContainerRemoved] c0ffeec0ffeec');
+  });
+
   it("writes klog's JSON: ts in seconds, v, msg, the pod as an object reference, the rest as keys", () => {
     expect(JSON.parse(formatEventLogJson(started))).toEqual({
       ts: at / 1000,

@@ -11,6 +11,7 @@ import type { KubeObject } from '../engine/api/workloads.js';
 import { podsFromRuntime } from '../engine/kuberuntime/runtime-view.js';
 import { rootPaths } from '../util/paths.js';
 import { UserError } from '../util/user-error.js';
+import { resourceOf } from './stop-pods.js';
 import { deletedObjects } from './target-kinds.js';
 
 /** The manifests' path (-f), or undefined when the objects are named; kubectl's errors for neither or both. */
@@ -25,11 +26,17 @@ export function manifestsPath(filename: string | undefined, words: string[]): st
   return path;
 }
 
-/** The error for workloads of FILENAME's manifests (or named) that the node running under ROOT_DIR runs: they are its to delete. */
-export function ownedByNode(rootDir: string, filename: string | undefined): UserError {
+/**
+ * The refusal for OBJECTS (of FILENAME's manifests, or named) that the node
+ * running under ROOT_DIR runs: they are its to delete. Exit 2 before
+ * anything is touched, as apply's refusal beside a node.
+ */
+export function ownedByNode(rootDir: string, filename: string | undefined, objects: KubeObject[]): UserError {
+  const refs = objects.map((o) => `${resourceOf(o.kind)}/${o.metadata.name}`);
+  const shown = refs.length > 3 ? `${refs.slice(0, 3).join(', ')} and ${refs.length - 3} more` : refs.join(', ');
   return new UserError(
     'usage',
-    `the node running under ${rootDir} runs the workloads ${filename !== undefined ? `of ${filename}` : 'named'}`,
+    `the node running under ${rootDir} runs ${shown}${filename !== undefined ? ` (of ${filename})` : ''}, which it would make again`,
     `remove ${filename !== undefined ? 'them' : 'their manifests'} from its --static-dir, or stop it first`,
   );
 }

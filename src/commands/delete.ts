@@ -84,7 +84,7 @@ export default class Delete extends BaseCommand {
     const { pods, objects, errors } = path ? await readManifests(path, config.nodeName) : { pods: [], objects: named!.objects, errors: [] };
     if (!this.detached) for (const e of errors) this.logToStderr(`Error: ${e}`);
     const node = await NodeClient.find(rootDir);
-    if (objects.length > 0 && node) throw ownedByNode(rootDir, flags.filename);
+    if (objects.length > 0 && node) throw ownedByNode(rootDir, flags.filename, objects);
     // A claim named goes: --claims is for the claims of manifests.
     const claims = flags.claims || named !== undefined;
     const client = await this.connectRuntime(flags);

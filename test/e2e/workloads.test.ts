@@ -116,7 +116,9 @@ describe('a Deployment in the static dir', () => {
       const refused = await knode(['delete', ...args, '--root-dir', root]);
       expect(refused.code, args.join(' ')).toBe(2);
       expect(refused.stderr).toContain(
-        `Error: the node running under ${root} runs the workloads ${args[0] === '-f' ? `of ${file}` : 'named'}`,
+        args[0] === '-f'
+          ? `Error: the node running under ${root} runs configmap/settings, secret/creds, deployment.apps/web (of ${file}), which it would make again`
+          : `Error: the node running under ${root} runs deployment.apps/web, which it would make again`,
       );
     }
     expect(await runningPods()).toHaveLength(2);

@@ -1,6 +1,7 @@
 import type { CriClient } from '../cri/client.js';
 import { KubeletLabels, type Container, type PodSandbox } from '../cri/types.js';
 import type { Pod, PodList } from '../engine/api/v1.js';
+import { InitContainerAnnotation } from '../engine/kuberuntime/labels.js';
 import type { NodeClient } from './node-client.js';
 import { KubectlError } from '../util/user-error.js';
 
@@ -126,9 +127,10 @@ export function containerOfPod(
 /**
  * The same pick without the pod's spec, as near as the runtime tells it:
  * MADE is every container the runtime made for the pod, ANNOTATIONS its
- * sandbox's. WANTED, else the annotation, else the first running container
- * (init containers have ended), else the first made (the kubelet makes
- * them in the spec's order).
+ * sandbox's. WANTED, else the annotation, else the first container, listed
+ * as kubectl lists them: containers, then init containers (those knode
+ * marked so). Unmarked (another kubelet's), the first running one, else
+ * the first made (the kubelet makes them in the spec's order).
  */
 export function containerOfRuntime(
   made: Container[],
@@ -141,15 +143,19 @@ export function containerOfRuntime(
   const namesOf = (list: Container[]) => [
     ...new Set([...list].sort((a, b) => a.createdAt - b.createdAt).map((c) => c.labels[KubeletLabels.containerName])),
   ];
+  const isInit = (c: Container) => c.annotations?.[InitContainerAnnotation] !== undefined;
   const names = namesOf(made);
+  const regular = namesOf(made.filter((c) => !isInit(c)));
+  const listed = [...regular, ...namesOf(made.filter(isInit)).map((n) => `${n} (init)`)].join(', ');
   const annotated = annotations[DEFAULT_CONTAINER_ANNOTATION];
   const name = wanted || (annotated && (names.includes(annotated) || missingDefault === 'refuse') ? annotated : undefined);
   if (annotated && !wanted && !name) warn(`Default container name "${annotated}" not found in pod ${pod}`);
   if (name) {
-    if (!names.includes(name)) throw new KubectlError(`error: container ${name} is not valid for pod ${pod} out of: ${names.join(', ')}`);
+    if (!names.includes(name)) throw new KubectlError(`error: container ${name} is not valid for pod ${pod} out of: ${listed}`);
     return name;
   }
-  const first = namesOf(made.filter((c) => c.state === 'CONTAINER_RUNNING'))[0] ?? names[0];
-  if (names.length > 1) warn(`Defaulted container "${first}" out of: ${names.join(', ')}`);
+  const first =
+    (regular.length < names.length ? regular[0] : undefined) ?? namesOf(made.filter((c) => c.state === 'CONTAINER_RUNNING'))[0] ?? names[0];
+  if (names.length > 1) warn(`Defaulted container "${first}" out of: ${listed}`);
   return first;
 }

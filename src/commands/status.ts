@@ -50,9 +50,7 @@ export default class Status extends BaseCommand {
     } else {
       if (flags.watch)
         throw new UserError('usage', `no node runs under ${rootDir}: --watch needs one`, 'start it with `knode run --static-dir DIR`');
-      this.logToStderr(
-        `No node runs under ${rootDir}; showing what the runtime holds (restart policies and init containers are not known there).`,
-      );
+      this.logToStderr(`No node runs under ${rootDir}; showing what the runtime holds (restart policies are not known there).`);
       const client = await this.connectRuntime(flags);
       const version = await client.version();
       pods = await podsFromRuntime(client, version.runtimeName);

@@ -36,8 +36,10 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  node.kill('SIGTERM');
-  await new Promise((resolve) => node.once('exit', resolve));
+  if (node.exitCode === null && node.signalCode === null) {
+    node.kill('SIGTERM');
+    await new Promise((resolve) => node.once('exit', resolve));
+  }
   await knode(['runtime', 'stop', ...at]);
 });
 
@@ -193,5 +195,29 @@ describe('a running node', () => {
     );
     const still = await knode(['status', 'extra-faces', ...at]);
     expect(still.stdout).toMatch(/^extra-faces +1\/1 +Running +0 /m);
+  });
+});
+
+describe('the runtime alone, once the node has stopped', () => {
+  it("tells a pod's init containers and sidecars from its containers, by knode's mark on them", async () => {
+    node.kill('SIGTERM');
+    await new Promise((resolve) => node.once('exit', resolve));
+    const table = await knode(['status', ...at]);
+    expect(table.stderr).toContain('showing what the runtime holds');
+    expect(table.stdout).toMatch(/^web-faces +2\/2 +Running /m);
+    const pod = JSON.parse((await knode(['status', 'web-faces', '-o', 'json', ...at])).stdout);
+    expect(pod.spec.initContainers).toEqual([
+      { name: 'prepare', image: 'busybox:1.36' },
+      { name: 'log-shipper', image: 'busybox:1.36', restartPolicy: 'Always' },
+    ]);
+    expect(pod.spec.containers).toEqual([{ name: 'app', image: 'busybox:1.36' }]);
+    expect(pod.status.conditions).toEqual([
+      { type: 'Initialized', status: 'True' },
+      { type: 'Ready', status: 'True' },
+    ]);
+    // logs picks and lists the containers as it does from the node's spec.
+    const several = await knode(['logs', 'web-faces', ...at]);
+    expect(several.stderr).toBe('Defaulted container "app" out of: app, prepare (init), log-shipper (init)\n');
+    expect(several.stdout).toMatch(/^serving$/m);
   });
 });

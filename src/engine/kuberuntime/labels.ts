@@ -1,11 +1,19 @@
 import type { ContainerStatus as CriContainerStatus } from '../../cri/types.js';
 import { KubeletAnnotations, KubeletLabels } from '../../cri/types.js';
+import { isRestartableInit } from '../api/pod-util.js';
 import type { Container, Pod } from '../api/v1.js';
 import type { ContainerInstance } from '../container/types.js';
 import { canonicalJson } from '../config/static-pod.js';
 
 /** knode's own label: which node's kubelet made this sandbox or container (a shared runtime may hold others'). */
 export const NodeNameLabel = 'io.knode.node-name';
+
+/**
+ * knode's own annotation on an init container: `init`, or `sidecar` for one
+ * that restarts (restartPolicy Always). The kubelet marks none, so without
+ * the pod's spec only this tells a pod's init containers from the rest.
+ */
+export const InitContainerAnnotation = 'io.knode.container.init';
 
 export function sandboxLabels(pod: Pod, nodeName: string): Record<string, string> {
   return {
@@ -35,6 +43,8 @@ export function containerAnnotations(pod: Pod, container: Container, restartCoun
     [KubeletAnnotations.terminationMessagePolicy]: container.terminationMessagePolicy ?? 'File',
     [KubeletAnnotations.terminationGracePeriod]: String(pod.spec.terminationGracePeriodSeconds ?? 30),
   };
+  const init = (pod.spec.initContainers ?? []).find((c) => c.name === container.name);
+  if (init) annotations[InitContainerAnnotation] = isRestartableInit(init) ? 'sidecar' : 'init';
   if (container.lifecycle?.preStop) annotations[KubeletAnnotations.preStopHandler] = JSON.stringify(container.lifecycle.preStop);
   if (container.ports?.length) annotations[KubeletAnnotations.containerPorts] = JSON.stringify(container.ports);
   return annotations;

@@ -1,15 +1,15 @@
 import type { RuntimeService } from '../../cri/runtime-service.js';
 import { KubeletLabels } from '../../cri/types.js';
-import { rfc3339, type ContainerStatus, type Pod } from '../api/v1.js';
+import { rfc3339, type Container, type ContainerStatus, type Pod } from '../api/v1.js';
 import type { ContainerInstance } from '../container/types.js';
-import { NodeNameLabel, nsToMs, toContainerInstance } from './labels.js';
+import { InitContainerAnnotation, NodeNameLabel, nsToMs, toContainerInstance } from './labels.js';
 
 /**
  * The pods a runtime holds for knode nodes, rebuilt from the kubelet's labels
- * alone (no node running): identity, containers and their states. Without the
- * manifests, restart policies and init containers are unknown, so the phase
- * is read from the containers: Running if any runs, Succeeded or Failed when
- * all have exited.
+ * alone (no node running): identity, containers and their states, and init
+ * containers by knode's mark on them. Without the manifests restart policies
+ * are unknown, so the phase is read from the containers: Running if any runs,
+ * Succeeded or Failed when all have exited.
  */
 export async function podsFromRuntime(runtime: RuntimeService, runtimeName: string): Promise<Pod[]> {
   const [sandboxes, containers] = await Promise.all([runtime.listPodSandbox(), runtime.listContainers()]);
@@ -57,14 +57,20 @@ function withStatus(pod: Pod, instances: ContainerInstance[], runtimeName: strin
   for (const c of instances) first.set(c.name, Math.min(first.get(c.name) ?? Infinity, c.createdAt));
   instances.sort((a, b) => first.get(a.name)! - first.get(b.name)! || b.createdAt - a.createdAt);
   const statuses: ContainerStatus[] = [];
+  const initStatuses: ContainerStatus[] = [];
+  const inits: Container[] = [];
   for (const c of instances) {
-    if (statuses.some((s) => s.name === c.name)) continue;
+    if ([...statuses, ...initStatuses].some((s) => s.name === c.name)) continue;
     // The spec's image as the pod named it, where the runtime kept the name (containerd 2 and the embedded runtime do).
-    pod.spec.containers.push({ name: c.name, image: c.userSpecifiedImage ?? c.image });
+    const spec: Container = { name: c.name, image: c.userSpecifiedImage ?? c.image };
+    // knode marks its init containers; a sidecar is ready while it runs, an init container once it ended well, as the kubelet says.
+    const init = c.annotations?.[InitContainerAnnotation];
+    if (init === 'sidecar') spec.restartPolicy = 'Always';
+    (init ? inits : pod.spec.containers).push(spec);
     const running = c.state === 'running';
-    statuses.push({
+    (init ? initStatuses : statuses).push({
       name: c.name,
-      ready: running,
+      ready: init === 'init' ? c.state === 'exited' && c.exitCode === 0 : running,
       started: running,
       restartCount: c.restartCount,
       image: c.image,
@@ -86,6 +92,9 @@ function withStatus(pod: Pod, instances: ContainerInstance[], runtimeName: strin
   }
   const running = statuses.filter((s) => s.state?.running).length;
   const exited = statuses.filter((s) => s.state?.terminated);
+  // Initialized once every init container ended well and every sidecar runs (no regular container is made before).
+  const initialized = initStatuses.every((s) => s.ready) || statuses.length > 0;
+  const ready = statuses.length > 0 && running === statuses.length && initStatuses.every((s) => s.ready);
   pod.status = {
     phase:
       running > 0
@@ -95,9 +104,14 @@ function withStatus(pod: Pod, instances: ContainerInstance[], runtimeName: strin
             ? 'Succeeded'
             : 'Failed'
           : 'Pending',
+    ...(inits.length > 0 ? { initContainerStatuses: initStatuses } : {}),
     containerStatuses: statuses,
-    conditions: [{ type: 'Ready', status: statuses.length > 0 && running === statuses.length ? 'True' : 'False' }],
+    conditions: [
+      ...(inits.length > 0 ? [{ type: 'Initialized', status: initialized ? ('True' as const) : ('False' as const) }] : []),
+      { type: 'Ready', status: ready ? 'True' : 'False' },
+    ],
   };
+  if (inits.length > 0) pod.spec.initContainers = inits;
   return pod;
 }
 

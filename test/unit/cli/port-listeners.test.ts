@@ -82,6 +82,21 @@ describe('pickContainer', () => {
     expect(warnings).toEqual(['Default container name "gone" not found in pod web', 'Defaulted container "a" out of: prep, a, b']);
   });
 
+  it("lists knode's init containers after the others, as kubectl does, and picks the first container that is not one", () => {
+    const init = (c: Container, kind: string) => ({ ...c, annotations: { 'io.knode.container.init': kind } }) as Container;
+    const made = [
+      init(container('prep', 'id-prep', 1, 'CONTAINER_EXITED'), 'init'),
+      init(container('shipper', 'id-shipper', 2), 'sidecar'),
+      container('app', 'id-app', 3),
+    ];
+    const warnings: string[] = [];
+    expect(containerOfRuntime(made, {}, undefined, 'web', (m) => warnings.push(m))).toBe('app');
+    expect(warnings).toEqual(['Defaulted container "app" out of: app, prep (init), shipper (init)']);
+    expect(() => containerOfRuntime(made, {}, 'zz', 'web', () => {})).toThrow(
+      new KubectlError('error: container zz is not valid for pod web out of: app, prep (init), shipper (init)'),
+    );
+  });
+
   it('falls back to the first made when none runs', () => {
     const made = [container('a', 'id-a', 2, 'CONTAINER_EXITED'), container('b', 'id-b', 1, 'CONTAINER_EXITED')];
     expect(containerOfRuntime(made, {}, undefined, 'web', () => {})).toBe('b');

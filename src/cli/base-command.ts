@@ -80,6 +80,7 @@ export abstract class BaseCommand extends Command {
   protected tell(err: unknown): number | undefined {
     if (err instanceof KubectlError) {
       this.logToStderr(err.message);
+      if (err.hint) this.logToStderr(`Hint: ${err.hint}`);
       return 1;
     }
     if (err instanceof UserError) {

@@ -65,6 +65,18 @@ export async function findRunningPod(
   return { namespace, name, sandbox, containers, made, annotations, pod };
 }
 
+/**
+ * kubectl's NotFound for pod NAME, with the pods of NAMES near it as a hint:
+ * a static pod's name ends with its node's, so `web` is likely `web-myhost`.
+ */
+export function podNotFound(name: string, names: string[]): KubectlError {
+  const near = names.filter((n) => n.includes(name) || name.includes(n.replace(/-[^-]+$/, '')));
+  return new KubectlError(
+    `Error from server (NotFound): pods "${name}" not found`,
+    near.length ? `did you mean ${near.join(', ')}?` : 'list the pods with `knode status`',
+  );
+}
+
 /** Succeeded or Failed when every container of SANDBOX has ended (Failed when one ended non-zero), as the kubelet would phase a pod that restarts none. */
 async function endedPhase(client: CriClient, sandbox: PodSandbox | undefined): Promise<'Succeeded' | 'Failed' | undefined> {
   if (!sandbox) return undefined;

@@ -7,7 +7,7 @@ import { readContainerLog } from '../engine/logs.js';
 import { UserError } from '../util/user-error.js';
 import { namespaceFlag } from '../cli/streaming-command.js';
 import { resolvePod } from '../cli/workload-target.js';
-import { containerOfPod, containerOfRuntime } from '../cli/pod-target.js';
+import { containerOfPod, containerOfRuntime, podNotFound } from '../cli/pod-target.js';
 
 export default class Logs extends BaseCommand {
   static override summary = "Print a container's logs, as kubectl logs does.";
@@ -72,8 +72,8 @@ export default class Logs extends BaseCommand {
     const pods = (await node.json<PodList>('/pods')).body.items;
     const pod = pods.find((p) => p.metadata.namespace === namespace && p.metadata.name === name);
     if (!pod)
-      throw notFound(
-        arg,
+      throw podNotFound(
+        name,
         pods.map((p) => p.metadata.name!),
       );
     return pod;
@@ -102,7 +102,7 @@ export default class Logs extends BaseCommand {
         client.listPodSandbox({ labelSelector }),
       ]);
       containers.sort((a, b) => b.createdAt - a.createdAt);
-      if (containers.length === 0) throw notFound(`${namespace}/${name}`, []);
+      if (containers.length === 0) throw podNotFound(name, []);
       // The newest sandbox's annotations are the pod's as the runtime keeps them (the default-container one among them).
       const annotations = sandboxes.sort((a, b) => b.createdAt - a.createdAt)[0]?.annotations ?? {};
       const wanted = containerOfRuntime(containers, annotations, flags.container, name, (m) => this.logToStderr(m));
@@ -125,14 +125,4 @@ export default class Logs extends BaseCommand {
       client.close();
     }
   }
-}
-
-function notFound(pod: string, names: string[]): UserError {
-  const base = pod.split('/').pop()!;
-  const near = names.filter((n) => n.includes(base) || base.includes(n.replace(/-[^-]+$/, '')));
-  return new UserError(
-    'workloadFailed',
-    `pod "${pod}" not found`,
-    near.length ? `did you mean ${near.join(', ')}?` : 'list the pods with `knode status`',
-  );
 }

@@ -10,6 +10,7 @@ import { compareStrings } from '../util/compare.js';
 import { formatTable, podCells, POD_COLUMNS, WIDE_COLUMNS } from '../ui/pod-table.js';
 import { UserError } from '../util/user-error.js';
 import { readSummary } from '../cli/usage.js';
+import { podNotFound } from '../cli/pod-target.js';
 import { readSavedObjects } from '../controllers/local-api.js';
 import { rootPaths } from '../util/paths.js';
 import { workloadTables } from '../ui/workload-table.js';
@@ -77,14 +78,11 @@ export default class Status extends BaseCommand {
   private select(pods: Pod[], name: string): Pod[] {
     const [namespace, podName] = name.includes('/') ? name.split('/', 2) : [undefined, name];
     const found = pods.filter((p) => p.metadata.name === podName && (!namespace || p.metadata.namespace === namespace));
-    if (found.length === 0) {
-      const near = pods.map((p) => p.metadata.name!).filter((n) => n.includes(podName) || podName.includes(n.replace(/-[^-]+$/, '')));
-      throw new UserError(
-        'workloadFailed',
-        `pod "${name}" not found`,
-        near.length ? `did you mean ${near.join(', ')}?` : 'list the pods with `knode status`',
+    if (found.length === 0)
+      throw podNotFound(
+        podName,
+        pods.map((p) => p.metadata.name!),
       );
-    }
     return found;
   }
 

@@ -30,7 +30,13 @@ export class UserError extends Error {
   }
 }
 
-/** An error told as kubectl tells it (`Error from server (NotFound): …`, `error: …`): printed as it is, exit 1. */
+/** An error told as kubectl tells it (`Error from server (NotFound): …`, `error: …`): printed as it is, exit 1; knode's hint after it. */
 export class KubectlError extends Error {
   override readonly name = 'KubectlError';
+  constructor(
+    message: string,
+    readonly hint?: string,
+  ) {
+    super(message);
+  }
 }

@@ -5,7 +5,7 @@ import { NodeClient, objectEvents } from '../../cli/node-client.js';
 import type { Pod, PodList } from '../../engine/api/v1.js';
 import { podsFromRuntime } from '../../engine/kuberuntime/runtime-view.js';
 import { describePod } from '../../ui/describe-pod.js';
-import { UserError } from '../../util/user-error.js';
+import { podNotFound } from '../../cli/pod-target.js';
 import { describedMatches, exactFlag, joinDescriptions, showsEvents, type Matches } from '../../cli/describe-matching.js';
 
 export default class DescribePod extends DescribeCommand {
@@ -64,10 +64,8 @@ function find(pods: Pod[], namespace: string, name: string, exact: boolean): Mat
   const inNamespace = pods.filter((p) => (p.metadata.namespace ?? 'default') === namespace);
   const matches = describedMatches(inNamespace, name, (p) => p.metadata.name!, exact);
   if (matches.objects.length > 0) return matches;
-  const near = pods.map((p) => p.metadata.name!).filter((n) => n.includes(name) || name.includes(n.replace(/-[^-]+$/, '')));
-  throw new UserError(
-    'workloadFailed',
-    `pods "${name}" not found`,
-    near.length ? `did you mean ${near.join(', ')}?` : 'list the pods with `knode status`',
+  throw podNotFound(
+    name,
+    pods.map((p) => p.metadata.name!),
   );
 }

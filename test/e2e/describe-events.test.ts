@@ -29,6 +29,12 @@ beforeAll(async () => {
     ),
   );
   writeFileSync(join(manifests, 'crash.yaml'), pod('crash', 'echo dying; exit 3'));
+  // Fails once, then runs: a file of the host remembers the first run (the containers here are host processes).
+  const once = join(root, 'twice-once');
+  writeFileSync(
+    join(manifests, 'twice.yaml'),
+    pod('twice', `if [ -f ${once} ]; then echo second; exec sleep 3600; fi; touch ${once}; echo first; exit 1`),
+  );
   const greet = webDeployment({ name: 'app', image: 'busybox:1.36', command: ['sleep', '3600'] }, { replicas: 1 });
   writeFileSync(join(manifests, 'greet.yaml'), stringify({ ...greet, metadata: { name: 'greet' } }));
   node = startKnodeRun(manifests, root, ['--output', 'plain']);
@@ -89,6 +95,19 @@ describe('knode describe pod', () => {
     expect(out).toMatch(
       /^ {2}Warning +BackOff +\d+s( \(x\d+ over \d+s\))? +kubelet +spec\.containers\{app\}: Back-off restarting failed container/m,
     );
+  });
+
+  it("reads a restarted container's logs as the kubelet picks them: --previous is its last termination", async () => {
+    await eventually(
+      async () => (await knode(['logs', 'twice-e2e', '--previous', ...at])).stdout === 'first\n',
+      "the first run's log as the previous one",
+      30_000,
+    );
+    expect(await knode(['logs', 'twice-e2e', ...at])).toMatchObject({ code: 0, stdout: 'second\n' });
+    // Waiting out its back-off, a crash-looping container's log is its last run's (a run just started may have written nothing yet).
+    const current = await knode(['logs', 'crash-e2e', ...at]);
+    expect(current.code, current.stderr).toBe(0);
+    expect(current.stdout).toMatch(/^(dying\n)?$/);
   });
 
   it("answers an unknown pod with kubectl's error and exit code 1", async () => {

@@ -8,6 +8,7 @@ import { resourceMetrics } from '../stats/resource-metrics.js';
 import { serveDebug } from './debug.js';
 import { EVENTS_PATH, serveEvents } from './event-routes.js';
 import type { HostInterface } from './host.js';
+import { logInstance } from './log-container.js';
 import { serveNodeLog } from './node-logs.js';
 
 /** What a listener lets its callers reach beyond the read-only endpoints. */
@@ -213,17 +214,18 @@ async function containerLogs(k: HostInterface, url: URL, req: IncomingMessage, r
   const pod = findPod(k, namespace, name, res);
   if (!pod) return;
   const uid = pod.metadata.uid!;
-  const instances = k.getRuntimePodStatus(uid).containers.filter((c) => c.name === container);
+  const names = [...(pod.spec.initContainers ?? []), ...pod.spec.containers].map((c) => c.name);
+  if (!names.includes(container))
+    return json(res, 404, { message: `container ${container} is not in pod ${namespace}/${name}`, suggestions: names });
   const previous = url.searchParams.get('previous') === 'true';
-  const instance = previous ? instances[1] : instances[0];
-  if (!instance) {
-    const names = [...(pod.spec.initContainers ?? []), ...pod.spec.containers].map((c) => c.name);
-    if (!names.includes(container))
-      return json(res, 404, { message: `container ${container} is not in pod ${namespace}/${name}`, suggestions: names });
-    return json(res, 400, {
-      message: `${previous ? 'previous terminated ' : ''}container "${container}" in pod "${name}" ${previous ? 'not found' : 'is waiting to start'}`,
-    });
-  }
+  // The kubelet picks from the pod's status (its containers' states and last terminations).
+  const picked = logInstance(k.podsWithStatus().find((p) => p.metadata.uid === uid) ?? pod, container, previous);
+  if ('error' in picked) return json(res, 400, { message: picked.error });
+  // `containerd://ID`: the runtime's own id after the scheme.
+  const id = picked.containerID.replace(/^[^:]*:\/\//, '');
+  const instance = k.getRuntimePodStatus(uid).containers.find((c) => c.id === id);
+  // Removed since (the dead instances beyond the newest are): the kubelet's words when the runtime no longer has it.
+  if (!instance) return json(res, 400, { message: `unable to retrieve container logs for ${picked.containerID}` });
   if (!instance.logPath) return json(res, 404, { message: `container ${container} has no log file` });
   const abort = new AbortController();
   req.on('close', () => abort.abort());

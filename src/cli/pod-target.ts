@@ -3,6 +3,7 @@ import { KubeletLabels, type Container, type PodSandbox } from '../cri/types.js'
 import type { Pod, PodList } from '../engine/api/v1.js';
 import { InitContainerAnnotation } from '../engine/kuberuntime/labels.js';
 import type { NodeClient } from './node-client.js';
+import { nearHint, nearNames } from '../util/near-names.js';
 import { KubectlError } from '../util/user-error.js';
 
 /** The annotation naming the container kubectl exec, attach and logs pick when -c is not given. */
@@ -65,16 +66,9 @@ export async function findRunningPod(
   return { namespace, name, sandbox, containers, made, annotations, pod };
 }
 
-/**
- * kubectl's NotFound for pod NAME, with the pods of NAMES near it as a hint:
- * a static pod's name ends with its node's, so `web` is likely `web-myhost`.
- */
+/** kubectl's NotFound for pod NAME, with the pods of NAMES near it as a hint. */
 export function podNotFound(name: string, names: string[]): KubectlError {
-  const near = names.filter((n) => n.includes(name) || name.includes(n.replace(/-[^-]+$/, '')));
-  return new KubectlError(
-    `Error from server (NotFound): pods "${name}" not found`,
-    near.length ? `did you mean ${near.join(', ')}?` : 'list the pods with `knode status`',
-  );
+  return new KubectlError(`Error from server (NotFound): pods "${name}" not found`, nearHint(nearNames(name, names)));
 }
 
 /** Succeeded or Failed when every container of SANDBOX has ended (Failed when one ended non-zero), as the kubelet would phase a pod that restarts none. */
@@ -107,42 +101,61 @@ export function allContainerNames(pod: Pod): string {
   return [...pod.spec.containers.map((c) => c.name), ...(pod.spec.initContainers ?? []).map((c) => `${c.name} (init)`)].join(', ');
 }
 
+/** What a container pick chooses from: every name, kubectl's listing of them, and the one to default to. */
+interface Choices {
+  names: string[];
+  listed: string;
+  first: string;
+  /** Whether the pod has more than one container, so a default is worth saying. */
+  several: boolean;
+}
+
 /**
  * The container kubectl picks (podcmd.FindOrDefaultContainerByName, and
- * logs' own copy of it): WANTED, else the default-container annotation,
- * else the first container, saying so on stderr when the pod has others; a
- * name it does not have is kubectl's error. An annotation naming no
- * container is refused by exec and attach, and passed over with a warning
- * by logs (`missingDefault`).
+ * logs' own copy of it) among CHOICES: WANTED, else the default-container
+ * annotation, else the first container, saying so on stderr when the pod
+ * has others; a name it does not have is kubectl's error. An annotation
+ * naming no container is refused by exec and attach, and passed over with
+ * a warning by logs (`missingDefault`).
  */
+function choose(
+  choices: Choices,
+  annotated: string | undefined,
+  wanted: string | undefined,
+  pod: string,
+  warn: (message: string) => void,
+  missingDefault: 'refuse' | 'warn',
+): string {
+  const { names, listed } = choices;
+  const name = wanted || (annotated && (names.includes(annotated) || missingDefault === 'refuse') ? annotated : undefined);
+  if (annotated && !wanted && !name) warn(`Default container name "${annotated}" not found in pod ${pod}`);
+  if (name) {
+    if (!names.includes(name)) throw new KubectlError(`error: container ${name} is not valid for pod ${pod} out of: ${listed}`);
+    return name;
+  }
+  if (choices.several) warn(`Defaulted container "${choices.first}" out of: ${listed}`);
+  return choices.first;
+}
+
+/** The container kubectl picks from POD's spec (see choose). */
 export function containerOfPod(
   pod: Pod,
   wanted: string | undefined,
   warn: (message: string) => void,
   missingDefault: 'refuse' | 'warn' = 'warn',
 ): string {
-  const has = (name: string) => [...pod.spec.containers, ...(pod.spec.initContainers ?? [])].some((c) => c.name === name);
-  const annotated = pod.metadata.annotations?.[DEFAULT_CONTAINER_ANNOTATION];
-  const name = wanted || (annotated && (has(annotated) || missingDefault === 'refuse') ? annotated : undefined);
-  if (annotated && !wanted && !name) warn(`Default container name "${annotated}" not found in pod ${pod.metadata.name}`);
-  if (name) {
-    if (!has(name))
-      throw new KubectlError(`error: container ${name} is not valid for pod ${pod.metadata.name} out of: ${allContainerNames(pod)}`);
-    return name;
-  }
-  const first = pod.spec.containers[0].name;
-  if (pod.spec.containers.length > 1 || (pod.spec.initContainers ?? []).length > 0)
-    warn(`Defaulted container "${first}" out of: ${allContainerNames(pod)}`);
-  return first;
+  const names = [...pod.spec.containers, ...(pod.spec.initContainers ?? [])].map((c) => c.name);
+  const choices = { names, listed: allContainerNames(pod), first: pod.spec.containers[0].name, several: names.length > 1 };
+  return choose(choices, pod.metadata.annotations?.[DEFAULT_CONTAINER_ANNOTATION], wanted, pod.metadata.name ?? '', warn, missingDefault);
 }
 
 /**
  * The same pick without the pod's spec, as near as the runtime tells it:
  * MADE is every container the runtime made for the pod, ANNOTATIONS its
- * sandbox's. WANTED, else the annotation, else the first container, listed
- * as kubectl lists them: containers, then init containers (those knode
- * marked so). Unmarked (another kubelet's), the first running one, else
- * the first made (the kubelet makes them in the spec's order).
+ * sandbox's. Listed as kubectl lists them: containers, then init
+ * containers (those knode marked so). The default is the first regular
+ * container; unmarked (another kubelet's), the first running one, else the
+ * first made (the kubelet makes them in the spec's order).
  */
 export function containerOfRuntime(
   made: Container[],
@@ -159,15 +172,8 @@ export function containerOfRuntime(
   const names = namesOf(made);
   const regular = namesOf(made.filter((c) => !isInit(c)));
   const listed = [...regular, ...namesOf(made.filter(isInit)).map((n) => `${n} (init)`)].join(', ');
-  const annotated = annotations[DEFAULT_CONTAINER_ANNOTATION];
-  const name = wanted || (annotated && (names.includes(annotated) || missingDefault === 'refuse') ? annotated : undefined);
-  if (annotated && !wanted && !name) warn(`Default container name "${annotated}" not found in pod ${pod}`);
-  if (name) {
-    if (!names.includes(name)) throw new KubectlError(`error: container ${name} is not valid for pod ${pod} out of: ${listed}`);
-    return name;
-  }
   const first =
     (regular.length < names.length ? regular[0] : undefined) ?? namesOf(made.filter((c) => c.state === 'CONTAINER_RUNNING'))[0] ?? names[0];
-  if (names.length > 1) warn(`Defaulted container "${first}" out of: ${listed}`);
-  return first;
+  const choices = { names, listed, first, several: names.length > 1 };
+  return choose(choices, annotations[DEFAULT_CONTAINER_ANNOTATION], wanted, pod, warn, missingDefault);
 }

@@ -4,6 +4,7 @@ import { BaseCommand } from '../cli/base-command.js';
 import { NodeClient } from '../cli/node-client.js';
 import type { PodTrace } from '../engine/trace.js';
 import { formatWaterfall, toChromeTrace } from '../ui/trace-view.js';
+import { nearHint } from '../util/near-names.js';
 import { UserError } from '../util/user-error.js';
 
 export default class Trace extends BaseCommand {
@@ -35,8 +36,7 @@ export default class Trace extends BaseCommand {
       `/traces/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}`,
     );
     if (res.status !== 200 || !res.body.traces) {
-      const hint = res.body.suggestions?.length ? `did you mean ${res.body.suggestions.join(', ')}?` : 'list the pods with `knode status`';
-      throw new UserError('workloadFailed', res.body.message ?? `no trace for ${args.pod}`, hint);
+      throw new UserError('workloadFailed', res.body.message ?? `no trace for ${args.pod}`, nearHint(res.body.suggestions));
     }
     const traces = flags.all ? res.body.traces : res.body.traces.slice(0, 1);
     if (flags.out) {

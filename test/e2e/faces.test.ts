@@ -106,6 +106,10 @@ describe('a running node', () => {
     }
     const json = JSON.parse((await knode(['trace', 'web-faces', '--json', ...at])).stdout);
     expect(json.stages.map((s: { name: string }) => s.name)).toContain('container exited');
+    const unknown = await knode(['trace', 'web', ...at]);
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stderr).toContain('pod default/web not found on node faces');
+    expect(unknown.stderr).toContain('Hint: did you mean default/web-faces?');
   });
 
   it('shows CPU and memory as kubectl top does, for pods, containers and the node', async () => {

@@ -9,6 +9,7 @@ import { serveDebug } from './debug.js';
 import { EVENTS_PATH, serveEvents } from './event-routes.js';
 import type { HostInterface } from './host.js';
 import { logInstance } from './log-container.js';
+import { isNear } from '../../util/near-names.js';
 import { serveNodeLog } from './node-logs.js';
 
 /** What a listener lets its callers reach beyond the read-only endpoints. */
@@ -193,7 +194,7 @@ function findPod(k: HostInterface, namespace: string, name: string, res: ServerR
   const pods = k.getPods();
   const found = pods.find((p) => p.metadata.namespace === namespace && p.metadata.name === name);
   if (found) return found;
-  const near = pods.map(podRef).filter((r) => r.includes(name) || name.includes(r.split('/')[1]));
+  const near = pods.filter((p) => p.metadata.name && isNear(name, p.metadata.name)).map(podRef);
   json(res, 404, { message: `pod ${namespace}/${name} not found on node ${k.config.nodeName}`, suggestions: near });
   return undefined;
 }

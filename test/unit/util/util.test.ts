@@ -7,6 +7,7 @@ import { AsyncQueue } from '../../../src/util/async-queue.js';
 import { Backoff } from '../../../src/util/backoff.js';
 import { eachLimited } from '../../../src/util/each-limited.js';
 import { FakeClock, flushMicrotasks } from '../../../src/util/clock.js';
+import { isNear, nearHint, nearNames } from '../../../src/util/near-names.js';
 import { UserError } from '../../../src/util/user-error.js';
 import { MALLOC_TUNABLES, NODE_FLAGS } from '../../../src/util/node-flags.js';
 import { compareStrings } from '../../../src/util/compare.js';
@@ -349,5 +350,20 @@ describe('compareStrings', () => {
     const sorted = ['ab', 'a_b', 'a.b', 'B', 'a0', 'a-b', 'a'].sort(compareStrings);
     expect(sorted).toEqual(['B', 'a', 'a-b', 'a.b', 'a0', 'a_b', 'ab']);
     expect(compareStrings('x', 'x')).toBe(0);
+  });
+});
+
+describe('near names', () => {
+  it("takes a static pod's name for its stem, and a name holding the one asked for", () => {
+    expect(isNear('web', 'web-myhost')).toBe(true);
+    expect(isNear('web-other', 'web-myhost')).toBe(true);
+    expect(isNear('hello', 'web-myhost')).toBe(false);
+    expect(nearNames('hello', ['hello-a', 'web-a', 'shell-hello-b'])).toEqual(['hello-a', 'shell-hello-b']);
+  });
+
+  it('hints the near ones, else where to list pods', () => {
+    expect(nearHint(['hello-a'])).toBe('did you mean hello-a?');
+    expect(nearHint([])).toBe('list the pods with `knode status`');
+    expect(nearHint(undefined)).toBe('list the pods with `knode status`');
   });
 });

@@ -70,7 +70,11 @@ export abstract class KubeletGetters {
 
   /** Pods with their latest status, as /pods and `knode status` show them. */
   podsWithStatus(): Pod[] {
-    return this.podManager.getPods().map((p) => this.statusManager.podWithStatus(p));
+    return this.podManager.getPods().map((p) => this.podWithStatus(p));
+  }
+
+  podWithStatus(pod: Pod): Pod {
+    return this.statusManager.podWithStatus(pod);
   }
 
   nodeState(): NodeState {

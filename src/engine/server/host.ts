@@ -51,6 +51,8 @@ export interface HostInterface {
   getPods(): Pod[];
   /** The pods to run, each with its latest status (/pods). */
   podsWithStatus(): Pod[];
+  /** POD with its latest status, for a caller that wants one pod's. */
+  podWithStatus(pod: Pod): Pod;
   /** A pod's sandboxes and containers as the runtime last reported them (the pod cache), newest first. */
   getRuntimePodStatus(uid: string): RuntimePodStatus;
   /** The pods the runtime runs for this node (upstream's GetRunningPods). */

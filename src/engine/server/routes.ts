@@ -220,7 +220,7 @@ async function containerLogs(k: HostInterface, url: URL, req: IncomingMessage, r
     return json(res, 404, { message: `container ${container} is not in pod ${namespace}/${name}`, suggestions: names });
   const previous = url.searchParams.get('previous') === 'true';
   // The kubelet picks from the pod's status (its containers' states and last terminations).
-  const picked = logInstance(k.podsWithStatus().find((p) => p.metadata.uid === uid) ?? pod, container, previous);
+  const picked = logInstance(k.podWithStatus(pod), container, previous);
   if ('error' in picked) return json(res, 400, { message: picked.error });
   // `containerd://ID`: the runtime's own id after the scheme.
   const id = picked.containerID.replace(/^[^:]*:\/\//, '');

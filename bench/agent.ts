@@ -30,13 +30,15 @@ export interface KnodeOptions {
 /**
  * Flags for the node processes a bench starts, as users get them: `knode run`
  * with NODE_FLAGS (bin/run.js's shebang), the runtime without (knode starts it
- * with none). KNODE_BENCH_CPU_PROF=DIR writes a V8 CPU profile of each into DIR
- * when it exits. Both get the shebang's malloc tunables (nodeEnv): the runtime
- * inherits them from knode.
+ * with none). KNODE_BENCH_NODE_FLAGS="--flag …" adds Node and V8 flags to
+ * `knode run`'s, to weigh one beside the shebang's. KNODE_BENCH_CPU_PROF=DIR
+ * writes a V8 CPU profile of each into DIR when it exits. Both get the
+ * shebang's malloc tunables (nodeEnv): the runtime inherits them from knode.
  */
 export function nodeFlags(process_: 'agent' | 'runtime'): string[] {
   const dir = process.env.KNODE_BENCH_CPU_PROF;
-  return [...(process_ === 'agent' ? NODE_FLAGS : []), ...(dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [])];
+  const extra = process_ === 'agent' ? (process.env.KNODE_BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean) : [];
+  return [...(process_ === 'agent' ? NODE_FLAGS : []), ...extra, ...(dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [])];
 }
 
 /**

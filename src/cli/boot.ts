@@ -17,16 +17,32 @@ interface Entry {
 }
 
 /**
- * V8 flags for the commands that drive pods and end once they are done:
- * they end before V8's optimising compilers pay off. Sparkplug's baseline
- * code and TurboFan's (on a thread of its own, beside the runtime's
- * processes on a small machine) cost them CPU and fresh pages they never
- * win back: without them an apply or a delete takes less of both, and less
- * time (bench/notes/podman.md, session 25). The commands that may stream
- * for long (logs -f, exec, port-forward) keep them.
+ * V8 flags by command, set before the command's code loads:
+ * - the commands that drive pods and end once they are done (apply,
+ *   delete) end before V8's optimising compilers pay off. Sparkplug's
+ *   baseline code and TurboFan's (on a thread of its own, beside the
+ *   runtime's processes on a small machine) cost them CPU and fresh pages
+ *   they never win back: without them an apply or a delete takes less of
+ *   both, and less time (bench/notes/podman.md, session 25);
+ * - the node (run, join) runs without TurboFan. Its work is I/O and native
+ *   code (syscalls, JSON, HTTP/2, TLS); TurboFan's code, its compiler's
+ *   pages and its zone memory kept 5–11 MiB more resident, from the first
+ *   pod to a thousand, for no CPU it measurably saved
+ *   (bench/notes/kubelet-side-by-side.md, session 29).
+ * The commands that may stream for long (logs -f, exec, port-forward) keep
+ * both compilers.
  */
-const ENGINE_COMMANDS = new Set(['apply', 'delete']);
-const ENGINE_COMMAND_FLAGS = ['--no-sparkplug', '--no-opt'];
+const COMMAND_V8_FLAGS = new Map<string, readonly string[]>([
+  ['apply', ['--no-sparkplug', '--no-opt']],
+  ['delete', ['--no-sparkplug', '--no-opt']],
+  ['run', ['--no-opt']],
+  ['join', ['--no-opt']],
+]);
+
+/** The V8 flags COMMAND (the first word of a command line) runs with. */
+export function v8FlagsFor(command: string): readonly string[] {
+  return COMMAND_V8_FLAGS.get(command) ?? [];
+}
 
 /** Runs the command line of this process; BIN is bin/run.js, whose package is the CLI's. */
 export async function start(bin: string): Promise<void> {
@@ -53,7 +69,7 @@ export async function start(bin: string): Promise<void> {
   const esModule = (id: string) => /^[a-z][a-z/-]*$/.test(id) && existsSync(join(bundle, 'commands', `${id}.js`));
   const longRunning = esModule(first) || esModule(`${first}/${second}`);
   const require = createRequire(bin);
-  const v8Flags = ENGINE_COMMANDS.has(first) ? ENGINE_COMMAND_FLAGS : [];
+  const v8Flags = v8FlagsFor(first);
   // node:v8 only where it is used: loading it costs a few milliseconds (the apply's metrics load it anyway).
   for (const flag of v8Flags) (require('node:v8') as typeof import('node:v8')).setFlagsFromString(flag);
   installCodeCache(bundle, longRunning ? undefined : codeCacheDir(), v8Flags);

@@ -28,7 +28,7 @@ interface Entry {
  *   code (syscalls, JSON, HTTP/2, TLS); TurboFan's code, its compiler's
  *   pages and its zone memory kept 5–11 MiB more resident, from the first
  *   pod to a thousand, for no CPU it measurably saved
- *   (bench/notes/kubelet-side-by-side.md, session 29).
+ *   (bench/notes/sli.md, session 29).
  * The commands that may stream for long (logs -f, exec, port-forward) keep
  * both compilers.
  */

@@ -203,7 +203,7 @@ describe('a running node', () => {
 });
 
 describe('the runtime alone, once the node has stopped', () => {
-  it("tells a pod's init containers and sidecars from its containers, by knode's mark on them", async () => {
+  it("tells a pod's init containers, sidecars and restart policy, by knode's marks on them", async () => {
     node.kill('SIGTERM');
     await new Promise((resolve) => node.once('exit', resolve));
     const table = await knode(['status', ...at]);
@@ -215,6 +215,11 @@ describe('the runtime alone, once the node has stopped', () => {
       { name: 'log-shipper', image: 'busybox:1.36', restartPolicy: 'Always' },
     ]);
     expect(pod.spec.containers).toEqual([{ name: 'app', image: 'busybox:1.36' }]);
+    // The restart policy knode marked on the sandbox, which gives a pod whose containers all ended the kubelet's phase.
+    expect(pod.spec.restartPolicy).toBe('Always');
+    const once = JSON.parse((await knode(['status', 'once-faces', '-o', 'json', ...at])).stdout);
+    expect([once.spec.restartPolicy, once.status.phase]).toEqual(['OnFailure', 'Succeeded']);
+    expect(Object.keys(once.metadata.annotations ?? {}).filter((k) => k.startsWith('io.knode.'))).toEqual([]);
     expect(pod.status.conditions).toEqual([
       { type: 'Initialized', status: 'True' },
       { type: 'Ready', status: 'True' },

@@ -15,6 +15,13 @@ export const NodeNameLabel = 'io.knode.node-name';
  */
 export const InitContainerAnnotation = 'io.knode.container.init';
 
+/**
+ * knode's own annotation on a sandbox: the pod's restartPolicy, which the
+ * kubelet's labels do not carry either, so that without the spec a pod
+ * whose containers all ended reads with the phase the kubelet gives it.
+ */
+export const RestartPolicyAnnotation = 'io.knode.pod.restart-policy';
+
 export function sandboxLabels(pod: Pod, nodeName: string): Record<string, string> {
   return {
     ...pod.metadata.labels,

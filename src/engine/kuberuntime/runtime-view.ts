@@ -1,15 +1,16 @@
 import type { RuntimeService } from '../../cri/runtime-service.js';
 import { KubeletLabels } from '../../cri/types.js';
-import { rfc3339, type Container, type ContainerStatus, type Pod } from '../api/v1.js';
+import { rfc3339, type Container, type ContainerStatus, type Pod, type PodSpec } from '../api/v1.js';
 import type { ContainerInstance } from '../container/types.js';
-import { InitContainerAnnotation, NodeNameLabel, nsToMs, toContainerInstance } from './labels.js';
+import { InitContainerAnnotation, NodeNameLabel, nsToMs, RestartPolicyAnnotation, toContainerInstance } from './labels.js';
 
 /**
  * The pods a runtime holds for knode nodes, rebuilt from the kubelet's labels
  * alone (no node running): identity, containers and their states, and init
- * containers by knode's mark on them. Without the manifests restart policies
- * are unknown, so the phase is read from the containers: Running if any runs,
- * Succeeded or Failed when all have exited.
+ * containers and the restart policy by knode's marks on them. The phase is
+ * the kubelet's: Running if any container runs; when all have exited,
+ * Running still where the policy restarts them, else Succeeded or Failed.
+ * A sandbox without the mark (another kubelet's) reads as restarting none.
  */
 export async function podsFromRuntime(runtime: RuntimeService, runtimeName: string): Promise<Pod[]> {
   const [sandboxes, containers] = await Promise.all([runtime.listPodSandbox(), runtime.listContainers()]);
@@ -28,9 +29,9 @@ export async function podsFromRuntime(runtime: RuntimeService, runtimeName: stri
           creationTimestamp: rfc3339(nsToMs(s.createdAt)),
           // The kubelet gives the sandbox the pod's labels and annotations, beside its own.
           labels: podsOwn(s.labels),
-          annotations: { ...s.annotations },
+          annotations: withoutKey(s.annotations, RestartPolicyAnnotation),
         },
-        spec: { containers: [], nodeName: s.labels[NodeNameLabel] },
+        spec: { containers: [], nodeName: s.labels[NodeNameLabel], ...restartPolicyOf(s.annotations) },
         status: { phase: 'Pending' },
       },
       instances: [],
@@ -96,14 +97,7 @@ function withStatus(pod: Pod, instances: ContainerInstance[], runtimeName: strin
   const initialized = initStatuses.every((s) => s.ready) || statuses.length > 0;
   const ready = statuses.length > 0 && running === statuses.length && initStatuses.every((s) => s.ready);
   pod.status = {
-    phase:
-      running > 0
-        ? 'Running'
-        : exited.length > 0 && exited.length === statuses.length
-          ? exited.every((s) => s.state!.terminated!.exitCode === 0)
-            ? 'Succeeded'
-            : 'Failed'
-          : 'Pending',
+    phase: running > 0 ? 'Running' : exited.length > 0 && exited.length === statuses.length ? endedPhase(pod, exited) : 'Pending',
     ...(inits.length > 0 ? { initContainerStatuses: initStatuses } : {}),
     containerStatuses: statuses,
     conditions: [
@@ -113,6 +107,26 @@ function withStatus(pod: Pod, instances: ContainerInstance[], runtimeName: strin
   };
   if (inits.length > 0) pod.spec.initContainers = inits;
   return pod;
+}
+
+/** The phase of a pod whose containers have all exited (the kubelet's getPhase): Running where they restart. */
+function endedPhase(pod: Pod, exited: ContainerStatus[]): 'Running' | 'Succeeded' | 'Failed' {
+  const succeeded = exited.every((s) => s.state!.terminated!.exitCode === 0);
+  const policy = pod.spec.restartPolicy;
+  if (policy === 'Always') return 'Running';
+  if (succeeded) return 'Succeeded';
+  return policy === 'OnFailure' ? 'Running' : 'Failed';
+}
+
+/** The restart policy knode marked on a sandbox, when it is one the API knows. */
+function restartPolicyOf(annotations: Record<string, string> | undefined): Pick<PodSpec, 'restartPolicy'> {
+  const policy = annotations?.[RestartPolicyAnnotation];
+  return policy === 'Always' || policy === 'OnFailure' || policy === 'Never' ? { restartPolicy: policy } : {};
+}
+
+function withoutKey(record: Record<string, string> | undefined, key: string): Record<string, string> {
+  const { [key]: _dropped, ...rest } = record ?? {};
+  return rest;
 }
 
 /** A sandbox's labels without those the kubelet (and knode) add: the pod's own. */

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { PodSandboxConfig } from '../../cri/types.js';
 import type { Pod } from '../api/v1.js';
 import { podHostnameAndDomain } from './etc-hosts.js';
-import { sandboxLabels } from './labels.js';
+import { RestartPolicyAnnotation, sandboxLabels } from './labels.js';
 import { namespacesForPod } from './namespaces.js';
 
 /** Where a pod's container logs live: `<podLogsDir>/<namespace>_<name>_<uid>`, as the kubelet's /var/log/pods. */
@@ -34,7 +34,7 @@ export function generatePodSandboxConfig(pod: Pod, attempt: number, nodeName: st
     logDirectory: podLogsDirectory(podLogsDir, pod),
     portMappings,
     labels: sandboxLabels(pod, nodeName),
-    annotations: { ...pod.metadata.annotations },
+    annotations: { ...pod.metadata.annotations, [RestartPolicyAnnotation]: spec.restartPolicy ?? 'Always' },
     linux: {
       cgroupParent: '',
       // As the kubelet: privileged when any container is (runtimes refuse a privileged container in a sandbox that is not),

@@ -51,7 +51,9 @@ export default class Status extends BaseCommand {
     } else {
       if (flags.watch)
         throw new UserError('usage', `no node runs under ${rootDir}: --watch needs one`, 'start it with `knode run --static-dir DIR`');
-      this.logToStderr(`No node runs under ${rootDir}; showing what the runtime holds (restart policies are not known there).`);
+      this.logToStderr(
+        `No node runs under ${rootDir}; showing what the runtime holds (a container reads ready while it runs: only a node runs probes).`,
+      );
       const client = await this.connectRuntime(flags);
       const version = await client.version();
       pods = await podsFromRuntime(client, version.runtimeName);

@@ -51,6 +51,13 @@ export class ContainerLogManager {
   private readonly workers = new Set<Promise<void>>();
   /** What the last list said of each queued container: its pod and name, for the events. */
   private readonly containers = new Map<string, Container>();
+  /**
+   * Each running container's log path ('' for none), from its status: a path
+   * is fixed when its container is created, so it is asked for once, not on
+   * every pass (a thousand ContainerStatus calls every ten seconds were most
+   * of an idle node's CPU at a thousand pods; bench/notes/density.md).
+   */
+  private readonly logPaths = new Map<string, string>();
   private pass: Promise<void> = Promise.resolve();
   private stopped = false;
 
@@ -83,10 +90,18 @@ export class ContainerLogManager {
 
   /** Queues every running container (the kubelet's rotateLogs); the workers look at each log. */
   async rotateLogs(): Promise<void> {
-    const running = { state: 'CONTAINER_RUNNING' as const };
-    const containers = await this.deps.runtime.listContainers({ state: running, labelSelector: { [NodeNameLabel]: this.deps.nodeName } });
+    const containers = await this.deps.runtime.listContainers({
+      state: { state: 'CONTAINER_RUNNING' },
+      labelSelector: { [NodeNameLabel]: this.deps.nodeName },
+    });
     // Only running containers write: rotating an exited one's log would leave an empty latest log.
-    for (const c of containers) if (c.state === 'CONTAINER_RUNNING') this.add(c);
+    const running = new Set<string>();
+    for (const c of containers) {
+      if (c.state !== 'CONTAINER_RUNNING') continue;
+      running.add(c.id);
+      this.add(c);
+    }
+    for (const id of this.logPaths.keys()) if (!running.has(id)) this.logPaths.delete(id);
     while (this.workers.size < this.deps.maxWorkers && this.queue.length > 0) {
       const worker = this.work().finally(() => this.workers.delete(worker));
       this.workers.add(worker);
@@ -118,14 +133,20 @@ export class ContainerLogManager {
     }
   }
 
-  /** Rotates one container's log if it has reached the max size; a missing log is reopened first. */
+  /**
+   * Rotates one container's log if it has reached the max size; a missing log
+   * is reopened first. The runtime is asked for the log's path the first time,
+   * and again when the file is not there.
+   */
   private async processContainer(id: string): Promise<void> {
     const { runtime, policy } = this.deps;
-    const status = (await runtime.containerStatus(id)).status;
-    if (!status) throw new Error(`container status is nil for "${id}"`);
-    const path = status.logPath;
+    let path = this.logPaths.get(id);
+    let size = path ? await sizeOf(path) : undefined;
+    if (path === undefined || (path !== '' && size === undefined)) {
+      path = await this.logPathOf(id);
+      size = path ? await sizeOf(path) : undefined;
+    }
     if (!path) return;
-    let size = await sizeOf(path);
     if (size === undefined) {
       try {
         await runtime.reopenContainerLog(id);
@@ -143,6 +164,14 @@ export class ContainerLogManager {
     } catch (err) {
       throw new Error(`failed to rotate log for container ${id} (${path}, ${size} bytes): ${(err as Error).message}`, { cause: err });
     }
+  }
+
+  /** The log path the container's status gives ('' for none), kept for the passes to come. */
+  private async logPathOf(id: string): Promise<string> {
+    const status = (await this.deps.runtime.containerStatus(id)).status;
+    if (!status) throw new Error(`container status is nil for "${id}"`);
+    this.logPaths.set(id, status.logPath);
+    return status.logPath;
   }
 
   /** Makes room for the file rotation adds, compresses the older rotated files, then rotates the current one. */

@@ -140,6 +140,33 @@ describe('ContainerLogManager', () => {
     expect(readdirSync(dir)).toEqual(['0.log']);
   });
 
+  it("asks for a container's log path once, again only when its file is gone, and forgets it once the container stops", async () => {
+    files({ '0.log': 'short', '1.log': 'short' });
+    container('c-0', '0.log');
+    container('c-1', '1.log');
+    const m = manager();
+    const pass = async () => {
+      await m.rotateLogs();
+      await m.idle();
+    };
+    await pass();
+    await pass();
+    expect(runtime.calls('containerStatus').map(([id]) => id)).toEqual(['c-0', 'c-1']);
+
+    // A log moved away under it: the runtime is asked again, then to reopen it.
+    rmSync(join(dir, '1.log'));
+    await pass();
+    expect(runtime.calls('containerStatus').map(([id]) => id)).toEqual(['c-0', 'c-1', 'c-1']);
+    expect(runtime.calls('reopenContainerLog')).toEqual([['c-1']]);
+
+    // Stopped, then running again (as no container does): a pass in between forgot its path.
+    runtime.containers.get('c-0')!.status.state = 'CONTAINER_EXITED';
+    await pass();
+    runtime.containers.get('c-0')!.status.state = 'CONTAINER_RUNNING';
+    await pass();
+    expect(runtime.calls('containerStatus').map(([id]) => id)).toEqual(['c-0', 'c-1', 'c-1', 'c-0']);
+  });
+
   it('runs a pass at start and every monitor interval on its clock, until stopped; a negative max size never starts', async () => {
     files({ '0.log': 'short' });
     container('c-1', '0.log');

@@ -10,27 +10,41 @@ import type { PodSandbox__Output } from './gen/runtime/v1/PodSandbox.js';
  * over which the generic decoder makes two passes, decode and then toObject
  * (bench/notes/cri-and-startup.md).
  * Fields they do not know are skipped, as any protobuf reader skips them.
+ * The node runs without TurboFan (src/cli/boot.ts), where every step of a
+ * loop over bytes costs: the usual shapes (one-byte varints, a map entry of
+ * a short key and value) are read with as few steps as can be.
  */
 
 const CONTAINER_STATES = ['CONTAINER_CREATED', 'CONTAINER_RUNNING', 'CONTAINER_EXITED', 'CONTAINER_UNKNOWN'] as const;
 const SANDBOX_STATES = ['SANDBOX_READY', 'SANDBOX_NOTREADY'] as const;
 
-type Utf8Slicing = Buffer & { utf8Slice?: (start: number, end: number) => string };
+type Utf8Slicing = Buffer & { utf8Slice(start: number, end: number): string };
 
-/** Buffer's own slice decoder where Node has it (toString's checks cost as much as decoding a short string), else toString. */
-const utf8: (buf: Buffer, start: number, end: number) => string =
-  typeof (Buffer.prototype as Utf8Slicing).utf8Slice === 'function'
-    ? (buf, start, end) => (buf as Utf8Slicing).utf8Slice!(start, end)
-    : (buf, start, end) => buf.toString('utf8', start, end);
+/** BUF's own slice decoder, bound to it, where Node has one (toString's checks cost as much as decoding a short string); else toString. */
+function utf8Of(buf: Buffer): (start: number, end: number) => string {
+  const own = (buf as Partial<Utf8Slicing>).utf8Slice;
+  return own ? own.bind(buf) : (start, end) => buf.toString('utf8', start, end);
+}
 
 class Reader {
   pos = 0;
-  /** Strings seen as map keys, by their bytes: the same few dozen label keys repeat in every item. */
-  private readonly keys = new Map<number, { bytes: Uint8Array; value: string }[]>();
+  readonly slice: (start: number, end: number) => string;
 
-  constructor(readonly buf: Buffer) {}
+  constructor(readonly buf: Buffer) {
+    this.slice = utf8Of(buf);
+  }
 
   varint(): number {
+    // Most are one byte: tags, and lengths under 128.
+    const b = this.buf[this.pos];
+    if (b < 0x80) {
+      this.pos++;
+      return b;
+    }
+    return this.longVarint();
+  }
+
+  private longVarint(): number {
     const buf = this.buf;
     let result = 0;
     let shift = 0;
@@ -73,30 +87,9 @@ class Reader {
 
   string(): string {
     const end = this.end();
-    const s = utf8(this.buf, this.pos, end);
-    this.pos = end;
-    return s;
-  }
-
-  /** A string that repeats (a map key): returned from the cache when its bytes were seen before. */
-  key(): string {
-    const end = this.end();
-    const buf = this.buf;
     const start = this.pos;
     this.pos = end;
-    const len = end - start;
-    if (len === 0) return '';
-    const hash = len * 31 + buf[start] * 7 + buf[end - 1] + buf[start + (len >> 1)] * 131;
-    let bucket = this.keys.get(hash);
-    if (bucket) {
-      for (const k of bucket) if (k.bytes.length === len && same(k.bytes, buf, start)) return k.value;
-    } else {
-      bucket = [];
-      this.keys.set(hash, bucket);
-    }
-    const value = utf8(buf, start, end);
-    if (bucket.length < 4) bucket.push({ bytes: buf.subarray(start, end), value });
-    return value;
+    return this.slice(start, end);
   }
 
   skip(wireType: number): void {
@@ -121,21 +114,27 @@ class Reader {
   /** One map<string, string> entry into OUT. */
   mapEntry(out: Record<string, string>): void {
     const end = this.end();
+    // The usual entry, read straight from its bytes: the key (field 1), then the value (field 2), each under 128 bytes.
+    const buf = this.buf;
+    const start = this.pos;
+    if (buf[start] === 10 && buf[start + 1] < 0x80) {
+      const keyEnd = start + 2 + buf[start + 1];
+      if (buf[keyEnd] === 18 && keyEnd + 2 + buf[keyEnd + 1] === end) {
+        out[this.slice(start + 2, keyEnd)] = this.slice(keyEnd + 2, end);
+        this.pos = end;
+        return;
+      }
+    }
     let key = '';
     let value = '';
     while (this.pos < end) {
       const tag = this.varint();
-      if (tag === 10) key = this.key();
+      if (tag === 10) key = this.string();
       else if (tag === 18) value = this.string();
       else this.skip(tag & 7);
     }
     out[key] = value;
   }
-}
-
-function same(a: Uint8Array, buf: Buffer, start: number): boolean {
-  for (let i = 0; i < a.length; i++) if (a[i] !== buf[start + i]) return false;
-  return true;
 }
 
 function containerMetadata(r: Reader): Container__Output['metadata'] {

@@ -5,6 +5,7 @@ import { pipeline } from 'node:stream/promises';
 import type { RuntimeService } from '../cri/runtime-service.js';
 import { KubeletLabels, type Container } from '../cri/types.js';
 import type { Clock, Timer } from '../util/clock.js';
+import type { RunningPod } from './container/types.js';
 import type { EventStream } from './events.js';
 import { NodeNameLabel } from './kuberuntime/labels.js';
 
@@ -20,8 +21,23 @@ export interface LogRotatePolicy {
   maxFiles: number;
 }
 
+/** A running container of this node, as a pass looks at it: its pod and name are for the events. */
+export interface RunningContainerRef {
+  id: string;
+  /** namespace/name */
+  pod: string;
+  uid: string;
+  container: string;
+}
+
 export interface ContainerLogManagerDeps {
   runtime: Pick<RuntimeService, 'listContainers' | 'containerStatus' | 'reopenContainerLog'>;
+  /**
+   * This node's running containers as the PLEG last saw them (its relists
+   * and the runtime's events), undefined before its first relist; without
+   * it, or before that, each pass lists them from the runtime.
+   */
+  runningContainers?: () => RunningContainerRef[] | undefined;
   clock: Clock;
   events: EventStream;
   /** Only this node's containers are rotated: a runtime may be shared with other nodes. */
@@ -49,8 +65,8 @@ export class ContainerLogManager {
   private readonly queued = new Set<string>();
   private readonly processing = new Set<string>();
   private readonly workers = new Set<Promise<void>>();
-  /** What the last list said of each queued container: its pod and name, for the events. */
-  private readonly containers = new Map<string, Container>();
+  /** What the last pass said of each queued container: its pod and name, for the events. */
+  private readonly containers = new Map<string, RunningContainerRef>();
   /**
    * Each running container's log path ('' for none), from its status: a path
    * is fixed when its container is created, so it is asked for once, not on
@@ -90,14 +106,10 @@ export class ContainerLogManager {
 
   /** Queues every running container (the kubelet's rotateLogs); the workers look at each log. */
   async rotateLogs(): Promise<void> {
-    const containers = await this.deps.runtime.listContainers({
-      state: { state: 'CONTAINER_RUNNING' },
-      labelSelector: { [NodeNameLabel]: this.deps.nodeName },
-    });
     // Only running containers write: rotating an exited one's log would leave an empty latest log.
+    const containers = this.deps.runningContainers?.() ?? (await this.listRunning());
     const running = new Set<string>();
     for (const c of containers) {
-      if (c.state !== 'CONTAINER_RUNNING') continue;
       running.add(c.id);
       this.add(c);
     }
@@ -108,7 +120,14 @@ export class ContainerLogManager {
     }
   }
 
-  private add(c: Container): void {
+  /** This node's running containers, as the runtime lists them now (the kubelet lists them on every pass). */
+  private async listRunning(): Promise<RunningContainerRef[]> {
+    const labelSelector = { [NodeNameLabel]: this.deps.nodeName };
+    const containers = await this.deps.runtime.listContainers({ state: { state: 'CONTAINER_RUNNING' }, labelSelector });
+    return containers.filter((c) => c.state === 'CONTAINER_RUNNING').map(refOf);
+  }
+
+  private add(c: RunningContainerRef): void {
     this.containers.set(c.id, c);
     if (this.stopped || this.queued.has(c.id)) return;
     this.queued.add(c.id);
@@ -229,17 +248,32 @@ export class ContainerLogManager {
     this.deps.events.emit({ type: 'ContainerLogRotationFailed', ...this.about(id), reason: 'LogRotationFailed', message, detail });
   }
 
-  /** The pod and container name of ID, from its labels, for an event. */
+  /** The pod and container name of ID, for an event. */
   private about(id: string): { pod: string; uid: string; container?: string } {
     const c = this.containers.get(id);
-    const labels = c?.labels ?? {};
-    const name = labels[KubeletLabels.podName];
-    return {
-      pod: name ? `${labels[KubeletLabels.podNamespace]}/${name}` : '',
-      uid: labels[KubeletLabels.podUid] ?? '',
-      container: c?.metadata?.name,
-    };
+    return { pod: c?.pod ?? '', uid: c?.uid ?? '', container: c?.container || undefined };
   }
+}
+
+/** The running containers of the pods the PLEG holds (undefined before its first relist). */
+export function runningContainersOf(pods: RunningPod[] | undefined): RunningContainerRef[] | undefined {
+  return pods?.flatMap((p) =>
+    p.containers
+      .filter((c) => c.state === 'running')
+      .map((c) => ({ id: c.id, pod: `${p.namespace}/${p.name}`, uid: p.uid, container: c.name })),
+  );
+}
+
+/** A listed container's pod and name, from the kubelet's labels. */
+function refOf(c: Container): RunningContainerRef {
+  const labels = c.labels ?? {};
+  const name = labels[KubeletLabels.podName];
+  return {
+    id: c.id,
+    pod: name ? `${labels[KubeletLabels.podNamespace]}/${name}` : '',
+    uid: labels[KubeletLabels.podUid] ?? '',
+    container: c.metadata?.name ?? '',
+  };
 }
 
 /** Removes a container's log and its rotated files (the kubelet's containerLogManager.Clean, once the container goes). */

@@ -3,6 +3,7 @@
 import type { ImageService, RuntimeService } from '../cri/runtime-service.js';
 import type { Clock } from '../util/clock.js';
 import type { AdmitResult } from './admission.js';
+import type { RunningPod } from './container/types.js';
 import type { Pod } from './api/v1.js';
 import type { LocalApi, PodApi } from './cluster/client.js';
 import type { ClusterNode } from './cluster/cluster-node.js';
@@ -210,6 +211,8 @@ export interface NodeLifetimeWiringDeps {
   podsSynced: () => boolean;
   cluster: ClusterNode | undefined;
   localStatus: StatusSync | undefined;
+  /** The PLEG's view of the runtime's pods: the log manager's passes take it, as housekeeping does, instead of a list. */
+  runtimePods: () => RunningPod[] | undefined;
 }
 
 /**
@@ -226,6 +229,7 @@ export function wireNodeLifetime(parts: KubeletParts, deps: NodeLifetimeWiringDe
     events,
     podWorkers,
     removeContainer: (id) => runtimeManager.removeContainer(id),
+    runtimePods: deps.runtimePods,
     // As the pod workers' podsSynced: a pod not handed to its worker yet is not gone until a housekeeping pass ran.
     allSourcesReady: deps.podsSynced,
     stats: deps.stats,

@@ -231,6 +231,7 @@ export class Kubelet extends KubeletGetters implements HostInterface, RunOnceHos
       podsSynced: () => this.syncLoop.podsSynced,
       cluster,
       localStatus,
+      runtimePods: () => this.pleg.runningPods(),
     }));
   }
 

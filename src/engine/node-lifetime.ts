@@ -3,7 +3,8 @@ import type { Clock } from '../util/clock.js';
 import type { AdmitResult } from './admission.js';
 import type { Pod, PodStatus } from './api/v1.js';
 import type { KubeletConfiguration } from './config/kubelet-config.js';
-import { ContainerLogManager } from './container-log-manager.js';
+import { ContainerLogManager, runningContainersOf } from './container-log-manager.js';
+import type { RunningPod } from './container/types.js';
 import { EvictionManager } from './eviction/manager.js';
 import { parseThresholdConfig, type PressureCondition } from './eviction/thresholds.js';
 import type { EventStream } from './events.js';
@@ -26,6 +27,8 @@ export interface NodeLifetimeDeps {
   stats: Pick<SummaryProvider, 'nodeSignals' | 'get'>;
   /** The pods that may still have running containers (the eviction manager's candidates). */
   activePods: () => Pod[];
+  /** The runtime's pods as the PLEG last saw them (undefined before its first relist), for the log manager's passes. */
+  runtimePods?: () => RunningPod[] | undefined;
   /** Evicts a pod (its worker holds it as evicted) with the status STATUS_FN writes; resolves once it is stopped. */
   killPod: (pod: Pod, gracePeriodSeconds: number, statusFn: (status: PodStatus) => void) => Promise<void>;
 }
@@ -48,8 +51,10 @@ export class NodeLifetime {
 
   constructor(deps: NodeLifetimeDeps) {
     const { config, runtime, clock, events } = deps;
+    const { runtimePods } = deps;
     this.logs = new ContainerLogManager({
       runtime,
+      runningContainers: runtimePods && (() => runningContainersOf(runtimePods())),
       clock,
       events,
       nodeName: config.nodeName,

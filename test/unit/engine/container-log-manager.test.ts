@@ -5,7 +5,14 @@ import { gunzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CriError, GrpcCode } from '../../../src/cri/errors.js';
 import type { ContainerState } from '../../../src/cri/types.js';
-import { ContainerLogManager, filterUnusedLogs, rotationTimestamp } from '../../../src/engine/container-log-manager.js';
+import {
+  ContainerLogManager,
+  filterUnusedLogs,
+  rotationTimestamp,
+  runningContainersOf,
+  type RunningContainerRef,
+} from '../../../src/engine/container-log-manager.js';
+import type { RunningPod } from '../../../src/engine/container/types.js';
 import { EventStream, type LifecycleEvent } from '../../../src/engine/events.js';
 import { FakeClock } from '../../../src/util/clock.js';
 import { FakeRuntimeService, podLabels } from '../../helpers/fake-runtime-service.js';
@@ -25,10 +32,23 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-function manager(policy = { maxSize: 10, maxFiles: 3 }, maxWorkers = 10): ContainerLogManager {
+function manager(
+  policy = { maxSize: 10, maxFiles: 3 },
+  maxWorkers = 10,
+  runningContainers?: () => RunningContainerRef[] | undefined,
+): ContainerLogManager {
   const stream = new EventStream(() => clock.now());
   stream.subscribe((e) => events.push(e));
-  return new ContainerLogManager({ runtime, clock, events: stream, nodeName: 'node-1', policy, monitorInterval: 10_000, maxWorkers });
+  return new ContainerLogManager({
+    runtime,
+    runningContainers,
+    clock,
+    events: stream,
+    nodeName: 'node-1',
+    policy,
+    monitorInterval: 10_000,
+    maxWorkers,
+  });
 }
 
 function container(id: string, log: string, state: ContainerState = 'CONTAINER_RUNNING', node = 'node-1'): void {
@@ -165,6 +185,34 @@ describe('ContainerLogManager', () => {
     runtime.containers.get('c-0')!.status.state = 'CONTAINER_RUNNING';
     await pass();
     expect(runtime.calls('containerStatus').map(([id]) => id)).toEqual(['c-0', 'c-1', 'c-1', 'c-0']);
+  });
+
+  it("takes the PLEG's running containers when it has seen the runtime, and lists them before", async () => {
+    files({ '0.log': 'more than ten bytes', '1.log': 'more than ten bytes' });
+    container('c-0', '0.log');
+    container('c-1', '1.log');
+    let pods: RunningPod[] | undefined = undefined;
+    const m = manager(undefined, undefined, () => runningContainersOf(pods));
+    // Before the PLEG's first relist: the runtime's list, both rotated.
+    await m.rotateLogs();
+    await m.idle();
+    expect(runtime.calls('listContainers')).toHaveLength(1);
+    expect(runtime.calls('reopenContainerLog').map(([id]) => id)).toEqual(['c-0', 'c-1']);
+
+    files({ '0.log': 'more than ten bytes', '1.log': 'more than ten bytes' });
+    const running = { id: 'c-1', name: 'web', state: 'running' as const, createdAt: 0, hash: '', sandboxId: 'sb-1' };
+    pods = [
+      { uid: 'uid-2', name: 'api', namespace: 'prod', sandboxes: [], containers: [running, { ...running, id: 'c-0', state: 'exited' }] },
+    ];
+    runtime.injectError('reopenContainerLog', new CriError('ReopenContainerLog', GrpcCode.UNIMPLEMENTED, 'not implemented'));
+    await m.rotateLogs();
+    await m.idle();
+    // No list: only what the PLEG holds running, named as it names it.
+    expect(runtime.calls('listContainers')).toHaveLength(1);
+    expect(runtime.calls('reopenContainerLog').map(([id]) => id)).toEqual(['c-0', 'c-1', 'c-1']);
+    const failed = events.filter((e) => e.type === 'ContainerLogRotationFailed');
+    expect(failed).toHaveLength(1);
+    expect(failed[0]).toMatchObject({ pod: 'prod/api', uid: 'uid-2', container: 'web' });
   });
 
   it('runs a pass at start and every monitor interval on its clock, until stopped; a negative max size never starts', async () => {

@@ -1,4 +1,4 @@
-import { watch, type FSWatcher } from 'node:fs';
+import { statSync, watch, type FSWatcher } from 'node:fs';
 import type { Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
@@ -286,7 +286,8 @@ export class FileSource {
 
   /** FILE's text (or why not), unless SKIPUNCHANGED and its stamp says it is the text already taken. */
   private async fetch(file: string, skipUnchanged: boolean, known?: Stats): Promise<FileRead | undefined> {
-    const info = known ?? (await stat(file).catch(() => undefined));
+    // Taken on this thread: a poll stats every file, and an awaited stat cost about fifteen times the CPU of a direct one.
+    const info = known ?? statOrNone(file);
     const stamp = info && Date.now() - info.mtimeMs > SETTLED_MS ? stampOf(info) : undefined;
     if (skipUnchanged && stamp !== undefined && this.files.get(file)?.stamp === stamp) return undefined;
     return { file, stamp, read: await readManifestFile(file, undefined, info) };
@@ -357,4 +358,13 @@ interface FileRead {
 
 function stampOf(info: Stats): string {
   return `${info.ino}:${info.size}:${info.mtimeMs}:${info.ctimeMs}`;
+}
+
+/** FILE's stats, undefined when it cannot be read (gone, or not allowed). */
+function statOrNone(file: string): Stats | undefined {
+  try {
+    return statSync(file, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
 }

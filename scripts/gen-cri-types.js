@@ -7,12 +7,14 @@
 // (protobufjs JSON), for reflection (tests); and coders.ts: each message's
 // encode/decode/fromObject/toObject as plain functions (protobufjs-cli's pbjs
 // static module), with each service's methods, so a process neither parses
-// descriptors nor generates code (`new Function`) on its first CRI call.
+// descriptors nor generates code (`new Function`) on its first CRI call; and
+// plain.ts: the one-pass coders the services use (scripts/gen-plain-coders.js).
 import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { plainCoders } from './gen-plain-coders.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const out = join(root, 'src/cri/gen');
@@ -94,10 +96,12 @@ export interface MessageCoder {
   toObject(message: object, options: object): object;
 }
 
-/** One gRPC method: its request and response coders and streams. */
+/** One gRPC method: its request and response coders, their messages' full names, and streams. */
 export interface MethodCoders {
   request: MessageCoder;
   response: MessageCoder;
+  requestType: string;
+  responseType: string;
   requestStream: boolean;
   responseStream: boolean;
 }
@@ -124,6 +128,7 @@ ${services
         .map(
           (m) =>
             `    ${m.name}: { request: $root.${m.request}, response: $root.${m.response}, ` +
+            `requestType: ${JSON.stringify(m.request)}, responseType: ${JSON.stringify(m.response)}, ` +
             `requestStream: ${m.requestStream}, responseStream: ${m.responseStream} },`,
         )
         .join('\n') +
@@ -133,6 +138,13 @@ ${services
 };
 `,
 );
+
+// The one-pass coders of plain objects (scripts/gen-plain-coders.js), for every message of the three protos.
+const all = new protobuf.Root();
+all.resolvePath = (_origin, target) => join(root, 'proto', target);
+all.loadSync(FILES, { keepCase: false });
+all.resolveAll();
+writeFileSync(join(out, 'plain.ts'), plainCoders(all, messagesOf(FILES.map((f) => parsed[f]))));
 
 /** The services of a resolved root, with their methods' resolved type names. */
 function servicesOf(rootOf) {

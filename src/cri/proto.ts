@@ -6,7 +6,7 @@ import { packageRoot } from '../util/install-paths.js';
 import { messages, serviceFiles, services, type MessageCoder } from './gen/coders.js';
 export type { MessageCoder } from './gen/coders.js';
 import { descriptors } from './gen/descriptors.js';
-import { decodeListContainersResponse, decodeListPodSandboxResponse } from './list-decoder.js';
+import { plain } from './gen/plain.js';
 
 /** Where knode's CRI subset lives. */
 export const protoRoot = join(packageRoot(), 'proto');
@@ -56,12 +56,13 @@ export function messageCoder(name: string): MessageCoder {
 }
 
 /**
- * A service as gRPC wants it: each method's path and its (de)serializers, as
- * @grpc/proto-loader builds them (fromObject then encode; decode then
- * toObject), without the descriptors it adds for reflection, which knode never
- * serves and which cost most of its load time. The coders are plain functions
- * written at build time (src/cri/gen/coders.ts, pbjs static-module): nothing is
- * parsed or generated at run time. The service is named in `proto`, a file of
+ * A service as gRPC wants it: each method's path and its (de)serializers,
+ * taking and giving the objects @grpc/proto-loader's would, without the
+ * descriptors it adds for reflection, which knode never serves and which cost
+ * most of its load time. The coders are written at build time
+ * (src/cri/gen/plain.ts, scripts/gen-plain-coders.js), each one pass over the
+ * bytes where protobufjs's take two and build messages between them: nothing
+ * is parsed or generated at run time. The service is named in `proto`, a file of
  * proto/ or its reflection root; given a root (tests do), the build-time
  * methods are checked against it.
  */
@@ -71,15 +72,17 @@ export function serviceDefinition(proto: ProtoFile | protobuf.Root, name: string
   if (typeof proto !== 'string') checkAgainst(proto, name);
   else if (serviceFiles[name] !== proto) throw new Error(`serviceDefinition: ${name} is declared in ${serviceFiles[name]}, not ${proto}`);
   const definition: Record<string, grpc.MethodDefinition<object, object>> = {};
-  for (const [method, { request, response, requestStream, responseStream }] of Object.entries(methods)) {
+  for (const [method, { requestType, responseType, requestStream, responseStream }] of Object.entries(methods)) {
+    const request = plainCoder(requestType);
+    const response = plainCoder(responseType);
     definition[method] = {
       path: `/${name}/${method}`,
       requestStream,
       responseStream,
-      requestSerialize: (value: object) => Buffer.from(request.encode(request.fromObject(value)).finish()),
-      requestDeserialize: (bytes: Buffer) => request.toObject(request.decode(bytes), conversionOptions),
-      responseSerialize: (value: object) => Buffer.from(response.encode(response.fromObject(value)).finish()),
-      responseDeserialize: (bytes: Buffer) => response.toObject(response.decode(bytes), conversionOptions),
+      requestSerialize: request.encode,
+      requestDeserialize: request.decode,
+      responseSerialize: response.encode,
+      responseDeserialize: response.decode,
       originalName: method.charAt(0).toLowerCase() + method.slice(1),
     };
   }
@@ -98,16 +101,20 @@ function checkAgainst(root: protobuf.Root, name: string): void {
 
 let clientMethods: Record<string, grpc.MethodDefinition<object, object>> | undefined;
 
+/** A message's one-pass coders (src/cri/gen/plain.ts) by its full name. */
+export function plainCoder(name: string): { encode(value: object): Buffer; decode(bytes: Buffer): object } {
+  const coder = (plain as Record<string, { encode(value: object): Buffer; decode(bytes: Buffer): object } | undefined>)[name];
+  if (!coder) throw new Error(`serviceDefinition: no plain coder for ${name} (src/cri/gen/plain.ts): run \`npm run gen\``);
+  return coder;
+}
+
 /** runtime.v1's methods by name (Version, ListContainers...), both services, for the CRI client; made once per process. */
 export function criClientMethods(): Record<string, grpc.MethodDefinition<object, object>> {
   clientMethods ??= { ...criRuntimeService(), ...serviceDefinition('runtime/v1/api.proto', 'runtime.v1.ImageService') };
   return clientMethods;
 }
 
-/** runtime.v1.RuntimeService, with the two list answers a node reads most decoded by hand (list-decoder.ts): the same objects, in a fraction of the time. */
+/** runtime.v1.RuntimeService. */
 export function criRuntimeService(): Record<string, grpc.MethodDefinition<object, object>> {
-  const runtime = serviceDefinition('runtime/v1/api.proto', 'runtime.v1.RuntimeService');
-  runtime.ListContainers = { ...runtime.ListContainers, responseDeserialize: decodeListContainersResponse };
-  runtime.ListPodSandbox = { ...runtime.ListPodSandbox, responseDeserialize: decodeListPodSandboxResponse };
-  return runtime;
+  return serviceDefinition('runtime/v1/api.proto', 'runtime.v1.RuntimeService');
 }

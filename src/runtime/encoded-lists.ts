@@ -1,4 +1,4 @@
-import { messageCoder, type MessageCoder } from '../cri/proto.js';
+import { plainCoder } from '../cri/proto.js';
 
 /**
  * List answers built from per-record encodings that are cached until the
@@ -7,13 +7,13 @@ import { messageCoder, type MessageCoder } from '../cri/proto.js';
  * the answer is each cached `Container` message framed as field 1 (kept framed).
  */
 export class EncodedListCache {
-  private readonly type: MessageCoder;
+  private readonly type: { encode(value: object): Buffer };
   private readonly cache = new Map<string, { revision: number; frame: Uint8Array }>();
   /** Encodings added since the last prune: only those can have made others stale, so pruning waits for enough of them. */
   private added = 0;
 
   constructor(messageName: 'Container' | 'PodSandbox') {
-    this.type = messageCoder(`runtime.v1.${messageName}`);
+    this.type = plainCoder(`runtime.v1.${messageName}`);
   }
 
   /** The encoded list response for these items, each given with its current revision. */
@@ -25,7 +25,7 @@ export class EncodedListCache {
       const revision = revisionOf(item.id);
       let entry = this.cache.get(item.id);
       if (!entry || entry.revision !== revision) {
-        entry = { revision, frame: frame(this.type.encode(this.type.fromObject(toMessage(item))).finish()) };
+        entry = { revision, frame: frame(this.type.encode(toMessage(item))) };
         this.cache.set(item.id, entry);
         this.added++;
       }

@@ -15,8 +15,11 @@
 // `npm run bench -- podman` (only alone) sets `knode apply` beside
 // `podman kube play` (bench/podman.ts), then a Deployment and a Job
 // (bench/podman-workloads.ts; `npm run bench -- podman-workloads` alone).
+// `npm run bench -- coders` (only alone) times one pod's CRI messages through
+// protobufjs's coders and the one-pass ones (bench/coders.ts).
 // `npm run bench -- soak` (only alone) leaves a node writing logs and
 // pulling images for 10 minutes (bench/soak.ts).
+import { benchCoders } from './coders.js';
 import { benchCri, reportCri, type CriFigures } from './cri.js';
 import { benchCluster, withCluster, type ClusterFigures } from './cluster.js';
 import { densitySection } from './density-report.js';
@@ -62,6 +65,10 @@ if (process.argv[2] === 'podman') {
 if (process.argv[2] === 'podman-workloads') {
   console.log(reportPageFaultCost(pageFaultCost()));
   console.log(reportPodmanWorkloads(await benchPodmanWorkloads()));
+  process.exit(0);
+}
+if (process.argv[2] === 'coders') {
+  console.log(benchCoders());
   process.exit(0);
 }
 if (process.argv[2] === 'soak') {

@@ -2,6 +2,7 @@ import { parseAllDocuments, type Tags } from 'yaml';
 import type { Pod } from '../api/v1.js';
 import type { KubeObject } from '../api/workloads.js';
 import { validateObject, WORKLOAD_KINDS } from './object-validation.js';
+import { parseSimpleYaml } from './simple-yaml.js';
 import { validatePod } from './validation.js';
 
 /** One problem with one manifest, named so a user can find it: file, document, pod, field. */
@@ -89,25 +90,8 @@ export function decodeManifest(source: string, text: string, nameSuffixLength = 
     out.unreadable = true;
     return out;
   }
-  const docs = parseAllDocuments(text, { prettyErrors: true, uniqueKeys: true, ...KUBE_YAML });
-  if (!Array.isArray(docs)) {
-    out.errors.push({ source, document: 0, message: 'not a YAML document stream' });
-    out.unreadable = true;
-    return out;
-  }
-  docs.forEach((doc, index) => {
-    if (doc.errors.length > 0) {
-      out.unreadable = true;
-      out.errors.push({ source, document: index, message: `YAML: ${doc.errors[0].message.split('\n')[0]}` });
-      return;
-    }
-    let value: unknown;
-    try {
-      value = doc.toJS({ maxAliasCount: MAX_ALIASES });
-    } catch (err) {
-      out.errors.push({ source, document: index, message: `YAML: ${(err as Error).message}` });
-      return;
-    }
+  const values = parseSimpleYaml(text) ?? libraryDocuments(source, text, out);
+  values.forEach((value, index) => {
     if (value === null || value === undefined) return; // an empty document
     if (refersToItself(value)) {
       out.errors.push({
@@ -247,6 +231,34 @@ function refersToItself(root: unknown): boolean {
     }
   }
   return false;
+}
+
+/**
+ * The documents of TEXT as the `yaml` library reads them (YAML 1.1, as the
+ * apiserver's decoder), for what parseSimpleYaml does not take: each
+ * document's value, or undefined for one that could not be read, whose error
+ * goes into OUT.
+ */
+export function libraryDocuments(source: string, text: string, out: DecodedManifest): unknown[] {
+  const docs = parseAllDocuments(text, { prettyErrors: true, uniqueKeys: true, ...KUBE_YAML });
+  if (!Array.isArray(docs)) {
+    out.errors.push({ source, document: 0, message: 'not a YAML document stream' });
+    out.unreadable = true;
+    return [];
+  }
+  return docs.map((doc, index) => {
+    if (doc.errors.length > 0) {
+      out.unreadable = true;
+      out.errors.push({ source, document: index, message: `YAML: ${doc.errors[0].message.split('\n')[0]}` });
+      return undefined;
+    }
+    try {
+      return doc.toJS({ maxAliasCount: MAX_ALIASES }) as unknown;
+    } catch (err) {
+      out.errors.push({ source, document: index, message: `YAML: ${(err as Error).message}` });
+      return undefined;
+    }
+  });
 }
 
 /**

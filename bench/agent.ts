@@ -112,9 +112,15 @@ export function writeManifest(podsDir: string, name: string, text = manifest(nam
 
 /** CPU seconds (user + system) of a process so far. */
 export function cpuSeconds(pid: number): number {
+  const { user, system } = cpuTimes(pid);
+  return user + system;
+}
+
+/** A process's CPU seconds so far, in user space and in the kernel. */
+export function cpuTimes(pid: number): { user: number; system: number } {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+  return { user: Number(fields[11]) / TICKS_PER_SECOND, system: Number(fields[12]) / TICKS_PER_SECOND };
 }
 
 export function statusKiB(pid: number, field: 'VmHWM' | 'VmRSS'): number {

@@ -60,7 +60,7 @@ export async function densitySection(alone: boolean): Promise<void> {
         ms(percentile(d.latencies, 99)),
         `${ms(percentile(d.deliveries, 99))}, ${ms(Math.max(...d.deliveries))}`,
         `${ms(d.runningMs)} (±${pollMs(d.pods)} ms)`,
-        `${d.rampCpuSeconds.toFixed(2)} s (${perPod(d.rampCpuSeconds, d.pods)})`,
+        `${d.rampCpuSeconds.toFixed(2)} s (${perPod(d.rampCpuSeconds, d.pods)}; system ${perPod(d.rampSystemSeconds, d.pods)})`,
         mib(d.peakRssMiB),
         `${d.runtimeCpuSeconds.toFixed(2)} s (${perPod(d.runtimeCpuSeconds, d.pods)}), ${mib(d.runtimePeakRssMiB)}`,
       ]),
@@ -114,6 +114,7 @@ export async function densitySection(alone: boolean): Promise<void> {
         `  ${goal(`${who} CPU per pod in the 100-pod burst ${perPod(seconds, burst.pods)}`, `<= ${GOAL_CPU_MS_PER_POD} ms`, goalMet)}`,
       );
     }
+    console.log(`  (of knode's, ${perPod(burst.rampSystemSeconds, burst.pods)} in the kernel)`);
   }
   console.log(`  ${goal(`knode RSS ${mib(largest.idle.rssMiB)}`, `<= ${GOAL_RSS_MIB} MiB`, largest.idle.rssMiB <= GOAL_RSS_MIB)}`);
   if (churn) {

@@ -12,7 +12,18 @@ import { join } from 'node:path';
 import { NodeClient } from '../src/cli/node-client.js';
 import { CriClient } from '../src/cri/client.js';
 import type { PodList } from '../src/engine/api/v1.js';
-import { cpuSeconds, isContainerStart, openFiles, sleep, startKnode, statusKiB, until, writeManifest, type Running } from './agent.js';
+import {
+  cpuSeconds,
+  cpuTimes,
+  isContainerStart,
+  openFiles,
+  sleep,
+  startKnode,
+  statusKiB,
+  until,
+  writeManifest,
+  type Running,
+} from './agent.js';
 import { startEmbedded, type BenchRuntime } from './runtimes.js';
 import { histogramDelta, parseHistogram, type Histogram } from './stats.js';
 
@@ -30,6 +41,8 @@ export interface DensityFigures {
   runningMs: number;
   /** knode's CPU seconds from the manifests landing to every pod Running. */
   rampCpuSeconds: number;
+  /** Of which in the kernel: on this VM's ext4, creating files and directories costs more for a while after many were deleted. */
+  rampSystemSeconds: number;
   peakRssMiB: number;
   /** The same for the embedded runtime's process, which makes every container. */
   runtimeCpuSeconds: number;
@@ -121,7 +134,7 @@ export async function benchDensity(pods: number, idleSeconds: number): Promise<D
     });
     await sleep(200); // the stream is open
     const worker0 = await scrape(node, WORKER_DURATION);
-    const cpu0 = cpuSeconds(run.pid);
+    const cpu0 = cpuTimes(run.pid);
     const runtimeCpu0 = cpuSeconds(rt.pid!);
     const t0 = performance.now();
     for (const name of names) writeManifest(run.podsDir, name);
@@ -132,7 +145,9 @@ export async function benchDensity(pods: number, idleSeconds: number): Promise<D
     await watching;
     await untilEvery(async () => (await runningPods(node)).size === pods, `${pods} pods Running in /pods`, timeoutMs, pollMs(pods));
     const runningMs = performance.now() - t0;
-    const rampCpuSeconds = cpuSeconds(run.pid) - cpu0;
+    const cpu1 = cpuTimes(run.pid);
+    const rampCpuSeconds = cpu1.user + cpu1.system - cpu0.user - cpu0.system;
+    const rampSystemSeconds = cpu1.system - cpu0.system;
     const peakRssMiB = statusKiB(run.pid, 'VmHWM') / 1024;
     const runtimeCpuSeconds = cpuSeconds(rt.pid!) - runtimeCpu0;
     const runtimePeakRssMiB = statusKiB(rt.pid!, 'VmHWM') / 1024;
@@ -155,6 +170,7 @@ export async function benchDensity(pods: number, idleSeconds: number): Promise<D
       startedMs,
       runningMs,
       rampCpuSeconds,
+      rampSystemSeconds,
       peakRssMiB,
       runtimeCpuSeconds,
       runtimePeakRssMiB,

@@ -101,10 +101,16 @@ function checkAgainst(root: protobuf.Root, name: string): void {
 
 let clientMethods: Record<string, grpc.MethodDefinition<object, object>> | undefined;
 
+/** A message's one-pass coders: from and to the objects proto-loader gives. */
+export interface PlainCoder {
+  encode(value: object): Buffer;
+  decode(bytes: Buffer): object;
+}
+
 /** A message's one-pass coders (src/cri/gen/plain.ts) by its full name. */
-export function plainCoder(name: string): { encode(value: object): Buffer; decode(bytes: Buffer): object } {
-  const coder = (plain as Record<string, { encode(value: object): Buffer; decode(bytes: Buffer): object } | undefined>)[name];
-  if (!coder) throw new Error(`serviceDefinition: no plain coder for ${name} (src/cri/gen/plain.ts): run \`npm run gen\``);
+export function plainCoder(name: string): PlainCoder {
+  const coder = (plain as Record<string, PlainCoder | undefined>)[name];
+  if (!coder) throw new Error(`plainCoder: no coder for ${name} in src/cri/gen/plain.ts: run \`npm run gen\``);
   return coder;
 }
 

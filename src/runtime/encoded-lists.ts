@@ -1,4 +1,4 @@
-import { plainCoder } from '../cri/proto.js';
+import { plainCoder, type PlainCoder } from '../cri/proto.js';
 
 /**
  * List answers built from per-record encodings that are cached until the
@@ -7,7 +7,7 @@ import { plainCoder } from '../cri/proto.js';
  * the answer is each cached `Container` message framed as field 1 (kept framed).
  */
 export class EncodedListCache {
-  private readonly type: { encode(value: object): Buffer };
+  private readonly type: PlainCoder;
   private readonly cache = new Map<string, { revision: number; frame: Uint8Array }>();
   /** Encodings added since the last prune: only those can have made others stale, so pruning waits for enough of them. */
   private added = 0;

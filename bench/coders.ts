@@ -8,7 +8,7 @@
 // manifest read by the yaml library and by parseSimpleYaml.
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { messageCoder } from '../src/cri/proto.js';
+import { conversionOptions, messageCoder } from '../src/cri/proto.js';
 import { libraryDocuments, type DecodedManifest } from '../src/engine/config/manifest.js';
 import { parseSimpleYaml } from '../src/engine/config/simple-yaml.js';
 import { plain } from '../src/cri/gen/plain.js';
@@ -113,10 +113,7 @@ function measure(): string[][] {
     const [before, after] =
       way === 'encode'
         ? [time(() => coder.encode(coder.fromObject(object)).finish()), time(() => onePass.encode(object))]
-        : [
-            time(() => coder.toObject(coder.decode(bytes), { longs: Number, enums: String, defaults: true })),
-            time(() => onePass.decode(bytes)),
-          ];
+        : [time(() => coder.toObject(coder.decode(bytes), conversionOptions)), time(() => onePass.decode(bytes))];
     rows.push([
       name.slice('runtime.v1.'.length),
       way,

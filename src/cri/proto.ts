@@ -12,7 +12,8 @@ import { plain } from './gen/plain.js';
 export const protoRoot = join(packageRoot(), 'proto');
 
 /**
- * How messages become objects, for the client and the embedded runtime alike.
+ * How protobufjs's reflected coders turn messages into objects: the reference
+ * the one-pass coders of gen/plain.ts are held to in the tests and the bench.
  * They must match the flags in scripts/gen-cri-types.js: 64-bit integers as
  * numbers (nanosecond timestamps lose sub-microsecond digits, which nothing
  * reads), enums as their names, and defaults for absent fields. Field names

@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type protobuf from 'protobufjs/light.js';
 import { describe, expect, it } from 'vitest';
-import { loaderOptions, messageCoder, protoFile, serviceDefinition } from '../../../src/cri/proto.js';
+import { conversionOptions, loaderOptions, messageCoder, protoFile, serviceDefinition } from '../../../src/cri/proto.js';
 import { prng } from '../../helpers/prng.js';
 
 // knode builds its gRPC services from descriptors parsed at build time
@@ -142,9 +142,7 @@ describe('the build-time coders on their own', () => {
       const sample = message(type, rand);
       const bytes = type.encode(type.fromObject(sample)).finish();
       expect(Buffer.from(coder.encode(coder.fromObject(sample)).finish()), `#${i}`).toEqual(Buffer.from(bytes));
-      expect(coder.toObject(coder.decode(bytes), { longs: Number, enums: String, defaults: true })).toEqual(
-        type.toObject(type.decode(bytes), { longs: Number, enums: String, defaults: true }),
-      );
+      expect(coder.toObject(coder.decode(bytes), conversionOptions)).toEqual(type.toObject(type.decode(bytes), conversionOptions));
     }
   });
 

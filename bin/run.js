@@ -1,4 +1,4 @@
-#!/usr/bin/env -S GLIBC_TUNABLES=glibc.malloc.trim_threshold=131072:glibc.malloc.mmap_threshold=131072:glibc.malloc.arena_max=2 node --max-semi-space-size=1 --heap-growing-percent=50
+#!/usr/bin/env -S GLIBC_TUNABLES=glibc.malloc.trim_threshold=131072:glibc.malloc.mmap_threshold=131072:glibc.malloc.arena_max=2 node --max-semi-space-size=1
 // knode's command line. A CommonJS file (bin/package.json), so that a short
 // command does not start Node's ES module loader: src/cli/boot.ts says why.
 'use strict';

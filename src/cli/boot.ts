@@ -10,14 +10,16 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { HEAP_GROWING_FLAG } from '../util/node-flags.js';
 import { codeCacheDir, installCodeCache } from './code-cache.js';
+import { restoreStartFlags, setRunTimeFlags } from './v8-flags.js';
 
 interface Entry {
   execute(options: { dir: string }): Promise<unknown>;
 }
 
 /**
- * V8 flags by command, set before the command's code loads:
+ * V8 flags by command, set once the command's code has loaded:
  * - the commands that drive pods and end once they are done (apply,
  *   delete) end before V8's optimising compilers pay off. Sparkplug's
  *   baseline code and TurboFan's (on a thread of its own, beside the
@@ -28,15 +30,16 @@ interface Entry {
  *   code (syscalls, JSON, HTTP/2, TLS); TurboFan's code, its compiler's
  *   pages and its zone memory kept 5–11 MiB more resident, from the first
  *   pod to a thousand, for no CPU it measurably saved
- *   (bench/notes/sli.md, session 29).
+ *   (bench/notes/sli.md, session 29). Its old generation grows by half
+ *   (HEAP_GROWING_FLAG).
  * The commands that may stream for long (logs -f, exec, port-forward) keep
  * both compilers.
  */
 const COMMAND_V8_FLAGS = new Map<string, readonly string[]>([
   ['apply', ['--no-sparkplug', '--no-opt']],
   ['delete', ['--no-sparkplug', '--no-opt']],
-  ['run', ['--no-opt']],
-  ['join', ['--no-opt']],
+  ['run', ['--no-opt', HEAP_GROWING_FLAG]],
+  ['join', ['--no-opt', HEAP_GROWING_FLAG]],
 ]);
 
 /** The V8 flags COMMAND (the first word of a command line) runs with. */
@@ -62,7 +65,8 @@ export async function start(bin: string): Promise<void> {
   const bundle = join(root, 'dist', 'bundle');
   // What the CommonJS bundles' import() calls (scripts/bundle.js, routeDynamicImports). This file
   // is compiled by Node's own loader, so its import() works, and resolves the package's "imports".
-  (globalThis as Record<symbol, unknown>)[Symbol.for('knode.import')] = (specifier: string) => import(specifier);
+  const importModule = (specifier: string) => import(specifier);
+  (globalThis as Record<symbol, unknown>)[Symbol.for('knode.import')] = importModule;
   // The long-running commands, which the build leaves ES modules, compile lazily as Node does: a cache's
   // bytecode is loaded all at once and stays in their heap (about 1 MiB of a node's memory).
   const [first = '', second = ''] = process.argv.slice(2);
@@ -70,10 +74,18 @@ export async function start(bin: string): Promise<void> {
   const longRunning = esModule(first) || esModule(`${first}/${second}`);
   const require = createRequire(bin);
   const v8Flags = v8FlagsFor(first);
-  // node:v8 only where it is used: loading it costs a few milliseconds (the apply's metrics load it anyway).
-  for (const flag of v8Flags) (require('node:v8') as typeof import('node:v8')).setFlagsFromString(flag);
-  installCodeCache(bundle, longRunning ? undefined : codeCacheDir(), v8Flags);
+  // Flags off their defaults make V8 refuse Node's code cache of its modules and knode's (v8-flags.ts):
+  // the command line's go back to theirs now, and the command's are set once its code has loaded.
+  restoreStartFlags();
+  installCodeCache(bundle, longRunning ? undefined : codeCacheDir());
   const { execute } = require(join(bundle, 'cli', 'main.cjs')) as Entry;
+  if (v8Flags.length > 0) {
+    // The command's module, loaded here as oclif loads it (its loader's caches then hand oclif this one).
+    const file = join(bundle, 'commands', `${first}.${longRunning ? 'js' : 'cjs'}`);
+    if (longRunning) await importModule(pathToFileURL(file).href);
+    else require(file);
+    setRunTimeFlags(v8Flags);
+  }
 
   // oclif finds the package above the file it is given: not bin/package.json, which only says bin/ is CommonJS.
   await execute({ dir: pathToFileURL(join(root, 'package.json')).href });

@@ -30,18 +30,14 @@ export function codeCacheDir(env: NodeJS.ProcessEnv = process.env): string | und
 
 /**
  * A cache's file name: the bundle file, the build of it, and the V8 that made
- * it (the same Node with the same flags, those of its command line and the
- * `v8Flags` set since: V8 refuses a cache made under other flags).
+ * it (the same Node with the same command line: V8 refuses a cache made
+ * under other flags, and src/cli/v8-flags.ts sets the flags of a command only
+ * after its code has loaded, and undoes them before the caches are written).
  */
-export function cacheFileName(
-  bundleDir: string,
-  file: string,
-  built: { size: number; mtimeMs: number },
-  v8Flags: readonly string[] = [],
-): { prefix: string; name: string } {
+export function cacheFileName(bundleDir: string, file: string, built: { size: number; mtimeMs: number }): { prefix: string; name: string } {
   const prefix = relative(bundleDir, file).split(sep).join('_');
   const build = `${built.size.toString(36)}${Math.trunc(built.mtimeMs).toString(36)}`;
-  const v8 = fnv1a(`${process.version} ${process.arch} ${[...process.execArgv, ...v8Flags].join(' ')}`);
+  const v8 = fnv1a(`${process.version} ${process.arch} ${process.execArgv.join(' ')}`);
   return { prefix, name: `${prefix}.${build}.${v8}.v8` };
 }
 
@@ -54,11 +50,8 @@ export const compiledFrom = new Map<string, 'cache' | 'source'>();
  * Compiles the .cjs files under `bundleDir` with the caches in `cacheDir`.
  * A cache V8 refuses (another Node, other flags) is made again; one that
  * cannot be read or written only costs the compile it would have saved.
- * `v8Flags` are those the process set at run time (src/cli/boot.ts): its
- * caches are kept apart from those of commands without them, which would
- * otherwise refuse and replace one another's caches of the shared entry.
  */
-export function installCodeCache(bundleDir: string, cacheDir: string | undefined, v8Flags: readonly string[] = []): void {
+export function installCodeCache(bundleDir: string, cacheDir: string | undefined): void {
   if (!cacheDir) return;
   const extensions = (Module as unknown as { _extensions: Record<string, Loader> })._extensions;
   const plain = extensions['.cjs'] ?? extensions['.js'];
@@ -66,15 +59,15 @@ export function installCodeCache(bundleDir: string, cacheDir: string | undefined
   extensions['.cjs'] = (module, filename) => {
     // Source maps are Node's own loader's: `node --enable-source-maps` compiles as it would without a cache.
     if (!filename.startsWith(within) || process.sourceMapsEnabled) return plain(module, filename);
-    loadCached(module, filename, bundleDir, cacheDir, v8Flags);
+    loadCached(module, filename, bundleDir, cacheDir);
   };
 }
 
-function loadCached(module: Module, filename: string, bundleDir: string, cacheDir: string, v8Flags: readonly string[]): void {
+function loadCached(module: Module, filename: string, bundleDir: string, cacheDir: string): void {
   // The build writes ASCII only (scripts/bundle.js): as Latin-1 it is the same text, copied rather than decoded.
   const { data, stats } = readScratch(filename);
   const source = data.toString('latin1');
-  const { prefix, name } = cacheFileName(bundleDir, filename, stats, v8Flags);
+  const { prefix, name } = cacheFileName(bundleDir, filename, stats);
   const cacheFile = join(cacheDir, name);
   const cachedData = readOptional(cacheFile);
   // No import() in it: the build routes each one through bin/run.js's (scripts/bundle.js). V8 has read the

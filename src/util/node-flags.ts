@@ -1,18 +1,39 @@
 /**
- * V8 flags the knode CLI runs with (bin/run.js's shebang; a unit test keeps
- * them equal), for `knode run` above all:
- * - a young generation of 1 MiB semi-spaces instead of V8's 16 MiB. The node
- *   agent's garbage is small and short-lived, and the larger nursery only
- *   kept memory resident;
- * - the old generation grown by half after each full collection, where V8
- *   lets a busy process's grow up to fourfold. A burst of pods had the heap
- *   grow far past what it kept, and the pages stayed resident after it.
- * The embedded runtime knode starts runs without them: the small nursery
+ * V8 flags the knode CLI starts with (bin/run.js's shebang; a unit test keeps
+ * them equal): a young generation of 1 MiB semi-spaces instead of V8's
+ * 16 MiB. The node agent's garbage is small and short-lived, and the larger
+ * nursery only kept memory resident. The heap's layout is fixed when the
+ * process starts, so this one flag cannot wait; src/cli/boot.ts gives it its
+ * default back at once (the heap keeps its layout), because any flag off its
+ * default makes V8 refuse Node's own code cache of its built-in modules.
+ * The embedded runtime knode starts runs without it: the small nursery
  * slowed its StartContainer. Its spawner (runtime/spawner/), which only forks
- * and writes logs, runs with them. Figures: bench/notes/kubelet-side-by-side.md,
- * bench/notes/cri-and-startup.md and bench/notes/density.md.
+ * and writes logs, runs with it and with HEAP_GROWING_FLAG. Figures:
+ * bench/notes/kubelet-side-by-side.md, bench/notes/cri-and-startup.md and
+ * bench/notes/density.md.
  */
-export const NODE_FLAGS: readonly string[] = ['--max-semi-space-size=1', '--heap-growing-percent=50'];
+export const NODE_FLAGS: readonly string[] = ['--max-semi-space-size=1'];
+
+/**
+ * The old generation grown by half after each full collection, where V8 lets
+ * a busy process's grow up to fourfold: a burst of pods had the heap grow far
+ * past what it kept, and the pages stayed resident after it. V8 reads it at
+ * each collection, so the node sets it at run time, once its code has loaded
+ * (src/cli/boot.ts).
+ */
+export const HEAP_GROWING_FLAG = '--heap-growing-percent=50';
+
+/**
+ * Each V8 flag knode sets, and the setting that gives it its default back
+ * (V8 hashes only the flags off their defaults, and refuses a code cache made
+ * under another hash).
+ */
+export const V8_FLAG_DEFAULTS: Readonly<Record<string, string>> = {
+  '--max-semi-space-size=1': '--max-semi-space-size=0',
+  '--heap-growing-percent=50': '--heap-growing-percent=0',
+  '--no-opt': '--opt',
+  '--no-sparkplug': '--sparkplug',
+};
 
 /**
  * glibc's malloc tunables bin/run.js's shebang sets (as GLIBC_TUNABLES, in

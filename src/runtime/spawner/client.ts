@@ -1,7 +1,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { spawnerMain } from '../../util/install-paths.js';
 import type { ProcessExit } from '../follow-child.js';
-import { NODE_FLAGS } from '../../util/node-flags.js';
+import { HEAP_GROWING_FLAG, NODE_FLAGS } from '../../util/node-flags.js';
 import { detachHere, runToEnd, signalGroup, type Ran } from '../proc.js';
 import { KeyedRuns, type KeyedRun } from './keyed-runs.js';
 import type { SpawnerReply, StartRequest } from './protocol.js';
@@ -100,7 +100,7 @@ export class Spawner {
     // From the sources (tests), the spawner is TypeScript too.
     const execArgv = main.endsWith('.ts') ? ['--import', 'tsx'] : [];
     this.child = fork(main, [], {
-      execArgv: [...execArgv, ...NODE_FLAGS],
+      execArgv: [...execArgv, ...NODE_FLAGS, HEAP_GROWING_FLAG],
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
       serialization: 'json',
     });

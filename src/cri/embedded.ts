@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, openSync, closeSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { cliEntry } from '../util/install-paths.js';
 import { rootPaths } from '../util/paths.js';
 import { isRuntimeServe, readPid } from '../util/pid-file.js';
@@ -46,9 +46,12 @@ export async function connectEmbeddedRuntime(rootDir: string, options: EnsureRun
     // A child that exits because another runtime holds the pid file lost a race with a
     // command started at the same moment: that runtime is the one to wait for.
     if (exitCode !== null && !startedElsewhere(paths.runtimePidFile, child.pid)) break;
-    const started = await reach(endpoint, 500);
-    if (started) return started;
-    await new Promise((r) => setTimeout(r, 50));
+    // Its socket appears once it listens: looked for often (a stat), and the runtime asked only then.
+    if (existsSync(paths.runtimeSocket)) {
+      const started = await reach(endpoint, 500);
+      if (started) return started;
+    }
+    await new Promise((r) => setTimeout(r, 10));
   }
   throw new UserError(
     'runtimeUnavailable',

@@ -41,18 +41,40 @@ const SHELL_APPLETS = ['sh', 'pivot_root', 'umount'];
 /** The kit's busybox by the name of what a pod's holder idles on (STATIC_HOLDER_LOOP runs it as sleep). */
 export const STATIC_PAUSE = 'pause';
 
-/** What `ldd` says PROGRAM needs: its libraries and its loader; a string says why not. */
-function linkedFiles(program: string): { libraries: string[]; loader: string } | string {
-  const ldd = spawnSync('ldd', [program], { encoding: 'utf8', timeout: 10_000 });
-  if (ldd.error || ldd.status !== 0) return `ldd ${program} failed: ${ldd.error?.message ?? ldd.stderr.trim()}`;
-  const libraries: string[] = [];
-  let loader: string | undefined;
-  for (const line of ldd.stdout.split('\n')) {
-    const resolved = /=>\s+(\/\S+)/.exec(line);
-    if (resolved) libraries.push(resolved[1]);
-    else if (/^\s*(\/\S+)\s+\(/.test(line)) loader = line.trim().split(/\s+/)[0];
+type Linked = { libraries: string[]; loader: string };
+
+/**
+ * What `ldd` says each of PROGRAMS needs, its libraries and its loader, or
+ * why not (a string): one ldd for all of them (each ldd is a shell and a
+ * loader run, a few milliseconds of a runtime's start). Given more than one
+ * program, ldd heads each one's lines with its name and a colon.
+ */
+function linkedFiles(programs: readonly string[]): Map<string, Linked | string> {
+  const ldd = spawnSync('ldd', programs, { encoding: 'utf8', timeout: 10_000 });
+  const lines = new Map<string, string[]>(programs.length === 1 ? [[programs[0], []]] : []);
+  let current = programs.length === 1 ? programs[0] : undefined;
+  for (const line of ldd.stdout?.split('\n') ?? []) {
+    if (programs.length > 1 && line.endsWith(':') && programs.includes(line.slice(0, -1))) {
+      current = line.slice(0, -1);
+      lines.set(current, []);
+    } else if (current !== undefined) lines.get(current)!.push(line);
   }
-  return loader ? { libraries, loader } : `ldd names no loader for ${program}`;
+  const linked = new Map<string, Linked | string>();
+  for (const program of programs) {
+    const libraries: string[] = [];
+    let loader: string | undefined;
+    for (const line of lines.get(program) ?? []) {
+      const resolved = /=>\s+(\/\S+)/.exec(line);
+      if (resolved) libraries.push(resolved[1]);
+      else if (/^\s*(\/\S+)\s+\(/.test(line)) loader = line.trim().split(/\s+/)[0];
+    }
+    // What ldd said of this one on its own, or of all when there is one (`ldd: PROGRAM: No such file or directory`).
+    const said = programs.length === 1 ? ldd.stderr?.trim() : ldd.stderr?.split('\n').find((l) => l.includes(`${program}:`));
+    if (loader) linked.set(program, { libraries, loader });
+    else if (ldd.error || (ldd.status !== 0 && said)) linked.set(program, `ldd ${program} failed: ${ldd.error?.message ?? said}`);
+    else linked.set(program, `ldd names no loader for ${program}`);
+  }
+  return linked;
 }
 
 /**
@@ -68,16 +90,18 @@ export function prepareSetuidKit(
   busybox?: string,
 ): SetuidKit {
   if (!setpriv) return { ok: false, reason: 'setpriv (util-linux) is not installed' };
-  const linked = linkedFiles(setpriv);
+  const wanted = others.filter((other): other is string => other !== undefined);
+  const all = linkedFiles([setpriv, ...wanted]);
+  const linked = all.get(setpriv)!;
   if (typeof linked === 'string') return { ok: false, reason: linked };
   const { loader } = linked;
   const files = new Set([setpriv, loader, ...linked.libraries]);
   const programs: string[] = [];
-  for (const other of others) {
-    const needs = other ? linkedFiles(other) : undefined;
+  for (const other of wanted) {
+    const needs = all.get(other);
     if (typeof needs !== 'object' || needs.loader !== loader) continue;
-    for (const file of [other!, ...needs.libraries]) files.add(file);
-    programs.push(basename(other!));
+    for (const file of [other, ...needs.libraries]) files.add(file);
+    programs.push(basename(other));
   }
   const applets = busybox !== undefined && isStaticBusybox(busybox);
   const partial = `${dir}.partial-${process.pid}`;

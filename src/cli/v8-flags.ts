@@ -3,8 +3,8 @@
 // refuses a cache made under another hash: Node's cache of its built-in
 // modules (made with none off) and knode's of its bundle files
 // (src/cli/code-cache.ts). A flag on the command line, or one set before a
-// module loads, has each of Node's modules compile from its source: 25–40 ms
-// of a short command on the VM of 2026-12-06.
+// module loads, has each of Node's modules compile from its source, which
+// slowed every command's start (bench/notes/podman.md, session 32).
 import { createRequire } from 'node:module';
 import { V8_FLAG_DEFAULTS } from '../util/node-flags.js';
 

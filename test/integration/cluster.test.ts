@@ -12,7 +12,7 @@ import type { CronJob, DaemonSet, KubeObject, StatefulSet } from '../../src/engi
 import { describeCronJob, describeDaemonSet, describeStatefulSet } from '../../src/ui/describe-workload.js';
 import { pickPod } from '../../src/cli/workload-target.js';
 import { parseTarget } from '../../src/cli/target-kinds.js';
-import { connectCluster, loadKubeConfig, type ConnectedCluster } from '../../src/engine/cluster/client.js';
+import { ClusterError, connectCluster, loadKubeConfig, type ConnectedCluster } from '../../src/engine/cluster/client.js';
 import { KubeletServer } from '../../src/engine/server/kubelet-server.js';
 import type { Summary } from '../../src/engine/stats/types.js';
 import { freePort, startControlPlane, type ControlPlane } from '../helpers/controlplane.js';
@@ -129,6 +129,22 @@ describe('a node of a real cluster (kube-apiserver, etcd)', () => {
     }, 'events for web');
     expect(events.map((e) => e.reason)).toEqual(expect.arrayContaining(['Pulling', 'Pulled', 'Created', 'Started']));
     expect(events[0].source).toEqual({ component: 'kubelet', host: NODE });
+  });
+
+  it("reports the apiserver's refusals of its plain JSON calls with their status, reason and message", async () => {
+    // The Node authorizer lets a node read only the pods bound to it and the ConfigMaps they name.
+    const other = await client.getPod('default', 'no-such-pod').catch((err: unknown) => err);
+    expect(other).toMatchObject({ name: 'ClusterError', status: 403, reason: 'Forbidden' });
+    expect((other as Error).message).toMatch(
+      /^get pod default\/no-such-pod: 403 Forbidden: pods "no-such-pod" is forbidden: User "system:node:knode-it" cannot get resource "pods"/,
+    );
+    const unnamed = await client.getConfigMap('default', 'named-by-no-pod').catch((err: unknown) => err);
+    expect(unnamed).toMatchObject({ name: 'ClusterError', status: 403, reason: 'Forbidden' });
+    const web = await getPod('web');
+    const stale = await client.deletePod('default', 'web', 'not-its-uid', 0).catch((err: unknown) => err);
+    expect(stale).toMatchObject({ name: 'ClusterError', status: 409, reason: 'Conflict' });
+    expect(ClusterError.conflict(stale)).toBe(true);
+    expect((await getPod('web')).metadata.uid).toBe(web.metadata.uid);
   });
 
   it('serves kubectl logs through the apiserver', async () => {

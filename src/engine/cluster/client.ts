@@ -1,7 +1,9 @@
 // The node's connection to a Kubernetes apiserver, through
 // @kubernetes/client-node (its KubeConfig, typed API clients and Watch). What
 // the engine gets back is plain API JSON (times as RFC 3339 strings), as from
-// every other source; client-node's model classes stay inside this file.
+// every other source; client-node's model classes stay inside this file. The
+// calls each pod makes (its token, status, events, mirror pod, ConfigMaps and
+// Secrets) go as plain JSON over the same connection (json-requests.ts).
 import type { KubeObject } from '../api/workloads.js';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Event, Lease, Node } from '../api/cluster.js';
@@ -143,6 +145,7 @@ export interface ConnectedCluster extends ClusterClient {
 export async function connectCluster(kc: KubeConfig): Promise<ConnectedCluster> {
   const k8s = await import('./client-node.js');
   const { KeptConnections } = await import('./keep-alive.js');
+  const { jsonRequests } = await import('./json-requests.js');
   const server = kc.getCurrentCluster()!.server;
   // As kc.makeApiClient, but every client's calls share one kept-open HTTP/2 connection.
   const fetchLibrary = new k8s.IsomorphicFetchHttpLibrary();
@@ -151,8 +154,9 @@ export async function connectCluster(kc: KubeConfig): Promise<ConnectedCluster> 
       new k8s.ResponseContext(answer.status, answer.headers, { text: async () => answer.body.toString(), binary: async () => answer.body }),
     fallback: { send: (request) => fetchLibrary.send(request).toPromise() },
   });
+  const base = new k8s.ServerConfiguration(server, {});
   const configuration = k8s.createConfiguration({
-    baseServer: new k8s.ServerConfiguration(server, {}),
+    baseServer: base,
     authMethods: { default: kept },
     httpApi: k8s.wrapHttpLibrary(kept),
   });
@@ -162,6 +166,10 @@ export async function connectCluster(kc: KubeConfig): Promise<ConnectedCluster> 
   const authorization = new k8s.AuthorizationV1Api(configuration);
   const watch = new k8s.Watch(kc);
   const strategic = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.StrategicMergePatch);
+  const json = jsonRequests(base, kept);
+  const path = (namespace: string, resource: string, name = '', subresource = '') =>
+    `/api/v1/namespaces/${encodeURIComponent(namespace)}/${resource}${name && `/${encodeURIComponent(name)}`}${subresource && `/${subresource}`}`;
+  const patch = (body: object) => ({ body, contentType: 'application/strategic-merge-patch+json' });
   const watches = new Set<PodWatch>();
 
   /** REQUEST's answer, as API JSON (plain). */
@@ -226,20 +234,21 @@ export async function connectCluster(kc: KubeConfig): Promise<ConnectedCluster> 
       return open.length;
     },
     getPod: (namespace, name) =>
-      call<Pod>(`get pod ${namespace}/${name}`, () => core.readNamespacedPod({ namespace, name })).then(withPodKind),
+      send(`get pod ${namespace}/${name}`, () => json('GET', path(namespace, 'pods', name))).then((pod) => withPodKind(pod as Pod)),
     createPod: (pod) =>
-      call<Pod>(`create pod ${pod.metadata.namespace}/${pod.metadata.name}`, () =>
-        core.createNamespacedPod({ namespace: pod.metadata.namespace!, body: pod as never }),
-      ).then(withPodKind),
+      send(`create pod ${pod.metadata.namespace}/${pod.metadata.name}`, () =>
+        json('POST', path(pod.metadata.namespace!, 'pods'), { body: pod }),
+      ).then((created) => withPodKind(created as Pod)),
     async deletePod(namespace, name, uid, gracePeriodSeconds) {
       await send(`delete pod ${namespace}/${name}`, () =>
-        core.deleteNamespacedPod({ namespace, name, gracePeriodSeconds, body: { gracePeriodSeconds, preconditions: { uid } } }),
+        json('DELETE', path(namespace, 'pods', name), {
+          query: { gracePeriodSeconds },
+          body: { apiVersion: 'v1', kind: 'DeleteOptions', gracePeriodSeconds, preconditions: { uid } },
+        }),
       );
     },
-    async patchPodStatus(namespace, name, patch) {
-      await send(`patch status of pod ${namespace}/${name}`, () =>
-        core.patchNamespacedPodStatus({ namespace, name, body: patch }, strategic),
-      );
+    async patchPodStatus(namespace, name, body) {
+      await send(`patch status of pod ${namespace}/${name}`, () => json('PATCH', path(namespace, 'pods', name, 'status'), patch(body)));
     },
     getNode: (name) => call<Node>(`get node ${name}`, () => core.readNode({ name })),
     createNode: (node) => call<Node>(`create node ${node.metadata.name}`, () => core.createNode({ body: node as never })),
@@ -256,8 +265,15 @@ export async function connectCluster(kc: KubeConfig): Promise<ConnectedCluster> 
       call<Lease>(`update lease ${lease.metadata.name}`, () =>
         coordination.replaceNamespacedLease({ namespace: lease.metadata.namespace!, name: lease.metadata.name!, body: lease as never }),
       ),
-    getConfigMap: (namespace, name) => call(`get configmap ${namespace}/${name}`, () => core.readNamespacedConfigMap({ namespace, name })),
-    getSecret: (namespace, name) => call(`get secret ${namespace}/${name}`, () => core.readNamespacedSecret({ namespace, name })),
+    getConfigMap: (namespace, name) =>
+      send(`get configmap ${namespace}/${name}`, () => json('GET', path(namespace, 'configmaps', name))) as Promise<{
+        data?: Record<string, string>;
+        binaryData?: Record<string, string>;
+      }>,
+    getSecret: (namespace, name) =>
+      send(`get secret ${namespace}/${name}`, () => json('GET', path(namespace, 'secrets', name))) as Promise<{
+        data?: Record<string, string>;
+      }>,
     async createToken(namespace, serviceAccount, request) {
       const body = {
         apiVersion: 'authentication.k8s.io/v1',
@@ -268,10 +284,9 @@ export async function connectCluster(kc: KubeConfig): Promise<ConnectedCluster> 
           boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: request.pod.name, uid: request.pod.uid },
         },
       };
-      const answer = await call<{ status: { token: string; expirationTimestamp: string } }>(
-        `create token for serviceaccount ${namespace}/${serviceAccount}`,
-        () => core.createNamespacedServiceAccountToken({ namespace, name: serviceAccount, body: body as never }),
-      );
+      const answer = (await send(`create token for serviceaccount ${namespace}/${serviceAccount}`, () =>
+        json('POST', path(namespace, 'serviceaccounts', serviceAccount, 'token'), { body }),
+      )) as { status: { token: string; expirationTimestamp: string } };
       return { token: answer.status.token, expiresAt: Date.parse(answer.status.expirationTimestamp) };
     },
     async reviewToken(token) {
@@ -300,12 +315,10 @@ export async function connectCluster(kc: KubeConfig): Promise<ConnectedCluster> 
       return { allowed: review.status?.allowed === true, reason: review.status?.reason ?? '' };
     },
     async createEvent(event) {
-      await send(`create event ${event.metadata.name}`, () =>
-        core.createNamespacedEvent({ namespace: event.metadata.namespace!, body: event as never }),
-      );
+      await send(`create event ${event.metadata.name}`, () => json('POST', path(event.metadata.namespace!, 'events'), { body: event }));
     },
-    async patchEvent(namespace, name, patch) {
-      await send(`patch event ${name}`, () => core.patchNamespacedEvent({ namespace, name, body: patch }, strategic));
+    async patchEvent(namespace, name, body) {
+      await send(`patch event ${name}`, () => json('PATCH', path(namespace, 'events', name), patch(body)));
     },
   };
 }

@@ -1,0 +1,61 @@
+// Apiserver calls written and read as plain JSON. client-node's typed API
+// walks every request and answer through its model classes (and knode then
+// turned the answer back into API JSON): without TurboFan that was about
+// half of a call's CPU in a node's process, and a pod's start makes several
+// (its token, two status patches, its events). These calls keep client-node's
+// authentication and connections: a request is a client-node RequestContext,
+// authenticated and sent as its typed calls are (keep-alive.ts).
+import type { HttpMethod, RequestContext, ResponseContext, ServerConfiguration } from '@kubernetes/client-node';
+
+export type JsonMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface JsonRequest {
+  /** Query parameters; undefined ones are left out. */
+  query?: Record<string, string | number | boolean | undefined>;
+  /** Sent as JSON. */
+  body?: unknown;
+  /** The body's media type: application/json unless a patch says otherwise. */
+  contentType?: string;
+}
+
+/** How a request is authenticated and sent (keep-alive.ts's KeptConnections). */
+export interface JsonTransport {
+  applySecurityAuthentication(context: RequestContext): Promise<void>;
+  send(context: RequestContext): Promise<ResponseContext>;
+}
+
+/** A failed call as client-node reports one (an HTTP status and the body), for toClusterError. */
+export class JsonCallError extends Error {
+  override readonly name = 'JsonCallError';
+  constructor(
+    readonly code: number,
+    readonly body: string,
+  ) {
+    super(`HTTP ${code}${body ? `: ${body.slice(0, 200)}` : ''}`);
+  }
+}
+
+/**
+ * A function that sends one call to the apiserver of `base` and gives its
+ * answer as parsed JSON (undefined for an empty body), or throws a
+ * JsonCallError for a status outside 2xx.
+ */
+export function jsonRequests(
+  base: ServerConfiguration<Record<string, string>>,
+  transport: JsonTransport,
+): (method: JsonMethod, path: string, request?: JsonRequest) => Promise<unknown> {
+  return async (method, path, request = {}) => {
+    const context = base.makeRequestContext(path, method as HttpMethod);
+    context.setHeaderParam('Accept', 'application/json');
+    for (const [name, value] of Object.entries(request.query ?? {})) if (value !== undefined) context.setQueryParam(name, String(value));
+    if (request.body !== undefined) {
+      context.setHeaderParam('Content-Type', request.contentType ?? 'application/json');
+      context.setBody(JSON.stringify(request.body));
+    }
+    await transport.applySecurityAuthentication(context);
+    const answer = await transport.send(context);
+    const text = await answer.body.text();
+    if (answer.httpStatusCode < 200 || answer.httpStatusCode > 299) throw new JsonCallError(answer.httpStatusCode, text);
+    return text ? JSON.parse(text) : undefined;
+  };
+}

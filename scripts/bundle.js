@@ -67,21 +67,47 @@ const EXTERNAL = [
 ];
 
 /**
- * @oclif/core sorts a plugin's commands with localeCompare on every start,
- * which loads ICU's collation data: about 3 MiB of each knode process's
- * memory, `knode run` included, for good. Its command ids are ASCII, so code
- * unit order is the same order. The build fails if oclif's line changed.
+ * Two lines of @oclif/core that every command's start paid for, each
+ * replaced by the same result; the build fails if either line changed.
+ * - config/plugin.js sorts a plugin's commands with localeCompare, which
+ *   loads ICU's collation data: about 3 MiB of each knode process's memory,
+ *   `knode run` included, for good. Command ids are ASCII, so code unit
+ *   order is the same order.
+ * - config/plugin-loader.js matches package.json's `oclif.plugins` against
+ *   the dependencies by compiling a minimatch pattern for each dependency,
+ *   about 6 ms of a start. knode's patterns are package names, which match
+ *   only themselves; a pattern with a glob character still goes to minimatch,
+ *   which is loaded only then.
  */
-let oclifPatched = false;
-const oclifWithoutCollation = {
-  name: 'oclif-without-collation',
+const OCLIF_PATCHES = [
+  {
+    file: /@oclif[\\/]core[\\/]lib[\\/]config[\\/]plugin\.js$/,
+    from: '.sort((a, b) => a.id.localeCompare(b.id))',
+    to: '.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))',
+  },
+  {
+    file: /@oclif[\\/]core[\\/]lib[\\/]config[\\/]plugin-loader\.js$/,
+    from: 'patterns.some((w) => (0, minimatch_1.minimatch)(p, w))',
+    to: 'patterns.some((w) => (/[*?[\\]{}()!+\\\\]/.test(w) ? require("minimatch").minimatch(p, w) : p === w))',
+  },
+  {
+    file: /@oclif[\\/]core[\\/]lib[\\/]config[\\/]plugin-loader\.js$/,
+    from: 'const minimatch_1 = require("minimatch");\n',
+    to: '',
+  },
+];
+const oclifPatched = new Set();
+const oclifPatches = {
+  name: 'oclif-patches',
   setup(b) {
-    b.onLoad({ filter: /@oclif[\\/]core[\\/]lib[\\/]config[\\/]plugin\.js$/ }, (args) => {
-      const source = readFileSync(args.path, 'utf8');
-      const sort = '.sort((a, b) => a.id.localeCompare(b.id))';
-      if (!source.includes(sort)) throw new Error(`${args.path}: no \`${sort}\` to replace; see scripts/bundle.js`);
-      oclifPatched = true;
-      return { contents: source.replace(sort, '.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))'), loader: 'js' };
+    b.onLoad({ filter: /@oclif[\\/]core[\\/]lib[\\/]config[\\/]plugin(-loader)?\.js$/ }, (args) => {
+      let source = readFileSync(args.path, 'utf8');
+      for (const patch of OCLIF_PATCHES.filter((p) => p.file.test(args.path))) {
+        if (!source.includes(patch.from)) throw new Error(`${args.path}: no \`${patch.from}\` to replace; see scripts/bundle.js`);
+        source = source.replace(patch.from, patch.to);
+        oclifPatched.add(patch);
+      }
+      return { contents: source, loader: 'js' };
     });
   },
 };
@@ -187,7 +213,7 @@ await build({
   ...common,
   ...commonJs,
   entryPoints: [join(dist, 'cli', 'main.js'), join(dist, 'cli', 'boot.js')],
-  plugins: [oclifWithoutCollation],
+  plugins: [oclifPatches],
 });
 await build({ ...common, ...commonJs, entryPoints: cjsEntries, plugins: [sharedWithEntry, promClientUsed] });
 // boot.cjs is the one that Node's own loader compiles, and the one whose import() the others call.
@@ -205,7 +231,8 @@ await build({
     js: "import { createRequire as knodeCreateRequire } from 'node:module';\nconst require = knodeCreateRequire(import.meta.url);",
   },
 });
-if (!oclifPatched) throw new Error('scripts/bundle.js: @oclif/core/lib/config/plugin.js was not bundled, so its sort was not replaced');
+if (oclifPatched.size !== OCLIF_PATCHES.length)
+  throw new Error('scripts/bundle.js: a file of @oclif/core that OCLIF_PATCHES names was not bundled, so a line of it was not replaced');
 
 /**
  * Every file the build writes is ASCII. V8 keeps each script's source in the

@@ -28,14 +28,16 @@ const commandFiles = readdirSync(join(dist, 'commands'), { recursive: true, enco
   .map((f) => f.replace(/\\/g, '/'));
 
 /**
- * The commands that run for as long as a node or a runtime does stay ES
- * modules with shared chunks: a node loads the apiserver client's chunk only
- * once it joins a cluster, and nothing of a command it does not run. Every
- * other command is one CommonJS file that bin/run.js compiles with a V8 code
- * cache (src/cli/code-cache.ts): a short command's start is mostly
- * compiling its code, and the cache skips that from its second run on.
+ * The node's commands stay ES modules with shared chunks: a node loads the
+ * apiserver client's chunk only once it joins a cluster, and nothing of a
+ * command it does not run. Every other command is one CommonJS file that
+ * bin/run.js compiles with a V8 code cache (src/cli/code-cache.ts): a short
+ * command's start is mostly compiling its code, and the cache skips that
+ * from its second run on. So is the embedded runtime's server (runtime
+ * serve): a command that finds no runtime waits for it to start, and
+ * compiling its ES modules was a third of that wait.
  */
-const LONG_RUNNING = new Set(['run.js', 'join.js', 'runtime/serve.js']);
+const LONG_RUNNING = new Set(['run.js', 'join.js']);
 
 /**
  * ES modules the CommonJS commands load with import(), bundled once with
@@ -196,6 +198,20 @@ const BOOT = join('cli', 'boot.cjs');
 const DYNAMIC_IMPORT = /(?<![\w$.])import\((?!\))/g;
 
 /**
+ * Whether the import( at AT in SOURCE begins a method named import (the
+ * runtime's image store has one, `async import(file, baseName) {`): its
+ * parameters' closing parenthesis is followed by a body, which no call is.
+ */
+function isMethod(source, at) {
+  let depth = 0;
+  for (let i = source.indexOf('(', at); i < source.length; i++) {
+    if (source[i] === '(') depth++;
+    else if (source[i] === ')' && --depth === 0) return /^\s*\{/.test(source.slice(i + 1, i + 8));
+  }
+  return false;
+}
+
+/**
  * A script compiled through node:vm, as the code cache compiles the
  * CommonJS files, has no import() without an experimental flag or warning:
  * each one in them becomes a call of boot.cjs's import(), which resolves
@@ -204,7 +220,7 @@ const DYNAMIC_IMPORT = /(?<![\w$.])import\((?!\))/g;
  */
 function routeDynamicImports(file) {
   const source = readFileSync(file, 'utf8');
-  const routed = source.replace(DYNAMIC_IMPORT, 'knodeImport(');
+  const routed = source.replace(DYNAMIC_IMPORT, (found, at) => (isMethod(source, at) ? found : 'knodeImport('));
   if (routed !== source) writeFileSync(file, routed);
 }
 

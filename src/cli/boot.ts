@@ -67,7 +67,7 @@ export async function start(bin: string): Promise<void> {
   // is compiled by Node's own loader, so its import() works, and resolves the package's "imports".
   const importModule = (specifier: string) => import(specifier);
   (globalThis as Record<symbol, unknown>)[Symbol.for('knode.import')] = importModule;
-  // The long-running commands, which the build leaves ES modules, compile lazily as Node does: a cache's
+  // The node's commands, which the build leaves ES modules, compile lazily as Node does: a cache's
   // bytecode is loaded all at once and stays in their heap (about 1 MiB of a node's memory).
   const [first = '', second = ''] = process.argv.slice(2);
   const esModule = (id: string) => /^[a-z][a-z/-]*$/.test(id) && existsSync(join(bundle, 'commands', `${id}.js`));
@@ -91,7 +91,7 @@ export async function start(bin: string): Promise<void> {
   await execute({ dir: pathToFileURL(join(root, 'package.json')).href });
   // A short command is done: it ends now rather than once the event loop drains, where Node first
   // finishes any garbage collection under way (about 10 ms after an apply). Its output is written: on
-  // Linux stdout and stderr are synchronous, files, terminals and pipes alike. A long-running command
-  // (run, join, runtime serve) ends as Node ends it, after whatever its stop left to finish.
+  // Linux stdout and stderr are synchronous, files, terminals and pipes alike (runtime serve's ends once
+  // its containers are stopped). The node (run, join) ends as Node ends it, after whatever its stop left to finish.
   if (!longRunning) process.exit();
 }

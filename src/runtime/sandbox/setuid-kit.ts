@@ -5,7 +5,7 @@
 // on the host as in the container (docs/runtime/sandboxes.md, "Users,
 // groups and capabilities").
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, renameSync, rmSync, symlinkSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 
 /** Where the kit is seen inside a sandbox. */
@@ -77,11 +77,51 @@ function linkedFiles(programs: readonly string[]): Map<string, Linked | string> 
   return linked;
 }
 
+/** The file in a kit that says what it was made from and what it holds (KitStamp). */
+const KIT_STAMP = '.made-from.json';
+
+interface KitStamp {
+  /** Each program the kit was made from: its path, then its size, modification time and inode (null when missing). */
+  from: unknown[];
+  kit: { loader: string; programs: string[]; applets: boolean };
+}
+
+/** What a kit made now from these programs would be made from (KitStamp's `from`), as one string. */
+function madeFrom(programs: readonly string[]): string {
+  return JSON.stringify(
+    programs.map((program) => {
+      try {
+        const { size, mtimeMs, ino } = statSync(program);
+        return [program, size, mtimeMs, ino];
+      } catch {
+        return [program, null];
+      }
+    }),
+  );
+}
+
+/** The kit in DIR when it was made from the same programs as they are now (`from`), and still holds them. */
+function keptKit(dir: string, from: string): SetuidKit | undefined {
+  try {
+    const stamp = JSON.parse(readFileSync(join(dir, KIT_STAMP), 'utf8')) as KitStamp;
+    if (JSON.stringify(stamp.from) !== from) return undefined;
+    const { loader, programs, applets } = stamp.kit;
+    const held = ['setpriv', loader, ...programs, ...(applets ? [join('static', 'busybox')] : [])];
+    return held.every((file) => existsSync(join(dir, file))) ? { ok: true, dir, loader, programs, applets } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Copies setpriv (found at `setpriv`) and what `ldd` says it needs into
  * `dir`, and each of `others` with its libraries where it links against the
  * same loader. Not ok where setpriv is missing or is not a dynamically
- * linked program whose loader ldd names.
+ * linked program whose loader ldd names. A kit that DIR already holds is
+ * kept when it was made from the same programs (the same size, modification
+ * time and inode of each): a runtime's start then runs no ldd and copies
+ * nothing. It is a copy that holds together on its own, so a library
+ * upgraded on the host since does not touch it.
  */
 export function prepareSetuidKit(
   dir: string,
@@ -91,6 +131,9 @@ export function prepareSetuidKit(
 ): SetuidKit {
   if (!setpriv) return { ok: false, reason: 'setpriv (util-linux) is not installed' };
   const wanted = others.filter((other): other is string => other !== undefined);
+  const from = madeFrom([setpriv, ...wanted, ...(busybox ? [busybox] : [])]);
+  const kept = keptKit(dir, from);
+  if (kept) return kept;
   const all = linkedFiles([setpriv, ...wanted]);
   const linked = all.get(setpriv)!;
   if (typeof linked === 'string') return { ok: false, reason: linked };
@@ -114,6 +157,8 @@ export function prepareSetuidKit(
       copyFileSync(busybox!, join(partial, 'static', 'busybox'));
       for (const applet of [...STATIC_APPLETS, STATIC_INIT, STATIC_PAUSE]) symlinkSync('busybox', join(partial, 'static', applet));
     }
+    const stamp = { from: JSON.parse(from) as KitStamp['from'], kit: { loader: basename(loader), programs, applets } };
+    writeFileSync(join(partial, KIT_STAMP), JSON.stringify(stamp));
     rmSync(dir, { recursive: true, force: true });
     renameSync(partial, dir);
   } catch (err) {

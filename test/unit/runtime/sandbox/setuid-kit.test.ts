@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readlinkSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -89,6 +89,33 @@ describe('the setuid kit', () => {
     expect(dynamic).toMatchObject({ ok: true, applets: false });
     expect(dynamic.ok && staticApplet(dynamic, 'mount')).toBeUndefined();
     expect(existsSync(join(dir, 'kit2', 'static'))).toBe(false);
+  });
+
+  it('keeps the kit a runtime made before while its programs are the same files, and makes it again when one changed', () => {
+    dir = mkdtempSync(join(tmpdir(), 'knode-kit-'));
+    // A setpriv of the test's own, so that it can change.
+    const setpriv = join(dir, 'setpriv');
+    copyFileSync('/usr/bin/setpriv', setpriv);
+    const kitDir = join(dir, 'kit');
+    const first = prepareSetuidKit(kitDir, setpriv, ['/usr/bin/umount'], '/bin/busybox');
+    if (!first.ok) throw new Error(first.reason);
+    const made = statSync(kitDir).ino;
+    expect(prepareSetuidKit(kitDir, setpriv, ['/usr/bin/umount'], '/bin/busybox')).toEqual(first);
+    expect(statSync(kitDir).ino).toBe(made);
+    // Another set of programs, a changed program, or a kit missing a file it held: made again.
+    expect(prepareSetuidKit(kitDir, setpriv, [], '/bin/busybox')).toEqual({ ...first, programs: [] });
+    expect(statSync(kitDir).ino).not.toBe(made);
+    const again = statSync(kitDir).ino;
+    expect(prepareSetuidKit(kitDir, setpriv, [], '/bin/busybox').ok).toBe(true);
+    expect(statSync(kitDir).ino).toBe(again);
+    utimesSync(setpriv, new Date(), new Date(Date.now() - 60_000));
+    expect(prepareSetuidKit(kitDir, setpriv, [], '/bin/busybox').ok).toBe(true);
+    expect(statSync(kitDir).ino).not.toBe(again);
+    const touched = statSync(kitDir).ino;
+    rmSync(join(kitDir, first.loader));
+    expect(prepareSetuidKit(kitDir, setpriv, [], '/bin/busybox')).toEqual({ ...first, programs: [] });
+    expect(statSync(kitDir).ino).not.toBe(touched);
+    expect(existsSync(join(kitDir, first.loader))).toBe(true);
   });
 
   it('says why there is none without setpriv, or when ldd cannot read it', () => {

@@ -147,6 +147,22 @@ describe('a node of a real cluster (kube-apiserver, etcd)', () => {
     expect((await getPod('web')).metadata.uid).toBe(web.metadata.uid);
   });
 
+  it('asks the apiserver who a token belongs to and what a user may do (TokenReview, SubjectAccessReview)', async () => {
+    const web = await getPod('web');
+    const { token } = await client.createToken('default', 'default', {
+      audiences: [],
+      expirationSeconds: 600,
+      pod: { name: 'web', uid: web.metadata.uid! },
+    });
+    const who = await client.reviewToken(token);
+    expect(who?.user).toBe('system:serviceaccount:default:default');
+    expect(who?.groups).toEqual(expect.arrayContaining(['system:serviceaccounts', 'system:serviceaccounts:default']));
+    expect(await client.reviewToken('not-a-token')).toBeUndefined();
+    const proxy = { verb: 'get', resource: 'nodes', subresource: 'proxy', name: NODE };
+    expect(await client.reviewAccess({ user: who!.user, groups: who!.groups, ...proxy })).toEqual({ allowed: false, reason: '' });
+    expect(await client.reviewAccess({ user: 'admin', groups: ['system:masters'], ...proxy })).toMatchObject({ allowed: true });
+  });
+
   it('serves kubectl logs through the apiserver', async () => {
     await eventually(async () => (await getPod('web')).status?.phase === 'Running', 'web to run', 30_000);
     const logs = await cp.kubectl('logs', 'web');

@@ -1,9 +1,8 @@
-// The node's connection to a Kubernetes apiserver, through
-// @kubernetes/client-node (its KubeConfig, typed API clients and Watch). What
-// the engine gets back is plain API JSON (times as RFC 3339 strings), as from
-// every other source; client-node's model classes stay inside this file. The
-// calls each pod makes (its token, status, events, mirror pod, ConfigMaps and
-// Secrets) go as plain JSON over the same connection (json-requests.ts).
+// The node's connection to a Kubernetes apiserver. @kubernetes/client-node
+// reads the kubeconfig, authenticates each call and watches; the calls are
+// written and read as plain API JSON (json-requests.ts) over one kept HTTP/2
+// connection (keep-alive.ts), not through client-node's typed API, whose
+// model classes cost about half of a call's CPU in a node without TurboFan.
 import type { KubeObject } from '../api/workloads.js';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Event, Lease, Node } from '../api/cluster.js';
@@ -141,44 +140,31 @@ export interface ConnectedCluster extends ClusterClient {
   closeConnections(): number;
 }
 
-/** A ClusterClient over client-node for the given kubeconfig. */
+/** A ClusterClient for the given kubeconfig. */
 export async function connectCluster(kc: KubeConfig): Promise<ConnectedCluster> {
   const k8s = await import('./client-node.js');
   const { KeptConnections } = await import('./keep-alive.js');
   const { jsonRequests } = await import('./json-requests.js');
   const server = kc.getCurrentCluster()!.server;
-  // As kc.makeApiClient, but every client's calls share one kept-open HTTP/2 connection.
+  // Every call shares one kept-open HTTP/2 connection, authenticated as the kubeconfig says.
   const fetchLibrary = new k8s.IsomorphicFetchHttpLibrary();
   const kept = new KeptConnections(kc, {
     respond: (answer) =>
       new k8s.ResponseContext(answer.status, answer.headers, { text: async () => answer.body.toString(), binary: async () => answer.body }),
     fallback: { send: (request) => fetchLibrary.send(request).toPromise() },
   });
-  const base = new k8s.ServerConfiguration(server, {});
-  const configuration = k8s.createConfiguration({
-    baseServer: base,
-    authMethods: { default: kept },
-    httpApi: k8s.wrapHttpLibrary(kept),
-  });
-  const core = new k8s.CoreV1Api(configuration);
-  const coordination = new k8s.CoordinationV1Api(configuration);
-  const authentication = new k8s.AuthenticationV1Api(configuration);
-  const authorization = new k8s.AuthorizationV1Api(configuration);
   const watch = new k8s.Watch(kc);
-  const strategic = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.StrategicMergePatch);
-  const json = jsonRequests(base, kept);
+  const json = jsonRequests(new k8s.ServerConfiguration(server, {}), kept);
   const path = (namespace: string, resource: string, name = '', subresource = '') =>
     `/api/v1/namespaces/${encodeURIComponent(namespace)}/${resource}${name && `/${encodeURIComponent(name)}`}${subresource && `/${subresource}`}`;
+  const nodePath = (name: string, subresource = '') => `/api/v1/nodes/${encodeURIComponent(name)}${subresource && `/${subresource}`}`;
+  const leasePath = (namespace: string, name = '') =>
+    `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases${name && `/${encodeURIComponent(name)}`}`;
   const patch = (body: object) => ({ body, contentType: 'application/strategic-merge-patch+json' });
   const watches = new Set<PodWatch>();
 
-  /** REQUEST's answer, as API JSON (plain). */
-  async function call<T>(what: string, request: () => Promise<unknown>): Promise<T> {
-    return plain(await send(what, request)) as T;
-  }
-
-  /** REQUEST's answer as client-node gives it, within the request timeout; a failure as a ClusterError. */
-  async function send(what: string, request: () => Promise<unknown>): Promise<unknown> {
+  /** REQUEST's answer (parsed JSON), within the request timeout; a failure as a ClusterError. */
+  async function send<T = unknown>(what: string, request: () => Promise<unknown>): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
@@ -187,7 +173,7 @@ export async function connectCluster(kc: KubeConfig): Promise<ConnectedCluster> 
       );
     });
     try {
-      return await Promise.race([request(), timeout]);
+      return (await Promise.race([request(), timeout])) as T;
     } catch (err) {
       throw toClusterError(what, server, err);
     } finally {
@@ -198,8 +184,8 @@ export async function connectCluster(kc: KubeConfig): Promise<ConnectedCluster> 
   return {
     server,
     async listPods(fieldSelector) {
-      const list = await call<{ items: Pod[]; metadata?: { resourceVersion?: string } }>('list pods', () =>
-        core.listPodForAllNamespaces({ fieldSelector }),
+      const list = await send<{ items: Pod[]; metadata?: { resourceVersion?: string } }>('list pods', () =>
+        json('GET', '/api/v1/pods', { query: { fieldSelector } }),
       );
       return { items: list.items.map(withPodKind), resourceVersion: list.metadata?.resourceVersion ?? '' };
     },
@@ -250,30 +236,25 @@ export async function connectCluster(kc: KubeConfig): Promise<ConnectedCluster> 
     async patchPodStatus(namespace, name, body) {
       await send(`patch status of pod ${namespace}/${name}`, () => json('PATCH', path(namespace, 'pods', name, 'status'), patch(body)));
     },
-    getNode: (name) => call<Node>(`get node ${name}`, () => core.readNode({ name })),
-    createNode: (node) => call<Node>(`create node ${node.metadata.name}`, () => core.createNode({ body: node as never })),
-    patchNode: (name, patch) => call<Node>(`patch node ${name}`, () => core.patchNode({ name, body: patch }, strategic)),
-    patchNodeStatus: (name, patch) =>
-      call<Node>(`patch status of node ${name}`, () => core.patchNodeStatus({ name, body: patch }, strategic)),
-    getLease: (namespace, name) =>
-      call<Lease>(`get lease ${namespace}/${name}`, () => coordination.readNamespacedLease({ namespace, name })),
+    getNode: (name) => send<Node>(`get node ${name}`, () => json('GET', nodePath(name))),
+    createNode: (node) => send<Node>(`create node ${node.metadata.name}`, () => json('POST', '/api/v1/nodes', { body: node })),
+    patchNode: (name, body) => send<Node>(`patch node ${name}`, () => json('PATCH', nodePath(name), patch(body))),
+    patchNodeStatus: (name, body) => send<Node>(`patch status of node ${name}`, () => json('PATCH', nodePath(name, 'status'), patch(body))),
+    getLease: (namespace, name) => send<Lease>(`get lease ${namespace}/${name}`, () => json('GET', leasePath(namespace, name))),
     createLease: (lease) =>
-      call<Lease>(`create lease ${lease.metadata.name}`, () =>
-        coordination.createNamespacedLease({ namespace: lease.metadata.namespace!, body: lease as never }),
-      ),
+      send<Lease>(`create lease ${lease.metadata.name}`, () => json('POST', leasePath(lease.metadata.namespace!), { body: lease })),
     updateLease: (lease) =>
-      call<Lease>(`update lease ${lease.metadata.name}`, () =>
-        coordination.replaceNamespacedLease({ namespace: lease.metadata.namespace!, name: lease.metadata.name!, body: lease as never }),
+      send<Lease>(`update lease ${lease.metadata.name}`, () =>
+        json('PUT', leasePath(lease.metadata.namespace!, lease.metadata.name!), { body: lease }),
       ),
     getConfigMap: (namespace, name) =>
-      send(`get configmap ${namespace}/${name}`, () => json('GET', path(namespace, 'configmaps', name))) as Promise<{
-        data?: Record<string, string>;
-        binaryData?: Record<string, string>;
-      }>,
+      send<Awaited<ReturnType<ClusterClient['getConfigMap']>>>(`get configmap ${namespace}/${name}`, () =>
+        json('GET', path(namespace, 'configmaps', name)),
+      ),
     getSecret: (namespace, name) =>
-      send(`get secret ${namespace}/${name}`, () => json('GET', path(namespace, 'secrets', name))) as Promise<{
-        data?: Record<string, string>;
-      }>,
+      send<Awaited<ReturnType<ClusterClient['getSecret']>>>(`get secret ${namespace}/${name}`, () =>
+        json('GET', path(namespace, 'secrets', name)),
+      ),
     async createToken(namespace, serviceAccount, request) {
       const body = {
         apiVersion: 'authentication.k8s.io/v1',
@@ -284,16 +265,17 @@ export async function connectCluster(kc: KubeConfig): Promise<ConnectedCluster> 
           boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: request.pod.name, uid: request.pod.uid },
         },
       };
-      const answer = (await send(`create token for serviceaccount ${namespace}/${serviceAccount}`, () =>
-        json('POST', path(namespace, 'serviceaccounts', serviceAccount, 'token'), { body }),
-      )) as { status: { token: string; expirationTimestamp: string } };
+      const answer = await send<{ status: { token: string; expirationTimestamp: string } }>(
+        `create token for serviceaccount ${namespace}/${serviceAccount}`,
+        () => json('POST', path(namespace, 'serviceaccounts', serviceAccount, 'token'), { body }),
+      );
       return { token: answer.status.token, expiresAt: Date.parse(answer.status.expirationTimestamp) };
     },
     async reviewToken(token) {
       const body = { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } };
-      const review = await call<{ status?: { authenticated?: boolean; user?: { username?: string; groups?: string[] } } }>(
+      const review = await send<{ status?: { authenticated?: boolean; user?: { username?: string; groups?: string[] } } }>(
         'review a token',
-        () => authentication.createTokenReview({ body: body as never }),
+        () => json('POST', '/apis/authentication.k8s.io/v1/tokenreviews', { body }),
       );
       return review.status?.authenticated
         ? { user: review.status.user?.username ?? '', groups: review.status.user?.groups ?? [] }
@@ -309,8 +291,8 @@ export async function connectCluster(kc: KubeConfig): Promise<ConnectedCluster> 
           resourceAttributes: { verb: request.verb, resource: request.resource, subresource: request.subresource, name: request.name },
         },
       };
-      const review = await call<{ status?: { allowed?: boolean; reason?: string } }>('review access', () =>
-        authorization.createSubjectAccessReview({ body: body as never }),
+      const review = await send<{ status?: { allowed?: boolean; reason?: string } }>('review access', () =>
+        json('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', { body }),
       );
       return { allowed: review.status?.allowed === true, reason: review.status?.reason ?? '' };
     },
@@ -327,19 +309,7 @@ function withPodKind(pod: Pod): Pod {
   return { apiVersion: 'v1', kind: 'Pod', ...pod };
 }
 
-/**
- * client-node's model objects as API JSON: Dates become RFC 3339 strings
- * (second precision, as metav1.Time), undefined fields disappear.
- */
-export function plain(value: unknown): unknown {
-  return JSON.parse(
-    JSON.stringify(value ?? null, (_key, v: unknown) =>
-      typeof v === 'string' && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.000Z$/.test(v) ? v.replace('.000Z', 'Z') : v,
-    ),
-  );
-}
-
-/** A client-node failure as a ClusterError: the HTTP status, the Status's reason and message, what was being done. */
+/** A failed call (client-node's error or a JsonCallError) as a ClusterError: the HTTP status, the Status's reason and message, what was being done. */
 export function toClusterError(what: string, server: string, err: unknown): ClusterError {
   if (err instanceof ClusterError) return err;
   const e = err as { code?: unknown; statusCode?: unknown; body?: unknown; message?: string };

@@ -1,11 +1,10 @@
 // Apiserver calls written and read as plain JSON. client-node's typed API
-// walks every request and answer through its model classes (and knode then
-// turned the answer back into API JSON): without TurboFan that was about
-// half of a call's CPU in a node's process, and a pod's start makes several
-// (its token, two status patches, its events). These calls keep client-node's
-// authentication and connections: a request is a client-node RequestContext,
-// authenticated and sent as its typed calls are (keep-alive.ts).
-import type { HttpMethod, RequestContext, ResponseContext, ServerConfiguration } from '@kubernetes/client-node';
+// walks every request and answer through its model classes: without TurboFan
+// that was about half of a call's CPU in a node's process, and a pod's start
+// makes several (its token, two status patches, its events). These calls keep
+// client-node's authentication and connections: a request is a client-node
+// RequestContext, authenticated and sent as its typed calls would be.
+import type { HttpMethod, KubeConfig, RequestContext, ResponseContext, ServerConfiguration } from '@kubernetes/client-node';
 
 export type JsonMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -58,4 +57,18 @@ export function jsonRequests(
     if (answer.httpStatusCode < 200 || answer.httpStatusCode > 299) throw new JsonCallError(answer.httpStatusCode, text);
     return text ? JSON.parse(text) : undefined;
   };
+}
+
+/**
+ * Calls to the cluster of a kubeconfig, authenticated as it says and each
+ * sent as client-node sends one (a connection of its own): for the few
+ * calls of a node's bootstrap, before it has a client of its own.
+ */
+export async function kubeconfigRequests(kc: KubeConfig): Promise<ReturnType<typeof jsonRequests>> {
+  const k8s = await import('./client-node.js');
+  const fetchLibrary = new k8s.IsomorphicFetchHttpLibrary();
+  return jsonRequests(new k8s.ServerConfiguration(kc.getCurrentCluster()?.server ?? '', {}), {
+    applySecurityAuthentication: (context) => kc.applySecurityAuthentication(context),
+    send: (context) => fetchLibrary.send(context).toPromise(),
+  });
 }

@@ -105,7 +105,7 @@ export class NodeLease {
       spec: {
         holderIdentity: this.deps.nodeName,
         leaseDurationSeconds: this.deps.durationSeconds,
-        // A MicroTime needs its six digits; what came back through client-node has three.
+        // Written back with a MicroTime's six digits, whatever precision it was read with.
         acquireTime: existing?.spec.acquireTime ? microTime(Date.parse(existing.spec.acquireTime)) : now,
         renewTime: now,
       },

@@ -6,7 +6,7 @@ import { createHash, createPrivateKey, webcrypto } from 'node:crypto';
 import type * as X509 from '@peculiar/x509';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Clock } from '../../../util/clock.js';
-import { ClusterError, plain, toClusterError } from '../client.js';
+import { ClusterError, toClusterError } from '../client.js';
 
 type KeyPair = webcrypto.CryptoKeyPair;
 
@@ -116,21 +116,22 @@ export interface CsrApi {
   get(name: string): Promise<CsrObject>;
 }
 
-/** The CSR API of the cluster this kubeconfig reaches, through client-node; failures are ClusterErrors. */
+/** The CSR API of the cluster this kubeconfig reaches; failures are ClusterErrors. */
 export async function csrApi(kc: KubeConfig): Promise<CsrApi> {
-  const k8s = await import('../client-node.js');
-  const api = kc.makeApiClient(k8s.CertificatesV1Api);
+  const { kubeconfigRequests } = await import('../json-requests.js');
+  const json = await kubeconfigRequests(kc);
   const server = kc.getCurrentCluster()?.server ?? '';
-  const call = async <T>(what: string, request: () => Promise<unknown>): Promise<T> => {
+  const collection = '/apis/certificates.k8s.io/v1/certificatesigningrequests';
+  const call = async (what: string, request: () => Promise<unknown>): Promise<CsrObject> => {
     try {
-      return plain(await request()) as T;
+      return (await request()) as CsrObject;
     } catch (err) {
       throw toClusterError(what, server, err);
     }
   };
   return {
-    create: (body) => call('create certificatesigningrequest', () => api.createCertificateSigningRequest({ body: body as never })),
-    get: (name) => call(`get certificatesigningrequest ${name}`, () => api.readCertificateSigningRequest({ name })),
+    create: (body) => call('create certificatesigningrequest', () => json('POST', collection, { body })),
+    get: (name) => call(`get certificatesigningrequest ${name}`, () => json('GET', `${collection}/${encodeURIComponent(name)}`)),
   };
 }
 

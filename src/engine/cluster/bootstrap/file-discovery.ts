@@ -182,13 +182,14 @@ async function readClusterInfo(cluster: Entry, user: Entry | undefined, options:
     }),
   );
   const server = cluster.server as string;
-  const core = kc.makeApiClient(k8s.CoreV1Api);
+  const { kubeconfigRequests } = await import('../json-requests.js');
+  const json = await kubeconfigRequests(kc);
   const deadline = options.clock.now() + options.timeoutMs;
   for (;;) {
     let last: ClusterError;
     try {
-      const map = await core.readNamespacedConfigMap({ namespace: 'kube-public', name: 'cluster-info' });
-      return (map.data ?? {}) as Entry;
+      const map = (await json('GET', '/api/v1/namespaces/kube-public/configmaps/cluster-info')) as { data?: Entry };
+      return map.data ?? {};
     } catch (err) {
       last = toClusterError('get the cluster-info ConfigMap', server, err);
       if (last.status === 403) {

@@ -11,7 +11,9 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { HEAP_GROWING_FLAG } from '../util/node-flags.js';
+import { startRuntimeEarly } from '../cri/runtime-spawn.js';
 import { codeCacheDir, installCodeCache } from './code-cache.js';
+import { earlyRuntimeRoot } from './early-runtime.js';
 import { restoreStartFlags, setRunTimeFlags } from './v8-flags.js';
 
 interface Entry {
@@ -61,6 +63,11 @@ export async function start(bin: string): Promise<void> {
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code === 'EPIPE') process.exit(128 + 13);
   });
+  const require = createRequire(bin);
+  // A command that connects to the embedded runtime first thing (apply, run) has it started now, so
+  // that the runtime's start overlaps the command's own instead of following it.
+  const runtimeRoot = earlyRuntimeRoot(process.argv.slice(2));
+  if (runtimeRoot) startRuntimeEarly((require('node:child_process') as typeof import('node:child_process')).spawn, bin, runtimeRoot);
   const root = join(dirname(bin), '..');
   const bundle = join(root, 'dist', 'bundle');
   // What the CommonJS bundles' import() calls (scripts/bundle.js, routeDynamicImports). This file
@@ -72,7 +79,6 @@ export async function start(bin: string): Promise<void> {
   const [first = '', second = ''] = process.argv.slice(2);
   const esModule = (id: string) => /^[a-z][a-z/-]*$/.test(id) && existsSync(join(bundle, 'commands', `${id}.js`));
   const longRunning = esModule(first) || esModule(`${first}/${second}`);
-  const require = createRequire(bin);
   const v8Flags = v8FlagsFor(first);
   // Flags off their defaults make V8 refuse Node's code cache of its modules and knode's (v8-flags.ts):
   // the command line's go back to theirs now, and the command's are set once its code has loaded.

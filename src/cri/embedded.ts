@@ -1,10 +1,11 @@
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { cliEntry } from '../util/install-paths.js';
 import { rootPaths } from '../util/paths.js';
 import { isRuntimeServe, readPid } from '../util/pid-file.js';
 import { UserError } from '../util/user-error.js';
 import { CriClient } from './client.js';
+import { spawnRuntime, takeEarlyStart } from './runtime-spawn.js';
 
 export interface EnsureRuntimeOptions {
   /** How long to wait for a freshly started runtime to answer; a loaded machine can take tens of seconds. */
@@ -24,27 +25,24 @@ export async function ensureEmbeddedRuntime(rootDir: string, options: EnsureRunt
 
 /**
  * A client of the embedded runtime under `rootDir`, which has answered
- * once; the runtime is started first when nothing answers on its socket.
+ * once; the runtime is started first when nothing answers on its socket,
+ * unless the boot file already started it for this command (runtime-spawn.ts).
  */
 export async function connectEmbeddedRuntime(rootDir: string, options: EnsureRuntimeOptions = {}): Promise<CriClient> {
   const paths = rootPaths(rootDir);
   const endpoint = `unix://${paths.runtimeSocket}`;
-  const running = await reach(endpoint, 1000);
-  if (running) return running;
-  mkdirSync(paths.logs, { recursive: true });
-  const logFd = openSync(paths.runtimeLog, 'a');
-  const child = spawn(process.execPath, [cliEntry(), 'runtime', 'serve', '--root-dir', paths.root], {
-    detached: true,
-    stdio: ['ignore', logFd, logFd],
-  });
-  closeSync(logFd);
-  let exitCode: number | null = null;
-  child.once('exit', (code) => (exitCode = code ?? 1));
-  child.unref();
+  const early = takeEarlyStart(rootDir);
+  if (!early) {
+    const running = await reach(endpoint, 1000);
+    if (running) return running;
+  }
+  const child = early ?? spawnRuntime(spawn, cliEntry(), rootDir);
   const deadline = Date.now() + (options.startTimeoutMs ?? 60_000);
+  let exitCode: number | null = null;
   while (Date.now() < deadline) {
     // A child that exits because another runtime holds the pid file lost a race with a
     // command started at the same moment: that runtime is the one to wait for.
+    exitCode = child.exitCode();
     if (exitCode !== null && !startedElsewhere(paths.runtimePidFile, child.pid)) break;
     // Its socket appears once it listens: looked for often (a stat), and the runtime asked only then.
     if (existsSync(paths.runtimeSocket)) {

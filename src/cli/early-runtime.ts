@@ -1,0 +1,45 @@
+// Which command lines will start the embedded runtime, read from the words
+// alone before any command code loads (src/cli/boot.ts starts it then, so
+// that the runtime's start overlaps the command's own).
+import { existsSync } from 'node:fs';
+import { defaultRootDir } from '../util/paths.js';
+
+/** The commands that connect to the runtime as soon as their flags are read. */
+const CONNECTING = new Set(['apply', 'run']);
+
+/**
+ * Words that say the command will not need the embedded runtime (another
+ * endpoint, maybe from a config file), or will not reach it (help, the
+ * printed configuration).
+ */
+const NOT_EMBEDDED = ['--runtime-endpoint', '--config', '--print-config', '--help', '-h'];
+
+/**
+ * The root dir whose embedded runtime the command line ARGS (after `knode`)
+ * will connect to first thing; undefined when it may not. Errs towards
+ * undefined: a command left out starts its runtime itself, as before.
+ */
+export function earlyRuntimeRoot(args: readonly string[]): string | undefined {
+  const [command, ...rest] = args;
+  if (!command || !CONNECTING.has(command)) return undefined;
+  if (rest.some((word) => NOT_EMBEDDED.some((flag) => word === flag || word.startsWith(`${flag}=`)))) return undefined;
+  // An apply of a file that is not there ends before it connects.
+  if (command === 'apply') {
+    const file = flagValue(rest, ['-f', '--filename']);
+    if (file === undefined || (file !== '-' && !existsSync(file))) return undefined;
+  }
+  return flagValue(rest, ['--root-dir']) ?? defaultRootDir();
+}
+
+/** The value of the last of NAMES in WORDS (`--name value` or `--name=value`). */
+function flagValue(words: readonly string[], names: readonly string[]): string | undefined {
+  let value: string | undefined;
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i];
+    for (const name of names) {
+      if (word === name && i + 1 < words.length) value = words[i + 1];
+      else if (word.startsWith(`${name}=`)) value = word.slice(name.length + 1);
+    }
+  }
+  return value;
+}

@@ -3,16 +3,17 @@
 // that the runtime's start overlaps the command's own).
 import { existsSync } from 'node:fs';
 import { defaultRootDir } from '../util/paths.js';
+import { flagGiven } from './boolean-flags.js';
 
 /** The commands that connect to the runtime as soon as their flags are read. */
 const CONNECTING = new Set(['apply', 'run']);
 
 /**
- * Words that say the command will not need the embedded runtime (another
- * endpoint, maybe from a config file), or will not reach it (help, the
- * printed configuration).
+ * Flags (in any spelling flagGiven reads) that say the command will not need
+ * the embedded runtime (another endpoint, maybe from a config file), or will
+ * not reach it (help, the printed configuration); `-h` too.
  */
-const NOT_EMBEDDED = ['--runtime-endpoint', '--config', '--print-config', '--help', '-h'];
+const NOT_EMBEDDED = ['runtime-endpoint', 'config', 'print-config', 'help'];
 
 /**
  * The root dir whose embedded runtime the command line ARGS (after `knode`)
@@ -22,7 +23,7 @@ const NOT_EMBEDDED = ['--runtime-endpoint', '--config', '--print-config', '--hel
 export function earlyRuntimeRoot(args: readonly string[]): string | undefined {
   const [command, ...rest] = args;
   if (!command || !CONNECTING.has(command)) return undefined;
-  if (rest.some((word) => NOT_EMBEDDED.some((flag) => word === flag || word.startsWith(`${flag}=`)))) return undefined;
+  if (rest.includes('-h') || NOT_EMBEDDED.some((name) => flagGiven(rest, name))) return undefined;
   // An apply of a file that is not there ends before it connects.
   if (command === 'apply') {
     const file = flagValue(rest, ['-f', '--filename']);

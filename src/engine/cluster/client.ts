@@ -140,11 +140,14 @@ export interface ConnectedCluster extends ClusterClient {
   closeConnections(): number;
 }
 
+/** The API group and version of the node's heartbeat leases. */
+const LEASES = 'coordination.k8s.io/v1';
+
 /** A ClusterClient for the given kubeconfig. */
 export async function connectCluster(kc: KubeConfig): Promise<ConnectedCluster> {
   const k8s = await import('./client-node.js');
   const { KeptConnections } = await import('./keep-alive.js');
-  const { jsonRequests } = await import('./json-requests.js');
+  const { jsonRequests, resourcePath } = await import('./json-requests.js');
   const server = kc.getCurrentCluster()!.server;
   // Every call shares one kept-open HTTP/2 connection, authenticated as the kubeconfig says.
   const fetchLibrary = new k8s.IsomorphicFetchHttpLibrary();
@@ -156,10 +159,7 @@ export async function connectCluster(kc: KubeConfig): Promise<ConnectedCluster> 
   const watch = new k8s.Watch(kc);
   const json = jsonRequests(new k8s.ServerConfiguration(server, {}), kept);
   const path = (namespace: string, resource: string, name = '', subresource = '') =>
-    `/api/v1/namespaces/${encodeURIComponent(namespace)}/${resource}${name && `/${encodeURIComponent(name)}`}${subresource && `/${subresource}`}`;
-  const nodePath = (name: string, subresource = '') => `/api/v1/nodes/${encodeURIComponent(name)}${subresource && `/${subresource}`}`;
-  const leasePath = (namespace: string, name = '') =>
-    `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases${name && `/${encodeURIComponent(name)}`}`;
+    resourcePath({ namespace, resource, name, subresource });
   const patch = (body: object) => ({ body, contentType: 'application/strategic-merge-patch+json' });
   const watches = new Set<PodWatch>();
 
@@ -185,7 +185,7 @@ export async function connectCluster(kc: KubeConfig): Promise<ConnectedCluster> 
     server,
     async listPods(fieldSelector) {
       const list = await send<{ items: Pod[]; metadata?: { resourceVersion?: string } }>('list pods', () =>
-        json('GET', '/api/v1/pods', { query: { fieldSelector } }),
+        json('GET', resourcePath({ resource: 'pods' }), { query: { fieldSelector } }),
       );
       return { items: list.items.map(withPodKind), resourceVersion: list.metadata?.resourceVersion ?? '' };
     },
@@ -194,7 +194,7 @@ export async function connectCluster(kc: KubeConfig): Promise<ConnectedCluster> 
       const done = new Promise<{ error?: ClusterError }>((resolve) => (settle = resolve));
       let stopped = false;
       const controller = await watch.watch(
-        '/api/v1/pods',
+        resourcePath({ resource: 'pods' }),
         { fieldSelector, resourceVersion, allowWatchBookmarks: true, timeoutSeconds },
         (type: string, object: Record<string, unknown>) => {
           if (!stopped) onEvent(type as WatchEventType, object);
@@ -236,16 +236,28 @@ export async function connectCluster(kc: KubeConfig): Promise<ConnectedCluster> 
     async patchPodStatus(namespace, name, body) {
       await send(`patch status of pod ${namespace}/${name}`, () => json('PATCH', path(namespace, 'pods', name, 'status'), patch(body)));
     },
-    getNode: (name) => send<Node>(`get node ${name}`, () => json('GET', nodePath(name))),
-    createNode: (node) => send<Node>(`create node ${node.metadata.name}`, () => json('POST', '/api/v1/nodes', { body: node })),
-    patchNode: (name, body) => send<Node>(`patch node ${name}`, () => json('PATCH', nodePath(name), patch(body))),
-    patchNodeStatus: (name, body) => send<Node>(`patch status of node ${name}`, () => json('PATCH', nodePath(name, 'status'), patch(body))),
-    getLease: (namespace, name) => send<Lease>(`get lease ${namespace}/${name}`, () => json('GET', leasePath(namespace, name))),
+    getNode: (name) => send<Node>(`get node ${name}`, () => json('GET', resourcePath({ resource: 'nodes', name }))),
+    createNode: (node) =>
+      send<Node>(`create node ${node.metadata.name}`, () => json('POST', resourcePath({ resource: 'nodes' }), { body: node })),
+    patchNode: (name, body) =>
+      send<Node>(`patch node ${name}`, () => json('PATCH', resourcePath({ resource: 'nodes', name }), patch(body))),
+    patchNodeStatus: (name, body) =>
+      send<Node>(`patch status of node ${name}`, () =>
+        json('PATCH', resourcePath({ resource: 'nodes', name, subresource: 'status' }), patch(body)),
+      ),
+    getLease: (namespace, name) =>
+      send<Lease>(`get lease ${namespace}/${name}`, () =>
+        json('GET', resourcePath({ group: LEASES, namespace, resource: 'leases', name })),
+      ),
     createLease: (lease) =>
-      send<Lease>(`create lease ${lease.metadata.name}`, () => json('POST', leasePath(lease.metadata.namespace!), { body: lease })),
+      send<Lease>(`create lease ${lease.metadata.name}`, () =>
+        json('POST', resourcePath({ group: LEASES, namespace: lease.metadata.namespace, resource: 'leases' }), { body: lease }),
+      ),
     updateLease: (lease) =>
       send<Lease>(`update lease ${lease.metadata.name}`, () =>
-        json('PUT', leasePath(lease.metadata.namespace!, lease.metadata.name!), { body: lease }),
+        json('PUT', resourcePath({ group: LEASES, namespace: lease.metadata.namespace, resource: 'leases', name: lease.metadata.name }), {
+          body: lease,
+        }),
       ),
     getConfigMap: (namespace, name) =>
       send<Awaited<ReturnType<ClusterClient['getConfigMap']>>>(`get configmap ${namespace}/${name}`, () =>
@@ -275,7 +287,7 @@ export async function connectCluster(kc: KubeConfig): Promise<ConnectedCluster> 
       const body = { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } };
       const review = await send<{ status?: { authenticated?: boolean; user?: { username?: string; groups?: string[] } } }>(
         'review a token',
-        () => json('POST', '/apis/authentication.k8s.io/v1/tokenreviews', { body }),
+        () => json('POST', resourcePath({ group: 'authentication.k8s.io/v1', resource: 'tokenreviews' }), { body }),
       );
       return review.status?.authenticated
         ? { user: review.status.user?.username ?? '', groups: review.status.user?.groups ?? [] }
@@ -292,7 +304,7 @@ export async function connectCluster(kc: KubeConfig): Promise<ConnectedCluster> 
         },
       };
       const review = await send<{ status?: { allowed?: boolean; reason?: string } }>('review access', () =>
-        json('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', { body }),
+        json('POST', resourcePath({ group: 'authorization.k8s.io/v1', resource: 'subjectaccessreviews' }), { body }),
       );
       return { allowed: review.status?.allowed === true, reason: review.status?.reason ?? '' };
     },

@@ -17,6 +17,24 @@ export interface JsonRequest {
   contentType?: string;
 }
 
+/** Where an object or its collection is: `group` empty for the core API (`/api/v1`), `namespace` empty for cluster-scoped kinds. */
+export interface ResourceRef {
+  group?: string;
+  namespace?: string;
+  resource: string;
+  name?: string;
+  subresource?: string;
+}
+
+/** The apiserver path of REF, its names escaped: `/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/n1`. */
+export function resourcePath(ref: ResourceRef): string {
+  const root = ref.group ? `/apis/${ref.group}` : '/api/v1';
+  const scope = ref.namespace ? `/namespaces/${encodeURIComponent(ref.namespace)}` : '';
+  const name = ref.name ? `/${encodeURIComponent(ref.name)}` : '';
+  const sub = ref.subresource && ref.name ? `/${ref.subresource}` : '';
+  return `${root}${scope}/${ref.resource}${name}${sub}`;
+}
+
 /** How a request is authenticated and sent (keep-alive.ts's KeptConnections). */
 export interface JsonTransport {
   applySecurityAuthentication(context: RequestContext): Promise<void>;

@@ -86,25 +86,23 @@ interface KitStamp {
   kit: { loader: string; programs: string[]; applets: boolean };
 }
 
-/** What a kit made now from these programs would be made from (KitStamp's `from`), as one string. */
-function madeFrom(programs: readonly string[]): string {
-  return JSON.stringify(
-    programs.map((program) => {
-      try {
-        const { size, mtimeMs, ino } = statSync(program);
-        return [program, size, mtimeMs, ino];
-      } catch {
-        return [program, null];
-      }
-    }),
-  );
+/** What a kit made now from these programs would be made from (KitStamp's `from`). */
+function madeFrom(programs: readonly string[]): KitStamp['from'] {
+  return programs.map((program) => {
+    try {
+      const { size, mtimeMs, ino } = statSync(program);
+      return [program, size, mtimeMs, ino];
+    } catch {
+      return [program, null];
+    }
+  });
 }
 
 /** The kit in DIR when it was made from the same programs as they are now (`from`), and still holds them. */
-function keptKit(dir: string, from: string): SetuidKit | undefined {
+function keptKit(dir: string, from: KitStamp['from']): SetuidKit | undefined {
   try {
     const stamp = JSON.parse(readFileSync(join(dir, KIT_STAMP), 'utf8')) as KitStamp;
-    if (JSON.stringify(stamp.from) !== from) return undefined;
+    if (JSON.stringify(stamp.from) !== JSON.stringify(from)) return undefined;
     const { loader, programs, applets } = stamp.kit;
     const held = ['setpriv', loader, ...programs, ...(applets ? [join('static', 'busybox')] : [])];
     return held.every((file) => existsSync(join(dir, file))) ? { ok: true, dir, loader, programs, applets } : undefined;
@@ -157,7 +155,7 @@ export function prepareSetuidKit(
       copyFileSync(busybox!, join(partial, 'static', 'busybox'));
       for (const applet of [...STATIC_APPLETS, STATIC_INIT, STATIC_PAUSE]) symlinkSync('busybox', join(partial, 'static', applet));
     }
-    const stamp = { from: JSON.parse(from) as KitStamp['from'], kit: { loader: basename(loader), programs, applets } };
+    const stamp: KitStamp = { from, kit: { loader: basename(loader), programs, applets } };
     writeFileSync(join(partial, KIT_STAMP), JSON.stringify(stamp));
     rmSync(dir, { recursive: true, force: true });
     renameSync(partial, dir);

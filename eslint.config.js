@@ -86,6 +86,17 @@ export default tseslint.config(
     },
   },
   {
+    // The boot file is the entry of every process knode starts, the embedded runtime's included:
+    // it starts the runtime's host probes before the runtime's code loads (src/runtime/host-probes.ts).
+    files: ['src/cli/boot.ts'],
+    rules: {
+      'boundaries/dependencies': [
+        'error',
+        { default: 'disallow', policies: [...policies, { from: element(['cli']), allow: { to: element(['runtime']) } }] },
+      ],
+    },
+  },
+  {
     files: ['src/{controllers,engine,cri,runtime,util}/**/*.{ts,tsx}'],
     rules: {
       'no-restricted-imports': [

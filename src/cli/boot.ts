@@ -13,7 +13,8 @@ import { pathToFileURL } from 'node:url';
 import { HEAP_GROWING_FLAG } from '../util/node-flags.js';
 import { startRuntimeEarly } from '../cri/runtime-spawn.js';
 import { codeCacheDir, installCodeCache } from './code-cache.js';
-import { earlyRuntimeRoot } from './early-runtime.js';
+import { earlyProbesFor, earlyRuntimeRoot } from './early-runtime.js';
+import { startHostProbesEarly } from '../runtime/host-probes.js';
 import { restoreStartFlags, setRunTimeFlags } from './v8-flags.js';
 
 interface Entry {
@@ -67,7 +68,11 @@ export async function start(bin: string): Promise<void> {
   // A command that connects to the embedded runtime first thing (apply, run) has it started now, so
   // that the runtime's start overlaps the command's own instead of following it.
   const runtimeRoot = earlyRuntimeRoot(process.argv.slice(2));
-  if (runtimeRoot) startRuntimeEarly((require('node:child_process') as typeof import('node:child_process')).spawn, bin, runtimeRoot);
+  const childProcess = () => require('node:child_process') as typeof import('node:child_process');
+  if (runtimeRoot) startRuntimeEarly(childProcess().spawn, bin, runtimeRoot);
+  // The runtime itself asks what its host can do while its code loads.
+  const probes = earlyProbesFor(process.argv.slice(2));
+  if (probes) startHostProbesEarly(childProcess().execFile, probes.runtimeDir, probes.sandboxes);
   const root = join(dirname(bin), '..');
   const bundle = join(root, 'dist', 'bundle');
   // What the CommonJS bundles' import() calls (scripts/bundle.js, routeDynamicImports). This file

@@ -2,7 +2,7 @@
 // alone before any command code loads (src/cli/boot.ts starts it then, so
 // that the runtime's start overlaps the command's own).
 import { existsSync } from 'node:fs';
-import { defaultRootDir } from '../util/paths.js';
+import { defaultRootDir, rootPaths } from '../util/paths.js';
 import { flagGiven } from './boolean-flags.js';
 
 /** The commands that connect to the runtime as soon as their flags are read. */
@@ -30,6 +30,19 @@ export function earlyRuntimeRoot(args: readonly string[]): string | undefined {
     if (file === undefined || (file !== '-' && !existsSync(file))) return undefined;
   }
   return flagValue(rest, ['--root-dir']) ?? defaultRootDir();
+}
+
+/**
+ * For `runtime serve`: the runtime directory whose host probes can start
+ * before the command's code loads (src/runtime/host-probes.ts), and whether
+ * they ask about sandboxes (real images, as a registries.yaml turns on, and
+ * sandboxes not turned off); undefined for any other command line.
+ */
+export function earlyProbesFor(args: readonly string[]): { runtimeDir: string; sandboxes: boolean } | undefined {
+  const [command, sub, ...rest] = args;
+  if (command !== 'runtime' || sub !== 'serve' || rest.includes('-h') || flagGiven(rest, 'help')) return undefined;
+  const paths = rootPaths(flagValue(rest, ['--root-dir']) ?? defaultRootDir());
+  return { runtimeDir: paths.runtimeDir, sandboxes: flagValue(rest, ['--sandbox']) !== 'off' && existsSync(paths.registryConfig) };
 }
 
 /** The value of the last of NAMES in WORDS (`--name value` or `--name=value`). */

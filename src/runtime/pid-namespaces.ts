@@ -1,4 +1,5 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { UNSHARE_PID, type PidNamespaceProbe } from './host-probes.js';
 import { childrenOf, isSameProcess, readProcStat, signalGroup, waitForProcess } from './proc.js';
 import { HOLDER_LOOP, pauseProgram } from './pause.js';
 
@@ -11,9 +12,6 @@ export interface NamespaceHolder {
   pid: number;
   startTime: string;
 }
-
-/** A new PID namespace whose first process is PID 1, with /proc showing that namespace. */
-const UNSHARE = ['--pid', '--fork', '--kill-child', '--mount-proc'];
 
 /** PID 1 of a shared namespace: waiting on its own sleep, it reaps the orphans the containers leave. */
 
@@ -37,8 +35,8 @@ export class PidNamespaces {
   /** What holders idle on: a `pause` link in `binDir`, or sleep itself without one. */
   private readonly pause: string;
 
-  constructor(binDir?: string) {
-    const found = detect();
+  /** `found`: whether the host can make them (probePidNamespaces). */
+  constructor(found: PidNamespaceProbe, binDir?: string) {
     this.available = found.available;
     this.reason = found.reason;
     this.pause = binDir ? pauseProgram(binDir) : 'sleep';
@@ -51,7 +49,7 @@ export class PidNamespaces {
 
   /** The command before a program's argv that runs it as PID 1 of a new namespace. */
   ownNamespace(): string[] {
-    return ['unshare', ...UNSHARE, '--'];
+    return ['unshare', ...UNSHARE_PID, '--'];
   }
 
   /** The command before a program's argv that runs it in `cwd`, in the PID (and /proc) namespace whose PID 1 is `init`. */
@@ -98,19 +96,4 @@ export class PidNamespaces {
   release(holder: NamespaceHolder): void {
     if (this.isAlive(holder)) signalGroup(holder.pid, 'SIGKILL');
   }
-}
-
-function detect(): { available: boolean; reason: string } {
-  const unshare = spawnSync('unshare', [...UNSHARE, '--', 'true'], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-    timeout: 5_000,
-    encoding: 'utf8',
-  });
-  if (unshare.error)
-    return { available: false, reason: `unshare cannot run (${(unshare.error as NodeJS.ErrnoException).code ?? unshare.error.message})` };
-  if (unshare.status !== 0)
-    return { available: false, reason: `unshare --pid fails: ${unshare.stderr.trim() || `exit ${unshare.status}`}` };
-  const nsenter = spawnSync('nsenter', ['--version'], { stdio: 'ignore', timeout: 5_000 });
-  if (nsenter.error || nsenter.status !== 0) return { available: false, reason: 'nsenter cannot run' };
-  return { available: true, reason: 'unshare and nsenter' };
 }

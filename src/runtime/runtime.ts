@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ContainerStats } from '../cri/gen/runtime/v1/ContainerStats.js';
@@ -16,6 +17,7 @@ import { ContainerEventHub } from './events.js';
 import { nowNs } from './ids.js';
 import { ImageStore, type RuntimeImages } from './images.js';
 import { PidNamespaces } from './pid-namespaces.js';
+import { startHostProbes, takeHostProbes } from './host-probes.js';
 import { OciImageStore } from './oci/image-store.js';
 import { loadRegistryConfig } from './oci/registry-config.js';
 import type { ContainerRecord } from './records.js';
@@ -80,7 +82,28 @@ export class EmbeddedRuntime {
   private readonly writable: WritableLayers;
   private readonly flushTimer: NodeJS.Timeout;
 
-  constructor(readonly options: EmbeddedRuntimeOptions) {
+  /** Starts a runtime: what its host can do is probed first, each question beside the others (host-probes.ts). */
+  static async start(options: EmbeddedRuntimeOptions): Promise<EmbeddedRuntime> {
+    // Read once at start: a changed registries.yaml takes effect when the runtime restarts.
+    const images =
+      options.registryConfig && existsSync(options.registryConfig)
+        ? new OciImageStore(join(options.dir, 'images'), loadRegistryConfig(options.registryConfig))
+        : new ImageStore(join(options.dir, 'images.json'));
+    const sandboxes = options.sandbox !== 'off' && images instanceof OciImageStore;
+    // Started as `runtime serve` booted, where it did; asked again where those did not ask about sandboxes.
+    let probes = takeHostProbes(options.dir);
+    if (!probes || (sandboxes && !probes.bubblewrap)) probes = startHostProbes(execFile, options.dir, sandboxes);
+    const [pid, imageSandboxes] = await Promise.all([
+      probes.pidNamespaces,
+      ImageSandboxes.open(options.dir, images, options.sandbox ?? 'auto', probes),
+    ]);
+    return new EmbeddedRuntime(options, { images, pidNamespaces: new PidNamespaces(pid, join(options.dir, 'bin')), imageSandboxes });
+  }
+
+  private constructor(
+    readonly options: EmbeddedRuntimeOptions,
+    host: { images: RuntimeImages; pidNamespaces: PidNamespaces; imageSandboxes: ImageSandboxes },
+  ) {
     const warn = options.warn ?? (() => {});
     this.state = new RuntimeState(
       join(options.dir, 'state'),
@@ -90,15 +113,11 @@ export class EmbeddedRuntime {
     this.flushTimer = setInterval(() => {
       if (this.state.unsavedCount > 0 && this.state.flush()) warn('the state a refused write kept in memory is on disk now');
     }, STATE_RETRY_MS).unref();
-    // Read once at start: a changed registries.yaml takes effect when the runtime restarts.
-    this.images =
-      options.registryConfig && existsSync(options.registryConfig)
-        ? new OciImageStore(join(options.dir, 'images'), loadRegistryConfig(options.registryConfig))
-        : new ImageStore(join(options.dir, 'images.json'));
+    this.images = host.images;
     this.cgroups = new Cgroups(options.cgroupRoot);
-    this.pidNamespaces = new PidNamespaces(join(options.dir, 'bin'));
+    this.pidNamespaces = host.pidNamespaces;
     if (!this.pidNamespaces.available) warn(`containers share the host's PID namespace: ${this.pidNamespaces.reason}`);
-    this.imageSandboxes = new ImageSandboxes(options.dir, this.images, options.sandbox ?? 'auto');
+    this.imageSandboxes = host.imageSandboxes;
     this.writable = new WritableLayers((id) =>
       this.state.containers.get(id)?.sandboxed ? this.imageSandboxes.rootfs?.writableDir(id) : undefined,
     );

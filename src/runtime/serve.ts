@@ -51,7 +51,7 @@ export async function startEmbeddedRuntime(options: ServeOptions): Promise<Servi
   let runtime: EmbeddedRuntime;
   let served: Awaited<ReturnType<typeof serveRuntime>>;
   try {
-    runtime = new EmbeddedRuntime({
+    runtime = await EmbeddedRuntime.start({
       dir: paths.runtimeDir,
       warn: options.log,
       registryConfig: paths.registryConfig,

@@ -4,11 +4,12 @@
 // namespace, when its containers share one) are held by a small process
 // per pod, as the pause container holds them; each container enters them
 // with nsenter and bwrap.
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { readlinkSync } from 'node:fs';
 import { whichSystem as which } from '../executables.js';
 import { childrenOf, commOf, detachHere, readProcStat, waitForProcess } from '../proc.js';
 import type { NamespaceHolder } from '../pid-namespaces.js';
+import type { BubblewrapProbe } from '../host-probes.js';
 import {
   KIT_PATH,
   prepareSetuidKit,
@@ -86,9 +87,9 @@ export class Bubblewrap {
   /** What pod holders idle on (pause.ts). */
   private readonly pause: string;
 
-  constructor(kitDir: string) {
+  /** `found`: bwrap and nsenter, and whether a sandbox worked (probeBubblewrap). */
+  constructor(kitDir: string, found: BubblewrapProbe) {
     this.pause = pauseProgram(join(dirname(kitDir), 'bin'));
-    const found = detect();
     this.available = found.available;
     this.reason = found.reason;
     this.bwrap = found.bwrap;
@@ -355,46 +356,4 @@ export function joined(pid: number, ns: 'net' | 'uts'): string[] {
 
 export function depth(path: string): number {
   return path.split('/').filter(Boolean).length;
-}
-
-/** bwrap and nsenter, and a sandbox tried once: new PID, IPC and UTS namespaces, the host's / read-only. */
-function detect(): { available: boolean; reason: string; bwrap: string; nsenter: string } {
-  const bwrap = which('bwrap');
-  const nsenter = which('nsenter');
-  if (!bwrap) return { available: false, reason: 'bubblewrap (bwrap) is not installed', bwrap: '', nsenter: '' };
-  if (!nsenter) return { available: false, reason: 'nsenter (util-linux) is not installed', bwrap, nsenter: '' };
-  const version = spawnSync(bwrap, ['--version'], { encoding: 'utf8' }).stdout.trim();
-  const res = spawnSync(
-    bwrap,
-    [
-      '--unshare-pid',
-      '--unshare-ipc',
-      '--unshare-uts',
-      '--hostname',
-      'knode-probe',
-      '--ro-bind',
-      '/',
-      '/',
-      '--proc',
-      '/proc',
-      '--dev',
-      '/dev',
-      '--as-pid-1',
-      '--',
-      'true',
-    ],
-    {
-      stdio: ['ignore', 'ignore', 'pipe'],
-      encoding: 'utf8',
-      timeout: 10_000,
-    },
-  );
-  if (res.error || res.status !== 0)
-    return {
-      available: false,
-      reason: `bwrap cannot make namespaces here: ${res.stderr?.trim() || res.error?.message || `exit ${res.status}`}`,
-      bwrap,
-      nsenter,
-    };
-  return { available: true, reason: version, bwrap, nsenter };
 }

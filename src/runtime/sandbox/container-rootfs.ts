@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { composeRootfs, type StackedLayer } from '../oci/rootfs.js';
 import { runToEnd, type Ran } from '../proc.js';
 import { makeInRoot } from './image-process.js';
-import { hostMounts, mountOf } from '../../util/mountinfo.js';
+import type { RootfsProbe } from '../host-probes.js';
 import type { RootOverlay } from './mount-table.js';
 import { SpareDirs } from './spare-dirs.js';
 
@@ -53,20 +53,20 @@ export class ContainerRootfs {
    * set-up mounts on, made in each image's stacked layers when they are
    * stacked, so that each container finds them there rather than makes them
    * in its own layer (where one cannot be made, as makeInRoot says, it is
-   * left to each container, which fails saying why).
+   * left to each container, which fails saying why). `probed`: whether an
+   * overlay mounts here and the containers' directory is shared (probeRootfs).
    */
   constructor(
     private readonly dir: string,
+    probed: RootfsProbe,
     private readonly tools: { mount: string; umount: string } = { mount: 'mount', umount: 'umount' },
     private readonly mountPoints: readonly (readonly [string, 'directory' | 'file'])[] = [],
   ) {
     for (const sub of ['images', 'volumes', 'containers']) mkdirSync(join(dir, sub), { recursive: true });
-    const probe = probeOverlay(join(dir, 'probe'));
-    this.mode = probe.ok ? 'overlay' : 'copy';
-    this.reason = probe.reason;
-    const shared = this.mode === 'overlay' ? shareDirectory(join(dir, 'containers')) : { bound: false, reason: 'a copy is not a mount' };
-    this.bound = shared.bound;
-    this.reachesNamespaces = shared.reason ?? true;
+    this.mode = probed.overlay.ok ? 'overlay' : 'copy';
+    this.reason = probed.overlay.reason;
+    this.bound = probed.shared.bound;
+    this.reachesNamespaces = this.mode === 'copy' ? 'a copy is not a mount' : (probed.shared.reason ?? true);
     this.spares = this.mode === 'overlay' ? new SpareDirs(join(dir, 'containers'), SpareDirs.subdirs(LAYER_DIRS)) : undefined;
   }
 
@@ -292,43 +292,6 @@ export class ContainerRootfs {
   }
 }
 
-/**
- * Makes `dir` a shared mount (bound onto itself first, unless the mount it
- * is on is shared already, or it is one already: a runtime that died left
- * it). Says whether it is bound here, or why it could not be shared.
- */
-function shareDirectory(dir: string): { bound: boolean; reason?: string } {
-  const holding = mountOf(hostMounts(), dir);
-  const own = holding?.mountPoint === dir;
-  if (holding?.shared !== undefined) return { bound: own };
-  for (const argv of [...(own ? [] : [['--bind', dir, dir]]), ['--make-shared', dir]]) {
-    const res = spawnSync('mount', argv, { encoding: 'utf8', timeout: 10_000 });
-    if (res.status !== 0) {
-      const reason = `mount ${argv.join(' ')}: ${res.stderr?.trim() || res.error?.message || `exited ${res.status}`}`;
-      return { bound: own || argv[0] !== '--bind', reason };
-    }
-  }
-  return { bound: true };
-}
-
 function overlayArgs(lower: string, upper: string, work: string, target: string): string[] {
   return ['-t', 'overlay', 'overlay', '-o', `lowerdir=${lower},upperdir=${upper},workdir=${work}`, target];
-}
-
-function mount(lower: string, upper: string, work: string, target: string): { ok: boolean; reason: string } {
-  const res = spawnSync('mount', overlayArgs(lower, upper, work, target), { encoding: 'utf8', timeout: 10_000 });
-  if (res.error) return { ok: false, reason: `mount cannot run (${(res.error as NodeJS.ErrnoException).code ?? res.error.message})` };
-  if (res.status !== 0) return { ok: false, reason: res.stderr.trim() || `mount exited ${res.status}` };
-  return { ok: true, reason: '' };
-}
-
-/** Whether an overlay can be mounted here: tried once, at start. */
-function probeOverlay(dir: string): { ok: boolean; reason: string } {
-  if (process.getuid?.() !== 0) return { ok: false, reason: 'overlay mounts need root' };
-  rmSync(dir, { recursive: true, force: true });
-  for (const sub of ['lower', 'upper', 'work', 'merged']) mkdirSync(join(dir, sub), { recursive: true });
-  const res = mount(join(dir, 'lower'), join(dir, 'upper'), join(dir, 'work'), join(dir, 'merged'));
-  if (res.ok) spawnSync('umount', [join(dir, 'merged')], { stdio: 'ignore' });
-  rmSync(dir, { recursive: true, force: true });
-  return res;
 }

@@ -22,6 +22,8 @@ import { ContainerRootfs } from './container-rootfs.js';
 import { PodFiles, POD_FILES } from './pod-files.js';
 import { PodHolders } from './pod-holders.js';
 import { staticApplet } from './setuid-kit.js';
+import type { HostProbes } from '../host-probes.js';
+import { runToEnd } from '../proc.js';
 import { imageGroups, imageProcess, ImageProcessError, resolveUser } from './image-process.js';
 import { sandboxedProcessSpec } from './sandboxed-process.js';
 
@@ -46,27 +48,46 @@ export class ImageSandboxes {
   /** Each sandboxed pod's hostname and resolv.conf. */
   private readonly podFiles: PodFiles;
 
-  constructor(
+  /**
+   * The sandboxes of the runtime whose directory is DIR, as far as the host
+   * allows (PROBES, whose sandboxes' answers it needs unless sandboxes are
+   * off or images are records): the setuid kit and util-linux's set-up once
+   * bubblewrap works, then the overlays.
+   */
+  static async open(dir: string, images: RuntimeImages, setting: SandboxSetting, probes: HostProbes): Promise<ImageSandboxes> {
+    const rootfsDir = join(dir, 'rootfs');
+    const off =
+      setting === 'off'
+        ? 'sandboxes are turned off (--sandbox off)'
+        : !(images instanceof OciImageStore)
+          ? 'images are records without file systems (no registries.yaml)'
+          : !probes.bubblewrap || !probes.rootfs
+            ? 'the host was not asked whether bubblewrap works'
+            : '';
+    const bubblewrap = off ? undefined : new Bubblewrap(join(dir, 'kit'), await probes.bubblewrap!);
+    if (!bubblewrap?.available) {
+      // The probes bound the containers' directory for overlays that no container will use.
+      if ((await probes.rootfs)?.shared.bound) void runToEnd(['umount', '-l', join(rootfsDir, 'containers')]);
+      return new ImageSandboxes(dir, images, off || bubblewrap!.reason);
+    }
+    const kit = bubblewrap.setuidKit;
+    const applet = (name: 'mount' | 'umount') => (kit.ok ? staticApplet(kit, name) : undefined) ?? name;
+    const [probed, mountSandbox] = await Promise.all([probes.rootfs!, MountSandbox.detect(join(dir, 'bin'), kit, dir)]);
+    const rootfs = new ContainerRootfs(rootfsDir, probed, { mount: applet('mount'), umount: applet('umount') }, CONTAINER_MOUNT_POINTS);
+    return new ImageSandboxes(dir, images, '', { bubblewrap, rootfs, mountSandbox });
+  }
+
+  private constructor(
     dir: string,
     private readonly images: RuntimeImages,
-    setting: SandboxSetting,
+    /** Why containers are host processes; empty when they are sandboxed. */
+    off: string,
+    made?: { bubblewrap: Bubblewrap; rootfs: ContainerRootfs; mountSandbox: MountSandbox | string },
   ) {
-    if (setting === 'off') this.off = 'sandboxes are turned off (--sandbox off)';
-    else if (!(images instanceof OciImageStore)) this.off = 'images are records without file systems (no registries.yaml)';
-    else {
-      this.bubblewrap = new Bubblewrap(join(dir, 'kit'));
-      this.off = this.bubblewrap.available ? '' : this.bubblewrap.reason;
-      if (!this.off) {
-        const kit = this.bubblewrap.setuidKit;
-        const applet = (name: 'mount' | 'umount') => (kit.ok ? staticApplet(kit, name) : undefined) ?? name;
-        this.rootfs = new ContainerRootfs(
-          join(dir, 'rootfs'),
-          { mount: applet('mount'), umount: applet('umount') },
-          CONTAINER_MOUNT_POINTS,
-        );
-        this.mountSandbox = MountSandbox.detect(join(dir, 'bin'), this.bubblewrap.setuidKit, dir);
-        this.holders = new PodHolders(this.bubblewrap);
-      }
+    this.off = off;
+    if (made) {
+      ({ bubblewrap: this.bubblewrap, rootfs: this.rootfs, mountSandbox: this.mountSandbox } = made);
+      this.holders = new PodHolders(made.bubblewrap);
     }
     // On the scratch tmpfs where there is one: on ext4 a new pod's two files cost the thread (bench/notes/sandboxes.md).
     const scratch = typeof this.mountSandbox === 'string' ? undefined : this.mountSandbox.scratch;

@@ -72,10 +72,12 @@ export class MountSandbox {
     private readonly init: readonly string[],
     /** Where each container's /dev, new root and table are made. */
     readonly scratch: ScratchSpace,
+    /** The host's mounts under /sys, and their read-only copy in `scratch` (or why there is none). */
+    sys: { submounts: string[]; readonly: { dir: string } | { reason: string } },
   ) {
     this.wrappers = new Set([...WRAPPERS, ...SETUP_PROGRAMS, STATIC_INIT, kit.loader.slice(0, 15)]);
-    this.sysSubmounts = mountsUnder(hostMounts(), '/sys');
-    this.readonlySys = makeReadonlySys(join(scratch.dir, 'sys'), this.sysSubmounts, tools.mount);
+    this.sysSubmounts = sys.submounts;
+    this.readonlySys = sys.readonly;
     this.devSpares = new SpareDirs(scratch.dir, fillDev);
   }
 
@@ -100,7 +102,7 @@ export class MountSandbox {
    * and the kit. `binDir` holds the init link; the scratch space is the one
    * of the runtime whose directory is `rootDir`.
    */
-  static detect(binDir: string, kit: SetuidKit, rootDir: string): MountSandbox | string {
+  static async detect(binDir: string, kit: SetuidKit, rootDir: string): Promise<MountSandbox | string> {
     if (process.getuid?.() !== 0) return 'it needs root';
     if (!kit.ok) return kit.reason;
     if (!kit.programs.includes('mount') || !kit.programs.includes('umount'))
@@ -116,7 +118,10 @@ export class MountSandbox {
     const sh = which('sh');
     const init = staticInit ? [staticInit, 'sh'] : sh && [programLink(binDir, INIT, sh)];
     if (!init?.[0]) return `cannot link ${join(binDir, INIT)} to the host's sh`;
-    return new MountSandbox(tools as Tools, kit, init as string[], ScratchSpace.open(rootDir));
+    const scratch = ScratchSpace.open(rootDir);
+    const submounts = mountsUnder(hostMounts(), '/sys');
+    const readonly = await makeReadonlySys(join(scratch.dir, 'sys'), submounts, tools.mount!);
+    return new MountSandbox(tools as Tools, kit, init as string[], scratch, { submounts, readonly });
   }
 
   /**

@@ -3,8 +3,8 @@
 // /sys (mount-table.ts). Binding this copy makes each start quicker than
 // binding the host's /sys and remounting its cgroup mounts read-only in every
 // start (bench/notes/sandboxes.md).
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { runToEnd } from '../proc.js';
 import { readonlySysTable } from './mount-table.js';
 
 /**
@@ -13,12 +13,16 @@ import { readonlySysTable } from './mount-table.js';
  * `mount` (mount(8)). Returns `dir`, or why it could not: containers then
  * make their /sys read-only themselves.
  */
-export function makeReadonlySys(dir: string, submounts: readonly string[], mount = 'mount'): { dir: string } | { reason: string } {
+export async function makeReadonlySys(
+  dir: string,
+  submounts: readonly string[],
+  mount = 'mount',
+): Promise<{ dir: string } | { reason: string }> {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const table = `${dir}.fstab`;
   writeFileSync(table, readonlySysTable(dir, submounts));
-  const ran = spawnSync(mount, ['--no-canonicalize', '-a', '-T', table], { encoding: 'utf8', timeout: 10_000 });
-  if (ran.status === 0) return { dir };
-  spawnSync('umount', ['-l', dir], { stdio: 'ignore', timeout: 10_000 });
-  return { reason: (ran.stderr || ran.error?.message || `mount exited ${ran.status}`).trim() };
+  const ran = await runToEnd([mount, '--no-canonicalize', '-a', '-T', table]);
+  if (ran.ok) return { dir };
+  await runToEnd(['umount', '-l', dir]);
+  return { reason: ran.reason };
 }

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { earlyRuntimeRoot } from '../../../src/cli/early-runtime.js';
+import { earlyProbesFor, earlyRuntimeRoot } from '../../../src/cli/early-runtime.js';
 import { startRuntimeEarly, takeEarlyStart } from '../../../src/cri/runtime-spawn.js';
 import { defaultRootDir, rootPaths } from '../../../src/util/paths.js';
 import { eventually } from '../../helpers/runtimes.js';
@@ -36,6 +36,18 @@ describe('which command lines start the embedded runtime before their code loads
       ['apply', '-h'],
     ])
       expect(earlyRuntimeRoot(args), args.join(' ')).toBeUndefined();
+  });
+
+  it('runtime serve starts its host probes, about sandboxes where a registries.yaml is there and they are not off', () => {
+    const root = join(dir, 'root');
+    expect(earlyProbesFor(['runtime', 'serve', '--root-dir', root])).toEqual({ runtimeDir: join(root, 'runtime'), sandboxes: false });
+    mkdirSync(root, { recursive: true });
+    writeFileSync(join(root, 'registries.yaml'), '');
+    expect(earlyProbesFor(['runtime', 'serve', `--root-dir=${root}`])).toEqual({ runtimeDir: join(root, 'runtime'), sandboxes: true });
+    expect(earlyProbesFor(['runtime', 'serve', '--root-dir', root, '--sandbox', 'off'])?.sandboxes).toBe(false);
+    expect(earlyProbesFor(['runtime', 'serve'])?.runtimeDir).toBe(rootPaths(defaultRootDir()).runtimeDir);
+    for (const args of [['runtime', 'serve', '--help'], ['runtime', 'serve', '-h'], ['runtime', 'stop'], ['run'], ['apply', '-f', file]])
+      expect(earlyProbesFor(args), args.join(' ')).toBeUndefined();
   });
 });
 

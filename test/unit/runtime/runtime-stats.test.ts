@@ -12,10 +12,10 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-function runtime(): EmbeddedRuntime {
+async function runtime(): Promise<EmbeddedRuntime> {
   const dir = mkdtempSync(join(tmpdir(), 'knode-rt-stats-'));
   dirs.push(dir);
-  const rt = new EmbeddedRuntime({ dir, cgroupRoot: join(dir, 'no-cgroups') });
+  const rt = await EmbeddedRuntime.start({ dir, cgroupRoot: join(dir, 'no-cgroups') });
   rt.images.pull('busybox:1.36');
   return rt;
 }
@@ -49,7 +49,7 @@ function container(rt: EmbeddedRuntime, sandboxId: string, name: string): string
 
 describe('embedded runtime: pod sandbox stats', () => {
   it('gives each sandbox the stats of its own containers only', async () => {
-    const rt = runtime();
+    const rt = await runtime();
     const empty = await sandbox(rt, 'empty');
     const one = await sandbox(rt, 'one');
     const two = await sandbox(rt, 'two');
@@ -69,7 +69,7 @@ describe('embedded runtime: pod sandbox stats', () => {
 
   // A thousand sandboxes and containers, each saved to disk: seconds on a busy machine.
   it('looks each container up a bounded number of times, however many sandboxes there are', { timeout: 60_000 }, async () => {
-    const rt = runtime();
+    const rt = await runtime();
     for (let i = 0; i < 1000; i++) container(rt, await sandbox(rt, `p${i}`), 'main');
     const lookups = vi.spyOn(rt.state.containers, 'get');
     const stats = rt.podSandboxStats(null);
@@ -82,7 +82,7 @@ describe('embedded runtime: pod sandbox stats', () => {
 
 describe('embedded runtime state: containers by sandbox', () => {
   it("finds a sandbox's containers after saves, deletes and a reload from disk", async () => {
-    const rt = runtime();
+    const rt = await runtime();
     const one = await sandbox(rt, 'one');
     const two = await sandbox(rt, 'two');
     const a = container(rt, one, 'a');

@@ -67,11 +67,11 @@ describe('ScratchSpace', () => {
 
   it.skipIf(process.getuid?.() !== 0)(
     "holds the read-only copy of the host's /sys, read-only all the way down, detached when opened again and when closed",
-    () => {
+    async () => {
       const root = rootDir();
       const space = ScratchSpace.open(root, [root]);
       const submounts = mountsUnder(hostMounts(), '/sys');
-      expect(makeReadonlySys(join(space.dir, 'sys'), submounts)).toEqual({ dir: join(space.dir, 'sys') });
+      expect(await makeReadonlySys(join(space.dir, 'sys'), submounts)).toEqual({ dir: join(space.dir, 'sys') });
       const options = (mountPoint: string) =>
         readFileSync('/proc/self/mountinfo', 'utf8')
           .split('\n')
@@ -83,7 +83,7 @@ describe('ScratchSpace', () => {
       const again = ScratchSpace.open(root, [root]);
       expect(mountsUnder(hostMounts(), again.dir)).toEqual([]);
       expect(readdirSync(again.dir)).toEqual([]);
-      makeReadonlySys(join(again.dir, 'sys'), submounts);
+      await makeReadonlySys(join(again.dir, 'sys'), submounts);
       expect(mountsUnder(hostMounts(), again.dir).length).toBe(1 + submounts.length);
       again.close();
       expect(mountsUnder(hostMounts(), again.dir)).toEqual([]);

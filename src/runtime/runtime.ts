@@ -89,7 +89,7 @@ export class EmbeddedRuntime {
       options.registryConfig && existsSync(options.registryConfig)
         ? new OciImageStore(join(options.dir, 'images'), loadRegistryConfig(options.registryConfig))
         : new ImageStore(join(options.dir, 'images.json'));
-    const sandboxes = options.sandbox !== 'off' && images instanceof OciImageStore;
+    const sandboxes = !ImageSandboxes.notWanted(options.sandbox ?? 'auto', images);
     // Started as `runtime serve` booted, where it did; asked again where those did not ask about sandboxes.
     let probes = takeHostProbes(options.dir);
     if (!probes || (sandboxes && !probes.bubblewrap)) probes = startHostProbes(execFile, options.dir, sandboxes);

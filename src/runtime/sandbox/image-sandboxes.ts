@@ -57,13 +57,8 @@ export class ImageSandboxes {
   static async open(dir: string, images: RuntimeImages, setting: SandboxSetting, probes: HostProbes): Promise<ImageSandboxes> {
     const rootfsDir = join(dir, 'rootfs');
     const off =
-      setting === 'off'
-        ? 'sandboxes are turned off (--sandbox off)'
-        : !(images instanceof OciImageStore)
-          ? 'images are records without file systems (no registries.yaml)'
-          : !probes.bubblewrap || !probes.rootfs
-            ? 'the host was not asked whether bubblewrap works'
-            : '';
+      ImageSandboxes.notWanted(setting, images) ||
+      (!probes.bubblewrap || !probes.rootfs ? 'the host was not asked whether bubblewrap works' : '');
     const bubblewrap = off ? undefined : new Bubblewrap(join(dir, 'kit'), await probes.bubblewrap!);
     if (!bubblewrap?.available) {
       // The probes bound the containers' directory for overlays that no container will use.
@@ -75,6 +70,13 @@ export class ImageSandboxes {
     const [probed, mountSandbox] = await Promise.all([probes.rootfs!, MountSandbox.detect(join(dir, 'bin'), kit, dir)]);
     const rootfs = new ContainerRootfs(rootfsDir, probed, { mount: applet('mount'), umount: applet('umount') }, CONTAINER_MOUNT_POINTS);
     return new ImageSandboxes(dir, images, '', { bubblewrap, rootfs, mountSandbox });
+  }
+
+  /** Why a runtime with SETTING and IMAGES runs no container in a sandbox, whatever its host; empty when it may. */
+  static notWanted(setting: SandboxSetting, images: RuntimeImages): string {
+    if (setting === 'off') return 'sandboxes are turned off (--sandbox off)';
+    if (!(images instanceof OciImageStore)) return 'images are records without file systems (no registries.yaml)';
+    return '';
   }
 
   private constructor(

@@ -72,7 +72,7 @@ export async function start(bin: string): Promise<void> {
   if (runtimeRoot) startRuntimeEarly(childProcess().spawn, bin, runtimeRoot);
   // The runtime itself asks what its host can do while its code loads.
   const probes = earlyProbesFor(process.argv.slice(2));
-  if (probes) startHostProbesEarly(childProcess().execFile, probes.runtimeDir, probes.sandboxes);
+  if (probes) startHostProbesEarly(childProcess().spawn, probes.runtimeDir, probes.sandboxes);
   const root = join(dirname(bin), '..');
   const bundle = join(root, 'dist', 'bundle');
   // What the CommonJS bundles' import() calls (scripts/bundle.js, routeDynamicImports). This file

@@ -7,7 +7,7 @@
 // are there when the runtime wants them; the classes that use them
 // (PidNamespaces, Bubblewrap, ContainerRootfs) take them made. This module
 // is loaded by the boot file: it imports nothing heavy.
-import type { execFile as ExecFile } from 'node:child_process';
+import type { spawn as Spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { hostMounts, mountOf } from '../util/mountinfo.js';
 import { whichSystem as which } from './executables.js';
@@ -96,6 +96,33 @@ export function probeScript(commands: readonly ProbeCommand[]): string {
   return lines.join('\n');
 }
 
+/**
+ * Runs COMMANDS in one shell (probeScript) with SPAWN, and gives their
+ * answers by name. The shell leads a process group of its own: one that has
+ * not ended after TIMEOUTMS is killed with every program it started (a probe
+ * that hangs), and the commands that had not answered have no answer.
+ */
+export function runProbes(spawn: typeof Spawn, commands: readonly ProbeCommand[], timeoutMs: number): Promise<Map<string, ProbeAnswer>> {
+  return new Promise((resolve) => {
+    let stdout = '';
+    const child = spawn('/bin/sh', ['-c', probeScript(commands)], { detached: true, stdio: ['ignore', 'pipe', 'ignore'] });
+    const timer = setTimeout(() => {
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // it ended as the timer fired
+      }
+    }, timeoutMs);
+    timer.unref();
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.once('error', () => {}); // no shell: no answers
+    child.once('close', () => {
+      clearTimeout(timer);
+      resolve(parseProbeAnswers(stdout));
+    });
+  });
+}
+
 /** The answers in the shell's output, by name. */
 export function parseProbeAnswers(output: string): Map<string, ProbeAnswer> {
   const answers = new Map<string, ProbeAnswer>();
@@ -108,11 +135,11 @@ export function parseProbeAnswers(output: string): Map<string, ProbeAnswer> {
 
 /**
  * Asks the host what the runtime of RUNTIMEDIR needs to know, all at once
- * in one shell run with EXECFILE (node:child_process's, handed in so that
+ * in one shell run with SPAWN (node:child_process's, handed in so that
  * the boot file need not load that module); the sandboxes' questions only
  * where SANDBOXES (real images, sandboxes not turned off).
  */
-export function startHostProbes(execFile: typeof ExecFile, runtimeDir: string, sandboxes: boolean): HostProbes {
+export function startHostProbes(spawn: typeof Spawn, runtimeDir: string, sandboxes: boolean): HostProbes {
   const commands: ProbeCommand[] = [
     { name: 'unshare', argv: ['unshare', ...UNSHARE_PID, '--', 'true'] },
     { name: 'nsenter', argv: ['nsenter', '--version'] },
@@ -141,15 +168,7 @@ export function startHostProbes(execFile: typeof ExecFile, runtimeDir: string, s
     });
     if (share?.argv) commands.push({ name: 'share', argv: share.argv, dirs: [join(rootfsDir, 'containers')] });
   }
-  const ran = new Promise<Map<string, ProbeAnswer>>((resolve) => {
-    const child = execFile(
-      '/bin/sh',
-      ['-c', probeScript(commands)],
-      { encoding: 'utf8', timeout: PROBES_TIMEOUT_MS, killSignal: 'SIGKILL' },
-      (_err, stdout) => resolve(parseProbeAnswers(stdout ?? '')),
-    );
-    child.on('error', () => {});
-  });
+  const ran = runProbes(spawn, commands, PROBES_TIMEOUT_MS);
   const answer = async (name: string): Promise<ProbeAnswer> =>
     (await ran).get(name) ?? { status: -1, text: `no answer within ${PROBES_TIMEOUT_MS / 1000} s` };
   return {
@@ -218,8 +237,8 @@ function earlyProbes(): Map<string, HostProbes> {
 }
 
 /** Starts the probes of RUNTIMEDIR now, for the runtime that will start in this process to take (takeHostProbes). */
-export function startHostProbesEarly(execFile: typeof ExecFile, runtimeDir: string, sandboxes: boolean): void {
-  earlyProbes().set(runtimeDir, startHostProbes(execFile, runtimeDir, sandboxes));
+export function startHostProbesEarly(spawn: typeof Spawn, runtimeDir: string, sandboxes: boolean): void {
+  earlyProbes().set(runtimeDir, startHostProbes(spawn, runtimeDir, sandboxes));
 }
 
 /** The probes started early for RUNTIMEDIR, taken once; undefined when none were. */

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ContainerStats } from '../cri/gen/runtime/v1/ContainerStats.js';
@@ -92,7 +92,7 @@ export class EmbeddedRuntime {
     const sandboxes = !ImageSandboxes.notWanted(options.sandbox ?? 'auto', images);
     // Started as `runtime serve` booted, where it did; asked again where those did not ask about sandboxes.
     let probes = takeHostProbes(options.dir);
-    if (!probes || (sandboxes && !probes.bubblewrap)) probes = startHostProbes(execFile, options.dir, sandboxes);
+    if (!probes || (sandboxes && !probes.bubblewrap)) probes = startHostProbes(spawn, options.dir, sandboxes);
     const [pid, imageSandboxes] = await Promise.all([
       probes.pidNamespaces,
       ImageSandboxes.open(options.dir, images, options.sandbox ?? 'auto', probes),

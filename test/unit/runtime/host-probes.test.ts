@@ -2,14 +2,15 @@
 // host's own programs (unshare, bwrap, mount): what the shell's lines say,
 // and what the probes find and leave. The runtime's use of them is in
 // test/integration/embedded-runtime.test.ts and the sandbox suites.
-import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   parseProbeAnswers,
   probeScript,
+  runProbes,
   startHostProbes,
   startHostProbesEarly,
   takeHostProbes,
@@ -72,10 +73,34 @@ describe('the probes shell', () => {
   });
 });
 
+describe('runProbes', () => {
+  it('kills a shell that has not ended in time with every program it started, and keeps the answers it had', async () => {
+    const dir = tempDir();
+    const pidFile = join(dir, 'sleep.pid');
+    const t0 = Date.now();
+    const answers = await runProbes(
+      spawn,
+      [
+        { name: 'quick', argv: ['true'] },
+        { name: 'hangs', argv: ['sh', '-c', `echo $$ > ${pidFile}; exec sleep 30`] },
+      ],
+      500,
+    );
+    expect(Date.now() - t0).toBeLessThan(5_000);
+    expect(answers.get('quick')).toEqual({ status: 0, text: '' });
+    expect(answers.has('hangs')).toBe(false);
+    const sleeper = Number(readFileSync(pidFile, 'utf8'));
+    await eventually(
+      () => !existsSync(`/proc/${sleeper}`) || readFileSync(`/proc/${sleeper}/stat`, 'utf8').split(' ')[2] === 'Z',
+      'the hung probe killed',
+    );
+  });
+});
+
 describe('startHostProbes', () => {
   it('asks only about PID namespaces when sandboxes are not wanted, and touches no directory', async () => {
     const dir = tempDir();
-    const probes = startHostProbes(execFile, join(dir, 'runtime'), false);
+    const probes = startHostProbes(spawn, join(dir, 'runtime'), false);
     expect(probes.bubblewrap).toBeUndefined();
     expect(probes.rootfs).toBeUndefined();
     const pid = await probes.pidNamespaces;
@@ -90,14 +115,14 @@ describe('startHostProbes', () => {
     async () => {
       const runtimeDir = join(tempDir(), 'runtime');
       const containers = join(runtimeDir, 'rootfs', 'containers');
-      const first = startHostProbes(execFile, runtimeDir, true);
+      const first = startHostProbes(spawn, runtimeDir, true);
       const bwrap = await first.bubblewrap!;
       expect(bwrap).toMatchObject({ available: true, bwrap: whichSystem('bwrap'), nsenter: whichSystem('nsenter') });
       expect(bwrap.reason).toMatch(/^bubblewrap \d/);
       expect(await first.rootfs).toEqual({ overlay: { ok: true, reason: '' }, shared: { bound: true } });
       expect(mountOf(hostMounts(), containers)).toMatchObject({ mountPoint: containers, shared: expect.any(Number) });
       // A runtime that died left it bound and shared: the next start binds nothing more, and unbinds it at close.
-      const again = startHostProbes(execFile, runtimeDir, true);
+      const again = startHostProbes(spawn, runtimeDir, true);
       expect(await again.rootfs).toEqual({ overlay: { ok: true, reason: '' }, shared: { bound: true } });
       expect(hostMounts().filter((m) => m.mountPoint === containers)).toHaveLength(1);
       await eventually(() => readdirSync(join(runtimeDir, 'rootfs')).join() === 'containers', 'both probe overlays deleted');
@@ -106,7 +131,7 @@ describe('startHostProbes', () => {
 
   it('hands the probes started early to the first runtime of their directory, once', async () => {
     const runtimeDir = join(tempDir(), 'runtime');
-    startHostProbesEarly(execFile, runtimeDir, false);
+    startHostProbesEarly(spawn, runtimeDir, false);
     const taken = takeHostProbes(runtimeDir);
     expect(taken).toBeDefined();
     expect(takeHostProbes(runtimeDir)).toBeUndefined();

@@ -35,7 +35,7 @@ export class PidNamespaces {
   /** What holders idle on: a `pause` link in `binDir`, or sleep itself without one. */
   private readonly pause: string;
 
-  /** `found`: whether the host can make them (probePidNamespaces). */
+  /** `found`: whether the host can make them (startHostProbes in host-probes.ts). */
   constructor(found: PidNamespaceProbe, binDir?: string) {
     this.available = found.available;
     this.reason = found.reason;

@@ -87,7 +87,7 @@ export class Bubblewrap {
   /** What pod holders idle on (pause.ts). */
   private readonly pause: string;
 
-  /** `found`: bwrap and nsenter, and whether a sandbox worked (probeBubblewrap). */
+  /** `found`: bwrap and nsenter, and whether a sandbox worked (startHostProbes in host-probes.ts). */
   constructor(kitDir: string, found: BubblewrapProbe) {
     this.pause = pauseProgram(join(dirname(kitDir), 'bin'));
     this.available = found.available;

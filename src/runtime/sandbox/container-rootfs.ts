@@ -54,7 +54,7 @@ export class ContainerRootfs {
    * stacked, so that each container finds them there rather than makes them
    * in its own layer (where one cannot be made, as makeInRoot says, it is
    * left to each container, which fails saying why). `probed`: whether an
-   * overlay mounts here and the containers' directory is shared (probeRootfs).
+   * overlay mounts here and the containers' directory is shared (startHostProbes in host-probes.ts).
    */
   constructor(
     private readonly dir: string,

@@ -153,10 +153,12 @@ export class ContainerService {
       // Its create's set-up, unless it has gone (its spawner died with it): then one made now. A set-up
       // that said why it failed (its mounts) fails the start, as runc's create does.
       const made = await this.created.take(c.id);
+      // Released before its set-up reports: its shell reads the release only after its report (and never after a
+      // failure), so it execs its program without waiting for a round trip through this process.
+      if (made && isSameProcess(made.pid, made.startTime)) made.release();
       const failure = await made?.setUpFailed();
       if (failure) throw new Error(failure);
       const held = made && isSameProcess(made.pid, made.startTime) ? made : undefined;
-      held?.release();
       proc =
         held ??
         (await ContainerProcess.start(this.processSpec(c, await this.launch.spec(c, sandbox)), this.spares, this.spawner, cancelled));

@@ -221,6 +221,28 @@ describe('the spawner', () => {
     await eventually(() => commOf(early.pid) === 'sleep', 'the program of one released early');
     process.kill(-early.pid, 'SIGKILL');
     await early.closed;
+    // Released before its go-ahead (a gated start whose keyed run is still under way, as a start that comes while
+    // the root's mount runs): the start line follows the go-ahead, and the shell reads each at its turn.
+    const reads = 'set -e; read -r a <&3; echo "first $a"; echo $$ >&3; read -r b <&3; exec 3>&-; echo "then $b"; exec sleep 30';
+    const mounting = join(dir, 'mounting');
+    execFileSync('mkfifo', [mounting]);
+    const mount = s.run(['sh', '-c', 'read -r _ < "$0"', mounting], 'root-early');
+    const gated = await s.start(
+      { file: 'sh', args: ['-c', reads], cwd: '/', env: ENV, logPath: join(dir, 'gated.log'), reportSetUp: true, held: true },
+      () => {},
+      { gate: Promise.resolve(true), after: 'root-early' },
+    );
+    gated.release();
+    await eventually(() => readProcStat(gated.pid)?.state === 'S', 'the gated set-up to wait for its go-ahead');
+    expect(commOf(gated.pid)).toBe('sh');
+    writeFileSync(mounting, 'done\n');
+    expect(await mount).toEqual({ ok: true, reason: '' });
+    expect(await gated.setUp).toBe(gated.pid);
+    await eventually(() => commOf(gated.pid) === 'sleep', 'the program of one released before its go-ahead');
+    await eventually(() => logLines(join(dir, 'gated.log')).length === 2, 'both lines in the log');
+    expect(logLines(join(dir, 'gated.log'))).toEqual(['stdout F first go', 'stdout F then start']);
+    process.kill(-gated.pid, 'SIGKILL');
+    await gated.closed;
     // Not held: both lines come with the go-ahead.
     const plain = await s.start(
       { file: 'sh', args: ['-c', setUp], cwd: '/', env: ENV, logPath: join(dir, 'plain.log'), reportSetUp: true },

@@ -16,8 +16,12 @@ import { SpareShells } from './spare-shells.js';
 const logs = new Map<number, CriLogWriter>();
 /** The process groups of the containers started here that have not ended: they end with the spawner. */
 const groups = new Set<number>();
-/** The fd 3 of each process whose set-up is under way (or done, and held), for its go-ahead, its report and its release. */
-const setUps = new Map<number, { stream: Duplex; held: boolean }>();
+/**
+ * The fd 3 of each process whose set-up is under way (or done, and held), for
+ * its go-ahead, its report and its release; whether the go-ahead is written,
+ * and whether the release came before it (it follows the go-ahead then).
+ */
+const setUps = new Map<number, { stream: Duplex; held: boolean; went?: boolean; released?: boolean }>();
 /** The runs given a key, for the go-aheads that wait for them. */
 const keyedRuns = new KeyedRuns();
 /** Shells forked ahead for what the runtime starts here, once it has said which shell (its sandboxes' static busybox). */
@@ -129,7 +133,10 @@ function readSetUp(child: ChildProcess, seq: number, held: boolean): void {
  */
 function go(seq: number): void {
   const setUp = setUps.get(seq);
-  setUp?.stream.write(setUp.held ? 'go\n' : 'go\nstart\n');
+  if (!setUp) return;
+  setUp.went = true;
+  if (setUp.released) return release(seq);
+  setUp.stream.write(setUp.held ? 'go\n' : 'go\nstart\n');
 }
 
 /** The go-ahead `req` asks for, once the run it names has ended well (never when it failed). */
@@ -151,12 +158,21 @@ function runAsked(req: RunRequest): void {
   if (req.key !== undefined) keyedRuns.add(req.key, { ok: ran.then((r) => r.ok) });
 }
 
-/** A held process's release: it execs its program (at once, when it is set up already). */
+/**
+ * A held process's release: it execs its program once set up (at once, when
+ * it is set up already). Its shell reads the line only after its report, so
+ * the release may come while it sets up; one that comes before its go-ahead
+ * waits for it, which its shell reads first.
+ */
 function release(seq: number): void {
   const setUp = setUps.get(seq);
   if (!setUp?.held) return;
+  if (!setUp.went) {
+    setUp.released = true;
+    return;
+  }
   setUps.delete(seq);
-  setUp.stream.end('start\n');
+  setUp.stream.end(setUp.released ? 'go\nstart\n' : 'start\n');
 }
 
 function reopen(seq: number, ask: number): void {

@@ -154,8 +154,9 @@ export class ContainerService {
       // that said why it failed (its mounts) fails the start, as runc's create does.
       const made = await this.created.take(c.id);
       // Released before its set-up reports: its shell reads the release only after its report (and never after a
-      // failure), so it execs its program without waiting for a round trip through this process.
-      if (made && isSameProcess(made.pid, made.startTime)) made.release();
+      // failure), so it execs its program without waiting for a round trip through this process. One that has
+      // gone meanwhile is released by no one (the spawner has dropped it).
+      made?.release();
       const failure = await made?.setUpFailed();
       if (failure) throw new Error(failure);
       const held = made && isSameProcess(made.pid, made.startTime) ? made : undefined;

@@ -150,16 +150,16 @@ export class ContainerService {
       throw precondition(`pod sandbox ${c.podSandboxId} of container ${c.id} is not ready`);
     let proc: ContainerProcess;
     try {
-      // Its create's set-up, unless it has gone (its spawner died with it): then one made now. A set-up
-      // that said why it failed (its mounts) fails the start, as runc's create does.
+      // Its create's set-up, unless it went without a report (its spawner died with it): then one made now. A
+      // set-up that said why it failed (its mounts) fails the start, as runc's create does.
       const made = await this.created.take(c.id);
       // Released before its set-up reports: its shell reads the release only after its report (and never after a
-      // failure), so it execs its program without waiting for a round trip through this process. One that has
-      // gone meanwhile is released by no one (the spawner has dropped it).
+      // failure), so it execs its program without waiting for a round trip through this process. So once it has
+      // reported, it is the container's process even if it has ended since: its program may have run already.
       made?.release();
       const failure = await made?.setUpFailed();
       if (failure) throw new Error(failure);
-      const held = made && isSameProcess(made.pid, made.startTime) ? made : undefined;
+      const held = made && (await made.programStarted) !== undefined ? made : undefined;
       proc =
         held ??
         (await ContainerProcess.start(this.processSpec(c, await this.launch.spec(c, sandbox)), this.spares, this.spawner, cancelled));

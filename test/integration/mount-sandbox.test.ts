@@ -27,6 +27,8 @@ import { containerConfig, loggedLines, ownSandboxConfig, runPodToEnd, waitExited
 import { mirrorConfig, startImageRuntime, type ImageRuntime } from '../helpers/registry.js';
 import { mountPointsOf, readProcState, setUpShellOf } from '../helpers/proc.js';
 import { eventually, startEmbeddedRuntime } from '../helpers/runtimes.js';
+import { childrenOf } from '../../src/runtime/proc.js';
+import { SPARE_MARK } from '../../src/runtime/spawner/spare-shells.js';
 
 const root = process.getuid?.() === 0;
 let env: ImageRuntime;
@@ -60,6 +62,19 @@ function hostMountPoints(): string[] {
 }
 
 const isMountPoint = (path: string) => spawnSync('mountpoint', ['-q', path]).status === 0;
+
+/** The spare shells waiting in the spawner of the runtime whose pid is RUNTIME. */
+function spareShellsOf(runtime: number): number[] {
+  const spawner = childrenOf(runtime).find((pid) => readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes('spawner'));
+  if (spawner === undefined) return [];
+  return childrenOf(spawner).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0').includes(SPARE_MARK);
+    } catch {
+      return false; // gone as it was read
+    }
+  });
+}
 
 describe.skipIf(!root)('containers set up by util-linux (embedded runtime, root)', () => {
   it('sets no_new_privs only when asked, for the program and for an exec, and leaves it to bwrap under a seccomp filter', async () => {
@@ -220,6 +235,47 @@ describe.skipIf(!root)('containers set up by util-linux (embedded runtime, root)
       'the output of the container started after its stop',
     );
     await client.removePodSandbox(sandboxId);
+  });
+
+  it('runs a program once when it ends before the runtime has its set-up report (the start released it before)', async () => {
+    const sandbox = ownSandboxConfig('ends-before-report');
+    const sandboxId = await client.runPodSandbox(sandbox);
+    // The pod's holder up first (its first container waits for it), and spare shells waiting in the spawner.
+    expect((await runPodToEnd(client, 'ends-before-report-warm', config('warm', ['true']))).exitCode).toBe(0);
+    const runtime = env.runtime.child.pid!;
+    const waiting = await eventually(() => (spareShellsOf(runtime).length > 0 ? spareShellsOf(runtime) : undefined), 'spare shells');
+    // Every spare stopped: the set-up the create hands to one cannot begin, so it cannot report before the start.
+    for (const pid of waiting) process.kill(pid, 'SIGSTOP');
+    const quick = config('quick', ['echo', 'ran once']);
+    let started: Promise<void> | undefined;
+    try {
+      const id = await client.createContainer(sandboxId, quick, sandbox);
+      started = client.startContainer(id);
+      // The start takes the set-up and releases it; the runtime is then stopped, and the set-up goes on without it:
+      // it reports to a runtime that does not read, and execs the program, which ends before the runtime has the report.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(setUpShellOf(id), 'no set-up began while the spares were stopped').toBeUndefined();
+      process.kill(runtime, 'SIGSTOP');
+      try {
+        for (const pid of waiting) process.kill(pid, 'SIGCONT');
+        await eventually(() => loggedLines(sandbox, quick).length > 0, 'the program to run while the runtime is stopped');
+        // The spare that took the set-up is its wrapper (nsenter, then unshare), which ends with the program.
+        await eventually(
+          () => waiting.some((pid) => ['Z', undefined].includes(readProcState(pid))),
+          'the program to end while the runtime is stopped',
+        );
+      } finally {
+        process.kill(runtime, 'SIGCONT');
+      }
+      await started;
+      expect((await waitExited(client, id)).exitCode).toBe(0);
+      // The runtime did not take the ended process for one that never started: nothing ran it a second time.
+      expect(loggedLines(sandbox, quick)).toEqual(['ran once']);
+    } finally {
+      for (const pid of waiting) if (readProcState(pid) !== undefined) process.kill(pid, 'SIGCONT');
+      await started?.catch(() => {});
+      await client.removePodSandbox(sandboxId);
+    }
   });
 
   it("answers a start once the set-up has exec'd the program, as runc's start answers once its init has", async () => {

@@ -1,6 +1,7 @@
 // What a test reads of a process under /proc: the embedded runtime's containers seen from the host.
 import { readdirSync, readFileSync } from 'node:fs';
-import { readProcStat } from '../../src/runtime/proc.js';
+import { childrenOf, readProcStat } from '../../src/runtime/proc.js';
+import { SPARE_MARK } from '../../src/runtime/spawner/spare-shells.js';
 
 /** The set-up shell of container `id`: not one of the forks it runs its applets in (pivot_root, umount), which have its name and arguments until they end. */
 export function setUpShellOf(id: string): number | undefined {
@@ -33,4 +34,15 @@ export function mountPointsOf(pid: number | string): string[] {
     .split('\n')
     .filter(Boolean)
     .map((line) => line.split(' ')[4]);
+}
+
+/** The spare shells waiting in the spawner whose pid is SPAWNER. */
+export function sparesOf(spawner: number): number[] {
+  return childrenOf(spawner).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0').includes(SPARE_MARK);
+    } catch {
+      return false; // gone as it was read
+    }
+  });
 }

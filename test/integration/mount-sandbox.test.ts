@@ -25,10 +25,9 @@ import type { CriError } from '../../src/cri/errors.js';
 import type { ContainerConfig, Mount } from '../../src/cri/types.js';
 import { containerConfig, loggedLines, ownSandboxConfig, runPodToEnd, waitExited } from '../helpers/cri.js';
 import { mirrorConfig, startImageRuntime, type ImageRuntime } from '../helpers/registry.js';
-import { mountPointsOf, readProcState, setUpShellOf } from '../helpers/proc.js';
+import { mountPointsOf, readProcState, setUpShellOf, sparesOf } from '../helpers/proc.js';
 import { eventually, startEmbeddedRuntime } from '../helpers/runtimes.js';
 import { childrenOf } from '../../src/runtime/proc.js';
-import { SPARE_MARK } from '../../src/runtime/spawner/spare-shells.js';
 
 const root = process.getuid?.() === 0;
 let env: ImageRuntime;
@@ -53,27 +52,12 @@ function config(
   return containerConfig(name, command, { linux: { securityContext: { namespaceOptions: { pid: 'CONTAINER' }, ...security } }, ...extra });
 }
 
-/** The host's mount points (this process's mount namespace is the runtime's). */
-function hostMountPoints(): string[] {
-  return readFileSync('/proc/self/mountinfo', 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => line.split(' ')[4]);
-}
-
 const isMountPoint = (path: string) => spawnSync('mountpoint', ['-q', path]).status === 0;
 
 /** The spare shells waiting in the spawner of the runtime whose pid is RUNTIME. */
 function spareShellsOf(runtime: number): number[] {
   const spawner = childrenOf(runtime).find((pid) => readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes('spawner'));
-  if (spawner === undefined) return [];
-  return childrenOf(spawner).filter((pid) => {
-    try {
-      return readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0').includes(SPARE_MARK);
-    } catch {
-      return false; // gone as it was read
-    }
-  });
+  return spawner === undefined ? [] : sparesOf(spawner);
 }
 
 describe.skipIf(!root)('containers set up by util-linux (embedded runtime, root)', () => {
@@ -168,7 +152,7 @@ describe.skipIf(!root)('containers set up by util-linux (embedded runtime, root)
       execFileSync('mount', ['--bind', dir, dir]);
       execFileSync('mount', ['--make-rshared', dir]);
     }
-    const before = hostMountPoints();
+    const before = mountPointsOf('self');
     try {
       const sandbox = ownSandboxConfig('bidirectional');
       const sandboxId = await client.runPodSandbox(sandbox);
@@ -179,7 +163,7 @@ describe.skipIf(!root)('containers set up by util-linux (embedded runtime, root)
       const id = await client.createContainer(sandboxId, config('mounter', ['sleep', '60'], { privileged: true }, { mounts }), sandbox);
       await client.startContainer(id);
       // The runtime's mount of the container's root file system, and nothing the setup made inside.
-      expect(hostMountPoints().filter((p) => !before.includes(p))).toEqual([
+      expect(mountPointsOf('self').filter((p) => !before.includes(p))).toEqual([
         expect.stringMatching(new RegExp(`^${env.root}/.*/${id}/rootfs$`)),
       ]);
       execFileSync('mount', ['--bind', other, join(source, 'from-host')]);
@@ -196,7 +180,7 @@ describe.skipIf(!root)('containers set up by util-linux (embedded runtime, root)
       for (const path of [join(source, 'from-container'), join(source, 'from-host'), join(plain, 'from-host'), source, plain])
         spawnSync('umount', [path]);
     }
-    expect(hostMountPoints().filter((p) => !before.includes(p))).toEqual([]);
+    expect(mountPointsOf('self').filter((p) => !before.includes(p))).toEqual([]);
   });
 
   it("sets a container up with its create, as runc's create does: its start lets the set-up exec the program; a removal before its start ends it", async () => {

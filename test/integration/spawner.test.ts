@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { childrenOf, commOf, readProcStat } from '../../src/runtime/proc.js';
 import { SpawnError, Spawner } from '../../src/runtime/spawner/client.js';
-import { SPARE_MARK, SPARES } from '../../src/runtime/spawner/spare-shells.js';
+import { SPARES } from '../../src/runtime/spawner/spare-shells.js';
+import { sparesOf } from '../helpers/proc.js';
 import { eventually } from '../helpers/runtimes.js';
 
 const ENV = { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' };
@@ -373,16 +374,7 @@ describe('the spawner', () => {
     const BUSYBOX = '/bin/busybox';
 
     /** The spawner's waiting spares. */
-    function spares(s: Spawner): number[] {
-      const helper = Number(/pid (\d+)/.exec(s.describe())![1]);
-      return childrenOf(helper).filter((pid) => {
-        try {
-          return readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0').includes(SPARE_MARK);
-        } catch {
-          return false;
-        }
-      });
-    }
+    const spares = (s: Spawner) => sparesOf(Number(/pid (\d+)/.exec(s.describe())![1]));
 
     async function withSpares(): Promise<{ s: Spawner; orders: string; waiting: number[] }> {
       const s = await ready();

@@ -5,7 +5,7 @@ import { NodeClient } from '../cli/node-client.js';
 import { podRow } from '../engine/api/printers.js';
 import type { LifecycleEvent } from '../engine/events.js';
 import type { Pod, PodList } from '../engine/api/v1.js';
-import { podsFromRuntime } from '../engine/kuberuntime/runtime-view.js';
+import { offlinePods } from '../cli/offline-pods.js';
 import { compareStrings } from '../util/compare.js';
 import { formatTable, podCells, POD_COLUMNS, WIDE_COLUMNS } from '../ui/pod-table.js';
 import { UserError } from '../util/user-error.js';
@@ -56,7 +56,7 @@ export default class Status extends BaseCommand {
       );
       const client = await this.connectRuntime(flags);
       const version = await client.version();
-      pods = await podsFromRuntime(client, version.runtimeName);
+      pods = (await offlinePods(client, version.runtimeName, rootDir)).pods;
       client.close();
     }
     // In the apiserver's order, as kubectl lists them: by namespace, then name.

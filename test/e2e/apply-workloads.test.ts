@@ -138,6 +138,17 @@ spec:
     ['Pod', undefined, undefined],
   ]);
   expect(kept[0].metadata.ownerReferences).toBeUndefined();
+
+  // No node runs: describe takes the pod's spec from what the controllers saved, its state from the runtime.
+  const pod = /^(kept-\w+-\w{5}) /m.exec(status.stdout)![1];
+  const described = await knode(['describe', 'pod', pod, '--root-dir', root]);
+  expect(described.code, described.stderr).toBe(0);
+  expect(described.stderr).toMatch(/describing what the runtime holds, with the spec the node saved/);
+  expect(described.stdout).toMatch(/^Controlled By: +ReplicaSet\/kept-\w+$/m);
+  expect(described.stdout).toMatch(/^ {6}sleep\n {6}600$/m);
+  expect(described.stdout).toMatch(/^ {4}State: +Running$/m);
+  expect(described.stdout).toMatch(/^QoS Class: +BestEffort$/m);
+  expect(described.stdout).toMatch(/^IP: +\d+\.\d+\.\d+\.\d+$/m);
 }, 90_000);
 
 it('deletes a Deployment in the foreground: it waits, marked with foregroundDeletion, while its pod stops, then all go', async () => {

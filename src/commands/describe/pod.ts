@@ -3,14 +3,14 @@ import { Args, Flags } from '@oclif/core';
 import { DescribeCommand } from '../../cli/describe-command.js';
 import { NodeClient, objectEvents } from '../../cli/node-client.js';
 import type { Pod, PodList } from '../../engine/api/v1.js';
-import { podsFromRuntime } from '../../engine/kuberuntime/runtime-view.js';
+import { offlinePods } from '../../cli/offline-pods.js';
 import { describePod } from '../../ui/describe-pod.js';
 import { podNotFound } from '../../cli/pod-target.js';
 import { describedMatches, exactFlag, joinDescriptions, showsEvents, type Matches } from '../../cli/describe-matching.js';
 
 export default class DescribePod extends DescribeCommand {
   static override summary = 'Show a pod in detail, as kubectl describe pod does.';
-  static override description = `The pod's spec and status from the running node under --root-dir, with its containers' states, conditions, volumes and the events the node recorded for it in the last hour. A name no pod has describes the pods whose names begin with it, as kubectl's does (describe pod web finds the static pod web-<node>). When no node runs, what the runtime holds (containers, images, states), and says what is not known there. See docs/cli.md.`;
+  static override description = `The pod's spec and status from the running node under --root-dir, with its containers' states, conditions, volumes and the events the node recorded for it in the last hour. A name no pod has describes the pods whose names begin with it, as kubectl's does (describe pod web finds the static pod web-<node>). When no node runs, what the runtime holds (containers, images, states, IPs), with the spec of a pod the local controllers saved (knode apply's workloads), and says what is not known there. See docs/cli.md.`;
 
   static override examples = [
     '<%= config.bin %> describe pod web-myhost',
@@ -43,15 +43,19 @@ export default class DescribePod extends DescribeCommand {
         texts.push(describePod(pod, withEvents ? await objectEvents(node, pod.metadata) : undefined, Date.now()));
       return joinDescriptions(matches, texts);
     }
-    this.logToStderr(
-      `No node runs under ${rootDir}; describing what the runtime holds: the pod's volumes, probes, resources, QoS class and conditions are not known there, and events are kept by a running node only.`,
-    );
     const client = await this.connectRuntime(flags);
     try {
-      const matches = find(await podsFromRuntime(client, (await client.version()).runtimeName), namespace, name, flags.exact);
+      const { pods, specified } = await offlinePods(client, (await client.version()).runtimeName, rootDir);
+      const matches = find(pods, namespace, name, flags.exact);
+      const known = matches.objects.every((pod) => specified.has(pod.metadata.uid!));
+      this.logToStderr(
+        known
+          ? `No node runs under ${rootDir}; describing what the runtime holds, with the spec the node saved: no probe runs, and events are kept by a running node only.`
+          : `No node runs under ${rootDir}; describing what the runtime holds: the pod's volumes, probes, resources, QoS class and conditions are not known there, and events are kept by a running node only.`,
+      );
       return joinDescriptions(
         matches,
-        matches.objects.map((pod) => describePod(pod, undefined, Date.now(), false)),
+        matches.objects.map((pod) => describePod(pod, undefined, Date.now(), specified.has(pod.metadata.uid!))),
       );
     } finally {
       client.close();

@@ -11,10 +11,12 @@ import { InitContainerAnnotation, NodeNameLabel, nsToMs, RestartPolicyAnnotation
  * the kubelet's: Running if any container runs; when all have exited,
  * Running still where the policy restarts them, else Succeeded or Failed.
  * A sandbox without the mark (another kubelet's) reads as restarting none.
+ * With ADDRESSES, a pod whose latest sandbox is ready has that sandbox's IPs,
+ * as the kubelet takes them (a status call for each such pod).
  */
-export async function podsFromRuntime(runtime: RuntimeService, runtimeName: string): Promise<Pod[]> {
+export async function podsFromRuntime(runtime: RuntimeService, runtimeName: string, { addresses = false } = {}): Promise<Pod[]> {
   const [sandboxes, containers] = await Promise.all([runtime.listPodSandbox(), runtime.listContainers()]);
-  const pods = new Map<string, { pod: Pod; instances: ContainerInstance[] }>();
+  const pods = new Map<string, { pod: Pod; instances: ContainerInstance[]; ips?: Promise<string[]> }>();
   for (const s of sandboxes.sort((a, b) => b.createdAt - a.createdAt)) {
     const uid = s.labels[KubeletLabels.podUid];
     if (!uid || !s.labels[NodeNameLabel] || pods.has(uid)) continue;
@@ -35,6 +37,7 @@ export async function podsFromRuntime(runtime: RuntimeService, runtimeName: stri
         status: { phase: 'Pending' },
       },
       instances: [],
+      ips: addresses && s.state === 'SANDBOX_READY' ? sandboxIPs(runtime, s.id) : undefined,
     });
   }
   for (const c of containers) {
@@ -49,7 +52,24 @@ export async function podsFromRuntime(runtime: RuntimeService, runtimeName: stri
       // removed between the list and the status: leave it out
     }
   }
-  return [...pods.values()].map(({ pod, instances }) => withStatus(pod, instances, runtimeName));
+  return Promise.all(
+    [...pods.values()].map(async ({ pod, instances, ips }) => {
+      withStatus(pod, instances, runtimeName);
+      const [podIP, ...more] = (await ips) ?? [];
+      if (podIP) Object.assign(pod.status!, { podIP, podIPs: [podIP, ...more].map((ip) => ({ ip })) });
+      return pod;
+    }),
+  );
+}
+
+/** A sandbox's IPs, its first the pod's IP; none when it has none, or is gone. */
+async function sandboxIPs(runtime: RuntimeService, id: string): Promise<string[]> {
+  try {
+    const network = (await runtime.podSandboxStatus(id)).status?.network;
+    return network?.ip ? [network.ip, ...(network.additionalIps ?? []).map((a) => a.ip)] : [];
+  } catch {
+    return []; // removed between the list and the status
+  }
 }
 
 function withStatus(pod: Pod, instances: ContainerInstance[], runtimeName: string): Pod {

@@ -45,3 +45,37 @@ describe('the runtime view of a pod whose containers all ended', () => {
     expect(await phaseOf('OnFailure', [0])).toEqual({ phase: 'Succeeded', restartPolicy: 'OnFailure', annotations: { team: 'a' } });
   });
 });
+
+describe("the runtime view's pod IPs", () => {
+  /** Two pods, one on a ready sandbox with two IPs, one whose sandbox stopped. */
+  function twoPods(): FakeRuntimeService {
+    const runtime = new FakeRuntimeService();
+    for (const [uid, state] of [
+      ['u1', 'SANDBOX_READY'],
+      ['u2', 'SANDBOX_NOTREADY'],
+    ] as const)
+      runtime.addSandbox({
+        id: `s-${uid}`,
+        state,
+        metadata: { name: uid, uid, namespace: 'default', attempt: 0 },
+        labels: podLabels({ uid, name: uid, namespace: 'default' }, 'node-1'),
+        network: { ip: '10.88.0.7', additionalIps: [{ ip: 'fd00::7' }] },
+      });
+    return runtime;
+  }
+
+  it("are the ready sandbox's, as the kubelet takes them, when asked for", async () => {
+    const pods = await podsFromRuntime(twoPods(), 'knode', { addresses: true });
+    expect(pods.map((p) => [p.metadata.uid, p.status?.podIP, p.status?.podIPs])).toEqual([
+      ['u1', '10.88.0.7', [{ ip: '10.88.0.7' }, { ip: 'fd00::7' }]],
+      ['u2', undefined, undefined],
+    ]);
+  });
+
+  it('are not asked for otherwise', async () => {
+    const runtime = twoPods();
+    const pods = await podsFromRuntime(runtime, 'knode');
+    expect(pods.map((p) => p.status?.podIP)).toEqual([undefined, undefined]);
+    expect(runtime.calls('podSandboxStatus')).toEqual([]);
+  });
+});

@@ -116,8 +116,25 @@ function podProgress(pod: Pod): PodProgress {
     status: row.status,
     restarts: row.restarts,
     state: phase === 'Failed' ? 'failed' : done ? 'done' : 'waiting',
-    ...(phase === 'Failed' ? { message: failureOf(pod) } : {}),
+    ...(phase === 'Failed' ? { message: failureOf(pod) } : withFailingContainer(pod, row.namespace, row.name)),
   };
+}
+
+/**
+ * Why a pod that has not failed is not ready yet, when a container of it
+ * exited non-zero (a crash loop): which, how, and where its output is.
+ */
+function withFailingContainer(pod: Pod, namespace: string, name: string): { message?: string } {
+  const statuses = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])];
+  for (const c of statuses) {
+    const current = c.state?.terminated;
+    const ended = current && current.exitCode !== 0 ? current : c.lastState?.terminated;
+    if (!ended || ended.exitCode === 0) continue;
+    const target = namespace === 'default' ? name : `${namespace}/${name}`;
+    const previous = ended === current ? '' : ' --previous';
+    return { message: `container ${c.name} exited with code ${ended.exitCode} (knode logs ${target} -c ${c.name}${previous})` };
+  }
+  return {};
 }
 
 /** Why a pod failed: the kubelet's message, else the first container that exited non-zero. */

@@ -15,7 +15,7 @@ export interface PodProgress {
   restarts: number;
   /** done: ready (Succeeded for a Job's pod); failed: the pod failed; waiting: neither yet. */
   state: 'waiting' | 'done' | 'failed';
-  /** Why it failed, when it did. */
+  /** Why it failed, when it did; while it waits, which container keeps failing, if one does. */
   message?: string;
 }
 

@@ -1,8 +1,10 @@
 // knode apply's task list for workloads that do not make it, and knode
 // delete -f's cascades, through bin/run.js on the embedded runtime. A Job
-// whose only pod fails (backoffLimit 0) and a Deployment whose pod never
-// gets ready, cut by --timeout: each workload's task fails with kubectl's
-// reason, its pods under it with theirs, and apply exits 1. Then a
+// whose only pod fails (backoffLimit 0), a Deployment whose pod never
+// gets ready and one whose pod crash-loops, cut by --timeout: each
+// workload's task fails with kubectl's reason, its pods under it with
+// theirs (a crashing container with the logs command that shows why), and
+// apply exits 1. Then a
 // Deployment deleted with --cascade=orphan (the garbage collector's orphan
 // finalizer runs to its end), and one in the foreground whose pod takes its
 // grace period to stop.
@@ -63,6 +65,27 @@ spec:
           readinessProbe:
             exec: { command: ["false"] }
             periodSeconds: 1
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: crashes
+spec:
+  replicas: 1
+  selector:
+    matchLabels: { app: crashes }
+  template:
+    metadata:
+      labels: { app: crashes }
+    spec:
+      terminationGracePeriodSeconds: 1
+      containers:
+        - name: main
+          image: busybox:1.36
+          command: ["sh", "-c", "echo cannot start; exit 1"]
+          # Never ready in the moment it runs: its rollout is not done by that moment.
+          readinessProbe:
+            exec: { command: ["false"] }
 `;
 
 it('fails the Job and the Deployment not ready at --timeout, each after its pods, with their reasons, and exits 1', async () => {
@@ -74,7 +97,7 @@ it('fails the Job and the Deployment not ready at --timeout, each after its pods
   expect(res.code, res.stderr).toBe(1);
   // stdout holds the List alone.
   const kinds = (JSON.parse(res.stdout) as { items: { kind: string }[] }).items.map((o) => o.kind);
-  expect(kinds).toEqual(['Job', 'Pod', 'Deployment', 'ReplicaSet', 'Pod']);
+  expect(kinds).toEqual(['Job', 'Pod', 'Deployment', 'ReplicaSet', 'Pod', 'Deployment', 'ReplicaSet', 'Pod']);
   const lines = res.stderr.split('\n');
   const at = (pattern: RegExp) => lines.findIndex((l) => pattern.test(l));
   const jobPod = at(
@@ -91,7 +114,17 @@ it('fails the Job and the Deployment not ready at --timeout, each after its pods
   ).toBe(true);
   expect(jobPod).toBeLessThan(job);
   expect(deploymentPod).toBeLessThan(deployment);
-  expect(res.stderr).toContain('2 workloads: 0 ready, 2 not');
+  expect(res.stderr).toContain('3 workloads: 0 ready, 3 not');
+
+  // A pod that crashes says which container and the command that shows why, and that command does.
+  const crashed =
+    /^✖ (crashes-\w+-\w{5}) {2}0\/1 {2}\w+ .*\[FAILED: \S+: \w+: container main exited with code 1 \(knode logs (\S+) -c main( --previous)?\)\]$/m.exec(
+      res.stderr,
+    );
+  expect(crashed, res.stderr).not.toBeNull();
+  expect(crashed![2]).toBe(crashed![1]);
+  const logs = await knode(['logs', crashed![2], '-c', 'main', ...(crashed![3] ? ['--previous'] : []), '--root-dir', root]);
+  expect(logs.stdout, logs.stderr).toBe('cannot start\n');
 }, 90_000);
 
 it("deletes a Deployment with --cascade=orphan: its ReplicaSet and pod stay and run on; a bad value is kubectl's error", async () => {

@@ -114,6 +114,36 @@ describe('the workloads as apply shows them', () => {
     workloads.stop();
   });
 
+  it('names the container of a waiting pod that keeps failing, and the command that shows its output', async () => {
+    workloads.api.applyObjects('file', [deployment]);
+    await flushMicrotasks();
+    const [a] = pods();
+    const exited = { exitCode: 1, reason: 'Error', startedAt: rfc3339(0), finishedAt: rfc3339(clock.now()) };
+    const main = { name: 'main', image: 'busybox:1.36', imageID: '', ready: false };
+    const pod = () => workloadProgress(workloads, 'Deployment/default/web').pods.find((p) => p.name === a.metadata.name)!;
+    // Ended, not restarted yet: its current instance's output.
+    await report(a, { phase: 'Running', containerStatuses: [{ ...main, restartCount: 0, state: { terminated: exited } }] });
+    expect(pod()).toMatchObject({
+      state: 'waiting',
+      message: `container main exited with code 1 (knode logs ${a.metadata.name} -c main)`,
+    });
+    // In its back-off: the instance before.
+    await report(a, {
+      phase: 'Running',
+      containerStatuses: [
+        { ...main, restartCount: 2, state: { waiting: { reason: 'CrashLoopBackOff' } }, lastState: { terminated: exited } },
+      ],
+    });
+    expect(pod()).toMatchObject({
+      status: 'CrashLoopBackOff',
+      message: `container main exited with code 1 (knode logs ${a.metadata.name} -c main --previous)`,
+    });
+    // Running, nothing ended before: nothing to tell.
+    await report(a, running(false));
+    expect(pod().message).toBeUndefined();
+    workloads.stop();
+  });
+
   it('counts a Job pod done when it succeeds, not when it is Ready', async () => {
     workloads.api.applyObjects('file', [job()]);
     await flushMicrotasks();

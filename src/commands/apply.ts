@@ -102,6 +102,7 @@ export default class Apply extends BaseCommand {
       resolveOutcomes(result.outcomes);
       feed?.finish(interrupted.aborted ? 'interrupted' : `timed out after ${flags.timeout}`);
       await rendering;
+      for (const notice of result.manifestSkipped) warn(notice);
       for (const error of result.manifestErrors) this.logToStderr(`Error: ${error}`);
       for (const [, state] of rollouts) this.logToStderr(state.message);
       if (flags.output) {

@@ -38,6 +38,8 @@ export interface RunOnceResult {
   /** The pods with their last status. */
   pods: Pod[];
   manifestErrors: string[];
+  /** The objects of kinds a node does not run (a Service), one line each, by file and document. */
+  manifestSkipped: string[];
 }
 
 /** What runOnce needs of the kubelet; the Kubelet implements it. */
@@ -72,6 +74,7 @@ export async function runOnce(
   const seenAt = new Map<string, number>();
   const lastState = new Map<string, string>();
   const manifestErrors: string[] = [];
+  const manifestSkipped: string[] = [];
   let wanted = new Set<string>();
   let resolveDone!: () => void;
   const done = new Promise<void>((r) => (resolveDone = r));
@@ -84,6 +87,10 @@ export async function runOnce(
     switch (e.type) {
       case 'ManifestError':
         manifestErrors.push(e.message ?? '');
+        break;
+      case 'ManifestSkipped':
+        // Named at each read of its file: once here.
+        if (!manifestSkipped.includes(e.message ?? '')) manifestSkipped.push(e.message ?? '');
         break;
       case 'PodSeen':
         seenAt.set(e.uid, e.at);
@@ -152,7 +159,7 @@ export async function runOnce(
       if (FATAL_WAITING_REASONS.has(outcomes.get(pod.metadata.uid!)!.result)) kubelet.refreshPodStatus(pod);
     }
     const withStatus = pods.map((p) => kubelet.statusManager.podWithStatus(p));
-    return { outcomes: pods.map((p) => outcomes.get(p.metadata.uid!)!), pods: withStatus, manifestErrors };
+    return { outcomes: pods.map((p) => outcomes.get(p.metadata.uid!)!), pods: withStatus, manifestErrors, manifestSkipped };
   } finally {
     timer.cancel();
     signal?.removeEventListener('abort', onAbort);

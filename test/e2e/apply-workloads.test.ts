@@ -148,11 +148,23 @@ spec:
         - name: main
           image: busybox:1.36
           command: ["sleep", "600"]
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: kept
+spec:
+  selector: { app: kept }
+  ports: [{ port: 80 }]
 `,
   );
   const at = ['--root-dir', root, '--node-name', 'e2e'];
   const applied = await knode(['apply', '-f', file, ...at], { timeoutMs: 60_000 });
   expect(applied.code, applied.stderr).toBe(0);
+  // A kind no node runs is named once, by file and document, and stops nothing.
+  expect(
+    applied.stderr.match(/^Warning: .*orphans\.yaml, document 1, Service "kept": a Service is not run on a node; skipped/gm),
+  ).toHaveLength(1);
   const bad = await knode(['delete', '-f', file, '--cascade', 'yes', ...at]);
   expect(bad.code).toBe(1);
   expect(bad.stderr).toContain('error: invalid cascade value (yes). Must be "background", "foreground", or "orphan"');

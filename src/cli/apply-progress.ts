@@ -122,7 +122,9 @@ function podProgress(pod: Pod): PodProgress {
 
 /**
  * Why a pod that has not failed is not ready yet, when a container of it
- * exited non-zero (a crash loop): which, how, and where its output is.
+ * exited non-zero (a crash loop: which, how, and where its output is), or
+ * waits with the kubelet's message (an image it cannot pull, a missing
+ * ConfigMap).
  */
 function withFailingContainer(pod: Pod, namespace: string, name: string): { message?: string } {
   const statuses = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])];
@@ -134,7 +136,9 @@ function withFailingContainer(pod: Pod, namespace: string, name: string): { mess
     const previous = ended === current ? '' : ' --previous';
     return { message: `container ${c.name} exited with code ${ended.exitCode} (knode logs ${target} -c ${c.name}${previous})` };
   }
-  return {};
+  const stuck = statuses.find((c) => c.state?.waiting?.message);
+  const waiting = stuck?.state?.waiting;
+  return waiting ? { message: `container ${stuck!.name}: ${waiting.message}` } : {};
 }
 
 /** Why a pod failed: the kubelet's message, else the first container that exited non-zero. */

@@ -114,7 +114,7 @@ describe('the workloads as apply shows them', () => {
     workloads.stop();
   });
 
-  it('names the container of a waiting pod that keeps failing, and the command that shows its output', async () => {
+  it("names the container of a waiting pod that keeps failing, with the command that shows its output or the kubelet's message", async () => {
     workloads.api.applyObjects('file', [deployment]);
     await flushMicrotasks();
     const [a] = pods();
@@ -141,6 +141,14 @@ describe('the workloads as apply shows them', () => {
     // Running, nothing ended before: nothing to tell.
     await report(a, running(false));
     expect(pod().message).toBeUndefined();
+    // Waiting with the kubelet's message: the message.
+    await report(a, {
+      phase: 'Pending',
+      containerStatuses: [
+        { ...main, restartCount: 0, state: { waiting: { reason: 'ErrImagePull', message: 'failed to pull "busybx:1.36": not found' } } },
+      ],
+    });
+    expect(pod().message).toBe('container main: failed to pull "busybx:1.36": not found');
     workloads.stop();
   });
 

@@ -88,6 +88,8 @@ const stateFiles = () => ['sandboxes', 'containers'].flatMap((d) => readdirSync(
 
 describe('a full root dir', () => {
   let freedAt = 0;
+  /** steady's container while the disk is full. */
+  let steadyId = '';
 
   it('fails the pod it cannot create with the file and the reason, leaves nothing half-made, and keeps the others running', async () => {
     try {
@@ -122,7 +124,9 @@ describe('a full root dir', () => {
     expect(await sandboxesOf('late-disk')).toHaveLength(0);
     expect(stateFiles().filter((f) => !f.endsWith('.json'))).toEqual([]);
 
-    expect(await runningOf('steady-disk')).toHaveLength(1);
+    const steadyNow = await runningOf('steady-disk');
+    expect(steadyNow).toHaveLength(1);
+    steadyId = steadyNow[0].id;
     expect(node.exitCode).toBeNull();
     expect(runtime.child.exitCode).toBeNull();
     const status = execFileSync(process.execPath, [cliEntry, 'status', '--root-dir', root], { encoding: 'utf8' });
@@ -163,7 +167,13 @@ describe('a full root dir', () => {
       .split('\n')
       .filter(Boolean)
       .map((l) => Number(/line-(\d+)-/.exec(l)![1]));
-    expect(numbers.some((n, i) => i > 0 && n !== numbers[i - 1] + 1)).toBe(true);
+    // The same container all along: a restart would start a new log, whole since the disk had room.
+    expect(steady.id, `steady's container, ${steady.id}, is not the one that ran while the disk was full (${steadyId})`).toBe(steadyId);
+    const gap = numbers.some((n, i) => i > 0 && n !== numbers[i - 1] + 1);
+    expect(
+      gap,
+      `no line missing in ${logPath}: ${numbers.length} lines, ${numbers[0]} to ${numbers.at(-1)}; the disk was full from the job's exit until ${new Date(freedAt).toISOString()}`,
+    ).toBe(true);
     expect(node.exitCode).toBeNull();
   });
 });

@@ -4,7 +4,7 @@ import { podsFromRuntime } from '../engine/kuberuntime/runtime-view.js';
 import { readSavedObjects } from '../controllers/local-api.js';
 import { rootPaths } from '../util/paths.js';
 
-/** The pods of a root dir where no node runs, and how many of them have the spec their node was given. */
+/** The pods of a root dir where no node runs, and which of them have the spec their node was given. */
 export interface OfflinePods {
   pods: Pod[];
   /** The UIDs of the pods whose spec and metadata came from the objects the node saved. */

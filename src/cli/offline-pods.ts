@@ -1,5 +1,6 @@
 import type { RuntimeService } from '../cri/runtime-service.js';
 import type { Pod } from '../engine/api/v1.js';
+import type { KubeObject } from '../engine/api/workloads.js';
 import { podsFromRuntime } from '../engine/kuberuntime/runtime-view.js';
 import { readSavedObjects } from '../controllers/local-api.js';
 import { rootPaths } from '../util/paths.js';
@@ -11,19 +12,28 @@ export interface OfflinePods {
   specified: Set<string>;
 }
 
+/** The objects the local controllers saved under ROOTDIR (`knode apply`'s Deployments, Jobs… and their pods). */
+export function savedObjects(rootDir: string): KubeObject[] {
+  return readSavedObjects(rootPaths(rootDir).objects);
+}
+
 /**
- * The pods the runtime holds under ROOTDIR (podsFromRuntime, with their IPs),
- * each with the spec and metadata of the pod of the same UID that the local
- * controllers saved (`knode apply`'s Deployments, Jobs… and their pods): a
- * pod's spec does not change, so the saved one is the running one's. Its
- * state stays the runtime's: the saved status is only as new as the save.
+ * The pods the runtime holds (podsFromRuntime; with their IPs when ADDRESSES
+ * asks, a call for each), each with the spec and metadata of the pod of the
+ * same UID in SAVEDOBJECTS: a pod's spec does not change, so the saved one is
+ * the running one's. Its state stays the runtime's: the saved status is only
+ * as new as the save.
  */
-export async function offlinePods(runtime: RuntimeService, runtimeName: string, rootDir: string): Promise<OfflinePods> {
+export async function offlinePods(
+  runtime: RuntimeService,
+  runtimeName: string,
+  savedObjects: KubeObject[],
+  { addresses = true } = {},
+): Promise<OfflinePods> {
   const saved = new Map<string, Pod>();
-  for (const o of readSavedObjects(rootPaths(rootDir).objects))
-    if (o.kind === 'Pod' && o.metadata.uid) saved.set(o.metadata.uid, o as unknown as Pod);
+  for (const o of savedObjects) if (o.kind === 'Pod' && o.metadata.uid) saved.set(o.metadata.uid, o as unknown as Pod);
   const specified = new Set<string>();
-  const pods = (await podsFromRuntime(runtime, runtimeName, { addresses: true })).map((pod) => {
+  const pods = (await podsFromRuntime(runtime, runtimeName, { addresses })).map((pod) => {
     const known = saved.get(pod.metadata.uid!);
     if (!known) return pod;
     specified.add(pod.metadata.uid!);

@@ -5,14 +5,13 @@ import { NodeClient } from '../cli/node-client.js';
 import { podRow } from '../engine/api/printers.js';
 import type { LifecycleEvent } from '../engine/events.js';
 import type { Pod, PodList } from '../engine/api/v1.js';
-import { offlinePods } from '../cli/offline-pods.js';
+import type { KubeObject } from '../engine/api/workloads.js';
+import { offlinePods, savedObjects } from '../cli/offline-pods.js';
 import { compareStrings } from '../util/compare.js';
 import { formatTable, podCells, POD_COLUMNS, WIDE_COLUMNS } from '../ui/pod-table.js';
 import { UserError } from '../util/user-error.js';
 import { readSummary } from '../cli/usage.js';
 import { podNotFound } from '../cli/pod-target.js';
-import { readSavedObjects } from '../controllers/local-api.js';
-import { rootPaths } from '../util/paths.js';
 import { workloadTables } from '../ui/workload-table.js';
 import { formatCpu, formatMemory, podUsage, type PodUsage } from '../ui/top-table.js';
 
@@ -45,6 +44,9 @@ export default class Status extends BaseCommand {
     const { args, flags } = await this.parse(Status);
     const rootDir = this.rootDir(flags);
     const node = await NodeClient.find(rootDir);
+    // Read once, by whichever part needs it first: the pods without a node, the workload tables.
+    let saved: KubeObject[] | undefined;
+    const saves = () => (saved ??= savedObjects(rootDir));
     let pods: Pod[];
     if (node) {
       pods = (await node.json<PodList>('/pods')).body.items;
@@ -56,7 +58,8 @@ export default class Status extends BaseCommand {
       );
       const client = await this.connectRuntime(flags);
       const version = await client.version();
-      pods = (await offlinePods(client, version.runtimeName, rootDir)).pods;
+      // The table has no IP column: a sandbox's status is asked for only where the output shows it.
+      pods = (await offlinePods(client, version.runtimeName, saves(), { addresses: flags.output !== undefined })).pods;
       client.close();
     }
     // In the apiserver's order, as kubectl lists them: by namespace, then name.
@@ -67,11 +70,7 @@ export default class Status extends BaseCommand {
     this.print(wanted, flags.output, flags['all-namespaces'], !!args.pod, usage);
     // Beside the pods, the workloads the local controllers run, as `kubectl get all` lists them.
     if (!args.pod && flags.output !== 'json' && flags.output !== 'yaml') {
-      const tables = workloadTables(
-        readSavedObjects(rootPaths(rootDir).objects),
-        Date.now(),
-        flags['all-namespaces'] ? undefined : 'default',
-      );
+      const tables = workloadTables(saves(), Date.now(), flags['all-namespaces'] ? undefined : 'default');
       for (const table of tables) this.log(`\n${table}`);
     }
     if (flags.watch && node) await this.watch(node, args.pod, flags.output === 'wide', flags['all-namespaces']);

@@ -3,7 +3,7 @@ import { Args, Flags } from '@oclif/core';
 import { DescribeCommand } from '../../cli/describe-command.js';
 import { NodeClient, objectEvents } from '../../cli/node-client.js';
 import type { Pod, PodList } from '../../engine/api/v1.js';
-import { offlinePods } from '../../cli/offline-pods.js';
+import { offlinePods, savedObjects } from '../../cli/offline-pods.js';
 import { describePod } from '../../ui/describe-pod.js';
 import { podNotFound } from '../../cli/pod-target.js';
 import { describedMatches, exactFlag, joinDescriptions, showsEvents, type Matches } from '../../cli/describe-matching.js';
@@ -45,7 +45,7 @@ export default class DescribePod extends DescribeCommand {
     }
     const client = await this.connectRuntime(flags);
     try {
-      const { pods, specified } = await offlinePods(client, (await client.version()).runtimeName, rootDir);
+      const { pods, specified } = await offlinePods(client, (await client.version()).runtimeName, savedObjects(rootDir));
       const matches = find(pods, namespace, name, flags.exact);
       const known = matches.objects.every((pod) => specified.has(pod.metadata.uid!));
       this.logToStderr(

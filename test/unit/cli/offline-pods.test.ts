@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { offlinePods } from '../../../src/cli/offline-pods.js';
+import { offlinePods, savedObjects } from '../../../src/cli/offline-pods.js';
 import { KubeletLabels } from '../../../src/cri/types.js';
 import type { Pod } from '../../../src/engine/api/v1.js';
 import { FakeRuntimeService, podLabels } from '../../helpers/fake-runtime-service.js';
@@ -48,7 +48,7 @@ function rootAndRuntime(uids: string[], network = { ip: '', additionalIps: [] as
 describe('the pods of a root dir where no node runs', () => {
   it("take a saved pod's spec and metadata, and keep the runtime's state", async () => {
     const { root, runtime } = rootAndRuntime(['u1', 'u2']);
-    const { pods, specified } = await offlinePods(runtime, 'knode', root);
+    const { pods, specified } = await offlinePods(runtime, 'knode', savedObjects(root));
     expect([...specified]).toEqual(['u1']);
     const [web, other] = pods.sort((a, b) => a.metadata.uid!.localeCompare(b.metadata.uid!));
     expect(web.metadata).toEqual({ ...saved.metadata, creationTimestamp: expect.any(String) });
@@ -66,13 +66,13 @@ describe('the pods of a root dir where no node runs', () => {
 
   it("take the sandbox's IP over the saved one", async () => {
     const { root, runtime } = rootAndRuntime(['u1'], { ip: '10.88.0.9', additionalIps: [] });
-    const { pods } = await offlinePods(runtime, 'knode', root);
+    const { pods } = await offlinePods(runtime, 'knode', savedObjects(root));
     expect(pods[0].status).toMatchObject({ podIP: '10.88.0.9', podIPs: [{ ip: '10.88.0.9' }] });
   });
 
   it('are the runtime view alone when nothing was saved', async () => {
     const { runtime } = rootAndRuntime(['u1']);
-    const { pods, specified } = await offlinePods(runtime, 'knode', mkdtempSync(join(tmpdir(), 'knode-offline-')));
+    const { pods, specified } = await offlinePods(runtime, 'knode', savedObjects(mkdtempSync(join(tmpdir(), 'knode-offline-'))));
     expect(specified.size).toBe(0);
     expect(pods[0].metadata.ownerReferences).toBeUndefined();
   });

@@ -127,15 +127,13 @@ function podProgress(pod: Pod): PodProgress {
  * ConfigMap).
  */
 function withFailingContainer(pod: Pod, namespace: string, name: string): { message?: string } {
-  const statuses = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])];
-  for (const c of statuses) {
-    const current = c.state?.terminated;
-    const ended = current && current.exitCode !== 0 ? current : c.lastState?.terminated;
-    if (!ended || ended.exitCode === 0) continue;
+  const failed = firstFailed(pod, { initContainers: true, previous: true });
+  if (failed) {
     const target = namespace === 'default' ? name : `${namespace}/${name}`;
-    const previous = ended === current ? '' : ' --previous';
-    return { message: `container ${c.name} exited with code ${ended.exitCode} (knode logs ${target} -c ${c.name}${previous})` };
+    const previous = failed.previous ? ' --previous' : '';
+    return { message: `container ${failed.name} exited with code ${failed.exitCode} (knode logs ${target} -c ${failed.name}${previous})` };
   }
+  const statuses = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])];
   const stuck = statuses.find((c) => c.state?.waiting?.message);
   const waiting = stuck?.state?.waiting;
   return waiting ? { message: `container ${stuck!.name}: ${waiting.message}` } : {};
@@ -144,9 +142,25 @@ function withFailingContainer(pod: Pod, namespace: string, name: string): { mess
 /** Why a pod failed: the kubelet's message, else the first container that exited non-zero. */
 function failureOf(pod: Pod): string | undefined {
   if (pod.status?.message) return pod.status.message;
-  for (const c of pod.status?.containerStatuses ?? []) {
-    const t = c.state?.terminated;
-    if (t && t.exitCode !== 0) return `container ${c.name} exited with code ${t.exitCode}`;
+  const failed = firstFailed(pod, { initContainers: false, previous: false });
+  return failed && `container ${failed.name} exited with code ${failed.exitCode}`;
+}
+
+/**
+ * The first container of POD that exited non-zero: its current state, else
+ * (PREVIOUS) its last one, which a restarted container keeps; init
+ * containers first when INITCONTAINERS asks.
+ */
+function firstFailed(
+  pod: Pod,
+  { initContainers, previous }: { initContainers: boolean; previous: boolean },
+): { name: string; exitCode: number; previous: boolean } | undefined {
+  const statuses = [...(initContainers ? (pod.status?.initContainerStatuses ?? []) : []), ...(pod.status?.containerStatuses ?? [])];
+  for (const c of statuses) {
+    const current = c.state?.terminated;
+    if (current && current.exitCode !== 0) return { name: c.name, exitCode: current.exitCode, previous: false };
+    const last = previous ? c.lastState?.terminated : undefined;
+    if (last && last.exitCode !== 0) return { name: c.name, exitCode: last.exitCode, previous: true };
   }
   return undefined;
 }

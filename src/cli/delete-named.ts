@@ -4,15 +4,14 @@
 // theirs when they made it, else the runtime's.
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { readSavedObjects } from '../controllers/local-api.js';
 import type { CriClient } from '../cri/client.js';
 import type { Pod } from '../engine/api/v1.js';
 import type { KubeObject } from '../engine/api/workloads.js';
 import { podsFromRuntime } from '../engine/kuberuntime/runtime-view.js';
-import { rootPaths } from '../util/paths.js';
 import { UserError } from '../util/user-error.js';
 import { resourceOf } from './stop-pods.js';
 import { deletedObjects } from './target-kinds.js';
+import { savedObjects } from './offline-pods.js';
 
 /** The manifests' path (-f), or undefined when the objects are named; kubectl's errors for neither or both. */
 export function manifestsPath(filename: string | undefined, words: string[]): string | undefined {
@@ -61,7 +60,7 @@ export function namedObjects(
   namespace: string,
   rootDir: string,
 ): { objects: KubeObject[]; pods: { namespace: string; name: string }[] } {
-  const saved = readSavedObjects(rootPaths(rootDir).objects);
+  const saved = savedObjects(rootDir);
   const objects: KubeObject[] = [];
   const pods: { namespace: string; name: string }[] = [];
   for (const { kind, name } of deletedObjects(words)) {

@@ -1,16 +1,15 @@
 import { Args, Flags } from '@oclif/core';
-import { readSavedObjects } from '../controllers/local-api.js';
 import { templateKey } from '../controllers/deployment-util.js';
 import type { Event } from '../engine/api/cluster.js';
 import type { Pod, PodList } from '../engine/api/v1.js';
 import { controllerOf, type Deployment, type KubeObject, type ReplicaSet } from '../engine/api/workloads.js';
 import { compareStrings } from '../util/compare.js';
-import { rootPaths } from '../util/paths.js';
 import { DescribeCommand } from './describe-command.js';
 import { booleanFlagValues } from './boolean-flags.js';
 import { describedMatches, exactFlag, joinDescriptions, showsEvents } from './describe-matching.js';
 import { NodeClient, objectEvents } from './node-client.js';
 import { KubectlError } from '../util/user-error.js';
+import { savedObjects } from './offline-pods.js';
 
 /** The arguments and flags of every `describe KIND` of a workload (each command sets them as its own). */
 export const describeArgs = { name: Args.string({ description: 'The name, or namespace/name', required: true }) };
@@ -54,7 +53,7 @@ export abstract class DescribeWorkloadCommand extends DescribeCommand {
     );
     const [namespace, name] = args.name.includes('/') ? args.name.split('/', 2) : [flags.namespace ?? 'default', args.name];
     const rootDir = this.rootDir(flags);
-    const objects = readSavedObjects(rootPaths(rootDir).objects);
+    const objects = savedObjects(rootDir);
     const ofKind = objects.filter((o) => o.kind === this.kind && o.metadata.namespace === namespace);
     const matches = describedMatches(ofKind, name, (o) => o.metadata.name!, flags.exact);
     if (matches.objects.length === 0) throw new KubectlError(`Error from server (NotFound): ${this.resource} "${name}" not found`);

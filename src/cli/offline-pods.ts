@@ -20,21 +20,21 @@ export function savedObjects(rootDir: string): KubeObject[] {
 /**
  * The pods the runtime holds (podsFromRuntime; with their IPs when ADDRESSES
  * asks, a call for each), each with the spec and metadata of the pod of the
- * same UID in SAVEDOBJECTS: a pod's spec does not change, so the saved one is
+ * same UID in SAVED: a pod's spec does not change, so the saved one is
  * the running one's. Its state stays the runtime's: the saved status is only
  * as new as the save.
  */
 export async function offlinePods(
   runtime: RuntimeService,
   runtimeName: string,
-  savedObjects: KubeObject[],
+  saved: KubeObject[],
   { addresses = true } = {},
 ): Promise<OfflinePods> {
-  const saved = new Map<string, Pod>();
-  for (const o of savedObjects) if (o.kind === 'Pod' && o.metadata.uid) saved.set(o.metadata.uid, o as unknown as Pod);
+  const byUid = new Map<string, Pod>();
+  for (const o of saved) if (o.kind === 'Pod' && o.metadata.uid) byUid.set(o.metadata.uid, o as unknown as Pod);
   const specified = new Set<string>();
   const pods = (await podsFromRuntime(runtime, runtimeName, { addresses })).map((pod) => {
-    const known = saved.get(pod.metadata.uid!);
+    const known = byUid.get(pod.metadata.uid!);
     if (!known) return pod;
     specified.add(pod.metadata.uid!);
     return withSavedSpec(pod, known);

@@ -2,14 +2,13 @@
 // attach, port-forward): `deploy/web` means one pod of the Deployment web,
 // picked as kubectl picks it (polymorphichelpers' GetFirstPod with the
 // podutils orders), from the pods its selector matches.
-import { readSavedObjects } from '../controllers/local-api.js';
 import type { Pod, PodList } from '../engine/api/v1.js';
 import { selectorMatches, type KubeObject, type LabelSelector } from '../engine/api/workloads.js';
 import { compareStrings } from '../util/compare.js';
-import { rootPaths } from '../util/paths.js';
 import type { NodeClient } from './node-client.js';
 import { KubectlError } from '../util/user-error.js';
 import { parseTarget, type Target } from './target-kinds.js';
+import { savedObjects } from './offline-pods.js';
 
 /**
  * The pod ARG names, for a command run against the node under ROOT_DIR: a
@@ -27,7 +26,7 @@ export async function resolvePod(
 ): Promise<{ namespace: string; name: string; note?: string; pod?: Pod }> {
   const target = parseTarget(arg, namespace);
   if (target.kind === 'Pod') return target;
-  const objects = readSavedObjects(rootPaths(rootDir).objects);
+  const objects = savedObjects(rootDir);
   const pods = node ? (await node.json<PodList>('/pods')).body.items : (objects.filter((o) => o.kind === 'Pod') as unknown as Pod[]);
   const { pod, count } = pickPod(target, objects, pods, purpose);
   const name = pod.metadata.name!;

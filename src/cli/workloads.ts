@@ -57,7 +57,7 @@ export function startWorkloads(
         pod: '',
         uid: object.metadata.uid ?? '',
         reason,
-        message: `${object.kind.toLowerCase()}/${object.metadata.name}: ${message}`,
+        message,
         detail: { kind: object.kind, namespace: object.metadata.namespace ?? '', name: object.metadata.name ?? '', eventType: type },
       }),
     { taints, otherPods: node.staticPods },
@@ -83,7 +83,7 @@ function reportRows(workloads: LocalWorkloads, events: EventStream): { announce(
     if (!again && sent.get(key) === text) return;
     if (deleted) sent.delete(key);
     else sent.set(key, text);
-    const message = `${row.resource}/${name}: ${deleted ? 'deleted' : row.cells.map(([c, v]) => `${c} ${v}`).join(', ')}`;
+    const message = deleted ? 'deleted' : row.cells.map(([c, v]) => `${c} ${v}`).join(', ');
     events.emit({
       type: 'WorkloadStatus',
       pod: '',

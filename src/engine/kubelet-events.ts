@@ -87,9 +87,7 @@ export function kubeletEvents(
     const { kind, namespace, name, eventType } = e.detail;
     const controller = CONTROLLERS[kind];
     if (!controller || !e.reason) return [];
-    // The lifecycle line names the object first; the Event has the controller's message alone.
-    const prefix = `${kind.toLowerCase()}/${name}: `;
-    const message = e.message?.startsWith(prefix) ? e.message.slice(prefix.length) : (e.message ?? '');
+    const message = e.message ?? '';
     const involved: ObjectReference = { apiVersion: controller.apiVersion, kind, namespace, name, uid: e.uid };
     return [{ involved, type: eventType, reason: e.reason, message, component: controller.component }];
   }

@@ -3,18 +3,29 @@ import { eventSeverity, eventVerbosity } from '../engine/events-table.js';
 
 /**
  * One plain line per lifecycle event, klog-like: time, event, pod (and
- * container, and from -v 2 its UID), the kubelet's reason, the message.
+ * container, and from -v 2 its UID) or workload, the kubelet's reason, the
+ * message.
  */
 export function formatEventLine(event: LifecycleEvent, verbosity = 0): string {
   const time = new Date(event.at).toISOString().slice(11, 23);
-  // A PLEG event of a pod the node no longer has (removed) is named by its UID alone.
-  const subject = event.pod ? `${event.pod}${event.container ? `/${event.container}` : ''}` : event.uid ? `pod ${event.uid}` : 'node';
+  const subject = subjectOf(event);
   const uid = verbosity >= 2 && event.pod && event.uid ? ` (${event.uid})` : '';
   const reason = event.reason ? ` [${event.reason}]` : '';
   // A PLEG event says which container (or sandbox: the PLEG counts it as one) by its short id, as crictl prints ids.
   const what = event.type === 'PLEGEvent' && event.detail.containerId ? event.detail.containerId.slice(0, 13) : '';
   const message = event.message ? ` ${event.message}` : what ? ` ${what}` : '';
   return `${time} ${event.type.padEnd(17)} ${subject}${uid}${reason}${message}`;
+}
+
+/** Whom EVENT is about: a pod (and container), a workload by its kind, else the node. */
+function subjectOf(event: LifecycleEvent): string {
+  if (event.pod) return `${event.pod}${event.container ? `/${event.container}` : ''}`;
+  if (event.type === 'WorkloadEvent' || event.type === 'WorkloadStatus') {
+    const { kind, namespace, name } = event.detail;
+    return `${kind.toLowerCase()} ${namespace}/${name}`;
+  }
+  // A PLEG event of a pod the node no longer has (removed) is named by its UID alone.
+  return event.uid ? `pod ${event.uid}` : 'node';
 }
 
 /**

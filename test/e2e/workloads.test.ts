@@ -148,8 +148,12 @@ describe('a Deployment in the static dir', () => {
       60_000,
     );
     expect(v2[0].metadata.labels['pod-template-hash']).not.toBe(hash);
-    expect(second.output()).toMatch(/ScalingReplicaSet\] deployment\/web: Scaled up replica set web-\w+ from 0 to 1/);
-    expect(second.output()).toMatch(new RegExp(`ScalingReplicaSet\\] deployment/web: Scaled down replica set web-${hash} from 2 to 1`));
+    expect(second.output()).toMatch(
+      /WorkloadEvent +deployment default\/web \[ScalingReplicaSet\] Scaled up replica set web-\w+ from 0 to 1/,
+    );
+    expect(second.output()).toMatch(
+      new RegExp(`deployment default/web \\[ScalingReplicaSet\\] Scaled down replica set web-${hash} from 2 to 1`),
+    );
     const newLogs = await eventually(async () => {
       const res = await knode(['logs', v2[0].metadata.name, '--root-dir', root]);
       return res.stdout.includes('hello') ? res.stdout : undefined;

@@ -39,7 +39,7 @@ it('reports each workload row as it changes, and all of them again when asked', 
   const before = rows.length;
   face.announce();
   expect(rows.length).toBe(before + 1);
-  expect(rows.at(-1)!.message).toBe('deployment.apps/web: READY 0/2, UP-TO-DATE 2, AVAILABLE 0');
+  expect(rows.at(-1)!.message).toBe('READY 0/2, UP-TO-DATE 2, AVAILABLE 0');
   workloads.api.applyObjects('file', []);
   await flushMicrotasks();
   expect(rows.at(-1)!.type === 'WorkloadStatus' && rows.at(-1)!.detail).toMatchObject({ name: 'web', deleted: true });

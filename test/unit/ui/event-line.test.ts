@@ -45,6 +45,21 @@ describe('log lines of a running node', () => {
     expect(formatEventLine(pleg(''), 2)).toBe('10:00:01.250 PLEGEvent         pod u-1 [ContainerRemoved] c0ffeec0ffeec');
   });
 
+  it('names a workload by its kind, namespace and name, not by its UID', () => {
+    const created = {
+      type: 'WorkloadEvent',
+      pod: '',
+      uid: 'u-sts',
+      at,
+      reason: 'SuccessfulCreate',
+      message: 'create Pod db-0 in StatefulSet db successful',
+      detail: { kind: 'StatefulSet', namespace: 'default', name: 'db', eventType: 'Normal' },
+    } as LifecycleEvent;
+    expect(formatEventLine(created, 2)).toBe(
+      '10:00:01.250 WorkloadEvent     statefulset default/db [SuccessfulCreate] create Pod db-0 in StatefulSet db successful',
+    );
+  });
+
   it("writes klog's JSON: ts in seconds, v, msg, the pod as an object reference, the rest as keys", () => {
     expect(JSON.parse(formatEventLogJson(started))).toEqual({
       ts: at / 1000,

@@ -41,50 +41,73 @@ export function workloadsToDelete(
   });
 }
 
+/** A deletion under way: what was requested (kubectl's lines, printed at once), then what stopping the pods met. */
+export interface WorkloadDeletion {
+  requested: DeleteOutput[];
+  /** The errors of stopping each workload's pods, once they are gone. */
+  done: Promise<DeleteOutput[]>;
+}
+
 /**
  * Deletes the manifests' workloads from the objects the local controllers
  * saved, by the mode's cascade: in the foreground (the default) each is
  * marked, its pods are stopped, all at once, and it goes when they are
- * gone; in the background it goes first; orphan leaves its pods running. Claims stay unless `claims`. The workloads are
- * deleted side by side; the outputs come in the manifests' order.
+ * gone; in the background it goes first; orphan leaves its pods running.
+ * Claims stay unless `claims`. Each is requested in the manifests' order,
+ * as kubectl deletes them one by one, and their pods stop side by side.
  */
-export async function deleteWorkloads(
+export function deleteWorkloads(
   objects: KubeObject[],
   config: KubeletConfiguration,
   rootDir: string,
   runtime: RuntimeManager,
   mode: DeleteMode,
   claims: boolean,
-): Promise<DeleteOutput[]> {
+): WorkloadDeletion {
   const workloads = localWorkloads(config, rootDir);
+  const requested: DeleteOutput[] = [];
+  const stopping: Promise<DeleteOutput>[] = [];
   try {
-    return await Promise.all(
-      objects.map(async (o): Promise<DeleteOutput> => {
-        const namespace = o.metadata.namespace || 'default';
-        const refused = refusal(o, workloads.store.get(o.kind, namespace, o.metadata.name!) !== undefined, claims);
-        if (refused) return refused;
-        const key = `${o.kind}/${namespace}/${o.metadata.name}`;
-        const cascade = mode.cascade ?? 'Foreground';
-        // Orphan: the dependents stay, and run on, without their owner.
-        const pods = cascade === 'Orphan' ? [] : (workloads.withDependents([key]).filter((d) => d.kind === 'Pod') as unknown as Pod[]);
-        // In the foreground the workload is marked (foregroundDeletion) and its pods Terminating while they
-        // stop, as `knode status` shows meanwhile; it goes once they are gone. In the background it goes first.
-        workloads.api.deleteObject(o.kind, namespace, o.metadata.name!, cascade);
-        workloads.api.save();
-        const results = await Promise.all(
-          pods.map(async (pod) => {
-            const status = await runtime.getPodStatus(pod.metadata.uid!, pod.metadata.name!, namespace);
-            return stopPod(runtime, pod, status, mode.gracePeriod);
-          }),
-        );
-        const errors = results.filter((e) => e !== undefined).map((e) => `Error: ${e}`);
-        for (const pod of pods)
-          if (workloads.store.get('Pod', namespace, pod.metadata.name!))
-            workloads.store.delete('Pod', namespace, pod.metadata.name!, { gracePeriodSeconds: 0 });
-        return { stderr: errors, failed: errors.length, stdout: deletedLine(resourceOf(o.kind), o, mode.operation) };
-      }),
-    );
+    for (const o of objects) {
+      const namespace = o.metadata.namespace || 'default';
+      const refused = refusal(o, workloads.store.get(o.kind, namespace, o.metadata.name!) !== undefined, claims);
+      if (refused) {
+        requested.push(refused);
+        continue;
+      }
+      const key = `${o.kind}/${namespace}/${o.metadata.name}`;
+      const cascade = mode.cascade ?? 'Foreground';
+      // Orphan: the dependents stay, and run on, without their owner.
+      const pods = cascade === 'Orphan' ? [] : (workloads.withDependents([key]).filter((d) => d.kind === 'Pod') as unknown as Pod[]);
+      // In the foreground the workload is marked (foregroundDeletion) and its pods Terminating while they
+      // stop, as `knode status` shows meanwhile; it goes once they are gone. In the background it goes first.
+      workloads.api.deleteObject(o.kind, namespace, o.metadata.name!, cascade);
+      requested.push({ stdout: deletedLine(resourceOf(o.kind), o, mode.operation), stderr: [], failed: 0 });
+      stopping.push(stopPods(workloads, runtime, pods, namespace, mode.gracePeriod));
+    }
   } finally {
     workloads.api.save();
   }
+  return { requested, done: Promise.all(stopping).finally(() => workloads.api.save()) };
+}
+
+/** Stops a workload's PODS side by side and forgets them; the errors met. */
+async function stopPods(
+  workloads: ReturnType<typeof localWorkloads>,
+  runtime: RuntimeManager,
+  pods: Pod[],
+  namespace: string,
+  gracePeriod: number | undefined,
+): Promise<DeleteOutput> {
+  const results = await Promise.all(
+    pods.map(async (pod) => {
+      const status = await runtime.getPodStatus(pod.metadata.uid!, pod.metadata.name!, namespace);
+      return stopPod(runtime, pod, status, gracePeriod);
+    }),
+  );
+  const errors = results.filter((e) => e !== undefined).map((e) => `Error: ${e}`);
+  for (const pod of pods)
+    if (workloads.store.get('Pod', namespace, pod.metadata.name!))
+      workloads.store.delete('Pod', namespace, pod.metadata.name!, { gracePeriodSeconds: 0 });
+  return { stderr: errors, failed: errors.length };
 }

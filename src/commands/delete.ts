@@ -107,16 +107,17 @@ export default class Delete extends BaseCommand {
       }
       this.detached?.requested();
       // All at once, as the kubelet's pod workers stop pods: ten pods take one grace period, not ten.
+      // As kubectl: each object's line once its deletion is requested, then the wait for them to be gone.
       const stopping = found.map(({ pod, status }) => stopPod(runtime, pod, status, mode.gracePeriod));
-      for (const [i, done] of stopping.entries()) {
-        const error = await done;
-        if (error) {
-          failed++;
-          this.logToStderr(`Error: ${error}`);
-        } else this.log(deletedLine('pod', found[i].pod, mode.operation));
+      for (const { pod } of found) this.log(deletedLine('pod', pod, mode.operation));
+      const deletion = objects.length > 0 ? deleteWorkloads(objects, config, rootDir, runtime, mode, claims) : undefined;
+      if (deletion) failed += this.print(deletion.requested, named !== undefined);
+      for (const error of await Promise.all(stopping)) {
+        if (!error) continue;
+        failed++;
+        this.logToStderr(`Error: ${error}`);
       }
-      if (objects.length > 0)
-        failed += this.print(await deleteWorkloads(objects, config, rootDir, runtime, mode, claims), named !== undefined);
+      if (deletion) failed += this.print(await deletion.done, false);
     } finally {
       client.close();
     }

@@ -224,7 +224,10 @@ spec:
   const applied = await knode(['apply', '-f', file, ...at], { timeoutMs: 60_000 });
   expect(applied.code, applied.stderr).toBe(0);
   const slow = (o: KubeObject) => o.metadata.name?.startsWith('slow');
-  const deleting = knode(['delete', '-f', file, ...at], { timeoutMs: 60_000 });
+  // As kubectl, the line comes once the deletion is requested: the objects are still there, marked.
+  let leftAtLine: number | undefined;
+  const onStdout = () => (leftAtLine ??= saved().filter(slow).length);
+  const deleting = knode(['delete', '-f', file, ...at], { timeoutMs: 60_000, onStdout });
   const marked = await eventually(() => {
     const objects = saved().filter(slow);
     return objects.length === 3 && objects.every((o) => o.metadata.deletionTimestamp) ? objects : undefined;
@@ -234,5 +237,6 @@ spec:
   const res = await deleting;
   expect(res.code, res.stderr).toBe(0);
   expect(res.stdout).toBe('deployment.apps "slow" deleted from default namespace\n');
+  expect(leftAtLine).toBe(3);
   expect(saved().filter(slow)).toEqual([]);
 }, 90_000);

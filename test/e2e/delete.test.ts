@@ -46,10 +46,13 @@ async function applyAll(): Promise<void> {
   expect(applied.code, applied.stderr).toBe(0);
 }
 
+/** The delete, how long it took, and when it printed its first line (seconds from its start). */
 async function timed(args: string[]) {
   const started = performance.now();
-  const res = await knode(['delete', '-f', pods, ...args, ...at], { timeoutMs: 90_000 });
-  return { ...res, seconds: (performance.now() - started) / 1000 };
+  let printedAt: number | undefined;
+  const onStdout = () => (printedAt ??= (performance.now() - started) / 1000);
+  const res = await knode(['delete', '-f', pods, ...args, ...at], { timeoutMs: 90_000, onStdout });
+  return { ...res, seconds: (performance.now() - started) / 1000, printedAt };
 }
 
 /** What the node keeps of the pods on disk: their directories (kubelet/pods/<uid>) and their log directories. */
@@ -73,6 +76,8 @@ describe('knode delete -f', () => {
     // Each pod had its grace period (SIGTERM is ignored, so SIGKILL ends it), and they ran side by side.
     expect(res.seconds).toBeGreaterThanOrEqual(GRACE_SECONDS - 0.5);
     expect(res.seconds).toBeLessThan(2 * GRACE_SECONDS);
+    // As kubectl: the lines come once the deletion is requested, then the command waits for the pods to go.
+    expect(res.seconds - res.printedAt!).toBeGreaterThanOrEqual(GRACE_SECONDS - 1.5);
     graceful = res.seconds;
     const status = await knode(['status', '--root-dir', root]);
     expect(status.stdout).toBe('');

@@ -121,7 +121,7 @@ describe('knode run', () => {
     const settled = (out: string) =>
       /PodRunning +default\/hello-e2e/.test(out) && /PodRunning +default\/web-e2e/.test(out) && /PodSucceeded +default\/once-e2e/.test(out);
     await eventually(() => settled(first.output()), 'hello and web Running, once Succeeded', 30_000);
-    await eventually(() => /job\/count: Job completed/.test(first.output()), 'the example Job to complete', 30_000);
+    await eventually(() => /job default\/count \[Completed\] Job completed/.test(first.output()), 'the example Job to complete', 30_000);
     const client = new CriClient(endpoint);
     const runningIds = async () => (await client.listContainers({ state: { state: 'CONTAINER_RUNNING' } })).map((c) => c.id).sort();
     const before = await eventually(async () => {
@@ -154,7 +154,7 @@ describe('knode run', () => {
     const settled = (out: string) =>
       /PodRunning +default\/hello-e2e/.test(out) && /PodRunning +default\/web-e2e/.test(out) && /PodSucceeded +default\/once-e2e/.test(out);
     await eventually(() => settled(run.output()), 'hello and web Running, once Succeeded', 30_000);
-    await eventually(() => /job\/count: Job completed/.test(run.output()), 'the example Job to complete', 30_000);
+    await eventually(() => /job default\/count \[Completed\] Job completed/.test(run.output()), 'the example Job to complete', 30_000);
     const client = new CriClient(`unix://${join(root, 'run', 'runtime.sock')}`);
     const running = async () =>
       (await client.listContainers({ state: { state: 'CONTAINER_RUNNING' } })).map((c) => c.labels[KubeletLabels.containerName]).sort();

@@ -3,7 +3,7 @@ import type { Clock, Timer } from '../util/clock.js';
 import { isTerminalPhase, podRef } from './api/pod-util.js';
 import { KubeletConstants } from './config/kubelet-config.js';
 import type { Pod, PodStatus } from './api/v1.js';
-import type { RunningPod } from './container/types.js';
+import { runsAnything, type RunningPod } from './container/types.js';
 import type { EventStream } from './events.js';
 import type { PodCache } from './pleg/pod-cache.js';
 import { jitter, type WorkQueue } from './work-queue.js';
@@ -66,6 +66,8 @@ interface PodSyncStatus extends PodWorkerInfo {
   evicted?: boolean;
   /** The pod was deleted (a deletion timestamp), or no source wants it (the kubelet's IsDeleted). */
   deleted?: boolean;
+  /** Terminal when its worker began (a restart over a finished Job's pod): if the runtime runs none of it, only cleaned up (kubernetes#105523). */
+  endedBefore?: boolean;
 }
 
 export interface PodWorkersOptions {
@@ -126,6 +128,7 @@ export class PodWorkers {
         finished: false,
         lastSyncTime: 0,
         onTerminated: [],
+        endedBefore: !orphan && isTerminalPhase(options.pod!),
       };
       this.statuses.set(uid, status);
       events.emit({ type: 'WorkerStarted', pod: ref, uid, message: orphan ? 'terminating a pod no source wants' : 'pod worker started' });
@@ -235,6 +238,11 @@ export class PodWorkers {
   private startTerminating(status: PodSyncStatus): void {
     status.state = 'terminating';
     status.syncAbort?.abort();
+    // A pod that ended before is told stopping only once the runtime shows something of it running.
+    if (!status.endedBefore) this.tellTerminating(status);
+  }
+
+  private tellTerminating(status: PodSyncStatus): void {
     this.opts.events.emit({ type: 'PodTerminating', pod: status.pod, uid: status.uid, reason: 'Killing', message: 'stopping the pod' });
   }
 
@@ -284,7 +292,15 @@ export class PodWorkers {
             status.gracePeriod ??= status.desired!.spec.terminationGracePeriodSeconds ?? DEFAULT_GRACE;
             next = 'now';
           } else next = result.requeue ? 'now' : 'resync';
+        } else if (status.state === 'terminating' && status.endedBefore && !runsAnything(cached.status)) {
+          status.endedBefore = false;
+          status.state = 'terminated';
+          runtimeUntouched = true;
+          this.runTerminatedCallbacks(status);
+          next = 'now';
         } else if (status.state === 'terminating') {
+          if (status.endedBefore) this.tellTerminating(status);
+          status.endedBefore = false;
           if (status.desired) {
             this.opts.syncStarted?.(status.uid);
             terminatingRead = await syncer.syncTerminatingPod(
@@ -379,14 +395,6 @@ export class PodWorkers {
   }
 }
 
-function info(s: PodSyncStatus): PodWorkerInfo {
-  return {
-    uid: s.uid,
-    pod: s.pod,
-    state: s.state,
-    working: s.working,
-    finished: s.finished,
-    lastSyncTime: s.lastSyncTime,
-    lastError: s.lastError,
-  };
+function info({ uid, pod, state, working, finished, lastSyncTime, lastError }: PodSyncStatus): PodWorkerInfo {
+  return { uid, pod, state, working, finished, lastSyncTime, lastError };
 }

@@ -61,6 +61,11 @@ export function emptyPodStatus(uid: string, name = '', namespace = ''): RuntimeP
   return { uid, name, namespace, ips: [], sandboxes: [], containers: [] };
 }
 
+/** Whether a container of the pod runs or a sandbox of it is ready (the kubelet's isPodStatusCacheTerminal, negated). */
+export function runsAnything(status: RuntimePodStatus): boolean {
+  return status.containers.some((c) => c.state === 'running') || status.sandboxes.some((s) => s.state === 'ready');
+}
+
 /** The newest instance of the named container (the list is newest first). */
 export function findContainer(status: RuntimePodStatus, name: string): ContainerInstance | undefined {
   return status.containers.find((c) => c.name === name);

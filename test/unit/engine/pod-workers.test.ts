@@ -222,6 +222,36 @@ describe('PodWorkers', () => {
     expect(stateOf('a')?.state).toBe('terminated');
   });
 
+  it('only cleans up a pod terminal at its first update when the runtime runs none of it (a restart over a finished pod)', async () => {
+    const { syncer, update, relist, stateOf, seen } = setup();
+    let terminated = 0;
+    const done = { ...pod('a'), status: { phase: 'Succeeded' as const } };
+    update({ updateType: 'create', pod: done, onTerminated: () => terminated++ });
+    await relist();
+    await relist();
+    // As the kubelet's UpdatePod (kubernetes#105523): no terminating sync, no "stopping the pod".
+    expect(syncer.history).toEqual(['syncTerminatedPod(v1)']);
+    expect(stateOf('a')).toMatchObject({ state: 'terminated', finished: true });
+    expect(terminated).toBe(1);
+    expect(seen.map((e) => e.type)).not.toContain('PodTerminating');
+    expect(seen.map((e) => e.type)).not.toContain('PodTerminated');
+  });
+
+  it('stops a pod terminal at its first update whose container the runtime still runs, and says so', async () => {
+    const { syncer, update, relist, cache, clock, seen } = setup();
+    const status = emptyPodStatus('b', 'pod-b', 'default');
+    status.containers.push({ id: 'c1', name: 'main', state: 'running' } as RuntimePodStatus['containers'][number]);
+    cache.set('b', status, undefined, clock.now() + 1);
+    update({ updateType: 'create', pod: { ...pod('b'), status: { phase: 'Failed' as const } } });
+    await relist();
+    await relist();
+    expect(syncer.history).toEqual(['syncTerminatingPod(v1, 30)', 'syncTerminatedPod(v1)']);
+    expect(seen.filter((e) => e.type === 'PodTerminating' || e.type === 'PodTerminated').map((e) => e.type)).toEqual([
+      'PodTerminating',
+      'PodTerminated',
+    ]);
+  });
+
   it('moves a pod whose sync says it is done through terminating to terminated, then runs the callbacks', async () => {
     const { syncer, update, relist, stateOf, seen, workers } = setup();
     syncer.result = { terminal: true };

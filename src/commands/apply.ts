@@ -17,6 +17,7 @@ import { RuntimeManager } from '../engine/kuberuntime/runtime-manager.js';
 import { runOnce, type PodOutcome } from '../engine/run-once.js';
 import { renderApplyTasks } from '../ui/apply-tasks.js';
 import { workloadFeed, type ApplyWorkloadFeed } from '../cli/apply-progress.js';
+import { changedMounts } from '../cli/apply-synced.js';
 import { ExitCode, UserError } from '../util/user-error.js';
 
 export default class Apply extends BaseCommand {
@@ -77,6 +78,9 @@ export default class Apply extends BaseCommand {
       staticPods: () => kubelet.podsWithStatus().filter(isStaticPod),
     });
     const interrupted = this.interruptSignal();
+    const ready = (uid: string) =>
+      kubelet.statusManager.getPodStatus(uid)?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
+    const mounts = changedMounts(kubelet.events, workloads, ready);
     let rollouts = new Map<string, RolloutState>();
     let resolveOutcomes!: (o: PodOutcome[]) => void;
     const outcomes = new Promise<PodOutcome[]>((r) => (resolveOutcomes = r));
@@ -96,7 +100,12 @@ export default class Apply extends BaseCommand {
           );
         },
         async (stop) => {
-          rollouts = await waitForRollouts(workloads.store, workloads.api.keysFrom(`file:${path}`), stop);
+          const keys = workloads.api.keysFrom(`file:${path}`);
+          rollouts = await waitForRollouts(workloads.store, keys, stop);
+          const mounters = mounts.mountersOfChanged(keys);
+          if (mounters.length === 0) return;
+          await mounts.wait(mounters, stop);
+          rollouts = await waitForRollouts(workloads.store, keys, stop);
         },
       );
       resolveOutcomes(result.outcomes);
@@ -126,6 +135,7 @@ export default class Apply extends BaseCommand {
       }
       if (code !== ExitCode.ok) this.exit(code);
     } finally {
+      mounts.close();
       workloads.stop();
       client.close();
     }

@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import type { KubeObject } from '../../src/engine/api/workloads.js';
+import type { Deployment, KubeObject } from '../../src/engine/api/workloads.js';
 import { knode } from '../helpers/cli.js';
 import { eventually } from '../helpers/runtimes.js';
 
@@ -239,4 +239,59 @@ spec:
   expect(res.stdout).toBe('deployment.apps "slow" deleted from default namespace\n');
   expect(leftAtLine).toBe(3);
   expect(saved().filter(slow)).toEqual([]);
+}, 90_000);
+
+it('brings a changed ConfigMap into the files of a running pod that mounts it, and leaves its Deployment available', async () => {
+  const file = join(root, 'site.yaml');
+  const manifest = (page: string) => `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: site
+data:
+  index.html: ${page}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: site
+spec:
+  replicas: 1
+  selector:
+    matchLabels: { app: site }
+  template:
+    metadata:
+      labels: { app: site }
+    spec:
+      terminationGracePeriodSeconds: 1
+      containers:
+        - name: main
+          image: busybox:1.36
+          command: ["sh", "-c", "while :; do sleep 1; done"]
+          readinessProbe:
+            exec: { command: ["true"] }
+            periodSeconds: 1
+          volumeMounts:
+            - { name: site, mountPath: /site }
+      volumes:
+        - name: site
+          configMap: { name: site }
+`;
+  const at = ['--root-dir', root, '--node-name', 'e2e'];
+  // Without image file systems (no registries.yaml here) the runtime names the mount's host path in KNODE_MOUNT_SITE.
+  const read = ['sh', '-c', 'cat ${KNODE_MOUNT_SITE:-/site}/index.html'];
+  const page = async () => (await knode(['exec', 'deploy/site', '--root-dir', root, '--', ...read])).stdout;
+  writeFileSync(file, manifest('first'));
+  const first = await knode(['apply', '-f', file, ...at], { timeoutMs: 60_000 });
+  expect(first.code, first.stderr).toBe(0);
+  expect(await page()).toBe('first');
+  // No node runs between the applies: the second one's node writes the file as the kubelet's next sync would.
+  writeFileSync(file, manifest('second'));
+  const second = await knode(['apply', '-f', file, ...at], { timeoutMs: 60_000 });
+  expect(second.code, second.stderr).toBe(0);
+  expect(await page()).toBe('second');
+  // The node probed the pod's readiness anew and waited for it: the saved Deployment is still available.
+  const deployment = saved().find((o) => o.kind === 'Deployment' && o.metadata.name === 'site') as Deployment | undefined;
+  expect(deployment?.status?.conditions?.find((c) => c.type === 'Available')?.status).toBe('True');
+  const deleted = await knode(['delete', '-f', file, '--now', ...at], { timeoutMs: 60_000 });
+  expect(deleted.code, deleted.stderr).toBe(0);
 }, 90_000);

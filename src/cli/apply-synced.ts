@@ -14,8 +14,8 @@ const MOUNTED_KINDS = ['ConfigMap', 'Secret'];
  * on (before the node reads its sources). `mountersOfChanged` then names the
  * running pods of the workloads KEYS names whose volumes show a ConfigMap or
  * Secret made or changed since; `wait` resolves once the node has synced
- * each of them and READY says it is ready again (a node that starts probes
- * readiness anew, as the kubelet does), or a sync of it failed, or STOP
+ * each of them and READY says it is ready (the status that sync wrote goes
+ * to the saved objects as the node stops), or a sync of it failed, or STOP
  * fires. Only a changed ConfigMap or Secret costs that wait.
  */
 export function changedMounts(events: Pick<EventStream, 'subscribe'>, workloads: LocalWorkloads, ready: (uid: string) => boolean) {
@@ -48,7 +48,7 @@ export function changedMounts(events: Pick<EventStream, 'subscribe'>, workloads:
           stop.removeEventListener('abort', finish);
           resolve();
         };
-        // Synced, and ready again in the node's eyes (its prober starts anew), or a sync that failed.
+        // Synced, and ready in the node's eyes, or a sync that failed.
         const done = (uid: string) => failed.has(uid) || (synced.has(uid) && ready(uid));
         changed = () => {
           if (pods.every((p) => done(p.metadata.uid!))) finish();

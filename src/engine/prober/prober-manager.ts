@@ -2,7 +2,7 @@ import { isRestartableInit } from '../api/pod-util.js';
 import type { Container, Pod, Probe } from '../api/v1.js';
 import { ProbeWorker, ResultsCache, type ProbeKind, type WorkerDeps } from './worker.js';
 
-export type ProberDeps = Omit<WorkerDeps, 'results'>;
+export type ProberDeps = Omit<WorkerDeps, 'results' | 'startedAt'>;
 
 const KINDS: [ProbeKind, (c: Container) => Probe | undefined][] = [
   ['liveness', (c) => c.livenessProbe],
@@ -23,8 +23,11 @@ export class ProberManager {
     startup: new ResultsCache(),
   };
   private readonly workers = new Map<string, ProbeWorker>();
+  private readonly startedAt: number;
 
-  constructor(private readonly deps: ProberDeps) {}
+  constructor(private readonly deps: ProberDeps) {
+    this.startedAt = deps.clock.now();
+  }
 
   /** Starts the workers a pod's probes need (again after a spec change); idempotent. */
   addPod(pod: Pod): void {
@@ -35,7 +38,7 @@ export class ProberManager {
         const probe = probeOf(container);
         const key = `${uid}/${container.name}/${kind}`;
         if (!probe || this.workers.has(key)) continue;
-        const worker = new ProbeWorker(kind, pod, container, probe, { ...this.deps, results: this.results });
+        const worker = new ProbeWorker(kind, pod, container, probe, { ...this.deps, results: this.results, startedAt: this.startedAt });
         this.workers.set(key, worker);
         worker.start();
       }
@@ -58,10 +61,25 @@ export class ProberManager {
     return undefined;
   }
 
-  /** Ready by its readiness probe; undefined when the container has none. */
+  /**
+   * Ready by its readiness probe; undefined when the container has none. As
+   * the kubelet's UpdatePodStatus: a probe that has not said yes is run now;
+   * a container that ran before this node started and has no result yet
+   * keeps the readiness its pod's status shows (setReadyStateOnKubeletRestart,
+   * on since v1.35), so a restart does not make ready pods unready. The
+   * kubelet counts only containers started 10 s before it; knode counts any
+   * started before it, as a `knode apply` often follows another within
+   * seconds. The pod's Ready condition still has to say so.
+   */
   isReady(pod: Pod, container: string, containerId: string): boolean | undefined {
     if (!specOf(pod, container)?.readinessProbe) return undefined;
-    return this.results.readiness.get(containerId) === 'success';
+    const result = this.results.readiness.get(containerId);
+    if (result === 'success') return true;
+    const uid = pod.metadata.uid!;
+    this.workers.get(`${uid}/${container}/readiness`)?.trigger();
+    const current = this.deps.current(uid, container);
+    const ranBefore = current?.id === containerId && current.startedAt < this.startedAt;
+    return result === undefined && ranBefore && pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
   }
 
   /** Started by its startup probe; undefined when the container has none. */

@@ -43,6 +43,8 @@ export interface WorkerDeps {
   results: Record<ProbeKind, ResultsCache>;
   /** Told when a container's result for this kind of probe changes. */
   onChange: (uid: string, kind: ProbeKind, containerId: string, result: ProbeResult) => void;
+  /** When the prober manager started (the kubelet's start): workers that begin within a period of it wait a random part of one. */
+  startedAt: number;
 }
 
 /**
@@ -60,6 +62,9 @@ export class ProbeWorker {
   private lastResult: ProbeResult = 'unknown';
   private resultRun = 0;
   private onHold = false;
+  /** A probe runs, or the first wait after a restart is on: a trigger then runs the probe again once it ends. */
+  private busy = false;
+  private triggered = false;
 
   constructor(
     readonly kind: ProbeKind,
@@ -70,8 +75,30 @@ export class ProbeWorker {
   ) {}
 
   start(): void {
-    // Spread the first runs of many workers (a restarted kubelet) over one period.
-    this.schedule(this.deps.random() * this.period());
+    // Spread over one period the first runs of the workers of containers that ran before the node started
+    // (a restart): the kubelet sleeps that wait, so a trigger meanwhile runs the probe after it. The kubelet
+    // waits so for any worker within a period of its start; a container started since needs no spreading.
+    const current = this.deps.current(this.pod.metadata.uid!, this.container.name);
+    const ranBefore = current?.state === 'running' && current.startedAt < this.deps.startedAt;
+    if (!ranBefore || this.deps.clock.now() - this.deps.startedAt >= this.period()) return this.schedule(0);
+    this.busy = true;
+    this.timer = this.deps.clock.setTimeout(() => this.run(), this.deps.random() * this.period());
+  }
+
+  /**
+   * Probes now and then a period on (the kubelet's manual trigger, which its
+   * status sends while a readiness probe has not succeeded): a container
+   * that just started is ready as soon as its probe says so, not a period
+   * later. One trigger during a run or the first wait runs it again after.
+   */
+  trigger(): void {
+    if (this.stopped) return;
+    if (this.busy) {
+      this.triggered = true;
+      return;
+    }
+    this.timer?.cancel();
+    this.run();
   }
 
   stop(): void {
@@ -86,9 +113,17 @@ export class ProbeWorker {
 
   private schedule(delay: number): void {
     if (this.stopped) return;
-    this.timer = this.deps.clock.setTimeout(() => {
-      void this.doProbe().finally(() => this.schedule(this.period()));
-    }, delay);
+    this.timer = this.deps.clock.setTimeout(() => this.run(), delay);
+  }
+
+  private run(): void {
+    this.busy = true;
+    void this.doProbe().finally(() => {
+      this.busy = false;
+      if (!this.triggered) return this.schedule(this.period());
+      this.triggered = false;
+      this.trigger();
+    });
   }
 
   private async doProbe(): Promise<void> {

@@ -49,7 +49,7 @@ function setup(execExitCode: () => number) {
     podIP: () => '127.0.0.1',
     onChange: (_uid, kind, _id, result) => changes.push([kind, result]),
   });
-  return { clock, prober, changes, execs, set: (c: ContainerInstance | undefined) => (current = c) };
+  return { clock, prober, changes, execs, runtime, current: () => current, set: (c: ContainerInstance | undefined) => (current = c) };
 }
 
 describe('probe worker', () => {
@@ -82,3 +82,88 @@ describe('probe worker', () => {
     t.prober.stopAll();
   });
 });
+
+describe('readiness as the kubelet reports it', () => {
+  const readiness: Container = { name: 'main', image: 'busybox', readinessProbe: { exec: { command: ['true'] }, periodSeconds: 10 } };
+  const ready = (status: 'True' | 'False'): Pod => ({
+    ...pod,
+    spec: { containers: [readiness] },
+    status: { conditions: [{ type: 'Ready', status }] },
+  });
+
+  it('probes a new container as soon as the status asks, not a period later, once the node has run a period', async () => {
+    const t = setup(() => 0);
+    await t.clock.advance(10_000); // the node started a period ago: no spreading wait
+    t.prober.addPod(ready('False'));
+    await t.clock.advance(1);
+    expect(t.execs()).toEqual([]); // nothing runs yet
+    t.set(instance('running', t.clock.now()));
+    // The status of the sync that saw it start asks; the probe runs at once.
+    expect(t.prober.isReady(ready('False'), 'main', 'c1')).toBe(false);
+    await t.clock.advance(1);
+    expect(t.execs()).toEqual(['c1']);
+    expect(t.prober.isReady(ready('False'), 'main', 'c1')).toBe(true);
+    // Then every period from that run.
+    await t.clock.advance(9_998);
+    expect(t.execs()).toHaveLength(1);
+    await t.clock.advance(2);
+    expect(t.execs()).toHaveLength(2);
+    t.prober.stopAll();
+  });
+
+  it('keeps the readiness of a container that ran before a restart until its first probe, which waits a random part of a period', async () => {
+    const t = setup(() => 0);
+    const startedBefore = t.clock.now() - 60_000;
+    t.set(instance('running', startedBefore));
+    t.prober.addPod(ready('True'));
+    expect(t.prober.isReady(ready('True'), 'main', 'c1')).toBe(true);
+    expect(t.prober.isReady(ready('False'), 'main', 'c1')).toBe(false);
+    t.prober.stopAll();
+
+    // A container that started after the restart has no readiness to keep.
+    const fresh = setup(() => 0);
+    fresh.set(instance('running', fresh.clock.now()));
+    fresh.prober.addPod(ready('True'));
+    expect(fresh.prober.isReady(ready('True'), 'main', 'c1')).toBe(false);
+    fresh.prober.stopAll();
+  });
+
+  it('spreads no probe of a pod started after the node, even within its first period (knode apply of a new Deployment)', async () => {
+    const t = setup(() => 0);
+    const random = setupRandom(t, 0.5);
+    random.prober.addPod(ready('False'));
+    t.set(instance('running', t.clock.now()));
+    expect(random.prober.isReady(ready('False'), 'main', 'c1')).toBe(false);
+    await t.clock.advance(1);
+    expect(t.execs()).toEqual(['c1']);
+    expect(random.prober.isReady(ready('False'), 'main', 'c1')).toBe(true);
+    random.prober.stopAll();
+  });
+
+  it('runs a trigger that comes during the first wait after that wait, and the probe again right after', async () => {
+    const t = setup(() => 0);
+    const random = setupRandom(t, 0.5);
+    t.set(instance('running', t.clock.now() - 60_000));
+    random.prober.addPod(ready('False'));
+    expect(random.prober.isReady(ready('False'), 'main', 'c1')).toBe(false);
+    await t.clock.advance(4_999);
+    expect(t.execs()).toEqual([]);
+    await t.clock.advance(1);
+    expect(t.execs()).toEqual(['c1', 'c1']);
+    random.prober.stopAll();
+  });
+});
+
+/** A second prober on T's clock, runtime and container whose first waits are RANDOM of a period. */
+function setupRandom(t: ReturnType<typeof setup>, random: number) {
+  const prober = new ProberManager({
+    runtime: t.runtime,
+    clock: t.clock,
+    random: () => random,
+    events: new EventStream(() => t.clock.now()),
+    current: () => t.current(),
+    podIP: () => '127.0.0.1',
+    onChange: () => {},
+  });
+  return { prober };
+}

@@ -17,10 +17,17 @@ export interface Matches<T> {
   objects: T[];
   /** Found by their names' beginning: kubectl then leaves the events out unless --show-events is given. */
   byPrefix: boolean;
+  /** Every object of the kind (`describe TYPE`, no name): each with its events, a blank line between. */
+  all?: boolean;
 }
 
-/** The object of ITEMS named NAME; none such (and not EXACT), those whose names begin with NAME, by name. */
+/**
+ * The object of ITEMS named NAME; none such (and not EXACT), those whose
+ * names begin with NAME, by name; no NAME (`describe TYPE`), all of them.
+ */
 export function describedMatches<T>(items: T[], name: string, nameOf: (item: T) => string, exact: boolean): Matches<T> {
+  if (name === '' && !exact)
+    return { objects: [...items].sort((a, b) => compareStrings(nameOf(a), nameOf(b))), byPrefix: false, all: true };
   const named = items.find((item) => nameOf(item) === name);
   if (named || exact) return { objects: named ? [named] : [], byPrefix: false };
   const objects = items.filter((item) => nameOf(item).startsWith(name)).sort((a, b) => compareStrings(nameOf(a), nameOf(b)));
@@ -32,7 +39,14 @@ export function showsEvents(matches: Matches<unknown>, showEvents: boolean, argv
   return showEvents && (!matches.byPrefix || flagGiven(argv, 'show-events'));
 }
 
-/** The descriptions as kubectl writes them: one as it is; found by prefix, each followed by a blank line. */
+/** The descriptions as kubectl writes them: one as it is; found by prefix, each followed by a blank line; all, a blank line between. */
 export function joinDescriptions(matches: Matches<unknown>, texts: string[]): string {
+  if (matches.all) return texts.join('\n\n');
   return texts.map((text) => (matches.byPrefix ? `${text}\n` : text)).join('');
+}
+
+/** kubectl's line when `describe TYPE` finds none: on stderr, exit 0. */
+export function noneFound(namespace: string): string {
+  process.stderr.write(`No resources found in ${namespace} namespace.\n`);
+  return '';
 }

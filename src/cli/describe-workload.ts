@@ -6,13 +6,13 @@ import { controllerOf, type Deployment, type KubeObject, type ReplicaSet } from 
 import { compareStrings } from '../util/compare.js';
 import { DescribeCommand } from './describe-command.js';
 import { booleanFlagValues } from './boolean-flags.js';
-import { describedMatches, exactFlag, joinDescriptions, showsEvents } from './describe-matching.js';
+import { describedMatches, exactFlag, joinDescriptions, noneFound, showsEvents } from './describe-matching.js';
 import { NodeClient, objectEvents } from './node-client.js';
 import { KubectlError } from '../util/user-error.js';
 import { savedObjects } from './offline-pods.js';
 
 /** The arguments and flags of every `describe KIND` of a workload (each command sets them as its own). */
-export const describeArgs = { name: Args.string({ description: 'The name, or namespace/name', required: true }) };
+export const describeArgs = { name: Args.string({ description: 'The name, or namespace/name; every one when left out' }) };
 export const describeFlags = {
   namespace: Flags.string({ char: 'n', description: 'The namespace (default: default)' }),
   'show-events': Flags.boolean({ description: 'Show its events (kept by a running node)', default: true, allowNo: true }),
@@ -51,11 +51,13 @@ export abstract class DescribeWorkloadCommand extends DescribeCommand {
       this.constructor as typeof DescribeWorkloadCommand,
       booleanFlagValues(this.argv, ['show-events']),
     );
-    const [namespace, name] = args.name.includes('/') ? args.name.split('/', 2) : [flags.namespace ?? 'default', args.name];
+    const given = args.name ?? '';
+    const [namespace, name] = given.includes('/') ? given.split('/', 2) : [flags.namespace ?? 'default', given];
     const rootDir = this.rootDir(flags);
     const objects = savedObjects(rootDir);
     const ofKind = objects.filter((o) => o.kind === this.kind && o.metadata.namespace === namespace);
     const matches = describedMatches(ofKind, name, (o) => o.metadata.name!, flags.exact);
+    if (matches.objects.length === 0 && matches.all) return noneFound(namespace);
     if (matches.objects.length === 0) throw new KubectlError(`Error from server (NotFound): ${this.resource} "${name}" not found`);
     const node = await NodeClient.find(rootDir);
     const pods = node ? (await node.json<PodList>('/pods')).body.items : (objects.filter((o) => o.kind === 'Pod') as unknown as Pod[]);

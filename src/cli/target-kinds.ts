@@ -121,6 +121,8 @@ function objectsNamed(
   };
   if (!words[0].includes('/')) {
     const kind = kindFor(words[0]);
+    // `describe TYPE` describes every object of the type; delete wants names.
+    if (words.length === 1 && verb === 'describe') return [{ kind, name: '' }];
     if (words.length === 1)
       throw new UserError('usage', 'resource(s) were provided, but no name was specified', 'as TYPE NAME or TYPE/NAME');
     return words.slice(1).map((name) => ({ kind, name }));

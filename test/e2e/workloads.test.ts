@@ -202,6 +202,13 @@ describe('a Deployment in the static dir', () => {
       // kubectl's TYPE/NAME and TYPE NAME... forms, several objects a blank line apart.
       const byForm = await knode(['describe', 'deployments/greeter', '--root-dir', applyRoot]);
       expect(byForm).toMatchObject({ code: 0, stdout: deploy.stdout });
+      // kubectl's TYPE alone: every object of the type; none found is said on stderr, exit 0.
+      const everyDeployment = await knode(['describe', 'deployments', '--root-dir', applyRoot]);
+      expect(everyDeployment).toMatchObject({ code: 0, stdout: deploy.stdout });
+      const everyPod = await knode(['describe', 'pods', '--root-dir', applyRoot]);
+      expect(everyPod.stdout.match(/^Name: /gm)).toHaveLength(5);
+      const noStatefulSet = await knode(['describe', 'sts', '--root-dir', applyRoot]);
+      expect(noStatefulSet).toMatchObject({ code: 0, stdout: '', stderr: 'No resources found in default namespace.\n' });
       // Several objects a blank line apart (no node runs, so no events either way: describe-events.test.ts has them).
       const both = await knode(['describe', '--root-dir', applyRoot, 'deploy/greeter', 'jobs.batch/count']);
       const quiet = await knode(['describe', 'deploy', 'greeter', '--show-events=false', '--root-dir', applyRoot]);

@@ -50,7 +50,7 @@ export default class Describe extends BaseCommand {
       flag === 'show-events' || value === undefined || value === false ? [] : value === true ? [`--${flag}`] : [`--${flag}=${value}`],
     );
     if (events !== undefined) again.push(events ? '--show-events' : '--no-show-events');
-    if (words.length !== 2 || words[0].includes('/')) again.push('--exact');
+    if (words.length > 2 || words[0].includes('/')) again.push('--exact');
     let described = 0;
     let failed: number | undefined;
     for (const { kind, name } of objects) {

@@ -6,7 +6,7 @@ import type { Pod, PodList } from '../../engine/api/v1.js';
 import { offlinePods, savedObjects } from '../../cli/offline-pods.js';
 import { describePod } from '../../ui/describe-pod.js';
 import { podNotFound } from '../../cli/pod-target.js';
-import { describedMatches, exactFlag, joinDescriptions, showsEvents, type Matches } from '../../cli/describe-matching.js';
+import { describedMatches, exactFlag, joinDescriptions, noneFound, showsEvents, type Matches } from '../../cli/describe-matching.js';
 
 export default class DescribePod extends DescribeCommand {
   static override summary = 'Show a pod in detail, as kubectl describe pod does.';
@@ -19,7 +19,7 @@ export default class DescribePod extends DescribeCommand {
   ];
 
   static override args = {
-    pod: Args.string({ description: 'The pod, namespace/name or name', required: true }),
+    pod: Args.string({ description: 'The pod, namespace/name or name; every pod when left out' }),
   };
 
   static override flags = {
@@ -32,10 +32,12 @@ export default class DescribePod extends DescribeCommand {
   async describe(): Promise<string> {
     const { args, flags } = await this.parse(DescribePod, booleanFlagValues(this.argv, ['show-events']));
     const rootDir = this.rootDir(flags);
-    const [namespace, name] = args.pod.includes('/') ? args.pod.split('/', 2) : [flags.namespace ?? 'default', args.pod];
+    const given = args.pod ?? '';
+    const [namespace, name] = given.includes('/') ? given.split('/', 2) : [flags.namespace ?? 'default', given];
     const node = await NodeClient.find(rootDir);
     if (node) {
       const matches = find((await node.json<PodList>('/pods')).body.items, namespace, name, flags.exact);
+      if (matches.objects.length === 0) return noneFound(namespace);
       const withEvents = showsEvents(matches, flags['show-events'], this.argv);
       const texts: string[] = [];
       // A static pod's events are under its own UID, not its mirror's: the node's copy has it.
@@ -47,6 +49,7 @@ export default class DescribePod extends DescribeCommand {
     try {
       const { pods, specified } = await offlinePods(client, (await client.version()).runtimeName, savedObjects(rootDir));
       const matches = find(pods, namespace, name, flags.exact);
+      if (matches.objects.length === 0) return noneFound(namespace);
       const known = matches.objects.every((pod) => specified.has(pod.metadata.uid!));
       this.logToStderr(
         known
@@ -67,7 +70,8 @@ export default class DescribePod extends DescribeCommand {
 function find(pods: Pod[], namespace: string, name: string, exact: boolean): Matches<Pod> {
   const inNamespace = pods.filter((p) => (p.metadata.namespace ?? 'default') === namespace);
   const matches = describedMatches(inNamespace, name, (p) => p.metadata.name!, exact);
-  if (matches.objects.length > 0) return matches;
+  // `describe pods` that finds none says so, without an error.
+  if (matches.objects.length > 0 || matches.all) return matches;
   throw podNotFound(
     name,
     pods.map((p) => p.metadata.name!),

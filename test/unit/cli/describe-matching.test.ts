@@ -1,7 +1,7 @@
 // Which objects `describe KIND NAME` shows (src/cli/describe-matching.ts), as kubectl's describe picks them.
 import { describe, expect, it } from 'vitest';
 import { flagGiven } from '../../../src/cli/boolean-flags.js';
-import { describedMatches, showsEvents } from '../../../src/cli/describe-matching.js';
+import { describedMatches, joinDescriptions, showsEvents } from '../../../src/cli/describe-matching.js';
 
 const names = ['web-b', 'web', 'web-a', 'db'];
 const same = (n: string) => n;
@@ -14,6 +14,14 @@ describe('describedMatches', () => {
   it("takes those whose names begin with it, by name, when none has it, as kubectl's DescribeMatchingResources", () => {
     expect(describedMatches(names, 'web-', same, false)).toEqual({ objects: ['web-a', 'web-b'], byPrefix: true });
     expect(describedMatches(names, 'cache', same, false)).toEqual({ objects: [], byPrefix: true });
+  });
+
+  it('takes all of them, by name, with no name (describe TYPE), and joins them a blank line apart', () => {
+    const all = describedMatches(names, '', same, false);
+    expect(all).toEqual({ objects: ['db', 'web', 'web-a', 'web-b'], byPrefix: false, all: true });
+    expect(showsEvents(all, true, [])).toBe(true);
+    expect(joinDescriptions(all, ['a\n', 'b\n'])).toBe('a\n\n\nb\n');
+    expect(joinDescriptions(describedMatches(names, 'web-', same, false), ['a\n', 'b\n'])).toBe('a\n\nb\n\n');
   });
 
   it('takes only the object of that name when exact', () => {

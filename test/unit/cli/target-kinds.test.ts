@@ -54,6 +54,10 @@ describe("describe's objects", () => {
     expect(refusal(['deploy/a', 'b'])).toMatch(/^there is no need to specify a resource type as a separate argument/);
     expect(refusal(['deploy/a/b'])).toBe('arguments in resource/name form may not have more than one slash');
     expect(refusal(['deploy/'])).toBe('arguments in resource/name form must have a single resource and name');
-    expect(refusal(['pods'])).toBe('resource(s) were provided, but no name was specified');
+  });
+
+  it('reads a type alone as every object of it, as kubectl describe does', () => {
+    expect(describedObjects(['pods'])).toEqual([{ kind: 'Pod', name: '' }]);
+    expect(describedObjects(['deploy'])).toEqual([{ kind: 'Deployment', name: '' }]);
   });
 });

@@ -43,7 +43,7 @@ export interface WorkerDeps {
   results: Record<ProbeKind, ResultsCache>;
   /** Told when a container's result for this kind of probe changes. */
   onChange: (uid: string, kind: ProbeKind, containerId: string, result: ProbeResult) => void;
-  /** When the prober manager started (the kubelet's start): workers that begin within a period of it wait a random part of one. */
+  /** When the prober manager started (the node's start): a container that ran before it is probed first after a random part of a period. */
   startedAt: number;
 }
 

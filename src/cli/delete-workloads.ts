@@ -15,12 +15,17 @@ export interface DeleteOutput {
   missing?: boolean;
 }
 
-/** kubectl's lines for a workload that cannot be deleted: a claim kept without --claims, or one not found. */
-function refusal(o: KubeObject, exists: boolean, claims: boolean): DeleteOutput | undefined {
+/**
+ * kubectl's line for asking to delete O: its "deleted" line, or, for an
+ * object that cannot be deleted, a claim kept without --claims or one not
+ * found, the refusal (no stdout).
+ */
+function requestOutput(workloads: ReturnType<typeof localWorkloads>, o: KubeObject, mode: DeleteMode, claims: boolean): DeleteOutput {
   const ref = `${resourceOf(o.kind)} ${JSON.stringify(o.metadata.name)}`;
   if (o.kind === 'PersistentVolumeClaim' && !claims) return { stderr: [`${ref} kept (give --claims to delete claims)`], failed: 0 };
-  if (!exists) return { stderr: [`Error from server (NotFound): ${ref} not found`], failed: 0, missing: true };
-  return undefined;
+  if (workloads.store.get(o.kind, o.metadata.namespace || 'default', o.metadata.name!) === undefined)
+    return { stderr: [`Error from server (NotFound): ${ref} not found`], failed: 0, missing: true };
+  return { stdout: deletedLine(resourceOf(o.kind), o, mode.operation), stderr: [], failed: 0 };
 }
 
 /**
@@ -35,10 +40,7 @@ export function workloadsToDelete(
   claims: boolean,
 ): DeleteOutput[] {
   const workloads = localWorkloads(config, rootDir);
-  return objects.map((o) => {
-    const exists = workloads.store.get(o.kind, o.metadata.namespace || 'default', o.metadata.name!) !== undefined;
-    return refusal(o, exists, claims) ?? { stdout: deletedLine(resourceOf(o.kind), o, mode.operation), stderr: [], failed: 0 };
-  });
+  return objects.map((o) => requestOutput(workloads, o, mode, claims));
 }
 
 /** A deletion under way: what was requested (kubectl's lines, printed at once), then what stopping the pods met. */
@@ -69,12 +71,10 @@ export function deleteWorkloads(
   const stopping: Promise<DeleteOutput>[] = [];
   try {
     for (const o of objects) {
+      const request = requestOutput(workloads, o, mode, claims);
+      requested.push(request);
+      if (request.stdout === undefined) continue;
       const namespace = o.metadata.namespace || 'default';
-      const refused = refusal(o, workloads.store.get(o.kind, namespace, o.metadata.name!) !== undefined, claims);
-      if (refused) {
-        requested.push(refused);
-        continue;
-      }
       const key = `${o.kind}/${namespace}/${o.metadata.name}`;
       const cascade = mode.cascade ?? 'Foreground';
       // Orphan: the dependents stay, and run on, without their owner.
@@ -82,7 +82,6 @@ export function deleteWorkloads(
       // In the foreground the workload is marked (foregroundDeletion) and its pods Terminating while they
       // stop, as `knode status` shows meanwhile; it goes once they are gone. In the background it goes first.
       workloads.api.deleteObject(o.kind, namespace, o.metadata.name!, cascade);
-      requested.push({ stdout: deletedLine(resourceOf(o.kind), o, mode.operation), stderr: [], failed: 0 });
       stopping.push(stopPods(workloads, runtime, pods, namespace, mode.gracePeriod));
     }
   } finally {

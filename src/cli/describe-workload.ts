@@ -4,7 +4,7 @@ import type { Event } from '../engine/api/cluster.js';
 import type { Pod, PodList } from '../engine/api/v1.js';
 import { controllerOf, type Deployment, type KubeObject, type ReplicaSet } from '../engine/api/workloads.js';
 import { compareStrings } from '../util/compare.js';
-import { DescribeCommand } from './describe-command.js';
+import { DescribeCommand, type Described } from './describe-command.js';
 import { booleanFlagValues } from './boolean-flags.js';
 import { describedMatches, exactFlag, joinDescriptions, noneFound, showsEvents } from './describe-matching.js';
 import { NodeClient, objectEvents } from './node-client.js';
@@ -45,8 +45,8 @@ export abstract class DescribeWorkloadCommand extends DescribeCommand {
   protected abstract readonly resource: string;
   protected abstract render(input: DescribeInput): string;
 
-  /** The text `describe` shows; kubectl's error when nothing is found. */
-  async describe(): Promise<string> {
+  /** What `describe` shows; kubectl's error when nothing is found. */
+  async describe(): Promise<Described> {
     const { args, flags } = await this.parse(
       this.constructor as typeof DescribeWorkloadCommand,
       booleanFlagValues(this.argv, ['show-events']),
@@ -67,7 +67,7 @@ export abstract class DescribeWorkloadCommand extends DescribeCommand {
       const events = withEvents ? await objectEvents(node, object.metadata) : undefined;
       texts.push(this.render({ object, objects, pods, events, now: Date.now() }));
     }
-    return joinDescriptions(matches, texts);
+    return { text: joinDescriptions(matches, texts) };
   }
 }
 

@@ -95,7 +95,7 @@ export function parseTarget(arg: string, namespace: string | undefined, types = 
   return { ...POD_KIND, namespace: prefix, name };
 }
 
-/** The objects `describe` WORDS name, as kubectl reads them: TYPE NAME..., or TYPE/NAME... each. */
+/** The objects `describe` WORDS name, as kubectl reads them: TYPE[,TYPE...] NAME..., or TYPE/NAME... each. */
 export function describedObjects(words: string[]): { kind: string; name: string }[] {
   if (words.length === 0)
     throw new UserError('usage', 'You must specify the type of resource to describe', `as TYPE NAME or TYPE/NAME; ${DESCRIBED}`);
@@ -120,12 +120,13 @@ function objectsNamed(
     return kind;
   };
   if (!words[0].includes('/')) {
-    const kind = kindFor(words[0]);
+    // TYPE,TYPE...: each name of each type, type by type, as kubectl's builder visits them.
+    const kinds = words[0].split(',').map(kindFor);
     // `describe TYPE` describes every object of the type; delete wants names.
-    if (words.length === 1 && verb === 'describe') return [{ kind, name: '' }];
+    if (words.length === 1 && verb === 'describe') return kinds.map((kind) => ({ kind, name: '' }));
     if (words.length === 1)
       throw new UserError('usage', 'resource(s) were provided, but no name was specified', 'as TYPE NAME or TYPE/NAME');
-    return words.slice(1).map((name) => ({ kind, name }));
+    return kinds.flatMap((kind) => words.slice(1).map((name) => ({ kind, name })));
   }
   return words.map((word) => {
     const parts = word.split('/');

@@ -127,6 +127,14 @@ describe('knode describe pod', () => {
     expect(asked.stdout).toMatch(/^Events:\n {2}Type +Reason/m);
     // kubectl's blank line between two objects: the second starts after it.
     expect(asked.stdout).toMatch(/\n\n\nName: {9}crash-e2e$/m);
+    // Every pod (describe TYPE): several, so without their events, as kubectl's; a type with none adds no line.
+    const every = await knode(['describe', 'pods,jobs', ...at]);
+    expect(every, every.stderr).toMatchObject({ code: 0, stderr: '' });
+    expect(every.stdout).toMatch(/^Name: {9}hello-e2e$/m);
+    expect(every.stdout).toMatch(/^Name: {9}crash-e2e$/m);
+    expect(every.stdout).not.toContain('Events:');
+    const none = await knode(['describe', 'jobs,cronjobs', ...at]);
+    expect(none).toMatchObject({ code: 0, stdout: '', stderr: 'No resources found in default namespace.\n' });
   });
 
   it("describes the pods a name begins when no pod has it, as kubectl's does, but not in TYPE/NAME", async () => {

@@ -24,7 +24,7 @@ const COMMANDS: Record<string, new (argv: string[], config: Config) => DescribeC
 
 export default class Describe extends BaseCommand {
   static override summary = 'Show an object in detail, as kubectl describe does: TYPE/NAME, or TYPE NAME.';
-  static override description = `kubectl's forms: \`describe deploy/web\` and \`describe pods web\` run \`describe deployment web\` and \`describe pod web\`, with any type name kubectl takes for a pod, Deployment, ReplicaSet, StatefulSet, DaemonSet, Job or CronJob (singular, plural, short). Several objects (\`describe pods a b\`, \`describe deploy/a rs/b\`) are described one after the other, a blank line between, without their events unless --show-events is given; one that cannot be described is told and the others still are (exit 1). See docs/cli.md.`;
+  static override description = `kubectl's forms: \`describe deploy/web\` and \`describe pods web\` run \`describe deployment web\` and \`describe pod web\`, with any type name kubectl takes for a pod, Deployment, ReplicaSet, StatefulSet, DaemonSet, Job or CronJob (singular, plural, short). Several objects (\`describe pods a b\`, \`describe deploy/a rs/b\`, \`describe deploy,sts web\`) are described one after the other, a blank line between, without their events unless --show-events is given; one that cannot be described is told and the others still are (exit 1). See docs/cli.md.`;
   static override examples = ['<%= config.bin %> describe deploy/greeter', '<%= config.bin %> describe pods web-myhost -n shop'];
 
   // TYPE NAME... or TYPE/NAME...: any number of words.
@@ -50,13 +50,16 @@ export default class Describe extends BaseCommand {
       flag === 'show-events' || value === undefined || value === false ? [] : value === true ? [`--${flag}`] : [`--${flag}=${value}`],
     );
     if (events !== undefined) again.push(events ? '--show-events' : '--no-show-events');
-    if (words.length > 2 || words[0].includes('/')) again.push('--exact');
+    if (words.length > 2 || words[0].includes('/') || words[0].includes(',')) again.push('--exact');
     let described = 0;
     let failed: number | undefined;
+    let none: string | undefined;
     for (const { kind, name } of objects) {
       // kubectl parts the objects it describes with a blank line, and goes on past one it cannot describe.
       try {
-        const text = await new COMMANDS[kind]([name, ...again], this.config).describe();
+        const { text, notice } = await new COMMANDS[kind]([name, ...again], this.config).describe();
+        none ??= notice;
+        if (text === '') continue;
         process.stdout.write(described > 0 ? `\n\n${text}` : text);
         described++;
       } catch (err) {
@@ -65,6 +68,8 @@ export default class Describe extends BaseCommand {
         failed = Math.max(failed ?? 0, code);
       }
     }
+    // kubectl's "No resources found" only when the types together had none.
+    if (described === 0 && failed === undefined && none) this.logToStderr(none);
     if (failed !== undefined) this.exit(failed);
   }
 }

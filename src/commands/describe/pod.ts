@@ -1,6 +1,6 @@
 import { booleanFlagValues } from '../../cli/boolean-flags.js';
 import { Args, Flags } from '@oclif/core';
-import { DescribeCommand } from '../../cli/describe-command.js';
+import { DescribeCommand, type Described } from '../../cli/describe-command.js';
 import { NodeClient, objectEvents } from '../../cli/node-client.js';
 import type { Pod, PodList } from '../../engine/api/v1.js';
 import { offlinePods, savedObjects } from '../../cli/offline-pods.js';
@@ -28,8 +28,8 @@ export default class DescribePod extends DescribeCommand {
     ...exactFlag,
   };
 
-  /** The text `describe pod` shows; kubectl's error when no pod is found. */
-  async describe(): Promise<string> {
+  /** What `describe pod` shows; kubectl's error when no pod is found. */
+  async describe(): Promise<Described> {
     const { args, flags } = await this.parse(DescribePod, booleanFlagValues(this.argv, ['show-events']));
     const rootDir = this.rootDir(flags);
     const given = args.pod ?? '';
@@ -43,7 +43,7 @@ export default class DescribePod extends DescribeCommand {
       // A static pod's events are under its own UID, not its mirror's: the node's copy has it.
       for (const pod of matches.objects)
         texts.push(describePod(pod, withEvents ? await objectEvents(node, pod.metadata) : undefined, Date.now()));
-      return joinDescriptions(matches, texts);
+      return { text: joinDescriptions(matches, texts) };
     }
     const client = await this.connectRuntime(flags);
     try {
@@ -56,10 +56,8 @@ export default class DescribePod extends DescribeCommand {
           ? `No node runs under ${rootDir}; describing what the runtime holds, with the spec the node saved: no probe runs, and events are kept by a running node only.`
           : `No node runs under ${rootDir}; describing what the runtime holds: the pod's volumes, probes, resources, QoS class and conditions are not known there, and events are kept by a running node only.`,
       );
-      return joinDescriptions(
-        matches,
-        matches.objects.map((pod) => describePod(pod, undefined, Date.now(), specified.has(pod.metadata.uid!))),
-      );
+      const texts = matches.objects.map((pod) => describePod(pod, undefined, Date.now(), specified.has(pod.metadata.uid!)));
+      return { text: joinDescriptions(matches, texts) };
     } finally {
       client.close();
     }

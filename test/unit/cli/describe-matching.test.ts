@@ -16,10 +16,14 @@ describe('describedMatches', () => {
     expect(describedMatches(names, 'cache', same, false)).toEqual({ objects: [], byPrefix: true });
   });
 
-  it('takes all of them, by name, with no name (describe TYPE), and joins them a blank line apart', () => {
+  it('takes all of them, by name, with no name (describe TYPE, exact or not), and joins them a blank line apart', () => {
     const all = describedMatches(names, '', same, false);
     expect(all).toEqual({ objects: ['db', 'web', 'web-a', 'web-b'], byPrefix: false, all: true });
-    expect(showsEvents(all, true, [])).toBe(true);
+    // kubectl's: more than one object goes without its events unless --show-events is given; one keeps them.
+    expect(showsEvents(all, true, [])).toBe(false);
+    expect(showsEvents(all, true, ['--show-events'])).toBe(true);
+    expect(showsEvents(describedMatches(['db'], '', same, false), true, [])).toBe(true);
+    expect(describedMatches(names, '', same, true).objects).toHaveLength(4);
     expect(joinDescriptions(all, ['a\n', 'b\n'])).toBe('a\n\n\nb\n');
     expect(joinDescriptions(describedMatches(names, 'web-', same, false), ['a\n', 'b\n'])).toBe('a\n\nb\n\n');
   });

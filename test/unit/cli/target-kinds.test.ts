@@ -39,6 +39,20 @@ describe("describe's objects", () => {
     expect(describedObjects(['po', 'kube-system/etcd'])).toEqual([{ kind: 'Pod', name: 'kube-system/etcd' }]);
   });
 
+  it('reads TYPE,TYPE as kubectl does: each name of each type, type by type; alone, every object of each', () => {
+    expect(describedObjects(['deploy,sts', 'a', 'b'])).toEqual([
+      { kind: 'Deployment', name: 'a' },
+      { kind: 'Deployment', name: 'b' },
+      { kind: 'StatefulSet', name: 'a' },
+      { kind: 'StatefulSet', name: 'b' },
+    ]);
+    expect(describedObjects(['deploy,jobs'])).toEqual([
+      { kind: 'Deployment', name: '' },
+      { kind: 'Job', name: '' },
+    ]);
+    expect(() => describedObjects(['deploy,svc'])).toThrow('the server doesn\'t have a resource type "svc"');
+  });
+
   it('refuses what kubectl refuses, in its words', () => {
     const refusal = (words: string[]) => {
       try {

@@ -6,10 +6,8 @@ import { podRow } from '../engine/api/printers.js';
 import type { Pod } from '../engine/api/v1.js';
 import type { DaemonSet, Deployment, Job, KubeObject, ReplicaSet, StatefulSet } from '../engine/api/workloads.js';
 import { workloadRow } from '../ui/workload-table.js';
+import { WORKLOAD_KINDS } from './apply-report.js';
 import type { PodProgress, WorkloadFeed, WorkloadProgress } from '../ui/workload-tasks.js';
-
-/** The kinds that make pods (and a CronJob, which makes Jobs), as `kubectl get all` lists them. */
-const WORKLOAD_KINDS = new Set(['Deployment', 'ReplicaSet', 'StatefulSet', 'DaemonSet', 'Job', 'CronJob']);
 
 export interface ApplyWorkloadFeed extends WorkloadFeed {
   /** Apply stops waiting; WHY is told for the workloads not done ("timed out after 4m"). */

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { RolloutState } from '../controllers/index.js';
+import type { AppliedAs, RolloutState } from '../controllers/index.js';
 import { kindOf, readCapped } from '../engine/config/bounded-read.js';
 import { MAX_MANIFEST_BYTES } from '../engine/config/manifest.js';
 import type { PodOutcome } from '../engine/run-once.js';
@@ -41,8 +41,23 @@ export async function manifestPath(filename: string, rootDir: string, stdin: Nod
   return file;
 }
 
-/** The kinds whose objects run pods, which apply's summary counts as workloads (not ConfigMaps, Secrets, claims...). */
-const WORKLOAD_KINDS = new Set(['Deployment', 'ReplicaSet', 'StatefulSet', 'DaemonSet', 'Job', 'CronJob']);
+/**
+ * The kinds whose objects run pods (and a CronJob, which makes Jobs), as
+ * `kubectl get all` lists them, which apply's summary counts as workloads
+ * (not ConfigMaps, Secrets, claims...).
+ */
+export const WORKLOAD_KINDS = new Set(['Deployment', 'ReplicaSet', 'StatefulSet', 'DaemonSet', 'Job', 'CronJob']);
+
+/**
+ * Apply's line for the object KEY (`kind/namespace/name`) at the end: a
+ * workload's as `kubectl rollout status` says it; another's (a ConfigMap)
+ * as `kubectl apply` says what it did (`configmap/site configured`).
+ */
+export function appliedLine(key: string, state: RolloutState, appliedAs: AppliedAs | undefined): string {
+  const [kind, , name] = key.split('/');
+  if (WORKLOAD_KINDS.has(kind) || !appliedAs) return state.message;
+  return `${kind.toLowerCase()}/${name} ${appliedAs}`;
+}
 
 /**
  * Apply's summary on stderr: one line per failed pod, a count of pods and of

@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { stringify } from 'yaml';
-import { manifestPath, summarize } from '../cli/apply-report.js';
+import { appliedLine, manifestPath, summarize } from '../cli/apply-report.js';
 import { waitThenRemove } from '../cli/apply-wait.js';
 import { BaseCommand } from '../cli/base-command.js';
 import { besideNode } from '../cli/beside-node.js';
@@ -113,7 +113,7 @@ export default class Apply extends BaseCommand {
       await rendering;
       for (const notice of result.manifestSkipped) warn(notice);
       for (const error of result.manifestErrors) this.logToStderr(`Error: ${error}`);
-      for (const [, state] of rollouts) this.logToStderr(state.message);
+      for (const [key, state] of rollouts) this.logToStderr(appliedLine(key, state, workloads.api.appliedAs(key)));
       if (flags.output) {
         const items = [...result.pods, ...workloads.withDependents([...rollouts.keys()])];
         const list = {

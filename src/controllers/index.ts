@@ -19,7 +19,7 @@ import { DaemonSetController } from './daemonset.js';
 import { StatefulSetController } from './statefulset.js';
 
 export type { ControllerEvent } from './controller.js';
-export { LocalApiserver, readSavedObjects } from './local-api.js';
+export { LocalApiserver, readSavedObjects, type AppliedAs } from './local-api.js';
 export { ObjectStore } from './store.js';
 export { rolloutState, waitForRollouts, type RolloutState } from './rollout.js';
 

@@ -34,9 +34,14 @@ interface SavedState {
  * would keep them. Saved under the root dir, so a restart finds the same
  * objects and pods (same names and uids) and adopts what runs.
  */
+/** kubectl apply's word for what it did to an object. */
+export type AppliedAs = 'created' | 'configured' | 'unchanged';
+
 export class LocalApiserver implements LocalApi {
   readonly server = 'local';
   private readonly applied = new Map<string, Applied>();
+  /** What the last apply did to each object, as kubectl apply says it. */
+  private readonly verdicts = new Map<string, AppliedAs>();
   private saveTimer: Timer | undefined;
 
   constructor(
@@ -134,10 +139,13 @@ export class LocalApiserver implements LocalApi {
       const unchanged = owner !== undefined && isDeepStrictEqual(owner.manifest, object);
       // A Job the TTL-after-finished controller deleted, or a dependent the garbage collector did, is made
       // again only when its manifest changes.
-      if (!existing && unchanged && (object.kind === 'Job' || object.metadata.ownerReferences?.length)) continue;
+      if (!existing && unchanged && (object.kind === 'Job' || object.metadata.ownerReferences?.length)) {
+        this.noteVerdict(key, 'unchanged');
+        continue;
+      }
       if (!existing) this.store.create(object);
-      else if (!owner || !isDeepStrictEqual(owner.manifest, object))
-        this.store.update({ ...object, metadata: { ...existing.metadata, ...object.metadata } });
+      else if (!unchanged) this.store.update({ ...object, metadata: { ...existing.metadata, ...object.metadata } });
+      this.noteVerdict(key, !existing ? 'created' : unchanged ? 'unchanged' : 'configured');
       this.applied.set(key, { source, manifest: object });
     }
     for (const [key, owner] of [...this.applied]) {
@@ -162,6 +170,16 @@ export class LocalApiserver implements LocalApi {
     this.applied.delete(`${kind}/${namespace}/${name}`);
     this.store.delete(kind, namespace, name, { propagationPolicy });
     this.scheduleSave();
+  }
+
+  /** What the last apply of KEY's manifest did, as kubectl apply says it; undefined when this node applied none. */
+  appliedAs(key: string): AppliedAs | undefined {
+    return this.verdicts.get(key);
+  }
+
+  /** A source read again unchanged leaves what this process did to the object before (created, configured) as it was. */
+  private noteVerdict(key: string, verdict: AppliedAs): void {
+    if (verdict !== 'unchanged' || !this.verdicts.has(key)) this.verdicts.set(key, verdict);
   }
 
   /** The objects (`kind/namespace/name`) that LOCATION's manifests hold. */

@@ -291,6 +291,11 @@ spec:
   const second = await knode(['apply', '-f', file, '--timeout', '20s', ...at], { timeoutMs: 60_000 });
   expect(second.code, second.stderr).toBe(0);
   expect(await page()).toBe('second');
+  // kubectl apply's word for what each apply did to the ConfigMap.
+  expect(first.stderr).toMatch(/^configmap\/site created$/m);
+  expect(second.stderr).toMatch(/^configmap\/site configured$/m);
+  const third = await knode(['apply', '-f', file, '--timeout', '20s', ...at], { timeoutMs: 60_000 });
+  expect(third.stderr).toMatch(/^configmap\/site unchanged$/m);
   // The saved Deployment is still available.
   const deployment = saved().find((o) => o.kind === 'Deployment' && o.metadata.name === 'site') as Deployment | undefined;
   expect(deployment?.status?.conditions?.find((c) => c.type === 'Available')?.status).toBe('True');

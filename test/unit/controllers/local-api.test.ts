@@ -1,6 +1,10 @@
-// The local apiserver's pod watch, which a standalone node's api source reads:
+// The local apiserver's pod watch, and what an apply did to each object.
+// The pod watch, which a standalone node's api source reads:
 // this node's pods only, each a copy the watcher may keep and change, whether
 // it came as a change after the watch opened or from the changes before it.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LocalApiserver, ObjectStore } from '../../../src/controllers/index.js';
 import type { KubeObject } from '../../../src/engine/api/workloads.js';
@@ -32,5 +36,38 @@ describe('the local apiserver pod watch', () => {
     expect(store.get('Pod', 'default', 'early')!.metadata.labels).toBeUndefined();
     expect(store.get('Pod', 'default', 'late')!.metadata.labels).toBeUndefined();
     watch.stop();
+  });
+});
+
+describe('what an apply did to each object', () => {
+  const cm = (value: string): KubeObject =>
+    ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'site', namespace: 'default' }, data: { v: value } }) as KubeObject;
+
+  it("says kubectl apply's word: created, configured, unchanged; an unchanged read again keeps the first word", () => {
+    const clock = new FakeClock();
+    const store = new ObjectStore(clock);
+    const first = new LocalApiserver(store, clock);
+    const key = 'ConfigMap/default/site';
+    expect(first.appliedAs(key)).toBeUndefined();
+    first.applyObjects('file:a', [cm('1')]);
+    expect(first.appliedAs(key)).toBe('created');
+    // The file source reads its file again while the same apply waits: still what this apply did.
+    first.applyObjects('file:a', [cm('1')]);
+    expect(first.appliedAs(key)).toBe('created');
+    first.applyObjects('file:a', [cm('2')]);
+    expect(first.appliedAs(key)).toBe('configured');
+    expect(store.get<KubeObject & { data: Record<string, string> }>('ConfigMap', 'default', 'site')!.data).toEqual({ v: '2' });
+  });
+
+  it('knows an object unchanged since an apply before this one, from the saved manifests', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'knode-local-api-'));
+    const clock = new FakeClock();
+    const before = new LocalApiserver(new ObjectStore(clock), clock, join(dir, 'objects.json'));
+    before.applyObjects('file:a', [cm('1')]);
+    before.save();
+    const next = new LocalApiserver(new ObjectStore(clock), clock, join(dir, 'objects.json'));
+    next.applyObjects('file:a', [cm('1')]);
+    expect(next.appliedAs('ConfigMap/default/site')).toBe('unchanged');
+    rmSync(dir, { recursive: true });
   });
 });

@@ -51,6 +51,11 @@ function kindFor(word: string, reach: Reach[]): TargetKind | undefined {
   return entry && reach.includes(entry.reach) ? entry.kind : undefined;
 }
 
+/** The kind a TYPE word names that has no pods to reach into (a CronJob, a ConfigMap…), or undefined. */
+export function podlessKind(word: string): string | undefined {
+  return kindFor(word, ['describe', 'delete'])?.kind;
+}
+
 /** The kind whose pods a TYPE word names (any case), or undefined when it names none (in `NAMESPACE/NAME`, say). */
 export function targetKind(word: string): TargetKind | undefined {
   return kindFor(word, ['pods']);

@@ -7,7 +7,7 @@ import { selectorMatches, type KubeObject, type LabelSelector } from '../engine/
 import { compareStrings } from '../util/compare.js';
 import type { NodeClient } from './node-client.js';
 import { KubectlError } from '../util/user-error.js';
-import { parseTarget, type Target } from './target-kinds.js';
+import { parseTarget, podlessKind, type Target } from './target-kinds.js';
 import { savedObjects } from './offline-pods.js';
 
 /**
@@ -24,6 +24,12 @@ export async function resolvePod(
   node: NodeClient | undefined,
   purpose: PickFor,
 ): Promise<{ namespace: string; name: string; note?: string; pod?: Pod }> {
+  const podless = arg.includes('/') ? podlessKind(arg.slice(0, arg.indexOf('/'))) : undefined;
+  if (podless) {
+    // kubectl's words (polymorphichelpers): it has no selector to pick a pod by.
+    const verb = purpose === 'logs' ? 'cannot get the logs from' : 'cannot attach to';
+    throw new KubectlError(`error: ${verb} *v1.${podless}: selector for *v1.${podless} not implemented`);
+  }
   const target = parseTarget(arg, namespace);
   if (target.kind === 'Pod') return target;
   const objects = savedObjects(rootDir);

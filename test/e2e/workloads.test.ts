@@ -238,6 +238,17 @@ describe('a Deployment in the static dir', () => {
       expect(noJob).toMatchObject({ code: 1, stderr: 'Error from server (NotFound): jobs.batch "nope" not found\n' });
       const missing = await knode(['logs', 'deploy/nope', '--root-dir', applyRoot]);
       expect(missing).toMatchObject({ code: 1, stderr: 'Error from server (NotFound): deployments.apps "nope" not found\n' });
+      // A kind with no pods of its own: kubectl's words, not a pod looked for in a namespace "cm".
+      const podless = await knode(['logs', 'cm/greeter', '--root-dir', applyRoot]);
+      expect(podless).toMatchObject({
+        code: 1,
+        stderr: 'error: cannot get the logs from *v1.ConfigMap: selector for *v1.ConfigMap not implemented\n',
+      });
+      const podlessExec = await knode(['exec', 'cronjobs/tick', '--root-dir', applyRoot, '--', 'true']);
+      expect(podlessExec).toMatchObject({
+        code: 1,
+        stderr: 'error: cannot attach to *v1.CronJob: selector for *v1.CronJob not implemented\n',
+      });
       // kubectl delete's TYPE NAME: one of the Deployment's pods (the local controllers' object goes with it), then the workloads.
       const onePod = await knode(['delete', 'pod', pod!, '--now', '--root-dir', applyRoot], { timeoutMs: 60_000 });
       expect(onePod).toMatchObject({ code: 0, stdout: `pod "${pod}" deleted from default namespace\n` });

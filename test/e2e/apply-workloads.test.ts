@@ -12,6 +12,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
+import type { Pod } from '../../src/engine/api/v1.js';
 import type { Deployment, KubeObject } from '../../src/engine/api/workloads.js';
 import { knode } from '../helpers/cli.js';
 import { eventually } from '../helpers/runtimes.js';
@@ -270,11 +271,19 @@ spec:
           readinessProbe:
             exec: { command: ["true"] }
             periodSeconds: 300
+          # Succeeds once only: run again, it fails, and the container is restarted.
+          startupProbe:
+            exec: { command: ["sh", "-c", "f=\${KNODE_MOUNT_SCRATCH:-/scratch}/started; test ! -e $f && touch $f"] }
+            periodSeconds: 1
+            failureThreshold: 1
           volumeMounts:
             - { name: site, mountPath: /site }
+            - { name: scratch, mountPath: /scratch }
       volumes:
         - name: site
           configMap: { name: site }
+        - name: scratch
+          emptyDir: {}
 `;
   const at = ['--root-dir', root, '--node-name', 'e2e'];
   // Without image file systems (no registries.yaml here) the runtime names the mount's host path in KNODE_MOUNT_SITE.
@@ -296,9 +305,12 @@ spec:
   expect(second.stderr).toMatch(/^configmap\/site configured$/m);
   const third = await knode(['apply', '-f', file, '--timeout', '20s', ...at], { timeoutMs: 60_000 });
   expect(third.stderr).toMatch(/^configmap\/site unchanged$/m);
-  // The saved Deployment is still available.
+  // The saved Deployment is still available, its container still started and never restarted: the second
+  // node kept the Started the status showed, as a restarted kubelet does, and ran no startup probe again.
   const deployment = saved().find((o) => o.kind === 'Deployment' && o.metadata.name === 'site') as Deployment | undefined;
   expect(deployment?.status?.conditions?.find((c) => c.type === 'Available')?.status).toBe('True');
+  const sitePod = saved().find((o) => o.kind === 'Pod' && o.metadata.name?.startsWith('site-')) as Pod | undefined;
+  expect(sitePod?.status?.containerStatuses?.[0]).toMatchObject({ started: true, ready: true, restartCount: 0 });
   const deleted = await knode(['delete', '-f', file, '--now', ...at], { timeoutMs: 60_000 });
   expect(deleted.code, deleted.stderr).toBe(0);
 }, 90_000);

@@ -1,6 +1,6 @@
 import { isRestartableInit } from '../api/pod-util.js';
 import type { Container, Pod, Probe } from '../api/v1.js';
-import { ProbeWorker, ResultsCache, type ProbeKind, type WorkerDeps } from './worker.js';
+import { ProbeWorker, ResultsCache, shownStarted, type ProbeKind, type WorkerDeps } from './worker.js';
 
 export type ProberDeps = Omit<WorkerDeps, 'results' | 'startedAt'>;
 
@@ -77,15 +77,31 @@ export class ProberManager {
     if (result === 'success') return true;
     const uid = pod.metadata.uid!;
     this.workers.get(`${uid}/${container}/readiness`)?.trigger();
-    const current = this.deps.current(uid, container);
-    const ranBefore = current?.id === containerId && current.startedAt < this.startedAt;
-    return result === undefined && ranBefore && pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
+    return (
+      result === undefined &&
+      this.ranBefore(uid, container, containerId) &&
+      pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true
+    );
   }
 
-  /** Started by its startup probe; undefined when the container has none. */
+  /**
+   * Started by its startup probe; undefined when the container has none. A
+   * container that ran before this node started, with no result yet, keeps
+   * the Started its pod's status shows, as the kubelet copies it (while
+   * ChangeContainerStatusOnKubeletRestart is off, its default since v1.35);
+   * its worker then runs no startup probe.
+   */
   isStarted(pod: Pod, container: string, containerId: string): boolean | undefined {
     if (!specOf(pod, container)?.startupProbe) return undefined;
-    return this.results.startup.get(containerId) === 'success';
+    const result = this.results.startup.get(containerId);
+    if (result !== undefined) return result === 'success';
+    return this.ranBefore(pod.metadata.uid!, container, containerId) && shownStarted(pod, container, containerId);
+  }
+
+  /** Whether the container ID is the newest of its name and started before this node did. */
+  private ranBefore(uid: string, container: string, containerId: string): boolean {
+    const current = this.deps.current(uid, container);
+    return current?.id === containerId && current.startedAt < this.startedAt;
   }
 
   stopAll(): void {

@@ -80,6 +80,13 @@ export class ProbeWorker {
     // waits so for any worker within a period of its start; a container started since needs no spreading.
     const current = this.deps.current(this.pod.metadata.uid!, this.container.name);
     const ranBefore = current?.state === 'running' && current.startedAt < this.deps.startedAt;
+    if (ranBefore && this.kind === 'startup' && shownStarted(this.pod, this.container.name, current.id)) {
+      // The kubelet keeps a running container's Started from the pod's status it had (see the
+      // manager's isStarted): its startup probe does not run again, and its liveness and
+      // readiness probes need not wait for one.
+      this.containerId = current.id;
+      this.deps.results.startup.set(current.id, 'success');
+    }
     if (!ranBefore || this.deps.clock.now() - this.deps.startedAt >= this.period()) return this.schedule(0);
     this.busy = true;
     this.timer = this.deps.clock.setTimeout(() => this.run(), this.deps.random() * this.period());
@@ -192,4 +199,12 @@ export class ProbeWorker {
     if (this.deps.results[this.kind].set(this.containerId, result))
       this.deps.onChange(this.pod.metadata.uid!, this.kind, this.containerId, result);
   }
+}
+
+/** Whether POD's status shows its container NAME started, as the container ID. */
+export function shownStarted(pod: Pod, name: string, id: string): boolean {
+  const statuses = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])];
+  const status = statuses.find((s) => s.name === name);
+  // The kubelet copies it whatever the ID; knode only for the same container (one restarted meanwhile starts anew).
+  return status?.started === true && status.containerID?.replace(/^[^:]*:\/\//, '') === id;
 }

@@ -83,6 +83,39 @@ describe('probe worker', () => {
   });
 });
 
+describe('a container that ran before the node started', () => {
+  const shown = (containerID: string): Pod => ({
+    ...pod,
+    status: { containerStatuses: [{ name: 'main', containerID, started: true, ready: false, restartCount: 0, image: '', imageID: '' }] },
+  });
+
+  it('keeps the Started its pod status shows, as a restarted kubelet does: no startup probe runs again', async () => {
+    const t = setup(() => 1);
+    t.set(instance('running', t.clock.now() - 60_000));
+    // Before its worker too: the status a node writes before its first sync keeps it.
+    expect(t.prober.isStarted(shown('knode://c1'), 'main', 'c1')).toBe(true);
+    t.prober.addPod(shown('knode://c1'));
+    expect(t.prober.isStarted(shown('knode://c1'), 'main', 'c1')).toBe(true);
+    await t.clock.advance(30_000);
+    expect(t.execs()).toEqual([]);
+    expect(t.prober.probeFailed('main', 'c1')).toBeUndefined();
+    t.prober.stopAll();
+  });
+
+  it('starts anew when the status shows another container of that name, or none started', async () => {
+    for (const other of [shown('knode://c0'), pod]) {
+      const t = setup(() => 0);
+      t.set(instance('running', t.clock.now() - 60_000));
+      t.prober.addPod(other);
+      expect(t.prober.isStarted(other, 'main', 'c1')).toBe(false);
+      await t.clock.advance(3_000);
+      expect(t.execs()).toEqual(['c1']);
+      expect(t.prober.isStarted(other, 'main', 'c1')).toBe(true);
+      t.prober.stopAll();
+    }
+  });
+});
+
 describe('readiness as the kubelet reports it', () => {
   const readiness: Container = { name: 'main', image: 'busybox', readinessProbe: { exec: { command: ['true'] }, periodSeconds: 10 } };
   const ready = (status: 'True' | 'False'): Pod => ({

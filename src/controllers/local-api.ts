@@ -42,6 +42,8 @@ export class LocalApiserver implements LocalApi {
   private readonly applied = new Map<string, Applied>();
   /** What the last apply did to each object, as kubectl apply says it. */
   private readonly verdicts = new Map<string, AppliedAs>();
+  /** The sources that gave their objects in this process. */
+  private readonly live = new Set<string>();
   private saveTimer: Timer | undefined;
 
   constructor(
@@ -124,9 +126,11 @@ export class LocalApiserver implements LocalApi {
   /**
    * The objects SOURCE's manifests hold now. A new one is created; one whose
    * manifest changed is updated (what a controller wrote, its status, stays);
-   * one the source no longer holds is deleted, with what it controls.
+   * one the source no longer holds is deleted, with what it controls. An
+   * object another source of this process holds stays that source's.
    */
   applyObjects(source: string, objects: KubeObject[]): void {
+    this.live.add(source);
     const wanted = new Set<string>();
     for (const raw of objects) {
       const object = normalize(raw);
@@ -134,7 +138,9 @@ export class LocalApiserver implements LocalApi {
       if (wanted.has(key)) continue; // the first of two same-named objects wins, as for pods
       wanted.add(key);
       const owner = this.applied.get(key);
-      if (owner && owner.source !== source) continue; // another source has it
+      // Another source of this node has it. One of before that this node does not read (a former
+      // --static-dir, a file applied) gives it up, as kubectl apply updates an object from any file.
+      if (owner && owner.source !== source && this.live.has(owner.source)) continue;
       const existing = this.store.get(object.kind, object.metadata.namespace!, object.metadata.name!);
       const unchanged = owner !== undefined && isDeepStrictEqual(owner.manifest, object);
       // A Job the TTL-after-finished controller deleted, or a dependent the garbage collector did, is made

@@ -314,3 +314,40 @@ spec:
   const deleted = await knode(['delete', '-f', file, '--now', ...at], { timeoutMs: 60_000 });
   expect(deleted.code, deleted.stderr).toBe(0);
 }, 90_000);
+
+it('updates an object of the same name from another file, as kubectl apply does, and delete -f of either file deletes it', async () => {
+  const deployment = (replicas: number) => `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: dup
+spec:
+  replicas: ${replicas}
+  selector:
+    matchLabels: { app: dup }
+  template:
+    metadata:
+      labels: { app: dup }
+    spec:
+      terminationGracePeriodSeconds: 1
+      containers:
+        - name: main
+          image: busybox:1.36
+          command: ["sh", "-c", "while :; do sleep 1; done"]
+`;
+  const [a, b] = [join(root, 'dup-a.yaml'), join(root, 'dup-b.yaml')];
+  writeFileSync(a, deployment(1));
+  writeFileSync(b, deployment(2));
+  const at = ['--root-dir', root, '--node-name', 'e2e'];
+  const first = await knode(['apply', '-f', a, '--timeout', '20s', ...at], { timeoutMs: 60_000 });
+  expect(first.code, first.stderr).toBe(0);
+  // The second file's Deployment is the first's, scaled: not left to the first file, unread now.
+  const second = await knode(['apply', '-f', b, '--timeout', '20s', ...at], { timeoutMs: 60_000 });
+  expect(second.code, second.stderr).toBe(0);
+  expect(second.stderr).toContain('deployment "dup" successfully rolled out');
+  const dup = saved().find((o) => o.kind === 'Deployment' && o.metadata.name === 'dup') as Deployment | undefined;
+  expect(dup?.spec.replicas).toBe(2);
+  expect(dup?.status?.readyReplicas).toBe(2);
+  const deleted = await knode(['delete', '-f', a, '--now', ...at], { timeoutMs: 60_000 });
+  expect(deleted).toMatchObject({ code: 0, stdout: 'deployment.apps "dup" deleted from default namespace\n' });
+  expect(saved().filter((o) => o.metadata.name?.startsWith('dup'))).toEqual([]);
+}, 90_000);

@@ -71,3 +71,44 @@ describe('what an apply did to each object', () => {
     rmSync(dir, { recursive: true });
   });
 });
+
+describe('objects of the same name from two sources', () => {
+  const deployment = (replicas: number): KubeObject =>
+    ({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'web', namespace: 'default' },
+      spec: {
+        replicas,
+        selector: { matchLabels: { app: 'web' } },
+        template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'busybox:1.36' }] } },
+      },
+    }) as KubeObject;
+  const replicas = (store: ObjectStore) =>
+    store.get<KubeObject & { spec: { replicas: number } }>('Deployment', 'default', 'web')!.spec.replicas;
+
+  it('stays with the source of this process that gave it first', () => {
+    const clock = new FakeClock();
+    const store = new ObjectStore(clock);
+    const api = new LocalApiserver(store, clock);
+    api.applyObjects('file:/a', [deployment(2)]);
+    api.applyObjects('url:b', [deployment(3)]);
+    expect(replicas(store)).toBe(2);
+    expect(api.keysFrom('url:b')).toEqual([]);
+  });
+
+  it("goes to this process's source when the one that gave it before is not read now (a former --static-dir)", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'knode-local-api-'));
+    const clock = new FakeClock();
+    const before = new LocalApiserver(new ObjectStore(clock), clock, join(dir, 'objects.json'));
+    before.applyObjects('file:/examples', [deployment(2)]);
+    before.save();
+    const store = new ObjectStore(clock);
+    const next = new LocalApiserver(store, clock, join(dir, 'objects.json'));
+    next.applyObjects('file:/copy', [deployment(3)]);
+    expect(replicas(store)).toBe(3);
+    expect(next.keysFrom('file:/copy')).toEqual(['Deployment/default/web']);
+    expect(next.appliedAs('Deployment/default/web')).toBe('configured');
+    rmSync(dir, { recursive: true });
+  });
+});

@@ -2,127 +2,135 @@ import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../cli/base-command.js';
 import { NodeClient } from '../cli/node-client.js';
 import type { Pod, PodList } from '../engine/api/v1.js';
+import type { CriClient } from '../cri/client.js';
 import { KubeletLabels } from '../cri/types.js';
-import { readContainerLog } from '../engine/logs.js';
+import { parseLabelSelector, SelectorError } from '../engine/api/label-selector.js';
+import { selectorMatches, type LabelSelector } from '../engine/api/workloads.js';
+import { compareStrings } from '../util/compare.js';
 import { UserError } from '../util/user-error.js';
 import { namespaceFlag } from '../cli/streaming-command.js';
 import { resolvePod } from '../cli/workload-target.js';
-import { containerOfPod, containerOfRuntime, podNotFound } from '../cli/pod-target.js';
+import { podNotFound } from '../cli/pod-target.js';
+import { logRequest, nodeLogSources, printLogs, runtimeLogSources, type LogSource } from '../cli/log-streams.js';
+
+const USAGE = "expected 'logs [-f] [-p] (POD | TYPE/NAME) [-c CONTAINER]'.\nPOD or TYPE/NAME is a required argument for the logs command";
 
 export default class Logs extends BaseCommand {
   static override summary = "Print a container's logs, as kubectl logs does.";
-  static override description = `Reads through the running node, or straight from the runtime when no node runs. See docs/cli.md.`;
+  static override description = `Reads through the running node, or straight from the runtime when no node runs. -l prints the logs of every pod its selector matches (their last 10 lines unless --tail is given), --all-containers those of every container of the pod; followed, several logs are printed side by side. See docs/cli.md.`;
   static override examples = [
     '<%= config.bin %> logs hello-myhost',
     '<%= config.bin %> logs deploy/greeter',
     '<%= config.bin %> logs web-myhost -c app -f',
     '<%= config.bin %> logs crasher-myhost --previous --tail 20',
+    '<%= config.bin %> logs -l app=greeter --prefix --since 10m',
   ];
 
   static override args = {
-    pod: Args.string({
-      description: 'The pod: its name, namespace/name, or TYPE/NAME as kubectl takes it (pod/web, deploy/web, job/pi…)',
-      required: true,
-    }),
+    pod: Args.string({ description: 'The pod: its name, namespace/name, or TYPE/NAME as kubectl takes it (pod/web, deploy/web, job/pi…)' }),
+    container: Args.string({ description: 'The container (as -c)' }),
   };
 
   static override flags = {
     container: Flags.string({ char: 'c', description: 'Container name (default: the default-container annotation, else the first)' }),
     follow: Flags.boolean({ char: 'f', description: 'Keep printing as the container writes', default: false }),
     previous: Flags.boolean({ char: 'p', description: "The previous (terminated) instance's logs", default: false }),
-    tail: Flags.integer({ description: 'Only the last N lines (-1, as kubectl: all of them)' }),
+    tail: Flags.integer({ description: 'Only the last N lines (-1, as kubectl: all of them; 10 with -l)' }),
     timestamps: Flags.boolean({ description: 'Prefix each line with its time', default: false }),
+    since: Flags.string({ description: 'Only lines newer than this duration (5s, 2m, 3h)' }),
+    'since-time': Flags.string({ description: 'Only lines written at or after this time (RFC 3339)' }),
+    'limit-bytes': Flags.integer({ description: 'At most this many bytes of each log' }),
+    'all-containers': Flags.boolean({ description: "Every container's logs, init containers first", default: false }),
+    prefix: Flags.boolean({ description: 'Begin each line with its source: [pod/NAME/CONTAINER]', default: false }),
+    selector: Flags.string({
+      char: 'l',
+      description: 'The pods whose labels match this selector (key=value, key!=value, key in (a,b), key, !key)',
+    }),
+    'max-log-requests': Flags.integer({ description: 'At most this many logs followed at once', default: 5 }),
     namespace: namespaceFlag,
   };
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(Logs);
+    if (!args.pod && !flags.selector) throw new UserError('usage', USAGE);
+    if (args.pod && flags.selector) throw new UserError('usage', 'only a selector (-l) or a POD name is allowed');
+    if (args.container && flags.container) throw new UserError('usage', 'only one of -c or an inline [CONTAINER] arg is allowed');
+    const wanted = args.container ?? flags.container;
+    if (flags['all-containers'] && wanted)
+      throw new UserError('usage', `--all-containers=true should not be specified with container name ${wanted}`);
+    const selector = flags.selector === undefined ? undefined : this.selector(flags.selector);
+    const request = logRequest(flags, selector !== undefined);
+    const choice = { all: flags['all-containers'], container: wanted };
+    const warn = (m: string) => this.logToStderr(m);
     const rootDir = this.rootDir(flags);
     const node = await NodeClient.find(rootDir);
-    const { namespace, name, note, pod: picked } = await resolvePod(args.pod, flags.namespace, rootDir, node, 'logs');
-    if (note) this.logToStderr(note);
+    const namespace = flags.namespace ?? 'default';
     const interrupted = this.interruptSignal();
+    const print = async (sources: LogSource[]) => {
+      const options = { follow: flags.follow, prefix: flags.prefix, maxRequests: flags['max-log-requests'] };
+      await printLogs(sources, options, interrupted, (chunk) => process.stdout.write(chunk));
+    };
     if (node) {
-      const pod = picked ?? (await this.nodePod(node, args.pod, namespace, name));
-      const container = containerOfPod(pod, flags.container, (m) => this.logToStderr(m));
-      const query = new URLSearchParams({
-        follow: String(flags.follow),
-        previous: String(flags.previous),
-        timestamps: String(flags.timestamps),
-      });
-      if (flags.tail !== undefined && flags.tail >= 0) query.set('tailLines', String(flags.tail));
-      const res = await node.open(`/containerLogs/${namespace}/${name}/${container}?${query}`, interrupted);
-      if (res.statusCode !== 200) {
-        let text = '';
-        for await (const chunk of res) text += chunk;
-        throw new UserError('workloadFailed', (JSON.parse(text) as { message: string }).message);
+      const all = (await node.json<PodList>('/pods')).body.items;
+      let pods: Pod[];
+      if (selector) pods = inNamespace(all, namespace).filter((p) => selectorMatches(selector, p.metadata.labels));
+      else {
+        const { namespace: ns, name, note, pod } = await resolvePod(args.pod!, flags.namespace, rootDir, node, 'logs');
+        if (note) this.logToStderr(note);
+        const found = pod ?? all.find((p) => p.metadata.namespace === ns && p.metadata.name === name);
+        if (!found)
+          throw podNotFound(
+            name,
+            all.map((p) => p.metadata.name!),
+          );
+        pods = [found];
       }
-      try {
-        for await (const chunk of res) process.stdout.write(chunk);
-      } catch (err) {
-        if (!interrupted.aborted) throw err;
-      }
-      return;
+      if (pods.length === 0) return this.logToStderr(`No resources found in ${namespace} namespace.`);
+      return print(nodeLogSources(node, pods, choice, request, warn));
     }
-    await this.fromRuntime(flags, namespace, name, interrupted);
-  }
-
-  /** The running node's pod NAMESPACE/NAME; kubectl's not-found error, with the names it has, when there is none. */
-  private async nodePod(node: NodeClient, arg: string, namespace: string, name: string): Promise<Pod> {
-    const pods = (await node.json<PodList>('/pods')).body.items;
-    const pod = pods.find((p) => p.metadata.namespace === namespace && p.metadata.name === name);
-    if (!pod)
-      throw podNotFound(
-        name,
-        pods.map((p) => p.metadata.name!),
-      );
-    return pod;
-  }
-
-  /** Without a node: the runtime's record of the container says where its log is. */
-  private async fromRuntime(
-    flags: {
-      container?: string;
-      follow: boolean;
-      previous: boolean;
-      tail?: number;
-      timestamps: boolean;
-      'root-dir'?: string;
-      'runtime-endpoint'?: string;
-    },
-    namespace: string,
-    name: string,
-    signal: AbortSignal,
-  ): Promise<void> {
     const client = await this.connectRuntime(flags);
     try {
-      const labelSelector = { [KubeletLabels.podName]: name, [KubeletLabels.podNamespace]: namespace };
-      const [containers, sandboxes] = await Promise.all([
-        client.listContainers({ labelSelector }),
-        client.listPodSandbox({ labelSelector }),
-      ]);
-      containers.sort((a, b) => b.createdAt - a.createdAt);
-      if (containers.length === 0) throw podNotFound(name, []);
-      // The newest sandbox's annotations are the pod's as the runtime keeps them (the default-container one among them).
-      const annotations = sandboxes.sort((a, b) => b.createdAt - a.createdAt)[0]?.annotations ?? {};
-      const wanted = containerOfRuntime(containers, annotations, flags.container, name, (m) => this.logToStderr(m));
-      const instance = containers.filter((c) => c.labels[KubeletLabels.containerName] === wanted)[flags.previous ? 1 : 0];
-      if (!instance)
-        throw new UserError(
-          'workloadFailed',
-          `${flags.previous ? 'previous terminated ' : ''}container "${wanted}" in pod "${name}" not found`,
-        );
-      const status = (await client.containerStatus(instance.id)).status!;
-      const lines = readContainerLog(status.logPath, {
-        tailLines: flags.tail,
-        timestamps: flags.timestamps,
-        follow: flags.follow && !flags.previous,
-        signal,
-        stillRunning: async () => (await client.containerStatus(instance.id).catch(() => undefined))?.status?.state === 'CONTAINER_RUNNING',
-      });
-      for await (const line of lines) process.stdout.write(`${line}\n`);
+      let targets: { namespace: string; name: string }[];
+      if (selector) targets = await this.runtimePods(client, namespace, selector);
+      else {
+        const { namespace: ns, name, note } = await resolvePod(args.pod!, flags.namespace, rootDir, undefined, 'logs');
+        if (note) this.logToStderr(note);
+        targets = [{ namespace: ns, name }];
+      }
+      if (targets.length === 0) return this.logToStderr(`No resources found in ${namespace} namespace.`);
+      const sources: LogSource[] = [];
+      for (const t of targets) sources.push(...(await runtimeLogSources(client, t.namespace, t.name, choice, request, warn)));
+      await print(sources);
     } finally {
       client.close();
     }
   }
+
+  private selector(text: string): LabelSelector {
+    try {
+      return parseLabelSelector(text);
+    } catch (err) {
+      if (err instanceof SelectorError) throw new UserError('usage', err.message);
+      throw err;
+    }
+  }
+
+  /**
+   * Without a node: the pods of NAMESPACE whose sandboxes carry labels
+   * SELECTOR matches (the kubelet copies a pod's labels onto its sandbox).
+   */
+  private async runtimePods(client: CriClient, namespace: string, selector: LabelSelector): Promise<{ namespace: string; name: string }[]> {
+    const labelSelector = { [KubeletLabels.podNamespace]: namespace };
+    const [sandboxes, containers] = await Promise.all([client.listPodSandbox({ labelSelector }), client.listContainers({ labelSelector })]);
+    // A removed pod's sandbox can outlive its containers: only pods with a container have a log.
+    const withLogs = new Set(containers.map((c) => c.labels[KubeletLabels.podName]));
+    const names = new Set(sandboxes.filter((s) => selectorMatches(selector, s.labels)).map((s) => s.labels[KubeletLabels.podName]));
+    return [...names]
+      .filter((name) => withLogs.has(name))
+      .sort(compareStrings)
+      .map((name) => ({ namespace, name }));
+  }
 }
+
+const inNamespace = (pods: Pod[], namespace: string) =>
+  pods.filter((p) => p.metadata.namespace === namespace).sort((a, b) => compareStrings(a.metadata.name!, b.metadata.name!));

@@ -7,6 +7,8 @@ export interface LogOptions {
   tailLines?: number;
   /** Prefix each line with its RFC 3339 time, as `kubectl logs --timestamps`. */
   timestamps?: boolean;
+  /** Leave out the lines written before this time (ms since the epoch), after the tail is taken, as the kubelet. */
+  sinceTime?: number;
   /** Keep reading as the container writes, until it stops or the signal aborts. */
   follow?: boolean;
   signal?: AbortSignal;
@@ -31,6 +33,10 @@ const FOLLOW_POLL_MS = 200;
  */
 export async function* readContainerLog(path: string, options: LogOptions = {}): AsyncGenerator<string> {
   const parser = new CriLineParser(options.timestamps ?? false);
+  const since = options.sinceTime;
+  // The kubelet takes the tail, then leaves out what was written before --since among it.
+  const shownOf = (entries: LogEntry[]) => (since === undefined ? entries : entries.filter((e) => Date.parse(e.time) >= since));
+  const text = (entries: LogEntry[]) => shownOf(entries).map((e) => parser.format(e));
   let file = await open(path, 'r');
   try {
     let inode = (await file.stat()).ino;
@@ -38,12 +44,11 @@ export async function* readContainerLog(path: string, options: LogOptions = {}):
     // A negative count is every line, as the kubelet reads it (kubectl's --tail=-1, its default).
     const tail = options.tailLines !== undefined && options.tailLines >= 0 ? options.tailLines : undefined;
     const start = tail === undefined ? 0 : Math.max(0, size - TAIL_WINDOW);
-    const lines = parser.feed(await readRange(file, start, size));
-    const shown = tail === undefined ? lines : lines.slice(Math.max(0, lines.length - tail));
-    for (const line of shown) yield line;
+    const entries = parser.entries(await readRange(file, start, size));
+    yield* text(tail === undefined ? entries : entries.slice(Math.max(0, entries.length - tail)));
     let offset = size;
     if (!options.follow) {
-      yield* parser.flush();
+      yield* text(parser.flushEntries());
       return;
     }
     for (;;) {
@@ -54,14 +59,14 @@ export async function* readContainerLog(path: string, options: LogOptions = {}):
       if (now > offset) {
         const read = await readRange(file, offset, now);
         offset += read.length;
-        for (const line of parser.feed(read)) yield line;
+        yield* text(parser.entries(read));
         continue;
       }
       // Drained. A new file at the path means the runtime writes there now: finish this one, then switch.
       const atPath = await stat(path).catch(() => undefined);
       if (atPath && atPath.ino !== inode) {
         const last = (await file.stat()).size;
-        for (const line of parser.feed(await readRange(file, offset, last))) yield line;
+        yield* text(parser.entries(await readRange(file, offset, last)));
         await file.close();
         file = await open(path, 'r');
         inode = (await file.stat()).ino;
@@ -69,7 +74,7 @@ export async function* readContainerLog(path: string, options: LogOptions = {}):
         continue;
       }
       if (!running) {
-        yield* parser.flush();
+        yield* text(parser.flushEntries());
         return;
       }
       await sleep(FOLLOW_POLL_MS, options);
@@ -99,6 +104,30 @@ async function readRange(file: FileHandle, start: number, end: number): Promise<
   return buf.subarray(0, bytesRead);
 }
 
+/** One line of a container's output: the time of its first piece, and its text. */
+export interface LogEntry {
+  time: string;
+  text: string;
+}
+
+/**
+ * The log's output as kubectl logs --limit-bytes cuts it: each line with its
+ * newline, up to LIMIT bytes in all (the last line cut where the limit falls,
+ * as the kubelet's limited writer cuts it); every line without a limit.
+ */
+export async function* limitedOutput(lines: AsyncIterable<string>, limit?: number): AsyncGenerator<Buffer> {
+  let left = limit ?? Infinity;
+  for await (const line of lines) {
+    const bytes = Buffer.from(`${line}\n`);
+    if (bytes.length >= left) {
+      yield bytes.subarray(0, left);
+      return;
+    }
+    left -= bytes.length;
+    yield bytes;
+  }
+}
+
 /** Turns CRI log bytes into output lines, carrying partial entries and half-read lines over. */
 export class CriLineParser {
   private rest = '';
@@ -109,11 +138,22 @@ export class CriLineParser {
 
   constructor(private readonly timestamps: boolean) {}
 
+  /** The output lines CHUNK completes, as kubectl logs prints them. */
   feed(chunk: Buffer): string[] {
+    return this.entries(chunk).map((e) => this.format(e));
+  }
+
+  /** A line as kubectl logs prints it: with its time when asked. */
+  format(entry: LogEntry): string {
+    return this.timestamps ? `${entry.time} ${entry.text}` : entry.text;
+  }
+
+  /** The lines CHUNK completes, with their times. */
+  entries(chunk: Buffer): LogEntry[] {
     const text = this.rest + this.decoder.write(chunk);
     const lines = text.split('\n');
     this.rest = lines.pop() ?? '';
-    const out: string[] = [];
+    const out: LogEntry[] = [];
     for (const line of lines) {
       const first = line.indexOf(' ');
       const second = line.indexOf(' ', first + 1);
@@ -123,7 +163,7 @@ export class CriLineParser {
       if (this.partial === '') this.partialTime = line.slice(0, first);
       this.partial += line.slice(third + 1);
       if (tag === 'P') continue;
-      out.push(this.timestamps ? `${this.partialTime} ${this.partial}` : this.partial);
+      out.push({ time: this.partialTime, text: this.partial });
       this.partial = '';
     }
     return out;
@@ -131,9 +171,14 @@ export class CriLineParser {
 
   /** What a final partial entry (output that ended without a newline) left unprinted. */
   flush(): string[] {
+    return this.flushEntries().map((e) => this.format(e));
+  }
+
+  /** The final partial entry, with its time. */
+  flushEntries(): LogEntry[] {
     if (this.partial === '') return [];
-    const line = this.timestamps ? `${this.partialTime} ${this.partial}` : this.partial;
+    const entry = { time: this.partialTime, text: this.partial };
     this.partial = '';
-    return [line];
+    return [entry];
   }
 }

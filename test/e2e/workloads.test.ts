@@ -108,6 +108,17 @@ describe('a Deployment in the static dir', () => {
     const picked = /^Found 2 pods, using pod\/(\S+)$/m.exec(byType.stderr)?.[1];
     expect(v1.map((p) => p.metadata.name)).toContain(picked);
     expect(byType.stdout).toContain('hello v1 s3cret');
+    // kubectl's -l through the running node: every pod it matches, one after the other, each line after its source.
+    const bySelector = await knode(['logs', '-l', 'app=web,version in (v1)', '--prefix', '--since', '1h', '--root-dir', root]);
+    expect(bySelector.code, bySelector.stderr).toBe(0);
+    for (const pod of v1) expect(bySelector.stdout).toContain(`[pod/${pod.metadata.name}/web] hello v1 s3cret`);
+    const limited = await knode(['logs', v1[0].metadata.name, '--limit-bytes', '5', '--root-dir', root]);
+    expect(limited).toMatchObject({ code: 0, stdout: 'hello' });
+    const later = new Date(Date.now() + 3_600_000).toISOString();
+    const sinceLater = await knode(['logs', v1[0].metadata.name, '--since-time', later, '--root-dir', root]);
+    expect(sinceLater).toMatchObject({ code: 0, stdout: '' });
+    const none = await knode(['logs', '-l', 'app=none', '--root-dir', root]);
+    expect(none).toMatchObject({ code: 0, stdout: '', stderr: 'No resources found in default namespace.\n' });
     const execByType = await knode(['exec', 'deploy/web', '--root-dir', root, '--', 'sh', '-c', 'echo $HOSTNAME']);
     expect(execByType.code, execByType.stderr).toBe(0);
     expect(v1.map((p) => `${p.metadata.name}\n`)).toContain(execByType.stdout);
@@ -192,6 +203,12 @@ describe('a Deployment in the static dir', () => {
       expect(exec).toMatchObject({ code: 0, stdout: expect.stringMatching(/^greeter-\w+-\w{5}\n$/) });
       const count = await knode(['logs', 'job/count', '--root-dir', applyRoot]);
       expect(count.stderr).toMatch(/^Found 3 pods, using pod\/count-\w{5}$/m);
+      // -l with no node running: the pods whose sandboxes carry the labels, their last line each here.
+      const greeters = await knode(['logs', '-l', 'app=greeter', '--tail', '1', '--prefix', '--root-dir', applyRoot]);
+      expect(greeters.code, greeters.stderr).toBe(0);
+      expect(greeters.stdout).toMatch(
+        /^\[pod\/(greeter-\w+-\w{5})\/greeter\] hello from a Deployment \(\1\)\n\[pod\/(greeter-\w+-\w{5})\/greeter\] hello from a Deployment \(\2\)\n$/,
+      );
       // kubectl describe of the workloads, from the saved objects.
       const deploy = await knode(['describe', 'deploy', 'greeter', '--root-dir', applyRoot]);
       expect(deploy.code, deploy.stderr).toBe(0);

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { podRef } from '../api/pod-util.js';
 import { rfc3339, type Pod, type PodList } from '../api/v1.js';
 import type { LifecycleEvent } from '../events.js';
-import { readContainerLog } from '../logs.js';
+import { limitedOutput, readContainerLog } from '../logs.js';
 import { toKubeletConfigurationDocument } from '../config/config-file.js';
 import { resourceMetrics } from '../stats/resource-metrics.js';
 import { serveDebug } from './debug.js';
@@ -232,17 +232,28 @@ async function containerLogs(k: HostInterface, url: URL, req: IncomingMessage, r
   req.on('close', () => abort.abort());
   res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
   const tail = url.searchParams.get('tailLines');
+  const limit = url.searchParams.get('limitBytes');
   const lines = readContainerLog(instance.logPath, {
     tailLines: tail === null ? undefined : Number(tail),
+    sinceTime: sinceOf(url.searchParams, Date.now()),
     timestamps: url.searchParams.get('timestamps') === 'true',
     follow: url.searchParams.get('follow') === 'true' && !previous,
     signal: abort.signal,
     stillRunning: () => k.getRuntimePodStatus(uid).containers.find((c) => c.id === instance.id)?.state === 'running',
   });
   try {
-    for await (const line of lines) res.write(`${line}\n`);
+    for await (const chunk of limitedOutput(lines, limit === null ? undefined : Number(limit))) res.write(chunk);
   } catch (err) {
     res.write(`\nknode: reading the log failed: ${(err as Error).message}\n`);
   }
   res.end();
+}
+
+/** The time from which PodLogOptions' sinceSeconds or sinceTime (RFC 3339) shows the log; undefined for all of it. */
+function sinceOf(params: URLSearchParams, now: number): number | undefined {
+  const seconds = params.get('sinceSeconds');
+  if (seconds !== null && Number(seconds) > 0) return now - Number(seconds) * 1000;
+  const time = params.get('sinceTime');
+  const parsed = time === null ? NaN : Date.parse(time);
+  return Number.isNaN(parsed) ? undefined : parsed;
 }

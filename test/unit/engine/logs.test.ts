@@ -2,7 +2,7 @@ import { appendFileSync, mkdtempSync, renameSync, rmSync, unlinkSync, writeFileS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CriLineParser, readContainerLog, type LogOptions } from '../../../src/engine/logs.js';
+import { CriLineParser, limitedOutput, readContainerLog, type LogOptions } from '../../../src/engine/logs.js';
 import { FakeClock } from '../../../src/util/clock.js';
 
 // ---- helpers ----------------------------------------------------------------
@@ -112,7 +112,38 @@ const rows: Row[] = [
     options: { timestamps: true },
     want: [`${T[0]} hello`],
   },
+  {
+    name: 'since a time: the lines written at or after it',
+    content: full(0, 'a') + full(1, 'b') + full(2, 'c'),
+    options: { sinceTime: Date.parse(T[1]) },
+    want: ['b', 'c'],
+  },
+  {
+    name: 'the tail first, then since among it, as the kubelet',
+    content: full(0, 'a') + full(1, 'b') + full(2, 'c') + full(3, 'd'),
+    options: { tailLines: 3, sinceTime: Date.parse(T[3]) },
+    want: ['d'],
+  },
 ];
+
+describe('limitedOutput', () => {
+  async function* of(lines: string[]) {
+    yield* lines;
+  }
+  const out = async (lines: string[], limit?: number) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of limitedOutput(of(lines), limit)) chunks.push(chunk);
+    return Buffer.concat(chunks);
+  };
+
+  it('gives each line with its newline, and cuts where the byte limit falls, as the kubelet', async () => {
+    expect((await out(['one', 'two'])).toString()).toBe('one\ntwo\n');
+    expect((await out(['one', 'two'], 6)).toString()).toBe('one\ntw');
+    expect((await out(['one', 'two'], 4)).toString()).toBe('one\n');
+    // Bytes, not characters: the cut may fall inside one.
+    expect(await out(['ééé'], 3)).toHaveLength(3);
+  });
+});
 
 describe('readContainerLog', () => {
   it.each(rows)('$name', async ({ content, options, want }) => {

@@ -4,7 +4,7 @@ import { NodeClient } from '../cli/node-client.js';
 import type { Pod, PodList } from '../engine/api/v1.js';
 import type { CriClient } from '../cri/client.js';
 import { KubeletLabels } from '../cri/types.js';
-import { parseLabelSelector, SelectorError } from '../engine/api/label-selector.js';
+import { parseSelectorFlag, selected, selectorFlag } from '../cli/selector-flag.js';
 import { selectorMatches, type LabelSelector } from '../engine/api/workloads.js';
 import { compareStrings } from '../util/compare.js';
 import { UserError } from '../util/user-error.js';
@@ -42,10 +42,7 @@ export default class Logs extends BaseCommand {
     'limit-bytes': Flags.integer({ description: 'At most this many bytes of each log' }),
     'all-containers': Flags.boolean({ description: "Every container's logs, init containers first", default: false }),
     prefix: Flags.boolean({ description: 'Begin each line with its source: [pod/NAME/CONTAINER]', default: false }),
-    selector: Flags.string({
-      char: 'l',
-      description: 'The pods whose labels match this selector (key=value, key!=value, key in (a,b), key, !key)',
-    }),
+    selector: selectorFlag,
     'max-log-requests': Flags.integer({ description: 'At most this many logs followed at once', default: 5 }),
     namespace: namespaceFlag,
   };
@@ -58,7 +55,7 @@ export default class Logs extends BaseCommand {
     const wanted = args.container ?? flags.container;
     if (flags['all-containers'] && wanted)
       throw new UserError('usage', `--all-containers=true should not be specified with container name ${wanted}`);
-    const selector = flags.selector === undefined ? undefined : this.selector(flags.selector);
+    const selector = flags.selector === undefined ? undefined : parseSelectorFlag(flags.selector);
     const request = logRequest(flags, selector !== undefined);
     const choice = { all: flags['all-containers'], container: wanted };
     const warn = (m: string) => this.logToStderr(m);
@@ -73,7 +70,7 @@ export default class Logs extends BaseCommand {
     if (node) {
       const all = (await node.json<PodList>('/pods')).body.items;
       let pods: Pod[];
-      if (selector) pods = inNamespace(all, namespace).filter((p) => selectorMatches(selector, p.metadata.labels));
+      if (selector) pods = selected(inNamespace(all, namespace), selector);
       else {
         const { namespace: ns, name, note, pod } = await resolvePod(args.pod!, flags.namespace, rootDir, node, 'logs');
         if (note) this.logToStderr(note);
@@ -103,15 +100,6 @@ export default class Logs extends BaseCommand {
       await print(sources);
     } finally {
       client.close();
-    }
-  }
-
-  private selector(text: string): LabelSelector {
-    try {
-      return parseLabelSelector(text);
-    } catch (err) {
-      if (err instanceof SelectorError) throw new UserError('usage', err.message);
-      throw err;
     }
   }
 

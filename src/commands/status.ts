@@ -5,7 +5,8 @@ import { NodeClient } from '../cli/node-client.js';
 import { podRow } from '../engine/api/printers.js';
 import type { LifecycleEvent } from '../engine/events.js';
 import type { Pod, PodList } from '../engine/api/v1.js';
-import type { KubeObject } from '../engine/api/workloads.js';
+import type { KubeObject, LabelSelector } from '../engine/api/workloads.js';
+import { parseSelectorFlag, selected, selectorFlag } from '../cli/selector-flag.js';
 import { offlinePods, savedObjects } from '../cli/offline-pods.js';
 import { compareStrings } from '../util/compare.js';
 import { formatTable, podCells, POD_COLUMNS, WIDE_COLUMNS } from '../ui/pod-table.js';
@@ -24,6 +25,7 @@ export default class Status extends BaseCommand {
     '<%= config.bin %> status -o wide',
     '<%= config.bin %> status hello-myhost -o json | jq .status.phase',
     '<%= config.bin %> status --watch',
+    '<%= config.bin %> status -l app=greeter',
   ];
 
   static override args = {
@@ -38,6 +40,7 @@ export default class Status extends BaseCommand {
       default: false,
     }),
     'all-namespaces': Flags.boolean({ char: 'A', description: 'Show the NAMESPACE column', default: false }),
+    selector: selectorFlag,
   };
 
   async run(): Promise<void> {
@@ -64,16 +67,18 @@ export default class Status extends BaseCommand {
     }
     // In the apiserver's order, as kubectl lists them: by namespace, then name.
     const key = (p: Pod) => `${p.metadata.namespace}/${p.metadata.name}`;
-    const wanted = (args.pod ? this.select(pods, args.pod) : pods).sort((a, b) => compareStrings(key(a), key(b)));
+    const selector = flags.selector === undefined ? undefined : parseSelectorFlag(flags.selector);
+    const wanted = selected(args.pod ? this.select(pods, args.pod) : pods, selector).sort((a, b) => compareStrings(key(a), key(b)));
     // -o wide adds what kubectl top would say of each pod: the node's Summary API, or the runtime's stats without a node.
     const usage = flags.output === 'wide' && wanted.length > 0 ? await this.usage(node, rootDir, flags) : undefined;
     this.print(wanted, flags.output, flags['all-namespaces'], !!args.pod, usage);
     // Beside the pods, the workloads the local controllers run, as `kubectl get all` lists them.
     if (!args.pod && flags.output !== 'json' && flags.output !== 'yaml') {
-      const tables = workloadTables(saves(), Date.now(), flags['all-namespaces'] ? undefined : 'default');
+      // As kubectl get all -l: the workloads by their own labels.
+      const tables = workloadTables(selected(saves(), selector), Date.now(), flags['all-namespaces'] ? undefined : 'default');
       for (const table of tables) this.log(`\n${table}`);
     }
-    if (flags.watch && node) await this.watch(node, args.pod, flags.output === 'wide', flags['all-namespaces']);
+    if (flags.watch && node) await this.watch(node, args.pod, selector, flags.output === 'wide', flags['all-namespaces']);
   }
 
   private select(pods: Pod[], name: string): Pod[] {
@@ -121,13 +126,19 @@ export default class Status extends BaseCommand {
   }
 
   /** kubectl get -w: a row for each change of a pod's status. */
-  private async watch(node: NodeClient, name: string | undefined, wide: boolean, allNamespaces: boolean): Promise<void> {
+  private async watch(
+    node: NodeClient,
+    name: string | undefined,
+    selector: LabelSelector | undefined,
+    wide: boolean,
+    allNamespaces: boolean,
+  ): Promise<void> {
     const interrupted = this.interruptSignal();
     for await (const event of node.ndjson<LifecycleEvent>('/events', interrupted)) {
       if (event.type !== 'StatusChanged' && event.type !== 'PodRemoved') continue;
       const pods = (await node.json<PodList>('/pods')).body.items;
       const pod = pods.find((p) => `${p.metadata.namespace}/${p.metadata.name}` === event.pod);
-      if (!pod || (name && pod.metadata.name !== name && event.pod !== name)) continue;
+      if (!pod || (name && pod.metadata.name !== name && event.pod !== name) || selected([pod], selector).length === 0) continue;
       this.log(podCells(podRow(pod), Date.now(), wide, allNamespaces).join('   '));
     }
   }

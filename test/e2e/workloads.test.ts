@@ -203,6 +203,12 @@ describe('a Deployment in the static dir', () => {
       expect(exec).toMatchObject({ code: 0, stdout: expect.stringMatching(/^greeter-\w+-\w{5}\n$/) });
       const count = await knode(['logs', 'job/count', '--root-dir', applyRoot]);
       expect(count.stderr).toMatch(/^Found 3 pods, using pod\/count-\w{5}$/m);
+      // kubectl get all -l: the pods and the workloads whose own labels match (the ReplicaSet has the template's).
+      const labelled = await knode(['status', '-l', 'app=greeter', '--root-dir', applyRoot]);
+      expect(labelled.code, labelled.stderr).toBe(0);
+      expect(labelled.stdout.match(/^greeter-\w+-\w{5} /gm)).toHaveLength(2);
+      expect(labelled.stdout).toMatch(/^replicaset\.apps\/greeter-\w+ +2 +2 +2 /m);
+      expect(labelled.stdout).not.toMatch(/count|job\.batch|deployment\.apps/);
       // -l with no node running: the pods whose sandboxes carry the labels, their last line each here.
       const greeters = await knode(['logs', '-l', 'app=greeter', '--tail', '1', '--prefix', '--root-dir', applyRoot]);
       expect(greeters.code, greeters.stderr).toBe(0);

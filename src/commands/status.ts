@@ -71,13 +71,16 @@ export default class Status extends BaseCommand {
     const wanted = selected(args.pod ? this.select(pods, args.pod) : pods, selector).sort((a, b) => compareStrings(key(a), key(b)));
     // -o wide adds what kubectl top would say of each pod: the node's Summary API, or the runtime's stats without a node.
     const usage = flags.output === 'wide' && wanted.length > 0 ? await this.usage(node, rootDir, flags) : undefined;
-    this.print(wanted, flags.output, flags['all-namespaces'], !!args.pod, usage);
-    // Beside the pods, the workloads the local controllers run, as `kubectl get all` lists them.
-    if (!args.pod && flags.output !== 'json' && flags.output !== 'yaml') {
-      // As kubectl get all -l: the workloads by their own labels.
-      const tables = workloadTables(selected(saves(), selector), Date.now(), flags['all-namespaces'] ? undefined : 'default');
-      for (const table of tables) this.log(`\n${table}`);
-    }
+    // Beside the pods, the workloads the local controllers run, as `kubectl get all` lists them (-l: by their own labels).
+    const tables =
+      !args.pod && flags.output !== 'json' && flags.output !== 'yaml'
+        ? workloadTables(selected(saves(), selector), Date.now(), flags['all-namespaces'] ? undefined : 'default')
+        : [];
+    // kubectl get all says "No resources found" only when it has nothing at all to show.
+    if (wanted.length > 0 || flags.output === 'json' || flags.output === 'yaml')
+      this.print(wanted, flags.output, flags['all-namespaces'], !!args.pod, usage);
+    else if (tables.length === 0) this.logToStderr('No resources found');
+    tables.forEach((table, i) => this.log(wanted.length > 0 || i > 0 ? `\n${table}` : table));
     if (flags.watch && node) await this.watch(node, args.pod, selector, flags.output === 'wide', flags['all-namespaces']);
   }
 
@@ -107,10 +110,6 @@ export default class Status extends BaseCommand {
       const value =
         single && pods.length === 1 ? pods[0] : { apiVersion: 'v1', kind: 'PodList', metadata: { resourceVersion: '' }, items: pods };
       this.log(output === 'json' ? JSON.stringify(value, null, 2) : stringify(value).trimEnd());
-      return;
-    }
-    if (pods.length === 0) {
-      this.logToStderr('No pods found.');
       return;
     }
     const wide = output === 'wide';

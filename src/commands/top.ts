@@ -36,7 +36,7 @@ export default class Top extends BaseCommand {
       return;
     }
     if (!summary.pods.some((p) => p.containers.length > 0)) {
-      this.logToStderr('No pods found.');
+      this.logToStderr('No resources found');
       return;
     }
     this.log(

@@ -42,7 +42,7 @@ spec:
 async function nothingLeft(): Promise<void> {
   const status = await knode(['status', '--root-dir', root]);
   expect(status.stdout).toBe('');
-  expect(status.stderr).toContain('No pods found.');
+  expect(status.stderr).toContain('No resources found');
 }
 
 describe('knode apply --wait', () => {

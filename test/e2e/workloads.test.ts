@@ -289,7 +289,7 @@ describe('a Deployment in the static dir', () => {
       expect(again).toMatchObject({ code: 1, stderr: 'Error from server (NotFound): deployment.apps "greeter" not found\n' });
       const after = await knode(['status', '--root-dir', applyRoot]);
       expect(after.stdout).toBe('');
-      expect(after.stderr).toContain('No pods found.');
+      expect(after.stderr).toContain('No resources found');
       // The foreground cascade ran to its end: no owner is left marked, waiting on foregroundDeletion.
       expect((JSON.parse(readFileSync(join(applyRoot, 'objects.json'), 'utf8')) as { objects: unknown[] }).objects).toEqual([]);
     } finally {

@@ -32,6 +32,26 @@ const saved = (): KubeObject[] => {
   }
 };
 
+/** A Deployment of NAME whose container sleeps, with more YAML for its container and its pod spec. */
+const sleeper = (name: string, replicas: number, more: { container?: string; pod?: string } = {}) => `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: ${name}
+spec:
+  replicas: ${replicas}
+  selector:
+    matchLabels: { app: ${name} }
+  template:
+    metadata:
+      labels: { app: ${name} }
+    spec:
+      terminationGracePeriodSeconds: 1
+      containers:
+        - name: main
+          image: busybox:1.36
+          command: ["sh", "-c", "while :; do sleep 1; done"]
+${more.container ?? ''}${more.pod ?? ''}`;
+
 const MANIFESTS = `apiVersion: batch/v1
 kind: Job
 metadata:
@@ -251,24 +271,8 @@ metadata:
 data:
   index.html: ${page}
 ---
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: site
-spec:
-  replicas: 1
-  selector:
-    matchLabels: { app: site }
-  template:
-    metadata:
-      labels: { app: site }
-    spec:
-      terminationGracePeriodSeconds: 1
-      containers:
-        - name: main
-          image: busybox:1.36
-          command: ["sh", "-c", "while :; do sleep 1; done"]
-          readinessProbe:
+${sleeper('site', 1, {
+  container: `          readinessProbe:
             exec: { command: ["true"] }
             periodSeconds: 300
           # Succeeds once only: run again, it fails, and the container is restarted.
@@ -279,12 +283,14 @@ spec:
           volumeMounts:
             - { name: site, mountPath: /site }
             - { name: scratch, mountPath: /scratch }
-      volumes:
+`,
+  pod: `      volumes:
         - name: site
           configMap: { name: site }
         - name: scratch
           emptyDir: {}
-`;
+`,
+})}`;
   const at = ['--root-dir', root, '--node-name', 'e2e'];
   // Without image file systems (no registries.yaml here) the runtime names the mount's host path in KNODE_MOUNT_SITE.
   const read = ['sh', '-c', 'cat ${KNODE_MOUNT_SITE:-/site}/index.html'];
@@ -316,27 +322,9 @@ spec:
 }, 90_000);
 
 it('updates an object of the same name from another file, as kubectl apply does, and delete -f of either file deletes it', async () => {
-  const deployment = (replicas: number) => `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: dup
-spec:
-  replicas: ${replicas}
-  selector:
-    matchLabels: { app: dup }
-  template:
-    metadata:
-      labels: { app: dup }
-    spec:
-      terminationGracePeriodSeconds: 1
-      containers:
-        - name: main
-          image: busybox:1.36
-          command: ["sh", "-c", "while :; do sleep 1; done"]
-`;
   const [a, b] = [join(root, 'dup-a.yaml'), join(root, 'dup-b.yaml')];
-  writeFileSync(a, deployment(1));
-  writeFileSync(b, deployment(2));
+  writeFileSync(a, sleeper('dup', 1));
+  writeFileSync(b, sleeper('dup', 2));
   const at = ['--root-dir', root, '--node-name', 'e2e'];
   const first = await knode(['apply', '-f', a, '--timeout', '20s', ...at], { timeoutMs: 60_000 });
   expect(first.code, first.stderr).toBe(0);

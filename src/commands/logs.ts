@@ -68,12 +68,14 @@ export default class Logs extends BaseCommand {
       await printLogs(sources, options, interrupted, (chunk) => process.stdout.write(chunk));
     };
     if (node) {
-      const all = (await node.json<PodList>('/pods')).body.items;
+      const nodePods = async () => (await node.json<PodList>('/pods')).body.items;
       let pods: Pod[];
-      if (selector) pods = selected(inNamespace(all, namespace), selector);
+      if (selector) pods = selected(inNamespace(await nodePods(), namespace), selector);
       else {
+        // A workload's pod comes picked from the node's pods; a pod's name is looked for in them here.
         const { namespace: ns, name, note, pod } = await resolvePod(args.pod!, flags.namespace, rootDir, node, 'logs');
         if (note) this.logToStderr(note);
+        const all = pod ? [] : await nodePods();
         const found = pod ?? all.find((p) => p.metadata.namespace === ns && p.metadata.name === name);
         if (!found)
           throw podNotFound(

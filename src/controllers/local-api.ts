@@ -26,6 +26,9 @@ interface SavedState {
   applied: [string, Applied][];
 }
 
+/** kubectl apply's word for what it did to an object. */
+export type AppliedAs = 'created' | 'configured' | 'unchanged';
+
 /**
  * A standalone node's apiserver, over the object store: the pods bound to
  * the node for the api source (list and watch from a resourceVersion, 410
@@ -34,9 +37,6 @@ interface SavedState {
  * would keep them. Saved under the root dir, so a restart finds the same
  * objects and pods (same names and uids) and adopts what runs.
  */
-/** kubectl apply's word for what it did to an object. */
-export type AppliedAs = 'created' | 'configured' | 'unchanged';
-
 export class LocalApiserver implements LocalApi {
   readonly server = 'local';
   private readonly applied = new Map<string, Applied>();

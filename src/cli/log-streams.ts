@@ -7,11 +7,10 @@ import type { CriClient } from '../cri/client.js';
 import { KubeletLabels, type Container } from '../cri/types.js';
 import type { Pod } from '../engine/api/v1.js';
 import { parseGoDuration } from '../engine/config/duration.js';
-import { InitContainerAnnotation } from '../engine/kuberuntime/labels.js';
-import { limitedOutput, readContainerLog } from '../engine/logs.js';
+import { limitedOutput, logsSince, readContainerLog } from '../engine/logs.js';
 import { KubectlError, UserError } from '../util/user-error.js';
 import type { NodeClient } from './node-client.js';
-import { containerOfPod, containerOfRuntime, podNotFound } from './pod-target.js';
+import { containerOfPod, containerOfRuntime, podNotFound, runtimeContainerNames } from './pod-target.js';
 
 /** kubectl's PodLogOptions, as the command's flags give them. */
 export interface LogRequest {
@@ -128,13 +127,11 @@ export async function runtimeLogSources(
   // The newest sandbox's annotations are the pod's as the runtime keeps them (the default-container one among them).
   const annotations = sandboxes.sort((a, b) => b.createdAt - a.createdAt)[0]?.annotations ?? {};
   const nameOf = (c: Container) => c.labels[KubeletLabels.containerName];
-  const isInit = (c: Container) => c.annotations?.[InitContainerAnnotation] !== undefined;
-  const byAge = [...containers].sort((a, b) => a.createdAt - b.createdAt);
+  const names = runtimeContainerNames(containers);
   const wanted = choice.all
-    ? [...new Set([...byAge.filter(isInit), ...byAge.filter((c) => !isInit(c))].map(nameOf))]
+    ? [...names.init, ...names.regular]
     : [containerOfRuntime(containers, annotations, choice.container, name, warn)];
-  const sinceTime =
-    request.sinceSeconds !== undefined ? Date.now() - request.sinceSeconds * 1000 : request.sinceTime && Date.parse(request.sinceTime);
+  const sinceTime = logsSince(request, Date.now());
   return wanted.map((container) => {
     const instance = containers.filter((c) => nameOf(c) === container)[request.previous ? 1 : 0];
     if (!instance)
@@ -149,7 +146,7 @@ export async function runtimeLogSources(
         const lines = readContainerLog(status.logPath, {
           tailLines: request.tailLines,
           timestamps: request.timestamps,
-          sinceTime: sinceTime || undefined,
+          sinceTime,
           follow: request.follow && !request.previous,
           signal,
           stillRunning: async () =>

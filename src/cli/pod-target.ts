@@ -150,6 +150,18 @@ export function containerOfPod(
 }
 
 /**
+ * The names of the containers the runtime made for a pod, oldest first, each
+ * once: every one, the regular ones and the init ones (those knode marked so).
+ */
+export function runtimeContainerNames(made: Container[]): { all: string[]; regular: string[]; init: string[] } {
+  const namesOf = (list: Container[]) => [
+    ...new Set([...list].sort((a, b) => a.createdAt - b.createdAt).map((c) => c.labels[KubeletLabels.containerName])),
+  ];
+  const isInit = (c: Container) => c.annotations?.[InitContainerAnnotation] !== undefined;
+  return { all: namesOf(made), regular: namesOf(made.filter((c) => !isInit(c))), init: namesOf(made.filter(isInit)) };
+}
+
+/**
  * The same pick without the pod's spec, as near as the runtime tells it:
  * MADE is every container the runtime made for the pod, ANNOTATIONS its
  * sandbox's. Listed as kubectl lists them: containers, then init
@@ -165,15 +177,10 @@ export function containerOfRuntime(
   warn: (message: string) => void,
   missingDefault: 'refuse' | 'warn' = 'warn',
 ): string {
-  const namesOf = (list: Container[]) => [
-    ...new Set([...list].sort((a, b) => a.createdAt - b.createdAt).map((c) => c.labels[KubeletLabels.containerName])),
-  ];
-  const isInit = (c: Container) => c.annotations?.[InitContainerAnnotation] !== undefined;
-  const names = namesOf(made);
-  const regular = namesOf(made.filter((c) => !isInit(c)));
-  const listed = [...regular, ...namesOf(made.filter(isInit)).map((n) => `${n} (init)`)].join(', ');
-  const first =
-    (regular.length < names.length ? regular[0] : undefined) ?? namesOf(made.filter((c) => c.state === 'CONTAINER_RUNNING'))[0] ?? names[0];
+  const { all: names, regular, init } = runtimeContainerNames(made);
+  const listed = [...regular, ...init.map((n) => `${n} (init)`)].join(', ');
+  const running = runtimeContainerNames(made.filter((c) => c.state === 'CONTAINER_RUNNING')).all;
+  const first = (regular.length < names.length ? regular[0] : undefined) ?? running[0] ?? names[0];
   const choices = { names, listed, first, several: names.length > 1 };
   return choose(choices, annotations[DEFAULT_CONTAINER_ANNOTATION], wanted, pod, warn, missingDefault);
 }

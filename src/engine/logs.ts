@@ -17,6 +17,17 @@ export interface LogOptions {
   clock?: Clock;
 }
 
+/**
+ * The time from which PodLogOptions' sinceSeconds or sinceTime (RFC 3339)
+ * shows a log, as ms since the epoch; undefined for all of it. Seconds win
+ * when both are given (kubectl refuses that before asking).
+ */
+export function logsSince(options: { sinceSeconds?: number; sinceTime?: string }, now: number): number | undefined {
+  if (options.sinceSeconds !== undefined && options.sinceSeconds > 0) return now - options.sinceSeconds * 1000;
+  const parsed = options.sinceTime === undefined ? NaN : Date.parse(options.sinceTime);
+  return Number.isNaN(parsed) ? undefined : parsed;
+}
+
 /** Bytes read at most from the end of a log when tailing. */
 const TAIL_WINDOW = 8 * 1024 * 1024;
 const FOLLOW_POLL_MS = 200;

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { podRef } from '../api/pod-util.js';
 import { rfc3339, type Pod, type PodList } from '../api/v1.js';
 import type { LifecycleEvent } from '../events.js';
-import { limitedOutput, readContainerLog } from '../logs.js';
+import { limitedOutput, logsSince, readContainerLog } from '../logs.js';
 import { toKubeletConfigurationDocument } from '../config/config-file.js';
 import { resourceMetrics } from '../stats/resource-metrics.js';
 import { serveDebug } from './debug.js';
@@ -235,7 +235,7 @@ async function containerLogs(k: HostInterface, url: URL, req: IncomingMessage, r
   const limit = url.searchParams.get('limitBytes');
   const lines = readContainerLog(instance.logPath, {
     tailLines: tail === null ? undefined : Number(tail),
-    sinceTime: sinceOf(url.searchParams, Date.now()),
+    sinceTime: logsSince(sinceParams(url.searchParams), Date.now()),
     timestamps: url.searchParams.get('timestamps') === 'true',
     follow: url.searchParams.get('follow') === 'true' && !previous,
     signal: abort.signal,
@@ -249,11 +249,8 @@ async function containerLogs(k: HostInterface, url: URL, req: IncomingMessage, r
   res.end();
 }
 
-/** The time from which PodLogOptions' sinceSeconds or sinceTime (RFC 3339) shows the log; undefined for all of it. */
-function sinceOf(params: URLSearchParams, now: number): number | undefined {
+/** PodLogOptions' sinceSeconds and sinceTime as the query gives them. */
+function sinceParams(params: URLSearchParams): { sinceSeconds?: number; sinceTime?: string } {
   const seconds = params.get('sinceSeconds');
-  if (seconds !== null && Number(seconds) > 0) return now - Number(seconds) * 1000;
-  const time = params.get('sinceTime');
-  const parsed = time === null ? NaN : Date.parse(time);
-  return Number.isNaN(parsed) ? undefined : parsed;
+  return { sinceSeconds: seconds === null ? undefined : Number(seconds), sinceTime: params.get('sinceTime') ?? undefined };
 }

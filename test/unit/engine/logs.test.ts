@@ -2,7 +2,7 @@ import { appendFileSync, mkdtempSync, renameSync, rmSync, unlinkSync, writeFileS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CriLineParser, limitedOutput, readContainerLog, type LogOptions } from '../../../src/engine/logs.js';
+import { CriLineParser, limitedOutput, logsSince, readContainerLog, type LogOptions } from '../../../src/engine/logs.js';
 import { FakeClock } from '../../../src/util/clock.js';
 
 // ---- helpers ----------------------------------------------------------------
@@ -125,6 +125,22 @@ const rows: Row[] = [
     want: ['d'],
   },
 ];
+
+describe('logsSince', () => {
+  const now = Date.parse('2026-12-07T12:00:00Z');
+  it('counts seconds back from now, and takes them over a time', () => {
+    expect(logsSince({ sinceSeconds: 90 }, now)).toBe(now - 90_000);
+    expect(logsSince({ sinceSeconds: 5, sinceTime: '2026-01-01T00:00:00Z' }, now)).toBe(now - 5_000);
+  });
+  it('reads an RFC 3339 time, with its fraction', () => {
+    expect(logsSince({ sinceTime: '2026-12-07T11:59:58.5Z' }, now)).toBe(now - 1_500);
+  });
+  it('is every line for none, zero seconds, or a time that does not parse', () => {
+    expect(logsSince({}, now)).toBeUndefined();
+    expect(logsSince({ sinceSeconds: 0 }, now)).toBeUndefined();
+    expect(logsSince({ sinceTime: 'yesterday' }, now)).toBeUndefined();
+  });
+});
 
 describe('limitedOutput', () => {
   async function* of(lines: string[]) {

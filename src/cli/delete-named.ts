@@ -41,7 +41,7 @@ export function ownedByNode(rootDir: string, filename: string | undefined, objec
 }
 
 /** The API version of each kind `delete` takes. */
-const API_VERSIONS: Record<string, string> = {
+export const API_VERSIONS: Record<string, string> = {
   Deployment: 'apps/v1',
   ReplicaSet: 'apps/v1',
   StatefulSet: 'apps/v1',

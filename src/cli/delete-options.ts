@@ -1,3 +1,4 @@
+import { Flags } from '@oclif/core';
 import type { PropagationPolicy } from '../controllers/store.js';
 import { KubectlError } from '../util/user-error.js';
 
@@ -65,3 +66,41 @@ export function deleteMode(flags: DeleteFlags): DeleteMode {
   if (grace === 0) return { gracePeriod: 0, operation: 'force deleted', warning: FORCE_WARNING };
   return { gracePeriod: grace < 0 ? undefined : grace, operation: 'deleted' };
 }
+
+/** kubectl delete's flags for how, and which, besides -f and the kubelet's. */
+export const deleteFlags = {
+  namespace: Flags.string({ char: 'n', description: 'The namespace of the objects named (default: default)' }),
+  all: Flags.boolean({ description: 'Delete all resources, in the namespace of the specified resource types.', default: false }),
+  selector: Flags.string({
+    char: 'l',
+    description:
+      'Selector (label query) to filter on, as kubectl takes it (key=value, key!=value, key in (a,b), key, !key); with -f, of the manifests',
+  }),
+  'all-namespaces': Flags.boolean({
+    char: 'A',
+    description: 'With --all or -l: the objects of every namespace, whatever --namespace says.',
+    default: false,
+  }),
+  'grace-period': Flags.integer({
+    description:
+      'Period of time in seconds given to each pod to terminate gracefully. Ignored if negative (its terminationGracePeriodSeconds). Set to 1 for immediate shutdown. Can only be set to 0 when --force is true (force deletion).',
+    default: -1,
+  }),
+  now: Flags.boolean({ description: 'If true, pods are signaled for immediate shutdown (same as --grace-period=1).', default: false }),
+  force: Flags.boolean({
+    description: 'If true, kill the containers at once, without a grace period (--grace-period=0).',
+    default: false,
+  }),
+  wait: Flags.boolean({
+    description:
+      'If true, wait for the pods to be gone before returning; --wait=false returns once the deletion is requested and stops them in the background (its later errors go to <root-dir>/logs/delete.log).',
+    default: true,
+    allowNo: true,
+  }),
+  cascade: Flags.string({
+    description:
+      'Must be "background", "orphan", or "foreground". Selects the deletion cascading strategy for the dependents of a workload (its ReplicaSets and pods). Defaults to foreground: the workload stays, marked, until its pods have stopped.',
+    default: 'foreground',
+  }),
+  claims: Flags.boolean({ description: "Also delete the manifests' PersistentVolumeClaims and their data", default: false }),
+};

@@ -147,5 +147,5 @@ function objectsNamed(
 }
 
 const DESCRIBED = 'describe takes pod, deployment, replicaset, statefulset, daemonset, job or cronjob, or their plurals and short names';
-const DELETED =
+export const DELETED =
   'delete takes pod, deployment, replicaset, statefulset, daemonset, job, cronjob, configmap, secret or persistentvolumeclaim, or their plurals and short names';

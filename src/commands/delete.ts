@@ -3,8 +3,10 @@ import { format } from 'node:util';
 import { DetachedDelete, startBackgroundDelete } from '../cli/background-delete.js';
 import { BaseCommand } from '../cli/base-command.js';
 import { booleanFlagValues } from '../cli/boolean-flags.js';
-import { cascadePolicy, deleteMode, type DeleteMode } from '../cli/delete-options.js';
+import { cascadePolicy, deleteFlags, deleteMode, type DeleteMode } from '../cli/delete-options.js';
+import { bulkKinds, bulkOf, objectsSelected, runtimePodsSelected } from '../cli/delete-selected.js';
 import { manifestsPath, namedObjects, ownedByNode, runtimePodsNamed } from '../cli/delete-named.js';
+import { parseSelectorFlag, selected } from '../cli/selector-flag.js';
 import { deleteWorkloads, workloadsToDelete, type DeleteOutput } from '../cli/delete-workloads.js';
 import { kubeletConfigFromFlags, kubeletFlags } from '../cli/kubelet-flags.js';
 import { NodeClient } from '../cli/node-client.js';
@@ -28,35 +30,15 @@ export default class Delete extends BaseCommand {
     '<%= config.bin %> delete -f examples/hello.yaml',
     '<%= config.bin %> delete deploy/greeter job/count',
     '<%= config.bin %> delete pod hello-myhost --now',
+    '<%= config.bin %> delete deploy,job -l app=greeter',
+    '<%= config.bin %> delete pods --all -A',
     '<%= config.bin %> delete -f examples/ --now',
     '<%= config.bin %> delete -f examples/ --wait=false',
   ];
 
   static override flags = {
     filename: Flags.string({ char: 'f', description: 'Manifest file or directory (or name the objects: TYPE NAME..., TYPE/NAME...)' }),
-    namespace: Flags.string({ char: 'n', description: 'The namespace of the objects named (default: default)' }),
-    'grace-period': Flags.integer({
-      description:
-        'Period of time in seconds given to each pod to terminate gracefully. Ignored if negative (its terminationGracePeriodSeconds). Set to 1 for immediate shutdown. Can only be set to 0 when --force is true (force deletion).',
-      default: -1,
-    }),
-    now: Flags.boolean({ description: 'If true, pods are signaled for immediate shutdown (same as --grace-period=1).', default: false }),
-    force: Flags.boolean({
-      description: 'If true, kill the containers at once, without a grace period (--grace-period=0).',
-      default: false,
-    }),
-    wait: Flags.boolean({
-      description:
-        'If true, wait for the pods to be gone before returning; --wait=false returns once the deletion is requested and stops them in the background (its later errors go to <root-dir>/logs/delete.log).',
-      default: true,
-      allowNo: true,
-    }),
-    cascade: Flags.string({
-      description:
-        'Must be "background", "orphan", or "foreground". Selects the deletion cascading strategy for the dependents of a workload (its ReplicaSets and pods). Defaults to foreground: the workload stays, marked, until its pods have stopped.',
-      default: 'foreground',
-    }),
-    claims: Flags.boolean({ description: "Also delete the manifests' PersistentVolumeClaims and their data", default: false }),
+    ...deleteFlags,
     ...kubeletFlags('delete'),
   };
 
@@ -71,17 +53,23 @@ export default class Delete extends BaseCommand {
   async run(): Promise<void> {
     const { argv, flags } = await this.parse(Delete, booleanFlagValues(this.argv, ['wait', 'now', 'force', 'claims']));
     const words = argv as string[];
+    const namespace = flags.namespace ?? 'default';
+    const bulk = bulkOf(flags, flags.filename === undefined ? words : undefined, namespace);
     const path = manifestsPath(flags.filename, words);
     const rootDir = this.rootDir(flags);
     this.detached = DetachedDelete.ofThisProcess(rootPaths(rootDir).deleteLog);
     // kubectl's errors for a wrong cascade or an impossible flag pair are KubectlErrors: exit 1.
     const cascade = cascadePolicy(flags.cascade);
     const mode: DeleteMode = { ...deleteMode(flags), cascade: cascade.policy };
-    const named = path ? undefined : namedObjects(words, flags.namespace ?? 'default', rootDir);
+    const selection = bulk && objectsSelected(bulkKinds(words[0]), bulk, rootDir);
+    const named = path ? undefined : (selection ?? namedObjects(words, namespace, rootDir));
     if (cascade.warning && !this.detached) this.logToStderr(cascade.warning);
     if (mode.warning && !this.detached) this.logToStderr(mode.warning);
     const config = kubeletConfigFromFlags(rootDir, flags, path ? { staticPodPath: path } : {});
-    const { pods, objects, errors } = path ? await readManifests(path, config.nodeName) : { pods: [], objects: named!.objects, errors: [] };
+    const read = path ? await readManifests(path, config.nodeName) : { pods: [], objects: named!.objects, errors: [] };
+    // With -f, -l keeps the manifests' objects it matches, as kubectl's builder filters what it read.
+    const selector = path && flags.selector !== undefined ? parseSelectorFlag(flags.selector) : undefined;
+    const { pods, objects, errors } = { ...read, pods: selected(read.pods, selector), objects: selected(read.objects, selector) };
     if (!this.detached) for (const e of errors) this.logToStderr(`Error: ${e}`);
     const node = await NodeClient.find(rootDir);
     if (objects.length > 0 && node) throw ownedByNode(rootDir, flags.filename, objects);
@@ -92,6 +80,9 @@ export default class Delete extends BaseCommand {
     let failed = 0;
     try {
       const runtimePods = named ? await runtimePodsNamed(client, named.pods) : { pods: [], missing: [] };
+      if (selection?.runtimePods) runtimePods.pods.push(...(await runtimePodsSelected(client, bulk!, rootDir)));
+      const none = objects.length === 0 && pods.length === 0 && runtimePods.pods.length === 0;
+      if ((selection || selector) && none) return this.log('No resources found');
       if (!this.detached) for (const line of runtimePods.missing) this.logToStderr(line);
       failed += runtimePods.missing.length;
       const { found, refused } = await podsToStop(runtime, [...pods, ...runtimePods.pods], node, rootDir);

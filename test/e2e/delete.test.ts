@@ -27,6 +27,8 @@ beforeAll(() => {
 kind: Pod
 metadata:
   name: stubborn-${n}
+  labels:
+    nr: "${n}"
 spec:
   terminationGracePeriodSeconds: ${GRACE_SECONDS}
   containers:
@@ -153,6 +155,41 @@ describe('knode delete TYPE NAME', () => {
       [['svc', 'web'], 'Error: the server doesn\'t have a resource type "svc"'],
       [['deploy/a', 'b'], 'Error: there is no need to specify a resource type as a separate argument'],
       [['pods'], 'Error: resource(s) were provided, but no name was specified'],
+    ] as const) {
+      const res = await knode(['delete', ...args, ...at]);
+      expect(res.code, args.join(' ')).toBe(2);
+      expect(res.stderr).toContain(message);
+    }
+  });
+});
+
+describe('knode delete TYPE --all / -l', () => {
+  it("deletes what the selector matches among the runtime's pods or the manifests', and says kubectl's No resources found", async () => {
+    await applyAll();
+    const force = ['--force', ...at];
+    const line = (n: number) => `pod "${names[n]}" force deleted from default namespace\n`;
+    expect(await knode(['delete', 'pods', '-l', 'nr=2', ...force], { timeoutMs: 60_000 })).toMatchObject({ code: 0, stdout: line(1) });
+    // With -f, -l keeps the manifests it matches.
+    expect(await knode(['delete', '-f', pods, '-l', 'nr in (1,7)', ...force], { timeoutMs: 60_000 })).toMatchObject({
+      code: 0,
+      stdout: line(0),
+    });
+    expect(await knode(['delete', 'pods', '-l', 'nr=9', ...force])).toMatchObject({ code: 0, stdout: 'No resources found\n' });
+    expect(await knode(['delete', 'po', '--all', '-A', ...force], { timeoutMs: 60_000 })).toMatchObject({ code: 0, stdout: line(2) });
+    expect(podContent()).toEqual({ dirs: [], logs: [] });
+    expect(await knode(['delete', 'pods', '--all', ...force])).toMatchObject({ code: 0, stdout: 'No resources found\n' });
+  }, 180_000);
+
+  it('refuses what kubectl refuses beside a selector: both flags (exit 1), names, TYPE/NAME, no type (exit 2)', async () => {
+    expect(await knode(['delete', 'pods', '--all', '-l', 'nr=1', ...at])).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'error: cannot set --all and --selector at the same time\n',
+    });
+    for (const [args, message] of [
+      [['pods', names[0], '--all'], 'Error: name cannot be provided when a selector is specified'],
+      [['pod/x', '-l', 'nr=1'], 'Error: selectors and the all flag cannot be used when passing resource/name arguments'],
+      [['--all'], 'Error: at least one resource must be specified to use a selector'],
     ] as const) {
       const res = await knode(['delete', ...args, ...at]);
       expect(res.code, args.join(' ')).toBe(2);

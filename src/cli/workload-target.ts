@@ -24,6 +24,23 @@ export async function resolvePod(
   node: NodeClient | undefined,
   purpose: PickFor,
 ): Promise<{ namespace: string; name: string; note?: string; pod?: Pod }> {
+  const { names, pods, ...rest } = await resolvePods(arg, namespace, rootDir, node, purpose, false);
+  return { ...rest, name: names[0], ...(pods ? { pod: pods[0] } : {}) };
+}
+
+/**
+ * As resolvePod, but with EVERY (kubectl logs --all-pods) each of a
+ * workload's pods, in the order kubectl takes them, without the note;
+ * `pods` are the running node's pods named, for a workload.
+ */
+export async function resolvePods(
+  arg: string,
+  namespace: string | undefined,
+  rootDir: string,
+  node: NodeClient | undefined,
+  purpose: PickFor,
+  every: boolean,
+): Promise<{ namespace: string; names: string[]; note?: string; pods?: Pod[] }> {
   const podless = arg.includes('/') ? podlessKind(arg.slice(0, arg.indexOf('/'))) : undefined;
   if (podless) {
     // kubectl's words (polymorphichelpers): it has no selector to pick a pod by.
@@ -31,17 +48,17 @@ export async function resolvePod(
     throw new KubectlError(`error: ${verb} *v1.${podless}: selector for *v1.${podless} not implemented`);
   }
   const target = parseTarget(arg, namespace);
-  if (target.kind === 'Pod') return target;
+  if (target.kind === 'Pod') return { namespace: target.namespace, names: [target.name] };
   const objects = savedObjects(rootDir);
   const pods = node ? (await node.json<PodList>('/pods')).body.items : (objects.filter((o) => o.kind === 'Pod') as unknown as Pod[]);
-  const { pod, count } = pickPod(target, objects, pods, purpose);
-  const name = pod.metadata.name!;
+  const { pod, count, sorted } = pickPod(target, objects, pods, purpose);
+  const taken = every ? sorted : [pod];
   return {
     namespace: target.namespace,
-    name,
-    ...(count > 1 ? { note: `Found ${count} pods, using pod/${name}` } : {}),
-    // The running node's pod, so that the command need not ask for it again.
-    ...(node ? { pod } : {}),
+    names: taken.map((p) => p.metadata.name!),
+    ...(count > 1 && !every ? { note: `Found ${count} pods, using pod/${pod.metadata.name}` } : {}),
+    // The running node's pods, so that the command need not ask for them again.
+    ...(node ? { pods: taken } : {}),
   };
 }
 
@@ -51,14 +68,15 @@ export type PickFor = 'logs' | 'attach';
 /**
  * The pod of TARGET a command reaches into, and how many pods the workload
  * has: the workload from OBJECTS (the node's saved objects), its pods from
- * PODS by its selector. Errors in kubectl's words.
+ * PODS by its selector, all of them in kubectl's order as SORTED. Errors in
+ * kubectl's words.
  */
 export function pickPod(
   target: Target,
   objects: readonly KubeObject[],
   pods: readonly Pod[],
   purpose: PickFor,
-): { pod: Pod; count: number } {
+): { pod: Pod; count: number; sorted: Pod[] } {
   const workload = objects.find(
     (o) => o.kind === target.kind && o.metadata.namespace === target.namespace && o.metadata.name === target.name,
   );
@@ -70,7 +88,7 @@ export function pickPod(
   // The apiserver lists by name; sort.Sort leaves ties in no set order, so that one will do.
   const byName = [...matching].sort((a, b) => compareStrings(a.metadata.name!, b.metadata.name!));
   const sorted = byName.sort(purpose === 'logs' ? byLogging : (a, b) => activePods(b, a));
-  return { pod: sorted[0], count: matching.length };
+  return { pod: sorted[0], count: matching.length, sorted };
 }
 
 const isReady = (p: Pod) => p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;

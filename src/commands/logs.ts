@@ -9,7 +9,7 @@ import { selectorMatches, type LabelSelector } from '../engine/api/workloads.js'
 import { compareStrings } from '../util/compare.js';
 import { UserError } from '../util/user-error.js';
 import { namespaceFlag } from '../cli/streaming-command.js';
-import { resolvePod } from '../cli/workload-target.js';
+import { resolvePods } from '../cli/workload-target.js';
 import { podNotFound } from '../cli/pod-target.js';
 import { logRequest, nodeLogSources, printLogs, runtimeLogSources, type LogSource } from '../cli/log-streams.js';
 
@@ -24,6 +24,7 @@ export default class Logs extends BaseCommand {
     '<%= config.bin %> logs web-myhost -c app -f',
     '<%= config.bin %> logs crasher-myhost --previous --tail 20',
     '<%= config.bin %> logs -l app=greeter --prefix --since 10m',
+    '<%= config.bin %> logs deploy/greeter --all-pods --tail 5',
   ];
 
   static override args = {
@@ -42,6 +43,7 @@ export default class Logs extends BaseCommand {
     'limit-bytes': Flags.integer({ description: 'At most this many bytes of each log' }),
     'all-containers': Flags.boolean({ description: "Every container's logs, init containers first", default: false }),
     prefix: Flags.boolean({ description: 'Begin each line with its source: [pod/NAME/CONTAINER]', default: false }),
+    'all-pods': Flags.boolean({ description: "Every pod's logs of a workload (TYPE/NAME); sets --prefix", default: false }),
     selector: selectorFlag,
     'max-log-requests': Flags.integer({ description: 'At most this many logs followed at once', default: 5 }),
     namespace: namespaceFlag,
@@ -58,13 +60,15 @@ export default class Logs extends BaseCommand {
     const selector = flags.selector === undefined ? undefined : parseSelectorFlag(flags.selector);
     const request = logRequest(flags, selector !== undefined);
     const choice = { all: flags['all-containers'], container: wanted };
-    const warn = (m: string) => this.logToStderr(m);
+    const everyPod = flags['all-pods'];
+    // kubectl says which container it defaulted to only for one pod.
+    const warn = (m: string) => everyPod || this.logToStderr(m);
     const rootDir = this.rootDir(flags);
     const node = await NodeClient.find(rootDir);
     const namespace = flags.namespace ?? 'default';
     const interrupted = this.interruptSignal();
     const print = async (sources: LogSource[]) => {
-      const options = { follow: flags.follow, prefix: flags.prefix, maxRequests: flags['max-log-requests'] };
+      const options = { follow: flags.follow, prefix: flags.prefix || everyPod, maxRequests: flags['max-log-requests'] };
       await printLogs(sources, options, interrupted, (chunk) => process.stdout.write(chunk));
     };
     if (node) {
@@ -72,17 +76,17 @@ export default class Logs extends BaseCommand {
       let pods: Pod[];
       if (selector) pods = selected(inNamespace(await nodePods(), namespace), selector);
       else {
-        // A workload's pod comes picked from the node's pods; a pod's name is looked for in them here.
-        const { namespace: ns, name, note, pod } = await resolvePod(args.pod!, flags.namespace, rootDir, node, 'logs');
-        if (note) this.logToStderr(note);
-        const all = pod ? [] : await nodePods();
-        const found = pod ?? all.find((p) => p.metadata.namespace === ns && p.metadata.name === name);
-        if (!found)
+        // A workload's pods come picked from the node's pods; a pod's name is looked for in them here.
+        const picked = await resolvePods(args.pod!, flags.namespace, rootDir, node, 'logs', everyPod);
+        if (picked.note) this.logToStderr(picked.note);
+        const all = picked.pods ? [] : await nodePods();
+        const found = picked.pods ?? all.filter((p) => p.metadata.namespace === picked.namespace && p.metadata.name === picked.names[0]);
+        if (found.length === 0)
           throw podNotFound(
-            name,
+            picked.names[0],
             all.map((p) => p.metadata.name!),
           );
-        pods = [found];
+        pods = found;
       }
       if (pods.length === 0) return this.logToStderr(`No resources found in ${namespace} namespace.`);
       return print(nodeLogSources(node, pods, choice, request, warn));
@@ -92,9 +96,9 @@ export default class Logs extends BaseCommand {
       let targets: { namespace: string; name: string }[];
       if (selector) targets = await this.runtimePods(client, namespace, selector);
       else {
-        const { namespace: ns, name, note } = await resolvePod(args.pod!, flags.namespace, rootDir, undefined, 'logs');
-        if (note) this.logToStderr(note);
-        targets = [{ namespace: ns, name }];
+        const picked = await resolvePods(args.pod!, flags.namespace, rootDir, undefined, 'logs', everyPod);
+        if (picked.note) this.logToStderr(picked.note);
+        targets = picked.names.map((name) => ({ namespace: picked.namespace, name }));
       }
       if (targets.length === 0) return this.logToStderr(`No resources found in ${namespace} namespace.`);
       const sources: LogSource[] = [];

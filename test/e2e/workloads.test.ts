@@ -108,6 +108,10 @@ describe('a Deployment in the static dir', () => {
     const picked = /^Found 2 pods, using pod\/(\S+)$/m.exec(byType.stderr)?.[1];
     expect(v1.map((p) => p.metadata.name)).toContain(picked);
     expect(byType.stdout).toContain('hello v1 s3cret');
+    // --all-pods: each of its pods, each line after its source, and no note of the one picked.
+    const allPods = await knode(['logs', 'deployment/web', '--all-pods', '--root-dir', root]);
+    expect(allPods).toMatchObject({ code: 0, stderr: '' });
+    for (const pod of v1) expect(allPods.stdout).toContain(`[pod/${pod.metadata.name}/web] hello v1 s3cret`);
     // kubectl's -l through the running node: every pod it matches, one after the other, each line after its source.
     const bySelector = await knode(['logs', '-l', 'app=web,version in (v1)', '--prefix', '--since', '1h', '--root-dir', root]);
     expect(bySelector.code, bySelector.stderr).toBe(0);
@@ -201,6 +205,9 @@ describe('a Deployment in the static dir', () => {
       expect(greeter.stdout).toContain(`(${pod})`);
       const exec = await knode(['exec', 'deploy/greeter', '--root-dir', applyRoot, '--', 'sh', '-c', 'echo $HOSTNAME']);
       expect(exec).toMatchObject({ code: 0, stdout: expect.stringMatching(/^greeter-\w+-\w{5}\n$/) });
+      const replicas = await knode(['logs', 'deploy/greeter', '--all-pods', '--tail', '1', '--root-dir', applyRoot]);
+      expect(replicas).toMatchObject({ code: 0, stderr: '' });
+      expect(replicas.stdout.match(/^\[pod\/(greeter-\w+-\w{5})\/greeter\] hello from a Deployment \(\1\)$/gm)).toHaveLength(2);
       const count = await knode(['logs', 'job/count', '--root-dir', applyRoot]);
       expect(count.stderr).toMatch(/^Found 3 pods, using pod\/count-\w{5}$/m);
       // kubectl get all -l: the pods and the workloads whose own labels match (the ReplicaSet has the template's).

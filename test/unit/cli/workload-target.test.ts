@@ -96,6 +96,12 @@ describe('the pod of a workload', () => {
       pod('web-d', 'web', { readyAt: '2026-12-01T00:01:00Z', restarts: 5 }),
     ];
     for (const purpose of ['logs', 'attach'] as const) expect(pick('deploy/web', [web], pods, purpose)).toBe('web-d');
+    expect(pickPod(parseTarget('deploy/web', undefined), [web], pods, 'logs').sorted.map((p) => p.metadata.name)).toEqual([
+      'web-d',
+      'web-c',
+      'web-b',
+      'web-a',
+    ]);
     expect(pick('deploy/web', [web], pods.slice(0, 2), 'attach')).toBe('web-b');
   });
 

@@ -56,6 +56,16 @@ export function selectorString(selector: LabelSelector | undefined): string {
     .join(',');
 }
 
+/**
+ * kubectl rollout history --revision's printTemplate: DescribePodTemplate
+ * through a PrefixWriter with no tabwriter under it, so its tabs stay tabs.
+ */
+export function podTemplateText(template: PodTemplateSpec): string {
+  const w = new PrefixWriter();
+  describePodTemplate(w, template);
+  return w.chunks.join('');
+}
+
 /** DescribePodTemplate: the template's labels, annotations, containers, volumes, node selectors and tolerations. */
 function describePodTemplate(w: PrefixWriter, template: PodTemplateSpec): void {
   w.write(0, 'Pod Template:\n');

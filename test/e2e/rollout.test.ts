@@ -1,7 +1,8 @@
-// knode rollout status as kubectl rollout status: a running node's
-// Deployment followed through a rollout its readiness probe slows, and the
-// same command on what an apply left, with no node to move it on; through
-// bin/run.js on the embedded runtime.
+// knode rollout status and history as kubectl's: a running node's
+// Deployment followed through a rollout its readiness probe slows, then a
+// second template and the history of both; and rollout status on what an
+// apply left, with no node to move it on; through bin/run.js on the
+// embedded runtime.
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -46,7 +47,7 @@ spec:
 `;
 }
 
-describe('knode rollout status', () => {
+describe('knode rollout status and history', () => {
   it("follows a running node's rollout line by line until it is done, and refuses what kubectl refuses", async () => {
     mkdirSync(dir);
     writeFileSync(join(dir, 'slow.yaml'), deployment('slow', 3));
@@ -65,6 +66,27 @@ describe('knode rollout status', () => {
     expect(await knode(['rollout', 'status', 'deployments', '--root-dir', root])).toMatchObject({
       code: 0,
       stdout: 'deployment "slow" successfully rolled out\n',
+    });
+    // A new template: a second ReplicaSet, and the history of both.
+    writeFileSync(join(dir, 'slow.yaml'), deployment('slow', 0, 'v2'));
+    await eventually(
+      async () => ((await knode(['status', '--root-dir', root])).stdout.match(/^replicaset\.apps\/slow-/gm) ?? []).length === 2,
+      'the second ReplicaSet',
+    );
+    const again = await knode(['rollout', 'status', 'deploy/slow', '--timeout', '50s', '--root-dir', root], { timeoutMs: 60_000 });
+    expect(again.stdout.trimEnd().split('\n').at(-1), again.stderr).toBe('deployment "slow" successfully rolled out');
+    expect(await knode(['rollout', 'history', 'deploy/slow', '--root-dir', root])).toMatchObject({
+      code: 0,
+      stdout: 'deployment.apps/slow \nREVISION  CHANGE-CAUSE\n1         <none>\n2         <none>\n\n',
+    });
+    const second = await knode(['rollout', 'history', 'deployment', 'slow', '--revision', '2', '--root-dir', root]);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout).toMatch(
+      /^deployment\.apps\/slow with revision #2\nPod Template:\n {2}Labels:\tapp=slow\n\t+pod-template-hash=\w+\n\t+version=v2\n/,
+    );
+    expect(await knode(['rollout', 'history', 'deploy/slow', '--revision', '3', '--root-dir', root])).toMatchObject({
+      code: 1,
+      stderr: 'error: unable to find the specified revision\n',
     });
     expect(await knode(['rollout', 'status', 'deploy/nope', '--root-dir', root])).toMatchObject({
       code: 1,

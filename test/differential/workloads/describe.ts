@@ -4,6 +4,8 @@
 // from the same objects, events left out (their ages are read at two
 // moments). Any line apart is a difference.
 import { deploymentReplicaSets } from '../../../src/cli/describe-workload.js';
+import { rolloutHistory } from '../../../src/cli/rollout-history.js';
+import { rolloutState } from '../../../src/controllers/rollout.js';
 import type { Pod } from '../../../src/engine/api/v1.js';
 import type { DaemonSet, Deployment, Job, KubeObject, ReplicaSet, StatefulSet } from '../../../src/engine/api/workloads.js';
 import {
@@ -40,9 +42,19 @@ function knodeDescribe(object: KubeObject, objects: KubeObject[]): string {
  * after kubectl describes them; if they changed meanwhile (a pod scaled down
  * and gone), it is tried again.
  */
-export async function describeDifferences(kubectl: Kubectl, namespace: string): Promise<{ compared: number; differences: string[] }> {
+export async function describeDifferences(
+  kubectl: Kubectl,
+  namespace: string,
+): Promise<{ compared: number; rollouts: number; differences: string[] }> {
   const list = async () => {
-    const listed = await kubectl('get', 'deployments,replicasets,statefulsets,daemonsets,jobs,pods', '-n', namespace, '-o', 'json');
+    const listed = await kubectl(
+      'get',
+      'deployments,replicasets,statefulsets,daemonsets,jobs,pods,controllerrevisions',
+      '-n',
+      namespace,
+      '-o',
+      'json',
+    );
     if (listed.code !== 0) throw new Error(`${namespace}: kubectl get: ${listed.stderr.trim()}`);
     return listed.stdout;
   };
@@ -51,15 +63,54 @@ export async function describeDifferences(kubectl: Kubectl, namespace: string): 
     const before = await list();
     const objects = (JSON.parse(before) as { items: KubeObject[] }).items;
     out = [];
-    for (const object of objects.filter((o) => o.kind !== 'Pod')) {
+    const workloads = objects.filter((o) => o.kind !== 'Pod' && o.kind !== 'ControllerRevision');
+    for (const object of workloads) {
       const ref = `${object.kind.toLowerCase()}/${object.metadata.name}`;
       const theirs = await kubectl('describe', ref, '-n', namespace, '--show-events=false');
       if (theirs.code !== 0) out.push(`${namespace} ${ref}: kubectl describe: ${theirs.stderr.trim()}`);
       else if (knodeDescribe(object, objects) !== theirs.stdout)
         out.push(`${namespace} ${ref}\n--- kubectl\n${theirs.stdout}--- knode\n${knodeDescribe(object, objects)}`);
+      if (ROLLED_OUT.has(object.kind)) out.push(...(await rolloutDifferences(kubectl, namespace, object, objects)));
     }
-    if ((await list()) === before) return { compared: objects.length - objects.filter((o) => o.kind === 'Pod').length, differences: out };
+    const rollouts = workloads.filter((o) => ROLLED_OUT.has(o.kind)).length;
+    if ((await list()) === before) return { compared: workloads.length, rollouts, differences: out };
     await new Promise((r) => setTimeout(r, 1000));
   }
-  return { compared: 0, differences: [`${namespace}: the objects kept changing while kubectl described them`, ...out] };
+  return { compared: 0, rollouts: 0, differences: [`${namespace}: the objects kept changing while kubectl described them`, ...out] };
+}
+
+/** The kinds kubectl rollout status and history take. */
+const ROLLED_OUT = new Set(['Deployment', 'StatefulSet', 'DaemonSet']);
+
+/**
+ * `kubectl rollout status --watch=false`, `rollout history` and `rollout
+ * history --revision N` of each revision, beside knode's rolloutState and
+ * rolloutHistory of the same objects (src/cli/rollout-history.ts).
+ */
+async function rolloutDifferences(kubectl: Kubectl, namespace: string, object: KubeObject, objects: KubeObject[]): Promise<string[]> {
+  const ref = `${object.kind.toLowerCase()}/${object.metadata.name}`;
+  const name = object.metadata.name!;
+  const out: string[] = [];
+  const apart = (what: string, theirs: { code: number; stdout: string; stderr: string }, mine: { code: number; text: string }) => {
+    const text = theirs.code === 0 ? theirs.stdout : theirs.stderr;
+    if (theirs.code !== mine.code || text !== mine.text)
+      out.push(`${namespace} ${ref}: ${what}\n--- kubectl (exit ${theirs.code})\n${text}--- knode (exit ${mine.code})\n${mine.text}`);
+  };
+  const state = rolloutState(object);
+  apart(
+    'rollout status --watch=false',
+    await kubectl('rollout', 'status', ref, '-n', namespace, '--watch=false'),
+    state.state === 'failed' ? { code: 1, text: `error: ${state.message}\n` } : { code: 0, text: `${state.message}\n` },
+  );
+  apart('rollout history', await kubectl('rollout', 'history', ref, '-n', namespace), {
+    code: 0,
+    text: rolloutHistory(objects, object.kind, namespace, name, 0),
+  });
+  const revisions = [...rolloutHistory(objects, object.kind, namespace, name, 0).matchAll(/^(\d+) /gm)].map((m) => Number(m[1]));
+  for (const revision of revisions)
+    apart(`rollout history --revision ${revision}`, await kubectl('rollout', 'history', ref, '-n', namespace, `--revision=${revision}`), {
+      code: 0,
+      text: rolloutHistory(objects, object.kind, namespace, name, revision),
+    });
+  return out;
 }

@@ -38,6 +38,8 @@ const timings: string[] = [];
 /** Where knode's describe of a scenario's workloads differs from kubectl's, and how many it compared (describe.ts). */
 const describeDiffs: string[] = [];
 let described = 0;
+/** How many Deployments, StatefulSets and DaemonSets kubectl rollout status and history were asked about. */
+let rolledOut = 0;
 
 /** The node: its kubelet port takes the apiserver's client certificate (kubectl logs). */
 async function startNodeAt(root: string): Promise<NonNullable<typeof node>> {
@@ -93,8 +95,9 @@ async function inCluster(s: WorkloadScenario): Promise<Side> {
     `${s.name}: the cluster's objects to settle`,
     30_000,
   );
-  const { compared, differences } = await describeDifferences(c.kubectl, ns);
+  const { compared, rollouts, differences } = await describeDifferences(c.kubectl, ns);
   described += compared;
+  rolledOut += rollouts;
   describeDiffs.push(...differences);
   return { texts };
 }
@@ -189,9 +192,10 @@ describe.skipIf(off)('differential: the real controllers and knode apply, same m
   });
 
   it("describes every workload the cluster's controllers left as kubectl describe does", () => {
-    console.log(`workload differential: ${described} workloads described by kubectl and knode`);
+    console.log(`workload differential: ${described} workloads described by kubectl and knode, ${rolledOut} rollouts' status and history`);
     expect(describeDiffs.join('\n\n')).toBe('');
     expect(described).toBeGreaterThanOrEqual(30);
+    expect(rolledOut).toBeGreaterThanOrEqual(15);
   });
 
   it('every scenario and kind is as README.md records', () => {

@@ -1,4 +1,5 @@
 import { Args, Flags } from '@oclif/core';
+import { documentOf, getRequest, podNamed, shows, wanted as asked, workloadsAsked } from '../cli/get-request.js';
 import { stringify } from 'yaml';
 import { BaseCommand } from '../cli/base-command.js';
 import { NodeClient } from '../cli/node-client.js';
@@ -12,7 +13,6 @@ import { compareStrings } from '../util/compare.js';
 import { formatTable, podCells, POD_COLUMNS, WIDE_COLUMNS } from '../ui/pod-table.js';
 import { UserError } from '../util/user-error.js';
 import { readSummary } from '../cli/usage.js';
-import { podNotFound } from '../cli/pod-target.js';
 import { workloadTables } from '../ui/workload-table.js';
 import { formatCpu, formatMemory, podUsage, type PodUsage } from '../ui/top-table.js';
 
@@ -26,10 +26,17 @@ export default class Status extends BaseCommand {
     '<%= config.bin %> status hello-myhost -o json | jq .status.phase',
     '<%= config.bin %> status --watch',
     '<%= config.bin %> status -l app=greeter',
+    '<%= config.bin %> get deploy,job',
+    '<%= config.bin %> get deploy/greeter -o yaml',
   ];
 
+  static override aliases = ['get'];
+  // kubectl get's TYPE[,TYPE...] [NAME...] or TYPE/NAME..., or a pod's name.
+  static override strict = false;
   static override args = {
-    pod: Args.string({ description: 'A pod name (namespace/name or name); all pods when left out' }),
+    object: Args.string({
+      description: 'A pod name (namespace/name or name), or TYPE[,TYPE] [NAME...], TYPE/NAME or all; every pod and workload when left out',
+    }),
   };
 
   static override flags = {
@@ -44,14 +51,17 @@ export default class Status extends BaseCommand {
   };
 
   async run(): Promise<void> {
-    const { args, flags } = await this.parse(Status);
+    const { argv, flags } = await this.parse(Status);
+    const request = getRequest(argv as string[]);
     const rootDir = this.rootDir(flags);
     const node = await NodeClient.find(rootDir);
     // Read once, by whichever part needs it first: the pods without a node, the workload tables.
     let saved: KubeObject[] | undefined;
     const saves = () => (saved ??= savedObjects(rootDir));
-    let pods: Pod[];
-    if (node) {
+    let pods: Pod[] = [];
+    if (!shows(request, 'Pod')) {
+      // kubectl get of workloads alone: no pods to read.
+    } else if (node) {
       pods = (await node.json<PodList>('/pods')).body.items;
     } else {
       if (flags.watch)
@@ -68,31 +78,25 @@ export default class Status extends BaseCommand {
     // In the apiserver's order, as kubectl lists them: by namespace, then name.
     const key = (p: Pod) => `${p.metadata.namespace}/${p.metadata.name}`;
     const selector = flags.selector === undefined ? undefined : parseSelectorFlag(flags.selector);
-    const wanted = selected(args.pod ? this.select(pods, args.pod) : pods, selector).sort((a, b) => compareStrings(key(a), key(b)));
+    const wanted = selected(request.pod ? podNamed(pods, request.pod) : asked(request, 'Pod', pods), selector).sort((a, b) =>
+      compareStrings(key(a), key(b)),
+    );
     // -o wide adds what kubectl top would say of each pod: the node's Summary API, or the runtime's stats without a node.
     const usage = flags.output === 'wide' && wanted.length > 0 ? await this.usage(node, rootDir, flags) : undefined;
     // Beside the pods, the workloads the local controllers run, as `kubectl get all` lists them (-l: by their own labels).
-    const tables =
-      !args.pod && flags.output !== 'json' && flags.output !== 'yaml'
-        ? workloadTables(selected(saves(), selector), Date.now(), flags['all-namespaces'] ? undefined : 'default')
-        : [];
+    const namespace = flags['all-namespaces'] ? undefined : 'default';
+    const workloads = request.pod ? [] : selected(workloadsAsked(request, saves(), namespace), selector);
+    const structured = flags.output === 'json' || flags.output === 'yaml';
+    const tables = structured ? [] : workloadTables(workloads, Date.now(), namespace, request.kinds?.length !== 1);
     // kubectl get all says "No resources found" only when it has nothing at all to show.
-    if (wanted.length > 0 || flags.output === 'json' || flags.output === 'yaml')
-      this.print(wanted, flags.output, flags['all-namespaces'], !!args.pod, usage);
+    if (structured && request.kinds?.some((k) => k !== 'Pod')) {
+      const value = documentOf([...wanted, ...workloads], request);
+      this.log(flags.output === 'json' ? JSON.stringify(value, null, 2) : stringify(value).trimEnd());
+    } else if (wanted.length > 0 || structured) this.print(wanted, flags.output, flags['all-namespaces'], !!request.pod, usage);
     else if (tables.length === 0) this.logToStderr('No resources found');
     tables.forEach((table, i) => this.log(wanted.length > 0 || i > 0 ? `\n${table}` : table));
-    if (flags.watch && node) await this.watch(node, args.pod, selector, flags.output === 'wide', flags['all-namespaces']);
-  }
-
-  private select(pods: Pod[], name: string): Pod[] {
-    const [namespace, podName] = name.includes('/') ? name.split('/', 2) : [undefined, name];
-    const found = pods.filter((p) => p.metadata.name === podName && (!namespace || p.metadata.namespace === namespace));
-    if (found.length === 0)
-      throw podNotFound(
-        podName,
-        pods.map((p) => p.metadata.name!),
-      );
-    return found;
+    if (flags.watch && node && shows(request, 'Pod'))
+      await this.watch(node, request.pod, selector, flags.output === 'wide', flags['all-namespaces']);
   }
 
   private async usage(

@@ -132,8 +132,10 @@ export function workloadRow(o: KubeObject, now: number): { resource: string; cel
 /**
  * The tables of every kind that has objects, blank lines between them; only
  * NAMESPACE's objects unless it is undefined (then with a NAMESPACE column).
+ * Names go after their resource (`deployment.apps/web`) unless PREFIXED is
+ * false, as kubectl get prints one kind it was asked for alone.
  */
-export function workloadTables(objects: KubeObject[], now: number, namespace: string | undefined): string[] {
+export function workloadTables(objects: KubeObject[], now: number, namespace: string | undefined, prefixed = true): string[] {
   const out: string[] = [];
   for (const table of TABLES) {
     const mine = objects.filter((o) => o.kind === table.kind && (namespace === undefined || o.metadata.namespace === namespace));
@@ -141,7 +143,7 @@ export function workloadTables(objects: KubeObject[], now: number, namespace: st
     const header = [...(namespace === undefined ? ['NAMESPACE'] : []), 'NAME', ...table.columns];
     const rows = mine.map((o) => [
       ...(namespace === undefined ? [o.metadata.namespace ?? ''] : []),
-      `${table.resource}/${o.metadata.name}`,
+      prefixed ? `${table.resource}/${o.metadata.name}` : (o.metadata.name ?? ''),
       ...table.cells(o, now),
     ]);
     out.push(formatTable(header, rows));

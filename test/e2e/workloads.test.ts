@@ -210,6 +210,18 @@ describe('a Deployment in the static dir', () => {
       expect(replicas.stdout.match(/^\[pod\/(greeter-\w+-\w{5})\/greeter\] hello from a Deployment \(\1\)$/gm)).toHaveLength(2);
       const count = await knode(['logs', 'job/count', '--root-dir', applyRoot]);
       expect(count.stderr).toMatch(/^Found 3 pods, using pod\/count-\w{5}$/m);
+      // knode get, as kubectl get: one kind alone unprefixed, one named object as itself, kubectl's NotFound.
+      const deployments = await knode(['get', 'deploy', '--root-dir', applyRoot]);
+      expect(deployments).toMatchObject({
+        code: 0,
+        stdout: expect.stringMatching(/^NAME +READY +UP-TO-DATE +AVAILABLE +AGE\ngreeter +2\/2 +2 +2 +\d+s\n$/),
+      });
+      const asJson = await knode(['get', 'deploy/greeter', '-o', 'json', '--root-dir', applyRoot]);
+      expect(JSON.parse(asJson.stdout)).toMatchObject({ kind: 'Deployment', metadata: { name: 'greeter' }, status: { readyReplicas: 2 } });
+      expect(await knode(['get', 'jobs', 'nope', '--root-dir', applyRoot])).toMatchObject({
+        code: 1,
+        stderr: 'Error from server (NotFound): jobs.batch "nope" not found\n',
+      });
       // kubectl get all -l: the pods and the workloads whose own labels match (the ReplicaSet has the template's).
       const labelled = await knode(['status', '-l', 'app=greeter', '--root-dir', applyRoot]);
       expect(labelled.code, labelled.stderr).toBe(0);

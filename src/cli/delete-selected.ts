@@ -10,7 +10,6 @@ import { KubectlError, UserError } from '../util/user-error.js';
 import { API_VERSIONS } from './delete-named.js';
 import { savedObjects } from './offline-pods.js';
 import { parseSelectorFlag, selected } from './selector-flag.js';
-import { deletedKind, DELETED } from './target-kinds.js';
 
 /** What --all, -l and -A ask for: every object of the types (an empty selector), or those the selector matches. */
 export interface Bulk {
@@ -32,7 +31,8 @@ export function bulkOf(
 ): Bulk | undefined {
   if (flags.all && flags.selector !== undefined) throw new KubectlError('error: cannot set --all and --selector at the same time');
   if ((!flags.all && flags.selector === undefined) || words === undefined) return undefined;
-  if (words.length === 0) throw new UserError('usage', 'at least one resource must be specified to use a selector', DELETED);
+  if (words.length === 0)
+    throw new UserError('usage', 'at least one resource must be specified to use a selector', 'as TYPE --all or TYPE -l SELECTOR');
   if (words[0].includes('/'))
     throw new UserError(
       'usage',
@@ -43,15 +43,6 @@ export function bulkOf(
     throw new UserError('usage', 'name cannot be provided when a selector is specified', 'as TYPE --all or TYPE -l SELECTOR');
   const selector = flags.selector === undefined ? {} : parseSelectorFlag(flags.selector);
   return { selector, namespace: flags['all-namespaces'] ? undefined : namespace };
-}
-
-/** The kinds of `TYPE[,TYPE...]`, in their order; kubectl's error for a type it does not know. */
-export function bulkKinds(word: string): string[] {
-  return word.split(',').map((type) => {
-    const kind = deletedKind(type);
-    if (!kind) throw new UserError('usage', `the server doesn't have a resource type "${type}"`, DELETED);
-    return kind;
-  });
 }
 
 /** An object's place, for sorting as the apiserver lists: by namespace, then name. */

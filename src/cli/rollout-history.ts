@@ -6,7 +6,7 @@ import { controllerOf, type ControllerRevision, type KubeObject, type PodTemplat
 import { podTemplateText } from '../ui/describe-workload.js';
 import { TabWriter } from '../util/tabwriter.js';
 import { KubectlError } from '../util/user-error.js';
-import { resourceOf } from './stop-pods.js';
+import { groupKindOf, resourceOf } from './stop-pods.js';
 import { targetKind } from './target-kinds.js';
 
 const REVISION_ANNOTATION = 'deployment.kubernetes.io/revision';
@@ -46,9 +46,8 @@ function revisionsOf(owner: KubeObject, saved: KubeObject[]): Revision[] {
  * causes, or the template of revision N. kubectl's errors.
  */
 export function rolloutHistory(saved: KubeObject[], kind: string, namespace: string, name: string, revision: number): string {
-  const group = resourceOf(kind).split('.')[1];
   if (!['Deployment', 'DaemonSet', 'StatefulSet'].includes(kind))
-    throw new KubectlError(`error: no history viewer has been implemented for "${kind}${group ? `.${group}` : ''}"`);
+    throw new KubectlError(`error: no history viewer has been implemented for "${groupKindOf(kind)}"`);
   const owner = saved.find((o) => o.kind === kind && (o.metadata.namespace ?? 'default') === namespace && o.metadata.name === name);
   if (!owner) throw new KubectlError(`Error from server (NotFound): ${targetKind(kind.toLowerCase())!.resource} "${name}" not found`);
   const revisions = revisionsOf(owner, saved);

@@ -8,7 +8,7 @@ import { rolloutState } from '../controllers/rollout.js';
 import { compareStrings } from '../util/compare.js';
 import { KubectlError, UserError } from '../util/user-error.js';
 import { savedObjects } from './offline-pods.js';
-import { resourceOf } from './stop-pods.js';
+import { groupKindOf } from './stop-pods.js';
 import { targetKind } from './target-kinds.js';
 
 /** How often the saved objects are read again while a rollout goes on: the store's own save delay. */
@@ -28,6 +28,15 @@ export interface RolloutWatch {
   print: (line: string) => void;
 }
 
+/** NAME, or, when it is empty, the name of every object of KIND in NAMESPACE among SAVED, sorted as kubectl's builder lists a type. */
+export function namesOfKind(saved: KubeObject[], kind: string, namespace: string, name: string): string[] {
+  if (name) return [name];
+  return saved
+    .filter((o) => o.kind === kind && (o.metadata.namespace ?? 'default') === namespace)
+    .map((o) => o.metadata.name!)
+    .sort(compareStrings);
+}
+
 /** The objects of KIND kubectl's builder gives for NAME in NAMESPACE: that one, or every one of the kind when NAME is empty. */
 export function rolloutTargets(
   rootDir: string,
@@ -36,15 +45,9 @@ export function rolloutTargets(
   name: string,
 ): { kind: string; namespace: string; name: string }[] {
   if (!VIEWED.has(kind)) {
-    const group = resourceOf(kind).split('.')[1];
-    throw new KubectlError(`error: no status viewer has been implemented for ${kind}${group ? `.${group}` : ''}`);
+    throw new KubectlError(`error: no status viewer has been implemented for ${groupKindOf(kind)}`);
   }
-  if (name) return [{ kind, namespace, name }];
-  return savedObjects(rootDir)
-    .filter((o) => o.kind === kind && (o.metadata.namespace ?? 'default') === namespace)
-    .map((o) => o.metadata.name!)
-    .sort(compareStrings)
-    .map((n) => ({ kind, namespace, name: n }));
+  return namesOfKind(name ? [] : savedObjects(rootDir), kind, namespace, name).map((n) => ({ kind, namespace, name: n }));
 }
 
 /**

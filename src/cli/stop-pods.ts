@@ -36,6 +36,12 @@ export function resourceOf(kind: string): string {
   return `${kind.toLowerCase()}${group ? `.${group}` : ''}`;
 }
 
+/** GroupKind's String() of a kind, as kubectl's errors print it: Job.batch, Pod. */
+export function groupKindOf(kind: string): string {
+  const group = resourceOf(kind).split('.')[1];
+  return group ? `${kind}.${group}` : kind;
+}
+
 /** A manifest's pod that is not to be stopped: one the running node would start again (an error), or one not found. */
 export type Refusal = { error: string; notFound?: undefined } | { notFound: string; error?: undefined };
 

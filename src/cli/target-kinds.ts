@@ -112,6 +112,18 @@ export function deletedObjects(words: string[]): { kind: string; name: string }[
   return objectsNamed(words, deletedKind, 'delete', DELETED);
 }
 
+/** The kinds `delete TYPE[,TYPE...]` names, in order (its --all and -l); kubectl's error for a type it does not take. */
+export function deletedKinds(word: string): string[] {
+  return word.split(',').map((type) => kindOrRefusal(type, deletedKind, DELETED));
+}
+
+/** The kind KIND_OF reads in TYPE; kubectl's error when none, with TYPES as the hint. */
+function kindOrRefusal(type: string, kindOf: (word: string) => string | undefined, types: string): string {
+  const kind = kindOf(type);
+  if (!kind) throw new UserError('usage', `the server doesn't have a resource type "${type}"`, types);
+  return kind;
+}
+
 /** TYPE NAME... or TYPE/NAME... each, the types read by KIND_OF; kubectl's errors, with TYPES as the hint. */
 function objectsNamed(
   words: string[],
@@ -119,11 +131,7 @@ function objectsNamed(
   verb: string,
   types: string,
 ): { kind: string; name: string }[] {
-  const kindFor = (type: string) => {
-    const kind = kindOf(type);
-    if (!kind) throw new UserError('usage', `the server doesn't have a resource type "${type}"`, types);
-    return kind;
-  };
+  const kindFor = (type: string) => kindOrRefusal(type, kindOf, types);
   if (!words[0].includes('/')) {
     // TYPE,TYPE...: each name of each type, type by type, as kubectl's builder visits them.
     const kinds = words[0].split(',').map(kindFor);
@@ -147,5 +155,5 @@ function objectsNamed(
 }
 
 const DESCRIBED = 'describe takes pod, deployment, replicaset, statefulset, daemonset, job or cronjob, or their plurals and short names';
-export const DELETED =
+const DELETED =
   'delete takes pod, deployment, replicaset, statefulset, daemonset, job, cronjob, configmap, secret or persistentvolumeclaim, or their plurals and short names';

@@ -4,7 +4,8 @@ import { DetachedDelete, startBackgroundDelete } from '../cli/background-delete.
 import { BaseCommand } from '../cli/base-command.js';
 import { booleanFlagValues } from '../cli/boolean-flags.js';
 import { cascadePolicy, deleteFlags, deleteMode, type DeleteMode } from '../cli/delete-options.js';
-import { bulkKinds, bulkOf, objectsSelected, runtimePodsSelected } from '../cli/delete-selected.js';
+import { bulkOf, objectsSelected, runtimePodsSelected } from '../cli/delete-selected.js';
+import { deletedKinds } from '../cli/target-kinds.js';
 import { manifestsPath, namedObjects, ownedByNode, runtimePodsNamed } from '../cli/delete-named.js';
 import { parseSelectorFlag, selected } from '../cli/selector-flag.js';
 import { deleteWorkloads, workloadsToDelete, type DeleteOutput } from '../cli/delete-workloads.js';
@@ -61,7 +62,7 @@ export default class Delete extends BaseCommand {
     // kubectl's errors for a wrong cascade or an impossible flag pair are KubectlErrors: exit 1.
     const cascade = cascadePolicy(flags.cascade);
     const mode: DeleteMode = { ...deleteMode(flags), cascade: cascade.policy };
-    const selection = bulk && objectsSelected(bulkKinds(words[0]), bulk, rootDir);
+    const selection = bulk && objectsSelected(deletedKinds(words[0]), bulk, rootDir);
     const named = path ? undefined : (selection ?? namedObjects(words, namespace, rootDir));
     if (cascade.warning && !this.detached) this.logToStderr(cascade.warning);
     if (mode.warning && !this.detached) this.logToStderr(mode.warning);

@@ -2,8 +2,8 @@ import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
 import { savedObjects } from '../../cli/offline-pods.js';
 import { rolloutHistory } from '../../cli/rollout-history.js';
+import { namesOfKind } from '../../cli/rollout-status.js';
 import { describedObjects } from '../../cli/target-kinds.js';
-import { compareStrings } from '../../util/compare.js';
 
 export default class RolloutHistory extends BaseCommand {
   static override summary = "Show a workload's rollout history as kubectl rollout history does.";
@@ -28,14 +28,9 @@ export default class RolloutHistory extends BaseCommand {
     const { argv, flags } = await this.parse(RolloutHistory);
     const namespace = flags.namespace ?? 'default';
     const saved = savedObjects(this.rootDir(flags));
-    // TYPE alone: every object of the type in the namespace, by name, as the apiserver lists them.
+    // TYPE alone: every object of the type in the namespace.
     const objects = describedObjects(argv as string[]).flatMap(({ kind, name }) =>
-      name
-        ? [{ kind, name }]
-        : saved
-            .filter((o) => o.kind === kind && (o.metadata.namespace ?? 'default') === namespace)
-            .map((o) => ({ kind, name: o.metadata.name! }))
-            .sort((a, b) => compareStrings(a.name, b.name)),
+      namesOfKind(saved, kind, namespace, name).map((n) => ({ kind, name: n })),
     );
     if (objects.length === 0) return this.logToStderr(`No resources found in ${namespace} namespace.`);
     for (const { kind, name } of objects) process.stdout.write(rolloutHistory(saved, kind, namespace, name, flags.revision));

@@ -2,7 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { bulkKinds, bulkOf, objectsSelected } from '../../../src/cli/delete-selected.js';
+import { bulkOf, objectsSelected } from '../../../src/cli/delete-selected.js';
+import { deletedKinds } from '../../../src/cli/target-kinds.js';
 import type { KubeObject } from '../../../src/engine/api/workloads.js';
 import { KubectlError, UserError } from '../../../src/util/user-error.js';
 
@@ -64,13 +65,13 @@ describe('bulkOf', () => {
   });
 });
 
-describe('bulkKinds', () => {
+describe('deletedKinds', () => {
   it('reads TYPE,TYPE in order, by any of their names', () => {
-    expect(bulkKinds('po,deploy,jobs.batch,cm')).toEqual(['Pod', 'Deployment', 'Job', 'ConfigMap']);
+    expect(deletedKinds('po,deploy,jobs.batch,cm')).toEqual(['Pod', 'Deployment', 'Job', 'ConfigMap']);
   });
 
   it("says kubectl's words for a type it does not know", () => {
-    expect(() => bulkKinds('pods,svc')).toThrow('the server doesn\'t have a resource type "svc"');
+    expect(() => deletedKinds('pods,svc')).toThrow('the server doesn\'t have a resource type "svc"');
   });
 });
 

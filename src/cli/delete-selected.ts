@@ -60,26 +60,30 @@ function inBulk<T extends { metadata: { namespace?: string; name?: string; label
  * The local controllers' objects of KINDS that BULK selects, kind by kind,
  * as named objects are deleted (a pod they made among them: its owner
  * makes another, as in a cluster). No pods by name: whether the runtime's
- * are asked for, for runtimePodsSelected.
+ * are asked for, and the UIDs of the controllers' pods, for runtimePodsSelected.
  */
 export function objectsSelected(
   kinds: string[],
   bulk: Bulk,
   rootDir: string,
-): { objects: KubeObject[]; pods: { namespace: string; name: string }[]; runtimePods: boolean } {
+): { objects: KubeObject[]; pods: { namespace: string; name: string }[]; runtimePods: boolean; controllers: Set<string> } {
   const saved = savedObjects(rootDir);
+  const controllers = new Set(saved.flatMap((o) => (o.kind === 'Pod' && o.metadata.uid ? [o.metadata.uid] : [])));
   const objects = kinds.flatMap((kind) =>
     inBulk(
       saved.filter((o) => o.kind === kind),
       bulk,
     ).map((o) => ({ apiVersion: API_VERSIONS[kind] ?? 'v1', kind, metadata: { name: o.metadata.name, namespace: o.metadata.namespace } })),
   );
-  return { objects, pods: [], runtimePods: kinds.includes('Pod') };
+  return { objects, pods: [], runtimePods: kinds.includes('Pod'), controllers };
 }
 
-/** The runtime's pods BULK selects that are not the local controllers' (those are among the objects), by the labels on their sandboxes. */
-export async function runtimePodsSelected(client: CriClient, bulk: Bulk, rootDir: string): Promise<Pod[]> {
-  const controllers = new Set(savedObjects(rootDir).flatMap((o) => (o.kind === 'Pod' && o.metadata.uid ? [o.metadata.uid] : [])));
+/**
+ * The runtime's pods BULK selects, by the labels on their sandboxes, but
+ * those the local controllers made (CONTROLLERS, their UIDs): they are among
+ * the objects.
+ */
+export async function runtimePodsSelected(client: CriClient, bulk: Bulk, controllers: Set<string>): Promise<Pod[]> {
   const pods = await podsFromRuntime(client, (await client.version()).runtimeName);
   return inBulk(
     pods.filter((p) => !controllers.has(p.metadata.uid!)),

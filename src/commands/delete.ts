@@ -81,7 +81,7 @@ export default class Delete extends BaseCommand {
     let failed = 0;
     try {
       const runtimePods = named ? await runtimePodsNamed(client, named.pods) : { pods: [], missing: [] };
-      if (selection?.runtimePods) runtimePods.pods.push(...(await runtimePodsSelected(client, bulk!, rootDir)));
+      if (selection?.runtimePods) runtimePods.pods.push(...(await runtimePodsSelected(client, bulk!, selection.controllers)));
       const none = objects.length === 0 && pods.length === 0 && runtimePods.pods.length === 0;
       if ((selection || selector) && none) return this.log('No resources found');
       if (!this.detached) for (const line of runtimePods.missing) this.logToStderr(line);

@@ -374,25 +374,45 @@ describe.skipIf(!root)('containers set up by util-linux (embedded runtime, root)
     await client.removePodSandbox(sandboxId);
   });
 
-  it("mounts root file systems in a directory it shares (this host's / is private: bound onto itself), which a set-up made before its root's mount gets it from, and unbinds it when it stops", async () => {
-    const shares = (dir: string) =>
-      / shared:\d+ /.test(
-        readFileSync('/proc/self/mountinfo', 'utf8')
-          .split('\n')
-          .find((line) => line.split(' ')[4] === dir) ?? '',
-      );
-    expect(shares(join(env.root, 'runtime', 'rootfs', 'containers'))).toBe(true);
+  // The mount that holds each runtime's root below is a bind of its own, private or shared as the case needs:
+  // what other tests or the host make shared meanwhile cannot change the answer.
+  const shares = (dir: string) =>
+    / shared:\d+ /.test(
+      readFileSync('/proc/self/mountinfo', 'utf8')
+        .split('\n')
+        .find((line) => line.split(' ')[4] === dir) ?? '',
+    );
+  const runtimeOnMount = async (propagation: '--make-private' | '--make-shared', check: (containers: string) => void) => {
     const other = mkdtempSync(join(tmpdir(), 'knode-unbound-'));
-    writeFileSync(join(other, 'registries.yaml'), mirrorConfig(env.registry.host));
-    const rt = await startEmbeddedRuntime(other);
-    const dir = join(other, 'runtime', 'rootfs', 'containers');
+    execFileSync('mount', ['--bind', other, other]);
+    execFileSync('mount', [propagation, other]);
     try {
-      expect(isMountPoint(dir) && shares(dir)).toBe(true);
+      writeFileSync(join(other, 'registries.yaml'), mirrorConfig(env.registry.host));
+      const rt = await startEmbeddedRuntime(other);
+      const containers = join(other, 'runtime', 'rootfs', 'containers');
+      try {
+        check(containers);
+      } finally {
+        await rt.stop();
+      }
+      expect(isMountPoint(containers)).toBe(false);
     } finally {
-      await rt.stop();
+      // The runtime's helpers may hold the bind a moment after it has exited.
+      await eventually(() => spawnSync('umount', [other]).status === 0, 'the bind of the runtime root to be unmounted');
+      rmSync(other, { recursive: true, force: true });
     }
-    expect(isMountPoint(dir)).toBe(false);
-    rmSync(other, { recursive: true, force: true });
+  };
+
+  it('mounts root file systems in a directory it shares, bound onto itself where the mount holding it is private, and unbinds it when it stops', async () => {
+    expect(shares(join(env.root, 'runtime', 'rootfs', 'containers'))).toBe(true);
+    await runtimeOnMount('--make-private', (containers) => expect(isMountPoint(containers) && shares(containers)).toBe(true));
+  });
+
+  it('binds nothing where the mount holding its root file systems is shared already', async () => {
+    await runtimeOnMount('--make-shared', (containers) => {
+      expect(isMountPoint(containers)).toBe(false);
+      expect(shares(join(containers, '..', '..', '..'))).toBe(true);
+    });
   });
 
   it('refuses a Bidirectional mount whose source the host does not share, as containerd does', async () => {

@@ -8,7 +8,7 @@ import { podsFromRuntime } from '../engine/kuberuntime/runtime-view.js';
 import { compareStrings } from '../util/compare.js';
 import { KubectlError, UserError } from '../util/user-error.js';
 import { API_VERSIONS } from './delete-named.js';
-import { savedObjects } from './offline-pods.js';
+import { savedObjects, savedOfKind } from './offline-pods.js';
 import { parseSelectorFlag, selected } from './selector-flag.js';
 
 /** What --all, -l and -A ask for: every object of the types (an empty selector), or those the selector matches. */
@@ -70,10 +70,11 @@ export function objectsSelected(
   const saved = savedObjects(rootDir);
   const controllers = new Set(saved.flatMap((o) => (o.kind === 'Pod' && o.metadata.uid ? [o.metadata.uid] : [])));
   const objects = kinds.flatMap((kind) =>
-    inBulk(
-      saved.filter((o) => o.kind === kind),
-      bulk,
-    ).map((o) => ({ apiVersion: API_VERSIONS[kind] ?? 'v1', kind, metadata: { name: o.metadata.name, namespace: o.metadata.namespace } })),
+    inBulk(savedOfKind(saved, kind), bulk).map((o) => ({
+      apiVersion: API_VERSIONS[kind] ?? 'v1',
+      kind,
+      metadata: { name: o.metadata.name, namespace: o.metadata.namespace },
+    })),
   );
   return { objects, pods: [], runtimePods: kinds.includes('Pod'), controllers };
 }

@@ -17,6 +17,11 @@ export function savedObjects(rootDir: string): KubeObject[] {
   return readSavedObjects(rootPaths(rootDir).objects);
 }
 
+/** The objects of KIND among SAVED in NAMESPACE (every namespace when undefined; an object without one is in default). */
+export function savedOfKind(saved: KubeObject[], kind: string, namespace?: string): KubeObject[] {
+  return saved.filter((o) => o.kind === kind && (namespace === undefined || (o.metadata.namespace ?? 'default') === namespace));
+}
+
 /**
  * The pods the runtime holds (podsFromRuntime; with their IPs when ADDRESSES
  * asks, a call for each), each with the spec and metadata of the pod of the

@@ -7,7 +7,7 @@ import { podTemplateText } from '../ui/describe-workload.js';
 import { TabWriter } from '../util/tabwriter.js';
 import { KubectlError } from '../util/user-error.js';
 import { groupKindOf, resourceOf } from './stop-pods.js';
-import { targetKind } from './target-kinds.js';
+import { pluralResource } from './target-kinds.js';
 
 const REVISION_ANNOTATION = 'deployment.kubernetes.io/revision';
 const CHANGE_CAUSE_ANNOTATION = 'kubernetes.io/change-cause';
@@ -49,7 +49,7 @@ export function rolloutHistory(saved: KubeObject[], kind: string, namespace: str
   if (!['Deployment', 'DaemonSet', 'StatefulSet'].includes(kind))
     throw new KubectlError(`error: no history viewer has been implemented for "${groupKindOf(kind)}"`);
   const owner = saved.find((o) => o.kind === kind && (o.metadata.namespace ?? 'default') === namespace && o.metadata.name === name);
-  if (!owner) throw new KubectlError(`Error from server (NotFound): ${targetKind(kind.toLowerCase())!.resource} "${name}" not found`);
+  if (!owner) throw new KubectlError(`Error from server (NotFound): ${pluralResource(kind)} "${name}" not found`);
   const revisions = revisionsOf(owner, saved);
   const title = `${resourceOf(kind)}/${name}`;
   if (revisions.length === 0) return `${title} \nNo rollout history found.\n`;

@@ -7,9 +7,9 @@ import type { KubeObject } from '../engine/api/workloads.js';
 import { rolloutState } from '../controllers/rollout.js';
 import { compareStrings } from '../util/compare.js';
 import { KubectlError, UserError } from '../util/user-error.js';
-import { savedObjects } from './offline-pods.js';
+import { savedObjects, savedOfKind } from './offline-pods.js';
 import { groupKindOf } from './stop-pods.js';
-import { targetKind } from './target-kinds.js';
+import { pluralResource } from './target-kinds.js';
 
 /** How often the saved objects are read again while a rollout goes on: the store's own save delay. */
 const POLL_MS = 200;
@@ -31,8 +31,7 @@ export interface RolloutWatch {
 /** NAME, or, when it is empty, the name of every object of KIND in NAMESPACE among SAVED, sorted as kubectl's builder lists a type. */
 export function namesOfKind(saved: KubeObject[], kind: string, namespace: string, name: string): string[] {
   if (name) return [name];
-  return saved
-    .filter((o) => o.kind === kind && (o.metadata.namespace ?? 'default') === namespace)
+  return savedOfKind(saved, kind, namespace)
     .map((o) => o.metadata.name!)
     .sort(compareStrings);
 }
@@ -62,7 +61,7 @@ export async function watchRollout(
   target: { kind: string; namespace: string; name: string },
   options: RolloutWatch,
 ): Promise<void> {
-  const resource = targetKind(target.kind.toLowerCase())!.resource;
+  const resource = pluralResource(target.kind);
   const deadline = options.timeoutMs > 0 ? Date.now() + options.timeoutMs : Infinity;
   let last: string | undefined;
   for (;;) {

@@ -71,6 +71,11 @@ export function describedKind(word: string): string | undefined {
   return kindFor(word, ['pods', 'describe'])?.kind;
 }
 
+/** The resource kubectl's messages name a KIND by: the plural, with its group (`deployments.apps`, `configmaps`). */
+export function pluralResource(kind: string): string {
+  return TYPES.get(kind.toLowerCase())?.kind.resource ?? `${kind.toLowerCase()}s`;
+}
+
 /** The kind `delete WORD` removes: those above, and the objects pods read (ConfigMaps, Secrets, claims). */
 export function deletedKind(word: string): string | undefined {
   return kindFor(word, ['pods', 'describe', 'delete'])?.kind;

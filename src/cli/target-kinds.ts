@@ -117,6 +117,11 @@ export function deletedObjects(words: string[]): { kind: string; name: string }[
   return objectsNamed(words, deletedKind, 'delete', DELETED);
 }
 
+/** The objects `get TYPE/NAME...` names, as kubectl reads them: the kinds delete takes. */
+export function listedObjects(words: string[]): { kind: string; name: string }[] {
+  return objectsNamed(words, deletedKind, 'get', LISTED);
+}
+
 /** The kinds `delete TYPE[,TYPE...]` names, in order (its --all and -l); kubectl's error for a type it does not take. */
 export function deletedKinds(word: string): string[] {
   return word.split(',').map((type) => kindOrRefusal(type, deletedKind, DELETED));
@@ -162,3 +167,6 @@ function objectsNamed(
 const DESCRIBED = 'describe takes pod, deployment, replicaset, statefulset, daemonset, job or cronjob, or their plurals and short names';
 const DELETED =
   'delete takes pod, deployment, replicaset, statefulset, daemonset, job, cronjob, configmap, secret or persistentvolumeclaim, or their plurals and short names';
+/** What get lists, for its errors' hints. */
+export const LISTED =
+  'get shows pods, deployments, replicasets, statefulsets, daemonsets, jobs, cronjobs (or all), configmaps, secrets and persistentvolumeclaims, by kubectl’s names for them';

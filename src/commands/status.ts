@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import { documentOf, getRequest, podNamed, shows, wanted as asked, workloadsAsked } from '../cli/get-request.js';
+import { documentOf, getRequest, getTables, podNamed, shows, throwNotFound, wanted as asked, workloadsAsked } from '../cli/get-request.js';
 import { stringify } from 'yaml';
 import { BaseCommand } from '../cli/base-command.js';
 import { NodeClient } from '../cli/node-client.js';
@@ -10,11 +10,10 @@ import type { KubeObject, LabelSelector } from '../engine/api/workloads.js';
 import { parseSelectorFlag, selected, selectorFlag } from '../cli/selector-flag.js';
 import { offlinePods, savedObjects } from '../cli/offline-pods.js';
 import { compareStrings } from '../util/compare.js';
-import { formatTable, podCells, POD_COLUMNS, WIDE_COLUMNS } from '../ui/pod-table.js';
+import { podCells } from '../ui/pod-table.js';
 import { UserError } from '../util/user-error.js';
 import { readSummary } from '../cli/usage.js';
-import { workloadTables } from '../ui/workload-table.js';
-import { formatCpu, formatMemory, podUsage, type PodUsage } from '../ui/top-table.js';
+import { podUsage, type PodUsage } from '../ui/top-table.js';
 
 export default class Status extends BaseCommand {
   static override summary = 'Show the pods on this node as kubectl get pods does, and its workloads as kubectl get all does.';
@@ -28,6 +27,7 @@ export default class Status extends BaseCommand {
     '<%= config.bin %> status -l app=greeter',
     '<%= config.bin %> get deploy,job',
     '<%= config.bin %> get deploy/greeter -o yaml',
+    '<%= config.bin %> get cm,secret,pvc -n shop',
   ];
 
   static override aliases = ['get'];
@@ -46,13 +46,20 @@ export default class Status extends BaseCommand {
       description: 'After the table, print a row each time a pod changes (needs a running node)',
       default: false,
     }),
-    'all-namespaces': Flags.boolean({ char: 'A', description: 'Show the NAMESPACE column', default: false }),
+    'all-namespaces': Flags.boolean({ char: 'A', description: 'Every namespace, with a NAMESPACE column', default: false }),
+    namespace: Flags.string({
+      char: 'n',
+      description: "Only this namespace (default: every namespace's pods, the default namespace's other objects)",
+    }),
     selector: selectorFlag,
   };
 
   async run(): Promise<void> {
     const { argv, flags } = await this.parse(Status);
     const request = getRequest(argv as string[]);
+    // -n: that namespace's pods and objects only; -A wins over it, as with kubectl.
+    const only = flags['all-namespaces'] ? undefined : flags.namespace;
+    if (only && request.pod && !request.pod.includes('/')) request.pod = `${only}/${request.pod}`;
     const rootDir = this.rootDir(flags);
     const node = await NodeClient.find(rootDir);
     // Read once, by whichever part needs it first: the pods without a node, the workload tables.
@@ -78,23 +85,27 @@ export default class Status extends BaseCommand {
     // In the apiserver's order, as kubectl lists them: by namespace, then name.
     const key = (p: Pod) => `${p.metadata.namespace}/${p.metadata.name}`;
     const selector = flags.selector === undefined ? undefined : parseSelectorFlag(flags.selector);
-    const wanted = selected(request.pod ? podNamed(pods, request.pod) : asked(request, 'Pod', pods), selector).sort((a, b) =>
+    const inNamespace = only ? pods.filter((p) => p.metadata.namespace === only) : pods;
+    const wanted = selected(request.pod ? podNamed(pods, request.pod) : asked(request, 'Pod', inNamespace), selector).sort((a, b) =>
       compareStrings(key(a), key(b)),
     );
     // -o wide adds what kubectl top would say of each pod: the node's Summary API, or the runtime's stats without a node.
     const usage = flags.output === 'wide' && wanted.length > 0 ? await this.usage(node, rootDir, flags) : undefined;
     // Beside the pods, the workloads the local controllers run, as `kubectl get all` lists them (-l: by their own labels).
-    const namespace = flags['all-namespaces'] ? undefined : 'default';
+    const namespace = flags['all-namespaces'] ? undefined : (only ?? 'default');
     const workloads = request.pod ? [] : selected(workloadsAsked(request, saves(), namespace), selector);
     const structured = flags.output === 'json' || flags.output === 'yaml';
-    const tables = structured ? [] : workloadTables(workloads, Date.now(), namespace, request.kinds?.length !== 1);
-    // kubectl get all says "No resources found" only when it has nothing at all to show.
     if (structured && request.kinds?.some((k) => k !== 'Pod')) {
       const value = documentOf([...wanted, ...workloads], request);
       this.log(flags.output === 'json' ? JSON.stringify(value, null, 2) : stringify(value).trimEnd());
-    } else if (wanted.length > 0 || structured) this.print(wanted, flags.output, flags['all-namespaces'], !!request.pod, usage);
-    else if (tables.length === 0) this.logToStderr('No resources found');
-    tables.forEach((table, i) => this.log(wanted.length > 0 || i > 0 ? `\n${table}` : table));
+    } else if (structured) this.print(wanted, flags.output!, !!request.pod);
+    else {
+      const tables = getTables(request, wanted, workloads, { now: Date.now(), namespace, wide: flags.output === 'wide', usage });
+      // kubectl get says "No resources found" only when it has nothing at all to show.
+      if (tables.length > 0) this.log(tables.join('\n\n'));
+      else if (request.notFound.length === 0) this.logToStderr(only ? `No resources found in ${only} namespace.` : 'No resources found');
+    }
+    throwNotFound(request);
     if (flags.watch && node && shows(request, 'Pod'))
       await this.watch(node, request.pod, selector, flags.output === 'wide', flags['all-namespaces']);
   }
@@ -109,23 +120,11 @@ export default class Status extends BaseCommand {
     return new Map(summary.pods.map((p) => [`${p.podRef.namespace}/${p.podRef.name}`, podUsage(p)]));
   }
 
-  private print(pods: Pod[], output: string | undefined, allNamespaces: boolean, single: boolean, usage?: Map<string, PodUsage>): void {
-    if (output === 'json' || output === 'yaml') {
-      const value =
-        single && pods.length === 1 ? pods[0] : { apiVersion: 'v1', kind: 'PodList', metadata: { resourceVersion: '' }, items: pods };
-      this.log(output === 'json' ? JSON.stringify(value, null, 2) : stringify(value).trimEnd());
-      return;
-    }
-    const wide = output === 'wide';
-    const header = [...(allNamespaces ? ['NAMESPACE'] : []), ...(wide ? WIDE_COLUMNS : POD_COLUMNS), ...(usage ? ['CPU', 'MEMORY'] : [])];
-    const now = Date.now();
-    const cells = (p: Pod) => {
-      const row = podCells(podRow(p), now, wide, allNamespaces);
-      if (!usage) return row;
-      const u = usage.get(`${p.metadata.namespace}/${p.metadata.name}`);
-      return [...row, u ? formatCpu(u.nanoCores) : '<none>', u ? formatMemory(u.workingSetBytes) : '<none>'];
-    };
-    this.log(formatTable(header, pods.map(cells)));
+  /** -o json|yaml of pods alone: a v1 PodList, or the one pod asked for by name. */
+  private print(pods: Pod[], output: string, single: boolean): void {
+    const value =
+      single && pods.length === 1 ? pods[0] : { apiVersion: 'v1', kind: 'PodList', metadata: { resourceVersion: '' }, items: pods };
+    this.log(output === 'json' ? JSON.stringify(value, null, 2) : stringify(value).trimEnd());
   }
 
   /** kubectl get -w: a row for each change of a pod's status. */

@@ -1,7 +1,20 @@
-// Workloads as `kubectl get deploy,rs,sts,ds,job,cronjob` prints them when
-// asked for several kinds: one table per kind, names as `<kind>.<group>/<name>`.
+// Workloads, ConfigMaps, Secrets and claims as `kubectl get
+// deploy,rs,sts,ds,job,cronjob,cm,secret,pvc` prints them when asked for
+// several kinds: one table per kind, names as `<kind>.<group>/<name>`.
 import { humanDuration } from '../engine/api/printers.js';
-import type { CronJob, DaemonSet, Deployment, Job, KubeObject, ReplicaSet, StatefulSet } from '../engine/api/workloads.js';
+import { canonicalQuantity } from '../engine/api/quantity.js';
+import type {
+  ConfigMap,
+  CronJob,
+  DaemonSet,
+  Deployment,
+  Job,
+  KubeObject,
+  PersistentVolumeClaim,
+  ReplicaSet,
+  Secret,
+  StatefulSet,
+} from '../engine/api/workloads.js';
 import { formatTable } from './pod-table.js';
 
 interface KindTable {
@@ -91,7 +104,56 @@ const TABLES: KindTable[] = [
       ];
     },
   },
+  {
+    kind: 'ConfigMap',
+    resource: 'configmap',
+    columns: ['DATA', 'AGE'],
+    cells: (o, now) => {
+      const cm = o as ConfigMap;
+      return [String(Object.keys(cm.data ?? {}).length + Object.keys(cm.binaryData ?? {}).length), age(o, now)];
+    },
+  },
+  {
+    kind: 'Secret',
+    resource: 'secret',
+    columns: ['TYPE', 'DATA', 'AGE'],
+    cells: (o, now) => {
+      const secret = o as Secret;
+      return [secret.type ?? '', String(Object.keys(secret.data ?? {}).length), age(o, now)];
+    },
+  },
+  {
+    kind: 'PersistentVolumeClaim',
+    resource: 'persistentvolumeclaim',
+    columns: ['STATUS', 'VOLUME', 'CAPACITY', 'ACCESS MODES', 'STORAGECLASS', 'VOLUMEATTRIBUTESCLASS', 'AGE'],
+    cells: (o, now) => claimCells(o as PersistentVolumeClaim, now),
+  },
 ];
+
+/** The access modes' short names, in kubectl's order (GetAccessModesAsString). */
+const ACCESS_MODES: [string, string][] = [
+  ['ReadWriteOnce', 'RWO'],
+  ['ReadOnlyMany', 'ROX'],
+  ['ReadWriteMany', 'RWX'],
+  ['ReadWriteOncePod', 'RWOP'],
+];
+
+/** kubectl's claim printer: capacity and access modes only once the claim names its volume. */
+function claimCells(claim: PersistentVolumeClaim, now: number): string[] {
+  const bound = !!claim.spec.volumeName;
+  const modes = ACCESS_MODES.filter(([mode]) => claim.status?.accessModes?.includes(mode)).map(([, short]) => short);
+  const storage = claim.status?.capacity?.storage;
+  const storageClass = claim.metadata.annotations?.['volume.beta.kubernetes.io/storage-class'] ?? claim.spec.storageClassName ?? '';
+  return [
+    claim.metadata.deletionTimestamp ? 'Terminating' : (claim.status?.phase ?? ''),
+    claim.spec.volumeName ?? '',
+    bound ? (storage === undefined ? '0' : canonicalQuantity(storage)) : '',
+    bound ? modes.join(',') : '',
+    storageClass,
+    claim.spec.volumeAttributesClassName ?? '<unset>',
+    age(claim, now),
+  ];
+}
 
 /** kubectl's job printer: the status from the conditions, completions, and how long it ran. */
 function jobCells(job: Job, now: number): string[] {
@@ -130,14 +192,16 @@ export function workloadRow(o: KubeObject, now: number): { resource: string; cel
 }
 
 /**
- * The tables of every kind that has objects, blank lines between them; only
+ * The tables of every kind that has objects, in the order their kinds come
+ * in OBJECTS (the order they were asked for), blank lines between them; only
  * NAMESPACE's objects unless it is undefined (then with a NAMESPACE column).
  * Names go after their resource (`deployment.apps/web`) unless PREFIXED is
  * false, as kubectl get prints one kind it was asked for alone.
  */
 export function workloadTables(objects: KubeObject[], now: number, namespace: string | undefined, prefixed = true): string[] {
   const out: string[] = [];
-  for (const table of TABLES) {
+  const kinds = [...new Set(objects.map((o) => o.kind))];
+  for (const table of kinds.flatMap((kind) => TABLES.filter((t) => t.kind === kind))) {
     const mine = objects.filter((o) => o.kind === table.kind && (namespace === undefined || o.metadata.namespace === namespace));
     if (mine.length === 0) continue;
     const header = [...(namespace === undefined ? ['NAMESPACE'] : []), 'NAME', ...table.columns];

@@ -222,6 +222,20 @@ describe('a Deployment in the static dir', () => {
         code: 1,
         stderr: 'Error from server (NotFound): jobs.batch "nope" not found\n',
       });
+      // What was found, then the NotFound; the types in the order asked for; -n's namespace alone.
+      expect(await knode(['get', 'deploy', 'greeter', 'nope', '--root-dir', applyRoot])).toMatchObject({
+        code: 1,
+        stdout: expect.stringMatching(/^NAME +READY.*\ngreeter +2\/2 /),
+        stderr: 'Error from server (NotFound): deployments.apps "nope" not found\n',
+      });
+      const objects = await knode(['get', 'cm,deploy', '--root-dir', applyRoot]);
+      expect(objects.code, objects.stderr).toBe(0);
+      expect(objects.stdout).toMatch(/^NAME +DATA +AGE\nconfigmap\/\S+ +\d+ +\d+s\n\nNAME +READY .*\ndeployment\.apps\/greeter /);
+      expect(await knode(['get', 'deploy,pods', '-n', 'elsewhere', '--root-dir', applyRoot])).toMatchObject({
+        code: 0,
+        stdout: '',
+        stderr: expect.stringContaining('No resources found in elsewhere namespace.'),
+      });
       // kubectl get all -l: the pods and the workloads whose own labels match (the ReplicaSet has the template's).
       const labelled = await knode(['status', '-l', 'app=greeter', '--root-dir', applyRoot]);
       expect(labelled.code, labelled.stderr).toBe(0);

@@ -200,6 +200,7 @@ export interface PersistentVolumeClaim extends KubeObject {
     resources?: { requests?: Record<string, string | number>; limits?: Record<string, string | number> };
     volumeMode?: 'Filesystem' | 'Block';
     storageClassName?: string;
+    volumeAttributesClassName?: string;
     volumeName?: string;
     selector?: LabelSelector;
   };

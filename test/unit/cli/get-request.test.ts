@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { documentOf, getRequest, podNamed, shows, wanted, workloadsAsked } from '../../../src/cli/get-request.js';
+import { documentOf, getRequest, getTables, podNamed, shows, throwNotFound, wanted, workloadsAsked } from '../../../src/cli/get-request.js';
 import type { Pod } from '../../../src/engine/api/v1.js';
 import type { KubeObject } from '../../../src/engine/api/workloads.js';
 
@@ -12,31 +12,34 @@ const pod = (name: string, namespace = 'default') => ({ metadata: { name, namesp
 
 describe('getRequest', () => {
   it('is every pod and workload for no words, and one pod for a name that is no type, as status always took it', () => {
-    expect(getRequest([])).toEqual({ names: new Map() });
-    expect(getRequest(['web-myhost'])).toEqual({ names: new Map(), pod: 'web-myhost' });
+    expect(getRequest([])).toEqual({ names: new Map(), notFound: [] });
+    expect(getRequest(['web-myhost'])).toEqual({ names: new Map(), pod: 'web-myhost', notFound: [] });
     expect(getRequest(['shop/web-myhost']).pod).toBe('shop/web-myhost');
   });
 
   it('reads TYPE[,TYPE] [NAME...] by any of kubectl’s names, all as pods and every workload kind', () => {
-    expect(getRequest(['po'])).toEqual({ kinds: ['Pod'], names: new Map() });
-    expect(getRequest(['deploy,jobs.batch', 'web'])).toEqual({
-      kinds: ['Deployment', 'Job'],
+    expect(getRequest(['po'])).toEqual({ kinds: ['Pod'], names: new Map(), notFound: [] });
+    expect(getRequest(['jobs.batch,deploy', 'web'])).toEqual({
+      kinds: ['Job', 'Deployment'],
       names: new Map([
-        ['Deployment', ['web']],
         ['Job', ['web']],
+        ['Deployment', ['web']],
       ]),
+      notFound: [],
     });
-    expect(getRequest(['all']).kinds).toEqual(['Pod', 'Deployment', 'ReplicaSet', 'StatefulSet', 'DaemonSet', 'Job', 'CronJob']);
+    expect(getRequest(['all']).kinds).toEqual(['Pod', 'DaemonSet', 'Deployment', 'ReplicaSet', 'StatefulSet', 'CronJob', 'Job']);
+    expect(getRequest(['cm,secret,pvc']).kinds).toEqual(['ConfigMap', 'Secret', 'PersistentVolumeClaim']);
   });
 
-  it('reads TYPE/NAME words, the kinds in kubectl’s order', () => {
+  it('reads TYPE/NAME words, the kinds in the order first named', () => {
     const request = getRequest(['job/count', 'deploy/web', 'deploy/api']);
-    expect(request.kinds).toEqual(['Deployment', 'Job']);
+    expect(request.kinds).toEqual(['Job', 'Deployment']);
     expect(request.names.get('Deployment')).toEqual(['web', 'api']);
   });
 
   it('refuses a type it does not list, by its words', () => {
     expect(() => getRequest(['svc'])).toThrow('knode get does not list svc');
+    expect(() => getRequest(['deploy/web', 'web'])).toThrow("'knode get resource/<resource_name>'");
     expect(() => getRequest(['pods,widgets'])).toThrow('the server doesn\'t have a resource type "widgets"');
     expect(() => getRequest(['widgets', 'a'])).toThrow('the server doesn\'t have a resource type "widgets"');
   });
@@ -51,12 +54,36 @@ describe('what a request shows', () => {
     expect(wanted(getRequest(['pods', 'b', 'a']), 'Pod', [pod('a'), pod('b'), pod('c')]).map((p) => p.metadata.name)).toEqual(['b', 'a']);
   });
 
-  it('takes the workloads of the namespace kind by kind, and says kubectl’s NotFound for a name not there', () => {
-    expect(workloadsAsked(getRequest(['deploy']), saved, 'default').map((o) => o.metadata.name)).toEqual(['web', 'api']);
-    expect(workloadsAsked(getRequest([]), saved, undefined)).toHaveLength(4);
-    expect(() => workloadsAsked(getRequest(['cj', 'nightly']), saved, 'default')).toThrow(
-      'Error from server (NotFound): cronjobs.batch "nightly" not found',
+  it('takes the workloads of the namespace kind by kind, by name, and keeps kubectl’s NotFound of each name not there for the end', () => {
+    expect(workloadsAsked(getRequest(['deploy']), saved, 'default').map((o) => o.metadata.name)).toEqual(['api', 'web']);
+    expect(workloadsAsked(getRequest([]), saved, undefined).map((o) => `${o.kind}/${o.metadata.name}`)).toEqual([
+      'Deployment/api',
+      'Deployment/web',
+      'Deployment/web',
+      'Job/count',
+    ]);
+    const request = getRequest(['deploy,cj', 'nightly', 'web']);
+    expect(workloadsAsked(request, [...saved, object('ConfigMap', 'web')], 'default').map((o) => o.metadata.name)).toEqual(['web']);
+    expect(() => throwNotFound(request)).toThrow(
+      [
+        'Error from server (NotFound): deployments.apps "nightly" not found',
+        'Error from server (NotFound): cronjobs.batch "nightly" not found',
+        'Error from server (NotFound): cronjobs.batch "web" not found',
+      ].join('\n'),
     );
+    expect(() => throwNotFound(getRequest(['deploy']))).not.toThrow();
+  });
+
+  it('prints the pods first, as pod/NAME beside other types, then each type in the order asked for', () => {
+    const now = Date.parse('2026-01-01T00:10:00Z');
+    const running = { ...pod('web-1'), status: { phase: 'Running' } } as Pod;
+    const job = { ...object('Job', 'count'), spec: { completions: 1, template: { spec: { containers: [] } } } };
+    const objects = [job, object('ConfigMap', 'site')];
+    const request = getRequest(['cm,pods,job']);
+    const tables = getTables(request, [running], workloadsAsked(request, objects, 'default'), { now, namespace: 'default' });
+    expect(tables.map((t) => t.split('\n')[1].split(' ')[0])).toEqual(['pod/web-1', 'configmap/site', 'job.batch/count']);
+    expect(getTables(getRequest(['pods']), [running], [], { now, namespace: 'default' })[0]).toMatch(/^NAME +READY.*\nweb-1 /);
+    expect(getTables(getRequest(['pods']), [], [], { now, namespace: 'default' })).toEqual([]);
   });
 
   it('prints one named object as itself, else a v1 List', () => {

@@ -30,16 +30,48 @@ describe('workload tables', () => {
       { apiVersion: 'apps/v1', kind: 'Deployment', metadata: meta('other', 'team'), spec: { replicas: 1 } },
       { apiVersion: 'v1', kind: 'ConfigMap', metadata: meta('settings') },
     ];
+    // In the order of the objects' kinds: the order they were asked for.
     expect(workloadTables(objects, NOW, 'default')).toEqual([
+      ['NAME              STATUS     COMPLETIONS   DURATION   AGE', 'job.batch/count   Complete   3/3           7s         10m'].join('\n'),
       ['NAME                  READY   UP-TO-DATE   AVAILABLE   AGE', 'deployment.apps/web   1/2     2            1           10m'].join(
         '\n',
       ),
-      ['NAME              STATUS     COMPLETIONS   DURATION   AGE', 'job.batch/count   Complete   3/3           7s         10m'].join('\n'),
+      ['NAME                 DATA   AGE', 'configmap/settings   0      10m'].join('\n'),
     ]);
-    expect(workloadTables(objects, NOW, undefined)[0].split('\n')).toEqual([
+    expect(workloadTables(objects, NOW, undefined)[1].split('\n')).toEqual([
       'NAMESPACE   NAME                    READY   UP-TO-DATE   AVAILABLE   AGE',
       'default     deployment.apps/web     1/2     2            1           10m',
       'team        deployment.apps/other   0/1     0            0           10m',
+    ]);
+  });
+
+  it('prints ConfigMaps, Secrets and claims as kubectl does: a claim’s capacity and access modes once it names its volume', () => {
+    const objects: KubeObject[] = [
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: meta('site'), data: { a: '1', b: '2' }, binaryData: { c: 'AA==' } },
+      { apiVersion: 'v1', kind: 'Secret', metadata: meta('token'), type: 'Opaque', data: { t: 'eA==' } },
+      {
+        apiVersion: 'v1',
+        kind: 'PersistentVolumeClaim',
+        metadata: meta('data'),
+        spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
+        status: { phase: 'Bound', accessModes: ['ReadWriteOnce'], capacity: { storage: '1Gi' } },
+      },
+      {
+        apiVersion: 'v1',
+        kind: 'PersistentVolumeClaim',
+        metadata: meta('pinned'),
+        spec: { volumeName: 'pv-1', storageClassName: 'local', accessModes: ['ReadWriteMany', 'ReadWriteOnce'] },
+        status: { phase: 'Bound', accessModes: ['ReadWriteMany', 'ReadWriteOnce'], capacity: { storage: '1024Mi' } },
+      },
+    ];
+    expect(workloadTables(objects, NOW, 'default', false)).toEqual([
+      ['NAME   DATA   AGE', 'site   3      10m'].join('\n'),
+      ['NAME    TYPE     DATA   AGE', 'token   Opaque   1      10m'].join('\n'),
+      [
+        'NAME     STATUS   VOLUME   CAPACITY   ACCESS MODES   STORAGECLASS   VOLUMEATTRIBUTESCLASS   AGE',
+        'data     Bound                                                      <unset>                 10m',
+        'pinned   Bound    pv-1     1Gi        RWO,RWX        local          <unset>                 10m',
+      ].join('\n'),
     ]);
   });
 

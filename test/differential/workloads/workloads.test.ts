@@ -16,6 +16,7 @@ import { knode } from '../../helpers/cli.js';
 import { freePort, startControlPlane, type ControlPlane } from '../../helpers/controlplane.js';
 import { cliEntry, eventually } from '../../helpers/runtimes.js';
 import { describeDifferences } from './describe.js';
+import { getDifferences } from './get-tables.js';
 import { normaliseObjects, type KubeJson } from './normalise.js';
 import { workloadScenarios, type WorkloadScenario } from './scenarios.js';
 import { parseTable, renderTable, replaceTable, type TableRow } from './table.js';
@@ -38,6 +39,9 @@ const timings: string[] = [];
 /** Where knode's describe of a scenario's workloads differs from kubectl's, and how many it compared (describe.ts). */
 const describeDiffs: string[] = [];
 let described = 0;
+/** Where knode's get tables differ from kubectl get's, and how many gets were compared (get-tables.ts). */
+const getDiffs: string[] = [];
+let gets = 0;
 /** How many Deployments, StatefulSets and DaemonSets kubectl rollout status and history were asked about. */
 let rolledOut = 0;
 
@@ -99,6 +103,9 @@ async function inCluster(s: WorkloadScenario): Promise<Side> {
   described += compared;
   rolledOut += rollouts;
   describeDiffs.push(...differences);
+  const got = await getDifferences(c.kubectl, ns);
+  gets += got.compared;
+  getDiffs.push(...got.differences);
   return { texts };
 }
 
@@ -163,6 +170,10 @@ beforeAll(async () => {
   const mine = new Map<string, Side>();
   await pool(workloadScenarios, 3, async (s) => void mine.set(s.name, await settled(standalone(s), fail)));
   for (const [name, side] of await cluster) results.set(name, { cluster: side, knode: mine.get(name)! });
+  // Every scenario's namespace at once: get all -A, whose kinds meet in one listing (DaemonSets beside Deployments).
+  const everywhere = await getDifferences(cp.kubectl, undefined);
+  gets += everywhere.compared;
+  getDiffs.push(...everywhere.differences);
   timings.push(`scenarios ${Date.now() - t1} ms`);
 }, 900_000);
 
@@ -196,6 +207,12 @@ describe.skipIf(off)('differential: the real controllers and knode apply, same m
     expect(describeDiffs.join('\n\n')).toBe('');
     expect(described).toBeGreaterThanOrEqual(30);
     expect(rolledOut).toBeGreaterThanOrEqual(15);
+  });
+
+  it("prints what the cluster's controllers left as kubectl get does", () => {
+    console.log(`workload differential: ${gets} gets printed by kubectl and knode`);
+    expect(getDiffs.join('\n\n')).toBe('');
+    expect(gets).toBeGreaterThanOrEqual(100);
   });
 
   it('every scenario and kind is as README.md records', () => {

@@ -7,6 +7,10 @@ import { deletedKind, describedKind, parseTarget, targetKind, TYPE_WORDS } from 
 /** The commands that take a pod, and which of their arguments is one: the first, either side of cp as POD:PATH, or any (delete's names). */
 export const POD_COMMANDS: Record<string, 'first' | 'cp' | 'many'> = {
   delete: 'many',
+  get: 'many',
+  status: 'many',
+  'rollout:status': 'first',
+  'rollout:history': 'first',
   exec: 'first',
   attach: 'first',
   logs: 'first',
@@ -14,6 +18,12 @@ export const POD_COMMANDS: Record<string, 'first' | 'cp' | 'many'> = {
   'describe:pod': 'first',
   cp: 'cp',
 };
+
+/** The kind a rollout command takes by a TYPE word (Deployments, StatefulSets, DaemonSets), or undefined. */
+function rolledOutKind(word: string): string | undefined {
+  const kind = targetKind(word)?.kind;
+  return kind === 'Deployment' || kind === 'StatefulSet' || kind === 'DaemonSet' ? kind : undefined;
+}
 
 /** A command's flags as the completion needs them: whether each takes a value, and its short letter. */
 export type FlagSpecs = Record<string, { type: 'boolean' | 'option'; char?: string }>;
@@ -49,12 +59,26 @@ export function podPlace(words: string[], flagsOf: (command: string) => FlagSpec
   let rest = words.slice(1);
   let described: string | undefined;
   let deleting = false;
-  if (command === 'delete') {
-    // kubectl's delete TYPE NAME... (as many names as wanted) or TYPE/NAME...
-    described = rest.length >= 2 ? deletedKind(rest[0]) : undefined;
-    if (described) rest = rest.slice(1);
+  if (command === 'delete' || command === 'get' || command === 'status') {
+    // kubectl's delete (and get) TYPE NAME... (as many names as wanted) or TYPE/NAME...; get's first word alone
+    // is a pod's name, as status always took one, or TYPE/ and a name.
+    const own = flagsOf(command === 'delete' ? command : 'status');
+    const at = own ? firstPositional(rest.slice(0, -1), own) : -1;
+    described = at >= 0 ? deletedKind(rest[at]) : undefined;
+    if (described) rest = [...rest.slice(0, at), ...rest.slice(at + 1)];
+    else if ((at >= 0 || command === 'delete') && !rest[rest.length - 1].includes('/')) return undefined;
+    deleting = command === 'delete' || at >= 0;
+    if (!deleting) command = 'status';
+  } else if (command === 'rollout') {
+    // rollout status|history TYPE NAME or TYPE/NAME, of the kinds that roll out.
+    if (rest[0] !== 'status' && rest[0] !== 'history') return undefined;
+    command = `rollout:${rest[0]}`;
+    rest = rest.slice(1);
+    const own = flagsOf(command);
+    const at = own ? firstPositional(rest.slice(0, -1), own) : -1;
+    described = at >= 0 ? rolledOutKind(rest[at]) : undefined;
+    if (described) rest = [...rest.slice(0, at), ...rest.slice(at + 1)];
     else if (!rest[rest.length - 1]?.includes('/')) return undefined;
-    deleting = true;
   } else if (command === 'describe') {
     // describe's subcommands and their aliases (deploy, rs…) are kubectl's type words; flagsOf knows which exist.
     described = rest.length >= 2 ? describedKind(rest[0]) : undefined;
@@ -64,7 +88,7 @@ export function podPlace(words: string[], flagsOf: (command: string) => FlagSpec
     } else if (!rest[rest.length - 1]?.includes('/')) return undefined; // else kubectl's describe TYPE/NAME
   }
   const kind = deleting ? 'many' : described || command === 'describe' ? 'first' : POD_COMMANDS[command];
-  const flags = flagsOf(command);
+  const flags = flagsOf(deleting && command !== 'delete' ? 'status' : command);
   if (!kind || !flags) return undefined;
   const values: Record<string, string> = {};
   const current = rest[rest.length - 1];
@@ -100,6 +124,17 @@ export function podPlace(words: string[], flagsOf: (command: string) => FlagSpec
     ...(described && described !== 'Pod' ? { kind: described } : {}),
     types: (kind === 'first' || kind === 'many') && !described,
   };
+}
+
+/** The index of the first of WORDS that is an argument, not a flag nor a flag's value; -1 when there is none. */
+function firstPositional(words: string[], flags: FlagSpecs): number {
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i];
+    if (word === '--') return -1;
+    if (!word.startsWith('-') || word === '-') return i;
+    if (valueFlag(word, flags) && !word.includes('=')) i++;
+  }
+  return -1;
 }
 
 /** The long name of the flag a word gives when that flag takes a value (`-n`, `--namespace`, `--namespace=x`, `-cn`…). */
@@ -182,8 +217,9 @@ export function podCandidates(from: ToComplete, place: PodPlace): string[] {
       place,
     );
   const slash = place.prefix.indexOf('/');
-  // delete takes more kinds than those with pods to pick.
-  const kindOf = (word: string) => (place.command === 'delete' ? deletedKind(word) : targetKind(word)?.kind);
+  // delete and get take more kinds than those with pods to pick.
+  const kindOf = (word: string) =>
+    place.command === 'delete' || place.command === 'get' || place.command === 'status' ? deletedKind(word) : targetKind(word)?.kind;
   const type = place.types && slash >= 0 ? kindOf(place.prefix.slice(0, slash)) : undefined;
   if (type) {
     const word = place.prefix.slice(0, slash);

@@ -107,6 +107,11 @@ describe('knode __complete pods', () => {
     expect((await complete('delete', 'deploy', ...at, '')).stdout).toBe('greet\n');
     expect((await complete('delete', 'pod', ...at, 'web-e2e', 'w')).stdout).toBe('web-e2e\n');
     expect((await complete('delete', ...at, 'cronjobs/')).stdout).toBe('cronjobs/nightly\n');
+    // get (status's alias) and rollout, through oclif's own lookup of the command and its flags.
+    expect((await complete('get', 'deploy', ...at, '-o', 'wide', '')).stdout).toBe('greet\n');
+    expect((await complete('get', ...at, 'we')).stdout).toBe('web-e2e\n');
+    expect((await complete('rollout', 'status', ...at, 'deploy', '')).stdout).toBe('greet\n');
+    expect((await complete('rollout', 'history', ...at, 'deployments/g')).stdout).toBe('deployments/greet\n');
     // What that completes to: the CronJob as kubectl describe shows it.
     const described = await knode(['describe', 'cronjob', 'nightly', ...at]);
     expect(described.code, described.stderr).toBe(0);

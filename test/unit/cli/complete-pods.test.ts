@@ -28,6 +28,9 @@ const flags: Record<string, FlagSpecs> = {
   'describe:pod': { ...base, namespace: { type: 'option', char: 'n' } },
   'port-forward': { ...base, address: { type: 'option' }, namespace: { type: 'option', char: 'n' } },
   attach: { ...base },
+  status: { ...base, namespace: { type: 'option', char: 'n' }, output: { type: 'option', char: 'o' } },
+  'rollout:status': { ...base, namespace: { type: 'option', char: 'n' }, timeout: { type: 'option' } },
+  'rollout:history': { ...base, namespace: { type: 'option', char: 'n' }, revision: { type: 'option' } },
   apply: { ...base, filename: { type: 'option', char: 'f' } },
 };
 const place = (...words: string[]) => podPlace(words, (id) => flags[id]);
@@ -164,6 +167,22 @@ describe('podCandidates', () => {
     expect(place('delete', '')).toBeUndefined();
   });
 
+  it("offers get's pods and TYPE/ first, then its type's names, and rollout's objects of the kinds that roll out", () => {
+    const withConfig = { pods, objects: [...workloads, { kind: 'ConfigMap', namespace: 'default', name: 'web-config' }] };
+    for (const command of ['get', 'status']) {
+      expect(podCandidates(withConfig, place(command, 'w')!)).toEqual(['web-e2e', 'worker-e2e']);
+      expect(podCandidates(withConfig, place(command, 'dep')!)).toEqual(['deployments/']);
+      expect(podCandidates(withConfig, place(command, 'cm', '-o', 'yaml', '')!)).toEqual(['web-config']);
+      expect(podCandidates(withConfig, place(command, 'deploy', 'web', '')!)).toEqual(['shop/api', 'web']);
+      expect(podCandidates(withConfig, place(command, 'deploy/web', 'configmaps/')!)).toEqual(['configmaps/web-config']);
+    }
+    expect(podCandidates(from, place('rollout', 'status', 'deploy', '-n', 'shop', '')!)).toEqual(['api']);
+    expect(podCandidates(from, place('rollout', 'history', 'sts', '')!)).toEqual(['db']);
+    expect(podCandidates(from, place('rollout', 'status', 'deployments/')!)).toEqual(['deployments/web']);
+    expect(place('rollout', 'status', 'job', '')).toBeUndefined(); // a Job does not roll out
+    expect(place('rollout', '')).toBeUndefined(); // oclif completes the subcommands
+  });
+
   it("offers describe KIND's objects of that kind, and a workload's template containers for -c", () => {
     expect(podCandidates(from, place('describe', 'deploy', '')!)).toEqual(['shop/api', 'web']);
     expect(podCandidates(from, place('describe', 'deploy', '-n', 'shop', '')!)).toEqual(['api']);
@@ -188,7 +207,7 @@ describe('podCandidates', () => {
 describe('completionHook', () => {
   it('is valid bash, and bash and zsh ask knode for the commands that take a pod, and hands the rest to oclif', () => {
     const bash = completionHook('bash', 'knode');
-    expect(bash).toContain('attach|cp|delete|describe|exec|logs|port-forward)');
+    expect(bash).toContain('attach|cp|delete|describe|exec|get|logs|port-forward|rollout|status)');
     expect(bash).toContain('knode __complete pods -- ');
     expect(bash).toContain('  _knode_autocomplete\n');
     expect(bash).toContain('complete -o default -F _knode_pods_complete knode');

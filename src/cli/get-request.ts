@@ -139,7 +139,7 @@ export function getTables(request: GetRequest, pods: Pod[], objects: KubeObject[
   const several = request.kinds !== undefined && request.kinds.length > 1;
   const podTables =
     pods.length > 0 ? [podTable(pods, now, { wide, withNamespace: namespace === undefined, prefixed: several, usage })] : [];
-  return [...podTables, ...workloadTables(objects, now, namespace, request.kinds?.length !== 1)];
+  return [...podTables, ...workloadTables(objects, now, namespace, request.kinds?.length !== 1, wide)];
 }
 
 /** What -o json|yaml prints of OBJECTS: a v1 List, or the object itself when REQUEST named one, as kubectl get prints them. */

@@ -10,14 +10,14 @@ export function formatTable(header: string[], rows: string[][]): string {
 }
 
 export const POD_COLUMNS = ['NAME', 'READY', 'STATUS', 'RESTARTS', 'AGE'];
-export const WIDE_COLUMNS = [...POD_COLUMNS, 'IP', 'NODE'];
+export const WIDE_COLUMNS = [...POD_COLUMNS, 'IP', 'NODE', 'NOMINATED NODE', 'READINESS GATES'];
 
 /** One pod's cells for `knode status` (`kubectl get pods`), `now` for the ages. */
 export function podCells(row: PodRow, now: number, wide: boolean, withNamespace: boolean): string[] {
   const restarts =
     row.restarts > 0 && row.lastRestart ? `${row.restarts} (${humanDuration(now - row.lastRestart)} ago)` : String(row.restarts);
   const cells = [row.name, row.ready, row.status, restarts, row.createdAt ? humanDuration(now - row.createdAt) : '<unknown>'];
-  if (wide) cells.push(row.ip || '<none>', row.node || '<none>');
+  if (wide) cells.push(row.ip || '<none>', row.node || '<none>', row.nominatedNode || '<none>', row.readinessGates);
   return withNamespace ? [row.namespace, ...cells] : cells;
 }
 

@@ -3,6 +3,7 @@
 // several kinds: one table per kind, names as `<kind>.<group>/<name>`.
 import { humanDuration } from '../engine/api/printers.js';
 import { canonicalQuantity } from '../engine/api/quantity.js';
+import { selectorString } from './describe-workload.js';
 import type {
   ConfigMap,
   CronJob,
@@ -10,6 +11,7 @@ import type {
   Deployment,
   Job,
   KubeObject,
+  LabelSelector,
   PersistentVolumeClaim,
   ReplicaSet,
   Secret,
@@ -23,7 +25,21 @@ interface KindTable {
   resource: string;
   columns: string[];
   cells: (o: KubeObject, now: number) => string[];
+  /** The columns -o wide adds after the others, and their cells. */
+  wide?: { columns: string[]; cells: (o: KubeObject) => string[] };
 }
+
+/** A pod template's containers' names and images, comma-separated, as kubectl's wide columns. */
+function templateCells(template: { spec: { containers: { name: string; image?: string }[] } } | undefined): string[] {
+  const containers = template?.spec.containers ?? [];
+  return [containers.map((c) => c.name).join(','), containers.map((c) => c.image ?? '').join(',')];
+}
+
+/** CONTAINERS, IMAGES and SELECTOR (kubectl's FormatLabelSelector: `<none>` for an empty one) of a workload's template and selector. */
+const withSelector = (of: (o: KubeObject) => { template?: Parameters<typeof templateCells>[0]; selector?: LabelSelector }) => ({
+  columns: ['CONTAINERS', 'IMAGES', 'SELECTOR'],
+  cells: (o: KubeObject) => [...templateCells(of(o).template), selectorString(of(o).selector) || '<none>'],
+});
 
 const age = (o: KubeObject, now: number) =>
   o.metadata.creationTimestamp ? humanDuration(now - Date.parse(o.metadata.creationTimestamp)) : '<unknown>';
@@ -43,6 +59,11 @@ const TABLES: KindTable[] = [
         age(o, now),
       ];
     },
+    // A Deployment's selector as labels.Selector prints it: empty, not <none>.
+    wide: {
+      columns: ['CONTAINERS', 'IMAGES', 'SELECTOR'],
+      cells: (o) => [...templateCells((o as Deployment).spec.template), selectorString((o as Deployment).spec.selector)],
+    },
   },
   {
     kind: 'ReplicaSet',
@@ -52,6 +73,7 @@ const TABLES: KindTable[] = [
       const rs = o as ReplicaSet;
       return [n(rs.spec.replicas), n(rs.status?.replicas), n(rs.status?.readyReplicas), age(o, now)];
     },
+    wide: withSelector((o) => (o as ReplicaSet).spec),
   },
   {
     kind: 'StatefulSet',
@@ -61,6 +83,7 @@ const TABLES: KindTable[] = [
       const s = o as StatefulSet;
       return [`${n(s.status?.readyReplicas)}/${n(s.spec.replicas)}`, age(o, now)];
     },
+    wide: { columns: ['CONTAINERS', 'IMAGES'], cells: (o) => templateCells((o as StatefulSet).spec.template) },
   },
   {
     kind: 'DaemonSet',
@@ -80,12 +103,14 @@ const TABLES: KindTable[] = [
         age(o, now),
       ];
     },
+    wide: withSelector((o) => (o as DaemonSet).spec),
   },
   {
     kind: 'Job',
     resource: 'job.batch',
     columns: ['STATUS', 'COMPLETIONS', 'DURATION', 'AGE'],
     cells: (o, now) => jobCells(o as Job, now),
+    wide: withSelector((o) => (o as Job).spec),
   },
   {
     kind: 'CronJob',
@@ -103,6 +128,7 @@ const TABLES: KindTable[] = [
         age(o, now),
       ];
     },
+    wide: withSelector((o) => (o as CronJob).spec.jobTemplate.spec),
   },
   {
     kind: 'ConfigMap',
@@ -127,6 +153,7 @@ const TABLES: KindTable[] = [
     resource: 'persistentvolumeclaim',
     columns: ['STATUS', 'VOLUME', 'CAPACITY', 'ACCESS MODES', 'STORAGECLASS', 'VOLUMEATTRIBUTESCLASS', 'AGE'],
     cells: (o, now) => claimCells(o as PersistentVolumeClaim, now),
+    wide: { columns: ['VOLUMEMODE'], cells: (o) => [(o as PersistentVolumeClaim).spec.volumeMode ?? '<unset>'] },
   },
 ];
 
@@ -196,19 +223,22 @@ export function workloadRow(o: KubeObject, now: number): { resource: string; cel
  * in OBJECTS (the order they were asked for), blank lines between them; only
  * NAMESPACE's objects unless it is undefined (then with a NAMESPACE column).
  * Names go after their resource (`deployment.apps/web`) unless PREFIXED is
- * false, as kubectl get prints one kind it was asked for alone.
+ * false, as kubectl get prints one kind it was asked for alone; WIDE adds
+ * -o wide's columns (containers, images, selector).
  */
-export function workloadTables(objects: KubeObject[], now: number, namespace: string | undefined, prefixed = true): string[] {
+export function workloadTables(objects: KubeObject[], now: number, namespace: string | undefined, prefixed = true, wide = false): string[] {
   const out: string[] = [];
   const kinds = [...new Set(objects.map((o) => o.kind))];
   for (const table of kinds.flatMap((kind) => TABLES.filter((t) => t.kind === kind))) {
     const mine = objects.filter((o) => o.kind === table.kind && (namespace === undefined || o.metadata.namespace === namespace));
     if (mine.length === 0) continue;
-    const header = [...(namespace === undefined ? ['NAMESPACE'] : []), 'NAME', ...table.columns];
+    const extra = wide ? table.wide : undefined;
+    const header = [...(namespace === undefined ? ['NAMESPACE'] : []), 'NAME', ...table.columns, ...(extra?.columns ?? [])];
     const rows = mine.map((o) => [
       ...(namespace === undefined ? [o.metadata.namespace ?? ''] : []),
       prefixed ? `${table.resource}/${o.metadata.name}` : (o.metadata.name ?? ''),
       ...table.cells(o, now),
+      ...(extra?.cells(o) ?? []),
     ]);
     out.push(formatTable(header, rows));
   }

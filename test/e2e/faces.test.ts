@@ -59,8 +59,8 @@ describe('a running node', () => {
     expect(names).toEqual(['hello-faces', 'once-faces', 'web-faces']);
 
     const wide = await knode(['status', '-o', 'wide', ...at]);
-    expect(wide.stdout.split('\n')[0]).toMatch(/IP +NODE +CPU +MEMORY$/);
-    expect(wide.stdout).toMatch(/hello-faces .* faces +(\d+m|<unknown>) +\d+Mi$/m);
+    expect(wide.stdout.split('\n')[0]).toMatch(/IP +NODE +NOMINATED NODE +READINESS GATES +CPU +MEMORY$/);
+    expect(wide.stdout).toMatch(/hello-faces .* faces +<none> +<none> +(\d+m|<unknown>) +\d+Mi$/m);
 
     const json = await knode(['status', '-o', 'json', ...at]);
     const list = JSON.parse(json.stdout);

@@ -14,6 +14,9 @@ export interface PodRow {
   createdAt: number;
   ip: string;
   node: string;
+  nominatedNode: string;
+  /** `true/total` of the pod's readiness gates, `<none>` without any. */
+  readinessGates: string;
 }
 
 /** A pod as `kubectl get pods` prints it, computed the way kubectl's printer does. */
@@ -91,9 +94,19 @@ export function podRow(pod: Pod): PodRow {
     restarts,
     lastRestart,
     createdAt: Date.parse(pod.metadata.creationTimestamp ?? '') || 0,
-    ip: status.podIP ?? '',
+    ip: status.podIPs?.[0]?.ip ?? status.podIP ?? '',
     node: pod.spec.nodeName ?? '',
+    nominatedNode: status.nominatedNodeName ?? '',
+    readinessGates: readinessGates(pod),
   };
+}
+
+/** kubectl's READINESS GATES: how many of the pod's gates have a True condition, of how many. */
+function readinessGates(pod: Pod): string {
+  const gates = pod.spec.readinessGates ?? [];
+  if (gates.length === 0) return '<none>';
+  const met = gates.filter((g) => pod.status?.conditions?.find((c) => c.type === g.conditionType)?.status === 'True').length;
+  return `${met}/${gates.length}`;
 }
 
 /** A duration as kubectl prints ages: 45s, 3m12s, 5h, 2d3h, 2y70d; `<invalid>` for the clearly negative. */

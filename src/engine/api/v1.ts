@@ -182,6 +182,8 @@ export interface PodSpec {
   dnsConfig?: PodDNSConfig;
   nodeName?: string;
   nodeSelector?: Record<string, string>;
+  /** Conditions besides its containers' readiness that a pod needs True to be Ready. */
+  readinessGates?: { conditionType: string }[];
   hostNetwork?: boolean;
   hostPID?: boolean;
   hostIPC?: boolean;
@@ -262,6 +264,8 @@ export interface PodStatus {
   initContainerStatuses?: ContainerStatus[];
   containerStatuses?: ContainerStatus[];
   qosClass?: 'Guaranteed' | 'Burstable' | 'BestEffort';
+  /** Set by a scheduler that preempted for the pod; kubectl get -o wide shows it. */
+  nominatedNodeName?: string;
 }
 
 export interface Pod {

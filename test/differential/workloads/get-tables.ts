@@ -1,5 +1,5 @@
-// get as kubectl's: what the real `kubectl get` prints of the objects a
-// scenario left in its namespace, beside the tables knode's get makes of the
+// get as kubectl's: what the real `kubectl get` (and `-o wide`) prints of the
+// objects a scenario left in its namespace, beside the tables knode's get makes of the
 // same objects (getRequest, wanted, workloadsAsked and getTables, as
 // src/commands/status.ts calls them). The columns that move with the clock
 // (AGE, DURATION, LAST SCHEDULE, a restart's "(5m ago)") are left out of
@@ -48,7 +48,8 @@ const withoutServices = (text: string) =>
 
 /** What knode's get prints of WORDS for OBJECTS in NAMESPACE (every one when undefined): its tables, and kubectl's NotFound lines. */
 function knodeGet(words: string[], objects: KubeObject[], namespace: string | undefined): { stdout: string; stderr: string } {
-  const request = getRequest(words);
+  const wide = words.includes('wide');
+  const request = getRequest(words.filter((w) => w !== '-o' && w !== 'wide'));
   const place = (p: Pod) => `${p.metadata.namespace}/${p.metadata.name}`;
   const pods = (objects.filter((o) => o.kind === 'Pod') as unknown as Pod[]).sort((a, b) => compareStrings(place(a), place(b)));
   const chosen = wanted(request, 'Pod', pods);
@@ -57,7 +58,7 @@ function knodeGet(words: string[], objects: KubeObject[], namespace: string | un
     objects.filter((o) => o.kind !== 'Pod'),
     namespace,
   );
-  const tables = getTables(request, chosen, others, { now: Date.now(), namespace });
+  const tables = getTables(request, chosen, others, { now: Date.now(), namespace, wide });
   const where = namespace ? ` in ${namespace} namespace` : '';
   const none = tables.length === 0 && request.notFound.length === 0 ? [`No resources found${where}.`] : [];
   return {
@@ -67,14 +68,15 @@ function knodeGet(words: string[], objects: KubeObject[], namespace: string | un
 }
 
 /**
- * The get commands asked of NAMESPACE's objects: `all`, the other kinds
- * knode lists, each kind alone, two objects by TYPE/NAME (kinds in an order
+ * The get commands asked of NAMESPACE's objects: `all` and the other kinds
+ * knode lists (and both -o wide), each kind alone, two objects by TYPE/NAME (kinds in an order
  * of their own), and a name that is not there beside one that is.
  */
 function requests(objects: KubeObject[]): string[][] {
   const kinds = [...new Set(objects.map((o) => o.kind))];
   const first = (kind: string) => objects.find((o) => o.kind === kind)!.metadata.name!;
-  const asked: string[][] = [['all'], ['cm,secret,pvc'], ...kinds.map((kind) => [kind.toLowerCase()])];
+  const asked: string[][] = [['all'], ['cm,secret,pvc'], ['all', '-o', 'wide'], ['cm,secret,pvc', '-o', 'wide']];
+  asked.push(...kinds.map((kind) => [kind.toLowerCase()]));
   const workloads = kinds.filter((k) => k !== 'Pod' && k !== 'ConfigMap');
   if (workloads.length > 0 && kinds.includes('ConfigMap'))
     asked.push([`${workloads.at(-1)!.toLowerCase()}/${first(workloads.at(-1)!)}`, `configmap/${first('ConfigMap')}`]);

@@ -14,6 +14,8 @@ function row(over: Partial<PodRow> = {}): PodRow {
     createdAt: NOW - 5 * 60_000,
     ip: '10.0.0.7',
     node: 'node-a',
+    nominatedNode: '',
+    readinessGates: '<none>',
     ...over,
   };
 }
@@ -73,19 +75,24 @@ const cellRows: CellRow[] = [
     withNamespace: true,
     want: ['kube-system', 'web', '1/1', 'Running', '0', '5m'],
   },
-  { name: 'wide adds IP and NODE', row: row(), wide: true, want: ['web', '1/1', 'Running', '0', '5m', '10.0.0.7', 'node-a'] },
+  {
+    name: 'wide adds IP, NODE, NOMINATED NODE and READINESS GATES',
+    row: row({ readinessGates: '1/2' }),
+    wide: true,
+    want: ['web', '1/1', 'Running', '0', '5m', '10.0.0.7', 'node-a', '<none>', '1/2'],
+  },
   {
     name: 'wide with no IP or node: <none>',
     row: row({ ip: '', node: '' }),
     wide: true,
-    want: ['web', '1/1', 'Running', '0', '5m', '<none>', '<none>'],
+    want: ['web', '1/1', 'Running', '0', '5m', '<none>', '<none>', '<none>', '<none>'],
   },
   {
     name: 'wide and all namespaces together',
     row: row(),
     wide: true,
     withNamespace: true,
-    want: ['default', 'web', '1/1', 'Running', '0', '5m', '10.0.0.7', 'node-a'],
+    want: ['default', 'web', '1/1', 'Running', '0', '5m', '10.0.0.7', 'node-a', '<none>', '<none>'],
   },
 ];
 
@@ -105,9 +112,9 @@ describe('podCells', () => {
       ),
     ];
     expect(formatTable(WIDE_COLUMNS, rows).split('\n')).toEqual([
-      'NAME   READY   STATUS             RESTARTS      AGE   IP         NODE',
-      'web    1/1     Running            0             5m    10.0.0.7   node-a',
-      'db     0/1     CrashLoopBackOff   3 (12s ago)   5m    <none>     node-a',
+      'NAME   READY   STATUS             RESTARTS      AGE   IP         NODE     NOMINATED NODE   READINESS GATES',
+      'web    1/1     Running            0             5m    10.0.0.7   node-a   <none>           <none>',
+      'db     0/1     CrashLoopBackOff   3 (12s ago)   5m    <none>     node-a   <none>           <none>',
     ]);
   });
 

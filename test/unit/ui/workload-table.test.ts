@@ -75,6 +75,39 @@ describe('workload tables', () => {
     ]);
   });
 
+  it('adds -o wide’s containers, images and selector (a Deployment’s empty one left empty, as kubectl leaves it)', () => {
+    const template = {
+      spec: {
+        containers: [
+          { name: 'app', image: 'busybox:1.36' },
+          { name: 'log', image: 'alpine' },
+        ],
+      },
+    };
+    const objects: KubeObject[] = [
+      { apiVersion: 'apps/v1', kind: 'Deployment', metadata: meta('web'), spec: { replicas: 1, selector: {}, template } },
+      {
+        apiVersion: 'apps/v1',
+        kind: 'ReplicaSet',
+        metadata: meta('web-1'),
+        spec: {
+          replicas: 1,
+          selector: { matchLabels: { b: '2', a: '1' }, matchExpressions: [{ key: 'c', operator: 'Exists' }] },
+          template,
+        },
+      },
+      { apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: meta('db'), spec: { replicas: 1, selector: {}, template } },
+    ];
+    const lines = workloadTables(objects, NOW, 'default', true, true).map((t) => t.split('\n'));
+    expect(lines[0][0]).toMatch(/ AGE +CONTAINERS +IMAGES +SELECTOR$/);
+    expect(lines[0][1]).toMatch(/ 10m +app,log +busybox:1\.36,alpine +$/);
+    expect(lines[1][1]).toMatch(/ app,log +busybox:1\.36,alpine +a=1,b=2,c$/);
+    expect(lines[2]).toEqual([
+      'NAME                  READY   AGE   CONTAINERS   IMAGES',
+      'statefulset.apps/db   0/1     10m   app,log      busybox:1.36,alpine',
+    ]);
+  });
+
   it('says Running for a Job under way, and prints nothing when there are no workloads', () => {
     const job: KubeObject = {
       apiVersion: 'batch/v1',

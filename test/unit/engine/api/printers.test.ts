@@ -367,7 +367,15 @@ describe('podRow', () => {
       createdAt: Date.parse('2026-01-01T00:00:00Z'),
       ip: '10.0.0.7',
       node: 'node-a',
+      nominatedNode: '',
+      readinessGates: '<none>',
     });
+  });
+
+  it('counts the readiness gates whose condition is True', () => {
+    const p = pod(one, { phase: 'Running', conditions: [{ type: 'example.com/lb', status: 'True' }] });
+    p.spec.readinessGates = [{ conditionType: 'example.com/lb' }, { conditionType: 'example.com/dns' }];
+    expect(podRow(p).readinessGates).toBe('1/2');
   });
 
   it('leaves IP and node empty and the namespace default when unset', () => {

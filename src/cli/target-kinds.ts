@@ -15,8 +15,8 @@ export const POD_KIND: TargetKind = { kind: 'Pod', resource: 'pods' };
 /**
  * Which commands take a kind: `pods` every command that reaches into a pod
  * (logs, exec…) as well as describe and delete; `describe` those two (a
- * CronJob has no pods of its own to pick); `delete` only delete (the objects
- * pods read).
+ * CronJob, a ConfigMap, a Secret: no pods of their own to pick); `delete`
+ * only delete (a claim).
  */
 type Reach = 'pods' | 'describe' | 'delete';
 
@@ -29,8 +29,8 @@ const KINDS: { names: string[]; kind: TargetKind; reach: Reach }[] = [
   { names: ['daemonset', 'daemonsets', 'ds'], kind: { kind: 'DaemonSet', resource: 'daemonsets.apps' }, reach: 'pods' },
   { names: ['job', 'jobs'], kind: { kind: 'Job', resource: 'jobs.batch' }, reach: 'pods' },
   { names: ['cronjob', 'cronjobs', 'cj'], kind: { kind: 'CronJob', resource: 'cronjobs.batch' }, reach: 'describe' },
-  { names: ['configmap', 'configmaps', 'cm'], kind: { kind: 'ConfigMap', resource: 'configmaps' }, reach: 'delete' },
-  { names: ['secret', 'secrets'], kind: { kind: 'Secret', resource: 'secrets' }, reach: 'delete' },
+  { names: ['configmap', 'configmaps', 'cm'], kind: { kind: 'ConfigMap', resource: 'configmaps' }, reach: 'describe' },
+  { names: ['secret', 'secrets'], kind: { kind: 'Secret', resource: 'secrets' }, reach: 'describe' },
   {
     names: ['persistentvolumeclaim', 'persistentvolumeclaims', 'pvc'],
     kind: { kind: 'PersistentVolumeClaim', resource: 'persistentvolumeclaims' },
@@ -66,7 +66,7 @@ export const TYPE_WORDS = KINDS.filter((k) => k.reach === 'pods')
   .map((k) => k.names[1])
   .sort();
 
-/** The kind `describe WORD` shows: those above, and CronJobs. */
+/** The kind `describe WORD` shows: those above, CronJobs, ConfigMaps and Secrets. */
 export function describedKind(word: string): string | undefined {
   return kindFor(word, ['pods', 'describe'])?.kind;
 }
@@ -164,7 +164,8 @@ function objectsNamed(
   });
 }
 
-const DESCRIBED = 'describe takes pod, deployment, replicaset, statefulset, daemonset, job or cronjob, or their plurals and short names';
+const DESCRIBED =
+  'describe takes pod, deployment, replicaset, statefulset, daemonset, job, cronjob, configmap or secret, or their plurals and short names';
 const DELETED =
   'delete takes pod, deployment, replicaset, statefulset, daemonset, job, cronjob, configmap, secret or persistentvolumeclaim, or their plurals and short names';
 /** What get lists, for its errors' hints. */

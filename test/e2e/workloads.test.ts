@@ -249,6 +249,13 @@ describe('a Deployment in the static dir', () => {
         /^\[pod\/(greeter-\w+-\w{5})\/greeter\] hello from a Deployment \(\1\)\n\[pod\/(greeter-\w+-\w{5})\/greeter\] hello from a Deployment \(\2\)\n$/,
       );
       // kubectl describe of the workloads, from the saved objects.
+      // kubectl describe configmap: each key's value under it (no node running: no events kept).
+      expect(await knode(['describe', 'cm/greeter', '--root-dir', applyRoot])).toMatchObject({
+        code: 0,
+        stdout: expect.stringMatching(
+          /^Name: +greeter\nNamespace: +default\n[^]*\nData\n====\nGREETING:\n----\nhello from a Deployment\n\n\nBinaryData\n====\n\n$/,
+        ),
+      });
       const deploy = await knode(['describe', 'deploy', 'greeter', '--root-dir', applyRoot]);
       expect(deploy.code, deploy.stderr).toBe(0);
       expect(deploy.stdout).toMatch(/^Replicas: +2 desired \| 2 updated \| 2 total \| 2 available \| 0 unavailable$/m);

@@ -1,5 +1,5 @@
 // The describers as kubectl's: each Deployment, ReplicaSet, StatefulSet,
-// DaemonSet and Job a scenario left in the cluster, printed by the real
+// DaemonSet, Job, ConfigMap and Secret a scenario left in the cluster, printed by the real
 // `kubectl describe` and by knode's describer (src/ui/describe-workload.ts)
 // from the same objects, events left out (their ages are read at two
 // moments). Any line apart is a difference.
@@ -7,7 +7,17 @@ import { deploymentReplicaSets } from '../../../src/cli/describe-workload.js';
 import { rolloutHistory } from '../../../src/cli/rollout-history.js';
 import { rolloutState } from '../../../src/controllers/rollout.js';
 import type { Pod } from '../../../src/engine/api/v1.js';
-import type { DaemonSet, Deployment, Job, KubeObject, ReplicaSet, StatefulSet } from '../../../src/engine/api/workloads.js';
+import type {
+  ConfigMap,
+  DaemonSet,
+  Deployment,
+  Job,
+  KubeObject,
+  ReplicaSet,
+  Secret,
+  StatefulSet,
+} from '../../../src/engine/api/workloads.js';
+import { describeConfigMap, describeSecret } from '../../../src/ui/describe-config.js';
 import {
   describeDaemonSet,
   describeDeployment,
@@ -31,13 +41,17 @@ function knodeDescribe(object: KubeObject, objects: KubeObject[]): string {
       return describeStatefulSet(object as StatefulSet, pods, undefined, now);
     case 'DaemonSet':
       return describeDaemonSet(object as DaemonSet, pods, undefined, now);
+    case 'ConfigMap':
+      return describeConfigMap(object as ConfigMap, undefined, now);
+    case 'Secret':
+      return describeSecret(object as Secret);
     default:
       return describeJob(object as Job, undefined, now);
   }
 }
 
 /**
- * How many Deployments, ReplicaSets, StatefulSets, DaemonSets and Jobs NAMESPACE holds, and where
+ * How many Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs, ConfigMaps and Secrets NAMESPACE holds, and where
  * knode's describe of each differs from kubectl's, as texts to print. The objects are listed before and
  * after kubectl describes them; if they changed meanwhile (a pod scaled down
  * and gone), it is tried again.
@@ -49,7 +63,7 @@ export async function describeDifferences(
   const list = async () => {
     const listed = await kubectl(
       'get',
-      'deployments,replicasets,statefulsets,daemonsets,jobs,pods,controllerrevisions',
+      'deployments,replicasets,statefulsets,daemonsets,jobs,configmaps,secrets,pods,controllerrevisions',
       '-n',
       namespace,
       '-o',

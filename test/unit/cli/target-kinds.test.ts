@@ -14,14 +14,16 @@ describe('the type words', () => {
     expect(TYPE_WORDS).toEqual(['daemonsets', 'deployments', 'jobs', 'pods', 'replicasets', 'statefulsets']);
   });
 
-  it('gives each verb the kinds it takes: the objects pods read are deleted only', () => {
+  it('gives each verb the kinds it takes: ConfigMaps and Secrets are described and deleted, claims deleted only', () => {
     for (const word of ['cm', 'ConfigMaps', 'configmap']) expect(deletedKind(word)).toBe('ConfigMap');
     expect(deletedKind('secrets')).toBe('Secret');
     expect(deletedKind('pvc')).toBe('PersistentVolumeClaim');
     expect(deletedKind('persistentvolumeclaims')).toBe('PersistentVolumeClaim');
     expect(deletedKind('cronjobs.batch')).toBe('CronJob');
     expect(deletedKind('rs')).toBe('ReplicaSet');
-    expect(describedKind('cm')).toBeUndefined();
+    expect(describedKind('cm')).toBe('ConfigMap');
+    expect(describedKind('secrets')).toBe('Secret');
+    expect(describedKind('pvc')).toBeUndefined();
     expect(targetKind('secret')).toBeUndefined();
     expect(deletedKind('svc')).toBeUndefined();
   });

@@ -4,8 +4,7 @@
 import type { Event } from '../engine/api/cluster.js';
 import type { ConfigMap, Secret } from '../engine/api/workloads.js';
 import { compareStrings } from '../util/compare.js';
-import { TabWriter } from '../util/tabwriter.js';
-import { annotationsMultiline, describeEvents, labelsMultiline, PrefixWriter } from './describe-parts.js';
+import { annotationsMultiline, finishDescription, labelsMultiline, PrefixWriter } from './describe-parts.js';
 
 const sortedKeys = (data: Record<string, string> | undefined) => Object.keys(data ?? {}).sort(compareStrings);
 
@@ -19,12 +18,6 @@ function header(w: PrefixWriter, o: ConfigMap | Secret): void {
   annotationsMultiline(w, 'Annotations', o.metadata.annotations);
 }
 
-function finish(w: PrefixWriter, events: Event[] | undefined, now: number): string {
-  if (events) describeEvents(w, events, now);
-  const tabs = new TabWriter({ minWidth: 0, padding: 2 });
-  return w.chunks.map((chunk) => tabs.format(chunk)).join('');
-}
-
 /** `kubectl describe configmap`: each key's value under it, then each binary key's size. */
 export function describeConfigMap(cm: ConfigMap, events: Event[] | undefined, now: number): string {
   const w = new PrefixWriter();
@@ -34,7 +27,7 @@ export function describeConfigMap(cm: ConfigMap, events: Event[] | undefined, no
   w.write(0, '\nBinaryData\n====\n');
   for (const key of sortedKeys(cm.binaryData)) w.write(0, `${key}: ${byteLength(cm.binaryData![key])} bytes\n`);
   w.write(0, '\n');
-  return finish(w, events, now);
+  return finishDescription(w, events, now);
 }
 
 /** `kubectl describe secret`: its type, and each key's size (a service account token's token itself); never events. */
@@ -48,5 +41,5 @@ export function describeSecret(secret: Secret): string {
     const token = key === 'token' && secret.type === 'kubernetes.io/service-account-token';
     w.write(0, `${key}:\t${token ? Buffer.from(value, 'base64').toString() : `${byteLength(value)} bytes`}\n`);
   }
-  return finish(w, undefined, 0);
+  return finishDescription(w, undefined, 0);
 }

@@ -2,6 +2,7 @@ import { humanDuration } from '../engine/api/printers.js';
 import { canonicalQuantity } from '../engine/api/quantity.js';
 import type { Event } from '../engine/api/cluster.js';
 import type { Container, ContainerPort, ContainerState, Pod, Probe, Volume } from '../engine/api/v1.js';
+import { TabWriter } from '../util/tabwriter.js';
 import { eventInterval, sortEvents } from './event-table.js';
 
 /** kubectl describe's PrefixWriter: lines, each indented two spaces a level, cells ending in tabs. */
@@ -206,6 +207,13 @@ export function describeEvents(w: PrefixWriter, events: Event[], now: number): v
     const message = e.involvedObject.fieldPath ? `${e.involvedObject.fieldPath}: ${e.message.trim()}` : e.message.trim();
     w.write(1, `${e.type}\t${e.reason}\t${eventInterval(e, now)}\t${e.source.component || (e.reportingComponent ?? '')}\t${message}\n`);
   }
+}
+
+/** The end of a description: its events when given, then each part aligned as kubectl's tabbedString aligns it. */
+export function finishDescription(w: PrefixWriter, events: Event[] | undefined, now: number): string {
+  if (events) describeEvents(w, events, now);
+  const tabs = new TabWriter({ minWidth: 0, padding: 2 });
+  return w.chunks.map((chunk) => tabs.format(chunk)).join('');
 }
 
 /** The age of a time, as kubectl prints it. */

@@ -2,11 +2,10 @@ import type { Event } from '../engine/api/cluster.js';
 import { parseCpu, parseMemory } from '../engine/api/quantity.js';
 import type { Container, ContainerStatus, EnvVar, Pod, Quantity } from '../engine/api/v1.js';
 import { qosClassOf } from '../engine/status/qos.js';
-import { TabWriter } from '../util/tabwriter.js';
 import {
   age,
   annotationsMultiline,
-  describeEvents,
+  finishDescription,
   describeProbe,
   describeResources,
   describeState,
@@ -71,9 +70,7 @@ export function describePod(pod: Pod, events: Event[] | undefined, now: number, 
   w.write(0, `QoS Class:\t${specKnown ? (status.qosClass ?? qosClassOf(pod)) : '<unknown>'}\n`);
   labelsMultiline(w, 'Node-Selectors', spec.nodeSelector);
   tolerationsMultiline(w, 'Tolerations', spec.tolerations);
-  if (events) describeEvents(w, events, now);
-  const tabs = new TabWriter({ minWidth: 0, padding: 2 });
-  return w.chunks.map((chunk) => tabs.format(chunk)).join('');
+  return finishDescription(w, events, now);
 }
 
 /**

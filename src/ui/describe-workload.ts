@@ -16,10 +16,9 @@ import {
 } from '../engine/api/workloads.js';
 import { canonicalQuantity } from '../engine/api/quantity.js';
 import { compareStrings } from '../util/compare.js';
-import { TabWriter } from '../util/tabwriter.js';
 import {
   annotationsMultiline,
-  describeEvents,
+  finishDescription,
   describeVolumes,
   labelsMultiline,
   PrefixWriter,
@@ -101,12 +100,6 @@ function describeController(w: PrefixWriter, o: KubeObject): void {
   if (owner) w.write(0, `Controlled By:\t${owner.kind}/${owner.name}\n`);
 }
 
-function finish(w: PrefixWriter, events: Event[] | undefined, now: number): string {
-  if (events) describeEvents(w, events, now);
-  const tabs = new TabWriter({ minWidth: 0, padding: 2 });
-  return w.chunks.map((chunk) => tabs.format(chunk)).join('');
-}
-
 /** `kubectl describe deployment`: REPLICA_SETS are the Deployment's own, the newest template's one being NEW. */
 export function describeDeployment(
   d: Deployment,
@@ -138,7 +131,7 @@ export function describeDeployment(
     w.write(0, `OldReplicaSets:\t${created(replicaSets.old)}\n`);
     w.write(0, `NewReplicaSet:\t${created(replicaSets.new ? [replicaSets.new] : [])}\n`);
   }
-  return finish(w, events, now);
+  return finishDescription(w, events, now);
 }
 
 /** How many of a controller's own pods are in each phase, as kubectl's getPodStatusForController counts them. */
@@ -168,7 +161,7 @@ export function describeReplicaSet(rs: ReplicaSet, pods: Pod[], events: Event[] 
   w.write(0, `Pods Status:\t${c.running} Running / ${c.waiting} Waiting / ${c.succeeded} Succeeded / ${c.failed} Failed\n`);
   describePodTemplate(w, rs.spec.template);
   describeConditions(w, rs.status?.conditions);
-  return finish(w, events, now);
+  return finishDescription(w, events, now);
 }
 
 /** `kubectl describe job`. */
@@ -195,7 +188,7 @@ export function describeJob(job: Job, events: Event[] | undefined, now: number):
   w.write(0, `Pods Statuses:\t${s.active ?? 0} Active${s.ready === undefined ? '' : ` (${s.ready} Ready)`} / ${counts}\n`);
   if (spec.completionMode === 'Indexed') w.write(0, `Completed Indexes:\t${capIndexes(s.completedIndexes ?? '')}\n`);
   describePodTemplate(w, spec.template);
-  return finish(w, events, now);
+  return finishDescription(w, events, now);
 }
 
 /** `kubectl describe cronjob`: its schedule and limits, the job template, the last schedule and the active Jobs. */
@@ -224,7 +217,7 @@ export function describeCronJob(cj: CronJob, events: Event[] | undefined, now: n
   w.write(0, `Last Schedule Time:\t${last ? rfc1123z(last) : '<unset>'}\n`);
   const active = cj.status?.active ?? [];
   w.write(0, `Active Jobs:\t${active.length === 0 ? '<none>' : active.map((j) => j.name ?? '').join(', ')}\n`);
-  return finish(w, events, now);
+  return finishDescription(w, events, now);
 }
 
 /** `kubectl describe statefulset`, with PODS those its selector matches (counted when the StatefulSet controls them). */
@@ -268,7 +261,7 @@ export function describeStatefulSet(sts: StatefulSet, pods: Pod[], events: Event
     // Go's %s of a slice of access modes.
     w.write(1, `Access Modes:\t[${(claim.spec?.accessModes ?? []).join(' ')}]\n`);
   }
-  return finish(w, events, now);
+  return finishDescription(w, events, now);
 }
 
 /** `kubectl describe daemonset`, with PODS those its selector matches (counted when the DaemonSet controls them). */
@@ -292,7 +285,7 @@ export function describeDaemonSet(ds: DaemonSet, pods: Pod[], events: Event[] | 
   const c = podPhases(ds, pods);
   w.write(0, `Pods Status:\t${c.running} Running / ${c.waiting} Waiting / ${c.succeeded} Succeeded / ${c.failed} Failed\n`);
   describePodTemplate(w, ds.spec.template);
-  return finish(w, events, now);
+  return finishDescription(w, events, now);
 }
 
 /** capIndexesListOrNone: the list cut after the first comma past 50 characters. */

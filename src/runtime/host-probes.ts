@@ -133,6 +133,9 @@ export function parseProbeAnswers(output: string): Map<string, ProbeAnswer> {
   return answers;
 }
 
+/** How many probes this process started: each overlay probe's directory is numbered by it. */
+let probesStarted = 0;
+
 /**
  * Asks the host what the runtime of RUNTIMEDIR needs to know, all at once
  * in one shell run with SPAWN (node:child_process's, handed in so that
@@ -153,7 +156,9 @@ export function startHostProbes(spawn: typeof Spawn, runtimeDir: string, sandbox
   }
   const root = process.getuid?.() === 0;
   const rootfsDir = join(runtimeDir, 'rootfs');
-  const overlayDir = join(rootfsDir, `probe-${process.pid}`);
+  // Its own directory each time: a second probe of the same runtime dir in this process (a runtime started
+  // again) must not mount where the first one's clean-up is removing.
+  const overlayDir = join(rootfsDir, `probe-${process.pid}-${++probesStarted}`);
   const share = sandboxes && root ? shareCommand(join(rootfsDir, 'containers')) : undefined;
   if (sandboxes && root) {
     const [lower, upper, work, merged] = ['lower', 'upper', 'work', 'merged'].map((sub) => join(overlayDir, sub));

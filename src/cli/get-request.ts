@@ -32,18 +32,11 @@ export interface GetRequest {
 }
 
 /** kubectl's words for kinds get does not list here: alone, they are not a pod's name. */
-const OTHER_TYPES = new Set(
-  ['services', 'service', 'svc', 'ingresses', 'ingress', 'ing', 'nodes', 'node', 'no', 'namespaces', 'namespace', 'ns'].concat([
-    'events',
-    'event',
-    'ev',
-    'endpoints',
-    'ep',
-    'serviceaccounts',
-    'serviceaccount',
-    'sa',
-  ]),
-);
+const OTHER_TYPES = new Set([
+  ...['services', 'service', 'svc', 'ingresses', 'ingress', 'ing', 'nodes', 'node', 'no'],
+  ...['namespaces', 'namespace', 'ns', 'events', 'event', 'ev', 'endpoints', 'ep'],
+  ...['serviceaccounts', 'serviceaccount', 'sa'],
+]);
 
 /**
  * Reads get's WORDS (the arguments after the command) as kubectl get reads

@@ -57,7 +57,7 @@ describe('knode as a command', () => {
     expect(complete('knode desc')).toBe('describe');
     expect(complete('knode describe p')).toBe('pod');
     expect(complete('knode describe ')).toBe(
-      'cronjob cj cronjobs daemonset ds daemonsets deployment deploy deployments job jobs pod replicaset rs replicasets statefulset sts statefulsets',
+      'configmap cm configmaps cronjob cj cronjobs daemonset ds daemonsets deployment deploy deployments job jobs pod replicaset rs replicasets secret secrets statefulset sts statefulsets',
     );
     expect(complete('knode events --fo')).toBe('--for');
     expect(complete('knode ex')).toBe('exec');

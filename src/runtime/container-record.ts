@@ -13,7 +13,8 @@ import type { RuntimeState } from './state.js';
 /**
  * What CreateContainer refuses before it makes anything, in containerd's
  * words: no image, a group without a user, an image not pulled, a host
- * process without a command, a name and attempt already taken in the sandbox.
+ * process without a command or with a seccomp profile (it cannot load one),
+ * a name and attempt already taken in the sandbox.
  */
 export function checkCreate(
   state: RuntimeState,
@@ -37,6 +38,13 @@ export function checkCreate(
   if (!sandboxed && config.command.length + config.args.length === 0) {
     throw invalid(
       `container "${name}" has no command: it runs as a host process (${sandboxes.describe()}), with no image entrypoint, so the pod spec must give command`,
+    );
+  }
+  // containerd on a host without seccomp refuses any profile but Unconfined rather than run a container unfiltered.
+  const seccomp = security?.seccomp;
+  if (!sandboxed && seccomp && seccomp.profileType !== 'Unconfined' && !security.privileged) {
+    throw invalid(
+      `container "${name}": failed to generate seccomp spec opts: seccomp is not supported: it runs as a host process (${sandboxes.enabled ? 'its image has no layers' : sandboxes.describe()}), and only a sandbox loads a ${seccomp.profileType} profile`,
     );
   }
   // The name before the mounts, as containerd reserves it before it sets anything up: a refused create stacks no image volume.

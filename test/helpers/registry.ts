@@ -165,6 +165,14 @@ export async function startImageRuntime(
   prepare(root);
   const runtime = await startEmbeddedRuntime(root, [], wrapper);
   const client = new CriClient(runtime.endpoint);
+  // Every suite on this helper tests sandboxes: one that starts without them says why, not what it then misses.
+  const sandboxes = (await client.status()).status!.conditions.find((c) => c.type === 'ContainerSandboxReady');
+  if (!sandboxes?.status) {
+    client.close();
+    await runtime.stop();
+    registry.stop();
+    throw new Error(`the embedded runtime in ${root} has no sandboxes: ${sandboxes?.message ?? 'no ContainerSandboxReady condition'}`);
+  }
   for (const image of images) await client.pullImage({ image });
   return {
     registry,

@@ -2,15 +2,16 @@
 // container's SecurityProfile becomes a BPF filter that bwrap loads before
 // the program, and the kernel then says so in /proc/self/status (2: a
 // filter) and by refusing what the profile refuses.
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CriClient } from '../../src/cri/client.js';
 import type { CriError } from '../../src/cri/errors.js';
 import type { ContainerConfig, PodSandboxConfig, SecurityProfile } from '../../src/cri/types.js';
 import { containerConfig, loggedLines, logPathOf, ownSandboxConfig, runPodToEnd } from '../helpers/cri.js';
-import { startImageRuntime, type ImageRuntime } from '../helpers/registry.js';
-import { eventually } from '../helpers/runtimes.js';
+import { mirrorConfig, startImageRuntime, type ImageRuntime } from '../helpers/registry.js';
+import { eventually, startEmbeddedRuntime } from '../helpers/runtimes.js';
 
 let env: ImageRuntime;
 let client: CriClient;
@@ -155,5 +156,36 @@ describe('seccomp profiles in sandboxes (embedded runtime)', () => {
     expect((await refused(broken)).details).toContain('syscalls[0].args[0].index: must be 0 to 5, got 9');
     expect((await refused('relative.json')).details).toContain('localhost profile path must be absolute');
     await client.removePodSandbox(sandboxId);
+  });
+});
+
+describe('seccomp profiles without sandboxes (--sandbox off)', () => {
+  it('refuses a profile it cannot load, as containerd on a host without seccomp, and runs Unconfined or privileged', async () => {
+    const offRoot = mkdtempSync(join(tmpdir(), 'knode-seccomp-off-'));
+    writeFileSync(join(offRoot, 'registries.yaml'), mirrorConfig(env.registry.host));
+    const off = await startEmbeddedRuntime(offRoot, ['--sandbox', 'off']);
+    const offClient = new CriClient(off.endpoint);
+    try {
+      await offClient.pullImage({ image: 'busybox:1.36' });
+      const sandbox = ownSandboxConfig('sc-off');
+      const sandboxId = await offClient.runPodSandbox(sandbox);
+      const create = (profile: SecurityProfile, privileged = false) =>
+        offClient.createContainer(sandboxId, config('c', profile, { privileged }), sandbox);
+      for (const profile of [{ profileType: 'RuntimeDefault' }, { profileType: 'Localhost', localhostRef: blockChmod }] as const) {
+        const refused = (await create(profile).catch((e: CriError) => e)) as CriError;
+        expect(refused.code).toBe(3); // INVALID_ARGUMENT
+        expect(refused.details).toBe(
+          `container "c": failed to generate seccomp spec opts: seccomp is not supported: it runs as a host process (host processes: sandboxes are turned off (--sandbox off)), and only a sandbox loads a ${profile.profileType} profile`,
+        );
+      }
+      expect(await offClient.listContainers()).toEqual([]);
+      await offClient.removeContainer(await create({ profileType: 'Unconfined' }));
+      await offClient.removeContainer(await create({ profileType: 'RuntimeDefault' }, true));
+      await offClient.removePodSandbox(sandboxId);
+    } finally {
+      offClient.close();
+      await off.stop();
+      rmSync(offRoot, { recursive: true, force: true });
+    }
   });
 });

@@ -85,10 +85,9 @@ export default class Status extends BaseCommand {
     // In the apiserver's order, as kubectl lists them: by namespace, then name.
     const key = (p: Pod) => `${p.metadata.namespace}/${p.metadata.name}`;
     const selector = flags.selector === undefined ? undefined : parseSelectorFlag(flags.selector);
-    const inNamespace = only ? pods.filter((p) => p.metadata.namespace === only) : pods;
-    const wanted = selected(request.pod ? podNamed(pods, request.pod) : asked(request, 'Pod', inNamespace), selector).sort((a, b) =>
-      compareStrings(key(a), key(b)),
-    );
+    const inNamespace = (only ? pods.filter((p) => p.metadata.namespace === only) : pods).sort((a, b) => compareStrings(key(a), key(b)));
+    // Pods named are in the order asked, as kubectl gets each in turn.
+    const wanted = selected(request.pod ? podNamed(inNamespace, request.pod) : asked(request, 'Pod', inNamespace), selector);
     // -o wide adds what kubectl top would say of each pod: the node's Summary API, or the runtime's stats without a node.
     const usage = flags.output === 'wide' && wanted.length > 0 ? await this.usage(node, rootDir, flags) : undefined;
     // Beside the pods, the workloads the local controllers run, as `kubectl get all` lists them (-l: by their own labels).

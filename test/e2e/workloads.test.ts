@@ -242,6 +242,11 @@ describe('a Deployment in the static dir', () => {
       expect(labelled.stdout.match(/^greeter-\w+-\w{5} /gm)).toHaveLength(2);
       expect(labelled.stdout).toMatch(/^replicaset\.apps\/greeter-\w+ +2 +2 +2 /m);
       expect(labelled.stdout).not.toMatch(/count|job\.batch|deployment\.apps/);
+      // Pods named are printed in the order asked, not sorted.
+      const [first, second] = labelled.stdout.match(/^greeter-\w+-\w{5}/gm)!;
+      const reversed = await knode(['get', 'pods', second, first, '--root-dir', applyRoot]);
+      expect(reversed.code, reversed.stderr).toBe(0);
+      expect(reversed.stdout.match(/^greeter-\w+-\w{5}/gm)).toEqual([second, first]);
       // -l with no node running: the pods whose sandboxes carry the labels, their last line each here.
       const greeters = await knode(['logs', '-l', 'app=greeter', '--tail', '1', '--prefix', '--root-dir', applyRoot]);
       expect(greeters.code, greeters.stderr).toBe(0);

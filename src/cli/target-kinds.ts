@@ -14,11 +14,10 @@ export const POD_KIND: TargetKind = { kind: 'Pod', resource: 'pods' };
 
 /**
  * Which commands take a kind: `pods` every command that reaches into a pod
- * (logs, exec…) as well as describe and delete; `describe` those two (a
- * CronJob, a ConfigMap, a Secret: no pods of their own to pick); `delete`
- * only delete (a claim).
+ * (logs, exec…) as well as describe and delete; `describe` those two only (a
+ * CronJob, a ConfigMap, a Secret, a claim: no pods of their own to pick).
  */
-type Reach = 'pods' | 'describe' | 'delete';
+type Reach = 'pods' | 'describe';
 
 /** Each kind's names as kubectl reads them: singular, plural, short name; plural.group and kind.group are added. */
 const KINDS: { names: string[]; kind: TargetKind; reach: Reach }[] = [
@@ -34,7 +33,7 @@ const KINDS: { names: string[]; kind: TargetKind; reach: Reach }[] = [
   {
     names: ['persistentvolumeclaim', 'persistentvolumeclaims', 'pvc'],
     kind: { kind: 'PersistentVolumeClaim', resource: 'persistentvolumeclaims' },
-    reach: 'delete',
+    reach: 'describe',
   },
 ];
 
@@ -53,7 +52,7 @@ function kindFor(word: string, reach: Reach[]): TargetKind | undefined {
 
 /** The kind a TYPE word names that has no pods to reach into (a CronJob, a ConfigMap…), or undefined. */
 export function podlessKind(word: string): string | undefined {
-  return kindFor(word, ['describe', 'delete'])?.kind;
+  return kindFor(word, ['describe'])?.kind;
 }
 
 /** The kind whose pods a TYPE word names (any case), or undefined when it names none (in `NAMESPACE/NAME`, say). */
@@ -66,19 +65,17 @@ export const TYPE_WORDS = KINDS.filter((k) => k.reach === 'pods')
   .map((k) => k.names[1])
   .sort();
 
-/** The kind `describe WORD` shows: those above, CronJobs, ConfigMaps and Secrets. */
+/** The kind `describe WORD` shows: those above, CronJobs, and the objects pods read (ConfigMaps, Secrets, claims). */
 export function describedKind(word: string): string | undefined {
   return kindFor(word, ['pods', 'describe'])?.kind;
 }
 
+/** The kind `delete WORD` removes, and `get WORD` lists: the same as describe's. */
+export const deletedKind = describedKind;
+
 /** The resource kubectl's messages name a KIND by: the plural, with its group (`deployments.apps`, `configmaps`). */
 export function pluralResource(kind: string): string {
   return TYPES.get(kind.toLowerCase())?.kind.resource ?? `${kind.toLowerCase()}s`;
-}
-
-/** The kind `delete WORD` removes: those above, and the objects pods read (ConfigMaps, Secrets, claims). */
-export function deletedKind(word: string): string | undefined {
-  return kindFor(word, ['pods', 'describe', 'delete'])?.kind;
 }
 
 /** What a command's pod argument names: a pod, or a workload whose pods it picks from. */
@@ -165,7 +162,7 @@ function objectsNamed(
 }
 
 const DESCRIBED =
-  'describe takes pod, deployment, replicaset, statefulset, daemonset, job, cronjob, configmap or secret, or their plurals and short names';
+  'describe takes pod, deployment, replicaset, statefulset, daemonset, job, cronjob, configmap, secret or persistentvolumeclaim, or their plurals and short names';
 const DELETED =
   'delete takes pod, deployment, replicaset, statefulset, daemonset, job, cronjob, configmap, secret or persistentvolumeclaim, or their plurals and short names';
 /** What get lists, for its errors' hints. */

@@ -68,7 +68,7 @@ export class ClaimController implements Controller {
     const back = this.deps.store.get('PersistentVolumeClaim', namespace, name) !== undefined;
     if (!back) {
       const used = (this.deps.store.list<KubeObject>('Pod', namespace) as unknown as Pod[]).some((pod) =>
-        (pod.spec.volumes ?? []).some((v) => (v.persistentVolumeClaim as { claimName?: string } | undefined)?.claimName === name),
+        (pod.spec.volumes ?? []).some((v) => v.persistentVolumeClaim?.claimName === name),
       );
       if (used) return false;
     }

@@ -165,17 +165,25 @@ const ACCESS_MODES: [string, string][] = [
   ['ReadWriteOncePod', 'RWOP'],
 ];
 
-/** kubectl's claim printer: capacity and access modes only once the claim names its volume. */
-function claimCells(claim: PersistentVolumeClaim, now: number): string[] {
+/** What kubectl's printer and describer show of a claim's storage: capacity and access modes only once it names its volume. */
+export function claimStorage(claim: PersistentVolumeClaim): { storageClass: string; capacity: string; accessModes: string } {
   const bound = !!claim.spec.volumeName;
   const modes = ACCESS_MODES.filter(([mode]) => claim.status?.accessModes?.includes(mode)).map(([, short]) => short);
   const storage = claim.status?.capacity?.storage;
-  const storageClass = claim.metadata.annotations?.['volume.beta.kubernetes.io/storage-class'] ?? claim.spec.storageClassName ?? '';
+  return {
+    storageClass: claim.metadata.annotations?.['volume.beta.kubernetes.io/storage-class'] ?? claim.spec.storageClassName ?? '',
+    capacity: bound ? (storage === undefined ? '0' : canonicalQuantity(storage)) : '',
+    accessModes: bound ? modes.join(',') : '',
+  };
+}
+
+function claimCells(claim: PersistentVolumeClaim, now: number): string[] {
+  const { storageClass, capacity, accessModes } = claimStorage(claim);
   return [
     claim.metadata.deletionTimestamp ? 'Terminating' : (claim.status?.phase ?? ''),
     claim.spec.volumeName ?? '',
-    bound ? (storage === undefined ? '0' : canonicalQuantity(storage)) : '',
-    bound ? modes.join(',') : '',
+    capacity,
+    accessModes,
     storageClass,
     claim.spec.volumeAttributesClassName ?? '<unset>',
     age(claim, now),

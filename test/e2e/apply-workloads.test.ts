@@ -7,7 +7,7 @@
 // apply exits 1. Then a
 // Deployment deleted with --cascade=orphan (the garbage collector's orphan
 // finalizer runs to its end), and one in the foreground whose pod takes its
-// grace period to stop.
+// grace period to stop. Last, a claim that outlives the Deployment using it.
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -338,4 +338,43 @@ it('updates an object of the same name from another file, as kubectl apply does,
   const deleted = await knode(['delete', '-f', a, '--now', ...at], { timeoutMs: 60_000 });
   expect(deleted).toMatchObject({ code: 0, stdout: 'deployment.apps "dup" deleted from default namespace\n' });
   expect(saved().filter((o) => o.metadata.name?.startsWith('dup'))).toEqual([]);
+}, 90_000);
+
+it('keeps a claim past its pods: get and describe show it bound and used, delete -f keeps it without --claims', async () => {
+  const file = join(root, 'claim.yaml');
+  const claim = `apiVersion: v1
+kind: PersistentVolumeClaim
+metadata:
+  name: notes
+  labels: { app: notes }
+spec:
+  accessModes: [ReadWriteOnce]
+  resources: { requests: { storage: 64Mi } }
+---
+`;
+  const mount = `          volumeMounts: [{ name: notes, mountPath: /notes }]\n`;
+  writeFileSync(
+    file,
+    claim +
+      sleeper('notes', 1, { container: mount, pod: `      volumes: [{ name: notes, persistentVolumeClaim: { claimName: notes } }]\n` }),
+  );
+  const at = ['--root-dir', root, '--node-name', 'e2e'];
+  const applied = await knode(['apply', '-f', file, '--timeout', '20s', ...at], { timeoutMs: 60_000 });
+  expect(applied.code, applied.stderr).toBe(0);
+  const pod = saved().find((o) => o.kind === 'Pod' && o.metadata.name?.startsWith('notes-'))!.metadata.name!;
+  expect(await knode(['get', 'pvc', ...at.slice(0, 2)])).toMatchObject({
+    code: 0,
+    stdout: expect.stringMatching(
+      /^NAME +STATUS +VOLUME +CAPACITY +ACCESS MODES +STORAGECLASS +VOLUMEATTRIBUTESCLASS +AGE\nnotes +Bound +<unset> +\d+s\n$/,
+    ),
+  });
+  const described = await knode(['describe', 'pvc', 'notes', ...at.slice(0, 2)]);
+  expect(described.code, described.stderr).toBe(0);
+  expect(described.stdout).toMatch(/^Name: +notes\nNamespace: +default\nStorageClass: +\nStatus: +Bound\nVolume: +\nLabels: +app=notes\n/);
+  expect(described.stdout).toContain(`\nUsed By:       ${pod}\n`);
+  const deleted = await knode(['delete', '-f', file, '--now', ...at], { timeoutMs: 60_000 });
+  expect(deleted.code, deleted.stderr).toBe(0);
+  expect(deleted.stderr).toContain('persistentvolumeclaim "notes" kept (give --claims to delete claims)');
+  const after = await knode(['describe', 'persistentvolumeclaims/notes', ...at.slice(0, 2)]);
+  expect(after.stdout).toContain('\nUsed By:       <none>\n');
 }, 90_000);

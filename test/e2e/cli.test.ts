@@ -55,9 +55,9 @@ describe('knode as a command', () => {
     expect(complete('knode top --so')).toBe('--sort-by');
     expect(complete('knode run --node-l')).toBe('--node-labels --node-log-dir');
     expect(complete('knode desc')).toBe('describe');
-    expect(complete('knode describe p')).toBe('pod');
+    expect(complete('knode describe po')).toBe('pod');
     expect(complete('knode describe ')).toBe(
-      'configmap cm configmaps cronjob cj cronjobs daemonset ds daemonsets deployment deploy deployments job jobs pod replicaset rs replicasets secret secrets statefulset sts statefulsets',
+      'configmap cm configmaps cronjob cj cronjobs daemonset ds daemonsets deployment deploy deployments job jobs persistentvolumeclaim pvc persistentvolumeclaims pod replicaset rs replicasets secret secrets statefulset sts statefulsets',
     );
     expect(complete('knode events --fo')).toBe('--for');
     expect(complete('knode ex')).toBe('exec');

@@ -8,6 +8,7 @@ import DescribeCronJob from './cronjob.js';
 import DescribeDaemonSet from './daemonset.js';
 import DescribeDeployment from './deployment.js';
 import DescribeJob from './job.js';
+import DescribePersistentVolumeClaim from './persistentvolumeclaim.js';
 import DescribePod from './pod.js';
 import DescribeReplicaSet from './replicaset.js';
 import DescribeSecret from './secret.js';
@@ -24,11 +25,12 @@ const COMMANDS: Record<string, new (argv: string[], config: Config) => DescribeC
   CronJob: DescribeCronJob,
   ConfigMap: DescribeConfigMap,
   Secret: DescribeSecret,
+  PersistentVolumeClaim: DescribePersistentVolumeClaim,
 };
 
 export default class Describe extends BaseCommand {
   static override summary = 'Show an object in detail, as kubectl describe does: TYPE/NAME, or TYPE NAME.';
-  static override description = `kubectl's forms: \`describe deploy/web\` and \`describe pods web\` run \`describe deployment web\` and \`describe pod web\`, with any type name kubectl takes for a pod, Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, CronJob, ConfigMap or Secret (singular, plural, short). Several objects (\`describe pods a b\`, \`describe deploy/a rs/b\`, \`describe deploy,sts web\`) are described one after the other, a blank line between, without their events unless --show-events is given; one that cannot be described is told and the others still are (exit 1). See docs/cli.md.`;
+  static override description = `kubectl's forms: \`describe deploy/web\` and \`describe pods web\` run \`describe deployment web\` and \`describe pod web\`, with any type name kubectl takes for a pod, Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, CronJob, ConfigMap, Secret or PersistentVolumeClaim (singular, plural, short). Several objects (\`describe pods a b\`, \`describe deploy/a rs/b\`, \`describe deploy,sts web\`) are described one after the other, a blank line between, without their events unless --show-events is given; one that cannot be described is told and the others still are (exit 1). See docs/cli.md.`;
   static override examples = ['<%= config.bin %> describe deploy/greeter', '<%= config.bin %> describe pods web-myhost -n shop'];
 
   // TYPE NAME... or TYPE/NAME...: any number of words.

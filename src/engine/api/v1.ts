@@ -160,6 +160,7 @@ export interface Volume {
   emptyDir?: { medium?: string; sizeLimit?: Quantity };
   /** An image volume: an OCI image's files, read-only (pulled once per pod by its pull policy). */
   image?: { reference?: string; pullPolicy?: 'Always' | 'IfNotPresent' | 'Never' };
+  persistentVolumeClaim?: { claimName?: string; readOnly?: boolean };
   [source: string]: unknown;
 }
 

@@ -203,8 +203,14 @@ export interface PersistentVolumeClaim extends KubeObject {
     volumeAttributesClassName?: string;
     volumeName?: string;
     selector?: LabelSelector;
+    dataSource?: { apiGroup?: string; kind: string; name: string };
   };
-  status?: { phase?: 'Pending' | 'Bound' | 'Lost'; accessModes?: string[]; capacity?: Record<string, string | number> };
+  status?: {
+    phase?: 'Pending' | 'Bound' | 'Lost';
+    accessModes?: string[];
+    capacity?: Record<string, string | number>;
+    conditions?: WorkloadCondition[];
+  };
 }
 
 export interface StatefulSet extends KubeObject {

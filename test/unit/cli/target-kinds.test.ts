@@ -14,7 +14,7 @@ describe('the type words', () => {
     expect(TYPE_WORDS).toEqual(['daemonsets', 'deployments', 'jobs', 'pods', 'replicasets', 'statefulsets']);
   });
 
-  it('gives each verb the kinds it takes: ConfigMaps and Secrets are described and deleted, claims deleted only', () => {
+  it('gives each verb the kinds it takes: ConfigMaps, Secrets and claims are described and deleted', () => {
     for (const word of ['cm', 'ConfigMaps', 'configmap']) expect(deletedKind(word)).toBe('ConfigMap');
     expect(deletedKind('secrets')).toBe('Secret');
     expect(deletedKind('pvc')).toBe('PersistentVolumeClaim');
@@ -23,7 +23,7 @@ describe('the type words', () => {
     expect(deletedKind('rs')).toBe('ReplicaSet');
     expect(describedKind('cm')).toBe('ConfigMap');
     expect(describedKind('secrets')).toBe('Secret');
-    expect(describedKind('pvc')).toBeUndefined();
+    expect(describedKind('pvc')).toBe('PersistentVolumeClaim');
     expect(targetKind('secret')).toBeUndefined();
     expect(deletedKind('svc')).toBeUndefined();
   });

@@ -1,5 +1,5 @@
 // The describers as kubectl's: each Deployment, ReplicaSet, StatefulSet,
-// DaemonSet, Job, ConfigMap and Secret a scenario left in the cluster, printed by the real
+// DaemonSet, Job, ConfigMap, Secret and claim a scenario left in the cluster, printed by the real
 // `kubectl describe` and by knode's describer (src/ui/describe-workload.ts)
 // from the same objects, events left out (their ages are read at two
 // moments). Any line apart is a difference.
@@ -13,10 +13,12 @@ import type {
   Deployment,
   Job,
   KubeObject,
+  PersistentVolumeClaim,
   ReplicaSet,
   Secret,
   StatefulSet,
 } from '../../../src/engine/api/workloads.js';
+import { describeClaim } from '../../../src/ui/describe-claim.js';
 import { describeConfigMap, describeSecret } from '../../../src/ui/describe-config.js';
 import {
   describeDaemonSet,
@@ -45,13 +47,15 @@ function knodeDescribe(object: KubeObject, objects: KubeObject[]): string {
       return describeConfigMap(object as ConfigMap, undefined, now);
     case 'Secret':
       return describeSecret(object as Secret);
+    case 'PersistentVolumeClaim':
+      return describeClaim(object as PersistentVolumeClaim, pods, undefined, now);
     default:
       return describeJob(object as Job, undefined, now);
   }
 }
 
 /**
- * How many Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs, ConfigMaps and Secrets NAMESPACE holds, and where
+ * How many Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs, ConfigMaps, Secrets and claims NAMESPACE holds, and where
  * knode's describe of each differs from kubectl's, as texts to print. The objects are listed before and
  * after kubectl describes them; if they changed meanwhile (a pod scaled down
  * and gone), it is tried again.
@@ -63,7 +67,7 @@ export async function describeDifferences(
   const list = async () => {
     const listed = await kubectl(
       'get',
-      'deployments,replicasets,statefulsets,daemonsets,jobs,configmaps,secrets,pods,controllerrevisions',
+      'deployments,replicasets,statefulsets,daemonsets,jobs,configmaps,secrets,persistentvolumeclaims,pods,controllerrevisions',
       '-n',
       namespace,
       '-o',

@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { knode } from '../../helpers/cli.js';
 import { freePort, startControlPlane, type ControlPlane } from '../../helpers/controlplane.js';
 import { cliEntry, eventually } from '../../helpers/runtimes.js';
+import { claimDifferences } from './claims.js';
 import { describeDifferences } from './describe.js';
 import { getDifferences } from './get-tables.js';
 import { normaliseObjects, type KubeJson } from './normalise.js';
@@ -174,6 +175,12 @@ beforeAll(async () => {
   const everywhere = await getDifferences(cp.kubectl, undefined);
   gets += everywhere.compared;
   getDiffs.push(...everywhere.differences);
+  // Claims, which no scenario makes: bound and waiting, with their users (claims.ts).
+  const claims = await claimDifferences(cp.kubectl, work);
+  described += claims.described;
+  gets += claims.gets;
+  describeDiffs.push(...claims.describeDiffs);
+  getDiffs.push(...claims.getDiffs);
   timings.push(`scenarios ${Date.now() - t1} ms`);
 }, 900_000);
 

@@ -7,7 +7,7 @@ import tseslint from 'typescript-eslint';
 
 /** The layers, by folder; a file belongs to the first pattern that matches. */
 const elements = [
-  { type: 'commands', pattern: 'src/commands/**' },
+  { type: 'commands', pattern: 'src/{commands,hooks}/**' },
   { type: 'cli', pattern: 'src/cli/**' },
   { type: 'ui', pattern: 'src/ui/**' },
   { type: 'controllers', pattern: 'src/controllers/**' },

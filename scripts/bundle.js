@@ -55,7 +55,11 @@ const esmEntries = [
   ...commandFiles.filter((f) => LONG_RUNNING.has(f)).map((f) => join(dist, 'commands', f)),
   ...Object.keys(ISLANDS).map((f) => join(dist, f)),
 ];
-const cjsEntries = commandFiles.filter((f) => !LONG_RUNNING.has(f)).map((f) => join(dist, 'commands', f));
+const cjsEntries = [
+  ...commandFiles.filter((f) => !LONG_RUNNING.has(f)).map((f) => join(dist, 'commands', f)),
+  // package.json's oclif.hooks.
+  join(dist, 'hooks', 'command-not-found.js'),
+];
 
 const EXTERNAL = [
   '@peculiar/x509',

@@ -38,6 +38,9 @@ const OTHER_TYPES = new Set([
   ...['serviceaccounts', 'serviceaccount', 'sa'],
 ]);
 
+const EVENTS = new Set(['events', 'event', 'ev']);
+const EVENTS_HINT = '`knode events` lists the node’s events, as `kubectl events` does';
+
 /**
  * Reads get's WORDS (the arguments after the command) as kubectl get reads
  * them; a single word that names no type is a pod's name, as status has
@@ -59,7 +62,8 @@ export function getRequest(words: string[]): GetRequest {
   if (kinds.length === 0 && words.length === 1 && !OTHER_TYPES.has(words[0].toLowerCase()))
     return { names: new Map(), pod: words[0], notFound: [] };
   const unknown = types.find((type) => type.toLowerCase() !== 'all' && !listedKind(type));
-  if (unknown && OTHER_TYPES.has(unknown.toLowerCase())) throw new UserError('usage', `knode get does not list ${unknown}`, LISTED);
+  if (unknown && OTHER_TYPES.has(unknown.toLowerCase()))
+    throw new UserError('usage', `knode get does not list ${unknown}`, EVENTS.has(unknown.toLowerCase()) ? EVENTS_HINT : LISTED);
   if (unknown) throw new UserError('usage', `the server doesn't have a resource type "${unknown}"`, LISTED);
   const ordered = [...new Set(kinds)];
   const names = words.length > 1 ? new Map(ordered.map((k) => [k, words.slice(1)])) : new Map<string, string[]>();

@@ -38,6 +38,20 @@ describe('knode as a command', () => {
       expect(stdout).toMatch(new RegExp(`^\\s+${command}\\s`, 'm'));
   });
 
+  it("tells a command it does not have in kubectl's words, with knode's way, exit 2", async () => {
+    expect(await knode(['rollout', 'restart', 'deploy/web'])).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr: expect.stringMatching(
+        /^Error: unknown command "restart" for "knode rollout"\nHint: the manifests own the spec on a knode node: /,
+      ),
+    });
+    expect(await knode(['stauts'])).toMatchObject({
+      code: 2,
+      stderr: 'Error: unknown command "stauts" for "knode"\nHint: did you mean knode status?\n',
+    });
+  });
+
   it('completes commands, topics and flags in bash, from the script it installs', async () => {
     const home = mkdtempSync(join(tmpdir(), 'knode-home-'));
     const setup = await knode(['autocomplete', 'bash'], { env: { HOME: home, XDG_CACHE_HOME: '' } });

@@ -39,6 +39,7 @@ describe('getRequest', () => {
 
   it('refuses a type it does not list, by its words', () => {
     expect(() => getRequest(['svc'])).toThrow('knode get does not list svc');
+    expect(() => getRequest(['ev'])).toThrow(expect.objectContaining({ hint: expect.stringContaining('`knode events`') }));
     expect(() => getRequest(['deploy/web', 'web'])).toThrow("'knode get resource/<resource_name>'");
     expect(() => getRequest(['pods,widgets'])).toThrow('the server doesn\'t have a resource type "widgets"');
     expect(() => getRequest(['widgets', 'a'])).toThrow('the server doesn\'t have a resource type "widgets"');

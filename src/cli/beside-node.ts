@@ -41,7 +41,7 @@ export async function besideNode(
 }
 
 /** The node's --static-dir, from its /configz; undefined when it has none or does not say. */
-async function nodeStaticDir(node: NodeClient): Promise<string | undefined> {
+export async function nodeStaticDir(node: NodeClient): Promise<string | undefined> {
   try {
     const { body } = await node.json<{ kubeletconfig?: { staticPodPath?: string } }>('/configz');
     return body.kubeletconfig?.staticPodPath || undefined;

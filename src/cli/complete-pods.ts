@@ -11,6 +11,7 @@ export const POD_COMMANDS: Record<string, 'first' | 'cp' | 'many'> = {
   status: 'many',
   'rollout:status': 'first',
   'rollout:history': 'first',
+  'rollout:restart': 'first',
   exec: 'first',
   attach: 'first',
   logs: 'first',
@@ -70,8 +71,8 @@ export function podPlace(words: string[], flagsOf: (command: string) => FlagSpec
     deleting = command === 'delete' || at >= 0;
     if (!deleting) command = 'status';
   } else if (command === 'rollout') {
-    // rollout status|history TYPE NAME or TYPE/NAME, of the kinds that roll out.
-    if (rest[0] !== 'status' && rest[0] !== 'history') return undefined;
+    // rollout status|history|restart TYPE NAME or TYPE/NAME, of the kinds that roll out.
+    if (rest[0] !== 'status' && rest[0] !== 'history' && rest[0] !== 'restart') return undefined;
     command = `rollout:${rest[0]}`;
     rest = rest.slice(1);
     const own = flagsOf(command);

@@ -6,7 +6,7 @@
 /** kubectl's verbs that change an object's spec in place: here the manifest owns it. */
 const SPEC_VERBS = new Set(['scale', 'edit', 'patch', 'set', 'label', 'annotate', 'autoscale', 'replace']);
 /** Under `rollout`: kubectl's subcommands that change the spec. */
-const ROLLOUT_VERBS = new Set(['restart', 'undo', 'pause', 'resume']);
+const ROLLOUT_VERBS = new Set(['undo', 'pause', 'resume']);
 const MANIFEST_OWNS =
   'the manifests own the spec on a knode node: edit the manifest, then `knode apply -f FILE` again (or save it in the node’s --static-dir, which the node reads)';
 

@@ -39,11 +39,11 @@ describe('knode as a command', () => {
   });
 
   it("tells a command it does not have in kubectl's words, with knode's way, exit 2", async () => {
-    expect(await knode(['rollout', 'restart', 'deploy/web'])).toMatchObject({
+    expect(await knode(['rollout', 'undo', 'deploy/web'])).toMatchObject({
       code: 2,
       stdout: '',
       stderr: expect.stringMatching(
-        /^Error: unknown command "restart" for "knode rollout"\nHint: the manifests own the spec on a knode node: /,
+        /^Error: unknown command "undo" for "knode rollout"\nHint: the manifests own the spec on a knode node: /,
       ),
     });
     expect(await knode(['stauts'])).toMatchObject({

@@ -175,6 +175,25 @@ describe('a Deployment in the static dir', () => {
     }, 'the new pod to log its greeting');
     expect(newLogs).toContain('hello v2 s3cret');
 
+    // rollout restart: kubectl's annotation written into the file's pod template; every pod replaced by a new ReplicaSet's.
+    const v2Hash = v2[0].metadata.labels['pod-template-hash'];
+    const restart = await knode(['rollout', 'restart', 'deploy/web', '--root-dir', root]);
+    expect(restart).toMatchObject({ code: 0, stdout: 'deployment.apps/web restarted\n', stderr: '' });
+    expect(readFileSync(file, 'utf8')).toMatch(/\n {8}kubectl\.kubernetes\.io\/restartedAt: "\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"\n/);
+    const restarted = await eventually(
+      async () => {
+        const pods = await runningPods();
+        return pods.length === 2 && pods.every((p) => p.metadata.labels['pod-template-hash'] !== v2Hash) ? pods : undefined;
+      },
+      () => `two restarted pods Running and none of before; the node said:\n${second.output()}`,
+      60_000,
+    );
+    expect(restarted.map((p) => p.metadata.labels.version)).toEqual(['v2', 'v2']);
+    expect(await knode(['rollout', 'restart', 'deploy/nope', '--root-dir', root])).toMatchObject({
+      code: 1,
+      stderr: 'Error from server (NotFound): deployments.apps "nope" not found\n',
+    });
+
     // The file goes: the Deployment, its ReplicaSets and its pods go with it.
     rmSync(file);
     await eventually(
@@ -247,6 +266,11 @@ describe('a Deployment in the static dir', () => {
       const reversed = await knode(['get', 'pods', second, first, '--root-dir', applyRoot]);
       expect(reversed.code, reversed.stderr).toBe(0);
       expect(reversed.stdout.match(/^greeter-\w+-\w{5}/gm)).toEqual([second, first]);
+      // rollout restart writes a running node's manifests: with none, it says where the spec lives instead.
+      expect(await knode(['rollout', 'restart', 'deploy/greeter', '--root-dir', applyRoot])).toMatchObject({
+        code: 2,
+        stderr: expect.stringMatching(new RegExp(`^Error: no node runs under ${applyRoot}\nHint: rollout restart writes `)),
+      });
       // -l with no node running: the pods whose sandboxes carry the labels, their last line each here.
       const greeters = await knode(['logs', '-l', 'app=greeter', '--tail', '1', '--prefix', '--root-dir', applyRoot]);
       expect(greeters.code, greeters.stderr).toBe(0);

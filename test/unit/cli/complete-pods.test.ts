@@ -31,6 +31,7 @@ const flags: Record<string, FlagSpecs> = {
   status: { ...base, namespace: { type: 'option', char: 'n' }, output: { type: 'option', char: 'o' } },
   'rollout:status': { ...base, namespace: { type: 'option', char: 'n' }, timeout: { type: 'option' } },
   'rollout:history': { ...base, namespace: { type: 'option', char: 'n' }, revision: { type: 'option' } },
+  'rollout:restart': { ...base, namespace: { type: 'option', char: 'n' } },
   apply: { ...base, filename: { type: 'option', char: 'f' } },
 };
 const place = (...words: string[]) => podPlace(words, (id) => flags[id]);
@@ -178,6 +179,7 @@ describe('podCandidates', () => {
     }
     expect(podCandidates(from, place('rollout', 'status', 'deploy', '-n', 'shop', '')!)).toEqual(['api']);
     expect(podCandidates(from, place('rollout', 'history', 'sts', '')!)).toEqual(['db']);
+    expect(podCandidates(from, place('rollout', 'restart', 'sts', '')!)).toEqual(['db']);
     expect(podCandidates(from, place('rollout', 'status', 'deployments/')!)).toEqual(['deployments/web']);
     expect(place('rollout', 'status', 'job', '')).toBeUndefined(); // a Job does not roll out
     expect(place('rollout', '')).toBeUndefined(); // oclif completes the subcommands

@@ -12,6 +12,7 @@ export const POD_COMMANDS: Record<string, 'first' | 'cp' | 'many'> = {
   'rollout:status': 'first',
   'rollout:history': 'first',
   'rollout:restart': 'first',
+  scale: 'first',
   exec: 'first',
   attach: 'first',
   logs: 'first',
@@ -70,11 +71,13 @@ export function podPlace(words: string[], flagsOf: (command: string) => FlagSpec
     else if ((at >= 0 || command === 'delete') && !rest[rest.length - 1].includes('/')) return undefined;
     deleting = command === 'delete' || at >= 0;
     if (!deleting) command = 'status';
-  } else if (command === 'rollout') {
-    // rollout status|history|restart TYPE NAME or TYPE/NAME, of the kinds that roll out.
-    if (rest[0] !== 'status' && rest[0] !== 'history' && rest[0] !== 'restart') return undefined;
-    command = `rollout:${rest[0]}`;
-    rest = rest.slice(1);
+  } else if (command === 'rollout' || command === 'scale') {
+    // rollout status|history|restart and scale: TYPE NAME or TYPE/NAME, of the kinds that roll out.
+    if (command === 'rollout') {
+      if (rest[0] !== 'status' && rest[0] !== 'history' && rest[0] !== 'restart') return undefined;
+      command = `rollout:${rest[0]}`;
+      rest = rest.slice(1);
+    }
     const own = flagsOf(command);
     const at = own ? firstPositional(rest.slice(0, -1), own) : -1;
     described = at >= 0 ? rolledOutKind(rest[at]) : undefined;

@@ -4,7 +4,7 @@
 // manifest, which owns the spec here; a word near a command names it.
 
 /** kubectl's verbs that change an object's spec in place: here the manifest owns it. */
-const SPEC_VERBS = new Set(['scale', 'edit', 'patch', 'set', 'label', 'annotate', 'autoscale', 'replace']);
+const SPEC_VERBS = new Set(['edit', 'patch', 'set', 'label', 'annotate', 'autoscale', 'replace']);
 /** Under `rollout`: kubectl's subcommands that change the spec. */
 const ROLLOUT_VERBS = new Set(['undo', 'pause', 'resume']);
 const MANIFEST_OWNS =

@@ -194,6 +194,21 @@ describe('a Deployment in the static dir', () => {
       stderr: 'Error from server (NotFound): deployments.apps "nope" not found\n',
     });
 
+    // scale: spec.replicas written into the file, the controllers scaling to it; kubectl's precondition.
+    expect(await knode(['scale', 'deploy/web', '--replicas', '3', '--root-dir', root])).toMatchObject({
+      code: 0,
+      stdout: 'deployment.apps/web scaled\n',
+    });
+    await eventually(
+      async () => (await runningPods()).length === 3,
+      () => `three web pods Running; the node said:\n${second.output()}`,
+      60_000,
+    );
+    expect(await knode(['scale', '--current-replicas', '2', '--replicas', '1', 'deployment', 'web', '--root-dir', root])).toMatchObject({
+      code: 1,
+      stderr: 'error: Expected replicas to be 2, was 3\n',
+    });
+
     // The file goes: the Deployment, its ReplicaSets and its pods go with it.
     rmSync(file);
     await eventually(

@@ -32,6 +32,7 @@ const flags: Record<string, FlagSpecs> = {
   'rollout:status': { ...base, namespace: { type: 'option', char: 'n' }, timeout: { type: 'option' } },
   'rollout:history': { ...base, namespace: { type: 'option', char: 'n' }, revision: { type: 'option' } },
   'rollout:restart': { ...base, namespace: { type: 'option', char: 'n' } },
+  scale: { ...base, namespace: { type: 'option', char: 'n' }, replicas: { type: 'option' } },
   apply: { ...base, filename: { type: 'option', char: 'f' } },
 };
 const place = (...words: string[]) => podPlace(words, (id) => flags[id]);
@@ -180,6 +181,7 @@ describe('podCandidates', () => {
     expect(podCandidates(from, place('rollout', 'status', 'deploy', '-n', 'shop', '')!)).toEqual(['api']);
     expect(podCandidates(from, place('rollout', 'history', 'sts', '')!)).toEqual(['db']);
     expect(podCandidates(from, place('rollout', 'restart', 'sts', '')!)).toEqual(['db']);
+    expect(podCandidates(from, place('scale', '--replicas', '3', 'deploy', '-n', 'shop', '')!)).toEqual(['api']);
     expect(podCandidates(from, place('rollout', 'status', 'deployments/')!)).toEqual(['deployments/web']);
     expect(place('rollout', 'status', 'job', '')).toBeUndefined(); // a Job does not roll out
     expect(place('rollout', '')).toBeUndefined(); // oclif completes the subcommands
@@ -209,7 +211,7 @@ describe('podCandidates', () => {
 describe('completionHook', () => {
   it('is valid bash, and bash and zsh ask knode for the commands that take a pod, and hands the rest to oclif', () => {
     const bash = completionHook('bash', 'knode');
-    expect(bash).toContain('attach|cp|delete|describe|exec|get|logs|port-forward|rollout|status)');
+    expect(bash).toContain('attach|cp|delete|describe|exec|get|logs|port-forward|rollout|scale|status)');
     expect(bash).toContain('knode __complete pods -- ');
     expect(bash).toContain('  _knode_autocomplete\n');
     expect(bash).toContain('complete -o default -F _knode_pods_complete knode');

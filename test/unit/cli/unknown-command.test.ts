@@ -13,7 +13,7 @@ describe('an unknown command', () => {
   });
 
   it("points kubectl's spec-changing verbs to the manifest, which owns the spec", () => {
-    for (const id of ['scale:deploy/web', 'rollout:undo:deploy/web', 'rollout:pause', 'edit', 'label:pod/web']) {
+    for (const id of ['edit:deploy/web', 'rollout:undo:deploy/web', 'rollout:pause', 'patch', 'label:pod/web']) {
       expect(unknownCommand(id, IDS).hint).toMatch(/^the manifests own the spec on a knode node: edit the manifest/);
     }
     expect(unknownCommand('version', IDS).hint).toBe('knode --version');

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { restartInStaticDir, rfc3339 } from '../../../src/cli/rollout-restart.js';
+import { scaleInStaticDir } from '../../../src/cli/scale-static.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -89,5 +90,21 @@ describe('rollout restart in a static dir', () => {
     ]);
     expect(readFileSync(join(dir, 'a.yaml'), 'utf8')).toBe(JOB);
     expect(readFileSync(join(dir, 'b.yaml'), 'utf8')).toBe(paused);
+  });
+});
+
+describe('scale in a static dir', () => {
+  it('writes spec.replicas, minding --current-replicas, and stops at the first refusal as kubectl does', async () => {
+    const dir = staticDir({ 'site.yaml': DEPLOYMENT, 'job.yaml': JOB });
+    expect(await scaleInStaticDir(dir, [ref('Deployment', 'web')], 3, 1, () => true)).toEqual([{ out: 'deployment.apps/web scaled' }]);
+    expect(parse(readFileSync(join(dir, 'site.yaml'), 'utf8'))).toMatchObject({ metadata: { name: 'web' }, spec: { replicas: 3 } });
+    expect(readFileSync(join(dir, 'site.yaml'), 'utf8')).toContain('name: web # the front');
+    expect(await scaleInStaticDir(dir, [ref('Deployment', 'web')], 5, 2, () => true)).toEqual([
+      { error: 'error: Expected replicas to be 2, was 3' },
+    ]);
+    expect(await scaleInStaticDir(dir, [ref('Job', 'once'), ref('Deployment', 'web')], 5, -1, () => true)).toEqual([
+      { error: 'Error from server (NotFound): the server could not find the requested resource' },
+    ]);
+    expect(parse(readFileSync(join(dir, 'site.yaml'), 'utf8'))).toMatchObject({ spec: { replicas: 3 } });
   });
 });

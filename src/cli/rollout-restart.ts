@@ -2,7 +2,8 @@
 // workload's pod template with a `kubectl.kubernetes.io/restartedAt`
 // annotation, and its controller rolls every pod anew; here the annotation
 // goes into the workload's manifest in the node's --static-dir (static-edit.ts).
-import { editInStaticDir, type EditOutcome, type ObjectName } from './static-edit.js';
+import { editInStaticDir, type EditOutcome } from './static-edit.js';
+import type { ObjectRef } from './static-manifests.js';
 
 export const RESTARTED_AT = 'kubectl.kubernetes.io/restartedAt';
 const RESTARTED = new Set(['Deployment', 'StatefulSet', 'DaemonSet']);
@@ -18,9 +19,9 @@ export const rfc3339 = (now: number) => new Date(Math.floor(now / 1000) * 1000).
  */
 export function restartInStaticDir(
   staticDir: string,
-  refs: ObjectName[],
+  refs: ObjectRef[],
   now: number,
-  known: (ref: ObjectName) => boolean,
+  known: (ref: ObjectRef) => boolean,
 ): Promise<EditOutcome[]> {
   return editInStaticDir(staticDir, refs, 'restarted', known, (target, resource) => {
     const { name } = target.ref;

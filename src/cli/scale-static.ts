@@ -2,7 +2,8 @@
 // through its scale subresource; here `spec.replicas` is written into the
 // workload's manifest in the node's --static-dir (static-edit.ts), and the
 // local controllers then scale it as a cluster's would.
-import { editInStaticDir, type EditOutcome, type ObjectName } from './static-edit.js';
+import { editInStaticDir, type EditOutcome } from './static-edit.js';
+import type { ObjectRef } from './static-manifests.js';
 
 /** The kinds with a scale subresource that a manifest holds. */
 const SCALED = new Set(['Deployment', 'ReplicaSet', 'StatefulSet']);
@@ -16,10 +17,10 @@ const SCALED = new Set(['Deployment', 'ReplicaSet', 'StatefulSet']);
  */
 export async function scaleInStaticDir(
   staticDir: string,
-  refs: ObjectName[],
+  refs: ObjectRef[],
   replicas: number,
   current: number,
-  known: (ref: ObjectName) => boolean,
+  known: (ref: ObjectRef) => boolean,
 ): Promise<EditOutcome[]> {
   let failed = false;
   const outcomes = await editInStaticDir(staticDir, refs, 'scaled', known, (target) => {

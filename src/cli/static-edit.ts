@@ -12,13 +12,7 @@ import { NodeClient } from './node-client.js';
 import { savedObjects } from './offline-pods.js';
 import { resourceOf } from './stop-pods.js';
 import { describedObjects, pluralResource } from './target-kinds.js';
-import { locateObjects, planReplacement, writeAtomically, type Located } from './static-manifests.js';
-
-export interface ObjectName {
-  kind: string;
-  namespace: string;
-  name: string;
-}
+import { locateObjects, planReplacement, refKey, writeAtomically, type Located, type ObjectRef } from './static-manifests.js';
 
 /** What patching each object printed: kubectl's `deployment.apps/web restarted`, or its error. */
 export interface EditOutcome {
@@ -59,9 +53,9 @@ function edited(target: Located, field: FieldEdit): Located {
  */
 export async function editInStaticDir(
   staticDir: string,
-  refs: ObjectName[],
+  refs: ObjectRef[],
   verb: string,
-  known: (ref: ObjectName) => boolean,
+  known: (ref: ObjectRef) => boolean,
   edit: (target: Located, resource: string) => FieldEdit | { error: string },
 ): Promise<EditOutcome[]> {
   const texts = new Map<string, string>();
@@ -74,7 +68,7 @@ export async function editInStaticDir(
   const given: Located[] = [];
   for (const ref of refs) {
     const resource = pluralResource(ref.kind);
-    const target = existing.find((o) => o.ref.kind === ref.kind && o.ref.namespace === ref.namespace && o.ref.name === ref.name);
+    const target = existing.find((o) => refKey(o.ref) === refKey(ref));
     if (!target && known(ref))
       outcomes.push({
         error: `error: ${resource} "${ref.name}": its manifest is not a document in the node's --static-dir (${staticDir}), where ${verb.replace(/ed$/, '')} writes: edit it where it comes from`,
@@ -119,7 +113,7 @@ export function namedObjects(
   rootDir: string,
   words: string[],
   namespace: string,
-): { refs: ObjectName[]; known: (ref: ObjectName) => boolean } {
+): { refs: ObjectRef[]; known: (ref: ObjectRef) => boolean } {
   const saved = savedObjects(rootDir).filter((o) => (o.metadata.namespace ?? 'default') === namespace);
   const every = (kind: string) =>
     saved
